@@ -1,0 +1,141 @@
+# sproftop - live sampling profiler for native Linux processes.
+#
+#   make            build ./sproftop
+#   make demo       install missing packages, build, open sproftop on the demo
+#   make test       install missing packages, build, run every test (TAP)
+#   make asan       the test suite under AddressSanitizer + UBSan
+#   make tsan       the threaded tests under ThreadSanitizer
+#   make check-layers   the aggregate/exporters include no curses/ptrace/libunwind/libdw
+#   make install PREFIX=/usr/local DESTDIR=   /   make uninstall
+#
+# WERROR=0 turns warnings back into warnings.
+
+VERSION    := 0.1.0
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BUILD      ?= build
+WERROR     ?= 1
+CC         ?= cc
+PKG_CONFIG ?= pkg-config
+
+PKGS := ncursesw libunwind-ptrace libdw
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wformat=2 -Wwrite-strings -Wundef -Wswitch-enum -Wno-switch-enum \
+        -Wvla -Wpointer-arith
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+OPT      ?= -O2 -g
+SANITIZE ?=
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -MMD -MP $(SANITIZE) \
+               -DSPROFTOP_VERSION='"$(VERSION)"'
+PKG_CFLAGS  = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+LIBS_EXTRA := -lunwind-x86_64 -lunwind -lstdc++ -lpthread -lm -lz
+
+# Modules that are pure (libc only): the aggregate, exporters, loaders and
+# helpers.  Everything else in src/ talks to the kernel or a library.
+IMPURE_SRCS := src/main.c src/sampler.c src/unwind.c src/symbols.c \
+               src/maps.c src/collect.c src/target.c src/batch.c
+ALL_SRC_SRCS := $(sort $(wildcard src/*.c))
+PURE_SRCS := $(filter-out $(IMPURE_SRCS),$(ALL_SRC_SRCS))
+UI_SRCS   := $(sort $(wildcard ui/*.c))
+ENGINE_SRCS := $(filter $(IMPURE_SRCS),$(ALL_SRC_SRCS))
+
+PURE_OBJS   := $(PURE_SRCS:%.c=$(BUILD)/%.o)
+ENGINE_OBJS := $(ENGINE_SRCS:%.c=$(BUILD)/%.o)
+UI_OBJS     := $(UI_SRCS:%.c=$(BUILD)/%.o)
+MAIN_OBJ    := $(BUILD)/src/main.o
+LIB_OBJS    := $(filter-out $(MAIN_OBJ),$(PURE_OBJS) $(ENGINE_OBJS) $(UI_OBJS))
+
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+
+.PHONY: all deps demo test test-only asan tsan ubsan check-layers clean \
+        install uninstall targets unit bench
+all: sproftop
+
+sproftop: $(MAIN_OBJ) $(LIB_OBJS)
+	$(CC) $(SANITIZE) -o $@ $^ $(PKG_LIBS) $(LIBS_EXTRA)
+
+$(BUILD)/src/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -Isrc -c -o $@ $<
+
+$(BUILD)/ui/%.o: ui/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -Isrc -Iui -c -o $@ $<
+
+# Unit tests link only the pure modules: no curses, ptrace, libunwind, libdw.
+$(BUILD)/tests/unit/%: tests/unit/%.c $(PURE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -Isrc -o $@ $< $(PURE_OBJS) -lcmocka -lm -lz
+
+unit: $(UNIT_BINS)
+
+# Test targets: tests/targets/targets.mk defines TARGET_BINS and their rules.
+include tests/targets/targets.mk
+targets: $(TARGET_BINS)
+
+# --- set-up ---------------------------------------------------------------
+# Debian packages the build and the tests need.  `make deps` installs the
+# missing ones (a no-op when all are present).
+DEB_PKGS := gcc g++ make pkg-config libncurses-dev libunwind-dev libdw-dev \
+            libcmocka-dev zlib1g-dev elfutils perl tmux strace procps
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+demo: deps
+	@$(MAKE) --no-print-directory all targets
+	@tests/demo.sh
+
+test: deps
+	@$(MAKE) --no-print-directory test-only
+
+test-only: all targets unit
+	@prove --exec '' --timer $(PROVE_FLAGS) tests/*.t $(UNIT_BINS)
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT='-O1 -g -fno-omit-frame-pointer' \
+	  SANITIZE='-fsanitize=address,undefined -fno-sanitize-recover=undefined' test-only
+
+ubsan:
+	@$(MAKE) --no-print-directory BUILD=build-ubsan OPT='-O1 -g' \
+	  SANITIZE='-fsanitize=undefined -fno-sanitize-recover=undefined' test-only
+
+tsan:
+	@$(MAKE) --no-print-directory BUILD=build-tsan OPT='-O1 -g' \
+	  SANITIZE='-fsanitize=thread' test-only PROVE_FLAGS=
+
+check-layers:
+	@bad=$$(grep -lE '#include *[<"](curses|ncurses|ncursesw/|sys/ptrace|libunwind|elfutils/|dwarf|libdw|libelf)' \
+	   $(PURE_SRCS) $(PURE_SRCS:.c=.h) 2>/dev/null); \
+	 if [ -n "$$bad" ]; then echo "layer violation: $$bad"; exit 1; fi; \
+	 bad=$$(grep -lE '#include *[<"](sys/ptrace|libunwind|elfutils/|libdw)' ui/*.c ui/*.h 2>/dev/null); \
+	 if [ -n "$$bad" ]; then echo "layer violation in ui/: $$bad"; exit 1; fi; \
+	 bad=$$(grep -lE '#include *[<"](curses|ncurses)' $(ALL_SRC_SRCS) src/*.h 2>/dev/null); \
+	 if [ -n "$$bad" ]; then echo "curses in src/: $$bad"; exit 1; fi; \
+	 echo "layers ok"
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 sproftop $(DESTDIR)$(PREFIX)/bin/sproftop
+	install -m 644 docs/sproftop.1 $(DESTDIR)$(PREFIX)/share/man/man1/sproftop.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/sproftop $(DESTDIR)$(PREFIX)/share/man/man1/sproftop.1
+
+clean:
+	rm -rf build build-asan build-ubsan build-tsan sproftop
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

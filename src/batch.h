@@ -1,0 +1,33 @@
+/* batch.h - batch mode: sample until the end condition, then write.
+ *
+ * Ends when the duration is over, the target exits, or a stop signal
+ * (SIGINT, SIGTERM, SIGHUP, SIGQUIT) sets *stop; then detaches, folds in
+ * the pending samples and writes the output file (atomically) or, with no
+ * output file, the text summary to stdout.
+ */
+#ifndef SPROFTOP_BATCH_H
+#define SPROFTOP_BATCH_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "export.h"
+
+struct source;
+
+struct batch_opts {
+    double duration_s;               /* 0: until the target exits */
+    const char *output;              /* NULL: summary report on stdout */
+    const struct exporter *format;   /* with output */
+    struct export_opts eopts;
+    bool stats;                      /* --stats to stderr */
+    bool launched;                   /* exit with the command's status */
+    volatile sig_atomic_t *stop;     /* signal number set by the handlers */
+};
+
+/* Run batch mode on a live source (closing it).  Returns the exit code:
+ * the launched command's status when launched, else 0, or 1 on a write
+ * error. */
+int batch_run(struct source *src, const struct batch_opts *o);
+
+#endif

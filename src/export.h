@@ -1,0 +1,59 @@
+/* export.h - the registry of output formats and the atomic file writer.
+ *
+ * Each format lives in its own src/export_NAME.c and writes a profile to a
+ * FILE *; it includes libc only.  Batch mode (-o), the TUI's snapshot prompt
+ * and conversions (-i ... -o) all go through export_to_file.
+ */
+#ifndef SPROFTOP_EXPORT_H
+#define SPROFTOP_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct profile;
+
+/* Options some formats honour. */
+struct export_opts {
+    bool no_thread_root; /* folded: leave out the "name-TID" root frame */
+    double hide_self;    /* text: hide-self threshold in percent (1.0) */
+    double hide_subs;    /* text: hide-subs threshold in percent (2.0) */
+};
+
+/* Defaults: thread roots on, hide_self 1%, hide_subs 2%. */
+void export_opts_default(struct export_opts *o);
+
+struct exporter {
+    const char *name;   /* -f name, e.g. "folded" */
+    const char *exts;   /* space-separated suffixes matched against the file
+                           name, e.g. ".folded .collapsed"; a leading word
+                           ending in '.' is a prefix ("callgrind.out.") */
+    const char *desc;   /* one line for --help and the docs */
+    /* Write p to f.  Returns 0, or -1 with errno set. */
+    int (*write)(const struct profile *p, const struct export_opts *o,
+                 FILE *f);
+};
+
+/* The formats, each defined in its src/export_NAME.c and listed in the
+ * registry table in export.c. */
+extern const struct exporter export_folded;
+
+/* Number of formats, and the i-th (in --help order). */
+size_t export_count(void);
+const struct exporter *export_at(size_t i);
+
+/* Format by -f name, NULL if unknown. */
+const struct exporter *export_find(const char *name);
+
+/* Format implied by a file name's suffix or prefix, NULL if none. */
+const struct exporter *export_for_path(const char *path);
+
+/* Write p to `path` atomically: a new temporary file (O_EXCL|O_NOFOLLOW) in
+ * the same directory, fsync'd, then rename()d over path.  Never writes
+ * through a symlink; refuses to replace a symlink owned by another user.
+ * Returns 0, or -1 with a one-line reason in err (naming the path). */
+int export_to_file(const struct exporter *e, const struct profile *p,
+                   const struct export_opts *o, const char *path,
+                   char *err, size_t errlen);
+
+#endif

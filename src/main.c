@@ -1,0 +1,474 @@
+/* main.c - command line, validation and dispatch.
+ *
+ * Modes: --dump (one stack per thread), batch (-o, or no terminal on
+ * stdout), the TUI (a terminal and no -o), and loading saved profiles (-i).
+ * Every error is one line on stderr; exit 1 for runtime failures, 2 for
+ * usage errors.
+ */
+#include "batch.h"
+#include "collect.h"
+#include "export.h"
+#include "load.h"
+#include "profile.h"
+#include "sampler.h"
+#include "source.h"
+#include "symbols.h"
+#include "ui.h"
+
+#include <elfutils/version.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <libunwind.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_INPUTS 64
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+struct opts {
+    pid_t pid;
+    double freq;
+    double duration;
+    const char *output;
+    const char *format;
+    const char *inputs[MAX_INPUTS];
+    int ninputs;
+    bool idle, stats, dump, no_thread_root, no_color;
+    double refresh;
+    const char *snapshot_dir;
+    const char *script;
+    double hide_self, hide_subs;
+    char **argv;         /* command to launch */
+};
+
+enum {
+    OPT_IDLE = 1000, OPT_STATS, OPT_DUMP, OPT_NO_THREAD_ROOT, OPT_NO_COLOR,
+    OPT_SNAPSHOT_DIR, OPT_SCRIPT, OPT_HIDE_SELF, OPT_HIDE_SUBS,
+};
+
+static const struct option long_opts[] = {
+    {"pid", required_argument, NULL, 'p'},
+    {"freq", required_argument, NULL, 'F'},
+    {"duration", required_argument, NULL, 'd'},
+    {"output", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, 'f'},
+    {"input", required_argument, NULL, 'i'},
+    {"refresh", required_argument, NULL, 'r'},
+    {"idle", no_argument, NULL, OPT_IDLE},
+    {"stats", no_argument, NULL, OPT_STATS},
+    {"dump", no_argument, NULL, OPT_DUMP},
+    {"no-thread-root", no_argument, NULL, OPT_NO_THREAD_ROOT},
+    {"no-color", no_argument, NULL, OPT_NO_COLOR},
+    {"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
+    {"script", required_argument, NULL, OPT_SCRIPT},
+    {"hide-self", required_argument, NULL, OPT_HIDE_SELF},
+    {"hide-subs", required_argument, NULL, OPT_HIDE_SUBS},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"usage: sproftop -p PID [options]           attach to a running process\n"
+"       sproftop [options] -- CMD [ARG...]  launch CMD under sampling\n"
+"       sproftop --dump -p PID              print every thread's stack once\n"
+"       sproftop -i FILE [-i FILE...] [-o OUT [-f FMT]]  open or convert\n"
+"\n"
+"Sampling:\n"
+"  -F, --freq HZ         samples per second per thread (1..10000; 99)\n"
+"  -d, --duration S      stop after S seconds (decimals allowed)\n"
+"      --idle            also sample threads blocked in the kernel\n"
+"                        (wall-clock view); default is on-CPU only\n"
+"Output (batch mode: -o, or stdout not a terminal):\n"
+"  -o, --output FILE     write the profile to FILE when sampling ends\n"
+"  -f, --format NAME     output format; default from FILE's extension\n"
+"      --no-thread-root  folded: no thread frame at the root of stacks\n"
+"      --stats           print sampler statistics to stderr at the end\n"
+"Live view (a terminal on stdout and no -o):\n"
+"  -r, --refresh SECS    redraw interval (0.1..60; 1)\n"
+"      --hide-self PCT   hide functions below PCT%% self... (1)\n"
+"      --hide-subs PCT   ...and with no caller/callee edge above PCT%% (2)\n"
+"      --snapshot-dir D  where `s` saves snapshots (current directory)\n"
+"      --no-color        no colours (also: NO_COLOR set)\n"
+"      --script FILE     run keys from FILE (tests; see the man page)\n"
+"Other:\n"
+"  -i, --input FILE      load a saved profile (repeat to merge)\n"
+"  -h, --help            this help;  -V, --version  version\n"
+"\n"
+"Formats:");
+    for (size_t i = 0; i < export_count(); i++)
+        fprintf(f, " %s", export_at(i)->name);
+    fprintf(f, "\nExit status: 0 ok, 1 runtime failure, 2 usage error;"
+               " with CMD, CMD's status.\n");
+}
+
+static void version(void)
+{
+    printf("sproftop %s\n", SPROFTOP_VERSION);
+    printf("built with libunwind %d.%d.%d, elfutils %d.%03d, %s\n",
+           UNW_VERSION_MAJOR, UNW_VERSION_MINOR, UNW_VERSION_EXTRA,
+           _ELFUTILS_VERSION / 1000, _ELFUTILS_VERSION % 1000, ui_library_version());
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "sproftop: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see sproftop --help)\n");
+    return 2;
+}
+
+/* Parse a decimal number in [lo, hi]; 0 on success. */
+static int parse_num(const char *s, double lo, double hi, double *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || v != v || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->freq = 99;
+    o->refresh = 1.0;
+    o->hide_self = 1.0;
+    o->hide_subs = 2.0;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+p:F:d:o:f:i:r:hV", long_opts, NULL)) != -1) {
+        double v;
+        switch (c) {
+        case 'p': {
+            char *end;
+            errno = 0;
+            long pid = strtol(optarg, &end, 10);
+            if (errno || *end || !*optarg || pid <= 0 || pid > INT_MAX)
+                return usage_error("invalid PID '%s': expected a positive number", optarg);
+            o->pid = (pid_t)pid;
+            break;
+        }
+        case 'F':
+            if (parse_num(optarg, 1, 10000, &v) < 0)
+                return usage_error("invalid frequency '%s': expected 1..10000 Hz", optarg);
+            o->freq = v;
+            break;
+        case 'd':
+            if (parse_num(optarg, 0.001, 1e7, &v) < 0)
+                return usage_error("invalid duration '%s': expected a positive number of seconds", optarg);
+            o->duration = v;
+            break;
+        case 'r':
+            if (parse_num(optarg, 0.1, 60, &v) < 0)
+                return usage_error("invalid refresh interval '%s': expected 0.1..60 seconds", optarg);
+            o->refresh = v;
+            break;
+        case OPT_HIDE_SELF:
+        case OPT_HIDE_SUBS:
+            if (parse_num(optarg, 0, 100, &v) < 0)
+                return usage_error("invalid threshold '%s': expected a percentage 0..100", optarg);
+            *(c == OPT_HIDE_SELF ? &o->hide_self : &o->hide_subs) = v;
+            break;
+        case 'o': o->output = optarg; break;
+        case 'f': o->format = optarg; break;
+        case 'i':
+            if (o->ninputs == MAX_INPUTS)
+                return usage_error("too many -i files (at most %s)", "64");
+            o->inputs[o->ninputs++] = optarg;
+            break;
+        case OPT_IDLE: o->idle = true; break;
+        case OPT_STATS: o->stats = true; break;
+        case OPT_DUMP: o->dump = true; break;
+        case OPT_NO_THREAD_ROOT: o->no_thread_root = true; break;
+        case OPT_NO_COLOR: o->no_color = true; break;
+        case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
+        case OPT_SCRIPT: o->script = optarg; break;
+        case 'h': usage(stdout); exit(0);
+        case 'V': version(); exit(0);
+        case ':':
+            return usage_error("option %s needs a value", argv[optind - 1]);
+        default:
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        o->argv = argv + optind;
+    int sources = (o->pid > 0) + (o->argv != NULL) + (o->ninputs > 0);
+    if (sources == 0)
+        return usage_error("%s", "nothing to profile: give -p PID, -- CMD, or -i FILE");
+    if (sources > 1)
+        return usage_error("%s", "give only one of -p PID, -- CMD, -i FILE");
+    if (o->dump && !o->pid)
+        return usage_error("%s", "--dump needs -p PID");
+    if (o->format && !export_find(o->format)) {
+        static char list[512];
+        size_t n = 0;
+        for (size_t i = 0; i < export_count() && n < sizeof list - 32; i++)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", export_at(i)->name);
+        fprintf(stderr, "sproftop: unknown format '%s' (formats: %s)\n", o->format, list);
+        return 2;
+    }
+    if (o->format && !o->output && !o->inputs[0])
+        return usage_error("%s", "-f needs -o FILE");
+    return 0;
+}
+
+/* Fail before attaching when the output cannot be written. */
+static int check_output(const char *path)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        dir[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    struct stat st;
+    if (stat(dir, &st) < 0) {
+        fprintf(stderr, "sproftop: cannot write %s: directory %s does not exist\n", path, dir);
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "sproftop: cannot write %s: %s is not a directory\n", path, dir);
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK) < 0) {
+        fprintf(stderr, "sproftop: cannot write %s: no write permission in %s\n", path, dir);
+        return -1;
+    }
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "sproftop: cannot write %s: it is a directory\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* --- --dump ---------------------------------------------------------------- */
+
+struct dump_ctx {
+    struct symbols *sym;
+    const char *maps_loaded;
+};
+
+static void dump_thread(void *arg, const struct dump_thread *t, const char *maps, size_t len)
+{
+    struct dump_ctx *d = arg;
+    if (d->maps_loaded != maps) {
+        symbols_load_maps(d->sym, maps, len);
+        d->maps_loaded = maps;
+    }
+    printf("Thread %d (%s):\n", (int)t->tid, t->name);
+    if (!t->stopped) {
+        printf("    (did not stop within 1 s; not shown)\n\n");
+        return;
+    }
+    int k = 0;
+    for (int i = 0; i < t->n; i++) {
+        struct sym_frame sf[16];
+        int n = symbols_lookup(d->sym, t->pcs[i], i > 0, sf, 16);
+        for (int j = 0; j < n; j++) {
+            printf("#%-3d 0x%016llx %s", k++, (unsigned long long)t->pcs[i], sf[j].name);
+            if (sf[j].module)
+                printf(" (%s)", sf[j].module);
+            if (sf[j].file && sf[j].line)
+                printf(" %s:%u", sf[j].file, sf[j].line);
+            if (sf[j].inlined)
+                printf(" [inlined]");
+            printf("\n");
+        }
+    }
+    if (t->end != UNWIND_COMPLETE)
+        printf("#%-3d [truncated: %s]\n", k, unwind_end_name(t->end));
+    printf("\n");
+}
+
+static int run_dump(const struct opts *o)
+{
+    char err[512];
+    int code = 1;
+    struct dump_ctx d = {0};
+    d.sym = symbols_new(o->pid, err, sizeof err);
+    if (!d.sym) {
+        fprintf(stderr, "sproftop: %s\n", err);
+        return 1;
+    }
+    int rc = sampler_dump(o->pid, 512, dump_thread, &d, err, sizeof err, &code);
+    symbols_free(d.sym);
+    if (rc < 0) {
+        fprintf(stderr, "sproftop: %s\n", err);
+        return code;
+    }
+    return fflush(stdout) == EOF ? 1 : 0;
+}
+
+/* --- main ------------------------------------------------------------------ */
+
+static void install_signals(void)
+{
+    /* SIGCHLD stays blocked in every thread: the sampler waits for it with
+     * sigtimedwait.  The stop signals only set a flag. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGQUIT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+static const struct exporter *pick_format(const struct opts *o)
+{
+    if (o->format)
+        return export_find(o->format);
+    const struct exporter *e = o->output ? export_for_path(o->output) : NULL;
+    return e ? e : export_find("folded");
+}
+
+static void fill_ui_options(const struct opts *o, struct ui_options *u)
+{
+    ui_options_default(u);
+    u->refresh_s = o->refresh;
+    u->no_color = o->no_color || getenv("NO_COLOR");
+    u->snapshot_dir = o->snapshot_dir;
+    u->script = o->script;
+    u->hide_self = o->hide_self;
+    u->hide_subs = o->hide_subs;
+    u->quit_flag = &stop_signal;
+}
+
+static int run_inputs(const struct opts *o)
+{
+    char err[512];
+    struct profile *p = NULL;
+    for (int i = 0; i < o->ninputs; i++) {
+        struct profile *q = load_file(o->inputs[i], err, sizeof err);
+        if (!q) {
+            fprintf(stderr, "sproftop: %s\n", err);
+            profile_free(p);
+            return 1;
+        }
+        if (!p) {
+            p = q;
+            continue;
+        }
+        int rc = profile_merge(p, q);
+        profile_free(q);
+        if (rc < 0) {
+            fprintf(stderr, "sproftop: out of memory merging %s\n", o->inputs[i]);
+            profile_free(p);
+            return 1;
+        }
+    }
+    if (o->output) {
+        struct export_opts eo;
+        export_opts_default(&eo);
+        eo.no_thread_root = o->no_thread_root;
+        eo.hide_self = o->hide_self;
+        eo.hide_subs = o->hide_subs;
+        int rc = export_to_file(pick_format(o), p, &eo, o->output, err, sizeof err);
+        profile_free(p);
+        if (rc < 0) {
+            fprintf(stderr, "sproftop: %s\n", err);
+            return 1;
+        }
+        return 0;
+    }
+    struct source *src = source_file_new(p, o->inputs[0]);
+    if (!src) {
+        fprintf(stderr, "sproftop: out of memory\n");
+        return 1;
+    }
+    struct ui_options u;
+    fill_ui_options(o, &u);
+    int rc = ui_run(src, &u);
+    src->ops->close(src);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc;
+    install_signals();
+    if (o.ninputs)
+        return run_inputs(&o);
+    if (o.dump)
+        return run_dump(&o);
+    if (o.output && check_output(o.output) < 0)
+        return 1;
+
+    bool tui = !o.output && (o.script || isatty(STDOUT_FILENO));
+    struct sampler_config cfg;
+    sampler_config_default(&cfg);
+    cfg.pid = o.pid;
+    cfg.argv = o.argv;
+    cfg.quiet_child = tui;
+    cfg.interval_ns = (uint64_t)(1e9 / o.freq);
+    cfg.idle = o.idle;
+    const char *env = getenv("SPROFTOP_PLACEMENT");
+    if (env && strcmp(env, "follow") == 0)
+        cfg.placement = SAMPLER_PLACE_FOLLOW;
+    if ((env = getenv("SPROFTOP_SPIN_US")))
+        cfg.spin_us = (uint32_t)strtoul(env, NULL, 10);
+
+    char err[512];
+    int code = 1;
+    struct source *src = collect_start(&cfg, err, sizeof err, &code);
+    if (!src) {
+        fprintf(stderr, "sproftop: %s\n", err);
+        return code;
+    }
+    if (tui) {
+        struct ui_options u;
+        fill_ui_options(&o, &u);
+        u.duration_s = o.duration;
+        rc = ui_run(src, &u);
+        collect_finish(src);
+        if (o.stats)
+            collect_print_stats(src, stderr);
+        src->ops->close(src);
+        return rc;
+    }
+    struct batch_opts b = {
+        .duration_s = o.duration,
+        .output = o.output,
+        .format = pick_format(&o),
+        .stats = o.stats,
+        .launched = o.argv != NULL,
+        .stop = &stop_signal,
+    };
+    export_opts_default(&b.eopts);
+    b.eopts.no_thread_root = o.no_thread_root;
+    b.eopts.hide_self = o.hide_self;
+    b.eopts.hide_subs = o.hide_subs;
+    return batch_run(src, &b);
+}

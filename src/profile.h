@@ -1,0 +1,277 @@
+/* profile.h - the aggregate: interned frames, one call tree, derived views.
+ *
+ * This is the profile model every other part reads or writes:
+ *   - the collector (src/collect.c) adds symbolized stacks to it;
+ *   - the TUI (ui/) and the exporters (src/export_*.c) read it, always
+ *     through a private copy (profile_clone) or a derived profile
+ *     (profile_derive), never while the collector writes it.
+ *
+ * Layers: this module includes libc only (no curses, ptrace, libunwind or
+ * libdw), so tests/unit/ links it alone.  A profile is not thread-safe;
+ * whoever shares one guards it with their own lock.
+ *
+ * Model
+ *   Frames are interned: a frame is (kind, name, module, file) and gets a
+ *   dense id from 0.  Strings are copied into the profile.
+ *
+ *   There is one call tree.  Node 0 (PROFILE_ROOT) is the root of all
+ *   threads; its children are thread nodes (frame kind FRAME_THREAD, one
+ *   per thread); below a thread node the tree is rooted at the bottom of
+ *   the stack (thread -> _start -> main -> ... -> leaf).  Children are
+ *   keyed by frame id: two calls of f from the same path share a node
+ *   whatever their call-site line.
+ *
+ *   node.total = samples whose stack passes through the node;
+ *   node.self  = samples whose leaf is the node.
+ *   Memory grows with the number of unique stacks, not with samples.
+ *
+ *   Per function, samples are also counted per source line and per
+ *   sampled address (self and total), for the source view and for
+ *   line-aware exporters.  These counts are global (not per thread).
+ */
+#ifndef SPROFTOP_PROFILE_H
+#define SPROFTOP_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#define PROFILE_NONE UINT32_MAX  /* "no frame/node/thread" */
+#define PROFILE_ROOT 0u          /* node id of the all-threads root */
+
+enum frame_kind {
+    FRAME_FUNC = 0,     /* a function (possibly inlined) */
+    FRAME_THREAD = 1,   /* a thread root; name is "comm-TID" */
+    FRAME_SPECIAL = 2,  /* "[truncated]", "[unknown]", "[idle]"... */
+};
+
+/* What a frame is.  Strings are NUL-terminated; NULL means unknown. */
+struct frame_desc {
+    const char *name;   /* demangled function name; never NULL */
+    const char *module; /* module basename ("libc.so.6"), or NULL */
+    const char *file;   /* source file of the function, or NULL */
+    uint64_t addr;      /* symbol start address in the target, 0 if unknown
+                           (not part of the frame's identity) */
+    uint32_t line;      /* first line of the function, 0 if unknown (not
+                           part of the identity) */
+    uint8_t kind;       /* enum frame_kind */
+    bool inlined;       /* an inlined instance (not part of the identity) */
+};
+
+/* One frame of a stack handed to profile_add_stack. */
+struct stack_frame {
+    uint32_t frame; /* interned frame id */
+    uint32_t line;  /* source line of this frame's sampled address or call
+                       site, 0 if unknown */
+    uint64_t addr;  /* sampled address (leaf) or return address (callers),
+                       0 if unknown */
+};
+
+/* A node of the call tree.  Children form a singly linked list. */
+struct profile_node {
+    uint32_t frame;        /* frame id (PROFILE_NONE for PROFILE_ROOT) */
+    uint32_t parent;       /* parent node, PROFILE_NONE for the root */
+    uint32_t first_child;  /* PROFILE_NONE when a leaf */
+    uint32_t next_sibling; /* PROFILE_NONE when last */
+    uint32_t depth;        /* 0 for the root, 1 for thread nodes, ... */
+    uint64_t self;         /* samples ending here */
+    uint64_t total;        /* samples passing through here */
+};
+
+/* A thread of the profile. */
+struct profile_thread {
+    int64_t tid;      /* OS thread id (or a synthetic id for loaded files) */
+    const char *name; /* comm; owned by the profile */
+    uint32_t node;    /* its thread node in the tree */
+    uint32_t frame;   /* its FRAME_THREAD frame id */
+};
+
+/* Metadata carried to exporters and the TUI header. */
+struct profile_meta {
+    int64_t pid;            /* target PID, 0 if unknown */
+    const char *cmdline;    /* target command line (spaces between args) */
+    const char *comm;       /* target command name */
+    uint64_t interval_ns;   /* sampling interval */
+    uint64_t start_ns;      /* wall-clock time of the first sample (Unix ns) */
+    uint64_t duration_ns;   /* wall-clock span covered */
+    bool idle;              /* wall-clock (--idle) rather than on-CPU */
+};
+
+struct profile;
+
+/* Create an empty profile (only the root node).  Returns NULL on OOM.
+ * Free with profile_free. */
+struct profile *profile_new(void);
+
+/* Free a profile and everything it owns.  NULL is a no-op. */
+void profile_free(struct profile *p);
+
+/* Deep copy: an independent profile with the same ids for frames, nodes
+ * and threads.  O(size) memcpy-like work; meant to be called under the
+ * owner's lock to take an immutable snapshot.  NULL on OOM. */
+struct profile *profile_clone(const struct profile *p);
+
+/* Forget all samples: the tree, threads' counts and line/address counts
+ * go back to empty.  Interned frames and threads are kept, so ids stay
+ * valid.  Metadata is kept. */
+void profile_reset(struct profile *p);
+
+/* --- metadata ---------------------------------------------------------- */
+
+/* Current metadata.  The pointer is valid until the next
+ * profile_set_meta or profile_free; strings are owned by the profile. */
+const struct profile_meta *profile_meta(const struct profile *p);
+
+/* Replace the metadata; strings are copied.  0 on success, -1 on OOM. */
+int profile_set_meta(struct profile *p, const struct profile_meta *m);
+
+/* --- frames -------------------------------------------------------------- */
+
+/* Intern a frame: return the id of the frame with the same (kind, name,
+ * module, file), creating it with d's other fields if new.  Strings are
+ * copied.  Returns PROFILE_NONE on OOM. */
+uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d);
+
+/* The frame with the given id, or NULL if out of range.  Strings point
+ * into the profile and live as long as it (across profile_reset too). */
+const struct frame_desc *profile_frame(const struct profile *p, uint32_t id);
+
+/* Number of interned frames (ids are 0 .. count-1). */
+uint32_t profile_frame_count(const struct profile *p);
+
+/* --- threads ------------------------------------------------------------- */
+
+/* Find the thread with this tid, or create it (with its FRAME_THREAD
+ * frame named "NAME-TID" and its thread node).  A different non-NULL
+ * name renames the thread (its frame keeps its original name so ids stay
+ * stable).  Returns the thread index, or PROFILE_NONE on OOM. */
+uint32_t profile_thread(struct profile *p, int64_t tid, const char *name);
+
+/* Number of threads (indexes 0 .. count-1, in creation order). */
+uint32_t profile_thread_count(const struct profile *p);
+
+/* Thread by index, NULL if out of range. */
+const struct profile_thread *profile_thread_at(const struct profile *p,
+                                               uint32_t idx);
+
+/* Thread index owning a node (walks up to depth 1); PROFILE_NONE for the
+ * root or a bad id. */
+uint32_t profile_node_thread(const struct profile *p, uint32_t node);
+
+/* --- ingest -------------------------------------------------------------- */
+
+/* Add `count` samples of one stack to thread `thread`.  frames[0] is the
+ * bottom of the stack (outermost, e.g. _start), frames[n-1] the leaf.
+ * n may be 0 (the sample lands on the thread node itself).
+ * Updates node self/total, and per-function line and address counts
+ * (total counted once per sample per distinct function/line/address,
+ * self for the leaf).  Returns 0, or -1 on OOM or a bad thread/frame id
+ * (then nothing is added). */
+int profile_add_stack(struct profile *p, uint32_t thread,
+                      const struct stack_frame *frames, size_t n,
+                      uint64_t count);
+
+/* Total number of samples added (sum of all node self counts). */
+uint64_t profile_samples(const struct profile *p);
+
+/* Merge all of src into dst: frames are interned by identity, threads
+ * matched by name (a src thread whose name no dst thread has is added
+ * with its tid), stacks added with their counts, line/address counts
+ * summed.  Metadata of dst kept, duration summed.  0 or -1 on OOM. */
+int profile_merge(struct profile *dst, const struct profile *src);
+
+/* --- tree access --------------------------------------------------------- */
+
+/* Number of nodes (ids 0 .. count-1; node 0 is PROFILE_ROOT). */
+uint32_t profile_node_count(const struct profile *p);
+
+/* Node by id, NULL if out of range.  Valid until the profile changes. */
+const struct profile_node *profile_node(const struct profile *p, uint32_t id);
+
+/* Child of `parent` with frame `frame`, or PROFILE_NONE. */
+uint32_t profile_child(const struct profile *p, uint32_t parent,
+                       uint32_t frame);
+
+/* Fill out[] with the frame ids from the thread node's child down to
+ * `node` (bottom of stack first, the thread frame excluded).  Returns
+ * the path length; writes at most cap entries. */
+size_t profile_node_path(const struct profile *p, uint32_t node,
+                         uint32_t *out, size_t cap);
+
+/* Stable 64-bit key of a node: a hash of the frame ids on its path from
+ * the root (thread frame included).  The same stack in another snapshot
+ * or derived profile with the same frame ids gets the same key; used by
+ * the UI to keep nodes expanded across refreshes. */
+uint64_t profile_node_key(const struct profile *p, uint32_t node);
+
+/* Call fn for every unique stack (every node with self > 0), in
+ * depth-first order: thread index, frames bottom first (thread frame
+ * excluded), depth, and the self count.  `frames` is valid only during
+ * the call.  Stops early and returns fn's value when it returns
+ * non-zero; returns 0 otherwise. */
+typedef int (*profile_stack_fn)(void *ctx, uint32_t thread,
+                                const uint32_t *frames, size_t n,
+                                uint64_t count);
+int profile_foreach_stack(const struct profile *p, profile_stack_fn fn,
+                          void *ctx);
+
+/* --- derived views ------------------------------------------------------- */
+
+/* Restrict and reshape: a new profile with the same frame ids and
+ * threads, whose tree holds only the selected stacks. */
+struct profile_filter {
+    uint32_t thread;   /* thread index, or PROFILE_NONE for all */
+    uint32_t focus;    /* frame id: keep only stacks through it; or NONE */
+    bool inverted;     /* bottom-up: below each thread node, roots are the
+                          leaf functions and children are their callers */
+};
+
+/* Build a derived profile (see struct profile_filter).  Frames, threads
+ * and metadata are copied; line/address counts are copied unfiltered.
+ * NULL on OOM.  Free with profile_free. */
+struct profile *profile_derive(const struct profile *p,
+                               const struct profile_filter *f);
+
+/* Per-function totals. */
+struct profile_flat {
+    uint32_t frame;  /* frame id (FRAME_FUNC and FRAME_SPECIAL only) */
+    uint64_t self;   /* samples with this function as leaf */
+    uint64_t total;  /* samples with this function anywhere in the stack,
+                        counted once per sample even under recursion */
+};
+
+/* Flat table over all threads of p, one entry per frame that has
+ * samples, sorted by self descending then total descending then frame
+ * id.  *out is malloc'd (caller frees); returns the count, or -1 on OOM
+ * (then *out is NULL). */
+long profile_flat(const struct profile *p, struct profile_flat **out);
+
+/* A caller -> callee edge. */
+struct profile_edge {
+    uint32_t caller;  /* frame id, or PROFILE_NONE for "stack bottom" */
+    uint32_t callee;  /* frame id */
+    uint64_t samples; /* samples containing this edge, once per sample */
+    double time;      /* Racket edge time in samples: each sample adds 1/k
+                         where k is the number of occurrences of the
+                         callee in that sample's stack */
+};
+
+/* All caller->callee edges over all threads of p (thread frames are not
+ * callers: edges from the thread node have caller PROFILE_NONE), sorted
+ * by caller then callee.  *out malloc'd; count or -1 on OOM. */
+long profile_edges(const struct profile *p, struct profile_edge **out);
+
+/* Per-line or per-address counts of one function. */
+struct profile_linecount {
+    uint64_t key;    /* line number, or address */
+    uint64_t self;
+    uint64_t total;
+};
+
+/* Counts of function `frame` per source line (by_addr false) or per
+ * sampled address (by_addr true), sorted by key ascending.  *out
+ * malloc'd; count (0 when none) or -1 on OOM. */
+long profile_lines(const struct profile *p, uint32_t frame, bool by_addr,
+                   struct profile_linecount **out);
+
+#endif

@@ -1,0 +1,84 @@
+/* source.h - where the TUI and batch mode get their data from.
+ *
+ * A source is either the live sampler (src/collect.c) or a static profile
+ * loaded from files (src/source_file.c).  Both feed the same aggregate and
+ * are read the same way, so UI tests run on recorded data and see the same
+ * screen every time (ncdu's dir_scan/dir_import idea).
+ *
+ * All ops are called from one thread (the UI / main thread).  The live
+ * source does its work on its own threads; these calls only take short
+ * locks and never block on the target.
+ */
+#ifndef SPROFTOP_SOURCE_H
+#define SPROFTOP_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct profile;
+
+enum target_state {
+    TARGET_NONE = 0,      /* no target: a loaded file */
+    TARGET_RUNNING,       /* attached and sampling (or paused) */
+    TARGET_STOPPED,       /* group-stopped by the user (kill -STOP) */
+    TARGET_EXITED,        /* exited; exit_code / exit_signal say how */
+    TARGET_DETACHED,      /* sampling ended (duration, error) */
+};
+
+/* What the header line shows.  Plain numbers; filled by status(). */
+struct source_status {
+    pid_t pid;                 /* 0 for a file */
+    char comm[64];             /* command name, or file basename */
+    char cmdline[256];         /* command line (truncated), or file path */
+    enum target_state state;
+    int exit_code;             /* when EXITED and not signalled */
+    int exit_signal;           /* when EXITED by a signal, else 0 */
+    bool idle;                 /* wall-clock mode (--idle) */
+    bool paused;
+    bool is_file;              /* a loaded profile, not a live target */
+    uint32_t threads;          /* live threads (or threads in the file) */
+    uint64_t interval_ns;      /* asked sampling interval */
+    double achieved_hz;        /* per-thread rate achieved over the last
+                                  second, averaged over sampled threads */
+    uint64_t samples;          /* samples in the aggregate */
+    uint64_t unwind_failures;  /* stacks that ended in an unwind error */
+    uint64_t lost;             /* samples dropped (ingest full, ...) */
+    uint64_t median_stop_ns;   /* median target stop time per sample */
+    uint64_t elapsed_ns;       /* since sampling started (or file span) */
+    char error[160];           /* last runtime error, "" if none */
+};
+
+struct source;
+
+struct source_ops {
+    /* A new immutable copy of the aggregate (profile_clone), owned by the
+     * caller; NULL on OOM. */
+    struct profile *(*snapshot)(struct source *s);
+    /* Fill *out with the current status. */
+    void (*status)(struct source *s, struct source_status *out);
+    /* Counter that changes whenever the aggregate changes; lets the UI skip
+     * a refresh when nothing is new. */
+    uint64_t (*generation)(struct source *s);
+    /* Pause (true) or resume sampling; the target runs free while paused.
+     * 0, or -1 when the source cannot (a file). */
+    int (*set_paused)(struct source *s, bool paused);
+    /* Change the sampling interval (ns, clamped to 100us..1s); takes effect
+     * at the next tick.  0, or -1 when not applicable. */
+    int (*set_interval)(struct source *s, uint64_t interval_ns);
+    /* Drop all samples collected so far.  0 or -1. */
+    int (*reset)(struct source *s);
+    /* Stop everything, detach, free.  The source is gone afterwards. */
+    void (*close)(struct source *s);
+};
+
+struct source {
+    const struct source_ops *ops;
+    void *impl;
+};
+
+/* A source over a fixed profile (takes ownership of p).  `path` is shown in
+ * the header as "file: NAME".  NULL on OOM (p is then freed). */
+struct source *source_file_new(struct profile *p, const char *path);
+
+#endif

@@ -1,0 +1,73 @@
+/* symbols.h - addresses of a target process -> function, module, file:line.
+ *
+ * Uses elfutils libdwfl.  Modules come from a /proc/PID/maps snapshot;
+ * binaries are opened through /proc/PID/root/PATH (containers) or
+ * /proc/PID/map_files/START-END (deleted files), separate debug info is
+ * found by build-id/debuglink through the standard dwfl callbacks, inlined
+ * functions become their own frames, C++ names are demangled, and JIT code
+ * is named from /tmp/perf-PID.map when that file belongs to the target's
+ * user.  Results are cached by address.
+ *
+ * Only the collector thread calls into a `struct symbols`; it never touches
+ * ptrace and never runs while a target thread is stopped.  No libdw type
+ * appears here.
+ */
+#ifndef SPROFTOP_SYMBOLS_H
+#define SPROFTOP_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* One frame of a symbolized address.  Strings are owned by the symbolizer
+ * and stay valid until the next symbols_load_maps or symbols_free. */
+struct sym_frame {
+    const char *name;    /* demangled function name; "[module+0xOFF]" or
+                            "[unknown]" when there is no symbol */
+    const char *module;  /* module basename, NULL when unknown */
+    const char *file;    /* source file of the function, NULL if unknown */
+    uint32_t line;       /* line of the address (innermost frame) or of the
+                            inlined call site (outer frames); 0 if unknown */
+    uint32_t func_line;  /* first line of the function, 0 if unknown */
+    uint64_t sym_addr;   /* the function's start address in the target, 0
+                            if unknown */
+    bool inlined;        /* an inlined instance inside the next frame */
+    bool known;          /* false for "[module+0x...]" / "[unknown]" */
+};
+
+struct symbols_stats {
+    uint64_t lookups;      /* symbols_lookup calls */
+    uint64_t hits;         /* answered from the address cache */
+    uint64_t misses;       /* resolved through libdwfl */
+    uint64_t miss_ns;      /* total time spent on misses */
+    uint64_t reloads;      /* symbols_load_maps calls */
+};
+
+struct symbols;
+
+/* A symbolizer for process `pid` (its /proc/PID/root and map_files are used
+ * to open binaries).  No modules until symbols_load_maps.  Returns NULL with
+ * a one-line reason in err on failure. */
+struct symbols *symbols_new(pid_t pid, char *err, size_t errlen);
+
+/* Free everything.  NULL is a no-op. */
+void symbols_free(struct symbols *s);
+
+/* (Re)load the module list from the text of /proc/PID/maps (len bytes, not
+ * necessarily NUL-terminated), e.g. after exec, dlopen or dlclose.  Clears
+ * the address cache (an address may now belong to another library).
+ * Returns 0, or -1 when nothing could be reported. */
+int symbols_load_maps(struct symbols *s, const char *maps, size_t len);
+
+/* Symbolize `pc`.  `is_return_addr` means pc is a return address (every
+ * frame but the sampled leaf): the call instruction is at pc-1.  Writes up
+ * to `max` frames, innermost first (inlined callees before the function
+ * that contains them), and returns how many (always >= 1 when max >= 1). */
+int symbols_lookup(struct symbols *s, uint64_t pc, bool is_return_addr,
+                   struct sym_frame *out, int max);
+
+/* Counters since symbols_new. */
+void symbols_get_stats(const struct symbols *s, struct symbols_stats *out);
+
+#endif

@@ -1,0 +1,241 @@
+/* target.c - /proc facts and attach-error messages; see target.h. */
+#include "target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PF_KTHREAD 0x00200000u
+
+static ssize_t read_file(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, len - 1);
+    int e = errno;
+    close(fd);
+    errno = e;
+    if (n < 0)
+        return -1;
+    buf[n] = '\0';
+    return n;
+}
+
+/* Value of a "Key:\tvalue" line of /proc/PID/status, or -1. */
+static long status_field(pid_t pid, const char *key)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    if (read_file(path, buf, sizeof buf) < 0)
+        return -1;
+    size_t kl = strlen(key);
+    for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (strncmp(l, key, kl) == 0 && l[kl] == ':')
+            return strtol(l + kl + 1, NULL, 10);
+    return -1;
+}
+
+static void comm_of(pid_t pid, char *buf, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    if (read_file(path, buf, len) < 0)
+        snprintf(buf, len, "?");
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* Parse the fields after "(comm)" in a stat line: returns pointer to the
+ * state letter. */
+static const char *stat_after_comm(const char *buf)
+{
+    const char *p = strrchr(buf, ')');
+    return p && p[1] == ' ' ? p + 2 : NULL;
+}
+
+int target_precheck(pid_t pid, char *err, size_t errlen)
+{
+    char path[64], buf[1024];
+    if (pid <= 0) {
+        snprintf(err, errlen, "invalid PID %d", (int)pid);
+        return -1;
+    }
+    if (pid == getpid()) {
+        snprintf(err, errlen, "PID %d is sproftop itself; profile another process", (int)pid);
+        return -1;
+    }
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    if (read_file(path, buf, sizeof buf) < 0) {
+        if (errno == ENOENT || errno == ESRCH)
+            snprintf(err, errlen, "no process with PID %d (check the PID with ps)", (int)pid);
+        else
+            snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    const char *s = stat_after_comm(buf);
+    if (!s) {
+        snprintf(err, errlen, "cannot parse %s", path);
+        return -1;
+    }
+    /* field 9 is flags: state(3) ppid pgrp session tty tpgid flags */
+    unsigned long flags = 0;
+    char state = s[0];
+    if (sscanf(s, "%*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
+        (flags & PF_KTHREAD)) {
+        snprintf(err, errlen, "PID %d is a kernel thread; only user processes can be profiled", (int)pid);
+        return -1;
+    }
+    if (state == 'Z' || state == 'X') {
+        /* A zombie leader can still have live threads (pthread_exit from
+         * main); only a process with no live thread is refused. */
+        long threads = status_field(pid, "Threads");
+        if (threads <= 1) {
+            snprintf(err, errlen, "PID %d is a zombie (exited, not yet reaped by its parent)", (int)pid);
+            return -1;
+        }
+    }
+    long tracer = status_field(pid, "TracerPid");
+    if (tracer > 0) {
+        char name[64];
+        comm_of((pid_t)tracer, name, sizeof name);
+        snprintf(err, errlen, "PID %d is already traced by PID %ld (%s); detach that tracer first",
+                 (int)pid, tracer, name);
+        return -1;
+    }
+    return 0;
+}
+
+void target_explain_seize(pid_t pid, int e, char *err, size_t errlen)
+{
+    if (e == ESRCH) {
+        snprintf(err, errlen, "PID %d exited before it could be attached", (int)pid);
+        return;
+    }
+    if (e != EPERM) {
+        snprintf(err, errlen, "cannot attach to PID %d: %s", (int)pid, strerror(e));
+        return;
+    }
+    long tracer = status_field(pid, "TracerPid");
+    if (tracer > 0) {
+        char name[64];
+        comm_of((pid_t)tracer, name, sizeof name);
+        snprintf(err, errlen, "PID %d is already traced by PID %ld (%s); detach that tracer first",
+                 (int)pid, tracer, name);
+        return;
+    }
+    char buf[64];
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    long yama = -1;
+    if (read_file("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof buf) > 0)
+        yama = strtol(buf, NULL, 10);
+    long uid = -1;
+    {
+        char sbuf[4096];
+        if (read_file(path, sbuf, sizeof sbuf) > 0) {
+            char *u = strstr(sbuf, "\nUid:");
+            if (u)
+                uid = strtol(u + 5, NULL, 10);
+        }
+    }
+    if (geteuid() != 0 && uid >= 0 && (uid_t)uid != geteuid())
+        snprintf(err, errlen, "permission denied attaching to PID %d: it belongs to uid %ld; run as root or grant CAP_SYS_PTRACE",
+                 (int)pid, uid);
+    else if (yama > 0 && geteuid() != 0)
+        snprintf(err, errlen, "permission denied attaching to PID %d: kernel.yama.ptrace_scope=%ld; run as root, grant CAP_SYS_PTRACE, or set it to 0",
+                 (int)pid, yama);
+    else
+        snprintf(err, errlen, "permission denied attaching to PID %d: need CAP_SYS_PTRACE (in a container: --cap-add SYS_PTRACE)",
+                 (int)pid);
+}
+
+char target_stat_state(int stat_fd, int *cpu)
+{
+    char buf[1024];
+    ssize_t n = pread(stat_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *s = stat_after_comm(buf);
+    if (!s)
+        return 0;
+    if (cpu) {
+        /* field 39 (processor); s points at field 3 */
+        const char *p = s;
+        for (int f = 3; f < 39 && p; f++) {
+            p = strchr(p, ' ');
+            if (p)
+                p++;
+        }
+        *cpu = p ? atoi(p) : -1;
+    }
+    return s[0];
+}
+
+void target_thread_name(pid_t pid, pid_t tid, char *buf, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+    if (read_file(path, buf, len) < 0)
+        buf[0] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+void target_cmdline(pid_t pid, char *buf, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    ssize_t n = read_file(path, buf, len);
+    if (n <= 0) {
+        comm_of(pid, buf, len);
+        return;
+    }
+    for (ssize_t i = 0; i < n; i++)
+        if (buf[i] == '\0')
+            buf[i] = ' ';
+    while (n > 0 && buf[n - 1] == ' ')
+        buf[--n] = '\0';
+}
+
+uint64_t target_unblocked_pending(pid_t pid, pid_t tid)
+{
+    char path[80], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)pid, (int)tid);
+    if (read_file(path, buf, sizeof buf) < 0)
+        return 0;
+    uint64_t pnd = 0, shd = 0, blk = 0;
+    char *p;
+    if ((p = strstr(buf, "\nSigPnd:")))
+        pnd = strtoull(p + 8, NULL, 16);
+    if ((p = strstr(buf, "\nShdPnd:")))
+        shd = strtoull(p + 8, NULL, 16);
+    if ((p = strstr(buf, "\nSigBlk:")))
+        blk = strtoull(p + 8, NULL, 16);
+    return (pnd | shd) & ~blk;
+}
+
+int target_syscall_sp_pc(int syscall_fd, uint64_t *sp, uint64_t *pc)
+{
+    char buf[256];
+    ssize_t n = pread(syscall_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    if (strncmp(buf, "running", 7) == 0)
+        return -1;
+    /* "nr a1 a2 a3 a4 a5 a6 sp pc" or "-1 sp pc": the last two fields */
+    char *last = strrchr(buf, ' ');
+    if (!last)
+        return -1;
+    *last = '\0';
+    char *prev = strrchr(buf, ' ');
+    if (!prev)
+        return -1;
+    *pc = strtoull(last + 1, NULL, 16);
+    *sp = strtoull(prev + 1, NULL, 16);
+    return 0;
+}

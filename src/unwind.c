@@ -1,0 +1,482 @@
+/* unwind.c - libunwind over a copied stack; see unwind.h. */
+#include "unwind.h"
+
+#include "maps.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <libunwind-ptrace.h>
+#include <libunwind.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#define PAGE 4096u
+#define PAGE_SLOTS 1024u /* read-only page cache: 4 MiB at most */
+
+struct upt_slot {
+    char *path;  /* ELF object path as in the maps */
+    void *upt;   /* its _UPT handle (libunwind-ptrace keeps one image) */
+};
+
+/* An ELF object whose unwind table we located in target memory (the vdso,
+ * or a file libunwind-ptrace cannot open: deleted, or in a container). */
+struct mem_table {
+    uint64_t base;     /* address of its offset-0 mapping */
+    unw_dyn_info_t di; /* remote eh_frame_hdr search table */
+    bool ok;
+};
+
+/* libunwind exports its .eh_frame_hdr binary search for remote tables but
+ * declares it in no public header; its signature is stable since 1.0. */
+extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
+                                              unw_dyn_info_t *di,
+                                              unw_proc_info_t *pi,
+                                              int need_unwind_info, void *arg);
+
+struct page_slot {
+    uint64_t addr;    /* page address, 0 = empty */
+    uint8_t *data;
+};
+
+struct unwinder {
+    pid_t pid;
+    unw_addr_space_t as;
+    const struct maps *maps;
+    struct upt_slot *upts;
+    size_t nupts, capupts;
+    struct page_slot pages[PAGE_SLOTS];
+    struct mem_table *mtabs;
+    size_t nmtabs, capmtabs;
+    /* the sample being unwound */
+    const uint64_t *regs;
+    const uint8_t *stack;
+    uint64_t stack_addr;
+    size_t stack_len;
+    int saw_unknown;
+    int badmem;
+};
+
+/* libunwind-ptrace hands its own UPT handle, not ours, to the accessors it
+ * calls from _UPT_find_proc_info, so the accessors find the unwinder here.
+ * Only the sampler thread unwinds. */
+static _Thread_local struct unwinder *current;
+
+static const char *const end_names[UNWIND_NCAUSES] = {
+    "complete", "depth-cap", "loop", "no-unwind-info", "bad-memory", "other",
+};
+
+const char *unwind_end_name(enum unwind_end e)
+{
+    return (unsigned)e < UNWIND_NCAUSES ? end_names[e] : "?";
+}
+
+static void *upt_for(struct unwinder *u, const char *path)
+{
+    for (size_t i = 0; i < u->nupts; i++)
+        if (strcmp(u->upts[i].path, path) == 0)
+            return u->upts[i].upt;
+    if (u->nupts == u->capupts) {
+        size_t cap = u->capupts ? u->capupts * 2 : 16;
+        struct upt_slot *n = realloc(u->upts, cap * sizeof *n);
+        if (!n)
+            return NULL;
+        u->upts = n;
+        u->capupts = cap;
+    }
+    void *upt = _UPT_create(u->pid);
+    char *p = strdup(path);
+    if (!upt || !p) {
+        if (upt)
+            _UPT_destroy(upt);
+        free(p);
+        return NULL;
+    }
+    u->upts[u->nupts++] = (struct upt_slot){p, upt};
+    return upt;
+}
+
+static void drop_caches(struct unwinder *u)
+{
+    for (size_t i = 0; i < u->nupts; i++) {
+        _UPT_destroy(u->upts[i].upt);
+        free(u->upts[i].path);
+    }
+    u->nupts = 0;
+    u->nmtabs = 0;
+    for (size_t i = 0; i < PAGE_SLOTS; i++) {
+        free(u->pages[i].data);
+        u->pages[i].data = NULL;
+        u->pages[i].addr = 0;
+    }
+    if (u->as)
+        unw_flush_cache(u->as, 0, 0);
+}
+
+/* Read-only target memory through the page cache. */
+static int read_ro(struct unwinder *u, uint64_t addr, uint64_t *val)
+{
+    uint64_t page = addr & ~(uint64_t)(PAGE - 1);
+    uint64_t off = addr - page;
+    if (off + 8 > PAGE) {
+        /* straddles two pages: read both halves */
+        uint8_t tmp[8];
+        size_t first = PAGE - off;
+        uint64_t a, b;
+        if (read_ro(u, page + PAGE - 8, &a) < 0 ||
+            read_ro(u, page + PAGE, &b) < 0)
+            return -1;
+        memcpy(tmp, (uint8_t *)&a + (8 - first), first);
+        memcpy(tmp + first, &b, 8 - first);
+        memcpy(val, tmp, 8);
+        return 0;
+    }
+    size_t slot = (size_t)((page >> 12) * 0x9E3779B97F4A7C15ull >> 54) % PAGE_SLOTS;
+    struct page_slot *s = &u->pages[slot];
+    if (s->addr != page || !s->data) {
+        if (!s->data && !(s->data = malloc(PAGE)))
+            return -1;
+        struct iovec local = {s->data, PAGE};
+        struct iovec remote = {(void *)(uintptr_t)page, PAGE};
+        if (process_vm_readv(u->pid, &local, 1, &remote, 1, 0) != PAGE) {
+            s->addr = 0;
+            return -1;
+        }
+        s->addr = page;
+    }
+    memcpy(val, s->data + off, 8);
+    return 0;
+}
+
+static int read_bytes(struct unwinder *u, uint64_t addr, void *out, size_t len)
+{
+    uint8_t *o = out;
+    while (len) {
+        uint64_t v;
+        if (read_ro(u, addr, &v) < 0)
+            return -1;
+        size_t n = len < 8 ? len : 8;
+        memcpy(o, &v, n);
+        o += n, addr += n, len -= n;
+    }
+    return 0;
+}
+
+/* Locate the .eh_frame_hdr search table of the object mapped at e from its
+ * program headers in target memory. */
+static int mem_table_build(struct unwinder *u, const struct map_entry *e,
+                           struct mem_table *t)
+{
+    /* the object's first mapping: same path, file offset 0 */
+    uint64_t base = e->start;
+    if (e->path[0] == '/') {
+        base = 0;
+        for (size_t i = 0; i < u->maps->n; i++) {
+            const struct map_entry *m = &u->maps->v[i];
+            if (m->offset == 0 && strcmp(m->path, e->path) == 0 && m->start <= e->start)
+                base = m->start;
+        }
+        if (!base)
+            return -1;
+    }
+    t->base = base;
+    Elf64_Ehdr eh;
+    if (read_bytes(u, base, &eh, sizeof eh) < 0 ||
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 64)
+        return -1;
+    uint64_t vaddr0 = UINT64_MAX, lo = UINT64_MAX, hi = 0, hdr_vaddr = 0;
+    for (int i = 0; i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        if (read_bytes(u, base + eh.e_phoff + (uint64_t)i * sizeof ph, &ph, sizeof ph) < 0)
+            return -1;
+        if (ph.p_type == PT_LOAD) {
+            if (ph.p_offset == 0)
+                vaddr0 = ph.p_vaddr & ~(uint64_t)(PAGE - 1);
+            if (ph.p_vaddr < lo)
+                lo = ph.p_vaddr;
+            if (ph.p_vaddr + ph.p_memsz > hi)
+                hi = ph.p_vaddr + ph.p_memsz;
+        } else if (ph.p_type == PT_GNU_EH_FRAME) {
+            hdr_vaddr = ph.p_vaddr;
+        }
+    }
+    if (vaddr0 == UINT64_MAX || !hdr_vaddr)
+        return -1;
+    uint64_t load = base - vaddr0;
+    uint64_t hdr = load + hdr_vaddr;
+    uint8_t h[12];
+    if (read_bytes(u, hdr, h, sizeof h) < 0)
+        return -1;
+    /* version 1; eh_frame_ptr pcrel|sdata4; fde_count udata4/sdata4;
+     * table datarel|sdata4: what every linker emits on x86-64 */
+    if (h[0] != 1 || h[1] != 0x1b || (h[2] != 0x03 && h[2] != 0x0b) || h[3] != 0x3b)
+        return -1;
+    uint32_t fde_count;
+    memcpy(&fde_count, h + 8, 4);
+    memset(&t->di, 0, sizeof t->di);
+    t->di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+    t->di.start_ip = load + lo;
+    t->di.end_ip = load + hi;
+    t->di.u.rti.segbase = hdr;
+    t->di.u.rti.table_len = (uint64_t)fde_count * 8 / sizeof(unw_word_t);
+    t->di.u.rti.table_data = hdr + 12;
+    return 0;
+}
+
+static int mem_find_proc_info(struct unwinder *u, const struct map_entry *e,
+                              unw_addr_space_t as, unw_word_t ip,
+                              unw_proc_info_t *pi, int need)
+{
+    struct mem_table *t = NULL;
+    for (size_t i = 0; i < u->nmtabs; i++)
+        if (ip >= u->mtabs[i].di.start_ip && ip < u->mtabs[i].di.end_ip)
+            t = &u->mtabs[i];
+    if (!t) {
+        if (u->nmtabs == u->capmtabs) {
+            size_t cap = u->capmtabs ? u->capmtabs * 2 : 8;
+            struct mem_table *n = realloc(u->mtabs, cap * sizeof *n);
+            if (!n)
+                return -UNW_ENOINFO;
+            u->mtabs = n;
+            u->capmtabs = cap;
+        }
+        t = &u->mtabs[u->nmtabs];
+        memset(t, 0, sizeof *t);
+        t->ok = mem_table_build(u, e, t) == 0;
+        if (!t->ok) {
+            /* remember the failure for this mapping's range */
+            t->di.start_ip = e->start;
+            t->di.end_ip = e->end;
+        }
+        u->nmtabs++;
+    }
+    if (!t->ok)
+        return -UNW_ENOINFO;
+    return _Ux86_64_dwarf_search_unwind_table(as, ip, &t->di, pi, need, NULL);
+}
+
+static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
+                   int write, void *arg)
+{
+    (void)as;
+    (void)arg;
+    struct unwinder *u = current;
+    if (write || !u)
+        return -UNW_EINVAL;
+    if (addr >= u->stack_addr && addr + 8 <= u->stack_addr + u->stack_len) {
+        memcpy(valp, u->stack + (addr - u->stack_addr), 8);
+        return 0;
+    }
+    const struct map_entry *e = maps_find(u->maps, addr);
+    if (!e || !e->r) {
+        u->badmem = 1;
+        return -UNW_EINVAL;
+    }
+    if (e->w) {
+        /* Writable memory outside the copied stack (a deeper part of the
+         * stack beyond the copy cap, or heap): read it live, uncached. */
+        uint64_t v;
+        struct iovec local = {&v, 8};
+        struct iovec remote = {(void *)(uintptr_t)addr, 8};
+        if (process_vm_readv(u->pid, &local, 1, &remote, 1, 0) != 8) {
+            u->badmem = 1;
+            return -UNW_EINVAL;
+        }
+        *valp = v;
+        return 0;
+    }
+    uint64_t v;
+    if (read_ro(u, addr, &v) < 0) {
+        u->badmem = 1;
+        return -UNW_EINVAL;
+    }
+    *valp = v;
+    return 0;
+}
+
+static int acc_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *valp,
+                   int write, void *arg)
+{
+    (void)as;
+    (void)arg;
+    struct unwinder *u = current;
+    if (write)
+        return -UNW_EREADONLYREG;
+    if (!u || reg < 0 || reg >= UNWIND_NREGS)
+        return -UNW_EBADREG;
+    *valp = u->regs[reg];
+    return 0;
+}
+
+static int acc_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val,
+                     int write, void *arg)
+{
+    (void)as, (void)reg, (void)val, (void)write, (void)arg;
+    return -UNW_EBADREG;
+}
+
+static int find_proc_info(unw_addr_space_t as, unw_word_t ip,
+                          unw_proc_info_t *pi, int need_unwind_info,
+                          void *arg)
+{
+    (void)arg;
+    struct unwinder *u = current;
+    const struct map_entry *e = maps_find(u->maps, ip);
+    if (!e) {
+        u->saw_unknown = 1;
+        return -UNW_ENOINFO;
+    }
+    if (!e->x)
+        return -UNW_ENOINFO;
+    if (e->path[0] == '/') {
+        void *upt = upt_for(u, e->path);
+        int r = upt ? _UPT_find_proc_info(as, ip, pi, need_unwind_info, upt)
+                    : -UNW_ENOINFO;
+        if (r != -UNW_ENOINFO)
+            return r;
+    } else if (strcmp(e->path, "[vdso]") != 0) {
+        return -UNW_ENOINFO; /* anonymous code (JIT): no tables */
+    }
+    /* the vdso, or a file libunwind-ptrace could not open */
+    return mem_find_proc_info(u, e, as, ip, pi, need_unwind_info);
+}
+
+static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi,
+                            void *arg)
+{
+    _UPT_put_unwind_info(as, pi, arg);
+}
+
+static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr,
+                                  void *arg)
+{
+    (void)as, (void)addr, (void)arg;
+    return -UNW_ENOINFO;
+}
+
+static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf,
+                         size_t len, unw_word_t *offp, void *arg)
+{
+    (void)as, (void)addr, (void)buf, (void)len, (void)offp, (void)arg;
+    return -UNW_ENOINFO;
+}
+
+static int resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
+{
+    (void)as, (void)c, (void)arg;
+    return -UNW_EINVAL;
+}
+
+static unw_accessors_t accessors = {
+    .find_proc_info = find_proc_info,
+    .put_unwind_info = put_unwind_info,
+    .get_dyn_info_list_addr = get_dyn_info_list_addr,
+    .access_mem = acc_mem,
+    .access_reg = acc_reg,
+    .access_fpreg = acc_fpreg,
+    .resume = resume,
+    .get_proc_name = get_proc_name,
+};
+
+struct unwinder *unwinder_new(pid_t pid, char *err, size_t errlen)
+{
+    struct unwinder *u = calloc(1, sizeof *u);
+    if (!u) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    u->pid = pid;
+    u->as = unw_create_addr_space(&accessors, 0);
+    if (!u->as) {
+        snprintf(err, errlen, "libunwind: cannot create an address space");
+        free(u);
+        return NULL;
+    }
+    /* Per-thread caching takes no lock: Debian's libunwind masks signals
+     * around every global-cache lock, 2 syscalls per unwind step. */
+    unw_set_caching_policy(u->as, UNW_CACHE_PER_THREAD);
+    return u;
+}
+
+void unwinder_free(struct unwinder *u)
+{
+    if (!u)
+        return;
+    drop_caches(u);
+    free(u->upts);
+    free(u->mtabs);
+    unw_destroy_addr_space(u->as);
+    free(u);
+}
+
+void unwinder_set_maps(struct unwinder *u, const struct maps *m)
+{
+    drop_caches(u);
+    u->maps = m;
+}
+
+int unwinder_saw_unknown(const struct unwinder *u)
+{
+    return u->saw_unknown;
+}
+
+int unwinder_unwind(struct unwinder *u, const uint64_t regs[UNWIND_NREGS],
+                    const uint8_t *stack, uint64_t stack_addr,
+                    size_t stack_len, uint64_t *pcs, int max,
+                    enum unwind_end *end)
+{
+    unw_cursor_t c;
+    int n = 0;
+    *end = UNWIND_COMPLETE;
+    if (max <= 0)
+        return 0;
+    current = u;
+    u->regs = regs;
+    u->stack = stack;
+    u->stack_addr = stack_addr;
+    u->stack_len = stack_len;
+    u->saw_unknown = 0;
+    u->badmem = 0;
+    pcs[n++] = regs[16];
+    if (!maps_find(u->maps, regs[16]))
+        u->saw_unknown = 1;
+    if (unw_init_remote(&c, u->as, u) < 0) {
+        *end = UNWIND_OTHER;
+        goto out;
+    }
+    uint64_t prev_sp = regs[7];
+    for (;;) {
+        int r = unw_step(&c);
+        if (r == 0)
+            break;
+        if (r < 0) {
+            *end = r == -UNW_ENOINFO ? UNWIND_NOINFO
+                   : u->badmem       ? UNWIND_BADMEM
+                                     : UNWIND_OTHER;
+            break;
+        }
+        unw_word_t ip = 0, sp = 0;
+        unw_get_reg(&c, UNW_REG_IP, &ip);
+        unw_get_reg(&c, UNW_REG_SP, &sp);
+        if (ip == 0)
+            break; /* the outermost frame's return address */
+        /* Each caller's frame lies above its callee's: anything else is a
+         * corrupt chain that would loop. */
+        if (sp <= prev_sp) {
+            *end = UNWIND_LOOP;
+            break;
+        }
+        prev_sp = sp;
+        if (n == max) {
+            *end = UNWIND_DEPTH;
+            break;
+        }
+        pcs[n++] = ip;
+    }
+out:
+    current = NULL;
+    return n;
+}
