@@ -176,8 +176,11 @@ uint64_t profile_samples(const struct profile *p);
 
 /* Merge all of src into dst: frames are interned by identity, threads
  * matched by name (a src thread whose name no dst thread has is added
- * with its tid), stacks added with their counts, line/address counts
- * summed.  Metadata of dst kept, duration summed.  0 or -1 on OOM. */
+ * with its tid, or with an unused tid when dst has that tid already),
+ * stacks added with their counts, line/address counts summed.  Metadata
+ * of dst kept (fields dst never set, 0 or NULL, are taken from src),
+ * duration summed.  dst may be src.  0, or -1 on OOM (dst may then hold
+ * part of src). */
 int profile_merge(struct profile *dst, const struct profile *src);
 
 /* --- tree access --------------------------------------------------------- */
@@ -206,9 +209,12 @@ uint64_t profile_node_key(const struct profile *p, uint32_t node);
 
 /* Call fn for every unique stack (every node with self > 0), in
  * depth-first order: thread index, frames bottom first (thread frame
- * excluded), depth, and the self count.  `frames` is valid only during
- * the call.  Stops early and returns fn's value when it returns
- * non-zero; returns 0 otherwise. */
+ * excluded), depth, and the self count.  Threads come in index order,
+ * a thread's own samples (depth 0) first, children in the order they
+ * were first added.  `frames` is valid only during the call.  Stops
+ * early and returns fn's value when it returns non-zero; returns 0
+ * otherwise, or -1 when the path buffer for stacks deeper than 64
+ * frames cannot be allocated. */
 typedef int (*profile_stack_fn)(void *ctx, uint32_t thread,
                                 const uint32_t *frames, size_t n,
                                 uint64_t count);
@@ -269,8 +275,9 @@ struct profile_linecount {
 };
 
 /* Counts of function `frame` per source line (by_addr false) or per
- * sampled address (by_addr true), sorted by key ascending.  *out
- * malloc'd; count (0 when none) or -1 on OOM. */
+ * sampled address (by_addr true), sorted by key ascending.  Unknown
+ * lines and addresses (0) are not counted.  *out malloc'd (NULL when
+ * none); count (0 when none) or -1 on OOM. */
 long profile_lines(const struct profile *p, uint32_t frame, bool by_addr,
                    struct profile_linecount **out);
 

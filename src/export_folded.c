@@ -1,0 +1,130 @@
+/* export_folded.c - Brendan Gregg's folded stacks (FORMATS.md section 1).
+ *
+ * One line per unique stack, root first: "main-100;main;a;b 3", where the
+ * root is the thread's current name and tid.  Read by flamegraph.pl,
+ * speedscope and Pyroscope, and by load_folded.
+ *
+ * Names are made safe for the line format: ';' becomes ':', newlines,
+ * carriage returns and tabs become spaces, an empty name becomes
+ * "[unknown]", and a name never ends in whitespace followed by a number
+ * (flamegraph.pl would read "foo 12 3" as a differential profile), so the
+ * whitespace before such a number becomes '_' ("foo 12" -> "foo_12").
+ *
+ * Samples that landed on a thread node itself (an empty stack) are written
+ * as the bare thread frame; with no_thread_root there is no frame left to
+ * write, so they are left out and the file holds fewer samples.
+ */
+#include "export.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "profile.h"
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+           c == '\f';
+}
+
+/* Start of the whitespace run that precedes a trailing number (digits and
+ * dots with at least one digit), or NULL when the name does not end so. */
+static const char *trailing_number_gap(const char *s, size_t len)
+{
+    size_t i = len;
+    bool digit = false;
+
+    while (i > 0 && ((s[i - 1] >= '0' && s[i - 1] <= '9') || s[i - 1] == '.'))
+        digit |= s[--i] != '.';
+    if (!digit || i == 0 || !is_space(s[i - 1]))
+        return NULL;
+    while (i > 0 && is_space(s[i - 1]))
+        i--;
+    return s + i;
+}
+
+static void write_name(FILE *f, const char *name)
+{
+    size_t len = strlen(name);
+    const char *gap = trailing_number_gap(name, len);
+
+    if (len == 0) {
+        fputs("[unknown]", f);
+        return;
+    }
+    for (const char *c = name; *c; c++) {
+        if (gap && c >= gap && is_space(*c)) {
+            if (c == gap)
+                putc_unlocked('_', f);
+            continue;
+        }
+        switch (*c) {
+        case ';':
+            putc_unlocked(':', f);
+            break;
+        case '\n':
+        case '\r':
+        case '\t':
+            putc_unlocked(' ', f);
+            break;
+        default:
+            putc_unlocked(*c, f);
+        }
+    }
+}
+
+struct folded_ctx {
+    const struct profile *p;
+    const struct export_opts *o;
+    FILE *f;
+};
+
+static int folded_stack(void *ctx, uint32_t thread, const uint32_t *frames,
+                        size_t n, uint64_t count)
+{
+    struct folded_ctx *c = ctx;
+    bool first = true;
+
+    if (!c->o->no_thread_root) {
+        /* The current name, not the thread frame's: the frame keeps the
+         * name the thread had when first seen (often before its comm
+         * was known), a rename does not change it. */
+        const struct profile_thread *t = profile_thread_at(c->p, thread);
+
+        write_name(c->f, t->name);
+        fprintf(c->f, "-%lld", (long long)t->tid);
+        first = false;
+    } else if (n == 0) {
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!first)
+            putc_unlocked(';', c->f);
+        write_name(c->f, profile_frame(c->p, frames[i])->name);
+        first = false;
+    }
+    fprintf(c->f, " %" PRIu64 "\n", count);
+    return ferror(c->f) ? -1 : 0;
+}
+
+static int folded_write(const struct profile *p, const struct export_opts *o,
+                        FILE *f)
+{
+    struct folded_ctx c = { p, o, f };
+
+    if (profile_foreach_stack(p, folded_stack, &c) != 0 || ferror(f)) {
+        if (!errno)
+            errno = EIO;
+        return -1;
+    }
+    return 0;
+}
+
+const struct exporter export_folded = {
+    .name = "folded",
+    .exts = ".folded .collapsed",
+    .desc = "folded stacks, one line per stack (flamegraph.pl, speedscope)",
+    .write = folded_write,
+};

@@ -1,0 +1,41 @@
+/* load.h - reading saved profiles back (sproftop -i FILE).
+ *
+ * load_file reads a whole file, picks a reader by sniffing the content
+ * (then by the file name's suffix) and returns a new profile.  Readers
+ * take untrusted bytes: every length is bounded and any malformed input
+ * gives a one-line error naming the file and, for text formats, the line.
+ * Called by main.c for -i; the result is usually wrapped in
+ * source_file_new.  libc only.
+ */
+#ifndef SPROFTOP_LOAD_H
+#define SPROFTOP_LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct profile;
+
+#define LOAD_MAX_FILE (1024ull * 1024 * 1024) /* bytes read from a file */
+#define LOAD_MAX_LINE (1024u * 1024)          /* bytes in one text line */
+#define LOAD_MAX_DEPTH 4096u                  /* frames in one stack */
+
+/* Load `path` in whatever supported format it holds.  Returns a new
+ * profile (caller frees with profile_free), or NULL with a one-line
+ * reason in err (e.g. "x.folded:3: expected a count after the stack"). */
+struct profile *load_file(const char *path, char *err, size_t errlen);
+
+/* --- readers: one per src/load_NAME.c, listed in load.c's table ---------- */
+
+/* True when buf (the first bytes of a file, len > 0) looks like folded
+ * stacks: its first non-blank line ends in whitespace and a count. */
+bool load_folded_sniff(const char *buf, size_t len);
+
+/* Parse folded stacks ("a;b;c 12" per line, FORMATS.md section 1) from
+ * buf[0..len).  When the first frame of every line reads NAME-TID (as
+ * export_folded writes it), those frames become threads; otherwise all
+ * stacks go to one thread "all" with tid 0.  `name` prefixes errors.
+ * Returns a new profile or NULL with err filled ("NAME:LINE: ..."). */
+struct profile *load_folded(const char *buf, size_t len, const char *name,
+                            char *err, size_t errlen);
+
+#endif

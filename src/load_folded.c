@@ -1,0 +1,362 @@
+/* load_folded.c - the folded stacks reader (sproftop -i x.folded).
+ *
+ * Lines are "frame;frame;...;leaf COUNT", root first, as flamegraph.pl
+ * and export_folded write them.  The input is untrusted: lines are bounded
+ * by LOAD_MAX_LINE, stacks by LOAD_MAX_DEPTH frames, counts must be
+ * positive integers below 2^53 (as must their sum), NUL bytes are
+ * rejected, and the first error stops the load with "NAME:LINE: why".
+ * Blank lines and a missing final newline are accepted.
+ *
+ * Threads: the writer puts a "comm-TID" root frame on every line.  We
+ * cannot tell such a frame from a function until the whole file is read,
+ * so stacks go into one thread first; if every line's first frame reads
+ * NAME-DIGITS, the profile is rebuilt with those frames as threads.
+ */
+#include "load.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "util.h"
+
+#define COUNT_LIMIT (1ull << 53) /* exact in a double, as exporters need */
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+bool load_folded_sniff(const char *buf, size_t len)
+{
+    size_t lim = len < 65536 ? len : 65536;
+
+    for (size_t i = 0; i < lim;) {
+        const char *s = buf + i;
+        const char *nl = memchr(s, '\n', lim - i);
+        size_t l = nl ? (size_t)(nl - s) : lim - i, e;
+
+        i += l + 1;
+        while (l > 0 && is_blank(s[l - 1]))
+            l--;
+        if (l == 0)
+            continue;
+        if (memchr(s, '\0', l))
+            return false;
+        for (e = l; e > 0 && is_digit(s[e - 1]); e--)
+            ;
+        if (e == l || e == 0 || !is_blank(s[e - 1]))
+            return false;
+        while (e > 0 && is_blank(s[e - 1]))
+            e--;
+        return e > 0;
+    }
+    return false;
+}
+
+/* "NAME-TID" as export_folded writes thread frames: a non-empty name, a
+ * dash, 1 to 18 digits.  Fills *name_len and *tid when it matches. */
+static bool thread_root(const char *s, size_t *name_len, int64_t *tid)
+{
+    const char *dash = strrchr(s, '-');
+    size_t digits;
+
+    if (!dash || dash == s)
+        return false;
+    digits = strlen(dash + 1);
+    if (digits == 0 || digits > 18)
+        return false;
+    for (size_t i = 1; i <= digits; i++)
+        if (!is_digit(dash[i]))
+            return false;
+    *name_len = (size_t)(dash - s);
+    *tid = strtoll(dash + 1, NULL, 10);
+    return true;
+}
+
+/* Intern a frame name; "[...]" names ("[unknown]", "[idle]") are the
+ * special frames sproftop itself writes, and an empty name is unknown. */
+static uint32_t intern_name(struct profile *p, const char *name)
+{
+    struct frame_desc d = { .name = *name ? name : "[unknown]",
+                            .kind = FRAME_FUNC };
+    size_t len = strlen(d.name);
+
+    if (len > 1 && d.name[0] == '[' && d.name[len - 1] == ']')
+        d.kind = FRAME_SPECIAL;
+    return profile_intern_frame(p, &d);
+}
+
+/* Rebuild: the first frame of every stack of `flat` becomes a thread. */
+struct split {
+    const struct profile *src;
+    struct profile *dst;
+    uint32_t *fmap;            /* src frame -> dst frame, lazily */
+    uint32_t *tmap;            /* src frame -> dst thread, lazily */
+    struct stack_frame *buf;   /* mapped stack */
+};
+
+/* The dst thread for src root frame `root`, created on first use. */
+static uint32_t split_thread(struct split *s, uint32_t root)
+{
+    const char *name;
+    size_t name_len = 0;
+    int64_t tid = 0;
+    char *copy;
+
+    if (s->tmap[root] != PROFILE_NONE)
+        return s->tmap[root];
+    name = profile_frame(s->src, root)->name;
+    (void)thread_root(name, &name_len, &tid);
+    copy = strndup(name, name_len);
+    if (!copy)
+        return PROFILE_NONE;
+    s->tmap[root] = profile_thread(s->dst, tid, copy);
+    free(copy);
+    return s->tmap[root];
+}
+
+static int split_stack(void *ctx, uint32_t thread, const uint32_t *frames,
+                       size_t n, uint64_t count)
+{
+    struct split *s = ctx;
+    uint32_t t = split_thread(s, frames[0]);
+
+    (void)thread;
+    if (t == PROFILE_NONE)
+        return -1;
+    for (size_t i = 1; i < n; i++) {
+        uint32_t *m = &s->fmap[frames[i]];
+
+        if (*m == PROFILE_NONE) {
+            *m = profile_intern_frame(s->dst, profile_frame(s->src, frames[i]));
+            if (*m == PROFILE_NONE)
+                return -1;
+        }
+        s->buf[i - 1] = (struct stack_frame){ .frame = *m };
+    }
+    return profile_add_stack(s->dst, t, s->buf, n - 1, count);
+}
+
+/* roots[0..nroots) are the thread frames in the order the file names
+ * them first, so threads keep that order. */
+static struct profile *split_threads(const struct profile *flat,
+                                     const uint32_t *roots, size_t nroots)
+{
+    uint32_t nf = profile_frame_count(flat);
+    struct split s = {
+        .src = flat,
+        .dst = profile_new(),
+        .fmap = malloc(nf * sizeof(*s.fmap)),
+        .tmap = malloc(nf * sizeof(*s.tmap)),
+        .buf = malloc(LOAD_MAX_DEPTH * sizeof(*s.buf)),
+    };
+    size_t i = 0;
+
+    if (!s.dst || !s.fmap || !s.tmap || !s.buf)
+        goto fail;
+    memset(s.fmap, 0xff, nf * sizeof(*s.fmap));
+    memset(s.tmap, 0xff, nf * sizeof(*s.tmap));
+    while (i < nroots && split_thread(&s, roots[i]) != PROFILE_NONE)
+        i++;
+    if (i < nroots || profile_foreach_stack(flat, split_stack, &s) != 0)
+        goto fail;
+    goto out;
+fail:
+    profile_free(s.dst);
+    s.dst = NULL;
+out:
+    free(s.fmap);
+    free(s.tmap);
+    free(s.buf);
+    return s.dst;
+}
+
+struct parser {
+    const char *name;          /* file name for errors */
+    char *err;
+    size_t errlen;
+    size_t lineno;             /* current line, from 1 */
+    struct profile *p;         /* everything on one thread */
+    uint32_t thread;           /* that thread */
+    char *scratch;             /* the current stack, NUL-split */
+    size_t scratch_cap;
+    struct stack_frame *st;    /* its frames */
+    bool all_roots;            /* every first frame so far is NAME-TID */
+    uint32_t *roots;           /* distinct first frames, first-seen order */
+    size_t nroots;
+    size_t roots_cap;
+    bool *seen;                /* by frame id: already in roots */
+    size_t seen_cap;
+};
+
+/* Note first frame `id` in first-seen order (once per frame). */
+static int note_root(struct parser *ps, uint32_t id)
+{
+    if (id >= ps->seen_cap) {
+        size_t cap = ps->seen_cap ? ps->seen_cap : 1024;
+        bool *ns;
+
+        while (cap <= id)
+            cap *= 2;
+        ns = realloc(ps->seen, cap);
+        if (!ns)
+            return -1;
+        memset(ns + ps->seen_cap, 0, cap - ps->seen_cap);
+        ps->seen = ns;
+        ps->seen_cap = cap;
+    }
+    if (ps->seen[id])
+        return 0;
+    if (ps->nroots == ps->roots_cap) {
+        size_t cap = ps->roots_cap ? ps->roots_cap * 2 : 16;
+        uint32_t *nr = realloc(ps->roots, cap * sizeof(*nr));
+
+        if (!nr)
+            return -1;
+        ps->roots = nr;
+        ps->roots_cap = cap;
+    }
+    ps->seen[id] = true;
+    ps->roots[ps->nroots++] = id;
+    return 0;
+}
+
+static int fail(struct parser *ps, const char *why)
+{
+    util_errf(ps->err, ps->errlen, "%s:%zu: %s", ps->name, ps->lineno, why);
+    return -1;
+}
+
+/* Parse one line (no newline).  0, or -1 with the error set. */
+static int parse_line(struct parser *ps, const char *s, size_t l)
+{
+    uint64_t count = 0;
+    size_t e, k, n = 0;
+    char *c;
+
+    if (l > LOAD_MAX_LINE)
+        return fail(ps, "line longer than 1 MiB");
+    if (memchr(s, '\0', l))
+        return fail(ps, "NUL byte in the line");
+    while (l > 0 && is_blank(s[l - 1]))
+        l--;
+    if (l == 0)
+        return 0;
+    for (e = l; e > 0 && is_digit(s[e - 1]); e--)
+        ;
+    if (e == 0)
+        return fail(ps, "expected a stack before the count");
+    if (e == l || !is_blank(s[e - 1])) {
+        if (e < l && (s[e - 1] == '.' || s[e - 1] == '-'))
+            return fail(ps, "count must be a positive integer below 2^53");
+        return fail(ps, "expected a count after the stack");
+    }
+    if (l - e > 16)
+        return fail(ps, "count must be a positive integer below 2^53");
+    for (size_t i = e; i < l; i++)
+        count = count * 10 + (uint64_t)(s[i] - '0');
+    if (count == 0 || count >= COUNT_LIMIT)
+        return fail(ps, "count must be a positive integer below 2^53");
+    if (profile_samples(ps->p) + count >= COUNT_LIMIT)
+        return fail(ps, "total count reaches 2^53");
+    for (k = e; k > 0 && is_blank(s[k - 1]); k--)
+        ;
+    if (k == 0)
+        return fail(ps, "expected a stack before the count");
+    if (k + 1 > ps->scratch_cap) {
+        char *nb = realloc(ps->scratch, k + 1);
+
+        if (!nb)
+            return fail(ps, "out of memory");
+        ps->scratch = nb;
+        ps->scratch_cap = k + 1;
+    }
+    memcpy(ps->scratch, s, k);
+    ps->scratch[k] = '\0';
+    for (char *f = ps->scratch;; f = c + 1) {
+        c = strchr(f, ';');
+        if (c)
+            *c = '\0';
+        if (n == LOAD_MAX_DEPTH)
+            return fail(ps, "stack deeper than 4096 frames");
+        if (n == 0 && ps->all_roots) {
+            size_t name_len;
+            int64_t tid;
+
+            ps->all_roots = thread_root(f, &name_len, &tid);
+        }
+        ps->st[n] = (struct stack_frame){ .frame = intern_name(ps->p, f) };
+        if (ps->st[n].frame == PROFILE_NONE ||
+            (n == 0 && ps->all_roots && note_root(ps, ps->st[0].frame)))
+            return fail(ps, "out of memory");
+        n++;
+        if (!c)
+            break;
+    }
+    if (profile_add_stack(ps->p, ps->thread, ps->st, n, count) != 0)
+        return fail(ps, "out of memory");
+    return 0;
+}
+
+struct profile *load_folded(const char *buf, size_t len, const char *name,
+                            char *err, size_t errlen)
+{
+    struct parser ps = {
+        .name = name ? name : "<folded>",
+        .err = err,
+        .errlen = errlen,
+        .p = profile_new(),
+        .st = malloc(LOAD_MAX_DEPTH * sizeof(*ps.st)),
+        .all_roots = true,
+    };
+    struct profile *res = NULL;
+    size_t pos = 0;
+
+    if (!ps.p || !ps.st) {
+        util_errf(err, errlen, "%s: out of memory", ps.name);
+        goto out;
+    }
+    ps.thread = profile_thread(ps.p, 0, "all");
+    if (ps.thread == PROFILE_NONE) {
+        util_errf(err, errlen, "%s: out of memory", ps.name);
+        goto out;
+    }
+    while (pos < len) {
+        const char *s = buf + pos;
+        const char *nl = memchr(s, '\n', len - pos);
+        size_t l = nl ? (size_t)(nl - s) : len - pos;
+
+        ps.lineno++;
+        pos += l + (nl != NULL);
+        if (parse_line(&ps, s, l) != 0)
+            goto out;
+    }
+    if (profile_samples(ps.p) == 0) {
+        util_errf(err, errlen, "%s: no samples", ps.name);
+        goto out;
+    }
+    if (!ps.all_roots) {
+        res = ps.p;
+        ps.p = NULL;
+    } else {
+        res = split_threads(ps.p, ps.roots, ps.nroots);
+        if (!res)
+            util_errf(err, errlen, "%s: out of memory", ps.name);
+    }
+out:
+    profile_free(ps.p);
+    free(ps.st);
+    free(ps.scratch);
+    free(ps.roots);
+    free(ps.seen);
+    return res;
+}

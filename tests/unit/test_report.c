@@ -1,0 +1,168 @@
+/* test_report.c - the batch summary on hand-made profiles, compared line
+ * for line with the expected text. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "report.h"
+
+static uint32_t fn(struct profile *p, const char *name, uint32_t line)
+{
+    struct frame_desc d = { .name = name, .module = "prog", .file = "prog.c",
+                            .line = line, .kind = FRAME_FUNC };
+
+    return profile_intern_frame(p, &d);
+}
+
+static void add(struct profile *p, uint32_t t, const uint32_t *ids, size_t n,
+                uint64_t count)
+{
+    struct stack_frame f[8];
+
+    for (size_t i = 0; i < n; i++)
+        f[i] = (struct stack_frame){ .frame = ids[i] };
+    assert_int_equal(profile_add_stack(p, t, f, n, count), 0);
+}
+
+/* FORMATS.md's example, with metadata. */
+static struct profile *example(void)
+{
+    struct profile *p = profile_new();
+    uint32_t t0 = profile_thread(p, 100, "main");
+    uint32_t t1 = profile_thread(p, 101, "worker");
+    uint32_t m = fn(p, "main", 10), a = fn(p, "a", 20), b = fn(p, "b", 30);
+    uint32_t c = fn(p, "c", 40), d = fn(p, "d", 50);
+    struct profile_meta meta = {
+        .pid = 1234, .cmdline = "./prog --fast", .comm = "prog",
+        .interval_ns = 10000000, .duration_ns = 60000000,
+    };
+
+    add(p, t0, (uint32_t[]){ m, a, b }, 3, 3);
+    add(p, t0, (uint32_t[]){ m, a, c }, 3, 1);
+    add(p, t1, (uint32_t[]){ m, d }, 2, 2);
+    assert_int_equal(profile_set_meta(p, &meta), 0);
+    return p;
+}
+
+static char *summary(const struct profile *p, int top_n)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    assert_int_equal(report_write_summary(p, f, top_n), 0);
+    fclose(f);
+    return buf;
+}
+
+static void test_example(void **state)
+{
+    struct profile *p = example();
+    char *got = summary(p, 10);
+
+    (void)state;
+    assert_string_equal(got,
+        "sproftop summary\n"
+        "  pid:       1234\n"
+        "  command:   ./prog --fast\n"
+        "  samples:   6\n"
+        "  threads:   2\n"
+        "  interval:  10 ms (100 Hz)\n"
+        "  duration:  0.060 s\n"
+        "  mode:      on-CPU\n"
+        "\n"
+        "Top functions by self\n"
+        "  samples       %  function  location\n"
+        "        3   50.0%  b         prog prog.c:30\n"
+        "        2   33.3%  d         prog prog.c:50\n"
+        "        1   16.7%  c         prog prog.c:40\n"
+        "\n"
+        "Top functions by total\n"
+        "  samples       %  function  location\n"
+        "        6  100.0%  main      prog prog.c:10\n"
+        "        4   66.7%  a         prog prog.c:20\n"
+        "        3   50.0%  b         prog prog.c:30\n"
+        "        2   33.3%  d         prog prog.c:50\n"
+        "        1   16.7%  c         prog prog.c:40\n");
+    free(got);
+    profile_free(p);
+}
+
+static void test_top_n_and_columns(void **state)
+{
+    struct profile *p = example();
+    uint32_t t = profile_thread(p, 102, "x");
+    uint32_t longname = profile_intern_frame(p, &(struct frame_desc){
+        .name = "a_rather_long_function_name\nwith_a_newline" });
+    char *got;
+
+    (void)state;
+    add(p, t, (uint32_t[]){ longname }, 1, 1234567);
+    got = summary(p, 2);
+    assert_non_null(strstr(got,
+        "Top functions by self\n"
+        "  samples       %  function                                    "
+        "location\n"
+        "  1234567  100.0%  a_rather_long_function_name?with_a_newline  -\n"
+        "        3    0.0%  b                                           "
+        "prog prog.c:30\n"
+        "\n"));
+    assert_non_null(strstr(got,
+        "Top functions by total\n"
+        "  samples       %  function                                    "
+        "location\n"
+        "  1234567  100.0%  a_rather_long_function_name?with_a_newline  -\n"
+        "        6    0.0%  main                                        "
+        "prog prog.c:10\n"));
+    assert_non_null(strstr(got, "  samples:   1234573\n"));
+    assert_non_null(strstr(got, "  threads:   3\n"));
+    free(got);
+    profile_free(p);
+}
+
+static void test_empty_and_unknowns(void **state)
+{
+    struct profile *p = profile_new();
+    struct profile_meta meta = { .interval_ns = 250000, .idle = true };
+    char *got;
+
+    (void)state;
+    got = summary(p, 10);
+    assert_string_equal(got,
+        "sproftop summary\n"
+        "  pid:       -\n"
+        "  command:   -\n"
+        "  samples:   0\n"
+        "  threads:   0\n"
+        "  interval:  -\n"
+        "  duration:  -\n"
+        "  mode:      on-CPU\n"
+        "\n"
+        "no samples\n");
+    free(got);
+    assert_int_equal(profile_set_meta(p, &meta), 0);
+    got = summary(p, 10);
+    assert_non_null(strstr(got, "  interval:  0.25 ms (4000 Hz)\n"));
+    assert_non_null(strstr(got, "  mode:      wall-clock (--idle)\n"));
+    free(got);
+    profile_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_example),
+        cmocka_unit_test(test_top_n_and_columns),
+        cmocka_unit_test(test_empty_and_unknowns),
+    };
+
+    cmocka_set_message_output(CM_OUTPUT_TAP);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
