@@ -53,16 +53,28 @@ LIB_OBJS    := $(filter-out $(MAIN_OBJ),$(PURE_OBJS) $(ENGINE_OBJS) $(UI_OBJS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 
+# The default build is ./sproftop; sanitizer builds put theirs in their
+# build directory so they never replace it.
+ifeq ($(BUILD),build)
+BIN := sproftop
+else
+BIN := $(BUILD)/sproftop
+endif
+
 .PHONY: all deps demo test test-only asan tsan ubsan check-layers clean \
         install uninstall targets unit bench
-all: sproftop
+all: $(BIN)
 
-sproftop: $(MAIN_OBJ) $(LIB_OBJS)
+$(BIN): $(MAIN_OBJ) $(LIB_OBJS)
 	$(CC) $(SANITIZE) -o $@ $^ $(PKG_LIBS) $(LIBS_EXTRA)
 
 $(BUILD)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -Isrc -c -o $@ $<
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -Isrc $(EXTRA_INC) -c -o $@ $<
+
+# main.c is the glue between the engine and the front end: the only file of
+# src/ that may include ui/ui.h (check-layers allows it).
+$(BUILD)/src/main.o: EXTRA_INC := -Iui
 
 $(BUILD)/ui/%.o: ui/%.c
 	@mkdir -p $(dir $@)
@@ -77,7 +89,9 @@ unit: $(UNIT_BINS)
 
 # Test targets: tests/targets/targets.mk defines TARGET_BINS and their rules.
 include tests/targets/targets.mk
-targets: $(TARGET_BINS)
+# Test-only helper programs (symbolizer driver...): TOOL_BINS.
+-include tests/tools/tools.mk
+targets: $(TARGET_BINS) $(TOOL_BINS)
 
 # --- set-up ---------------------------------------------------------------
 # Debian packages the build and the tests need.  `make deps` installs the
@@ -103,7 +117,7 @@ test: deps
 	@$(MAKE) --no-print-directory test-only
 
 test-only: all targets unit
-	@prove --exec '' --timer $(PROVE_FLAGS) tests/*.t $(UNIT_BINS)
+	@SPROFTOP=$(CURDIR)/$(BIN) BUILD=$(BUILD) prove --exec '' --timer $(PROVE_FLAGS) tests/*.t $(UNIT_BINS)
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT='-O1 -g -fno-omit-frame-pointer' \

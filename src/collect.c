@@ -126,7 +126,8 @@ static void use_gen(struct collect *c, uint64_t gen)
     /* the text of `best` is only freed by a later use_gen on this thread */
     if (text)
         symbols_load_maps(c->sym, text, len);
-    memset(c->pcs, 0, c->pcs_cap * sizeof *c->pcs);
+    if (c->pcs)
+        memset(c->pcs, 0, c->pcs_cap * sizeof *c->pcs);
     c->pcs_used = 0;
     c->pool_n = 0;
     c->cur_gen = gen;

@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <libunwind.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,11 +125,15 @@ static void version(void)
            _ELFUTILS_VERSION / 1000, _ELFUTILS_VERSION % 1000, ui_library_version());
 }
 
-static int usage_error(const char *fmt, const char *arg)
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "sproftop: ");
-    fprintf(stderr, fmt, arg);
+    vfprintf(stderr, fmt, ap);
     fprintf(stderr, " (see sproftop --help)\n");
+    va_end(ap);
     return 2;
 }
 
@@ -419,6 +424,9 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     install_signals();
+    /* libdwfl would query debuginfod servers from the collector thread and
+     * block it on the network; sproftop uses local debug info only. */
+    unsetenv("DEBUGINFOD_URLS");
     if (o.ninputs)
         return run_inputs(&o);
     if (o.dump)

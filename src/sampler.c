@@ -41,6 +41,7 @@
 #define RESCAN_NS 20000000ull   /* look for new threads every 20 ms */
 #define MAPS_NS 250000000ull    /* re-read the maps every 250 ms */
 #define WINDOW_NS 1000000000ull /* achieved-rate window */
+#define STOP_GIVEUP_NS 500000000ull /* an interrupt unanswered this long */
 #define HIST_LIN 2000           /* 1 us buckets up to 2 ms */
 #define HIST_LOG 24             /* then powers of two */
 
@@ -119,6 +120,8 @@ struct sampler {
     int leader_status;     /* wait status of the leader's exit */
     bool leader_exited;
     bool dump_mode;        /* --dump: detach at the stop instead of CONT */
+    bool launch_pending;   /* launched child seized, exec not seen yet */
+    uint64_t slow_stops;   /* interrupts given up after STOP_GIVEUP_NS */
     int cpu_now;           /* CPU we pinned to, -1 if free */
     bool launched;
     int errpipe;           /* launch: exec error from the child */
@@ -196,6 +199,8 @@ static struct sthread *find_thread(struct sampler *s, pid_t tid)
 
 static void push_thread_name(struct sampler *s, pid_t tid, const char *name)
 {
+    if (!s->cfg.ingest)
+        return; /* --dump has no ingest */
     struct ingest_rec h = {.type = INGEST_THREAD, .tid = tid, .time = now_ns(),
                            .gen = s->gen};
     ingest_push(s->cfg.ingest, &h, name, strlen(name));
@@ -253,7 +258,10 @@ static struct sthread *add_thread(struct sampler *s, pid_t tid)
     s->st.threads_seen++;
     pthread_mutex_unlock(&s->lock);
     s->threads[s->nthreads++] = t;
-    push_thread_name(s, tid, name);
+    /* a command being launched is still sproftop until its exec: it gets
+     * its name at PTRACE_EVENT_EXEC */
+    if (!s->launch_pending)
+        push_thread_name(s, tid, name);
     return t;
 }
 
@@ -525,8 +533,15 @@ static void handle_exec(struct sampler *s, pid_t tid)
     if (t) {
         char name[32];
         target_thread_name(s->pid, tid, name, sizeof name);
+        s->launch_pending = false;
         push_thread_name(s, tid, name);
         t->have_last = false;
+        /* exec may swallow an interrupt we had sent */
+        t->state = T_FREE;
+        pthread_mutex_lock(&s->lock);
+        if (t->stats_idx != UINT32_MAX)
+            snprintf(s->tstats[t->stats_idx].name, sizeof s->tstats[t->stats_idx].name, "%s", name);
+        pthread_mutex_unlock(&s->lock);
     }
     maps_free(s->maps);
     s->maps = NULL;
@@ -653,7 +668,13 @@ static int tick(struct sampler *s, uint64_t now)
             continue;
         if (t->state == T_INTERRUPTED) {
             s->st.missed++; /* still on its way to the last stop */
-            continue;
+            if (now - t->t_interrupt < STOP_GIVEUP_NS)
+                continue;
+            /* A thread stuck in D (a vfork parent) or whose trap was
+             * swallowed: stop waiting for it.  If the stop comes after all
+             * it is resumed without a sample. */
+            t->state = T_FREE;
+            s->slow_stops++;
         }
         int cpu = -1;
         char st = target_stat_state(t->stat_fd, &cpu);
@@ -817,6 +838,7 @@ static int launch(struct sampler *s, char *err, size_t errlen)
     close(go[0]);
     close(ep[1]);
     s->pid = child;
+    s->launch_pending = true;
     if (ptrace(PTRACE_SEIZE, child, 0, (void *)(long)PTRACE_O_TRACEEXEC) < 0) {
         snprintf(err, errlen, "cannot trace the launched command: %s", strerror(errno));
         kill(child, SIGKILL);

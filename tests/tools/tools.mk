@@ -1,0 +1,35 @@
+# tests/tools/tools.mk - helper programs for the shell tests.
+#
+# Included by the top-level Makefile; builds $(TOOL_BINS) into
+# $(BUILD)/tools/:
+#   symtest        drives src/symbols.c (tests/symbols.t, and by hand:
+#                  `symtest PID ADDR...`, `symtest --bench PID`)
+#   symtarget      C code whose addresses and lines it prints itself
+#   symtarget-cxx  the same for C++ (namespaces, templates, inlining)
+#
+# symtest is built like the engine (CFLAGS_BASE, SANITIZE), so `make asan`
+# checks the symbolizer.  The targets are built with fixed flags and never
+# with $(SANITIZE): what the test expects (inlining at -O2) must not change
+# with OPT, and they stand in for the user's programs.
+
+TOOLS_DIR := $(BUILD)/tools
+TOOLS_SRC := tests/tools
+TOOLS_MK  := $(TOOLS_SRC)/tools.mk
+TOOL_BINS := $(TOOLS_DIR)/symtest $(TOOLS_DIR)/symtarget \
+             $(TOOLS_DIR)/symtarget-cxx
+
+$(TOOLS_DIR)/symtest: $(TOOLS_SRC)/symtest.c $(BUILD)/src/symbols.o $(TOOLS_MK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -Isrc -o $@ $< $(BUILD)/src/symbols.o \
+	  $(PKG_LIBS) -lstdc++
+
+$(TOOLS_DIR)/symtarget: $(TOOLS_SRC)/symtarget.c $(TOOLS_MK)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE -g -O2 -Wall -Wextra -o $@ $<
+
+$(TOOLS_DIR)/symtarget-cxx: $(TOOLS_SRC)/symtarget_cxx.cc $(TOOLS_MK)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -g -O2 -Wall -Wextra -o $@ $<
+
+.PHONY: tools
+tools: $(TOOL_BINS)
