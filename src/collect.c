@@ -39,6 +39,7 @@ struct collect {
     pthread_t thread;
     atomic_bool quit;
     atomic_bool finished;
+    atomic_bool paused;        /* as last set by set_paused */
     pthread_mutex_t wake_lock;
     pthread_cond_t wake;
 
@@ -369,6 +370,7 @@ static void op_status(struct source *src, struct source_status *o)
     o->exit_code = st.exit_code;
     o->exit_signal = st.exit_signal;
     o->idle = c->idle;
+    o->paused = atomic_load(&c->paused);
     o->threads = st.threads;
     o->interval_ns = st.interval_ns;
     o->achieved_hz = st.target == SAMPLER_RUNNING ? st.achieved_hz : 0;
@@ -392,6 +394,7 @@ static int op_set_paused(struct source *src, bool paused)
 {
     struct collect *c = src->impl;
     sampler_set_paused(c->sampler, paused);
+    atomic_store(&c->paused, paused);
     return 0;
 }
 

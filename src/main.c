@@ -366,6 +366,7 @@ static void fill_ui_options(const struct opts *o, struct ui_options *u)
     u->hide_self = o->hide_self;
     u->hide_subs = o->hide_subs;
     u->quit_flag = &stop_signal;
+    u->export_format = o->format;
 }
 
 static int run_inputs(const struct opts *o)

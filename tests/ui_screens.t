@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# ui_screens.t - the TUI driven by key scripts, its screens compared with
+# expected dumps (tig's test style).
+#
+# Each case runs `sproftop -i FIXTURE --script tests/ui/KEYS.keys` with
+# curses drawing to /dev/null; every `:dump FILE` in the script writes the
+# screen from curses' own buffer.  The dumps, in script order, must equal
+# tests/ui/NAME.expected.  The environment is pinned (TERM, LINES,
+# COLUMNS, LC_ALL, TZ, HOME) so the screens are the same on every machine.
+#
+# REGEN=1 (tests/ui/regen.sh) rewrites the expected files instead: review
+# the diff before committing it.
+. "$(dirname "$0")/lib.sh"
+require_sproftop
+
+UI=$TOP/tests/ui
+REGEN=${REGEN:-}
+
+# Sanitizer settings survive the pinned environment (make asan).
+pass_env=()
+for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
+    [ -n "${!v:-}" ] && pass_env+=("$v=${!v}")
+done
+
+# ui_run NAME KEYS FIXTURE COLS LINES LOCALE [OPTION...]: run one script
+# in $TMPD/NAME (the fixture copied there, so the header's file name is
+# the same everywhere).  Sets DIR and RC.  Extra environment: $UI_ENV.
+ui_run() {
+    local name=$1 keys=$2 fix=$3 cols=$4 lines=$5 loc=$6
+    shift 6
+    DIR=$TMPD/$name
+    mkdir -p "$DIR"
+    cp "$UI/$fix" "$DIR/$fix"
+    # shellcheck disable=SC2086
+    (cd "$DIR" && env -i PATH="$PATH" TERM=xterm-256color LINES="$lines" \
+        COLUMNS="$cols" LC_ALL="$loc" TZ=UTC HOME="$DIR" ${UI_ENV:-} \
+        "${pass_env[@]}" timeout -k 5 "$SP_TIMEOUT" "$SPROFTOP" -i "$fix" \
+        --script "$UI/$keys.keys" "$@" </dev/null >"$DIR/out" 2>"$DIR/err")
+    RC=$?
+}
+
+# screens NAME KEYS FIXTURE COLS LINES LOCALE [OPTION...]: run the script
+# and compare its dumps with tests/ui/${EXPECT:-NAME}.expected.
+screens() {
+    local name=$1 keys=$2 expect=${EXPECT:-$1} f
+    ui_run "$@"
+    : >"$DIR/screens"
+    while read -r _ f; do
+        echo "=== $f" >>"$DIR/screens"
+        cat "$DIR/$f" >>"$DIR/screens" 2>/dev/null || echo "(no dump)" >>"$DIR/screens"
+    done < <(grep '^:dump ' "$UI/$keys.keys")
+
+    is "$RC" 0 "$name: exits 0"
+    is "$(head -c 2000 "$DIR/err")" "" "$name: nothing on stderr"
+    if [ -n "$REGEN" ] && [ -z "${EXPECT:-}" ]; then
+        cp "$DIR/screens" "$UI/$expect.expected"
+        ok 0 "$name: regenerated $expect.expected"
+        return
+    fi
+    if diff -u "$UI/$expect.expected" "$DIR/screens" >"$DIR/diff"; then
+        ok 0 "$name: screens match $expect.expected"
+    else
+        ok 1 "$name: screens match $expect.expected"
+        diag "$(head -n 80 "$DIR/diff")"
+    fi
+}
+
+U8=C.UTF-8
+
+screens tree         tree         demo.folded 80 24 "$U8"
+screens tree-ascii   tree-ascii   demo.folded 80 24 C
+screens inverted     inverted     demo.folded 80 24 "$U8"
+screens flat         flat         demo.folded 80 24 "$U8"
+screens callers      callers      demo.folded 80 24 "$U8"
+screens threads      threads      demo.folded 80 24 "$U8"
+screens help         help         demo.folded 80 70 "$U8"
+screens help-scroll  help-scroll  demo.folded 80 24 "$U8"
+screens search       search       demo.folded 80 24 "$U8"
+screens focus        focus        demo.folded 80 24 "$U8"
+screens thresholds   thresholds   demo.folded 80 24 "$U8"
+screens small        small        demo.folded 10 5 "$U8"
+screens prompt       prompt       demo.folded 80 24 "$U8"
+screens file-actions file-actions demo.folded 80 24 "$U8"
+screens deep         deep         deep.folded 80 24 "$U8"
+screens source       source       demo.folded 80 24 "$U8"
+screens wide         tree         demo.folded 120 40 "$U8"
+
+# Options: thresholds from the command line show in the header and hide
+# more; colour off (option or NO_COLOR) draws the same characters.
+screens options      flat         demo.folded 80 24 "$U8" --hide-self 5 --hide-subs 10
+EXPECT=tree screens tree-no-color tree demo.folded 80 24 "$U8" --no-color
+EXPECT=tree UI_ENV=NO_COLOR=1 screens tree-NO_COLOR tree demo.folded 80 24 "$U8"
+
+# Save: the typed name is written with the newest data, as folded stacks
+# equal to the fixture; a bad directory gives a message, not an exit.
+screens save save demo.folded 80 24 "$U8"
+check "save: the snapshot file exists" test -s "$DIR/out.folded"
+is "$(sort "$DIR/out.folded")" "$(sort "$UI/demo.folded")" \
+    "save: the snapshot holds the fixture's stacks"
+
+# The default name: sproftop-COMM-PID-YYYYmmdd-HHMMSS.EXT in --snapshot-dir
+# (relative here, so the prompt shows it whole at 80 columns).
+mkdir -p "$TMPD/save-default/snaps"
+ui_run save-default save-default demo.folded 80 24 "$U8" --snapshot-dir snaps
+is "$RC" 0 "save-default: exits 0"
+like "$(sed -n '23p' "$DIR/save-default.1" 2>/dev/null)" \
+    '^Save as folded \(Tab: format\): snaps/sproftop-demo-0-[0-9]{8}-[0-9]{6}\.folded$' \
+    "save-default: the prompt offers the default name in --snapshot-dir"
+saved=$(ls "$DIR/snaps" 2>/dev/null)
+like "$saved" '^sproftop-demo-0-[0-9]{8}-[0-9]{6}\.folded$' \
+    "save-default: Enter writes the default name"
+like "$(sed -n '23p' "$DIR/save-default.2" 2>/dev/null)" \
+    '^saved 1000 samples to snaps/sproftop-demo-0-' \
+    "save-default: the message line reports the samples and the file"
+is "$(sort "$DIR/snaps/$saved" 2>/dev/null)" "$(sort "$UI/demo.folded")" \
+    "save-default: the file holds the fixture's stacks"
+
+# Bad scripts: one line on stderr, exit 2, before the screen is touched.
+printf '<Down>\n<Nope>\n' >"$TMPD/bad.keys"
+run_sproftop -i "$UI/demo.folded" --script "$TMPD/bad.keys"
+is "$RC" 2 "unknown key name: exit 2"
+assert_one_line_error "unknown key name: one-line error"
+like "$ERRS" 'bad\.keys:2: unknown key <Nope>' "unknown key name: says where"
+printf ':frobnicate\n' >"$TMPD/bad2.keys"
+run_sproftop -i "$UI/demo.folded" --script "$TMPD/bad2.keys"
+is "$RC" 2 "unknown script command: exit 2"
+like "$ERRS" 'bad2\.keys:1: unknown command :frobnicate' "unknown command: says where"
+run_sproftop -i "$UI/demo.folded" --script "$TMPD/missing.keys"
+is "$RC" 2 "missing script: exit 2"
+assert_one_line_error "missing script: one-line error"
+
+# A dump that cannot be written fails the run (exit 1) after quitting.
+printf ':dump %s/no/such/dir/x\n' "$TMPD" >"$TMPD/baddump.keys"
+TERM=xterm-256color run_sproftop -i "$UI/demo.folded" --script "$TMPD/baddump.keys"
+is "$RC" 1 "unwritable dump: exit 1"
+like "$ERRS" 'cannot write screen dump' "unwritable dump: says so"
+
+done_testing

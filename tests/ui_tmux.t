@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# ui_tmux.t - the live TUI in a real terminal (tmux), attached to a target.
+#
+# `sproftop -p PID` runs in a detached tmux session (100x30); keys go in
+# with send-keys, the screen comes back with capture-pane.  Every wait is
+# bounded polling on the captured screen (wait_until), never a sleep.
+# Checks: the header names the PID; E shows the known hot function; the
+# source view shows its file; < and > change the rate shown; p pauses
+# (the sample count stops) and resumes; s + Enter writes a folded file;
+# q exits 0 and leaves the target running, not stopped, untraced; a target
+# that exits leaves the data browsable with "exited (code 0)".
+. "$(dirname "$0")/lib.sh"
+require_sproftop
+require_targets demo
+command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
+
+SOCK=sproftop-ui-$$
+T=(tmux -L "$SOCK")
+
+ui_cleanup() {
+    "${T[@]}" kill-server >/dev/null 2>&1
+    cleanup
+}
+trap ui_cleanup EXIT
+
+# start_ui NAME ARGS...: run sproftop ARGS in a new 100x30 session NAME;
+# its exit status lands in $TMPD/NAME.rc.
+start_ui() {
+    local name=$1
+    shift
+    local cmd="cd '$TMPD' && '$SPROFTOP'"
+    local a
+    for a in "$@"; do
+        cmd="$cmd '$a'"
+    done
+    cmd="$cmd 2>'$TMPD/$name.err'; echo \$? >'$TMPD/$name.rc'"
+    "${T[@]}" new-session -d -s "$name" -x 100 -y 30 "$cmd"
+}
+
+# screen NAME: the session's screen now.
+screen() {
+    "${T[@]}" capture-pane -p -t "$1" 2>/dev/null
+}
+
+# screen_has NAME ERE: the screen matches ERE.
+screen_has() {
+    screen "$1" | grep -Eq -- "$2"
+}
+
+# header_value NAME LABEL: the value after "LABEL: " in the header.
+header_value() {
+    screen "$1" | sed -n "s/.* $2: \([^ ]*\).*/\1/p" | head -n 1
+}
+
+keys() {
+    local name=$1
+    shift
+    "${T[@]}" send-keys -t "$name" "$@"
+}
+
+# samples_above NAME N: the header's sample count is above N.
+samples_above() {
+    local s
+    s=$(header_value "$1" Samples)
+    [ -n "$s" ] && [ "$s" -gt "$2" ]
+}
+
+# elapsed_changed NAME FROM: the header's Elapsed differs from FROM.
+elapsed_changed() {
+    local e
+    e=$(header_value "$1" Elapsed)
+    [ -n "$e" ] && [ "$e" != "$2" ]
+}
+
+start_target demo 600 || bail_out "cannot start demo"
+pid=$TARGET_PID
+
+start_ui live -p "$pid" -F 100 -r 0.2
+if wait_until 20 screen_has live "PID $pid"; then
+    ok 0 "the header shows PID $pid"
+else
+    ok 1 "the header shows PID $pid"
+    diag "$(screen live)"
+    diag_file "$TMPD/live.err"
+    bail_out "sproftop -p did not start in tmux"
+fi
+check "the header shows the target running" screen_has live "State: running"
+wait_until 20 samples_above live 100
+check "samples are coming in" samples_above live 100
+
+keys live E
+if wait_until 10 screen_has live '> .*hash_chunk'; then
+    ok 0 "E leads the cursor to the hot function hash_chunk"
+else
+    ok 1 "E leads the cursor to the hot function hash_chunk"
+    diag "$(screen live)"
+fi
+
+keys live a
+wait_until 10 screen_has live 'demo\.c'
+check "the source view shows demo.c" screen_has live 'Line  .*tests/targets/demo\.c'
+check "the source view shows hash_chunk's hot loop" \
+    screen_has live '^> +[0-9].*(for \(size_t i|h = \(h \^ p\[i\]\))'
+keys live 1
+
+check "the header shows the asked rate" screen_has live 'Rate: 100 Hz'
+keys live -l '<'
+wait_until 10 screen_has live 'Rate: 200 Hz'
+check "< halves the interval: 200 Hz, 5.00ms" screen_has live 'Rate: 200 Hz .*Interval: 5\.00ms'
+keys live -l '>'
+keys live -l '>'
+wait_until 10 screen_has live 'Rate: 50\.0 Hz'
+check "> > doubles it twice: 50 Hz, 20.00ms" screen_has live 'Rate: 50\.0 Hz .*Interval: 20\.00ms'
+
+# Pause: the count must stop.  Read it once the collector has merged
+# what was in flight (two ticks of Elapsed), then again later.
+keys live p
+wait_until 10 screen_has live 'PAUSED'
+check "p shows PAUSED" screen_has live 'PAUSED'
+e=$(header_value live Elapsed)
+wait_until 10 elapsed_changed live "$e"
+e=$(header_value live Elapsed)
+wait_until 10 elapsed_changed live "$e"
+a=$(header_value live Samples)
+e=$(header_value live Elapsed)
+wait_until 10 elapsed_changed live "$e"
+e=$(header_value live Elapsed)
+wait_until 10 elapsed_changed live "$e"
+b=$(header_value live Samples)
+is "$b" "$a" "paused: the sample count stays at $a"
+check "paused: no thread of the target is stopped" all_threads_in_state "$pid" RSD
+keys live p
+wait_until 10 samples_above live "${b:-0}"
+check "p again resumes: the count grows past $b" samples_above live "${b:-0}"
+unlike "$(screen live | head -n 1)" 'PAUSED' "resumed: no PAUSED badge"
+
+keys live s
+wait_until 10 screen_has live '^Save as folded'
+check "s opens the save prompt with a default name" \
+    screen_has live "^Save as folded \(Tab: format\): sproftop-[^ ]+-$pid-[0-9]{8}-[0-9]{6}\.folded"
+keys live Enter
+wait_until 10 screen_has live '^saved [0-9]+ samples to '
+check "Enter saves and says so" screen_has live '^saved [0-9]+ samples to sproftop-'
+saved=$(ls "$TMPD"/sproftop-*-"$pid"-*.folded 2>/dev/null | head -n 1)
+check "the snapshot file exists" test -s "$saved"
+check "the snapshot parses as folded stacks" folded_well_formed "$saved"
+cmp_ok "$(folded_count_frame "$saved" hash_chunk)" '>' 0 "the snapshot holds hash_chunk"
+
+keys live q
+wait_until 15 test -s "$TMPD/live.rc"
+is "$(cat "$TMPD/live.rc" 2>/dev/null)" 0 "q exits 0"
+check "the target still runs after q" is_running "$pid"
+assert_not_stopped "$pid" "after q the target is neither stopped nor traced"
+is "$(cat "$TMPD/live.err" 2>/dev/null)" "" "nothing on stderr"
+
+# A target that exits: the data stays browsable, the header says so.
+start_target demo 3 || bail_out "cannot start demo 3"
+pid2=$TARGET_PID
+start_ui gone -p "$pid2" -F 200 -r 0.2
+wait_until 20 screen_has gone "PID $pid2"
+if wait_until 20 screen_has gone 'State: exited \(code 0\)'; then
+    ok 0 "the header says exited (code 0)"
+else
+    ok 1 "the header says exited (code 0)"
+    diag "$(screen gone)"
+fi
+keys gone 2
+wait_until 10 screen_has gone 'hash_chunk'
+check "after the exit the flat view still shows hash_chunk" screen_has gone '% +hash_chunk'
+keys gone q
+wait_until 15 test -s "$TMPD/gone.rc"
+is "$(cat "$TMPD/gone.rc" 2>/dev/null)" 0 "q exits 0 after the target exited"
+
+done_testing

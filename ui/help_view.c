@@ -1,0 +1,108 @@
+/* help_view.c - the help view and the Markdown key table.
+ *
+ * See help_view.h.  Rows: a title, then per REQ_INFO group a heading and
+ * one row per request with its keys.
+ */
+#include "help_view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Width of the keys column. */
+#define HELP_KEYS_W 16
+
+struct help_row {
+    const struct request_info *ri; /* NULL: blank row */
+};
+
+struct help_priv {
+    struct help_row rows[REQ_COUNT * 2 + 16];
+};
+
+static void help_refresh(struct view *v)
+{
+    struct help_priv *hp = v->priv;
+    size_t n;
+    const struct request_info *t = request_table(&n);
+
+    v->lines = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].req == REQ_NONE && v->lines)
+            hp->rows[v->lines++].ri = NULL;
+        hp->rows[v->lines++].ri = &t[i];
+    }
+}
+
+static void help_header(struct view *v, int y, int width)
+{
+    const struct theme *t = v->ctx->theme;
+
+    draw_fmt(t, y, 0, width, t->attr[UC_COLHDR], " %-*s %s", HELP_KEYS_W,
+             "Keys", "Action");
+}
+
+static void help_draw(struct view *v, size_t line, int y, int width)
+{
+    const struct help_priv *hp = v->priv;
+    const struct theme *t = v->ctx->theme;
+    const struct request_info *ri = hp->rows[line].ri;
+    char keys[64];
+
+    if (!ri)
+        return;
+    if (ri->req == REQ_NONE) {
+        draw_text(t, y, 1, width - 1, ri->help, t->attr[UC_LABEL] | A_BOLD,
+                  0);
+        return;
+    }
+    draw_text(t, y, 2, HELP_KEYS_W - 1,
+              request_keys_string(ri->req, keys, sizeof(keys)),
+              t->attr[UC_VALUE], DT_ELLIPSIS);
+    draw_text(t, y, HELP_KEYS_W + 2, width - HELP_KEYS_W - 2, ri->help,
+              t->attr[UC_NORMAL], DT_ELLIPSIS);
+}
+
+static uint64_t help_line_key(struct view *v, size_t line)
+{
+    (void)v;
+    return line;
+}
+
+static int help_open(struct view *v)
+{
+    v->priv = calloc(1, sizeof(struct help_priv));
+    return v->priv ? 0 : -1;
+}
+
+static void help_close(struct view *v)
+{
+    free(v->priv);
+}
+
+const struct view_ops help_view_ops = {
+    .name = "Help",
+    .open = help_open,
+    .refresh = help_refresh,
+    .header = help_header,
+    .draw = help_draw,
+    .line_key = help_line_key,
+    .close = help_close,
+};
+
+int help_print_markdown(FILE *f)
+{
+    size_t n;
+    const struct request_info *t = request_table(&n);
+    char keys[64];
+
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].req == REQ_NONE) {
+            fprintf(f, "%s### %s\n\n| Keys | Action |\n|---|---|\n",
+                    i ? "\n" : "", t[i].help);
+            continue;
+        }
+        request_keys_string(t[i].req, keys, sizeof(keys));
+        fprintf(f, "| `%s` | %s |\n", keys, t[i].help);
+    }
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,73 @@
+/* model.h - what the views read: one snapshot, filtered and summarised.
+ *
+ * The UI takes a snapshot from the source, then builds a model over it:
+ * the thread/focus filter applied (profile_derive), the bottom-up tree
+ * when the tree view is inverted, the flat table, the caller->callee
+ * edges and Racket's hide rule per function.  Views only read a model;
+ * ui.c rebuilds it when a new snapshot arrives or a filter changes, so
+ * views never derive anything twice.
+ *
+ * libc + profile.h only: no curses here.
+ */
+#ifndef SPROFTOP_MODEL_H
+#define SPROFTOP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+struct model_filter {
+    bool has_thread;   /* restrict to one thread */
+    int64_t tid;       /* its OS thread id (stable across snapshots) */
+    uint32_t focus;    /* frame id stacks must pass through, or PROFILE_NONE */
+    bool inverted;     /* also build the bottom-up tree */
+};
+
+struct model {
+    const struct profile *snap;   /* the snapshot, borrowed */
+    struct profile *derived;      /* owned: snap filtered, NULL if no filter */
+    const struct profile *base;   /* derived or snap: what the views read */
+    struct profile *inv;          /* owned: base inverted, NULL unless asked */
+    const struct profile *tree;   /* what the tree view walks: inv or base */
+    uint32_t thread;              /* filter's thread index, PROFILE_NONE = all */
+    uint32_t focus;               /* filter's focus frame, PROFILE_NONE */
+    uint64_t total;               /* samples in base */
+    struct profile_flat *flat;    /* per-function totals of base */
+    size_t nflat;
+    uint32_t *flat_of;            /* frame id -> index in flat, or NONE */
+    uint32_t nframes;             /* frames of snap (length of flat_of) */
+    struct profile_edge *edges;   /* caller->callee edges of base */
+    size_t nedges;
+    bool *hidden;                 /* per frame: hidden by the thresholds */
+    size_t nhidden;               /* functions with samples that are hidden */
+};
+
+/* Build a model over `snap` (borrowed: it must outlive the model).  A
+ * filter thread that snap does not have, or a focus frame out of range,
+ * is ignored.  hide_self/hide_subs are percentages (see model_set_hide).
+ * NULL on OOM.  Free with model_free. */
+struct model *model_new(const struct profile *snap,
+                        const struct model_filter *f, double hide_self,
+                        double hide_subs);
+
+/* Free a model (not its snapshot).  NULL is a no-op. */
+void model_free(struct model *m);
+
+/* Recompute `hidden` with Racket's rule (profile-lib utils.rkt
+ * get-hidden): a function is hidden when its self share is at most
+ * hide_self% of all samples AND every edge to a callee is at most
+ * hide_subs% of that callee's total AND every edge from a caller is at
+ * most hide_subs% of that caller's total.  Both thresholds at 0 hide
+ * nothing. */
+void model_set_hide(struct model *m, double hide_self, double hide_subs);
+
+/* Flat entry of a frame, NULL when the frame has no samples in base. */
+const struct profile_flat *model_flat_of(const struct model *m,
+                                         uint32_t frame);
+
+/* Name of a frame of the snapshot ("?" when out of range). */
+const char *model_frame_name(const struct model *m, uint32_t frame);
+
+#endif

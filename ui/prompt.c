@@ -1,0 +1,161 @@
+/* prompt.c - the line editor.
+ *
+ * See prompt.h.  Editing is byte-based; multi-byte UTF-8 characters are
+ * kept whole when moving or deleting by skipping continuation bytes.
+ */
+#include "prompt.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CTRL_KEY(c) ((c) & 0x1f)
+
+void prompt_open(struct prompt *p, int purpose, const char *label,
+                 const char *initial, bool oneshot)
+{
+    p->active = true;
+    p->oneshot = oneshot;
+    p->purpose = purpose;
+    snprintf(p->label, sizeof(p->label), "%s", label);
+    prompt_set(p, initial ? initial : "");
+}
+
+void prompt_set(struct prompt *p, const char *text)
+{
+    snprintf(p->buf, sizeof(p->buf), "%s", text);
+    p->len = strlen(p->buf);
+    p->pos = p->len;
+}
+
+static bool is_cont(char c)
+{
+    return ((unsigned char)c & 0xc0) == 0x80;
+}
+
+static size_t prev_char(const struct prompt *p, size_t pos)
+{
+    while (pos > 0 && is_cont(p->buf[--pos]))
+        ;
+    return pos;
+}
+
+static size_t next_char(const struct prompt *p, size_t pos)
+{
+    if (pos < p->len)
+        pos++;
+    while (pos < p->len && is_cont(p->buf[pos]))
+        pos++;
+    return pos;
+}
+
+static void delete_range(struct prompt *p, size_t from, size_t to)
+{
+    memmove(p->buf + from, p->buf + to, p->len - to + 1);
+    p->len -= to - from;
+    p->pos = from;
+}
+
+enum prompt_result prompt_key(struct prompt *p, int key)
+{
+    if (p->oneshot) {
+        if (key == 27 || key == CTRL_KEY('g')) {
+            p->active = false;
+            return PROMPT_CANCEL;
+        }
+        p->buf[0] = key > 0 && key < 256 ? (char)key : '\0';
+        p->buf[1] = '\0';
+        p->len = strlen(p->buf);
+        p->active = false;
+        return PROMPT_SUBMIT;
+    }
+    switch (key) {
+    case '\n':
+    case '\r':
+    case KEY_ENTER:
+        p->active = false;
+        return PROMPT_SUBMIT;
+    case 27:
+    case CTRL_KEY('g'):
+        p->active = false;
+        return PROMPT_CANCEL;
+    case '\t':
+        return PROMPT_TAB;
+    case KEY_BACKSPACE:
+    case 127:
+    case CTRL_KEY('h'):
+        if (p->pos > 0)
+            delete_range(p, prev_char(p, p->pos), p->pos);
+        break;
+    case KEY_DC:
+    case CTRL_KEY('d'):
+        if (p->pos < p->len)
+            delete_range(p, p->pos, next_char(p, p->pos));
+        break;
+    case KEY_LEFT:
+    case CTRL_KEY('b'):
+        p->pos = prev_char(p, p->pos);
+        break;
+    case KEY_RIGHT:
+    case CTRL_KEY('f'):
+        p->pos = next_char(p, p->pos);
+        break;
+    case KEY_HOME:
+    case CTRL_KEY('a'):
+        p->pos = 0;
+        break;
+    case KEY_END:
+    case CTRL_KEY('e'):
+        p->pos = p->len;
+        break;
+    case CTRL_KEY('u'):
+        delete_range(p, 0, p->pos);
+        break;
+    case CTRL_KEY('k'):
+        p->buf[p->pos] = '\0';
+        p->len = p->pos;
+        break;
+    case CTRL_KEY('w'): {
+        size_t from = p->pos;
+        while (from > 0 && p->buf[from - 1] == ' ')
+            from--;
+        while (from > 0 && p->buf[from - 1] != ' ')
+            from--;
+        delete_range(p, from, p->pos);
+        break;
+    }
+    default:
+        /* Printable ASCII and the bytes of UTF-8 sequences (wgetch hands
+         * them over one byte at a time). */
+        if (key >= 32 && key < 256 && key != 127 && p->len + 1 < sizeof(p->buf)) {
+            memmove(p->buf + p->pos + 1, p->buf + p->pos, p->len - p->pos + 1);
+            p->buf[p->pos++] = (char)key;
+            p->len++;
+        }
+        break;
+    }
+    return PROMPT_EDITING;
+}
+
+void prompt_draw(const struct prompt *p, const struct theme *t, int y,
+                 int width)
+{
+    int lw = draw_text(t, y, 0, width, p->label, t->attr[UC_VALUE], 0);
+    int room = width - lw - 1;
+
+    if (room < 1)
+        return;
+    /* Scroll so the edit position stays visible: show the tail of the
+     * text before the cursor. */
+    char before[PROMPT_MAX];
+    memcpy(before, p->buf, p->pos);
+    before[p->pos] = '\0';
+    const char *start = before;
+    while (text_width(t, start) > room - 1 && *start)
+        start++;
+    while (is_cont(*start))
+        start++;
+    int cw = draw_text(t, y, lw, room, start, t->attr[UC_NORMAL], 0);
+    draw_text(t, y, lw + cw, room - cw, p->buf + p->pos, t->attr[UC_NORMAL], 0);
+    move(y, lw + cw);
+}

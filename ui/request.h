@@ -1,0 +1,115 @@
+/* request.h - every user action of the TUI, its key bindings and names.
+ *
+ * One X-macro, REQ_INFO, lists each request with its footer label and its
+ * help line (tig's REQ_INFO idea).  The key table in request.c maps keys
+ * to requests; the main loop's key handling, the help view, the footer and
+ * the README key table (ui_print_keys) are all generated from these two
+ * tables, so bindings and their documentation cannot drift apart.
+ *
+ * Called by ui.c (dispatch, footer), help_view.c (help screen) and
+ * script.c (key names in --script files).
+ */
+#ifndef SPROFTOP_REQUEST_H
+#define SPROFTOP_REQUEST_H
+
+#include <stddef.h>
+
+/* G(title) starts a group of the help screen; R(NAME, footer, help)
+ * defines REQ_NAME.  `footer` is the short label shown in the footer bar,
+ * or NULL when the request is not shown there. */
+#define REQ_INFO(G, R) \
+    G("Views") \
+    R(VIEW_TREE,     NULL,      "Call tree from the bottom of the stack (thread, main, ...)") \
+    R(VIEW_FLAT,     NULL,      "Flat table of functions: self and total samples") \
+    R(VIEW_CALLERS,  NULL,      "Callers and callees of the selected function") \
+    R(VIEW_THREADS,  NULL,      "Threads; Enter shows only the one under the cursor") \
+    R(VIEW_SOURCE,   NULL,      "Source of the selected function, samples per line") \
+    R(VIEW_HELP,     "Help",    "This help screen") \
+    R(VIEW_NEXT,     "View",    "Next view") \
+    R(VIEW_PREV,     NULL,      "Previous view") \
+    G("Moving") \
+    R(MOVE_UP,       NULL,      "Move the cursor up") \
+    R(MOVE_DOWN,     NULL,      "Move the cursor down") \
+    R(MOVE_PAGE_UP,  NULL,      "Move one page up") \
+    R(MOVE_PAGE_DOWN, NULL,     "Move one page down") \
+    R(MOVE_FIRST,    NULL,      "Move to the first line") \
+    R(MOVE_LAST,     NULL,      "Move to the last line") \
+    G("Tree and navigation") \
+    R(ENTER,         NULL,      "Expand/collapse; pick thread; go to caller/callee") \
+    R(EXPAND,        NULL,      "Tree: expand, or go to the first child") \
+    R(COLLAPSE,      NULL,      "Tree: collapse, or go to the parent") \
+    R(EXPAND_ALL,    NULL,      "Tree: expand the whole subtree under the cursor") \
+    R(EXPAND_HOT,    "Hot",     "Tree: expand the hottest path from the cursor") \
+    R(COLLAPSE_ALL,  NULL,      "Tree: collapse everything") \
+    R(INVERT,        NULL,      "Tree: bottom-up (inverted) tree, and back") \
+    R(SORT,          NULL,      "Flat: sort by self, total, name") \
+    R(SORT_REVERSE,  NULL,      "Flat: reverse the sort order") \
+    R(CALLERS,       "Callers", "Callers/callees of the function under the cursor") \
+    R(SOURCE,        NULL,      "Source of the function under the cursor") \
+    R(BACK,          NULL,      "Callers: back to the previous function") \
+    R(TOGGLE_ADDRS,  NULL,      "Source: per-address counts instead of lines") \
+    G("Filters") \
+    R(SEARCH,        "Search",  "Search function names (extended regex, any case)") \
+    R(SEARCH_NEXT,   NULL,      "Next match (expands the tree to reach it)") \
+    R(SEARCH_PREV,   NULL,      "Previous match") \
+    R(FOCUS,         "Focus",   "Only stacks through the function under the cursor") \
+    R(UNFOCUS,       NULL,      "Clear the focus") \
+    R(ALL_THREADS,   NULL,      "Show all threads again") \
+    R(HIDE_PROMPT,   NULL,      "Set the hide-self% and hide-subs% thresholds") \
+    R(HIDE_SELF_LESS, NULL,     "Lower hide-self% by 0.5") \
+    R(HIDE_SELF_MORE, NULL,     "Raise hide-self% by 0.5") \
+    R(HIDE_SUBS_LESS, NULL,     "Lower hide-subs% by 0.5") \
+    R(HIDE_SUBS_MORE, NULL,     "Raise hide-subs% by 0.5") \
+    G("Sampling") \
+    R(PAUSE,         "Pause",   "Pause/resume sampling (the target runs free)") \
+    R(INTERVAL_HALVE, NULL,     "Halve the sampling interval (twice the rate)") \
+    R(INTERVAL_DOUBLE, NULL,    "Double the sampling interval (half the rate)") \
+    R(INTERVAL_PROMPT, NULL,    "Set the interval (\"5ms\", \"250us\") or rate (\"200hz\")") \
+    R(REFRESH_PROMPT, NULL,     "Set the screen refresh interval (seconds)") \
+    R(REFRESH_NOW,   NULL,      "Take a snapshot and redraw now") \
+    R(SAVE,          "Save",    "Save a snapshot (Tab picks the format)") \
+    R(RESET,         NULL,      "Forget all samples so far (asks first)") \
+    R(QUIT,          "Quit",    "Quit; the target keeps running")
+
+#define REQ_ENUM_GROUP_(title)
+#define REQ_ENUM_(name, footer, help) REQ_##name,
+
+enum request {
+    REQ_NONE = 0,
+    REQ_INFO(REQ_ENUM_GROUP_, REQ_ENUM_)
+    REQ_COUNT
+};
+
+/* One line of the request table: a group title (req == REQ_NONE) or a
+ * request with its footer label (may be NULL) and help text. */
+struct request_info {
+    enum request req;
+    const char *footer;
+    const char *help;
+};
+
+/* The request table in REQ_INFO order, groups included; *n gets its
+ * length.  Static storage. */
+const struct request_info *request_table(size_t *n);
+
+/* The request bound to a curses key code, REQ_NONE if unbound. */
+enum request request_for_key(int key);
+
+/* The keys bound to `req`, in table order: fills keys[] (at most cap) and
+ * returns how many there are. */
+size_t request_keys(enum request req, int *keys, size_t cap);
+
+/* The keys of `req` as one string, each name once: "h, ?, F1".  Writes
+ * into buf (n bytes, NUL-terminated) and returns buf ("" if unbound). */
+const char *request_keys_string(enum request req, char *buf, size_t n);
+
+/* Human name of a key: "Enter", "Down", "F10", "C-l", "q"...  Writes into
+ * buf (NUL-terminated, at most n bytes) and returns buf. */
+const char *request_key_name(int key, char *buf, size_t n);
+
+/* Parse a key name as written in --script files: "<Down>", "<Enter>",
+ * "<F10>", "<C-l>", "<Space>", or a single character.  Returns the curses
+ * key code, or -1 if the name is unknown. */
+int request_key_parse(const char *name);
+
+#endif

@@ -1,0 +1,346 @@
+/* source_view.c - the annotated source view.
+ *
+ * See source_view.h.  The file is read once per selected function (not
+ * per refresh); per-line counts are looked up by binary search in the
+ * sorted profile_lines result.
+ */
+#include "source_view.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Source files larger than this are shown as addresses: a profiler's
+ * source pane is no editor, and a stray path must not eat memory. */
+#define SRC_MAX_BYTES (16u << 20)
+
+struct src_priv {
+    uint32_t shown;            /* function loaded, PROFILE_NONE */
+    bool want_addrs;           /* user asked for addresses */
+    bool by_addr;              /* rows are addresses (no readable source) */
+    char *text;                /* file contents, lines NUL-separated */
+    char **line;               /* start of each line, nlines entries */
+    size_t nlines;
+    char err[160];             /* why the file could not be read */
+    struct profile_linecount *counts;
+    size_t ncounts;
+    uint64_t fn_total;         /* the function's total samples */
+};
+
+static void src_unload(struct src_priv *sp)
+{
+    free(sp->text);
+    free(sp->line);
+    sp->text = NULL;
+    sp->line = NULL;
+    sp->nlines = 0;
+    sp->err[0] = '\0';
+}
+
+static int src_load(struct src_priv *sp, const char *path)
+{
+    FILE *f = fopen(path, "re");
+    size_t len = 0, cap = 0, n = 0;
+    char buf[65536];
+
+    if (!f) {
+        snprintf(sp->err, sizeof(sp->err), "%s: %m", path);
+        return -1;
+    }
+    for (size_t r; (r = fread(buf, 1, sizeof(buf), f)) > 0;) {
+        if (len + r + 1 > SRC_MAX_BYTES) {
+            snprintf(sp->err, sizeof(sp->err), "%s: larger than %u MiB", path,
+                     SRC_MAX_BYTES >> 20);
+            goto fail;
+        }
+        if (len + r + 1 > cap) {
+            size_t ncap = cap ? cap * 2 : sizeof(buf) + 1;
+            while (ncap < len + r + 1)
+                ncap *= 2;
+            char *nt = realloc(sp->text, ncap);
+            if (!nt)
+                goto oom;
+            sp->text = nt;
+            cap = ncap;
+        }
+        memcpy(sp->text + len, buf, r);
+        len += r;
+    }
+    if (ferror(f)) {
+        snprintf(sp->err, sizeof(sp->err), "%s: read error", path);
+        goto fail;
+    }
+    fclose(f);
+    f = NULL;
+    if (!sp->text && !(sp->text = malloc(1)))
+        goto oom;
+    sp->text[len] = '\0';
+    for (size_t i = 0; i < len; i++)
+        n += sp->text[i] == '\n';
+    if (len && sp->text[len - 1] != '\n')
+        n++;
+    sp->line = malloc((n ? n : 1) * sizeof(*sp->line));
+    if (!sp->line)
+        goto oom;
+    char *p = sp->text;
+    for (size_t i = 0; i < n; i++) {
+        sp->line[i] = p;
+        char *nl = strchr(p, '\n');
+        if (!nl)
+            break;
+        *nl = '\0';
+        p = nl + 1;
+    }
+    sp->nlines = n;
+    return 0;
+oom:
+    snprintf(sp->err, sizeof(sp->err), "%s: out of memory", path);
+fail:
+    if (f)
+        fclose(f);
+    src_unload(sp);
+    return -1;
+}
+
+static const struct profile_linecount *count_of(const struct src_priv *sp,
+                                                uint64_t key)
+{
+    size_t lo = 0, hi = sp->ncounts;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sp->counts[mid].key < key)
+            lo = mid + 1;
+        else if (sp->counts[mid].key > key)
+            hi = mid;
+        else
+            return &sp->counts[mid];
+    }
+    return NULL;
+}
+
+/* Row of the hottest line: most self samples, else most total. */
+static size_t hottest_row(const struct view *v)
+{
+    const struct src_priv *sp = v->priv;
+    const struct profile_linecount *best = NULL;
+
+    for (size_t i = 0; i < sp->ncounts; i++) {
+        const struct profile_linecount *c = &sp->counts[i];
+        if (!sp->by_addr && (c->key == 0 || c->key > sp->nlines))
+            continue;
+        if (!best || c->self > best->self ||
+            (c->self == best->self && c->total > best->total))
+            best = c;
+    }
+    if (!best)
+        return 0;
+    return sp->by_addr ? (size_t)(best - sp->counts) : (size_t)best->key - 1;
+}
+
+static void src_refresh(struct view *v)
+{
+    struct src_priv *sp = v->priv;
+    const struct model *m = v->ctx->model;
+    uint32_t f = v->ctx->selected;
+
+    v->lines = 0;
+    free(sp->counts);
+    sp->counts = NULL;
+    sp->ncounts = 0;
+    if (!m)
+        return;
+    if (!model_flat_of(m, f)) {
+        f = m->nflat ? m->flat[0].frame : PROFILE_NONE;
+        v->ctx->selected = f;
+    }
+    if (f == PROFILE_NONE)
+        return;
+    const struct frame_desc *d = profile_frame(m->snap, f);
+    bool fresh = f != sp->shown;
+    if (fresh) {
+        src_unload(sp);
+        sp->shown = f;
+        if (!d->file)
+            snprintf(sp->err, sizeof(sp->err), "no source file known");
+        else
+            src_load(sp, d->file);
+    }
+    sp->by_addr = sp->want_addrs || !sp->line;
+    sp->fn_total = model_flat_of(m, f)->total;
+
+    struct profile_linecount *c = NULL;
+    long n = profile_lines(m->base, f, sp->by_addr, &c);
+    if (n > 0) {
+        sp->counts = c;
+        sp->ncounts = (size_t)n;
+    } else {
+        free(c);
+    }
+    v->lines = sp->by_addr ? sp->ncounts : sp->nlines;
+    if (fresh) {
+        v->cursor = hottest_row(v);
+        /* Centre the hottest line when the screen allows. */
+        size_t half = v->height > 2 ? (size_t)v->height / 2 : 0;
+        v->offset = v->cursor > half ? v->cursor - half : 0;
+        v->placed = true;
+    }
+}
+
+static void src_header(struct view *v, int y, int width)
+{
+    const struct src_priv *sp = v->priv;
+    const struct model *m = v->ctx->model;
+    const struct theme *t = v->ctx->theme;
+
+    if (!m || sp->shown == PROFILE_NONE)
+        return;
+    const struct frame_desc *d = profile_frame(m->snap, sp->shown);
+    if (sp->by_addr)
+        draw_fmt(t, y, 0, width, t->attr[UC_COLHDR], " %7s  %7s  %18s  %s",
+                 "Self", "Total", "Address", "Symbol+offset");
+    else
+        draw_fmt(t, y, 0, width, t->attr[UC_COLHDR], " %7s  %7s  %6s  %s",
+                 "Self", "Total", "Line", d->file);
+}
+
+static void src_draw(struct view *v, size_t line, int y, int width)
+{
+    const struct src_priv *sp = v->priv;
+    const struct theme *t = v->ctx->theme;
+    const struct profile_linecount *c;
+    char a[32], text[2048];
+    double fn = (double)sp->fn_total;
+
+    if (sp->by_addr) {
+        const struct frame_desc *d = profile_frame(v->ctx->model->snap,
+                                                   sp->shown);
+        c = &sp->counts[line];
+        if (d->addr && c->key >= d->addr)
+            snprintf(text, sizeof(text), "%s+0x%" PRIx64, d->name,
+                     c->key - d->addr);
+        else
+            snprintf(text, sizeof(text), "%s", d->name);
+        snprintf(a, sizeof(a), "0x%016" PRIx64, c->key);
+        draw_text(t, y, 19, 18, a, t->attr[UC_LOC], DT_RIGHT);
+        draw_text(t, y, 39, width - 39, text, theme_heat(t, fn > 0 ?
+                  (double)c->total / fn : 0), DT_ELLIPSIS);
+    } else {
+        c = count_of(sp, line + 1);
+        snprintf(a, sizeof(a), "%zu", line + 1);
+        draw_text(t, y, 19, 6, a, t->attr[UC_DIM], DT_RIGHT);
+        /* Expand tabs so the gutter stays aligned. */
+        size_t o = 0;
+        for (const char *s = sp->line[line]; *s && o + 9 < sizeof(text); s++) {
+            if (*s == '\t') {
+                do
+                    text[o++] = ' ';
+                while (o % 8);
+            } else {
+                text[o++] = *s;
+            }
+        }
+        text[o] = '\0';
+        draw_text(t, y, 27, width - 27, text, c ? theme_heat(t, fn > 0 ?
+                  (double)c->total / fn : 0) : t->attr[UC_NORMAL], DT_ELLIPSIS);
+    }
+    if (c && c->self)
+        draw_text(t, y, 1, 7, fmt_count(c->self, 7, a, sizeof(a)),
+                  theme_heat(t, fn > 0 ? (double)c->self / fn : 0), DT_RIGHT);
+    if (c && c->total)
+        draw_text(t, y, 10, 7, fmt_count(c->total, 7, a, sizeof(a)),
+                  theme_heat(t, fn > 0 ? (double)c->total / fn : 0), DT_RIGHT);
+}
+
+static uint64_t src_line_key(struct view *v, size_t line)
+{
+    const struct src_priv *sp = v->priv;
+
+    return sp->by_addr ? sp->counts[line].key : line + 1;
+}
+
+static uint32_t src_line_frame(struct view *v, size_t line)
+{
+    (void)line;
+    return ((const struct src_priv *)v->priv)->shown;
+}
+
+static bool src_request(struct view *v, enum request req)
+{
+    struct src_priv *sp = v->priv;
+
+    if (req != REQ_TOGGLE_ADDRS)
+        return false;
+    sp->want_addrs = !sp->want_addrs;
+    sp->shown = PROFILE_NONE; /* re-place the cursor on the hottest row */
+    view_refresh(v);
+    if (!sp->want_addrs && sp->by_addr)
+        ctx_message(v->ctx, true, "%s", sp->err[0] ? sp->err
+                                                   : "no source file");
+    return true;
+}
+
+static const char *src_info(struct view *v, char *buf, size_t n)
+{
+    const struct src_priv *sp = v->priv;
+    const struct model *m = v->ctx->model;
+
+    if (!m || sp->shown == PROFILE_NONE)
+        return NULL;
+    if (sp->by_addr && !sp->want_addrs && sp->err[0] && v->lines)
+        snprintf(buf, n, "%s: addresses (%s)",
+                 model_frame_name(m, sp->shown), sp->err);
+    else
+        snprintf(buf, n, "%s", model_frame_name(m, sp->shown));
+    return buf;
+}
+
+static const char *src_empty(struct view *v, char *buf, size_t n)
+{
+    const struct src_priv *sp = v->priv;
+    const struct model *m = v->ctx->model;
+
+    if (!m || sp->shown == PROFILE_NONE)
+        return NULL;
+    snprintf(buf, n, "%s: %s, and no sampled addresses",
+             model_frame_name(m, sp->shown), sp->err[0] ? sp->err
+                                                      : "no sampled lines");
+    return buf;
+}
+
+static int src_open(struct view *v)
+{
+    struct src_priv *sp = calloc(1, sizeof(*sp));
+
+    if (!sp)
+        return -1;
+    sp->shown = PROFILE_NONE;
+    v->priv = sp;
+    return 0;
+}
+
+static void src_close(struct view *v)
+{
+    struct src_priv *sp = v->priv;
+
+    if (!sp)
+        return;
+    src_unload(sp);
+    free(sp->counts);
+    free(sp);
+}
+
+const struct view_ops source_view_ops = {
+    .name = "Source",
+    .open = src_open,
+    .refresh = src_refresh,
+    .header = src_header,
+    .draw = src_draw,
+    .request = src_request,
+    .line_key = src_line_key,
+    .line_frame = src_line_frame,
+    .empty = src_empty,
+    .info = src_info,
+    .close = src_close,
+};

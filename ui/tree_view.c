@@ -1,0 +1,729 @@
+/* tree_view.c - the call tree view.
+ *
+ * One walker (tree_walk) produces the rows in display order: thread nodes,
+ * then each open node's children sorted by total, with the children under
+ * the hide-subs share folded into one "hidden" row.  Line building, search
+ * (which walks as if every node were open) and the hottest-path expansion
+ * all go through it, so what search finds is exactly what can be shown.
+ */
+#include "tree_view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_LINE UINT32_MAX
+
+/* A row, as the walker emits it and the view stores it. */
+struct tree_line {
+    uint32_t node;         /* node of model->tree, PROFILE_NONE: hidden row */
+    uint32_t parent;       /* index of the parent row, NO_LINE at top */
+    uint32_t level;        /* 0 for thread rows */
+    uint32_t nhidden;      /* hidden row: how many children it stands for */
+    uint64_t hidden_total; /* hidden row: their samples */
+    bool last;             /* last row among its siblings */
+    bool open;             /* expanded (and has children) */
+    bool kids;             /* has children, shown or hidden */
+};
+
+/* Expansion state, keyed by profile_node_key: open addressing, linear
+ * probing, never shrinks (a long session opens a few thousand nodes). */
+enum { ST_UNSET = 0, ST_OPEN = 1, ST_CLOSED = 2 };
+
+struct keystate {
+    uint64_t *keys;
+    uint8_t *vals;   /* ST_*; ST_UNSET marks a free slot */
+    size_t cap;      /* power of two */
+    size_t used;
+};
+
+struct tree_priv {
+    struct tree_line *lines;
+    size_t cap;
+    struct keystate st;
+    bool threads_closed;   /* after collapse-all thread rows start closed */
+    int loc_width;         /* widest location text among the rows */
+    uint32_t seek_frame;   /* after an inversion: put the cursor on the
+                              first row of this function, PROFILE_NONE */
+};
+
+static uint8_t ks_get(const struct keystate *k, uint64_t key)
+{
+    if (!k->cap)
+        return ST_UNSET;
+    for (size_t i = key & (k->cap - 1);; i = (i + 1) & (k->cap - 1)) {
+        if (k->vals[i] == ST_UNSET)
+            return ST_UNSET;
+        if (k->keys[i] == key)
+            return k->vals[i];
+    }
+}
+
+static void ks_put(struct keystate *k, uint64_t key, uint8_t val)
+{
+    if ((k->used + 1) * 4 > k->cap * 3) {
+        size_t ncap = k->cap ? k->cap * 2 : 256;
+        uint64_t *nk = calloc(ncap, sizeof(*nk));
+        uint8_t *nv = calloc(ncap, sizeof(*nv));
+        if (!nk || !nv) {
+            free(nk);
+            free(nv);
+            return; /* on OOM the node just does not stay open */
+        }
+        for (size_t i = 0; i < k->cap; i++) {
+            if (k->vals[i] == ST_UNSET)
+                continue;
+            size_t j = k->keys[i] & (ncap - 1);
+            while (nv[j] != ST_UNSET)
+                j = (j + 1) & (ncap - 1);
+            nk[j] = k->keys[i];
+            nv[j] = k->vals[i];
+        }
+        free(k->keys);
+        free(k->vals);
+        k->keys = nk;
+        k->vals = nv;
+        k->cap = ncap;
+    }
+    for (size_t i = key & (k->cap - 1);; i = (i + 1) & (k->cap - 1)) {
+        if (k->vals[i] == ST_UNSET) {
+            k->keys[i] = key;
+            k->vals[i] = val;
+            k->used++;
+            return;
+        }
+        if (k->keys[i] == key) {
+            k->vals[i] = val;
+            return;
+        }
+    }
+}
+
+static void ks_clear(struct keystate *k)
+{
+    free(k->keys);
+    free(k->vals);
+    memset(k, 0, sizeof(*k));
+}
+
+static const struct profile *tree_prof(const struct view *v)
+{
+    return v->ctx->model ? v->ctx->model->tree : NULL;
+}
+
+static bool node_open(const struct view *v, uint32_t node)
+{
+    const struct tree_priv *tp = v->priv;
+    const struct profile *p = tree_prof(v);
+    uint8_t s = ks_get(&tp->st, profile_node_key(p, node));
+
+    if (s != ST_UNSET)
+        return s == ST_OPEN;
+    /* Thread rows start open so the first screen shows where time goes. */
+    return profile_node(p, node)->depth == 1 && !tp->threads_closed;
+}
+
+static void node_set_open(struct view *v, uint32_t node, bool open)
+{
+    struct tree_priv *tp = v->priv;
+
+    ks_put(&tp->st, profile_node_key(tree_prof(v), node),
+           open ? ST_OPEN : ST_CLOSED);
+}
+
+/* A child below the hide-subs share of all samples is folded away. */
+static bool node_hidden(const struct view *v, uint32_t node)
+{
+    const struct profile *p = tree_prof(v);
+    double root = (double)profile_node(p, PROFILE_ROOT)->total;
+
+    return (double)profile_node(p, node)->total * 100.0 <
+           v->ctx->hide_subs * root;
+}
+
+static int child_cmp(const void *a, const void *b, void *arg)
+{
+    const struct profile *p = arg;
+    const struct profile_node *x = profile_node(p, *(const uint32_t *)a);
+    const struct profile_node *y = profile_node(p, *(const uint32_t *)b);
+
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    int c = strcmp(profile_frame(p, x->frame)->name,
+                   profile_frame(p, y->frame)->name);
+    if (c)
+        return c;
+    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* Whether node has a child with samples (filters leave empty ones). */
+static bool has_kids(const struct profile *p, uint32_t node)
+{
+    for (uint32_t c = profile_node(p, node)->first_child; c != PROFILE_NONE;
+         c = profile_node(p, c)->next_sibling)
+        if (profile_node(p, c)->total)
+            return true;
+    return false;
+}
+
+typedef int (*walk_fn)(void *arg, const struct tree_line *row);
+
+struct u32vec {
+    uint32_t *v;
+    size_t n, cap;
+};
+
+static int u32_push(struct u32vec *a, uint32_t x)
+{
+    if (a->n == a->cap) {
+        size_t ncap = a->cap ? a->cap * 2 : 64;
+        uint32_t *nv = realloc(a->v, ncap * sizeof(*nv));
+        if (!nv)
+            return -1;
+        a->v = nv;
+        a->cap = ncap;
+    }
+    a->v[a->n++] = x;
+    return 0;
+}
+
+/* Walk rows in display order, calling fn for each (its index is the
+ * number of rows emitted before it).  `all` walks as if every node were
+ * open.  Returns fn's non-zero value if it stopped the walk, -1 on OOM. */
+static int tree_walk(struct view *v, bool all, walk_fn fn, void *arg)
+{
+    const struct profile *p = tree_prof(v);
+    struct tree_line *stack = NULL;
+    size_t sn = 0, scap = 0;
+    struct u32vec kids = { 0 };
+    uint32_t emitted = 0;
+    int ret = 0;
+    struct tree_line top = { .node = PROFILE_ROOT, .parent = NO_LINE };
+
+    if (!p)
+        return 0;
+
+    /* The root itself is not a row: its children (threads) are level 0. */
+    struct tree_line cur = top;
+    uint32_t cur_index = NO_LINE;
+    bool have = true;
+    while (have) {
+        bool open = cur.node == PROFILE_ROOT || (cur.kids && cur.open);
+        if (cur.node != PROFILE_ROOT) {
+            ret = fn(arg, &cur);
+            if (ret)
+                goto out;
+            cur_index = emitted++;
+        }
+        if (open) {
+            kids.n = 0;
+            uint32_t nh = 0;
+            uint64_t ht = 0;
+            for (uint32_t c = profile_node(p, cur.node)->first_child;
+                 c != PROFILE_NONE; c = profile_node(p, c)->next_sibling) {
+                /* Filters leave empty nodes behind: not even hidden. */
+                if (profile_node(p, c)->total == 0)
+                    continue;
+                if (node_hidden(v, c)) {
+                    nh++;
+                    ht += profile_node(p, c)->total;
+                } else if (u32_push(&kids, c) < 0) {
+                    ret = -1;
+                    goto out;
+                }
+            }
+            if (kids.n > 1)
+                qsort_r(kids.v, kids.n, sizeof(uint32_t), child_cmp,
+                        (void *)p);
+            size_t need = sn + kids.n + 1;
+            if (need > scap) {
+                size_t ncap = scap ? scap : 64;
+                while (ncap < need)
+                    ncap *= 2;
+                struct tree_line *ns = realloc(stack, ncap * sizeof(*ns));
+                if (!ns) {
+                    ret = -1;
+                    goto out;
+                }
+                stack = ns;
+                scap = ncap;
+            }
+            uint32_t level = cur.node == PROFILE_ROOT ? 0 : cur.level + 1;
+            /* Pushed in reverse: the hidden row comes out last. */
+            if (nh) {
+                stack[sn++] = (struct tree_line){
+                    .node = PROFILE_NONE, .parent = cur_index,
+                    .level = level, .nhidden = nh, .hidden_total = ht,
+                    .last = true };
+            }
+            for (size_t i = kids.n; i-- > 0;) {
+                uint32_t c = kids.v[i];
+                bool k = has_kids(p, c);
+                stack[sn++] = (struct tree_line){
+                    .node = c, .parent = cur_index, .level = level,
+                    .last = i + 1 == kids.n && !nh, .kids = k,
+                    .open = k && (all || node_open(v, c)) };
+            }
+        }
+        have = sn > 0;
+        if (have)
+            cur = stack[--sn];
+        /* The parent index of a popped row was fixed when it was pushed. */
+    }
+out:
+    free(stack);
+    free(kids.v);
+    return ret;
+}
+
+static int build_row(void *arg, const struct tree_line *row)
+{
+    struct view *v = arg;
+    struct tree_priv *tp = v->priv;
+
+    if (v->lines == tp->cap) {
+        size_t ncap = tp->cap ? tp->cap * 2 : 256;
+        struct tree_line *nl = realloc(tp->lines, ncap * sizeof(*nl));
+        if (!nl)
+            return -1;
+        tp->lines = nl;
+        tp->cap = ncap;
+    }
+    tp->lines[v->lines++] = *row;
+    return 0;
+}
+
+/* "file.c:42", or the module, or "" for a frame. */
+static const char *frame_location(const struct frame_desc *d, char *buf,
+                                  size_t n)
+{
+    buf[0] = '\0';
+    if (d->file) {
+        const char *b = strrchr(d->file, '/');
+        b = b ? b + 1 : d->file;
+        if (d->line)
+            snprintf(buf, n, "%s:%u", b, d->line);
+        else
+            snprintf(buf, n, "%s", b);
+    } else if (d->module) {
+        snprintf(buf, n, "%s", d->module);
+    }
+    return buf;
+}
+
+static void tree_refresh(struct view *v)
+{
+    struct tree_priv *tp = v->priv;
+    const struct profile *p = tree_prof(v);
+
+    v->lines = 0;
+    tp->loc_width = 0;
+    if (!p)
+        return;
+    if (tree_walk(v, false, build_row, v) < 0)
+        ctx_message(v->ctx, true, "out of memory building the tree");
+    for (size_t i = 0; i < v->lines; i++) {
+        char loc[256];
+        if (tp->lines[i].node == PROFILE_NONE)
+            continue;
+        const struct frame_desc *d =
+            profile_frame(p, profile_node(p, tp->lines[i].node)->frame);
+        int w = text_width(v->ctx->theme, frame_location(d, loc, sizeof(loc)));
+        if (w > tp->loc_width)
+            tp->loc_width = w;
+    }
+    if (tp->seek_frame != PROFILE_NONE) {
+        /* Node keys differ between the two trees: find the function. */
+        v->cursor = 0;
+        for (size_t i = 0; i < v->lines; i++)
+            if (tp->lines[i].node != PROFILE_NONE &&
+                profile_node(p, tp->lines[i].node)->frame == tp->seek_frame) {
+                v->cursor = i;
+                break;
+            }
+        v->offset = 0;
+        v->placed = true;
+        tp->seek_frame = PROFILE_NONE;
+    }
+}
+
+/* Fixed columns left of the function: " Total%  Self%   Samples  ". */
+#define TREE_COLS 27
+
+static void tree_header(struct view *v, int y, int width)
+{
+    const struct theme *t = v->ctx->theme;
+    const char *fn = v->ctx->filter.inverted ? "Function (callers below)"
+                                             : "Function (callees below)";
+
+    /* Bottom-up, a node's self count is the samples whose outermost frame
+     * it is: meaningless, so the column stays empty. */
+    draw_fmt(t, y, 0, width, t->attr[UC_COLHDR], " %6s  %6s  %8s  %s",
+             "Total%", v->ctx->filter.inverted ? "" : "Self%", "Samples", fn);
+}
+
+static int loc_column(const struct view *v, int width)
+{
+    const struct tree_priv *tp = v->priv;
+    int room = (width - TREE_COLS) / 3;
+    int w = tp->loc_width < room ? tp->loc_width : room;
+
+    return w < 6 ? 0 : w;
+}
+
+/* Guides of the ancestors of `line`, outermost first, into buf: at most
+ * `maxlev` levels (the innermost ones) are drawn. */
+static void tree_guides(const struct view *v, size_t line, char *buf,
+                        size_t n, uint32_t maxlev)
+{
+    const struct tree_priv *tp = v->priv;
+    const struct glyphs *g = &v->ctx->theme->g;
+    const struct tree_line *l = &tp->lines[line];
+    bool last[64];
+    uint32_t levels = l->level > 1 ? l->level - 1 : 0;
+    uint32_t shown = levels < maxlev ? levels : maxlev;
+    size_t o = 0;
+
+    if (shown > 64)
+        shown = 64;
+    /* Walk up just `shown` ancestors: deep recursion stays O(screen). */
+    uint32_t p = l->parent;
+    for (uint32_t k = shown; k > 0 && p != NO_LINE; k--) {
+        last[k - 1] = tp->lines[p].last;
+        p = tp->lines[p].parent;
+    }
+    buf[0] = '\0';
+    if (shown < levels)
+        o += (size_t)snprintf(buf + o, n - o, "%s", g->ellipsis);
+    for (uint32_t k = 0; k < shown && o < n; k++)
+        o += (size_t)snprintf(buf + o, n - o, "%s",
+                              last[k] ? g->blank : g->vert);
+    if (l->level > 0 && o < n)
+        snprintf(buf + o, n - o, "%s", l->last ? g->elbow : g->tee);
+}
+
+static void tree_draw(struct view *v, size_t line, int y, int width)
+{
+    const struct tree_priv *tp = v->priv;
+    const struct theme *t = v->ctx->theme;
+    const struct profile *p = tree_prof(v);
+    const struct tree_line *l = &tp->lines[line];
+    double root = (double)profile_node(p, PROFILE_ROOT)->total;
+    char pct[16], cnt[16], guides[512], text[1024], loc[256];
+    int locw = loc_column(v, width);
+    int namew = width - TREE_COLS - (locw ? locw + 2 : 0);
+    uint32_t maxlev = namew > 24 ? (uint32_t)(namew - 16) / 4 : 1;
+
+    tree_guides(v, line, guides, sizeof(guides), maxlev);
+    if (l->node == PROFILE_NONE) {
+        attr_t dim = t->attr[UC_DIM];
+        draw_text(t, y, 1, 6, fmt_pct((double)l->hidden_total, root, pct,
+                  sizeof(pct)), dim, DT_RIGHT);
+        draw_text(t, y, 17, 8, fmt_count(l->hidden_total, 8, cnt,
+                  sizeof(cnt)), dim, DT_RIGHT);
+        snprintf(text, sizeof(text), "%s%s %u hidden", guides,
+                 t->g.ellipsis, l->nhidden);
+        draw_text(t, y, TREE_COLS, namew, text, dim, DT_ELLIPSIS);
+        return;
+    }
+
+    const struct profile_node *nd = profile_node(p, l->node);
+    const struct frame_desc *d = profile_frame(p, nd->frame);
+    draw_text(t, y, 1, 6, fmt_pct((double)nd->total, root, pct, sizeof(pct)),
+              theme_heat(t, root > 0 ? (double)nd->total / root : 0), DT_RIGHT);
+    if (!v->ctx->filter.inverted)
+        draw_text(t, y, 9, 6, fmt_pct((double)nd->self, root, pct,
+                  sizeof(pct)), theme_heat(t, root > 0 ? (double)nd->self / root
+                                                       : 0), DT_RIGHT);
+    draw_text(t, y, 17, 8, fmt_count(nd->total, 8, cnt, sizeof(cnt)),
+              t->attr[UC_NORMAL], DT_RIGHT);
+    const char *mark = !l->kids ? t->g.leaf : l->open ? t->g.open
+                                                      : t->g.closed;
+    snprintf(text, sizeof(text), "%s%s %s", guides, mark, d->name);
+    draw_text(t, y, TREE_COLS, namew, text,
+              d->kind == FRAME_THREAD ? t->attr[UC_VALUE] : t->attr[UC_NORMAL],
+              DT_ELLIPSIS);
+    if (locw)
+        draw_text(t, y, width - locw, locw,
+                  frame_location(d, loc, sizeof(loc)), t->attr[UC_LOC],
+                  DT_ELLIPSIS);
+}
+
+/* Hidden rows get their parent's key mixed with a constant, so they keep
+ * the cursor too. */
+#define HIDDEN_ROW_SALT 0x9e3779b97f4a7c15ull
+
+static uint64_t tree_line_key(struct view *v, size_t line)
+{
+    const struct tree_priv *tp = v->priv;
+    const struct tree_line *l = &tp->lines[line];
+
+    if (l->node != PROFILE_NONE)
+        return profile_node_key(tree_prof(v), l->node);
+    if (l->parent == NO_LINE)
+        return HIDDEN_ROW_SALT;
+    return profile_node_key(tree_prof(v), tp->lines[l->parent].node) ^
+           HIDDEN_ROW_SALT;
+}
+
+static uint32_t tree_line_frame(struct view *v, size_t line)
+{
+    const struct tree_priv *tp = v->priv;
+    const struct profile *p = tree_prof(v);
+    uint32_t node = tp->lines[line].node;
+
+    if (node == PROFILE_NONE)
+        return PROFILE_NONE;
+    uint32_t f = profile_node(p, node)->frame;
+    return profile_frame(p, f)->kind == FRAME_THREAD ? PROFILE_NONE : f;
+}
+
+/* Rebuild the rows and put the cursor on `node`. */
+static void tree_show_node(struct view *v, uint32_t node)
+{
+    uint64_t key = profile_node_key(tree_prof(v), node);
+
+    view_refresh(v);
+    size_t at = view_find_key(v, key);
+    if (at != SIZE_MAX)
+        view_goto(v, at);
+}
+
+/* Open every ancestor of node (not node itself) so its row exists. */
+static void tree_reveal(struct view *v, uint32_t node)
+{
+    const struct profile *p = tree_prof(v);
+
+    for (uint32_t a = profile_node(p, node)->parent;
+         a != PROFILE_NONE && a != PROFILE_ROOT; a = profile_node(p, a)->parent)
+        node_set_open(v, a, true);
+}
+
+struct search_ctx {
+    struct view *v;
+    const regex_t *re;
+    uint32_t from;        /* the cursor's node */
+    bool forward;
+    bool passed;          /* the walk went past `from` */
+    uint32_t first;       /* first match anywhere (wrap-around target) */
+    uint32_t before;      /* last match before `from` */
+    uint32_t found;       /* first match after `from` */
+};
+
+static int search_row(void *arg, const struct tree_line *row)
+{
+    struct search_ctx *s = arg;
+    const struct profile *p = tree_prof(s->v);
+
+    if (row->node == PROFILE_NONE)
+        return 0;
+    if (row->node == s->from) {
+        s->passed = true;
+        return 0;
+    }
+    uint32_t f = profile_node(p, row->node)->frame;
+    if (profile_frame(p, f)->kind == FRAME_THREAD ||
+        regexec(s->re, profile_frame(p, f)->name, 0, NULL, 0) != 0)
+        return 0;
+    if (s->first == PROFILE_NONE)
+        s->first = row->node;
+    if (!s->passed) {
+        s->before = row->node;
+        return 0;
+    }
+    s->found = row->node;
+    return s->forward ? 1 : 0;
+}
+
+static bool tree_search(struct view *v, const regex_t *re, bool forward)
+{
+    const struct tree_priv *tp = v->priv;
+    struct search_ctx s = {
+        .v = v, .re = re, .forward = forward, .from = PROFILE_NONE,
+        .first = PROFILE_NONE, .before = PROFILE_NONE, .found = PROFILE_NONE,
+    };
+
+    if (!tree_prof(v))
+        return false;
+    if (v->lines)
+        s.from = tp->lines[v->cursor].node;
+    if (s.from == PROFILE_NONE)
+        s.passed = true;
+    if (tree_walk(v, true, search_row, &s) < 0)
+        return false;
+
+    uint32_t target;
+    if (forward)
+        target = s.found != PROFILE_NONE ? s.found : s.first;
+    else /* the last match before the cursor, else the last one overall */
+        target = s.before != PROFILE_NONE ? s.before
+               : s.found != PROFILE_NONE ? s.found : PROFILE_NONE;
+    if (target == PROFILE_NONE)
+        return false;
+    tree_reveal(v, target);
+    tree_show_node(v, target);
+    return true;
+}
+
+static uint32_t cursor_node(const struct view *v)
+{
+    const struct tree_priv *tp = v->priv;
+
+    return v->lines ? tp->lines[v->cursor].node : PROFILE_NONE;
+}
+
+/* The hottest child of node that is not folded away, or NONE. */
+static uint32_t hottest_child(const struct view *v, uint32_t node)
+{
+    const struct profile *p = tree_prof(v);
+    uint32_t best = PROFILE_NONE;
+
+    for (uint32_t c = profile_node(p, node)->first_child; c != PROFILE_NONE;
+         c = profile_node(p, c)->next_sibling) {
+        if (node_hidden(v, c) || profile_node(p, c)->total == 0)
+            continue;
+        if (best == PROFILE_NONE || child_cmp(&c, &best, (void *)p) < 0)
+            best = c;
+    }
+    return best;
+}
+
+static void expand_subtree(struct view *v, uint32_t node)
+{
+    const struct profile *p = tree_prof(v);
+    struct u32vec todo = { 0 };
+
+    if (u32_push(&todo, node) < 0)
+        return;
+    while (todo.n) {
+        uint32_t n = todo.v[--todo.n];
+        if (!has_kids(p, n))
+            continue;
+        node_set_open(v, n, true);
+        for (uint32_t c = profile_node(p, n)->first_child; c != PROFILE_NONE;
+             c = profile_node(p, c)->next_sibling)
+            if (u32_push(&todo, c) < 0)
+                goto out;
+    }
+out:
+    free(todo.v);
+}
+
+static bool tree_request(struct view *v, enum request req)
+{
+    struct tree_priv *tp = v->priv;
+    const struct profile *p = tree_prof(v);
+    uint32_t node = cursor_node(v);
+    const struct tree_line *l = v->lines ? &tp->lines[v->cursor] : NULL;
+
+    if (req == REQ_INVERT) {
+        uint32_t f = node != PROFILE_NONE ? profile_node(p, node)->frame
+                                          : PROFILE_NONE;
+        tp->seek_frame = f;
+        v->ctx->filter.inverted = !v->ctx->filter.inverted;
+        v->ctx->want_model = true;
+        ctx_message(v->ctx, false, "%s tree",
+                    v->ctx->filter.inverted ? "bottom-up (inverted)"
+                                            : "top-down");
+        return true;
+    }
+    if (req == REQ_COLLAPSE_ALL) {
+        uint32_t top = node;
+        while (p && top != PROFILE_NONE && profile_node(p, top)->depth > 1)
+            top = profile_node(p, top)->parent;
+        ks_clear(&tp->st);
+        tp->threads_closed = true;
+        if (top != PROFILE_NONE)
+            tree_show_node(v, top);
+        else
+            view_refresh(v);
+        return true;
+    }
+    if (!l)
+        return false;
+
+    switch (req) {
+    case REQ_ENTER:
+        if (node != PROFILE_NONE && l->kids) {
+            node_set_open(v, node, !l->open);
+            view_refresh(v);
+        }
+        return true;
+    case REQ_EXPAND:
+        if (node == PROFILE_NONE || !l->kids)
+            return true;
+        if (!l->open) {
+            node_set_open(v, node, true);
+            view_refresh(v);
+        } else if (v->cursor + 1 < v->lines) {
+            view_goto(v, v->cursor + 1);
+        }
+        return true;
+    case REQ_COLLAPSE:
+        if (node != PROFILE_NONE && l->open) {
+            node_set_open(v, node, false);
+            view_refresh(v);
+        } else if (l->parent != NO_LINE) {
+            view_goto(v, l->parent);
+        }
+        return true;
+    case REQ_EXPAND_ALL:
+        if (node != PROFILE_NONE) {
+            expand_subtree(v, node);
+            view_refresh(v);
+        }
+        return true;
+    case REQ_EXPAND_HOT:
+        if (node == PROFILE_NONE)
+            return true;
+        for (uint32_t c; (c = hottest_child(v, node)) != PROFILE_NONE;
+             node = c)
+            node_set_open(v, node, true);
+        tree_show_node(v, node);
+        return true;
+    default:
+        return false;
+    }
+}
+
+static const char *tree_info(struct view *v, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", v->ctx->filter.inverted ? "bottom-up" : "top-down");
+    return buf;
+}
+
+static int tree_open(struct view *v)
+{
+    struct tree_priv *tp = calloc(1, sizeof(*tp));
+
+    if (!tp)
+        return -1;
+    tp->seek_frame = PROFILE_NONE;
+    v->priv = tp;
+    return 0;
+}
+
+static void tree_close(struct view *v)
+{
+    struct tree_priv *tp = v->priv;
+
+    if (!tp)
+        return;
+    ks_clear(&tp->st);
+    free(tp->lines);
+    free(tp);
+}
+
+const struct view_ops tree_view_ops = {
+    .name = "Tree",
+    .open = tree_open,
+    .refresh = tree_refresh,
+    .header = tree_header,
+    .draw = tree_draw,
+    .request = tree_request,
+    .line_key = tree_line_key,
+    .line_frame = tree_line_frame,
+    .search = tree_search,
+    .info = tree_info,
+    .close = tree_close,
+};

@@ -1,0 +1,244 @@
+/* view.c - cursor, scrolling, cursor preservation and search, for all views.
+ *
+ * See view.h.  Views only build and draw lines; everything that depends
+ * on the cursor position alone lives here so every view moves the same.
+ */
+#include "view.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void ctx_message(struct ui_ctx *c, bool error, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
+    va_end(ap);
+    c->msg_error = error;
+}
+
+int view_init(struct view *v, const struct view_ops *ops,
+              struct ui_ctx *ctx)
+{
+    v->ops = ops;
+    v->ctx = ctx;
+    v->priv = NULL;
+    v->lines = v->cursor = v->offset = 0;
+    v->height = 1;
+    v->placed = false;
+    v->saved = false;
+    return ops->open ? ops->open(v) : 0;
+}
+
+void view_close(struct view *v)
+{
+    if (v->ops && v->ops->close)
+        v->ops->close(v);
+    v->priv = NULL;
+}
+
+/* Keep offset so the cursor is on screen. */
+static void view_clamp(struct view *v)
+{
+    size_t h = v->height > 0 ? (size_t)v->height : 1;
+
+    if (v->lines == 0) {
+        v->cursor = v->offset = 0;
+        return;
+    }
+    if (v->cursor >= v->lines)
+        v->cursor = v->lines - 1;
+    if (v->cursor < v->offset)
+        v->offset = v->cursor;
+    if (v->cursor >= v->offset + h)
+        v->offset = v->cursor - h + 1;
+    /* No empty space below the last line when there is more above. */
+    if (v->offset + h > v->lines)
+        v->offset = v->lines > h ? v->lines - h : 0;
+}
+
+size_t view_find_key(struct view *v, uint64_t key)
+{
+    if (!v->ops->line_key)
+        return SIZE_MAX;
+    for (size_t i = 0; i < v->lines; i++)
+        if (v->ops->line_key(v, i) == key)
+            return i;
+    return SIZE_MAX;
+}
+
+void view_save_cursor(struct view *v)
+{
+    /* Already saved: the lines still point into an older model. */
+    if (v->saved || v->lines == 0 || !v->ops->line_key)
+        return;
+    v->saved_key = v->ops->line_key(v, v->cursor);
+    v->saved_row = v->cursor >= v->offset ? v->cursor - v->offset : 0;
+    v->saved = true;
+}
+
+void view_refresh(struct view *v)
+{
+    view_save_cursor(v);
+    bool had = v->saved;
+    uint64_t key = v->saved_key;
+    size_t row = v->saved_row;
+
+    v->saved = false;
+    v->placed = false;
+    (v->ops->refresh)(v);  /* parenthesised: curses defines a refresh() macro */
+    if (had && !v->placed) {
+        size_t at = view_find_key(v, key);
+        if (at != SIZE_MAX) {
+            v->cursor = at;
+            v->offset = at >= row ? at - row : 0;
+        }
+    }
+    view_clamp(v);
+}
+
+void view_goto(struct view *v, size_t line)
+{
+    v->cursor = line;
+    view_clamp(v);
+}
+
+void view_draw(struct view *v, int header_y, int top, int height,
+               int width)
+{
+    const struct theme *t = v->ctx->theme;
+
+    v->height = height > 0 ? height : 1;
+    view_clamp(v);
+    if (header_y >= 0) {
+        draw_text(t, header_y, 0, width, "", t->attr[UC_COLHDR], DT_PAD);
+        if (v->ops->header)
+            v->ops->header(v, header_y, width);
+    }
+    if (v->lines == 0 && height > 0) {
+        char buf[256];
+        const char *e = v->ops->empty ? v->ops->empty(v, buf, sizeof(buf))
+                                      : NULL;
+        if (!e) {
+            const struct source_status *st = v->ctx->status;
+            bool live = st && !st->is_file && st->state == TARGET_RUNNING;
+            e = live && st->samples == 0 ? "waiting for samples..."
+                                         : "no samples";
+        }
+        draw_text(t, top, 2, width - 2, e, t->attr[UC_DIM], DT_ELLIPSIS);
+        return;
+    }
+    for (int r = 0; r < height; r++) {
+        size_t line = v->offset + (size_t)r;
+        if (line >= v->lines)
+            break;
+        v->ops->draw(v, line, top + r, width);
+        if (line == v->cursor) {
+            /* A mark as well as the bar: monochrome terminals and screen
+             * dumps show where the cursor is. */
+            draw_text(t, top + r, 0, 1, ">", t->attr[UC_NORMAL], 0);
+            draw_recolor(top + r, 0, width, t->attr[UC_CURSOR]);
+        }
+    }
+}
+
+uint32_t view_cursor_frame(struct view *v)
+{
+    if (v->lines == 0 || !v->ops->line_frame)
+        return PROFILE_NONE;
+    return v->ops->line_frame(v, v->cursor);
+}
+
+static bool generic_search(struct view *v, const regex_t *re, bool forward)
+{
+    const struct model *m = v->ctx->model;
+
+    if (!m || v->lines == 0 || !v->ops->line_frame)
+        return false;
+    for (size_t step = 1; step <= v->lines; step++) {
+        size_t i = forward ? (v->cursor + step) % v->lines
+                           : (v->cursor + v->lines - step % v->lines) % v->lines;
+        uint32_t f = v->ops->line_frame(v, i);
+        if (f == PROFILE_NONE)
+            continue;
+        if (regexec(re, model_frame_name(m, f), 0, NULL, 0) == 0) {
+            view_goto(v, i);
+            return true;
+        }
+    }
+    return false;
+}
+
+void view_search(struct view *v, const regex_t *re, bool forward)
+{
+    bool found = v->ops->search ? v->ops->search(v, re, forward)
+                                : generic_search(v, re, forward);
+
+    if (!found)
+        ctx_message(v->ctx, true, "no match in the %s view", v->ops->name);
+}
+
+void view_click(struct view *v, int row)
+{
+    size_t line = v->offset + (size_t)(row < 0 ? 0 : row);
+
+    if (line < v->lines)
+        view_goto(v, line);
+}
+
+void view_scroll(struct view *v, int n)
+{
+    size_t h = v->height > 0 ? (size_t)v->height : 1;
+    size_t max_off = v->lines > h ? v->lines - h : 0;
+
+    if (n < 0)
+        v->offset = v->offset > (size_t)-n ? v->offset - (size_t)-n : 0;
+    else
+        v->offset = v->offset + (size_t)n > max_off ? max_off
+                                                    : v->offset + (size_t)n;
+    if (v->cursor < v->offset)
+        v->cursor = v->offset;
+    if (v->cursor >= v->offset + h)
+        v->cursor = v->offset + h - 1;
+    view_clamp(v);
+}
+
+bool view_request(struct view *v, enum request req)
+{
+    size_t h = v->height > 1 ? (size_t)v->height - 1 : 1;
+
+    switch (req) {
+    case REQ_MOVE_UP:
+        if (v->cursor > 0)
+            view_goto(v, v->cursor - 1);
+        return true;
+    case REQ_MOVE_DOWN:
+        if (v->cursor + 1 < v->lines)
+            view_goto(v, v->cursor + 1);
+        return true;
+    case REQ_MOVE_PAGE_UP:
+        view_goto(v, v->cursor > h ? v->cursor - h : 0);
+        return true;
+    case REQ_MOVE_PAGE_DOWN:
+        view_goto(v, v->cursor + h < v->lines ? v->cursor + h
+                                              : (v->lines ? v->lines - 1 : 0));
+        return true;
+    case REQ_MOVE_FIRST:
+        view_goto(v, 0);
+        return true;
+    case REQ_MOVE_LAST:
+        view_goto(v, v->lines ? v->lines - 1 : 0);
+        return true;
+    case REQ_SEARCH_NEXT:
+    case REQ_SEARCH_PREV:
+        if (!v->ctx->search)
+            ctx_message(v->ctx, true, "no search yet: press / first");
+        else
+            view_search(v, v->ctx->search, req == REQ_SEARCH_NEXT);
+        return true;
+    default:
+        break;
+    }
+    return v->ops->request ? v->ops->request(v, req) : false;
+}

@@ -1,0 +1,144 @@
+/* view.h - the view abstraction: an ops table plus shared cursor logic.
+ *
+ * Each view (tree, flat, callers/callees, threads, source, help) fills in
+ * a struct view_ops, like tig's view_ops or perf's ui_browser callbacks:
+ * it builds its lines in refresh() from the current model and draws one
+ * line at a time.  Cursor movement, scrolling, mouse clicks, searching by
+ * function name and keeping the cursor on the same line across refreshes
+ * are written once, here, on top of line_key/line_frame.
+ *
+ * Views talk back to the UI through struct ui_ctx: they read the model,
+ * thresholds and the selected function, and set want_model to ask ui.c
+ * for a new model after changing the filter.  Only the UI thread uses
+ * views (they draw with curses).
+ */
+#ifndef SPROFTOP_VIEW_H
+#define SPROFTOP_VIEW_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "draw.h"
+#include "model.h"
+#include "request.h"
+#include "source.h"
+
+enum view_id {
+    VIEW_TREE = 0, VIEW_FLAT, VIEW_CALLERS, VIEW_THREADS, VIEW_SOURCE,
+    VIEW_HELP, VIEW_COUNT
+};
+
+/* State the UI shares with its views. */
+struct ui_ctx {
+    const struct model *model;         /* NULL before the first snapshot */
+    const struct theme *theme;
+    const struct source_status *status;
+    double hide_self, hide_subs;       /* thresholds, percent */
+    struct model_filter filter;        /* thread/focus/inverted in use */
+    uint32_t selected;                 /* function for the callers and
+                                          source views, PROFILE_NONE */
+    const regex_t *search;             /* last search, NULL if none */
+    /* Set by views, acted on by ui.c after the request: */
+    bool want_model;                   /* filter changed: rebuild */
+    char msg[256];                     /* message for the status line */
+    bool msg_error;
+};
+
+/* Set the status line message (printf-style). */
+void ctx_message(struct ui_ctx *c, bool error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+struct view;
+
+struct view_ops {
+    const char *name;  /* tab label */
+    /* Allocate private state; 0 or -1 on OOM. */
+    int (*open)(struct view *v);
+    /* Rebuild v->lines from the model (v->ctx->model may be NULL). */
+    void (*refresh)(struct view *v);
+    /* Column header text for the bar above the lines (may be NULL). */
+    void (*header)(struct view *v, int y, int width);
+    /* Draw line `line` on screen row y, `width` columns wide. */
+    void (*draw)(struct view *v, size_t line, int y, int width);
+    /* Handle a view-specific request; true if handled. */
+    bool (*request)(struct view *v, enum request req);
+    /* Stable identity of a line across refreshes (node key, frame id). */
+    uint64_t (*line_key)(struct view *v, size_t line);
+    /* The function a line shows, PROFILE_NONE if none. */
+    uint32_t (*line_frame)(struct view *v, size_t line);
+    /* Search from the cursor for a function matching re; `forward` picks
+     * the direction.  Moves the cursor and returns true when found.  NULL
+     * means the generic search over line_frame names. */
+    bool (*search)(struct view *v, const regex_t *re, bool forward);
+    /* What to show when there are no lines (NULL: a generic text). */
+    const char *(*empty)(struct view *v, char *buf, size_t n);
+    /* One line of status for the tab bar ("sort: self"), or NULL. */
+    const char *(*info)(struct view *v, char *buf, size_t n);
+    /* Free private state. */
+    void (*close)(struct view *v);
+};
+
+struct view {
+    const struct view_ops *ops;
+    struct ui_ctx *ctx;
+    void *priv;           /* the view's own state */
+    size_t lines;         /* number of lines built by refresh */
+    size_t cursor;        /* selected line */
+    size_t offset;        /* first line on screen */
+    int height;           /* body rows at the last draw */
+    bool placed;          /* refresh put the cursor itself: do not move it
+                             back to the previous line's key */
+    bool saved;           /* saved_key/saved_row hold the cursor from
+                             before a model change */
+    uint64_t saved_key;   /* line_key of the cursor line */
+    size_t saved_row;     /* its screen row */
+};
+
+/* Set up a view (calls ops->open).  0, or -1 on OOM. */
+int view_init(struct view *v, const struct view_ops *ops,
+              struct ui_ctx *ctx);
+
+/* Free a view's state (ops->close). */
+void view_close(struct view *v);
+
+/* Remember the cursor's line key before the model its lines point into
+ * is replaced (the next view_refresh puts the cursor back on it).  Call
+ * for every view while the old model is still alive. */
+void view_save_cursor(struct view *v);
+
+/* Rebuild the lines, keeping the cursor on the line with the same
+ * line_key and at the same screen row when that line still exists. */
+void view_refresh(struct view *v);
+
+/* Draw the column header on row y and the body on rows top .. top+height-1
+ * (the cursor row recoloured), `width` columns. */
+void view_draw(struct view *v, int header_y, int top, int height,
+               int width);
+
+/* Generic requests (movement, search) then the view's own.  True if the
+ * request was handled. */
+bool view_request(struct view *v, enum request req);
+
+/* Move the cursor to `line` (clamped) and scroll it into view. */
+void view_goto(struct view *v, size_t line);
+
+/* The line that has line_key == key, or SIZE_MAX. */
+size_t view_find_key(struct view *v, uint64_t key);
+
+/* The function under the cursor, PROFILE_NONE if none. */
+uint32_t view_cursor_frame(struct view *v);
+
+/* Run a search from the cursor (ops->search or the generic one); sets a
+ * message when nothing matches. */
+void view_search(struct view *v, const regex_t *re, bool forward);
+
+/* Mouse: a click on body row `row` (0-based from the first body row). */
+void view_click(struct view *v, int row);
+
+/* Mouse wheel: scroll by n lines (negative = up), moving the cursor only
+ * when it would leave the screen. */
+void view_scroll(struct view *v, int n);
+
+#endif
