@@ -91,6 +91,8 @@ unit: $(UNIT_BINS)
 include tests/targets/targets.mk
 # Test-only helper programs (symbolizer driver...): TOOL_BINS.
 -include tests/tools/tools.mk
+# Benchmarks: `make bench` rewrites docs/PERFORMANCE.md.
+include tests/bench/bench.mk
 targets: $(TARGET_BINS) $(TOOL_BINS)
 
 # --- set-up ---------------------------------------------------------------

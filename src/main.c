@@ -56,7 +56,7 @@ struct opts {
 
 enum {
     OPT_IDLE = 1000, OPT_STATS, OPT_DUMP, OPT_NO_THREAD_ROOT, OPT_NO_COLOR,
-    OPT_SNAPSHOT_DIR, OPT_SCRIPT, OPT_HIDE_SELF, OPT_HIDE_SUBS,
+    OPT_SNAPSHOT_DIR, OPT_SCRIPT, OPT_HIDE_SELF, OPT_HIDE_SUBS, OPT_HELP_KEYS,
 };
 
 static const struct option long_opts[] = {
@@ -77,6 +77,7 @@ static const struct option long_opts[] = {
     {"hide-self", required_argument, NULL, OPT_HIDE_SELF},
     {"hide-subs", required_argument, NULL, OPT_HIDE_SUBS},
     {"help", no_argument, NULL, 'h'},
+    {"help-keys", no_argument, NULL, OPT_HELP_KEYS},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
@@ -109,6 +110,7 @@ static void usage(FILE *f)
 "Other:\n"
 "  -i, --input FILE      load a saved profile (repeat to merge)\n"
 "  -h, --help            this help;  -V, --version  version\n"
+"      --help-keys       the live view's keys, as a Markdown table\n"
 "\n"
 "Formats:");
     for (size_t i = 0; i < export_count(); i++)
@@ -208,6 +210,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
         case OPT_SCRIPT: o->script = optarg; break;
         case 'h': usage(stdout); exit(0);
+        case OPT_HELP_KEYS: exit(ui_print_keys(stdout) < 0 || fflush(stdout) ? 1 : 0);
         case 'V': version(); exit(0);
         case ':':
             return usage_error("option %s needs a value", argv[optind - 1]);

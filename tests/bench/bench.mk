@@ -1,0 +1,24 @@
+# tests/bench/bench.mk - `make bench`: builds the benchmark helpers and runs
+# tests/bench/run.sh, which rewrites docs/PERFORMANCE.md.
+BENCH_DIR  := $(BUILD)/bench
+BENCH_BINS := $(BENCH_DIR)/spin $(BENCH_DIR)/spin_nofp $(BENCH_DIR)/rtt \
+              $(BENCH_DIR)/bench_profile
+
+$(BENCH_DIR)/spin: tests/bench/spin.c tests/bench/progress.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fno-omit-frame-pointer -pthread -o $@ $<
+
+$(BENCH_DIR)/spin_nofp: tests/bench/spin.c tests/bench/progress.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fomit-frame-pointer -pthread -o $@ $<
+
+$(BENCH_DIR)/rtt: tests/bench/rtt.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $<
+
+$(BENCH_DIR)/bench_profile: tests/bench/bench_profile.c $(PURE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -Isrc -o $@ $< $(PURE_OBJS) -lm -lz
+
+bench: all targets $(BENCH_BINS)
+	tests/bench/run.sh
