@@ -99,7 +99,9 @@ targets: $(TARGET_BINS) $(TOOL_BINS)
 # Debian packages the build and the tests need.  `make deps` installs the
 # missing ones (a no-op when all are present).
 DEB_PKGS := gcc g++ make pkg-config libncurses-dev libunwind-dev libdw-dev \
-            libcmocka-dev zlib1g-dev elfutils perl tmux strace procps
+            libcmocka-dev zlib1g-dev elfutils perl tmux strace procps \
+            ruby-stackprof golang-go graphviz valgrind libxml2-utils groff \
+            clang libclang-rt-14-dev
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \

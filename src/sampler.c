@@ -40,6 +40,8 @@
 
 #define RESCAN_NS 20000000ull   /* look for new threads every 20 ms */
 #define MAPS_NS 250000000ull    /* re-read the maps every 250 ms */
+#define MAPS_FAST_NS 10000000ull /* ...every 10 ms for 1 s after an exec */
+#define MAPS_UNKNOWN_NS 2000000ull /* at most this often for unknown IPs */
 #define WINDOW_NS 1000000000ull /* achieved-rate window */
 #define STOP_GIVEUP_NS 500000000ull /* an interrupt unanswered this long */
 #define HIST_LIN 2000           /* 1 us buckets up to 2 ms */
@@ -55,6 +57,9 @@ struct sthread {
     pid_t tid;
     int stat_fd;           /* /proc/PID/task/TID/stat, re-read by pread */
     int syscall_fd;        /* /proc/PID/task/TID/syscall (--idle), or -1 */
+    int sched_fd;          /* /proc/PID/task/TID/schedstat (on-CPU), or -1 */
+    uint64_t last_runtime; /* on-CPU ns at the previous tick */
+    bool have_runtime;
     enum tstate state;
     bool seen;             /* found in the latest /proc rescan */
     bool was_blocked;      /* state S/D when interrupted */
@@ -121,6 +126,7 @@ struct sampler {
     bool leader_exited;
     bool dump_mode;        /* --dump: detach at the stop instead of CONT */
     bool launch_pending;   /* launched child seized, exec not seen yet */
+    uint64_t maps_fast_until; /* re-read maps every MAPS_FAST_NS until then */
     uint64_t slow_stops;   /* interrupts given up after STOP_GIVEUP_NS */
     int cpu_now;           /* CPU we pinned to, -1 if free */
     bool launched;
@@ -223,6 +229,11 @@ static struct sthread *add_thread(struct sampler *s, pid_t tid)
     snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)s->pid, (int)tid);
     t->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
     t->syscall_fd = -1;
+    t->sched_fd = -1;
+    if (!s->cfg.idle) {
+        snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)s->pid, (int)tid);
+        t->sched_fd = open(path, O_RDONLY | O_CLOEXEC);
+    }
     if (s->cfg.idle) {
         snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)s->pid, (int)tid);
         t->syscall_fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -282,6 +293,8 @@ static void drop_thread(struct sampler *s, pid_t tid)
             close(t->stat_fd);
         if (t->syscall_fd >= 0)
             close(t->syscall_fd);
+        if (t->sched_fd >= 0)
+            close(t->sched_fd);
         free(t->last_pcs);
         free(t);
         s->threads[i] = s->threads[--s->nthreads];
@@ -469,7 +482,7 @@ static void unwind_copies(struct sampler *s)
         enum unwind_end end;
         int n = unwinder_unwind(s->unw, c->regs, c->buf, c->regs[7], c->len,
                                 s->pcs, s->cfg.max_depth, &end);
-        if (unwinder_saw_unknown(s->unw) && now_ns() - s->t_maps > 10000000ull &&
+        if (unwinder_saw_unknown(s->unw) && now_ns() - s->t_maps > MAPS_UNKNOWN_NS &&
             refresh_maps(s)) {
             /* dlopen since the last read: unwind again with the new maps */
             n = unwinder_unwind(s->unw, c->regs, c->buf, c->regs[7], c->len,
@@ -546,6 +559,8 @@ static void handle_exec(struct sampler *s, pid_t tid)
     maps_free(s->maps);
     s->maps = NULL;
     refresh_maps(s);
+    /* ld.so maps the libraries after the exec event: watch closely */
+    s->maps_fast_until = now_ns() + 1000000000ull;
 }
 
 /* Handle one wait status.  Returns false when the target is gone. */
@@ -675,6 +690,21 @@ static int tick(struct sampler *s, uint64_t now)
              * it is resumed without a sample. */
             t->state = T_FREE;
             s->slow_stops++;
+        }
+        if (t->sched_fd >= 0) {
+            /* On-CPU mode: a thread that has not run since the previous
+             * tick is blocked or waiting for a CPU; stopping it would
+             * sample run-queue waits (stacks at syscall returns), which
+             * perf's cpu-clock would never see.  schedstat is cheaper to
+             * read than stat, so it goes first. */
+            uint64_t rt;
+            if (target_runtime(t->sched_fd, &rt) == 0) {
+                bool ran = !t->have_runtime || rt != t->last_runtime;
+                t->last_runtime = rt;
+                t->have_runtime = true;
+                if (!ran)
+                    continue;
+            }
         }
         int cpu = -1;
         char st = target_stat_state(t->stat_fd, &cpu);
@@ -932,7 +962,7 @@ static void *sampler_main(void *arg)
             }
             s->t_rescan = now;
         }
-        if (s->maps && now >= s->t_maps + MAPS_NS)
+        if (s->maps && now >= s->t_maps + (now < s->maps_fast_until ? MAPS_FAST_NS : MAPS_NS))
             refresh_maps(s);
         else if (!s->maps)
             refresh_maps(s);

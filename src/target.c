@@ -176,6 +176,18 @@ char target_stat_state(int stat_fd, int *cpu)
     return s[0];
 }
 
+int target_runtime(int sched_fd, uint64_t *ns)
+{
+    char buf[128];
+    ssize_t n = pread(sched_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    char *end;
+    *ns = strtoull(buf, &end, 10);
+    return end == buf ? -1 : 0;
+}
+
 void target_thread_name(pid_t pid, pid_t tid, char *buf, size_t len)
 {
     char path[64];

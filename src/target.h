@@ -27,6 +27,10 @@ void target_explain_seize(pid_t pid, int e, char *err, size_t errlen);
  * Returns the letter, or 0 when the thread is gone. */
 char target_stat_state(int stat_fd, int *cpu);
 
+/* Time the thread has spent on a CPU (ns), field 1 of an open
+ * /proc/PID/task/TID/schedstat fd (re-read with pread).  0, or -1. */
+int target_runtime(int sched_fd, uint64_t *ns);
+
 /* Read a thread's name (/proc/PID/task/TID/comm) into buf; "" if gone. */
 void target_thread_name(pid_t pid, pid_t tid, char *buf, size_t len);
 

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# engine_launch.t - `sproftop [options] -- CMD ARGS`: the command runs under
+# sampling, sproftop exits with its exit status, and an exec inside the
+# command reloads the symbols.
+. "$(dirname "$0")/lib.sh"
+require_sproftop
+require_targets split
+
+split=$TARGETS/split
+
+out=$TMPD/launch.folded
+run_sproftop -d 30 -o "$out" -- "$split" 2
+is "$RC" 0 "-- split 2: sproftop exits with split's status 0"
+[ "$RC" = 0 ] || diag_file "$ERR"
+total=$(folded_total "$out")
+cmp_ok "$total" '>' 0 "-- split 2: samples collected ($total)"
+cmp_ok "$(folded_count_chain "$out" main func_a work_unit)" '>' 0 "-- split 2: main;func_a;work_unit sampled"
+like "$(folded_roots "$out")" '^split-[0-9]+$' "-- split 2: rooted at a split-TID thread frame"
+
+run_sproftop -d 30 -o "$TMPD/status.folded" -- "$split" 1 3
+is "$RC" 3 "-- split 1 3: sproftop exits with the command's status 3"
+
+run_sproftop -o "$TMPD/nod.folded" -- "$split" 1
+is "$RC" 0 "without -d: sproftop ends when the command does, status 0"
+cmp_ok "$(folded_total "$TMPD/nod.folded")" '>' 0 "without -d: samples written"
+
+# exec: the process becomes split 0.3 s in; symbols must be reloaded.
+out=$TMPD/exec.folded
+run_sproftop -d 30 -o "$out" -- bash -c "sleep .3; exec '$split' 1"
+is "$RC" 0 "bash -c 'sleep .3; exec split 1': exit 0"
+[ "$RC" = 0 ] || diag_file "$ERR"
+cmp_ok "$(folded_count_frame "$out" func_a)" '>' 0 "after exec: split's func_a is sampled"
+cmp_ok "$(folded_count_chain "$out" main func_a work_unit)" '>' 0 "after exec: whole chain main;func_a;work_unit"
+# Every sample in split's code must unwind to _start: a stack unwound
+# with the old image's maps or symbols would stop short or go astray.
+is "$(folded_count_broken "$out" work_unit _start 2>"$TMPD/broken.txt")" 0 \
+    "after exec: every stack through work_unit is unwound whole (from _start)"
+[ -s "$TMPD/broken.txt" ] && diag_file "$TMPD/broken.txt"
+
+run_sproftop -d 30 -o "$TMPD/true.folded" -- bash -c 'sleep .3; exec /bin/true'
+is "$RC" 0 "bash -c 'sleep .3; exec /bin/true': exit 0"
+
+run_sproftop -d 30 -o "$TMPD/false.folded" -- /bin/false
+is "$RC" 1 "-- /bin/false: exit 1"
+
+# A command that cannot be run: an error naming it.
+run_sproftop -d 5 -o "$TMPD/none.folded" -- "$TMPD/no-such-command"
+isnt "$RC" 0 "-- a missing command: non-zero exit"
+assert_one_line_error "-- a missing command: one line on stderr"
+like "$ERRS" 'no-such-command' "-- a missing command: the message names it"
+
+done_testing

@@ -1,0 +1,488 @@
+# tests/lib.sh - TAP helpers and process plumbing for the shell tests.
+#
+# Sourced by every tests/*.t (bash).  It gives:
+#   - TAP output: plan, ok, is, isnt, like, unlike, cmp_ok, skip, skip_all,
+#     diag, note, bail_out, done_testing;
+#   - processes: spawn and start_target record every PID they start, and
+#     cleanup (trap on EXIT) kills exactly those PIDs, so no test leaves a
+#     process behind and none kills anything by name;
+#   - checks on a traced process: target_state, tracer_pid,
+#     assert_not_stopped, and wait_until for bounded polling;
+#   - run_sproftop, which bounds every sproftop run with timeout(1);
+#   - folded-file helpers (folded_total, folded_count_frame, ...).
+#
+# Paths: TOP is the source tree, SPROFTOP the binary under test
+# ($TOP/sproftop unless set), BUILD the build directory (env BUILD, default
+# "build", so `make asan` runs use build-asan/targets), TARGETS the
+# directory of the test target programs, TMPD a per-test scratch directory
+# removed on exit.
+
+set -u
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SPROFTOP=${SPROFTOP:-$TOP/sproftop}
+BUILD=${BUILD:-build}
+case $BUILD in
+    /*) TARGETS=$BUILD/targets ;;
+    *) TARGETS=$TOP/$BUILD/targets ;;
+esac
+TMPD=$(mktemp -d "${TMPDIR:-/tmp}/sproftop-test.XXXXXX")
+
+# Seconds a single sproftop run may take before timeout(1) ends it; a
+# run that needs it is a failure, never a hang.
+SP_TIMEOUT=${SP_TIMEOUT:-60}
+
+_tap_n=0        # tests run so far
+_tap_failed=0   # tests that failed
+_tap_planned="" # the plan, once printed
+_pids=()        # every PID this test started, for cleanup
+
+# --- TAP --------------------------------------------------------------------
+
+# plan N: announce N tests.
+plan() {
+    _tap_planned=$1
+    echo "1..$1"
+}
+
+# skip_all REASON: nothing to test here; exits 0.
+skip_all() {
+    echo "1..0 # SKIP $*"
+    _tap_planned=0
+    exit 0
+}
+
+# ok COND DESC: COND is a shell status (0 passes), e.g. ok $? "ran".
+# Returns COND's truth so callers can chain diagnostics.
+ok() {
+    local cond=$1
+    shift
+    _tap_n=$((_tap_n + 1))
+    if [ "$cond" -eq 0 ] 2>/dev/null; then
+        echo "ok $_tap_n - $*"
+        return 0
+    fi
+    _tap_failed=$((_tap_failed + 1))
+    echo "not ok $_tap_n - $*"
+    # The line of the test script's top-level call that led here.
+    local depth=${#FUNCNAME[@]}
+    diag "  Failed test '$*' at ${BASH_SOURCE[-1]##*/} line ${BASH_LINENO[depth - 2]}."
+    return 1
+}
+
+# check DESC CMD...: run CMD; pass if it succeeds.
+check() {
+    local desc=$1
+    shift
+    "$@"
+    ok $? "$desc"
+}
+
+# is GOT EXPECTED DESC: string equality.
+is() {
+    if [ "$1" = "$2" ]; then
+        ok 0 "$3"
+    else
+        ok 1 "$3"
+        diag "       got: '$1'"
+        diag "  expected: '$2'"
+        return 1
+    fi
+}
+
+# isnt GOT UNEXPECTED DESC
+isnt() {
+    if [ "$1" != "$2" ]; then
+        ok 0 "$3"
+    else
+        ok 1 "$3"
+        diag "  got '$1', expected anything else"
+        return 1
+    fi
+}
+
+# like GOT ERE DESC / unlike GOT ERE DESC: extended regex match.
+like() {
+    if printf '%s' "$1" | grep -Eq -- "$2"; then
+        ok 0 "$3"
+    else
+        ok 1 "$3"
+        diag "  '$(printf '%s' "$1" | head -c 400)'"
+        diag "  doesn't match /$2/"
+        return 1
+    fi
+}
+
+unlike() {
+    if printf '%s' "$1" | grep -Eq -- "$2"; then
+        ok 1 "$3"
+        diag "  '$(printf '%s' "$1" | head -c 400)'"
+        diag "  matches /$2/"
+        return 1
+    else
+        ok 0 "$3"
+    fi
+}
+
+# cmp_ok A OP B DESC: numeric comparison with awk (decimals allowed);
+# OP is one of < <= > >= == !=.
+cmp_ok() {
+    if awk -v a="$1" -v b="$3" -v op="$2" 'BEGIN {
+            if (a !~ /^-?[0-9]+(\.[0-9]+)?$/ || b !~ /^-?[0-9]+(\.[0-9]+)?$/) exit 1
+            a += 0; b += 0
+            if (op == "<") r = a < b; else if (op == "<=") r = a <= b
+            else if (op == ">") r = a > b; else if (op == ">=") r = a >= b
+            else if (op == "==") r = a == b; else if (op == "!=") r = a != b
+            else r = 0
+            exit !r }'; then
+        ok 0 "$4"
+    else
+        ok 1 "$4"
+        diag "  '$1' $2 '$3' is false"
+        return 1
+    fi
+}
+
+# skip N REASON: record N skipped tests.
+skip() {
+    local n=$1 i
+    shift
+    for ((i = 0; i < n; i++)); do
+        _tap_n=$((_tap_n + 1))
+        echo "ok $_tap_n # skip $*"
+    done
+}
+
+# diag MSG...: a comment on stderr (shown by prove); note: on stdout.
+diag() {
+    local line
+    while IFS= read -r line; do
+        echo "# $line" >&2
+    done <<<"$*"
+}
+
+note() {
+    local line
+    while IFS= read -r line; do
+        echo "# $line"
+    done <<<"$*"
+}
+
+# diag_file FILE [MAX_LINES]: show a file's head as diagnostics.
+diag_file() {
+    [ -f "$1" ] || { diag "  ($1: no such file)"; return 0; }
+    diag "  --- $1 ---"
+    diag "$(head -n "${2:-20}" "$1" | cut -c1-300)"
+}
+
+# bail_out REASON: stop the whole run.
+bail_out() {
+    echo "Bail out! $*"
+    exit 255
+}
+
+# done_testing: print the plan if none was given; exit status is the
+# number of failed tests (as Test::More does).
+done_testing() {
+    [ -z "$_tap_planned" ] && echo "1..$_tap_n"
+    local rc=$_tap_failed
+    [ "$rc" -gt 254 ] && rc=254
+    if [ -n "$_tap_planned" ] && [ "$_tap_planned" != "$_tap_n" ]; then
+        diag "planned $_tap_planned tests but ran $_tap_n"
+        [ "$rc" -eq 0 ] && rc=255
+    fi
+    exit "$rc"
+}
+
+# --- processes ----------------------------------------------------------------
+
+# target_state PID: field 3 of /proc/PID/stat (R, S, D, t, T, Z...), or
+# nothing if the process is gone.  The command name in field 2 can hold
+# spaces and ')' so the state is read after the last ')'.
+target_state() {
+    local s
+    s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    s=${s##*) }
+    echo "${s%% *}"
+}
+
+# tracer_pid PID: TracerPid from /proc/PID/status, or nothing if gone.
+tracer_pid() {
+    awk '/^TracerPid:/ { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+
+# thread_count PID: entries in /proc/PID/task.
+thread_count() {
+    local d n=0
+    for d in /proc/"$1"/task/*; do
+        [ -d "$d" ] && n=$((n + 1))
+    done
+    echo "$n"
+}
+
+# all_threads_in_state PID STATES: every thread's state is one of the
+# letters in STATES (e.g. "S", "RS").
+all_threads_in_state() {
+    local t s
+    for t in /proc/"$1"/task/*; do
+        s=$(target_state "$1/task/${t##*/}") || return 1
+        [[ $2 == *"$s"* ]] || return 1
+    done
+}
+
+# is_running PID: the process exists and is not a zombie.
+is_running() {
+    local s
+    s=$(target_state "$1") || return 1
+    [ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
+}
+
+# wait_until TIMEOUT_S CMD...: poll CMD every 50 ms until it succeeds or
+# TIMEOUT_S seconds pass; returns 0 or 1.  Bounded polling only: no test
+# may wait forever.
+wait_until() {
+    local limit=$1 i
+    shift
+    local tries
+    tries=$(awk -v t="$limit" 'BEGIN { printf "%d", t * 20 + 1 }')
+    for ((i = 0; i < tries; i++)); do
+        "$@" && return 0
+        sleep 0.05
+    done
+    "$@"
+}
+
+# spawn CMD...: start CMD in the background, remember its PID for cleanup;
+# sets SPAWN_PID.  Its stdin is /dev/null; redirect output at the call
+# site's descriptors (spawn inherits them).
+spawn() {
+    "$@" </dev/null &
+    SPAWN_PID=$!
+    _pids+=("$SPAWN_PID")
+}
+
+# _exe_is PID PATH: the process already runs PATH (it has exec'ed).
+_exe_is() {
+    [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$2" ]
+}
+
+# start_target NAME ARGS...: start $TARGETS/NAME ARGS in the background and
+# wait (at most 10 s) until it runs the target binary.  Sets TARGET_PID,
+# TARGET_OUT and TARGET_ERR (files holding its stdout and stderr, so
+# nothing it prints can break the TAP stream).  Fails if it does not start.
+_target_seq=0
+start_target() {
+    local name=$1 bin
+    shift
+    bin=$(readlink -f "$TARGETS/$name")
+    if [ ! -x "$bin" ]; then
+        diag "target $TARGETS/$name is not built (make targets)"
+        return 1
+    fi
+    _target_seq=$((_target_seq + 1))
+    TARGET_OUT=$TMPD/$name.$_target_seq.out
+    TARGET_ERR=$TMPD/$name.$_target_seq.err
+    spawn "$bin" "$@" >"$TARGET_OUT" 2>"$TARGET_ERR"
+    TARGET_PID=$SPAWN_PID
+    if ! wait_until 10 _exe_is "$TARGET_PID" "$bin"; then
+        diag "target $name (PID $TARGET_PID) did not start"
+        return 1
+    fi
+}
+
+# require_targets NAME...: skip the whole test unless these are built.
+require_targets() {
+    local n
+    for n in "$@"; do
+        [ -x "$TARGETS/$n" ] || skip_all "target $n not built: make targets"
+    done
+}
+
+# require_sproftop: skip the whole test unless the binary exists.
+require_sproftop() {
+    [ -x "$SPROFTOP" ] || skip_all "$SPROFTOP not built: make"
+}
+
+# assert_not_stopped PID DESC: the process and each of its threads is not
+# in a stop (state t or T) and no thread has a tracer (TracerPid 0).  One
+# TAP test; the diagnostics list the offending threads.
+assert_not_stopped() {
+    local pid=$1 desc=$2 t tid s tp bad=""
+    if [ ! -d "/proc/$pid" ]; then
+        ok 1 "$desc"
+        diag "  process $pid is gone"
+        return 1
+    fi
+    for t in /proc/"$pid"/task/*; do
+        tid=${t##*/}
+        [ -d "$t" ] || continue
+        s=$(target_state "$pid/task/$tid") || continue   # thread just exited
+        tp=$(tracer_pid "$pid/task/$tid")
+        case $s in
+            t|T) bad="$bad thread $tid state $s;" ;;
+        esac
+        [ -n "$tp" ] && [ "$tp" != 0 ] && bad="$bad thread $tid TracerPid $tp;"
+    done
+    if [ -z "$bad" ]; then
+        ok 0 "$desc"
+    else
+        ok 1 "$desc"
+        diag " $bad"
+        return 1
+    fi
+}
+
+# wait_exit PID TIMEOUT_S: wait (bounded) for a child started with spawn
+# to exit; sets EXIT_RC to its status.  Returns 1, leaving it running, if
+# it is still alive after TIMEOUT_S.
+wait_exit() {
+    EXIT_RC=""
+    if ! wait_until "$2" _not_alive "$1"; then
+        return 1
+    fi
+    wait "$1" 2>/dev/null
+    EXIT_RC=$?
+    return 0
+}
+
+_not_alive() {
+    ! is_running "$1"
+}
+
+# kill_pid PID: end one process this test started (SIGCONT first, so a
+# stopped process can die, then SIGKILL) and reap it.
+kill_pid() {
+    kill -CONT "$1" 2>/dev/null
+    kill -KILL "$1" 2>/dev/null
+    wait "$1" 2>/dev/null
+    return 0
+}
+
+# cleanup: kill every PID this test started, then remove TMPD.  Installed
+# on EXIT; by PID only, never by name.
+cleanup() {
+    local p
+    for p in "${_pids[@]}"; do
+        kill_pid "$p"
+    done
+    _pids=()
+    [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMPD"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+# --- running sproftop --------------------------------------------------------
+
+# run_sproftop ARGS...: run sproftop bounded by $SP_TIMEOUT seconds (then
+# SIGTERM, SIGKILL 5 s later).  Sets RC, and OUT/ERR to files holding its
+# stdout and stderr (overwritten by the next run); OUTS/ERRS hold them as
+# strings.  stdin is /dev/null, stdout is not a terminal.
+_run_seq=0
+run_sproftop() {
+    _run_seq=$((_run_seq + 1))
+    OUT=$TMPD/run.$_run_seq.out
+    ERR=$TMPD/run.$_run_seq.err
+    timeout -k 5 "$SP_TIMEOUT" "$SPROFTOP" "$@" </dev/null >"$OUT" 2>"$ERR"
+    RC=$?
+    OUTS=$(cat "$OUT")
+    ERRS=$(cat "$ERR")
+    [ "$RC" -eq 124 ] && diag "sproftop $* timed out after ${SP_TIMEOUT}s"
+    return 0
+}
+
+# line_count FILE: number of lines (a last line without newline counts).
+line_count() {
+    awk 'END { print NR }' "$1"
+}
+
+# assert_one_line_error DESC: the last run wrote exactly one non-empty
+# line on stderr.
+assert_one_line_error() {
+    local n
+    n=$(line_count "$ERR")
+    if [ "$n" = 1 ] && [ -n "$ERRS" ]; then
+        ok 0 "$1"
+    else
+        ok 1 "$1"
+        diag "  stderr has $n lines:"
+        diag_file "$ERR" 10
+        return 1
+    fi
+}
+
+# --- folded files ------------------------------------------------------------
+# A folded line is "frame;frame;...;leaf COUNT", root first.  Frames are
+# matched exactly, or as NAME followed by "(" (C++ names with parameters).
+
+# folded_total FILE: the sum of all counts (0 for a missing file).
+folded_total() {
+    [ -f "$1" ] || { echo 0; return; }
+    awk '{ n += $NF } END { printf "%d\n", n }' "$1"
+}
+
+# folded_count_frame FILE NAME: samples whose stack holds frame NAME.
+folded_count_frame() {
+    [ -f "$1" ] || { echo 0; return; }
+    awk -v name="$2" '
+        { c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+          for (i = 1; i <= k; i++)
+              if (f[i] == name || index(f[i], name "(") == 1) { n += c; break } }
+        END { printf "%d\n", n }' "$1"
+}
+
+# folded_count_substr FILE TEXT: samples with a frame containing TEXT
+# (C++ names may carry a return type before and parameters after).
+folded_count_substr() {
+    [ -f "$1" ] || { echo 0; return; }
+    awk -v p="$2" '
+        { c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+          for (i = 1; i <= k; i++)
+              if (index(f[i], p) > 0) { n += c; break } }
+        END { printf "%d\n", n }' "$1"
+}
+
+# folded_count_chain FILE NAME1 NAME2 ...: samples whose stack holds the
+# frames NAME1, NAME2, ... consecutively, in this order (root first).
+folded_count_chain() {
+    local file=$1
+    shift
+    [ -f "$file" ] || { echo 0; return; }
+    awk -v chain="$*" '
+        BEGIN { m = split(chain, want, " ") }
+        { c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+          for (i = 1; i + m - 1 <= k; i++) {
+              for (j = 1; j <= m; j++) if (f[i + j - 1] != want[j]) break
+              if (j > m) { n += c; break } } }
+        END { printf "%d\n", n }' "$file"
+}
+
+# folded_count_broken FILE FRAME BOTTOM: samples whose stack holds FRAME
+# but whose second frame (the one above the thread root) is not BOTTOM:
+# stacks through known code that were not unwound to the end.
+folded_count_broken() {
+    [ -f "$1" ] || { echo 0; return; }
+    awk -v name="$2" -v bottom="$3" '
+        { c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";"); has = 0
+          for (i = 1; i <= k; i++) if (f[i] == name) has = 1
+          if (has && f[2] != bottom) { n += c; if (shown++ < 3) print "broken: " $0 > "/dev/stderr" } }
+        END { printf "%d\n", n }' "$1"
+}
+
+# folded_roots FILE: the distinct first frames, one per line.
+folded_roots() {
+    [ -f "$1" ] || return 0
+    awk '{ s = $0; sub(/ [0-9]+$/, "", s); split(s, f, ";"); print f[1] }' "$1" | sort -u
+}
+
+# folded_well_formed FILE: every line is "FRAMES COUNT" with a positive
+# integer count and no empty frame.
+folded_well_formed() {
+    [ -f "$1" ] || { echo "no such file: $1" >&2; return 1; }
+    awk '
+        !/ [1-9][0-9]*$/ { bad = 1; print "bad count: " $0 > "/dev/stderr"; exit }
+        { s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+          for (i = 1; i <= k; i++) if (f[i] == "") { bad = 1; print "empty frame: " $0 > "/dev/stderr"; exit } }
+        END { exit bad }' "$1"
+}

@@ -1,0 +1,46 @@
+# tests/targets/targets.mk - the programs the end-to-end tests profile.
+#
+# Included by the top-level Makefile; `make targets` builds $(TARGET_BINS)
+# into $(BUILD)/targets/.  Every target is built with -g and frame
+# pointers unless its variant says otherwise, and never with
+# $(SANITIZE): they stand in for the user's programs, and a sanitizer
+# runtime would change their stacks and mappings.
+
+TARGETS_DIR    := $(BUILD)/targets
+TARGETS_SRC    := tests/targets
+# Flags live here: a change to them rebuilds the targets.
+TARGETS_MK     := $(TARGETS_SRC)/targets.mk
+TARGET_CC      := $(CC)
+TARGET_CXX     := $(CXX)
+TARGET_WARN    := -Wall -Wextra
+TARGET_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -pthread $(TARGET_WARN)
+TARGET_LDLIBS  := -pthread -ldl
+# -O2 without frame pointers: the unwinder must use .eh_frame.
+TARGET_NOFP    := -std=gnu11 -D_GNU_SOURCE -g -O2 -fomit-frame-pointer -pthread $(TARGET_WARN)
+# Neither frame pointers nor unwind tables: nothing sound to unwind with.
+TARGET_NOUNWIND := $(TARGET_NOFP) -fno-asynchronous-unwind-tables -fno-unwind-tables
+
+TARGET_C_NAMES := demo split deep recurse threads blocked sleeper ticker
+TARGET_BINS    := $(addprefix $(TARGETS_DIR)/,$(TARGET_C_NAMES) deep_nofp \
+                    deep_nounwind cxx)
+
+$(addprefix $(TARGETS_DIR)/,$(TARGET_C_NAMES)): $(TARGETS_DIR)/%: \
+		$(TARGETS_SRC)/%.c $(TARGETS_SRC)/common.h $(TARGETS_MK)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_CFLAGS) -o $@ $< $(TARGET_LDLIBS)
+
+$(TARGETS_DIR)/deep_nofp: $(TARGETS_SRC)/deep.c $(TARGETS_SRC)/common.h $(TARGETS_MK)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_NOFP) -o $@ $< $(TARGET_LDLIBS)
+
+# With -g, gcc moves the CFI it would have put in .eh_frame into
+# .debug_frame, which libunwind and elfutils read: drop it too.
+$(TARGETS_DIR)/deep_nounwind: $(TARGETS_SRC)/deep.c $(TARGETS_SRC)/common.h $(TARGETS_MK)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_NOUNWIND) -o $@ $< $(TARGET_LDLIBS)
+	objcopy --remove-section=.debug_frame $@
+
+$(TARGETS_DIR)/cxx: $(TARGETS_SRC)/cxx.cc $(TARGETS_MK)
+	@mkdir -p $(dir $@)
+	$(TARGET_CXX) -std=c++17 -g -O1 -fno-omit-frame-pointer -pthread \
+	  $(TARGET_WARN) -o $@ $< $(TARGET_LDLIBS)
