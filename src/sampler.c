@@ -43,6 +43,8 @@
 #define MAPS_FAST_NS 10000000ull /* ...every 10 ms for 1 s after an exec */
 #define MAPS_UNKNOWN_NS 2000000ull /* at most this often for unknown IPs */
 #define WINDOW_NS 1000000000ull /* achieved-rate window */
+#define PUBLISH_NS 50000000ull  /* stats copied for readers this often */
+#define RAN_RECENT_NS 10000000ull /* on-CPU: ran within this long */
 #define STOP_GIVEUP_NS 500000000ull /* an interrupt unanswered this long */
 #define HIST_LIN 2000           /* 1 us buckets up to 2 ms */
 #define HIST_LOG 24             /* then powers of two */
@@ -59,7 +61,7 @@ struct sthread {
     int syscall_fd;        /* /proc/PID/task/TID/syscall (--idle), or -1 */
     int sched_fd;          /* /proc/PID/task/TID/schedstat (on-CPU), or -1 */
     uint64_t last_runtime; /* on-CPU ns at the previous tick */
-    bool have_runtime;
+    uint64_t t_ran;        /* when last_runtime was last seen to grow */
     enum tstate state;
     bool seen;             /* found in the latest /proc rescan */
     bool was_blocked;      /* state S/D when interrupted */
@@ -74,6 +76,8 @@ struct sthread {
     uint64_t last_sp, last_pc; /* user SP/PC of the blocking syscall */
     bool have_last;
     uint64_t win_mark;     /* last rate window it was eligible in */
+    uint64_t samples;      /* stacks pushed for it */
+    uint64_t due;          /* ticks it was due and eligible */
 };
 
 /* A stack copied during a stop, waiting to be unwound. */
@@ -132,8 +136,11 @@ struct sampler {
     bool launched;
     int errpipe;           /* launch: exec error from the child */
 
-    /* published under lock */
+    /* published under lock: st is the copy readers see; live is the
+     * sampler thread's own, copied into st by publish() */
     struct sampler_stats st;
+    struct sampler_stats live;
+    uint64_t t_publish;
     struct hist stop_h, lat_h, unw_h;
     struct sampler_thread_stats *tstats;
     size_t ntstats, captstats;
@@ -286,8 +293,12 @@ static void drop_thread(struct sampler *s, pid_t tid)
             if (s->copies[c].t == t)
                 s->copies[c].t = NULL;
         pthread_mutex_lock(&s->lock);
-        if (t->stats_idx != UINT32_MAX)
-            s->tstats[t->stats_idx].alive_ns = now_ns() - t->born_ns;
+        if (t->stats_idx != UINT32_MAX) {
+            struct sampler_thread_stats *ts = &s->tstats[t->stats_idx];
+            ts->alive_ns = now_ns() - t->born_ns;
+            ts->samples = t->samples;
+            ts->due = t->due;
+        }
         pthread_mutex_unlock(&s->lock);
         if (t->stat_fd >= 0)
             close(t->stat_fd);
@@ -418,7 +429,7 @@ static void take_sample(struct sampler *s, struct sthread *t, uint64_t t_seen)
         w.rax = w.orig_rax;
         w.rip -= 2; /* back onto the 2-byte syscall instruction */
         if (ptrace(PTRACE_SETREGS, t->tid, 0, &w) == 0)
-            s->st.eintr_restarts++;
+            s->live.eintr_restarts++;
     }
     struct copy *c = new_copy(s);
     if (c) {
@@ -448,9 +459,9 @@ static void take_sample(struct sampler *s, struct sthread *t, uint64_t t_seen)
     ptrace(s->dump_mode ? PTRACE_DETACH : PTRACE_CONT, t->tid, 0, 0);
     uint64_t t_res = now_ns();
     t->state = T_FREE;
-    s->st.stops++;
+    s->live.stops++;
     if (t->was_blocked)
-        s->st.stops_blocked++;
+        s->live.stops_blocked++;
     hist_add(&s->stop_h, t_res - t_seen);
     hist_add(&s->lat_h, t_seen - t->t_interrupt);
 }
@@ -461,16 +472,13 @@ static void push_stack(struct sampler *s, pid_t tid, struct sthread *t,
     struct ingest_rec h = {.type = INGEST_SAMPLE, .tid = tid, .flags = flags,
                            .time = time, .gen = s->gen};
     if (ingest_push(s->cfg.ingest, &h, pcs, (size_t)n * sizeof *pcs) < 0) {
-        s->st.lost++;
+        s->live.lost++;
         return;
     }
-    s->st.samples++;
+    s->live.samples++;
     s->win_samples++;
-    if (t && t->stats_idx != UINT32_MAX) {
-        pthread_mutex_lock(&s->lock);
-        s->tstats[t->stats_idx].samples++;
-        pthread_mutex_unlock(&s->lock);
-    }
+    if (t)
+        t->samples++;
 }
 
 /* Unwind every copy taken since the last call (threads running again). */
@@ -490,10 +498,10 @@ static void unwind_copies(struct sampler *s)
         }
         hist_add(&s->unw_h, now_ns() - t0);
         uint32_t flags = 0;
-        s->st.unwind_end[end]++;
+        s->live.unwind_end[end]++;
         if (end != UNWIND_COMPLETE) {
             flags |= INGEST_F_TRUNCATED;
-            s->st.truncated++;
+            s->live.truncated++;
         }
         push_stack(s, c->tid, c->t, s->pcs, n, flags, c->time);
         struct sthread *t = c->t;
@@ -522,16 +530,14 @@ static bool is_stop_signal(int sig)
 
 static void target_gone(struct sampler *s, int status)
 {
-    pthread_mutex_lock(&s->lock);
-    s->st.target = SAMPLER_EXITED;
+    s->live.target = SAMPLER_EXITED;
     if (WIFEXITED(status)) {
-        s->st.exit_code = WEXITSTATUS(status);
-        s->st.exit_known = true;
+        s->live.exit_code = WEXITSTATUS(status);
+        s->live.exit_known = true;
     } else if (WIFSIGNALED(status)) {
-        s->st.exit_signal = WTERMSIG(status);
-        s->st.exit_known = true;
+        s->live.exit_signal = WTERMSIG(status);
+        s->live.exit_known = true;
     }
-    pthread_mutex_unlock(&s->lock);
 }
 
 static void handle_exec(struct sampler *s, pid_t tid)
@@ -597,7 +603,7 @@ static bool handle_event(struct sampler *s, pid_t tid, int status, uint64_t t_se
              * our waits; SIGCONT will report another PTRACE_EVENT_STOP. */
             ptrace(PTRACE_LISTEN, tid, 0, 0);
             t->state = T_GROUPSTOP;
-            s->st.group_stops++;
+            s->live.group_stops++;
             return true;
         }
         if (t->state == T_INTERRUPTED) {
@@ -620,7 +626,7 @@ static bool handle_event(struct sampler *s, pid_t tid, int status, uint64_t t_se
     /* signal-delivery-stop: hand the signal back to the target.  Our own
      * interrupt, if any, is still pending and will stop it next. */
     ptrace(PTRACE_CONT, tid, 0, sig);
-    s->st.signals++;
+    s->live.signals++;
     return true;
 }
 
@@ -639,10 +645,7 @@ static int drain(struct sampler *s)
                 continue;
             if (errno == ECHILD) {
                 /* nothing left to wait for: every thread is gone */
-                pthread_mutex_lock(&s->lock);
-                if (s->st.target != SAMPLER_EXITED)
-                    s->st.target = SAMPLER_EXITED;
-                pthread_mutex_unlock(&s->lock);
+                s->live.target = SAMPLER_EXITED;
                 return -1;
             }
             return handled;
@@ -682,7 +685,7 @@ static int tick(struct sampler *s, uint64_t now)
         if (paused || t->state == T_GROUPSTOP)
             continue;
         if (t->state == T_INTERRUPTED) {
-            s->st.missed++; /* still on its way to the last stop */
+            s->live.missed++; /* still on its way to the last stop */
             if (now - t->t_interrupt < STOP_GIVEUP_NS)
                 continue;
             /* A thread stuck in D (a vfork parent) or whose trap was
@@ -692,17 +695,18 @@ static int tick(struct sampler *s, uint64_t now)
             s->slow_stops++;
         }
         if (t->sched_fd >= 0) {
-            /* On-CPU mode: a thread that has not run since the previous
-             * tick is blocked or waiting for a CPU; stopping it would
-             * sample run-queue waits (stacks at syscall returns), which
-             * perf's cpu-clock would never see.  schedstat is cheaper to
-             * read than stat, so it goes first. */
+            /* On-CPU mode: a thread that has not run for RAN_RECENT_NS is
+             * blocked, or has just woken and waits for a CPU; stopping it
+             * would sample run-queue waits (stacks at syscall returns)
+             * that perf's cpu-clock never sees.  A CPU-bound thread that
+             * is only preempted ran moments ago and is still sampled.
+             * schedstat is cheaper to read than stat, so it goes first. */
             uint64_t rt;
             if (target_runtime(t->sched_fd, &rt) == 0) {
-                bool ran = !t->have_runtime || rt != t->last_runtime;
+                if (rt != t->last_runtime || !t->t_ran)
+                    t->t_ran = now;
                 t->last_runtime = rt;
-                t->have_runtime = true;
-                if (!ran)
+                if (now - t->t_ran > RAN_RECENT_NS)
                     continue;
             }
         }
@@ -719,11 +723,8 @@ static int tick(struct sampler *s, uint64_t now)
                 s->win_threads++;
             }
         }
-        if (t->stats_idx != UINT32_MAX && (!blocked || s->cfg.idle)) {
-            pthread_mutex_lock(&s->lock);
-            s->tstats[t->stats_idx].due++;
-            pthread_mutex_unlock(&s->lock);
-        }
+        if (!blocked || s->cfg.idle)
+            t->due++;
         if (blocked) {
             /* Default mode: never interrupt a blocked thread (it could see
              * EINTR).  --idle: reuse its last stack while it has not moved
@@ -736,7 +737,7 @@ static int tick(struct sampler *s, uint64_t now)
                 sp == t->last_sp && pc == t->last_pc) {
                 push_stack(s, t->tid, t, t->last_pcs, t->last_n,
                            t->last_flags | INGEST_F_REUSED, now);
-                s->st.reused++;
+                s->live.reused++;
                 continue;
             }
         }
@@ -773,34 +774,49 @@ static size_t pending_stops(struct sampler *s)
     return n;
 }
 
-static void publish(struct sampler *s, uint64_t now)
+/* Copy the sampler's figures to where readers see them: at most every
+ * PUBLISH_NS (percentiles scan the histograms), or now when `force`. */
+static void publish(struct sampler *s, uint64_t now, bool force)
 {
-    pthread_mutex_lock(&s->lock);
-    s->st.stop_median_ns = hist_pct(&s->stop_h, 50);
-    s->st.stop_p99_ns = hist_pct(&s->stop_h, 99);
-    s->st.stop_max_ns = s->stop_h.max;
-    s->st.latency_median_ns = hist_pct(&s->lat_h, 50);
-    s->st.unwind_median_ns = hist_pct(&s->unw_h, 50);
-    s->st.tracer_cpu_ns = thread_cpu_ns();
-    s->st.elapsed_ns = now - s->t_start;
-    s->st.interval_ns = atomic_load(&s->interval_ns);
-    s->st.threads = (uint32_t)s->nthreads;
+    if (!force && now - s->t_publish < PUBLISH_NS)
+        return;
+    s->t_publish = now;
+    struct sampler_stats *l = &s->live;
+    l->stop_median_ns = hist_pct(&s->stop_h, 50);
+    l->stop_p99_ns = hist_pct(&s->stop_h, 99);
+    l->stop_max_ns = s->stop_h.max;
+    l->latency_median_ns = hist_pct(&s->lat_h, 50);
+    l->unwind_median_ns = hist_pct(&s->unw_h, 50);
+    l->tracer_cpu_ns = thread_cpu_ns();
+    l->elapsed_ns = now - s->t_start;
+    l->threads = (uint32_t)s->nthreads;
     bool stopped = s->nthreads > 0;
     for (size_t i = 0; i < s->nthreads; i++)
         if (s->threads[i]->state != T_GROUPSTOP)
             stopped = false;
-    if (s->st.target == SAMPLER_RUNNING || s->st.target == SAMPLER_STOPPED)
-        s->st.target = stopped ? SAMPLER_STOPPED : SAMPLER_RUNNING;
+    if (l->target == SAMPLER_RUNNING || l->target == SAMPLER_STOPPED)
+        l->target = stopped ? SAMPLER_STOPPED : SAMPLER_RUNNING;
     if (now - s->win_start >= WINDOW_NS) {
         /* per-thread rate: samples in the window over the threads that
-         * were eligible (running, or blocked with --idle) */
+         * were eligible (ran, or blocked with --idle) */
         double secs = (double)(now - s->win_start) / 1e9;
-        s->st.achieved_hz = s->win_threads
+        l->achieved_hz = s->win_threads
             ? (double)s->win_samples / secs / s->win_threads : 0;
         s->win_id++;
         s->win_start = now;
         s->win_samples = 0;
         s->win_threads = 0;
+    }
+    pthread_mutex_lock(&s->lock);
+    uint32_t seen = s->st.threads_seen;
+    s->st = *l;
+    s->st.threads_seen = seen; /* kept by add_thread under the lock */
+    for (size_t i = 0; i < s->nthreads; i++) {
+        struct sthread *t = s->threads[i];
+        if (t->stats_idx == UINT32_MAX)
+            continue;
+        s->tstats[t->stats_idx].samples = t->samples;
+        s->tstats[t->stats_idx].due = t->due;
     }
     pthread_mutex_unlock(&s->lock);
 }
@@ -938,7 +954,7 @@ static void *sampler_main(void *arg)
     s->attach_done = rc == 0 ? 1 : -1;
     snprintf(s->attach_err, sizeof s->attach_err, "%s", err);
     s->attach_code = code;
-    s->st.pid = s->pid;
+    s->live.pid = s->st.pid = s->pid;
     pthread_cond_broadcast(&s->cond);
     pthread_mutex_unlock(&s->lock);
     if (rc < 0)
@@ -971,16 +987,14 @@ static void *sampler_main(void *arg)
             spin_for_stops(s, s->cfg.spin_us);
             continue; /* unwind what was collected before sleeping */
         }
-        publish(s, now);
+        publish(s, now, false);
         if (s->ncopies)
             continue;
         wait_events(next_deadline(s, now_ns()));
     }
-    publish(s, now_ns());
-    pthread_mutex_lock(&s->lock);
-    if (s->st.target != SAMPLER_EXITED)
-        s->st.target = SAMPLER_ENDED;
-    pthread_mutex_unlock(&s->lock);
+    if (s->live.target != SAMPLER_EXITED)
+        s->live.target = SAMPLER_ENDED;
+    publish(s, now_ns(), true);
     /* Returning ends this thread; the kernel then detaches every tracee,
      * including blocked threads, without interrupting them. */
     return NULL;
