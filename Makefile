@@ -145,6 +145,20 @@ check-layers:
 	 if [ -n "$$bad" ]; then echo "curses in src/: $$bad"; exit 1; fi; \
 	 echo "layers ok"
 
+# --- documentation -----------------------------------------------------------
+# `make docs` regenerates the key tables of README.md and docs/sproftop.1 from
+# --help-keys; `make docs-check` runs tests/docs.t alone (make test runs it
+# too); `make screenshots` retakes screenshots/*.png from the real TUI.
+.PHONY: docs docs-check screenshots
+docs: all
+	@SPROFTOP=$(CURDIR)/$(BIN) tests/docs/keys.sh
+
+docs-check: all
+	@SPROFTOP=$(CURDIR)/$(BIN) BUILD=$(BUILD) prove --exec '' tests/docs.t
+
+screenshots: all targets
+	@SPROFTOP=$(CURDIR)/$(BIN) BUILD=$(BUILD) tests/screenshots/make.sh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 sproftop $(DESTDIR)$(PREFIX)/bin/sproftop

@@ -10,6 +10,7 @@
 #include "export.h"
 #include "load.h"
 #include "profile.h"
+#include "report.h"
 #include "sampler.h"
 #include "source.h"
 #include "symbols.h"
@@ -90,6 +91,11 @@ static void usage(FILE *f)
 "       sproftop --dump -p PID              print every thread's stack once\n"
 "       sproftop -i FILE [-i FILE...] [-o OUT [-f FMT]]  open or convert\n"
 "\n"
+"Target (one of):\n"
+"  -p, --pid PID         attach to a running process: all its threads\n"
+"  -- CMD [ARG...]       launch CMD under sampling\n"
+"  -i, --input FILE      load a saved profile (repeat to merge)\n"
+"      --dump            with -p: print every thread's stack once\n"
 "Sampling:\n"
 "  -F, --freq HZ         samples per second per thread (1..10000; 99)\n"
 "  -d, --duration S      stop after S seconds (decimals allowed)\n"
@@ -108,13 +114,18 @@ static void usage(FILE *f)
 "      --no-color        no colours (also: NO_COLOR set)\n"
 "      --script FILE     run keys from FILE (tests; see the man page)\n"
 "Other:\n"
-"  -i, --input FILE      load a saved profile (repeat to merge)\n"
 "  -h, --help            this help;  -V, --version  version\n"
 "      --help-keys       the live view's keys, as a Markdown table\n"
-"\n"
-"Formats:");
-    for (size_t i = 0; i < export_count(); i++)
-        fprintf(f, " %s", export_at(i)->name);
+"\n");
+    int col = fprintf(f, "Formats:");
+    for (size_t i = 0; i < export_count(); i++) {
+        const char *n = export_at(i)->name;
+        if (col + 1 + (int)strlen(n) > 79) {
+            fprintf(f, "\n        ");
+            col = 8;
+        }
+        col += fprintf(f, " %s", n);
+    }
     fprintf(f, "\nExit status: 0 ok, 1 runtime failure, 2 usage error;"
                " with CMD, CMD's status.\n");
 }
@@ -363,7 +374,8 @@ static void fill_ui_options(const struct opts *o, struct ui_options *u)
 {
     ui_options_default(u);
     u->refresh_s = o->refresh;
-    u->no_color = o->no_color || getenv("NO_COLOR");
+    const char *nc = getenv("NO_COLOR");
+    u->no_color = o->no_color || (nc && *nc);
     u->snapshot_dir = o->snapshot_dir;
     u->script = o->script;
     u->hide_self = o->hide_self;
@@ -408,6 +420,14 @@ static int run_inputs(const struct opts *o)
             return 1;
         }
         return 0;
+    }
+    if (!o->script && !isatty(STDOUT_FILENO)) {
+        /* no terminal: the same text summary as batch mode */
+        int rc = report_write_summary(p, stdout, 15) < 0 || fflush(stdout) == EOF;
+        profile_free(p);
+        if (rc)
+            fprintf(stderr, "sproftop: cannot write the report to stdout\n");
+        return rc;
     }
     struct source *src = source_file_new(p, o->inputs[0]);
     if (!src) {

@@ -90,6 +90,7 @@ struct copy {
     struct sthread *t;     /* NULL when the thread vanished since */
     uint64_t sc_sp, sc_pc; /* user SP/PC if the stop was in a syscall */
     bool in_syscall;
+    bool was_sleeping;     /* our stop broke into a blocking syscall */
 };
 
 struct hist {
@@ -438,6 +439,12 @@ static void take_sample(struct sampler *s, struct sthread *t, uint64_t t_seen)
         c->time = t_seen;
         regs_to_dwarf(&r, c->regs);
         c->in_syscall = (int64_t)r.orig_rax >= 0;
+        /* A syscall returning EINTR or a restart code at our stop was
+         * asleep when the interrupt landed: the thread was running when we
+         * looked but blocked before it stopped. */
+        int64_t ret = (int64_t)r.rax;
+        c->was_sleeping = c->in_syscall &&
+            (ret == -EINTR || ret == -512 || ret == -513 || ret == -514 || ret == -516);
         c->sc_sp = r.rsp;
         c->sc_pc = r.rip;
         c->len = 0;
@@ -486,6 +493,11 @@ static void unwind_copies(struct sampler *s)
 {
     for (size_t i = 0; i < s->ncopies; i++) {
         struct copy *c = &s->copies[i];
+        if (c->was_sleeping && !s->cfg.idle) {
+            /* on-CPU mode: that moment was not CPU use */
+            s->live.discarded++;
+            continue;
+        }
         uint64_t t0 = now_ns();
         enum unwind_end end;
         int n = unwinder_unwind(s->unw, c->regs, c->buf, c->regs[7], c->len,

@@ -68,6 +68,7 @@ struct sampler_stats {
     uint64_t stops;            /* interrupt stops taken */
     uint64_t stops_blocked;    /* ...of threads that were seen blocked */
     uint64_t eintr_restarts;   /* syscalls restarted after our interrupt */
+    uint64_t discarded;        /* on-CPU stops that found the thread asleep */
     uint64_t signals;          /* signals re-injected */
     uint64_t group_stops;      /* group-stop reports (kill -STOP) */
     uint64_t truncated;        /* stacks not unwound to the end */

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# tests/docs/keys.sh - regenerate the key tables of README.md and
+# docs/sproftop.1 from `sproftop --help-keys` (`make docs`).
+#
+#   tests/docs/keys.sh            rewrite the generated sections
+#   tests/docs/keys.sh --check    exit 1, naming the stale files, when a
+#                                 rewrite would change anything
+#
+# --help-keys prints the request table of ui/request.h (the one the help
+# screen is drawn from) as Markdown: "### Group" headings, each followed by
+# a "| Keys | Action |" table.  README.md gets it verbatim between
+#   <!-- keys:begin --> and <!-- keys:end -->
+# and the man page gets it as roff (.SS per group, .TP per key) between
+#   .\" keys:begin ...    and    .\" keys:end
+# Everything outside the markers is left alone.  SPROFTOP names the
+# binary ($TOP/sproftop by default).
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+sproftop=${SPROFTOP:-$top/sproftop}
+readme=$top/README.md
+man=$top/docs/sproftop.1
+check=0
+case ${1:-} in
+--check) check=1 ;;
+"") ;;
+*)
+    echo "usage: tests/docs/keys.sh [--check]" >&2
+    exit 2
+    ;;
+esac
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sproftop-keys.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+if ! "$sproftop" --help-keys >"$tmp/keys.md" 2>"$tmp/err"; then
+    echo "keys.sh: $sproftop --help-keys failed: $(head -n 1 "$tmp/err")" >&2
+    exit 1
+fi
+if ! grep -q '^| `' "$tmp/keys.md"; then
+    echo "keys.sh: $sproftop --help-keys printed no key table" >&2
+    exit 1
+fi
+
+# The Markdown tables as man(7): a group becomes .SS, each row a .TP
+# whose tag is the keys in bold and whose body is the action.  Roff
+# escapes: a backslash is \e, a minus in a key name \- (it is typed as
+# one), a double quote inside the quoted tag \(dq, and a line that would
+# start with '.' or '\'' gets \& in front.
+awk '
+    function roff_text(s) {
+        gsub(/\\/, "\\e", s)
+        if (s ~ /^[.\047]/)
+            s = "\\&" s
+        return s
+    }
+    function roff_key(s) {
+        gsub(/\\/, "\\e", s)
+        gsub(/-/, "\\-", s)
+        gsub(/"/, "\\(dq", s)
+        return s
+    }
+    # Compact lists (.PD 0) with room for "Backspace, C-h" in the tag.
+    /^### / { sub(/^### +/, ""); if (groups++) print ".PD"
+              print ".SS " roff_text($0); print ".PD 0"; next }
+    /^\| *Keys *\|/ || /^\|[-| ]+\|$/ || /^[ \t]*$/ { next }
+    /^\| `/ {
+        line = $0
+        sub(/^\| `/, "", line)
+        i = index(line, "` | ")
+        if (i == 0) { bad = 1; next }
+        keys = substr(line, 1, i - 1)
+        action = substr(line, i + 4)
+        sub(/ *\|$/, "", action)
+        print ".TP 16"
+        print ".B \"" roff_key(keys) "\""
+        print roff_text(action)
+        next
+    }
+    { bad = 1 }
+    END { if (groups) print ".PD"; exit bad }
+' "$tmp/keys.md" >"$tmp/keys.roff" || {
+    echo "keys.sh: unexpected line in --help-keys output" >&2
+    exit 1
+}
+
+# replace FILE BEGIN_ERE END_ERE BLOCK OUT: FILE with the lines strictly
+# between the marker lines replaced by BLOCK's content, into OUT.  Fails
+# unless each marker is there exactly once, BEGIN before END.
+replace() {
+    # Through the environment: awk -v would eat the regexes' backslashes.
+    BEGIN_RE=$2 END_RE=$3 BLOCK=$4 awk '
+        BEGIN { begin = ENVIRON["BEGIN_RE"]; end = ENVIRON["END_RE"]
+                block = ENVIRON["BLOCK"] }
+        $0 ~ begin { nb++; print; while ((getline l < block) > 0) print l
+                     skip = 1; next }
+        $0 ~ end { ne++; if (!skip) bad = 1; skip = 0; print; next }
+        !skip { print }
+        END { exit (nb != 1 || ne != 1 || bad || skip) }
+    ' "$1" >"$5"
+}
+
+stale=()
+status=0
+# update FILE BEGIN_ERE END_ERE BLOCK WHAT
+update() {
+    local file=$1 new=$tmp/${1##*/}.new
+    if ! replace "$file" "$2" "$3" "$4" "$new"; then
+        echo "keys.sh: ${file#"$top"/} needs one '$5' begin marker and one end marker, in that order" >&2
+        status=1
+        return
+    fi
+    cmp -s "$file" "$new" && return
+    if [ "$check" = 1 ]; then
+        stale+=("${file#"$top"/}")
+    else
+        cat "$new" >"$file" && echo "keys.sh: updated ${file#"$top"/}"
+    fi
+}
+
+update "$readme" '^<!-- keys:begin -->$' '^<!-- keys:end -->$' "$tmp/keys.md" '<!-- keys:begin -->'
+update "$man" '^\.\\" keys:begin' '^\.\\" keys:end' "$tmp/keys.roff" '.\" keys:begin'
+
+if [ ${#stale[@]} -gt 0 ]; then
+    echo "keys.sh: the key tables of ${stale[*]} are stale; run 'make docs' (tests/docs/keys.sh)" >&2
+    status=1
+fi
+exit "$status"

@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# symbols.t - the symbolizer (src/symbols.c), driven by tests/tools/symtest
+# on running processes whose code addresses and source lines are known:
+# tests/tools/symtarget(-cxx) print them (taken with &func,
+# __builtin_return_address and __LINE__), so nothing here comes from nm or
+# addr2line.  Covers plain, inlined, C++, libc, [vdso], JIT (perf map),
+# stripped and deleted binaries, unknown addresses, return addresses
+# (pc-1) and bad input.
+. "$(dirname "$0")/lib.sh"
+
+case $BUILD in
+    /*) TOOLS=$BUILD/tools ;;
+    *) TOOLS=$TOP/$BUILD/tools ;;
+esac
+SYMTEST=$TOOLS/symtest
+for t in symtest symtarget symtarget-cxx; do
+    [ -x "$TOOLS/$t" ] || skip_all "$TOOLS/$t not built: make tools"
+done
+
+jitmap=""
+trap '[ -n "$jitmap" ] && rm -f "$jitmap"; cleanup' EXIT
+
+# start_tool BIN: start BIN, wait (at most 10 s) for its "ready" line.
+# Sets TPID and TOUT (its output: "KEY VALUE" lines).
+start_tool() {
+    _target_seq=$((_target_seq + 1))
+    TOUT=$TMPD/${1##*/}.$_target_seq.out
+    spawn "$1" >"$TOUT" 2>&1
+    TPID=$SPAWN_PID
+    wait_until 10 grep -qx ready "$TOUT"
+}
+
+# val KEY: a value the running tool printed.
+val() {
+    awk -v k="$1" '$1 == k { print $2 }' "$TOUT"
+}
+
+# sym ARGS...: run symtest (bounded); SYM holds its output with each file
+# field cut to its basename, SYMRC its status, SYMERR its stderr file.
+# Runs that fail or print on stderr (a sanitizer report, say) are counted
+# in sym_failed, unless SYM_BAD=1 says the input is meant to be refused.
+sym_failed=0
+sym() {
+    SYMERR=$TMPD/symtest.err
+    timeout -k 5 30 "$SYMTEST" "$@" >"$TMPD/symtest.out" 2>"$SYMERR"
+    SYMRC=$?
+    if [ -z "${SYM_BAD:-}" ] && { [ "$SYMRC" != 0 ] || [ -s "$SYMERR" ]; }; then
+        sym_failed=$((sym_failed + 1))
+        diag_file "$SYMERR" 5
+    fi
+    SYM=$(awk -F'|' -v OFS='|' 'NF > 2 { sub(/.*\//, "", $3) } { print }' \
+          "$TMPD/symtest.out")
+}
+
+# The first frame, and all frames of one address joined by ";".
+first() { printf '%s\n' "$SYM" | head -n 1; }
+frames() { printf '%s\n' "$SYM" | awk 'NF' | paste -sd';'; }
+
+# map_off PID ADDR: file offset of ADDR in its mapping, as "0x...".
+map_off() {
+    local addr=$(($2)) range perms off s e
+    while read -r range perms off _; do
+        s=$((16#${range%-*}))
+        e=$((16#${range#*-}))
+        if ((addr >= s && addr < e)); then
+            printf '0x%x\n' $((addr - s + 16#$off))
+            return
+        fi
+    done <"/proc/$1/maps"
+}
+
+# --- C -------------------------------------------------------------------
+start_tool "$TOOLS/symtarget" || bail_out "symtarget did not start"
+pid=$TPID
+plain=$(val plain)
+pline=$(val plain_line)
+
+sym -v "$pid" "$plain"
+is "$SYMRC" 0 "symtest exits 0"
+is "$(first)" "plain_func|symtarget|symtarget.c|$pline|0|$pline|$plain|1" \
+    "plain function: name, module, file, line, first line, start"
+
+sym "$pid" "ret:$(val inl_ret)"
+is "$(frames)" "inl_step|symtarget|symtarget.c|$(val inl_line)|1;outer_func|symtarget|symtarget.c|$(val call_line)|0" \
+    "inlined function: its own frame first, then the caller at the call-site line"
+
+sym "$pid" "ret:$(val ra_second)"
+is "$(frames)" "ra_first|symtarget|-|0|0" \
+    "return address: the call before it (pc-1), in the function that ends with the call"
+sym "$pid" "$(val ra_second)"
+is "$(frames)" "ra_second|symtarget|-|0|0" "the same address as a leaf pc: the next function"
+
+sym "$pid" "$(val qsort)"
+like "$(first)" '^qsort\|libc\.so\.6\|' "libc function named, module libc.so.6"
+
+sym -v "$pid" 0x10
+is "$(frames)" "[unknown]|-|-|0|0|0|0x0|0" "address in no mapping: [unknown], not known"
+anon=$(val anon)
+sym "$pid" "$anon"
+is "$(frames)" "[unknown]|-|-|0|0" "anonymous executable memory without a perf map: [unknown]"
+
+# A JIT's perf map names code in anonymous memory.
+jitmap=/tmp/perf-$pid.map
+printf '%x 40 jitted_fn\n' $((anon + 0x20)) >"$jitmap"
+sym -v "$pid" "$(printf '0x%x' $((anon + 0x30)))" "$(printf '0x%x' $((anon + 0x80)))"
+is "$(frames)" "$(printf 'jitted_fn|[jit]|-|0|0|0|0x%x|1;[unknown]|-|-|0|0|0|0x0|0' $((anon + 0x20)))" \
+    "perf map: named inside its entry, [unknown] outside"
+if [ "$(id -u)" = 0 ] && chown 65534 "$jitmap" 2>/dev/null; then
+    sym "$pid" "$(printf '0x%x' $((anon + 0x30)))"
+    is "$(frames)" "[unknown]|-|-|0|0" "a perf map owned by another user is ignored"
+else
+    skip 1 "needs root to give the perf map to another user"
+fi
+rm -f "$jitmap"
+jitmap=""
+
+vdso=$(val vdso)
+if [ "$vdso" != 0 ] && [ -n "$vdso" ]; then
+    sym "$pid" "$vdso"
+    like "$(first)" '^(__vdso_)?clock_gettime\|\[vdso\]\|' "[vdso] function named, module [vdso]"
+else
+    skip 1 "no __vdso_clock_gettime in this kernel's [vdso]"
+fi
+
+# group N: the frames of the Nth address of the last symtest run.
+group() { printf '%s\n' "$SYM" | awk -v RS= -v n="$1" 'NR == n { gsub(/\n/, ";"); print }'; }
+sym "$pid" "ret:$(val inl_ret)" "$plain" "ret:$(val inl_ret)"
+is "$(group 3)" "$(group 1)" \
+    "an address looked up again (from the cache) gives the same frames"
+is "$(group 3 | tr ';' '\n' | wc -l)" 2 "... all of them"
+
+sym --bench "$pid" 300
+is "$SYMRC" 0 "symtest --bench runs"
+like "$(printf '%s' "$SYM" | tr '\n' ' ')" 'uncached lookups: [0-9.]+ us/lookup.*cached lookups: [0-9.]+ ns/lookup' \
+    "--bench reports uncached and cached costs"
+
+# --- C++ -----------------------------------------------------------------
+start_tool "$TOOLS/symtarget-cxx" || bail_out "symtarget-cxx did not start"
+sym "$TPID" "ret:$(val spin_ret)"
+is "$(frames)" "ns::Widget<int>::step(int)|symtarget-cxx|symtarget_cxx.cc|$(val step_line)|1;ns::Widget<int>::spin(int)|symtarget-cxx|symtarget_cxx.cc|$(val spin_line)|0" \
+    "C++: demangled member of a class template, inlined member as its own frame"
+sym "$TPID" "ret:$(val twice_ret)"
+is "$(frames)" "ns::twice<long>(long)|symtarget-cxx|symtarget_cxx.cc|$(val twice_line)|0" \
+    "C++: function template demangled without its return type"
+sym "$TPID" "ret:$(val hidden_ret)"
+is "$(frames)" "ns::(anonymous namespace)::hidden|symtarget-cxx|symtarget_cxx.cc|$(val hidden_line)|0" \
+    "C++: internal-linkage function qualified by its namespaces"
+
+# --- binaries without symbols, or gone from disk -------------------------
+if objcopy --strip-all "$TOOLS/symtarget" "$TMPD/symtarget-stripped" 2>/dev/null; then
+    start_tool "$TMPD/symtarget-stripped" || bail_out "stripped copy did not start"
+    plain=$(val plain)
+    off=$(map_off "$TPID" "$plain")
+    sym -v "$TPID" "$plain"
+    is "$(frames)" "[symtarget-stripped+$off]|symtarget-stripped|-|0|0|0|0x0|0" \
+        "stripped binary: [module+0xFILE_OFFSET], not known"
+else
+    skip 1 "objcopy cannot strip"
+fi
+
+# A deleted binary is read through /proc/PID/map_files, which needs
+# CAP_SYS_ADMIN (CAP_CHECKPOINT_RESTORE since Linux 5.9).
+if [ "$(id -u)" = 0 ]; then
+    cp "$TOOLS/symtarget" "$TMPD/symtarget-del"
+    start_tool "$TMPD/symtarget-del" || bail_out "deleted copy did not start"
+    rm -f "$TMPD/symtarget-del"
+    sym "$TPID" "$(val plain)"
+    is "$(frames)" "plain_func|symtarget-del|symtarget.c|$(val plain_line)|0" \
+        "deleted binary: still symbolized, module name without ' (deleted)'"
+else
+    skip 1 "needs root to open /proc/PID/map_files"
+fi
+
+is "$sym_failed" 0 "every symtest run above exited 0, with nothing on stderr"
+
+# --- bad input -------------------------------------------------------------
+SYM_BAD=1 sym 2147483647 0x1000
+is "$SYMRC" 1 "a process that does not exist: exit 1"
+is "$(awk 'END { print NR }' "$SYMERR")" 1 "... with a one-line error"
+SYM_BAD=1 sym "$pid" not-an-address
+is "$SYMRC" 2 "a bad address: exit 2"
+is "$(awk 'END { print NR }' "$SYMERR")" 1 "... with a one-line error"
+
+done_testing
