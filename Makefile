@@ -91,6 +91,8 @@ unit: $(UNIT_BINS)
 include tests/targets/targets.mk
 # Test-only helper programs (symbolizer driver...): TOOL_BINS.
 -include tests/tools/tools.mk
+# Fuzzing the readers: make fuzz (FUZZ_SECONDS), fuzz-build, fuzz-regress.
+-include tests/fuzz/fuzz.mk
 # Benchmarks: `make bench` rewrites docs/PERFORMANCE.md.
 include tests/bench/bench.mk
 targets: $(TARGET_BINS) $(TOOL_BINS)
@@ -101,7 +103,7 @@ targets: $(TARGET_BINS) $(TOOL_BINS)
 DEB_PKGS := gcc g++ make pkg-config libncurses-dev libunwind-dev libdw-dev \
             libcmocka-dev zlib1g-dev elfutils perl tmux strace procps \
             ruby-stackprof golang-go graphviz valgrind libxml2-utils groff \
-            clang libclang-rt-14-dev
+            clang libclang-rt-14-dev chromium nodejs
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
@@ -112,6 +114,14 @@ deps:
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+	@# Debian's nodejs lacks npm; NodeSource's bundles it (and conflicts with
+	@# Debian's npm package), so npm is installed only when missing.
+	@command -v npm >/dev/null || { if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends npm; }
+	@# The speedscope file-format schema and a JSON-schema validator, for the
+	@# speedscope consumer test.
+	@[ -d build/npm/node_modules/ajv ] || npm install --prefix build/npm --no-audit --no-fund \
+	  --loglevel=error speedscope@1.25.0 ajv@8.20.0 >/dev/null
 
 demo: deps
 	@$(MAKE) --no-print-directory all targets

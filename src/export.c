@@ -24,6 +24,16 @@
 /* In --help order.  A new format is one row here plus its file. */
 static const struct exporter *const exporters[] = {
     &export_folded,
+    &export_pprof,
+    &export_speedscope,
+    &export_callgrind,
+    &export_text,
+    &export_top,
+    &export_stackprof,
+    &export_sampler,
+    &export_samplingprof,
+    &export_dot,
+    &export_svg,
 };
 
 #define N_EXPORTERS (sizeof(exporters) / sizeof(exporters[0]))
@@ -126,6 +136,8 @@ static const char *errno_text(int e)
         return "too many levels of symbolic links";
     case EIO:
         return "input/output error";
+    case EFBIG:
+        return "too many samples for this format (write pprof instead)";
     default:
         return strerror(e);
     }

@@ -37,6 +37,16 @@ struct exporter {
 /* The formats, each defined in its src/export_NAME.c and listed in the
  * registry table in export.c. */
 extern const struct exporter export_folded;
+extern const struct exporter export_pprof;
+extern const struct exporter export_speedscope;
+extern const struct exporter export_callgrind;
+extern const struct exporter export_text;
+extern const struct exporter export_top;
+extern const struct exporter export_stackprof;
+extern const struct exporter export_sampler;
+extern const struct exporter export_samplingprof;
+extern const struct exporter export_dot;
+extern const struct exporter export_svg;
 
 /* Number of formats, and the i-th (in --help order). */
 size_t export_count(void);

@@ -30,6 +30,8 @@ struct loader {
 
 /* Sniffers run in this order; put the most specific (magic bytes) first. */
 static const struct loader loaders[] = {
+    { "sampler", ".sampler", load_sampler_sniff, load_sampler },
+    { "pprof", ".pb.gz .pprof .pb", load_pprof_sniff, load_pprof },
     { "folded", ".folded .collapsed .stacks", load_folded_sniff,
       load_folded },
 };
@@ -100,7 +102,6 @@ oom:
 
 struct profile *load_file(const char *path, char *err, size_t errlen)
 {
-    const struct loader *l = NULL;
     struct profile *p;
     struct stat st;
     size_t len;
@@ -125,16 +126,27 @@ struct profile *load_file(const char *path, char *err, size_t errlen)
     close(fd);
     if (!buf)
         return NULL;
+    p = load_buffer(buf, len, path, err, errlen);
+    free(buf);
+    return p;
+}
+
+struct profile *load_buffer(const char *buf, size_t len, const char *name,
+                            char *err, size_t errlen)
+{
+    const struct loader *l = NULL;
+
+    if (!name)
+        name = "<buffer>";
     if (len == 0) {
-        util_errf(err, errlen, "%s: no samples (empty file)", path);
-        free(buf);
+        util_errf(err, errlen, "%s: no samples (empty file)", name);
         return NULL;
     }
     for (size_t i = 0; i < N_LOADERS && !l; i++)
         if (loaders[i].sniff(buf, len))
             l = &loaders[i];
     for (size_t i = 0; i < N_LOADERS && !l; i++)
-        if (has_suffix(path, loaders[i].exts))
+        if (has_suffix(name, loaders[i].exts))
             l = &loaders[i];
     if (!l) {
         char names[128] = "";
@@ -143,11 +155,8 @@ struct profile *load_file(const char *path, char *err, size_t errlen)
             snprintf(names + strlen(names), sizeof(names) - strlen(names),
                      "%s%s", i ? ", " : "", loaders[i].name);
         util_errf(err, errlen, "%s: unrecognized format (sproftop reads: %s)",
-                  path, names);
-        free(buf);
+                  name, names);
         return NULL;
     }
-    p = l->load(buf, len, path, err, errlen);
-    free(buf);
-    return p;
+    return l->load(buf, len, name, err, errlen);
 }

@@ -24,6 +24,14 @@ struct profile;
  * reason in err (e.g. "x.folded:3: expected a count after the stack"). */
 struct profile *load_file(const char *path, char *err, size_t errlen);
 
+/* Load a profile from buf[0..len) (any supported format), as load_file
+ * does after reading the file: the content picks the reader, then the
+ * suffix of `name`, which also prefixes errors.  buf is not modified and
+ * need not be NUL-terminated.  Returns a new profile or NULL with err
+ * filled.  The fuzz targets enter here. */
+struct profile *load_buffer(const char *buf, size_t len, const char *name,
+                            char *err, size_t errlen);
+
 /* --- readers: one per src/load_NAME.c, listed in load.c's table ---------- */
 
 /* True when buf (the first bytes of a file, len > 0) looks like folded
@@ -37,5 +45,29 @@ bool load_folded_sniff(const char *buf, size_t len);
  * Returns a new profile or NULL with err filled ("NAME:LINE: ..."). */
 struct profile *load_folded(const char *buf, size_t len, const char *name,
                             char *err, size_t errlen);
+
+/* True when buf starts with the gzip magic, or holds a raw protobuf
+ * whose every top-level field is a profile.proto Profile field with the
+ * right wire type, string table included. */
+bool load_pprof_sniff(const char *buf, size_t len);
+
+/* Parse a pprof profile (FORMATS.md section 3), gzip-compressed or raw,
+ * from buf[0..len).  Threads come from the thread_id / thread_name
+ * labels (one thread "all" without them), the count from the
+ * samples/count value (else the first).  Returns a new profile or NULL
+ * with err filled as "NAME: byte N: why", N counting bytes of the
+ * gunzipped message (of the gzip stream for gzip errors). */
+struct profile *load_pprof(const char *buf, size_t len, const char *name,
+                           char *err, size_t errlen);
+
+/* True when buf starts with "@supersamplerV1.0\n". */
+bool load_sampler_sniff(const char *buf, size_t len);
+
+/* Parse an Apple Sampler "@supersamplerV1.0" file (FORMATS.md section 5)
+ * from buf[0..len), as export_sampler writes it: frames of a stack line
+ * root first, one line per sample, 16-bit thread ids as tids.  Returns a
+ * new profile or NULL with err filled as "NAME: byte N: why" (N from 0). */
+struct profile *load_sampler(const char *buf, size_t len, const char *name,
+                             char *err, size_t errlen);
 
 #endif

@@ -324,13 +324,13 @@ static void test_load_file_detection(void **state)
 
     /* unknown content and name */
     {
-        static const char gz[] = "\x1f\x8b\x08\x00garbage";
+        static const char gz[] = "\x01\x02garbage";
 
         put_tmp(".bin", gz, sizeof(gz) - 1);
     }
     assert_null(load_file(tmp_path, err, sizeof(err)));
     snprintf(want, sizeof(want),
-             "%s: unrecognized format (sproftop reads: folded)", tmp_path);
+             "%s: unrecognized format (sproftop reads: sampler, pprof, folded)", tmp_path);
     assert_string_equal(err, want);
     unlink(tmp_path);
 

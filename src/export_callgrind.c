@@ -1,0 +1,482 @@
+/* export_callgrind.c - the callgrind profile format (FORMATS.md section
+ * 2), read by kcachegrind, callgrind_annotate and speedscope.
+ *
+ * One event, Samples.  Each thread is a function of its own, "NAME-TID",
+ * that calls the bottom frames of its stacks: callgrind has no threads,
+ * and this keeps the per-thread split visible in kcachegrind's call graph.
+ * Every other function gets a block with its self cost, split over source
+ * lines where the profile counted them (the rest on the function's first
+ * line), and one call record per callee with the inclusive cost.
+ *
+ * Inclusive costs under recursion: callgrind_annotate computes a called
+ * function's inclusive cost as the sum of its incoming call costs, and a
+ * root's as self plus outgoing calls.  So each sample must count once per
+ * function, on exactly one incoming edge: the edge into the function's
+ * outermost occurrence in the stack.  The edge cost is then
+ * sum(node.total) over call-tree nodes whose frame is not already on
+ * their path, which also collapses direct recursion (f -> f never gets a
+ * cost).  With this, every function's inclusive cost equals its total in
+ * profile_flat, and the thread functions (the only roots) get self plus
+ * outgoing = their thread's samples.  The call count is not known from
+ * aggregated samples: calls=1, as FORMATS.md says.
+ *
+ * Names: callgrind is line-based, so newlines and carriage returns in
+ * names become spaces, and every name is written with name compression
+ * ("fn=(3) name", later "fn=(3)") so a name that itself starts with
+ * "(digits)" cannot be mistaken for a compressed one.  summary: and
+ * totals: equal the sum of all self costs (callgrind_annotate trusts
+ * them blindly).
+ */
+#include "export.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "util.h"
+
+#ifndef SPROFTOP_VERSION
+#define SPROFTOP_VERSION "unknown"
+#endif
+
+#define NO_ID UINT32_MAX
+/* callgrind's spelling of "no file/object"; one object, compared by
+ * address like the profile's interned strings. */
+static const char unknown_name[] = "???";
+
+struct edge {
+    uint32_t caller, callee; /* frame ids */
+    uint64_t cost;           /* inclusive samples */
+};
+
+/* Name compression ids of one namespace (fl, fn or ob), keyed by the
+ * string's address: the profile interns strings, so equal strings of one
+ * profile share an address. */
+struct names {
+    const char **key;  /* open-addressing table of strings */
+    uint32_t *id;      /* and their ids */
+    uint32_t mask;     /* slots - 1 */
+    uint32_t n;        /* ids handed out */
+};
+
+struct cg {
+    const struct profile *p;
+    FILE *f;
+    uint32_t nf;          /* frames */
+    uint64_t *self;       /* per frame id */
+    bool *caller;         /* per frame id: has outgoing edges */
+    uint32_t *thread_of;  /* per frame id: thread index or NO_ID */
+    struct edge *edges;   /* sorted by caller, callee after the walk */
+    uint32_t nedges, edges_cap;
+    uint32_t *eslot;      /* open-addressing index of edges */
+    uint32_t emask;
+    uint32_t *fn_id;      /* per frame id: fn compression id, 0 if none */
+    uint32_t fn_n;
+    struct names fl, ob;
+    const char *cur_fl;   /* file and object of the current block */
+    const char *cur_ob;
+    char *thread_name;    /* scratch for "NAME-TID" */
+};
+
+/* --- edges --------------------------------------------------------------- */
+
+static uint64_t edge_hash(uint32_t caller, uint32_t callee)
+{
+    return util_mix64((uint64_t)caller << 32 | callee);
+}
+
+static bool edge_rehash(struct cg *c)
+{
+    uint32_t size = c->emask ? (c->emask + 1) * 2 : 256;
+    uint32_t *ns = malloc((size_t)size * sizeof(*ns));
+
+    if (!ns)
+        return false;
+    memset(ns, 0xff, (size_t)size * sizeof(*ns));
+    for (uint32_t k = 0; k < c->nedges; k++) {
+        uint32_t i = (uint32_t)edge_hash(c->edges[k].caller,
+                                         c->edges[k].callee) & (size - 1);
+
+        while (ns[i] != NO_ID)
+            i = (i + 1) & (size - 1);
+        ns[i] = k;
+    }
+    free(c->eslot);
+    c->eslot = ns;
+    c->emask = size - 1;
+    return true;
+}
+
+static int edge_add(struct cg *c, uint32_t caller, uint32_t callee,
+                    uint64_t cost)
+{
+    uint32_t i;
+
+    if (((uint64_t)c->nedges + 1) * 2 > (uint64_t)c->emask + 1 &&
+        !edge_rehash(c))
+        return -1;
+    for (i = (uint32_t)edge_hash(caller, callee) & c->emask;
+         c->eslot[i] != NO_ID; i = (i + 1) & c->emask) {
+        struct edge *e = &c->edges[c->eslot[i]];
+
+        if (e->caller == caller && e->callee == callee) {
+            e->cost += cost;
+            return 0;
+        }
+    }
+    if (c->nedges == c->edges_cap) {
+        uint32_t cap = c->edges_cap ? c->edges_cap * 2 : 256;
+        struct edge *ne = realloc(c->edges, (size_t)cap * sizeof(*ne));
+
+        if (!ne)
+            return -1;
+        c->edges = ne;
+        c->edges_cap = cap;
+    }
+    c->edges[c->nedges] = (struct edge){ caller, callee, cost };
+    c->eslot[i] = c->nedges++;
+    c->caller[caller] = true;
+    return 0;
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+    const struct edge *x = a, *y = b;
+
+    if (x->caller != y->caller)
+        return x->caller < y->caller ? -1 : 1;
+    return (x->callee > y->callee) - (x->callee < y->callee);
+}
+
+/* Depth-first over the call tree: self costs per function, and the cost
+ * of each call into a function's outermost occurrence on the path. */
+static int walk(struct cg *c)
+{
+    uint32_t nn = profile_node_count(c->p);
+    uint32_t *stack = malloc(((size_t)nn * 2 + 1) * sizeof(*stack));
+    uint32_t *onpath = calloc(c->nf ? c->nf : 1, sizeof(*onpath));
+    size_t sp = 0;
+    int rc = -1;
+
+    if (!stack || !onpath)
+        goto out;
+    /* An entry is a node id; its bit 31 set means "leaving".  Node ids
+     * stay below 2^31: each node costs far more than 16 bytes. */
+    for (uint32_t t = 0; t < profile_thread_count(c->p); t++)
+        stack[sp++] = profile_thread_at(c->p, t)->node;
+    while (sp > 0) {
+        uint32_t e = stack[--sp], id = e & 0x7fffffffu;
+        const struct profile_node *n = profile_node(c->p, id);
+
+        if (e & 0x80000000u) {
+            onpath[n->frame]--;
+            continue;
+        }
+        c->self[n->frame] += n->self;
+        if (n->depth >= 2 && onpath[n->frame] == 0 &&
+            edge_add(c, profile_node(c->p, n->parent)->frame, n->frame,
+                     n->total) != 0)
+            goto out;
+        onpath[n->frame]++;
+        stack[sp++] = id | 0x80000000u;
+        for (uint32_t ch = n->first_child; ch != PROFILE_NONE;
+             ch = profile_node(c->p, ch)->next_sibling)
+            stack[sp++] = ch;
+    }
+    if (c->nedges)
+        qsort(c->edges, c->nedges, sizeof(*c->edges), cmp_edge);
+    rc = 0;
+out:
+    free(stack);
+    free(onpath);
+    return rc;
+}
+
+/* --- names --------------------------------------------------------------- */
+
+/* Write a name on the rest of a line: newlines would end the record. */
+static void put_name(FILE *f, const char *s)
+{
+    if (!s || !*s) {
+        fputs("[unknown]", f);
+        return;
+    }
+    for (; *s; s++)
+        putc_unlocked(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+/* Compression id of s in ns (1-based), and whether it is new.  0 on OOM. */
+static uint32_t names_id(struct names *ns, const char *s, bool *fresh)
+{
+    uint32_t i;
+
+    *fresh = false;
+    if ((ns->n + 1) * 2 > ns->mask + 1) {
+        uint32_t size = ns->mask ? (ns->mask + 1) * 2 : 64;
+        const char **nk = calloc(size, sizeof(*nk));
+        uint32_t *ni = malloc(size * sizeof(*ni));
+
+        if (!nk || !ni) {
+            free(nk);
+            free(ni);
+            return 0;
+        }
+        for (uint32_t k = 0; ns->mask && k <= ns->mask; k++) {
+            if (!ns->key[k])
+                continue;
+            i = (uint32_t)util_mix64((uint64_t)(uintptr_t)ns->key[k]) &
+                (size - 1);
+            while (nk[i])
+                i = (i + 1) & (size - 1);
+            nk[i] = ns->key[k];
+            ni[i] = ns->id[k];
+        }
+        free(ns->key);
+        free(ns->id);
+        ns->key = nk;
+        ns->id = ni;
+        ns->mask = size - 1;
+    }
+    for (i = (uint32_t)util_mix64((uint64_t)(uintptr_t)s) & ns->mask;
+         ns->key[i]; i = (i + 1) & ns->mask)
+        if (ns->key[i] == s)
+            return ns->id[i];
+    ns->key[i] = s;
+    ns->id[i] = ++ns->n;
+    *fresh = true;
+    return ns->n;
+}
+
+/* "KEY=(id) name" the first time, "KEY=(id)" after. */
+static int put_compressed(struct cg *c, struct names *ns, const char *key,
+                          const char *s)
+{
+    bool fresh;
+    uint32_t id = names_id(ns, s, &fresh);
+
+    if (!id)
+        return -1;
+    fprintf(c->f, "%s=(%" PRIu32 ")", key, id);
+    if (fresh) {
+        putc_unlocked(' ', c->f);
+        put_name(c->f, s);
+    }
+    putc_unlocked('\n', c->f);
+    return 0;
+}
+
+static const char *file_of(const struct frame_desc *d)
+{
+    return d->file && *d->file ? d->file : unknown_name;
+}
+
+static const char *object_of(const struct frame_desc *d)
+{
+    return d->module && *d->module ? d->module : unknown_name;
+}
+
+/* The name of a function as written: a thread's current name and tid. */
+static const char *fn_name(struct cg *c, uint32_t frame)
+{
+    const struct frame_desc *d = profile_frame(c->p, frame);
+    const struct profile_thread *t;
+
+    if (c->thread_of[frame] == NO_ID)
+        return d->name;
+    t = profile_thread_at(c->p, c->thread_of[frame]);
+    free(c->thread_name);
+    if (asprintf(&c->thread_name, "%s-%lld", t->name, (long long)t->tid) < 0)
+        c->thread_name = NULL;
+    return c->thread_name ? c->thread_name : d->name;
+}
+
+static void put_fn(struct cg *c, const char *key, uint32_t frame)
+{
+    fprintf(c->f, "%s=(%" PRIu32 ")", key,
+            c->fn_id[frame] ? c->fn_id[frame] : c->fn_n + 1);
+    if (!c->fn_id[frame]) {
+        c->fn_id[frame] = ++c->fn_n;
+        putc_unlocked(' ', c->f);
+        put_name(c->f, fn_name(c, frame));
+    }
+    putc_unlocked('\n', c->f);
+}
+
+/* --- output -------------------------------------------------------------- */
+
+/* Self cost lines: per source line where known, the rest at `line`. */
+static int put_self(struct cg *c, uint32_t frame, uint32_t line)
+{
+    struct profile_linecount *lc = NULL;
+    long n = 0;
+    uint64_t known = 0, self = c->self[frame];
+
+    if (c->thread_of[frame] == NO_ID) {
+        n = profile_lines(c->p, frame, false, &lc);
+        if (n < 0)
+            return -1;
+    }
+    for (long i = 0; i < n; i++)
+        known += lc[i].self;
+    if (known > self)  /* line counts of a derived profile: unfiltered */
+        n = 0, known = 0;
+    for (long i = 0; i < n; i++)
+        if (lc[i].self)
+            fprintf(c->f, "%" PRIu64 " %" PRIu64 "\n", lc[i].key,
+                    lc[i].self);
+    if (self > known || (self == 0 && n == 0))
+        fprintf(c->f, "%" PRIu32 " %" PRIu64 "\n", line, self - known);
+    free(lc);
+    return 0;
+}
+
+/* Index of the first edge from `caller` (edges are sorted). */
+static uint32_t first_edge(const struct cg *c, uint32_t caller)
+{
+    uint32_t lo = 0, hi = c->nedges;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+
+        if (c->edges[mid].caller < caller)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int put_block(struct cg *c, uint32_t frame)
+{
+    const struct frame_desc *d = profile_frame(c->p, frame);
+    bool thread = c->thread_of[frame] != NO_ID;
+    const char *ob = thread ? unknown_name : object_of(d);
+    const char *fl = thread ? unknown_name : file_of(d);
+    uint32_t line = thread ? 0 : d->line;
+
+    putc_unlocked('\n', c->f);
+    if (ob != c->cur_ob && put_compressed(c, &c->ob, "ob", ob))
+        return -1;
+    c->cur_ob = ob;
+    if (put_compressed(c, &c->fl, "fl", fl))
+        return -1;
+    c->cur_fl = fl;
+    put_fn(c, "fn", frame);
+    if (put_self(c, frame, line))
+        return -1;
+    for (uint32_t ei = first_edge(c, frame);
+         ei < c->nedges && c->edges[ei].caller == frame; ei++) {
+        const struct edge *e = &c->edges[ei];
+        const struct frame_desc *cd = profile_frame(c->p, e->callee);
+
+        if (object_of(cd) != c->cur_ob &&
+            put_compressed(c, &c->ob, "cob", object_of(cd)))
+            return -1;
+        if (file_of(cd) != c->cur_fl &&
+            put_compressed(c, &c->fl, "cfl", file_of(cd)))
+            return -1;
+        put_fn(c, "cfn", e->callee);
+        fprintf(c->f, "calls=1 %" PRIu32 "\n%" PRIu32 " %" PRIu64 "\n",
+                cd->line, line, e->cost);
+    }
+    return ferror(c->f) ? -1 : 0;
+}
+
+static void put_header(struct cg *c, uint64_t summary)
+{
+    const struct profile_meta *m = profile_meta(c->p);
+
+    fputs("# callgrind format\nversion: 1\ncreator: sproftop "
+          SPROFTOP_VERSION "\n", c->f);
+    if (m->pid)
+        fprintf(c->f, "pid: %lld\n", (long long)m->pid);
+    if (m->cmdline && *m->cmdline) {
+        fputs("cmd: ", c->f);
+        put_name(c->f, m->cmdline);
+        putc_unlocked('\n', c->f);
+    }
+    fprintf(c->f, "desc: Trigger: sampling (%s)\n",
+            m->idle ? "wall-clock, idle threads included" : "on-CPU");
+    if (m->interval_ns)
+        fprintf(c->f, "desc: Interval: %" PRIu64 " ns\n", m->interval_ns);
+    if (m->duration_ns)
+        fprintf(c->f, "desc: Duration: %" PRIu64 " ns\n", m->duration_ns);
+    fputs("positions: line\n", c->f);
+    if (m->interval_ns)
+        fprintf(c->f, "event: Samples : Samples (%" PRIu64 " ns each)\n",
+                m->interval_ns);
+    fprintf(c->f, "events: Samples\nsummary: %" PRIu64 "\n", summary);
+}
+
+static int callgrind_write(const struct profile *p,
+                           const struct export_opts *o, FILE *f)
+{
+    uint32_t nf = profile_frame_count(p), alloc = nf ? nf : 1;
+    struct cg c = {
+        .p = p,
+        .f = f,
+        .nf = nf,
+        .self = calloc(alloc, sizeof(*c.self)),
+        .caller = calloc(alloc, sizeof(*c.caller)),
+        .thread_of = malloc(alloc * sizeof(*c.thread_of)),
+        .fn_id = calloc(alloc, sizeof(*c.fn_id)),
+    };
+    uint64_t summary = 0;
+    int rc = -1;
+
+    (void)o;
+    if (!c.self || !c.caller || !c.thread_of || !c.fn_id)
+        goto oom;
+    memset(c.thread_of, 0xff, alloc * sizeof(*c.thread_of));
+    for (uint32_t t = 0; t < profile_thread_count(p); t++)
+        c.thread_of[profile_thread_at(p, t)->frame] = t;
+    if (walk(&c) != 0)
+        goto oom;
+    for (uint32_t i = 0; i < nf; i++)
+        summary += c.self[i];
+    put_header(&c, summary);
+    /* Threads first, in thread order, then functions in frame order; a
+     * block for every function with self cost or callees. */
+    for (uint32_t t = 0; t < profile_thread_count(p); t++) {
+        uint32_t fr = profile_thread_at(p, t)->frame;
+
+        if ((c.self[fr] || c.caller[fr]) && put_block(&c, fr))
+            goto oom;
+    }
+    for (uint32_t fr = 0; fr < nf; fr++)
+        if (c.thread_of[fr] == NO_ID && (c.self[fr] || c.caller[fr]) &&
+            put_block(&c, fr))
+            goto oom;
+    fprintf(f, "\ntotals: %" PRIu64 "\n", summary);
+    rc = ferror(f) ? -1 : 0;
+    if (rc && !errno)
+        errno = EIO;
+    goto out;
+oom:
+    if (!errno)
+        errno = ENOMEM;
+out:
+    free(c.self);
+    free(c.caller);
+    free(c.thread_of);
+    free(c.edges);
+    free(c.eslot);
+    free(c.fn_id);
+    free(c.fl.key);
+    free(c.fl.id);
+    free(c.ob.key);
+    free(c.ob.id);
+    free(c.thread_name);
+    return rc;
+}
+
+const struct exporter export_callgrind = {
+    .name = "callgrind",
+    .exts = ".callgrind callgrind.out.",
+    .desc = "callgrind format, one event Samples (kcachegrind, "
+            "callgrind_annotate)",
+    .write = callgrind_write,
+};

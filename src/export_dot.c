@@ -1,0 +1,231 @@
+/* export_dot.c - a graphviz call graph in stackprof's style (FORMATS.md
+ * section 7).  `dot -Tsvg x.dot > x.svg` draws it.
+ *
+ *   digraph profile {
+ *   Legend [shape=plaintext,fontsize=24,label="..."];
+ *     "1" [shape=box] [fontsize=..] [penwidth=".."] [tooltip=".."]
+ *         [label="main\n0 (0.0%)\rof 6 (100.0%)\r"];
+ *     "1" -> "2" [label="4"] [weight="4"] [penwidth=".."];
+ *   }
+ *
+ * One node per function over all threads: self then total samples with
+ * their share of all samples.  Ids are "1", "2"... in first-use order (as
+ * in the stackprof JSON).  An edge's weight is the number of samples
+ * whose stack holds that call, counted once per sample.  Like `stackprof
+ * --graphviz`, the graph keeps the 120 functions with the most total
+ * samples that have at least 0.5% of them, and the edges between kept
+ * nodes that carry at least 0.1% of the samples (as gprof2dot does: a
+ * dense graph takes dot minutes to lay out); the legend says so, and
+ * names the command, pid and interval.
+ * The tooltip (shown by SVG viewers) carries module and file:line.
+ *
+ * Strings are written inside double quotes with '"' and '\' escaped;
+ * control characters become spaces, invalid UTF-8 bytes U+FFFD.
+ */
+#include "export.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+#define DOT_MAX_NODES 120
+#define DOT_MIN_PERMILLE 5  /* nodes: 0.5% of all samples */
+#define DOT_EDGE_PERMILLE 1 /* edges: 0.1%; dot needs minutes to lay out
+                               a dense graph of 120 nodes, and rare calls
+                               add nothing to read */
+
+/* Length of the valid UTF-8 sequence at s, 0 if invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+    uint32_t c = s[0], cp, min;
+    size_t n;
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+        cp = c & 0x1f;
+        min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        cp = c & 0x0f;
+        min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        cp = c & 0x07;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3fu);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+/* The inside of a dot "string". */
+static void dot_text(FILE *f, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+
+    while (*s) {
+        size_t n = utf8_len(s);
+
+        if (n == 0) {
+            fputs("\xef\xbf\xbd", f);
+            s++;
+        } else if (*s == '"' || *s == '\\') {
+            putc('\\', f);
+            putc(*s++, f);
+        } else if (*s < 0x20 || *s == 0x7f) {
+            putc(' ', f);
+            s++;
+        } else {
+            fwrite(s, 1, n, f);
+            s += n;
+        }
+    }
+}
+
+struct dot_ctx {
+    uint32_t *id_of;  /* frame -> id from 1, 0 = unused */
+    uint32_t nids;
+};
+
+static int first_use(void *ctx, uint32_t thread, const uint32_t *frames,
+                     size_t n, uint64_t count)
+{
+    struct dot_ctx *c = ctx;
+
+    (void)thread;
+    (void)count;
+    for (size_t i = 0; i < n; i++)
+        if (!c->id_of[frames[i]])
+            c->id_of[frames[i]] = ++c->nids;
+    return 0;
+}
+
+static int cmp_total(const void *a, const void *b)
+{
+    const struct profile_flat *x = a, *y = b;
+
+    if (x->total != y->total)
+        return x->total < y->total ? 1 : -1;
+    if (x->self != y->self)
+        return x->self < y->self ? 1 : -1;
+    return (x->frame > y->frame) - (x->frame < y->frame);
+}
+
+static double pct(uint64_t n, uint64_t all)
+{
+    return all ? 100.0 * (double)n / (double)all : 0.0;
+}
+
+static void write_legend(FILE *f, const struct profile *p, long shown,
+                         uint64_t minimum, uint64_t edge_minimum)
+{
+    const struct profile_meta *m = profile_meta(p);
+
+    fputs("Legend [shape=plaintext,fontsize=24,label=\"", f);
+    if (m->cmdline || m->comm) {
+        dot_text(f, m->cmdline ? m->cmdline : m->comm);
+        if (m->pid)
+            fprintf(f, " (pid %" PRId64 ")", m->pid);
+        fputs("\\l", f);
+    }
+    fprintf(f, "Total samples: %" PRIu64 "\\l", profile_samples(p));
+    if (m->interval_ns)
+        fprintf(f, "Interval: %.3f ms (%s)\\l", (double)m->interval_ns / 1e6,
+                m->idle ? "wall clock" : "on CPU");
+    fprintf(f, "Showing top %d nodes, %ld shown\\l", DOT_MAX_NODES, shown);
+    fprintf(f, "Dropped nodes with < %" PRIu64 " samples\\l", minimum);
+    fprintf(f, "Dropped edges with < %" PRIu64 " samples\\l", edge_minimum);
+    fputs("\"];\n", f);
+}
+
+static int dot_write(const struct profile *p, const struct export_opts *o,
+                     FILE *f)
+{
+    uint32_t nf = profile_frame_count(p);
+    uint64_t all = profile_samples(p);
+    uint64_t minimum = (all * DOT_MIN_PERMILLE + 999) / 1000;
+    uint64_t edge_minimum = (all * DOT_EDGE_PERMILLE + 999) / 1000;
+    struct dot_ctx c = { .id_of = calloc(nf ? nf : 1, sizeof(*c.id_of)) };
+    bool *shown = calloc(nf ? nf : 1, sizeof(*shown));
+    struct profile_flat *flat = NULL;
+    struct profile_edge *edges = NULL;
+    long nflat = profile_flat(p, &flat), nedges = profile_edges(p, &edges);
+    long nshown = 0;
+    int rc = -1;
+
+    (void)o;
+    errno = 0;
+    if (!c.id_of || !shown || nflat < 0 || nedges < 0 ||
+        profile_foreach_stack(p, first_use, &c) != 0)
+        goto out;
+    qsort(flat, (size_t)nflat, sizeof(*flat), cmp_total);
+    while (nshown < nflat && nshown < DOT_MAX_NODES &&
+           flat[nshown].total >= minimum)
+        nshown++;
+
+    fputs("digraph profile {\n", f);
+    write_legend(f, p, nshown, minimum, edge_minimum);
+    for (long i = 0; i < nshown; i++) {
+        const struct profile_flat *fl = &flat[i];
+        const struct frame_desc *d = profile_frame(p, fl->frame);
+        double size = (double)fl->total / (double)all * 2.0 + 0.5;
+        double font = (double)fl->self / (double)all * 28.0 + 10.0;
+
+        shown[fl->frame] = true;
+        fprintf(f, "  \"%" PRIu32 "\" [shape=box] [fontsize=%.1f] "
+                   "[penwidth=\"%.2f\"] [tooltip=\"",
+                c.id_of[fl->frame], font, size);
+        dot_text(f, d->module ? d->module : "?");
+        if (d->file) {
+            putc(' ', f);
+            dot_text(f, d->file);
+            if (d->line)
+                fprintf(f, ":%" PRIu32, d->line);
+        }
+        fputs("\"] [label=\"", f);
+        dot_text(f, *d->name ? d->name : "[unknown]");
+        fprintf(f, "\\n%" PRIu64 " (%.1f%%)\\rof %" PRIu64 " (%.1f%%)\\r\"];\n",
+                fl->self, pct(fl->self, all), fl->total, pct(fl->total, all));
+    }
+    for (long i = 0; i < nedges; i++) {
+        const struct profile_edge *e = &edges[i];
+
+        if (e->caller == PROFILE_NONE || !shown[e->caller] ||
+            !shown[e->callee] || e->samples < edge_minimum)
+            continue;
+        fprintf(f, "  \"%" PRIu32 "\" -> \"%" PRIu32 "\" [label=\"%" PRIu64
+                   "\"] [weight=\"%" PRIu64 "\"] [penwidth=\"%.2f\"];\n",
+                c.id_of[e->caller], c.id_of[e->callee], e->samples,
+                e->samples, (double)e->samples / (double)all * 2.0 + 0.5);
+    }
+    fputs("}\n", f);
+    rc = ferror(f) ? -1 : 0;
+out:
+    if (rc != 0 && !errno)
+        errno = ferror(f) ? EIO : ENOMEM;
+    free(c.id_of);
+    free(shown);
+    free(flat);
+    free(edges);
+    return rc;
+}
+
+const struct exporter export_dot = {
+    .name = "dot",
+    .exts = ".dot .gv",
+    .desc = "graphviz call graph, stackprof style (dot -Tsvg)",
+    .write = dot_write,
+};

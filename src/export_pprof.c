@@ -1,0 +1,724 @@
+/* export_pprof.c - gzip-compressed profile.proto (FORMATS.md section 3).
+ *
+ * Read by `go tool pprof`, Pyroscope, Parca and speedscope, and by
+ * load_pprof (sproftop -i).  It is the richest format we write and the
+ * one that round-trips: save -> load -> save gives the same bytes.
+ *
+ * What goes where
+ *   sample_type   samples/count, then cpu/nanoseconds (wall/nanoseconds
+ *                 for --idle profiles) = count x interval;
+ *   sample        one per unique stack of each thread, with the labels
+ *                 thread_id (num) and thread_name (str);
+ *   mapping       one per module, its range spanning the sampled symbol
+ *                 addresses we saw in it; the main executable (named like
+ *                 argv[0]) first, as pprof tools expect;
+ *   location      one per distinct run of frames that share an address:
+ *                 a real frame and the frames inlined into it (same
+ *                 module), lines innermost first, at the real frame's
+ *                 symbol address;
+ *   function      one per frame: name (also as system_name), file, first
+ *                 line;
+ *   period        the sampling interval, period_type cpu|wall/nanoseconds;
+ *   time_nanos, duration_nanos, and comments "pid: N", "cmdline: ...",
+ *                 "comm: ..." that load_pprof reads back.
+ *
+ * Line numbers: the call tree keys nodes by function, not by line, so the
+ * sampled line of each stack is not known here; Line.line is left 0
+ * (unknown) rather than made up.  Function.start_line carries the
+ * function's first line.
+ *
+ * Determinism: every id and string index is handed out in the order the
+ * depth-first stack walk first needs it, and gzip is written by zlib with
+ * a fixed level, mtime 0 and no file name, so equal profiles give equal
+ * bytes whatever their frame ids.  Strings must be UTF-8 in protobuf:
+ * invalid bytes become U+FFFD.
+ */
+#include "export.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "pb.h"
+#include "profile.h"
+#include "util.h"
+
+#define GZIP_LEVEL 6         /* zlib's default; fixed so output is stable */
+#define GZIP_WBITS (15 + 16) /* 32 KiB window, gzip wrapper */
+#define NO_ID UINT32_MAX
+
+/* Strings in table order, interned by their (sanitized) bytes. */
+struct strtab {
+    char *arena;        /* all strings back to back */
+    size_t alen, acap;  /* bytes used / allocated in arena */
+    struct span {
+        size_t off;     /* the string starts at arena + off */
+        size_t len;     /* and has len bytes */
+    } *s;
+    uint32_t n, cap;    /* strings / slots in s */
+    uint32_t *slot;     /* open-addressing index of string ids */
+    uint32_t mask;      /* slot count - 1 */
+};
+
+/* A location: a run of frames at one address. */
+struct loc {
+    size_t off;         /* first frame in w->pool (outermost first) */
+    uint32_t n;         /* frames in the run */
+    uint32_t mapping;   /* mapping id, 0 for none */
+    uint64_t addr;      /* symbol address of the outermost frame */
+};
+
+struct mapping {
+    uint32_t filename;  /* string index */
+    uint64_t start;     /* lowest location address, 0 if none */
+    uint64_t limit;     /* highest location address + 1, 0 if none */
+    bool has_files;     /* a function in it names its source file */
+};
+
+struct writer {
+    const struct profile *p;
+    const struct profile_meta *meta;
+    struct strtab st;
+    uint32_t *fn_of_frame;  /* frame id -> function id, 0 until used */
+    uint32_t *fn_frames;    /* function id - 1 -> frame id */
+    uint32_t nfn;
+    uint32_t *map_of_str;   /* string index -> mapping id, 0 for none */
+    uint32_t map_of_str_cap;
+    struct mapping *maps;   /* mapping id - 1 -> mapping */
+    uint32_t nmaps, maps_cap;
+    struct loc *locs;       /* location id - 1 -> location */
+    uint32_t nlocs, locs_cap;
+    uint32_t *pool;         /* frame runs of all locations */
+    size_t pool_n, pool_cap;
+    uint32_t *loc_slot;     /* open-addressing index of location ids */
+    uint32_t loc_mask;
+    uint64_t *ids;          /* scratch: a sample's location ids */
+    size_t ids_cap;
+    struct pb_buf samples;  /* encoded Sample fields */
+    struct pb_buf msg;      /* scratch: one submessage */
+    struct pb_buf sub;      /* scratch: a submessage inside msg */
+    uint32_t s_thread_id;   /* string indexes of label keys */
+    uint32_t s_thread_name;
+    bool oom;
+};
+
+/* --- strings ------------------------------------------------------------- */
+
+static bool grow_array(void **arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+    uint32_t c = *cap ? *cap : 64;
+    void *na;
+
+    if (need <= *cap)
+        return true;
+    while (c < need) {
+        if (c > UINT32_MAX / 2)
+            return false;
+        c *= 2;
+    }
+    na = realloc(*arr, (size_t)c * elem);
+    if (!na)
+        return false;
+    *arr = na;
+    *cap = c;
+    return true;
+}
+
+static bool arena_put(struct strtab *t, const void *s, size_t len)
+{
+    if (len == 0)
+        return true;
+    if (len > t->acap - t->alen) {
+        size_t cap = t->acap ? t->acap : 4096;
+        char *na;
+
+        while (cap - t->alen < len) {
+            if (cap > SIZE_MAX / 2)
+                return false;
+            cap *= 2;
+        }
+        na = realloc(t->arena, cap);
+        if (!na)
+            return false;
+        t->arena = na;
+        t->acap = cap;
+    }
+    memcpy(t->arena + t->alen, s, len);
+    t->alen += len;
+    return true;
+}
+
+static bool strtab_rehash(struct strtab *t)
+{
+    uint32_t size = t->mask ? (t->mask + 1) * 2 : 256;
+    uint32_t *ns = malloc((size_t)size * sizeof(*ns));
+
+    if (!ns)
+        return false;
+    memset(ns, 0xff, (size_t)size * sizeof(*ns));
+    for (uint32_t id = 0; id < t->n; id++) {
+        uint32_t i = (uint32_t)util_hash_bytes(t->arena + t->s[id].off,
+                                               t->s[id].len, 0) & (size - 1);
+
+        while (ns[i] != NO_ID)
+            i = (i + 1) & (size - 1);
+        ns[i] = id;
+    }
+    free(t->slot);
+    t->slot = ns;
+    t->mask = size - 1;
+    return true;
+}
+
+/* Index of string s[0..len), adding it if new; NO_ID on OOM.  The bytes
+ * are taken as they are (callers sanitize). */
+static uint32_t strtab_add(struct strtab *t, const char *s, size_t len)
+{
+    uint64_t h = util_hash_bytes(s, len, 0);
+    uint32_t i;
+
+    if (((uint64_t)t->n + 1) * 2 > (uint64_t)t->mask + 1 &&
+        !strtab_rehash(t))
+        return NO_ID;
+    for (i = (uint32_t)h & t->mask; t->slot[i] != NO_ID;
+         i = (i + 1) & t->mask) {
+        uint32_t id = t->slot[i];
+
+        if (t->s[id].len == len &&
+            memcmp(t->arena + t->s[id].off, s, len) == 0)
+            return id;
+    }
+    if (!grow_array((void **)&t->s, &t->cap, t->n + 1, sizeof(*t->s)))
+        return NO_ID;
+    t->s[t->n] = (struct span){ .off = t->alen, .len = len };
+    if (!arena_put(t, s, len))
+        return NO_ID;
+    t->slot[i] = t->n;
+    return t->n++;
+}
+
+/* Intern a C string, replacing invalid UTF-8 with U+FFFD.  NULL and ""
+ * are index 0. */
+static uint32_t intern(struct writer *w, const char *s)
+{
+    static const char repl[] = "\xef\xbf\xbd";
+    const uint8_t *u = (const uint8_t *)s;
+    size_t len, i;
+    char *clean, *o;
+    uint32_t id;
+
+    if (!s || !*s)
+        return 0;
+    len = strlen(s);
+    for (i = 0; i < len;) {
+        size_t k = pb_utf8_seq(u + i, len - i);
+
+        if (!k)
+            break;
+        i += k;
+    }
+    if (i == len) {
+        id = strtab_add(&w->st, s, len);
+    } else {
+        if (len > SIZE_MAX / 3)
+            return NO_ID;
+        clean = malloc(len * 3);
+        if (!clean)
+            return NO_ID;
+        o = clean;
+        for (i = 0; i < len;) {
+            size_t k = pb_utf8_seq(u + i, len - i);
+
+            if (k) {
+                memcpy(o, s + i, k);
+                o += k;
+                i += k;
+            } else {
+                memcpy(o, repl, 3);
+                o += 3;
+                i++;
+            }
+        }
+        id = strtab_add(&w->st, clean, (size_t)(o - clean));
+        free(clean);
+    }
+    if (id == NO_ID)
+        w->oom = true;
+    return id;
+}
+
+/* --- functions, mappings, locations -------------------------------------- */
+
+static const char *nonempty(const char *s)
+{
+    return s && *s ? s : NULL;
+}
+
+static uint32_t function_of(struct writer *w, uint32_t frame)
+{
+    const struct frame_desc *d = profile_frame(w->p, frame);
+
+    if (w->fn_of_frame[frame])
+        return w->fn_of_frame[frame];
+    /* fn_frames has a slot per frame, allocated up front. */
+    intern(w, d->name);
+    intern(w, d->file);
+    w->fn_frames[w->nfn++] = frame;
+    w->fn_of_frame[frame] = w->nfn;
+    return w->nfn;
+}
+
+static uint32_t mapping_of(struct writer *w, const char *module)
+{
+    uint32_t s;
+
+    if (!nonempty(module))
+        return 0;
+    s = intern(w, module);
+    if (s == NO_ID)
+        return 0;
+    if (s >= w->map_of_str_cap) {
+        uint32_t old = w->map_of_str_cap;
+
+        if (!grow_array((void **)&w->map_of_str, &w->map_of_str_cap, s + 1,
+                        sizeof(*w->map_of_str))) {
+            w->oom = true;
+            return 0;
+        }
+        memset(w->map_of_str + old, 0,
+               (w->map_of_str_cap - old) * sizeof(*w->map_of_str));
+    }
+    if (w->map_of_str[s])
+        return w->map_of_str[s];
+    if (!grow_array((void **)&w->maps, &w->maps_cap, w->nmaps + 1,
+                    sizeof(*w->maps))) {
+        w->oom = true;
+        return 0;
+    }
+    w->maps[w->nmaps++] = (struct mapping){ .filename = s };
+    w->map_of_str[s] = w->nmaps;
+    return w->nmaps;
+}
+
+static uint64_t run_hash(const uint32_t *f, uint32_t n)
+{
+    return util_hash_bytes(f, (size_t)n * sizeof(*f), n);
+}
+
+static bool loc_rehash(struct writer *w)
+{
+    uint32_t size = w->loc_mask ? (w->loc_mask + 1) * 2 : 256;
+    uint32_t *ns = malloc((size_t)size * sizeof(*ns));
+
+    if (!ns)
+        return false;
+    memset(ns, 0xff, (size_t)size * sizeof(*ns));
+    for (uint32_t k = 0; k < w->nlocs; k++) {
+        const struct loc *l = &w->locs[k];
+        uint32_t i = (uint32_t)run_hash(w->pool + l->off, l->n) & (size - 1);
+
+        while (ns[i] != NO_ID)
+            i = (i + 1) & (size - 1);
+        ns[i] = k;
+    }
+    free(w->loc_slot);
+    w->loc_slot = ns;
+    w->loc_mask = size - 1;
+    return true;
+}
+
+/* The location id of run[0..n) (outermost frame first), created on first
+ * use; 0 on OOM. */
+static uint32_t location_of(struct writer *w, const uint32_t *run, uint32_t n)
+{
+    const struct frame_desc *outer = profile_frame(w->p, run[0]);
+    uint32_t i, mid;
+    struct loc *l;
+
+    if (((uint64_t)w->nlocs + 1) * 2 > (uint64_t)w->loc_mask + 1 &&
+        !loc_rehash(w))
+        goto oom;
+    for (i = (uint32_t)run_hash(run, n) & w->loc_mask;
+         w->loc_slot[i] != NO_ID; i = (i + 1) & w->loc_mask) {
+        l = &w->locs[w->loc_slot[i]];
+        if (l->n == n && memcmp(w->pool + l->off, run, n * sizeof(*run)) == 0)
+            return w->loc_slot[i] + 1;
+    }
+    if (!grow_array((void **)&w->locs, &w->locs_cap, w->nlocs + 1,
+                    sizeof(*w->locs)))
+        goto oom;
+    if (n > w->pool_cap - w->pool_n) {
+        size_t cap = w->pool_cap ? w->pool_cap : 1024;
+        uint32_t *np;
+
+        while (cap - w->pool_n < n)
+            cap *= 2;
+        np = realloc(w->pool, cap * sizeof(*np));
+        if (!np)
+            goto oom;
+        w->pool = np;
+        w->pool_cap = cap;
+    }
+    /* Mapping first, then functions innermost first: the order the
+     * strings are needed in when the location is written. */
+    mid = mapping_of(w, outer->module);
+    for (uint32_t k = n; k-- > 0;)
+        function_of(w, run[k]);
+    l = &w->locs[w->nlocs];
+    *l = (struct loc){ .off = w->pool_n, .n = n, .mapping = mid,
+                       .addr = outer->addr };
+    memcpy(w->pool + w->pool_n, run, n * sizeof(*run));
+    w->pool_n += n;
+    if (mid && l->addr) {
+        struct mapping *m = &w->maps[mid - 1];
+
+        if (!m->start || l->addr < m->start)
+            m->start = l->addr;
+        if (l->addr >= m->limit)
+            m->limit = l->addr + 1;
+    }
+    for (uint32_t k = 0; mid && k < n; k++)
+        if (nonempty(profile_frame(w->p, run[k])->file))
+            w->maps[mid - 1].has_files = true;
+    w->loc_slot[i] = w->nlocs;
+    return ++w->nlocs;
+oom:
+    w->oom = true;
+    return 0;
+}
+
+/* Does frame b continue the run that starts at frame a: inlined into it
+ * and in the same module (so the location's mapping fits every line)? */
+static bool same_run(const struct profile *p, uint32_t a, uint32_t b)
+{
+    const struct frame_desc *fa = profile_frame(p, a);
+    const struct frame_desc *fb = profile_frame(p, b);
+    const char *ma = nonempty(fa->module), *mb = nonempty(fb->module);
+
+    if (!fb->inlined || fb->kind != FRAME_FUNC || fa->kind != FRAME_FUNC)
+        return false;
+    return ma == mb || (ma && mb && strcmp(ma, mb) == 0);
+}
+
+/* --- samples ------------------------------------------------------------- */
+
+static uint64_t saturating_mul(uint64_t a, uint64_t b)
+{
+    if (a && b > (uint64_t)INT64_MAX / a)
+        return (uint64_t)INT64_MAX;
+    return a * b;
+}
+
+static int write_sample(void *ctx, uint32_t thread, const uint32_t *frames,
+                        size_t n, uint64_t count)
+{
+    struct writer *w = ctx;
+    const struct profile_thread *t = profile_thread_at(w->p, thread);
+    uint64_t values[2];
+    size_t nids = 0;
+
+    if (n > w->ids_cap) {
+        uint64_t *ni = realloc(w->ids, n * sizeof(*ni));
+
+        if (!ni)
+            goto oom;
+        w->ids = ni;
+        w->ids_cap = n;
+    }
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        uint32_t id;
+
+        while (j < n && same_run(w->p, frames[i], frames[j]))
+            j++;
+        id = location_of(w, frames + i, (uint32_t)(j - i));
+        if (!id)
+            goto oom;
+        w->ids[nids++] = id;
+        i = j;
+    }
+    /* pprof lists a stack leaf first. */
+    for (size_t i = 0; i < nids / 2; i++) {
+        uint64_t tmp = w->ids[i];
+
+        w->ids[i] = w->ids[nids - 1 - i];
+        w->ids[nids - 1 - i] = tmp;
+    }
+    values[0] = count;
+    values[1] = saturating_mul(count, w->meta->interval_ns);
+    pb_buf_clear(&w->msg);
+    pb_put_packed(&w->msg, PPROF_SAMPLE_LOCATION_ID, w->ids, nids);
+    pb_put_packed(&w->msg, PPROF_SAMPLE_VALUE, values, 2);
+    pb_buf_clear(&w->sub);
+    pb_put_uint(&w->sub, PPROF_LABEL_KEY, w->s_thread_id);
+    pb_put_uint(&w->sub, PPROF_LABEL_NUM, (uint64_t)t->tid);
+    pb_put_bytes(&w->msg, PPROF_SAMPLE_LABEL, w->sub.data, w->sub.len);
+    pb_buf_clear(&w->sub);
+    pb_put_uint(&w->sub, PPROF_LABEL_KEY, w->s_thread_name);
+    pb_put_uint(&w->sub, PPROF_LABEL_STR, intern(w, t->name));
+    pb_put_bytes(&w->msg, PPROF_SAMPLE_LABEL, w->sub.data, w->sub.len);
+    pb_put_bytes(&w->samples, PPROF_SAMPLE, w->msg.data, w->msg.len);
+    return w->oom ? -1 : 0;
+oom:
+    w->oom = true;
+    return -1;
+}
+
+/* --- the Profile message ------------------------------------------------- */
+
+static void put_value_type(struct writer *w, struct pb_buf *out,
+                           uint32_t field, uint32_t type, uint32_t unit)
+{
+    pb_buf_clear(&w->msg);
+    pb_put_uint(&w->msg, PPROF_VT_TYPE, type);
+    pb_put_uint(&w->msg, PPROF_VT_UNIT, unit);
+    pb_put_bytes(out, field, w->msg.data, w->msg.len);
+}
+
+static void put_mappings(struct writer *w, struct pb_buf *out)
+{
+    for (uint32_t i = 0; i < w->nmaps; i++) {
+        const struct mapping *m = &w->maps[i];
+
+        pb_buf_clear(&w->msg);
+        pb_put_uint(&w->msg, PPROF_MAPPING_ID, i + 1);
+        if (m->start)
+            pb_put_uint(&w->msg, PPROF_MAPPING_START, m->start);
+        if (m->limit)
+            pb_put_uint(&w->msg, PPROF_MAPPING_LIMIT, m->limit);
+        pb_put_uint(&w->msg, PPROF_MAPPING_FILENAME, m->filename);
+        pb_put_uint(&w->msg, PPROF_MAPPING_HAS_FUNCTIONS, 1);
+        if (m->has_files)
+            pb_put_uint(&w->msg, PPROF_MAPPING_HAS_FILENAMES, 1);
+        pb_put_bytes(out, PPROF_MAPPING, w->msg.data, w->msg.len);
+    }
+}
+
+static void put_locations(struct writer *w, struct pb_buf *out)
+{
+    for (uint32_t i = 0; i < w->nlocs; i++) {
+        const struct loc *l = &w->locs[i];
+
+        pb_buf_clear(&w->msg);
+        pb_put_uint(&w->msg, PPROF_LOCATION_ID, i + 1);
+        if (l->mapping)
+            pb_put_uint(&w->msg, PPROF_LOCATION_MAPPING_ID, l->mapping);
+        if (l->addr)
+            pb_put_uint(&w->msg, PPROF_LOCATION_ADDRESS, l->addr);
+        for (uint32_t k = l->n; k-- > 0;) {
+            pb_buf_clear(&w->sub);
+            pb_put_uint(&w->sub, PPROF_LINE_FUNCTION_ID,
+                        w->fn_of_frame[w->pool[l->off + k]]);
+            pb_put_bytes(&w->msg, PPROF_LOCATION_LINE, w->sub.data,
+                         w->sub.len);
+        }
+        pb_put_bytes(out, PPROF_LOCATION, w->msg.data, w->msg.len);
+    }
+}
+
+static void put_functions(struct writer *w, struct pb_buf *out)
+{
+    for (uint32_t i = 0; i < w->nfn; i++) {
+        const struct frame_desc *d = profile_frame(w->p, w->fn_frames[i]);
+        uint32_t name = intern(w, d->name);
+
+        pb_buf_clear(&w->msg);
+        pb_put_uint(&w->msg, PPROF_FUNCTION_ID, i + 1);
+        pb_put_uint(&w->msg, PPROF_FUNCTION_NAME, name);
+        pb_put_uint(&w->msg, PPROF_FUNCTION_SYSTEM_NAME, name);
+        if (nonempty(d->file))
+            pb_put_uint(&w->msg, PPROF_FUNCTION_FILENAME,
+                        intern(w, d->file));
+        if (d->line)
+            pb_put_uint(&w->msg, PPROF_FUNCTION_START_LINE, d->line);
+        pb_put_bytes(out, PPROF_FUNCTION, w->msg.data, w->msg.len);
+    }
+}
+
+/* Comments load_pprof reads back: "pid: N", "cmdline: ...", "comm: ...". */
+static size_t meta_comments(struct writer *w, uint64_t out[3])
+{
+    const struct profile_meta *m = w->meta;
+    size_t n = 0;
+    char *s = NULL;
+
+    if (m->pid && asprintf(&s, "pid: %lld", (long long)m->pid) >= 0) {
+        out[n++] = intern(w, s);
+        free(s);
+        s = NULL;
+    }
+    if (nonempty(m->cmdline) && asprintf(&s, "cmdline: %s", m->cmdline) >= 0) {
+        out[n++] = intern(w, s);
+        free(s);
+        s = NULL;
+    }
+    if (nonempty(m->comm) && asprintf(&s, "comm: %s", m->comm) >= 0) {
+        out[n++] = intern(w, s);
+        free(s);
+    }
+    return n;
+}
+
+/* pprof tools take the first mapping for the main binary ("File:" in
+ * go tool pprof): make it the module named like the command's argv[0]
+ * when a frame comes from it. */
+static void main_mapping_first(struct writer *w)
+{
+    const char *cmd = w->meta->cmdline, *base, *end;
+    uint32_t nf = profile_frame_count(w->p);
+    size_t len;
+
+    if (!nonempty(cmd))
+        return;
+    end = cmd + strcspn(cmd, " ");
+    base = cmd;
+    for (const char *c = cmd; c < end; c++)
+        if (*c == '/')
+            base = c + 1;
+    len = (size_t)(end - base);
+    for (uint32_t i = 0; i < nf && len; i++) {
+        const char *m = profile_frame(w->p, i)->module;
+
+        if (m && strlen(m) == len && memcmp(m, base, len) == 0) {
+            mapping_of(w, m);
+            return;
+        }
+    }
+}
+
+/* Encode the whole Profile message into out. */
+static int encode(struct writer *w, struct pb_buf *out)
+{
+    const struct profile_meta *m = w->meta;
+    uint32_t s_samples, s_count, s_time, s_ns;
+    uint64_t comments[3];
+    size_t ncomments;
+
+    if (strtab_add(&w->st, "", 0) != 0)  /* string_table[0] must be "" */
+        return -1;
+    s_samples = intern(w, "samples");
+    s_count = intern(w, "count");
+    s_time = intern(w, m->idle ? "wall" : "cpu");
+    s_ns = intern(w, "nanoseconds");
+    w->s_thread_id = intern(w, "thread_id");
+    w->s_thread_name = intern(w, "thread_name");
+    if (w->oom)
+        return -1;
+    main_mapping_first(w);
+    if (profile_foreach_stack(w->p, write_sample, w) != 0 || w->oom)
+        return -1;
+    ncomments = meta_comments(w, comments);
+
+    put_value_type(w, out, PPROF_SAMPLE_TYPE, s_samples, s_count);
+    put_value_type(w, out, PPROF_SAMPLE_TYPE, s_time, s_ns);
+    pb_put_raw(out, w->samples.data, w->samples.len);
+    put_mappings(w, out);
+    put_locations(w, out);
+    put_functions(w, out);
+    for (uint32_t i = 0; i < w->st.n; i++)
+        pb_put_bytes(out, PPROF_STRING_TABLE, w->st.arena + w->st.s[i].off,
+                     w->st.s[i].len);
+    if (m->start_ns)
+        pb_put_uint(out, PPROF_TIME_NANOS, m->start_ns);
+    if (m->duration_ns)
+        pb_put_uint(out, PPROF_DURATION_NANOS, m->duration_ns);
+    put_value_type(w, out, PPROF_PERIOD_TYPE, s_time, s_ns);
+    if (m->interval_ns)
+        pb_put_uint(out, PPROF_PERIOD, m->interval_ns);
+    pb_put_packed(out, PPROF_COMMENT, comments, ncomments);
+    /* Without an interval every time value is 0: show counts instead. */
+    if (!m->interval_ns)
+        pb_put_uint(out, PPROF_DEFAULT_SAMPLE_TYPE, s_samples);
+    return w->oom || out->oom || w->msg.oom || w->sub.oom || w->samples.oom
+               ? -1
+               : 0;
+}
+
+/* gzip data[0..len) to f: fixed level, zlib's default header (mtime 0,
+ * no name), so the same bytes in give the same bytes out. */
+static int gzip_write(const uint8_t *data, size_t len, FILE *f)
+{
+    z_stream zs = { 0 };
+    uint8_t chunk[64 * 1024];
+    int rc = 0, zr;
+
+    if (deflateInit2(&zs, GZIP_LEVEL, Z_DEFLATED, GZIP_WBITS, 8,
+                     Z_DEFAULT_STRATEGY) != Z_OK) {
+        errno = ENOMEM;
+        return -1;
+    }
+    zs.next_in = (Bytef *)(uintptr_t)data;
+    do {
+        /* avail_in is an unsigned int: feed huge buffers in slices. */
+        size_t left = len - (size_t)(zs.next_in - data);
+        uInt feed = left > 1u << 30 ? 1u << 30 : (uInt)left;
+        int flush = feed == left ? Z_FINISH : Z_NO_FLUSH;
+
+        zs.avail_in = feed;
+        do {
+            zs.next_out = chunk;
+            zs.avail_out = sizeof(chunk);
+            zr = deflate(&zs, flush);
+            if (zr == Z_STREAM_ERROR) {
+                errno = EIO;
+                rc = -1;
+                goto out;
+            }
+            if (fwrite(chunk, 1, sizeof(chunk) - zs.avail_out, f) !=
+                sizeof(chunk) - zs.avail_out) {
+                rc = -1;
+                goto out;
+            }
+        } while (zs.avail_out == 0);
+    } while (zr != Z_STREAM_END);
+out:
+    deflateEnd(&zs);
+    return rc;
+}
+
+static int pprof_write(const struct profile *p, const struct export_opts *o,
+                       FILE *f)
+{
+    uint32_t nf = profile_frame_count(p);
+    struct writer w = {
+        .p = p,
+        .meta = profile_meta(p),
+        .fn_of_frame = calloc(nf ? nf : 1, sizeof(*w.fn_of_frame)),
+        .fn_frames = malloc((nf ? nf : 1) * sizeof(*w.fn_frames)),
+    };
+    struct pb_buf out = { 0 };
+    int rc = -1;
+
+    (void)o;
+    if (!w.fn_of_frame || !w.fn_frames || encode(&w, &out) != 0) {
+        errno = ENOMEM;
+        goto done;
+    }
+    rc = gzip_write(out.data, out.len, f);
+done:
+    pb_buf_free(&out);
+    pb_buf_free(&w.samples);
+    pb_buf_free(&w.msg);
+    pb_buf_free(&w.sub);
+    free(w.st.arena);
+    free(w.st.s);
+    free(w.st.slot);
+    free(w.fn_of_frame);
+    free(w.fn_frames);
+    free(w.map_of_str);
+    free(w.maps);
+    free(w.locs);
+    free(w.pool);
+    free(w.loc_slot);
+    free(w.ids);
+    return rc;
+}
+
+const struct exporter export_pprof = {
+    .name = "pprof",
+    .exts = ".pb.gz .pprof",
+    .desc = "gzipped profile.proto with threads as labels (go tool pprof)",
+    .write = pprof_write,
+};

@@ -1,0 +1,358 @@
+/* export_sampler.c - Apple Sampler "@supersamplerV1.0" (FORMATS.md section 5).
+ *
+ * A mixed text and binary format that nothing on Linux reads, so sproftop
+ * ships its own reader (src/load_sampler.c) and the test is the round trip:
+ * write -> load_sampler -> write gives the same bytes.
+ *
+ *   "@supersamplerV1.0" LF "@symboltableV1.1" LF
+ *   ( TAB be32<id> TAB be32<0> TAB symbol TAB module TAB module LF )*
+ *   "@end" LF
+ *   ( "@threadV1.0" TAB hex4<thread-id> LF
+ *     ( TAB be32<1> be32<0> be32<1> be32<nframes> be32<id>*nframes LF )* )*
+ *   "@end" LF
+ *
+ * Choices this writer makes (the reader relies on none of them but the
+ * frame order):
+ *   - Frames of a stack line are root first (bottom of the stack first,
+ *     the leaf last), as in shared/formats/example.sampler.
+ *   - One line is one sample: a stack seen N times is written N times.
+ *   - Symbol ids are given in first-use order from 0x100, skipping ids
+ *     with a TAB or LF byte and ids taken by threads.  Frames whose
+ *     written name and module are the same share one id (the format has
+ *     no source file), so write -> read -> write is the identity.
+ *   - Thread ids are 16-bit and are symbol-table entries too ("Thread_
+ *     XXXX", three times, after the functions).  A tid that fits and whose
+ *     two bytes are neither TAB nor LF is kept; others (Linux tids beyond
+ *     65535) are remapped to the lowest free such id from 1, in thread
+ *     order.  Threads with no samples still get their @threadV1.0 line.
+ *   - Names: TAB, LF and CR become spaces (they delimit fields); an empty
+ *     name becomes "[unknown]"; a missing module is an empty field.
+ *
+ * What the format cannot carry: source files and lines, thread names, the
+ * metadata (pid, command line, interval, duration).
+ */
+#include "export.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "util.h"
+
+#define SYM_FIRST 0x100u      /* first function id, as the spec suggests */
+#define TID_LIMIT 0x10000u    /* thread ids are hex4 */
+
+/* A byte that would read as a field or line separator. */
+static bool bad_byte(uint32_t b)
+{
+    return b == '\t' || b == '\n';
+}
+
+static bool id_safe(uint32_t id)
+{
+    return !bad_byte(id & 0xff) && !bad_byte(id >> 8 & 0xff) &&
+           !bad_byte(id >> 16 & 0xff) && !bad_byte(id >> 24);
+}
+
+/* One distinct (name, module) as written. */
+struct sym {
+    char *text;      /* "name\tmodule", sanitized */
+    size_t len;
+    uint32_t id;     /* symbol id in the file */
+};
+
+struct sampler_ctx {
+    const struct profile *p;
+    FILE *f;
+    uint32_t *sym_of;     /* frame id -> index in syms, or PROFILE_NONE */
+    struct sym *syms;
+    uint32_t nsyms, cap;
+    uint32_t *slot;       /* open addressing over syms by text */
+    uint32_t mask;
+    uint8_t *tid_used;    /* bitmap over 16-bit ids taken by threads */
+    uint32_t *tid_of;     /* thread index -> written id */
+    uint32_t next_id;     /* next candidate symbol id */
+    uint32_t next_thread; /* pass 2: threads whose header is written */
+    uint8_t *line;        /* pass 2: one stack line */
+    size_t line_cap;
+};
+
+static void put_be32(uint8_t *b, uint32_t v)
+{
+    b[0] = (uint8_t)(v >> 24);
+    b[1] = (uint8_t)(v >> 16);
+    b[2] = (uint8_t)(v >> 8);
+    b[3] = (uint8_t)v;
+}
+
+static void fput_be32(FILE *f, uint32_t v)
+{
+    uint8_t b[4];
+
+    put_be32(b, v);
+    fwrite(b, 1, 4, f);
+}
+
+/* Append s to out with TAB/LF/CR as spaces; returns bytes written. */
+static size_t sanitize(char *out, const char *s)
+{
+    size_t n = 0;
+
+    for (; *s; s++)
+        out[n++] = (*s == '\t' || *s == '\n' || *s == '\r') ? ' ' : *s;
+    return n;
+}
+
+static int syms_grow(struct sampler_ctx *c)
+{
+    uint32_t ncap = c->cap ? c->cap * 2 : 64, nmask = ncap * 2 - 1;
+    struct sym *ns = realloc(c->syms, ncap * sizeof(*ns));
+    uint32_t *nslot;
+
+    if (!ns)
+        return -1;
+    c->syms = ns;
+    nslot = malloc((size_t)(nmask + 1) * sizeof(*nslot));
+    if (!nslot)
+        return -1;
+    memset(nslot, 0xff, (size_t)(nmask + 1) * sizeof(*nslot));
+    for (uint32_t i = 0; i < c->nsyms; i++) {
+        uint32_t h = (uint32_t)util_hash_bytes(ns[i].text, ns[i].len, 0) &
+                     nmask;
+
+        while (nslot[h] != PROFILE_NONE)
+            h = (h + 1) & nmask;
+        nslot[h] = i;
+    }
+    free(c->slot);
+    c->slot = nslot;
+    c->mask = nmask;
+    c->cap = ncap;
+    return 0;
+}
+
+static bool tid_taken(const struct sampler_ctx *c, uint32_t id)
+{
+    return c->tid_used[id >> 3] & (1u << (id & 7));
+}
+
+static void take_tid(struct sampler_ctx *c, uint32_t id)
+{
+    c->tid_used[id >> 3] |= (uint8_t)(1u << (id & 7));
+}
+
+static uint32_t next_symbol_id(struct sampler_ctx *c)
+{
+    while (!id_safe(c->next_id) ||
+           (c->next_id < TID_LIMIT && tid_taken(c, c->next_id)))
+        c->next_id++;
+    return c->next_id++;
+}
+
+/* The symbol index of frame `frame`, created on first use. */
+static uint32_t frame_sym(struct sampler_ctx *c, uint32_t frame)
+{
+    const struct frame_desc *d;
+    const char *name, *module;
+    char *text;
+    size_t len;
+    uint32_t h;
+
+    if (c->sym_of[frame] != PROFILE_NONE)
+        return c->sym_of[frame];
+    d = profile_frame(c->p, frame);
+    name = *d->name ? d->name : "[unknown]";
+    module = d->module ? d->module : "";
+    text = malloc(strlen(name) + strlen(module) + 2);
+    if (!text)
+        return PROFILE_NONE;
+    len = sanitize(text, name);
+    text[len++] = '\t';
+    len += sanitize(text + len, module);
+    text[len] = '\0';
+    if (c->nsyms == c->cap && syms_grow(c) != 0) {
+        free(text);
+        return PROFILE_NONE;
+    }
+    h = (uint32_t)util_hash_bytes(text, len, 0) & c->mask;
+    for (; c->slot[h] != PROFILE_NONE; h = (h + 1) & c->mask) {
+        const struct sym *s = &c->syms[c->slot[h]];
+
+        if (s->len == len && memcmp(s->text, text, len) == 0) {
+            free(text);
+            return c->sym_of[frame] = c->slot[h];
+        }
+    }
+    if (c->next_id == 0) {  /* wrapped: more symbols than 32-bit ids */
+        free(text);
+        errno = EOVERFLOW;
+        return PROFILE_NONE;
+    }
+    c->syms[c->nsyms] = (struct sym){ text, len, next_symbol_id(c) };
+    c->slot[h] = c->nsyms;
+    return c->sym_of[frame] = c->nsyms++;
+}
+
+static int assign_stack(void *ctx, uint32_t thread, const uint32_t *frames,
+                        size_t n, uint64_t count)
+{
+    struct sampler_ctx *c = ctx;
+
+    (void)thread;
+    (void)count;
+    for (size_t i = 0; i < n; i++)
+        if (frame_sym(c, frames[i]) == PROFILE_NONE)
+            return -1;
+    return 0;
+}
+
+/* Thread ids: keep those that fit, then remap the rest. */
+static int assign_threads(struct sampler_ctx *c)
+{
+    uint32_t nt = profile_thread_count(c->p), next = 1;
+
+    for (uint32_t i = 0; i < nt; i++) {
+        int64_t tid = profile_thread_at(c->p, i)->tid;
+
+        c->tid_of[i] = PROFILE_NONE;
+        if (tid >= 0 && tid < TID_LIMIT && id_safe((uint32_t)tid) &&
+            !tid_taken(c, (uint32_t)tid)) {
+            c->tid_of[i] = (uint32_t)tid;
+            take_tid(c, (uint32_t)tid);
+        }
+    }
+    for (uint32_t i = 0; i < nt; i++) {
+        if (c->tid_of[i] != PROFILE_NONE)
+            continue;
+        while (next < TID_LIMIT && (!id_safe(next) || tid_taken(c, next)))
+            next++;
+        if (next >= TID_LIMIT) {
+            errno = EOVERFLOW;  /* more than ~60000 threads */
+            return -1;
+        }
+        c->tid_of[i] = next;
+        take_tid(c, next);
+    }
+    return 0;
+}
+
+/* Write @threadV1.0 headers up to and including thread `upto`. */
+static void thread_headers(struct sampler_ctx *c, uint32_t upto)
+{
+    uint32_t nt = profile_thread_count(c->p);
+
+    while (c->next_thread <= upto && c->next_thread < nt) {
+        fprintf(c->f, "@threadV1.0\t%04X\n", c->tid_of[c->next_thread]);
+        c->next_thread++;
+    }
+}
+
+static int write_stack(void *ctx, uint32_t thread, const uint32_t *frames,
+                       size_t n, uint64_t count)
+{
+    struct sampler_ctx *c = ctx;
+    size_t len = 1 + 16 + 4 * n + 1;
+
+    thread_headers(c, thread);
+    if (len > c->line_cap) {
+        uint8_t *nl = realloc(c->line, len);
+
+        if (!nl)
+            return -1;
+        c->line = nl;
+        c->line_cap = len;
+    }
+    c->line[0] = '\t';
+    put_be32(c->line + 1, 1);
+    put_be32(c->line + 5, 0);
+    put_be32(c->line + 9, 1);
+    put_be32(c->line + 13, (uint32_t)n);
+    for (size_t i = 0; i < n; i++)
+        put_be32(c->line + 17 + 4 * i, c->syms[c->sym_of[frames[i]]].id);
+    c->line[len - 1] = '\n';
+    for (uint64_t k = 0; k < count; k++)
+        if (fwrite(c->line, 1, len, c->f) != len)
+            return -1;
+    return 0;
+}
+
+#define SAMPLER_MAX_SAMPLES 50000000ull /* ~1 GiB of stack lines */
+
+static int sampler_write(const struct profile *p, const struct export_opts *o,
+                         FILE *f)
+{
+    uint32_t nf = profile_frame_count(p), nt = profile_thread_count(p);
+    struct sampler_ctx c = {
+        .p = p,
+        .f = f,
+        .sym_of = malloc((nf ? nf : 1) * sizeof(*c.sym_of)),
+        .tid_used = calloc(TID_LIMIT / 8, 1),
+        .tid_of = malloc((nt ? nt : 1) * sizeof(*c.tid_of)),
+        .next_id = SYM_FIRST,
+    };
+    int rc = -1;
+
+    (void)o;
+    errno = 0;
+    /* The format repeats a stack line once per sample: a profile counted
+     * in, say, nanoseconds (a converted Go profile) would write without
+     * bound.  pprof carries the same data compactly. */
+    if (profile_samples(p) > SAMPLER_MAX_SAMPLES) {
+        errno = EFBIG;
+        goto out;
+    }
+    if (!c.sym_of || !c.tid_used || !c.tid_of || syms_grow(&c) != 0)
+        goto out;
+    memset(c.sym_of, 0xff, (nf ? nf : 1) * sizeof(*c.sym_of));
+    if (assign_threads(&c) != 0 ||
+        profile_foreach_stack(p, assign_stack, &c) != 0)
+        goto out;
+
+    fputs("@supersamplerV1.0\n@symboltableV1.1\n", f);
+    for (uint32_t i = 0; i < c.nsyms; i++) {
+        const struct sym *s = &c.syms[i];
+        const char *tab = memchr(s->text, '\t', s->len);
+
+        putc('\t', f);
+        fput_be32(f, s->id);
+        putc('\t', f);
+        fput_be32(f, 0);
+        fprintf(f, "\t%s\t%s\n", s->text, tab + 1);
+    }
+    for (uint32_t i = 0; i < nt; i++) {
+        putc('\t', f);
+        fput_be32(f, c.tid_of[i]);
+        putc('\t', f);
+        fput_be32(f, 0);
+        fprintf(f, "\tThread_%04X\tThread_%04X\tThread_%04X\n", c.tid_of[i],
+                c.tid_of[i], c.tid_of[i]);
+    }
+    fputs("@end\n", f);
+    if (profile_foreach_stack(p, write_stack, &c) != 0)
+        goto out;
+    thread_headers(&c, nt);
+    fputs("@end\n", f);
+    rc = ferror(f) ? -1 : 0;
+out:
+    if (rc != 0 && !errno)
+        errno = ferror(f) ? EIO : ENOMEM;
+    for (uint32_t i = 0; i < c.nsyms; i++)
+        free(c.syms[i].text);
+    free(c.syms);
+    free(c.slot);
+    free(c.sym_of);
+    free(c.tid_used);
+    free(c.tid_of);
+    free(c.line);
+    return rc;
+}
+
+const struct exporter export_sampler = {
+    .name = "sampler",
+    .exts = ".sampler",
+    .desc = "Apple Sampler @supersamplerV1.0 (read back by sproftop -i)",
+    .write = sampler_write,
+};

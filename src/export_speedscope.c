@@ -1,0 +1,268 @@
+/* export_speedscope.c - speedscope's JSON file format (FORMATS.md
+ * section 4), opened by speedscope.app and its npm package.
+ *
+ * One "sampled" profile per thread that has samples, named
+ * "NAME (tid N)", holding that thread's unique stacks (frame indexes,
+ * root first) and their weights.  The frames are shared: one entry per
+ * frame any stack uses, with its file and first line when known.  With a
+ * known sampling interval the unit is nanoseconds (weight = count x
+ * interval) so speedscope shows time; otherwise "none" (plain counts).
+ *
+ * Strings are escaped for JSON: quote, backslash and control characters
+ * (\n, \t, ... and \u00XX), and bytes that are not valid UTF-8 become
+ * U+FFFD, since a JSON text must be UTF-8.
+ */
+#include "export.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb.h"
+#include "profile.h"
+
+#ifndef SPROFTOP_VERSION
+#define SPROFTOP_VERSION "unknown"
+#endif
+
+#define NO_INDEX UINT32_MAX
+
+/* Write s as a JSON string literal, quotes included. */
+static void json_string(FILE *f, const char *s)
+{
+    const uint8_t *u = (const uint8_t *)s;
+    size_t len = strlen(s);
+
+    putc_unlocked('"', f);
+    for (size_t i = 0; i < len;) {
+        uint8_t c = u[i];
+        size_t k;
+
+        switch (c) {
+        case '"':
+            fputs("\\\"", f);
+            i++;
+            continue;
+        case '\\':
+            fputs("\\\\", f);
+            i++;
+            continue;
+        case '\n':
+            fputs("\\n", f);
+            i++;
+            continue;
+        case '\r':
+            fputs("\\r", f);
+            i++;
+            continue;
+        case '\t':
+            fputs("\\t", f);
+            i++;
+            continue;
+        default:
+            break;
+        }
+        if (c < 0x20) {
+            fprintf(f, "\\u%04x", c);
+            i++;
+            continue;
+        }
+        k = pb_utf8_seq(u + i, len - i);
+        if (k == 0) {
+            fputs("\\ufffd", f);
+            i++;
+            continue;
+        }
+        fwrite(u + i, 1, k, f);
+        i += k;
+    }
+    putc_unlocked('"', f);
+}
+
+struct ss_ctx {
+    const struct profile *p;
+    FILE *f;
+    uint32_t *index;     /* frame id -> shared frame index, or NO_INDEX */
+    uint32_t *order;     /* shared frame index -> frame id */
+    uint32_t nused;      /* shared frames so far */
+    uint64_t interval;   /* weight of one sample: interval, or 1 */
+    uint32_t thread;     /* thread of the open profile, NO_INDEX if none */
+    uint64_t *weights;   /* weights of the open profile's samples */
+    size_t nweights, weights_cap;
+    bool first_profile;  /* no profile written yet */
+};
+
+/* First walk: number the frames in the order stacks first use them. */
+static int ss_number(void *ctx, uint32_t thread, const uint32_t *frames,
+                     size_t n, uint64_t count)
+{
+    struct ss_ctx *c = ctx;
+
+    (void)thread;
+    (void)count;
+    for (size_t i = 0; i < n; i++)
+        if (c->index[frames[i]] == NO_INDEX) {
+            c->index[frames[i]] = c->nused;
+            c->order[c->nused++] = frames[i];
+        }
+    return 0;
+}
+
+static uint64_t weight_of(const struct ss_ctx *c, uint64_t count)
+{
+    if (c->interval > 1 && count > UINT64_MAX / c->interval)
+        return UINT64_MAX;
+    return count * c->interval;
+}
+
+/* Close the open profile: its weights and end value. */
+static void ss_close(struct ss_ctx *c)
+{
+    uint64_t end = 0;
+
+    if (c->thread == NO_INDEX)
+        return;
+    fputs("\n   ],\n   \"weights\": [", c->f);
+    for (size_t i = 0; i < c->nweights; i++) {
+        fprintf(c->f, "%s%" PRIu64, i ? ", " : "", c->weights[i]);
+        end = c->weights[i] > UINT64_MAX - end ? UINT64_MAX
+                                               : end + c->weights[i];
+    }
+    fprintf(c->f, "],\n   \"endValue\": %" PRIu64 "\n  }", end);
+    c->thread = NO_INDEX;
+    c->nweights = 0;
+}
+
+static void ss_open(struct ss_ctx *c, uint32_t thread)
+{
+    const struct profile_thread *t = profile_thread_at(c->p, thread);
+    char name[320];
+
+    snprintf(name, sizeof(name), "%.256s (tid %lld)", t->name,
+             (long long)t->tid);
+    fputs(c->first_profile ? "\n  {" : ",\n  {", c->f);
+    c->first_profile = false;
+    fputs("\n   \"type\": \"sampled\",\n   \"name\": ", c->f);
+    json_string(c->f, name);
+    fprintf(c->f, ",\n   \"unit\": \"%s\",\n   \"startValue\": 0,\n"
+                  "   \"samples\": [",
+            c->interval > 1 ? "nanoseconds" : "none");
+    c->thread = thread;
+}
+
+/* Second walk: write each thread's samples, keeping their weights. */
+static int ss_sample(void *ctx, uint32_t thread, const uint32_t *frames,
+                     size_t n, uint64_t count)
+{
+    struct ss_ctx *c = ctx;
+
+    if (thread != c->thread) {
+        ss_close(c);
+        ss_open(c, thread);
+    }
+    if (c->nweights == c->weights_cap) {
+        size_t cap = c->weights_cap ? c->weights_cap * 2 : 256;
+        uint64_t *nw = realloc(c->weights, cap * sizeof(*nw));
+
+        if (!nw)
+            return -1;
+        c->weights = nw;
+        c->weights_cap = cap;
+    }
+    fputs(c->nweights ? ",\n    [" : "\n    [", c->f);
+    for (size_t i = 0; i < n; i++)
+        fprintf(c->f, "%s%" PRIu32, i ? ", " : "", c->index[frames[i]]);
+    putc_unlocked(']', c->f);
+    c->weights[c->nweights++] = weight_of(c, count);
+    return ferror(c->f) ? -1 : 0;
+}
+
+static void write_frames(const struct ss_ctx *c)
+{
+    for (uint32_t i = 0; i < c->nused; i++) {
+        const struct frame_desc *d = profile_frame(c->p, c->order[i]);
+
+        fputs(i ? ",\n   {\"name\": " : "\n   {\"name\": ", c->f);
+        json_string(c->f, d->name[0] ? d->name : "[unknown]");
+        if (d->file && d->file[0]) {
+            fputs(", \"file\": ", c->f);
+            json_string(c->f, d->file);
+        }
+        if (d->line)
+            fprintf(c->f, ", \"line\": %" PRIu32, d->line);
+        putc_unlocked('}', c->f);
+    }
+}
+
+static void write_file_name(const struct profile_meta *m, FILE *f)
+{
+    char name[4096];
+
+    if (m->pid && m->cmdline && m->cmdline[0])
+        snprintf(name, sizeof(name), "sproftop pid %lld: %s",
+                 (long long)m->pid, m->cmdline);
+    else if (m->pid)
+        snprintf(name, sizeof(name), "sproftop pid %lld", (long long)m->pid);
+    else
+        snprintf(name, sizeof(name), "sproftop");
+    json_string(f, name);
+}
+
+static int speedscope_write(const struct profile *p,
+                            const struct export_opts *o, FILE *f)
+{
+    const struct profile_meta *m = profile_meta(p);
+    uint32_t nf = profile_frame_count(p);
+    struct ss_ctx c = {
+        .p = p,
+        .f = f,
+        .index = malloc((nf ? nf : 1) * sizeof(*c.index)),
+        .order = malloc((nf ? nf : 1) * sizeof(*c.order)),
+        .interval = m->interval_ns ? m->interval_ns : 1,
+        .thread = NO_INDEX,
+        .first_profile = true,
+    };
+    int rc = -1;
+
+    (void)o;
+    if (!c.index || !c.order) {
+        errno = ENOMEM;
+        goto out;
+    }
+    memset(c.index, 0xff, (nf ? nf : 1) * sizeof(*c.index));
+    if (profile_foreach_stack(p, ss_number, &c) != 0) {
+        errno = ENOMEM;
+        goto out;
+    }
+    fputs("{\n \"$schema\": \"https://www.speedscope.app/"
+          "file-format-schema.json\",\n \"shared\": {\n  \"frames\": [", f);
+    write_frames(&c);
+    fputs("\n  ]\n },\n \"profiles\": [", f);
+    if (profile_foreach_stack(p, ss_sample, &c) != 0) {
+        if (!errno)
+            errno = ENOMEM;
+        goto out;
+    }
+    ss_close(&c);
+    fputs("\n ],\n \"name\": ", f);
+    write_file_name(m, f);
+    fputs(",\n \"activeProfileIndex\": 0,\n \"exporter\": \"sproftop "
+          SPROFTOP_VERSION "\"\n}\n", f);
+    rc = ferror(f) ? -1 : 0;
+    if (rc && !errno)
+        errno = EIO;
+out:
+    free(c.index);
+    free(c.order);
+    free(c.weights);
+    return rc;
+}
+
+const struct exporter export_speedscope = {
+    .name = "speedscope",
+    .exts = ".speedscope.json",
+    .desc = "speedscope JSON, one sampled profile per thread",
+    .write = speedscope_write,
+};

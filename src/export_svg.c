@@ -1,0 +1,512 @@
+/* export_svg.c - an interactive flame graph as one self-contained SVG
+ * (FORMATS.md section 9).
+ *
+ * The call tree drawn bottom-up: "all" at the bottom, one frame per
+ * thread above it, then the stacks, each frame as wide as its total
+ * samples; siblings sorted by name so the picture does not depend on
+ * sampling order.  Inline JavaScript (no network, no external file) adds:
+ *   - hover: the frame's title (name; module and file:line; samples and
+ *     share) in the status line, and as the native tooltip;
+ *   - click: zoom on a frame (its ancestors span the width, dimmed);
+ *     "Reset Zoom" or a click on the dimmed "all" undoes it;
+ *   - "Search" (or Ctrl-F): a regular expression; matching frames turn
+ *     magenta and the share of samples under them is shown.
+ * Viewers without scripts still get the full graph, labels and tooltips.
+ *
+ * Each frame is <g class="f" data-x data-w data-d> with x and width in
+ * samples and the depth, holding <title>, <rect> and <text>.  Frames
+ * narrower than 0.1 pixel at full width are left out with their subtrees
+ * (as flamegraph.pl does), so the file stays small for large profiles.
+ *
+ * Names are XML-escaped (& < > " '); control characters become spaces
+ * and invalid UTF-8 bytes (and U+FFFE, U+FFFF) U+FFFD, so the document
+ * is well-formed whatever the symbols hold.
+ */
+#include "export.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "util.h"
+
+#define SVG_WIDTH 1200
+#define SVG_PAD 10        /* left and right margins */
+#define SVG_TOP 64        /* title, subtitle and buttons */
+#define SVG_BOTTOM 40     /* status line */
+#define FRAME_H 16
+#define FONT_SIZE 12
+#define CHAR_W 0.59       /* average glyph width per font size */
+#define MIN_WIDTH_PX 0.1
+#define STR_(x) #x
+#define STR(x) STR_(x)    /* the script shares the geometry above */
+
+/* Decode one UTF-8 character; returns its length and sets *cp, or 0 for
+ * an invalid sequence (overlong, surrogate, past U+10FFFF). */
+static size_t utf8_xml(const unsigned char *s, uint32_t *cp)
+{
+    uint32_t c = s[0], min;
+    size_t n;
+
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+        c &= 0x1f;
+        min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        c &= 0x0f;
+        min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        c &= 0x07;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        c = c << 6 | (s[i] & 0x3fu);
+    }
+    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+        return 0;
+    *cp = c;
+    return n;
+}
+
+/* Write at most max_chars characters of s, XML-escaped; returns how many
+ * characters s has in all. */
+static size_t xml_text_n(FILE *f, const char *str, size_t max_chars)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t chars = 0;
+
+    while (*s) {
+        uint32_t cp;
+        size_t n = utf8_xml(s, &cp);
+        bool put = chars < max_chars;
+
+        chars++;
+        if (n == 0 || cp == 0xfffe || cp == 0xffff) {
+            /* not UTF-8, or a character XML forbids: U+FFFD */
+            if (put)
+                fputs("\xef\xbf\xbd", f);
+            s += n ? n : 1;
+            continue;
+        }
+        if (put) {
+            switch (cp) {
+            case '&':
+                fputs("&amp;", f);
+                break;
+            case '<':
+                fputs("&lt;", f);
+                break;
+            case '>':
+                fputs("&gt;", f);
+                break;
+            case '"':
+                fputs("&quot;", f);
+                break;
+            case '\'':
+                fputs("&apos;", f);
+                break;
+            default:
+                if (cp < 0x20 || cp == 0x7f)
+                    putc(' ', f);
+                else
+                    fwrite(s, 1, n, f);
+            }
+        }
+        s += n;
+    }
+    return chars;
+}
+
+static void xml_text(FILE *f, const char *s)
+{
+    xml_text_n(f, s, SIZE_MAX);
+}
+
+static size_t u8chars(const char *s)
+{
+    size_t c = 0;
+
+    for (; *s; s++)
+        c += ((unsigned char)*s & 0xc0) != 0x80;
+    return c;
+}
+
+/* The script.  Frames are found by class; geometry is recomputed from
+ * the data- attributes on zoom.  Kept free of "]]>" (it sits in CDATA). */
+static const char SCRIPT[] =
+    "var W = " STR(SVG_WIDTH) ", PAD = " STR(SVG_PAD) ", FONT = "
+    STR(FONT_SIZE) ", CHARW = " STR(CHAR_W) ";\n"
+    "var frames = [], total = 0, zoomed = null, details, matched, unzoom;\n"
+    "function nameOf(g) {\n"
+    "  var t = g.getElementsByTagName('title')[0].textContent;\n"
+    "  var nl = t.indexOf('\\n');\n"
+    "  return nl < 0 ? t : t.substring(0, nl);\n"
+    "}\n"
+    "function fit(name, px) {\n"
+    "  var n = Math.floor((px - 6) / (FONT * CHARW));\n"
+    "  if (n < 3) return '';\n"
+    "  return name.length <= n ? name : name.substring(0, n - 2) + '..';\n"
+    "}\n"
+    "function place(o, px, pw) {\n"
+    "  o.rect.setAttribute('x', (PAD + px).toFixed(2));\n"
+    "  o.rect.setAttribute('width', pw.toFixed(2));\n"
+    "  o.text.setAttribute('x', (PAD + px + 3).toFixed(2));\n"
+    "  o.text.textContent = fit(o.name, pw);\n"
+    "}\n"
+    "function frameOf(node) {\n"
+    "  while (node && node.getAttribute) {\n"
+    "    var c = node.getAttribute('class');\n"
+    "    if (c && c.split(' ').indexOf('f') >= 0) return node;\n"
+    "    node = node.parentNode;\n"
+    "  }\n"
+    "  return null;\n"
+    "}\n"
+    "function find(g) {\n"
+    "  for (var i = 0; i < frames.length; i++)\n"
+    "    if (frames[i].g === g) return frames[i];\n"
+    "  return null;\n"
+    "}\n"
+    "function zoom(z) {\n"
+    "  var scale = (W - 2 * PAD) / z.w;\n"
+    "  zoomed = z;\n"
+    "  unzoom.setAttribute('class', 'btn');\n"
+    "  for (var i = 0; i < frames.length; i++) {\n"
+    "    var o = frames[i];\n"
+    "    if (o.d >= z.d && o.x >= z.x && o.x + o.w <= z.x + z.w) {\n"
+    "      o.g.setAttribute('class', 'f');\n"
+    "      place(o, (o.x - z.x) * scale, o.w * scale);\n"
+    "    } else if (o.d < z.d && o.x <= z.x && o.x + o.w >= z.x + z.w) {\n"
+    "      o.g.setAttribute('class', 'f parent');\n"
+    "      place(o, 0, W - 2 * PAD);\n"
+    "    } else {\n"
+    "      o.g.setAttribute('class', 'f hidden');\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
+    "function reset() {\n"
+    "  zoomed = null;\n"
+    "  unzoom.setAttribute('class', 'btn hidden');\n"
+    "  var scale = (W - 2 * PAD) / total;\n"
+    "  for (var i = 0; i < frames.length; i++) {\n"
+    "    frames[i].g.setAttribute('class', 'f');\n"
+    "    place(frames[i], frames[i].x * scale, frames[i].w * scale);\n"
+    "  }\n"
+    "}\n"
+    "function search() {\n"
+    "  var term = window.prompt('Search for (regular expression):', '');\n"
+    "  if (term === null) return;\n"
+    "  var re = null, ranges = [], sum = 0, end = -1;\n"
+    "  if (term !== '') {\n"
+    "    try { re = new RegExp(term); }\n"
+    "    catch (e) { window.alert('Bad regular expression: ' + e.message); "
+    "return; }\n"
+    "  }\n"
+    "  for (var i = 0; i < frames.length; i++) {\n"
+    "    var o = frames[i], hit = re !== null && re.test(o.name);\n"
+    "    o.rect.setAttribute('fill', hit ? 'rgb(230,0,230)' : o.fill);\n"
+    "    if (hit) ranges.push([o.x, o.x + o.w]);\n"
+    "  }\n"
+    "  ranges.sort(function (a, b) { return a[0] - b[0]; });\n"
+    "  for (var k = 0; k < ranges.length; k++) {\n"
+    "    var a = Math.max(ranges[k][0], end), b = ranges[k][1];\n"
+    "    if (b > a) sum += b - a;\n"
+    "    if (b > end) end = b;\n"
+    "  }\n"
+    "  matched.textContent = re === null ? ' ' : 'Matched: ' +\n"
+    "    (total ? 100 * sum / total : 0).toFixed(2) + '% of samples';\n"
+    "}\n"
+    "function init(evt) {\n"
+    "  details = document.getElementById('details');\n"
+    "  matched = document.getElementById('matched');\n"
+    "  unzoom = document.getElementById('unzoom');\n"
+    "  var gs = document.getElementById('frames').getElementsByTagName('g');\n"
+    "  for (var i = 0; i < gs.length; i++) {\n"
+    "    var g = gs[i], r = g.getElementsByTagName('rect')[0];\n"
+    "    var o = { g: g, rect: r, text: g.getElementsByTagName('text')[0],\n"
+    "      x: +g.getAttribute('data-x'), w: +g.getAttribute('data-w'),\n"
+    "      d: +g.getAttribute('data-d'), fill: r.getAttribute('fill'),\n"
+    "      name: nameOf(g) };\n"
+    "    if (o.d === 0 && o.w > total) total = o.w;\n"
+    "    frames.push(o);\n"
+    "  }\n"
+    "  var box = document.getElementById('frames');\n"
+    "  box.addEventListener('click', function (e) {\n"
+    "    var o = find(frameOf(e.target));\n"
+    "    if (!o) return;\n"
+    "    if (o.d === 0 || o === zoomed) reset(); else zoom(o);\n"
+    "  });\n"
+    "  box.addEventListener('mouseover', function (e) {\n"
+    "    var g = frameOf(e.target);\n"
+    "    if (g) details.textContent = g.getElementsByTagName('title')[0]\n"
+    "      .textContent.split('\\n').join('  |  ');\n"
+    "  });\n"
+    "  box.addEventListener('mouseout', function () {\n"
+    "    details.textContent = ' ';\n"
+    "  });\n"
+    "  unzoom.addEventListener('click', reset);\n"
+    "  document.getElementById('search').addEventListener('click', search);\n"
+    "  window.addEventListener('keydown', function (e) {\n"
+    "    if ((e.ctrlKey || e.metaKey) && (e.key === 'f' || e.key === 'F')) {\n"
+    "      e.preventDefault();\n"
+    "      search();\n"
+    "    }\n"
+    "  });\n"
+    "}\n";
+
+static const char STYLE[] =
+    "text { font-family: Verdana, Arial, sans-serif; font-size: 12px; "
+    "fill: rgb(0,0,0); }\n"
+    "#title { text-anchor: middle; font-size: 17px; }\n"
+    "#subtitle { text-anchor: middle; fill: rgb(80,80,80); }\n"
+    ".btn { cursor: pointer; fill: rgb(0,0,160); }\n"
+    ".hidden { display: none; }\n"
+    ".parent { opacity: 0.5; }\n"
+    ".f text { pointer-events: none; }\n"
+    ".f:hover rect { stroke: rgb(0,0,0); stroke-width: 0.5; "
+    "cursor: pointer; }\n";
+
+struct svg_ctx {
+    const struct profile *p;
+    FILE *f;
+    uint64_t all;         /* root total */
+    double scale;         /* pixels per sample */
+    uint64_t min_w;       /* narrowest frame drawn, in samples */
+    uint32_t max_depth;
+};
+
+/* Children sorted by name (then frame id). */
+static int cmp_child(const void *a, const void *b, void *ctx)
+{
+    const struct profile *p = ctx;
+    const struct profile_node *x = profile_node(p, *(const uint32_t *)a);
+    const struct profile_node *y = profile_node(p, *(const uint32_t *)b);
+    int c = strcmp(profile_frame(p, x->frame)->name,
+                   profile_frame(p, y->frame)->name);
+
+    if (c)
+        return c;
+    return (x->frame > y->frame) - (x->frame < y->frame);
+}
+
+static void color(const struct frame_desc *d, uint32_t depth, char *out,
+                  size_t cap)
+{
+    uint64_t h;
+
+    if (depth == 0) {
+        snprintf(out, cap, "rgb(200,200,200)");
+        return;
+    }
+    if (d->kind == FRAME_THREAD) {
+        snprintf(out, cap, "rgb(170,180,220)");
+        return;
+    }
+    if (d->kind == FRAME_SPECIAL) {
+        snprintf(out, cap, "rgb(180,180,180)");
+        return;
+    }
+    /* warm colours, stable per name */
+    h = util_hash_bytes(d->name, strlen(d->name), 0);
+    snprintf(out, cap, "rgb(%u,%u,%u)", 205 + (unsigned)(h % 51),
+             (unsigned)((h >> 16) % 231), (unsigned)((h >> 32) % 56));
+}
+
+static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t x)
+{
+    const struct profile_node *n = profile_node(c->p, id);
+    const struct frame_desc *d =
+        id == PROFILE_ROOT ? NULL : profile_frame(c->p, n->frame);
+    const char *name = !d ? "all" : *d->name ? d->name : "[unknown]";
+    double px = SVG_PAD + (double)x * c->scale;
+    double pw = (double)n->total * c->scale;
+    double y = SVG_TOP + (double)(c->max_depth - n->depth) * FRAME_H;
+    long fit = (long)((pw - 6) / (FONT_SIZE * CHAR_W));
+    char fill[32];
+
+    color(d ? d : &(struct frame_desc){ .name = "all" }, n->depth, fill,
+          sizeof(fill));
+    fprintf(c->f, "<g class=\"f\" data-x=\"%" PRIu64 "\" data-w=\"%" PRIu64
+                  "\" data-d=\"%" PRIu32 "\"><title>",
+            x, n->total, n->depth);
+    xml_text(c->f, name);
+    if (d && d->kind == FRAME_FUNC) {
+        putc('\n', c->f);
+        xml_text(c->f, d->module ? d->module : "?");
+        if (d->file) {
+            putc(' ', c->f);
+            xml_text(c->f, d->file);
+            if (d->line)
+                fprintf(c->f, ":%" PRIu32, d->line);
+        }
+    }
+    fprintf(c->f, "\n%" PRIu64 " samples (%.2f%%), self %" PRIu64
+                  "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
+                  "height=\"%d\" fill=\"%s\" rx=\"2\" ry=\"2\"/>"
+                  "<text x=\"%.2f\" y=\"%.1f\">",
+            n->total, 100.0 * (double)n->total / (double)c->all, n->self, px,
+            y, pw, FRAME_H - 1, fill, px + 3, y + FRAME_H - 4.5);
+    if (fit >= 3) {
+        size_t chars = u8chars(name);
+
+        if (chars <= (size_t)fit) {
+            xml_text(c->f, name);
+        } else {
+            xml_text_n(c->f, name, (size_t)fit - 2);
+            fputs("..", c->f);
+        }
+    }
+    fputs("</text></g>\n", c->f);
+}
+
+/* Depth-first over frames wide enough to draw; `visit` false only
+ * measures the depth. */
+static int walk(struct svg_ctx *c, bool visit)
+{
+    uint32_t nn = profile_node_count(c->p);
+    uint32_t *stack = malloc((size_t)nn * sizeof(*stack));
+    uint64_t *xs = malloc((size_t)nn * sizeof(*xs));
+    uint32_t *kids = malloc((size_t)nn * sizeof(*kids));
+    size_t top = 0;
+
+    if (!stack || !xs || !kids) {
+        free(stack);
+        free(xs);
+        free(kids);
+        return -1;
+    }
+    stack[top] = PROFILE_ROOT;
+    xs[top++] = 0;
+    while (top > 0) {
+        uint32_t id = stack[--top];
+        uint64_t x = xs[top];
+        const struct profile_node *n = profile_node(c->p, id);
+        uint32_t nk = 0;
+
+        if (n->total < c->min_w || n->total == 0)
+            continue;
+        if (n->depth > c->max_depth)
+            c->max_depth = n->depth;
+        if (visit)
+            write_frame(c, id, x);
+        for (uint32_t k = n->first_child; k != PROFILE_NONE;
+             k = profile_node(c->p, k)->next_sibling)
+            kids[nk++] = k;
+        qsort_r(kids, nk, sizeof(*kids), cmp_child, (void *)c->p);
+        /* push in reverse so the first by name is drawn first */
+        {
+            uint64_t off = x;
+
+            for (uint32_t k = 0; k < nk; k++) {
+                uint64_t w = profile_node(c->p, kids[k])->total;
+
+                xs[top + nk - 1 - k] = off;
+                stack[top + nk - 1 - k] = kids[k];
+                off += w;
+            }
+            top += nk;
+        }
+    }
+    free(stack);
+    free(xs);
+    free(kids);
+    return 0;
+}
+
+static void write_subtitle(FILE *f, const struct profile *p)
+{
+    const struct profile_meta *m = profile_meta(p);
+
+    if (m->cmdline || m->comm) {
+        xml_text(f, m->cmdline ? m->cmdline : m->comm);
+        fputs(" ", f);
+    }
+    if (m->pid)
+        fprintf(f, "(pid %" PRId64 ") ", m->pid);
+    fprintf(f, "- %" PRIu64 " samples, %" PRIu32 " thread%s",
+            profile_samples(p), profile_thread_count(p),
+            profile_thread_count(p) == 1 ? "" : "s");
+    if (m->interval_ns)
+        fprintf(f, ", every %.3f ms", (double)m->interval_ns / 1e6);
+    if (m->duration_ns)
+        fprintf(f, " over %.2f s", (double)m->duration_ns / 1e9);
+    fputs(m->idle ? ", wall clock" : ", on CPU", f);
+}
+
+static int svg_write(const struct profile *p, const struct export_opts *o,
+                     FILE *f)
+{
+    struct svg_ctx c = { .p = p, .f = f };
+    uint32_t height;
+
+    (void)o;
+    errno = 0;
+    c.all = profile_node(p, PROFILE_ROOT)->total;
+    c.scale = c.all ? (double)(SVG_WIDTH - 2 * SVG_PAD) / (double)c.all : 0;
+    c.min_w = c.all ? (uint64_t)(MIN_WIDTH_PX / c.scale) : 1;
+    if (c.min_w == 0)
+        c.min_w = 1;
+    if (walk(&c, false) != 0)
+        goto fail;
+    height = SVG_TOP + (c.max_depth + 1) * FRAME_H + SVG_BOTTOM;
+
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", f);
+    fprintf(f, "<svg version=\"1.1\" width=\"%d\" height=\"%" PRIu32
+               "\" viewBox=\"0 0 %d %" PRIu32 "\" onload=\"init(evt)\" "
+               "xmlns=\"http://www.w3.org/2000/svg\">\n",
+            SVG_WIDTH, height, SVG_WIDTH, height);
+    fputs("<!-- Flame graph written by sproftop. -->\n", f);
+    fprintf(f, "<style type=\"text/css\"><![CDATA[\n%s]]></style>\n", STYLE);
+    fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n",
+            SCRIPT);
+    fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%" PRIu32
+               "\" fill=\"rgb(248,248,240)\"/>\n",
+            SVG_WIDTH, height);
+    fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\">Flame Graph</text>\n",
+            SVG_WIDTH / 2);
+    fprintf(f, "<text id=\"subtitle\" x=\"%d\" y=\"44\">", SVG_WIDTH / 2);
+    write_subtitle(f, p);
+    fputs("</text>\n", f);
+    fprintf(f, "<text id=\"unzoom\" class=\"btn hidden\" x=\"%d\" y=\"24\">"
+               "Reset Zoom</text>\n",
+            SVG_PAD);
+    fprintf(f, "<text id=\"search\" class=\"btn\" x=\"%d\" y=\"24\">"
+               "Search</text>\n",
+            SVG_WIDTH - SVG_PAD - 60);
+    fprintf(f, "<text id=\"details\" x=\"%d\" y=\"%" PRIu32 "\"> </text>\n",
+            SVG_PAD, height - 14);
+    fprintf(f, "<text id=\"matched\" x=\"%d\" y=\"%" PRIu32 "\"> </text>\n",
+            SVG_WIDTH - SVG_PAD - 240, height - 14);
+    if (c.all == 0)
+        fprintf(f, "<text x=\"%d\" y=\"%d\">no samples</text>\n", SVG_PAD,
+                SVG_TOP + FRAME_H);
+    fputs("<g id=\"frames\">\n", f);
+    if (c.all && walk(&c, true) != 0)
+        goto fail;
+    fputs("</g>\n</svg>\n", f);
+    if (!ferror(f))
+        return 0;
+fail:
+    if (!errno)
+        errno = ferror(f) ? EIO : ENOMEM;
+    return -1;
+}
+
+const struct exporter export_svg = {
+    .name = "svg",
+    .exts = ".svg",
+    .desc = "interactive flame graph, one self-contained SVG (zoom, search)",
+    .write = svg_write,
+};

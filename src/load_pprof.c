@@ -1,0 +1,1247 @@
+/* load_pprof.c - the pprof reader (sproftop -i x.pb.gz).
+ *
+ * Reads profile.proto, gzip-compressed (as pprof tools write it) or raw,
+ * from sproftop itself or from any other producer (Go's runtime/pprof,
+ * Parca, ...).  FORMATS.md section 3 lists the fields.
+ *
+ * Mapping to the aggregate:
+ *   - threads come from the sample labels thread_id (num) and
+ *     thread_name (str); a sample with neither goes to thread "all"
+ *     (tid 0), one with only a name to a thread with a synthetic tid
+ *     (2^40 + the name's string index, far above any Linux tid);
+ *   - a location's lines are innermost first and a sample's locations
+ *     leaf first: both are reversed into the bottom-first stack that
+ *     profile_add_stack takes, so an inlined call expands to one frame per
+ *     line, the inner ones marked inlined;
+ *   - a frame is (function name, function file, the location's mapping
+ *     file as module); its first line is Function.start_line and its
+ *     address the address of a location it is the outermost line of;
+ *   - the count is the samples/count value, or the first sample type's
+ *     when there is no samples/count;
+ *   - metadata: period (when period_type's unit is nanoseconds),
+ *     time_nanos, duration_nanos, "wall" as a sample type for idle
+ *     profiles, and the comments "pid: N", "cmdline: ...", "comm: ..."
+ *     that export_pprof writes;
+ *   - strings are UTF-8 in protobuf: bytes that are not become U+FFFD.
+ *
+ * Untrusted input: the gunzipped size is capped (PPROF_MAX_INFLATED),
+ * every length is checked by the pb decoder before use, message nesting
+ * is fixed by the schema (nothing recurses on input), ids must be
+ * non-zero and unique, every reference (string index, mapping, function,
+ * location id) must resolve, stacks are bounded by LOAD_MAX_DEPTH and the
+ * total count by 2^53.  The first problem stops the load with
+ * "NAME: byte N: why", N counting bytes of the protobuf message (after
+ * gunzip for compressed files) or of the gzip stream for gzip errors.
+ */
+#include "load.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "pb.h"
+#include "profile.h"
+#include "util.h"
+
+#define PPROF_MAX_INFLATED (1024ull * 1024 * 1024) /* gunzipped bytes */
+#define COUNT_LIMIT (1ull << 53)      /* exact in a double, as exporters need */
+#define SYNTH_TID_BASE (1ll << 40)    /* tids for threads known by name only */
+#define NONE UINT32_MAX
+
+struct span {
+    const uint8_t *data;  /* payload (points into the decoded buffer) */
+    size_t len;
+    size_t off;           /* absolute offset of the payload */
+};
+
+struct vtype {
+    uint64_t type, unit;  /* string indexes */
+    size_t off;
+};
+
+struct comment {
+    uint64_t str;         /* string index */
+    size_t off;
+};
+
+struct mapping {
+    uint64_t id;
+    uint64_t filename;    /* string index */
+    size_t off;
+};
+
+struct function {
+    uint64_t id;
+    uint64_t name, filename; /* string indexes */
+    uint64_t start_line;
+    size_t off;
+};
+
+struct line {
+    uint64_t function_id;
+    uint64_t line;
+    uint32_t fn;          /* resolved function index */
+    uint32_t key;         /* resolved frame key index */
+};
+
+struct location {
+    uint64_t id;
+    uint64_t mapping_id;
+    uint64_t address;
+    uint32_t line0, nlines;  /* slice of lines[] */
+    uint32_t map;            /* resolved mapping index, NONE for none */
+    uint32_t frame0;         /* first frame in frames[] (bottom first) */
+    size_t off;
+};
+
+/* A frame key: (function, mapping) as one aggregate frame. */
+struct fkey {
+    uint32_t fn;          /* function index */
+    uint32_t map;         /* mapping index or NONE */
+    uint64_t addr;        /* address of a location it is outermost in */
+    bool inlined;         /* a non-outermost line somewhere */
+    uint32_t frame;       /* interned frame id */
+};
+
+struct loader {
+    const char *name;      /* file name for errors */
+    char *err;             /* the caller's error buffer */
+    size_t errlen;
+    bool failed;           /* err holds the first error */
+
+    /* Pass 1: the Profile's repeated fields as read (arrays, count, cap). */
+    struct vtype *types;   size_t ntypes, types_cap;       /* sample_type */
+    struct span *samples;  size_t nsamples, samples_cap;   /* unparsed */
+    struct mapping *maps;  size_t nmaps, maps_cap;
+    struct function *fns;  size_t nfns, fns_cap;
+    struct location *locs; size_t nlocs, locs_cap;
+    struct line *lines;    size_t nlines, lines_cap;       /* of all locs */
+    struct span *strs;     size_t nstrs, strs_cap;         /* string_table */
+    struct comment *comments; size_t ncomments, comments_cap;
+    struct vtype period_type;
+    bool has_period_type;
+    uint64_t time_nanos, duration_nanos, period;
+
+    /* Pass 2 and 3: resolved strings and frames. */
+    char **str;            /* NUL-terminated UTF-8 copies of strs */
+    char *str_arena;       /* their storage */
+    struct fkey *keys;     size_t nkeys, keys_cap;         /* frame keys */
+    uint32_t *key_slot;    /* open-addressing index of keys */
+    uint32_t key_mask;     /* its slot count - 1 */
+    uint32_t *frames;      /* per location: its frames, bottom first */
+    uint32_t *frame_lines; /* and their line numbers */
+
+    /* Pass 4: the result. */
+    struct profile *p;
+    struct stack_frame *stack;  /* one sample's stack, LOAD_MAX_DEPTH */
+    uint32_t *loc_scratch;      /* its location indexes, leaf first */
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(struct loader *ld, size_t off, const char *fmt, ...)
+{
+    char why[256];
+    va_list ap;
+
+    if (ld->failed)
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    util_errf(ld->err, ld->errlen, "%s: byte %zu: %s", ld->name, off, why);
+    ld->failed = true;
+    return -1;
+}
+
+static int oom(struct loader *ld)
+{
+    if (!ld->failed)
+        util_errf(ld->err, ld->errlen, "%s: out of memory", ld->name);
+    ld->failed = true;
+    return -1;
+}
+
+static int reader_fail(struct loader *ld, const struct pb_reader *r)
+{
+    return fail(ld, r->err_off, "%s", r->err ? r->err : "malformed message");
+}
+
+/* Append one zeroed element to a growable array; NULL on OOM. */
+static void *push(struct loader *ld, void **arr, size_t *n, size_t *cap,
+                  size_t elem)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 16;
+        void *na = realloc(*arr, c * elem);
+
+        if (!na) {
+            oom(ld);
+            return NULL;
+        }
+        *arr = na;
+        *cap = c;
+    }
+    memset((char *)*arr + *n * elem, 0, elem);
+    return (char *)*arr + (*n)++ * elem;
+}
+
+#define PUSH(ld, arr, n, cap) \
+    push(ld, (void **)&(arr), &(n), &(cap), sizeof(*(arr)))
+
+/* --- gzip ---------------------------------------------------------------- */
+
+bool load_pprof_sniff(const char *buf, size_t len)
+{
+    const uint8_t *u = (const uint8_t *)buf;
+    struct pb_reader r;
+    struct pb_field f;
+    bool strings = false;
+    int rc;
+
+    if (len >= 3 && u[0] == 0x1f && u[1] == 0x8b && u[2] == 8)
+        return true;
+    /* Raw protobuf: every top-level field must be a Profile field with
+     * its wire type, and there must be a string table.  Text never
+     * passes: its first bytes decode as nonsense field numbers. */
+    pb_reader_init(&r, u, len, 0);
+    while ((rc = pb_next(&r, &f)) == 1) {
+        switch (f.num) {
+        case PPROF_SAMPLE_TYPE: case PPROF_SAMPLE: case PPROF_MAPPING:
+        case PPROF_LOCATION: case PPROF_FUNCTION: case PPROF_PERIOD_TYPE:
+            if (f.wire != PB_LEN)
+                return false;
+            break;
+        case PPROF_STRING_TABLE:
+            if (f.wire != PB_LEN)
+                return false;
+            strings = true;
+            break;
+        case 7: case 8: /* drop_frames, keep_frames */
+        case PPROF_TIME_NANOS: case PPROF_DURATION_NANOS: case PPROF_PERIOD:
+        case PPROF_DEFAULT_SAMPLE_TYPE:
+            if (f.wire != PB_VARINT)
+                return false;
+            break;
+        case PPROF_COMMENT:
+            if (f.wire != PB_VARINT && f.wire != PB_LEN)
+                return false;
+            break;
+        default:
+            return false;
+        }
+    }
+    return rc == 0 && strings;
+}
+
+/* Inflate a gzip file (one or more members) into *out. */
+static int gunzip(struct loader *ld, const uint8_t *in, size_t len,
+                  uint8_t **out, size_t *outlen)
+{
+    z_stream zs = { 0 };
+    size_t cap = 64 * 1024, n = 0;
+    uint8_t *buf = malloc(cap);
+    int zr, rc = -1;
+
+    if (!buf || inflateInit2(&zs, 15 + 16) != Z_OK) {
+        free(buf);
+        return oom(ld);
+    }
+    zs.next_in = (Bytef *)(uintptr_t)in;
+    for (;;) {
+        size_t left = len - (size_t)(zs.next_in - in);
+
+        zs.avail_in = left > 1u << 30 ? 1u << 30 : (uInt)left;
+        if (n == cap) {
+            uint8_t *nb;
+
+            if (cap >= PPROF_MAX_INFLATED) {
+                fail(ld, (size_t)(zs.next_in - in),
+                     "gunzipped data larger than %llu MiB",
+                     PPROF_MAX_INFLATED >> 20);
+                goto out;
+            }
+            cap *= 2;
+            nb = realloc(buf, cap);
+            if (!nb) {
+                oom(ld);
+                goto out;
+            }
+            buf = nb;
+        }
+        zs.next_out = buf + n;
+        zs.avail_out = (uInt)(cap - n > 1u << 30 ? 1u << 30 : cap - n);
+        zr = inflate(&zs, Z_NO_FLUSH);
+        n = (size_t)(zs.next_out - buf);
+        if (zr == Z_STREAM_END) {
+            left = len - (size_t)(zs.next_in - in);
+            if (left == 0)
+                break;
+            /* gzip allows several members back to back (cat a.gz b.gz). */
+            if (left >= 2 && zs.next_in[0] == 0x1f && zs.next_in[1] == 0x8b) {
+                inflateReset(&zs);
+                continue;
+            }
+            fail(ld, (size_t)(zs.next_in - in),
+                 "unexpected bytes after the gzip data");
+            goto out;
+        }
+        if (zr == Z_MEM_ERROR) {
+            oom(ld);
+            goto out;
+        }
+        if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT || zr == Z_STREAM_ERROR) {
+            fail(ld, (size_t)(zs.next_in - in), "corrupt gzip data (%s)",
+                 zs.msg ? zs.msg : "invalid");
+            goto out;
+        }
+        /* No progress with room left to write: the input ran out. */
+        if (zr == Z_BUF_ERROR && n < cap) {
+            fail(ld, len, "truncated gzip data");
+            goto out;
+        }
+    }
+    *out = buf;
+    *outlen = n;
+    buf = NULL;
+    rc = 0;
+out:
+    inflateEnd(&zs);
+    free(buf);
+    return rc;
+}
+
+/* --- pass 1: the Profile message ----------------------------------------- */
+
+static int wrong_wire(struct loader *ld, const struct pb_field *f,
+                      const char *what)
+{
+    return fail(ld, f->off, "%s has wire type %u", what, f->wire);
+}
+
+/* Read a varint field, checking its wire type. */
+static int get_varint(struct loader *ld, const struct pb_field *f,
+                      const char *what, uint64_t *v)
+{
+    if (f->wire != PB_VARINT)
+        return wrong_wire(ld, f, what);
+    *v = f->v;
+    return 0;
+}
+
+/* Finish reading a submessage: 0 at its clean end, -1 on error. */
+static int sub_end(struct loader *ld, struct pb_reader *r, int rc)
+{
+    return rc < 0 ? reader_fail(ld, r) : 0;
+}
+
+static int parse_value_type(struct loader *ld, const struct pb_field *mf,
+                            struct vtype *vt)
+{
+    struct pb_reader r;
+    struct pb_field f;
+    int rc;
+
+    vt->off = mf->off;
+    pb_reader_sub(&r, mf);
+    while ((rc = pb_next(&r, &f)) == 1) {
+        if (f.num == PPROF_VT_TYPE &&
+            get_varint(ld, &f, "ValueType.type", &vt->type))
+            return -1;
+        if (f.num == PPROF_VT_UNIT &&
+            get_varint(ld, &f, "ValueType.unit", &vt->unit))
+            return -1;
+    }
+    return sub_end(ld, &r, rc);
+}
+
+static int parse_mapping(struct loader *ld, const struct pb_field *mf)
+{
+    struct mapping *m = PUSH(ld, ld->maps, ld->nmaps, ld->maps_cap);
+    struct pb_reader r;
+    struct pb_field f;
+    int rc;
+
+    if (!m)
+        return -1;
+    m->off = mf->off;
+    pb_reader_sub(&r, mf);
+    while ((rc = pb_next(&r, &f)) == 1) {
+        if (f.num == PPROF_MAPPING_ID &&
+            get_varint(ld, &f, "Mapping.id", &m->id))
+            return -1;
+        if (f.num == PPROF_MAPPING_FILENAME &&
+            get_varint(ld, &f, "Mapping.filename", &m->filename))
+            return -1;
+    }
+    return sub_end(ld, &r, rc);
+}
+
+static int parse_function(struct loader *ld, const struct pb_field *mf)
+{
+    struct function *fn = PUSH(ld, ld->fns, ld->nfns, ld->fns_cap);
+    struct pb_reader r;
+    struct pb_field f;
+    int rc;
+
+    if (!fn)
+        return -1;
+    fn->off = mf->off;
+    pb_reader_sub(&r, mf);
+    while ((rc = pb_next(&r, &f)) == 1) {
+        if (f.num == PPROF_FUNCTION_ID &&
+            get_varint(ld, &f, "Function.id", &fn->id))
+            return -1;
+        if (f.num == PPROF_FUNCTION_NAME &&
+            get_varint(ld, &f, "Function.name", &fn->name))
+            return -1;
+        if (f.num == PPROF_FUNCTION_FILENAME &&
+            get_varint(ld, &f, "Function.filename", &fn->filename))
+            return -1;
+        if (f.num == PPROF_FUNCTION_START_LINE &&
+            get_varint(ld, &f, "Function.start_line", &fn->start_line))
+            return -1;
+    }
+    return sub_end(ld, &r, rc);
+}
+
+static int parse_line(struct loader *ld, const struct pb_field *mf)
+{
+    struct line *l = PUSH(ld, ld->lines, ld->nlines, ld->lines_cap);
+    struct pb_reader r;
+    struct pb_field f;
+    int rc;
+
+    if (!l)
+        return -1;
+    pb_reader_sub(&r, mf);
+    while ((rc = pb_next(&r, &f)) == 1) {
+        if (f.num == PPROF_LINE_FUNCTION_ID &&
+            get_varint(ld, &f, "Line.function_id", &l->function_id))
+            return -1;
+        if (f.num == PPROF_LINE_LINE &&
+            get_varint(ld, &f, "Line.line", &l->line))
+            return -1;
+    }
+    if (sub_end(ld, &r, rc))
+        return -1;
+    if (l->function_id == 0)
+        return fail(ld, mf->off, "Line without a function_id");
+    return 0;
+}
+
+static int parse_location(struct loader *ld, const struct pb_field *mf)
+{
+    struct location *loc = PUSH(ld, ld->locs, ld->nlocs, ld->locs_cap);
+    size_t first = ld->nlines; /* parse_line grows lines[], not locs[] */
+    struct pb_reader r;
+    struct pb_field f;
+    int rc;
+
+    if (!loc)
+        return -1;
+    loc->off = mf->off;
+    pb_reader_sub(&r, mf);
+    while ((rc = pb_next(&r, &f)) == 1) {
+        if (f.num == PPROF_LOCATION_ID &&
+            get_varint(ld, &f, "Location.id", &loc->id))
+            return -1;
+        if (f.num == PPROF_LOCATION_MAPPING_ID &&
+            get_varint(ld, &f, "Location.mapping_id", &loc->mapping_id))
+            return -1;
+        if (f.num == PPROF_LOCATION_ADDRESS &&
+            get_varint(ld, &f, "Location.address", &loc->address))
+            return -1;
+        if (f.num == PPROF_LOCATION_LINE) {
+            if (f.wire != PB_LEN)
+                return wrong_wire(ld, &f, "Location.line");
+            if (parse_line(ld, &f))
+                return -1;
+        }
+    }
+    if (sub_end(ld, &r, rc))
+        return -1;
+    if (ld->nlines - first > LOAD_MAX_DEPTH)
+        return fail(ld, mf->off, "location with more than %u lines",
+                    LOAD_MAX_DEPTH);
+    loc->line0 = (uint32_t)first;
+    loc->nlines = (uint32_t)(ld->nlines - first);
+    return 0;
+}
+
+static int parse_profile(struct loader *ld, const uint8_t *data, size_t len)
+{
+    struct pb_reader r;
+    struct pb_field f;
+    int rc;
+
+    pb_reader_init(&r, data, len, 0);
+    while ((rc = pb_next(&r, &f)) == 1) {
+        switch (f.num) {
+        case PPROF_SAMPLE_TYPE: {
+            struct vtype *vt;
+
+            if (f.wire != PB_LEN)
+                return wrong_wire(ld, &f, "Profile.sample_type");
+            vt = PUSH(ld, ld->types, ld->ntypes, ld->types_cap);
+            if (!vt || parse_value_type(ld, &f, vt))
+                return -1;
+            break;
+        }
+        case PPROF_SAMPLE: {
+            struct span *s;
+
+            if (f.wire != PB_LEN)
+                return wrong_wire(ld, &f, "Profile.sample");
+            s = PUSH(ld, ld->samples, ld->nsamples, ld->samples_cap);
+            if (!s)
+                return -1;
+            *s = (struct span){ f.data, f.len, f.data_off };
+            break;
+        }
+        case PPROF_MAPPING:
+            if (f.wire != PB_LEN)
+                return wrong_wire(ld, &f, "Profile.mapping");
+            if (parse_mapping(ld, &f))
+                return -1;
+            break;
+        case PPROF_LOCATION:
+            if (f.wire != PB_LEN)
+                return wrong_wire(ld, &f, "Profile.location");
+            if (parse_location(ld, &f))
+                return -1;
+            break;
+        case PPROF_FUNCTION:
+            if (f.wire != PB_LEN)
+                return wrong_wire(ld, &f, "Profile.function");
+            if (parse_function(ld, &f))
+                return -1;
+            break;
+        case PPROF_STRING_TABLE: {
+            struct span *s;
+
+            if (f.wire != PB_LEN)
+                return wrong_wire(ld, &f, "Profile.string_table");
+            s = PUSH(ld, ld->strs, ld->nstrs, ld->strs_cap);
+            if (!s)
+                return -1;
+            *s = (struct span){ f.data, f.len, f.data_off };
+            break;
+        }
+        case PPROF_TIME_NANOS:
+            if (get_varint(ld, &f, "Profile.time_nanos", &ld->time_nanos))
+                return -1;
+            break;
+        case PPROF_DURATION_NANOS:
+            if (get_varint(ld, &f, "Profile.duration_nanos",
+                           &ld->duration_nanos))
+                return -1;
+            break;
+        case PPROF_PERIOD_TYPE:
+            if (f.wire != PB_LEN)
+                return wrong_wire(ld, &f, "Profile.period_type");
+            if (parse_value_type(ld, &f, &ld->period_type))
+                return -1;
+            ld->has_period_type = true;
+            break;
+        case PPROF_PERIOD:
+            if (get_varint(ld, &f, "Profile.period", &ld->period))
+                return -1;
+            break;
+        case PPROF_COMMENT:
+            if (f.wire == PB_LEN) {
+                struct pb_reader pr;
+
+                pb_reader_sub(&pr, &f);
+                while (pr.pos < pr.len) {
+                    struct comment *c = PUSH(ld, ld->comments, ld->ncomments,
+                                             ld->comments_cap);
+
+                    if (!c)
+                        return -1;
+                    c->off = pr.base + pr.pos;
+                    if (pb_read_varint(&pr, &c->str))
+                        return reader_fail(ld, &pr);
+                }
+            } else {
+                struct comment *c = PUSH(ld, ld->comments, ld->ncomments,
+                                         ld->comments_cap);
+
+                if (!c || get_varint(ld, &f, "Profile.comment", &c->str))
+                    return -1;
+                c->off = f.off;
+            }
+            break;
+        default:
+            break; /* drop_frames, keep_frames, default_sample_type, newer
+                      fields: nothing we use */
+        }
+    }
+    return rc < 0 ? reader_fail(ld, &r) : 0;
+}
+
+/* --- pass 2: strings and ids --------------------------------------------- */
+
+/* Bytes string s takes once each invalid UTF-8 byte becomes U+FFFD (3
+ * bytes); with dst, also write it there. */
+static size_t utf8_clean(const struct span *s, char *dst)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < s->len;) {
+        size_t k = pb_utf8_seq(s->data + i, s->len - i);
+
+        if (k == 0) {
+            if (dst)
+                memcpy(dst + n, "\xef\xbf\xbd", 3);
+            n += 3;
+            i++;
+        } else {
+            if (dst)
+                memcpy(dst + n, s->data + i, k);
+            n += k;
+            i += k;
+        }
+    }
+    return n;
+}
+
+/* NUL-terminated copies of the string table.  Protobuf strings are UTF-8:
+ * invalid bytes become U+FFFD here, as export_pprof writes them, so names
+ * that differ only in invalid bytes are one name from the start. */
+static int copy_strings(struct loader *ld, size_t total)
+{
+    size_t need = 0;
+    char *o;
+
+    if (ld->nstrs == 0)
+        return fail(ld, total, "no string table");
+    if (ld->strs[0].len != 0)
+        return fail(ld, ld->strs[0].off, "string_table[0] is not empty");
+    for (size_t i = 0; i < ld->nstrs; i++) {
+        const struct span *s = &ld->strs[i];
+        const void *nul = memchr(s->data, '\0', s->len);
+
+        if (nul)
+            return fail(ld, s->off + (size_t)((const uint8_t *)nul - s->data),
+                        "NUL byte in string %zu", i);
+        need += utf8_clean(s, NULL) + 1;
+    }
+    ld->str = malloc(ld->nstrs * sizeof(*ld->str));
+    ld->str_arena = malloc(need);
+    if (!ld->str || !ld->str_arena)
+        return oom(ld);
+    o = ld->str_arena;
+    for (size_t i = 0; i < ld->nstrs; i++) {
+        size_t n = utf8_clean(&ld->strs[i], o);
+
+        o[n] = '\0';
+        ld->str[i] = o;
+        o += n + 1;
+    }
+    return 0;
+}
+
+/* The string at index idx (referenced at byte off); NULL with an error
+ * when out of range. */
+static const char *string_at(struct loader *ld, uint64_t idx, size_t off)
+{
+    if (idx >= ld->nstrs) {
+        fail(ld, off, "string index %" PRIu64 " out of range (%zu strings)",
+             idx, ld->nstrs);
+        return NULL;
+    }
+    return ld->str[idx];
+}
+
+/* qsort context-free comparators over index arrays need the arrays: sort
+ * (id, index) pairs instead. */
+struct idpair {
+    uint64_t id;
+    uint32_t idx;
+};
+
+static int cmp_idpair(const void *a, const void *b)
+{
+    const struct idpair *x = a, *y = b;
+
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Sort the ids of n records (id at byte offset id_off of each elem-sized
+ * record, message offset at off_off) into *out; ids must be non-zero and
+ * unique. */
+static int index_ids(struct loader *ld, const void *recs, size_t n,
+                     size_t elem, size_t id_off, size_t off_off,
+                     const char *what, struct idpair **out)
+{
+    struct idpair *v = malloc((n ? n : 1) * sizeof(*v));
+    const char *base = recs;
+
+    *out = v;
+    if (!v)
+        return oom(ld);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id;
+        size_t off;
+
+        memcpy(&id, base + i * elem + id_off, sizeof(id));
+        memcpy(&off, base + i * elem + off_off, sizeof(off));
+        if (id == 0)
+            return fail(ld, off, "%s with id 0", what);
+        v[i] = (struct idpair){ id, (uint32_t)i };
+    }
+    qsort(v, n, sizeof(*v), cmp_idpair);
+    for (size_t i = 1; i < n; i++)
+        if (v[i].id == v[i - 1].id) {
+            size_t off;
+
+            memcpy(&off, base + v[i].idx * elem + off_off, sizeof(off));
+            return fail(ld, off, "duplicate %s id %" PRIu64, what, v[i].id);
+        }
+    return 0;
+}
+
+/* Index of the record with this id, NONE if absent. */
+static uint32_t find_id(const struct idpair *v, size_t n, uint64_t id)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (v[mid].id == id)
+            return v[mid].idx;
+        if (v[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NONE;
+}
+
+/* --- pass 3: frames ------------------------------------------------------ */
+
+static uint64_t key_hash(uint32_t fn, uint32_t map)
+{
+    return util_mix64((uint64_t)fn << 32 | map);
+}
+
+static bool key_rehash(struct loader *ld)
+{
+    uint32_t size = ld->key_mask ? (ld->key_mask + 1) * 2 : 256;
+    uint32_t *ns = malloc((size_t)size * sizeof(*ns));
+
+    if (!ns)
+        return false;
+    memset(ns, 0xff, (size_t)size * sizeof(*ns));
+    for (uint32_t k = 0; k < ld->nkeys; k++) {
+        uint32_t i = (uint32_t)key_hash(ld->keys[k].fn, ld->keys[k].map) &
+                     (size - 1);
+
+        while (ns[i] != NONE)
+            i = (i + 1) & (size - 1);
+        ns[i] = k;
+    }
+    free(ld->key_slot);
+    ld->key_slot = ns;
+    ld->key_mask = size - 1;
+    return true;
+}
+
+/* Index of key (fn, map), added if new; NONE on OOM. */
+static uint32_t key_of(struct loader *ld, uint32_t fn, uint32_t map)
+{
+    uint32_t i;
+    struct fkey *k;
+
+    if ((ld->nkeys + 1) * 2 > (size_t)ld->key_mask + 1 && !key_rehash(ld))
+        return NONE;
+    for (i = (uint32_t)key_hash(fn, map) & ld->key_mask;
+         ld->key_slot[i] != NONE; i = (i + 1) & ld->key_mask) {
+        k = &ld->keys[ld->key_slot[i]];
+        if (k->fn == fn && k->map == map)
+            return ld->key_slot[i];
+    }
+    k = PUSH(ld, ld->keys, ld->nkeys, ld->keys_cap);
+    if (!k)
+        return NONE;
+    *k = (struct fkey){ .fn = fn, .map = map, .frame = NONE };
+    ld->key_slot[i] = (uint32_t)(ld->nkeys - 1);
+    return (uint32_t)(ld->nkeys - 1);
+}
+
+static const char *nonempty(const char *s)
+{
+    return s && *s ? s : NULL;
+}
+
+static enum frame_kind kind_of(const char *name)
+{
+    size_t len = strlen(name);
+
+    /* "[unknown]", "[truncated]"...: the special frames sproftop writes. */
+    return len > 1 && name[0] == '[' && name[len - 1] == ']' ? FRAME_SPECIAL
+                                                              : FRAME_FUNC;
+}
+
+/* Resolve every location's mapping and functions and intern its frames:
+ * first the keys with their inlined flags (a frame is inlined when it is
+ * ever a non-outermost line), then the frames. */
+static int build_frames(struct loader *ld, const struct idpair *maps,
+                        const struct idpair *fns)
+{
+    size_t nframes = 0;
+
+    for (size_t i = 0; i < ld->nlocs; i++) {
+        struct location *loc = &ld->locs[i];
+
+        loc->map = NONE;
+        if (loc->mapping_id) {
+            loc->map = find_id(maps, ld->nmaps, loc->mapping_id);
+            if (loc->map == NONE)
+                return fail(ld, loc->off, "unknown mapping id %" PRIu64,
+                            loc->mapping_id);
+        }
+        for (uint32_t k = 0; k < loc->nlines; k++) {
+            struct line *l = &ld->lines[loc->line0 + k];
+            uint32_t key;
+
+            l->fn = find_id(fns, ld->nfns, l->function_id);
+            if (l->fn == NONE)
+                return fail(ld, loc->off, "unknown function id %" PRIu64,
+                            l->function_id);
+            key = key_of(ld, l->fn, loc->map);
+            if (key == NONE)
+                return oom(ld);
+            l->key = key;
+            if (k + 1 < loc->nlines)
+                ld->keys[key].inlined = true;
+            else if (!ld->keys[key].addr)
+                ld->keys[key].addr = loc->address;
+        }
+        nframes += loc->nlines ? loc->nlines : 1;
+    }
+    ld->frames = malloc((nframes ? nframes : 1) * sizeof(*ld->frames));
+    ld->frame_lines = malloc((nframes ? nframes : 1) *
+                             sizeof(*ld->frame_lines));
+    if (!ld->frames || !ld->frame_lines)
+        return oom(ld);
+    for (size_t k = 0; k < ld->nkeys; k++) {
+        struct fkey *key = &ld->keys[k];
+        const struct function *fn = &ld->fns[key->fn];
+        const char *name = string_at(ld, fn->name, fn->off);
+        const char *file = string_at(ld, fn->filename, fn->off);
+        const char *module = NULL;
+        struct frame_desc d;
+
+        if (!name || !file)
+            return -1;
+        if (key->map != NONE) {
+            const struct mapping *m = &ld->maps[key->map];
+
+            module = string_at(ld, m->filename, m->off);
+            if (!module)
+                return -1;
+        }
+        d = (struct frame_desc){
+            .name = *name ? name : "[unknown]",
+            .module = nonempty(module),
+            .file = nonempty(file),
+            .addr = key->addr,
+            .line = fn->start_line <= UINT32_MAX ? (uint32_t)fn->start_line
+                                                 : 0,
+            .inlined = key->inlined,
+        };
+        d.kind = (uint8_t)kind_of(d.name);
+        key->frame = profile_intern_frame(ld->p, &d);
+        if (key->frame == PROFILE_NONE)
+            return oom(ld);
+    }
+    nframes = 0;
+    for (size_t i = 0; i < ld->nlocs; i++) {
+        struct location *loc = &ld->locs[i];
+
+        loc->frame0 = (uint32_t)nframes;
+        if (loc->nlines == 0) {
+            /* Not symbolized: name the frame by its address, as pprof
+             * prints it. */
+            const char *module = NULL;
+            char name[32];
+            struct frame_desc d;
+            uint32_t id;
+
+            if (loc->map != NONE) {
+                module = string_at(ld, ld->maps[loc->map].filename,
+                                   ld->maps[loc->map].off);
+                if (!module)
+                    return -1;
+            }
+            snprintf(name, sizeof(name), "0x%" PRIx64, loc->address);
+            d = (struct frame_desc){ .name = name, .module = nonempty(module),
+                                     .addr = loc->address,
+                                     .kind = FRAME_FUNC };
+            id = profile_intern_frame(ld->p, &d);
+            if (id == PROFILE_NONE)
+                return oom(ld);
+            ld->frames[nframes] = id;
+            ld->frame_lines[nframes++] = 0;
+            continue;
+        }
+        for (uint32_t k = loc->nlines; k-- > 0;) {
+            const struct line *l = &ld->lines[loc->line0 + k];
+
+            ld->frames[nframes] = ld->keys[l->key].frame;
+            ld->frame_lines[nframes++] =
+                l->line <= UINT32_MAX ? (uint32_t)l->line : 0;
+        }
+    }
+    return 0;
+}
+
+/* --- pass 4: samples ----------------------------------------------------- */
+
+/* Packed or not, a repeated varint field: call back per value. */
+static int each_varint(struct loader *ld, const struct pb_field *f,
+                       const char *what,
+                       int (*fn)(struct loader *, void *, uint64_t, size_t),
+                       void *ctx)
+{
+    struct pb_reader r;
+
+    if (f->wire == PB_VARINT)
+        return fn(ld, ctx, f->v, f->off);
+    if (f->wire != PB_LEN)
+        return wrong_wire(ld, f, what);
+    pb_reader_sub(&r, f);
+    while (r.pos < r.len) {
+        uint64_t v;
+        size_t at = r.base + r.pos;
+
+        if (pb_read_varint(&r, &v))
+            return reader_fail(ld, &r);
+        if (fn(ld, ctx, v, at))
+            return -1;
+    }
+    return 0;
+}
+
+struct sample {
+    const struct idpair *locs;   /* location ids, sorted */
+    uint32_t nlocids;            /* location ids in this sample */
+    uint64_t nvalues;            /* values in this sample */
+    uint64_t value;              /* the one we count */
+    uint32_t value_index;        /* which one that is */
+    size_t value_off;
+    bool has_tid, has_name;
+    int64_t tid;
+    uint64_t name;               /* string index */
+    size_t name_off;
+};
+
+static int on_location_id(struct loader *ld, void *ctx, uint64_t id,
+                          size_t off)
+{
+    struct sample *s = ctx;
+    uint32_t idx = find_id(s->locs, ld->nlocs, id);
+
+    if (idx == NONE)
+        return fail(ld, off, "unknown location id %" PRIu64, id);
+    if (s->nlocids == LOAD_MAX_DEPTH)
+        return fail(ld, off, "stack deeper than %u frames", LOAD_MAX_DEPTH);
+    ld->loc_scratch[s->nlocids++] = idx;
+    return 0;
+}
+
+static int on_value(struct loader *ld, void *ctx, uint64_t v, size_t off)
+{
+    struct sample *s = ctx;
+
+    (void)ld;
+    if (s->nvalues == s->value_index) {
+        s->value = v;
+        s->value_off = off;
+    }
+    s->nvalues++;
+    return 0;
+}
+
+static int parse_label(struct loader *ld, const struct pb_field *mf,
+                       struct sample *s)
+{
+    uint64_t key = 0, str = 0, num = 0;
+    bool has_str = false, has_num = false;
+    const char *k;
+    struct pb_reader r;
+    struct pb_field f;
+    int rc;
+
+    pb_reader_sub(&r, mf);
+    while ((rc = pb_next(&r, &f)) == 1) {
+        if (f.num == PPROF_LABEL_KEY &&
+            get_varint(ld, &f, "Label.key", &key))
+            return -1;
+        if (f.num == PPROF_LABEL_STR) {
+            if (get_varint(ld, &f, "Label.str", &str))
+                return -1;
+            has_str = true;
+        }
+        if (f.num == PPROF_LABEL_NUM) {
+            if (get_varint(ld, &f, "Label.num", &num))
+                return -1;
+            has_num = true;
+        }
+    }
+    if (sub_end(ld, &r, rc))
+        return -1;
+    k = string_at(ld, key, mf->off);
+    if (!k || (has_str && !string_at(ld, str, mf->off)))
+        return -1;
+    if (strcmp(k, "thread_id") == 0 && has_num) {
+        s->has_tid = true;
+        s->tid = (int64_t)num;
+    } else if (strcmp(k, "thread_name") == 0 && has_str) {
+        s->has_name = true;
+        s->name = str;
+        s->name_off = mf->off;
+    }
+    return 0;
+}
+
+static uint32_t sample_thread(struct loader *ld, const struct sample *s)
+{
+    const char *name = s->has_name ? ld->str[s->name] : NULL;
+
+    if (name && !*name)
+        name = NULL;
+    if (s->has_tid)
+        return profile_thread(ld->p, s->tid, name);
+    if (name)
+        return profile_thread(ld->p, SYNTH_TID_BASE + (int64_t)s->name, name);
+    return profile_thread(ld->p, 0, "all");
+}
+
+static int add_sample(struct loader *ld, const struct span *sp,
+                      const struct idpair *locs, uint32_t value_index)
+{
+    struct sample s = { .locs = locs, .value_index = value_index };
+    struct pb_field mf = { .data = sp->data, .len = sp->len,
+                           .data_off = sp->off, .off = sp->off };
+    struct pb_reader r;
+    struct pb_field f;
+    size_t depth = 0;
+    uint32_t thread;
+    int rc;
+
+    pb_reader_sub(&r, &mf);
+    while ((rc = pb_next(&r, &f)) == 1) {
+        switch (f.num) {
+        case PPROF_SAMPLE_LOCATION_ID:
+            if (each_varint(ld, &f, "Sample.location_id", on_location_id, &s))
+                return -1;
+            break;
+        case PPROF_SAMPLE_VALUE:
+            if (each_varint(ld, &f, "Sample.value", on_value, &s))
+                return -1;
+            break;
+        case PPROF_SAMPLE_LABEL:
+            if (f.wire != PB_LEN)
+                return wrong_wire(ld, &f, "Sample.label");
+            if (parse_label(ld, &f, &s))
+                return -1;
+            break;
+        default:
+            break;
+        }
+    }
+    if (sub_end(ld, &r, rc))
+        return -1;
+    if (s.nvalues != ld->ntypes)
+        return fail(ld, sp->off, "sample has %" PRIu64 " values for %zu "
+                    "sample types", s.nvalues, ld->ntypes);
+    if ((int64_t)s.value < 0)
+        return fail(ld, s.value_off, "negative sample value");
+    if (s.value == 0)
+        return 0;
+    if (s.value >= COUNT_LIMIT ||
+        profile_samples(ld->p) + s.value >= COUNT_LIMIT)
+        return fail(ld, s.value_off, "total count reaches 2^53");
+    /* Locations leaf first, each location's frames bottom first. */
+    for (uint32_t i = s.nlocids; i-- > 0;) {
+        const struct location *loc = &ld->locs[ld->loc_scratch[i]];
+        uint32_t n = loc->nlines ? loc->nlines : 1;
+
+        if (depth + n > LOAD_MAX_DEPTH)
+            return fail(ld, sp->off, "stack deeper than %u frames",
+                        LOAD_MAX_DEPTH);
+        for (uint32_t k = 0; k < n; k++)
+            ld->stack[depth++] = (struct stack_frame){
+                .frame = ld->frames[loc->frame0 + k],
+                .line = ld->frame_lines[loc->frame0 + k],
+                .addr = loc->address,
+            };
+    }
+    thread = sample_thread(ld, &s);
+    if (thread == PROFILE_NONE ||
+        profile_add_stack(ld->p, thread, ld->stack, depth, s.value) != 0)
+        return oom(ld);
+    return 0;
+}
+
+/* --- metadata ------------------------------------------------------------ */
+
+static int set_meta(struct loader *ld)
+{
+    struct profile_meta m = { 0 };
+    const char *s;
+
+    if (ld->has_period_type) {
+        s = string_at(ld, ld->period_type.unit, ld->period_type.off);
+        if (!s || !string_at(ld, ld->period_type.type, ld->period_type.off))
+            return -1;
+        if (strcmp(s, "nanoseconds") == 0 && (int64_t)ld->period > 0)
+            m.interval_ns = ld->period;
+    }
+    if ((int64_t)ld->time_nanos > 0)
+        m.start_ns = ld->time_nanos;
+    if ((int64_t)ld->duration_nanos > 0)
+        m.duration_ns = ld->duration_nanos;
+    for (size_t i = 0; i < ld->ntypes; i++)
+        if (strcmp(ld->str[ld->types[i].type], "wall") == 0)
+            m.idle = true;
+    for (size_t i = 0; i < ld->ncomments; i++) {
+        s = string_at(ld, ld->comments[i].str, ld->comments[i].off);
+        if (!s)
+            return -1;
+        if (strncmp(s, "pid: ", 5) == 0) {
+            char *end;
+            long long pid = strtoll(s + 5, &end, 10);
+
+            if (*end == '\0' && end != s + 5 && pid > 0)
+                m.pid = pid;
+        } else if (strncmp(s, "cmdline: ", 9) == 0) {
+            m.cmdline = s + 9;
+        } else if (strncmp(s, "comm: ", 6) == 0) {
+            m.comm = s + 6;
+        }
+    }
+    if (profile_set_meta(ld->p, &m) != 0)
+        return oom(ld);
+    return 0;
+}
+
+/* --- entry point --------------------------------------------------------- */
+
+static struct profile *decode(struct loader *ld, const uint8_t *data,
+                              size_t len)
+{
+    struct idpair *maps = NULL, *fns = NULL, *locs = NULL;
+    uint32_t value_index = NONE;
+    struct profile *res = NULL;
+
+    if (parse_profile(ld, data, len) || copy_strings(ld, len))
+        goto out;
+    if (ld->nsamples == 0) {
+        util_errf(ld->err, ld->errlen, "%s: no samples", ld->name);
+        goto out;
+    }
+    if (ld->ntypes == 0) {
+        fail(ld, ld->samples[0].off, "samples but no sample_type");
+        goto out;
+    }
+    for (size_t i = 0; i < ld->ntypes; i++) {
+        const char *t = string_at(ld, ld->types[i].type, ld->types[i].off);
+        const char *u = string_at(ld, ld->types[i].unit, ld->types[i].off);
+
+        if (!t || !u)
+            goto out;
+        if (strcmp(t, "samples") == 0 && strcmp(u, "count") == 0 &&
+            value_index == NONE)
+            value_index = (uint32_t)i;
+    }
+    if (value_index == NONE)
+        value_index = 0;
+    if (index_ids(ld, ld->maps, ld->nmaps, sizeof(*ld->maps),
+                  offsetof(struct mapping, id), offsetof(struct mapping, off),
+                  "mapping", &maps) ||
+        index_ids(ld, ld->fns, ld->nfns, sizeof(*ld->fns),
+                  offsetof(struct function, id),
+                  offsetof(struct function, off), "function", &fns) ||
+        index_ids(ld, ld->locs, ld->nlocs, sizeof(*ld->locs),
+                  offsetof(struct location, id),
+                  offsetof(struct location, off), "location", &locs))
+        goto out;
+    ld->p = profile_new();
+    ld->stack = malloc(LOAD_MAX_DEPTH * sizeof(*ld->stack));
+    ld->loc_scratch = malloc(LOAD_MAX_DEPTH * sizeof(*ld->loc_scratch));
+    if (!ld->p || !ld->stack || !ld->loc_scratch) {
+        oom(ld);
+        goto out;
+    }
+    if (build_frames(ld, maps, fns))
+        goto out;
+    for (size_t i = 0; i < ld->nsamples; i++)
+        if (add_sample(ld, &ld->samples[i], locs, value_index))
+            goto out;
+    if (profile_samples(ld->p) == 0) {
+        util_errf(ld->err, ld->errlen, "%s: no samples (all values are 0)",
+                  ld->name);
+        goto out;
+    }
+    if (set_meta(ld))
+        goto out;
+    res = ld->p;
+    ld->p = NULL;
+out:
+    free(maps);
+    free(fns);
+    free(locs);
+    return res;
+}
+
+struct profile *load_pprof(const char *buf, size_t len, const char *name,
+                           char *err, size_t errlen)
+{
+    struct loader ld = {
+        .name = name ? name : "<pprof>",
+        .err = err,
+        .errlen = errlen,
+    };
+    const uint8_t *data = (const uint8_t *)buf;
+    uint8_t *inflated = NULL;
+    struct profile *res = NULL;
+
+    if (len >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
+        if (gunzip(&ld, data, len, &inflated, &len))
+            goto out;
+        data = inflated;
+    }
+    res = decode(&ld, data, len);
+out:
+    profile_free(ld.p);
+    free(inflated);
+    free(ld.types);
+    free(ld.samples);
+    free(ld.maps);
+    free(ld.fns);
+    free(ld.locs);
+    free(ld.lines);
+    free(ld.strs);
+    free(ld.comments);
+    free(ld.str);
+    free(ld.str_arena);
+    free(ld.keys);
+    free(ld.key_slot);
+    free(ld.frames);
+    free(ld.frame_lines);
+    free(ld.stack);
+    free(ld.loc_scratch);
+    return res;
+}

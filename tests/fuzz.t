@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# fuzz.t - the libFuzzer targets of every reader (tests/fuzz/fuzz_*.c):
+# replay every saved input of tests/fuzz/regress/NAME/ (past crashes,
+# timeouts and broken invariants), then fuzz each target for FUZZ_SECONDS
+# (default 20) from the seeds in tests/fuzz/corpus/NAME/.  A crash, a
+# sanitizer report, a timeout or a broken round trip fails the test and
+# leaves the input in $BUILD/fuzz/crash-NAME-*: copy it to
+# tests/fuzz/regress/NAME/ once fixed.
+#
+# Needs clang with its libFuzzer runtime (Debian: clang,
+# libclang-rt-14-dev); skipped with the reason otherwise.
+. "$(dirname "$0")/lib.sh"
+
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+# UBSan reports with their stack, so a failure says where.
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+CLANG=${FUZZ_CC:-clang}
+
+command -v "$CLANG" >/dev/null 2>&1 ||
+    skip_all "$CLANG not installed (apt-get install clang libclang-rt-14-dev)"
+printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n)\n{ (void)d; (void)n; return 0; }\n' \
+    >"$TMPD/probe.c"
+"$CLANG" -fsanitize=fuzzer,address,undefined -o "$TMPD/probe" "$TMPD/probe.c" \
+    >"$TMPD/probe.log" 2>&1 ||
+    skip_all "$CLANG cannot link libFuzzer with ASan/UBSan (apt-get install libclang-rt-14-dev)"
+
+cd "$TOP" || bail_out "no source tree"
+names=()
+for f in tests/fuzz/fuzz_*.c; do
+    n=${f#tests/fuzz/fuzz_}
+    names+=("${n%.c}")
+done
+# Every reader has a target: src/load_NAME.c -> tests/fuzz/fuzz_NAME.c.
+for f in src/load_*.c; do
+    n=${f#src/load_}
+    n=${n%.c}
+    check "reader $n has a fuzz target" test -f "tests/fuzz/fuzz_$n.c"
+done
+
+make --no-print-directory -f tests/fuzz/fuzz.mk BUILD="$BUILD" FUZZ_CC="$CLANG" \
+    fuzz-build >"$TMPD/build.log" 2>&1
+ok $? "fuzz targets build (make -f tests/fuzz/fuzz.mk fuzz-build)" ||
+    diag "$(tail -20 "$TMPD/build.log")"
+
+case $BUILD in
+    /*) fdir=$BUILD/fuzz ;;
+    *) fdir=$TOP/$BUILD/fuzz ;;
+esac
+opts=(-timeout=10 -rss_limit_mb=2048 -max_len=65536)
+
+for n in "${names[@]}"; do
+    bin=$fdir/fuzz_$n
+    if [ ! -x "$bin" ]; then
+        skip 2 "fuzz_$n was not built"
+        continue
+    fi
+    inputs=(tests/fuzz/regress/"$n"/*)
+    if [ -e "${inputs[0]}" ]; then
+        "$bin" "${opts[@]}" "${inputs[@]}" >"$TMPD/regress-$n.log" 2>&1
+        ok $? "fuzz_$n: ${#inputs[@]} saved regression inputs pass" ||
+            diag "$(grep -E 'ERROR|SUMMARY|runtime error|Running|^ +#[0-5] ' \
+                "$TMPD/regress-$n.log" | head -12)"
+    else
+        skip 1 "fuzz_$n: no saved regression inputs"
+    fi
+    mkdir -p "$fdir/corpus/$n"
+    "$bin" "${opts[@]}" -max_total_time="$FUZZ_SECONDS" \
+        -artifact_prefix="$fdir/crash-$n-" \
+        "$fdir/corpus/$n" "tests/fuzz/corpus/$n" >"$TMPD/fuzz-$n.log" 2>&1
+    rc=$?
+    ok $rc "fuzz_$n: ${FUZZ_SECONDS} s of fuzzing finds nothing" ||
+        diag "$(grep -E 'ERROR|SUMMARY|runtime error|Test unit written|^ +#[0-5] ' \
+            "$TMPD/fuzz-$n.log" | head -12)"
+    note "fuzz_$n: $(grep -E '^Done [0-9]+ runs' "$TMPD/fuzz-$n.log" | tail -1)"
+done
+
+done_testing

@@ -1,0 +1,133 @@
+/* fuzz_common.h - what every reader's fuzz target does with a profile it
+ * managed to load: write it in every export format (to /dev/null), so the
+ * exporters also meet every odd profile the readers can build, and check
+ * that pprof, the format meant to round-trip, reaches a fixed point:
+ * load(save(p)) saves to the same bytes.
+ *
+ * Included once by each tests/fuzz/fuzz_NAME.c; not a module of the
+ * program.  A broken invariant calls abort(), which libFuzzer reports as
+ * a crash and saves the input. */
+#ifndef SPROFTOP_FUZZ_COMMON_H
+#define SPROFTOP_FUZZ_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "load.h"
+#include "profile.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The pprof bytes of p (malloc'd, *len set); aborts if writing fails. */
+static char *fuzz_save_pprof(const struct profile *p, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+
+    if (!f || export_pprof.write(p, NULL, f) != 0)
+        abort();
+    fclose(f);
+    return buf;
+}
+
+/* Our own pprof output must load; aborts with the reason if not. */
+static struct profile *fuzz_reload(const char *buf, size_t len)
+{
+    char err[512];
+    struct profile *q = load_pprof(buf, len, "saved.pb.gz", err, sizeof(err));
+
+    if (!q) {
+        fprintf(stderr, "sproftop's own pprof output does not load: %s\n",
+                err);
+        abort();
+    }
+    return q;
+}
+
+/* save -> load -> save.  `strict`: p itself came from the pprof reader,
+ * so the first save must already be the fixed point; otherwise (another
+ * reader built p) the first save normalizes and the second must be. */
+static void fuzz_pprof_fixed_point(const struct profile *p, bool strict)
+{
+    size_t l1, l2, l3;
+    char *s1, *s2;
+    struct profile *p1;
+
+    /* load_pprof refuses a file without samples ("no samples"), as every
+     * reader should; an empty profile has no round trip to check. */
+    if (profile_samples(p) == 0)
+        return;
+    s1 = fuzz_save_pprof(p, &l1);
+    p1 = fuzz_reload(s1, l1);
+    s2 = fuzz_save_pprof(p1, &l2);
+
+    if (!strict) {
+        struct profile *p2 = fuzz_reload(s2, l2);
+        char *s3 = fuzz_save_pprof(p2, &l3);
+
+        if (l3 != l2 || memcmp(s2, s3, l2) != 0) {
+            fprintf(stderr, "pprof: second save differs from the third\n");
+            abort();
+        }
+        profile_free(p2);
+        free(s3);
+    } else if (l1 != l2 || memcmp(s1, s2, l1) != 0) {
+        fprintf(stderr, "pprof: save -> load -> save changed the bytes\n");
+        abort();
+    }
+    if (profile_samples(p1) != profile_samples(p)) {
+        fprintf(stderr, "pprof: the reloaded profile has %llu samples, not "
+                        "%llu\n", (unsigned long long)profile_samples(p1),
+                (unsigned long long)profile_samples(p));
+        abort();
+    }
+    profile_free(p1);
+    free(s1);
+    free(s2);
+}
+
+/* The Sampler format writes one line per sample by design (FORMATS.md
+ * section 5), so a loaded count of 2^50 means 2^50 lines: past this many
+ * samples the fuzzers leave it out rather than time out in it. */
+#define FUZZ_SAMPLER_MAX_SAMPLES 100000u
+
+/* Every exporter on p, into /dev/null; folded also without thread roots.
+ * pprof is left to fuzz_pprof_fixed_point, which writes it anyway (zlib's
+ * set-up per write dominates the run time under ASan). */
+static void fuzz_export_all(const struct profile *p)
+{
+    static FILE *null_out;
+    struct export_opts o;
+
+    if (!null_out)
+        null_out = fopen("/dev/null", "w");
+    if (!null_out)
+        abort();
+    export_opts_default(&o);
+    for (size_t i = 0; i < export_count(); i++) {
+        const struct exporter *e = export_at(i);
+
+        if (e == &export_pprof ||
+            (strcmp(e->name, "sampler") == 0 &&
+             profile_samples(p) > FUZZ_SAMPLER_MAX_SAMPLES))
+            continue;
+        e->write(p, &o, null_out);
+    }
+    o.no_thread_root = true;
+    export_folded.write(p, &o, null_out);
+    clearerr(null_out);
+}
+
+/* A loader's contract on failure: NULL and a one-line, non-empty error. */
+static void fuzz_check_error(const struct profile *p, const char *err)
+{
+    if (!p && (err[0] == '\0' || strchr(err, '\n'))) {
+        fprintf(stderr, "bad error message: '%s'\n", err);
+        abort();
+    }
+}
+
+#endif

@@ -1,0 +1,462 @@
+/* test_callgrind.c - the callgrind exporter.
+ *
+ * The output is read back by a small reader that follows
+ * callgrind_annotate's rules (name compression, fl/fn/cfl/cfn/calls, and
+ * its --inclusive=yes arithmetic: a called function's inclusive cost is
+ * the sum of its incoming call costs, a root's is self plus outgoing
+ * calls), and every function's self and inclusive cost must equal
+ * profile_flat's self and total, also under recursion. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "profile.h"
+
+static uint32_t fn(struct profile *p, const char *name)
+{
+    struct frame_desc d = { .name = name, .module = "prog", .file = "prog.c",
+                            .line = 10, .kind = FRAME_FUNC };
+
+    if (strcmp(name, "ext") == 0) {
+        d.module = "libext.so";
+        d.file = "ext.c";
+    }
+    return profile_intern_frame(p, &d);
+}
+
+static void add(struct profile *p, uint32_t thread, const char *const *names,
+                size_t n, uint64_t count)
+{
+    struct stack_frame f[32];
+
+    for (size_t i = 0; i < n; i++)
+        f[i] = (struct stack_frame){ .frame = fn(p, names[i]) };
+    assert_int_equal(profile_add_stack(p, thread, f, n, count), 0);
+}
+
+#define ADD(p, t, count, ...)                                              \
+    do {                                                                   \
+        const char *const names_[] = { __VA_ARGS__ };                      \
+        add(p, t, names_, sizeof(names_) / sizeof(names_[0]), count);      \
+    } while (0)
+
+static char *write_cg(const struct profile *p)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    assert_non_null(f);
+    assert_int_equal(export_callgrind.write(p, NULL, f), 0);
+    fclose(f);
+    return buf;
+}
+
+/* --- a reader with callgrind_annotate's arithmetic ----------------------- */
+
+#define MAX_FN 64
+#define MAX_NAMES 128
+
+struct cgfn {
+    char key[256];        /* "file:function" */
+    uint64_t self;        /* cost lines outside calls */
+    uint64_t root_incl;   /* self + outgoing call costs */
+    uint64_t incoming;    /* sum of costs of calls into it */
+    bool called;
+};
+
+struct cgread {
+    struct cgfn fn[MAX_FN];
+    size_t nfn;
+    char *names[3][MAX_NAMES]; /* fl, fn, ob compression tables */
+    uint64_t summary, totals;
+    size_t self_calls;         /* calls of a function by itself */
+    char header[4096];         /* header lines, for checks */
+};
+
+static struct cgfn *cg_fn(struct cgread *r, const char *file,
+                          const char *name)
+{
+    char key[256];
+
+    snprintf(key, sizeof(key), "%s:%s", file, name);
+    for (size_t i = 0; i < r->nfn; i++)
+        if (strcmp(r->fn[i].key, key) == 0)
+            return &r->fn[i];
+    assert_true(r->nfn < MAX_FN);
+    snprintf(r->fn[r->nfn].key, sizeof(r->fn[r->nfn].key), "%s", key);
+    return &r->fn[r->nfn++];
+}
+
+/* callgrind_annotate's uncompressed_name: "(N) name" defines, "(N)" uses. */
+static const char *uncompress(struct cgread *r, int ns, const char *s)
+{
+    char *end;
+    long id;
+
+    if (*s != '(')
+        return s;
+    id = strtol(s + 1, &end, 10);
+    assert_true(end > s + 1 && *end == ')' && id >= 0 && id < MAX_NAMES);
+    end++;
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (*end) {
+        free(r->names[ns][id]);
+        r->names[ns][id] = strdup(end);
+    }
+    assert_non_null(r->names[ns][id]);
+    return r->names[ns][id];
+}
+
+static void cg_read(const char *text, struct cgread *r)
+{
+    char *copy = strdup(text), *save = NULL, *line;
+    bool in_header = true;
+    const char *file = NULL;
+    char cfile[256] = "";
+    struct cgfn *cur = NULL, *callee = NULL;
+    uint64_t calls = 0;
+
+    memset(r, 0, sizeof(*r));
+    for (line = strtok_r(copy, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        if (in_header) {
+            strncat(r->header, line, sizeof(r->header) - strlen(r->header) - 2);
+            strcat(r->header, "\n");
+            if (strncmp(line, "events:", 7) == 0)
+                in_header = false;
+            continue;
+        }
+        if (line[0] == '#')
+            continue;
+        if (line[0] >= '0' && line[0] <= '9') {
+            unsigned long long ln, cost;
+
+            assert_int_equal(sscanf(line, "%llu %llu", &ln, &cost), 2);
+            assert_non_null(cur);
+            if (calls) {
+                r->self_calls += callee == cur;
+                callee->incoming += cost;
+                callee->called = true;
+                cur->root_incl += cost;
+                calls = 0;
+            } else {
+                cur->self += cost;
+                cur->root_incl += cost;
+            }
+        } else if (strncmp(line, "fl=", 3) == 0) {
+            file = uncompress(r, 0, line + 3);
+        } else if (strncmp(line, "fn=", 3) == 0) {
+            assert_non_null(file);
+            cur = cg_fn(r, file, uncompress(r, 1, line + 3));
+        } else if (strncmp(line, "ob=", 3) == 0 ||
+                   strncmp(line, "cob=", 4) == 0) {
+            uncompress(r, 2, strchr(line, '=') + 1);
+        } else if (strncmp(line, "cfl=", 4) == 0 ||
+                   strncmp(line, "cfi=", 4) == 0) {
+            snprintf(cfile, sizeof(cfile), "%s", uncompress(r, 0, line + 4));
+        } else if (strncmp(line, "cfn=", 4) == 0) {
+            const char *name = uncompress(r, 1, line + 4);
+
+            callee = cg_fn(r, cfile[0] ? cfile : file, name);
+            cfile[0] = '\0';
+        } else if (strncmp(line, "calls=", 6) == 0) {
+            calls = strtoull(line + 6, NULL, 10);
+            assert_true(calls > 0);
+            assert_non_null(callee);
+        } else if (strncmp(line, "summary: ", 9) == 0) {
+            r->summary = strtoull(line + 9, NULL, 10);
+        } else if (strncmp(line, "totals: ", 8) == 0) {
+            r->totals = strtoull(line + 8, NULL, 10);
+        } else {
+            fail_msg("malformed line '%s'", line);
+        }
+    }
+    free(copy);
+}
+
+static void cg_free(struct cgread *r)
+{
+    for (int ns = 0; ns < 3; ns++)
+        for (int i = 0; i < MAX_NAMES; i++)
+            free(r->names[ns][i]);
+}
+
+static uint64_t inclusive(const struct cgfn *f)
+{
+    return f->called ? f->incoming : f->root_incl;
+}
+
+static const struct cgfn *find(const struct cgread *r, const char *key)
+{
+    for (size_t i = 0; i < r->nfn; i++)
+        if (strcmp(r->fn[i].key, key) == 0)
+            return &r->fn[i];
+    fail_msg("no function %s", key);
+    return NULL;
+}
+
+/* Every function's self and inclusive cost match profile_flat, and the
+ * thread functions' inclusive costs their threads' samples. */
+static void check_against_flat(const struct profile *p, const char *text)
+{
+    struct cgread r;
+    struct profile_flat *flat;
+    long n = profile_flat(p, &flat);
+    uint64_t sum = 0;
+
+    cg_read(text, &r);
+    assert_true(n > 0);
+    for (long i = 0; i < n; i++) {
+        const struct frame_desc *d = profile_frame(p, flat[i].frame);
+        char key[256];
+        const struct cgfn *f;
+
+        snprintf(key, sizeof(key), "%s:%s", d->file ? d->file : "???",
+                 d->name);
+        f = find(&r, key);
+        if (f->self != flat[i].self || inclusive(f) != flat[i].total)
+            fail_msg("%s: self %llu incl %llu, flat self %llu total %llu",
+                     key, (unsigned long long)f->self,
+                     (unsigned long long)inclusive(f),
+                     (unsigned long long)flat[i].self,
+                     (unsigned long long)flat[i].total);
+        sum += f->self;
+    }
+    for (uint32_t t = 0; t < profile_thread_count(p); t++) {
+        const struct profile_thread *th = profile_thread_at(p, t);
+        char key[256];
+        const struct cgfn *f;
+
+        snprintf(key, sizeof(key), "???:%s-%lld", th->name,
+                 (long long)th->tid);
+        f = find(&r, key);
+        assert_false(f->called);
+        assert_int_equal(inclusive(f), profile_node(p, th->node)->total);
+        sum += f->self;
+    }
+    assert_int_equal(sum, profile_samples(p));
+    assert_int_equal(r.summary, profile_samples(p));
+    assert_int_equal(r.totals, profile_samples(p));
+    free(flat);
+    cg_free(&r);
+}
+
+/* --- tests --------------------------------------------------------------- */
+
+static struct profile *example(void)
+{
+    struct profile *p = profile_new();
+    uint32_t t0 = profile_thread(p, 100, "main");
+    uint32_t t1 = profile_thread(p, 101, "worker");
+
+    ADD(p, t0, 3, "main", "a", "b");
+    ADD(p, t0, 1, "main", "a", "c");
+    ADD(p, t1, 2, "main", "d");
+    return p;
+}
+
+static void test_example(void **state)
+{
+    struct profile *p = example();
+    struct profile_meta m = { .pid = 4242, .cmdline = "./prog a\nb",
+                              .interval_ns = 1000000,
+                              .duration_ns = 2000000000 };
+    char *out;
+    struct cgread r;
+
+    (void)state;
+    assert_int_equal(profile_set_meta(p, &m), 0);
+    out = write_cg(p);
+    assert_true(strncmp(out, "# callgrind format\nversion: 1\n", 30) == 0);
+    check_against_flat(p, out);
+    cg_read(out, &r);
+    assert_non_null(strstr(r.header, "\npid: 4242\n"));
+    assert_non_null(strstr(r.header, "\ncmd: ./prog a b\n"));
+    assert_non_null(strstr(r.header, "\ndesc: Interval: 1000000 ns\n"));
+    assert_non_null(strstr(r.header, "\ndesc: Duration: 2000000000 ns\n"));
+    assert_non_null(strstr(r.header, "\npositions: line\n"));
+    assert_non_null(strstr(r.header, "\nevents: Samples\n"));
+    /* FORMATS.md: main 6, a 4, b 3, d 2, c 1. */
+    assert_int_equal(inclusive(find(&r, "prog.c:main")), 6);
+    assert_int_equal(inclusive(find(&r, "prog.c:a")), 4);
+    assert_int_equal(inclusive(find(&r, "prog.c:b")), 3);
+    assert_int_equal(inclusive(find(&r, "prog.c:d")), 2);
+    assert_int_equal(inclusive(find(&r, "prog.c:c")), 1);
+    assert_int_equal(inclusive(find(&r, "???:main-100")), 4);
+    assert_int_equal(inclusive(find(&r, "???:worker-101")), 2);
+    /* summary: directly after events: */
+    assert_non_null(strstr(out, "events: Samples\nsummary: 6\n"));
+    assert_non_null(strstr(out, "\ntotals: 6\n"));
+    cg_free(&r);
+    free(out);
+    profile_free(p);
+}
+
+static void test_recursion(void **state)
+{
+    struct profile *p = profile_new();
+    uint32_t t = profile_thread(p, 1, "rec");
+    char *out;
+    struct cgread r;
+
+    (void)state;
+    ADD(p, t, 2, "f", "f", "g");
+    ADD(p, t, 3, "f", "g", "f", "g");
+    ADD(p, t, 1, "g", "f");
+    ADD(p, t, 4, "h", "f", "h", "f", "f");
+    ADD(p, t, 5, "f", "f", "f");
+    ADD(p, t, 1, "f", "ext", "f", "ext");
+    out = write_cg(p);
+    check_against_flat(p, out);
+    /* Direct recursion never becomes a call of f by f. */
+    cg_read(out, &r);
+    assert_int_equal(r.self_calls, 0);
+    /* A callee in another file gets a cfl= line. */
+    assert_non_null(strstr(out, "cfl=(3) ext.c\n"));
+    assert_non_null(strstr(out, "cob=(3) libext.so\n"));
+    cg_free(&r);
+    free(out);
+    profile_free(p);
+}
+
+/* Pseudo-random stacks over a few names: the arithmetic holds for any
+ * shape of recursion. */
+static void test_random_stacks(void **state)
+{
+    static const char *const names[] = { "a", "b", "c", "d", "e", "ext" };
+    struct profile *p = profile_new();
+    uint32_t th[3];
+    uint64_t x = 88172645463325252ull;
+    char *out;
+
+    (void)state;
+    th[0] = profile_thread(p, 10, "t0");
+    th[1] = profile_thread(p, 11, "t1");
+    th[2] = profile_thread(p, 12, "t2");
+    for (int i = 0; i < 400; i++) {
+        const char *st[12];
+        size_t n;
+
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        n = x % 12;
+        for (size_t k = 0; k < n; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            st[k] = names[x % 6];
+        }
+        add(p, th[i % 3], st, n, 1 + x % 5);
+    }
+    out = write_cg(p);
+    check_against_flat(p, out);
+    free(out);
+    profile_free(p);
+}
+
+static void test_names(void **state)
+{
+    struct profile *p = profile_new();
+    uint32_t t = profile_thread(p, 5, "th\nread");
+    char *out;
+    struct cgread r;
+
+    (void)state;
+    ADD(p, t, 1, "main", "line\nbreak\rcr", "(7) looks compressed");
+    ADD(p, t, 2, "main", "");
+    ADD(p, t, 3, "main", "std::map<int, int>::operator[](int const&)");
+    out = write_cg(p);
+    assert_null(strstr(out, "line\nbreak"));
+    assert_non_null(strstr(out, "line break cr\n"));
+    cg_read(out, &r);
+    assert_int_equal(inclusive(find(&r, "prog.c:(7) looks compressed")), 1);
+    assert_int_equal(find(&r, "prog.c:[unknown]")->self, 2);
+    assert_int_equal(
+        find(&r, "prog.c:std::map<int, int>::operator[](int const&)")->self,
+        3);
+    assert_int_equal(inclusive(find(&r, "???:th read-5")), 6);
+    cg_free(&r);
+    free(out);
+    profile_free(p);
+}
+
+/* Self cost is spread over the lines the profile counted; the rest goes
+ * on the function's first line. */
+static void test_lines(void **state)
+{
+    struct profile *p = profile_new();
+    uint32_t t = profile_thread(p, 5, "t");
+    struct frame_desc d = { .name = "hot", .file = "hot.c", .line = 40 };
+    uint32_t hot = profile_intern_frame(p, &d), mainf = fn(p, "main");
+    struct stack_frame st[2] = { { .frame = mainf, .line = 11 },
+                                 { .frame = hot, .line = 42 } };
+    char *out;
+
+    (void)state;
+    assert_int_equal(profile_add_stack(p, t, st, 2, 3), 0);
+    st[1].line = 45;
+    assert_int_equal(profile_add_stack(p, t, st, 2, 1), 0);
+    st[1].line = 0;
+    assert_int_equal(profile_add_stack(p, t, st, 2, 2), 0);
+    out = write_cg(p);
+    /* hot's block comes first (frame order) and names it; main's call
+     * record refers to it by number, from main's first line. */
+    assert_non_null(strstr(out, "fn=(3) hot\n42 3\n45 1\n40 2\n"));
+    assert_non_null(strstr(out, "cfn=(3)\ncalls=1 40\n10 6\n"));
+    check_against_flat(p, out);
+    free(out);
+    profile_free(p);
+}
+
+static void test_empty_stacks_and_derived(void **state)
+{
+    struct profile *p = example(), *q;
+    struct profile_filter f = { .thread = 0, .focus = PROFILE_NONE };
+    char *out;
+
+    (void)state;
+    assert_int_equal(profile_add_stack(p, 1, NULL, 0, 5), 0);
+    out = write_cg(p);
+    check_against_flat(p, out);
+    assert_non_null(strstr(out, "summary: 11\n"));
+    free(out);
+    /* A derived profile keeps unfiltered line counts: still consistent. */
+    q = profile_derive(p, &f);
+    out = write_cg(q);
+    assert_non_null(strstr(out, "summary: 4\n"));
+    free(out);
+    profile_free(q);
+    profile_free(p);
+}
+
+static void test_registry(void **state)
+{
+    (void)state;
+    assert_ptr_equal(export_find("callgrind"), &export_callgrind);
+    assert_ptr_equal(export_for_path("x.callgrind"), &export_callgrind);
+    assert_ptr_equal(export_for_path("/tmp/callgrind.out.1234"),
+                     &export_callgrind);
+    assert_null(export_for_path("callgrind.out."));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_example),
+        cmocka_unit_test(test_recursion),
+        cmocka_unit_test(test_random_stacks),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_lines),
+        cmocka_unit_test(test_empty_stacks_and_derived),
+        cmocka_unit_test(test_registry),
+    };
+
+    cmocka_set_message_output(CM_OUTPUT_TAP);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
