@@ -1012,6 +1012,25 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
+/* Free everything the sampler owns (its thread has ended, or never ran
+ * the loop). */
+static void sampler_free(struct sampler *s)
+{
+    for (size_t i = s->nthreads; i-- > 0;)
+        drop_thread(s, s->threads[i]->tid);
+    for (size_t i = 0; i < s->capcopies; i++)
+        free(s->copies[i].buf);
+    free(s->copies);
+    free(s->threads);
+    free(s->tstats);
+    free(s->pcs);
+    unwinder_free(s->unw);
+    maps_free(s->maps);
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->cond);
+    free(s);
+}
+
 struct sampler *sampler_start(const struct sampler_config *cfg, char *err,
                               size_t errlen, int *code)
 {
@@ -1045,14 +1064,7 @@ struct sampler *sampler_start(const struct sampler_config *cfg, char *err,
     pthread_mutex_unlock(&s->lock);
     if (!ok) {
         pthread_join(s->thread, NULL);
-        unwinder_free(s->unw);
-        free(s->pcs);
-        for (size_t i = s->nthreads; i-- > 0;)
-            drop_thread(s, s->threads[i]->tid);
-        free(s->threads);
-        free(s->tstats);
-        maps_free(s->maps);
-        free(s);
+        sampler_free(s);
         return NULL;
     }
     return s;
@@ -1072,19 +1084,7 @@ void sampler_stop(struct sampler *s)
     if (!s)
         return;
     sampler_halt(s);
-    for (size_t i = s->nthreads; i-- > 0;)
-        drop_thread(s, s->threads[i]->tid);
-    for (size_t i = 0; i < s->capcopies; i++)
-        free(s->copies[i].buf);
-    free(s->copies);
-    free(s->threads);
-    free(s->tstats);
-    free(s->pcs);
-    unwinder_free(s->unw);
-    maps_free(s->maps);
-    pthread_mutex_destroy(&s->lock);
-    pthread_cond_destroy(&s->cond);
-    free(s);
+    sampler_free(s);
 }
 
 void sampler_set_paused(struct sampler *s, bool paused)
@@ -1129,6 +1129,12 @@ void sampler_foreach_thread(struct sampler *s,
 pid_t sampler_pid(struct sampler *s)
 {
     return s->pid;
+}
+
+static int copy_by_tid(const void *a, const void *b)
+{
+    pid_t x = ((const struct copy *)a)->tid, y = ((const struct copy *)b)->tid;
+    return (x > y) - (x < y);
 }
 
 /* --- --dump ------------------------------------------------------------------ */
@@ -1193,6 +1199,8 @@ int sampler_dump(pid_t pid, int max_depth,
         struct timespec ts = {0, 200000};
         nanosleep(&ts, NULL);
     }
+    /* print in thread-id order (the leader first), not in stop order */
+    qsort(s->copies, s->ncopies, sizeof *s->copies, copy_by_tid);
     for (size_t i = 0; i < s->ncopies; i++) {
         struct copy *c = &s->copies[i];
         struct dump_thread d = {.tid = c->tid, .stopped = true};
@@ -1214,18 +1222,6 @@ int sampler_dump(pid_t pid, int max_depth,
 out:
     /* Threads that never stopped stay seized until this process exits,
      * when the kernel detaches them without a stop. */
-    for (size_t i = s->nthreads; i-- > 0;)
-        drop_thread(s, s->threads[i]->tid);
-    for (size_t i = 0; i < s->capcopies; i++)
-        free(s->copies[i].buf);
-    free(s->copies);
-    free(s->threads);
-    free(s->tstats);
-    free(s->pcs);
-    unwinder_free(s->unw);
-    maps_free(s->maps);
-    pthread_mutex_destroy(&s->lock);
-    pthread_cond_destroy(&s->cond);
-    free(s);
+    sampler_free(s);
     return rc;
 }
