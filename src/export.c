@@ -200,7 +200,52 @@ static int check_destination(const char *path, char *err, size_t errlen)
                   "refusing to replace %s: it is not a regular file", path);
         return -1;
     }
+    /* rename() would replace a read-only file even for a user who could
+     * not write it, and root bypasses the permission bits altogether: a
+     * file nobody may write is one its owner meant to keep. */
+    if (!(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) ||
+        (geteuid() != 0 && access(path, W_OK) != 0)) {
+        util_errf(err, errlen, "refusing to replace %s: the file is read-only",
+                  path);
+        return -1;
+    }
     return 0;
+}
+
+/* Whether the directory part of path exists (as a directory). */
+static bool dir_exists(const char *path, struct stat *st)
+{
+    const char *base = util_basename(path);
+    size_t dl = (size_t)(base - path);
+    char *dir = dl ? strndup(path, dl) : strdup(".");
+    bool ok = dir && stat(dir, st) == 0 && S_ISDIR(st->st_mode);
+    free(dir);
+    return ok;
+}
+
+int export_check_path(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (!path || !*path) {
+        util_errf(err, errlen, "no output file name");
+        return -1;
+    }
+    if (!dir_exists(path, &st)) {
+        util_errf(err, errlen, "cannot write %s: its directory does not exist",
+                  path);
+        return -1;
+    }
+    const char *base = util_basename(path);
+    size_t dl = (size_t)(base - path);
+    char *dir = dl ? strndup(path, dl) : strdup(".");
+    int denied = dir && access(dir, W_OK | X_OK) != 0;
+    free(dir);
+    if (denied) {
+        util_errf(err, errlen, "cannot write %s: no permission to create "
+                  "files in its directory", path);
+        return -1;
+    }
+    return check_destination(path, err, errlen);
 }
 
 /* Create the temporary file beside path; returns the fd and fills tmp. */
@@ -269,8 +314,16 @@ int export_to_file(const struct exporter *e, const struct profile *p,
     }
     fd = open_temp(path, tmp, tmplen);
     if (fd < 0) {
-        util_errf(err, errlen, "cannot write %s: %s", path,
-                  errno_text(errno));
+        saved = errno;
+        struct stat dst;
+        /* ENOENT from a directory that exists (/proc, sysfs): the file
+         * system does not let new files be made there */
+        if (saved == ENOENT && dir_exists(path, &dst))
+            util_errf(err, errlen, "cannot write %s: this file system does "
+                      "not allow creating files there", path);
+        else
+            util_errf(err, errlen, "cannot write %s: %s", path,
+                      errno_text(saved));
         free(tmp);
         return -1;
     }

@@ -23,12 +23,20 @@ struct export_opts {
 /* Defaults: thread roots on, hide_self 1%, hide_subs 2%. */
 void export_opts_default(struct export_opts *o);
 
+/* Sample count past which per-sample formats refuse to write: a profile
+ * counted in, say, nanoseconds (a converted Go profile) would otherwise
+ * write without bound.  pprof carries the same data compactly. */
+#define EXPORT_PER_SAMPLE_MAX 50000000ull
+
 struct exporter {
     const char *name;   /* -f name, e.g. "folded" */
     const char *exts;   /* space-separated suffixes matched against the file
                            name, e.g. ".folded .collapsed"; a leading word
                            ending in '.' is a prefix ("callgrind.out.") */
     const char *desc;   /* one line for --help and the docs */
+    bool per_sample;    /* writes something per sample (not per stack), so
+                           it refuses profiles of more than
+                           EXPORT_PER_SAMPLE_MAX samples with EFBIG */
     /* Write p to f.  Returns 0, or -1 with errno set. */
     int (*write)(const struct profile *p, const struct export_opts *o,
                  FILE *f);
@@ -57,6 +65,12 @@ const struct exporter *export_find(const char *name);
 
 /* Format implied by a file name's suffix or prefix, NULL if none. */
 const struct exporter *export_for_path(const char *path);
+
+/* Check, before any work, that `path` can be written by export_to_file:
+ * its directory exists and is writable, and it is not a directory, a
+ * device, a read-only file or a symlink owned by someone else.  Returns 0,
+ * or -1 with a one-line reason in err (naming the path). */
+int export_check_path(const char *path, char *err, size_t errlen);
 
 /* Write p to `path` atomically: a new temporary file (O_EXCL|O_NOFOLLOW) in
  * the same directory, fsync'd, then rename()d over path.  Never writes

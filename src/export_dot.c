@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "util.h"
 
 #define DOT_MAX_NODES 120
 #define DOT_MIN_PERMILLE 5  /* nodes: 0.5% of all samples */
@@ -38,46 +39,14 @@
                                a dense graph of 120 nodes, and rare calls
                                add nothing to read */
 
-/* Length of the valid UTF-8 sequence at s, 0 if invalid. */
-static size_t utf8_len(const unsigned char *s)
-{
-    uint32_t c = s[0], cp, min;
-    size_t n;
-
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-        cp = c & 0x1f;
-        min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        cp = c & 0x0f;
-        min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        cp = c & 0x07;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3fu);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
-}
-
 /* The inside of a dot "string". */
 static void dot_text(FILE *f, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
+    const unsigned char *end = s + strlen(str);
 
-    while (*s) {
-        size_t n = utf8_len(s);
+    while (s < end) {
+        size_t n = util_utf8_decode(s, (size_t)(end - s), NULL);
 
         if (n == 0) {
             fputs("\xef\xbf\xbd", f);

@@ -213,7 +213,7 @@ static uint32_t intern(struct writer *w, const char *s)
         return 0;
     len = strlen(s);
     for (i = 0; i < len;) {
-        size_t k = pb_utf8_seq(u + i, len - i);
+        size_t k = util_utf8_decode(u + i, len - i, NULL);
 
         if (!k)
             break;
@@ -229,7 +229,7 @@ static uint32_t intern(struct writer *w, const char *s)
             return NO_ID;
         o = clean;
         for (i = 0; i < len;) {
-            size_t k = pb_utf8_seq(u + i, len - i);
+            size_t k = util_utf8_decode(u + i, len - i, NULL);
 
             if (k) {
                 memcpy(o, s + i, k);

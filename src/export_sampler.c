@@ -279,8 +279,6 @@ static int write_stack(void *ctx, uint32_t thread, const uint32_t *frames,
     return 0;
 }
 
-#define SAMPLER_MAX_SAMPLES 50000000ull /* ~1 GiB of stack lines */
-
 static int sampler_write(const struct profile *p, const struct export_opts *o,
                          FILE *f)
 {
@@ -297,10 +295,8 @@ static int sampler_write(const struct profile *p, const struct export_opts *o,
 
     (void)o;
     errno = 0;
-    /* The format repeats a stack line once per sample: a profile counted
-     * in, say, nanoseconds (a converted Go profile) would write without
-     * bound.  pprof carries the same data compactly. */
-    if (profile_samples(p) > SAMPLER_MAX_SAMPLES) {
+    /* the format repeats a stack line once per sample */
+    if (profile_samples(p) > EXPORT_PER_SAMPLE_MAX) {
         errno = EFBIG;
         goto out;
     }
@@ -355,4 +351,5 @@ const struct exporter export_sampler = {
     .exts = ".sampler",
     .desc = "Apple Sampler @supersamplerV1.0 (read back by sproftop -i)",
     .write = sampler_write,
+    .per_sample = true,
 };

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pb.h"
 #include "profile.h"
+#include "util.h"
 
 #ifndef SPROFTOP_VERSION
 #define SPROFTOP_VERSION "unknown"
@@ -69,7 +69,7 @@ static void json_string(FILE *f, const char *s)
             i++;
             continue;
         }
-        k = pb_utf8_seq(u + i, len - i);
+        k = util_utf8_decode(u + i, len - i, NULL);
         if (k == 0) {
             fputs("\\ufffd", f);
             i++;

@@ -37,46 +37,9 @@
 #include <string.h>
 
 #include "profile.h"
+#include "util.h"
 
 #define NOMINAL_INTERVAL_US 1000u
-
-/* Decode one UTF-8 character of s (NUL-terminated); returns its length
- * and sets *cp, or returns 0 for an invalid sequence (overlong forms,
- * surrogates and values past U+10FFFF included). */
-static size_t utf8_decode(const unsigned char *s, uint32_t *cp)
-{
-    uint32_t c = s[0], min;
-    size_t n;
-
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-        c &= 0x1f;
-        min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        c &= 0x0f;
-        min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        c &= 0x07;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        c = c << 6 | (s[i] & 0x3fu);
-    }
-    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-        return 0;
-    *cp = c;
-    return n;
-}
 
 /* A JSON string.  For a frame name (`frame` true) control characters
  * become spaces and ';' becomes ':', as stackprof prints names raw in
@@ -84,11 +47,12 @@ static size_t utf8_decode(const unsigned char *s, uint32_t *cp)
 static void json_str(FILE *f, const char *str, bool frame)
 {
     const unsigned char *s = (const unsigned char *)str;
+    const unsigned char *end = s + strlen(str);
 
     putc('"', f);
-    while (*s) {
+    while (s < end) {
         uint32_t cp;
-        size_t n = utf8_decode(s, &cp);
+        size_t n = util_utf8_decode(s, (size_t)(end - s), &cp);
 
         if (n == 0) {
             fputs("\\ufffd", f);
@@ -372,6 +336,11 @@ static int stackprof_write(const struct profile *p,
 
     (void)o;
     errno = 0;
+    /* raw_timestamp_deltas holds one entry per sample */
+    if (samples > EXPORT_PER_SAMPLE_MAX) {
+        errno = EFBIG;
+        return -1;
+    }
     c.id_of = calloc(nf ? nf : 1, sizeof(*c.id_of));
     c.frame_of = malloc((nf + 1) * sizeof(*c.frame_of));
     by_frame = calloc(nf ? nf : 1, sizeof(*by_frame));
@@ -440,4 +409,5 @@ const struct exporter export_stackprof = {
     .exts = ".stackprof.json",
     .desc = "stackprof JSON (stackprof --text, speedscope)",
     .write = stackprof_write,
+    .per_sample = true,
 };

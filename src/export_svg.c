@@ -44,53 +44,17 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)    /* the script shares the geometry above */
 
-/* Decode one UTF-8 character; returns its length and sets *cp, or 0 for
- * an invalid sequence (overlong, surrogate, past U+10FFFF). */
-static size_t utf8_xml(const unsigned char *s, uint32_t *cp)
-{
-    uint32_t c = s[0], min;
-    size_t n;
-
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-        c &= 0x1f;
-        min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        c &= 0x0f;
-        min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        c &= 0x07;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        c = c << 6 | (s[i] & 0x3fu);
-    }
-    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-        return 0;
-    *cp = c;
-    return n;
-}
-
 /* Write at most max_chars characters of s, XML-escaped; returns how many
  * characters s has in all. */
 static size_t xml_text_n(FILE *f, const char *str, size_t max_chars)
 {
     const unsigned char *s = (const unsigned char *)str;
+    const unsigned char *end = s + strlen(str);
     size_t chars = 0;
 
-    while (*s) {
+    while (s < end) {
         uint32_t cp;
-        size_t n = utf8_xml(s, &cp);
+        size_t n = util_utf8_decode(s, (size_t)(end - s), &cp);
         bool put = chars < max_chars;
 
         chars++;
@@ -133,15 +97,6 @@ static size_t xml_text_n(FILE *f, const char *str, size_t max_chars)
 static void xml_text(FILE *f, const char *s)
 {
     xml_text_n(f, s, SIZE_MAX);
-}
-
-static size_t u8chars(const char *s)
-{
-    size_t c = 0;
-
-    for (; *s; s++)
-        c += ((unsigned char)*s & 0xc0) != 0x80;
-    return c;
 }
 
 /* The script.  Frames are found by class; geometry is recomputed from
@@ -359,7 +314,7 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t x)
             n->total, 100.0 * (double)n->total / (double)c->all, n->self, px,
             y, pw, FRAME_H - 1, fill, px + 3, y + FRAME_H - 4.5);
     if (fit >= 3) {
-        size_t chars = u8chars(name);
+        size_t chars = util_utf8_count(name, strlen(name));
 
         if (chars <= (size_t)fit) {
             xml_text(c->f, name);

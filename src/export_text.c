@@ -79,16 +79,6 @@ static void fmt_ms(char *out, size_t cap, double ms)
     snprintf(out, cap, "%" PRIu64, ms > 0 ? round_even(ms) : 0);
 }
 
-/* Characters of a UTF-8 string (bytes that do not continue one). */
-static size_t u8len(const char *s, size_t n)
-{
-    size_t c = 0;
-
-    for (size_t i = 0; i < n; i++)
-        c += ((unsigned char)s[i] & 0xc0) != 0x80;
-    return c;
-}
-
 /* --- the graph --------------------------------------------------------- */
 
 struct tnode {
@@ -652,7 +642,7 @@ static void row_end(struct table *t)
 
     if (!t->print) {
         for (uint8_t k = 0; k < t->n; k++) {
-            size_t w = u8len(arena_at(t, t->c[k].off), t->c[k].len);
+            size_t w = util_utf8_count(arena_at(t, t->c[k].off), t->c[k].len);
 
             if (t->c[k].kind == CELL_STR && w > t->width[k])
                 t->width[k] = w;
@@ -674,7 +664,7 @@ static void row_end(struct table *t)
     for (uint8_t k = 0; k < t->n; k++) {
         const struct cell *c = &t->c[k];
         size_t w = c->kind == CELL_FILL ? t->width[k]
-                   : u8len(arena_at(t, c->off), c->len);
+                   : util_utf8_count(arena_at(t, c->off), c->len);
         size_t pad = t->width[k] > w ? t->width[k] - w : 0;
 
         if (al[k] == 'r') {
@@ -751,8 +741,8 @@ static char *name_src(const struct frame_desc *d)
     }
     nlen = put_clean(out, 0, *d->name ? d->name : "???");
     out[nlen++] = ' ';
-    schars = u8len(src, slen);
-    nchars = u8len(out, nlen - 1);
+    schars = util_utf8_count(src, slen);
+    nchars = util_utf8_count(out, nlen - 1);
     n = (long)(schars + nchars + 1) - TRUNCATE_SOURCE;
     if (n > 0) {
         n = (long)schars - n - 3;

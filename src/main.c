@@ -251,38 +251,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
     return 0;
 }
 
-/* Fail before attaching when the output cannot be written. */
-static int check_output(const char *path)
-{
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash == dir)
-        dir[1] = '\0';
-    else if (slash)
-        *slash = '\0';
-    else
-        snprintf(dir, sizeof dir, ".");
-    struct stat st;
-    if (stat(dir, &st) < 0) {
-        fprintf(stderr, "sproftop: cannot write %s: directory %s does not exist\n", path, dir);
-        return -1;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "sproftop: cannot write %s: %s is not a directory\n", path, dir);
-        return -1;
-    }
-    if (access(dir, W_OK | X_OK) < 0) {
-        fprintf(stderr, "sproftop: cannot write %s: no write permission in %s\n", path, dir);
-        return -1;
-    }
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "sproftop: cannot write %s: it is a directory\n", path);
-        return -1;
-    }
-    return 0;
-}
-
 /* --- --dump ---------------------------------------------------------------- */
 
 struct dump_ctx {
@@ -455,8 +423,14 @@ int main(int argc, char **argv)
         return run_inputs(&o);
     if (o.dump)
         return run_dump(&o);
-    if (o.output && check_output(o.output) < 0)
-        return 1;
+    if (o.output) {
+        /* fail before attaching, not after the whole run */
+        char err[512];
+        if (export_check_path(o.output, err, sizeof err) < 0) {
+            fprintf(stderr, "sproftop: %s\n", err);
+            return 1;
+        }
+    }
 
     bool tui = !o.output && (o.script || isatty(STDOUT_FILENO));
     struct sampler_config cfg;

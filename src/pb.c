@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 #define VARINT_MAX 10 /* bytes in the longest varint (64 bits / 7) */
 
 void pb_buf_free(struct pb_buf *b)
@@ -215,35 +217,5 @@ int pb_next(struct pb_reader *r, struct pb_field *f)
 
 size_t pb_utf8_seq(const uint8_t *s, size_t n)
 {
-    uint8_t c = s[0];
-    size_t len;
-    uint32_t cp, min;
-
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-        cp = c & 0x1f;
-        min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        cp = c & 0x0f;
-        min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        cp = c & 0x07;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
+    return util_utf8_decode(s, n, NULL);
 }

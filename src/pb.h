@@ -1,9 +1,8 @@
 /* pb.h - protocol buffers wire format: a growable encoder and a bounded
- * decoder, plus the UTF-8 check that protobuf strings need.
+ * decoder.
  *
  * Used by export_pprof.c (encoding profile.proto) and load_pprof.c
- * (decoding untrusted bytes); export_speedscope.c shares the UTF-8 check,
- * since JSON strings have the same rule.  Only what profile.proto uses
+ * (decoding untrusted bytes).  Only what profile.proto uses
  * is here: varints, length-delimited fields, packed varints.  libc only.
  *
  * Wire format reminder: a field is a varint key (field << 3 | wire type)
@@ -157,10 +156,9 @@ int pb_read_varint(struct pb_reader *r, uint64_t *v);
 
 /* --- UTF-8 --------------------------------------------------------------- */
 
-/* Length (1 to 4) of the well-formed UTF-8 sequence at s[0..n), or 0
- * when s does not start one (a stray continuation byte, an overlong
- * form, a surrogate, a code point above U+10FFFF, or a sequence cut
- * short by n).  n must be at least 1. */
+/* util_utf8_decode(s, n, NULL): the length (1 to 4) of the well-formed
+ * UTF-8 sequence that protobuf strings need at s[0..n), or 0.  Kept
+ * only for load_pprof.c, which has not moved to util.h yet. */
 size_t pb_utf8_seq(const uint8_t *s, size_t n);
 
 #endif

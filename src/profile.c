@@ -891,6 +891,38 @@ static uint32_t thread_frame(struct profile *p, const char *name, int64_t tid)
     return id;
 }
 
+/* After a rename (prctl, exec), give the thread's frame its new
+ * "NAME-TID" so every view and format shows the current name.  Frame
+ * identity is hashed, so the frame index is rebuilt (renames are rare);
+ * on OOM or a clash with an existing frame the old name stays. */
+static void rename_thread_frame(struct profile *p, uint32_t idx)
+{
+    const struct profile_thread *t = &p->th[idx];
+    size_t cap = strlen(t->name) + 32;
+    char *buf = malloc(cap);
+    struct frame_ids k;
+    struct idtab fresh = {0};
+
+    if (!buf)
+        return;
+    snprintf(buf, cap, "%s-%lld", t->name, (long long)t->tid);
+    k = p->fid[t->frame];
+    k.name = str_intern(p, buf);
+    free(buf);
+    if (k.name == PROFILE_NONE || frame_find(p, FRAME_THREAD, &k) != PROFILE_NONE)
+        return;
+    uint32_t old = p->fid[t->frame].name;
+    p->fid[t->frame].name = k.name;
+    if (idtab_reserve(&fresh, p->nframes, 0, p->nframes, frame_hash_of, p,
+                      NULL)) {
+        p->fid[t->frame].name = old;
+        return;
+    }
+    free(p->frame_ix.slot);
+    p->frame_ix = fresh;
+    p->fd[t->frame].name = str_get(p, k.name);
+}
+
 uint32_t profile_thread(struct profile *p, int64_t tid, const char *name)
 {
     uint32_t idx, frame, slot, sid;
@@ -905,6 +937,7 @@ uint32_t profile_thread(struct profile *p, int64_t tid, const char *name)
                 return PROFILE_NONE;
             p->th_name[idx] = sid;
             p->th[idx].name = p->str[sid];
+            rename_thread_frame(p, idx);
         }
         return idx;
     }

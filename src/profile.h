@@ -143,8 +143,9 @@ uint32_t profile_frame_count(const struct profile *p);
 
 /* Find the thread with this tid, or create it (with its FRAME_THREAD
  * frame named "NAME-TID" and its thread node).  A different non-NULL
- * name renames the thread (its frame keeps its original name so ids stay
- * stable).  Returns the thread index, or PROFILE_NONE on OOM. */
+ * name renames the thread and its frame (same frame id, new name; kept
+ * when the new name would clash with another frame).  Returns the thread
+ * index, or PROFILE_NONE on OOM. */
 uint32_t profile_thread(struct profile *p, int64_t tid, const char *name);
 
 /* Number of threads (indexes 0 .. count-1, in creation order). */

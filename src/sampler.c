@@ -39,12 +39,15 @@
 #include <unistd.h>
 
 #define RESCAN_NS 20000000ull   /* look for new threads every 20 ms */
-#define MAPS_NS 250000000ull    /* re-read the maps every 250 ms */
-#define MAPS_FAST_NS 10000000ull /* ...every 10 ms for 1 s after an exec */
+#define MAPS_NS 20000000ull     /* re-read the maps every 20 ms, or... */
+#define MAPS_COST_SHARE 100     /* ...less often, so that reading them takes
+                                   at most 1/100 of the sampler's time */
+#define MAPS_FAST_NS 10000000ull /* every 10 ms for 1 s after an exec */
 #define MAPS_UNKNOWN_NS 2000000ull /* at most this often for unknown IPs */
 #define WINDOW_NS 1000000000ull /* achieved-rate window */
 #define PUBLISH_NS 50000000ull  /* stats copied for readers this often */
 #define RAN_RECENT_NS 10000000ull /* on-CPU: ran within this long */
+#define NAMES_NS 2000000000ull  /* thread names re-read this often */
 #define STOP_GIVEUP_NS 500000000ull /* an interrupt unanswered this long */
 #define HIST_LIN 2000           /* 1 us buckets up to 2 ms */
 #define HIST_LOG 24             /* then powers of two */
@@ -78,6 +81,7 @@ struct sthread {
     uint64_t win_mark;     /* last rate window it was eligible in */
     uint64_t samples;      /* stacks pushed for it */
     uint64_t due;          /* ticks it was due and eligible */
+    char name[32];         /* comm as last pushed */
 };
 
 /* A stack copied during a stop, waiting to be unwound. */
@@ -132,6 +136,8 @@ struct sampler {
     bool dump_mode;        /* --dump: detach at the stop instead of CONT */
     bool launch_pending;   /* launched child seized, exec not seen yet */
     uint64_t maps_fast_until; /* re-read maps every MAPS_FAST_NS until then */
+    uint64_t maps_period;  /* current maps re-read period */
+    uint64_t t_names;      /* last time every thread's name was re-read */
     uint64_t slow_stops;   /* interrupts given up after STOP_GIVEUP_NS */
     int cpu_now;           /* CPU we pinned to, -1 if free */
     bool launched;
@@ -256,6 +262,7 @@ static struct sthread *add_thread(struct sampler *s, pid_t tid)
 
     char name[32];
     target_thread_name(s->pid, tid, name, sizeof name);
+    snprintf(t->name, sizeof t->name, "%s", name);
     pthread_mutex_lock(&s->lock);
     if (s->ntstats == s->captstats) {
         size_t cap = s->captstats ? s->captstats * 2 : 16;
@@ -314,6 +321,29 @@ static void drop_thread(struct sampler *s, pid_t tid)
     }
 }
 
+/* Threads name themselves (pthread_setname_np) just after they start,
+ * usually after we seized them, and programs rename threads later too:
+ * re-read the names of young threads at every rescan and of all threads
+ * every NAMES_NS, and pass changes on. */
+static void refresh_names(struct sampler *s, uint64_t now, bool all)
+{
+    for (size_t i = 0; i < s->nthreads; i++) {
+        struct sthread *t = s->threads[i];
+        if (!all && now - t->born_ns > NAMES_NS)
+            continue;
+        char name[32];
+        target_thread_name(s->pid, t->tid, name, sizeof name);
+        if (!name[0] || strcmp(name, t->name) == 0)
+            continue;
+        snprintf(t->name, sizeof t->name, "%s", name);
+        push_thread_name(s, t->tid, name);
+        pthread_mutex_lock(&s->lock);
+        if (t->stats_idx != UINT32_MAX)
+            snprintf(s->tstats[t->stats_idx].name, sizeof s->tstats[t->stats_idx].name, "%s", name);
+        pthread_mutex_unlock(&s->lock);
+    }
+}
+
 /* Seize every thread of the process not seized yet.  Returns the number
  * of threads newly seized, or -1 with errno from the first failure when
  * nothing at all could be seized and `first` is set. */
@@ -366,8 +396,15 @@ static int rescan(struct sampler *s, bool first, int *first_errno)
  * unwinder and the collector.  Returns true when they changed. */
 static bool refresh_maps(struct sampler *s)
 {
+    uint64_t t0 = now_ns();
     struct maps *m = maps_read(s->pid);
     s->t_maps = now_ns();
+    /* A library closed and another opened at the same address can only be
+     * told apart by re-reading the maps; a process with thousands of
+     * mappings makes that expensive, so the period follows the cost. */
+    s->maps_period = (s->t_maps - t0) * MAPS_COST_SHARE;
+    if (s->maps_period < MAPS_NS)
+        s->maps_period = MAPS_NS;
     if (!m)
         return false;
     if (s->maps && maps_same(s->maps, m)) {
@@ -564,6 +601,7 @@ static void handle_exec(struct sampler *s, pid_t tid)
     if (t) {
         char name[32];
         target_thread_name(s->pid, tid, name, sizeof name);
+        snprintf(t->name, sizeof t->name, "%s", name);
         s->launch_pending = false;
         push_thread_name(s, tid, name);
         t->have_last = false;
@@ -989,8 +1027,12 @@ static void *sampler_main(void *arg)
                     drop_thread(s, t->tid);
             }
             s->t_rescan = now;
+            bool all = now - s->t_names >= NAMES_NS;
+            refresh_names(s, now, all);
+            if (all)
+                s->t_names = now;
         }
-        if (s->maps && now >= s->t_maps + (now < s->maps_fast_until ? MAPS_FAST_NS : MAPS_NS))
+        if (s->maps && now >= s->t_maps + (now < s->maps_fast_until ? MAPS_FAST_NS : s->maps_period))
             refresh_maps(s);
         else if (!s->maps)
             refresh_maps(s);

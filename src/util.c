@@ -1,4 +1,4 @@
-/* util.c - hashing and error-string helpers for the pure modules. */
+/* util.c - hashing, error-string and UTF-8 helpers for the pure modules. */
 #include "util.h"
 
 #include <stdarg.h>
@@ -41,4 +41,52 @@ const char *util_basename(const char *path)
     const char *slash = strrchr(path, '/');
 
     return slash ? slash + 1 : path;
+}
+
+size_t util_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+    uint32_t c = s[0], min;
+    size_t len;
+
+    if (c < 0x80) {
+        len = 1;
+        min = 0;
+    } else if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+        c &= 0x1f;
+        min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        c &= 0x0f;
+        min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        c &= 0x07;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        c = c << 6 | (s[i] & 0x3fu);
+    }
+    /* the lead-byte ranges exclude 2-byte overlongs only; longer
+     * overlongs, surrogates and values past U+10FFFF show in the value */
+    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+        return 0;
+    if (cp)
+        *cp = c;
+    return len;
+}
+
+size_t util_utf8_count(const char *s, size_t n)
+{
+    size_t c = 0;
+
+    for (size_t i = 0; i < n; i++)
+        c += ((unsigned char)s[i] & 0xc0) != 0x80;
+    return c;
 }

@@ -1,7 +1,9 @@
 /* util.h - small libc-only helpers shared by the pure modules.
  *
- * Hashing for the aggregate's open-addressing tables and the loaders, and
- * bounded string formatting for one-line error messages.  No state.
+ * Hashing for the aggregate's open-addressing tables and the loaders,
+ * bounded string formatting for one-line error messages, and the one
+ * UTF-8 decoder that every exporter and loader uses on symbol names
+ * (which come from untrusted binaries and files).  No state.
  */
 #ifndef SPROFTOP_UTIL_H
 #define SPROFTOP_UTIL_H
@@ -25,5 +27,19 @@ void util_errf(char *err, size_t errlen, const char *fmt, ...)
 /* Basename of a path without modifying it: the part after the last '/'
  * (the whole string when there is none).  Points into path. */
 const char *util_basename(const char *path);
+
+/* Decode the UTF-8 character at s[0..n): returns its length (1 to 4)
+ * and, when cp is not NULL, stores its code point in *cp.  Returns 0
+ * (and leaves *cp alone) when s does not start a well-formed sequence:
+ * a stray continuation byte, an overlong form, a surrogate, a code point
+ * above U+10FFFF, or a sequence cut short by n.  n must be at least 1;
+ * no byte at or past s + n is read.  What replaces a bad byte is the
+ * caller's choice (usually U+FFFD, then resume at s + 1). */
+size_t util_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+
+/* Number of characters in the n bytes at s: every byte that is not a
+ * continuation byte (10xxxxxx) counts one.  Exact for valid UTF-8; for
+ * anything else an estimate that never exceeds n. */
+size_t util_utf8_count(const char *s, size_t n);
 
 #endif

@@ -89,10 +89,10 @@ static void fuzz_pprof_fixed_point(const struct profile *p, bool strict)
     free(s2);
 }
 
-/* The Sampler format writes one line per sample by design (FORMATS.md
- * section 5), so a loaded count of 2^50 means 2^50 lines: past this many
- * samples the fuzzers leave it out rather than time out in it. */
-#define FUZZ_SAMPLER_MAX_SAMPLES 100000u
+/* Per-sample formats (Sampler lines, stackprof's raw_timestamp_deltas)
+ * write up to EXPORT_PER_SAMPLE_MAX entries by design: past this many
+ * samples the fuzzers leave them out rather than time out in them. */
+#define FUZZ_PER_SAMPLE_MAX 100000u
 
 /* Every exporter on p, into /dev/null; folded also without thread roots.
  * pprof is left to fuzz_pprof_fixed_point, which writes it anyway (zlib's
@@ -111,8 +111,7 @@ static void fuzz_export_all(const struct profile *p)
         const struct exporter *e = export_at(i);
 
         if (e == &export_pprof ||
-            (strcmp(e->name, "sampler") == 0 &&
-             profile_samples(p) > FUZZ_SAMPLER_MAX_SAMPLES))
+            (e->per_sample && profile_samples(p) > FUZZ_PER_SAMPLE_MAX))
             continue;
         e->write(p, &o, null_out);
     }

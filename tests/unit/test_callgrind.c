@@ -6,57 +6,18 @@
  * the sum of its incoming call costs, a root's is self plus outgoing
  * calls), and every function's self and inclusive cost must equal
  * profile_flat's self and total, also under recursion. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "export.h"
-#include "profile.h"
+#include "fixture.h"
 
 static uint32_t fn(struct profile *p, const char *name)
 {
-    struct frame_desc d = { .name = name, .module = "prog", .file = "prog.c",
-                            .line = 10, .kind = FRAME_FUNC };
-
-    if (strcmp(name, "ext") == 0) {
-        d.module = "libext.so";
-        d.file = "ext.c";
-    }
-    return profile_intern_frame(p, &d);
+    if (strcmp(name, "ext") == 0)
+        return fixture_frame(p, name, "libext.so", "ext.c", 10);
+    return fixture_frame(p, name, "prog", "prog.c", 10);
 }
-
-static void add(struct profile *p, uint32_t thread, const char *const *names,
-                size_t n, uint64_t count)
-{
-    struct stack_frame f[32];
-
-    for (size_t i = 0; i < n; i++)
-        f[i] = (struct stack_frame){ .frame = fn(p, names[i]) };
-    assert_int_equal(profile_add_stack(p, thread, f, n, count), 0);
-}
-
-#define ADD(p, t, count, ...)                                              \
-    do {                                                                   \
-        const char *const names_[] = { __VA_ARGS__ };                      \
-        add(p, t, names_, sizeof(names_) / sizeof(names_[0]), count);      \
-    } while (0)
 
 static char *write_cg(const struct profile *p)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-
-    assert_non_null(f);
-    assert_int_equal(export_callgrind.write(p, NULL, f), 0);
-    fclose(f);
-    return buf;
+    return fixture_write(&export_callgrind, p, NULL, NULL);
 }
 
 /* --- a reader with callgrind_annotate's arithmetic ----------------------- */
@@ -254,14 +215,7 @@ static void check_against_flat(const struct profile *p, const char *text)
 
 static struct profile *example(void)
 {
-    struct profile *p = profile_new();
-    uint32_t t0 = profile_thread(p, 100, "main");
-    uint32_t t1 = profile_thread(p, 101, "worker");
-
-    ADD(p, t0, 3, "main", "a", "b");
-    ADD(p, t0, 1, "main", "a", "c");
-    ADD(p, t1, 2, "main", "d");
-    return p;
+    return fixture_example(fn, false);
 }
 
 static void test_example(void **state)
@@ -309,12 +263,12 @@ static void test_recursion(void **state)
     struct cgread r;
 
     (void)state;
-    ADD(p, t, 2, "f", "f", "g");
-    ADD(p, t, 3, "f", "g", "f", "g");
-    ADD(p, t, 1, "g", "f");
-    ADD(p, t, 4, "h", "f", "h", "f", "f");
-    ADD(p, t, 5, "f", "f", "f");
-    ADD(p, t, 1, "f", "ext", "f", "ext");
+    FIXTURE_ADD_NAMES(p, t, fn, 2, "f", "f", "g");
+    FIXTURE_ADD_NAMES(p, t, fn, 3, "f", "g", "f", "g");
+    FIXTURE_ADD_NAMES(p, t, fn, 1, "g", "f");
+    FIXTURE_ADD_NAMES(p, t, fn, 4, "h", "f", "h", "f", "f");
+    FIXTURE_ADD_NAMES(p, t, fn, 5, "f", "f", "f");
+    FIXTURE_ADD_NAMES(p, t, fn, 1, "f", "ext", "f", "ext");
     out = write_cg(p);
     check_against_flat(p, out);
     /* Direct recursion never becomes a call of f by f. */
@@ -352,7 +306,7 @@ static void test_random_stacks(void **state)
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
             st[k] = names[x % 6];
         }
-        add(p, th[i % 3], st, n, 1 + x % 5);
+        fixture_add_names(p, th[i % 3], fn, st, n, 1 + x % 5);
     }
     out = write_cg(p);
     check_against_flat(p, out);
@@ -368,9 +322,11 @@ static void test_names(void **state)
     struct cgread r;
 
     (void)state;
-    ADD(p, t, 1, "main", "line\nbreak\rcr", "(7) looks compressed");
-    ADD(p, t, 2, "main", "");
-    ADD(p, t, 3, "main", "std::map<int, int>::operator[](int const&)");
+    FIXTURE_ADD_NAMES(p, t, fn, 1, "main", "line\nbreak\rcr",
+                      "(7) looks compressed");
+    FIXTURE_ADD_NAMES(p, t, fn, 2, "main", "");
+    FIXTURE_ADD_NAMES(p, t, fn, 3, "main",
+                      "std::map<int, int>::operator[](int const&)");
     out = write_cg(p);
     assert_null(strstr(out, "line\nbreak"));
     assert_non_null(strstr(out, "line break cr\n"));

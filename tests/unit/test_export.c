@@ -1,11 +1,7 @@
 /* test_export.c - the format registry, the atomic file writer, and the
  * folded exporter (golden file tests/unit/data/example.folded, a copy of
  * shared/formats/example.folded checked by flamegraph.pl). */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "fixture.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,109 +15,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "export.h"
-#include "profile.h"
-
 /* Test data lives beside this file; tests run from the top of the tree. */
 #define DATA_DIR "tests/unit/data"
 
 static uint32_t fn(struct profile *p, const char *name)
 {
-    struct frame_desc d = { .name = name, .module = "prog", .kind = FRAME_FUNC };
-
-    return profile_intern_frame(p, &d);
+    return fixture_frame(p, name, "prog", NULL, 0);
 }
-
-static void add(struct profile *p, uint32_t thread, const char *const *names,
-                size_t n, uint64_t count)
-{
-    struct stack_frame f[16];
-
-    for (size_t i = 0; i < n; i++)
-        f[i] = (struct stack_frame){ .frame = fn(p, names[i]) };
-    assert_int_equal(profile_add_stack(p, thread, f, n, count), 0);
-}
-
-#define ADD(p, t, count, ...)                                              \
-    do {                                                                   \
-        const char *const names_[] = { __VA_ARGS__ };                      \
-        add(p, t, names_, sizeof(names_) / sizeof(names_[0]), count);      \
-    } while (0)
 
 /* FORMATS.md's example: thread 100 "main" runs main;a;b x3 and main;a;c,
  * thread 101 "worker" runs main;d x2. */
 static struct profile *example(void)
 {
-    struct profile *p = profile_new();
-    uint32_t t0 = profile_thread(p, 100, "main");
-    uint32_t t1 = profile_thread(p, 101, "worker");
-
-    ADD(p, t0, 3, "main", "a", "b");
-    ADD(p, t0, 1, "main", "a", "c");
-    ADD(p, t1, 2, "main", "d");
-    return p;
-}
-
-static int cmp_line(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The lines of text, sorted and joined by '\n' (order-free comparison). */
-static char *sorted_lines(const char *text)
-{
-    char *copy = strdup(text), *save = NULL, *out;
-    char *lines[64];
-    size_t n = 0, len = 0;
-
-    for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        assert_true(n < 64);
-        lines[n++] = l;
-        len += strlen(l) + 1;
-    }
-    qsort(lines, n, sizeof(lines[0]), cmp_line);
-    out = calloc(1, len + 1);
-    for (size_t i = 0; i < n; i++) {
-        strcat(out, lines[i]);
-        strcat(out, "\n");
-    }
-    free(copy);
-    return out;
-}
-
-static void assert_same_lines(const char *got, const char *want)
-{
-    char *g = sorted_lines(got), *w = sorted_lines(want);
-
-    assert_string_equal(g, w);
-    free(g);
-    free(w);
-}
-
-static char *write_mem(const struct exporter *e, const struct profile *p,
-                       const struct export_opts *o)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-
-    assert_non_null(f);
-    assert_int_equal(e->write(p, o, f), 0);
-    fclose(f);
-    return buf;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char *buf = calloc(1, 1 << 16);
-    size_t n;
-
-    assert_non_null(f);
-    n = fread(buf, 1, (1 << 16) - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    return fixture_example(fn, false);
 }
 
 /* --- registry ------------------------------------------------------------ */
@@ -166,15 +72,15 @@ static void test_folded_example(void **state)
 
     (void)state;
     export_opts_default(&o);
-    got = write_mem(&export_folded, p, &o);
-    assert_same_lines(got, "main-100;main;a;b 3\n"
+    got = fixture_write(&export_folded, p, &o, NULL);
+    fixture_assert_same_lines(got, "main-100;main;a;b 3\n"
                            "main-100;main;a;c 1\n"
                            "worker-101;main;d 2\n");
     free(got);
     o.no_thread_root = true;
-    got = write_mem(&export_folded, p, &o);
-    want = slurp(DATA_DIR "/example.folded");
-    assert_same_lines(got, want);
+    got = fixture_write(&export_folded, p, &o, NULL);
+    want = fixture_slurp(DATA_DIR "/example.folded", NULL);
+    fixture_assert_same_lines(got, want);
     free(got);
     free(want);
     profile_free(p);
@@ -188,18 +94,19 @@ static void test_folded_sanitize(void **state)
     char *got;
 
     (void)state;
-    ADD(p, t, 1, "main", "std::vector<int, std::allocator<int> >::operator[]");
-    ADD(p, t, 2, "main", "a;b");
-    ADD(p, t, 3, "main", "x\ny", "cr\rtab\tz");
-    ADD(p, t, 4, "main", "foo 12");
-    ADD(p, t, 5, "main", "foo 1.5");
-    ADD(p, t, 6, "main", "bar \t 7");
-    ADD(p, t, 7, "main", "v2", "12");
-    ADD(p, t, 8, "main", "", "1 ");
-    ADD(p, t, 9, "ends in a dot 3.", " 42");
+    FIXTURE_ADD_NAMES(p, t, fn, 1, "main",
+                      "std::vector<int, std::allocator<int> >::operator[]");
+    FIXTURE_ADD_NAMES(p, t, fn, 2, "main", "a;b");
+    FIXTURE_ADD_NAMES(p, t, fn, 3, "main", "x\ny", "cr\rtab\tz");
+    FIXTURE_ADD_NAMES(p, t, fn, 4, "main", "foo 12");
+    FIXTURE_ADD_NAMES(p, t, fn, 5, "main", "foo 1.5");
+    FIXTURE_ADD_NAMES(p, t, fn, 6, "main", "bar \t 7");
+    FIXTURE_ADD_NAMES(p, t, fn, 7, "main", "v2", "12");
+    FIXTURE_ADD_NAMES(p, t, fn, 8, "main", "", "1 ");
+    FIXTURE_ADD_NAMES(p, t, fn, 9, "ends in a dot 3.", " 42");
     export_opts_default(&o);
-    got = write_mem(&export_folded, p, &o);
-    assert_same_lines(
+    got = fixture_write(&export_folded, p, &o, NULL);
+    fixture_assert_same_lines(
         got,
         "T:x y-7;main;std::vector<int, std::allocator<int> >::operator[] 1\n"
         "T:x y-7;main;a:b 2\n"
@@ -223,18 +130,18 @@ static void test_folded_empty_stack(void **state)
 
     (void)state;
     assert_int_equal(profile_add_stack(p, t, NULL, 0, 4), 0);
-    ADD(p, t, 1, "f");
+    FIXTURE_ADD_NAMES(p, t, fn, 1, "f");
     export_opts_default(&o);
-    got = write_mem(&export_folded, p, &o);
-    assert_same_lines(got, "w-5 4\nw-5;f 1\n");
+    got = fixture_write(&export_folded, p, &o, NULL);
+    fixture_assert_same_lines(got, "w-5 4\nw-5;f 1\n");
     free(got);
     /* a renamed thread is written under its current name */
     assert_int_equal(profile_thread(p, 5, "renamed"), t);
-    got = write_mem(&export_folded, p, &o);
-    assert_same_lines(got, "renamed-5 4\nrenamed-5;f 1\n");
+    got = fixture_write(&export_folded, p, &o, NULL);
+    fixture_assert_same_lines(got, "renamed-5 4\nrenamed-5;f 1\n");
     free(got);
     o.no_thread_root = true;    /* no frame left to write: left out */
-    got = write_mem(&export_folded, p, &o);
+    got = fixture_write(&export_folded, p, &o, NULL);
     assert_string_equal(got, "f 1\n");
     free(got);
     profile_free(p);
@@ -282,7 +189,7 @@ static void list_dir(const char *dir, char *out, size_t cap)
             names[n++] = strdup(e->d_name);
         }
     closedir(d);
-    qsort(names, n, sizeof(names[0]), cmp_line);
+    qsort(names, n, sizeof(names[0]), fixture_cmp_str);
     out[0] = '\0';
     for (size_t i = 0; i < n; i++) {
         snprintf(out + strlen(out), cap - strlen(out), "%s%s", i ? " " : "",
@@ -312,8 +219,8 @@ static void test_write_new_and_replace(void **state)
     assert_int_equal(export_to_file(&export_folded, p, NULL, path, err,
                                     sizeof(err)), 0);
     assert_string_equal(err, "");
-    got = slurp(path);
-    assert_same_lines(got, "main-100;main;a;b 3\nmain-100;main;a;c 1\n"
+    got = fixture_slurp(path, NULL);
+    fixture_assert_same_lines(got, "main-100;main;a;b 3\nmain-100;main;a;c 1\n"
                            "worker-101;main;d 2\n");
     free(got);
     list_dir(tmpdir, names, sizeof(names));
@@ -321,13 +228,13 @@ static void test_write_new_and_replace(void **state)
 
     /* an existing regular file is replaced by a new inode, atomically */
     assert_int_equal(stat(path, &before), 0);
-    ADD(p, 0, 5, "main", "e");
+    FIXTURE_ADD_NAMES(p, 0, fn, 5, "main", "e");
     assert_int_equal(export_to_file(&export_folded, p, NULL, path, err,
                                     sizeof(err)), 0);
     assert_int_equal(stat(path, &after), 0);
     assert_true(before.st_ino != after.st_ino);
     assert_true(S_ISREG(after.st_mode));
-    got = slurp(path);
+    got = fixture_slurp(path, NULL);
     assert_non_null(strstr(got, "main-100;main;e 5\n"));
     free(got);
     list_dir(tmpdir, names, sizeof(names));
@@ -438,7 +345,7 @@ static void test_write_refuses_foreign_symlink(void **state)
     assert_int_equal(export_fails_with(p, link, want), 0);
     assert_int_equal(lstat(link, &st), 0);
     assert_true(S_ISLNK(st.st_mode));
-    got = slurp(target);
+    got = fixture_slurp(target, NULL);
     assert_string_equal(got, "precious\n");
     free(got);
     unlink(link);
@@ -463,7 +370,7 @@ static void test_write_own_symlink(void **state)
                                     sizeof(err)), 0);
     assert_int_equal(lstat(link, &st), 0);
     assert_true(S_ISREG(st.st_mode));
-    got = slurp(target);
+    got = fixture_slurp(target, NULL);
     assert_string_equal(got, "precious\n");
     free(got);
     list_dir(tmpdir, names, sizeof(names));
@@ -520,8 +427,10 @@ static int failing_write(const struct profile *p, const struct export_opts *o,
 
 static void test_write_failure_keeps_old(void **state)
 {
-    static const struct exporter failing = { "failing", ".x", "fails",
-                                             failing_write };
+    static const struct exporter failing = {
+        .name = "failing", .exts = ".x", .desc = "fails",
+        .write = failing_write,
+    };
     struct profile *p = example();
     char path[512], want[700], err[256], names[512];
     char *got;
@@ -534,7 +443,7 @@ static void test_write_failure_keeps_old(void **state)
     snprintf(want, sizeof(want), "cannot write %s: no space left on device",
              path);
     assert_string_equal(err, want);
-    got = slurp(path);
+    got = fixture_slurp(path, NULL);
     assert_string_equal(got, "old\n");
     free(got);
     list_dir(tmpdir, names, sizeof(names));

@@ -8,90 +8,32 @@
  * "metadata" carries the threads, which the golden leaves empty.  The
  * rest must match byte for byte.  The dot output for the example was
  * worked out by hand from stackprof's layout rules. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "export.h"
-#include "profile.h"
+#include "fixture.h"
 
 #define DATA_DIR "tests/unit/data"
 
 static uint32_t fn(struct profile *p, const char *name, uint32_t line)
 {
-    struct frame_desc d = { .name = name, .module = "prog", .file = "prog.c",
-                            .line = line, .kind = FRAME_FUNC };
-
-    return profile_intern_frame(p, &d);
+    return fixture_frame(p, name, "prog", "prog.c", line);
 }
 
 /* Frames with sampled lines one past the function's first line, as the
  * golden stackprof file has them. */
-static void add(struct profile *p, uint32_t t, const uint32_t *ids, size_t n,
-                uint64_t count)
-{
-    struct stack_frame f[400];
-
-    for (size_t i = 0; i < n; i++)
-        f[i] = (struct stack_frame){
-            .frame = ids[i],
-            .line = profile_frame(p, ids[i])->line
-                        ? profile_frame(p, ids[i])->line + 1 : 0,
-        };
-    assert_int_equal(profile_add_stack(p, t, f, n, count), 0);
-}
-
 #define ADD(p, t, count, ...)                                               \
-    do {                                                                    \
-        const uint32_t ids_[] = { __VA_ARGS__ };                            \
-        add(p, t, ids_, sizeof(ids_) / sizeof(ids_[0]), count);             \
-    } while (0)
+    FIXTURE_ADD_IDS_AT(p, t, true, count, __VA_ARGS__)
 
 static struct profile *example(void)
 {
-    struct profile *p = profile_new();
-    uint32_t t0 = profile_thread(p, 100, "main");
-    uint32_t t1 = profile_thread(p, 101, "worker");
-    uint32_t m = fn(p, "main", 10), a = fn(p, "a", 20), b = fn(p, "b", 30);
-    uint32_t c = fn(p, "c", 40), d = fn(p, "d", 50);
+    struct profile *p = fixture_example(fixture_example_frame, true);
     struct profile_meta meta = { .interval_ns = 10000000 };
 
-    ADD(p, t0, 3, m, a, b);
-    ADD(p, t0, 1, m, a, c);
-    ADD(p, t1, 2, m, d);
     assert_int_equal(profile_set_meta(p, &meta), 0);
     return p;
 }
 
 static char *write_mem(const struct exporter *e, const struct profile *p)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-
-    assert_non_null(f);
-    assert_int_equal(e->write(p, NULL, f), 0);
-    fclose(f);
-    return buf;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char *buf = calloc(1, 1 << 16);
-    size_t n;
-
-    assert_non_null(f);
-    n = fread(buf, 1, (1 << 16) - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    return fixture_write(e, p, NULL, NULL);
 }
 
 static size_t count_of(const char *hay, const char *needle)
@@ -124,7 +66,8 @@ static void test_samplingprof_golden(void **state)
 {
     struct profile *p = example();
     char *got = write_mem(&export_samplingprof, p);
-    char *want = slurp(DATA_DIR "/example.samplingprof");
+    char *want = fixture_slurp(DATA_DIR "/example.samplingprof",
+                               NULL);
 
     (void)state;
     /* chunk 1 is the runtime in ms; chunks 2-4 are the golden's */
@@ -341,7 +284,8 @@ static void test_stackprof_golden(void **state)
 {
     struct profile *p = example();
     char *got = write_mem(&export_stackprof, p);
-    char *want = slurp(DATA_DIR "/example.stackprof.json");
+    char *want = fixture_slurp(DATA_DIR "/example.stackprof.json",
+                               NULL);
     char *gm, *wm, *g = without_metadata(got, &gm), *w = without_metadata(want, &wm);
 
     (void)state;
@@ -485,7 +429,7 @@ static void test_dot_names_and_limits(void **state)
     for (int i = 0; i < 450; i++) {
         snprintf(name, sizeof(name), "f%d", i);
         ids[1] = fn(p, name, 0);
-        add(p, t, ids, 2, i < 150 ? 10 : 1);
+        fixture_add_ids(p, t, ids, 2, i < 150 ? 10 : 1, true);
     }
     got = write_mem(&export_dot, p);
     assert_non_null(strstr(got, "label=\"run \\\"it\\\" (pid 9)\\l"));

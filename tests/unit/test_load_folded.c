@@ -1,19 +1,8 @@
 /* test_load_folded.c - the folded reader, load_file's format detection,
  * and the file source built on a loaded profile. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "fixture.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include "export.h"
 #include "load.h"
-#include "profile.h"
 #include "source.h"
 
 #define DATA_DIR "tests/unit/data"
@@ -22,51 +11,10 @@
 static char *to_folded(const struct profile *p, bool no_thread_root)
 {
     struct export_opts o;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
 
     export_opts_default(&o);
     o.no_thread_root = no_thread_root;
-    assert_int_equal(export_folded.write(p, &o, f), 0);
-    fclose(f);
-    return buf;
-}
-
-static int cmp_line(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char *sorted_lines(const char *text)
-{
-    char *copy = strdup(text), *save = NULL, *out;
-    char *lines[64];
-    size_t n = 0, len = 0;
-
-    for (char *l = strtok_r(copy, "\n", &save); l;
-         l = strtok_r(NULL, "\n", &save)) {
-        assert_true(n < 64);
-        lines[n++] = l;
-        len += strlen(l) + 1;
-    }
-    qsort(lines, n, sizeof(lines[0]), cmp_line);
-    out = calloc(1, len + 1);
-    for (size_t i = 0; i < n; i++) {
-        strcat(out, lines[i]);
-        strcat(out, "\n");
-    }
-    free(copy);
-    return out;
-}
-
-static void assert_same_lines(const char *got, const char *want)
-{
-    char *g = sorted_lines(got), *w = sorted_lines(want);
-
-    assert_string_equal(g, w);
-    free(g);
-    free(w);
+    return fixture_write(&export_folded, p, &o, NULL);
 }
 
 static struct profile *load_str(const char *text, char *err, size_t errlen)
@@ -101,10 +49,10 @@ static void test_golden_example(void **state)
     assert_string_equal(profile_thread_at(p, 0)->name, "all");
     assert_int_equal(profile_thread_at(p, 0)->tid, 0);
     out = to_folded(p, true);
-    assert_same_lines(out, "main;a;b 3\nmain;a;c 1\nmain;d 2\n");
+    fixture_assert_same_lines(out, "main;a;b 3\nmain;a;c 1\nmain;d 2\n");
     free(out);
     out = to_folded(p, false);
-    assert_same_lines(out, "all-0;main;a;b 3\nall-0;main;a;c 1\n"
+    fixture_assert_same_lines(out, "all-0;main;a;b 3\nall-0;main;a;c 1\n"
                            "all-0;main;d 2\n");
     free(out);
     profile_free(p);
@@ -154,7 +102,7 @@ static void test_roots_need_every_line(void **state)
     assert_int_equal(profile_thread_count(p), 1);
     assert_string_equal(profile_thread_at(p, 0)->name, "all");
     out = to_folded(p, true);
-    assert_same_lines(out, "main-100;a 1\nfoo;b 2\n");
+    fixture_assert_same_lines(out, "main-100;a 1\nfoo;b 2\n");
     free(out);
     profile_free(p);
     /* "-7" alone and "x-" are not NAME-DIGITS */
@@ -224,7 +172,7 @@ static void test_tolerated_input(void **state)
     assert_non_null(p);
     assert_int_equal(profile_samples(p), 12);
     out = to_folded(p, true);
-    assert_same_lines(out, "a;b 3\nc;[unknown];d 4\ne 5\n");
+    fixture_assert_same_lines(out, "a;b 3\nc;[unknown];d 4\ne 5\n");
     free(out);
     for (uint32_t i = 0; i < profile_frame_count(p); i++)
         if (strcmp(profile_frame(p, i)->name, "[unknown]") == 0)
@@ -298,14 +246,7 @@ static char tmp_path[64];
 
 static void put_tmp(const char *suffix, const void *data, size_t len)
 {
-    int fd;
-
-    snprintf(tmp_path, sizeof(tmp_path), "/tmp/sproftop-load-XXXXXX%s",
-             suffix);
-    fd = mkstemps(tmp_path, (int)strlen(suffix));
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, data, len), (ssize_t)len);
-    close(fd);
+    fixture_tmp_file(tmp_path, sizeof(tmp_path), suffix, data, len);
 }
 
 static void test_load_file_detection(void **state)

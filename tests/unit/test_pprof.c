@@ -5,21 +5,13 @@
  * files are gunzipped and decoded here field by field, so the tests see
  * what go tool pprof sees; the reader is fed hand-built messages to hit
  * each error path. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "fixture.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <zlib.h>
 
-#include "export.h"
 #include "load.h"
 #include "pb.h"
-#include "profile.h"
+#include "util.h"
 
 #define GOLDEN "tests/formats/example.pb.gz"
 
@@ -65,21 +57,10 @@ static uint32_t fn(struct profile *p, const char *name)
 static void add_ids(struct profile *p, uint32_t thread, const uint32_t *ids,
                     size_t n, uint64_t count)
 {
-    struct stack_frame f[64];
-
-    for (size_t i = 0; i < n; i++)
-        f[i] = (struct stack_frame){ .frame = ids[i] };
-    assert_int_equal(profile_add_stack(p, thread, f, n, count), 0);
+    fixture_add_ids(p, thread, ids, n, count, false);
 }
 
-#define ADD(p, t, count, ...)                                              \
-    do {                                                                   \
-        const char *const names_[] = { __VA_ARGS__ };                      \
-        uint32_t ids_[sizeof(names_) / sizeof(names_[0])];                 \
-        for (size_t i_ = 0; i_ < sizeof(names_) / sizeof(names_[0]); i_++) \
-            ids_[i_] = fn(p, names_[i_]);                                  \
-        add_ids(p, t, ids_, sizeof(names_) / sizeof(names_[0]), count);    \
-    } while (0)
+#define ADD(p, t, count, ...) FIXTURE_ADD_NAMES(p, t, fn, count, __VA_ARGS__)
 
 static void set_meta(struct profile *p, bool idle)
 {
@@ -99,13 +80,8 @@ static void set_meta(struct profile *p, bool idle)
 /* FORMATS.md's example with metadata. */
 static struct profile *example(void)
 {
-    struct profile *p = profile_new();
-    uint32_t t0 = profile_thread(p, 100, "main");
-    uint32_t t1 = profile_thread(p, 101, "worker");
+    struct profile *p = fixture_example(fn, false);
 
-    ADD(p, t0, 3, "main", "a", "b");
-    ADD(p, t0, 1, "main", "a", "c");
-    ADD(p, t1, 2, "main", "d");
     set_meta(p, false);
     return p;
 }
@@ -1193,28 +1169,46 @@ static void test_pb_fields(void **state)
     assert_int_equal(pb_next(&r, &f), -1); /* errors stick */
 }
 
+/* util_utf8_decode is what every exporter and loader trusts to keep
+ * their output valid UTF-8; pb_utf8_seq must agree with it. */
 static void test_utf8(void **state)
 {
     static const struct {
         const char *s;
         size_t want;
+        uint32_t cp;
     } cases[] = {
-        { "a", 1 }, { "\xc3\xa9", 2 }, { "\xe2\x82\xac", 3 },
-        { "\xf0\x9f\x98\x80", 4 }, { "\xff", 0 }, { "\x80", 0 },
-        { "\xc0\xaf", 0 },          /* overlong '/' */
-        { "\xe0\x80\xaf", 0 },      /* overlong */
-        { "\xed\xa0\x80", 0 },      /* surrogate */
-        { "\xf4\x90\x80\x80", 0 },  /* above U+10FFFF */
-        { "\xc3", 0 },              /* cut short */
-        { "\xe2\x82", 0 },
-        { "\xc3\x41", 0 },          /* bad continuation */
+        { "a", 1, 'a' }, { "\xc3\xa9", 2, 0xe9 },
+        { "\xe2\x82\xac", 3, 0x20ac }, { "\xf0\x9f\x98\x80", 4, 0x1f600 },
+        { "\xf4\x8f\xbf\xbf", 4, 0x10ffff },
+        { "\xff", 0, 0 }, { "\x80", 0, 0 },
+        { "\xc0\xaf", 0, 0 },          /* overlong '/' */
+        { "\xe0\x80\xaf", 0, 0 },      /* overlong */
+        { "\xed\xa0\x80", 0, 0 },      /* surrogate */
+        { "\xf4\x90\x80\x80", 0, 0 },  /* above U+10FFFF */
+        { "\xc3", 0, 0 },              /* cut short */
+        { "\xe2\x82", 0, 0 },
+        { "\xc3\x41", 0, 0 },          /* bad continuation */
     };
+    uint32_t cp;
 
     (void)state;
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-        assert_int_equal(pb_utf8_seq((const uint8_t *)cases[i].s,
-                                     strlen(cases[i].s)),
-                         cases[i].want);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const unsigned char *s = (const unsigned char *)cases[i].s;
+        size_t n = strlen(cases[i].s);
+
+        cp = 0xdeadbeef;
+        assert_int_equal(util_utf8_decode(s, n, &cp), cases[i].want);
+        assert_int_equal(cp, cases[i].want ? cases[i].cp : 0xdeadbeef);
+        assert_int_equal(util_utf8_decode(s, n, NULL), cases[i].want);
+        assert_int_equal(pb_utf8_seq(s, n), cases[i].want);
+    }
+    /* n bounds the read even when the bytes past it would complete it */
+    assert_int_equal(util_utf8_decode((const unsigned char *)"\xc3\xa9", 1,
+                                      &cp), 0);
+    assert_int_equal(util_utf8_count("a\xc3\xa9\xe2\x82\xac", 6), 3);
+    assert_int_equal(util_utf8_count("a\xc3\xa9", 2), 2);
+    assert_int_equal(util_utf8_count("", 0), 0);
 }
 
 int main(void)

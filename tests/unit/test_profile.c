@@ -1,26 +1,11 @@
 /* test_profile.c - the aggregate on hand-made stacks, with every expected
  * table written out here. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "profile.h"
+#include "fixture.h"
 
 /* Intern function `name` of prog.c in module "prog". */
 static uint32_t fn(struct profile *p, const char *name)
 {
-    struct frame_desc d = { .name = name, .module = "prog", .file = "prog.c",
-                            .kind = FRAME_FUNC };
-    uint32_t id = profile_intern_frame(p, &d);
-
-    assert_int_not_equal(id, PROFILE_NONE);
-    return id;
+    return fixture_frame(p, name, "prog", "prog.c", 0);
 }
 
 /* Split "main;a;b" into interned frame ids; returns the depth. */
@@ -198,11 +183,19 @@ static void test_threads(void **state)
     assert_int_equal(b, 1);
     assert_string_equal(profile_thread_at(p, b)->name, "thread");
     frame = profile_thread_at(p, a)->frame;
-    /* rename keeps the frame */
+    /* rename keeps the frame id and renames the frame */
     assert_int_equal(profile_thread(p, 100, "renamed"), a);
     assert_string_equal(profile_thread_at(p, a)->name, "renamed");
     assert_int_equal(profile_thread_at(p, a)->frame, frame);
-    assert_string_equal(profile_frame(p, frame)->name, "main-100");
+    assert_string_equal(profile_frame(p, frame)->name, "renamed-100");
+    /* ...and the index follows: the new identity finds it, the old one is
+     * free for a new frame */
+    assert_int_equal(profile_intern_frame(p, &(struct frame_desc){
+                         .name = "renamed-100", .kind = FRAME_THREAD }),
+                     frame);
+    assert_int_not_equal(profile_intern_frame(p, &(struct frame_desc){
+                             .name = "main-100", .kind = FRAME_THREAD }),
+                         frame);
     assert_int_equal(profile_thread(p, 100, NULL), a);
     assert_string_equal(profile_thread_at(p, a)->name, "renamed");
     assert_int_equal(profile_thread_count(p), 2);

@@ -1,52 +1,18 @@
 /* test_report.c - the batch summary on hand-made profiles, compared line
  * for line with the expected text. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "fixture.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "profile.h"
 #include "report.h"
-
-static uint32_t fn(struct profile *p, const char *name, uint32_t line)
-{
-    struct frame_desc d = { .name = name, .module = "prog", .file = "prog.c",
-                            .line = line, .kind = FRAME_FUNC };
-
-    return profile_intern_frame(p, &d);
-}
-
-static void add(struct profile *p, uint32_t t, const uint32_t *ids, size_t n,
-                uint64_t count)
-{
-    struct stack_frame f[8];
-
-    for (size_t i = 0; i < n; i++)
-        f[i] = (struct stack_frame){ .frame = ids[i] };
-    assert_int_equal(profile_add_stack(p, t, f, n, count), 0);
-}
 
 /* FORMATS.md's example, with metadata. */
 static struct profile *example(void)
 {
-    struct profile *p = profile_new();
-    uint32_t t0 = profile_thread(p, 100, "main");
-    uint32_t t1 = profile_thread(p, 101, "worker");
-    uint32_t m = fn(p, "main", 10), a = fn(p, "a", 20), b = fn(p, "b", 30);
-    uint32_t c = fn(p, "c", 40), d = fn(p, "d", 50);
+    struct profile *p = fixture_example(fixture_example_frame, false);
     struct profile_meta meta = {
         .pid = 1234, .cmdline = "./prog --fast", .comm = "prog",
         .interval_ns = 10000000, .duration_ns = 60000000,
     };
 
-    add(p, t0, (uint32_t[]){ m, a, b }, 3, 3);
-    add(p, t0, (uint32_t[]){ m, a, c }, 3, 1);
-    add(p, t1, (uint32_t[]){ m, d }, 2, 2);
     assert_int_equal(profile_set_meta(p, &meta), 0);
     return p;
 }
@@ -104,7 +70,7 @@ static void test_top_n_and_columns(void **state)
     char *got;
 
     (void)state;
-    add(p, t, (uint32_t[]){ longname }, 1, 1234567);
+    FIXTURE_ADD_IDS(p, t, 1234567, longname);
     got = summary(p, 2);
     assert_non_null(strstr(got,
         "Top functions by self\n"

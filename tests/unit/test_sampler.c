@@ -4,20 +4,9 @@
  * round trips (write -> read -> write gives the same bytes, and the same
  * stacks per thread), thread-id remapping, name sanitizing, and the
  * reader's one-line errors on damaged or hostile input. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "fixture.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include "export.h"
 #include "load.h"
-#include "profile.h"
 
 #define DATA_DIR "tests/unit/data"
 
@@ -28,65 +17,34 @@ struct buf {
 
 static uint32_t fn_mod(struct profile *p, const char *name, const char *module)
 {
-    struct frame_desc d = { .name = name, .module = module, .file = "prog.c",
-                            .kind = FRAME_FUNC };
-
-    return profile_intern_frame(p, &d);
+    return fixture_frame(p, name, module, "prog.c", 0);
 }
 
-static void add(struct profile *p, uint32_t t, const uint32_t *ids, size_t n,
-                uint64_t count)
+static uint32_t golden_fn(struct profile *p, const char *name)
 {
-    struct stack_frame f[32];
-
-    for (size_t i = 0; i < n; i++)
-        f[i] = (struct stack_frame){ .frame = ids[i] };
-    assert_int_equal(profile_add_stack(p, t, f, n, count), 0);
+    return fn_mod(p, name, "/usr/bin/prog");
 }
-
-#define ADD(p, t, count, ...)                                               \
-    do {                                                                    \
-        const uint32_t ids_[] = { __VA_ARGS__ };                            \
-        add(p, t, ids_, sizeof(ids_) / sizeof(ids_[0]), count);             \
-    } while (0)
 
 /* FORMATS.md's example as the golden file was made: module
  * /usr/bin/prog, threads 100 "main" and 101 "worker". */
 static struct profile *example(void)
 {
-    struct profile *p = profile_new();
-    uint32_t t0 = profile_thread(p, 100, "main");
-    uint32_t t1 = profile_thread(p, 101, "worker");
-    const char *mod = "/usr/bin/prog";
-    uint32_t m = fn_mod(p, "main", mod), a = fn_mod(p, "a", mod);
-    uint32_t b = fn_mod(p, "b", mod), c = fn_mod(p, "c", mod);
-    uint32_t d = fn_mod(p, "d", mod);
-
-    ADD(p, t0, 3, m, a, b);
-    ADD(p, t0, 1, m, a, c);
-    ADD(p, t1, 2, m, d);
-    return p;
+    return fixture_example(golden_fn, false);
 }
 
 static struct buf write_sampler(const struct profile *p)
 {
-    struct buf b = { NULL, 0 };
-    FILE *f = open_memstream(&b.data, &b.len);
+    struct buf b;
 
-    assert_non_null(f);
-    assert_int_equal(export_sampler.write(p, NULL, f), 0);
-    fclose(f);
+    b.data = fixture_write(&export_sampler, p, NULL, &b.len);
     return b;
 }
 
 static struct buf slurp(const char *path)
 {
-    struct buf b = { malloc(1 << 16), 0 };
-    FILE *f = fopen(path, "rb");
+    struct buf b;
 
-    assert_non_null(f);
-    b.len = fread(b.data, 1, 1 << 16, f);
-    fclose(f);
+    b.data = fixture_slurp(path, &b.len);
     return b;
 }
 
@@ -295,7 +253,7 @@ static void test_thread_remap(void **state)
         f[i] = fn_mod(p, name, "m");
     }
     for (int i = 0; i < 5; i++)
-        add(p, t[i], f, 12, (uint64_t)i + 1);
+        fixture_add_ids(p, t[i], f, 12, (uint64_t)i + 1, false);
     out = write_sampler(p);
     n = symbol_ids(&out, ids, 32);
     assert_int_equal(n, 12 + 5);
@@ -362,9 +320,9 @@ static void test_names_and_edges(void **state)
 
     (void)state;
     (void)t1;
-    ADD(p, t0, 2, a, e, c);
-    ADD(p, t0, 1, s, h1);
-    ADD(p, t2, 4, s, h2);
+    FIXTURE_ADD_IDS(p, t0, 2, a, e, c);
+    FIXTURE_ADD_IDS(p, t0, 1, s, h1);
+    FIXTURE_ADD_IDS(p, t2, 4, s, h2);
     assert_int_equal(profile_add_stack(p, t2, NULL, 0, 3), 0);
     out = write_sampler(p);
     assert_non_null(memmem(out.data, out.len, "\tx y z \tlib m.so\tlib m.so\n",
@@ -429,8 +387,8 @@ static void test_counts_coalesce(void **state)
     char *st;
 
     (void)state;
-    ADD(p, t, 1000, f, g);
-    ADD(p, t, 1, f);
+    FIXTURE_ADD_IDS(p, t, 1000, f, g);
+    FIXTURE_ADD_IDS(p, t, 1, f);
     out = write_sampler(p);
     q = load_ok(&out);
     st = stacks_of(q);
@@ -582,15 +540,12 @@ static void test_load_file(void **state)
 {
     struct profile *p = example(), *q;
     struct buf out = write_sampler(p);
-    char path[] = "/tmp/sproftop-test-sampler-XXXXXX";
+    char path[64];
     char err[256] = "";
-    int fd = mkstemp(path);
     char *a, *b;
 
     (void)state;
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, out.data, out.len), (ssize_t)out.len);
-    close(fd);
+    fixture_tmp_file(path, sizeof(path), "", out.data, out.len);
     q = load_file(path, err, sizeof(err));
     unlink(path);
     assert_non_null(q);

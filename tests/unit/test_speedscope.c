@@ -1,58 +1,16 @@
 /* test_speedscope.c - the speedscope JSON exporter: layout, units, one
  * profile per thread, and JSON string escaping.  tests/formats_a.t
  * validates real files against the schema of the npm package. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "fixture.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "export.h"
-#include "profile.h"
-
-/* Lines as in FORMATS.md's example: main 10, a 20, ... d 50. */
-static uint32_t fn(struct profile *p, const char *name)
-{
-    static const char *const known[] = { "main", "a", "b", "c", "d" };
-    struct frame_desc d = { .name = name, .module = "prog", .file = "prog.c",
-                            .kind = FRAME_FUNC };
-
-    for (uint32_t i = 0; i < 5; i++)
-        if (strcmp(name, known[i]) == 0)
-            d.line = 10 * (i + 1);
-    return profile_intern_frame(p, &d);
-}
-
-static void add(struct profile *p, uint32_t thread, const char *const *names,
-                size_t n, uint64_t count)
-{
-    struct stack_frame f[16];
-
-    for (size_t i = 0; i < n; i++)
-        f[i] = (struct stack_frame){ .frame = fn(p, names[i]) };
-    assert_int_equal(profile_add_stack(p, thread, f, n, count), 0);
-}
-
-#define ADD(p, t, count, ...)                                              \
-    do {                                                                   \
-        const char *const names_[] = { __VA_ARGS__ };                      \
-        add(p, t, names_, sizeof(names_) / sizeof(names_[0]), count);      \
-    } while (0)
+/* Frames as in FORMATS.md's example: module prog, file prog.c, main at
+ * line 10, a 20, ... d 50. */
+#define ADD(p, t, count, ...)                                               \
+    FIXTURE_ADD_NAMES(p, t, fixture_example_frame, count, __VA_ARGS__)
 
 static char *write_ss(const struct profile *p)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-
-    assert_non_null(f);
-    assert_int_equal(export_speedscope.write(p, NULL, f), 0);
-    fclose(f);
-    return buf;
+    return fixture_write(&export_speedscope, p, NULL, NULL);
 }
 
 /* The text with all whitespace outside strings removed, so checks do not
@@ -82,16 +40,11 @@ static char *squeeze(const char *s)
 
 static void test_example(void **state)
 {
-    struct profile *p = profile_new();
-    uint32_t t0 = profile_thread(p, 100, "main");
-    uint32_t t1 = profile_thread(p, 101, "worker");
+    struct profile *p = fixture_example(fixture_example_frame, false);
     struct profile_meta m = { .pid = 4242, .cmdline = "./prog" };
     char *out, *sq;
 
     (void)state;
-    ADD(p, t0, 3, "main", "a", "b");
-    ADD(p, t0, 1, "main", "a", "c");
-    ADD(p, t1, 2, "main", "d");
     assert_int_equal(profile_set_meta(p, &m), 0);
     profile_thread(p, 102, "idle"); /* no samples: no profile */
     out = write_ss(p);

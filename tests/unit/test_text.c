@@ -7,44 +7,14 @@
  * both hiding thresholds at 0.  The other expected texts were worked out
  * by hand from Racket's rules (column widths, Local% = edge time / node
  * total, hiding), not copied from the program's output. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "export.h"
-#include "profile.h"
+#include "fixture.h"
 
 #define DATA_DIR "tests/unit/data"
 
 static uint32_t fn(struct profile *p, const char *name, uint32_t line)
 {
-    struct frame_desc d = { .name = name, .module = "prog", .file = "prog.c",
-                            .line = line, .kind = FRAME_FUNC };
-
-    return profile_intern_frame(p, &d);
+    return fixture_frame(p, name, "prog", "prog.c", line);
 }
-
-static void add(struct profile *p, uint32_t t, const uint32_t *ids, size_t n,
-                uint64_t count)
-{
-    struct stack_frame f[16];
-
-    for (size_t i = 0; i < n; i++)
-        f[i] = (struct stack_frame){ .frame = ids[i] };
-    assert_int_equal(profile_add_stack(p, t, f, n, count), 0);
-}
-
-#define ADD(p, t, count, ...)                                               \
-    do {                                                                    \
-        const uint32_t ids_[] = { __VA_ARGS__ };                            \
-        add(p, t, ids_, sizeof(ids_) / sizeof(ids_[0]), count);             \
-    } while (0)
 
 static void set_interval(struct profile *p, uint64_t ns)
 {
@@ -57,15 +27,8 @@ static void set_interval(struct profile *p, uint64_t ns)
  * thread 101 "worker" runs main;d x2; 10 ms per sample. */
 static struct profile *example(void)
 {
-    struct profile *p = profile_new();
-    uint32_t t0 = profile_thread(p, 100, "main");
-    uint32_t t1 = profile_thread(p, 101, "worker");
-    uint32_t m = fn(p, "main", 10), a = fn(p, "a", 20), b = fn(p, "b", 30);
-    uint32_t c = fn(p, "c", 40), d = fn(p, "d", 50);
+    struct profile *p = fixture_example(fixture_example_frame, false);
 
-    ADD(p, t0, 3, m, a, b);
-    ADD(p, t0, 1, m, a, c);
-    ADD(p, t1, 2, m, d);
     set_interval(p, 10000000);
     return p;
 }
@@ -74,30 +37,11 @@ static char *write_mem(const struct exporter *e, const struct profile *p,
                        double hide_self, double hide_subs)
 {
     struct export_opts o;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
 
-    assert_non_null(f);
     export_opts_default(&o);
     o.hide_self = hide_self;
     o.hide_subs = hide_subs;
-    assert_int_equal(e->write(p, &o, f), 0);
-    fclose(f);
-    return buf;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char *buf = calloc(1, 1 << 16);
-    size_t n;
-
-    assert_non_null(f);
-    n = fread(buf, 1, (1 << 16) - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    return fixture_write(e, p, &o, NULL);
 }
 
 /* Does `text` have a line whose space-separated words are `words`? */
@@ -169,7 +113,7 @@ static void test_text_golden(void **state)
 {
     struct profile *p = example();
     char *got = write_mem(&export_text, p, 0, 0);
-    char *want = slurp(DATA_DIR "/racket-text.expected");
+    char *want = fixture_slurp(DATA_DIR "/racket-text.expected", NULL);
 
     (void)state;
     assert_string_equal(got, want);
@@ -193,7 +137,7 @@ static void test_text_defaults_hide_nothing(void **state)
 {
     struct profile *p = example();
     char *got = write_mem(&export_text, p, 1.0, 2.0);
-    char *want = slurp(DATA_DIR "/racket-text.expected");
+    char *want = fixture_slurp(DATA_DIR "/racket-text.expected", NULL);
 
     (void)state;
     assert_string_equal(got, want);
@@ -214,9 +158,9 @@ static struct profile *small_ones(void)
     uint32_t m = fn(p, "main", 10), a = fn(p, "a", 20);
     uint32_t tiny = fn(p, "tiny", 30), b = fn(p, "b", 40);
 
-    ADD(p, t, 198, m, a);
-    ADD(p, t, 1, m, a, tiny);
-    ADD(p, t, 1, m, b);
+    FIXTURE_ADD_IDS(p, t, 198, m, a);
+    FIXTURE_ADD_IDS(p, t, 1, m, a, tiny);
+    FIXTURE_ADD_IDS(p, t, 1, m, b);
     set_interval(p, 10000000);
     return p;
 }
@@ -280,8 +224,8 @@ static void test_text_recursion(void **state)
     char *got;
 
     (void)state;
-    ADD(p, t, 1, m, f, f, f);
-    ADD(p, t, 1, m, f);
+    FIXTURE_ADD_IDS(p, t, 1, m, f, f, f);
+    FIXTURE_ADD_IDS(p, t, 1, m, f);
     set_interval(p, 10000000);
     got = write_mem(&export_text, p, 0, 0);
     assert_true(has_line_words(got, "[1] 20(100.0%) 0(0.0%) main prog.c:10:0"));
@@ -317,9 +261,9 @@ static void test_text_cycle(void **state)
     char *got;
 
     (void)state;
-    ADD(p, t, 4, m, a, b, a, b);
-    ADD(p, t, 2, m, b, a);
-    ADD(p, t, 1, other);
+    FIXTURE_ADD_IDS(p, t, 4, m, a, b, a, b);
+    FIXTURE_ADD_IDS(p, t, 2, m, b, a);
+    FIXTURE_ADD_IDS(p, t, 1, other);
     set_interval(p, 1000000);
     got = write_mem(&export_text, p, 0, 0);
     assert_true(has_line_words(got, "[1] 6(85.7%) 0(0.0%) main prog.c:10:0"));
@@ -382,7 +326,7 @@ static void test_text_names(void **state)
     char *got;
 
     (void)state;
-    ADD(p, t, 1, a, b, c);
+    FIXTURE_ADD_IDS(p, t, 1, a, b, c);
     set_interval(p, 1000000);
     got = write_mem(&export_text, p, 0, 0);
     assert_true(has_line_words(got, "[1] 1(100.0%) 0(0.0%) br ok en (unknown source)"));
@@ -479,7 +423,7 @@ static void test_top_meta_and_names(void **state)
 
     (void)state;
     assert_int_equal(profile_set_meta(p, &m), 0);
-    ADD(p, t, 2, f);
+    FIXTURE_ADD_IDS(p, t, 2, f);
     got = write_mem(&export_top, p, 1, 2);
     assert_non_null(strstr(got, "  Mode: wall(2000)\n"));
     assert_non_null(strstr(got, "  Command: prog --x y (pid 4242)\n"));

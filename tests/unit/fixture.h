@@ -1,0 +1,263 @@
+/* fixture.h - what the unit tests share: profiles built from frame names
+ * or ids, FORMATS.md's example profile, an exporter's output or a file's
+ * bytes in memory, order-free text comparison, temporary files.
+ *
+ * Every tests/unit/test_*.c is built into its own binary (see the
+ * Makefile), so the helpers are static inline in this header rather than
+ * a .c of their own: a test includes it and uses what it needs, and what
+ * it does not use raises no -Wunused-function.  Each
+ * helper fails the running cmocka test when something it needs fails.
+ */
+#ifndef SPROFTOP_FIXTURE_H
+#define SPROFTOP_FIXTURE_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "profile.h"
+
+/* Deepest stack the add helpers take (the deep-recursion tests). */
+#define FIXTURE_MAX_DEPTH 400
+
+/* Intern a FRAME_FUNC frame in p and return its id; module and file may
+ * be NULL, line 0 for unknown. */
+static inline uint32_t fixture_frame(struct profile *p, const char *name,
+                                     const char *module, const char *file,
+                                     uint32_t line)
+{
+    struct frame_desc d = { .name = name, .module = module, .file = file,
+                            .line = line, .kind = FRAME_FUNC };
+    uint32_t id = profile_intern_frame(p, &d);
+
+    assert_int_not_equal(id, PROFILE_NONE);
+    return id;
+}
+
+/* The start line FORMATS.md's example gives function `name` (main 10,
+ * a 20, b 30, c 40, d 50), 0 for any other name. */
+static inline uint32_t fixture_example_line(const char *name)
+{
+    static const char *const known[] = { "main", "a", "b", "c", "d" };
+
+    for (uint32_t i = 0; i < 5; i++)
+        if (strcmp(name, known[i]) == 0)
+            return 10 * (i + 1);
+    return 0;
+}
+
+/* `name` as FORMATS.md's example has it: module "prog", file "prog.c",
+ * the line of fixture_example_line. */
+static inline uint32_t fixture_example_frame(struct profile *p,
+                                             const char *name)
+{
+    return fixture_frame(p, name, "prog", "prog.c",
+                         fixture_example_line(name));
+}
+
+/* Add count samples of the stack ids[0..n) (root first) on thread.  With
+ * call_lines each frame is sampled one line past its function's start
+ * line (as a call from the body would be); without, at no line. */
+static inline void fixture_add_ids(struct profile *p, uint32_t thread,
+                                   const uint32_t *ids, size_t n,
+                                   uint64_t count, bool call_lines)
+{
+    struct stack_frame f[FIXTURE_MAX_DEPTH];
+
+    assert_true(n <= FIXTURE_MAX_DEPTH);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t line = call_lines ? profile_frame(p, ids[i])->line : 0;
+
+        f[i] = (struct stack_frame){ .frame = ids[i],
+                                     .line = line ? line + 1 : 0 };
+    }
+    assert_int_equal(profile_add_stack(p, thread, f, n, count), 0);
+}
+
+/* FIXTURE_ADD_IDS_AT(p, thread, call_lines, count, id...): fixture_add_ids
+ * with the stack written out; FIXTURE_ADD_IDS without call lines. */
+#define FIXTURE_ADD_IDS_AT(p, t, call_lines, count, ...)                    \
+    do {                                                                    \
+        const uint32_t ids_[] = { __VA_ARGS__ };                            \
+        fixture_add_ids(p, t, ids_, sizeof(ids_) / sizeof(ids_[0]), count,  \
+                        call_lines);                                        \
+    } while (0)
+#define FIXTURE_ADD_IDS(p, t, count, ...)                                   \
+    FIXTURE_ADD_IDS_AT(p, t, false, count, __VA_ARGS__)
+
+/* Makes (or finds) the frame a test means by `name`; each test file has
+ * the one whose attributes its expected output holds. */
+typedef uint32_t (*fixture_frame_fn)(struct profile *p, const char *name);
+
+/* Add count samples of the stack names[0..n) (root first), each frame
+ * made by fn in stack order, on thread; no lines. */
+static inline void fixture_add_names(struct profile *p, uint32_t thread,
+                                     fixture_frame_fn fn,
+                                     const char *const *names, size_t n,
+                                     uint64_t count)
+{
+    uint32_t ids[FIXTURE_MAX_DEPTH];
+
+    assert_true(n <= FIXTURE_MAX_DEPTH);
+    for (size_t i = 0; i < n; i++)
+        ids[i] = fn(p, names[i]);
+    fixture_add_ids(p, thread, ids, n, count, false);
+}
+
+/* FIXTURE_ADD_NAMES(p, thread, fn, count, name...). */
+#define FIXTURE_ADD_NAMES(p, t, fn, count, ...)                             \
+    do {                                                                    \
+        const char *const names_[] = { __VA_ARGS__ };                       \
+        fixture_add_names(p, t, fn, names_,                                 \
+                          sizeof(names_) / sizeof(names_[0]), count);       \
+    } while (0)
+
+/* FORMATS.md's example: threads 100 "main" and 101 "worker", frames
+ * main, a, b, c, d made by fn in that order, then main;a;b x3 and
+ * main;a;c x1 on "main", main;d x2 on "worker" (call_lines as for
+ * fixture_add_ids).  No metadata.  The caller frees it. */
+static inline struct profile *fixture_example(fixture_frame_fn fn,
+                                              bool call_lines)
+{
+    struct profile *p = profile_new();
+    uint32_t t0, t1, m, a, b, c, d;
+
+    assert_non_null(p);
+    t0 = profile_thread(p, 100, "main");
+    t1 = profile_thread(p, 101, "worker");
+    m = fn(p, "main");
+    a = fn(p, "a");
+    b = fn(p, "b");
+    c = fn(p, "c");
+    d = fn(p, "d");
+    fixture_add_ids(p, t0, (const uint32_t[]){ m, a, b }, 3, 3, call_lines);
+    fixture_add_ids(p, t0, (const uint32_t[]){ m, a, c }, 3, 1, call_lines);
+    fixture_add_ids(p, t1, (const uint32_t[]){ m, d }, 2, 2, call_lines);
+    return p;
+}
+
+/* What exporter e writes for p with options o (NULL as the exporter
+ * takes it), NUL-terminated; its length in *len unless len is NULL.  The
+ * caller frees it.  Not inlined: inlined, gcc 12 takes the returned
+ * buffer for the local open_memstream was given (-Wdangling-pointer). */
+__attribute__((unused, noinline))
+static char *fixture_write(const struct exporter *e, const struct profile *p,
+                           const struct export_opts *o, size_t *len)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+
+    assert_non_null(f);
+    assert_int_equal(e->write(p, o, f), 0);
+    assert_int_equal(fclose(f), 0);
+    if (len)
+        *len = n;
+    return buf;
+}
+
+/* The whole file at path, NUL-terminated (binary files too); its length
+ * in *len unless len is NULL.  The caller frees it. */
+static inline char *fixture_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n = 0, cap = 4096;
+    char *buf = malloc(cap);
+
+    assert_non_null(f);
+    assert_non_null(buf);
+    for (size_t r; (r = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
+        n += r;
+        if (cap - n - 1 == 0) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            assert_non_null(buf);
+        }
+    }
+    assert_false(ferror(f));
+    fclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+/* qsort comparator over an array of C strings. */
+static inline int fixture_cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The non-empty lines of text sorted, each ended by '\n' (for comparing
+ * outputs whose line order is free).  The caller frees it. */
+static inline char *fixture_sorted_lines(const char *text)
+{
+    char *copy = strdup(text), *save = NULL, *out, *o;
+    char **lines = NULL;
+    size_t n = 0, cap = 0;
+
+    assert_non_null(copy);
+    for (char *l = strtok_r(copy, "\n", &save); l;
+         l = strtok_r(NULL, "\n", &save)) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            lines = realloc(lines, cap * sizeof(*lines));
+            assert_non_null(lines);
+        }
+        lines[n++] = l;
+    }
+    if (n)
+        qsort(lines, n, sizeof(lines[0]), fixture_cmp_str);
+    out = o = malloc(strlen(text) + 2);
+    assert_non_null(out);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(lines[i]);
+
+        memcpy(o, lines[i], len);
+        o += len;
+        *o++ = '\n';
+    }
+    *o = '\0';
+    free(lines);
+    free(copy);
+    return out;
+}
+
+/* Fail the test unless got and want hold the same lines in any order. */
+static inline void fixture_assert_same_lines(const char *got,
+                                             const char *want)
+{
+    char *g = fixture_sorted_lines(got), *w = fixture_sorted_lines(want);
+
+    assert_string_equal(g, w);
+    free(g);
+    free(w);
+}
+
+/* Write len bytes of data to a new file /tmp/sproftop-test-XXXXXX<suffix>
+ * and put its name in path (cap bytes; 64 is enough for a short suffix).
+ * The caller unlinks it. */
+static inline void fixture_tmp_file(char *path, size_t cap,
+                                    const char *suffix, const void *data,
+                                    size_t len)
+{
+    int fd;
+
+    assert_true((size_t)snprintf(path, cap, "/tmp/sproftop-test-XXXXXX%s",
+                                 suffix) < cap);
+    fd = mkstemps(path, (int)strlen(suffix));
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, data, len), (ssize_t)len);
+    assert_int_equal(close(fd), 0);
+}
+
+#endif
