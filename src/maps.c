@@ -62,6 +62,19 @@ struct maps *maps_read(pid_t pid)
     return m;
 }
 
+struct maps *maps_read_task(pid_t pid, pid_t tid)
+{
+    char path[80];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/maps", (int)pid, (int)tid);
+    size_t len = 0;
+    char *text = read_all(path, &len);
+    if (!text)
+        return NULL;
+    struct maps *m = maps_parse(text, len);
+    free(text);
+    return m;
+}
+
 /* Parse one line "start-end perms offset dev inode   path" in place;
  * terminates the path with NUL.  0 on success. */
 static int parse_line(char *line, struct map_entry *e)

@@ -33,6 +33,11 @@ struct maps {
  * the process is gone).  Free with maps_free. */
 struct maps *maps_read(pid_t pid);
 
+/* The same through a given thread, /proc/PID/task/TID/maps: needed when
+ * the leader is a zombie (main called pthread_exit), whose own maps file
+ * is empty while the other threads run on. */
+struct maps *maps_read_task(pid_t pid, pid_t tid);
+
 /* Parse maps text (copied).  Unparseable lines are skipped.  NULL on OOM. */
 struct maps *maps_parse(const char *text, size_t len);
 

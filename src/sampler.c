@@ -48,6 +48,7 @@
 #define PUBLISH_NS 50000000ull  /* stats copied for readers this often */
 #define RAN_RECENT_NS 10000000ull /* on-CPU: ran within this long */
 #define NAMES_NS 2000000000ull  /* thread names re-read this often */
+#define FINAL_WAIT_NS 200000000ull /* wait for pending stops at the end */
 #define STOP_GIVEUP_NS 500000000ull /* an interrupt unanswered this long */
 #define HIST_LIN 2000           /* 1 us buckets up to 2 ms */
 #define HIST_LOG 24             /* then powers of two */
@@ -398,6 +399,13 @@ static bool refresh_maps(struct sampler *s)
 {
     uint64_t t0 = now_ns();
     struct maps *m = maps_read(s->pid);
+    /* a zombie leader's maps are empty: read them through a live thread */
+    for (size_t i = 0; (!m || m->n == 0) && i < s->nthreads; i++) {
+        if (s->threads[i]->tid == s->pid)
+            continue;
+        maps_free(m);
+        m = maps_read_task(s->pid, s->threads[i]->tid);
+    }
     s->t_maps = now_ns();
     /* A library closed and another opened at the same address can only be
      * told apart by re-reading the maps; a process with thousands of
@@ -537,12 +545,12 @@ static void unwind_copies(struct sampler *s)
         }
         uint64_t t0 = now_ns();
         enum unwind_end end;
-        int n = unwinder_unwind(s->unw, c->regs, c->buf, c->regs[7], c->len,
+        int n = unwinder_unwind(s->unw, c->tid, c->regs, c->buf, c->regs[7], c->len,
                                 s->pcs, s->cfg.max_depth, &end);
         if (unwinder_saw_unknown(s->unw) && now_ns() - s->t_maps > MAPS_UNKNOWN_NS &&
             refresh_maps(s)) {
             /* dlopen since the last read: unwind again with the new maps */
-            n = unwinder_unwind(s->unw, c->regs, c->buf, c->regs[7], c->len,
+            n = unwinder_unwind(s->unw, c->tid, c->regs, c->buf, c->regs[7], c->len,
                                 s->pcs, s->cfg.max_depth, &end);
         }
         hist_add(&s->unw_h, now_ns() - t0);
@@ -992,6 +1000,12 @@ static void *sampler_main(void *arg)
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGCHLD);
+    /* stop signals go to the main thread, whose handler sets the flag
+     * main reads */
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGQUIT);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
 
     s->pcs = malloc((size_t)s->cfg.max_depth * sizeof *s->pcs);
@@ -1046,6 +1060,21 @@ static void *sampler_main(void *arg)
             continue;
         wait_events(next_deadline(s, now_ns()));
     }
+    /* Stops we asked for and have not handled yet: a blocking call our
+     * interrupt broke has already failed with EINTR inside the kernel, and
+     * only our stop handling (take_sample) restarts it; released by the
+     * detach instead, the thread would see the EINTR.  Wait for them,
+     * bounded: a thread in D may not stop for seconds. */
+    uint64_t until = now_ns() + FINAL_WAIT_NS;
+    while (pending_stops(s) && now_ns() < until) {
+        if (drain(s) < 0)
+            break;
+        if (pending_stops(s)) {
+            struct timespec ts = {0, 200000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    unwind_copies(s); /* the last copies, taken just before the stop */
     if (s->live.target != SAMPLER_EXITED)
         s->live.target = SAMPLER_ENDED;
     publish(s, now_ns(), true);
@@ -1246,7 +1275,7 @@ int sampler_dump(pid_t pid, int max_depth,
     for (size_t i = 0; i < s->ncopies; i++) {
         struct copy *c = &s->copies[i];
         struct dump_thread d = {.tid = c->tid, .stopped = true};
-        d.n = unwinder_unwind(s->unw, c->regs, c->buf, c->regs[7], c->len,
+        d.n = unwinder_unwind(s->unw, c->tid, c->regs, c->buf, c->regs[7], c->len,
                               s->pcs, max_depth, &d.end);
         d.pcs = s->pcs;
         target_thread_name(pid, c->tid, d.name, sizeof d.name);

@@ -43,6 +43,7 @@ struct page_slot {
 
 struct unwinder {
     pid_t pid;
+    pid_t read_tid;        /* thread whose address space reads go through */
     unw_addr_space_t as;
     const struct maps *maps;
     struct upt_slot *upts;
@@ -140,7 +141,7 @@ static int read_ro(struct unwinder *u, uint64_t addr, uint64_t *val)
             return -1;
         struct iovec local = {s->data, PAGE};
         struct iovec remote = {(void *)(uintptr_t)page, PAGE};
-        if (process_vm_readv(u->pid, &local, 1, &remote, 1, 0) != PAGE) {
+        if (process_vm_readv(u->read_tid, &local, 1, &remote, 1, 0) != PAGE) {
             s->addr = 0;
             return -1;
         }
@@ -281,7 +282,7 @@ static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
         uint64_t v;
         struct iovec local = {&v, 8};
         struct iovec remote = {(void *)(uintptr_t)addr, 8};
-        if (process_vm_readv(u->pid, &local, 1, &remote, 1, 0) != 8) {
+        if (process_vm_readv(u->read_tid, &local, 1, &remote, 1, 0) != 8) {
             u->badmem = 1;
             return -UNW_EINVAL;
         }
@@ -423,7 +424,25 @@ int unwinder_saw_unknown(const struct unwinder *u)
     return u->saw_unknown;
 }
 
-int unwinder_unwind(struct unwinder *u, const uint64_t regs[UNWIND_NREGS],
+/* Whether the last frame found (pcs[n-1]) really ends the stack.
+ * libunwind also ends a stack when its frame-pointer guess finds nothing
+ * (rbp 0 or garbage in code built without frame pointers); only a frame
+ * whose unwind info says "no caller" (_start, clone3) is a real end.
+ * unw_get_proc_info cannot tell: on x86-64 it makes up a range when there
+ * is no info, so ask our own lookup (a caller's address is a return
+ * address: look up the call, one byte before). */
+static bool ends_chain(struct unwinder *u, const uint64_t *pcs, int n)
+{
+    unw_proc_info_t pi;
+    memset(&pi, 0, sizeof pi);
+    if (find_proc_info(u->as, pcs[n - 1] - (n > 1 ? 1 : 0), &pi, 0, NULL) < 0)
+        return false;
+    put_unwind_info(u->as, &pi, NULL);
+    return true;
+}
+
+int unwinder_unwind(struct unwinder *u, pid_t tid,
+                    const uint64_t regs[UNWIND_NREGS],
                     const uint8_t *stack, uint64_t stack_addr,
                     size_t stack_len, uint64_t *pcs, int max,
                     enum unwind_end *end)
@@ -434,6 +453,7 @@ int unwinder_unwind(struct unwinder *u, const uint64_t regs[UNWIND_NREGS],
     if (max <= 0)
         return 0;
     current = u;
+    u->read_tid = tid > 0 ? tid : u->pid;
     u->regs = regs;
     u->stack = stack;
     u->stack_addr = stack_addr;
@@ -450,8 +470,11 @@ int unwinder_unwind(struct unwinder *u, const uint64_t regs[UNWIND_NREGS],
     uint64_t prev_sp = regs[7];
     for (;;) {
         int r = unw_step(&c);
-        if (r == 0)
+        if (r == 0) {
+            if (!ends_chain(u, pcs, n))
+                *end = UNWIND_NOINFO;
             break;
+        }
         if (r < 0) {
             *end = r == -UNW_ENOINFO ? UNWIND_NOINFO
                    : u->badmem       ? UNWIND_BADMEM
@@ -461,8 +484,12 @@ int unwinder_unwind(struct unwinder *u, const uint64_t regs[UNWIND_NREGS],
         unw_word_t ip = 0, sp = 0;
         unw_get_reg(&c, UNW_REG_IP, &ip);
         unw_get_reg(&c, UNW_REG_SP, &sp);
-        if (ip == 0)
-            break; /* the outermost frame's return address */
+        if (ip == 0) {
+            /* the outermost frame's return address, or a failed guess */
+            if (!ends_chain(u, pcs, n))
+                *end = UNWIND_NOINFO;
+            break;
+        }
         /* Each caller's frame lies above its callee's: anything else is a
          * corrupt chain that would loop. */
         if (sp <= prev_sp) {

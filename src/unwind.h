@@ -49,11 +49,14 @@ void unwinder_free(struct unwinder *u);
  * until the next call or unwinder_free).  Flushes every cache. */
 void unwinder_set_maps(struct unwinder *u, const struct maps *m);
 
-/* Unwind one sample.  regs: the thread's registers in UNWIND order; stack:
+/* Unwind one sample of thread tid (target memory outside the copy is read
+ * through it, which works even when the leader is a zombie).  regs: the
+ * thread's registers in UNWIND order; stack:
  * `stack_len` bytes copied from address `stack_addr` (the SP).  Writes up
  * to `max` pcs, leaf first (pcs[0] is the exact IP, the rest return
  * addresses) and returns how many; *end says why it stopped. */
-int unwinder_unwind(struct unwinder *u, const uint64_t regs[UNWIND_NREGS],
+int unwinder_unwind(struct unwinder *u, pid_t tid,
+                    const uint64_t regs[UNWIND_NREGS],
                     const uint8_t *stack, uint64_t stack_addr,
                     size_t stack_len, uint64_t *pcs, int max,
                     enum unwind_end *end);

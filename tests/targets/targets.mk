@@ -44,3 +44,32 @@ $(TARGETS_DIR)/cxx: $(TARGETS_SRC)/cxx.cc $(TARGETS_MK)
 	@mkdir -p $(dir $@)
 	$(TARGET_CXX) -std=c++17 -g -O1 -fno-omit-frame-pointer -pthread \
 	  $(TARGET_WARN) -o $@ $< $(TARGET_LDLIBS)
+
+# --- reliability targets (tests/reliability_*.t) -----------------------------
+# sigsend is a helper (it sends signals), built like a target for
+# simplicity.  badfp keeps frame pointers but has no unwind tables, so only
+# its (deliberately corrupt) %rbp chain is there to follow.  libA.so and
+# libB.so are what dlswap loads, from its own directory.
+REL_C_NAMES    := sigcount sigsend churn exec_thread eintr zombie_leader \
+                  vfork_parent dlswap
+TARGET_BADFP   := $(TARGET_CFLAGS) -fno-asynchronous-unwind-tables -fno-unwind-tables
+TARGET_SOFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer -fPIC -shared $(TARGET_WARN)
+TARGET_BINS    += $(addprefix $(TARGETS_DIR)/,$(REL_C_NAMES) badfp libA.so libB.so)
+
+$(addprefix $(TARGETS_DIR)/,$(REL_C_NAMES)): $(TARGETS_DIR)/%: \
+		$(TARGETS_SRC)/%.c $(TARGETS_SRC)/common.h $(TARGETS_MK)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_CFLAGS) -o $@ $< $(TARGET_LDLIBS)
+
+$(TARGETS_DIR)/dlswap: | $(TARGETS_DIR)/libA.so $(TARGETS_DIR)/libB.so
+
+# As for deep_nounwind: -g would keep the CFI in .debug_frame.
+$(TARGETS_DIR)/badfp: $(TARGETS_SRC)/badfp.c $(TARGETS_SRC)/common.h $(TARGETS_MK)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_BADFP) -o $@ $< $(TARGET_LDLIBS)
+	objcopy --remove-section=.debug_frame $@
+
+$(TARGETS_DIR)/libA.so $(TARGETS_DIR)/libB.so: $(TARGETS_DIR)/%.so: \
+		$(TARGETS_SRC)/%.c $(TARGETS_MK)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_SOFLAGS) -o $@ $<
