@@ -271,6 +271,33 @@ stretch (60 here, one per blocked thread, in --idle mode; none by default).
 
 \`$sym_line\`
 
+## Notes on the missed targets
+
+- **Tracer CPU per sample (section 2) and the 8-thread rates (section 3).**
+  \`perf record -e cpu-clock -g -p SPROFTOP_PID\` on the sampler thread
+  during a 1 kHz run shows about half of its CPU time in the kernel's
+  \`pvm_irq_enable\`. That is the cost of entering and leaving the kernel
+  on this paravirtualized VM. The rest is spread over the \`/proc\` reads
+  (\`proc_single_show\`, \`seq_read_iter\`), \`wait4\` and \`sigtimedwait\`.
+  User-space work such as unwinding is a few percent.
+  - sproftop makes more system calls per sample than the bare round trip:
+    - a \`schedstat\` read and a \`stat\` read, so that it never stops a
+      blocked thread;
+    - the maps poll every 20 ms;
+    - \`process_vm_readv\`;
+    - the \`waitpid\` polls of its 50 µs spin.
+    On this VM each call costs several microseconds.
+  - At 1 kHz × 8 threads, ~210 µs of tracer CPU per sample would need
+    1.7 CPUs, so the sampler saturates. Threads that wait for a CPU also
+    stop only when they are scheduled again, so their next ticks are
+    skipped.
+  - Not done yet: folding the two \`/proc\` reads into one, and spinning
+    less when stops come late (the median stop latency is ~65 µs, longer
+    than the spin).
+- **Slowdown.** The slowdown is the figure the user feels. It matches
+  perf at the same rates because the target pays only for its stop (a
+  median of ~16 µs); the tracer's own cost lands on the other CPU.
+
 ## Commands
 
 - Section 1: \`sproftop -p PID -F HZ -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\`,
