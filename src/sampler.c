@@ -1271,7 +1271,8 @@ int sampler_dump(pid_t pid, int max_depth,
         nanosleep(&ts, NULL);
     }
     /* print in thread-id order (the leader first), not in stop order */
-    qsort(s->copies, s->ncopies, sizeof *s->copies, copy_by_tid);
+    if (s->ncopies > 1)
+        qsort(s->copies, s->ncopies, sizeof *s->copies, copy_by_tid);
     for (size_t i = 0; i < s->ncopies; i++) {
         struct copy *c = &s->copies[i];
         struct dump_thread d = {.tid = c->tid, .stopped = true};
