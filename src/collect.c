@@ -581,8 +581,9 @@ void collect_print_stats(struct source *src, FILE *f)
     fprintf(f, "\n");
     fprintf(f, "signals re-injected: %" PRIu64 ", group stops: %" PRIu64
             ", EINTR restarts: %" PRIu64 ", stops that found the thread asleep"
-            " (not counted): %" PRIu64 "\n",
-            st.signals, st.group_stops, st.eintr_restarts, st.discarded);
+            " (not counted): %" PRIu64 ", interrupts given up: %" PRIu64 "\n",
+            st.signals, st.group_stops, st.eintr_restarts, st.discarded,
+            st.given_up);
     fprintf(f, "symbols: %" PRIu64 " lookups, %.1f%% cache hits, %" PRIu64
             " misses at %.1f us each, %" PRIu64 " map reloads\n",
             ss.lookups, ss.lookups ? 100.0 * (double)ss.hits / (double)ss.lookups : 0.0,

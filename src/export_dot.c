@@ -82,16 +82,6 @@ static int first_use(void *ctx, uint32_t thread, const uint32_t *frames,
     return 0;
 }
 
-static int cmp_total(const void *a, const void *b)
-{
-    const struct profile_flat *x = a, *y = b;
-
-    if (x->total != y->total)
-        return x->total < y->total ? 1 : -1;
-    if (x->self != y->self)
-        return x->self < y->self ? 1 : -1;
-    return (x->frame > y->frame) - (x->frame < y->frame);
-}
 
 static double pct(uint64_t n, uint64_t all)
 {
@@ -140,7 +130,7 @@ static int dot_write(const struct profile *p, const struct export_opts *o,
     if (!c.id_of || !shown || nflat < 0 || nedges < 0 ||
         profile_foreach_stack(p, first_use, &c) != 0)
         goto out;
-    qsort(flat, (size_t)nflat, sizeof(*flat), cmp_total);
+    profile_flat_sort_total(flat, (size_t)nflat);
     while (nshown < nflat && nshown < DOT_MAX_NODES &&
            flat[nshown].total >= minimum)
         nshown++;

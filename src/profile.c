@@ -1415,6 +1415,23 @@ static int cmp_flat(const void *a, const void *b)
     return (x->frame > y->frame) - (x->frame < y->frame);
 }
 
+static int flat_cmp_total(const void *a, const void *b)
+{
+    const struct profile_flat *x = a, *y = b;
+
+    if (x->total != y->total)
+        return x->total < y->total ? 1 : -1;
+    if (x->self != y->self)
+        return x->self < y->self ? 1 : -1;
+    return (x->frame > y->frame) - (x->frame < y->frame);
+}
+
+void profile_flat_sort_total(struct profile_flat *v, size_t n)
+{
+    if (v && n > 1)
+        qsort(v, n, sizeof(*v), flat_cmp_total);
+}
+
 long profile_flat(const struct profile *p, struct profile_flat **out)
 {
     size_t nf = p->nframes ? p->nframes : 1;

@@ -253,6 +253,10 @@ struct profile_flat {
  * (then *out is NULL). */
 long profile_flat(const struct profile *p, struct profile_flat **out);
 
+/* Re-sort a flat table (as from profile_flat) by total descending, then
+ * self descending, then frame id: the order of "top by total" views. */
+void profile_flat_sort_total(struct profile_flat *v, size_t n);
+
 /* A caller -> callee edge. */
 struct profile_edge {
     uint32_t caller;  /* frame id, or PROFILE_NONE for "stack bottom" */

@@ -81,16 +81,6 @@ static void put_table(const struct table *t, const char *title, bool by_self)
     }
 }
 
-static int cmp_total(const void *a, const void *b)
-{
-    const struct profile_flat *x = a, *y = b;
-
-    if (x->total != y->total)
-        return x->total < y->total ? 1 : -1;
-    if (x->self != y->self)
-        return x->self < y->self ? 1 : -1;
-    return (x->frame > y->frame) - (x->frame < y->frame);
-}
 
 static void put_header(const struct profile *p, FILE *f)
 {
@@ -138,7 +128,7 @@ int report_write_summary(const struct profile *p, FILE *f, int top_n)
     t.rows = flat;
     t.n = top_n > 0 && top_n < with_self ? top_n : with_self;
     put_table(&t, "Top functions by self", true);
-    qsort(flat, (size_t)n, sizeof(*flat), cmp_total);
+    profile_flat_sort_total(flat, (size_t)n);
     t.n = top_n > 0 && top_n < n ? top_n : n;
     put_table(&t, "Top functions by total", false);
     free(flat);

@@ -139,7 +139,6 @@ struct sampler {
     uint64_t maps_fast_until; /* re-read maps every MAPS_FAST_NS until then */
     uint64_t maps_period;  /* current maps re-read period */
     uint64_t t_names;      /* last time every thread's name was re-read */
-    uint64_t slow_stops;   /* interrupts given up after STOP_GIVEUP_NS */
     int cpu_now;           /* CPU we pinned to, -1 if free */
     bool launched;
     int errpipe;           /* launch: exec error from the child */
@@ -750,7 +749,7 @@ static int tick(struct sampler *s, uint64_t now)
              * swallowed: stop waiting for it.  If the stop comes after all
              * it is resumed without a sample. */
             t->state = T_FREE;
-            s->slow_stops++;
+            s->live.given_up++;
         }
         if (t->sched_fd >= 0) {
             /* On-CPU mode: a thread that has not run for RAN_RECENT_NS is

@@ -74,6 +74,8 @@ struct sampler_stats {
     uint64_t truncated;        /* stacks not unwound to the end */
     uint64_t unwind_end[UNWIND_NCAUSES]; /* stacks by end cause */
     uint64_t missed;           /* ticks skipped: thread not stopped yet */
+    uint64_t given_up;         /* interrupts unanswered for 500 ms (a
+                                  thread in D, or a trap swallowed) */
     uint64_t lost;             /* stacks dropped: ingest full */
     uint64_t stop_median_ns;   /* stop seen -> resumed, median */
     uint64_t stop_p99_ns;
