@@ -5,7 +5,7 @@
 #   make test       install missing packages, build, run every test (TAP)
 #   make asan       the test suite under AddressSanitizer + UBSan
 #   make tsan       the threaded tests under ThreadSanitizer
-#   make check-layers   the aggregate/exporters include no curses/ptrace/libunwind/libdw
+#   make check-layers   prove the layer fences of src/layers.mk hold
 #   make install PREFIX=/usr/local DESTDIR=   /   make uninstall
 #
 # WERROR=0 turns warnings back into warnings.
@@ -35,20 +35,13 @@ PKG_CFLAGS  = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 LIBS_EXTRA := -lunwind-x86_64 -lunwind -lstdc++ -lpthread -lm -lz
 
-# Modules that are pure (libc only): the aggregate, exporters, loaders and
-# helpers.  Everything else in src/ talks to the kernel or a library.
-IMPURE_SRCS := src/main.c src/sampler.c src/unwind.c src/symbols.c \
-               src/maps.c src/collect.c src/target.c src/batch.c
-ALL_SRC_SRCS := $(sort $(wildcard src/*.c))
-PURE_SRCS := $(filter-out $(IMPURE_SRCS),$(ALL_SRC_SRCS))
-UI_SRCS   := $(sort $(wildcard ui/*.c))
-ENGINE_SRCS := $(filter $(IMPURE_SRCS),$(ALL_SRC_SRCS))
-
-PURE_OBJS   := $(PURE_SRCS:%.c=$(BUILD)/%.o)
-ENGINE_OBJS := $(ENGINE_SRCS:%.c=$(BUILD)/%.o)
-UI_OBJS     := $(UI_SRCS:%.c=$(BUILD)/%.o)
-MAIN_OBJ    := $(BUILD)/src/main.o
-LIB_OBJS    := $(filter-out $(MAIN_OBJ),$(PURE_OBJS) $(ENGINE_OBJS) $(UI_OBJS))
+# The layers, their folders and what each may include: src/layers.mk.
+.DEFAULT_GOAL := all
+PKG_STAMP := $(BUILD)/.pkgs-ok
+include src/layers.mk
+MAIN_OBJ  := $(BUILD)/src/app/main.o
+LIB_OBJS  := $(filter-out $(MAIN_OBJ),$(PURE_OBJS) $(engine_OBJS) $(ui_OBJS) $(app_OBJS))
+ENGINE_OBJS := $(engine_OBJS)
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
@@ -61,29 +54,24 @@ else
 BIN := $(BUILD)/sproftop
 endif
 
-.PHONY: all deps demo test test-only asan tsan ubsan check-layers clean \
+.PHONY: all deps demo test test-only asan tsan ubsan clean \
         install uninstall targets unit bench
 all: $(BIN)
 
 $(BIN): $(MAIN_OBJ) $(LIB_OBJS)
 	$(CC) $(SANITIZE) -o $@ $^ $(PKG_LIBS) $(LIBS_EXTRA)
 
-$(BUILD)/src/%.o: src/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -Isrc $(EXTRA_INC) -c -o $@ $<
-
-# main.c is the glue between the engine and the front end: the only file of
-# src/ that may include ui/ui.h (check-layers allows it).
-$(BUILD)/src/main.o: EXTRA_INC := -Iui
-
-$(BUILD)/ui/%.o: ui/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -Isrc -Iui -c -o $@ $<
+# Plain `make` on a machine without the -dev packages: one line, not a
+# missing-header error.
+$(PKG_STAMP):
+	@$(PKG_CONFIG) --exists $(PKGS) 2>/dev/null || { \
+	  echo "sproftop: missing build packages (pkg-config: $(PKGS)); run 'make deps' first" >&2; exit 1; }
+	@mkdir -p $(dir $@) && touch $@
 
 # Unit tests link only the pure modules: no curses, ptrace, libunwind, libdw.
 $(BUILD)/tests/unit/%: tests/unit/%.c $(PURE_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Isrc -o $@ $< $(PURE_OBJS) -lcmocka -lm -lz
+	$(CC) $(CFLAGS_BASE) $(formats_FLAGS) -o $@ $< $(PURE_OBJS) -lcmocka -lm -lz
 
 unit: $(UNIT_BINS)
 
@@ -130,7 +118,7 @@ demo: deps
 test: deps
 	@$(MAKE) --no-print-directory test-only
 
-test-only: all targets unit
+test-only: all targets unit check-layers
 	@SPROFTOP=$(CURDIR)/$(BIN) BUILD=$(BUILD) prove --exec '' --timer $(PROVE_FLAGS) tests/*.t $(UNIT_BINS)
 
 asan:
@@ -144,16 +132,6 @@ ubsan:
 tsan:
 	@$(MAKE) --no-print-directory BUILD=build-tsan OPT='-O1 -g' \
 	  SANITIZE='-fsanitize=thread' test-only PROVE_FLAGS=
-
-check-layers:
-	@bad=$$(grep -lE '#include *[<"](curses|ncurses|ncursesw/|sys/ptrace|libunwind|elfutils/|dwarf|libdw|libelf)' \
-	   $(PURE_SRCS) $(PURE_SRCS:.c=.h) 2>/dev/null); \
-	 if [ -n "$$bad" ]; then echo "layer violation: $$bad"; exit 1; fi; \
-	 bad=$$(grep -lE '#include *[<"](sys/ptrace|libunwind|elfutils/|libdw)' ui/*.c ui/*.h 2>/dev/null); \
-	 if [ -n "$$bad" ]; then echo "layer violation in ui/: $$bad"; exit 1; fi; \
-	 bad=$$(grep -lE '#include *[<"](curses|ncurses)' $(ALL_SRC_SRCS) src/*.h 2>/dev/null); \
-	 if [ -n "$$bad" ]; then echo "curses in src/: $$bad"; exit 1; fi; \
-	 echo "layers ok"
 
 # --- documentation -----------------------------------------------------------
 # `make docs` regenerates the key tables of README.md and docs/sproftop.1 from

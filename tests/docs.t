@@ -119,7 +119,7 @@ same_set "the man page's FORMATS are exactly the formats of --help" \
 # Each format's file names, from its exporter's ".exts" in src/, are on
 # its FORMATS tag line, and no other name is.
 bad=""
-for f in "$TOP"/src/export_*.c; do
+for f in "$TOP"/src/formats/export_*.c; do
     name=$(sed -n 's/^ *\.name *= *"\([^"]*\)",.*/\1/p' "$f" | head -n 1)
     exts=$(sed -n 's/^ *\.exts *= *"\([^"]*\)",.*/\1/p' "$f" | head -n 1)
     if [ -z "$name" ] || [ -z "$exts" ]; then
@@ -143,7 +143,7 @@ fi
 
 # --- environment and script commands -------------------------------------------
 
-code_env=$(cat "$TOP"/src/*.c "$TOP"/ui/*.c |
+code_env=$(cat "$TOP"/src/*/*.c "$TOP"/ui/*.c |
     grep -oE '(secure_)?(getenv|unsetenv)\("[A-Za-z_][A-Za-z0-9_]*"\)' |
     sed 's/.*("\(.*\)")/\1/' | sort -u)
 man_env=$(section ENVIRONMENT | tags | tr -d ',' | tr ' ' '\n' | grep -E '^[A-Z_][A-Z0-9_]*$' | sort -u)

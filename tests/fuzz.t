@@ -30,9 +30,9 @@ for f in tests/fuzz/fuzz_*.c; do
     n=${f#tests/fuzz/fuzz_}
     names+=("${n%.c}")
 done
-# Every reader has a target: src/load_NAME.c -> tests/fuzz/fuzz_NAME.c.
-for f in src/load_*.c; do
-    n=${f#src/load_}
+# Every reader has a target: src/formats/load_NAME.c -> tests/fuzz/fuzz_NAME.c.
+for f in src/formats/load_*.c; do
+    n=${f#src/formats/load_}
     n=${n%.c}
     check "reader $n has a fuzz target" test -f "tests/fuzz/fuzz_$n.c"
 done

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "draw.h"
-#include "model.h"
+#include "view_model.h"
 #include "request.h"
 #include "source.h"
 

@@ -18,7 +18,7 @@ $(BENCH_DIR)/rtt: tests/bench/rtt.c
 
 $(BENCH_DIR)/bench_profile: tests/bench/bench_profile.c $(PURE_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Isrc -o $@ $< $(PURE_OBJS) -lm -lz
+	$(CC) $(CFLAGS_BASE) $(formats_FLAGS) -o $@ $< $(PURE_OBJS) -lm -lz
 
 bench: all targets $(BENCH_BINS)
 	tests/bench/run.sh

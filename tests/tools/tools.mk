@@ -18,9 +18,9 @@ TOOLS_MK  := $(TOOLS_SRC)/tools.mk
 TOOL_BINS := $(TOOLS_DIR)/symtest $(TOOLS_DIR)/symtarget \
              $(TOOLS_DIR)/symtarget-cxx
 
-$(TOOLS_DIR)/symtest: $(TOOLS_SRC)/symtest.c $(BUILD)/src/symbols.o $(TOOLS_MK)
+$(TOOLS_DIR)/symtest: $(TOOLS_SRC)/symtest.c $(BUILD)/src/engine/symbols.o $(TOOLS_MK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -Isrc -o $@ $< $(BUILD)/src/symbols.o \
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(engine_FLAGS) -o $@ $< $(BUILD)/src/engine/symbols.o \
 	  $(PKG_LIBS) -lstdc++
 
 $(TOOLS_DIR)/symtarget: $(TOOLS_SRC)/symtarget.c $(TOOLS_MK)

@@ -4,7 +4,7 @@
  * per refresh); per-line counts are looked up by binary search in the
  * sorted profile_lines result.
  */
-#include "source_view.h"
+#include "code_view.h"
 
 #include <inttypes.h>
 #include <stdio.h>

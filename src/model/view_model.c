@@ -4,7 +4,7 @@
  * that is at most once per refresh interval, so plain O(nodes + edges)
  * passes are fine here.
  */
-#include "model.h"
+#include "view_model.h"
 
 #include <stdlib.h>
 
