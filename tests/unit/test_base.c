@@ -1,0 +1,151 @@
+/* test_base.c - the shared containers of src/base: vec, idtab, strarena,
+ * clock. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "clock.h"
+#include "idtab.h"
+#include "strarena.h"
+#include "util.h"
+#include "vec.h"
+
+static void test_vec_reserve(void **state)
+{
+    (void)state;
+    int *v = NULL;
+    size_t n = 0, cap = 0;
+
+    for (int i = 0; i < 10000; i++) {
+        assert_int_equal(VEC_RESERVE(v, cap, n + 1), 0);
+        v[n++] = i;
+    }
+    assert_true(cap >= n);
+    assert_true(cap < 2 * n + 16);
+    for (int i = 0; i < 10000; i++)
+        assert_int_equal(v[i], i);
+    /* no growth when there is room */
+    size_t old = cap;
+    int *p = v;
+    assert_int_equal(VEC_RESERVE(v, cap, n), 0);
+    assert_ptr_equal(p, v);
+    assert_int_equal(old, cap);
+    free(v);
+
+    char *z = NULL;
+    size_t zcap = 0;
+    assert_int_equal(VEC_RESERVE_ZERO(z, zcap, 100), 0);
+    for (size_t i = 0; i < zcap; i++)
+        assert_int_equal(z[i], 0);
+    free(z);
+
+    /* overflow is refused, not wrapped */
+    long *big = NULL;
+    size_t bcap = 0;
+    assert_int_equal(VEC_RESERVE(big, bcap, SIZE_MAX / 2), -1);
+    assert_null(big);
+    assert_int_equal(bcap, 0);
+}
+
+static uint64_t keys[5000];
+
+static int key_eq(void *ctx, uint32_t id)
+{
+    return keys[id] == *(uint64_t *)ctx;
+}
+
+static void test_idtab(void **state)
+{
+    (void)state;
+    struct idtab t = {0};
+
+    assert_int_equal(idtab_find(&t, 1, NULL, NULL), IDTAB_NONE);
+    for (uint32_t i = 0; i < 5000; i++) {
+        keys[i] = i * 7919ull;
+        /* a bad hash on purpose: many collisions must still resolve */
+        assert_int_equal(idtab_insert(&t, util_mix64(keys[i]) & 0xfff, i), 0);
+    }
+    assert_int_equal(t.n, 5000);
+    assert_true(t.mask + 1 >= 2 * t.n);
+    for (uint32_t i = 0; i < 5000; i++) {
+        uint64_t k = keys[i];
+        assert_int_equal(idtab_find(&t, util_mix64(k) & 0xfff, key_eq, &k), i);
+    }
+    uint64_t absent = 3;
+    assert_int_equal(idtab_find(&t, util_mix64(absent) & 0xfff, key_eq, &absent),
+                     IDTAB_NONE);
+    idtab_clear(&t);
+    assert_int_equal(t.n, 0);
+    uint64_t k0 = keys[0];
+    assert_int_equal(idtab_find(&t, util_mix64(k0) & 0xfff, key_eq, &k0),
+                     IDTAB_NONE);
+    idtab_free(&t);
+    assert_null(t.slots);
+}
+
+static void test_strarena(void **state)
+{
+    (void)state;
+    struct strarena a = {0};
+    char buf[32];
+
+    uint32_t hello = strarena_intern_id(&a, "hello world", 5);
+    assert_int_equal(hello, 0);
+    assert_string_equal(strarena_str(&a, hello), "hello");
+    assert_int_equal(strarena_intern_id(&a, "hello", 5), hello);
+    assert_int_equal(strarena_lookup(&a, "hell", 4), UINT32_MAX);
+    assert_int_equal(strarena_intern_id(&a, "", 0), 1);
+    const char *p = strarena_str(&a, hello);
+    for (int i = 0; i < 20000; i++) {
+        snprintf(buf, sizeof(buf), "name%d", i);
+        assert_int_equal(strarena_intern_id(&a, buf, strlen(buf)),
+                         (uint32_t)i + 2);
+    }
+    /* chunks never move */
+    assert_ptr_equal(strarena_str(&a, hello), p);
+    assert_string_equal(strarena_intern(&a, "name19999", 9), "name19999");
+    assert_int_equal(a.nstr, 20002);
+    /* a string longer than a chunk */
+    char *big = malloc(200000);
+    memset(big, 'x', 199999);
+    big[199999] = '\0';
+    assert_string_equal(strarena_intern(&a, big, 199999), big);
+    free(big);
+    strarena_free(&a);
+    assert_int_equal(a.nstr, 0);
+}
+
+static void test_clock(void **state)
+{
+    (void)state;
+    uint64_t a = clock_mono_ns(), b = clock_mono_ns();
+
+    assert_true(a > 0);
+    assert_true(b >= a);
+    assert_true(clock_wall_ns() > 1600000000ull * 1000000000ull);
+    volatile uint64_t x = 0;
+    uint64_t c0 = clock_thread_cpu_ns();
+    for (int i = 0; i < 1000000; i++)
+        x += (uint64_t)i;
+    assert_true(clock_thread_cpu_ns() > c0);
+    uint64_t t = clock_thread_cpu_ns();
+    assert_true(clock_process_cpu_ns() >= t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vec_reserve),
+        cmocka_unit_test(test_idtab),
+        cmocka_unit_test(test_strarena),
+        cmocka_unit_test(test_clock),
+    };
+    cmocka_set_message_output(CM_OUTPUT_TAP);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
