@@ -1,22 +1,21 @@
-/* sampler.h - attach to a target, stop its threads briefly, unwind copies.
+/* sampler.h - the sampling interface: start, stop, pause, interval,
+ * stats and threads, whichever backend takes the samples.
  *
- * The sampler runs on its own thread, and that thread makes every ptrace
- * call: it seizes the target (PTRACE_SEIZE, never SIGSTOP), and at each
- * tick interrupts the due threads that are running, copies registers and
- * the top of the stack, resumes each thread at once, then unwinds the
- * copies and appends raw stacks (pcs) to the ingest buffer.
+ * A backend attaches to a target (or launches it), takes samples of its
+ * threads' user stacks on a thread of its own, unwinds each copy
+ * (unwind.h) and appends raw stacks (pcs) to the ingest buffer; it
+ * reports maps changes through cfg->on_maps before any sample of the new
+ * generation.  Nothing above this interface (collect.c, batch, the UI)
+ * knows which backend runs.
  *
- * The target is sacred:
- *   - default (on-CPU) mode never interrupts a thread that is blocked in
- *     the kernel, and a syscall that still returns EINTR because of our
- *     interrupt (a race of a few microseconds) is restarted;
- *   - signals that arrive during a stop are re-injected; group-stop
- *     (kill -STOP) is respected with PTRACE_LISTEN;
- *   - every wait is bounded; a thread slow to stop never delays others;
- *   - detaching is done by the kernel when the sampler thread exits, which
- *     releases even threads that are blocked, without interrupting them.
+ * Backends:
+ *   - ptrace (ptrace_sampler.c): PTRACE_SEIZE, interrupt each due thread,
+ *     copy registers and stack, resume at once.  Works wherever ptrace
+ *     attach is allowed; costs the target two context switches a sample.
  *
- * Callers: src/collect.c (live sessions) and src/main.c (--dump).
+ * The calls below may be made from one controlling thread (the
+ * collector's owner: main or UI thread); each backend does its work on its
+ * own thread and these calls take only short locks.
  */
 #ifndef SPROFTOP_SAMPLER_H
 #define SPROFTOP_SAMPLER_H
@@ -35,7 +34,14 @@ enum sampler_placement {
     SAMPLER_PLACE_FOLLOW,   /* move to the CPU the due thread last ran on */
 };
 
+enum sampler_kind {
+    SAMPLER_AUTO = 0,  /* perf_event when permitted, else ptrace */
+    SAMPLER_PERF,      /* perf_event only: fail when it is refused */
+    SAMPLER_PTRACE,    /* ptrace only */
+};
+
 struct sampler_config {
+    int kind;                  /* enum sampler_kind */
     pid_t pid;                 /* attach to this process... */
     char *const *argv;         /* ...or launch this command (pid == 0) */
     bool quiet_child;          /* launched command's stdio -> /dev/null */
@@ -52,7 +58,8 @@ struct sampler_config {
     void *ctx;
 };
 
-/* Fill defaults: 99 Hz, on-CPU, 256 KiB stacks, 512 frames. */
+/* Fill defaults: 99 Hz, on-CPU, 256 KiB stacks, 512 frames, backend
+ * auto. */
 void sampler_config_default(struct sampler_config *c);
 
 enum sampler_target {
@@ -93,6 +100,9 @@ struct sampler_stats {
     int exit_signal;           /* signal that killed the target, or 0 */
     bool exit_known;           /* exit_code/exit_signal are valid */
     pid_t pid;                 /* the target (known after launch) */
+    const char *backend;       /* "ptrace", "perf": the backend running */
+    char fallback[200];        /* why auto did not pick the faster backend,
+                                  with the fix; "" when it did */
     char error[200];           /* fatal error that ended sampling, or "" */
 };
 
@@ -105,33 +115,57 @@ struct sampler_thread_stats {
     uint64_t due;        /* ticks it was due and running (or blocked, --idle) */
 };
 
-struct sampler;
+/* A running sampler.  Each backend's own struct starts with this one. */
+struct sampler {
+    const struct sampler_backend *ops;
+};
 
-/* Start the sampler thread, which attaches (or launches and attaches) and
- * starts sampling.  Returns once attached.  On failure returns NULL, with
- * a one-line reason in err (naming the cause and the fix), and sets *code
- * to the exit code to use (1 runtime failure, 2 usage). */
+/* A backend: what sampler_start and the wrappers below dispatch to.  The
+ * contracts are those of the wrappers. */
+struct sampler_backend {
+    const char *name;
+    struct sampler *(*start)(const struct sampler_config *cfg, char *err,
+                             size_t errlen, int *code);
+    void (*halt)(struct sampler *s);
+    void (*free)(struct sampler *s);       /* halts first */
+    void (*set_paused)(struct sampler *s, bool paused);
+    void (*set_interval)(struct sampler *s, uint64_t interval_ns);
+    void (*get_stats)(struct sampler *s, struct sampler_stats *out);
+    void (*foreach_thread)(struct sampler *s,
+                           void (*fn)(void *ctx,
+                                      const struct sampler_thread_stats *t),
+                           void *ctx);
+    pid_t (*pid)(struct sampler *s);
+};
+
+/* Start sampling with the backend cfg->kind asks for (auto: the first
+ * that is permitted), which attaches (or launches and attaches).  Returns
+ * once attached.  On failure returns NULL, with a one-line reason in err
+ * (naming the cause and the fix), and sets *code to the exit code to use
+ * (1 runtime failure, 2 usage).  Controlling thread. */
 struct sampler *sampler_start(const struct sampler_config *cfg, char *err,
                               size_t errlen, int *code);
 
 /* Ask the sampler to stop and wait for its thread to end, which detaches
  * from every thread.  Stats stay readable.  Idempotent; safe once the
- * target has exited. */
+ * target has exited.  Controlling thread. */
 void sampler_halt(struct sampler *s);
 
 /* sampler_halt, then free everything.  NULL is a no-op. */
 void sampler_stop(struct sampler *s);
 
-/* Pause/resume sampling; the target runs free while paused. */
+/* Pause/resume sampling; the target runs free while paused.  Any thread. */
 void sampler_set_paused(struct sampler *s, bool paused);
 
-/* Change the interval (clamped to 100 us .. 1 s); effective at once. */
+/* Change the interval (clamped to 100 us .. 1 s); effective at once.
+ * Any thread. */
 void sampler_set_interval(struct sampler *s, uint64_t interval_ns);
 
-/* Current figures (a consistent copy). */
+/* Current figures (a consistent copy).  Any thread. */
 void sampler_get_stats(struct sampler *s, struct sampler_stats *out);
 
-/* Per-thread figures: calls fn for every thread ever seized. */
+/* Per-thread figures: calls fn for every thread ever sampled, under the
+ * backend's stats lock (fn must not call back into the sampler). */
 void sampler_foreach_thread(struct sampler *s,
                             void (*fn)(void *ctx,
                                        const struct sampler_thread_stats *t),
@@ -139,6 +173,9 @@ void sampler_foreach_thread(struct sampler *s,
 
 /* The PID of the target (the launched child's once launched). */
 pid_t sampler_pid(struct sampler *s);
+
+/* The name of the backend: "ptrace" or "perf". */
+const char *sampler_name(const struct sampler *s);
 
 /* --dump: on the calling thread, seize pid, stop every thread once (even
  * blocked ones, as eu-stack and gdb do), copy and detach, then unwind.
