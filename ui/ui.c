@@ -26,7 +26,6 @@
 
 #include "callers_view.h"
 #include "draw.h"
-#include "export.h"
 #include "flat_view.h"
 #include "help_view.h"
 #include "view_model.h"
@@ -609,21 +608,31 @@ static void ui_set_interval(struct ui *ui, uint64_t ns)
                 clamped ? ", clamped to 100us..1s" : "");
 }
 
-/* The exporter's first extension: a suffix (".folded"), or a prefix when
- * the word ends with '.' ("callgrind.out."). */
-static void first_ext(const struct exporter *e, char *buf, size_t n)
+/* Number of formats the save prompt offers. */
+static size_t format_count(const struct ui *ui)
 {
-    size_t len = strcspn(e->exts ? e->exts : "", " ");
+    size_t n = 0;
+
+    while (ui->opt.save && ui->opt.save->name(n))
+        n++;
+    return n;
+}
+
+/* The first file name word of format i: a suffix (".folded"), or a
+ * prefix when the word ends with '.' ("callgrind.out."). */
+static void first_ext(const struct ui *ui, size_t i, char *buf, size_t n)
+{
+    const char *exts = ui->opt.save->exts(i);
+    size_t len = strcspn(exts ? exts : "", " ");
 
     if (len >= n)
         len = n - 1;
-    memcpy(buf, e->exts ? e->exts : "", len);
+    memcpy(buf, exts ? exts : "", len);
     buf[len] = '\0';
 }
 
 static void save_default_name(struct ui *ui, char *buf, size_t n)
 {
-    const struct exporter *e = export_at(ui->fmt_index);
     char comm[64], stamp[32], ext[64];
     struct tm tm;
     const char *dir = ui->opt.snapshot_dir;
@@ -640,7 +649,7 @@ static void save_default_name(struct ui *ui, char *buf, size_t n)
         *dot = '\0';
     localtime_r(&ui->save_time, &tm);
     strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-    first_ext(e, ext, sizeof(ext));
+    first_ext(ui, ui->fmt_index, ext, sizeof(ext));
     size_t el = strlen(ext);
     bool prefix = el && ext[el - 1] == '.';
     snprintf(buf, n, "%s%s%ssproftop-%s-%d-%s%s", dir ? dir : "",
@@ -652,12 +661,12 @@ static void save_default_name(struct ui *ui, char *buf, size_t n)
 static void save_label(struct ui *ui)
 {
     snprintf(ui->prompt.label, sizeof(ui->prompt.label),
-             "Save as %s (Tab: format): ", export_at(ui->fmt_index)->name);
+             "Save as %s (Tab: format): ", ui->opt.save->name(ui->fmt_index));
 }
 
 static void save_open(struct ui *ui)
 {
-    if (export_count() == 0) {
+    if (format_count(ui) == 0) {
         ctx_message(&ui->ctx, true, "no export formats");
         return;
     }
@@ -674,9 +683,9 @@ static void save_cycle(struct ui *ui)
     char old_ext[64], new_ext[64], name[PROMPT_MAX];
     bool was_default = strcmp(ui->prompt.buf, ui->save_default) == 0;
 
-    first_ext(export_at(ui->fmt_index), old_ext, sizeof(old_ext));
-    ui->fmt_index = (ui->fmt_index + 1) % export_count();
-    first_ext(export_at(ui->fmt_index), new_ext, sizeof(new_ext));
+    first_ext(ui, ui->fmt_index, old_ext, sizeof(old_ext));
+    ui->fmt_index = (ui->fmt_index + 1) % format_count(ui);
+    first_ext(ui, ui->fmt_index, new_ext, sizeof(new_ext));
     save_default_name(ui, ui->save_default, sizeof(ui->save_default));
     save_label(ui);
     if (was_default) {
@@ -695,8 +704,6 @@ static void save_cycle(struct ui *ui)
 
 static void ui_save(struct ui *ui, const char *path)
 {
-    const struct exporter *e = export_at(ui->fmt_index);
-    struct export_opts o;
     char err[512];
 
     if (!path[0]) {
@@ -710,10 +717,8 @@ static void ui_save(struct ui *ui, const char *path)
         ctx_message(&ui->ctx, true, "out of memory taking a snapshot");
         return;
     }
-    export_opts_default(&o);
-    o.hide_self = ui->ctx.hide_self;
-    o.hide_subs = ui->ctx.hide_subs;
-    if (export_to_file(e, p, &o, path, err, sizeof(err)) < 0)
+    if (ui->opt.save->write(ui->fmt_index, p, path, ui->ctx.hide_self,
+                            ui->ctx.hide_subs, err, sizeof(err)) < 0)
         ctx_message(&ui->ctx, true, "%s", err);
     else
         ctx_message(&ui->ctx, false, "saved %llu samples to %s",
@@ -1125,12 +1130,14 @@ static void ui_screen_end(struct ui *ui)
         fclose(ui->tty_in);
 }
 
-static size_t initial_format(const char *name)
+/* The format named by -f (else "folded"), else the first one. */
+static size_t initial_format(const struct ui *ui)
 {
-    const struct exporter *want = export_find(name ? name : "folded");
+    const char *want = ui->opt.export_format ? ui->opt.export_format
+                                             : "folded";
 
-    for (size_t i = 0; want && i < export_count(); i++)
-        if (export_at(i) == want)
+    for (size_t i = 0; i < format_count(ui); i++)
+        if (strcmp(ui->opt.save->name(i), want) == 0)
             return i;
     return 0;
 }
@@ -1202,7 +1209,7 @@ int ui_run(struct source *src, const struct ui_options *opts)
     ui->ctx.hide_subs = opts->hide_subs;
     ui->ctx.filter.focus = PROFILE_NONE;
     ui->ctx.selected = PROFILE_NONE;
-    ui->fmt_index = initial_format(opts->export_format);
+    ui->fmt_index = initial_format(ui);
     ui->cur = VIEW_TREE;
 
     if (opts->script) {

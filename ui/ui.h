@@ -3,18 +3,36 @@
  * main.c parses the command line into struct ui_options and calls ui_run
  * with a source (live sampler or loaded file).  ui_run owns the terminal
  * until the user quits; it reads data only through the source's ops and
- * the profile API, and writes snapshots only through export_to_file.
- * Everything here runs on the calling thread, the only one that touches
- * curses.
+ * the profile API.  The UI sees no format: saving a snapshot goes through
+ * the plain-typed callbacks below, which main.c fills from the formats
+ * layer.  Everything here runs on the calling
+ * thread, the only one that touches curses.
  */
 #ifndef SPROFTOP_UI_H
 #define SPROFTOP_UI_H
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
+struct profile;
 struct source;
+
+/* The output formats, as the save prompt ('s') offers them. */
+struct ui_save_ops {
+    /* Name ("folded") of format i, or NULL when i is past the last one. */
+    const char *(*name)(size_t i);
+    /* Its file name words, space-separated (".folded .collapsed"); the
+     * first is proposed, as a suffix, or as a prefix when it ends in '.'
+     * ("callgrind.out."). */
+    const char *(*exts)(size_t i);
+    /* Write p to `path` in format i with these thresholds (formats that
+     * hide rows use them).  0, or -1 with a one-line reason in err. */
+    int (*write)(size_t i, const struct profile *p, const char *path,
+                 double hide_self, double hide_subs, char *err,
+                 size_t errlen);
+};
 
 struct ui_options {
     double refresh_s;           /* -r/--refresh SECONDS: new data at most this
@@ -26,6 +44,7 @@ struct ui_options {
     const char *script;         /* --script FILE: keys from FILE instead of
                                    the keyboard, curses drawing to /dev/null
                                    (tests); NULL for interactive use */
+    const struct ui_save_ops *save; /* formats for 's' (NULL: none) */
     const char *export_format;  /* -f NAME: the format 's' offers first
                                    (NULL: "folded", else the first one) */
     double hide_self;           /* --hide-self PCT (default 1.0) */

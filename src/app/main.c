@@ -338,9 +338,32 @@ static const struct exporter *pick_format(const struct opts *o)
     return e ? e : export_find("folded");
 }
 
+/* The save prompt's view of the formats (ui.h: struct ui_save_ops). */
+static const char *ui_format_name(size_t i)
+{
+    return i < export_count() ? export_at(i)->name : NULL;
+}
+
+static const char *ui_format_exts(size_t i)
+{
+    return i < export_count() ? export_at(i)->exts : NULL;
+}
+
+static int ui_format_write(size_t i, const struct profile *p, const char *path,
+                           double hide_self, double hide_subs, char *err, size_t errlen)
+{
+    struct export_opts eo;
+    export_opts_default(&eo);
+    eo.hide_self = hide_self;
+    eo.hide_subs = hide_subs;
+    return export_to_file(export_at(i), p, &eo, path, err, errlen);
+}
+
 static void fill_ui_options(const struct opts *o, struct ui_options *u)
 {
+    static const struct ui_save_ops save = { ui_format_name, ui_format_exts, ui_format_write };
     ui_options_default(u);
+    u->save = &save;
     u->refresh_s = o->refresh;
     const char *nc = getenv("NO_COLOR");
     u->no_color = o->no_color || (nc && *nc);
