@@ -34,9 +34,14 @@ struct ui_save_ops {
                  size_t errlen);
 };
 
+/* The refresh interval's range, for -r and the 'd' prompt. */
+#define UI_REFRESH_MIN_S 0.1
+#define UI_REFRESH_MAX_S 3600.0
+
 struct ui_options {
     double refresh_s;           /* -r/--refresh SECONDS: new data at most this
-                                   often (default 1.0; 0.1 .. 3600) */
+                                   often (default 1.0; UI_REFRESH_MIN_S ..
+                                   UI_REFRESH_MAX_S) */
     bool no_color;              /* --no-color; NO_COLOR set and non-empty in
                                    the environment has the same effect */
     const char *snapshot_dir;   /* --snapshot-dir DIR: where 's' proposes to

@@ -7,6 +7,7 @@
  */
 #include "batch.h"
 #include "collect.h"
+#include "duration.h"
 #include "export.h"
 #include "load.h"
 #include "profile.h"
@@ -107,7 +108,7 @@ static void usage(FILE *f)
 "      --no-thread-root  folded: no thread frame at the root of stacks\n"
 "      --stats           print sampler statistics to stderr at the end\n"
 "Live view (a terminal on stdout and no -o):\n"
-"  -r, --refresh SECS    redraw interval (0.1..60; 1)\n"
+"  -r, --refresh SECS    redraw interval (0.1..3600; 1)\n"
 "      --hide-self PCT   hide functions below PCT%% self... (1)\n"
 "      --hide-subs PCT   ...and with no caller/callee edge above PCT%% (2)\n"
 "      --snapshot-dir D  where `s` saves snapshots (current directory)\n"
@@ -191,13 +192,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->freq = v;
             break;
         case 'd':
-            if (parse_num(optarg, 0.001, 1e7, &v) < 0)
+            if (duration_parse_seconds(optarg, 0.001, 1e7, &v) < 0)
                 return usage_error("invalid duration '%s': expected a positive number of seconds", optarg);
             o->duration = v;
             break;
         case 'r':
-            if (parse_num(optarg, 0.1, 60, &v) < 0)
-                return usage_error("invalid refresh interval '%s': expected 0.1..60 seconds", optarg);
+            if (duration_parse_seconds(optarg, UI_REFRESH_MIN_S, UI_REFRESH_MAX_S, &v) < 0)
+                return usage_error("invalid refresh interval '%s': expected %g..%g seconds", optarg,
+                                   UI_REFRESH_MIN_S, UI_REFRESH_MAX_S);
             o->refresh = v;
             break;
         case OPT_HIDE_SELF:
