@@ -21,7 +21,7 @@ PKG_CONFIG ?= pkg-config
 PKGS := ncursesw libunwind-ptrace libdw
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-        -Wformat=2 -Wwrite-strings -Wundef -Wswitch-enum -Wno-switch-enum \
+        -Wformat=2 -Wwrite-strings -Wundef -Wswitch-enum \
         -Wvla -Wpointer-arith
 ifeq ($(WERROR),1)
 WARN += -Werror

@@ -239,39 +239,48 @@ static void cc_show_selected(struct view *v)
     view_goto(v, self_row(v));
 }
 
-static bool cc_request(struct view *v, enum request req)
+/* Enter on a caller or callee: it becomes the selected function. */
+static bool cc_follow(struct view *v, enum request req)
 {
     struct cc_priv *cp = v->priv;
 
-    switch (req) {
-    case REQ_ENTER: {
-        if (!v->lines)
-            return true;
-        const struct cc_row *r = &cp->rows[v->cursor];
-        if (r->kind != CC_CALLER && r->kind != CC_CALLEE)
-            return true;
-        if (cp->nhistory == CC_HISTORY) {
-            memmove(cp->history, cp->history + 1,
-                    (CC_HISTORY - 1) * sizeof(cp->history[0]));
-            cp->nhistory--;
-        }
-        cp->history[cp->nhistory++] = v->ctx->selected;
-        v->ctx->selected = r->frame;
-        cc_show_selected(v);
+    (void)req;
+    if (!v->lines)
         return true;
-    }
-    case REQ_BACK:
-        if (!cp->nhistory) {
-            ctx_message(v->ctx, true, "no previous function");
-            return true;
-        }
-        v->ctx->selected = cp->history[--cp->nhistory];
-        cc_show_selected(v);
+    const struct cc_row *r = &cp->rows[v->cursor];
+    if (r->kind != CC_CALLER && r->kind != CC_CALLEE)
         return true;
-    default:
-        return false;
+    if (cp->nhistory == CC_HISTORY) {
+        memmove(cp->history, cp->history + 1,
+                (CC_HISTORY - 1) * sizeof(cp->history[0]));
+        cp->nhistory--;
     }
+    cp->history[cp->nhistory++] = v->ctx->selected;
+    v->ctx->selected = r->frame;
+    cc_show_selected(v);
+    return true;
 }
+
+/* Backspace: the function selected before. */
+static bool cc_back(struct view *v, enum request req)
+{
+    struct cc_priv *cp = v->priv;
+
+    (void)req;
+    if (!cp->nhistory) {
+        ctx_message(v->ctx, true, "no previous function");
+        return true;
+    }
+    v->ctx->selected = cp->history[--cp->nhistory];
+    cc_show_selected(v);
+    return true;
+}
+
+static const struct view_action cc_actions[] = {
+    { REQ_ENTER, cc_follow },
+    { REQ_BACK, cc_back },
+    { REQ_NONE, NULL },
+};
 
 /* A new selection from another view puts the cursor on its row; a plain
  * refresh keeps the cursor where it was. */
@@ -325,7 +334,7 @@ const struct view_ops callers_view_ops = {
     .refresh = cc_refresh_outer,
     .header = cc_header,
     .draw = cc_draw,
-    .request = cc_request,
+    .actions = cc_actions,
     .line_key = cc_line_key,
     .line_frame = cc_line_frame,
     .info = cc_info,

@@ -266,12 +266,12 @@ static uint32_t src_line_frame(struct view *v, size_t line)
     return ((const struct src_priv *)v->priv)->shown;
 }
 
-static bool src_request(struct view *v, enum request req)
+/* x: addresses instead of lines, and back. */
+static bool src_toggle_addrs(struct view *v, enum request req)
 {
     struct src_priv *sp = v->priv;
 
-    if (req != REQ_TOGGLE_ADDRS)
-        return false;
+    (void)req;
     sp->want_addrs = !sp->want_addrs;
     sp->shown = PROFILE_NONE; /* re-place the cursor on the hottest row */
     view_refresh(v);
@@ -280,6 +280,11 @@ static bool src_request(struct view *v, enum request req)
                                                    : "no source file");
     return true;
 }
+
+static const struct view_action src_actions[] = {
+    { REQ_TOGGLE_ADDRS, src_toggle_addrs },
+    { REQ_NONE, NULL },
+};
 
 static const char *src_info(struct view *v, char *buf, size_t n)
 {
@@ -337,7 +342,7 @@ const struct view_ops source_view_ops = {
     .refresh = src_refresh,
     .header = src_header,
     .draw = src_draw,
-    .request = src_request,
+    .actions = src_actions,
     .line_key = src_line_key,
     .line_frame = src_line_frame,
     .empty = src_empty,

@@ -151,30 +151,45 @@ static void flat_draw(struct view *v, size_t line, int y, int width)
                   DT_ELLIPSIS);
 }
 
-static bool flat_request(struct view *v, enum request req)
+/* After a new order: the same function under the cursor, but from the
+ * top of the new order when it fits on the first page. */
+static void flat_resort(struct view *v)
 {
-    struct flat_priv *fp = v->priv;
+    const struct flat_priv *fp = v->priv;
 
-    switch (req) {
-    case REQ_SORT:
-        fp->sort = (enum flat_sort)((fp->sort + 1) % SORT_COUNT);
-        fp->reverse = false;
-        break;
-    case REQ_SORT_REVERSE:
-        fp->reverse = !fp->reverse;
-        break;
-    default:
-        return false;
-    }
     ctx_message(v->ctx, false, "sorted by %s%s", sort_names[fp->sort],
                 fp->reverse ? ", reversed" : "");
     view_refresh(v);
-    /* Same function under the cursor, but from the top of the new order
-     * when it fits on the first page. */
     v->offset = 0;
     view_goto(v, v->cursor);
+}
+
+static bool flat_sort_next(struct view *v, enum request req)
+{
+    struct flat_priv *fp = v->priv;
+
+    (void)req;
+    fp->sort = (enum flat_sort)((fp->sort + 1) % SORT_COUNT);
+    fp->reverse = false;
+    flat_resort(v);
     return true;
 }
+
+static bool flat_sort_reverse(struct view *v, enum request req)
+{
+    struct flat_priv *fp = v->priv;
+
+    (void)req;
+    fp->reverse = !fp->reverse;
+    flat_resort(v);
+    return true;
+}
+
+static const struct view_action flat_actions[] = {
+    { REQ_SORT, flat_sort_next },
+    { REQ_SORT_REVERSE, flat_sort_reverse },
+    { REQ_NONE, NULL },
+};
 
 static uint32_t flat_line_frame(struct view *v, size_t line)
 {
@@ -222,7 +237,7 @@ const struct view_ops flat_view_ops = {
     .refresh = flat_refresh,
     .header = flat_header,
     .draw = flat_draw,
-    .request = flat_request,
+    .actions = flat_actions,
     .line_key = flat_line_key,
     .line_frame = flat_line_frame,
     .info = flat_info,

@@ -140,11 +140,13 @@ static uint64_t threads_line_key(struct view *v, size_t line)
                                        tp->rows[line].index)->tid;
 }
 
-static bool threads_request(struct view *v, enum request req)
+/* Enter: only the thread under the cursor. */
+static bool threads_pick(struct view *v, enum request req)
 {
     const struct threads_priv *tp = v->priv;
 
-    if (req != REQ_ENTER || !v->lines)
+    (void)req;
+    if (!v->lines)
         return false;
     const struct profile_thread *th =
         profile_thread_at(v->ctx->model->snap, tp->rows[v->cursor].index);
@@ -155,6 +157,11 @@ static bool threads_request(struct view *v, enum request req)
                 "A shows all threads", th->name ? th->name : "?", th->tid);
     return true;
 }
+
+static const struct view_action threads_actions[] = {
+    { REQ_ENTER, threads_pick },
+    { REQ_NONE, NULL },
+};
 
 static const char *threads_info(struct view *v, char *buf, size_t n)
 {
@@ -187,7 +194,7 @@ const struct view_ops threads_view_ops = {
     .refresh = threads_refresh,
     .header = threads_header,
     .draw = threads_draw,
-    .request = threads_request,
+    .actions = threads_actions,
     .line_key = threads_line_key,
     .info = threads_info,
     .close = threads_close,

@@ -609,82 +609,142 @@ out:
     free(todo.v);
 }
 
-static bool tree_request(struct view *v, enum request req)
+/* I: the other tree, the cursor on the same function. */
+static bool tree_invert(struct view *v, enum request req)
+{
+    struct tree_priv *tp = v->priv;
+    uint32_t node = cursor_node(v);
+
+    (void)req;
+    tp->seek_frame = node != PROFILE_NONE
+                         ? profile_node(tree_prof(v), node)->frame
+                         : PROFILE_NONE;
+    v->ctx->filter.inverted = !v->ctx->filter.inverted;
+    v->ctx->want_model = true;
+    ctx_message(v->ctx, false, "%s tree",
+                v->ctx->filter.inverted ? "bottom-up (inverted)" : "top-down");
+    return true;
+}
+
+/* C: everything closed, the cursor on the thread it was under. */
+static bool tree_collapse_all(struct view *v, enum request req)
 {
     struct tree_priv *tp = v->priv;
     const struct profile *p = tree_prof(v);
-    uint32_t node = cursor_node(v);
-    const struct tree_line *l = v->lines ? &tp->lines[v->cursor] : NULL;
+    uint32_t top = cursor_node(v);
 
-    if (req == REQ_INVERT) {
-        uint32_t f = node != PROFILE_NONE ? profile_node(p, node)->frame
-                                          : PROFILE_NONE;
-        tp->seek_frame = f;
-        v->ctx->filter.inverted = !v->ctx->filter.inverted;
-        v->ctx->want_model = true;
-        ctx_message(v->ctx, false, "%s tree",
-                    v->ctx->filter.inverted ? "bottom-up (inverted)"
-                                            : "top-down");
-        return true;
-    }
-    if (req == REQ_COLLAPSE_ALL) {
-        uint32_t top = node;
-        while (p && top != PROFILE_NONE && profile_node(p, top)->depth > 1)
-            top = profile_node(p, top)->parent;
-        ks_clear(&tp->st);
-        tp->threads_closed = true;
-        if (top != PROFILE_NONE)
-            tree_show_node(v, top);
-        else
-            view_refresh(v);
-        return true;
-    }
+    (void)req;
+    while (p && top != PROFILE_NONE && profile_node(p, top)->depth > 1)
+        top = profile_node(p, top)->parent;
+    ks_clear(&tp->st);
+    tp->threads_closed = true;
+    if (top != PROFILE_NONE)
+        tree_show_node(v, top);
+    else
+        view_refresh(v);
+    return true;
+}
+
+/* The cursor's row, NULL when the tree is empty. */
+static const struct tree_line *cursor_line(const struct view *v)
+{
+    const struct tree_priv *tp = v->priv;
+
+    return v->lines ? &tp->lines[v->cursor] : NULL;
+}
+
+/* Enter: open or close the node. */
+static bool tree_toggle(struct view *v, enum request req)
+{
+    const struct tree_line *l = cursor_line(v);
+
+    (void)req;
     if (!l)
         return false;
-
-    switch (req) {
-    case REQ_ENTER:
-        if (node != PROFILE_NONE && l->kids) {
-            node_set_open(v, node, !l->open);
-            view_refresh(v);
-        }
-        return true;
-    case REQ_EXPAND:
-        if (node == PROFILE_NONE || !l->kids)
-            return true;
-        if (!l->open) {
-            node_set_open(v, node, true);
-            view_refresh(v);
-        } else if (v->cursor + 1 < v->lines) {
-            view_goto(v, v->cursor + 1);
-        }
-        return true;
-    case REQ_COLLAPSE:
-        if (node != PROFILE_NONE && l->open) {
-            node_set_open(v, node, false);
-            view_refresh(v);
-        } else if (l->parent != NO_LINE) {
-            view_goto(v, l->parent);
-        }
-        return true;
-    case REQ_EXPAND_ALL:
-        if (node != PROFILE_NONE) {
-            expand_subtree(v, node);
-            view_refresh(v);
-        }
-        return true;
-    case REQ_EXPAND_HOT:
-        if (node == PROFILE_NONE)
-            return true;
-        for (uint32_t c; (c = hottest_child(v, node)) != PROFILE_NONE;
-             node = c)
-            node_set_open(v, node, true);
-        tree_show_node(v, node);
-        return true;
-    default:
-        return false;
+    if (l->node != PROFILE_NONE && l->kids) {
+        node_set_open(v, l->node, !l->open);
+        view_refresh(v);
     }
+    return true;
 }
+
+/* Right: open the node, or go to its first child when open. */
+static bool tree_expand(struct view *v, enum request req)
+{
+    const struct tree_line *l = cursor_line(v);
+
+    (void)req;
+    if (!l)
+        return false;
+    if (l->node == PROFILE_NONE || !l->kids)
+        return true;
+    if (!l->open) {
+        node_set_open(v, l->node, true);
+        view_refresh(v);
+    } else if (v->cursor + 1 < v->lines) {
+        view_goto(v, v->cursor + 1);
+    }
+    return true;
+}
+
+/* Left: close the node, or go to its parent when closed. */
+static bool tree_collapse(struct view *v, enum request req)
+{
+    const struct tree_line *l = cursor_line(v);
+
+    (void)req;
+    if (!l)
+        return false;
+    if (l->node != PROFILE_NONE && l->open) {
+        node_set_open(v, l->node, false);
+        view_refresh(v);
+    } else if (l->parent != NO_LINE) {
+        view_goto(v, l->parent);
+    }
+    return true;
+}
+
+/* *: open the whole subtree under the cursor. */
+static bool tree_expand_all(struct view *v, enum request req)
+{
+    uint32_t node = cursor_node(v);
+
+    (void)req;
+    if (!v->lines)
+        return false;
+    if (node != PROFILE_NONE) {
+        expand_subtree(v, node);
+        view_refresh(v);
+    }
+    return true;
+}
+
+/* E: open the hottest path down from the cursor and go to its end. */
+static bool tree_expand_hot(struct view *v, enum request req)
+{
+    uint32_t node = cursor_node(v);
+
+    (void)req;
+    if (!v->lines)
+        return false;
+    if (node == PROFILE_NONE)
+        return true;
+    for (uint32_t c; (c = hottest_child(v, node)) != PROFILE_NONE; node = c)
+        node_set_open(v, node, true);
+    tree_show_node(v, node);
+    return true;
+}
+
+static const struct view_action tree_actions[] = {
+    { REQ_INVERT, tree_invert },
+    { REQ_COLLAPSE_ALL, tree_collapse_all },
+    { REQ_ENTER, tree_toggle },
+    { REQ_EXPAND, tree_expand },
+    { REQ_COLLAPSE, tree_collapse },
+    { REQ_EXPAND_ALL, tree_expand_all },
+    { REQ_EXPAND_HOT, tree_expand_hot },
+    { REQ_NONE, NULL },
+};
 
 static const char *tree_info(struct view *v, char *buf, size_t n)
 {
@@ -720,7 +780,7 @@ const struct view_ops tree_view_ops = {
     .refresh = tree_refresh,
     .header = tree_header,
     .draw = tree_draw,
-    .request = tree_request,
+    .actions = tree_actions,
     .line_key = tree_line_key,
     .line_frame = tree_line_frame,
     .search = tree_search,

@@ -204,41 +204,98 @@ void view_scroll(struct view *v, int n)
     view_clamp(v);
 }
 
+/* Rows a page key moves: one less than the body, so a line stays. */
+static size_t page_rows(const struct view *v)
+{
+    return v->height > 1 ? (size_t)v->height - 1 : 1;
+}
+
+static bool move_up(struct view *v, enum request req)
+{
+    (void)req;
+    if (v->cursor > 0)
+        view_goto(v, v->cursor - 1);
+    return true;
+}
+
+static bool move_down(struct view *v, enum request req)
+{
+    (void)req;
+    if (v->cursor + 1 < v->lines)
+        view_goto(v, v->cursor + 1);
+    return true;
+}
+
+static bool move_page_up(struct view *v, enum request req)
+{
+    size_t h = page_rows(v);
+
+    (void)req;
+    view_goto(v, v->cursor > h ? v->cursor - h : 0);
+    return true;
+}
+
+static bool move_page_down(struct view *v, enum request req)
+{
+    size_t h = page_rows(v);
+
+    (void)req;
+    view_goto(v, v->cursor + h < v->lines ? v->cursor + h
+                                          : (v->lines ? v->lines - 1 : 0));
+    return true;
+}
+
+static bool move_first(struct view *v, enum request req)
+{
+    (void)req;
+    view_goto(v, 0);
+    return true;
+}
+
+static bool move_last(struct view *v, enum request req)
+{
+    (void)req;
+    view_goto(v, v->lines ? v->lines - 1 : 0);
+    return true;
+}
+
+/* n and N: the last search again, forward or backward. */
+static bool search_again(struct view *v, enum request req)
+{
+    if (!v->ctx->search)
+        ctx_message(v->ctx, true, "no search yet: press / first");
+    else
+        view_search(v, v->ctx->search, req == REQ_SEARCH_NEXT);
+    return true;
+}
+
+/* What every view does the same way. */
+static const struct view_action common_actions[] = {
+    { REQ_MOVE_UP, move_up },
+    { REQ_MOVE_DOWN, move_down },
+    { REQ_MOVE_PAGE_UP, move_page_up },
+    { REQ_MOVE_PAGE_DOWN, move_page_down },
+    { REQ_MOVE_FIRST, move_first },
+    { REQ_MOVE_LAST, move_last },
+    { REQ_SEARCH_NEXT, search_again },
+    { REQ_SEARCH_PREV, search_again },
+    { REQ_NONE, NULL },
+};
+
+static const struct view_action *find_action(const struct view_action *t,
+                                             enum request req)
+{
+    for (; t && t->req != REQ_NONE; t++)
+        if (t->req == req)
+            return t;
+    return NULL;
+}
+
 bool view_request(struct view *v, enum request req)
 {
-    size_t h = v->height > 1 ? (size_t)v->height - 1 : 1;
+    const struct view_action *a = find_action(common_actions, req);
 
-    switch (req) {
-    case REQ_MOVE_UP:
-        if (v->cursor > 0)
-            view_goto(v, v->cursor - 1);
-        return true;
-    case REQ_MOVE_DOWN:
-        if (v->cursor + 1 < v->lines)
-            view_goto(v, v->cursor + 1);
-        return true;
-    case REQ_MOVE_PAGE_UP:
-        view_goto(v, v->cursor > h ? v->cursor - h : 0);
-        return true;
-    case REQ_MOVE_PAGE_DOWN:
-        view_goto(v, v->cursor + h < v->lines ? v->cursor + h
-                                              : (v->lines ? v->lines - 1 : 0));
-        return true;
-    case REQ_MOVE_FIRST:
-        view_goto(v, 0);
-        return true;
-    case REQ_MOVE_LAST:
-        view_goto(v, v->lines ? v->lines - 1 : 0);
-        return true;
-    case REQ_SEARCH_NEXT:
-    case REQ_SEARCH_PREV:
-        if (!v->ctx->search)
-            ctx_message(v->ctx, true, "no search yet: press / first");
-        else
-            view_search(v, v->ctx->search, req == REQ_SEARCH_NEXT);
-        return true;
-    default:
-        break;
-    }
-    return v->ops->request ? v->ops->request(v, req) : false;
+    if (!a)
+        a = find_action(v->ops->actions, req);
+    return a ? a->run(v, req) : false;
 }

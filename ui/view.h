@@ -52,6 +52,14 @@ void ctx_message(struct ui_ctx *c, bool error, const char *fmt, ...)
 
 struct view;
 
+/* What a view does on one request (tig's view requests): run returns
+ * false when the request does not apply to the view as it is (no lines),
+ * and the UI then says it is not available. */
+struct view_action {
+    enum request req;
+    bool (*run)(struct view *v, enum request req);
+};
+
 struct view_ops {
     const char *name;  /* tab label */
     /* Allocate private state; 0 or -1 on OOM. */
@@ -62,8 +70,8 @@ struct view_ops {
     void (*header)(struct view *v, int y, int width);
     /* Draw line `line` on screen row y, `width` columns wide. */
     void (*draw)(struct view *v, size_t line, int y, int width);
-    /* Handle a view-specific request; true if handled. */
-    bool (*request)(struct view *v, enum request req);
+    /* The view's own requests, ended by { REQ_NONE, NULL }; NULL: none. */
+    const struct view_action *actions;
     /* Stable identity of a line across refreshes (node key, frame id). */
     uint64_t (*line_key)(struct view *v, size_t line);
     /* The function a line shows, PROFILE_NONE if none. */
@@ -117,8 +125,8 @@ void view_refresh(struct view *v);
 void view_draw(struct view *v, int header_y, int top, int height,
                int width);
 
-/* Generic requests (movement, search) then the view's own.  True if the
- * request was handled. */
+/* Generic requests (movement, search) then the view's own actions.  True
+ * if the request was handled. */
 bool view_request(struct view *v, enum request req);
 
 /* Move the cursor to `line` (clamped) and scroll it into view. */
