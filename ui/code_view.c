@@ -188,69 +188,102 @@ static void src_refresh(struct view *v)
     }
 }
 
-static void src_header(struct view *v, int y, int width)
+enum src_col { SC_SELF, SC_TOTAL, SC_LINE, SC_ADDR, SC_TEXT };
+
+/* By line: Self, Total, Line, the text.  By address: Self, Total,
+ * Address, symbol+offset. */
+static const struct view_col src_cols[] = {
+    { .id = SC_SELF, .title = "Self", .width = 7, .flags = DT_RIGHT },
+    { .id = SC_TOTAL, .title = "Total", .width = 7, .flags = DT_RIGHT },
+    { .id = SC_LINE, .title = "Line", .width = 6, .flags = DT_RIGHT },
+    { .id = SC_ADDR, .title = "Address", .width = 18, .flags = DT_RIGHT },
+    { .id = SC_TEXT, .title = "Symbol+offset", .flags = DT_ELLIPSIS },
+};
+
+/* Nothing at all, not even titles, until a function is shown. */
+static bool src_shown(struct view *v, int col)
 {
     const struct src_priv *sp = v->priv;
-    const struct model *m = v->ctx->model;
-    const struct theme *t = v->ctx->theme;
 
-    if (!m || sp->shown == PROFILE_NONE)
-        return;
-    const struct frame_desc *d = profile_frame(m->snap, sp->shown);
-    if (sp->by_addr)
-        draw_fmt(t, y, 0, width, t->attr[UC_COLHDR], " %7s  %7s  %18s  %s",
-                 "Self", "Total", "Address", "Symbol+offset");
-    else
-        draw_fmt(t, y, 0, width, t->attr[UC_COLHDR], " %7s  %7s  %6s  %s",
-                 "Self", "Total", "Line", d->file);
+    if (!v->ctx->model || sp->shown == PROFILE_NONE)
+        return false;
+    return col == SC_LINE ? !sp->by_addr : col == SC_ADDR ? sp->by_addr
+                                                          : true;
 }
 
-static void src_draw(struct view *v, size_t line, int y, int width)
+/* By line, the text column's title is the file. */
+static const char *src_title(struct view *v, int col)
+{
+    const struct src_priv *sp = v->priv;
+
+    if (col != SC_TEXT || sp->by_addr)
+        return NULL;
+    return profile_frame(v->ctx->model->snap, sp->shown)->file;
+}
+
+/* The source line of `line`, tabs expanded so the gutter stays
+ * aligned. */
+static void text_cell(const struct src_priv *sp, size_t line,
+                      struct view_cell *c)
+{
+    size_t o = 0;
+
+    for (const char *s = sp->line[line]; *s && o + 9 < sizeof(c->buf); s++) {
+        if (*s == '\t') {
+            do
+                c->buf[o++] = ' ';
+            while (o % 8);
+        } else {
+            c->buf[o++] = *s;
+        }
+    }
+    c->buf[o] = '\0';
+    c->text = c->buf;
+}
+
+static void src_cell(struct view *v, size_t line, int col,
+                     struct view_cell *c)
 {
     const struct src_priv *sp = v->priv;
     const struct theme *t = v->ctx->theme;
-    const struct profile_linecount *c;
-    char a[32], text[2048];
+    const struct frame_desc *d = profile_frame(v->ctx->model->snap, sp->shown);
+    const struct profile_linecount *n = sp->by_addr ? &sp->counts[line]
+                                                    : count_of(sp, line + 1);
     double fn = (double)sp->fn_total;
 
-    if (sp->by_addr) {
-        const struct frame_desc *d = profile_frame(v->ctx->model->snap,
-                                                   sp->shown);
-        c = &sp->counts[line];
-        if (d->addr && c->key >= d->addr)
-            snprintf(text, sizeof(text), "%s+0x%" PRIx64, d->name,
-                     c->key - d->addr);
-        else
-            snprintf(text, sizeof(text), "%s", d->name);
-        snprintf(a, sizeof(a), "0x%016" PRIx64, c->key);
-        draw_text(t, y, 19, 18, a, t->attr[UC_LOC], DT_RIGHT);
-        draw_text(t, y, 39, width - 39, text, theme_heat(t, fn > 0 ?
-                  (double)c->total / fn : 0), DT_ELLIPSIS);
-    } else {
-        c = count_of(sp, line + 1);
-        snprintf(a, sizeof(a), "%zu", line + 1);
-        draw_text(t, y, 19, 6, a, t->attr[UC_DIM], DT_RIGHT);
-        /* Expand tabs so the gutter stays aligned. */
-        size_t o = 0;
-        for (const char *s = sp->line[line]; *s && o + 9 < sizeof(text); s++) {
-            if (*s == '\t') {
-                do
-                    text[o++] = ' ';
-                while (o % 8);
-            } else {
-                text[o++] = *s;
-            }
+    switch ((enum src_col)col) {
+    case SC_SELF:
+    case SC_TOTAL: {
+        uint64_t k = !n ? 0 : col == SC_SELF ? n->self : n->total;
+        if (k) {
+            cell_count(c, k);
+            c->attr = theme_heat(t, fn > 0 ? (double)k / fn : 0);
         }
-        text[o] = '\0';
-        draw_text(t, y, 27, width - 27, text, c ? theme_heat(t, fn > 0 ?
-                  (double)c->total / fn : 0) : t->attr[UC_NORMAL], DT_ELLIPSIS);
+        return;
     }
-    if (c && c->self)
-        draw_text(t, y, 1, 7, fmt_count(c->self, 7, a, sizeof(a)),
-                  theme_heat(t, fn > 0 ? (double)c->self / fn : 0), DT_RIGHT);
-    if (c && c->total)
-        draw_text(t, y, 10, 7, fmt_count(c->total, 7, a, sizeof(a)),
-                  theme_heat(t, fn > 0 ? (double)c->total / fn : 0), DT_RIGHT);
+    case SC_LINE:
+        snprintf(c->buf, sizeof(c->buf), "%zu", line + 1);
+        c->text = c->buf;
+        c->attr = t->attr[UC_DIM];
+        return;
+    case SC_ADDR:
+        snprintf(c->buf, sizeof(c->buf), "0x%016" PRIx64, n->key);
+        c->text = c->buf;
+        c->attr = t->attr[UC_LOC];
+        return;
+    case SC_TEXT:
+        break;
+    }
+    if (!sp->by_addr)
+        text_cell(sp, line, c);
+    else if (d->addr && n->key >= d->addr)
+        snprintf(c->buf, sizeof(c->buf), "%s+0x%" PRIx64, d->name,
+                 n->key - d->addr);
+    else
+        snprintf(c->buf, sizeof(c->buf), "%s", d->name);
+    c->text = c->buf;
+    if (n)
+        c->attr = theme_heat(t, fn > 0 ? (double)n->total / fn : 0);
 }
 
 static uint64_t src_line_key(struct view *v, size_t line)
@@ -340,8 +373,11 @@ const struct view_ops source_view_ops = {
     .name = "Source",
     .open = src_open,
     .refresh = src_refresh,
-    .header = src_header,
-    .draw = src_draw,
+    .cols = src_cols,
+    .ncols = sizeof(src_cols) / sizeof(src_cols[0]),
+    .cell = src_cell,
+    .title = src_title,
+    .shown = src_shown,
     .actions = src_actions,
     .line_key = src_line_key,
     .line_frame = src_line_frame,

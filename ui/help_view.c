@@ -33,33 +33,39 @@ static void help_refresh(struct view *v)
     }
 }
 
-static void help_header(struct view *v, int y, int width)
-{
-    const struct theme *t = v->ctx->theme;
+enum help_col { HC_KEYS, HC_ACTION };
 
-    draw_fmt(t, y, 0, width, t->attr[UC_COLHDR], " %-*s %s", HELP_KEYS_W,
-             "Keys", "Action");
-}
+/* The keys sit one column in from the group headings above them. */
+static const struct view_col help_cols[] = {
+    { .id = HC_KEYS, .title = "Keys", .width = HELP_KEYS_W, .inset = 1,
+      .flags = DT_ELLIPSIS },
+    { .id = HC_ACTION, .title = "Action", .gap = 1, .flags = DT_ELLIPSIS },
+};
 
-static void help_draw(struct view *v, size_t line, int y, int width)
+static void help_cell(struct view *v, size_t line, int col,
+                      struct view_cell *c)
 {
     const struct help_priv *hp = v->priv;
     const struct theme *t = v->ctx->theme;
     const struct request_info *ri = hp->rows[line].ri;
-    char keys[64];
 
     if (!ri)
         return;
     if (ri->req == REQ_NONE) {
-        draw_text(t, y, 1, width - 1, ri->help, t->attr[UC_LABEL] | A_BOLD,
-                  0);
+        c->text = ri->help;
+        c->attr = t->attr[UC_LABEL] | A_BOLD;
+        c->span = true;
         return;
     }
-    draw_text(t, y, 2, HELP_KEYS_W - 1,
-              request_keys_string(ri->req, keys, sizeof(keys)),
-              t->attr[UC_VALUE], DT_ELLIPSIS);
-    draw_text(t, y, HELP_KEYS_W + 2, width - HELP_KEYS_W - 2, ri->help,
-              t->attr[UC_NORMAL], DT_ELLIPSIS);
+    switch ((enum help_col)col) {
+    case HC_KEYS:
+        c->text = request_keys_string(ri->req, c->buf, sizeof(c->buf));
+        c->attr = t->attr[UC_VALUE];
+        break;
+    case HC_ACTION:
+        c->text = ri->help;
+        break;
+    }
 }
 
 static uint64_t help_line_key(struct view *v, size_t line)
@@ -83,8 +89,9 @@ const struct view_ops help_view_ops = {
     .name = "Help",
     .open = help_open,
     .refresh = help_refresh,
-    .header = help_header,
-    .draw = help_draw,
+    .cols = help_cols,
+    .ncols = sizeof(help_cols) / sizeof(help_cols[0]),
+    .cell = help_cell,
     .line_key = help_line_key,
     .close = help_close,
 };

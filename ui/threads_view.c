@@ -101,35 +101,52 @@ static void threads_refresh(struct view *v)
         qsort(tp->rows, v->lines, sizeof(*tp->rows), row_cmp);
 }
 
-static void threads_header(struct view *v, int y, int width)
-{
-    const struct theme *t = v->ctx->theme;
+enum threads_col { THC_MARK, THC_TID, THC_NAME, THC_SAMPLES, THC_SHARE,
+                   THC_STATE };
 
-    draw_fmt(t, y, 0, width, t->attr[UC_COLHDR], "   %9s  %-16s  %8s  %6s  %s",
-             "TID", "Name", "Samples", "Share", "State");
-}
+static const struct view_col threads_cols[] = {
+    { .id = THC_MARK, .width = 1 },       /* '*': the thread shown alone */
+    { .id = THC_TID, .title = "TID", .width = 9, .gap = 1,
+      .flags = DT_RIGHT },
+    { .id = THC_NAME, .title = "Name", .width = 16, .flags = DT_ELLIPSIS },
+    { .id = THC_SAMPLES, .title = "Samples", .width = 8, .flags = DT_RIGHT },
+    { .id = THC_SHARE, .title = "Share", .width = 6, .flags = DT_RIGHT },
+    { .id = THC_STATE, .title = "State" },
+};
 
-static void threads_draw(struct view *v, size_t line, int y, int width)
+static void threads_cell(struct view *v, size_t line, int col,
+                         struct view_cell *c)
 {
     const struct threads_priv *tp = v->priv;
     const struct model *m = v->ctx->model;
-    const struct theme *t = v->ctx->theme;
     const struct thread_row *r = &tp->rows[line];
     const struct profile_thread *th = profile_thread_at(m->snap, r->index);
     double all = (double)profile_node(m->snap, PROFILE_ROOT)->total;
-    char a[32];
 
-    if (m->thread == r->index)
-        draw_text(t, y, 1, 1, "*", t->attr[UC_VALUE], 0);
-    snprintf(a, sizeof(a), "%" PRId64, th->tid);
-    draw_text(t, y, 3, 9, a, t->attr[UC_NORMAL], DT_RIGHT);
-    draw_text(t, y, 14, 16, th->name ? th->name : "?", t->attr[UC_NORMAL],
-              DT_ELLIPSIS);
-    draw_text(t, y, 32, 8, fmt_count(r->samples, 8, a, sizeof(a)),
-              t->attr[UC_NORMAL], DT_RIGHT);
-    draw_text(t, y, 42, 6, fmt_pct((double)r->samples, all, a, sizeof(a)),
-              theme_heat(t, all > 0 ? (double)r->samples / all : 0), DT_RIGHT);
-    draw_text(t, y, 50, width - 50, r->state, t->attr[UC_NORMAL], 0);
+    switch ((enum threads_col)col) {
+    case THC_MARK:
+        if (m->thread == r->index) {
+            c->text = "*";
+            c->attr = v->ctx->theme->attr[UC_VALUE];
+        }
+        break;
+    case THC_TID:
+        snprintf(c->buf, sizeof(c->buf), "%" PRId64, th->tid);
+        c->text = c->buf;
+        break;
+    case THC_NAME:
+        c->text = th->name ? th->name : "?";
+        break;
+    case THC_SAMPLES:
+        cell_count(c, r->samples);
+        break;
+    case THC_SHARE:
+        cell_pct(v, c, (double)r->samples, all);
+        break;
+    case THC_STATE:
+        c->text = r->state;
+        break;
+    }
 }
 
 static uint64_t threads_line_key(struct view *v, size_t line)
@@ -192,8 +209,9 @@ const struct view_ops threads_view_ops = {
     .name = "Threads",
     .open = threads_open,
     .refresh = threads_refresh,
-    .header = threads_header,
-    .draw = threads_draw,
+    .cols = threads_cols,
+    .ncols = sizeof(threads_cols) / sizeof(threads_cols[0]),
+    .cell = threads_cell,
     .actions = threads_actions,
     .line_key = threads_line_key,
     .info = threads_info,

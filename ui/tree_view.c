@@ -42,7 +42,6 @@ struct tree_priv {
     size_t cap;
     struct keystate st;
     bool threads_closed;   /* after collapse-all thread rows start closed */
-    int loc_width;         /* widest location text among the rows */
     uint32_t seek_frame;   /* after an inversion: put the cursor on the
                               first row of this function, PROFILE_NONE */
 };
@@ -317,7 +316,7 @@ static void tree_refresh(struct view *v)
     const struct profile *p = tree_prof(v);
 
     v->lines = 0;
-    tp->loc_width = 0;
+    v->tail_want = 0;
     if (!p)
         return;
     if (tree_walk(v, false, build_row, v) < 0)
@@ -329,8 +328,8 @@ static void tree_refresh(struct view *v)
         const struct frame_desc *d =
             profile_frame(p, profile_node(p, tp->lines[i].node)->frame);
         int w = text_width(v->ctx->theme, frame_location(d, loc, sizeof(loc)));
-        if (w > tp->loc_width)
-            tp->loc_width = w;
+        if (w > v->tail_want)
+            v->tail_want = w;
     }
     if (tp->seek_frame != PROFILE_NONE) {
         /* Node keys differ between the two trees: find the function. */
@@ -347,28 +346,27 @@ static void tree_refresh(struct view *v)
     }
 }
 
-/* Fixed columns left of the function: " Total%  Self%   Samples  ". */
-#define TREE_COLS 27
+enum tree_col { TC_TOTAL_PCT, TC_SELF_PCT, TC_SAMPLES, TC_FUNCTION,
+               TC_LOCATION };
 
-static void tree_header(struct view *v, int y, int width)
+static const struct view_col tree_cols[] = {
+    { .id = TC_TOTAL_PCT, .title = "Total%", .width = 6, .flags = DT_RIGHT },
+    { .id = TC_SELF_PCT, .title = "Self%", .width = 6, .flags = DT_RIGHT },
+    { .id = TC_SAMPLES, .title = "Samples", .width = 8, .flags = DT_RIGHT },
+    { .id = TC_FUNCTION, .title = "Function (callees below)",
+      .flags = DT_ELLIPSIS },
+    { .id = TC_LOCATION, .flags = DT_ELLIPSIS | VIEW_COL_TAIL },
+};
+
+static const char *tree_title(struct view *v, int col)
 {
-    const struct theme *t = v->ctx->theme;
-    const char *fn = v->ctx->filter.inverted ? "Function (callers below)"
-                                             : "Function (callees below)";
-
+    if (!v->ctx->filter.inverted)
+        return NULL;
     /* Bottom-up, a node's self count is the samples whose outermost frame
      * it is: meaningless, so the column stays empty. */
-    draw_fmt(t, y, 0, width, t->attr[UC_COLHDR], " %6s  %6s  %8s  %s",
-             "Total%", v->ctx->filter.inverted ? "" : "Self%", "Samples", fn);
-}
-
-static int loc_column(const struct view *v, int width)
-{
-    const struct tree_priv *tp = v->priv;
-    int room = (width - TREE_COLS) / 3;
-    int w = tp->loc_width < room ? tp->loc_width : room;
-
-    return w < 6 ? 0 : w;
+    if (col == TC_SELF_PCT)
+        return "";
+    return col == TC_FUNCTION ? "Function (callers below)" : NULL;
 }
 
 /* Guides of the ancestors of `line`, outermost first, into buf: at most
@@ -402,51 +400,69 @@ static void tree_guides(const struct view *v, size_t line, char *buf,
         snprintf(buf + o, n - o, "%s", l->last ? g->elbow : g->tee);
 }
 
-static void tree_draw(struct view *v, size_t line, int y, int width)
+/* The function cell: the guides, the node's mark and its name, as many
+ * levels of guides as leave room for the name. */
+static void function_cell(struct view *v, size_t line, struct view_cell *c)
 {
     const struct tree_priv *tp = v->priv;
     const struct theme *t = v->ctx->theme;
     const struct profile *p = tree_prof(v);
     const struct tree_line *l = &tp->lines[line];
-    double root = (double)profile_node(p, PROFILE_ROOT)->total;
-    char pct[16], cnt[16], guides[512], text[1024], loc[256];
-    int locw = loc_column(v, width);
-    int namew = width - TREE_COLS - (locw ? locw + 2 : 0);
-    uint32_t maxlev = namew > 24 ? (uint32_t)(namew - 16) / 4 : 1;
+    char guides[512];
+    uint32_t maxlev = c->width > 24 ? (uint32_t)(c->width - 16) / 4 : 1;
 
     tree_guides(v, line, guides, sizeof(guides), maxlev);
+    c->text = c->buf;
     if (l->node == PROFILE_NONE) {
-        attr_t dim = t->attr[UC_DIM];
-        draw_text(t, y, 1, 6, fmt_pct((double)l->hidden_total, root, pct,
-                  sizeof(pct)), dim, DT_RIGHT);
-        draw_text(t, y, 17, 8, fmt_count(l->hidden_total, 8, cnt,
-                  sizeof(cnt)), dim, DT_RIGHT);
-        snprintf(text, sizeof(text), "%s%s %u hidden", guides,
+        snprintf(c->buf, sizeof(c->buf), "%s%s %u hidden", guides,
                  t->g.ellipsis, l->nhidden);
-        draw_text(t, y, TREE_COLS, namew, text, dim, DT_ELLIPSIS);
+        c->attr = t->attr[UC_DIM];
         return;
     }
-
-    const struct profile_node *nd = profile_node(p, l->node);
-    const struct frame_desc *d = profile_frame(p, nd->frame);
-    draw_text(t, y, 1, 6, fmt_pct((double)nd->total, root, pct, sizeof(pct)),
-              theme_heat(t, root > 0 ? (double)nd->total / root : 0), DT_RIGHT);
-    if (!v->ctx->filter.inverted)
-        draw_text(t, y, 9, 6, fmt_pct((double)nd->self, root, pct,
-                  sizeof(pct)), theme_heat(t, root > 0 ? (double)nd->self / root
-                                                       : 0), DT_RIGHT);
-    draw_text(t, y, 17, 8, fmt_count(nd->total, 8, cnt, sizeof(cnt)),
-              t->attr[UC_NORMAL], DT_RIGHT);
+    const struct frame_desc *d =
+        profile_frame(p, profile_node(p, l->node)->frame);
     const char *mark = !l->kids ? t->g.leaf : l->open ? t->g.open
                                                       : t->g.closed;
-    snprintf(text, sizeof(text), "%s%s %s", guides, mark, d->name);
-    draw_text(t, y, TREE_COLS, namew, text,
-              d->kind == FRAME_THREAD ? t->attr[UC_VALUE] : t->attr[UC_NORMAL],
-              DT_ELLIPSIS);
-    if (locw)
-        draw_text(t, y, width - locw, locw,
-                  frame_location(d, loc, sizeof(loc)), t->attr[UC_LOC],
-                  DT_ELLIPSIS);
+    snprintf(c->buf, sizeof(c->buf), "%s%s %s", guides, mark, d->name);
+    if (d->kind == FRAME_THREAD)
+        c->attr = t->attr[UC_VALUE];
+}
+
+static void tree_cell(struct view *v, size_t line, int col,
+                      struct view_cell *c)
+{
+    const struct tree_priv *tp = v->priv;
+    const struct profile *p = tree_prof(v);
+    const struct tree_line *l = &tp->lines[line];
+    double root = (double)profile_node(p, PROFILE_ROOT)->total;
+    const struct profile_node *nd =
+        l->node != PROFILE_NONE ? profile_node(p, l->node) : NULL;
+    /* A hidden row shows its children's share and count, dimmed. */
+    double total = nd ? (double)nd->total : (double)l->hidden_total;
+
+    switch ((enum tree_col)col) {
+    case TC_TOTAL_PCT:
+        cell_pct(v, c, total, root);
+        break;
+    case TC_SELF_PCT:
+        if (nd && !v->ctx->filter.inverted)
+            cell_pct(v, c, (double)nd->self, root);
+        return;
+    case TC_SAMPLES:
+        cell_count(c, nd ? nd->total : l->hidden_total);
+        break;
+    case TC_FUNCTION:
+        function_cell(v, line, c);
+        return;
+    case TC_LOCATION:
+        if (nd)
+            c->text = frame_location(profile_frame(p, nd->frame), c->buf,
+                                     sizeof(c->buf));
+        c->attr = v->ctx->theme->attr[UC_LOC];
+        return;
+    }
+    if (!nd)
+        c->attr = v->ctx->theme->attr[UC_DIM];
 }
 
 /* Hidden rows get their parent's key mixed with a constant, so they keep
@@ -778,8 +794,10 @@ const struct view_ops tree_view_ops = {
     .name = "Tree",
     .open = tree_open,
     .refresh = tree_refresh,
-    .header = tree_header,
-    .draw = tree_draw,
+    .cols = tree_cols,
+    .ncols = sizeof(tree_cols) / sizeof(tree_cols[0]),
+    .cell = tree_cell,
+    .title = tree_title,
     .actions = tree_actions,
     .line_key = tree_line_key,
     .line_frame = tree_line_frame,

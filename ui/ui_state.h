@@ -69,7 +69,7 @@ struct ui {
 /* The view tables, in tab order (ui.c). */
 extern const struct view_ops *const ui_view_table[VIEW_COUNT];
 
-/* --- ui.c ---------------------------------------------------------------- */
+/* --- ui.c ----------------------------------------------------------------- */
 
 /* Monotonic time in seconds. */
 double ui_now(void);
@@ -95,7 +95,7 @@ void ui_rebuild_model(struct ui *ui);
 /* Every view rebuilds its lines before its next use. */
 void ui_mark_stale(struct ui *ui);
 
-/* --- frame.c --------------------------------------------------------------- */
+/* --- frame.c -------------------------------------------------------------- */
 
 /* Erase and draw the whole frame, then refresh the terminal once. */
 void frame_draw(struct ui *ui);
@@ -107,7 +107,7 @@ int frame_dump(const char *path);
 /* "99.0 Hz", "250 Hz": a rate as the header shows it, into buf. */
 const char *frame_hz(double hz, char *buf, size_t n);
 
-/* --- actions.c ------------------------------------------------------------- */
+/* --- actions.c ------------------------------------------------------------ */
 
 /* Act on one request: the UI's own (views, filters, sampling, prompts)
  * from its table, the rest by the view on screen. */
@@ -121,7 +121,7 @@ void actions_key(struct ui *ui, int key);
  * moves the cursor, a double click is Enter. */
 void actions_mouse(struct ui *ui, const MEVENT *me);
 
-/* --- ask.c ----------------------------------------------------------------- */
+/* --- ask.c ---------------------------------------------------------------- */
 
 /* Open the prompt for `purpose` with its label and initial text (the
  * current thresholds, refresh interval, last search...). */
@@ -137,7 +137,7 @@ void ask_set_hide(struct ui *ui, double self, double subs);
  * so, or why it cannot change. */
 void ask_set_interval(struct ui *ui, uint64_t ns);
 
-/* --- save.c ---------------------------------------------------------------- */
+/* --- save.c --------------------------------------------------------------- */
 
 /* The format index -f names (else "folded", else 0). */
 size_t save_initial_format(const struct ui *ui);

@@ -108,13 +108,14 @@ void view_draw(struct view *v, int header_y, int top, int height,
                int width)
 {
     const struct theme *t = v->ctx->theme;
+    struct col_layout lay;
 
     v->height = height > 0 ? height : 1;
     view_clamp(v);
+    columns_layout(v, width, &lay);
     if (header_y >= 0) {
         draw_text(t, header_y, 0, width, "", t->attr[UC_COLHDR], DT_PAD);
-        if (v->ops->header)
-            v->ops->header(v, header_y, width);
+        columns_draw_titles(v, &lay, header_y, width);
     }
     if (v->lines == 0 && height > 0) {
         char buf[256];
@@ -133,7 +134,7 @@ void view_draw(struct view *v, int header_y, int top, int height,
         size_t line = v->offset + (size_t)r;
         if (line >= v->lines)
             break;
-        v->ops->draw(v, line, top + r, width);
+        columns_draw_line(v, &lay, line, top + r, width);
         if (line == v->cursor) {
             /* A mark as well as the bar: monochrome terminals and screen
              * dumps show where the cursor is. */

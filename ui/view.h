@@ -2,10 +2,13 @@
  *
  * Each view (tree, flat, callers/callees, threads, source, help) fills in
  * a struct view_ops, like tig's view_ops or perf's ui_browser callbacks:
- * it builds its lines in refresh() from the current model and draws one
- * line at a time.  Cursor movement, scrolling, mouse clicks, searching by
- * function name and keeping the cursor on the same line across refreshes
- * are written once, here, on top of line_key/line_frame.
+ * it builds its lines in refresh() from the current model.  Its columns
+ * are declared once, in a table (perf's perf_hpp_fmt, htop's
+ * Process_fields[]): the column header, the layout, every cell and the
+ * sort keys all come from that table, so they cannot disagree.  Cursor
+ * movement, scrolling, mouse clicks, searching by function name and
+ * keeping the cursor on the same line across refreshes are written once,
+ * here, on top of line_key/line_frame.
  *
  * Views talk back to the UI through struct ui_ctx: they read the model,
  * thresholds and the selected function, and set want_model to ask ui.c
@@ -20,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "columns.h"
 #include "draw.h"
 #include "view_model.h"
 #include "request.h"
@@ -66,10 +70,17 @@ struct view_ops {
     int (*open)(struct view *v);
     /* Rebuild v->lines from the model (v->ctx->model may be NULL). */
     void (*refresh)(struct view *v);
-    /* Column header text for the bar above the lines (may be NULL). */
-    void (*header)(struct view *v, int y, int width);
-    /* Draw line `line` on screen row y, `width` columns wide. */
-    void (*draw)(struct view *v, size_t line, int y, int width);
+    /* The columns, left to right, and how many. */
+    const struct view_col *cols;
+    size_t ncols;
+    /* Fill in the cell of column `col` (a view_col id) of line `line`. */
+    void (*cell)(struct view *v, size_t line, int col, struct view_cell *c);
+    /* A column's title when it depends on the view's state; NULL (the
+     * op or its result): the table's title. */
+    const char *(*title)(struct view *v, int col);
+    /* Whether a column is shown now (NULL: every column is).  Hidden
+     * columns take no room. */
+    bool (*shown)(struct view *v, int col);
     /* The view's own requests, ended by { REQ_NONE, NULL }; NULL: none. */
     const struct view_action *actions;
     /* Stable identity of a line across refreshes (node key, frame id). */
@@ -102,6 +113,8 @@ struct view {
                              before a model change */
     uint64_t saved_key;   /* line_key of the cursor line */
     size_t saved_row;     /* its screen row */
+    int tail_want;        /* widest cell of the VIEW_COL_TAIL column, set
+                             by refresh */
 };
 
 /* Set up a view (calls ops->open).  0, or -1 on OOM. */
@@ -120,8 +133,9 @@ void view_save_cursor(struct view *v);
  * line_key and at the same screen row when that line still exists. */
 void view_refresh(struct view *v);
 
-/* Draw the column header on row y and the body on rows top .. top+height-1
- * (the cursor row recoloured), `width` columns. */
+/* Draw the column titles on row header_y and the lines on rows top ..
+ * top+height-1 (the cursor row recoloured), `width` columns, all laid out
+ * from the view's column table. */
 void view_draw(struct view *v, int header_y, int top, int height,
                int width);
 

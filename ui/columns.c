@@ -1,0 +1,123 @@
+/* columns.c - lay out and draw a view from its column table.
+ *
+ * See columns.h.  The layout rule, once: the fixed columns from column 1,
+ * each `gap` blanks after the one before; the flexible column takes what
+ * is left, less the tail column (module, location) at the right edge,
+ * which gets at most a third of the room after the fixed columns and is
+ * left out when that is under 6 columns.
+ */
+#include "columns.h"
+
+#include <stdio.h>
+
+#include "view.h"
+
+/* Below this a tail column (a module name) says too little to show. */
+#define TAIL_MIN 6
+
+static bool col_shown(struct view *v, const struct view_col *c)
+{
+    return !v->ops->shown || v->ops->shown(v, c->id);
+}
+
+void columns_layout(struct view *v, int width, struct col_layout *lay)
+{
+    const struct view_ops *o = v->ops;
+    int x = 1, flex = -1, tail = -1;
+    bool first = true;
+
+    for (size_t i = 0; i < o->ncols && i < VIEW_MAX_COLS; i++) {
+        const struct view_col *c = &o->cols[i];
+        lay->x[i] = lay->w[i] = 0;
+        lay->on[i] = false;
+        if (!col_shown(v, c))
+            continue;
+        if (c->flags & VIEW_COL_TAIL) {
+            tail = (int)i;
+            continue;
+        }
+        if (!first)
+            x += c->gap ? c->gap : 2;
+        first = false;
+        lay->x[i] = x;
+        lay->w[i] = c->width;
+        lay->on[i] = true;
+        if (c->width == 0)
+            flex = (int)i;
+        x += c->width;
+    }
+    if (flex < 0)
+        return;
+    int tw = 0;
+    if (tail >= 0) {
+        int room = (width - lay->x[flex]) / 3;
+        tw = v->tail_want < room ? v->tail_want : room;
+        if (tw < TAIL_MIN)
+            tw = 0;
+        lay->x[tail] = width - tw;
+        lay->w[tail] = tw;
+        lay->on[tail] = tw > 0;
+    }
+    lay->w[flex] = width - lay->x[flex] - (tw ? tw + 2 : 0);
+}
+
+void columns_draw_titles(struct view *v, const struct col_layout *lay, int y,
+                         int width)
+{
+    const struct theme *t = v->ctx->theme;
+    char buf[256];
+
+    for (size_t i = 0; i < v->ops->ncols && i < VIEW_MAX_COLS; i++) {
+        const struct view_col *c = &v->ops->cols[i];
+        if (!lay->on[i])
+            continue;
+        const char *title = v->ops->title ? v->ops->title(v, c->id) : NULL;
+        if (!title)
+            title = c->title;
+        if (!title)
+            continue;
+        /* Right-aligned in the column, and like every title free to run
+         * on to the row's end: a long title is clipped there, not at its
+         * column. */
+        if (c->flags & DT_RIGHT) {
+            snprintf(buf, sizeof(buf), "%*s", lay->w[i], title);
+            title = buf;
+        }
+        draw_text(t, y, lay->x[i], width - lay->x[i], title,
+                  t->attr[UC_COLHDR], 0);
+    }
+}
+
+void columns_draw_line(struct view *v, const struct col_layout *lay,
+                       size_t line, int y, int width)
+{
+    const struct theme *t = v->ctx->theme;
+
+    for (size_t i = 0; i < v->ops->ncols && i < VIEW_MAX_COLS; i++) {
+        const struct view_col *col = &v->ops->cols[i];
+        struct view_cell c = { .attr = t->attr[UC_NORMAL], .width = lay->w[i] };
+        if (!lay->on[i])
+            continue;
+        v->ops->cell(v, line, col->id, &c);
+        if (!c.text)
+            continue;
+        if (c.span) {
+            draw_text(t, y, lay->x[i], width - lay->x[i], c.text, c.attr,
+                      DT_ELLIPSIS);
+            return;
+        }
+        draw_text(t, y, lay->x[i] + col->inset, lay->w[i] - col->inset,
+                  c.text, c.attr, col->flags & (DT_RIGHT | DT_ELLIPSIS));
+    }
+}
+
+void cell_count(struct view_cell *c, uint64_t n)
+{
+    c->text = fmt_count(n, c->width, c->buf, sizeof(c->buf));
+}
+
+void cell_pct(struct view *v, struct view_cell *c, double part, double whole)
+{
+    c->text = fmt_pct(part, whole, c->buf, sizeof(c->buf));
+    c->attr = theme_heat(v->ctx->theme, whole > 0 ? part / whole : 0);
+}
