@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vec.h"
+
 enum cc_kind { CC_TITLE_CALLERS, CC_CALLER, CC_SELF, CC_TITLE_CALLEES,
                CC_CALLEE, CC_HIDDEN_CALLERS, CC_HIDDEN_CALLEES };
 
@@ -36,14 +38,8 @@ static int cc_push(struct view *v, struct cc_row r)
 {
     struct cc_priv *cp = v->priv;
 
-    if (v->lines == cp->cap) {
-        size_t ncap = cp->cap ? cp->cap * 2 : 64;
-        struct cc_row *nr = realloc(cp->rows, ncap * sizeof(*nr));
-        if (!nr)
-            return -1;
-        cp->rows = nr;
-        cp->cap = ncap;
-    }
+    if (VEC_RESERVE(cp->rows, cp->cap, v->lines + 1) < 0)
+        return -1;
     cp->rows[v->lines++] = r;
     return 0;
 }
@@ -281,9 +277,9 @@ static bool cc_back(struct view *v, enum request req)
 }
 
 static const struct view_action cc_actions[] = {
-    { REQ_ENTER, cc_follow },
-    { REQ_BACK, cc_back },
-    { REQ_NONE, NULL },
+    { REQ_ENTER, cc_follow, false },
+    { REQ_BACK, cc_back, false },
+    { REQ_NONE, NULL, false },
 };
 
 /* A new selection from another view puts the cursor on its row; a plain
@@ -314,34 +310,20 @@ static const char *cc_info(struct view *v, char *buf, size_t n)
 
 static int cc_open(struct view *v)
 {
-    struct cc_priv *cp = calloc(1, sizeof(*cp));
-
-    if (!cp)
-        return -1;
-    cp->shown = PROFILE_NONE;
-    v->priv = cp;
+    ((struct cc_priv *)v->priv)->shown = PROFILE_NONE;
     return 0;
 }
 
 static void cc_close(struct view *v)
 {
-    struct cc_priv *cp = v->priv;
-
-    if (cp)
-        free(cp->rows);
-    free(cp);
+    free(((struct cc_priv *)v->priv)->rows);
 }
 
 const struct view_ops callers_view_ops = {
-    .name = "Callers",
-    .open = cc_open,
-    .refresh = cc_refresh_outer,
-    .cols = cc_cols,
-    .ncols = sizeof(cc_cols) / sizeof(cc_cols[0]),
-    .cell = cc_cell,
+    .name = "Callers", .priv_size = sizeof(struct cc_priv),
+    .open = cc_open, .refresh = cc_refresh_outer, .close = cc_close,
+    VIEW_COLUMNS(cc_cols), .cell = cc_cell,
     .actions = cc_actions,
-    .line_key = cc_line_key,
-    .line_frame = cc_line_frame,
+    .line_key = cc_line_key, .line_frame = cc_line_frame,
     .info = cc_info,
-    .close = cc_close,
 };

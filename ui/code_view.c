@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vec.h"
+
 /* Source files larger than this are shown as addresses: a profiler's
  * source pane is no editor, and a stray path must not eat memory. */
 #define SRC_MAX_BYTES (16u << 20)
@@ -54,16 +56,8 @@ static int src_load(struct src_priv *sp, const char *path)
                      SRC_MAX_BYTES >> 20);
             goto fail;
         }
-        if (len + r + 1 > cap) {
-            size_t ncap = cap ? cap * 2 : sizeof(buf) + 1;
-            while (ncap < len + r + 1)
-                ncap *= 2;
-            char *nt = realloc(sp->text, ncap);
-            if (!nt)
-                goto oom;
-            sp->text = nt;
-            cap = ncap;
-        }
+        if (VEC_RESERVE(sp->text, cap, len + r + 1) < 0)
+            goto oom;
         memcpy(sp->text + len, buf, r);
         len += r;
     }
@@ -315,8 +309,8 @@ static bool src_toggle_addrs(struct view *v, enum request req)
 }
 
 static const struct view_action src_actions[] = {
-    { REQ_TOGGLE_ADDRS, src_toggle_addrs },
-    { REQ_NONE, NULL },
+    { REQ_TOGGLE_ADDRS, src_toggle_addrs, false },
+    { REQ_NONE, NULL, false },
 };
 
 static const char *src_info(struct view *v, char *buf, size_t n)
@@ -349,12 +343,7 @@ static const char *src_empty(struct view *v, char *buf, size_t n)
 
 static int src_open(struct view *v)
 {
-    struct src_priv *sp = calloc(1, sizeof(*sp));
-
-    if (!sp)
-        return -1;
-    sp->shown = PROFILE_NONE;
-    v->priv = sp;
+    ((struct src_priv *)v->priv)->shown = PROFILE_NONE;
     return 0;
 }
 
@@ -362,26 +351,16 @@ static void src_close(struct view *v)
 {
     struct src_priv *sp = v->priv;
 
-    if (!sp)
-        return;
     src_unload(sp);
     free(sp->counts);
-    free(sp);
 }
 
 const struct view_ops source_view_ops = {
-    .name = "Source",
-    .open = src_open,
-    .refresh = src_refresh,
-    .cols = src_cols,
-    .ncols = sizeof(src_cols) / sizeof(src_cols[0]),
-    .cell = src_cell,
-    .title = src_title,
+    .name = "Source", .priv_size = sizeof(struct src_priv),
+    .open = src_open, .refresh = src_refresh, .close = src_close,
+    VIEW_COLUMNS(src_cols), .cell = src_cell, .title = src_title,
     .shown = src_shown,
     .actions = src_actions,
-    .line_key = src_line_key,
-    .line_frame = src_line_frame,
-    .empty = src_empty,
-    .info = src_info,
-    .close = src_close,
+    .line_key = src_line_key, .line_frame = src_line_frame,
+    .empty = src_empty, .info = src_info,
 };

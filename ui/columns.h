@@ -54,6 +54,10 @@ struct view_cell {
     char buf[1024];      /* room for the text */
 };
 
+/* The columns of a view_ops initializer: VIEW_COLUMNS(flat_cols). */
+#define VIEW_COLUMNS(table) \
+    .cols = (table), .ncols = sizeof(table) / sizeof((table)[0])
+
 /* Most columns a view may have. */
 #define VIEW_MAX_COLS 8
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vec.h"
+
 enum flat_col { FC_SELF, FC_SELF_PCT, FC_TOTAL, FC_TOTAL_PCT, FC_NAME,
                 FC_MODULE };
 
@@ -84,13 +86,8 @@ static void flat_refresh(struct view *v)
     v->tail_want = 0;
     if (!m)
         return;
-    if (fp->cap < m->nflat + 1) {
-        uint32_t *nr = realloc(fp->rows, (m->nflat + 1) * sizeof(*nr));
-        if (!nr)
-            return;
-        fp->rows = nr;
-        fp->cap = m->nflat + 1;
-    }
+    if (VEC_RESERVE(fp->rows, fp->cap, m->nflat + 1) < 0)
+        return;
     size_t hidden = 0;
     for (size_t i = 0; i < m->nflat; i++) {
         const struct frame_desc *d = profile_frame(m->snap, m->flat[i].frame);
@@ -135,18 +132,16 @@ static void flat_cell(struct view *v, size_t line, int col,
     }
     const struct profile_flat *f = &m->flat[fp->rows[line]];
     const struct frame_desc *d = profile_frame(m->snap, f->frame);
+    uint64_t n = col == FC_SELF || col == FC_SELF_PCT ? f->self : f->total;
+
     switch ((enum flat_col)col) {
     case FC_SELF:
-        cell_count(c, f->self);
+    case FC_TOTAL:
+        cell_count(c, n);
         break;
     case FC_SELF_PCT:
-        cell_pct(v, c, (double)f->self, (double)m->total);
-        break;
-    case FC_TOTAL:
-        cell_count(c, f->total);
-        break;
     case FC_TOTAL_PCT:
-        cell_pct(v, c, (double)f->total, (double)m->total);
+        cell_pct(v, c, (double)n, (double)m->total);
         break;
     case FC_NAME:
         c->text = d->name;
@@ -195,9 +190,9 @@ static bool flat_sort_reverse(struct view *v, enum request req)
 }
 
 static const struct view_action flat_actions[] = {
-    { REQ_SORT, flat_sort_next },
-    { REQ_SORT_REVERSE, flat_sort_reverse },
-    { REQ_NONE, NULL },
+    { REQ_SORT, flat_sort_next, false },
+    { REQ_SORT_REVERSE, flat_sort_reverse, false },
+    { REQ_NONE, NULL, false },
 };
 
 static uint32_t flat_line_frame(struct view *v, size_t line)
@@ -225,31 +220,16 @@ static const char *flat_info(struct view *v, char *buf, size_t n)
     return buf;
 }
 
-static int flat_open(struct view *v)
-{
-    v->priv = calloc(1, sizeof(struct flat_priv));
-    return v->priv ? 0 : -1;
-}
-
 static void flat_close(struct view *v)
 {
-    struct flat_priv *fp = v->priv;
-
-    if (fp)
-        free(fp->rows);
-    free(fp);
+    free(((struct flat_priv *)v->priv)->rows);
 }
 
 const struct view_ops flat_view_ops = {
-    .name = "Flat",
-    .open = flat_open,
-    .refresh = flat_refresh,
-    .cols = flat_cols,
-    .ncols = FLAT_NCOLS,
-    .cell = flat_cell,
+    .name = "Flat", .priv_size = sizeof(struct flat_priv),
+    .refresh = flat_refresh, .close = flat_close,
+    VIEW_COLUMNS(flat_cols), .cell = flat_cell,
     .actions = flat_actions,
-    .line_key = flat_line_key,
-    .line_frame = flat_line_frame,
+    .line_key = flat_line_key, .line_frame = flat_line_frame,
     .info = flat_info,
-    .close = flat_close,
 };

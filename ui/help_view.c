@@ -74,26 +74,11 @@ static uint64_t help_line_key(struct view *v, size_t line)
     return line;
 }
 
-static int help_open(struct view *v)
-{
-    v->priv = calloc(1, sizeof(struct help_priv));
-    return v->priv ? 0 : -1;
-}
-
-static void help_close(struct view *v)
-{
-    free(v->priv);
-}
-
 const struct view_ops help_view_ops = {
-    .name = "Help",
-    .open = help_open,
+    .name = "Help", .priv_size = sizeof(struct help_priv),
     .refresh = help_refresh,
-    .cols = help_cols,
-    .ncols = sizeof(help_cols) / sizeof(help_cols[0]),
-    .cell = help_cell,
+    VIEW_COLUMNS(help_cols), .cell = help_cell,
     .line_key = help_line_key,
-    .close = help_close,
 };
 
 int help_print_markdown(FILE *f)

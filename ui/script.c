@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "request.h"
+#include "vec.h"
 
 struct script {
     struct script_event *ev;
@@ -19,14 +20,8 @@ struct script {
 
 static int add_event(struct script *s, struct script_event e)
 {
-    if (s->n == s->cap) {
-        size_t ncap = s->cap ? s->cap * 2 : 64;
-        struct script_event *ne = realloc(s->ev, ncap * sizeof(*ne));
-        if (!ne)
-            return -1;
-        s->ev = ne;
-        s->cap = ncap;
-    }
+    if (VEC_RESERVE(s->ev, s->cap, s->n + 1) < 0)
+        return -1;
     s->ev[s->n++] = e;
     return 0;
 }

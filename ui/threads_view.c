@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vec.h"
+
 struct thread_row {
     uint32_t index;     /* thread index in the snapshot */
     uint64_t samples;   /* its thread node's total */
@@ -77,13 +79,8 @@ static void threads_refresh(struct view *v)
     if (!m)
         return;
     uint32_t n = profile_thread_count(m->snap);
-    if (tp->cap < n) {
-        struct thread_row *nr = realloc(tp->rows, n * sizeof(*nr));
-        if (!nr)
-            return;
-        tp->rows = nr;
-        tp->cap = n;
-    }
+    if (VEC_RESERVE(tp->rows, tp->cap, n) < 0)
+        return;
     bool live = st && st->pid > 0 && (st->state == TARGET_RUNNING ||
                                       st->state == TARGET_STOPPED);
     for (uint32_t i = 0; i < n; i++) {
@@ -163,8 +160,6 @@ static bool threads_pick(struct view *v, enum request req)
     const struct threads_priv *tp = v->priv;
 
     (void)req;
-    if (!v->lines)
-        return false;
     const struct profile_thread *th =
         profile_thread_at(v->ctx->model->snap, tp->rows[v->cursor].index);
     v->ctx->filter.has_thread = true;
@@ -176,8 +171,8 @@ static bool threads_pick(struct view *v, enum request req)
 }
 
 static const struct view_action threads_actions[] = {
-    { REQ_ENTER, threads_pick },
-    { REQ_NONE, NULL },
+    { REQ_ENTER, threads_pick, true },
+    { REQ_NONE, NULL, false },
 };
 
 static const char *threads_info(struct view *v, char *buf, size_t n)
@@ -190,30 +185,16 @@ static const char *threads_info(struct view *v, char *buf, size_t n)
     return buf;
 }
 
-static int threads_open(struct view *v)
-{
-    v->priv = calloc(1, sizeof(struct threads_priv));
-    return v->priv ? 0 : -1;
-}
-
 static void threads_close(struct view *v)
 {
-    struct threads_priv *tp = v->priv;
-
-    if (tp)
-        free(tp->rows);
-    free(tp);
+    free(((struct threads_priv *)v->priv)->rows);
 }
 
 const struct view_ops threads_view_ops = {
-    .name = "Threads",
-    .open = threads_open,
-    .refresh = threads_refresh,
-    .cols = threads_cols,
-    .ncols = sizeof(threads_cols) / sizeof(threads_cols[0]),
-    .cell = threads_cell,
+    .name = "Threads", .priv_size = sizeof(struct threads_priv),
+    .refresh = threads_refresh, .close = threads_close,
+    VIEW_COLUMNS(threads_cols), .cell = threads_cell,
     .actions = threads_actions,
     .line_key = threads_line_key,
     .info = threads_info,
-    .close = threads_close,
 };

@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idtab.h"
+#include "vec.h"
+
 #define NO_LINE UINT32_MAX
 
 /* A row, as the walker emits it and the view stores it. */
@@ -26,15 +29,15 @@ struct tree_line {
     bool kids;             /* has children, shown or hidden */
 };
 
-/* Expansion state, keyed by profile_node_key: open addressing, linear
- * probing, never shrinks (a long session opens a few thousand nodes). */
+/* Expansion state, keyed by profile_node_key (a hash of the node's path
+ * of frames): the idtab maps a key to its index in `val`.  It never
+ * shrinks but on collapse-all; a long session opens a few thousand nodes. */
 enum { ST_UNSET = 0, ST_OPEN = 1, ST_CLOSED = 2 };
 
 struct keystate {
-    uint64_t *keys;
-    uint8_t *vals;   /* ST_*; ST_UNSET marks a free slot */
-    size_t cap;      /* power of two */
-    size_t used;
+    struct idtab ids;
+    uint8_t *val;    /* ST_OPEN or ST_CLOSED, by id */
+    size_t n, cap;
 };
 
 struct tree_priv {
@@ -48,60 +51,30 @@ struct tree_priv {
 
 static uint8_t ks_get(const struct keystate *k, uint64_t key)
 {
-    if (!k->cap)
-        return ST_UNSET;
-    for (size_t i = key & (k->cap - 1);; i = (i + 1) & (k->cap - 1)) {
-        if (k->vals[i] == ST_UNSET)
-            return ST_UNSET;
-        if (k->keys[i] == key)
-            return k->vals[i];
-    }
+    uint32_t id = idtab_find(&k->ids, key, NULL, NULL);
+
+    return id == IDTAB_NONE ? ST_UNSET : k->val[id];
 }
 
 static void ks_put(struct keystate *k, uint64_t key, uint8_t val)
 {
-    if ((k->used + 1) * 4 > k->cap * 3) {
-        size_t ncap = k->cap ? k->cap * 2 : 256;
-        uint64_t *nk = calloc(ncap, sizeof(*nk));
-        uint8_t *nv = calloc(ncap, sizeof(*nv));
-        if (!nk || !nv) {
-            free(nk);
-            free(nv);
-            return; /* on OOM the node just does not stay open */
-        }
-        for (size_t i = 0; i < k->cap; i++) {
-            if (k->vals[i] == ST_UNSET)
-                continue;
-            size_t j = k->keys[i] & (ncap - 1);
-            while (nv[j] != ST_UNSET)
-                j = (j + 1) & (ncap - 1);
-            nk[j] = k->keys[i];
-            nv[j] = k->vals[i];
-        }
-        free(k->keys);
-        free(k->vals);
-        k->keys = nk;
-        k->vals = nv;
-        k->cap = ncap;
+    uint32_t id = idtab_find(&k->ids, key, NULL, NULL);
+
+    if (id != IDTAB_NONE) {
+        k->val[id] = val;
+        return;
     }
-    for (size_t i = key & (k->cap - 1);; i = (i + 1) & (k->cap - 1)) {
-        if (k->vals[i] == ST_UNSET) {
-            k->keys[i] = key;
-            k->vals[i] = val;
-            k->used++;
-            return;
-        }
-        if (k->keys[i] == key) {
-            k->vals[i] = val;
-            return;
-        }
-    }
+    /* On OOM the node just does not stay open. */
+    if (VEC_RESERVE(k->val, k->cap, k->n + 1) < 0 ||
+        idtab_insert(&k->ids, key, (uint32_t)k->n) < 0)
+        return;
+    k->val[k->n++] = val;
 }
 
 static void ks_clear(struct keystate *k)
 {
-    free(k->keys);
-    free(k->vals);
+    idtab_free(&k->ids);
+    free(k->val);
     memset(k, 0, sizeof(*k));
 }
 
@@ -167,22 +140,60 @@ static bool has_kids(const struct profile *p, uint32_t node)
 
 typedef int (*walk_fn)(void *arg, const struct tree_line *row);
 
-struct u32vec {
-    uint32_t *v;
-    size_t n, cap;
+/* The walk's stack of rows still to emit, and a scratch list of the
+ * children being sorted. */
+struct walk {
+    struct view *v;
+    bool all;                /* as if every node were open */
+    struct tree_line *stack;
+    size_t sn, scap;
+    uint32_t *kids;
+    size_t nkids, kcap;
 };
 
-static int u32_push(struct u32vec *a, uint32_t x)
+/* Push the rows under `parent` (emitted as row parent_index): its shown
+ * children, hottest first, then one row for those under the hide-subs
+ * share.  0, or -1 on OOM. */
+static int push_children(struct walk *w, const struct tree_line *parent,
+                         uint32_t parent_index)
 {
-    if (a->n == a->cap) {
-        size_t ncap = a->cap ? a->cap * 2 : 64;
-        uint32_t *nv = realloc(a->v, ncap * sizeof(*nv));
-        if (!nv)
+    const struct profile *p = tree_prof(w->v);
+    uint32_t nh = 0;
+    uint64_t ht = 0;
+
+    w->nkids = 0;
+    for (uint32_t c = profile_node(p, parent->node)->first_child;
+         c != PROFILE_NONE; c = profile_node(p, c)->next_sibling) {
+        /* Filters leave empty nodes behind: not even hidden. */
+        if (profile_node(p, c)->total == 0)
+            continue;
+        if (node_hidden(w->v, c)) {
+            nh++;
+            ht += profile_node(p, c)->total;
+        } else if (VEC_RESERVE(w->kids, w->kcap, w->nkids + 1) < 0) {
             return -1;
-        a->v = nv;
-        a->cap = ncap;
+        } else {
+            w->kids[w->nkids++] = c;
+        }
     }
-    a->v[a->n++] = x;
+    if (w->nkids > 1)
+        qsort_r(w->kids, w->nkids, sizeof(uint32_t), child_cmp, (void *)p);
+    if (VEC_RESERVE(w->stack, w->scap, w->sn + w->nkids + 1) < 0)
+        return -1;
+    uint32_t level = parent->node == PROFILE_ROOT ? 0 : parent->level + 1;
+    /* Pushed in reverse: the hidden row comes out last. */
+    if (nh)
+        w->stack[w->sn++] = (struct tree_line){
+            .node = PROFILE_NONE, .parent = parent_index, .level = level,
+            .nhidden = nh, .hidden_total = ht, .last = true };
+    for (size_t i = w->nkids; i-- > 0;) {
+        uint32_t c = w->kids[i];
+        bool k = has_kids(p, c);
+        w->stack[w->sn++] = (struct tree_line){
+            .node = c, .parent = parent_index, .level = level,
+            .last = i + 1 == w->nkids && !nh, .kids = k,
+            .open = k && (w->all || node_open(w->v, c)) };
+    }
     return 0;
 }
 
@@ -191,87 +202,33 @@ static int u32_push(struct u32vec *a, uint32_t x)
  * open.  Returns fn's non-zero value if it stopped the walk, -1 on OOM. */
 static int tree_walk(struct view *v, bool all, walk_fn fn, void *arg)
 {
-    const struct profile *p = tree_prof(v);
-    struct tree_line *stack = NULL;
-    size_t sn = 0, scap = 0;
-    struct u32vec kids = { 0 };
+    struct walk w = { .v = v, .all = all };
     uint32_t emitted = 0;
     int ret = 0;
-    struct tree_line top = { .node = PROFILE_ROOT, .parent = NO_LINE };
-
-    if (!p)
-        return 0;
-
     /* The root itself is not a row: its children (threads) are level 0. */
-    struct tree_line cur = top;
-    uint32_t cur_index = NO_LINE;
-    bool have = true;
-    while (have) {
-        bool open = cur.node == PROFILE_ROOT || (cur.kids && cur.open);
+    struct tree_line cur = { .node = PROFILE_ROOT, .parent = NO_LINE };
+
+    if (!tree_prof(v))
+        return 0;
+    for (;;) {
+        uint32_t index = NO_LINE;
         if (cur.node != PROFILE_ROOT) {
-            ret = fn(arg, &cur);
-            if (ret)
-                goto out;
-            cur_index = emitted++;
+            if ((ret = fn(arg, &cur)) != 0)
+                break;
+            index = emitted++;
         }
-        if (open) {
-            kids.n = 0;
-            uint32_t nh = 0;
-            uint64_t ht = 0;
-            for (uint32_t c = profile_node(p, cur.node)->first_child;
-                 c != PROFILE_NONE; c = profile_node(p, c)->next_sibling) {
-                /* Filters leave empty nodes behind: not even hidden. */
-                if (profile_node(p, c)->total == 0)
-                    continue;
-                if (node_hidden(v, c)) {
-                    nh++;
-                    ht += profile_node(p, c)->total;
-                } else if (u32_push(&kids, c) < 0) {
-                    ret = -1;
-                    goto out;
-                }
-            }
-            if (kids.n > 1)
-                qsort_r(kids.v, kids.n, sizeof(uint32_t), child_cmp,
-                        (void *)p);
-            size_t need = sn + kids.n + 1;
-            if (need > scap) {
-                size_t ncap = scap ? scap : 64;
-                while (ncap < need)
-                    ncap *= 2;
-                struct tree_line *ns = realloc(stack, ncap * sizeof(*ns));
-                if (!ns) {
-                    ret = -1;
-                    goto out;
-                }
-                stack = ns;
-                scap = ncap;
-            }
-            uint32_t level = cur.node == PROFILE_ROOT ? 0 : cur.level + 1;
-            /* Pushed in reverse: the hidden row comes out last. */
-            if (nh) {
-                stack[sn++] = (struct tree_line){
-                    .node = PROFILE_NONE, .parent = cur_index,
-                    .level = level, .nhidden = nh, .hidden_total = ht,
-                    .last = true };
-            }
-            for (size_t i = kids.n; i-- > 0;) {
-                uint32_t c = kids.v[i];
-                bool k = has_kids(p, c);
-                stack[sn++] = (struct tree_line){
-                    .node = c, .parent = cur_index, .level = level,
-                    .last = i + 1 == kids.n && !nh, .kids = k,
-                    .open = k && (all || node_open(v, c)) };
-            }
+        if ((cur.node == PROFILE_ROOT || (cur.kids && cur.open)) &&
+            push_children(&w, &cur, index) < 0) {
+            ret = -1;
+            break;
         }
-        have = sn > 0;
-        if (have)
-            cur = stack[--sn];
+        if (w.sn == 0)
+            break;
         /* The parent index of a popped row was fixed when it was pushed. */
+        cur = w.stack[--w.sn];
     }
-out:
-    free(stack);
-    free(kids.v);
+    free(w.stack);
+    free(w.kids);
     return ret;
 }
 
@@ -280,14 +237,8 @@ static int build_row(void *arg, const struct tree_line *row)
     struct view *v = arg;
     struct tree_priv *tp = v->priv;
 
-    if (v->lines == tp->cap) {
-        size_t ncap = tp->cap ? tp->cap * 2 : 256;
-        struct tree_line *nl = realloc(tp->lines, ncap * sizeof(*nl));
-        if (!nl)
-            return -1;
-        tp->lines = nl;
-        tp->cap = ncap;
-    }
+    if (VEC_RESERVE(tp->lines, tp->cap, v->lines + 1) < 0)
+        return -1;
     tp->lines[v->lines++] = *row;
     return 0;
 }
@@ -607,22 +558,26 @@ static uint32_t hottest_child(const struct view *v, uint32_t node)
 static void expand_subtree(struct view *v, uint32_t node)
 {
     const struct profile *p = tree_prof(v);
-    struct u32vec todo = { 0 };
+    uint32_t *todo = NULL;
+    size_t n = 0, cap = 0;
 
-    if (u32_push(&todo, node) < 0)
+    if (VEC_RESERVE(todo, cap, 1) < 0)
         return;
-    while (todo.n) {
-        uint32_t n = todo.v[--todo.n];
-        if (!has_kids(p, n))
+    todo[n++] = node;
+    while (n) {
+        uint32_t at = todo[--n];
+        if (!has_kids(p, at))
             continue;
-        node_set_open(v, n, true);
-        for (uint32_t c = profile_node(p, n)->first_child; c != PROFILE_NONE;
-             c = profile_node(p, c)->next_sibling)
-            if (u32_push(&todo, c) < 0)
+        node_set_open(v, at, true);
+        for (uint32_t c = profile_node(p, at)->first_child; c != PROFILE_NONE;
+             c = profile_node(p, c)->next_sibling) {
+            if (VEC_RESERVE(todo, cap, n + 1) < 0)
                 goto out;
+            todo[n++] = c;
+        }
     }
 out:
-    free(todo.v);
+    free(todo);
 }
 
 /* I: the other tree, the cursor on the same function. */
@@ -661,22 +616,18 @@ static bool tree_collapse_all(struct view *v, enum request req)
     return true;
 }
 
-/* The cursor's row, NULL when the tree is empty. */
-static const struct tree_line *cursor_line(const struct view *v)
+/* The cursor's row (the view has lines: the actions are on_line). */
+static const struct tree_line *cursor_row(const struct view *v)
 {
-    const struct tree_priv *tp = v->priv;
-
-    return v->lines ? &tp->lines[v->cursor] : NULL;
+    return &((const struct tree_priv *)v->priv)->lines[v->cursor];
 }
 
 /* Enter: open or close the node. */
 static bool tree_toggle(struct view *v, enum request req)
 {
-    const struct tree_line *l = cursor_line(v);
+    const struct tree_line *l = cursor_row(v);
 
     (void)req;
-    if (!l)
-        return false;
     if (l->node != PROFILE_NONE && l->kids) {
         node_set_open(v, l->node, !l->open);
         view_refresh(v);
@@ -687,11 +638,9 @@ static bool tree_toggle(struct view *v, enum request req)
 /* Right: open the node, or go to its first child when open. */
 static bool tree_expand(struct view *v, enum request req)
 {
-    const struct tree_line *l = cursor_line(v);
+    const struct tree_line *l = cursor_row(v);
 
     (void)req;
-    if (!l)
-        return false;
     if (l->node == PROFILE_NONE || !l->kids)
         return true;
     if (!l->open) {
@@ -706,11 +655,9 @@ static bool tree_expand(struct view *v, enum request req)
 /* Left: close the node, or go to its parent when closed. */
 static bool tree_collapse(struct view *v, enum request req)
 {
-    const struct tree_line *l = cursor_line(v);
+    const struct tree_line *l = cursor_row(v);
 
     (void)req;
-    if (!l)
-        return false;
     if (l->node != PROFILE_NONE && l->open) {
         node_set_open(v, l->node, false);
         view_refresh(v);
@@ -726,8 +673,6 @@ static bool tree_expand_all(struct view *v, enum request req)
     uint32_t node = cursor_node(v);
 
     (void)req;
-    if (!v->lines)
-        return false;
     if (node != PROFILE_NONE) {
         expand_subtree(v, node);
         view_refresh(v);
@@ -741,8 +686,6 @@ static bool tree_expand_hot(struct view *v, enum request req)
     uint32_t node = cursor_node(v);
 
     (void)req;
-    if (!v->lines)
-        return false;
     if (node == PROFILE_NONE)
         return true;
     for (uint32_t c; (c = hottest_child(v, node)) != PROFILE_NONE; node = c)
@@ -752,14 +695,14 @@ static bool tree_expand_hot(struct view *v, enum request req)
 }
 
 static const struct view_action tree_actions[] = {
-    { REQ_INVERT, tree_invert },
-    { REQ_COLLAPSE_ALL, tree_collapse_all },
-    { REQ_ENTER, tree_toggle },
-    { REQ_EXPAND, tree_expand },
-    { REQ_COLLAPSE, tree_collapse },
-    { REQ_EXPAND_ALL, tree_expand_all },
-    { REQ_EXPAND_HOT, tree_expand_hot },
-    { REQ_NONE, NULL },
+    { REQ_INVERT, tree_invert, false },
+    { REQ_COLLAPSE_ALL, tree_collapse_all, false },
+    { REQ_ENTER, tree_toggle, true },
+    { REQ_EXPAND, tree_expand, true },
+    { REQ_COLLAPSE, tree_collapse, true },
+    { REQ_EXPAND_ALL, tree_expand_all, true },
+    { REQ_EXPAND_HOT, tree_expand_hot, true },
+    { REQ_NONE, NULL, false },
 };
 
 static const char *tree_info(struct view *v, char *buf, size_t n)
@@ -770,12 +713,7 @@ static const char *tree_info(struct view *v, char *buf, size_t n)
 
 static int tree_open(struct view *v)
 {
-    struct tree_priv *tp = calloc(1, sizeof(*tp));
-
-    if (!tp)
-        return -1;
-    tp->seek_frame = PROFILE_NONE;
-    v->priv = tp;
+    ((struct tree_priv *)v->priv)->seek_frame = PROFILE_NONE;
     return 0;
 }
 
@@ -783,25 +721,15 @@ static void tree_close(struct view *v)
 {
     struct tree_priv *tp = v->priv;
 
-    if (!tp)
-        return;
     ks_clear(&tp->st);
     free(tp->lines);
-    free(tp);
 }
 
 const struct view_ops tree_view_ops = {
-    .name = "Tree",
-    .open = tree_open,
-    .refresh = tree_refresh,
-    .cols = tree_cols,
-    .ncols = sizeof(tree_cols) / sizeof(tree_cols[0]),
-    .cell = tree_cell,
-    .title = tree_title,
+    .name = "Tree", .priv_size = sizeof(struct tree_priv),
+    .open = tree_open, .refresh = tree_refresh, .close = tree_close,
+    VIEW_COLUMNS(tree_cols), .cell = tree_cell, .title = tree_title,
     .actions = tree_actions,
-    .line_key = tree_line_key,
-    .line_frame = tree_line_frame,
-    .search = tree_search,
-    .info = tree_info,
-    .close = tree_close,
+    .line_key = tree_line_key, .line_frame = tree_line_frame,
+    .search = tree_search, .info = tree_info,
 };

@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 void ctx_message(struct ui_ctx *c, bool error, const char *fmt, ...)
 {
@@ -28,13 +29,17 @@ int view_init(struct view *v, const struct view_ops *ops,
     v->height = 1;
     v->placed = false;
     v->saved = false;
+    v->tail_want = 0;
+    if (ops->priv_size && !(v->priv = calloc(1, ops->priv_size)))
+        return -1;
     return ops->open ? ops->open(v) : 0;
 }
 
 void view_close(struct view *v)
 {
-    if (v->ops && v->ops->close)
+    if (v->priv && v->ops->close)
         v->ops->close(v);
+    free(v->priv);
     v->priv = NULL;
 }
 
@@ -272,15 +277,15 @@ static bool search_again(struct view *v, enum request req)
 
 /* What every view does the same way. */
 static const struct view_action common_actions[] = {
-    { REQ_MOVE_UP, move_up },
-    { REQ_MOVE_DOWN, move_down },
-    { REQ_MOVE_PAGE_UP, move_page_up },
-    { REQ_MOVE_PAGE_DOWN, move_page_down },
-    { REQ_MOVE_FIRST, move_first },
-    { REQ_MOVE_LAST, move_last },
-    { REQ_SEARCH_NEXT, search_again },
-    { REQ_SEARCH_PREV, search_again },
-    { REQ_NONE, NULL },
+    { REQ_MOVE_UP, move_up, false },
+    { REQ_MOVE_DOWN, move_down, false },
+    { REQ_MOVE_PAGE_UP, move_page_up, false },
+    { REQ_MOVE_PAGE_DOWN, move_page_down, false },
+    { REQ_MOVE_FIRST, move_first, false },
+    { REQ_MOVE_LAST, move_last, false },
+    { REQ_SEARCH_NEXT, search_again, false },
+    { REQ_SEARCH_PREV, search_again, false },
+    { REQ_NONE, NULL, false },
 };
 
 static const struct view_action *find_action(const struct view_action *t,
@@ -298,5 +303,7 @@ bool view_request(struct view *v, enum request req)
 
     if (!a)
         a = find_action(v->ops->actions, req);
-    return a ? a->run(v, req) : false;
+    if (!a || (a->on_line && v->lines == 0))
+        return false;
+    return a->run(v, req);
 }

@@ -57,16 +57,21 @@ void ctx_message(struct ui_ctx *c, bool error, const char *fmt, ...)
 struct view;
 
 /* What a view does on one request (tig's view requests): run returns
- * false when the request does not apply to the view as it is (no lines),
- * and the UI then says it is not available. */
+ * false when the request does not apply to the view as it is, and the UI
+ * then says it is not available. */
 struct view_action {
     enum request req;
     bool (*run)(struct view *v, enum request req);
+    bool on_line;      /* acts on the cursor's line: not available (and
+                          run is not called) when the view has none */
 };
 
 struct view_ops {
     const char *name;  /* tab label */
-    /* Allocate private state; 0 or -1 on OOM. */
+    size_t priv_size;  /* bytes of private state view_init allocates
+                          (zeroed) in view->priv, and view_close frees */
+    /* Set up the private state past zeroes (NULL: nothing); 0, or -1 on
+     * OOM. */
     int (*open)(struct view *v);
     /* Rebuild v->lines from the model (v->ctx->model may be NULL). */
     void (*refresh)(struct view *v);
@@ -95,7 +100,7 @@ struct view_ops {
     const char *(*empty)(struct view *v, char *buf, size_t n);
     /* One line of status for the tab bar ("sort: self"), or NULL. */
     const char *(*info)(struct view *v, char *buf, size_t n);
-    /* Free private state. */
+    /* Free what the private state points to (not the state itself). */
     void (*close)(struct view *v);
 };
 
@@ -117,11 +122,13 @@ struct view {
                              by refresh */
 };
 
-/* Set up a view (calls ops->open).  0, or -1 on OOM. */
+/* Set up a view: ops->priv_size zeroed bytes in v->priv, then ops->open.
+ * 0, or -1 on OOM. */
 int view_init(struct view *v, const struct view_ops *ops,
               struct ui_ctx *ctx);
 
-/* Free a view's state (ops->close). */
+/* Free a view's state (ops->close, then v->priv).  A view that was
+ * zeroed and never set up is a no-op. */
 void view_close(struct view *v);
 
 /* Remember the cursor's line key before the model its lines point into
