@@ -104,17 +104,10 @@ static void cc_refresh(struct view *v)
 {
     struct cc_priv *cp = v->priv;
     const struct model *m = v->ctx->model;
-    uint32_t f = v->ctx->selected;
+    uint32_t f = view_selected(v);
 
     v->lines = 0;
     v->tail_want = 0;
-    if (!m)
-        return;
-    /* Nothing selected yet (or gone under a filter): the top function. */
-    if (!model_flat_of(m, f)) {
-        f = m->nflat ? m->flat[0].frame : PROFILE_NONE;
-        v->ctx->selected = f;
-    }
     if (f == PROFILE_NONE)
         return;
 

@@ -137,18 +137,12 @@ static void src_refresh(struct view *v)
 {
     struct src_priv *sp = v->priv;
     const struct model *m = v->ctx->model;
-    uint32_t f = v->ctx->selected;
+    uint32_t f = view_selected(v);
 
     v->lines = 0;
     free(sp->counts);
     sp->counts = NULL;
     sp->ncounts = 0;
-    if (!m)
-        return;
-    if (!model_flat_of(m, f)) {
-        f = m->nflat ? m->flat[0].frame : PROFILE_NONE;
-        v->ctx->selected = f;
-    }
     if (f == PROFILE_NONE)
         return;
     const struct frame_desc *d = profile_frame(m->snap, f);

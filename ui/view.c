@@ -149,6 +149,17 @@ void view_draw(struct view *v, int header_y, int top, int height,
     }
 }
 
+uint32_t view_selected(struct view *v)
+{
+    const struct model *m = v->ctx->model;
+
+    if (!m)
+        return PROFILE_NONE;
+    if (!model_flat_of(m, v->ctx->selected))
+        v->ctx->selected = m->nflat ? m->flat[0].frame : PROFILE_NONE;
+    return v->ctx->selected;
+}
+
 uint32_t view_cursor_frame(struct view *v)
 {
     if (v->lines == 0 || !v->ops->line_frame)

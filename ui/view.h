@@ -156,6 +156,12 @@ void view_goto(struct view *v, size_t line);
 /* The line that has line_key == key, or SIZE_MAX. */
 size_t view_find_key(struct view *v, uint64_t key);
 
+/* The function the callers and code views show: ctx->selected, or the
+ * first of the flat table (which becomes the selection) when nothing is
+ * selected yet or a filter left it out; PROFILE_NONE without a model or
+ * functions. */
+uint32_t view_selected(struct view *v);
+
 /* The function under the cursor, PROFILE_NONE if none. */
 uint32_t view_cursor_frame(struct view *v);
 
