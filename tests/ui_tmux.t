@@ -8,7 +8,9 @@
 # source view shows its file; < and > change the rate shown; p pauses
 # (the sample count stops) and resumes; s + Enter writes a folded file;
 # q exits 0 and leaves the target running, not stopped, untraced; a target
-# that exits leaves the data browsable with "exited (code 0)".
+# that exits leaves the data browsable with "exited (code 0)"; a crash
+# (SIGSEGV, SIGABRT sent to sproftop) gives the terminal back: normal
+# screen, echo on, one line saying so, and the signal's exit status.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
 require_targets demo
@@ -170,5 +172,40 @@ check "after the exit the flat view still shows hash_chunk" screen_has gone '% +
 keys gone q
 wait_until 15 test -s "$TMPD/gone.rc"
 is "$(cat "$TMPD/gone.rc" 2>/dev/null)" 0 "q exits 0 after the target exited"
+
+# A crash gives the terminal back (ui/crash.c): sproftop, on a loaded file
+# so no target is involved, gets a fatal signal by PID while it owns the
+# terminal.  The shell around it records the exit status, then `cat`
+# keeps the pane open to read the terminal's state afterwards.
+cp "$TOP/tests/ui/demo.folded" "$TMPD/demo.folded"
+
+# alternate NAME: 1 while the pane shows the alternate screen, else 0.
+alternate() {
+    "${T[@]}" display -p -t "$1" '#{alternate_on}' 2>/dev/null
+}
+
+crash_case() {
+    local sig=$1 num=$2 name=crash-$1 pid
+    "${T[@]}" new-session -d -s "$name" -x 100 -y 30 \
+        "cd '$TMPD' && ulimit -c 0; sh -c 'echo \$\$ >$name.pid; exec \"\$0\" -i demo.folded' '$SPROFTOP'; echo \$? >$name.rc; exec cat"
+    wait_until 20 screen_has "$name" 'file: demo\.folded'
+    is "$(alternate "$name")" 1 "SIG$sig: the TUI is up, on the alternate screen"
+    pid=$(cat "$TMPD/$name.pid" 2>/dev/null)
+    [ -n "$pid" ] && kill -"$sig" "$pid"
+    wait_until 10 test -s "$TMPD/$name.rc"
+    is "$(cat "$TMPD/$name.rc" 2>/dev/null)" "$((128 + num))" \
+        "SIG$sig: sproftop dies of the signal (exit status $((128 + num)))"
+    is "$(alternate "$name")" 0 "SIG$sig: the terminal is back on the normal screen"
+    check "SIG$sig: one line says so" \
+        screen_has "$name" "^sproftop: crashed with SIG$sig; the terminal was restored\$"
+    # Cooked mode again: a typed line is echoed, then cat prints it.
+    keys "$name" typed-back Enter
+    wait_until 10 test "$(screen "$name" | grep -c '^typed-back$')" -ge 2
+    is "$(screen "$name" | grep -c '^typed-back$')" 2 \
+        "SIG$sig: the terminal echoes again (line mode restored)"
+}
+
+crash_case SEGV 11
+crash_case ABRT 6
 
 done_testing

@@ -22,6 +22,7 @@
 #include "callers_view.h"
 #include "clock.h"
 #include "code_view.h"
+#include "crash.h"
 #include "flat_view.h"
 #include "help_view.h"
 #include "profile.h"
@@ -244,6 +245,7 @@ static int ui_screen_init(struct ui *ui)
     if (!ui->screen)
         return -1;
     set_term(ui->screen);
+    crash_install();
     cbreak();
     noecho();
     nonl();
@@ -264,6 +266,7 @@ static int ui_screen_init(struct ui *ui)
 static void ui_screen_end(struct ui *ui)
 {
     if (ui->screen) {
+        crash_remove();
         endwin();
         delscreen(ui->screen);
         ui->screen = NULL;
