@@ -31,6 +31,10 @@ ui_run() {
     DIR=$TMPD/$name
     mkdir -p "$DIR"
     cp "$UI/$fix" "$DIR/$fix"
+    # and the profiles the script loads (:load FILE)
+    grep '^:load ' "$UI/$keys.keys" 2>/dev/null | while read -r _ f; do
+        cp "$UI/$f" "$DIR/$f"
+    done
     # shellcheck disable=SC2086
     (cd "$DIR" && env -i PATH="$PATH" TERM=xterm-256color LINES="$lines" \
         COLUMNS="$cols" LC_ALL="$loc" TZ=UTC HOME="$DIR" ${UI_ENV:-} \
@@ -83,6 +87,7 @@ screens prompt       prompt       demo.folded 80 24 "$U8"
 screens file-actions file-actions demo.folded 80 24 "$U8"
 screens deep         deep         deep.folded 80 24 "$U8"
 screens source       source       demo.folded 80 24 "$U8"
+screens load         load         demo.folded 80 30 "$U8"
 screens wide         tree         demo.folded 120 40 "$U8"
 
 # Options: thresholds from the command line show in the header and hide
@@ -134,5 +139,11 @@ printf ':dump %s/no/such/dir/x\n' "$TMPD" >"$TMPD/baddump.keys"
 TERM=xterm-256color run_sproftop -i "$UI/demo.folded" --script "$TMPD/baddump.keys"
 is "$RC" 1 "unwritable dump: exit 1"
 like "$ERRS" 'cannot write screen dump' "unwritable dump: says so"
+
+# So does a profile that cannot be loaded.
+printf ':load %s/missing.folded\n' "$TMPD" >"$TMPD/badload.keys"
+TERM=xterm-256color run_sproftop -i "$UI/demo.folded" --script "$TMPD/badload.keys"
+is "$RC" 1 "unloadable :load: exit 1"
+like "$ERRS" ':load: .*missing\.folded' "unloadable :load: says which file"
 
 done_testing

@@ -163,7 +163,7 @@ void ui_switch(struct ui *ui, enum view_id to)
 /* --- input ---------------------------------------------------------------- */
 
 enum input_kind { IN_NONE, IN_KEY, IN_MOUSE, IN_RESIZE, IN_DUMP, IN_REFRESH,
-                  IN_END };
+                  IN_LOAD, IN_END };
 
 struct input {
     enum input_kind kind;
@@ -195,6 +195,10 @@ static void ui_next_input(struct ui *ui, struct input *in)
         case SCRIPT_REFRESH:
             in->kind = IN_REFRESH;
             return;
+        case SCRIPT_LOAD:
+            in->kind = IN_LOAD;
+            in->path = e->path;
+            return;
         case SCRIPT_RESIZE:
             resize_term(e->lines, e->cols);
             in->kind = IN_RESIZE;
@@ -224,6 +228,72 @@ static void ui_next_input(struct ui *ui, struct input *in)
     }
     in->kind = IN_KEY;
     in->key = ch;
+}
+
+/* --- scripted commands ---------------------------------------------------- */
+
+/* A scripted command failed: say so on the message line and on stderr,
+ * and the run exits 1 at the end of the script. */
+static void script_failed(struct ui *ui, const char *what)
+{
+    ctx_message(&ui->ctx, true, "%s", what);
+    fprintf(stderr, "sproftop: %s\n", what);
+    ui->exit_code = 1;
+}
+
+static void ui_dump(struct ui *ui, const char *path)
+{
+    char what[PROMPT_MAX + 64];
+
+    if (frame_dump(path) == 0)
+        return;
+    snprintf(what, sizeof(what), "cannot write screen dump %s: %s", path,
+             strerror(errno));
+    script_failed(ui, what);
+}
+
+/* The profile a :load shows: the samples of q over the frames and
+ * threads of the current snapshot, as a live aggregate that changed
+ * would be (its ids stay, new frames are added after them), so the
+ * views' keys mean the same functions; q's metadata.  Frees q. */
+static struct profile *loaded_profile(struct ui *ui, struct profile *q)
+{
+    struct profile *p = ui->snap ? profile_clone(ui->snap) : NULL;
+
+    if (!p)
+        return q;
+    profile_reset(p);
+    if (profile_merge(p, q) < 0 || profile_set_meta(p, profile_meta(q)) < 0) {
+        profile_free(p);
+        p = NULL;
+    }
+    profile_free(q);
+    return p;
+}
+
+/* :load PATH: from now on the views show PATH, read by main.c's loader
+ * into a file source of the UI's own, as if the data had changed under
+ * them (cursor and expansion are kept by line key, as on a refresh). */
+static void ui_load(struct ui *ui, const char *path)
+{
+    char err[512], what[sizeof(err) + 32];
+    struct profile *p = NULL;
+
+    snprintf(err, sizeof(err), "%s: out of memory", path);
+    if (!ui->opt.load)
+        snprintf(err, sizeof(err), "%s: no loader", path);
+    else if ((p = ui->opt.load(path, err, sizeof(err))))
+        p = loaded_profile(ui, p);
+    struct source *src = p ? source_file_new(p, path) : NULL;
+    if (!src) {
+        snprintf(what, sizeof(what), ":load: %s", err);
+        script_failed(ui, what);
+        return;
+    }
+    if (ui->own_src)
+        ui->own_src->ops->close(ui->own_src);
+    ui->src = ui->own_src = src;
+    ui_tick(ui, true);
 }
 
 /* --- set-up --------------------------------------------------------------- */
@@ -310,12 +380,10 @@ static void ui_loop(struct ui *ui)
             ui_tick(ui, true);
             break;
         case IN_DUMP:
-            if (frame_dump(in.path) < 0) {
-                ctx_message(&ui->ctx, true, "cannot write %s", in.path);
-                fprintf(stderr, "sproftop: cannot write screen dump %s: %s\n",
-                        in.path, strerror(errno));
-                ui->exit_code = 1;
-            }
+            ui_dump(ui, in.path);
+            break;
+        case IN_LOAD:
+            ui_load(ui, in.path);
             break;
         case IN_END:
             ui->quit = true;
@@ -388,6 +456,8 @@ out:
     if (ui->have_re)
         regfree(&ui->re);
     script_free(ui->script);
+    if (ui->own_src)
+        ui->own_src->ops->close(ui->own_src);
     free(ui);
     return rc;
 }

@@ -52,6 +52,10 @@ struct ui_options {
     const struct ui_save_ops *save; /* formats for 's' (NULL: none) */
     const char *export_format;  /* -f NAME: the format 's' offers first
                                    (NULL: "folded", else the first one) */
+    /* Read a profile file for the scripted :load (main.c: load_file):
+     * a new profile, or NULL with a one-line reason in err.  NULL: :load
+     * fails the script. */
+    struct profile *(*load)(const char *path, char *err, size_t errlen);
     double hide_self;           /* --hide-self PCT (default 1.0) */
     double hide_subs;           /* --hide-subs PCT (default 2.0) */
     double duration_s;          /* -d SECONDS: ui_run returns after this long

@@ -35,7 +35,9 @@ enum ask_purpose {
 };
 
 struct ui {
-    struct source *src;
+    struct source *src;            /* what the views show */
+    struct source *own_src;        /* a file source the UI opened for a
+                                      scripted :load (closed by ui_run) */
     struct ui_options opt;
     struct theme theme;
     struct ui_ctx ctx;

@@ -366,6 +366,7 @@ static void fill_ui_options(const struct opts *o, struct ui_options *u)
     static const struct ui_save_ops save = { ui_format_name, ui_format_exts, ui_format_write };
     ui_options_default(u);
     u->save = &save;
+    u->load = load_file;
     u->refresh_s = o->refresh;
     const char *nc = getenv("NO_COLOR");
     u->no_color = o->no_color || (nc && *nc);
