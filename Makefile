@@ -73,6 +73,15 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(PURE_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(formats_FLAGS) -o $@ $< $(PURE_OBJS) -lcmocka -lm -lz
 
+# UI unit tests (test_ui_*.c) link the UI's objects and curses: key codes
+# are curses constants.  They open no terminal.  Only the layers the UI may
+# see are linked, so a UI reaching into formats or the engine fails here.
+UI_TEST_OBJS := $(ui_OBJS) $(model_OBJS) $(base_OBJS)
+$(BUILD)/tests/unit/test_ui_%: tests/unit/test_ui_%.c $(UI_TEST_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(ui_FLAGS) -o $@ $< $(UI_TEST_OBJS) -lcmocka \
+	  $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null) -lm
+
 unit: $(UNIT_BINS)
 
 # Test targets: tests/targets/targets.mk defines TARGET_BINS and their rules.
