@@ -189,15 +189,12 @@ static void ui_next_input(struct ui *ui, struct input *in)
             in->key = e->key;
             return;
         case SCRIPT_DUMP:
-            in->kind = IN_DUMP;
+        case SCRIPT_LOAD:
+            in->kind = e->kind == SCRIPT_DUMP ? IN_DUMP : IN_LOAD;
             in->path = e->path;
             return;
         case SCRIPT_REFRESH:
             in->kind = IN_REFRESH;
-            return;
-        case SCRIPT_LOAD:
-            in->kind = IN_LOAD;
-            in->path = e->path;
             return;
         case SCRIPT_RESIZE:
             resize_term(e->lines, e->cols);
