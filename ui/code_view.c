@@ -1,6 +1,6 @@
-/* source_view.c - the annotated source view.
+/* code_view.c - the annotated source view (the "Source" tab).
  *
- * See source_view.h.  The file is read once per selected function (not
+ * See code_view.h.  The file is read once per selected function (not
  * per refresh); per-line counts are looked up by binary search in the
  * sorted profile_lines result.
  */

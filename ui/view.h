@@ -75,7 +75,8 @@ struct view_ops {
     int (*open)(struct view *v);
     /* Rebuild v->lines from the model (v->ctx->model may be NULL). */
     void (*refresh)(struct view *v);
-    /* The columns, left to right, and how many. */
+    /* The columns, left to right, and how many (VIEW_COLUMNS fills both;
+     * at most VIEW_MAX_COLS). */
     const struct view_col *cols;
     size_t ncols;
     /* Fill in the cell of column `col` (a view_col id) of line `line`. */
@@ -86,7 +87,8 @@ struct view_ops {
     /* Whether a column is shown now (NULL: every column is).  Hidden
      * columns take no room. */
     bool (*shown)(struct view *v, int col);
-    /* The view's own requests, ended by { REQ_NONE, NULL }; NULL: none. */
+    /* The view's own requests, ended by { REQ_NONE, NULL, false };
+     * NULL: none. */
     const struct view_action *actions;
     /* Stable identity of a line across refreshes (node key, frame id). */
     uint64_t (*line_key)(struct view *v, size_t line);
