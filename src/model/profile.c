@@ -1380,6 +1380,7 @@ struct flat_ctx {
     const struct profile *p;
     struct profile_flat *acc; /* by frame id */
     uint32_t *onpath;         /* by frame id */
+    uint32_t nseen;           /* functions met so far */
 };
 
 static int flat_enter(void *ctx, uint32_t node)
@@ -1389,6 +1390,10 @@ static int flat_enter(void *ctx, uint32_t node)
 
     if (c->p->fd[n->frame].kind == FRAME_THREAD)
         return 0;
+    /* Preorder meets a function first on the path of the first stack
+     * that holds it, as profile_foreach_stack does: every leaf has self. */
+    if (c->acc[n->frame].total == 0)
+        c->acc[n->frame].first = c->nseen++;
     if (c->onpath[n->frame]++ == 0)
         c->acc[n->frame].total += n->total;
     c->acc[n->frame].self += n->self;
@@ -1436,7 +1441,7 @@ long profile_flat(const struct profile *p, struct profile_flat **out)
 {
     size_t nf = p->nframes ? p->nframes : 1;
     struct flat_ctx c = { p, calloc(nf, sizeof(*c.acc)),
-                          calloc(nf, sizeof(*c.onpath)) };
+                          calloc(nf, sizeof(*c.onpath)), 0 };
     long n = 0;
 
     *out = NULL;
@@ -1470,6 +1475,7 @@ struct edge_ctx {
     uint32_t cap;        /* edges allocated */
     struct idtab ix;     /* index over a */
     uint32_t *occ;       /* per frame: occurrences in the current stack */
+    bool *outer;         /* per depth: the frame's outermost occurrence */
     uint64_t stamp;      /* current stack */
 };
 
@@ -1506,9 +1512,30 @@ static struct edge_acc *edge_get(struct edge_ctx *c, uint32_t caller,
                       c))
         return NULL;
     id = c->n++;
-    c->a[id] = (struct edge_acc){ .e = { caller, callee, 0, 0.0 } };
+    c->a[id] = (struct edge_acc){ .e = { .caller = caller, .callee = callee,
+                                         .seq = id } };
     idtab_insert(&c->ix, edge_hash(caller, callee), id);
     return &c->a[id];
+}
+
+/* Racket's connect for the pair ending at depth i of the stack. */
+static int edge_count(struct edge_ctx *c, const uint32_t *frames, size_t i,
+                      uint64_t count)
+{
+    uint32_t caller = i ? frames[i - 1] : PROFILE_NONE, callee = frames[i];
+    struct edge_acc *e = edge_get(c, caller, callee);
+
+    if (!e)
+        return -1;
+    e->e.caller_time += (double)count / c->occ[callee];
+    e->e.callee_time += (double)count / (i ? c->occ[caller] : 1);
+    if (e->stamp != c->stamp) {
+        e->stamp = c->stamp;
+        e->e.samples += count;
+    }
+    if (c->outer[i])
+        e->e.outer += count;
+    return 0;
 }
 
 static int edge_stack(void *ctx, uint32_t thread, const uint32_t *frames,
@@ -1520,21 +1547,12 @@ static int edge_stack(void *ctx, uint32_t thread, const uint32_t *frames,
     (void)thread;
     c->stamp++;
     for (size_t i = 0; i < n; i++)
-        c->occ[frames[i]]++;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        uint32_t caller = i ? frames[i - 1] : PROFILE_NONE;
-        struct edge_acc *e = edge_get(c, caller, frames[i]);
-
-        if (!e) {
-            rc = -1;
-            break;
-        }
-        e->e.time += (double)count / c->occ[frames[i]];
-        if (e->stamp != c->stamp) {
-            e->stamp = c->stamp;
-            e->e.samples += count;
-        }
-    }
+        c->outer[i] = c->occ[frames[i]]++ == 0;
+    /* Racket's order: the bottom edge, then the pairs from the leaf. */
+    if (n)
+        rc = edge_count(c, frames, 0, count);
+    for (size_t i = n; i-- > 1 && rc == 0;)
+        rc = edge_count(c, frames, i, count);
     for (size_t i = 0; i < n; i++)
         c->occ[frames[i]]--;
     return rc;
@@ -1557,7 +1575,8 @@ long profile_edges(const struct profile *p, struct profile_edge **out)
 
     *out = NULL;
     c.occ = calloc(p->nframes ? p->nframes : 1, sizeof(*c.occ));
-    if (!c.occ || idtab_reserve(&c.ix, 1, 0, 0, edge_hash_of, NULL, &c) ||
+    c.outer = malloc((p->max_depth ? p->max_depth : 1) * sizeof(*c.outer));
+    if (!c.occ || !c.outer || idtab_reserve(&c.ix, 1, 0, 0, edge_hash_of, NULL, &c) ||
         profile_foreach_stack(p, edge_stack, &c))
         goto out;
     res = malloc((c.n ? c.n : 1) * sizeof(*res));
@@ -1570,6 +1589,7 @@ long profile_edges(const struct profile *p, struct profile_edge **out)
     n = c.n;
 out:
     free(c.occ);
+    free(c.outer);
     free(c.a);
     free(c.ix.slot);
     return n;

@@ -242,6 +242,9 @@ struct profile *profile_derive(const struct profile *p,
 /* Per-function totals. */
 struct profile_flat {
     uint32_t frame;  /* frame id (FRAME_FUNC and FRAME_SPECIAL only) */
+    uint32_t first;  /* rank of the function's first use: the order in
+                        which profile_foreach_stack first meets it (a
+                        stable tie-break for views and reports) */
     uint64_t self;   /* samples with this function as leaf */
     uint64_t total;  /* samples with this function anywhere in the stack,
                         counted once per sample even under recursion */
@@ -257,19 +260,32 @@ long profile_flat(const struct profile *p, struct profile_flat **out);
  * self descending, then frame id: the order of "top by total" views. */
 void profile_flat_sort_total(struct profile_flat *v, size_t n);
 
-/* A caller -> callee edge. */
+/* A caller -> callee edge of the call graph, the one edge builder every
+ * view and exporter reads.  Times are Racket's (profile-lib analyzer.rkt
+ * connect): a sample of `count` adds count/k to caller_time, k the
+ * callee's occurrences in its stack, and count/k' to callee_time, k' the
+ * caller's occurrences (1 for the stack bottom), so Local% stays at most
+ * 100% under recursion:
+ *   - a caller line above function F shows caller_time / total(F);
+ *   - a callee line below F shows callee_time / total(F). */
 struct profile_edge {
-    uint32_t caller;  /* frame id, or PROFILE_NONE for "stack bottom" */
-    uint32_t callee;  /* frame id */
-    uint64_t samples; /* samples containing this edge, once per sample */
-    double time;      /* Racket edge time in samples: each sample adds 1/k
-                         where k is the number of occurrences of the
-                         callee in that sample's stack */
+    uint32_t caller;     /* frame id, or PROFILE_NONE for the stack bottom
+                            (Racket's "*" node) */
+    uint32_t callee;     /* frame id */
+    uint32_t seq;        /* first-use order, Racket's: per stack the bottom
+                            edge, then the pairs from the leaf down */
+    uint64_t samples;    /* samples containing this edge, once per sample */
+    uint64_t outer;      /* samples in which this edge enters the callee's
+                            outermost occurrence: a function's outer sums
+                            to its total (callgrind's inclusive calls) */
+    double caller_time;  /* sum of count / occurrences of the callee */
+    double callee_time;  /* sum of count / occurrences of the caller */
 };
 
 /* All caller->callee edges over all threads of p (thread frames are not
- * callers: edges from the thread node have caller PROFILE_NONE), sorted
- * by caller then callee.  *out malloc'd; count or -1 on OOM. */
+ * callers: edges from the thread node have caller PROFILE_NONE; Racket's
+ * leaf -> "*" edges are not listed, their caller_time is the leaf's self),
+ * sorted by caller then callee.  *out malloc'd; count or -1 on OOM. */
 long profile_edges(const struct profile *p, struct profile_edge **out);
 
 /* Per-line or per-address counts of one function. */

@@ -121,6 +121,26 @@ static inline void fixture_add_names(struct profile *p, uint32_t thread,
                           sizeof(names_) / sizeof(names_[0]), count);       \
     } while (0)
 
+/* Add count samples of a folded stack "main;a;b" (root first), each
+ * frame made by fn, on thread; no lines. */
+static inline void fixture_add_folded(struct profile *p, uint32_t thread,
+                                      fixture_frame_fn fn, const char *stack,
+                                      uint64_t count)
+{
+    const char *names[FIXTURE_MAX_DEPTH];
+    char *copy = strdup(stack), *save = NULL;
+    size_t n = 0;
+
+    assert_non_null(copy);
+    for (char *tok = strtok_r(copy, ";", &save); tok;
+         tok = strtok_r(NULL, ";", &save)) {
+        assert_true(n < FIXTURE_MAX_DEPTH);
+        names[n++] = tok;
+    }
+    fixture_add_names(p, thread, fn, names, n, count);
+    free(copy);
+}
+
 /* FORMATS.md's example: threads 100 "main" and 101 "worker", frames
  * main, a, b, c, d made by fn in that order, then main;a;b x3 and
  * main;a;c x1 on "main", main;d x2 on "worker" (call_lines as for

@@ -296,24 +296,32 @@ static void test_edges_fractional(void **state)
     g = fn(p, "g");
     n = profile_edges(p, &e);
     /* sorted by caller then callee; NONE (stack bottom) sorts last.
-     * f and g occur twice each, so each occurrence carries 1/2. */
+     * f and g occur twice each, so each occurrence carries 1/2 of its
+     * callee's (caller_time) or caller's (callee_time) side; outer counts
+     * only the edge into a function's outermost occurrence. */
+    static const struct {
+        int caller, callee;     /* indexes into ids[], -1 for the bottom */
+        double caller_time, callee_time;
+        uint64_t outer;
+    } want[] = {
+        { 0, 1, 1.0, 2.0, 2 },  /* main -> f */
+        { 1, 2, 2.0, 2.0, 2 },  /* f -> g, twice per stack */
+        { 2, 1, 1.0, 1.0, 0 },  /* g -> f: never f's outermost */
+        { -1, 0, 2.0, 2.0, 2 }, /* bottom -> main */
+    };
+    uint32_t ids[3] = { main_, f, g };
+
     assert_int_equal(n, 4);
-    assert_int_equal(e[0].caller, main_);
-    assert_int_equal(e[0].callee, f);
-    assert_int_equal(e[0].samples, 2);
-    assert_float_equal(e[0].time, 1.0, 1e-9);
-    assert_int_equal(e[1].caller, f);
-    assert_int_equal(e[1].callee, g);
-    assert_int_equal(e[1].samples, 2);   /* the pair occurs twice: once */
-    assert_float_equal(e[1].time, 2.0, 1e-9);
-    assert_int_equal(e[2].caller, g);
-    assert_int_equal(e[2].callee, f);
-    assert_int_equal(e[2].samples, 2);
-    assert_float_equal(e[2].time, 1.0, 1e-9);
-    assert_int_equal(e[3].caller, PROFILE_NONE);
-    assert_int_equal(e[3].callee, main_);
-    assert_int_equal(e[3].samples, 2);
-    assert_float_equal(e[3].time, 2.0, 1e-9);
+    for (long i = 0; i < n; i++) {
+        assert_int_equal(e[i].caller, want[i].caller < 0
+                                          ? PROFILE_NONE
+                                          : ids[want[i].caller]);
+        assert_int_equal(e[i].callee, ids[want[i].callee]);
+        assert_int_equal(e[i].samples, 2); /* a repeated pair counts once */
+        assert_float_equal(e[i].caller_time, want[i].caller_time, 1e-9);
+        assert_float_equal(e[i].callee_time, want[i].callee_time, 1e-9);
+        assert_int_equal(e[i].outer, want[i].outer);
+    }
     free(e);
     profile_free(p);
 }
@@ -351,9 +359,11 @@ static void test_edges_racket_percentages(void **state)
             if (flat[j].frame == callee)
                 callee_total = flat[j].total;
         }
-        snprintf(buf, sizeof(buf), "%.1f%%", 100.0 * x->time / caller_total);
+        snprintf(buf, sizeof(buf), "%.1f%%",
+                 100.0 * x->callee_time / caller_total);
         assert_string_equal(buf, want[i].callee_pct);
-        snprintf(buf, sizeof(buf), "%.1f%%", 100.0 * x->time / callee_total);
+        snprintf(buf, sizeof(buf), "%.1f%%",
+                 100.0 * x->caller_time / callee_total);
         assert_string_equal(buf, want[i].caller_pct);
     }
     {
@@ -362,7 +372,8 @@ static void test_edges_racket_percentages(void **state)
 
         assert_non_null(x);
         assert_int_equal(x->samples, 6);
-        assert_float_equal(x->time, 6.0, 1e-9);
+        assert_float_equal(x->caller_time, 6.0, 1e-9);
+        assert_float_equal(x->callee_time, 6.0, 1e-9);
     }
     /* the node lines: total and self ms at 10 ms per sample */
     {
@@ -752,9 +763,12 @@ static void test_deep_stack(void **state)
     assert_int_equal(profile_edges(p, &e), 3);
     /* f -> g: 250 occurrences of g, each 1/250 */
     assert_int_equal(e[0].caller, ff);
-    assert_float_equal(e[0].time, 1.0, 1e-9);
+    assert_float_equal(e[0].caller_time, 1.0, 1e-9);
+    assert_float_equal(e[0].callee_time, 1.0, 1e-9);
     assert_int_equal(e[0].samples, 1);
-    assert_float_equal(e[1].time, 249.0 / 250.0, 1e-9);
+    assert_int_equal(e[0].outer, 1);      /* into g's outermost */
+    assert_float_equal(e[1].caller_time, 249.0 / 250.0, 1e-9);
+    assert_int_equal(e[1].outer, 0);      /* f's outermost is the bottom */
     free(e);
     q = profile_derive(p, &inv);
     assert_int_equal(profile_node(q, profile_node_count(q) - 1)->depth, 501);
