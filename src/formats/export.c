@@ -333,9 +333,13 @@ int export_to_file(const struct exporter *e, const struct profile *p,
         close(fd);
         goto fail;
     }
+    /* The one place a failed write is explained: a writer sets errno
+     * when it knows why (EFBIG, EOVERFLOW, a failed call's); otherwise
+     * the stream's error flag tells an I/O error from running out of
+     * memory. */
     errno = 0;
     rc = e->write(p, o, f);
-    saved = errno ? errno : EIO;
+    saved = errno ? errno : ferror(f) ? EIO : ENOMEM;
     if (rc == 0 && (fflush(f) != 0 || ferror(f))) {
         rc = -1;
         saved = errno ? errno : EIO;

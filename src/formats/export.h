@@ -37,7 +37,9 @@ struct exporter {
     bool per_sample;    /* writes something per sample (not per stack), so
                            it refuses profiles of more than
                            EXPORT_PER_SAMPLE_MAX samples with EFBIG */
-    /* Write p to f.  Returns 0, or -1 with errno set. */
+    /* Write p to f.  Returns 0, or -1 with errno set when the format
+     * knows why (EFBIG, EOVERFLOW, or a failed call's errno); left 0,
+     * export_to_file reports ENOMEM, or EIO when f has its error flag. */
     int (*write)(const struct profile *p, const struct export_opts *o,
                  FILE *f);
 };

@@ -294,7 +294,6 @@ static int sampler_write(const struct profile *p, const struct export_opts *o,
     int rc = -1;
 
     (void)o;
-    errno = 0;
     /* the format repeats a stack line once per sample */
     if (profile_samples(p) > EXPORT_PER_SAMPLE_MAX) {
         errno = EFBIG;
@@ -333,8 +332,6 @@ static int sampler_write(const struct profile *p, const struct export_opts *o,
     fputs("@end\n", f);
     rc = ferror(f) ? -1 : 0;
 out:
-    if (rc != 0 && !errno)
-        errno = ferror(f) ? EIO : ENOMEM;
     for (uint32_t i = 0; i < c.nsyms; i++)
         free(c.syms[i].text);
     free(c.syms);

@@ -29,7 +29,6 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -365,12 +364,12 @@ static int callgrind_write(const struct profile *p,
 
     (void)o;
     if (!c.self || !c.caller || !c.thread_of || !c.fn_id)
-        goto oom;
+        goto out;
     memset(c.thread_of, 0xff, alloc * sizeof(*c.thread_of));
     for (uint32_t t = 0; t < profile_thread_count(p); t++)
         c.thread_of[profile_thread_at(p, t)->frame] = t;
     if (collect(&c) != 0)
-        goto oom;
+        goto out;
     for (uint32_t i = 0; i < nf; i++)
         summary += c.self[i];
     put_header(&c, summary);
@@ -380,20 +379,14 @@ static int callgrind_write(const struct profile *p,
         uint32_t fr = profile_thread_at(p, t)->frame;
 
         if ((c.self[fr] || c.caller[fr]) && put_block(&c, fr))
-            goto oom;
+            goto out;
     }
     for (uint32_t fr = 0; fr < nf; fr++)
         if (c.thread_of[fr] == NO_ID && (c.self[fr] || c.caller[fr]) &&
             put_block(&c, fr))
-            goto oom;
+            goto out;
     fprintf(f, "\ntotals: %" PRIu64 "\n", summary);
     rc = ferror(f) ? -1 : 0;
-    if (rc && !errno)
-        errno = EIO;
-    goto out;
-oom:
-    if (!errno)
-        errno = ENOMEM;
 out:
     free(c.self);
     free(c.caller);

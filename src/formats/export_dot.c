@@ -24,7 +24,6 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -126,7 +125,6 @@ static int dot_write(const struct profile *p, const struct export_opts *o,
     int rc = -1;
 
     (void)o;
-    errno = 0;
     if (!c.id_of || !shown || nflat < 0 || nedges < 0 ||
         profile_foreach_stack(p, first_use, &c) != 0)
         goto out;
@@ -173,8 +171,6 @@ static int dot_write(const struct profile *p, const struct export_opts *o,
     fputs("}\n", f);
     rc = ferror(f) ? -1 : 0;
 out:
-    if (rc != 0 && !errno)
-        errno = ferror(f) ? EIO : ENOMEM;
     free(c.id_of);
     free(shown);
     free(flat);

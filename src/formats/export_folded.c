@@ -16,7 +16,6 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
@@ -114,12 +113,8 @@ static int folded_write(const struct profile *p, const struct export_opts *o,
 {
     struct folded_ctx c = { p, o, f };
 
-    if (profile_foreach_stack(p, folded_stack, &c) != 0 || ferror(f)) {
-        if (!errno)
-            errno = EIO;
-        return -1;
-    }
-    return 0;
+    return profile_foreach_stack(p, folded_stack, &c) != 0 || ferror(f)
+               ? -1 : 0;
 }
 
 const struct exporter export_folded = {

@@ -23,7 +23,6 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -113,7 +112,6 @@ static int samplingprof_write(const struct profile *p,
     int rc = -1;
 
     (void)o;
-    errno = 0;
     c.id_of = malloc((nf ? nf : 1) * sizeof(*c.id_of));
     c.frame_of = malloc((nf ? nf : 1) * sizeof(*c.frame_of));
     by_id = calloc(nf ? nf : 1, sizeof(*by_id));
@@ -164,8 +162,6 @@ static int samplingprof_write(const struct profile *p,
     }
     rc = ferror(f) ? -1 : 0;
 out:
-    if (rc != 0 && !errno)
-        errno = ferror(f) ? EIO : ENOMEM;
     free(c.id_of);
     free(c.frame_of);
     free(c.edges);

@@ -14,7 +14,6 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -227,32 +226,23 @@ static int speedscope_write(const struct profile *p,
     int rc = -1;
 
     (void)o;
-    if (!c.index || !c.order) {
-        errno = ENOMEM;
+    if (!c.index || !c.order)
         goto out;
-    }
     memset(c.index, 0xff, (nf ? nf : 1) * sizeof(*c.index));
-    if (profile_foreach_stack(p, ss_number, &c) != 0) {
-        errno = ENOMEM;
+    if (profile_foreach_stack(p, ss_number, &c) != 0)
         goto out;
-    }
     fputs("{\n \"$schema\": \"https://www.speedscope.app/"
           "file-format-schema.json\",\n \"shared\": {\n  \"frames\": [", f);
     write_frames(&c);
     fputs("\n  ]\n },\n \"profiles\": [", f);
-    if (profile_foreach_stack(p, ss_sample, &c) != 0) {
-        if (!errno)
-            errno = ENOMEM;
+    if (profile_foreach_stack(p, ss_sample, &c) != 0)
         goto out;
-    }
     ss_close(&c);
     fputs("\n ],\n \"name\": ", f);
     write_file_name(m, f);
     fputs(",\n \"activeProfileIndex\": 0,\n \"exporter\": \"sproftop "
           SPROFTOP_VERSION "\"\n}\n", f);
     rc = ferror(f) ? -1 : 0;
-    if (rc && !errno)
-        errno = EIO;
 out:
     free(c.index);
     free(c.order);

@@ -335,7 +335,6 @@ static int stackprof_write(const struct profile *p,
     int rc = -1;
 
     (void)o;
-    errno = 0;
     /* raw_timestamp_deltas holds one entry per sample */
     if (samples > EXPORT_PER_SAMPLE_MAX) {
         errno = EFBIG;
@@ -394,8 +393,6 @@ static int stackprof_write(const struct profile *p,
     js_close(&j, '}');
     rc = ferror(f) ? -1 : 0;
 out:
-    if (rc != 0 && !errno)
-        errno = ferror(f) ? EIO : ENOMEM;
     free(c.id_of);
     free(c.frame_of);
     free(by_frame);

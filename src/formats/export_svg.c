@@ -24,7 +24,6 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -407,7 +406,6 @@ static int svg_write(const struct profile *p, const struct export_opts *o,
     uint32_t height;
 
     (void)o;
-    errno = 0;
     c.all = profile_node(p, PROFILE_ROOT)->total;
     c.scale = c.all ? (double)(SVG_WIDTH - 2 * SVG_PAD) / (double)c.all : 0;
     c.min_w = c.all ? (uint64_t)(MIN_WIDTH_PX / c.scale) : 1;
@@ -454,8 +452,6 @@ static int svg_write(const struct profile *p, const struct export_opts *o,
     if (!ferror(f))
         return 0;
 fail:
-    if (!errno)
-        errno = ferror(f) ? EIO : ENOMEM;
     return -1;
 }
 

@@ -32,7 +32,6 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -825,7 +824,6 @@ static int text_write(const struct profile *p, const struct export_opts *o,
     uint32_t *order = NULL, *scratch = NULL, label = 0;
     int rc = -1;
 
-    errno = 0;
     if (!m || graph_build(&g, m) != 0 || link_edges(&g) != 0)
         goto out;
     order = malloc((g.nnodes ? g.nnodes : 1) * sizeof(*order));
@@ -839,8 +837,6 @@ static int text_write(const struct profile *p, const struct export_opts *o,
     if (write_table(f, &g, order, interval_ms, scratch) == 0)
         rc = ferror(f) ? -1 : 0;
 out:
-    if (rc != 0 && !errno)
-        errno = ferror(f) ? EIO : ENOMEM;
     model_free(m);
     free(g.pool);
     free(g.nodes);

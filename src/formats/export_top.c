@@ -23,7 +23,6 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -91,7 +90,6 @@ static int top_write(const struct profile *p, const struct export_opts *o,
     uint32_t nt = profile_thread_count(p);
 
     (void)o;
-    errno = 0;
     fputs("==================================\n", f);
     fprintf(f, "  Mode: %s(%" PRIu64 ")\n", m->idle ? "wall" : "cpu",
             (m->interval_ns + 500) / 1000);
@@ -133,8 +131,6 @@ static int top_write(const struct profile *p, const struct export_opts *o,
     if (!ferror(f))
         return 0;
 fail:
-    if (!errno)
-        errno = ferror(f) ? EIO : ENOMEM;
     return -1;
 }
 
