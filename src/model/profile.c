@@ -1,0 +1,409 @@
+/* profile.c - the aggregate's lifecycle and identities: creating, freeing,
+ * resetting and copying a profile, its interned strings and frames, its
+ * threads and its metadata.  The call tree is in profile_tree.c, what is
+ * computed from it in profile_query.c; profile_impl.h holds the storage
+ * they share.  See profile.h for the model.
+ *
+ * Called by the collector (interning frames and threads as it meets them,
+ * profile_clone under its lock for each UI snapshot), by the loaders and
+ * by the UI and exporters (through clones and derived profiles).
+ */
+#include "profile_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "vec.h"
+
+/* --- strings ------------------------------------------------------------- */
+
+/* Id of string s (NULL gives STR_NULL), interning it if new;
+ * PROFILE_NONE on OOM. */
+static uint32_t str_intern(struct profile *p, const char *s)
+{
+    return s ? strarena_intern_id(&p->strs, s, strlen(s)) : STR_NULL;
+}
+
+/* Id of an existing string, STR_NULL for NULL, PROFILE_NONE if absent. */
+static uint32_t str_lookup(const struct profile *p, const char *s)
+{
+    return s ? strarena_lookup(&p->strs, s, strlen(s)) : STR_NULL;
+}
+
+const char *profile_str(const struct profile *p, uint32_t id)
+{
+    return id == STR_NULL ? NULL : strarena_str(&p->strs, id);
+}
+
+/* --- frames -------------------------------------------------------------- */
+
+static uint64_t frame_hash(uint32_t kind, const struct frame_ids *k)
+{
+    return util_mix64(((uint64_t)k->name << 32 | k->module) ^
+                      util_mix64((uint64_t)k->file << 8 | kind));
+}
+
+struct frame_probe {
+    const struct profile *p;
+    uint32_t kind;
+    const struct frame_ids *k;
+};
+
+static int frame_eq(void *ctx, uint32_t id)
+{
+    const struct frame_probe *q = ctx;
+    const struct frame_ids *f = &q->p->fid[id];
+
+    return q->p->fd[id].kind == q->kind && f->name == q->k->name &&
+           f->module == q->k->module && f->file == q->k->file;
+}
+
+static uint32_t frame_find(const struct profile *p, uint32_t kind,
+                           const struct frame_ids *k)
+{
+    struct frame_probe q = { p, kind, k };
+
+    return idtab_find(&p->frame_ix, frame_hash(kind, k), frame_eq, &q);
+}
+
+/* The string ids of d's identity: looked up only (intern false, absent
+ * strings give PROFILE_NONE) or interned.  0, or -1 if one is missing. */
+static int frame_ids_of(struct profile *p, const struct frame_desc *d,
+                        bool intern, struct frame_ids *k)
+{
+    k->name = intern ? str_intern(p, d->name) : str_lookup(p, d->name);
+    k->module = intern ? str_intern(p, d->module) : str_lookup(p, d->module);
+    k->file = intern ? str_intern(p, d->file) : str_lookup(p, d->file);
+    return k->name == PROFILE_NONE || k->module == PROFILE_NONE ||
+                   k->file == PROFILE_NONE
+               ? -1 : 0;
+}
+
+uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d)
+{
+    struct frame_ids k;
+    uint32_t id;
+
+    if (!p || !d || !d->name)
+        return PROFILE_NONE;
+    if (frame_ids_of(p, d, false, &k) == 0) {
+        id = frame_find(p, d->kind, &k);
+        if (id != PROFILE_NONE)
+            return id;
+    }
+    if (frame_ids_of(p, d, true, &k) != 0 || p->nframes >= ID_LIMIT ||
+        VEC_RESERVE(p->fd, p->fd_cap, p->nframes + 1) < 0 ||
+        VEC_RESERVE(p->fid, p->fid_cap, p->nframes + 1) < 0 ||
+        idtab_reserve(&p->frame_ix, p->nframes + 1) < 0)
+        return PROFILE_NONE;
+    id = p->nframes++;
+    p->fd[id] = *d;
+    p->fd[id].name = profile_str(p, k.name);
+    p->fd[id].module = profile_str(p, k.module);
+    p->fd[id].file = profile_str(p, k.file);
+    p->fid[id] = k;
+    (void)idtab_insert(&p->frame_ix, frame_hash(d->kind, &k), id);
+    return id;
+}
+
+const struct frame_desc *profile_frame(const struct profile *p, uint32_t id)
+{
+    return p && id < p->nframes ? &p->fd[id] : NULL;
+}
+
+uint32_t profile_frame_count(const struct profile *p)
+{
+    return p ? p->nframes : 0;
+}
+
+/* --- threads ------------------------------------------------------------- */
+
+/* A tid hashed by util_mix64, a bijection: the hash is the key. */
+static uint64_t tid_hash(int64_t tid)
+{
+    return util_mix64((uint64_t)tid);
+}
+
+uint32_t profile_tid_find(const struct profile *p, int64_t tid)
+{
+    return idtab_find(&p->tid_ix, tid_hash(tid), NULL, NULL);
+}
+
+/* The FRAME_THREAD frame for a new thread: "NAME-TID", made unique with a
+ * "#N" suffix in the odd case where another thread already uses that
+ * name (e.g. "a-" with tid 1 and "a" with tid -1 both give "a--1"), since
+ * thread nodes are keyed by frame under the root. */
+static uint32_t thread_frame(struct profile *p, const char *name, int64_t tid)
+{
+    size_t cap = strlen(name) + 48;
+    char *buf = malloc(cap);
+    uint32_t id = PROFILE_NONE;
+
+    if (!buf)
+        return PROFILE_NONE;
+    for (unsigned k = 1; k < 1000000; k++) {
+        if (k == 1)
+            snprintf(buf, cap, "%s-%lld", name, (long long)tid);
+        else
+            snprintf(buf, cap, "%s-%lld#%u", name, (long long)tid, k);
+        id = profile_intern_frame(p, &(struct frame_desc){
+                                         .name = buf, .kind = FRAME_THREAD });
+        if (id == PROFILE_NONE ||
+            profile_tree_find(p, PROFILE_ROOT, id) == PROFILE_NONE)
+            break;
+    }
+    free(buf);
+    return id;
+}
+
+/* A new frame index over every frame, as they are now; 0 or -1 on OOM. */
+static int frame_index(const struct profile *p, struct idtab *out)
+{
+    *out = (struct idtab){ 0 };
+    if (idtab_reserve(out, p->nframes) < 0)
+        return -1;
+    for (uint32_t id = 0; id < p->nframes; id++)
+        (void)idtab_insert(out, frame_hash(p->fd[id].kind, &p->fid[id]), id);
+    return 0;
+}
+
+/* After a rename (prctl, exec), give the thread's frame its new
+ * "NAME-TID" so every view and format shows the current name.  Frame
+ * identity is hashed, so the frame index is rebuilt (renames are rare);
+ * on OOM or a clash with an existing frame the old name stays. */
+static void rename_thread_frame(struct profile *p, uint32_t idx)
+{
+    const struct profile_thread *t = &p->th[idx];
+    size_t cap = strlen(t->name) + 32;
+    char *buf = malloc(cap);
+    struct frame_ids k;
+    struct idtab fresh;
+    uint32_t old;
+
+    if (!buf)
+        return;
+    snprintf(buf, cap, "%s-%lld", t->name, (long long)t->tid);
+    k = p->fid[t->frame];
+    k.name = str_intern(p, buf);
+    free(buf);
+    if (k.name == PROFILE_NONE ||
+        frame_find(p, FRAME_THREAD, &k) != PROFILE_NONE)
+        return;
+    old = p->fid[t->frame].name;
+    p->fid[t->frame].name = k.name;
+    if (frame_index(p, &fresh) < 0) {
+        p->fid[t->frame].name = old;
+        return;
+    }
+    idtab_free(&p->frame_ix);
+    p->frame_ix = fresh;
+    p->fd[t->frame].name = profile_str(p, k.name);
+}
+
+/* Rename thread idx to name (its frame too); PROFILE_NONE on OOM. */
+static uint32_t thread_rename(struct profile *p, uint32_t idx,
+                              const char *name)
+{
+    uint32_t sid = str_intern(p, name);
+
+    if (sid == PROFILE_NONE)
+        return PROFILE_NONE;
+    p->th_name[idx] = sid;
+    p->th[idx].name = profile_str(p, sid);
+    rename_thread_frame(p, idx);
+    return idx;
+}
+
+uint32_t profile_thread(struct profile *p, int64_t tid, const char *name)
+{
+    uint32_t idx, frame, sid;
+
+    if (!p)
+        return PROFILE_NONE;
+    idx = profile_tid_find(p, tid);
+    if (idx != PROFILE_NONE)
+        return name && strcmp(name, p->th[idx].name) != 0
+                   ? thread_rename(p, idx, name) : idx;
+    if (!name)
+        name = "thread";
+    sid = str_intern(p, name);
+    if (sid == PROFILE_NONE)
+        return PROFILE_NONE;
+    frame = thread_frame(p, name, tid);
+    if (frame == PROFILE_NONE || p->nthreads >= ID_LIMIT ||
+        VEC_RESERVE(p->th, p->th_cap, p->nthreads + 1) < 0 ||
+        VEC_RESERVE(p->th_name, p->th_name_cap, p->nthreads + 1) < 0 ||
+        idtab_reserve(&p->tid_ix, p->nthreads + 1) < 0 ||
+        profile_tree_reserve(p, 1))
+        return PROFILE_NONE;
+    idx = p->nthreads++;
+    p->th[idx] = (struct profile_thread){
+        .tid = tid,
+        .name = profile_str(p, sid),
+        .node = profile_tree_node_add(p, PROFILE_ROOT, frame),
+        .frame = frame,
+    };
+    p->th_name[idx] = sid;
+    (void)idtab_insert(&p->tid_ix, tid_hash(tid), idx);
+    return idx;
+}
+
+uint32_t profile_thread_count(const struct profile *p)
+{
+    return p ? p->nthreads : 0;
+}
+
+const struct profile_thread *profile_thread_at(const struct profile *p,
+                                               uint32_t idx)
+{
+    return p && idx < p->nthreads ? &p->th[idx] : NULL;
+}
+
+/* --- metadata ------------------------------------------------------------ */
+
+const struct profile_meta *profile_meta(const struct profile *p)
+{
+    return &p->meta;
+}
+
+int profile_set_meta(struct profile *p, const struct profile_meta *m)
+{
+    uint32_t cmd = str_intern(p, m->cmdline);
+    uint32_t comm = str_intern(p, m->comm);
+
+    if (cmd == PROFILE_NONE || comm == PROFILE_NONE)
+        return -1;
+    p->meta = *m;
+    p->meta_cmdline = cmd;
+    p->meta_comm = comm;
+    p->meta.cmdline = profile_str(p, cmd);
+    p->meta.comm = profile_str(p, comm);
+    return 0;
+}
+
+/* --- lifecycle ----------------------------------------------------------- */
+
+struct profile *profile_new(void)
+{
+    struct profile *p = calloc(1, sizeof(*p));
+
+    if (!p)
+        return NULL;
+    p->meta_cmdline = p->meta_comm = STR_NULL;
+    if (profile_tree_reserve(p, 1) || profile_lc_init(&p->lines) ||
+        profile_lc_init(&p->addrs)) {
+        profile_free(p);
+        return NULL;
+    }
+    profile_tree_rebuild(p);
+    return p;
+}
+
+void profile_free(struct profile *p)
+{
+    if (!p)
+        return;
+    strarena_free(&p->strs);
+    free(p->fd);
+    free(p->fid);
+    idtab_free(&p->frame_ix);
+    free(p->th);
+    free(p->th_name);
+    idtab_free(&p->tid_ix);
+    free(p->nodes);
+    free(p->aux);
+    idtab_free(&p->child_ix);
+    profile_lc_free(&p->lines);
+    profile_lc_free(&p->addrs);
+    free(p);
+}
+
+void profile_reset(struct profile *p)
+{
+    if (!p)
+        return;
+    profile_tree_rebuild(p);
+    profile_lc_clear(&p->lines);
+    profile_lc_clear(&p->addrs);
+}
+
+/* Duplicate array src of n elements (at least one allocated); *cap gets
+ * the allocated count. */
+static void *dup_array(const void *src, size_t n, size_t elem, size_t *cap)
+{
+    void *d = malloc((n ? n : 1) * elem);
+
+    if (d && n)
+        memcpy(d, src, n * elem);
+    *cap = n ? n : 1;
+    return d;
+}
+
+/* The copy's tree: p's, or empty thread nodes. */
+static int copy_tree(struct profile *q, const struct profile *p,
+                     bool with_tree)
+{
+    if (!with_tree) {
+        if (profile_tree_reserve(q, 1 + (uint64_t)q->nthreads))
+            return -1;
+        profile_tree_rebuild(q);
+        return 0;
+    }
+    q->nodes = dup_array(p->nodes, p->nnodes, sizeof(*q->nodes),
+                         &q->nodes_cap);
+    q->aux = dup_array(p->aux, p->nnodes, sizeof(*q->aux), &q->aux_cap);
+    if (!q->nodes || !q->aux || idtab_copy(&q->child_ix, &p->child_ix))
+        return -1;
+    q->nnodes = p->nnodes;
+    q->max_depth = p->max_depth;
+    q->samples = p->samples;
+    return 0;
+}
+
+struct profile *profile_copy(const struct profile *p, bool with_tree)
+{
+    struct profile *q = calloc(1, sizeof(*q));
+
+    if (!q)
+        return NULL;
+    q->fd = dup_array(p->fd, p->nframes, sizeof(*q->fd), &q->fd_cap);
+    q->fid = dup_array(p->fid, p->nframes, sizeof(*q->fid), &q->fid_cap);
+    q->th = dup_array(p->th, p->nthreads, sizeof(*q->th), &q->th_cap);
+    q->th_name = dup_array(p->th_name, p->nthreads, sizeof(*q->th_name),
+                           &q->th_name_cap);
+    if (!q->fd || !q->fid || !q->th || !q->th_name ||
+        strarena_copy(&q->strs, &p->strs) ||
+        idtab_copy(&q->frame_ix, &p->frame_ix) ||
+        idtab_copy(&q->tid_ix, &p->tid_ix) ||
+        profile_lc_copy(&q->lines, &p->lines) ||
+        profile_lc_copy(&q->addrs, &p->addrs))
+        goto fail;
+    q->nframes = p->nframes;
+    for (uint32_t i = 0; i < q->nframes; i++) {
+        q->fd[i].name = profile_str(q, q->fid[i].name);
+        q->fd[i].module = profile_str(q, q->fid[i].module);
+        q->fd[i].file = profile_str(q, q->fid[i].file);
+    }
+    q->nthreads = p->nthreads;
+    for (uint32_t t = 0; t < q->nthreads; t++)
+        q->th[t].name = profile_str(q, q->th_name[t]);
+    q->stamp = p->stamp;
+    q->meta = p->meta;
+    q->meta_cmdline = p->meta_cmdline;
+    q->meta_comm = p->meta_comm;
+    q->meta.cmdline = profile_str(q, q->meta_cmdline);
+    q->meta.comm = profile_str(q, q->meta_comm);
+    if (copy_tree(q, p, with_tree))
+        goto fail;
+    return q;
+fail:
+    profile_free(q);
+    return NULL;
+}
+
+struct profile *profile_clone(const struct profile *p)
+{
+    return p ? profile_copy(p, true) : NULL;
+}
