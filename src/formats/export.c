@@ -16,9 +16,9 @@
 #include <strings.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "util.h"
 
 /* In --help order.  A new format is one row here plus its file. */
@@ -148,13 +148,9 @@ static const char *errno_text(int e)
 static void random_tag(char out[13])
 {
     uint64_t r;
-    struct timespec ts;
 
-    if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        r = util_mix64((uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^
-                       (uint64_t)getpid() << 48);
-    }
+    if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+        r = util_mix64(clock_mono_ns() ^ (uint64_t)getpid() << 48);
     snprintf(out, 13, "%012llx", (unsigned long long)(r & 0xffffffffffffull));
 }
 

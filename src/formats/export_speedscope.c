@@ -21,6 +21,7 @@
 
 #include "profile.h"
 #include "util.h"
+#include "vec.h"
 
 #ifndef SPROFTOP_VERSION
 #define SPROFTOP_VERSION "unknown"
@@ -161,15 +162,8 @@ static int ss_sample(void *ctx, uint32_t thread, const uint32_t *frames,
         ss_close(c);
         ss_open(c, thread);
     }
-    if (c->nweights == c->weights_cap) {
-        size_t cap = c->weights_cap ? c->weights_cap * 2 : 256;
-        uint64_t *nw = realloc(c->weights, cap * sizeof(*nw));
-
-        if (!nw)
-            return -1;
-        c->weights = nw;
-        c->weights_cap = cap;
-    }
+    if (VEC_RESERVE(c->weights, c->weights_cap, c->nweights + 1) < 0)
+        return -1;
     fputs(c->nweights ? ",\n    [" : "\n    [", c->f);
     for (size_t i = 0; i < n; i++)
         fprintf(c->f, "%s%" PRIu32, i ? ", " : "", c->index[frames[i]]);

@@ -35,7 +35,6 @@
  */
 #include "load.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,9 +44,11 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "idtab.h"
 #include "pb.h"
 #include "profile.h"
 #include "util.h"
+#include "vec.h"
 
 #define PPROF_MAX_INFLATED (1024ull * 1024 * 1024) /* gunzipped bytes */
 #define COUNT_LIMIT (1ull << 53)      /* exact in a double, as exporters need */
@@ -132,8 +133,7 @@ struct loader {
     char **str;            /* NUL-terminated UTF-8 copies of strs */
     char *str_arena;       /* their storage */
     struct fkey *keys;     size_t nkeys, keys_cap;         /* frame keys */
-    uint32_t *key_slot;    /* open-addressing index of keys */
-    uint32_t key_mask;     /* its slot count - 1 */
+    struct idtab key_ix;   /* key_hash(fn, map), a bijection -> key */
     uint32_t *frames;      /* per location: its frames, bottom first */
     uint32_t *frame_lines; /* and their line numbers */
 
@@ -176,16 +176,9 @@ static int reader_fail(struct loader *ld, const struct pb_reader *r)
 static void *push(struct loader *ld, void **arr, size_t *n, size_t *cap,
                   size_t elem)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 16;
-        void *na = realloc(*arr, c * elem);
-
-        if (!na) {
-            oom(ld);
-            return NULL;
-        }
-        *arr = na;
-        *cap = c;
+    if (*n == *cap && vec_grow(arr, cap, *n + 1, elem, 16, 0) < 0) {
+        oom(ld);
+        return NULL;
     }
     memset((char *)*arr + *n * elem, 0, elem);
     return (char *)*arr + (*n)++ * elem;
@@ -244,11 +237,12 @@ static int gunzip(struct loader *ld, const uint8_t *in, size_t len,
                   uint8_t **out, size_t *outlen)
 {
     z_stream zs = { 0 };
-    size_t cap = 64 * 1024, n = 0;
-    uint8_t *buf = malloc(cap);
+    size_t cap = 0, n = 0;
+    uint8_t *buf = NULL;
     int zr, rc = -1;
 
-    if (!buf || inflateInit2(&zs, 15 + 16) != Z_OK) {
+    if (VEC_RESERVE(buf, cap, 64 * 1024) < 0 ||
+        inflateInit2(&zs, 15 + 16) != Z_OK) {
         free(buf);
         return oom(ld);
     }
@@ -258,21 +252,16 @@ static int gunzip(struct loader *ld, const uint8_t *in, size_t len,
 
         zs.avail_in = left > 1u << 30 ? 1u << 30 : (uInt)left;
         if (n == cap) {
-            uint8_t *nb;
-
             if (cap >= PPROF_MAX_INFLATED) {
                 fail(ld, (size_t)(zs.next_in - in),
                      "gunzipped data larger than %llu MiB",
                      PPROF_MAX_INFLATED >> 20);
                 goto out;
             }
-            cap *= 2;
-            nb = realloc(buf, cap);
-            if (!nb) {
+            if (VEC_RESERVE(buf, cap, cap + 1) < 0) {
                 oom(ld);
                 goto out;
             }
-            buf = nb;
         }
         zs.next_out = buf + n;
         zs.avail_out = (uInt)(cap - n > 1u << 30 ? 1u << 30 : cap - n);
@@ -734,47 +723,22 @@ static uint64_t key_hash(uint32_t fn, uint32_t map)
     return util_mix64((uint64_t)fn << 32 | map);
 }
 
-static bool key_rehash(struct loader *ld)
-{
-    uint32_t size = ld->key_mask ? (ld->key_mask + 1) * 2 : 256;
-    uint32_t *ns = malloc((size_t)size * sizeof(*ns));
-
-    if (!ns)
-        return false;
-    memset(ns, 0xff, (size_t)size * sizeof(*ns));
-    for (uint32_t k = 0; k < ld->nkeys; k++) {
-        uint32_t i = (uint32_t)key_hash(ld->keys[k].fn, ld->keys[k].map) &
-                     (size - 1);
-
-        while (ns[i] != NONE)
-            i = (i + 1) & (size - 1);
-        ns[i] = k;
-    }
-    free(ld->key_slot);
-    ld->key_slot = ns;
-    ld->key_mask = size - 1;
-    return true;
-}
-
 /* Index of key (fn, map), added if new; NONE on OOM. */
 static uint32_t key_of(struct loader *ld, uint32_t fn, uint32_t map)
 {
-    uint32_t i;
+    uint64_t h = key_hash(fn, map);
+    uint32_t id = idtab_find(&ld->key_ix, h, NULL, NULL);
     struct fkey *k;
 
-    if ((ld->nkeys + 1) * 2 > (size_t)ld->key_mask + 1 && !key_rehash(ld))
+    if (id != IDTAB_NONE)
+        return id;
+    if (ld->nkeys >= NONE - 1 ||
+        idtab_insert(&ld->key_ix, h, (uint32_t)ld->nkeys) < 0)
         return NONE;
-    for (i = (uint32_t)key_hash(fn, map) & ld->key_mask;
-         ld->key_slot[i] != NONE; i = (i + 1) & ld->key_mask) {
-        k = &ld->keys[ld->key_slot[i]];
-        if (k->fn == fn && k->map == map)
-            return ld->key_slot[i];
-    }
     k = PUSH(ld, ld->keys, ld->nkeys, ld->keys_cap);
     if (!k)
         return NONE;
     *k = (struct fkey){ .fn = fn, .map = map, .frame = NONE };
-    ld->key_slot[i] = (uint32_t)(ld->nkeys - 1);
     return (uint32_t)(ld->nkeys - 1);
 }
 
@@ -1238,7 +1202,7 @@ out:
     free(ld.str);
     free(ld.str_arena);
     free(ld.keys);
-    free(ld.key_slot);
+    idtab_free(&ld.key_ix);
     free(ld.frames);
     free(ld.frame_lines);
     free(ld.stack);

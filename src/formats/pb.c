@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "vec.h"
 
 #define VARINT_MAX 10 /* bytes in the longest varint (64 bits / 7) */
 
@@ -26,27 +27,13 @@ void pb_buf_clear(struct pb_buf *b)
 
 static bool reserve(struct pb_buf *b, size_t extra)
 {
-    size_t cap;
-    uint8_t *nd;
-
     if (b->oom)
         return false;
-    if (extra <= b->cap - b->len)
-        return true;
-    if (extra > SIZE_MAX / 2 - b->len) {
+    if (extra > SIZE_MAX / 2 - b->len ||
+        VEC_RESERVE(b->data, b->cap, b->len + extra) < 0) {
         b->oom = true;
         return false;
     }
-    cap = b->cap ? b->cap : 256;
-    while (cap - b->len < extra)
-        cap *= 2;
-    nd = realloc(b->data, cap);
-    if (!nd) {
-        b->oom = true;
-        return false;
-    }
-    b->data = nd;
-    b->cap = cap;
     return true;
 }
 

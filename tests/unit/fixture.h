@@ -25,6 +25,7 @@
 
 #include "export.h"
 #include "profile.h"
+#include "vec.h"
 
 /* Deepest stack the add helpers take (the deep-recursion tests). */
 #define FIXTURE_MAX_DEPTH 400
@@ -190,18 +191,13 @@ static char *fixture_write(const struct exporter *e, const struct profile *p,
 static inline char *fixture_slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
-    size_t n = 0, cap = 4096;
-    char *buf = malloc(cap);
+    size_t n = 0, cap = 0;
+    char *buf = NULL;
 
     assert_non_null(f);
-    assert_non_null(buf);
-    for (size_t r; (r = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
-        n += r;
-        if (cap - n - 1 == 0) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            assert_non_null(buf);
-        }
+    for (size_t r = 1; r > 0; n += r) {
+        assert_int_equal(VEC_RESERVE(buf, cap, n + 4096), 0);
+        r = fread(buf + n, 1, cap - n - 1, f);
     }
     assert_false(ferror(f));
     fclose(f);
@@ -228,11 +224,7 @@ static inline char *fixture_sorted_lines(const char *text)
     assert_non_null(copy);
     for (char *l = strtok_r(copy, "\n", &save); l;
          l = strtok_r(NULL, "\n", &save)) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            lines = realloc(lines, cap * sizeof(*lines));
-            assert_non_null(lines);
-        }
+        assert_int_equal(VEC_RESERVE(lines, cap, n + 1), 0);
         lines[n++] = l;
     }
     if (n)
