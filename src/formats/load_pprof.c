@@ -756,14 +756,28 @@ static enum frame_kind kind_of(const char *name)
                                                               : FRAME_FUNC;
 }
 
-/* Resolve every location's mapping and functions and intern its frames:
- * first the keys with their inlined flags (a frame is inlined when it is
- * ever a non-outermost line), then the frames. */
-static int build_frames(struct loader *ld, const struct idpair *maps,
-                        const struct idpair *fns)
+/* The module of mapping index `map` in *module (NULL for NONE or an
+ * empty name).  0, or -1 with the error set on a bad string index. */
+static int map_module(struct loader *ld, uint32_t map, const char **module)
 {
-    size_t nframes = 0;
+    const char *s = NULL;
 
+    if (map != NONE) {
+        s = string_at(ld, ld->maps[map].filename, ld->maps[map].off);
+        if (!s)
+            return -1;
+    }
+    *module = nonempty(s);
+    return 0;
+}
+
+/* Resolve each location's mapping and its lines' functions to frame keys
+ * (function, mapping); a key is inlined when it is ever a non-outermost
+ * line.  Sets *nframes to the frames all locations will hold. */
+static int resolve_keys(struct loader *ld, const struct idpair *maps,
+                        const struct idpair *fns, size_t *nframes)
+{
+    *nframes = 0;
     for (size_t i = 0; i < ld->nlocs; i++) {
         struct location *loc = &ld->locs[i];
 
@@ -776,86 +790,79 @@ static int build_frames(struct loader *ld, const struct idpair *maps,
         }
         for (uint32_t k = 0; k < loc->nlines; k++) {
             struct line *l = &ld->lines[loc->line0 + k];
-            uint32_t key;
 
             l->fn = find_id(fns, ld->nfns, l->function_id);
             if (l->fn == NONE)
                 return fail(ld, loc->off, "unknown function id %" PRIu64,
                             l->function_id);
-            key = key_of(ld, l->fn, loc->map);
-            if (key == NONE)
+            l->key = key_of(ld, l->fn, loc->map);
+            if (l->key == NONE)
                 return oom(ld);
-            l->key = key;
             if (k + 1 < loc->nlines)
-                ld->keys[key].inlined = true;
-            else if (!ld->keys[key].addr)
-                ld->keys[key].addr = loc->address;
+                ld->keys[l->key].inlined = true;
+            else if (!ld->keys[l->key].addr)
+                ld->keys[l->key].addr = loc->address;
         }
-        nframes += loc->nlines ? loc->nlines : 1;
+        *nframes += loc->nlines ? loc->nlines : 1;
     }
-    ld->frames = malloc((nframes ? nframes : 1) * sizeof(*ld->frames));
-    ld->frame_lines = malloc((nframes ? nframes : 1) *
-                             sizeof(*ld->frame_lines));
-    if (!ld->frames || !ld->frame_lines)
-        return oom(ld);
+    return 0;
+}
+
+/* Intern the frame of every key. */
+static int intern_keys(struct loader *ld)
+{
     for (size_t k = 0; k < ld->nkeys; k++) {
         struct fkey *key = &ld->keys[k];
         const struct function *fn = &ld->fns[key->fn];
         const char *name = string_at(ld, fn->name, fn->off);
         const char *file = string_at(ld, fn->filename, fn->off);
-        const char *module = NULL;
-        struct frame_desc d;
+        struct frame_desc d = { .addr = key->addr, .inlined = key->inlined };
 
-        if (!name || !file)
+        if (!name || !file || map_module(ld, key->map, &d.module))
             return -1;
-        if (key->map != NONE) {
-            const struct mapping *m = &ld->maps[key->map];
-
-            module = string_at(ld, m->filename, m->off);
-            if (!module)
-                return -1;
-        }
-        d = (struct frame_desc){
-            .name = *name ? name : "[unknown]",
-            .module = nonempty(module),
-            .file = nonempty(file),
-            .addr = key->addr,
-            .line = fn->start_line <= UINT32_MAX ? (uint32_t)fn->start_line
-                                                 : 0,
-            .inlined = key->inlined,
-        };
+        d.name = *name ? name : "[unknown]";
+        d.file = nonempty(file);
+        d.line = fn->start_line <= UINT32_MAX ? (uint32_t)fn->start_line : 0;
         d.kind = (uint8_t)kind_of(d.name);
         key->frame = profile_intern_frame(ld->p, &d);
         if (key->frame == PROFILE_NONE)
             return oom(ld);
     }
-    nframes = 0;
+    return 0;
+}
+
+/* The frame of a location without lines (not symbolized): named by its
+ * address, as pprof prints it; PROFILE_NONE with the error set. */
+static uint32_t address_frame(struct loader *ld, const struct location *loc)
+{
+    char name[32];
+    struct frame_desc d = { .name = name, .addr = loc->address,
+                            .kind = FRAME_FUNC };
+    uint32_t id;
+
+    if (map_module(ld, loc->map, &d.module))
+        return PROFILE_NONE;
+    snprintf(name, sizeof(name), "0x%" PRIx64, loc->address);
+    id = profile_intern_frame(ld->p, &d);
+    if (id == PROFILE_NONE)
+        oom(ld);
+    return id;
+}
+
+/* Every location's frames (bottom first) and their lines into frames[]
+ * and frame_lines[]. */
+static int fill_frames(struct loader *ld)
+{
+    size_t nframes = 0;
+
     for (size_t i = 0; i < ld->nlocs; i++) {
         struct location *loc = &ld->locs[i];
 
         loc->frame0 = (uint32_t)nframes;
         if (loc->nlines == 0) {
-            /* Not symbolized: name the frame by its address, as pprof
-             * prints it. */
-            const char *module = NULL;
-            char name[32];
-            struct frame_desc d;
-            uint32_t id;
-
-            if (loc->map != NONE) {
-                module = string_at(ld, ld->maps[loc->map].filename,
-                                   ld->maps[loc->map].off);
-                if (!module)
-                    return -1;
-            }
-            snprintf(name, sizeof(name), "0x%" PRIx64, loc->address);
-            d = (struct frame_desc){ .name = name, .module = nonempty(module),
-                                     .addr = loc->address,
-                                     .kind = FRAME_FUNC };
-            id = profile_intern_frame(ld->p, &d);
-            if (id == PROFILE_NONE)
-                return oom(ld);
-            ld->frames[nframes] = id;
+            ld->frames[nframes] = address_frame(ld, loc);
+            if (ld->frames[nframes] == PROFILE_NONE)
+                return -1;
             ld->frame_lines[nframes++] = 0;
             continue;
         }
@@ -867,6 +874,25 @@ static int build_frames(struct loader *ld, const struct idpair *maps,
                 l->line <= UINT32_MAX ? (uint32_t)l->line : 0;
         }
     }
+    return 0;
+}
+
+/* Resolve every location's mapping and functions and intern its frames:
+ * first the keys, then their frames, then each location's run. */
+static int build_frames(struct loader *ld, const struct idpair *maps,
+                        const struct idpair *fns)
+{
+    size_t nframes;
+
+    if (resolve_keys(ld, maps, fns, &nframes))
+        return -1;
+    ld->frames = malloc((nframes ? nframes : 1) * sizeof(*ld->frames));
+    ld->frame_lines = malloc((nframes ? nframes : 1) *
+                             sizeof(*ld->frame_lines));
+    if (!ld->frames || !ld->frame_lines)
+        return oom(ld);
+    if (intern_keys(ld) || fill_frames(ld))
+        return -1;
     return 0;
 }
 
