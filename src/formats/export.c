@@ -21,7 +21,89 @@
 #include "clock.h"
 #include "util.h"
 
-/* In --help order.  A new format is one row here plus its file. */
+/* The formats, in --help order: a new format is one entry here, one in
+ * the exporters[] list below and its writer in src/formats/export_NAME.c. */
+const struct exporter export_folded = {
+    .name = "folded",
+    .exts = ".folded .collapsed",
+    .desc = "folded stacks, one line per stack (flamegraph.pl, speedscope)",
+    .write = export_folded_write,
+};
+
+const struct exporter export_pprof = {
+    .name = "pprof",
+    .exts = ".pb.gz .pprof",
+    .desc = "gzipped profile.proto with threads as labels (go tool pprof)",
+    .write = export_pprof_write,
+};
+
+const struct exporter export_speedscope = {
+    .name = "speedscope",
+    .exts = ".speedscope.json",
+    .desc = "speedscope JSON, one sampled profile per thread",
+    .write = export_speedscope_write,
+};
+
+const struct exporter export_callgrind = {
+    .name = "callgrind",
+    .exts = ".callgrind callgrind.out.",
+    .desc = "callgrind format, one event Samples (kcachegrind, "
+            "callgrind_annotate)",
+    .write = export_callgrind_write,
+};
+
+const struct exporter export_text = {
+    .name = "text",
+    .exts = ".txt",
+    .desc = "Racket-style call graph report (honours --hide-self/--hide-subs)",
+    .write = export_text_write,
+};
+
+const struct exporter export_top = {
+    .name = "top",
+    .exts = ".top",
+    .desc = "stackprof-style flat table: TOTAL (pct) SAMPLES (pct) FRAME",
+    .write = export_top_write,
+};
+
+const struct exporter export_stackprof = {
+    .name = "stackprof",
+    .exts = ".stackprof.json",
+    .desc = "stackprof JSON (stackprof --text, speedscope)",
+    .write = export_stackprof_write,
+    .per_sample = true,
+};
+
+const struct exporter export_sampler = {
+    .name = "sampler",
+    .exts = ".sampler",
+    .desc = "Apple Sampler @supersamplerV1.0 (read back by sproftop -i)",
+    .write = export_sampler_write,
+    .per_sample = true,
+};
+
+const struct exporter export_samplingprof = {
+    .name = "samplingprof",
+    .exts = ".samplingprof",
+    .desc = "SamplingProf text: runtime, call elements, counts, call graph",
+    .write = export_samplingprof_write,
+};
+
+const struct exporter export_dot = {
+    .name = "dot",
+    .exts = ".dot .gv",
+    .desc = "graphviz call graph, stackprof style (dot -Tsvg)",
+    .write = export_dot_write,
+};
+
+const struct exporter export_svg = {
+    .name = "svg",
+    .exts = ".svg",
+    .desc = "interactive flame graph, one self-contained SVG (zoom, search)",
+    .write = export_svg_write,
+};
+
+/* The registry, in --help order. */
 static const struct exporter *const exporters[] = {
     &export_folded,
     &export_pprof,

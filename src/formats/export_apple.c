@@ -231,7 +231,7 @@ static int write_stack(void *ctx, uint32_t thread, const uint32_t *frames,
     return 0;
 }
 
-static int sampler_write(const struct profile *p, const struct export_opts *o,
+int export_sampler_write(const struct profile *p, const struct export_opts *o,
                          FILE *f)
 {
     uint32_t nf = profile_frame_count(p), nt = profile_thread_count(p);
@@ -292,11 +292,3 @@ out:
     free(c.line);
     return rc;
 }
-
-const struct exporter export_sampler = {
-    .name = "sampler",
-    .exts = ".sampler",
-    .desc = "Apple Sampler @supersamplerV1.0 (read back by sproftop -i)",
-    .write = sampler_write,
-    .per_sample = true,
-};

@@ -346,7 +346,7 @@ static void put_header(struct cg *c, uint64_t summary)
     fprintf(c->f, "events: Samples\nsummary: %" PRIu64 "\n", summary);
 }
 
-static int callgrind_write(const struct profile *p,
+int export_callgrind_write(const struct profile *p,
                            const struct export_opts *o, FILE *f)
 {
     uint32_t nf = profile_frame_count(p), alloc = nf ? nf : 1;
@@ -399,11 +399,3 @@ out:
     free(c.thread_name);
     return rc;
 }
-
-const struct exporter export_callgrind = {
-    .name = "callgrind",
-    .exts = ".callgrind callgrind.out.",
-    .desc = "callgrind format, one event Samples (kcachegrind, "
-            "callgrind_annotate)",
-    .write = callgrind_write,
-};

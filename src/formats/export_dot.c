@@ -109,7 +109,7 @@ static void write_legend(FILE *f, const struct profile *p, long shown,
     fputs("\"];\n", f);
 }
 
-static int dot_write(const struct profile *p, const struct export_opts *o,
+int export_dot_write(const struct profile *p, const struct export_opts *o,
                      FILE *f)
 {
     uint32_t nf = profile_frame_count(p);
@@ -177,10 +177,3 @@ out:
     free(edges);
     return rc;
 }
-
-const struct exporter export_dot = {
-    .name = "dot",
-    .exts = ".dot .gv",
-    .desc = "graphviz call graph, stackprof style (dot -Tsvg)",
-    .write = dot_write,
-};

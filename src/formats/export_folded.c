@@ -108,7 +108,7 @@ static int folded_stack(void *ctx, uint32_t thread, const uint32_t *frames,
     return ferror(c->f) ? -1 : 0;
 }
 
-static int folded_write(const struct profile *p, const struct export_opts *o,
+int export_folded_write(const struct profile *p, const struct export_opts *o,
                         FILE *f)
 {
     struct folded_ctx c = { p, o, f };
@@ -116,10 +116,3 @@ static int folded_write(const struct profile *p, const struct export_opts *o,
     return profile_foreach_stack(p, folded_stack, &c) != 0 || ferror(f)
                ? -1 : 0;
 }
-
-const struct exporter export_folded = {
-    .name = "folded",
-    .exts = ".folded .collapsed",
-    .desc = "folded stacks, one line per stack (flamegraph.pl, speedscope)",
-    .write = folded_write,
-};

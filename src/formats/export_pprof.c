@@ -539,7 +539,7 @@ out:
     return rc;
 }
 
-static int pprof_write(const struct profile *p, const struct export_opts *o,
+int export_pprof_write(const struct profile *p, const struct export_opts *o,
                        FILE *f)
 {
     uint32_t nf = profile_frame_count(p);
@@ -572,10 +572,3 @@ done:
     free(w.ids);
     return rc;
 }
-
-const struct exporter export_pprof = {
-    .name = "pprof",
-    .exts = ".pb.gz .pprof",
-    .desc = "gzipped profile.proto with threads as labels (go tool pprof)",
-    .write = pprof_write,
-};

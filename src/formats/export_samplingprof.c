@@ -99,7 +99,7 @@ static int first_use(void *ctx, uint32_t thread, const uint32_t *frames,
     return 0;
 }
 
-static int samplingprof_write(const struct profile *p,
+int export_samplingprof_write(const struct profile *p,
                               const struct export_opts *o, FILE *f)
 {
     const struct profile_meta *m = profile_meta(p);
@@ -171,10 +171,3 @@ out:
     free(by_id);
     return rc;
 }
-
-const struct exporter export_samplingprof = {
-    .name = "samplingprof",
-    .exts = ".samplingprof",
-    .desc = "SamplingProf text: runtime, call elements, counts, call graph",
-    .write = samplingprof_write,
-};

@@ -203,7 +203,7 @@ static void write_file_name(const struct profile_meta *m, FILE *f)
     json_string(f, name);
 }
 
-static int speedscope_write(const struct profile *p,
+int export_speedscope_write(const struct profile *p,
                             const struct export_opts *o, FILE *f)
 {
     const struct profile_meta *m = profile_meta(p);
@@ -243,10 +243,3 @@ out:
     free(c.weights);
     return rc;
 }
-
-const struct exporter export_speedscope = {
-    .name = "speedscope",
-    .exts = ".speedscope.json",
-    .desc = "speedscope JSON, one sampled profile per thread",
-    .write = speedscope_write,
-};

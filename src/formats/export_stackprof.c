@@ -319,7 +319,7 @@ static int cmp_callee_id(const void *a, const void *b, void *ctx)
     return (x > y) - (x < y);
 }
 
-static int stackprof_write(const struct profile *p,
+int export_stackprof_write(const struct profile *p,
                            const struct export_opts *o, FILE *f)
 {
     const struct profile_meta *m = profile_meta(p);
@@ -400,11 +400,3 @@ out:
     free(edges);
     return rc;
 }
-
-const struct exporter export_stackprof = {
-    .name = "stackprof",
-    .exts = ".stackprof.json",
-    .desc = "stackprof JSON (stackprof --text, speedscope)",
-    .write = stackprof_write,
-    .per_sample = true,
-};

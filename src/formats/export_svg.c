@@ -399,7 +399,7 @@ static void write_subtitle(FILE *f, const struct profile *p)
     fputs(m->idle ? ", wall clock" : ", on CPU", f);
 }
 
-static int svg_write(const struct profile *p, const struct export_opts *o,
+int export_svg_write(const struct profile *p, const struct export_opts *o,
                      FILE *f)
 {
     struct svg_ctx c = { .p = p, .f = f };
@@ -454,10 +454,3 @@ static int svg_write(const struct profile *p, const struct export_opts *o,
 fail:
     return -1;
 }
-
-const struct exporter export_svg = {
-    .name = "svg",
-    .exts = ".svg",
-    .desc = "interactive flame graph, one self-contained SVG (zoom, search)",
-    .write = svg_write,
-};

@@ -812,7 +812,7 @@ static int write_table(FILE *f, const struct graph *g, const uint32_t *order,
     return rc;
 }
 
-static int text_write(const struct profile *p, const struct export_opts *o,
+int export_text_write(const struct profile *p, const struct export_opts *o,
                       FILE *f)
 {
     const struct model_filter all = { .focus = PROFILE_NONE };
@@ -845,10 +845,3 @@ out:
     free(scratch);
     return rc;
 }
-
-const struct exporter export_text = {
-    .name = "text",
-    .exts = ".txt",
-    .desc = "Racket-style call graph report (honours --hide-self/--hide-subs)",
-    .write = text_write,
-};

@@ -83,7 +83,7 @@ static int write_table(const struct profile *p, FILE *f)
     return 0;
 }
 
-static int top_write(const struct profile *p, const struct export_opts *o,
+int export_top_write(const struct profile *p, const struct export_opts *o,
                      FILE *f)
 {
     const struct profile_meta *m = profile_meta(p);
@@ -133,10 +133,3 @@ static int top_write(const struct profile *p, const struct export_opts *o,
 fail:
     return -1;
 }
-
-const struct exporter export_top = {
-    .name = "top",
-    .exts = ".top",
-    .desc = "stackprof-style flat table: TOTAL (pct) SAMPLES (pct) FRAME",
-    .write = top_write,
-};
