@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "idtab.h"
 #include "profile.h"
 #include "util.h"
@@ -116,12 +117,12 @@ static int collect(struct cg *c)
 /* Write a name on the rest of a line: newlines would end the record. */
 static void put_name(FILE *f, const char *s)
 {
-    if (!s || !*s) {
+    static const struct escape_map line = { "\n\r", "  ", false };
+
+    if (!s || !*s)
         fputs("[unknown]", f);
-        return;
-    }
-    for (; *s; s++)
-        putc_unlocked(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    else
+        escape_put(f, s, SIZE_MAX, &line);
 }
 
 /* Compression id of s in ns (1-based), and whether it is new.  0 on OOM. */

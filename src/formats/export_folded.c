@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "escape.h"
 #include "profile.h"
 
 static bool is_space(char c)
@@ -44,6 +45,9 @@ static const char *trailing_number_gap(const char *s, size_t len)
     return s + i;
 }
 
+/* ';' separates frames, and a line is a stack. */
+static const struct escape_map name_map = { ";\n\r\t", ":   ", false };
+
 static void write_name(FILE *f, const char *name)
 {
     size_t len = strlen(name);
@@ -53,24 +57,12 @@ static void write_name(FILE *f, const char *name)
         fputs("[unknown]", f);
         return;
     }
-    for (const char *c = name; *c; c++) {
-        if (gap && c >= gap && is_space(*c)) {
-            if (c == gap)
-                putc_unlocked('_', f);
-            continue;
-        }
-        switch (*c) {
-        case ';':
-            putc_unlocked(':', f);
-            break;
-        case '\n':
-        case '\r':
-        case '\t':
-            putc_unlocked(' ', f);
-            break;
-        default:
-            putc_unlocked(*c, f);
-        }
+    escape_put(f, name, gap ? (size_t)(gap - name) : len, &name_map);
+    if (gap) {
+        putc_unlocked('_', f);
+        while (is_space(*gap))
+            gap++;
+        fputs(gap, f);
     }
 }
 

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "profile.h"
 
 struct sp_ctx {
@@ -41,25 +42,12 @@ struct sp_ctx {
     uint32_t nranked;
 };
 
+/* Readers split on ':' ',' and lines. */
+static const struct escape_map field_map = { ":,\n\r\t", ".;   ", false };
+
 static void write_field(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case ':':
-            putc('.', f);
-            break;
-        case ',':
-            putc(';', f);
-            break;
-        case '\n':
-        case '\r':
-        case '\t':
-            putc(' ', f);
-            break;
-        default:
-            putc(*s, f);
-        }
-    }
+    escape_put(f, s, SIZE_MAX, &field_map);
 }
 
 static int cmp_edge_key(const void *key, const void *elem)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "profile.h"
 #include "util.h"
 #include "vec.h"
@@ -28,58 +29,6 @@
 #endif
 
 #define NO_INDEX UINT32_MAX
-
-/* Write s as a JSON string literal, quotes included. */
-static void json_string(FILE *f, const char *s)
-{
-    const uint8_t *u = (const uint8_t *)s;
-    size_t len = strlen(s);
-
-    putc_unlocked('"', f);
-    for (size_t i = 0; i < len;) {
-        uint8_t c = u[i];
-        size_t k;
-
-        switch (c) {
-        case '"':
-            fputs("\\\"", f);
-            i++;
-            continue;
-        case '\\':
-            fputs("\\\\", f);
-            i++;
-            continue;
-        case '\n':
-            fputs("\\n", f);
-            i++;
-            continue;
-        case '\r':
-            fputs("\\r", f);
-            i++;
-            continue;
-        case '\t':
-            fputs("\\t", f);
-            i++;
-            continue;
-        default:
-            break;
-        }
-        if (c < 0x20) {
-            fprintf(f, "\\u%04x", c);
-            i++;
-            continue;
-        }
-        k = util_utf8_decode(u + i, len - i, NULL);
-        if (k == 0) {
-            fputs("\\ufffd", f);
-            i++;
-            continue;
-        }
-        fwrite(u + i, 1, k, f);
-        i += k;
-    }
-    putc_unlocked('"', f);
-}
 
 struct ss_ctx {
     const struct profile *p;
@@ -145,7 +94,7 @@ static void ss_open(struct ss_ctx *c, uint32_t thread)
     fputs(c->first_profile ? "\n  {" : ",\n  {", c->f);
     c->first_profile = false;
     fputs("\n   \"type\": \"sampled\",\n   \"name\": ", c->f);
-    json_string(c->f, name);
+    escape_json(c->f, name, 0);
     fprintf(c->f, ",\n   \"unit\": \"%s\",\n   \"startValue\": 0,\n"
                   "   \"samples\": [",
             c->interval > 1 ? "nanoseconds" : "none");
@@ -178,10 +127,10 @@ static void write_frames(const struct ss_ctx *c)
         const struct frame_desc *d = profile_frame(c->p, c->order[i]);
 
         fputs(i ? ",\n   {\"name\": " : "\n   {\"name\": ", c->f);
-        json_string(c->f, d->name[0] ? d->name : "[unknown]");
+        escape_json(c->f, d->name[0] ? d->name : "[unknown]", 0);
         if (d->file && d->file[0]) {
             fputs(", \"file\": ", c->f);
-            json_string(c->f, d->file);
+            escape_json(c->f, d->file, 0);
         }
         if (d->line)
             fprintf(c->f, ", \"line\": %" PRIu32, d->line);
@@ -200,7 +149,7 @@ static void write_file_name(const struct profile_meta *m, FILE *f)
         snprintf(name, sizeof(name), "sproftop pid %lld", (long long)m->pid);
     else
         snprintf(name, sizeof(name), "sproftop");
-    json_string(f, name);
+    escape_json(f, name, 0);
 }
 
 int export_speedscope_write(const struct profile *p,

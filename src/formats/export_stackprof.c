@@ -36,54 +36,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "profile.h"
 #include "util.h"
 
 #define NOMINAL_INTERVAL_US 1000u
 
-/* A JSON string.  For a frame name (`frame` true) control characters
- * become spaces and ';' becomes ':', as stackprof prints names raw in
- * its line-based reports (--stackcollapse joins frames with ';'). */
+/* A JSON string, ASCII only; for a frame name (`frame` true) control
+ * characters become spaces and ';' becomes ':', as stackprof prints names
+ * raw in its line-based reports (--stackcollapse joins frames with ';'). */
 static void json_str(FILE *f, const char *str, bool frame)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    const unsigned char *end = s + strlen(str);
-
-    putc('"', f);
-    while (s < end) {
-        uint32_t cp;
-        size_t n = util_utf8_decode(s, (size_t)(end - s), &cp);
-
-        if (n == 0) {
-            fputs("\\ufffd", f);
-            s++;
-            continue;
-        }
-        s += n;
-        if (frame && (cp < 0x20 || cp == 0x7f))
-            cp = ' ';
-        else if (frame && cp == ';')
-            cp = ':';
-        if (cp == '"' || cp == '\\') {
-            putc('\\', f);
-            putc((int)cp, f);
-        } else if (cp == '\n') {
-            fputs("\\n", f);
-        } else if (cp == '\t') {
-            fputs("\\t", f);
-        } else if (cp == '\r') {
-            fputs("\\r", f);
-        } else if (cp >= 0x20 && cp < 0x7f) {
-            putc((int)cp, f);
-        } else if (cp < 0x10000) {
-            fprintf(f, "\\u%04x", cp);
-        } else {
-            cp -= 0x10000;
-            fprintf(f, "\\u%04x\\u%04x", 0xd800 + (cp >> 10),
-                    0xdc00 + (cp & 0x3ff));
-        }
-    }
-    putc('"', f);
+    escape_json(f, str, ESC_JSON_ASCII | (frame ? ESC_JSON_NAME : 0));
 }
 
 static void json_string(FILE *f, const char *str)

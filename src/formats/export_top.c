@@ -27,12 +27,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "escape.h"
 #include "profile.h"
 
 static void put_clean(FILE *f, const char *s)
 {
-    for (; *s; s++)
-        putc(((unsigned char)*s < 0x20 || *s == 0x7f) ? ' ' : *s, f);
+    static const struct escape_map one_line = { "", "", true };
+
+    escape_put(f, s, SIZE_MAX, &one_line);
 }
 
 static void put_frame(FILE *f, const struct frame_desc *d)
