@@ -154,17 +154,16 @@ static uint32_t frame_sym(struct sampler_ctx *c, uint32_t frame)
     return c->sym_of[frame] = idx;
 }
 
-static int assign_stack(void *ctx, uint32_t thread, const uint32_t *frames,
-                        size_t n, uint64_t count)
+/* Symbols in the order stacks first use their frames. */
+static int assign_symbols(struct sampler_ctx *c)
 {
-    struct sampler_ctx *c = ctx;
+    uint32_t *order;
+    long n = profile_first_use(c->p, &order, NULL), i = 0;
 
-    (void)thread;
-    (void)count;
-    for (size_t i = 0; i < n; i++)
-        if (frame_sym(c, frames[i]) == PROFILE_NONE)
-            return -1;
-    return 0;
+    while (i < n && frame_sym(c, order[i]) != PROFILE_NONE)
+        i++;
+    free(order);
+    return n >= 0 && i == n ? 0 : -1;
 }
 
 /* Thread ids: keep those that fit, then remap the rest. */
@@ -254,8 +253,7 @@ int export_sampler_write(const struct profile *p, const struct export_opts *o,
     if (!c.sym_of || !c.tid_used || !c.tid_of)
         goto out;
     memset(c.sym_of, 0xff, (nf ? nf : 1) * sizeof(*c.sym_of));
-    if (assign_threads(&c) != 0 ||
-        profile_foreach_stack(p, assign_stack, &c) != 0)
+    if (assign_threads(&c) != 0 || assign_symbols(&c) != 0)
         goto out;
 
     fputs("@supersamplerV1.0\n@symboltableV1.1\n", f);

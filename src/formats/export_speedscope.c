@@ -35,29 +35,13 @@ struct ss_ctx {
     FILE *f;
     uint32_t *index;     /* frame id -> shared frame index, or NO_INDEX */
     uint32_t *order;     /* shared frame index -> frame id */
-    uint32_t nused;      /* shared frames so far */
+    long nused;          /* shared frames */
     uint64_t interval;   /* weight of one sample: interval, or 1 */
     uint32_t thread;     /* thread of the open profile, NO_INDEX if none */
     uint64_t *weights;   /* weights of the open profile's samples */
     size_t nweights, weights_cap;
     bool first_profile;  /* no profile written yet */
 };
-
-/* First walk: number the frames in the order stacks first use them. */
-static int ss_number(void *ctx, uint32_t thread, const uint32_t *frames,
-                     size_t n, uint64_t count)
-{
-    struct ss_ctx *c = ctx;
-
-    (void)thread;
-    (void)count;
-    for (size_t i = 0; i < n; i++)
-        if (c->index[frames[i]] == NO_INDEX) {
-            c->index[frames[i]] = c->nused;
-            c->order[c->nused++] = frames[i];
-        }
-    return 0;
-}
 
 static uint64_t weight_of(const struct ss_ctx *c, uint64_t count)
 {
@@ -123,7 +107,7 @@ static int ss_sample(void *ctx, uint32_t thread, const uint32_t *frames,
 
 static void write_frames(const struct ss_ctx *c)
 {
-    for (uint32_t i = 0; i < c->nused; i++) {
+    for (long i = 0; i < c->nused; i++) {
         const struct frame_desc *d = profile_frame(c->p, c->order[i]);
 
         fputs(i ? ",\n   {\"name\": " : "\n   {\"name\": ", c->f);
@@ -156,12 +140,9 @@ int export_speedscope_write(const struct profile *p,
                             const struct export_opts *o, FILE *f)
 {
     const struct profile_meta *m = profile_meta(p);
-    uint32_t nf = profile_frame_count(p);
     struct ss_ctx c = {
         .p = p,
         .f = f,
-        .index = malloc((nf ? nf : 1) * sizeof(*c.index)),
-        .order = malloc((nf ? nf : 1) * sizeof(*c.order)),
         .interval = m->interval_ns ? m->interval_ns : 1,
         .thread = NO_INDEX,
         .first_profile = true,
@@ -169,10 +150,8 @@ int export_speedscope_write(const struct profile *p,
     int rc = -1;
 
     (void)o;
-    if (!c.index || !c.order)
-        goto out;
-    memset(c.index, 0xff, (nf ? nf : 1) * sizeof(*c.index));
-    if (profile_foreach_stack(p, ss_number, &c) != 0)
+    c.nused = profile_first_use(p, &c.order, &c.index);
+    if (c.nused < 0)
         goto out;
     fputs("{\n \"$schema\": \"https://www.speedscope.app/"
           "file-format-schema.json\",\n \"shared\": {\n  \"frames\": [", f);

@@ -256,6 +256,14 @@ struct profile_flat {
  * (then *out is NULL). */
 long profile_flat(const struct profile *p, struct profile_flat **out);
 
+/* The functions with samples numbered by first use (profile_flat's
+ * `first`): (*order)[i] is the frame id of the i-th function met, and
+ * (*index)[frame], when index is not NULL, its number or PROFILE_NONE.
+ * Writers number their records so.  Both malloc'd (caller frees);
+ * returns the count, or -1 on OOM (then both are NULL). */
+long profile_first_use(const struct profile *p, uint32_t **order,
+                       uint32_t **index);
+
 /* Re-sort a flat table (as from profile_flat) by total descending, then
  * self descending, then frame id: the order of "top by total" views. */
 void profile_flat_sort_total(struct profile_flat *v, size_t n);

@@ -250,6 +250,37 @@ long profile_flat(const struct profile *p, struct profile_flat **out)
     return n;
 }
 
+long profile_first_use(const struct profile *p, uint32_t **order,
+                       uint32_t **index)
+{
+    size_t nf = p->nframes ? p->nframes : 1;  /* at least n */
+    struct profile_flat *flat;
+    long n = profile_flat(p, &flat);
+
+    *order = malloc(nf * sizeof(**order));
+    if (index)
+        *index = malloc(nf * sizeof(**index));
+    if (n < 0 || !*order || (index && !*index)) {
+        free(flat);
+        free(*order);
+        *order = NULL;
+        if (index) {
+            free(*index);
+            *index = NULL;
+        }
+        return -1;
+    }
+    if (index)
+        memset(*index, 0xff, nf * sizeof(**index));
+    for (long i = 0; i < n; i++) {
+        (*order)[flat[i].first] = flat[i].frame;
+        if (index)
+            (*index)[flat[i].frame] = flat[i].first;
+    }
+    free(flat);
+    return n;
+}
+
 /* Edges: accumulated in a dense array, indexed by (caller, callee). */
 struct edge_acc {
     struct profile_edge e;

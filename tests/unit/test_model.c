@@ -248,7 +248,8 @@ static void test_edges_first_use(void **state)
     profile_free(p);
 }
 
-/* Flat entries count recursion once and rank functions by first use. */
+/* Flat entries count recursion once and rank functions by first use, as
+ * profile_first_use numbers them. */
 static void test_flat_first_use(void **state)
 {
     static const char *const stacks[] = { "main;g;g", "main;h", "k" };
@@ -263,6 +264,20 @@ static void test_flat_first_use(void **state)
     assert_int_equal(model_flat_of(m, id_of(p, "g"))->first, 1);
     assert_int_equal(model_flat_of(m, id_of(p, "h"))->first, 2);
     assert_int_equal(model_flat_of(m, id_of(p, "k"))->first, 3);
+    {
+        uint32_t *order, *index;
+        static const char *const names[] = { "main", "g", "h", "k" };
+
+        assert_int_equal(profile_first_use(p, &order, &index), 4);
+        for (uint32_t i = 0; i < 4; i++) {
+            assert_int_equal(order[i], id_of(p, names[i]));
+            assert_int_equal(index[order[i]], i);
+        }
+        assert_int_equal(index[profile_thread_at(p, 0)->frame],
+                         PROFILE_NONE);
+        free(order);
+        free(index);
+    }
     assert_string_equal(model_frame_name(m, id_of(p, "h")), "h");
     assert_string_equal(model_frame_name(m, 999), "?");
     assert_null(model_flat_of(m, 999));
