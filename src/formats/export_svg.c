@@ -43,6 +43,14 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)    /* the script shares the geometry above */
 
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* XML's five entities. */
+static const char *const entity[] = {
+    ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;",
+    ['\''] = "&apos;",
+};
+
 /* Write at most max_chars characters of s, XML-escaped; returns how many
  * characters s has in all. */
 static size_t xml_text_n(FILE *f, const char *str, size_t max_chars)
@@ -64,30 +72,12 @@ static size_t xml_text_n(FILE *f, const char *str, size_t max_chars)
             s += n ? n : 1;
             continue;
         }
-        if (put) {
-            switch (cp) {
-            case '&':
-                fputs("&amp;", f);
-                break;
-            case '<':
-                fputs("&lt;", f);
-                break;
-            case '>':
-                fputs("&gt;", f);
-                break;
-            case '"':
-                fputs("&quot;", f);
-                break;
-            case '\'':
-                fputs("&apos;", f);
-                break;
-            default:
-                if (cp < 0x20 || cp == 0x7f)
-                    putc(' ', f);
-                else
-                    fwrite(s, 1, n, f);
-            }
-        }
+        if (put && cp < ARRAY_LEN(entity) && entity[cp])
+            fputs(entity[cp], f);
+        else if (put && (cp < 0x20 || cp == 0x7f))
+            putc(' ', f);
+        else if (put)
+            fwrite(s, 1, n, f);
         s += n;
     }
     return chars;

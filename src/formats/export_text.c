@@ -214,27 +214,32 @@ static bool is_zero(double x)
     return x < EPS && x > -EPS;
 }
 
+/* Node i's input time (callers: the callee times of its edges from other
+ * nodes) or output time (the caller times of its edges to others). */
+static double io_time(const struct graph *g, uint32_t i, bool callers)
+{
+    const struct tnode *n = &g->nodes[i];
+    const uint32_t *list = callers ? n->callers : n->callees;
+    uint32_t len = callers ? n->ncallers : n->ncallees;
+    double sum = 0;
+
+    for (uint32_t k = 0; k < len; k++) {
+        const struct tedge *e = &g->edges[list[k]];
+
+        if ((callers ? e->caller : e->callee) != i)
+            sum += callers ? e->callee_time : e->caller_time;
+    }
+    return sum;
+}
+
 /* Each node's input and output times, without self edges: the weights
  * Racket's heuristic breaks cycles by.  Every node starts alive. */
 static void topo_init(struct graph *g, struct topo *t)
 {
     for (uint32_t i = 0; i < g->nnodes; i++) {
-        struct tnode *n = &g->nodes[i];
-
-        n->in = n->out = 0;
-        for (uint32_t k = 0; k < n->ncallers; k++) {
-            const struct tedge *e = &g->edges[n->callers[k]];
-
-            if (e->caller != i)
-                n->in += e->callee_time;
-        }
-        for (uint32_t k = 0; k < n->ncallees; k++) {
-            const struct tedge *e = &g->edges[n->callees[k]];
-
-            if (e->callee != i)
-                n->out += e->caller_time;
-        }
-        n->alive = true;
+        g->nodes[i].in = io_time(g, i, true);
+        g->nodes[i].out = io_time(g, i, false);
+        g->nodes[i].alive = true;
     }
     for (uint32_t i = 0; i < g->nnodes; i++) {
         if (is_zero(g->nodes[i].out))

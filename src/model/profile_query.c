@@ -197,32 +197,28 @@ static void flat_leave(void *ctx, uint32_t node)
         c->onpath[n->frame]--;
 }
 
-static int cmp_flat(const void *a, const void *b)
+/* Flat entries by one count descending, then the other, then frame id;
+ * *by_total says which count comes first. */
+static int cmp_flat(const void *a, const void *b, void *by_total)
 {
     const struct profile_flat *x = a, *y = b;
+    uint64_t x1 = x->self, x2 = x->total, y1 = y->self, y2 = y->total;
 
-    if (x->self != y->self)
-        return x->self < y->self ? 1 : -1;
-    if (x->total != y->total)
-        return x->total < y->total ? 1 : -1;
-    return (x->frame > y->frame) - (x->frame < y->frame);
-}
-
-static int flat_cmp_total(const void *a, const void *b)
-{
-    const struct profile_flat *x = a, *y = b;
-
-    if (x->total != y->total)
-        return x->total < y->total ? 1 : -1;
-    if (x->self != y->self)
-        return x->self < y->self ? 1 : -1;
+    if (*(const bool *)by_total) {
+        x1 = x->total, x2 = x->self;
+        y1 = y->total, y2 = y->self;
+    }
+    if (x1 != y1)
+        return x1 < y1 ? 1 : -1;
+    if (x2 != y2)
+        return x2 < y2 ? 1 : -1;
     return (x->frame > y->frame) - (x->frame < y->frame);
 }
 
 void profile_flat_sort_total(struct profile_flat *v, size_t n)
 {
     if (v && n > 1)
-        qsort(v, n, sizeof(*v), flat_cmp_total);
+        qsort_r(v, n, sizeof(*v), cmp_flat, &(bool){ true });
 }
 
 long profile_flat(const struct profile *p, struct profile_flat **out)
@@ -245,7 +241,7 @@ long profile_flat(const struct profile *p, struct profile_flat **out)
             c.acc[n++].frame = i;
         }
     free(c.onpath);
-    qsort(c.acc, (size_t)n, sizeof(*c.acc), cmp_flat);
+    qsort_r(c.acc, (size_t)n, sizeof(*c.acc), cmp_flat, &(bool){ false });
     *out = c.acc;
     return n;
 }
