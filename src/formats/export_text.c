@@ -38,13 +38,12 @@
 #include <string.h>
 
 #include "profile.h"
+#include "text_table.h"
 #include "util.h"
-#include "vec.h"
 #include "view_model.h"
 
 #define TRUNCATE_SOURCE 50  /* Racket's #:truncate-source default */
 #define EPS 1e-9            /* float slack where Racket is exact */
-#define NCOLS 12
 
 /* --- numbers formatted as Racket does ---------------------------------- */
 
@@ -451,136 +450,6 @@ static int cmp_edges(const void *a, const void *b, void *ctx)
     return (i < j) - (i > j);
 }
 
-/* --- the table --------------------------------------------------------- */
-
-/* Racket's display-table, in two passes over the same rows so no row is
- * kept: the first measures each column's widest cell, the second pads
- * every cell to its column's width, aligned right or left, and drops the
- * spaces that end a line. */
-enum cell_kind {
-    CELL_STR,      /* text that counts for the column width */
-    CELL_FILL,     /* the column's width of one character */
-    CELL_NOWIDTH,  /* text that does not count (name+src) */
-};
-
-struct cell {
-    uint32_t off;  /* text in the row's arena */
-    uint32_t len;
-    uint8_t kind;
-    char fill;
-};
-
-struct table {
-    FILE *f;
-    bool print;           /* second pass */
-    size_t width[NCOLS];  /* measured by the first pass */
-    struct cell c[NCOLS]; /* the current row */
-    uint8_t n;
-    char *arena;          /* its text */
-    size_t alen, acap;
-    char *line;           /* the row as printed */
-    size_t lcap;
-    bool oom;
-};
-
-static void row_begin(struct table *t)
-{
-    t->n = 0;
-    t->alen = 0;
-}
-
-static void cell_text(struct table *t, uint8_t kind, const char *s,
-                      size_t len)
-{
-    if (t->n == NCOLS || len > UINT32_MAX / 2)
-        return;
-    if (VEC_RESERVE(t->arena, t->acap, t->alen + len) < 0) {
-        t->oom = true;
-        return;
-    }
-    memcpy(t->arena + t->alen, s, len);
-    t->c[t->n++] = (struct cell){ .kind = kind, .off = (uint32_t)t->alen,
-                                  .len = (uint32_t)len };
-    t->alen += len;
-}
-
-static void cell(struct table *t, const char *s)
-{
-    cell_text(t, CELL_STR, s, strlen(s));
-}
-
-/* Text at `off` in the row's arena, which stays NULL until the row's
- * first string cell (pointer arithmetic on NULL is undefined). */
-static const char *arena_at(const struct table *t, size_t off)
-{
-    return t->arena ? t->arena + off : "";
-}
-
-static void row_end(struct table *t)
-{
-    static const char al[NCOLS] = { 'r', 'l', 'r', 'l', 'l', 'r',
-                                    'l', 'l', 'l', 'r', 'l', 'l' };
-    size_t len = 0, need = 1;
-
-    if (!t->print) {
-        for (uint8_t k = 0; k < t->n; k++) {
-            size_t w = util_utf8_count(arena_at(t, t->c[k].off), t->c[k].len);
-
-            if (t->c[k].kind == CELL_STR && w > t->width[k])
-                t->width[k] = w;
-        }
-        return;
-    }
-    for (uint8_t k = 0; k < t->n; k++)
-        need += t->width[k] + t->c[k].len;
-    if (VEC_RESERVE(t->line, t->lcap, need) < 0) {
-        t->oom = true;
-        return;
-    }
-    for (uint8_t k = 0; k < t->n; k++) {
-        const struct cell *c = &t->c[k];
-        size_t w = c->kind == CELL_FILL ? t->width[k]
-                   : util_utf8_count(arena_at(t, c->off), c->len);
-        size_t pad = t->width[k] > w ? t->width[k] - w : 0;
-
-        if (al[k] == 'r') {
-            memset(t->line + len, ' ', pad);
-            len += pad;
-        }
-        if (c->kind == CELL_FILL) {
-            memset(t->line + len, c->fill, t->width[k]);
-            len += t->width[k];
-        } else {
-            memcpy(t->line + len, t->arena + c->off, c->len);
-            len += c->len;
-        }
-        if (al[k] == 'l') {
-            memset(t->line + len, ' ', pad);
-            len += pad;
-        }
-    }
-    while (len > 0 && t->line[len - 1] == ' ')
-        len--;
-    t->line[len++] = '\n';
-    fwrite(t->line, 1, len, t->f);
-}
-
-static void row_strs(struct table *t, const char *const *s, size_t n)
-{
-    row_begin(t);
-    for (size_t i = 0; i < n; i++)
-        cell(t, s[i]);
-    row_end(t);
-}
-
-static void row_rule(struct table *t, char ch)
-{
-    row_begin(t);
-    for (int i = 0; i < 10; i++)
-        t->c[t->n++] = (struct cell){ .kind = CELL_FILL, .fill = ch };
-    row_end(t);
-}
-
 /* --- labels ------------------------------------------------------------ */
 
 /* Append s to buf without control characters; returns the new length. */
@@ -647,8 +516,8 @@ static char *name_src(const struct frame_desc *d)
 }
 
 /* "  name [N]" for caller and callee lines. */
-static void sub_row(struct table *t, const struct graph *g, uint32_t node,
-                    double time, double total)
+static void sub_row(struct text_table *t, const struct graph *g,
+                    uint32_t node, double time, double total)
 {
     const struct tnode *n = &g->nodes[node];
     const char *name = profile_frame(g->p, n->frame)->name;
@@ -662,21 +531,21 @@ static void sub_row(struct table *t, const struct graph *g, uint32_t node,
     len = put_clean(s, 0, "  ");
     len = put_clean(s, len, *name ? name : "???");
     len += (size_t)snprintf(s + len, cap - len, " [%" PRIu32 "]", n->label);
-    row_begin(t);
+    text_table_begin(t);
     for (int i = 0; i < 8; i++)
-        cell(t, "");
-    cell_text(t, CELL_STR, s, len);
+        text_table_cell(t, "");
+    text_table_cell_n(t, TEXT_CELL_STR, s, len);
     fmt_pct(pct, sizeof(pct), time, total);
-    cell(t, pct);
-    cell(t, "");
-    cell(t, "");
-    row_end(t);
+    text_table_cell(t, pct);
+    text_table_cell(t, "");
+    text_table_cell(t, "");
+    text_table_end(t);
     free(s);
 }
 
 /* The caller lines (callers = true: by caller time, smallest first) or
  * the callee lines (by callee time, largest first) of a node. */
-static void edge_rows(struct table *t, const struct graph *g,
+static void edge_rows(struct text_table *t, const struct graph *g,
                       const struct tnode *n, bool callers, uint32_t *scratch)
 {
     struct edge_sort es = { g, !callers };
@@ -696,7 +565,7 @@ static void edge_rows(struct table *t, const struct graph *g,
 }
 
 /* "[N] total(pct) self(pct) name src". */
-static int node_row(struct table *t, const struct graph *g,
+static int node_row(struct text_table *t, const struct graph *g,
                     const struct tnode *n, double interval_ms)
 {
     char idx[24], tot[32], totp[40], self[32], selfp[40], pct[32];
@@ -711,23 +580,23 @@ static int node_row(struct table *t, const struct graph *g,
     fmt_ms(self, sizeof(self), (double)n->self * interval_ms);
     fmt_pct(pct, sizeof(pct), (double)n->self, (double)g->samples);
     snprintf(selfp, sizeof(selfp), "(%s)", pct);
-    row_begin(t);
-    cell(t, idx);
-    cell(t, " ");
-    cell(t, tot);
-    cell(t, totp);
-    cell(t, " ");
-    cell(t, self);
-    cell(t, selfp);
-    cell(t, " ");
-    cell_text(t, CELL_NOWIDTH, label, strlen(label));
-    row_end(t);
+    text_table_begin(t);
+    text_table_cell(t, idx);
+    text_table_cell(t, " ");
+    text_table_cell(t, tot);
+    text_table_cell(t, totp);
+    text_table_cell(t, " ");
+    text_table_cell(t, self);
+    text_table_cell(t, selfp);
+    text_table_cell(t, " ");
+    text_table_cell_n(t, TEXT_CELL_NOWIDTH, label, strlen(label));
+    text_table_end(t);
     free(label);
     return 0;
 }
 
-static int node_block(struct table *t, const struct graph *g, uint32_t node,
-                      double interval_ms, uint32_t *scratch)
+static int node_block(struct text_table *t, const struct graph *g,
+                      uint32_t node, double interval_ms, uint32_t *scratch)
 {
     const struct tnode *n = &g->nodes[node];
 
@@ -735,7 +604,7 @@ static int node_block(struct table *t, const struct graph *g, uint32_t node,
     if (node_row(t, g, n, interval_ms) != 0)
         return -1;
     edge_rows(t, g, n, false, scratch);
-    row_rule(t, '-');
+    text_table_rule(t, '-', 10);
     return t->oom ? -1 : 0;
 }
 
@@ -796,24 +665,25 @@ static int write_table(FILE *f, const struct graph *g, const uint32_t *order,
           "Local%" },
         { "   ", " ", " ms", "(pct)", " ", "ms", "(pct)", " ", "  Callee" },
     };
-    struct table t = { .f = f };
+    /* Idx, total ms, (pct), self ms, (pct), name+src, Local% and the
+     * blank columns between them, aligned as Racket's columns are */
+    struct text_table t = { .f = f, .align = "rlrllrlllrll" };
     int rc = 0;
 
     for (int pass = 0; pass < 2 && rc == 0; pass++) {
         t.print = pass == 1;
-        row_rule(&t, '=');
-        row_strs(&t, head[0], 9);
-        row_strs(&t, head[1], 10);
-        row_strs(&t, head[2], 9);
-        row_rule(&t, '=');
+        text_table_rule(&t, '=', 10);
+        text_table_strs(&t, head[0], 9);
+        text_table_strs(&t, head[1], 10);
+        text_table_strs(&t, head[2], 9);
+        text_table_rule(&t, '=', 10);
         for (uint32_t i = 0; i < g->nnodes && rc == 0; i++)
             if (!g->nodes[order[i]].hidden)
                 rc = node_block(&t, g, order[i], interval_ms, scratch);
         if (t.oom)
             rc = -1;
     }
-    free(t.arena);
-    free(t.line);
+    text_table_free(&t);
     return rc;
 }
 

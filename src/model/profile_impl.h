@@ -103,7 +103,7 @@ struct profile {
     uint32_t meta_comm;          /* string id or STR_NULL */
 };
 
-/* --- profile.c ------------------------------------------------------------ */
+/* --- profile.c ----------------------------------------------------------- */
 
 /* The string with id `id`, NULL for STR_NULL. */
 const char *profile_str(const struct profile *p, uint32_t id);
@@ -116,7 +116,7 @@ uint32_t profile_tid_find(const struct profile *p, int64_t tid);
  * and threads are kept.  NULL on OOM. */
 struct profile *profile_copy(const struct profile *p, bool with_tree);
 
-/* --- profile_tree.c -------------------------------------------------------- */
+/* --- profile_tree.c ------------------------------------------------------ */
 
 /* Make room for `extra` more nodes (array and child index), so that the
  * tree walks that follow cannot fail half-way.  0 or -1 on OOM. */

@@ -32,8 +32,8 @@ static int merge_stack(void *ctx, uint32_t thread, const uint32_t *frames,
 
     for (size_t i = 0; i < n; i++)
         m->buf[i] = m->fmap[frames[i]];
-    return profile_tree_add(m->dst, m->dst->th[m->tmap[thread]].node, m->buf, n,
-                    count);
+    return profile_tree_add(m->dst, m->dst->th[m->tmap[thread]].node, m->buf,
+                            n, count);
 }
 
 /* Thread of dst that src thread `t` merges into, created if needed. */

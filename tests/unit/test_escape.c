@@ -29,7 +29,8 @@ static void test_json(void **state)
 {
     /* quote, backslash, the named escapes, another control, DEL, a
      * 2-byte and a 4-byte character, an invalid byte, ';' */
-    static const char s[] = "a\"b\\c\n\r\t\x01\x7f\xc3\xbc\xf0\x9f\x98\x80\xff;";
+    static const char s[] = "a\"b\\c\n\r\t\x01\x7f\xc3\xbc"
+                            "\xf0\x9f\x98\x80\xff;";
 
     (void)state;
     expect_json(s, 0, "\"a\\\"b\\\\c\\n\\r\\t\\u0001\x7f\xc3\xbc"
