@@ -304,34 +304,35 @@ static uint32_t take_round(struct graph *g, struct topo *t)
     return t->sinks.n + t->sources.n;
 }
 
-/* Remove the times of node n's edges from its alive neighbours; those
- * left with no input become next round's sources, those left with no
- * output its sinks. */
-static void release(struct graph *g, struct topo *t, const struct tnode *n)
+/* Remove the times of node n's edges to its callees (callees true) or
+ * from its callers from those alive neighbours: a callee left with no
+ * input becomes a source of the next round, a caller left with no output
+ * a sink. */
+static void release(struct graph *g, struct topo *t, const struct tnode *n,
+                    bool callees)
 {
-    for (uint32_t k = 0; k < n->ncallees; k++) {
-        const struct tedge *e = &g->edges[n->callees[k]];
-        struct tnode *x = &g->nodes[e->callee];
+    const uint32_t *list = callees ? n->callees : n->callers;
+    uint32_t len = callees ? n->ncallees : n->ncallers;
+
+    for (uint32_t k = 0; k < len; k++) {
+        const struct tedge *e = &g->edges[list[k]];
+        uint32_t other = callees ? e->callee : e->caller;
+        struct tnode *x = &g->nodes[other];
+        double *io = callees ? &x->in : &x->out;
 
         if (!x->alive)
             continue;
-        x->in -= e->callee_time;
-        if (is_zero(x->in) && !x->queued) {
-            x->queued = true;
-            push(t, &t->nsources, e->callee);
-        }
-    }
-    for (uint32_t k = 0; k < n->ncallers; k++) {
-        const struct tedge *e = &g->edges[n->callers[k]];
-        struct tnode *x = &g->nodes[e->caller];
-
-        if (!x->alive)
+        *io -= callees ? e->callee_time : e->caller_time;
+        if (!is_zero(*io))
             continue;
-        x->out -= e->caller_time;
         /* queued marks sources; a sink list may repeat a node, the next
          * round's keep_fresh drops it */
-        if (is_zero(x->out))
-            push(t, &t->nsinks, e->caller);
+        if (!callees)
+            push(t, &t->nsinks, other);
+        else if (!x->queued) {
+            x->queued = true;
+            push(t, &t->nsources, other);
+        }
     }
 }
 
@@ -343,10 +344,13 @@ static void topo_round(struct graph *g, struct topo *t, uint32_t *order,
     struct idlist swap;
 
     t->nsinks.n = t->nsources.n = 0;
-    for (uint32_t i = 0; i < t->sources.n; i++)
-        release(g, t, &g->nodes[t->sources.v[i]]);
-    for (uint32_t i = 0; i < t->sinks.n; i++)
-        release(g, t, &g->nodes[t->sinks.v[i]]);
+    for (uint32_t i = 0; i < t->sources.n + t->sinks.n; i++) {
+        uint32_t v = i < t->sources.n ? t->sources.v[i]
+                                      : t->sinks.v[i - t->sources.n];
+
+        release(g, t, &g->nodes[v], true);
+        release(g, t, &g->nodes[v], false);
+    }
     for (uint32_t i = 0; i < t->sources.n; i++)
         order[(*nleft)++] = t->sources.v[i];
     for (uint32_t i = 0; i < t->sinks.n; i++)

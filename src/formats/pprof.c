@@ -254,6 +254,16 @@ static int read_fields(struct loader *ld, const struct pb_field *mf,
     return read_message(ld, &r, rec, fields, n, subs, nsubs);
 }
 
+/* A record read from submessage mf: its offset (for errors), then its
+ * varint fields. */
+static int read_record(struct loader *ld, const struct pb_field *mf,
+                       void *rec, size_t *off, const struct vfield *fields,
+                       size_t n)
+{
+    *off = mf->off;
+    return read_fields(ld, mf, rec, fields, n, NULL, 0);
+}
+
 static int parse_value_type(struct loader *ld, const struct pb_field *mf,
                             struct vtype *vt)
 {
@@ -262,8 +272,7 @@ static int parse_value_type(struct loader *ld, const struct pb_field *mf,
         VFIELD(PPROF_VT_UNIT, "ValueType.unit", vtype, unit),
     };
 
-    vt->off = mf->off;
-    return read_fields(ld, mf, vt, fields, NFIELDS(fields), NULL, 0);
+    return read_record(ld, mf, vt, &vt->off, fields, NFIELDS(fields));
 }
 
 static int parse_sample_type(struct loader *ld, const struct pb_field *mf)
@@ -310,10 +319,7 @@ static int parse_mapping(struct loader *ld, const struct pb_field *mf)
     };
     struct mapping *m = PUSH(ld, ld->maps, ld->nmaps, ld->maps_cap);
 
-    if (!m)
-        return -1;
-    m->off = mf->off;
-    return read_fields(ld, mf, m, fields, NFIELDS(fields), NULL, 0);
+    return m ? read_record(ld, mf, m, &m->off, fields, NFIELDS(fields)) : -1;
 }
 
 static int parse_function(struct loader *ld, const struct pb_field *mf)
@@ -328,10 +334,8 @@ static int parse_function(struct loader *ld, const struct pb_field *mf)
     };
     struct function *fn = PUSH(ld, ld->fns, ld->nfns, ld->fns_cap);
 
-    if (!fn)
-        return -1;
-    fn->off = mf->off;
-    return read_fields(ld, mf, fn, fields, NFIELDS(fields), NULL, 0);
+    return fn ? read_record(ld, mf, fn, &fn->off, fields, NFIELDS(fields))
+              : -1;
 }
 
 static int parse_line(struct loader *ld, const struct pb_field *mf)

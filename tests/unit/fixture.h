@@ -44,6 +44,17 @@ static inline uint32_t fixture_frame(struct profile *p, const char *name,
     return id;
 }
 
+/* The id of the first frame of p named `name`; fails the test if none. */
+static inline uint32_t fixture_find_frame(const struct profile *p,
+                                          const char *name)
+{
+    for (uint32_t i = 0; i < profile_frame_count(p); i++)
+        if (strcmp(profile_frame(p, i)->name, name) == 0)
+            return i;
+    fail_msg("no frame %s", name);
+    return PROFILE_NONE;
+}
+
 /* The start line FORMATS.md's example gives function `name` (main 10,
  * a 20, b 30, c 40, d 50), 0 for any other name. */
 static inline uint32_t fixture_example_line(const char *name)
@@ -140,6 +151,30 @@ static inline void fixture_add_folded(struct profile *p, uint32_t thread,
     }
     fixture_add_names(p, thread, fn, names, n, count);
     free(copy);
+}
+
+/* A profile with one thread (tid 1, "t") that ran the stacks of a folded
+ * text, "main;a;b 3" per line, frames made by fn.  The caller frees it. */
+static inline struct profile *fixture_folded(fixture_frame_fn fn,
+                                             const char *text)
+{
+    struct profile *p = profile_new();
+    char *copy = strdup(text), *save = NULL;
+    uint32_t t;
+
+    assert_non_null(p);
+    assert_non_null(copy);
+    t = profile_thread(p, 1, "t");
+    for (char *l = strtok_r(copy, "\n", &save); l;
+         l = strtok_r(NULL, "\n", &save)) {
+        char *count = strrchr(l, ' ');
+
+        assert_non_null(count);
+        *count++ = '\0';
+        fixture_add_folded(p, t, fn, l, strtoull(count, NULL, 10));
+    }
+    free(copy);
+    return p;
 }
 
 /* FORMATS.md's example: threads 100 "main" and 101 "worker", frames

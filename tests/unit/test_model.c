@@ -9,33 +9,19 @@
 
 #include "view_model.h"
 
+/* The frame named `name` in the test's profile p. */
+#define ID(name) fixture_find_frame(p, (name))
+
 /* A function with no source: the report prints "name (unknown source)". */
 static uint32_t fn(struct profile *p, const char *name)
 {
     return fixture_frame(p, name, NULL, NULL, 0);
 }
 
-static uint32_t id_of(const struct profile *p, const char *name)
+static void done(struct profile *p, struct model *m)
 {
-    for (uint32_t i = 0; i < profile_frame_count(p); i++)
-        if (strcmp(profile_frame(p, i)->name, name) == 0)
-            return i;
-    fail_msg("no frame %s", name);
-    return PROFILE_NONE;
-}
-
-/* One thread, the stacks given as "folded count" pairs. */
-static struct profile *folded(const char *const *stacks, const int *counts,
-                              size_t n)
-{
-    struct profile *p = profile_new();
-    uint32_t t;
-
-    assert_non_null(p);
-    t = profile_thread(p, 1, "t");
-    for (size_t i = 0; i < n; i++)
-        fixture_add_folded(p, t, fn, stacks[i], (uint64_t)counts[i]);
-    return p;
+    model_free(m);
+    profile_free(p);
 }
 
 static struct model *model_all(const struct profile *p, double hide_self,
@@ -100,40 +86,37 @@ static void assert_report_agrees(const struct profile *p,
  * (1/40 = 2.5%) would show it, which the TUI once did. */
 static void test_hide_recursive_case(void **state)
 {
-    static const char *const stacks[] = { "main;y;y;f", "main;y;y",
-                                          "main;other" };
-    static const int counts[] = { 1, 39, 960 };
-    struct profile *p = folded(stacks, counts, 3);
+    struct profile *p = fixture_folded(fn, "main;y;y;f 1\n"
+                                       "main;y;y 39\n"
+                                       "main;other 960\n");
     struct model *m = model_all(p, 1.0, 2.0);
 
     (void)state;
-    assert_true(m->hidden[id_of(p, "f")]);
-    assert_false(m->hidden[id_of(p, "y")]);
-    assert_false(m->hidden[id_of(p, "main")]);
-    assert_false(m->hidden[id_of(p, "other")]);
+    assert_true(m->hidden[ID("f")]);
+    assert_false(m->hidden[ID("y")]);
+    assert_false(m->hidden[ID("main")]);
+    assert_false(m->hidden[ID("other")]);
     assert_int_equal(m->nhidden, 1);
     assert_report_agrees(p, m, 1.0, 2.0);
     /* one more sample of f: callee time 1 of y's 41 = 2.4% > 2% */
     fixture_add_folded(p, 0, fn, "main;y;y;f", 1);
     model_free(m);
     m = model_all(p, 1.0, 2.0);
-    assert_false(m->hidden[id_of(p, "f")]);
+    assert_false(m->hidden[ID("f")]);
     assert_int_equal(m->nhidden, 0);
     assert_report_agrees(p, m, 1.0, 2.0);
-    model_free(m);
-    profile_free(p);
+    done(p, m);
 }
 
 /* main -> a (199 samples) and main -> b (1): b's shares are all 0.5%. */
 static void test_hide_thresholds(void **state)
 {
-    static const char *const stacks[] = { "main;a", "main;b" };
-    static const int counts[] = { 199, 1 };
-    struct profile *p = folded(stacks, counts, 2);
+    struct profile *p = fixture_folded(fn, "main;a 199\n"
+                                       "main;b 1\n");
     struct model *m = model_all(p, 1.0, 2.0);
 
     (void)state;
-    assert_true(m->hidden[id_of(p, "b")]);
+    assert_true(m->hidden[ID("b")]);
     assert_int_equal(m->nhidden, 1);
     assert_report_agrees(p, m, 1.0, 2.0);
     /* both thresholds at 0 hide nothing */
@@ -143,11 +126,10 @@ static void test_hide_thresholds(void **state)
     /* hide-subs 100%: main (self 0, every share <= 100%) hides too; a
      * (self 99.5%) stays */
     model_set_hide(m, 1.0, 100.0);
-    assert_true(m->hidden[id_of(p, "main")]);
-    assert_false(m->hidden[id_of(p, "a")]);
+    assert_true(m->hidden[ID("main")]);
+    assert_false(m->hidden[ID("a")]);
     assert_report_agrees(p, m, 1.0, 100.0);
-    model_free(m);
-    profile_free(p);
+    done(p, m);
 }
 
 /* The edges to and from Racket's "*" node count.  Of 1000 samples, x is
@@ -157,28 +139,27 @@ static void test_hide_thresholds(void **state)
  * is 30/2 of big's 970.  So only the "*" edges keep x and s at 2%. */
 static void test_hide_star_edges(void **state)
 {
-    static const char *const stacks[] = { "m;m;x", "m;big", "s;big;big" };
-    static const int counts[] = { 30, 940, 30 };
-    struct profile *p = folded(stacks, counts, 3);
+    struct profile *p = fixture_folded(fn, "m;m;x 30\n"
+                                       "m;big 940\n"
+                                       "s;big;big 30\n");
     struct model *m = model_all(p, 5.0, 2.0);
 
     (void)state;
-    assert_false(m->hidden[id_of(p, "x")]);
-    assert_false(m->hidden[id_of(p, "s")]);
+    assert_false(m->hidden[ID("x")]);
+    assert_false(m->hidden[ID("s")]);
     assert_int_equal(m->nhidden, 0);
     assert_report_agrees(p, m, 5.0, 2.0);
     model_set_hide(m, 5.0, 3.5);
-    assert_true(m->hidden[id_of(p, "x")]);
-    assert_true(m->hidden[id_of(p, "s")]);
+    assert_true(m->hidden[ID("x")]);
+    assert_true(m->hidden[ID("s")]);
     assert_int_equal(m->nhidden, 2);
     assert_report_agrees(p, m, 5.0, 3.5);
     /* hide-self below x's 3% keeps x whatever its edges */
     model_set_hide(m, 2.5, 3.5);
-    assert_false(m->hidden[id_of(p, "x")]);
-    assert_true(m->hidden[id_of(p, "s")]);
+    assert_false(m->hidden[ID("x")]);
+    assert_true(m->hidden[ID("s")]);
     assert_report_agrees(p, m, 2.5, 3.5);
-    model_free(m);
-    profile_free(p);
+    done(p, m);
 }
 
 static const struct profile_edge *edge(const struct model *m,
@@ -197,11 +178,10 @@ static const struct profile_edge *edge(const struct model *m,
  * Racket prints, summing to 100%); main's callee line reads f 2/1. */
 static void test_edges_recursion(void **state)
 {
-    static const char *const stacks[] = { "main;f;f;f", "main;f" };
-    static const int counts[] = { 1, 1 };
-    struct profile *p = folded(stacks, counts, 2);
+    struct profile *p = fixture_folded(fn, "main;f;f;f 1\n"
+                                       "main;f 1\n");
     struct model *m = model_all(p, 0, 0);
-    uint32_t main_ = id_of(p, "main"), f = id_of(p, "f");
+    uint32_t main_ = ID("main"), f = ID("f");
     const struct profile_edge *mf = edge(m, main_, f), *ff = edge(m, f, f);
     const struct profile_edge *bottom = edge(m, PROFILE_NONE, main_);
 
@@ -226,51 +206,47 @@ static void test_edges_recursion(void **state)
     assert_int_equal(bottom->seq, 0);
     assert_int_equal(mf->seq, 1);
     assert_int_equal(ff->seq, 2);
-    model_free(m);
-    profile_free(p);
+    done(p, m);
 }
 
 /* Racket's order within a stack: the bottom edge, then the pairs from
  * the leaf down (its connect calls), which the report's ties follow. */
 static void test_edges_first_use(void **state)
 {
-    static const char *const stacks[] = { "a;b;c" };
-    static const int counts[] = { 1 };
-    struct profile *p = folded(stacks, counts, 1);
+    struct profile *p = fixture_folded(fn, "a;b;c 1\n");
     struct model *m = model_all(p, 0, 0);
-    uint32_t a = id_of(p, "a"), b = id_of(p, "b"), c = id_of(p, "c");
+    uint32_t a = ID("a"), b = ID("b"), c = ID("c");
 
     (void)state;
     assert_int_equal(edge(m, PROFILE_NONE, a)->seq, 0);
     assert_int_equal(edge(m, b, c)->seq, 1);
     assert_int_equal(edge(m, a, b)->seq, 2);
-    model_free(m);
-    profile_free(p);
+    done(p, m);
 }
 
 /* Flat entries count recursion once and rank functions by first use, as
  * profile_first_use numbers them. */
 static void test_flat_first_use(void **state)
 {
-    static const char *const stacks[] = { "main;g;g", "main;h", "k" };
-    static const int counts[] = { 2, 5, 1 };
-    struct profile *p = folded(stacks, counts, 3);
+    struct profile *p = fixture_folded(fn, "main;g;g 2\n"
+                                       "main;h 5\n"
+                                       "k 1\n");
     struct model *m = model_all(p, 0, 0);
 
     (void)state;
     assert_int_equal(m->total, 8);
-    assert_int_equal(model_flat_of(m, id_of(p, "g"))->total, 2);
-    assert_int_equal(model_flat_of(m, id_of(p, "main"))->first, 0);
-    assert_int_equal(model_flat_of(m, id_of(p, "g"))->first, 1);
-    assert_int_equal(model_flat_of(m, id_of(p, "h"))->first, 2);
-    assert_int_equal(model_flat_of(m, id_of(p, "k"))->first, 3);
+    assert_int_equal(model_flat_of(m, ID("g"))->total, 2);
+    assert_int_equal(model_flat_of(m, ID("main"))->first, 0);
+    assert_int_equal(model_flat_of(m, ID("g"))->first, 1);
+    assert_int_equal(model_flat_of(m, ID("h"))->first, 2);
+    assert_int_equal(model_flat_of(m, ID("k"))->first, 3);
     {
         uint32_t *order, *index;
         static const char *const names[] = { "main", "g", "h", "k" };
 
         assert_int_equal(profile_first_use(p, &order, &index), 4);
         for (uint32_t i = 0; i < 4; i++) {
-            assert_int_equal(order[i], id_of(p, names[i]));
+            assert_int_equal(order[i], ID(names[i]));
             assert_int_equal(index[order[i]], i);
         }
         assert_int_equal(index[profile_thread_at(p, 0)->frame],
@@ -278,11 +254,10 @@ static void test_flat_first_use(void **state)
         free(order);
         free(index);
     }
-    assert_string_equal(model_frame_name(m, id_of(p, "h")), "h");
+    assert_string_equal(model_frame_name(m, ID("h")), "h");
     assert_string_equal(model_frame_name(m, 999), "?");
     assert_null(model_flat_of(m, 999));
-    model_free(m);
-    profile_free(p);
+    done(p, m);
 }
 
 /* FORMATS.md's example, inverted: below the thread node the roots are
@@ -301,19 +276,18 @@ static void test_inverted_tree(void **state)
     assert_ptr_equal(m->base, p);
     assert_ptr_equal(m->tree, m->inv);
     t0 = profile_thread_at(m->tree, 0)->node;
-    b = profile_child(m->tree, t0, id_of(p, "b"));
-    ba = profile_child(m->tree, b, id_of(p, "a"));
-    bam = profile_child(m->tree, ba, id_of(p, "main"));
+    b = profile_child(m->tree, t0, ID("b"));
+    ba = profile_child(m->tree, b, ID("a"));
+    bam = profile_child(m->tree, ba, ID("main"));
     assert_int_not_equal(bam, PROFILE_NONE);
     assert_int_equal(profile_node(m->tree, b)->total, 3);
     assert_int_equal(profile_node(m->tree, b)->self, 0);
     assert_int_equal(profile_node(m->tree, bam)->self, 3);
-    assert_int_equal(profile_child(m->tree, t0, id_of(p, "main")),
+    assert_int_equal(profile_child(m->tree, t0, ID("main")),
                      PROFILE_NONE);
-    assert_int_equal(model_flat_of(m, id_of(p, "main"))->total, 6);
+    assert_int_equal(model_flat_of(m, ID("main"))->total, 6);
     assert_int_equal(m->nedges, 5);
-    model_free(m);
-    profile_free(p);
+    done(p, m);
 }
 
 /* A thread filter by tid and a focus frame derive the base profile; an
@@ -328,12 +302,12 @@ static void test_filters(void **state)
     (void)state;
     assert_int_equal(m->thread, 1);
     assert_int_equal(m->total, 2);                 /* main;d x2 */
-    assert_null(model_flat_of(m, id_of(p, "a")));
+    assert_null(model_flat_of(m, ID("a")));
     model_free(m);
-    f = (struct model_filter){ .focus = id_of(p, "c") };
+    f = (struct model_filter){ .focus = ID("c") };
     m = model_new(p, &f, 0, 0);
     assert_int_equal(m->total, 1);                 /* main;a;c */
-    assert_int_equal(model_flat_of(m, id_of(p, "a"))->total, 1);
+    assert_int_equal(model_flat_of(m, ID("a"))->total, 1);
     model_free(m);
     f = (struct model_filter){ .has_thread = true, .tid = 7, .focus = 999 };
     m = model_new(p, &f, 0, 0);
@@ -341,8 +315,7 @@ static void test_filters(void **state)
     assert_int_equal(m->focus, PROFILE_NONE);
     assert_ptr_equal(m->base, p);
     assert_int_equal(m->total, 6);
-    model_free(m);
-    profile_free(p);
+    done(p, m);
 }
 
 int main(void)

@@ -129,15 +129,6 @@ static char *dump(const struct profile *p, bool attrs)
     return buf;
 }
 
-static uint32_t find_frame(const struct profile *p, const char *name)
-{
-    for (uint32_t i = 0; i < profile_frame_count(p); i++)
-        if (strcmp(profile_frame(p, i)->name, name) == 0)
-            return i;
-    fail_msg("no frame %s", name);
-    return PROFILE_NONE;
-}
-
 /* Bytes of the pprof export of p. */
 static char *write_pprof(const struct profile *p, size_t *len)
 {
@@ -723,7 +714,7 @@ static void test_load_golden(void **state)
     {
         /* The golden file's Line.line values feed the per-line counts. */
         struct profile_linecount *lc;
-        long n = profile_lines(p, find_frame(p, "b"), false, &lc);
+        long n = profile_lines(p, fixture_find_frame(p, "b"), false, &lc);
 
         assert_int_equal(n, 1);
         assert_int_equal(lc[0].key, 30);
@@ -858,7 +849,7 @@ static void test_load_foreign(void **state)
         /* Line numbers of the lines become per-line counts. */
         struct profile_linecount *lc;
 
-        assert_int_equal(profile_lines(p, find_frame(p, "main.helper"), false,
+        assert_int_equal(profile_lines(p, fixture_find_frame(p, "main.helper"), false,
                                        &lc), 1);
         assert_int_equal(lc[0].key, 101);
         assert_int_equal(lc[0].total, 6);

@@ -8,29 +8,11 @@ static uint32_t fn(struct profile *p, const char *name)
     return fixture_frame(p, name, "prog", "prog.c", 0);
 }
 
-/* Split "main;a;b" into interned frame ids; returns the depth. */
-static size_t parse(struct profile *p, const char *stack,
-                    struct stack_frame *out, size_t cap)
-{
-    char buf[256];
-    size_t n = 0;
-
-    snprintf(buf, sizeof(buf), "%s", stack);
-    for (char *save = NULL, *tok = strtok_r(buf, ";", &save); tok;
-         tok = strtok_r(NULL, ";", &save)) {
-        assert_true(n < cap);
-        out[n++] = (struct stack_frame){ .frame = fn(p, tok) };
-    }
-    return n;
-}
-
+/* count samples of "main;a;b" on thread, frames made by fn. */
 static void add(struct profile *p, uint32_t thread, const char *stack,
                 uint64_t count)
 {
-    struct stack_frame f[64];
-    size_t n = parse(p, stack, f, 64);
-
-    assert_int_equal(profile_add_stack(p, thread, f, n, count), 0);
+    fixture_add_folded(p, thread, fn, stack, count);
 }
 
 /* Node for "main;a;b" below a thread, PROFILE_NONE when absent. */
