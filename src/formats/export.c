@@ -74,11 +74,11 @@ const struct exporter export_stackprof = {
     .per_sample = true,
 };
 
-const struct exporter export_sampler = {
+const struct exporter export_apple = {
     .name = "sampler",
     .exts = ".sampler",
     .desc = "Apple Sampler @supersamplerV1.0 (read back by sproftop -i)",
-    .write = export_sampler_write,
+    .write = export_apple_write,
     .per_sample = true,
 };
 
@@ -112,7 +112,7 @@ static const struct exporter *const exporters[] = {
     &export_text,
     &export_top,
     &export_stackprof,
-    &export_sampler,
+    &export_apple,
     &export_samplingprof,
     &export_dot,
     &export_svg,

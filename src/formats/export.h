@@ -53,7 +53,7 @@ extern const struct exporter export_callgrind;
 extern const struct exporter export_text;
 extern const struct exporter export_top;
 extern const struct exporter export_stackprof;
-extern const struct exporter export_sampler;
+extern const struct exporter export_apple;
 extern const struct exporter export_samplingprof;
 extern const struct exporter export_dot;
 extern const struct exporter export_svg;
@@ -64,7 +64,7 @@ typedef int export_write_fn(const struct profile *p,
                             const struct export_opts *o, FILE *f);
 export_write_fn export_folded_write, export_pprof_write,
     export_speedscope_write, export_callgrind_write, export_text_write,
-    export_top_write, export_stackprof_write, export_sampler_write,
+    export_top_write, export_stackprof_write, export_apple_write,
     export_samplingprof_write, export_dot_write, export_svg_write;
 
 /* Number of formats, and the i-th (in --help order). */

@@ -1,8 +1,8 @@
-/* export_sampler.c - Apple Sampler "@supersamplerV1.0" (FORMATS.md section 5).
+/* export_apple.c - Apple Sampler "@supersamplerV1.0" (FORMATS.md section 5).
  *
  * A mixed text and binary format that nothing on Linux reads, so sproftop
- * ships its own reader (src/load_sampler.c) and the test is the round trip:
- * write -> load_sampler -> write gives the same bytes.
+ * ships its own reader (load_apple.c) and the test is the round trip:
+ * write -> load_apple -> write gives the same bytes.
  *
  *   "@supersamplerV1.0" LF "@symboltableV1.1" LF
  *   ( TAB be32<id> TAB be32<0> TAB symbol TAB module TAB module LF )*
@@ -58,7 +58,7 @@ static bool id_safe(uint32_t id)
            !bad_byte(id >> 16 & 0xff) && !bad_byte(id >> 24);
 }
 
-struct sampler_ctx {
+struct apple_ctx {
     const struct profile *p;
     FILE *f;
     uint32_t *sym_of;     /* frame id -> symbol index, or PROFILE_NONE */
@@ -101,17 +101,17 @@ static size_t sanitize(char *out, const char *s)
     return n;
 }
 
-static bool tid_taken(const struct sampler_ctx *c, uint32_t id)
+static bool tid_taken(const struct apple_ctx *c, uint32_t id)
 {
     return c->tid_used[id >> 3] & (1u << (id & 7));
 }
 
-static void take_tid(struct sampler_ctx *c, uint32_t id)
+static void take_tid(struct apple_ctx *c, uint32_t id)
 {
     c->tid_used[id >> 3] |= (uint8_t)(1u << (id & 7));
 }
 
-static uint32_t next_symbol_id(struct sampler_ctx *c)
+static uint32_t next_symbol_id(struct apple_ctx *c)
 {
     while (!id_safe(c->next_id) ||
            (c->next_id < TID_LIMIT && tid_taken(c, c->next_id)))
@@ -121,7 +121,7 @@ static uint32_t next_symbol_id(struct sampler_ctx *c)
 
 /* The symbol index of frame `frame`: frames with the same name and
  * module (as written) share one symbol, created on first use. */
-static uint32_t frame_sym(struct sampler_ctx *c, uint32_t frame)
+static uint32_t frame_sym(struct apple_ctx *c, uint32_t frame)
 {
     const struct frame_desc *d;
     const char *name, *module;
@@ -155,7 +155,7 @@ static uint32_t frame_sym(struct sampler_ctx *c, uint32_t frame)
 }
 
 /* Symbols in the order stacks first use their frames. */
-static int assign_symbols(struct sampler_ctx *c)
+static int assign_symbols(struct apple_ctx *c)
 {
     uint32_t *order;
     long n = profile_first_use(c->p, &order, NULL), i = 0;
@@ -167,7 +167,7 @@ static int assign_symbols(struct sampler_ctx *c)
 }
 
 /* Thread ids: keep those that fit, then remap the rest. */
-static int assign_threads(struct sampler_ctx *c)
+static int assign_threads(struct apple_ctx *c)
 {
     uint32_t nt = profile_thread_count(c->p), next = 1;
 
@@ -197,7 +197,7 @@ static int assign_threads(struct sampler_ctx *c)
 }
 
 /* Write @threadV1.0 headers up to and including thread `upto`. */
-static void thread_headers(struct sampler_ctx *c, uint32_t upto)
+static void thread_headers(struct apple_ctx *c, uint32_t upto)
 {
     uint32_t nt = profile_thread_count(c->p);
 
@@ -210,7 +210,7 @@ static void thread_headers(struct sampler_ctx *c, uint32_t upto)
 static int write_stack(void *ctx, uint32_t thread, const uint32_t *frames,
                        size_t n, uint64_t count)
 {
-    struct sampler_ctx *c = ctx;
+    struct apple_ctx *c = ctx;
     size_t len = 1 + 16 + 4 * n + 1;
 
     thread_headers(c, thread);
@@ -230,11 +230,11 @@ static int write_stack(void *ctx, uint32_t thread, const uint32_t *frames,
     return 0;
 }
 
-int export_sampler_write(const struct profile *p, const struct export_opts *o,
+int export_apple_write(const struct profile *p, const struct export_opts *o,
                          FILE *f)
 {
     uint32_t nf = profile_frame_count(p), nt = profile_thread_count(p);
-    struct sampler_ctx c = {
+    struct apple_ctx c = {
         .p = p,
         .f = f,
         .sym_of = malloc((nf ? nf : 1) * sizeof(*c.sym_of)),

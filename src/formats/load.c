@@ -31,7 +31,7 @@ struct loader {
 
 /* Sniffers run in this order; put the most specific (magic bytes) first. */
 static const struct loader loaders[] = {
-    { "sampler", ".sampler", load_sampler_sniff, load_sampler },
+    { "sampler", ".sampler", load_apple_sniff, load_apple },
     { "pprof", ".pb.gz .pprof .pb", load_pprof_sniff, load_pprof },
     { "folded", ".folded .collapsed .stacks", load_folded_sniff,
       load_folded },

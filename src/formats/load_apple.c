@@ -1,6 +1,6 @@
-/* load_sampler.c - the Apple Sampler reader (sproftop -i x.sampler).
+/* load_apple.c - the Apple Sampler reader (sproftop -i x.sampler).
  *
- * Reads "@supersamplerV1.0" files (FORMATS.md section 5) as export_sampler
+ * Reads "@supersamplerV1.0" files (FORMATS.md section 5) as export_apple
  * writes them and as shared/formats/example.sampler holds them:
  *
  *   "@supersamplerV1.0" LF "@symboltableV1.1" LF
@@ -41,7 +41,7 @@ static const char SYMTAB[] = "@symboltableV1.1\n";
 static const char END[] = "@end\n";
 static const char THREAD[] = "@threadV1.0\t";
 
-bool load_sampler_sniff(const char *buf, size_t len)
+bool load_apple_sniff(const char *buf, size_t len)
 {
     return len >= sizeof(MAGIC) - 1 &&
            memcmp(buf, MAGIC, sizeof(MAGIC) - 1) == 0;
@@ -365,7 +365,7 @@ static int parse(struct rd *r)
     return 0;
 }
 
-struct profile *load_sampler(const char *buf, size_t len, const char *name,
+struct profile *load_apple(const char *buf, size_t len, const char *name,
                              char *err, size_t errlen)
 {
     struct rd r = {

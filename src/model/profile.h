@@ -1,10 +1,14 @@
 /* profile.h - the aggregate: interned frames, one call tree, derived views.
  *
  * This is the profile model every other part reads or writes:
- *   - the collector (src/collect.c) adds symbolized stacks to it;
- *   - the TUI (ui/) and the exporters (src/export_*.c) read it, always
- *     through a private copy (profile_clone) or a derived profile
- *     (profile_derive), never while the collector writes it.
+ *   - the collector (src/engine/collect.c) adds symbolized stacks to it;
+ *   - the TUI (ui/, through view_model.h) and the writers
+ *     (src/formats/export_*.c) read it, always through a private copy
+ *     (profile_clone) or a derived profile (profile_derive), never while
+ *     the collector writes it.
+ * Its queries (flat table, caller->callee edges, first-use numbering)
+ * are the one copy every view and writer uses.  Implemented by
+ * profile.c, profile_tree.c and profile_query.c (see profile_impl.h).
  *
  * Layers: this module includes libc only (no curses, ptrace, libunwind or
  * libdw), so tests/unit/ links it alone.  A profile is not thread-safe;

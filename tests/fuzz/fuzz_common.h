@@ -131,7 +131,7 @@ static void fuzz_check_error(const struct profile *p, const char *err)
     }
 }
 
-/* A reader: load_buffer, load_folded, load_pprof, load_sampler. */
+/* A reader: load_buffer, load_folded, load_pprof, load_apple. */
 typedef struct profile *(*fuzz_load_fn)(const char *buf, size_t len,
                                         const char *name, char *err,
                                         size_t errlen);
