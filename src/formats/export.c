@@ -364,6 +364,41 @@ static void fsync_dir(const char *path)
     }
 }
 
+/* Write p with e into the temporary file fd, flushed and synced, and
+ * close it.  0, or an errno value saying why not. */
+static int write_temp(const struct exporter *e, const struct profile *p,
+                      const struct export_opts *o, int fd)
+{
+    FILE *f = fdopen(fd, "w");
+    int rc, saved;
+
+    if (!f) {
+        saved = errno;
+        close(fd);
+        return saved;
+    }
+    /* The one place a failed write is explained: a writer sets errno
+     * when it knows why (EFBIG, EOVERFLOW, a failed call's); otherwise
+     * the stream's error flag tells an I/O error from running out of
+     * memory. */
+    errno = 0;
+    rc = e->write(p, o, f);
+    saved = errno ? errno : ferror(f) ? EIO : ENOMEM;
+    if (rc == 0 && (fflush(f) != 0 || ferror(f))) {
+        rc = -1;
+        saved = errno ? errno : EIO;
+    }
+    if (rc == 0 && fsync(fd) != 0 && errno != EINVAL) {
+        rc = -1;
+        saved = errno;
+    }
+    if (fclose(f) != 0 && rc == 0) {
+        rc = -1;
+        saved = errno;
+    }
+    return rc == 0 ? 0 : saved ? saved : EIO;
+}
+
 int export_to_file(const struct exporter *e, const struct profile *p,
                    const struct export_opts *o, const char *path,
                    char *err, size_t errlen)
@@ -371,8 +406,7 @@ int export_to_file(const struct exporter *e, const struct profile *p,
     struct export_opts defaults;
     size_t tmplen;
     char *tmp;
-    FILE *f;
-    int fd, rc, saved;
+    int fd, saved;
 
     if (!path || !*path) {
         util_errf(err, errlen, "no output file name");
@@ -405,43 +439,17 @@ int export_to_file(const struct exporter *e, const struct profile *p,
         free(tmp);
         return -1;
     }
-    f = fdopen(fd, "w");
-    if (!f) {
+    saved = write_temp(e, p, o, fd);
+    if (saved == 0 && rename(tmp, path) != 0)
         saved = errno;
-        close(fd);
-        goto fail;
-    }
-    /* The one place a failed write is explained: a writer sets errno
-     * when it knows why (EFBIG, EOVERFLOW, a failed call's); otherwise
-     * the stream's error flag tells an I/O error from running out of
-     * memory. */
-    errno = 0;
-    rc = e->write(p, o, f);
-    saved = errno ? errno : ferror(f) ? EIO : ENOMEM;
-    if (rc == 0 && (fflush(f) != 0 || ferror(f))) {
-        rc = -1;
-        saved = errno ? errno : EIO;
-    }
-    if (rc == 0 && fsync(fd) != 0 && errno != EINVAL) {
-        rc = -1;
-        saved = errno;
-    }
-    if (fclose(f) != 0 && rc == 0) {
-        rc = -1;
-        saved = errno;
-    }
-    if (rc != 0)
-        goto fail;
-    if (rename(tmp, path) != 0) {
-        saved = errno;
-        goto fail;
+    if (saved != 0) {
+        unlink(tmp);
+        util_errf(err, errlen, "cannot write %s: %s", path,
+                  errno_text(saved));
+        free(tmp);
+        return -1;
     }
     fsync_dir(path);
     free(tmp);
     return 0;
-fail:
-    unlink(tmp);
-    util_errf(err, errlen, "cannot write %s: %s", path, errno_text(saved));
-    free(tmp);
-    return -1;
 }

@@ -283,6 +283,29 @@ static int cmp_callee_id(const void *a, const void *b, void *ctx)
     return (x > y) - (x < y);
 }
 
+/* "frames": every id's frame, with its outgoing edges by callee id. */
+static void write_frames(struct sp_ctx *c, struct profile_flat **by_frame,
+                         struct profile_edge *edges, long nedges)
+{
+    js_key(c->j, "frames");
+    js_open(c->j, '{');
+    for (uint32_t id = 1; id <= c->nids; id++) {
+        uint32_t frame = c->frame_of[id - 1];
+        long first = nedges, n = 0;
+
+        if (frame != PROFILE_NONE) {
+            first = edges_of(edges, nedges, frame);
+            while (first + n < nedges && edges[first + n].caller == frame)
+                n++;
+            qsort_r(edges + first, (size_t)n, sizeof(*edges), cmp_callee_id,
+                    c);
+        }
+        write_frame(c, id, frame == PROFILE_NONE ? NULL : by_frame[frame],
+                    edges + first, n);
+    }
+    js_close(c->j, '}');
+}
+
 int export_stackprof_write(const struct profile *p,
                            const struct export_opts *o, FILE *f)
 {
@@ -327,23 +350,7 @@ int export_stackprof_write(const struct profile *p,
     js_key_u64(&j, "gc_samples", 0);
     js_key_u64(&j, "missed_samples", 0);
     write_meta(&j, p);
-    js_key(&j, "frames");
-    js_open(&j, '{');
-    for (uint32_t id = 1; id <= c.nids; id++) {
-        uint32_t frame = c.frame_of[id - 1];
-        long first = nedges, n = 0;
-
-        if (frame != PROFILE_NONE) {
-            first = edges_of(edges, nedges, frame);
-            while (first + n < nedges && edges[first + n].caller == frame)
-                n++;
-            qsort_r(edges + first, (size_t)n, sizeof(*edges), cmp_callee_id,
-                    &c);
-        }
-        write_frame(&c, id, frame == PROFILE_NONE ? NULL : by_frame[frame],
-                    edges + first, n);
-    }
-    js_close(&j, '}');
+    write_frames(&c, by_frame, edges, nedges);
     js_key(&j, "raw");
     js_open(&j, '[');
     if (profile_foreach_stack(p, raw_stack, &c) != 0)
