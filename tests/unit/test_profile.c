@@ -53,6 +53,30 @@ static void check_node(const struct profile *p, uint32_t thread,
                  (unsigned long long)self, (unsigned long long)total);
 }
 
+/* profile_lines of frame (per address when by_addr) is exactly want[]. */
+static void expect_lines(const struct profile *p, uint32_t frame,
+                         bool by_addr, const struct profile_linecount *want,
+                         size_t n)
+{
+    struct profile_linecount *lc;
+
+    assert_int_equal(profile_lines(p, frame, by_addr, &lc), (long)n);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(lc[i].key, want[i].key);
+        assert_int_equal(lc[i].self, want[i].self);
+        assert_int_equal(lc[i].total, want[i].total);
+    }
+    free(lc);
+}
+
+/* EXPECT_LINES(p, frame, by_addr, { key, self, total }...). */
+#define EXPECT_LINES(p, frame, by_addr, ...)                               \
+    do {                                                                   \
+        const struct profile_linecount want_[] = { __VA_ARGS__ };          \
+        expect_lines(p, frame, by_addr, want_,                             \
+                     sizeof(want_) / sizeof(want_[0]));                    \
+    } while (0)
+
 /* The FORMATS.md example: main;a;b x3, main;a;c x1 on thread 100 "main",
  * main;d x2 on thread 101 "worker" (or all on one thread). */
 static struct profile *example(bool two_threads)
@@ -487,25 +511,14 @@ static void test_merge_lines(void **state)
     uint32_t ta = profile_thread(a, 1, "t"), tb = profile_thread(b, 1, "t");
     struct stack_frame sa[1] = { { fn(a, "f"), 10, 0x100 } };
     struct stack_frame sb[2] = { { fn(b, "g"), 5, 0 }, { fn(b, "f"), 10, 0 } };
-    struct profile_linecount *lc;
 
     (void)state;
     assert_int_equal(profile_add_stack(a, ta, sa, 1, 2), 0);
     assert_int_equal(profile_add_stack(b, tb, sb, 2, 3), 0);
     assert_int_equal(profile_merge(a, b), 0);
-    assert_int_equal(profile_lines(a, fn(a, "f"), false, &lc), 1);
-    assert_int_equal(lc[0].key, 10);
-    assert_int_equal(lc[0].self, 5);
-    assert_int_equal(lc[0].total, 5);
-    free(lc);
-    assert_int_equal(profile_lines(a, fn(a, "g"), false, &lc), 1);
-    assert_int_equal(lc[0].key, 5);
-    assert_int_equal(lc[0].self, 0);
-    assert_int_equal(lc[0].total, 3);
-    free(lc);
-    assert_int_equal(profile_lines(a, fn(a, "f"), true, &lc), 1);
-    assert_int_equal(lc[0].key, 0x100);
-    free(lc);
+    EXPECT_LINES(a, fn(a, "f"), false, { 10, 5, 5 });
+    EXPECT_LINES(a, fn(a, "g"), false, { 5, 0, 3 });
+    EXPECT_LINES(a, fn(a, "f"), true, { 0x100, 2, 2 });
     profile_free(a);
     profile_free(b);
 }
@@ -583,36 +596,15 @@ static void test_lines_and_addrs(void **state)
         { m, 10, 0x1000 }, { f, 20, 0x2000 }, { f, 20, 0x2000 },
         { f, 25, 0x2010 } };
     struct stack_frame s2[2] = { { m, 11, 0x1004 }, { f, 0, 0 } };
-    struct profile_linecount *lc;
-    long n;
 
     (void)state;
     assert_int_equal(profile_add_stack(p, t, s1, 4, 3), 0);
     assert_int_equal(profile_add_stack(p, t, s2, 2, 1), 0);
-    n = profile_lines(p, f, false, &lc);
-    assert_int_equal(n, 2);
-    assert_int_equal(lc[0].key, 20);
-    assert_int_equal(lc[0].self, 0);
-    assert_int_equal(lc[0].total, 3);   /* once per sample */
-    assert_int_equal(lc[1].key, 25);
-    assert_int_equal(lc[1].self, 3);
-    assert_int_equal(lc[1].total, 3);
-    free(lc);
-    n = profile_lines(p, m, false, &lc);
-    assert_int_equal(n, 2);
-    assert_int_equal(lc[0].key, 10);
-    assert_int_equal(lc[0].total, 3);
-    assert_int_equal(lc[1].key, 11);
-    assert_int_equal(lc[1].total, 1);
-    assert_int_equal(lc[1].self, 0);
-    free(lc);
-    n = profile_lines(p, f, true, &lc);
-    assert_int_equal(n, 2);
-    assert_int_equal(lc[0].key, 0x2000);
-    assert_int_equal(lc[0].total, 3);
-    assert_int_equal(lc[1].key, 0x2010);
-    assert_int_equal(lc[1].self, 3);
-    free(lc);
+    /* line 20 twice in a sample counts its total once; unknown lines
+     * and addresses (f in s2) are not counted */
+    EXPECT_LINES(p, f, false, { 20, 0, 3 }, { 25, 3, 3 });
+    EXPECT_LINES(p, m, false, { 10, 0, 3 }, { 11, 0, 1 });
+    EXPECT_LINES(p, f, true, { 0x2000, 0, 3 }, { 0x2010, 3, 3 });
     profile_free(p);
 }
 
