@@ -317,6 +317,7 @@ void profile_free(struct profile *p)
     idtab_free(&p->child_ix);
     profile_lc_free(&p->lines);
     profile_lc_free(&p->addrs);
+    profile_time_free(p->time);
     free(p);
 }
 
@@ -327,6 +328,7 @@ void profile_reset(struct profile *p)
     profile_tree_rebuild(p);
     profile_lc_clear(&p->lines);
     profile_lc_clear(&p->addrs);
+    profile_time_clear(p->time);
 }
 
 /* Duplicate array src of n elements (at least one allocated); *cap gets
@@ -395,7 +397,8 @@ struct profile *profile_copy(const struct profile *p, bool with_tree)
     q->meta_comm = p->meta_comm;
     q->meta.cmdline = profile_str(q, q->meta_cmdline);
     q->meta.comm = profile_str(q, q->meta_comm);
-    if (copy_tree(q, p, with_tree))
+    if (copy_tree(q, p, with_tree) ||
+        (with_tree && profile_time_copy(q, p)))
         goto fail;
     return q;
 fail:

@@ -5,7 +5,9 @@
  *   profile_tree.c   the call tree, the ingest path (profile_add_stack),
  *                    walks, and per-line / per-address counts;
  *   profile_query.c  what is computed from the tree: merge, derive, the
- *                    flat table, the caller->callee edges.
+ *                    flat table, the caller->callee edges;
+ *   window.c         the per-second ring of samples (window.h);
+ *   diff.c           aligning and matching a baseline (diff.h).
  *
  * Storage: every table is a dense array indexed by id (grown with
  * VEC_RESERVE) plus an idtab from a key's hash to its id, so steady-state
@@ -97,6 +99,9 @@ struct profile {
     uint32_t stamp;              /* add_stack call counter for dedup;
                                     never 0 after the first call */
 
+    /* per-second counts (window.c), NULL when not kept */
+    struct profile_time *time;
+
     /* metadata; strings are interned */
     struct profile_meta meta;    /* what profile_meta returns */
     uint32_t meta_cmdline;       /* string id or STR_NULL */
@@ -111,8 +116,9 @@ const char *profile_str(const struct profile *p, uint32_t id);
 /* Index of the thread with this tid, or PROFILE_NONE. */
 uint32_t profile_tid_find(const struct profile *p, int64_t tid);
 
-/* Copy everything but the tree; with_tree copies the tree as well,
- * otherwise the copy gets empty thread nodes.  Ids of strings, frames
+/* Copy everything but the tree; with_tree copies the tree (and the
+ * per-second ring) as well, otherwise the copy gets empty thread nodes
+ * and no ring.  Ids of strings, frames
  * and threads are kept.  NULL on OOM. */
 struct profile *profile_copy(const struct profile *p, bool with_tree);
 
@@ -158,5 +164,14 @@ void profile_lc_clear(struct lcmap *m);
 int profile_lc_merge(struct lcmap *dst, const struct lcmap *src,
                      const uint32_t *fmap);
 void profile_lc_free(struct lcmap *m);
+
+/* --- window.c ------------------------------------------------------------ */
+
+/* The ring's share of profile_free, profile_reset (forget every count and
+ * sample, keep the ring's size) and profile_copy (dst->time becomes a
+ * deep copy of src's, or NULL when src keeps none; 0 or -1 on OOM). */
+void profile_time_free(struct profile_time *t);
+void profile_time_clear(struct profile_time *t);
+int profile_time_copy(struct profile *dst, const struct profile *src);
 
 #endif
