@@ -1,10 +1,12 @@
 /* collect.c - live source; see collect.h. */
 #include "collect.h"
 
+#include "clock.h"
 #include "ingest.h"
 #include "profile.h"
 #include "symbols.h"
 #include "target.h"
+#include "window.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -285,7 +287,8 @@ static void process(struct collect *c, const uint8_t *data, size_t len)
         pthread_mutex_lock(&c->prof_lock);
         uint32_t th = profile_thread(c->prof, r->tid, NULL);
         if (th != PROFILE_NONE)
-            profile_add_stack(c->prof, th, c->stack, (size_t)depth, 1);
+            profile_add_stack_at(c->prof, th, c->stack, (size_t)depth, 1,
+                                 r->time);
         pthread_mutex_unlock(&c->prof_lock);
         any = true;
     }
@@ -335,6 +338,15 @@ static void *collector_main(void *arg)
     while (!atomic_load(&c->quit)) {
         drain_once(c);
         update_meta(c);
+        /* The recent window moves with time even when no sample comes;
+         * paused, it stays where the user stopped it. */
+        if (!atomic_load(&c->paused)) {
+            pthread_mutex_lock(&c->prof_lock);
+            bool moved = profile_time_advance(c->prof, clock_mono_ns());
+            pthread_mutex_unlock(&c->prof_lock);
+            if (moved)
+                atomic_fetch_add(&c->generation, 1);
+        }
         pthread_mutex_lock(&c->wake_lock);
         if (!atomic_load(&c->quit)) {
             struct timespec ts;
@@ -497,7 +509,9 @@ struct source *collect_start(const struct sampler_config *cfg_in, char *err,
     c->idle = cfg_in->idle;
     c->ingest = ingest_new(INGEST_BYTES);
     c->prof = profile_new();
-    if (!c->ingest || !c->prof) {
+    /* Samples carry CLOCK_MONOTONIC times (struct ingest_rec). */
+    if (!c->ingest || !c->prof ||
+        profile_time_enable(c->prof, WINDOW_LIVE_SECONDS) < 0) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
@@ -508,6 +522,8 @@ struct source *collect_start(const struct sampler_config *cfg_in, char *err,
     cfg.on_maps = on_maps;
     cfg.ctx = c;
     c->t0_wall = wall_ns();
+    profile_time_set_wall_offset(c->prof,
+                                 (int64_t)(clock_wall_ns() - clock_mono_ns()));
     c->sampler = sampler_start(&cfg, err, errlen, code);
     if (!c->sampler)
         goto fail;
