@@ -18,6 +18,10 @@
  *     address the address of a location it is the outermost line of;
  *   - the count is the samples/count value, or the first sample type's
  *     when there is no samples/count;
+ *   - a sample's time is its num label timestamp_ns (as export_pprof
+ *     writes it) or end_timestamp_ns (Datadog's), wall-clock ns: a file
+ *     with times gets per-second counts (window.h) over its newest hour,
+ *     so the TUI shows its timeline;
  *   - metadata: period (when period_type's unit is nanoseconds),
  *     time_nanos, duration_nanos, "wall" as a sample type for idle
  *     profiles, and the comments "pid: N", "cmdline: ...", "comm: ..."
@@ -50,6 +54,7 @@
 #include "pprof.h"
 #include "profile.h"
 #include "util.h"
+#include "window.h"
 
 #define COUNT_LIMIT (1ull << 53)      /* exact in a double, as exporters need */
 #define SYNTH_TID_BASE (1ll << 40)    /* tids for threads known by name only */
@@ -410,8 +415,9 @@ struct sample {
     uint64_t value;              /* the one we count */
     uint32_t value_index;        /* which one that is */
     size_t value_off;
-    bool has_tid, has_name;
+    bool has_tid, has_name, has_time;
     int64_t tid;
+    uint64_t time;               /* wall-clock ns */
     uint64_t name;               /* string index */
     size_t name_off;
 };
@@ -481,6 +487,11 @@ static int parse_label(struct loader *ld, const struct pb_field *mf,
         s->has_name = true;
         s->name = str;
         s->name_off = mf->off;
+    } else if ((strcmp(k, "timestamp_ns") == 0 ||
+                strcmp(k, "end_timestamp_ns") == 0) && has_num &&
+               (int64_t)num > 0) {
+        s->has_time = true;
+        s->time = num;
     }
     return 0;
 }
@@ -559,8 +570,15 @@ static int add_sample(struct loader *ld, const struct span *sp,
             };
     }
     thread = sample_thread(ld, &s);
-    if (thread == PROFILE_NONE ||
-        profile_add_stack(ld->p, thread, ld->stack, depth, s.value) != 0)
+    if (thread == PROFILE_NONE)
+        return pprof_oom(ld);
+    if (s.has_time && !profile_time_enabled(ld->p) &&
+        profile_time_enable(ld->p, WINDOW_MAX_SECONDS) < 0)
+        return pprof_oom(ld);
+    if (s.has_time ? profile_add_stack_at(ld->p, thread, ld->stack, depth,
+                                          s.value, s.time)
+                   : profile_add_stack(ld->p, thread, ld->stack, depth,
+                                       s.value))
         return pprof_oom(ld);
     return 0;
 }
@@ -667,6 +685,10 @@ static struct profile *decode(struct loader *ld, const uint8_t *data,
     }
     if (set_meta(ld))
         goto out;
+    if (profile_time_fit(ld->p) < 0) {
+        pprof_oom(ld);
+        goto out;
+    }
     res = ld->p;
     ld->p = NULL;
 out:

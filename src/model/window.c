@@ -328,6 +328,39 @@ int profile_add_stack_at(struct profile *p, uint32_t thread,
     return profile_add_stack(p, thread, frames, n, count);
 }
 
+int profile_time_fit(struct profile *p)
+{
+    struct profile_time *t = p ? p->time : NULL, *f;
+    uint64_t oldest = UINT64_MAX;
+
+    if (!t || !t->any)
+        return 0;
+    for (uint32_t i = 0; i < t->nb; i++)
+        if (sec_held(t, t->b[i].sec) && t->b[i].n && t->b[i].sec < oldest)
+            oldest = t->b[i].sec;
+    if (oldest == UINT64_MAX)
+        oldest = t->newest;
+    if (!(f = ring_new((uint32_t)(t->newest - oldest + 1))))
+        return -1;
+    /* The buckets move over whole: entries, index and all. */
+    for (uint32_t i = 0; i < t->nb; i++) {
+        struct tbucket *b = &t->b[i];
+
+        if (sec_held(t, b->sec) && b->sec >= oldest) {
+            f->b[b->sec % f->nb] = *b;
+            *b = (struct tbucket){ .sec = NO_SECOND };
+        }
+    }
+    for (uint32_t i = 0; i < t->nb; i++)
+        bucket_free(&t->b[i]);
+    free(t->b);
+    t->b = f->b;
+    t->nb = f->nb;
+    free(f);
+    t->now_ns = (t->newest + 1) * WINDOW_NS_PER_S - 1;
+    return 0;
+}
+
 bool profile_time_advance(struct profile *p, uint64_t t_ns)
 {
     return p && p->time && ring_advance(p->time, t_ns);

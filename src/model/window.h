@@ -53,6 +53,13 @@ bool profile_time_enabled(const struct profile *p);
 void profile_time_set_wall_offset(struct profile *p, int64_t offset_ns);
 int64_t profile_time_wall_offset(const struct profile *p);
 
+/* For a profile loaded from a file, once its samples are in: shrink the
+ * ring to the seconds from the oldest with samples to the newest, and put
+ * now at the end of the newest (its samples are not in the future), so
+ * the timeline shows the file's span and the recent window its last
+ * seconds.  0, or -1 on OOM (the ring is then as it was). */
+int profile_time_fit(struct profile *p);
+
 /* profile_add_stack, and count the stack in the bucket of t_ns.  A time
  * past the newest second moves the ring on (as profile_time_advance); a
  * time older than the ring counts in the tree only.  Without a ring it
