@@ -142,6 +142,23 @@ static void answer_reset(struct ui *ui, char *text)
     ctx_message(&ui->ctx, false, "all samples forgotten");
 }
 
+/* Seconds, 1 s to an hour (the longest ring, WINDOW_MAX_SECONDS). */
+static void answer_window(struct ui *ui, char *text)
+{
+    double s;
+
+    if (duration_parse_seconds(text, 1, 3600, &s) < 0) {
+        ctx_message(&ui->ctx, true, "recent window: seconds from 1 to 3600");
+        return;
+    }
+    scope_set_recent(ui, (uint32_t)s);
+}
+
+static void initial_window(struct ui *ui, char *buf, size_t n)
+{
+    snprintf(buf, n, "%u", ui->scope.recent_s);
+}
+
 static void initial_search(struct ui *ui, char *buf, size_t n)
 {
     snprintf(buf, n, "%s", ui->search_text);
@@ -175,6 +192,8 @@ static const struct ask {
     /* save.c opens it, with its own label and default name. */
     [ASK_SAVE] = { "", false, NULL, answer_save },
     [ASK_RESET] = { "Forget all samples? (y/n) ", true, NULL, answer_reset },
+    [ASK_WINDOW] = { "Recent window (seconds): ", false, initial_window,
+                     answer_window },
 };
 
 void ask_open(struct ui *ui, enum ask_purpose purpose)
@@ -201,6 +220,6 @@ void ask_done(struct ui *ui, enum prompt_result r)
         return;
     }
     if (r == PROMPT_SUBMIT && p->purpose >= ASK_SEARCH &&
-        p->purpose <= ASK_RESET)
+        p->purpose <= ASK_WINDOW)
         asks[p->purpose].answer(ui, p->buf);
 }

@@ -129,16 +129,36 @@ static void cc_refresh(struct view *v)
 }
 
 enum cc_col { CCOL_SAMPLES, CCOL_LOCAL_PCT, CCOL_TOTAL_PCT, CCOL_SELF_PCT,
-              CCOL_FUNCTION, CCOL_MODULE };
+              CCOL_DTOTAL, CCOL_DSELF, CCOL_SIDE, CCOL_FUNCTION, CCOL_MODULE };
 
+/* The change columns (each row's function's, as Total% and Self% are)
+ * show with a baseline only. */
 static const struct view_col cc_cols[] = {
     { .id = CCOL_SAMPLES, .title = "Samples", .width = 8, .flags = DT_RIGHT },
     { .id = CCOL_LOCAL_PCT, .title = "Local%", .width = 6, .flags = DT_RIGHT },
     { .id = CCOL_TOTAL_PCT, .title = "Total%", .width = 6, .flags = DT_RIGHT },
     { .id = CCOL_SELF_PCT, .title = "Self%", .width = 6, .flags = DT_RIGHT },
+    { .id = CCOL_DTOTAL, .width = 6, .flags = DT_RIGHT },
+    { .id = CCOL_DSELF, .width = 6, .flags = DT_RIGHT },
+    { .id = CCOL_SIDE, .width = 1, .gap = 1 },
     { .id = CCOL_FUNCTION, .title = "Function", .flags = DT_ELLIPSIS },
     { .id = CCOL_MODULE, .flags = DT_ELLIPSIS | VIEW_COL_TAIL },
 };
+
+static bool cc_shown(struct view *v, int col)
+{
+    return (col != CCOL_DTOTAL && col != CCOL_DSELF && col != CCOL_SIDE) ||
+           view_diff(v);
+}
+
+static const char *cc_title(struct view *v, int col)
+{
+    if (col == CCOL_DTOTAL)
+        return COL_DELTA_TITLE(v, "\u0394Tot%", "dTot%");
+    if (col == CCOL_DSELF)
+        return COL_DELTA_TITLE(v, "\u0394Self%", "dSelf%");
+    return NULL;
+}
 
 /* A section title ("Callers of f: 3", across the row) or the count of
  * hidden callers or callees (in the function column). */
@@ -171,12 +191,23 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
     const struct frame_desc *d = profile_frame(m->snap, r->frame);
     const struct profile_flat *fl = model_flat_of(m, r->frame);
     const struct profile_flat *sel = model_flat_of(m, v->ctx->selected);
+    struct model_delta delta;
 
     if (r->kind != CC_CALLER && r->kind != CC_CALLEE && r->kind != CC_SELF) {
         note_cell(v, r, d->name, col, c);
         return;
     }
     switch ((enum cc_col)col) {
+    case CCOL_DTOTAL:
+    case CCOL_DSELF:
+    case CCOL_SIDE:
+        if (!model_delta_frame(m, r->frame, &delta))
+            break;
+        if (col == CCOL_SIDE)
+            cell_side(v, c, delta.in_cur, delta.in_base);
+        else
+            cell_delta(v, c, col == CCOL_DTOTAL ? delta.total : delta.self);
+        break;
     case CCOL_SAMPLES:
         cell_count(c, r->samples);
         break;
@@ -316,7 +347,8 @@ static void cc_close(struct view *v)
 const struct view_ops callers_view_ops = {
     .name = "Callers", .priv_size = sizeof(struct cc_priv),
     .open = cc_open, .refresh = cc_refresh_outer, .close = cc_close,
-    VIEW_COLUMNS(cc_cols), .cell = cc_cell,
+    VIEW_COLUMNS(cc_cols), .cell = cc_cell, .title = cc_title,
+    .shown = cc_shown,
     .actions = cc_actions,
     .line_key = cc_line_key, .line_frame = cc_line_frame,
     .info = cc_info,

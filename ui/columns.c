@@ -121,3 +121,28 @@ void cell_pct(struct view *v, struct view_cell *c, double part, double whole)
     c->text = fmt_pct(part, whole, c->buf, sizeof(c->buf));
     c->attr = theme_heat(v->ctx->theme, whole > 0 ? part / whole : 0);
 }
+
+/* Under this a change shows uncoloured: it rounds to 0.0. */
+#define DELTA_EPS 0.05
+
+void cell_delta(struct view *v, struct view_cell *c, double points)
+{
+    const struct theme *t = v->ctx->theme;
+
+    c->text = fmt_delta(points, c->buf, sizeof(c->buf));
+    if (points >= DELTA_EPS)
+        c->attr = t->attr[UC_MORE];
+    else if (points <= -DELTA_EPS)
+        c->attr = t->attr[UC_LESS];
+}
+
+void cell_side(struct view *v, struct view_cell *c, bool in_cur,
+               bool in_base)
+{
+    const struct theme *t = v->ctx->theme;
+
+    if (in_cur == in_base)
+        return;
+    c->text = in_cur ? "+" : "-";
+    c->attr = t->attr[in_cur ? UC_MORE : UC_LESS];
+}

@@ -59,7 +59,7 @@ struct view_cell {
     .cols = (table), .ncols = sizeof(table) / sizeof((table)[0])
 
 /* Most columns a view may have. */
-#define VIEW_MAX_COLS 8
+#define VIEW_MAX_COLS 12
 
 /* Where the shown columns are on a row of a given width. */
 struct col_layout {
@@ -84,5 +84,17 @@ void columns_draw_line(struct view *v, const struct col_layout *lay,
  * theme_heat; whole 0 gives 0.0% uncoloured). */
 void cell_count(struct view_cell *c, uint64_t n);
 void cell_pct(struct view *v, struct view_cell *c, double part, double whole);
+
+/* Diff cells: a change of share in points (fmt_delta), red when it grew
+ * and blue when it shrank; the one-side mark, "+" for a row only the
+ * current data has and "-" for one only the baseline has. */
+void cell_delta(struct view *v, struct view_cell *c, double points);
+void cell_side(struct view *v, struct view_cell *c, bool in_cur,
+               bool in_base);
+
+/* The title of a change column: the UTF-8 one ("ΔSelf%") or, without
+ * UTF-8, the ASCII one ("dSelf%"). */
+#define COL_DELTA_TITLE(v, u8_title, ascii_title) \
+    ((v)->ctx->theme->utf8 ? (u8_title) : (ascii_title))
 
 #endif

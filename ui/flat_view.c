@@ -11,11 +11,13 @@
 
 #include "vec.h"
 
-enum flat_col { FC_SELF, FC_SELF_PCT, FC_TOTAL, FC_TOTAL_PCT, FC_NAME,
-                FC_MODULE };
+enum flat_col { FC_SELF, FC_SELF_PCT, FC_TOTAL, FC_TOTAL_PCT, FC_RSELF,
+                FC_RTOTAL, FC_DSELF, FC_DTOTAL, FC_SIDE, FC_NAME, FC_MODULE };
 
 /* The columns; those with a sort name are the orders 'o' cycles through,
- * from the first. */
+ * from the first, among those shown.  The recent columns (py-spy top's
+ * current shares beside its totals) show with a recent window, the
+ * change columns with a baseline. */
 static const struct view_col flat_cols[] = {
     { .id = FC_SELF, .title = "Self", .width = 8, .flags = DT_RIGHT,
       .sort = "self" },
@@ -23,11 +25,66 @@ static const struct view_col flat_cols[] = {
     { .id = FC_TOTAL, .title = "Total", .width = 8, .flags = DT_RIGHT,
       .sort = "total" },
     { .id = FC_TOTAL_PCT, .title = "Total%", .width = 6, .flags = DT_RIGHT },
+    { .id = FC_RSELF, .width = 6, .flags = DT_RIGHT, .sort = "recent self" },
+    { .id = FC_RTOTAL, .width = 6, .flags = DT_RIGHT,
+      .sort = "recent total" },
+    { .id = FC_DSELF, .width = 6, .flags = DT_RIGHT, .sort = "self change" },
+    { .id = FC_DTOTAL, .width = 6, .flags = DT_RIGHT,
+      .sort = "total change" },
+    { .id = FC_SIDE, .width = 1, .gap = 1 },
     { .id = FC_NAME, .title = "Function", .flags = DT_ELLIPSIS,
       .sort = "name" },
     { .id = FC_MODULE, .title = "Module",
       .flags = DT_ELLIPSIS | VIEW_COL_TAIL },
 };
+
+static bool flat_shown(struct view *v, int col)
+{
+    switch ((enum flat_col)col) {
+    case FC_RSELF:
+    case FC_RTOTAL:
+        return view_recent(v);
+    case FC_DSELF:
+    case FC_DTOTAL:
+    case FC_SIDE:
+        return view_diff(v);
+    case FC_SELF:
+    case FC_SELF_PCT:
+    case FC_TOTAL:
+    case FC_TOTAL_PCT:
+    case FC_NAME:
+    case FC_MODULE:
+        break;
+    }
+    return true;
+}
+
+static const char *flat_title(struct view *v, int col)
+{
+    static char recent[2][16];
+
+    switch ((enum flat_col)col) {
+    case FC_RSELF:
+    case FC_RTOTAL:
+        /* "5s S%", "5s T%": the window's length in the title. */
+        snprintf(recent[col == FC_RTOTAL], sizeof(recent[0]), "%us %s",
+                 v->ctx->scope->recent_s, col == FC_RSELF ? "S%" : "T%");
+        return recent[col == FC_RTOTAL];
+    case FC_DSELF:
+        return COL_DELTA_TITLE(v, "\u0394Self%", "dSelf%");
+    case FC_DTOTAL:
+        return COL_DELTA_TITLE(v, "\u0394Tot%", "dTot%");
+    case FC_SELF:
+    case FC_SELF_PCT:
+    case FC_TOTAL:
+    case FC_TOTAL_PCT:
+    case FC_SIDE:
+    case FC_NAME:
+    case FC_MODULE:
+        break;
+    }
+    return NULL;
+}
 
 #define FLAT_NCOLS (sizeof(flat_cols) / sizeof(flat_cols[0]))
 
@@ -46,6 +103,27 @@ struct sort_arg {
     bool reverse;
 };
 
+/* Descending by a derived number. */
+static int cmp_desc(double x, double y)
+{
+    return x != y ? (x > y ? -1 : 1) : 0;
+}
+
+/* The recent or change figure of a row a column sorts by. */
+static double derived(const struct model *m, enum flat_col by, uint32_t f)
+{
+    const struct profile_flat *r;
+    struct model_delta d;
+
+    if (by == FC_RSELF || by == FC_RTOTAL) {
+        r = model_recent_of(m, f);
+        return !r ? 0 : (double)(by == FC_RSELF ? r->self : r->total);
+    }
+    if (!model_delta_frame(m, f, &d))
+        return 0;
+    return by == FC_DSELF ? d.self : d.total;
+}
+
 static int flat_cmp(const void *a, const void *b, void *arg)
 {
     const struct sort_arg *s = arg;
@@ -56,6 +134,15 @@ static int flat_cmp(const void *a, const void *b, void *arg)
     int c = 0;
 
     switch (s->by) {
+    case FC_RSELF:
+    case FC_RTOTAL:
+    case FC_DSELF:
+    case FC_DTOTAL:
+        c = cmp_desc(derived(s->m, s->by, x->frame),
+                     derived(s->m, s->by, y->frame));
+        if (!c)
+            c = cmp_desc((double)x->total, (double)y->total);
+        break;
     case FC_SELF:
         c = x->self != y->self ? (x->self > y->self ? -1 : 1)
           : x->total != y->total ? (x->total > y->total ? -1 : 1) : 0;
@@ -67,6 +154,7 @@ static int flat_cmp(const void *a, const void *b, void *arg)
     case FC_NAME:        /* by name, below */
     case FC_SELF_PCT:    /* not sort columns */
     case FC_TOTAL_PCT:
+    case FC_SIDE:
     case FC_MODULE:
         break;
     }
@@ -88,6 +176,11 @@ static void flat_refresh(struct view *v)
         return;
     if (VEC_RESERVE(fp->rows, fp->cap, m->nflat + 1) < 0)
         return;
+    /* The order's column went away (no more baseline): back to self. */
+    if (!flat_shown(v, flat_cols[fp->sort].id)) {
+        fp->sort = 0;
+        fp->reverse = false;
+    }
     size_t hidden = 0;
     for (size_t i = 0; i < m->nflat; i++) {
         const struct frame_desc *d = profile_frame(m->snap, m->flat[i].frame);
@@ -133,8 +226,25 @@ static void flat_cell(struct view *v, size_t line, int col,
     const struct profile_flat *f = &m->flat[fp->rows[line]];
     const struct frame_desc *d = profile_frame(m->snap, f->frame);
     uint64_t n = col == FC_SELF || col == FC_SELF_PCT ? f->self : f->total;
+    const struct profile_flat *r = model_recent_of(m, f->frame);
+    struct model_delta delta;
 
     switch ((enum flat_col)col) {
+    case FC_RSELF:
+    case FC_RTOTAL:
+        cell_pct(v, c, !r ? 0 : (double)(col == FC_RSELF ? r->self : r->total),
+                 (double)model_recent_total(m));
+        break;
+    case FC_DSELF:
+    case FC_DTOTAL:
+    case FC_SIDE:
+        if (!model_delta_frame(m, f->frame, &delta))
+            break;
+        if (col == FC_SIDE)
+            cell_side(v, c, delta.in_cur, delta.in_base);
+        else
+            cell_delta(v, c, col == FC_DSELF ? delta.self : delta.total);
+        break;
     case FC_SELF:
     case FC_TOTAL:
         cell_count(c, n);
@@ -173,7 +283,7 @@ static bool flat_sort_next(struct view *v, enum request req)
     (void)req;
     do
         fp->sort = (fp->sort + 1) % FLAT_NCOLS;
-    while (!flat_cols[fp->sort].sort);
+    while (!flat_cols[fp->sort].sort || !flat_shown(v, flat_cols[fp->sort].id));
     fp->reverse = false;
     flat_resort(v);
     return true;
@@ -228,7 +338,8 @@ static void flat_close(struct view *v)
 const struct view_ops flat_view_ops = {
     .name = "Flat", .priv_size = sizeof(struct flat_priv),
     .refresh = flat_refresh, .close = flat_close,
-    VIEW_COLUMNS(flat_cols), .cell = flat_cell,
+    VIEW_COLUMNS(flat_cols), .cell = flat_cell, .title = flat_title,
+    .shown = flat_shown,
     .actions = flat_actions,
     .line_key = flat_line_key, .line_frame = flat_line_frame,
     .info = flat_info,

@@ -35,10 +35,11 @@ static const struct keybinding keymap[] = {
     { '3', REQ_VIEW_CALLERS },
     { '4', REQ_VIEW_THREADS },
     { '5', REQ_VIEW_SOURCE },
+    { '6', REQ_VIEW_FLAME },
     { 'h', REQ_VIEW_HELP },
     { '?', REQ_VIEW_HELP },
     { KEY_F(1), REQ_VIEW_HELP },
-    { '6', REQ_VIEW_HELP },
+    { '7', REQ_VIEW_HELP },
     { '\t', REQ_VIEW_NEXT },
     { KEY_BTAB, REQ_VIEW_PREV },
 
@@ -70,6 +71,7 @@ static const struct keybinding keymap[] = {
     { 127, REQ_BACK },
     { CTRL_KEY('h'), REQ_BACK },
     { 'x', REQ_TOGGLE_ADDRS },
+    { 'H', REQ_FLAME_COLOR },
 
     { '/', REQ_SEARCH },
     { 'n', REQ_SEARCH_NEXT },
@@ -82,6 +84,16 @@ static const struct keybinding keymap[] = {
     { ']', REQ_HIDE_SELF_MORE },
     { '{', REQ_HIDE_SUBS_LESS },
     { '}', REQ_HIDE_SUBS_MORE },
+
+    { 'w', REQ_WINDOW },
+    { 'W', REQ_WINDOW_PROMPT },
+    { ',', REQ_TIME_EARLIER },
+    { '.', REQ_TIME_LATER },
+    { 'm', REQ_TIME_MARK },
+    { 'M', REQ_TIME_CLEAR },
+    { 'R', REQ_RECENT_COLUMN },
+    { 'b', REQ_PIN },
+    { 'D', REQ_DIFF },
 
     { 'p', REQ_PAUSE },
     { ' ', REQ_PAUSE },

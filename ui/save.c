@@ -4,7 +4,9 @@
  * ui_save_ops (ui.h), so the UI includes no formats header.  The prompt
  * proposes sproftop-COMM-PID-YYYYmmdd-HHMMSS.EXT in --snapshot-dir; Tab
  * cycles the formats and the default name, or the extension of a typed
- * one, follows.  The file gets the newest data, not the screen's copy.
+ * one, follows.  The file gets the newest data, not the screen's copy,
+ * cut to the time window the views show (the recent seconds, a range),
+ * or everything since the start.
  */
 #include "ui_state.h"
 
@@ -13,6 +15,7 @@
 #include <time.h>
 
 #include "profile.h"
+#include "window.h"
 
 /* Number of formats the save prompt offers. */
 static size_t format_count(const struct ui *ui)
@@ -126,17 +129,23 @@ void save_write(struct ui *ui, const char *path)
         return;
     }
     /* The newest data, not the screen's copy: sampling went on while the
-     * user typed the name. */
+     * user typed the name.  Cut to the window on screen, if any. */
     struct profile *p = ui->src->ops->snapshot(ui->src);
+    if (p)
+        p = scope_apply(ui, p);
     if (!p) {
         ctx_message(&ui->ctx, true, "out of memory taking a snapshot");
         return;
     }
+    char window[80] = "", label[64];
+    if (ui->scope.time != SCOPE_ALL && profile_time_enabled(ui->snap))
+        snprintf(window, sizeof(window), " (%s)",
+                 scope_label(&ui->scope, ui->snap, label, sizeof(label)));
     if (ui->opt.save->write(ui->fmt_index, p, path, ui->ctx.hide_self,
                             ui->ctx.hide_subs, err, sizeof(err)) < 0)
         ctx_message(&ui->ctx, true, "%s", err);
     else
-        ctx_message(&ui->ctx, false, "saved %llu samples to %s",
-                    (unsigned long long)profile_samples(p), path);
+        ctx_message(&ui->ctx, false, "saved %llu samples%s to %s",
+                    (unsigned long long)profile_samples(p), window, path);
     profile_free(p);
 }

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "timeline.h"
 #include "vec.h"
+#include "window.h"
 
 struct thread_row {
     uint32_t index;     /* thread index in the snapshot */
@@ -22,7 +24,38 @@ struct thread_row {
 struct threads_priv {
     struct thread_row *rows;
     size_t cap;
+    /* The strips: samples per second of each thread of the timeline. */
+    uint64_t *series;     /* thread i's seconds at series[i * nsec] */
+    size_t series_cap;
+    uint32_t nthreads;    /* threads in series */
+    uint32_t nsec;        /* seconds per thread, 0: no strips */
+    uint32_t step;        /* seconds per column max was found for */
+    uint64_t max;         /* tallest column of any thread at that step */
+    uint64_t *cols;       /* scratch: one thread's columns */
+    size_t cols_cap;
 };
+
+/* Every thread's samples per second over the timeline's span. */
+static void load_series(struct view *v)
+{
+    struct threads_priv *tp = v->priv;
+    const struct profile *tl = v->ctx->timeline;
+    uint64_t first;
+    uint32_t n;
+
+    tp->nsec = 0;
+    tp->step = 0;
+    if (!tl || !timeline_span(tl, &first, &n))
+        return;
+    uint32_t nt = profile_thread_count(tl);
+    if (VEC_RESERVE(tp->series, tp->series_cap, (size_t)nt * n) < 0 ||
+        VEC_RESERVE(tp->cols, tp->cols_cap, (size_t)n + 1) < 0)
+        return;
+    for (uint32_t i = 0; i < nt; i++)
+        profile_time_series(tl, i, first, n, tp->series + (size_t)i * n);
+    tp->nthreads = nt;
+    tp->nsec = n;
+}
 
 /* State letter of /proc/PID/task/TID/stat in words; "exited" when the
  * thread is gone. */
@@ -96,10 +129,38 @@ static void threads_refresh(struct view *v)
     }
     if (v->lines > 1)
         qsort(tp->rows, v->lines, sizeof(*tp->rows), row_cmp);
+    load_series(v);
+}
+
+/* Thread i's strip in `width` columns, on the scale of the busiest
+ * thread's tallest column, so the strips compare. */
+static const char *strip(struct view *v, uint32_t i, int width,
+                         struct view_cell *c)
+{
+    struct threads_priv *tp = v->priv;
+    uint32_t step = timeline_step(tp->nsec, width), ncols = 0;
+    uint64_t max;
+
+    if (i >= tp->nthreads)
+        return NULL;
+    if (step != tp->step) {
+        tp->step = step;
+        tp->max = 0;
+        for (uint32_t k = 0; k < tp->nthreads; k++) {
+            timeline_columns(tp->series + (size_t)k * tp->nsec, tp->nsec, step,
+                             tp->cols, &max);
+            if (max > tp->max)
+                tp->max = max;
+        }
+    }
+    ncols = timeline_columns(tp->series + (size_t)i * tp->nsec, tp->nsec, step,
+                             tp->cols, &max);
+    return timeline_spark(v->ctx->theme, tp->cols, ncols, tp->max, c->buf,
+                          sizeof(c->buf));
 }
 
 enum threads_col { THC_MARK, THC_TID, THC_NAME, THC_SAMPLES, THC_SHARE,
-                   THC_STATE };
+                   THC_STATE, THC_STRIP };
 
 static const struct view_col threads_cols[] = {
     { .id = THC_MARK, .width = 1 },       /* '*': the thread shown alone */
@@ -108,8 +169,17 @@ static const struct view_col threads_cols[] = {
     { .id = THC_NAME, .title = "Name", .width = 16, .flags = DT_ELLIPSIS },
     { .id = THC_SAMPLES, .title = "Samples", .width = 8, .flags = DT_RIGHT },
     { .id = THC_SHARE, .title = "Share", .width = 6, .flags = DT_RIGHT },
-    { .id = THC_STATE, .title = "State" },
+    { .id = THC_STATE, .title = "State", .width = 9 },
+    { .id = THC_STRIP, .title = "Samples per second" },
 };
+
+/* The strips show when the data has times. */
+static bool threads_shown(struct view *v, int col)
+{
+    const struct threads_priv *tp = v->priv;
+
+    return col != THC_STRIP || tp->nsec > 0;
+}
 
 static void threads_cell(struct view *v, size_t line, int col,
                          struct view_cell *c)
@@ -142,6 +212,10 @@ static void threads_cell(struct view *v, size_t line, int col,
         break;
     case THC_STATE:
         c->text = r->state;
+        break;
+    case THC_STRIP:
+        c->text = strip(v, r->index, c->width, c);
+        c->attr = v->ctx->theme->attr[UC_INFO];
         break;
     }
 }
@@ -187,13 +261,17 @@ static const char *threads_info(struct view *v, char *buf, size_t n)
 
 static void threads_close(struct view *v)
 {
-    free(((struct threads_priv *)v->priv)->rows);
+    struct threads_priv *tp = v->priv;
+
+    free(tp->rows);
+    free(tp->series);
+    free(tp->cols);
 }
 
 const struct view_ops threads_view_ops = {
     .name = "Threads", .priv_size = sizeof(struct threads_priv),
     .refresh = threads_refresh, .close = threads_close,
-    VIEW_COLUMNS(threads_cols), .cell = threads_cell,
+    VIEW_COLUMNS(threads_cols), .cell = threads_cell, .shown = threads_shown,
     .actions = threads_actions,
     .line_key = threads_line_key,
     .info = threads_info,

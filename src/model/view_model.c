@@ -8,6 +8,7 @@
 #include "view_model.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "diff.h"
 
@@ -387,4 +388,36 @@ const struct profile_flat *model_recent_of(const struct model *m,
 uint64_t model_recent_total(const struct model *m)
 {
     return m->rm ? m->rm->total : 0;
+}
+
+bool model_node_hidden(const struct model *m, uint32_t node, double hide_subs)
+{
+    const struct profile_node *n = profile_node(m->tree, node);
+    double root = (double)profile_node(m->tree, PROFILE_ROOT)->total;
+    bool cur = n->total == 0 || (double)n->total * 100.0 < hide_subs * root;
+
+    if (cur && m->bm && node < m->nbnode && m->bnode[node] != PROFILE_NONE) {
+        const struct profile *bt = m->bm->tree;
+        double broot = (double)profile_node(bt, PROFILE_ROOT)->total;
+        uint64_t b = profile_node(bt, m->bnode[node])->total;
+
+        return b == 0 || (double)b * 100.0 < hide_subs * broot;
+    }
+    return cur;
+}
+
+int model_node_cmp(const void *a, const void *b, void *model)
+{
+    const struct model *m = model;
+    uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+    const struct profile_node *x = profile_node(m->tree, ia);
+    const struct profile_node *y = profile_node(m->tree, ib);
+
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    int c = strcmp(profile_frame(m->tree, x->frame)->name,
+                   profile_frame(m->tree, y->frame)->name);
+    if (c)
+        return c;
+    return ia < ib ? -1 : ia > ib;
 }

@@ -129,6 +129,17 @@ const struct profile_flat *model_recent_of(const struct model *m,
                                            uint32_t frame);
 uint64_t model_recent_total(const struct model *m);
 
+/* Whether node `node` of m->tree is folded away in the tree views: it
+ * has under hide_subs% of all samples (with a baseline, on both sides;
+ * a node without samples on either side is folded too).  The tree and
+ * the flame graph apply this one rule. */
+bool model_node_hidden(const struct model *m, uint32_t node,
+                       double hide_subs);
+
+/* The order of sibling nodes of m->tree in the views: samples
+ * descending, then name, then node id (qsort_r style on node ids). */
+int model_node_cmp(const void *a, const void *b, void *model);
+
 /* Name of a frame of the snapshot ("?" when out of range). */
 const char *model_frame_name(const struct model *m, uint32_t frame);
 
