@@ -1,6 +1,7 @@
 /* batch.c - batch mode; see batch.h. */
 #include "batch.h"
 
+#include "clock.h"
 #include "collect.h"
 #include "profile.h"
 #include "report.h"
@@ -13,20 +14,13 @@
 #include <sys/wait.h>
 #include <time.h>
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int batch_run(struct source *src, const struct batch_opts *o)
 {
-    double t0 = mono_s();
+    uint64_t t0 = clock_mono_ns();
     for (;;) {
         if (o->stop && *o->stop)
             break;
-        if (o->duration_s > 0 && mono_s() - t0 >= o->duration_s)
+        if (o->duration_s > 0 && (double)(clock_mono_ns() - t0) / 1e9 >= o->duration_s)
             break;
         struct source_status st;
         src->ops->status(src, &st);

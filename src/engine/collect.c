@@ -1,6 +1,7 @@
 /* collect.c - live source; see collect.h. */
 #include "collect.h"
 
+#include "clock.h"
 #include "ingest.h"
 #include "profile.h"
 #include "symbols.h"
@@ -66,13 +67,6 @@ struct collect {
     char cmdline[256];
     bool idle;
 };
-
-static uint64_t wall_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* sampler thread: remember the maps text of a generation */
 static void on_maps(void *ctx, uint64_t gen, const char *text, size_t len)
@@ -337,13 +331,10 @@ static void *collector_main(void *arg)
         update_meta(c);
         pthread_mutex_lock(&c->wake_lock);
         if (!atomic_load(&c->quit)) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += (long)PERIOD_NS;
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
+            /* pthread_cond_timedwait's default clock is CLOCK_REALTIME */
+            uint64_t until = clock_wall_ns() + PERIOD_NS;
+            struct timespec ts = {(time_t)(until / 1000000000ull),
+                                  (long)(until % 1000000000ull)};
             pthread_cond_timedwait(&c->wake, &c->wake_lock, &ts);
         }
         pthread_mutex_unlock(&c->wake_lock);
@@ -507,7 +498,7 @@ struct source *collect_start(const struct sampler_config *cfg_in, char *err,
     cfg.ingest = c->ingest;
     cfg.on_maps = on_maps;
     cfg.ctx = c;
-    c->t0_wall = wall_ns();
+    c->t0_wall = clock_wall_ns();
     c->sampler = sampler_start(&cfg, err, errlen, code);
     if (!c->sampler)
         goto fail;

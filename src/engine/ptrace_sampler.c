@@ -16,6 +16,7 @@
  */
 #include "ptrace_sampler.h"
 
+#include "clock.h"
 #include "ingest.h"
 #include "maps.h"
 #include "target.h"
@@ -154,20 +155,6 @@ struct psampler {
     size_t ntstats, captstats;
 };
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void hist_add(struct hist *h, uint64_t ns)
 {
     uint64_t us = ns / 1000;
@@ -212,7 +199,7 @@ static void push_thread_name(struct psampler *s, pid_t tid, const char *name)
 {
     if (!s->cfg.ingest)
         return; /* --dump has no ingest */
-    struct ingest_rec h = {.type = INGEST_THREAD, .tid = tid, .time = now_ns(),
+    struct ingest_rec h = {.type = INGEST_THREAD, .tid = tid, .time = clock_mono_ns(),
                            .gen = s->gen};
     ingest_push(s->cfg.ingest, &h, name, strlen(name));
 }
@@ -245,7 +232,7 @@ static struct sthread *add_thread(struct psampler *s, pid_t tid)
     }
     t->tid = tid;
     t->seen = true;
-    t->born_ns = now_ns();
+    t->born_ns = clock_mono_ns();
     /* Spread first samples over one interval so threads seized together
      * are not all due on the same tick. */
     uint64_t iv = atomic_load(&s->interval_ns);
@@ -294,7 +281,7 @@ static void drop_thread(struct psampler *s, pid_t tid)
         pthread_mutex_lock(&s->lock);
         if (t->stats_idx != UINT32_MAX) {
             struct sampler_thread_stats *ts = &s->tstats[t->stats_idx];
-            ts->alive_ns = now_ns() - t->born_ns;
+            ts->alive_ns = clock_mono_ns() - t->born_ns;
             ts->samples = t->samples;
             ts->due = t->due;
         }
@@ -387,7 +374,7 @@ static int rescan(struct psampler *s, bool first, int *first_errno)
  * unwinder and the collector.  Returns true when they changed. */
 static bool refresh_maps(struct psampler *s)
 {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = clock_mono_ns();
     struct maps *m = maps_read(s->pid);
     /* a zombie leader's maps are empty: read them through a live thread */
     for (size_t i = 0; (!m || m->n == 0) && i < s->nthreads; i++) {
@@ -396,7 +383,7 @@ static bool refresh_maps(struct psampler *s)
         maps_free(m);
         m = maps_read_task(s->pid, s->threads[i]->tid);
     }
-    s->t_maps = now_ns();
+    s->t_maps = clock_mono_ns();
     /* A library closed and another opened at the same address can only be
      * told apart by re-reading the maps; a process with thousands of
      * mappings makes that expensive, so the period follows the cost. */
@@ -499,7 +486,7 @@ static void take_sample(struct psampler *s, struct sthread *t, uint64_t t_seen)
         }
     }
     ptrace(s->dump_mode ? PTRACE_DETACH : PTRACE_CONT, t->tid, 0, 0);
-    uint64_t t_res = now_ns();
+    uint64_t t_res = clock_mono_ns();
     t->state = T_FREE;
     s->live.stops++;
     if (t->was_blocked)
@@ -533,17 +520,17 @@ static void unwind_copies(struct psampler *s)
             s->live.discarded++;
             continue;
         }
-        uint64_t t0 = now_ns();
+        uint64_t t0 = clock_mono_ns();
         enum unwind_end end;
         int n = unwinder_unwind(s->unw, c->tid, c->regs, c->buf, c->regs[7], c->len,
                                 s->pcs, s->cfg.max_depth, &end);
-        if (unwinder_saw_unknown(s->unw) && now_ns() - s->t_maps > MAPS_UNKNOWN_NS &&
+        if (unwinder_saw_unknown(s->unw) && clock_mono_ns() - s->t_maps > MAPS_UNKNOWN_NS &&
             refresh_maps(s)) {
             /* dlopen since the last read: unwind again with the new maps */
             n = unwinder_unwind(s->unw, c->tid, c->regs, c->buf, c->regs[7], c->len,
                                 s->pcs, s->cfg.max_depth, &end);
         }
-        hist_add(&s->unw_h, now_ns() - t0);
+        hist_add(&s->unw_h, clock_mono_ns() - t0);
         uint32_t flags = 0;
         s->live.unwind_end[end]++;
         if (end != UNWIND_COMPLETE) {
@@ -614,7 +601,7 @@ static void handle_exec(struct psampler *s, pid_t tid)
     s->maps = NULL;
     refresh_maps(s);
     /* ld.so maps the libraries after the exec event: watch closely */
-    s->maps_fast_until = now_ns() + 1000000000ull;
+    s->maps_fast_until = clock_mono_ns() + 1000000000ull;
 }
 
 /* Handle one wait status.  Returns false when the target is gone. */
@@ -699,7 +686,7 @@ static int drain(struct psampler *s)
             return handled;
         }
         handled++;
-        if (!handle_event(s, tid, status, now_ns()))
+        if (!handle_event(s, tid, status, clock_mono_ns()))
             return -1;
     }
 }
@@ -791,7 +778,7 @@ static int tick(struct psampler *s, uint64_t now)
         }
         if (s->cfg.placement == SAMPLER_PLACE_FOLLOW)
             place_on(s, cpu);
-        t->t_interrupt = now_ns();
+        t->t_interrupt = clock_mono_ns();
         if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
             continue; /* ESRCH: exiting; its exit event drops it */
         t->state = T_INTERRUPTED;
@@ -835,7 +822,7 @@ static void publish(struct psampler *s, uint64_t now, bool force)
     l->stop_max_ns = s->stop_h.max;
     l->latency_median_ns = hist_pct(&s->lat_h, 50);
     l->unwind_median_ns = hist_pct(&s->unw_h, 50);
-    l->tracer_cpu_ns = thread_cpu_ns();
+    l->tracer_cpu_ns = clock_thread_cpu_ns();
     l->elapsed_ns = now - s->t_start;
     l->threads = (uint32_t)s->nthreads;
     bool stopped = s->nthreads > 0;
@@ -871,7 +858,7 @@ static void publish(struct psampler *s, uint64_t now, bool force)
 
 static void wait_events(uint64_t deadline)
 {
-    uint64_t now = now_ns();
+    uint64_t now = clock_mono_ns();
     if (deadline <= now)
         return;
     uint64_t d = deadline - now;
@@ -884,8 +871,8 @@ static void wait_events(uint64_t deadline)
 
 static void spin_for_stops(struct psampler *s, uint32_t spin_us)
 {
-    uint64_t until = now_ns() + (uint64_t)spin_us * 1000;
-    while (pending_stops(s) && now_ns() < until) {
+    uint64_t until = clock_mono_ns() + (uint64_t)spin_us * 1000;
+    while (pending_stops(s) && clock_mono_ns() < until) {
         if (drain(s) < 0)
             return;
     }
@@ -1014,12 +1001,12 @@ static void *sampler_main(void *arg)
     if (rc < 0)
         return NULL;
 
-    s->t_start = s->win_start = s->t_rescan = now_ns();
+    s->t_start = s->win_start = s->t_rescan = clock_mono_ns();
     while (!atomic_load(&s->stop)) {
         if (drain(s) < 0)
             break;
         unwind_copies(s);
-        uint64_t now = now_ns();
+        uint64_t now = clock_mono_ns();
         if (now >= s->t_rescan + RESCAN_NS) {
             rescan(s, false, NULL);
             for (size_t i = s->nthreads; i-- > 0;) {
@@ -1048,15 +1035,15 @@ static void *sampler_main(void *arg)
         publish(s, now, false);
         if (s->ncopies)
             continue;
-        wait_events(next_deadline(s, now_ns()));
+        wait_events(next_deadline(s, clock_mono_ns()));
     }
     /* Stops we asked for and have not handled yet: a blocking call our
      * interrupt broke has already failed with EINTR inside the kernel, and
      * only our stop handling (take_sample) restarts it; released by the
      * detach instead, the thread would see the EINTR.  Wait for them,
      * bounded: a thread in D may not stop for seconds. */
-    uint64_t until = now_ns() + FINAL_WAIT_NS;
-    while (pending_stops(s) && now_ns() < until) {
+    uint64_t until = clock_mono_ns() + FINAL_WAIT_NS;
+    while (pending_stops(s) && clock_mono_ns() < until) {
         if (drain(s) < 0)
             break;
         if (pending_stops(s)) {
@@ -1067,7 +1054,7 @@ static void *sampler_main(void *arg)
     unwind_copies(s); /* the last copies, taken just before the stop */
     if (s->live.target != SAMPLER_EXITED)
         s->live.target = SAMPLER_ENDED;
-    publish(s, now_ns(), true);
+    publish(s, clock_mono_ns(), true);
     /* Returning ends this thread; the kernel then detaches every tracee,
      * including blocked threads, without interrupting them. */
     return NULL;
@@ -1183,7 +1170,7 @@ static void ps_foreach_thread(struct sampler *base,
 {
     struct psampler *s = (struct psampler *)base;
     pthread_mutex_lock(&s->lock);
-    uint64_t now = now_ns();
+    uint64_t now = clock_mono_ns();
     for (size_t i = 0; i < s->ntstats; i++) {
         struct sampler_thread_stats t = s->tstats[i];
         /* threads still alive: alive_ns up to now */
@@ -1249,12 +1236,12 @@ int sampler_dump(pid_t pid, int max_depth,
      * do; an EINTR we cause is undone in take_sample like when sampling. */
     for (size_t i = 0; i < s->nthreads; i++) {
         struct sthread *t = s->threads[i];
-        t->t_interrupt = now_ns();
+        t->t_interrupt = clock_mono_ns();
         if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0)
             t->state = T_INTERRUPTED;
     }
-    uint64_t deadline = now_ns() + 1000000000ull;
-    while (pending_stops(s) && now_ns() < deadline) {
+    uint64_t deadline = clock_mono_ns() + 1000000000ull;
+    while (pending_stops(s) && clock_mono_ns() < deadline) {
         int status;
         pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
         if (tid > 0) {
@@ -1266,7 +1253,7 @@ int sampler_dump(pid_t pid, int max_depth,
                 /* our stop, or a group stop: registers are readable in
                  * both, and PTRACE_DETACH puts a group-stopped thread back
                  * into its stop */
-                take_sample(s, t, now_ns());
+                take_sample(s, t, clock_mono_ns());
                 t->state = T_GROUPSTOP; /* done: detached */
             } else if (t && WIFSTOPPED(status)) {
                 ptrace(PTRACE_CONT, tid, 0, ev ? 0 : sig);

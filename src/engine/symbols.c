@@ -26,6 +26,8 @@
  */
 #include "symbols.h"
 
+#include "clock.h"
+
 #include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdwfl.h>
@@ -38,7 +40,6 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* libstdc++'s demangler (the binary links -lstdc++); C has no header. */
@@ -180,13 +181,6 @@ struct symbols {
 
     struct symbols_stats stats;
 };
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t addr_hash(uint64_t a)
 {
@@ -691,7 +685,7 @@ static void jit_parse(struct symbols *s, FILE *f)
  * target's user is believed: anyone can create /tmp/perf-PID.map first. */
 static void jit_refresh(struct symbols *s)
 {
-    uint64_t now = now_ns();
+    uint64_t now = clock_mono_ns();
     if (s->jit_checked_ns != 0 && now - s->jit_checked_ns < SYM_JIT_RECHECK_NS)
         return;
     s->jit_checked_ns = now;
@@ -1577,13 +1571,13 @@ int symbols_lookup(struct symbols *s, uint64_t pc, bool is_return_addr,
         return n;
     }
     s->stats.misses++;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = clock_mono_ns();
     struct sym_frame tmp[SYM_MAX_FRAMES];
     bool cacheable;
     int n = resolve(s, addr, tmp, SYM_MAX_FRAMES, &cacheable);
     if (cacheable)
         cache_insert(s, addr, tmp, n);
-    s->stats.miss_ns += now_ns() - t0;
+    s->stats.miss_ns += clock_mono_ns() - t0;
     if (n > max)
         n = max;
     memcpy(out, tmp, (size_t)n * sizeof *out);

@@ -1,4 +1,4 @@
-/* symtest.c - drive src/symbols.c by hand or from tests/symbols.t.
+/* symtest.c - drive src/engine/symbols.c by hand or from tests/symbols.t.
  *
  *   symtest [-v] PID ADDR...     symbolize each ADDR of process PID
  *   symtest --bench PID [N]      time uncached and cached lookups
@@ -20,12 +20,13 @@
  */
 #include "symbols.h"
 
+#include "clock.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_FRAMES 64
 
@@ -34,13 +35,6 @@ static void usage(void)
     fprintf(stderr, "usage: symtest [-v] PID [ret:]ADDR... | "
                     "symtest --bench PID [N]\n");
     exit(2);
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static pid_t parse_pid(const char *arg)
@@ -213,9 +207,9 @@ static int bench_main(pid_t pid, size_t want)
 {
     char *maps;
     size_t len;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = clock_mono_ns();
     struct symbols *s = open_target(pid, &maps, &len);
-    uint64_t t_load = now_ns() - t0;
+    uint64_t t_load = clock_mono_ns() - t0;
     size_t n = 0;
     uint64_t *addrs = bench_addrs(maps, len, want, &n);
     if (addrs == NULL || n == 0) {
@@ -238,9 +232,9 @@ static int bench_main(pid_t pid, size_t want)
     /* Pass 1: cold - libdwfl opens files, reads symbols and DWARF. */
     uint64_t cold = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t a = now_ns();
+        uint64_t a = clock_mono_ns();
         symbols_lookup(s, addrs[i], false, f, MAX_FRAMES);
-        uint64_t d = now_ns() - a;
+        uint64_t d = clock_mono_ns() - a;
         const char *m = f[0].module ? f[0].module : "-";
         mod_of[i] = nmods < 64 ? bench_mod_of(mods, &nmods, m) : &mods[63];
         mod_of[i]->cold_ns += d;
@@ -248,24 +242,24 @@ static int bench_main(pid_t pid, size_t want)
         cold += d;
     }
     /* Pass 2: warm misses - the cache is emptied, the modules stay. */
-    t0 = now_ns();
+    t0 = clock_mono_ns();
     symbols_load_maps(s, maps, len);
-    uint64_t t_reload = now_ns() - t0;
+    uint64_t t_reload = clock_mono_ns() - t0;
     struct symbols_stats st0, st1;
     symbols_get_stats(s, &st0);
     for (size_t i = 0; i < n; i++) {
-        uint64_t a = now_ns();
+        uint64_t a = clock_mono_ns();
         symbols_lookup(s, addrs[i], false, f, MAX_FRAMES);
-        mod_of[i]->warm_ns += now_ns() - a;
+        mod_of[i]->warm_ns += clock_mono_ns() - a;
     }
     symbols_get_stats(s, &st1);
     /* Pass 3: hits. */
     enum { ROUNDS = 50 };
-    t0 = now_ns();
+    t0 = clock_mono_ns();
     for (int r = 0; r < ROUNDS; r++)
         for (size_t i = 0; i < n; i++)
             symbols_lookup(s, addrs[i], false, f, MAX_FRAMES);
-    uint64_t hot = now_ns() - t0;
+    uint64_t hot = clock_mono_ns() - t0;
     struct symbols_stats st2;
     symbols_get_stats(s, &st2);
 
