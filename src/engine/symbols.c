@@ -27,6 +27,7 @@
 #include "symbols.h"
 
 #include "clock.h"
+#include "maps.h"
 
 #include <dwarf.h>
 #include <elf.h>
@@ -62,16 +63,6 @@ struct arena_block {
     size_t used;               /* bytes handed out from data */
     size_t cap;                /* bytes in data */
     char data[];
-};
-
-/* One line of the maps snapshot. */
-struct mapping {
-    uint64_t start;    /* first address */
-    uint64_t end;      /* one past the last address */
-    uint64_t pgoff;    /* file offset of start */
-    uint64_t inode;    /* 0 for anonymous memory */
-    const char *path;  /* interned; NULL unless it starts with '/' */
-    bool exec;         /* mapped executable */
 };
 
 /* One line of a perf map: [start, end) is `name`. */
@@ -144,9 +135,7 @@ struct symbols {
     size_t strs_cap;           /* slots (a power of two, or 0) */
     size_t strs_n;             /* strings interned */
 
-    struct mapping *maps;      /* the snapshot, sorted by start */
-    size_t nmaps;
-    size_t maps_cap;
+    struct maps *maps;         /* the snapshot libdwfl was given */
     uint64_t vdso_start;       /* [vdso] range; 0,0 when none */
     uint64_t vdso_end;
     char *vdso_image;          /* copy behind the [vdso] module's Elf: it
@@ -354,92 +343,15 @@ static bool ends_with(const char *str, const char *suffix)
     return a >= b && strcmp(str + a - b, suffix) == 0;
 }
 
-static int mapping_cmp(const void *a, const void *b)
-{
-    const struct mapping *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Parse one maps line ("start-end perms offset dev inode [path]"). */
-static void maps_add_line(struct symbols *s, const char *line)
-{
-    unsigned long long start, end, off, ino;
-    unsigned dmaj, dmin;
-    char perms[8];
-    int pos = 0;
-    if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end,
-               perms, &off, &dmaj, &dmin, &ino, &pos) < 7 || end <= start)
-        return;
-    const char *path = pos > 0 ? line + pos : "";
-    if (strcmp(path, "[vdso]") == 0) {
-        s->vdso_start = start;
-        s->vdso_end = end;
-    }
-    if (s->nmaps == s->maps_cap) {
-        size_t cap = s->maps_cap ? s->maps_cap * 2 : 64;
-        struct mapping *m = realloc(s->maps, cap * sizeof *m);
-        if (m == NULL)
-            return;
-        s->maps = m;
-        s->maps_cap = cap;
-    }
-    struct mapping *m = &s->maps[s->nmaps++];
-    m->start = start;
-    m->end = end;
-    m->pgoff = off;
-    m->inode = ino;
-    m->path = path[0] == '/' ? intern(s, path) : NULL;
-    m->exec = strlen(perms) >= 3 && perms[2] == 'x';
-}
-
-/* Replace the snapshot with the lines of text (NUL-terminated copy). */
-static void maps_parse(struct symbols *s, char *text)
-{
-    s->nmaps = 0;
-    s->vdso_start = s->vdso_end = 0;
-    bool sorted = true;
-    char *save = NULL;
-    for (char *line = strtok_r(text, "\n", &save); line != NULL;
-         line = strtok_r(NULL, "\n", &save)) {
-        maps_add_line(s, line);
-        if (s->nmaps >= 2 &&
-            s->maps[s->nmaps - 1].start < s->maps[s->nmaps - 2].start)
-            sorted = false;
-    }
-    if (!sorted)
-        qsort(s->maps, s->nmaps, sizeof *s->maps, mapping_cmp);
-}
-
-/* The mapping containing addr, or NULL. */
-static const struct mapping *mapping_find(const struct symbols *s,
-                                          uint64_t addr)
-{
-    size_t lo = 0, hi = s->nmaps;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->maps[mid].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
-        return NULL;
-    const struct mapping *m = &s->maps[lo - 1];
-    return addr < m->end ? m : NULL;
-}
-
 /* A mapping of the file libdwfl reported as module `name` at `base`. */
-static const struct mapping *mapping_of_module(const struct symbols *s,
-                                               const char *name,
-                                               uint64_t base)
+static const struct map_entry *mapping_of_module(const struct symbols *s,
+                                                 const char *name,
+                                                 uint64_t base)
 {
-    const struct mapping *m = mapping_find(s, base);
-    if (m != NULL && m->path != NULL && strcmp(m->path, name) == 0)
+    const struct map_entry *m = maps_find(s->maps, base);
+    if (m != NULL && strcmp(m->path, name) == 0)
         return m;
-    for (size_t i = 0; i < s->nmaps; i++)
-        if (s->maps[i].path != NULL && strcmp(s->maps[i].path, name) == 0)
-            return &s->maps[i];
-    return NULL;
+    return maps_find_path(s->maps, name);
 }
 
 /* --- libdwfl callbacks ------------------------------------------------------ */
@@ -464,7 +376,7 @@ static int open_regular(const char *path, struct stat *st)
  * path whose inode differs is used only when nothing better opens: overlay
  * filesystems may show another inode number for the very same file. */
 static int open_module_file(struct symbols *s, const char *name,
-                            const struct mapping *m, char **opened)
+                            const struct map_entry *m, char **opened)
 {
     char path[PATH_MAX + 96];
     char fallback[PATH_MAX + 96];
@@ -747,9 +659,9 @@ static void frame_unknown(struct sym_frame *f, const char *name,
 static void frame_offset(struct symbols *s, struct sym_frame *f,
                          const char *module, uint64_t addr, uint64_t base)
 {
-    const struct mapping *m = mapping_find(s, addr);
-    uint64_t off = m != NULL && m->path != NULL ? addr - m->start + m->pgoff
-                                                : addr - base;
+    const struct map_entry *m = maps_find(s->maps, addr);
+    uint64_t off = m != NULL && m->path[0] == '/' ? addr - m->start + m->offset
+                                                  : addr - base;
     char buf[512];
     snprintf(buf, sizeof buf, "[%s+0x%" PRIx64 "]", module ? module : "?",
              off);
@@ -1320,8 +1232,8 @@ static int resolve(struct symbols *s, uint64_t addr, struct sym_frame *out,
     if (mod != NULL)
         return resolve_in_module(s, mod, addr, out, cap);
 
-    const struct mapping *m = mapping_find(s, addr);
-    if (m != NULL && m->path != NULL) {
+    const struct map_entry *m = maps_find(s->maps, addr);
+    if (m != NULL && m->path[0] == '/') {
         /* A file libdwfl did not take (not reportable, or a failed report). */
         frame_offset(s, &out[0], intern_basename(s, m->path), addr,
                      m->start);
@@ -1333,7 +1245,7 @@ static int resolve(struct symbols *s, uint64_t addr, struct sym_frame *out,
     }
     /* JIT code lives in anonymous executable memory, or in memory mapped
      * after this snapshot. */
-    if (m == NULL || m->exec) {
+    if (m == NULL || m->x) {
         jit_refresh(s);
         const struct jit_sym *j = jit_find(s, addr);
         if (j != NULL) {
@@ -1511,7 +1423,7 @@ void symbols_free(struct symbols *s)
     dwfl_end(s->dwfl);     /* ends the [vdso] Elf before its image goes */
     free(s->vdso_image);
     arena_free(s);
-    free(s->maps);
+    maps_free(s->maps);
     free(s->jit);
     cu_index_clear(s);
     free(s->cache);
@@ -1527,25 +1439,25 @@ int symbols_load_maps(struct symbols *s, const char *maps, size_t len)
     cu_index_clear(s);
     jit_clear(s);
     s->jit_checked_ns = 0;
-    s->nmaps = 0;
-    s->vdso_start = s->vdso_end = 0;
     arena_free(s);
-
-    char *text = malloc(len + 1);
-    if (text == NULL)
+    maps_free(s->maps);
+    s->vdso_start = s->vdso_end = 0;
+    s->maps = maps_parse(maps, len);
+    if (s->maps == NULL)
         return -1;
-    memcpy(text, maps, len);
-    text[len] = '\0';
+    const struct map_entry *vdso = maps_find_path(s->maps, "[vdso]");
+    if (vdso != NULL) {
+        s->vdso_start = vdso->start;
+        s->vdso_end = vdso->end;
+    }
 
     dwfl_report_begin(s->dwfl);
-    FILE *f = len > 0 ? fmemopen(text, len, "r") : NULL;
+    FILE *f = len > 0 ? fmemopen(s->maps->text, len, "r") : NULL;
     if (f != NULL) {
         /* Modules reported before a bad line stay; the error is ignored. */
         (void)dwfl_linux_proc_maps_report(s->dwfl, f);
         fclose(f);
     }
-    maps_parse(s, text);  /* after libdwfl read it: strtok_r cuts it up */
-    free(text);
     if (s->vdso_end > s->vdso_start)
         dwfl_report_module(s->dwfl, "[vdso]", s->vdso_start, s->vdso_end);
     dwfl_report_end(s->dwfl, free_userdata, NULL);
