@@ -213,6 +213,27 @@ void target_cmdline(pid_t pid, char *buf, size_t len)
         buf[--n] = '\0';
 }
 
+pid_t target_ns_pid(pid_t pid)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    if (read_file(path, buf, sizeof buf) < 0)
+        return pid;
+    char *p = strstr(buf, "\nNSpid:");
+    if (!p)
+        return pid;
+    p += 7;
+    p[strcspn(p, "\n")] = '\0';
+    pid_t r = pid;
+    for (char *end;; p = end) {
+        long v = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        r = (pid_t)v;
+    }
+    return r;
+}
+
 uint64_t target_unblocked_pending(pid_t pid, pid_t tid)
 {
     char path[80], buf[4096];
