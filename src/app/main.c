@@ -458,9 +458,9 @@ int main(int argc, char **argv)
         fill_ui_options(&o, &u);
         u.duration_s = o.duration;
         rc = ui_run(src, &u);
-        collect_finish(src);
+        src->ops->finish(src);
         if (o.stats)
-            collect_print_stats(src, stderr);
+            src->ops->print_stats(src, stderr);
         src->ops->close(src);
         return rc;
     }

@@ -9,7 +9,7 @@
 
 ENGINE_UNIT_SRCS := $(sort $(wildcard tests/unit/engine/test_*.c))
 ENGINE_UNIT_BINS := $(ENGINE_UNIT_SRCS:tests/unit/engine/%.c=$(BUILD)/tests/unit/engine/%)
-ENGINE_UNIT_MODS := maps ingest
+ENGINE_UNIT_MODS := maps ingest fold
 ENGINE_UNIT_LIB  := $(BUILD)/tests/unit/engine/libengine-unit.a
 
 $(ENGINE_UNIT_LIB): $(ENGINE_UNIT_MODS:%=$(BUILD)/src/engine/%.o)
