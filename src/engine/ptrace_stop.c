@@ -180,6 +180,18 @@ void pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,
         t->samples++;
 }
 
+/* An IP outside every known mapping: are the maps worth re-reading?
+ * Only if they were read before the copy was taken (else they already
+ * showed what was mapped then), and at most every MAPS_UNKNOWN_NS (JIT
+ * code is unknown at every sample) except in the second after an exec,
+ * when ld.so is still mapping the libraries that main's callers are in. */
+static bool maps_may_be_stale(const struct psampler *s, const struct copy *c,
+                              uint64_t now)
+{
+    return s->t_maps < c->time &&
+           (now - s->t_maps > MAPS_UNKNOWN_NS || now < s->maps_fast_until);
+}
+
 /* Unwind one copy into s->pcs; *end says why it stopped. */
 static int unwind_copy(struct psampler *s, const struct copy *c,
                        enum unwind_end *end)
@@ -188,7 +200,7 @@ static int unwind_copy(struct psampler *s, const struct copy *c,
     int n = unwinder_unwind(s->unw, c->tid, c->regs, c->buf, c->regs[7],
                             c->len, s->pcs, s->cfg.max_depth, end);
     if (unwinder_saw_unknown(s->unw) &&
-        clock_mono_ns() - s->t_maps > MAPS_UNKNOWN_NS &&
+        maps_may_be_stale(s, c, clock_mono_ns()) &&
         pt_stop_refresh_maps(s)) {
         /* dlopen since the last read: unwind again with the new maps */
         n = unwinder_unwind(s->unw, c->tid, c->regs, c->buf, c->regs[7],
