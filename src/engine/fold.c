@@ -26,9 +26,19 @@ struct maps_gen {
 
 /* The frames of one (pc, is_return): pool[off .. off + n). */
 struct pc_entry {
-    uint64_t key;  /* pc << 1 | is_return */
     uint32_t off;
     uint32_t n;
+};
+
+/* The frames of every (pc, is_return) seen in one maps generation, so the
+ * symbolizer is asked once per address and generation. */
+struct pc_cache {
+    struct pc_entry *v;        /* by id */
+    size_t n, cap;
+    struct idtab ids;          /* util_mix64(pc << 1 | is_return) -> id; a
+                                  bijection, so the hash is the key */
+    struct stack_frame *pool;  /* the frames of every entry */
+    size_t npool, cappool;
 };
 
 struct fold {
@@ -42,16 +52,26 @@ struct fold {
     /* collector thread only */
     struct symbols *sym;
     struct maps_gen *gens;     /* taken, still wanted; newest first */
-    uint64_t cur_gen;          /* generation the caches below are for */
-    struct pc_entry *pcs;      /* pc -> frames, this generation */
-    size_t npcs, cappcs;
-    struct idtab pc_ids;       /* hash of key -> index in pcs */
-    struct stack_frame *pool;  /* frames of every pcs entry */
-    size_t npool, cappool;
+    uint64_t cur_gen;          /* generation `pcs` is for */
+    struct pc_cache pcs;
     struct stack_frame *stack; /* scratch: one stack, bottom first */
     size_t capstack;
     uint32_t f_truncated;      /* the "[truncated]" frame */
 };
+
+static void pc_cache_clear(struct pc_cache *c)
+{
+    idtab_clear(&c->ids);
+    c->n = 0;
+    c->npool = 0;
+}
+
+static void pc_cache_free(struct pc_cache *c)
+{
+    idtab_free(&c->ids);
+    free(c->v);
+    free(c->pool);
+}
 
 struct fold *fold_new(void)
 {
@@ -88,9 +108,7 @@ void fold_free(struct fold *f)
     free_gens(f->gens);
     symbols_free(f->sym);
     profile_free(f->prof);
-    idtab_free(&f->pc_ids);
-    free(f->pcs);
-    free(f->pool);
+    pc_cache_free(&f->pcs);
     free(f->stack);
     pthread_mutex_destroy(&f->maps_lock);
     pthread_mutex_destroy(&f->prof_lock);
@@ -148,28 +166,16 @@ static void use_gen(struct fold *f, uint64_t gen)
         }
         symbols_load_maps(f->sym, best->text, best->len);
     }
-    idtab_clear(&f->pc_ids);
-    f->npcs = 0;
-    f->npool = 0;
+    pc_cache_clear(&f->pcs);
     f->cur_gen = gen;
 }
 
-struct pc_key {
-    const struct fold *f;
-    uint64_t key;
-};
-
-static int pc_eq(void *ctx, uint32_t id)
-{
-    const struct pc_key *k = ctx;
-    return k->f->pcs[id].key == k->key;
-}
-
 /* Intern n symbolized frames of pc in the profile, appending them to the
- * pool.  Returns how many were interned. */
+ * cache's pool (which has room).  Returns how many were interned. */
 static uint32_t intern_frames(struct fold *f, const struct sym_frame *sf,
                               int n, uint64_t pc)
 {
+    struct pc_cache *c = &f->pcs;
     uint32_t done = 0;
     pthread_mutex_lock(&f->prof_lock);
     for (int i = 0; i < n; i++) {
@@ -185,7 +191,7 @@ static uint32_t intern_frames(struct fold *f, const struct sym_frame *sf,
         uint32_t id = profile_intern_frame(f->prof, &d);
         if (id == PROFILE_NONE)
             break;
-        f->pool[f->npool++] = (struct stack_frame){id, sf[i].line, pc};
+        c->pool[c->npool++] = (struct stack_frame){id, sf[i].line, pc};
         done++;
     }
     pthread_mutex_unlock(&f->prof_lock);
@@ -195,20 +201,19 @@ static uint32_t intern_frames(struct fold *f, const struct sym_frame *sf,
 /* Frames of one address, innermost first; NULL on OOM. */
 static const struct pc_entry *lookup_pc(struct fold *f, uint64_t pc, bool is_ret)
 {
-    struct pc_key k = {f, pc << 1 | (is_ret ? 1 : 0)};
-    uint64_t h = util_mix64(k.key);
-    uint32_t id = idtab_find(&f->pc_ids, h, pc_eq, &k);
+    struct pc_cache *c = &f->pcs;
+    uint64_t h = util_mix64(pc << 1 | (is_ret ? 1 : 0));
+    uint32_t id = idtab_find(&c->ids, h, NULL, NULL);
     if (id != IDTAB_NONE)
-        return &f->pcs[id];
+        return &c->v[id];
     struct sym_frame sf[MAX_INLINE];
     int n = symbols_lookup(f->sym, pc, is_ret, sf, MAX_INLINE);
-    if (n < 1 || VEC_RESERVE(f->pool, f->cappool, f->npool + (size_t)n) < 0 ||
-        VEC_RESERVE(f->pcs, f->cappcs, f->npcs + 1) < 0 ||
-        idtab_insert(&f->pc_ids, h, (uint32_t)f->npcs) < 0)
+    if (n < 1 || VEC_RESERVE(c->pool, c->cappool, c->npool + (size_t)n) < 0 ||
+        VEC_RESERVE(c->v, c->cap, c->n + 1) < 0 ||
+        idtab_insert(&c->ids, h, (uint32_t)c->n) < 0)
         return NULL;
-    struct pc_entry *e = &f->pcs[f->npcs++];
-    e->key = k.key;
-    e->off = (uint32_t)f->npool;
+    struct pc_entry *e = &c->v[c->n++];
+    e->off = (uint32_t)c->npool;
     e->n = intern_frames(f, sf, n, pc);
     return e;
 }
@@ -223,7 +228,7 @@ static long symbolize(struct fold *f, const uint64_t *pcs, size_t n,
         const struct pc_entry *e = lookup_pc(f, pcs[i], i > 0);
         if (!e || VEC_RESERVE(f->stack, f->capstack, depth + e->n + 1) < 0)
             return -1;
-        memcpy(f->stack + depth, f->pool + e->off, e->n * sizeof *f->stack);
+        memcpy(f->stack + depth, f->pcs.pool + e->off, e->n * sizeof *f->stack);
         depth += e->n;
     }
     if (flags & INGEST_F_TRUNCATED) {

@@ -2,6 +2,7 @@
 #include "jitmap.h"
 
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "sorted.h"
 #include "strarena.h"
 #include "vec.h"
 
@@ -142,16 +144,10 @@ const char *jitmap_find(struct jitmap *j, struct strarena *names,
                         uint64_t addr, uint64_t *start)
 {
     refresh(j, names);
-    size_t lo = 0, hi = j->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (j->v[mid].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0 || addr >= j->v[lo - 1].end)
+    size_t i = sorted_upper_bound(j->v, j->n, sizeof *j->v,
+                                  offsetof(struct jit_sym, start), addr);
+    if (i == 0 || addr >= j->v[i - 1].end)
         return NULL;
-    *start = j->v[lo - 1].start;
-    return j->v[lo - 1].name;
+    *start = j->v[i - 1].start;
+    return j->v[i - 1].name;
 }

@@ -5,10 +5,12 @@
 #include <elfutils/libdwfl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "idtab.h"
+#include "sorted.h"
 #include "strarena.h"
 #include "sym_names.h"
 #include "symbols.h"
@@ -26,26 +28,27 @@ struct fn_range {
 
 /* The functions of one CU, sorted by lo. */
 struct cu_index {
-    const void *key;     /* the CU DIE's address in its Dwarf */
     struct fn_range *r;
     size_t n, cap;
 };
 
-/* Qualified name of a C++ function DIE without a linkage name. */
-struct qname {
-    const void *key;   /* the DIE's address in its Dwarf */
-    const char *name;  /* interned */
-};
-
+/* Both tables are keyed by a DIE's address in its Dwarf, hashed with
+ * util_mix64: a bijection, so the hash is the key. */
 struct sym_dwarf {
     struct strarena *names;  /* the symbolizer's; every name goes there */
-    struct cu_index *cus;    /* CU -> its function index */
+    struct cu_index *cus;    /* CU DIE -> its function index */
     size_t ncus, capcus;
-    struct idtab cu_ids;     /* hash of key -> index in cus */
-    struct qname *qnames;    /* DIE -> qualified name */
+    struct idtab cu_ids;     /* -> index in cus */
+    const char **qnames;     /* function DIE -> its qualified name (C++
+                                without a linkage name), interned */
     size_t nqnames, capqnames;
-    struct idtab qname_ids;  /* hash of key -> index in qnames */
+    struct idtab qname_ids;  /* -> index in qnames */
 };
+
+static uint64_t die_hash(const void *die_addr)
+{
+    return util_mix64((uint64_t)(uintptr_t)die_addr);
+}
 
 struct sym_dwarf *sym_dwarf_new(struct strarena *names)
 {
@@ -111,18 +114,6 @@ static bool is_cplusplus(Dwarf_Die *cu)
            lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
 }
 
-/* idtab match contexts: the table's owner and the DIE address sought. */
-struct die_key {
-    const struct sym_dwarf *d;
-    const void *addr;
-};
-
-static int qname_eq(void *ctx, uint32_t id)
-{
-    const struct die_key *k = ctx;
-    return k->d->qnames[id].key == k->addr;
-}
-
 /* "ns::(anonymous namespace)::Class::" for the scopes around `named`,
  * then `name`, into buf. */
 static void scoped_name(Dwarf_Die *named, const char *name, char *buf,
@@ -156,18 +147,17 @@ static void scoped_name(Dwarf_Die *named, const char *name, char *buf,
 static const char *qualified_name(struct sym_dwarf *d, Dwarf_Die *named,
                                   const char *name)
 {
-    struct die_key key = {d, named->addr};
-    uint64_t h = util_mix64((uint64_t)(uintptr_t)named->addr);
-    uint32_t id = idtab_find(&d->qname_ids, h, qname_eq, &key);
+    uint64_t h = die_hash(named->addr);
+    uint32_t id = idtab_find(&d->qname_ids, h, NULL, NULL);
     if (id != IDTAB_NONE)
-        return d->qnames[id].name;
+        return d->qnames[id];
     char buf[1024];
     scoped_name(named, name, buf, sizeof buf);
     const char *q = intern(d, buf);
     if (q != NULL &&
         VEC_RESERVE(d->qnames, d->capqnames, d->nqnames + 1) == 0 &&
         idtab_insert(&d->qname_ids, h, (uint32_t)d->nqnames) == 0)
-        d->qnames[d->nqnames++] = (struct qname){.key = named->addr, .name = q};
+        d->qnames[d->nqnames++] = q;
     return q;
 }
 
@@ -267,25 +257,18 @@ static void cu_index_walk(struct cu_index *ci, Dwarf_Die *parent, int depth)
     } while (dwarf_siblingof(&c, &c) == 0);
 }
 
-static int cu_eq(void *ctx, uint32_t id)
-{
-    const struct die_key *k = ctx;
-    return k->d->cus[id].key == k->addr;
-}
-
 /* The function index of cu, built on first use; NULL on OOM. */
 static const struct cu_index *cu_index_get(struct sym_dwarf *d, Dwarf_Die *cu)
 {
-    struct die_key key = {d, cu->addr};
-    uint64_t h = util_mix64((uint64_t)(uintptr_t)cu->addr);
-    uint32_t id = idtab_find(&d->cu_ids, h, cu_eq, &key);
+    uint64_t h = die_hash(cu->addr);
+    uint32_t id = idtab_find(&d->cu_ids, h, NULL, NULL);
     if (id != IDTAB_NONE)
         return &d->cus[id];
     if (VEC_RESERVE(d->cus, d->capcus, d->ncus + 1) < 0 ||
         idtab_insert(&d->cu_ids, h, (uint32_t)d->ncus) < 0)
         return NULL;
     struct cu_index *ci = &d->cus[d->ncus++];
-    *ci = (struct cu_index){.key = cu->addr};
+    *ci = (struct cu_index){0};
     cu_index_walk(ci, cu, 0);
     if (ci->n > 1)
         qsort(ci->r, ci->n, sizeof *ci->r, fn_range_cmp);
@@ -295,17 +278,11 @@ static const struct cu_index *cu_index_get(struct sym_dwarf *d, Dwarf_Die *cu)
 /* The function of the index containing pc, or NULL. */
 static Dwarf_Die *cu_index_find(const struct cu_index *ci, Dwarf_Addr pc)
 {
-    size_t lo = 0, hi = ci->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ci->r[mid].lo <= pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0 || pc >= ci->r[lo - 1].hi)
+    size_t i = sorted_upper_bound(ci->r, ci->n, sizeof *ci->r,
+                                  offsetof(struct fn_range, lo), pc);
+    if (i == 0 || pc >= ci->r[i - 1].hi)
         return NULL;
-    return &ci->r[lo - 1].die;
+    return &ci->r[i - 1].die;
 }
 
 /* --- inline chains ------------------------------------------------------------ */

@@ -2,7 +2,10 @@
 #include "sym_elf.h"
 
 #include <elfutils/libdwfl.h>
+#include <stddef.h>
 #include <stdlib.h>
+
+#include "sorted.h"
 
 /* One ELF symbol of a module. */
 struct elf_sym {
@@ -80,14 +83,8 @@ void sym_elf_free(struct sym_elf *t)
 static const struct elf_sym *find(const struct sym_elf *t, Dwfl_Module *mod,
                                   uint64_t addr)
 {
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->v[mid].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = sorted_upper_bound(t->v, t->n, sizeof t->v[0],
+                                   offsetof(struct elf_sym, start), addr);
     if (lo == 0)
         return NULL;
     const struct elf_sym *last = &t->v[lo - 1];

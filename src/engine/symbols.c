@@ -57,7 +57,6 @@ struct mod_info {
 
 /* One cached address: its frames are frames[first .. first + n). */
 struct cache_entry {
-    uint64_t addr;   /* address looked up (pc, or pc-1 for return addrs) */
     uint32_t first;
     uint32_t n;
 };
@@ -82,7 +81,8 @@ struct symbols {
 
     struct cache_entry *cache; /* address -> frames */
     size_t ncache, capcache;
-    struct idtab cache_ids;    /* hash of addr -> index in cache */
+    struct idtab cache_ids;    /* util_mix64(address looked up) -> index in
+                                  cache; a bijection: the hash is the key */
     struct sym_frame *frames;  /* frame lists of cached addresses */
     size_t nframes, capframes;
 
@@ -317,22 +317,10 @@ static void cache_clear(struct symbols *s)
     s->nframes = 0;
 }
 
-struct addr_key {
-    const struct symbols *s;
-    uint64_t addr;
-};
-
-static int cache_eq(void *ctx, uint32_t id)
-{
-    const struct addr_key *k = ctx;
-    return k->s->cache[id].addr == k->addr;
-}
-
 static const struct cache_entry *cache_find(const struct symbols *s,
                                             uint64_t addr)
 {
-    struct addr_key k = {s, addr};
-    uint32_t id = idtab_find(&s->cache_ids, util_mix64(addr), cache_eq, &k);
+    uint32_t id = idtab_find(&s->cache_ids, util_mix64(addr), NULL, NULL);
     return id != IDTAB_NONE ? &s->cache[id] : NULL;
 }
 
@@ -347,7 +335,7 @@ static void cache_insert(struct symbols *s, uint64_t addr,
         idtab_insert(&s->cache_ids, util_mix64(addr), (uint32_t)s->ncache) < 0)
         return;
     s->cache[s->ncache++] = (struct cache_entry){
-        .addr = addr, .first = (uint32_t)s->nframes, .n = (uint32_t)n};
+        .first = (uint32_t)s->nframes, .n = (uint32_t)n};
     memcpy(&s->frames[s->nframes], f, (size_t)n * sizeof *f);
     s->nframes += (size_t)n;
 }
