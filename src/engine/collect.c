@@ -15,7 +15,6 @@
 
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,15 +79,7 @@ static void update_meta(struct collect *c)
 static void *collector_main(void *arg)
 {
     struct collect *c = arg;
-    /* stop signals go to the main thread, whose handler sets the flag
-     * main reads */
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    sigaddset(&set, SIGQUIT);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    sampler_block_signals();
     while (!atomic_load(&c->quit)) {
         drain_once(c);
         update_meta(c);

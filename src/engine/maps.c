@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,24 +123,24 @@ static int entry_cmp(const void *a, const void *b)
 
 struct maps *maps_parse(const char *text, size_t len)
 {
-    struct maps *m = calloc(1, sizeof *m);
-    if (!m)
-        return NULL;
     size_t lines = 1;
     for (size_t i = 0; i < len; i++)
         lines += text[i] == '\n';
-    m->text = malloc(len + 1);
-    m->strings = malloc(len + 1);
-    m->v = calloc(lines, sizeof *m->v);
-    if (!m->text || !m->strings || !m->v) {
-        maps_free(m);
+    /* one block: the struct, the entries, the text, its split copy (lines
+     * <= len + 1, so this bound keeps the sum from overflowing) */
+    if (len >= SIZE_MAX / (2 * sizeof(struct map_entry) + 4))
         return NULL;
-    }
+    struct maps *m = malloc(sizeof *m + lines * sizeof *m->v + 2 * (len + 1));
+    if (!m)
+        return NULL;
+    m->v = (struct map_entry *)(m + 1);
+    m->n = 0;
+    m->text = (char *)(m->v + lines);
+    m->text_len = len;
+    m->strings = m->text + len + 1;
     memcpy(m->text, text, len);
     m->text[len] = '\0';
-    m->text_len = len;
-    memcpy(m->strings, text, len);
-    m->strings[len] = '\0';
+    memcpy(m->strings, m->text, len + 1);
     bool sorted = true;
     char *save = NULL;
     for (char *line = strtok_r(m->strings, "\n", &save); line;
@@ -160,11 +161,6 @@ struct maps *maps_parse(const char *text, size_t len)
 
 void maps_free(struct maps *m)
 {
-    if (!m)
-        return;
-    free(m->v);
-    free(m->strings);
-    free(m->text);
     free(m);
 }
 

@@ -27,6 +27,7 @@ struct map_entry {
                            "[vdso]"...; "" if anonymous */
 };
 
+/* One allocation: the arrays point into the same block. */
 struct maps {
     struct map_entry *v; /* sorted by start, non-overlapping */
     size_t n;

@@ -20,7 +20,6 @@
 #include "maps.h"
 #include "ptrace_int.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,16 +145,7 @@ static void *sampler_main(void *arg)
 {
     struct psampler *s = arg;
     s->owner = pthread_self();
-    /* SIGCHLD stays blocked so sigtimedwait can wait for it; stop signals
-     * go to the main thread, whose handler sets the flag main reads */
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    sigaddset(&set, SIGQUIT);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    sampler_block_signals();
     if (start_up(s) < 0)
         return NULL;
 

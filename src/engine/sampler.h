@@ -177,4 +177,11 @@ pid_t sampler_pid(struct sampler *s);
 /* The name of the backend: "ptrace" or "perf". */
 const char *sampler_name(const struct sampler *s);
 
+/* The signal mask of every engine thread (a backend's, the collector's):
+ * the stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT) go to the main
+ * thread, whose handlers set the flag it polls, and SIGCHLD stays blocked
+ * so a backend can wait for it with sigtimedwait.  Call first thing on the
+ * new thread. */
+void sampler_block_signals(void);
+
 #endif
