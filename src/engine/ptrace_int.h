@@ -147,11 +147,25 @@ static inline void pt_assert_owner(const struct psampler *s)
     (void)s;
 }
 
-/* ptrace_sampler.c */
-struct psampler *pt_new(const struct sampler_config *cfg);
-void pt_free(struct psampler *s);  /* any thread, once the owner is done */
+/* Every function below is called on the owner thread, except pt_new and
+ * pt_free (see there) and pt_threads_foreach (any thread). */
 
-/* ptrace_threads.c */
+/* ptrace_sampler.c: a sampler for cfg, not attached, owned by the calling
+ * thread (the sampler thread takes it over when it starts); NULL on OOM.
+ * pt_free: free it all, on any thread once the owner has ended (or is the
+ * caller); seized threads are left to the kernel's detach. */
+struct psampler *pt_new(const struct sampler_config *cfg);
+void pt_free(struct psampler *s);
+
+/* ptrace_threads.c: the thread table.  add: a thread just seized (NULL on
+ * OOM); drop: forget a thread (gone, or no longer ours), closing its
+ * files; rename: a new name, passed to the collector and the figures;
+ * rescan: seize what /proc/PID/task lists and we have not, returning how
+ * many (-1 and *first_errno when `first` and none could be); refresh:
+ * the periodic rescan, drop of vanished threads and name re-read;
+ * pending: threads interrupted whose stop has not come; publish: copy
+ * per-thread counters to the readers' records; foreach: fn on every
+ * record, without the lock held; free: drop all, free the records. */
 struct sthread *pt_threads_find(struct psampler *s, pid_t tid);
 struct sthread *pt_threads_add(struct psampler *s, pid_t tid);
 void pt_threads_drop(struct psampler *s, pid_t tid);
@@ -166,7 +180,11 @@ void pt_threads_foreach(struct psampler *s,
                         void *ctx);
 void pt_threads_free(struct psampler *s);
 
-/* ptrace_stop.c */
+/* ptrace_stop.c: refresh_maps: re-read the maps, true when they changed
+ * (new generation, told to the unwinder and cfg.on_maps); take: t is in
+ * our interrupt stop, sample and resume it (seen at t_seen); push: one
+ * raw stack to the ingest buffer (lost when full); unwind: unwind and
+ * push every copy taken so far; free: the copies and the maps. */
 bool pt_stop_refresh_maps(struct psampler *s);
 void pt_stop_take(struct psampler *s, struct sthread *t, uint64_t t_seen);
 void pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,
@@ -174,17 +192,24 @@ void pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,
 void pt_stop_unwind(struct psampler *s);
 void pt_stop_free(struct psampler *s);
 
-/* ptrace_events.c */
+/* ptrace_events.c: drain: handle what waitpid reports without blocking,
+ * returning how many, or -1 once the target is gone; wait: sleep until
+ * deadline or a SIGCHLD; spin: busy-poll for pending stops, at most
+ * spin_us; finish: wait (bounded) for the stops still pending at the
+ * end. */
 int pt_events_drain(struct psampler *s);
 void pt_events_wait(uint64_t deadline);
 void pt_events_spin(struct psampler *s, uint32_t spin_us);
 void pt_events_finish(struct psampler *s);
 
-/* ptrace_tick.c */
+/* ptrace_tick.c: tick: interrupt every due thread, returning how many;
+ * deadline: when the loop must next wake up. */
 int pt_tick(struct psampler *s, uint64_t now);
 uint64_t pt_tick_deadline(const struct psampler *s, uint64_t now);
 
-/* ptrace_launch.c */
+/* ptrace_launch.c: seize cfg.pid, or launch cfg.argv (s->pid is then the
+ * child's).  0, or -1 with a one-line reason in err and the exit code to
+ * use in *code. */
 int pt_attach(struct psampler *s, char *err, size_t errlen, int *code);
 
 #endif
