@@ -87,14 +87,30 @@ void symbols_get_stats(const struct symbols *s, struct symbols_stats *out)
 
 /* --- helpers ---------------------------------------------------------------- */
 
-static struct fold *new_fold(void)
+/* Each test gets a fold with the fake symbolizer and an ingest buffer. */
+struct fx {
+    struct fold *f;
+    struct ingest *in;
+};
+
+static int setup(void **state)
 {
-    struct fold *f = fold_new();
-    assert_non_null(f);
-    fake = symbols_new(1, NULL, 0);
-    assert_non_null(fake);
-    fold_set_symbols(f, fake);
-    return f;
+    struct fx *x = calloc(1, sizeof *x);
+    if (!x || !(x->f = fold_new()) || !(x->in = ingest_new(1 << 16)) ||
+        !(fake = symbols_new(1, NULL, 0)))
+        return -1;
+    fold_set_symbols(x->f, fake);
+    *state = x;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *x = *state;
+    ingest_free(x->in);
+    fold_free(x->f);
+    free(x);
+    return 0;
 }
 
 static void push_sample(struct ingest *in, int tid, uint64_t gen,
@@ -156,9 +172,9 @@ static void assert_folded(struct fold *f, const char *want)
 
 static void test_stack_order_and_names(void **state)
 {
-    (void)state;
-    struct fold *f = new_fold();
-    struct ingest *in = ingest_new(1 << 16);
+    struct fx *x = *state;
+    struct fold *f = x->f;
+    struct ingest *in = x->in;
     static const uint64_t pcs[] = {0x10, 0x21, 0x31};  /* leaf first */
 
     fold_add_maps(f, 1, "A", 1);
@@ -171,16 +187,16 @@ static void test_stack_order_and_names(void **state)
     assert_int_equal(fold_samples(f), 1);
     assert_true(fold_generation(f) != g0);
     assert_int_equal(fake->loads, 1);
-    ingest_free(in);
     fold_free(f);
+    x->f = NULL;
     assert_null(fake);  /* the fold freed its symbolizer */
 }
 
 static void test_pc_cache(void **state)
 {
-    (void)state;
-    struct fold *f = new_fold();
-    struct ingest *in = ingest_new(1 << 20);
+    struct fx *x = *state;
+    struct fold *f = x->f;
+    struct ingest *in = x->in;
     static const uint64_t a[] = {0x10, 0x21};
     static const uint64_t b[] = {0x21, 0x10};  /* same pcs, other roles */
 
@@ -192,15 +208,13 @@ static void test_pc_cache(void **state)
     /* once per (pc, leaf or return address) */
     assert_int_equal(fake->lookups, 4);
     assert_folded(f, "thread-1;A.f20;A.f10 100\nthread-1;A.ff;A.f21 1\n");
-    ingest_free(in);
-    fold_free(f);
 }
 
 static void test_generations(void **state)
 {
-    (void)state;
-    struct fold *f = new_fold();
-    struct ingest *in = ingest_new(1 << 16);
+    struct fx *x = *state;
+    struct fold *f = x->f;
+    struct ingest *in = x->in;
     static const uint64_t pc[] = {0x40};
 
     fold_add_maps(f, 1, "A", 1);
@@ -219,15 +233,13 @@ static void test_generations(void **state)
     push_sample(in, 1, 4, 0, pc, 1);
     fold_pushed(f, in);
     assert_folded(f, "thread-1;A.f40 2\nthread-1;C.f40 1\nthread-1;D.f40 1\n");
-    ingest_free(in);
-    fold_free(f);
 }
 
 static void test_truncated_inlined_unknown(void **state)
 {
-    (void)state;
-    struct fold *f = new_fold();
-    struct ingest *in = ingest_new(1 << 16);
+    struct fx *x = *state;
+    struct fold *f = x->f;
+    struct ingest *in = x->in;
     static const uint64_t inl[] = {0x110, 0x21};
     static const uint64_t bad[] = {0x10, 0xdead};
 
@@ -245,8 +257,6 @@ static void test_truncated_inlined_unknown(void **state)
     fold_reset(f);
     assert_int_equal(fold_samples(f), 0);
     assert_true(fold_generation(f) != g);
-    ingest_free(in);
-    fold_free(f);
 }
 
 /* The sampler hands maps over while the collector folds: under TSan this
@@ -272,9 +282,9 @@ static void *feed_maps(void *arg)
 
 static void test_concurrent_maps(void **state)
 {
-    (void)state;
-    struct fold *f = new_fold();
-    struct ingest *in = ingest_new(1 << 16);
+    struct fx *x = *state;
+    struct fold *f = x->f;
+    struct ingest *in = x->in;
     struct feeder fd = {.f = f, .gens = 2000};
     pthread_t t;
     static const uint64_t pc[] = {0x10};
@@ -293,18 +303,16 @@ static void test_concurrent_maps(void **state)
     }
     pthread_join(t, NULL);
     assert_int_equal(fold_samples(f), fd.gens);
-    ingest_free(in);
-    fold_free(f);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stack_order_and_names),
-        cmocka_unit_test(test_pc_cache),
-        cmocka_unit_test(test_generations),
-        cmocka_unit_test(test_truncated_inlined_unknown),
-        cmocka_unit_test(test_concurrent_maps),
+        cmocka_unit_test_setup_teardown(test_stack_order_and_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pc_cache, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_generations, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_truncated_inlined_unknown, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_concurrent_maps, setup, teardown),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,13 +23,20 @@ static const char sample[] =
     "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0          [stack]\n"
     "7ffd00100000-7ffd00102000 r-xp 00000000 00:00 0          [vdso]";
 
+/* The parse of text, which must succeed with n entries. */
+static struct maps *parse(const char *text, size_t n)
+{
+    struct maps *m = maps_parse(text, strlen(text));
+
+    assert_non_null(m);
+    assert_int_equal(m->n, n);
+    return m;
+}
+
 static void test_fields(void **state)
 {
     (void)state;
-    struct maps *m = maps_parse(sample, strlen(sample));
-
-    assert_non_null(m);
-    assert_int_equal(m->n, 7);
+    struct maps *m = parse(sample, 7);
     const struct map_entry *e = &m->v[1];
     assert_int_equal(e->start, 0x55d0c0a02000ull);
     assert_int_equal(e->end, 0x55d0c0a05000ull);
@@ -65,16 +72,12 @@ static void test_bad_lines(void **state)
         "5000-6000 r-x 00000000 08:01 5 /shortperms\n"
         "6000-7000 r-xp 00000000 08:01 /noinode\n"
         "7000-8000 r-xp 00000000 08:01 7 /good\n";
-    struct maps *m = maps_parse(text, strlen(text));
+    struct maps *m = parse(text, 1);
 
-    assert_non_null(m);
-    assert_int_equal(m->n, 1);
     assert_string_equal(m->v[0].path, "/good");
     maps_free(m);
 
-    m = maps_parse("", 0);
-    assert_non_null(m);
-    assert_int_equal(m->n, 0);
+    m = parse("", 0);
     assert_null(maps_find(m, 0x1000));
     maps_free(m);
 }
@@ -87,10 +90,8 @@ static void test_sort_and_find(void **state)
         "1000-2000 r-xp 00000000 08:01 1 /a\n"
         "5000-6000 r-xp 00001000 08:01 2 /b\n"
         "6000-7000 r-xp 00002000 08:01 2 /b\n";
-    struct maps *m = maps_parse(text, strlen(text));
+    struct maps *m = parse(text, 4);
 
-    assert_non_null(m);
-    assert_int_equal(m->n, 4);
     for (size_t i = 1; i < m->n; i++)
         assert_true(m->v[i - 1].start < m->v[i].start);
     assert_string_equal(maps_find(m, 0x1000)->path, "/a");
