@@ -97,14 +97,13 @@ struct sthread *pt_threads_add(struct psampler *s, pid_t tid)
 void pt_threads_drop(struct psampler *s, pid_t tid)
 {
     pt_assert_owner(s);
-    struct sthread *t = NULL;
     size_t i = 0;
-    while (i < s->nthreads && !t)
-        if (s->threads[i++]->tid == tid)
-            t = s->threads[i - 1];
-    if (!t)
+    while (i < s->nthreads && s->threads[i]->tid != tid)
+        i++;
+    if (i == s->nthreads)
         return;
-    s->threads[i - 1] = s->threads[--s->nthreads];
+    struct sthread *t = s->threads[i];
+    s->threads[i] = s->threads[--s->nthreads];
     for (size_t c = 0; c < s->ncopies; c++)
         if (s->copies[c].t == t)
             s->copies[c].t = NULL;
