@@ -8,12 +8,13 @@
 # source view shows its file; < and > change the rate shown; p pauses
 # (the sample count stops) and resumes; s + Enter writes a folded file;
 # q exits 0 and leaves the target running, not stopped, untraced; a target
-# that exits leaves the data browsable with "exited (code 0)"; a crash
+# that exits leaves the data browsable with "exited (code 0)"; the recent
+# window (w) shows a new hot function first within N + 2 s; a crash
 # (SIGSEGV, SIGABRT sent to sproftop) gives the terminal back: normal
 # screen, echo on, one line saying so, and the signal's exit status.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
-require_targets demo
+require_targets demo phase
 command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
 
 SOCK=sproftop-ui-$$
@@ -172,6 +173,54 @@ check "after the exit the flat view still shows hash_chunk" screen_has gone '% +
 keys gone q
 wait_until 15 test -s "$TMPD/gone.rc"
 is "$(cat "$TMPD/gone.rc" 2>/dev/null)" 0 "q exits 0 after the target exited"
+
+# The recent window follows what is hot now (w): phase spins in old_hot
+# for 12 s, then in new_hot.  In the 5 s window new_hot must lead the flat
+# table within 5 + 2 s of the change; since the start old_hot still leads
+# then (it ran 12 s, new_hot at most 7).
+# leads NAME FUNC: FUNC is the first row of the flat table on screen.
+leads() {
+    screen "$1" | awk '/ Self +Self%/ { getline; print; exit }' |
+        grep -Eq -- "%  $2\$|%  $2 "
+}
+
+marker=$TMPD/phase.switched
+start_target phase 12 "$marker" 600 || bail_out "cannot start phase"
+pid3=$TARGET_PID
+start_ui now -p "$pid3" -F 100 -r 0.2
+wait_until 20 screen_has now "PID $pid3"
+keys now 2
+keys now w
+wait_until 10 screen_has now '^ last 5s '
+check "w: the strip under the header says last 5s" screen_has now '^ last 5s '
+wait_until 20 leads now old_hot
+check "before the change old_hot leads the recent window" leads now old_hot
+if wait_until 20 test -e "$marker"; then
+    t0=$(date +%s.%N)
+    if wait_until 7 leads now new_hot; then
+        ok 0 "the recent window shows new_hot leading within 7 s of the change"
+        note "new_hot led $(awk -v a="$t0" -v b="$(date +%s.%N)" \
+            'BEGIN { printf "%.1f", b - a }') s after the change"
+    else
+        ok 1 "the recent window shows new_hot leading within 7 s of the change"
+        diag "$(screen now)"
+    fi
+    keys now w
+    wait_until 10 screen_has now '^ since start '
+    check "w again: since start" screen_has now '^ since start '
+    if leads now old_hot; then
+        ok 0 "since the start old_hot still leads"
+    else
+        ok 1 "since the start old_hot still leads"
+        diag "$(screen now)"
+    fi
+else
+    ok 1 "phase switched to new_hot"
+fi
+keys now q
+wait_until 15 test -s "$TMPD/now.rc"
+is "$(cat "$TMPD/now.rc" 2>/dev/null)" 0 "q exits 0 (recent window)"
+assert_not_stopped "$pid3" "the phase target is neither stopped nor traced"
 
 # A crash gives the terminal back (ui/crash.c): sproftop, on a loaded file
 # so no target is involved, gets a fatal signal by PID while it owns the

@@ -16,6 +16,7 @@
 #include "sampler.h"
 #include "source.h"
 #include "ui.h"
+#include "util.h"
 
 #include <elfutils/version.h>
 #include <errno.h>
@@ -53,12 +54,16 @@ struct opts {
     const char *snapshot_dir;
     const char *script;
     double hide_self, hide_subs;
+    const char *baseline;   /* --baseline FILE */
+    struct profile *base;   /* its profile, loaded by main (given to
+                               ui_run, which frees it, or freed here) */
     char **argv;         /* command to launch */
 };
 
 enum {
     OPT_IDLE = 1000, OPT_STATS, OPT_DUMP, OPT_NO_THREAD_ROOT, OPT_NO_COLOR,
     OPT_SNAPSHOT_DIR, OPT_SCRIPT, OPT_HIDE_SELF, OPT_HIDE_SUBS, OPT_HELP_KEYS,
+    OPT_BASELINE,
 };
 
 static const struct option long_opts[] = {
@@ -80,6 +85,7 @@ static const struct option long_opts[] = {
     {"hide-subs", required_argument, NULL, OPT_HIDE_SUBS},
     {"help", no_argument, NULL, 'h'},
     {"help-keys", no_argument, NULL, OPT_HELP_KEYS},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
@@ -106,6 +112,9 @@ static void usage(FILE *f)
 "  -o, --output FILE     write the profile to FILE when sampling ends\n"
 "  -f, --format NAME     output format; default from FILE's extension\n"
 "      --no-thread-root  folded: no thread frame at the root of stacks\n"
+"      --baseline FILE   compare with the profile in FILE: the live view's\n"
+"                        change columns; -f folded or svg: a differential\n"
+"                        profile (two counts per line; red/blue frames)\n"
 "      --stats           print sampler statistics to stderr at the end\n"
 "Live view (a terminal on stdout and no -o):\n"
 "  -r, --refresh SECS    redraw interval (0.1..3600; 1)\n"
@@ -165,6 +174,14 @@ static int parse_num(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
+static const struct exporter *pick_format(const struct opts *o)
+{
+    if (o->format)
+        return export_find(o->format);
+    const struct exporter *e = o->output ? export_for_path(o->output) : NULL;
+    return e ? e : export_find("folded");
+}
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -222,6 +239,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case OPT_NO_COLOR: o->no_color = true; break;
         case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
         case OPT_SCRIPT: o->script = optarg; break;
+        case OPT_BASELINE: o->baseline = optarg; break;
         case 'h': usage(stdout); exit(0);
         case OPT_HELP_KEYS: exit(ui_print_keys(stdout) < 0 || fflush(stdout) ? 1 : 0);
         case 'V': version(); exit(0);
@@ -250,6 +268,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
     }
     if (o->format && !o->output && !o->inputs[0])
         return usage_error("%s", "-f needs -o FILE");
+    if (o->baseline && o->output && !export_takes_baseline(pick_format(o)))
+        return usage_error("--baseline writes a differential profile only as folded or svg, not %s",
+                           pick_format(o)->name);
     return 0;
 }
 
@@ -285,14 +306,6 @@ static void install_signals(void)
     sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGQUIT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-}
-
-static const struct exporter *pick_format(const struct opts *o)
-{
-    if (o->format)
-        return export_find(o->format);
-    const struct exporter *e = o->output ? export_for_path(o->output) : NULL;
-    return e ? e : export_find("folded");
 }
 
 /* The save prompt's view of the formats (ui.h: struct ui_save_ops). */
@@ -331,6 +344,8 @@ static void fill_ui_options(const struct opts *o, struct ui_options *u)
     u->hide_subs = o->hide_subs;
     u->quit_flag = &stop_signal;
     u->export_format = o->format;
+    u->baseline = o->base;
+    u->baseline_name = o->baseline ? util_basename(o->baseline) : NULL;
 }
 
 static int run_inputs(const struct opts *o)
@@ -362,8 +377,10 @@ static int run_inputs(const struct opts *o)
         eo.no_thread_root = o->no_thread_root;
         eo.hide_self = o->hide_self;
         eo.hide_subs = o->hide_subs;
+        eo.baseline = o->base;
         int rc = export_to_file(pick_format(o), p, &eo, o->output, err, sizeof err);
         profile_free(p);
+        profile_free(o->base);
         if (rc < 0) {
             fprintf(stderr, "sproftop: %s\n", err);
             return 1;
@@ -374,6 +391,7 @@ static int run_inputs(const struct opts *o)
         /* no terminal: the same text summary as batch mode */
         int rc = report_write_summary(p, stdout, 15) < 0 || fflush(stdout) == EOF;
         profile_free(p);
+        profile_free(o->base);
         if (rc)
             fprintf(stderr, "sproftop: cannot write the report to stdout\n");
         return rc;
@@ -400,15 +418,25 @@ int main(int argc, char **argv)
     /* libdwfl would query debuginfod servers from the collector thread and
      * block it on the network; sproftop uses local debug info only. */
     unsetenv("DEBUGINFOD_URLS");
+    if (o.baseline) {
+        char err[512];
+        if (!(o.base = load_file(o.baseline, err, sizeof err))) {
+            fprintf(stderr, "sproftop: --baseline: %s\n", err);
+            return 1;
+        }
+    }
     if (o.ninputs)
         return run_inputs(&o);
-    if (o.dump)
+    if (o.dump) {
+        profile_free(o.base);
         return run_dump(&o);
+    }
     if (o.output) {
         /* fail before attaching, not after the whole run */
         char err[512];
         if (export_check_path(o.output, err, sizeof err) < 0) {
             fprintf(stderr, "sproftop: %s\n", err);
+            profile_free(o.base);
             return 1;
         }
     }
@@ -432,6 +460,7 @@ int main(int argc, char **argv)
     struct source *src = collect_start(&cfg, err, sizeof err, &code);
     if (!src) {
         fprintf(stderr, "sproftop: %s\n", err);
+        profile_free(o.base);
         return code;
     }
     if (tui) {
@@ -457,5 +486,8 @@ int main(int argc, char **argv)
     b.eopts.no_thread_root = o.no_thread_root;
     b.eopts.hide_self = o.hide_self;
     b.eopts.hide_subs = o.hide_subs;
-    return batch_run(src, &b);
+    b.eopts.baseline = o.base;
+    rc = batch_run(src, &b);
+    profile_free(o.base);
+    return rc;
 }

@@ -135,3 +135,71 @@ int diff_match(struct profile *t, const struct profile *b, bool do_graft,
     *out = m;
     return 0;
 }
+
+int diff_pair_new(struct diff_pair *d, const struct profile *cur,
+                  const struct profile *base)
+{
+    *d = (struct diff_pair){ 0 };
+    d->cur = profile_clone(cur);
+    if (!d->cur || !(d->base = diff_align(d->cur, base)) ||
+        diff_match(d->cur, d->base, true, &d->match) < 0) {
+        diff_pair_free(d);
+        return -1;
+    }
+    return 0;
+}
+
+void diff_pair_free(struct diff_pair *d)
+{
+    profile_free(d->cur);
+    profile_free(d->base);
+    free(d->match);
+    *d = (struct diff_pair){ 0 };
+}
+
+struct pair_walk {
+    const struct diff_pair *d;
+    diff_stack_fn fn;
+    void *ctx;
+    uint32_t thread;
+    uint32_t *path;  /* frames bottom first, by depth - 2 */
+};
+
+/* The counts of node n of cur on both sides: its self samples. */
+static int pair_emit(struct pair_walk *w, uint32_t n, size_t depth)
+{
+    uint64_t now = w->d->cur->nodes[n].self;
+    uint32_t b = w->d->match[n];
+    uint64_t then = b == PROFILE_NONE ? 0 : w->d->base->nodes[b].self;
+
+    return now || then ? w->fn(w->ctx, w->thread, w->path, depth, then, now)
+                       : 0;
+}
+
+static int pair_enter(void *ctx, uint32_t node)
+{
+    struct pair_walk *w = ctx;
+    const struct profile_node *n = &w->d->cur->nodes[node];
+
+    w->path[n->depth - 2] = n->frame;
+    return pair_emit(w, node, n->depth - 1);
+}
+
+int diff_foreach_stack(const struct diff_pair *d, diff_stack_fn fn,
+                       void *ctx)
+{
+    const struct profile *p = d->cur;
+    struct pair_walk w = { d, fn, ctx, 0, NULL };
+    int rc = 0;
+
+    if (!(w.path = malloc((p->max_depth + 1) * sizeof(*w.path))))
+        return -1;
+    for (uint32_t t = 0; t < p->nthreads && rc == 0; t++) {
+        w.thread = t;
+        rc = pair_emit(&w, p->th[t].node, 0);
+        if (rc == 0)
+            rc = profile_tree_walk(p, p->th[t].node, pair_enter, NULL, &w);
+    }
+    free(w.path);
+    return rc;
+}

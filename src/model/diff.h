@@ -17,6 +17,7 @@
 #define SPROFTOP_DIFF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "profile.h"
@@ -40,5 +41,33 @@ struct profile *diff_align(struct profile *cur, const struct profile *base);
  * grafted paths, all without samples). */
 int diff_match(struct profile *t, const struct profile *b, bool graft,
                uint32_t **out);
+
+/* A profile and its baseline side by side, for the writers of
+ * differential output (folded with two counts, the differential flame
+ * graph). */
+struct diff_pair {
+    struct profile *cur;   /* a copy of the profile, with the baseline's
+                              frames and threads interned and its paths
+                              grafted in without samples */
+    struct profile *base;  /* the baseline, aligned: cur's ids */
+    uint32_t *match;       /* node of cur -> node of base with the same
+                              path (every base node has one) */
+};
+
+/* Build the pair for cur (not changed) and base.  0, or -1 on OOM (then
+ * *d holds nothing).  Free with diff_pair_free. */
+int diff_pair_new(struct diff_pair *d, const struct profile *cur,
+                  const struct profile *base);
+void diff_pair_free(struct diff_pair *d);
+
+/* Call fn for every unique stack of either side, in d->cur's tree order
+ * (profile_foreach_stack's), with its count in the baseline and now (one
+ * of them may be 0).  Stops and returns fn's non-zero value; -1 on OOM;
+ * 0 otherwise. */
+typedef int (*diff_stack_fn)(void *ctx, uint32_t thread,
+                             const uint32_t *frames, size_t n,
+                             uint64_t base_count, uint64_t cur_count);
+int diff_foreach_stack(const struct diff_pair *d, diff_stack_fn fn,
+                       void *ctx);
 
 #endif
