@@ -31,9 +31,15 @@ ui_run() {
     DIR=$TMPD/$name
     mkdir -p "$DIR"
     cp "$UI/$fix" "$DIR/$fix"
-    # and the profiles the script loads (:load FILE)
+    # and the profiles the script loads (:load FILE) or compares with
+    # (--baseline FILE)
     grep '^:load ' "$UI/$keys.keys" 2>/dev/null | while read -r _ f; do
         cp "$UI/$f" "$DIR/$f"
+    done
+    local prev=
+    for f in "$@"; do
+        [ "$prev" = --baseline ] && cp "$UI/$f" "$DIR/$f"
+        prev=$f
     done
     # shellcheck disable=SC2086
     (cd "$DIR" && env -i PATH="$PATH" TERM=xterm-256color LINES="$lines" \
@@ -89,6 +95,27 @@ screens deep         deep         deep.folded 80 24 "$U8"
 screens source       source       demo.folded 80 24 "$U8"
 screens load         load         demo.folded 80 30 "$U8"
 screens wide         tree         demo.folded 120 40 "$U8"
+
+# Issue 13: the recent window and time ranges on a profile with sample
+# times; pin and diff against --baseline; the flame graph.
+screens window       window       timed.pb.gz 80 24 "$U8"
+is "$(awk '{ n += $NF } END { print n }' "$DIR/range.folded" 2>/dev/null)" 60 \
+    "window: s saved the range on screen (60 samples), not the whole file"
+screens diff         diff         demo-later.folded 80 24 "$U8" --baseline demo.folded
+screens flame        flame        hot.folded 80 24 "$U8"
+# flame_width N: the columns of frame hot_N on flame.1's row of hot frames,
+# from its name to its edge mark.
+flame_width() {
+    W=$1 perl -CS -ne 'if (/hot_sixty/) { /(hot_$ENV{W}.*?\x{258f})/ and
+        print length($1), "\n"; exit }' <"$DIR/flame.1" 2>/dev/null
+}
+w60=$(flame_width sixty)
+w10=$(flame_width ten)
+ok "$(awk -v a="${w60:-0}" -v b="${w10:-0}" \
+    'BEGIN { exit !(b > 0 && a / b >= 5.5 && a / b <= 6.5) }'; echo $?)" \
+    "flame: hot_sixty ($w60 columns) is about six times as wide as hot_ten ($w10)"
+check "flame: zooming in and back out gives the same screen" \
+    cmp -s "$DIR/flame.2" "$DIR/flame.5"
 
 # Options: thresholds from the command line show in the header and hide
 # more; colour off (option or NO_COLOR) draws the same characters.

@@ -80,7 +80,9 @@ void columns_draw_titles(struct view *v, const struct col_layout *lay, int y,
          * on to the row's end: a long title is clipped there, not at its
          * column. */
         if (c->flags & DT_RIGHT) {
-            snprintf(buf, sizeof(buf), "%*s", lay->w[i], title);
+            /* Pad by display width: "ΔTot%" is 5 columns, 6 bytes. */
+            int pad = lay->w[i] - text_width(t, title);
+            snprintf(buf, sizeof(buf), "%*s%s", pad > 0 ? pad : 0, "", title);
             title = buf;
         }
         draw_text(t, y, lay->x[i], width - lay->x[i], title,

@@ -436,7 +436,26 @@ static bool flame_color(struct view *v, enum request req)
     return true;
 }
 
+/* I: the bottom-up tree as an icicle (callers below), and back; the
+ * zoom's path means nothing in the other tree. */
+static bool flame_invert(struct view *v, enum request req)
+{
+    struct flame_priv *fp = v->priv;
+
+    (void)req;
+    fp->npath = 0;
+    fp->nback = 0;
+    fp->top = 0;
+    v->ctx->filter.inverted = !v->ctx->filter.inverted;
+    v->ctx->want_model = true;
+    ctx_message(v->ctx, false, "%s flame graph",
+                v->ctx->filter.inverted ? "bottom-up (callers below)"
+                                        : "top-down");
+    return true;
+}
+
 static const struct view_action flame_actions[] = {
+    { REQ_INVERT, flame_invert, false },
     { REQ_MOVE_UP, flame_up, true },
     { REQ_MOVE_DOWN, flame_down, true },
     { REQ_COLLAPSE, flame_side, true },
@@ -449,9 +468,10 @@ static const struct view_action flame_actions[] = {
 
 static const char *flame_info(struct view *v, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s%s", view_diff(v) ? "by change"
-                             : fp_by_heat(v) ? "by heat" : "by module",
-             v->ctx->filter.inverted ? ", bottom-up" : "");
+    /* Bottom-up first: it changes what the rows mean. */
+    snprintf(buf, n, "%s", v->ctx->filter.inverted ? "bottom-up"
+                           : view_diff(v) ? "by change"
+                           : fp_by_heat(v) ? "by heat" : "by module");
     return buf;
 }
 

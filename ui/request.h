@@ -42,7 +42,7 @@
     R(EXPAND_ALL,    NULL,      "Tree: expand the whole subtree under the cursor") \
     R(EXPAND_HOT,    "Hot",     "Tree: expand the hottest path from the cursor") \
     R(COLLAPSE_ALL,  NULL,      "Tree: collapse everything") \
-    R(INVERT,        NULL,      "Tree: bottom-up (inverted) tree, and back") \
+    R(INVERT,        NULL,      "Tree, flame: bottom-up (inverted) tree, and back") \
     R(SORT,          NULL,      "Flat: sort by self, total, name, recent, change; tree: change") \
     R(SORT_REVERSE,  NULL,      "Flat: reverse the sort order") \
     R(CALLERS,       "Callers", "Callers/callees of the function under the cursor") \

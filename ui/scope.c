@@ -294,9 +294,11 @@ static void act_pin(struct ui *ui)
         ctx_message(&ui->ctx, true, "out of memory pinning the baseline");
         return;
     }
+    /* A live pin says when; a file's data has no "when" of its own. */
     localtime_r(&now, &tm);
-    strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
-    snprintf(name, sizeof(name), "pinned %s, %s", stamp,
+    strftime(stamp, sizeof(stamp), " %H:%M:%S", &tm);
+    snprintf(name, sizeof(name), "pinned%s (%s)",
+             ui->status.is_file ? "" : stamp,
              scope_label(&ui->scope, ui->snap, label, sizeof(label)));
     scope_set_baseline(ui, b, name);
     ctx_message(&ui->ctx, false, "%s as the baseline (D hides the change, "

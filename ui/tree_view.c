@@ -768,8 +768,8 @@ static const char *tree_info(struct view *v, char *buf, size_t n)
 {
     const struct tree_priv *tp = v->priv;
 
-    snprintf(buf, n, "%s%s", v->ctx->filter.inverted ? "bottom-up" : "top-down",
-             tp->by_delta && view_diff(v) ? ", by change" : "");
+    snprintf(buf, n, "%s", tp->by_delta && view_diff(v) ? "by change"
+                           : v->ctx->filter.inverted ? "bottom-up" : "top-down");
     return buf;
 }
 
