@@ -152,6 +152,13 @@ static void initial_hide(struct ui *ui, char *buf, size_t n)
     snprintf(buf, n, "%g %g", ui->ctx.hide_self, ui->ctx.hide_subs);
 }
 
+/* The current rate, in a form the prompt reads back exactly. */
+static void initial_interval(struct ui *ui, char *buf, size_t n)
+{
+    if (ui->status.interval_ns)
+        snprintf(buf, n, "%.6ghz", 1e9 / (double)ui->status.interval_ns);
+}
+
 static void initial_refresh(struct ui *ui, char *buf, size_t n)
 {
     snprintf(buf, n, "%g", ui->opt.refresh_s);
@@ -168,8 +175,8 @@ static const struct ask {
     [ASK_SEARCH] = { "Search (regex): ", false, initial_search,
                      answer_search },
     [ASK_HIDE] = { "Hide self% subs%: ", false, initial_hide, answer_hide },
-    [ASK_INTERVAL] = { "Sampling interval (5ms, 250us, 200hz): ", false, NULL,
-                       answer_interval },
+    [ASK_INTERVAL] = { "Sampling interval (5ms, 250us, 200hz): ", false,
+                       initial_interval, answer_interval },
     [ASK_REFRESH] = { "Refresh every (seconds): ", false, initial_refresh,
                       answer_refresh },
     /* save.c opens it, with its own label and default name. */
@@ -191,9 +198,9 @@ void ask_done(struct ui *ui, enum prompt_result r)
 {
     struct prompt *p = &ui->prompt;
 
-    if (r == PROMPT_TAB) {
+    if (r == PROMPT_TAB || r == PROMPT_BACKTAB) {
         if (p->purpose == ASK_SAVE)
-            save_cycle(ui);
+            save_cycle(ui, r == PROMPT_TAB ? 1 : -1);
         return;
     }
     if (r == PROMPT_CANCEL) {

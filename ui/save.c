@@ -93,18 +93,22 @@ void save_open(struct ui *ui)
     save_label(ui);
 }
 
-void save_cycle(struct ui *ui)
+void save_cycle(struct ui *ui, int step)
 {
     char old_ext[64], new_ext[64], name[PROMPT_MAX];
     bool was_default = strcmp(ui->prompt.buf, ui->save_default) == 0;
 
     first_ext(ui, ui->fmt_index, old_ext, sizeof(old_ext));
-    ui->fmt_index = (ui->fmt_index + 1) % format_count(ui);
+    size_t n = format_count(ui);
+    ui->fmt_index = (ui->fmt_index + (step < 0 ? n - 1 : 1)) % n;
     first_ext(ui, ui->fmt_index, new_ext, sizeof(new_ext));
     save_default_name(ui, ui->save_default, sizeof(ui->save_default));
     save_label(ui);
     if (was_default) {
+        bool sel = ui->prompt.selected;
         prompt_set(&ui->prompt, ui->save_default);
+        if (sel)
+            prompt_select(&ui->prompt);
         return;
     }
     size_t bl = strlen(ui->prompt.buf), ol = strlen(old_ext);

@@ -147,9 +147,10 @@ size_t save_initial_format(const struct ui *ui);
 /* 's': open the save prompt with a default name. */
 void save_open(struct ui *ui);
 
-/* Tab in the save prompt: the next format; the default name (or the
- * extension of a typed one) follows. */
-void save_cycle(struct ui *ui);
+/* Tab (step 1) or BackTab (step -1) in the save prompt: the next or
+ * previous format; the default name (or the extension of a typed one)
+ * follows. */
+void save_cycle(struct ui *ui, int step);
 
 /* Write a new snapshot to `path` in the current format; the result goes
  * to the message line. */
