@@ -7,7 +7,8 @@
 # Checks: the header names the PID; E shows the known hot function; the
 # source view shows its file; < and > change the rate shown; p pauses
 # (the sample count stops) and resumes; s + Enter writes a folded file;
-# q exits 0 and leaves the target running, not stopped, untraced; a target
+# q asks once about unsaved samples, q again exits 0 and leaves the
+# target running, not stopped, untraced (--no-confirm: one q); a target
 # that exits leaves the data browsable with "exited (code 0)"; a crash
 # (SIGSEGV, SIGABRT sent to sproftop) gives the terminal back: normal
 # screen, echo on, one line saying so, and the signal's exit status.
@@ -148,9 +149,21 @@ check "the snapshot file exists" test -s "$saved"
 check "the snapshot parses as folded stacks" folded_well_formed "$saved"
 cmp_ok "$(folded_count_frame "$saved" hash_chunk)" '>' 0 "the snapshot holds hash_chunk"
 
+# Quitting with samples taken since the save asks once (issue 12.5);
+# any other key stays, q again quits.
+keys live q
+wait_until 10 screen_has live '^Quit\? [0-9]+ samples are not saved \(q: quit'
+check "q with unsaved samples asks first" \
+    screen_has live '^Quit\? [0-9]+ samples are not saved \(q: quit, s: save, other: stay\)'
+keys live x
+wait_until 10 screen_has live '^not quitting'
+check "another key answers: not quitting" screen_has live '^not quitting'
+check "and sproftop still runs" test ! -e "$TMPD/live.rc"
+keys live q
+wait_until 10 screen_has live '^Quit\? '
 keys live q
 wait_until 15 test -s "$TMPD/live.rc"
-is "$(cat "$TMPD/live.rc" 2>/dev/null)" 0 "q exits 0"
+is "$(cat "$TMPD/live.rc" 2>/dev/null)" 0 "q, q exits 0"
 check "the target still runs after q" is_running "$pid"
 assert_not_stopped "$pid" "after q the target is neither stopped nor traced"
 is "$(cat "$TMPD/live.err" 2>/dev/null)" "" "nothing on stderr"
@@ -158,7 +171,7 @@ is "$(cat "$TMPD/live.err" 2>/dev/null)" "" "nothing on stderr"
 # A target that exits: the data stays browsable, the header says so.
 start_target demo 3 || bail_out "cannot start demo 3"
 pid2=$TARGET_PID
-start_ui gone -p "$pid2" -F 200 -r 0.2
+start_ui gone -p "$pid2" -F 200 -r 0.2 --no-confirm
 wait_until 20 screen_has gone "PID $pid2"
 if wait_until 20 screen_has gone 'State: exited \(code 0\)'; then
     ok 0 "the header says exited (code 0)"
@@ -171,7 +184,8 @@ wait_until 10 screen_has gone 'hash_chunk'
 check "after the exit the flat view still shows hash_chunk" screen_has gone '% +hash_chunk'
 keys gone q
 wait_until 15 test -s "$TMPD/gone.rc"
-is "$(cat "$TMPD/gone.rc" 2>/dev/null)" 0 "q exits 0 after the target exited"
+is "$(cat "$TMPD/gone.rc" 2>/dev/null)" 0 \
+    "with --no-confirm one q exits 0, unsaved samples and all"
 
 # A crash gives the terminal back (ui/crash.c): sproftop, on a loaded file
 # so no target is involved, gets a fatal signal by PID while it owns the

@@ -17,7 +17,21 @@ typedef void ui_action(struct ui *ui, enum request req);
 
 static void act_view(struct ui *ui, enum request req)
 {
-    ui_switch(ui, (enum view_id)(VIEW_TREE + (req - REQ_VIEW_TREE)));
+    enum view_id to = (enum view_id)(VIEW_TREE + (req - REQ_VIEW_TREE));
+
+    /* The help key closes help the way it opened it. */
+    if (to == VIEW_HELP && ui->cur == VIEW_HELP)
+        to = ui->help_from;
+    ui_switch(ui, to);
+}
+
+/* Esc: help goes back to the view it was opened from; elsewhere Esc
+ * only clears the message line. */
+static void act_close(struct ui *ui, enum request req)
+{
+    (void)req;
+    if (ui->cur == VIEW_HELP)
+        ui_switch(ui, ui->help_from);
 }
 
 static void act_view_next(struct ui *ui, enum request req)
@@ -151,9 +165,27 @@ static void act_save(struct ui *ui, enum request req)
     save_open(ui);
 }
 
+bool actions_unsaved(struct ui *ui)
+{
+    if (ui->status.is_file || ui->status.samples == 0)
+        return false;
+    return !ui->saved ||
+           ui->src->ops->generation(ui->src) != ui->saved_generation;
+}
+
+/* q: in help, back to the view; else quit, asking once when that would
+ * lose samples (as perf top does). */
 static void act_quit(struct ui *ui, enum request req)
 {
-    (void)req;
+    if (ui->cur == VIEW_HELP) {
+        act_close(ui, req);
+        return;
+    }
+    ui_status(ui);
+    if (ui->opt.confirm_quit && actions_unsaved(ui)) {
+        ask_open(ui, ASK_QUIT);
+        return;
+    }
     ui->quit = true;
 }
 
@@ -167,6 +199,7 @@ static ui_action *const ui_actions[REQ_COUNT] = {
     [REQ_VIEW_HELP] = act_view,
     [REQ_VIEW_NEXT] = act_view_next,
     [REQ_VIEW_PREV] = act_view_prev,
+    [REQ_CLOSE] = act_close,
     [REQ_CALLERS] = act_show_function,
     [REQ_SOURCE] = act_show_function,
     [REQ_SEARCH] = act_ask,

@@ -41,6 +41,7 @@ static const struct keybinding keymap[] = {
     { '6', REQ_VIEW_HELP },
     { '\t', REQ_VIEW_NEXT },
     { KEY_BTAB, REQ_VIEW_PREV },
+    { 27, REQ_CLOSE },
 
     { KEY_UP, REQ_MOVE_UP },
     { 'k', REQ_MOVE_UP },

@@ -24,7 +24,8 @@
     R(VIEW_CALLERS,  NULL,      "Callers and callees of the selected function") \
     R(VIEW_THREADS,  NULL,      "Threads; Enter shows only the one under the cursor") \
     R(VIEW_SOURCE,   NULL,      "Source of the selected function, samples per line") \
-    R(VIEW_HELP,     "Help",    "This help screen") \
+    R(VIEW_HELP,     "Help",    "This help screen; again, Esc or q: back") \
+    R(CLOSE,         NULL,      "Help: back to the view before it") \
     R(VIEW_NEXT,     "View",    "Next view") \
     R(VIEW_PREV,     NULL,      "Previous view") \
     G("Moving") \
@@ -69,7 +70,7 @@
     R(REFRESH_NOW,   NULL,      "Take a snapshot and redraw now") \
     R(SAVE,          "Save",    "Save a snapshot (Tab picks the format)") \
     R(RESET,         NULL,      "Forget all samples so far (asks first)") \
-    R(QUIT,          "Quit",    "Quit; the target keeps running")
+    R(QUIT,          "Quit",    "Quit (asks once if samples are unsaved); ends a launched CMD, never a -p target")
 
 #define REQ_ENUM_GROUP_(title)
 #define REQ_ENUM_(name, footer, help) REQ_##name,

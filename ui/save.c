@@ -131,6 +131,7 @@ void save_write(struct ui *ui, const char *path)
     }
     /* The newest data, not the screen's copy: sampling went on while the
      * user typed the name. */
+    uint64_t gen = ui->src->ops->generation(ui->src);
     struct profile *p = ui->src->ops->snapshot(ui->src);
     if (!p) {
         ctx_message(&ui->ctx, true, "out of memory taking a snapshot");
@@ -139,8 +140,11 @@ void save_write(struct ui *ui, const char *path)
     if (ui->opt.save->write(ui->fmt_index, p, path, ui->ctx.hide_self,
                             ui->ctx.hide_subs, err, sizeof(err)) < 0)
         ctx_message(&ui->ctx, true, "%s", err);
-    else
+    else {
+        ui->saved = true;
+        ui->saved_generation = gen;
         ctx_message(&ui->ctx, false, "saved %llu samples to %s",
                     (unsigned long long)profile_samples(p), path);
+    }
     profile_free(p);
 }

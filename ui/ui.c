@@ -52,6 +52,7 @@ void ui_options_default(struct ui_options *o)
     o->refresh_s = 1.0;
     o->hide_self = 1.0;
     o->hide_subs = 2.0;
+    o->confirm_quit = true;
 }
 
 const char *ui_library_version(void)
@@ -155,6 +156,8 @@ void ui_switch(struct ui *ui, enum view_id to)
         if (f != PROFILE_NONE)
             ui->ctx.selected = f;
     }
+    if (to == VIEW_HELP && ui->cur != VIEW_HELP)
+        ui->help_from = ui->cur;
     ui->cur = to;
     ui->stale[to] = true;
     ui->dirty = true;

@@ -63,6 +63,11 @@ struct ui_options {
                                    (0: until the user quits) */
     volatile sig_atomic_t *quit_flag; /* set non-zero by a signal handler
                                    (SIGINT, SIGTERM...): ui_run returns */
+    bool confirm_quit;          /* q asks once while a live source has
+                                   samples not saved (default; --no-confirm
+                                   turns it off) */
+    bool ends_command;          /* quitting ends the command sproftop
+                                   launched: the question says so */
 };
 
 /* Fill *o with the defaults above. */

@@ -32,6 +32,7 @@ struct script;
 /* What a prompt's text is for (struct prompt's purpose tag). */
 enum ask_purpose {
     ASK_SEARCH = 1, ASK_HIDE, ASK_INTERVAL, ASK_REFRESH, ASK_SAVE, ASK_RESET,
+    ASK_QUIT,
 };
 
 struct ui {
@@ -44,6 +45,7 @@ struct ui {
     struct view views[VIEW_COUNT];
     bool stale[VIEW_COUNT];        /* needs view_refresh before drawing */
     enum view_id cur;
+    enum view_id help_from;        /* the view help was opened from */
     struct source_status status;
     struct profile *snap;          /* owned; the model borrows it */
     struct model *model;
@@ -62,6 +64,8 @@ struct ui {
     size_t fmt_index;              /* export format offered by 's' */
     char save_default[PROMPT_MAX]; /* default name for the current format */
     time_t save_time;              /* timestamp of the save prompt */
+    bool saved;                    /* a save succeeded... */
+    uint64_t saved_generation;     /* ...with the source at this generation */
     int tab_x[VIEW_COUNT + 1];     /* tab bar column bounds, for clicks */
     int tab_y, body_top, body_h;   /* layout of the last frame */
     SCREEN *screen;
@@ -110,6 +114,10 @@ int frame_dump(const char *path);
 const char *frame_hz(double hz, char *buf, size_t n);
 
 /* --- actions.c ------------------------------------------------------------ */
+
+/* Whether quitting now would lose samples: a live source whose data
+ * changed since the last save (or never saved). */
+bool actions_unsaved(struct ui *ui);
 
 /* Act on one request: the UI's own (views, filters, sampling, prompts)
  * from its table, the rest by the view on screen. */

@@ -48,7 +48,7 @@ struct opts {
     const char *format;
     const char *inputs[MAX_INPUTS];
     int ninputs;
-    bool idle, stats, dump, no_thread_root, no_color;
+    bool idle, stats, dump, no_thread_root, no_color, no_confirm;
     double refresh;
     const char *snapshot_dir;
     const char *script;
@@ -59,6 +59,7 @@ struct opts {
 enum {
     OPT_IDLE = 1000, OPT_STATS, OPT_DUMP, OPT_NO_THREAD_ROOT, OPT_NO_COLOR,
     OPT_SNAPSHOT_DIR, OPT_SCRIPT, OPT_HIDE_SELF, OPT_HIDE_SUBS, OPT_HELP_KEYS,
+    OPT_NO_CONFIRM,
 };
 
 static const struct option long_opts[] = {
@@ -74,6 +75,7 @@ static const struct option long_opts[] = {
     {"dump", no_argument, NULL, OPT_DUMP},
     {"no-thread-root", no_argument, NULL, OPT_NO_THREAD_ROOT},
     {"no-color", no_argument, NULL, OPT_NO_COLOR},
+    {"no-confirm", no_argument, NULL, OPT_NO_CONFIRM},
     {"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
     {"script", required_argument, NULL, OPT_SCRIPT},
     {"hide-self", required_argument, NULL, OPT_HIDE_SELF},
@@ -113,6 +115,7 @@ static void usage(FILE *f)
 "      --hide-subs PCT   ...and with no caller/callee edge above PCT%% (2)\n"
 "      --snapshot-dir D  where `s` saves snapshots (current directory)\n"
 "      --no-color        no colours (also: NO_COLOR set)\n"
+"      --no-confirm      q quits at once, even with samples unsaved\n"
 "      --script FILE     run keys from FILE (tests; see the man page)\n"
 "Other:\n"
 "  -h, --help            this help;  -V, --version  version\n"
@@ -220,6 +223,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case OPT_DUMP: o->dump = true; break;
         case OPT_NO_THREAD_ROOT: o->no_thread_root = true; break;
         case OPT_NO_COLOR: o->no_color = true; break;
+        case OPT_NO_CONFIRM: o->no_confirm = true; break;
         case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
         case OPT_SCRIPT: o->script = optarg; break;
         case 'h': usage(stdout); exit(0);
@@ -376,6 +380,7 @@ static void fill_ui_options(const struct opts *o, struct ui_options *u)
     u->hide_subs = o->hide_subs;
     u->quit_flag = &stop_signal;
     u->export_format = o->format;
+    u->confirm_quit = !o->no_confirm;
 }
 
 static int run_inputs(const struct opts *o)
