@@ -57,8 +57,14 @@ static void answer_search(struct ui *ui, char *text)
     regex_t re;
     int rc;
 
+    /* An empty search clears the last one. */
     if (!text[0]) {
-        ctx_message(&ui->ctx, true, "empty search");
+        if (ui->have_re)
+            regfree(&ui->re);
+        ui->have_re = false;
+        ui->ctx.search = NULL;
+        ui->search_text[0] = '\0';
+        ctx_message(&ui->ctx, false, "search cleared");
         return;
     }
     rc = regcomp(&re, text, REG_EXTENDED | REG_ICASE | REG_NOSUB);

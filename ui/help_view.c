@@ -74,11 +74,28 @@ static uint64_t help_line_key(struct view *v, size_t line)
     return line;
 }
 
+/* A search matches a row's keys and action. */
+static const char *help_line_name(struct view *v, size_t line, char *buf,
+                                  size_t n)
+{
+    const struct help_priv *hp = v->priv;
+    const struct request_info *ri = hp->rows[line].ri;
+    char keys[64];
+
+    if (!ri)
+        return "";
+    if (ri->req == REQ_NONE)
+        return ri->help;
+    snprintf(buf, n, "%s %s", request_keys_string(ri->req, keys, sizeof(keys)),
+             ri->help);
+    return buf;
+}
+
 const struct view_ops help_view_ops = {
     .name = "Help", .priv_size = sizeof(struct help_priv),
     .refresh = help_refresh,
     VIEW_COLUMNS(help_cols), .cell = help_cell,
-    .line_key = help_line_key,
+    .line_key = help_line_key, .line_name = help_line_name,
 };
 
 int help_print_markdown(FILE *f)

@@ -154,6 +154,19 @@ static uint64_t threads_line_key(struct view *v, size_t line)
                                        tp->rows[line].index)->tid;
 }
 
+/* A search matches the thread's frame name, "NAME-TID". */
+static const char *threads_line_name(struct view *v, size_t line, char *buf,
+                                     size_t n)
+{
+    const struct threads_priv *tp = v->priv;
+    const struct model *m = v->ctx->model;
+    const struct profile_thread *th =
+        profile_thread_at(m->snap, tp->rows[line].index);
+
+    snprintf(buf, n, "%s", model_frame_name(m, th->frame));
+    return buf;
+}
+
 /* Enter: only the thread under the cursor. */
 static bool threads_pick(struct view *v, enum request req)
 {
@@ -195,6 +208,6 @@ const struct view_ops threads_view_ops = {
     .refresh = threads_refresh, .close = threads_close,
     VIEW_COLUMNS(threads_cols), .cell = threads_cell,
     .actions = threads_actions,
-    .line_key = threads_line_key,
+    .line_key = threads_line_key, .line_name = threads_line_name,
     .info = threads_info,
 };

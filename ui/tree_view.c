@@ -466,15 +466,20 @@ static void tree_reveal(struct view *v, uint32_t node)
         node_set_open(v, a, true);
 }
 
+/* A search walks every row (as if every node were open) and numbers the
+ * matches in that order, the cursor's own row included. */
 struct search_ctx {
     struct view *v;
     const regex_t *re;
     uint32_t from;        /* the cursor's node */
-    bool forward;
     bool passed;          /* the walk went past `from` */
-    uint32_t first;       /* first match anywhere (wrap-around target) */
-    uint32_t before;      /* last match before `from` */
-    uint32_t found;       /* first match after `from` */
+    size_t count;         /* matches so far */
+    struct search_mark {
+        uint32_t node;    /* PROFILE_NONE: none yet */
+        size_t nth;
+    } first, last, before, after, self;
+    /* first and last match overall, the last before the cursor and the
+     * first after it, and the cursor's own row when it matches */
 };
 
 static int search_row(void *arg, const struct tree_line *row)
@@ -484,30 +489,34 @@ static int search_row(void *arg, const struct tree_line *row)
 
     if (row->node == PROFILE_NONE)
         return 0;
-    if (row->node == s->from) {
-        s->passed = true;
-        return 0;
-    }
     uint32_t f = profile_node(p, row->node)->frame;
-    if (profile_frame(p, f)->kind == FRAME_THREAD ||
-        regexec(s->re, profile_frame(p, f)->name, 0, NULL, 0) != 0)
+    bool match = profile_frame(p, f)->kind != FRAME_THREAD &&
+                 regexec(s->re, profile_frame(p, f)->name, 0, NULL, 0) == 0;
+    if (row->node == s->from)
+        s->passed = true;
+    if (!match)
         return 0;
-    if (s->first == PROFILE_NONE)
-        s->first = row->node;
-    if (!s->passed) {
-        s->before = row->node;
-        return 0;
-    }
-    s->found = row->node;
-    return s->forward ? 1 : 0;
+    struct search_mark m = { row->node, ++s->count };
+    if (row->node == s->from)
+        s->self = m;
+    else if (!s->passed)
+        s->before = m;
+    else if (s->after.node == PROFILE_NONE)
+        s->after = m;
+    if (s->first.node == PROFILE_NONE)
+        s->first = m;
+    s->last = m;
+    return 0;
 }
 
-static bool tree_search(struct view *v, const regex_t *re, bool forward)
+static bool tree_search(struct view *v, const regex_t *re, bool forward,
+                        struct search_hit *hit)
 {
     const struct tree_priv *tp = v->priv;
+    const struct search_mark none = { PROFILE_NONE, 0 };
     struct search_ctx s = {
-        .v = v, .re = re, .forward = forward, .from = PROFILE_NONE,
-        .first = PROFILE_NONE, .before = PROFILE_NONE, .found = PROFILE_NONE,
+        .v = v, .re = re, .from = PROFILE_NONE, .first = none, .last = none,
+        .before = none, .after = none, .self = none,
     };
 
     if (!tree_prof(v))
@@ -516,19 +525,20 @@ static bool tree_search(struct view *v, const regex_t *re, bool forward)
         s.from = tp->lines[v->cursor].node;
     if (s.from == PROFILE_NONE)
         s.passed = true;
-    if (tree_walk(v, true, search_row, &s) < 0)
+    if (tree_walk(v, true, search_row, &s) < 0 || s.count == 0)
         return false;
 
-    uint32_t target;
+    /* The next match, wrapping around; the cursor's row when it is the
+     * only one. */
+    struct search_mark t;
     if (forward)
-        target = s.found != PROFILE_NONE ? s.found : s.first;
-    else /* the last match before the cursor, else the last one overall */
-        target = s.before != PROFILE_NONE ? s.before
-               : s.found != PROFILE_NONE ? s.found : PROFILE_NONE;
-    if (target == PROFILE_NONE)
-        return false;
-    tree_reveal(v, target);
-    tree_show_node(v, target);
+        t = s.after.node != PROFILE_NONE ? s.after : s.first;
+    else
+        t = s.before.node != PROFILE_NONE ? s.before : s.last;
+    hit->nth = t.nth;
+    hit->count = s.count;
+    tree_reveal(v, t.node);
+    tree_show_node(v, t.node);
     return true;
 }
 

@@ -167,33 +167,63 @@ uint32_t view_cursor_frame(struct view *v)
     return v->ops->line_frame(v, v->cursor);
 }
 
-static bool generic_search(struct view *v, const regex_t *re, bool forward)
+/* Whether line i matches re: its line_name, else its function's name. */
+static bool line_matches(struct view *v, size_t i, const regex_t *re)
 {
     const struct model *m = v->ctx->model;
+    char buf[256];
+    const char *s = v->ops->line_name ? v->ops->line_name(v, i, buf,
+                                                          sizeof(buf))
+                                      : NULL;
 
-    if (!m || v->lines == 0 || !v->ops->line_frame)
+    if (!s) {
+        uint32_t f = v->ops->line_frame ? v->ops->line_frame(v, i)
+                                        : PROFILE_NONE;
+        if (!m || f == PROFILE_NONE)
+            return false;
+        s = model_frame_name(m, f);
+    }
+    return regexec(re, s, 0, NULL, 0) == 0;
+}
+
+static bool generic_search(struct view *v, const regex_t *re, bool forward,
+                           struct search_hit *hit)
+{
+    size_t to = SIZE_MAX;
+
+    if (v->lines == 0)
         return false;
-    for (size_t step = 1; step <= v->lines; step++) {
+    /* The last step comes back to the cursor: the only match stays. */
+    for (size_t step = 1; step <= v->lines && to == SIZE_MAX; step++) {
         size_t i = forward ? (v->cursor + step) % v->lines
                            : (v->cursor + v->lines - step % v->lines) % v->lines;
-        uint32_t f = v->ops->line_frame(v, i);
-        if (f == PROFILE_NONE)
-            continue;
-        if (regexec(re, model_frame_name(m, f), 0, NULL, 0) == 0) {
-            view_goto(v, i);
-            return true;
-        }
+        if (line_matches(v, i, re))
+            to = i;
     }
-    return false;
+    if (to == SIZE_MAX)
+        return false;
+    hit->nth = hit->count = 0;
+    for (size_t i = 0; i < v->lines; i++)
+        if (line_matches(v, i, re)) {
+            hit->count++;
+            if (i == to)
+                hit->nth = hit->count;
+        }
+    view_goto(v, to);
+    return true;
 }
 
 void view_search(struct view *v, const regex_t *re, bool forward)
 {
-    bool found = v->ops->search ? v->ops->search(v, re, forward)
-                                : generic_search(v, re, forward);
+    struct search_hit hit = { 0, 0 };
+    bool found = v->ops->search ? v->ops->search(v, re, forward, &hit)
+                                : generic_search(v, re, forward, &hit);
 
     if (!found)
         ctx_message(v->ctx, true, "no match in the %s view", v->ops->name);
+    else
+        ctx_message(v->ctx, false, "match %zu of %zu (n: next, N: previous)",
+                    hit.nth, hit.count);
 }
 
 void view_click(struct view *v, int row)

@@ -56,6 +56,12 @@ void ctx_message(struct ui_ctx *c, bool error, const char *fmt, ...)
 
 struct view;
 
+/* Where a search landed: match `nth` (from 1) of `count`, in the order
+ * the view would list them. */
+struct search_hit {
+    size_t nth, count;
+};
+
 /* What a view does on one request (tig's view requests): run returns
  * false when the request does not apply to the view as it is, and the UI
  * then says it is not available. */
@@ -94,10 +100,17 @@ struct view_ops {
     uint64_t (*line_key)(struct view *v, size_t line);
     /* The function a line shows, PROFILE_NONE if none. */
     uint32_t (*line_frame)(struct view *v, size_t line);
-    /* Search from the cursor for a function matching re; `forward` picks
-     * the direction.  Moves the cursor and returns true when found.  NULL
-     * means the generic search over line_frame names. */
-    bool (*search)(struct view *v, const regex_t *re, bool forward);
+    /* The text a search matches on a line when it is not the name of
+     * line_frame (threads: "NAME-TID"); NULL (the op or its result):
+     * that name.  May write into buf (n bytes). */
+    const char *(*line_name)(struct view *v, size_t line, char *buf,
+                             size_t n);
+    /* Search from the cursor for a line matching re; `forward` picks the
+     * direction.  Moves the cursor, fills *hit and returns true when
+     * found (the cursor's own line when it is the only match).  NULL
+     * means the generic search over the lines' names (line_name). */
+    bool (*search)(struct view *v, const regex_t *re, bool forward,
+                   struct search_hit *hit);
     /* What to show when there are no lines (NULL: a generic text). */
     const char *(*empty)(struct view *v, char *buf, size_t n);
     /* One line of status for the tab bar ("sort: self"), or NULL. */
@@ -167,8 +180,8 @@ uint32_t view_selected(struct view *v);
 /* The function under the cursor, PROFILE_NONE if none. */
 uint32_t view_cursor_frame(struct view *v);
 
-/* Run a search from the cursor (ops->search or the generic one); sets a
- * message when nothing matches. */
+/* Run a search from the cursor (ops->search or the generic one); the
+ * message says "match N of M", or that nothing matches. */
 void view_search(struct view *v, const regex_t *re, bool forward);
 
 /* Mouse: a click on body row `row` (0-based from the first body row). */
