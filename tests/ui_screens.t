@@ -72,6 +72,8 @@ screens() {
 U8=C.UTF-8
 
 screens tree         tree         demo.folded 80 24 "$U8"
+screens first-screen first-screen demo.folded 80 24 "$U8"
+screens pool         pool         pool.folded 80 24 "$U8"
 screens tree-ascii   tree-ascii   demo.folded 80 24 C
 screens inverted     inverted     demo.folded 80 24 "$U8"
 screens flat         flat         demo.folded 80 24 "$U8"

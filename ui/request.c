@@ -63,6 +63,7 @@ static const struct keybinding keymap[] = {
     { 'E', REQ_EXPAND_HOT },
     { 'C', REQ_COLLAPSE_ALL },
     { 'I', REQ_INVERT },
+    { 'T', REQ_MERGE_THREADS },
     { 'o', REQ_SORT },
     { 'O', REQ_SORT_REVERSE },
     { 'c', REQ_CALLERS },

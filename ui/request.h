@@ -43,6 +43,7 @@
     R(EXPAND_HOT,    "Hot",     "Tree: expand the hottest path from the cursor") \
     R(COLLAPSE_ALL,  NULL,      "Tree: collapse everything") \
     R(INVERT,        NULL,      "Tree: bottom-up (inverted) tree, and back") \
+    R(MERGE_THREADS, NULL,      "Tree: threads merged into one tree, or one per thread") \
     R(SORT,          NULL,      "Flat: sort by self, total, name") \
     R(SORT_REVERSE,  NULL,      "Flat: reverse the sort order") \
     R(CALLERS,       "Callers", "Callers/callees of the function under the cursor") \

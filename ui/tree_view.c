@@ -47,6 +47,9 @@ struct tree_priv {
     bool threads_closed;   /* after collapse-all thread rows start closed */
     uint32_t seek_frame;   /* after an inversion: put the cursor on the
                               first row of this function, PROFILE_NONE */
+    bool manual;           /* the user acted on the tree: until then every
+                              refresh opens the hottest path (and only it)
+                              and puts the cursor at its end */
 };
 
 static uint8_t ks_get(const struct keystate *k, uint64_t key)
@@ -92,7 +95,10 @@ static bool node_open(const struct view *v, uint32_t node)
     if (s != ST_UNSET)
         return s == ST_OPEN;
     /* Thread rows start open so the first screen shows where time goes. */
-    return profile_node(p, node)->depth == 1 && !tp->threads_closed;
+    return profile_node(p, node)->depth == 1 &&
+           profile_frame(p, profile_node(p, node)->frame)->kind ==
+               FRAME_THREAD &&
+           !tp->threads_closed;
 }
 
 static void node_set_open(struct view *v, uint32_t node, bool open)
@@ -261,15 +267,25 @@ static const char *frame_location(const struct frame_desc *d, char *buf,
     return buf;
 }
 
+static uint32_t open_hot_path(struct view *v, uint32_t node);
+
 static void tree_refresh(struct view *v)
 {
     struct tree_priv *tp = v->priv;
     const struct profile *p = tree_prof(v);
+    uint32_t hot = PROFILE_NONE;
 
     v->lines = 0;
     v->tail_want = 0;
     if (!p)
         return;
+    /* Until the user takes over, the screen follows the data: the
+     * hottest path, and only it, open (perf top and py-spy top open on
+     * the hottest functions too). */
+    if (!tp->manual && profile_node(p, PROFILE_ROOT)->total) {
+        ks_clear(&tp->st);
+        hot = open_hot_path(v, PROFILE_ROOT);
+    }
     if (tree_walk(v, false, build_row, v) < 0)
         ctx_message(v->ctx, true, "out of memory building the tree");
     for (size_t i = 0; i < v->lines; i++) {
@@ -281,6 +297,16 @@ static void tree_refresh(struct view *v)
         int w = text_width(v->ctx->theme, frame_location(d, loc, sizeof(loc)));
         if (w > v->tail_want)
             v->tail_want = w;
+    }
+    if (hot != PROFILE_NONE && hot != PROFILE_ROOT) {
+        uint64_t key = profile_node_key(p, hot);
+        for (size_t i = 0; i < v->lines; i++)
+            if (tp->lines[i].node != PROFILE_NONE &&
+                profile_node_key(p, tp->lines[i].node) == key) {
+                v->cursor = i;
+                v->placed = true;
+                break;
+            }
     }
     if (tp->seek_frame != PROFILE_NONE) {
         /* Node keys differ between the two trees: find the function. */
@@ -466,6 +492,12 @@ static void tree_reveal(struct view *v, uint32_t node)
         node_set_open(v, a, true);
 }
 
+/* Any key or click the tree handles: the user has taken over. */
+static void tree_touch(struct view *v)
+{
+    ((struct tree_priv *)v->priv)->manual = true;
+}
+
 /* A search walks every row (as if every node were open) and numbers the
  * matches in that order, the cursor's own row included. */
 struct search_ctx {
@@ -537,6 +569,7 @@ static bool tree_search(struct view *v, const regex_t *re, bool forward,
         t = s.before.node != PROFILE_NONE ? s.before : s.last;
     hit->nth = t.nth;
     hit->count = s.count;
+    tree_touch(v);
     tree_reveal(v, t.node);
     tree_show_node(v, t.node);
     return true;
@@ -563,6 +596,15 @@ static uint32_t hottest_child(const struct view *v, uint32_t node)
             best = c;
     }
     return best;
+}
+
+/* Open the hottest path down from node; returns its last node. */
+static uint32_t open_hot_path(struct view *v, uint32_t node)
+{
+    for (uint32_t c; (c = hottest_child(v, node)) != PROFILE_NONE; node = c)
+        if (node != PROFILE_ROOT)
+            node_set_open(v, node, true);
+    return node;
 }
 
 static void expand_subtree(struct view *v, uint32_t node)
@@ -698,14 +740,33 @@ static bool tree_expand_hot(struct view *v, enum request req)
     (void)req;
     if (node == PROFILE_NONE)
         return true;
-    for (uint32_t c; (c = hottest_child(v, node)) != PROFILE_NONE; node = c)
-        node_set_open(v, node, true);
-    tree_show_node(v, node);
+    tree_show_node(v, open_hot_path(v, node));
+    return true;
+}
+
+/* T: threads merged into one tree, or one subtree per thread; the
+ * cursor stays on its function. */
+static bool tree_merge_threads(struct view *v, enum request req)
+{
+    struct tree_priv *tp = v->priv;
+    uint32_t node = cursor_node(v);
+    struct model_filter *f = &v->ctx->filter;
+
+    (void)req;
+    tp->seek_frame = node != PROFILE_NONE
+                         ? profile_node(tree_prof(v), node)->frame
+                         : PROFILE_NONE;
+    f->merge_threads = !f->merge_threads;
+    v->ctx->want_model = true;
+    ctx_message(v->ctx, false, "%s", f->merge_threads
+                ? "threads merged: one tree for all threads"
+                : "one subtree per thread");
     return true;
 }
 
 static const struct view_action tree_actions[] = {
     { REQ_INVERT, tree_invert, false },
+    { REQ_MERGE_THREADS, tree_merge_threads, false },
     { REQ_COLLAPSE_ALL, tree_collapse_all, false },
     { REQ_ENTER, tree_toggle, true },
     { REQ_EXPAND, tree_expand, true },
@@ -717,9 +778,12 @@ static const struct view_action tree_actions[] = {
 
 static const char *tree_info(struct view *v, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s", v->ctx->filter.inverted ? "bottom-up" : "top-down");
+    snprintf(buf, n, "%s, %s", v->ctx->filter.inverted ? "bottom-up"
+                                                       : "top-down",
+             v->ctx->filter.merge_threads ? "merged" : "per thread");
     return buf;
 }
+
 
 static int tree_open(struct view *v)
 {
@@ -741,5 +805,5 @@ const struct view_ops tree_view_ops = {
     VIEW_COLUMNS(tree_cols), .cell = tree_cell, .title = tree_title,
     .actions = tree_actions,
     .line_key = tree_line_key, .line_frame = tree_line_frame,
-    .search = tree_search, .info = tree_info,
+    .search = tree_search, .info = tree_info, .touch = tree_touch,
 };

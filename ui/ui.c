@@ -411,6 +411,7 @@ int ui_run(struct source *src, const struct ui_options *opts)
     ui->ctx.hide_self = opts->hide_self;
     ui->ctx.hide_subs = opts->hide_subs;
     ui->ctx.filter.focus = PROFILE_NONE;
+    ui->ctx.filter.merge_threads = true;
     ui->ctx.selected = PROFILE_NONE;
     ui->fmt_index = save_initial_format(ui);
     ui->cur = VIEW_TREE;

@@ -226,10 +226,17 @@ void view_search(struct view *v, const regex_t *re, bool forward)
                     hit.nth, hit.count);
 }
 
+static void view_touch(struct view *v)
+{
+    if (v->ops->touch)
+        v->ops->touch(v);
+}
+
 void view_click(struct view *v, int row)
 {
     size_t line = v->offset + (size_t)(row < 0 ? 0 : row);
 
+    view_touch(v);
     if (line < v->lines)
         view_goto(v, line);
 }
@@ -239,6 +246,7 @@ void view_scroll(struct view *v, int n)
     size_t h = v->height > 0 ? (size_t)v->height : 1;
     size_t max_off = v->lines > h ? v->lines - h : 0;
 
+    view_touch(v);
     if (n < 0)
         v->offset = v->offset > (size_t)-n ? v->offset - (size_t)-n : 0;
     else
@@ -346,5 +354,6 @@ bool view_request(struct view *v, enum request req)
         a = find_action(v->ops->actions, req);
     if (!a || (a->on_line && v->lines == 0))
         return false;
+    view_touch(v);
     return a->run(v, req);
 }

@@ -113,6 +113,9 @@ struct view_ops {
                    struct search_hit *hit);
     /* What to show when there are no lines (NULL: a generic text). */
     const char *(*empty)(struct view *v, char *buf, size_t n);
+    /* The user acted on the view: a key it handled, a click or the
+     * wheel (NULL: nothing to do). */
+    void (*touch)(struct view *v);
     /* One line of status for the tab bar ("sort: self"), or NULL. */
     const char *(*info)(struct view *v, char *buf, size_t n);
     /* Free what the private state points to (not the state itself). */

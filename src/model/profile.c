@@ -519,9 +519,9 @@ static uint32_t tree_step(struct profile *p, uint32_t node, uint32_t frame,
     return child;
 }
 
-/* Add a stack of plain frame ids below a thread node (tree only: no
- * line/address counts).  Frames must be valid.  0 or -1 on OOM, then
- * nothing was added. */
+/* Add a stack of plain frame ids below a thread node, or below the root
+ * itself for a merged tree (tree only: no line/address counts).  Frames
+ * must be valid.  0 or -1 on OOM, then nothing was added. */
 static int tree_add(struct profile *p, uint32_t thread_node,
                     const uint32_t *frames, size_t n, uint64_t count)
 {
@@ -532,7 +532,8 @@ static int tree_add(struct profile *p, uint32_t thread_node,
     if (n > ID_LIMIT || tree_reserve(p, n))
         return -1;
     p->nodes[PROFILE_ROOT].total += count;
-    p->nodes[node].total += count;
+    if (node != PROFILE_ROOT)
+        p->nodes[node].total += count;
     for (size_t i = 0; i < n; i++) {
         uint32_t slot;
 
@@ -589,10 +590,15 @@ size_t profile_node_path(const struct profile *p, uint32_t node,
                          uint32_t *out, size_t cap)
 {
     size_t len;
+    uint32_t top = node;
 
-    if (!p || node >= p->nnodes || p->nodes[node].depth < 2)
+    if (!p || node >= p->nnodes || node == PROFILE_ROOT)
         return 0;
-    len = p->nodes[node].depth - 1;
+    while (p->nodes[top].depth > 1)
+        top = p->nodes[top].parent;
+    /* Below a thread node, or (merged tree) from the root's child. */
+    len = p->nodes[node].depth -
+          (p->fd[p->nodes[top].frame].kind == FRAME_THREAD ? 1 : 0);
     for (size_t i = len; i-- > 0; node = p->nodes[node].parent)
         if (i < cap)
             out[i] = p->nodes[node].frame;
@@ -1353,7 +1359,9 @@ static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
             d->buf[i] = frames[n - 1 - i];
         frames = d->buf;
     }
-    return tree_add(d->q, d->q->th[thread].node, frames, n, count);
+    return tree_add(d->q, f->merge_threads ? PROFILE_ROOT
+                                           : d->q->th[thread].node,
+                    frames, n, count);
 }
 
 struct profile *profile_derive(const struct profile *p,

@@ -33,19 +33,20 @@ struct model *model_new(const struct profile *snap,
     m->base = snap;
 
     if (m->thread != PROFILE_NONE || m->focus != PROFILE_NONE) {
-        struct profile_filter pf = { m->thread, m->focus, false };
+        struct profile_filter pf = { m->thread, m->focus, false, false };
         m->derived = profile_derive(snap, &pf);
         if (!m->derived)
             goto fail;
         m->base = m->derived;
     }
     m->tree = m->base;
-    if (f->inverted) {
-        struct profile_filter pf = { PROFILE_NONE, PROFILE_NONE, true };
-        m->inv = profile_derive(m->base, &pf);
-        if (!m->inv)
+    if (f->inverted || f->merge_threads) {
+        struct profile_filter pf = { PROFILE_NONE, PROFILE_NONE, f->inverted,
+                                     f->merge_threads };
+        m->shaped = profile_derive(m->base, &pf);
+        if (!m->shaped)
             goto fail;
-        m->tree = m->inv;
+        m->tree = m->shaped;
     }
     m->total = profile_node(m->base, PROFILE_ROOT)->total;
 
@@ -80,7 +81,7 @@ void model_free(struct model *m)
     if (!m)
         return;
     profile_free(m->derived);
-    profile_free(m->inv);
+    profile_free(m->shaped);
     free(m->flat);
     free(m->flat_of);
     free(m->edges);
