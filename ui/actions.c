@@ -246,6 +246,10 @@ static void after_request(struct ui *ui)
         ui->ctx.want_model = false;
         ui_rebuild_model(ui);
     }
+    if (ui->ctx.want_view != VIEW_COUNT) {
+        ui_switch(ui, ui->ctx.want_view);
+        ui->ctx.want_view = VIEW_COUNT;
+    }
 }
 
 void actions_key(struct ui *ui, int key)

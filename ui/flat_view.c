@@ -36,6 +36,7 @@ struct flat_priv {
     size_t cap;
     size_t sort;          /* flat_cols index of the sort column */
     bool reverse;
+    bool reveal;          /* list the hidden functions too (dimmed) */
 };
 
 #define NO_ROW UINT32_MAX
@@ -95,7 +96,8 @@ static void flat_refresh(struct view *v)
             continue;
         if (m->hidden[m->flat[i].frame]) {
             hidden++;
-            continue;
+            if (!fp->reveal)
+                continue;
         }
         fp->rows[v->lines++] = (uint32_t)i;
         if (d->module) {
@@ -122,8 +124,9 @@ static void flat_cell(struct view *v, size_t line, int col,
     if (fp->rows[line] == NO_ROW) {
         if (col != FC_NAME)
             return;
-        snprintf(c->buf, sizeof(c->buf), "%s %zu hidden (hide-self %.1f%%, "
+        snprintf(c->buf, sizeof(c->buf), "%s %zu %s (hide-self %.1f%%, "
                  "hide-subs %.1f%%)", t->g.ellipsis, m->nhidden,
+                 fp->reveal ? "dimmed" : "hidden",
                  v->ctx->hide_self, v->ctx->hide_subs);
         c->text = c->buf;
         c->attr = t->attr[UC_DIM];
@@ -133,6 +136,7 @@ static void flat_cell(struct view *v, size_t line, int col,
     const struct profile_flat *f = &m->flat[fp->rows[line]];
     const struct frame_desc *d = profile_frame(m->snap, f->frame);
     uint64_t n = col == FC_SELF || col == FC_SELF_PCT ? f->self : f->total;
+    bool dim = m->hidden[f->frame];
 
     switch ((enum flat_col)col) {
     case FC_SELF:
@@ -151,6 +155,8 @@ static void flat_cell(struct view *v, size_t line, int col,
         c->attr = t->attr[UC_LOC];
         break;
     }
+    if (dim)
+        c->attr = t->attr[UC_DIM];
 }
 
 /* After a new order: the same function under the cursor, but from the
@@ -189,7 +195,25 @@ static bool flat_sort_reverse(struct view *v, enum request req)
     return true;
 }
 
+/* Enter: the callers and callees of the row's function; on the hidden
+ * row, list the hidden functions (dimmed) or hide them again. */
+static bool flat_enter(struct view *v, enum request req)
+{
+    struct flat_priv *fp = v->priv;
+
+    (void)req;
+    if (fp->rows[v->cursor] != NO_ROW) {
+        v->ctx->selected = v->ctx->model->flat[fp->rows[v->cursor]].frame;
+        v->ctx->want_view = VIEW_CALLERS;
+        return true;
+    }
+    fp->reveal = !fp->reveal;
+    view_refresh(v);
+    return true;
+}
+
 static const struct view_action flat_actions[] = {
+    { REQ_ENTER, flat_enter, true },
     { REQ_SORT, flat_sort_next, false },
     { REQ_SORT_REVERSE, flat_sort_reverse, false },
     { REQ_NONE, NULL, false },

@@ -32,11 +32,12 @@ struct tree_line {
 /* Expansion state, keyed by profile_node_key (a hash of the node's path
  * of frames): the idtab maps a key to its index in `val`.  It never
  * shrinks but on collapse-all; a long session opens a few thousand nodes. */
-enum { ST_UNSET = 0, ST_OPEN = 1, ST_CLOSED = 2 };
+enum { ST_UNSET = 0, ST_OPEN = 1, ST_CLOSED = 2,
+       ST_REVEAL = 4 /* its children under hide-subs are shown too */ };
 
 struct keystate {
     struct idtab ids;
-    uint8_t *val;    /* ST_OPEN or ST_CLOSED, by id */
+    uint8_t *val;    /* ST_OPEN or ST_CLOSED, with ST_REVEAL, by id */
     size_t n, cap;
 };
 
@@ -92,8 +93,8 @@ static bool node_open(const struct view *v, uint32_t node)
     const struct profile *p = tree_prof(v);
     uint8_t s = ks_get(&tp->st, profile_node_key(p, node));
 
-    if (s != ST_UNSET)
-        return s == ST_OPEN;
+    if (s & (ST_OPEN | ST_CLOSED))
+        return s & ST_OPEN;
     /* Thread rows start open so the first screen shows where time goes. */
     return profile_node(p, node)->depth == 1 &&
            profile_frame(p, profile_node(p, node)->frame)->kind ==
@@ -101,22 +102,34 @@ static bool node_open(const struct view *v, uint32_t node)
            !tp->threads_closed;
 }
 
+/* Open keeps a node's revealed children; closing forgets them. */
 static void node_set_open(struct view *v, uint32_t node, bool open)
 {
     struct tree_priv *tp = v->priv;
+    uint64_t key = profile_node_key(tree_prof(v), node);
 
-    ks_put(&tp->st, profile_node_key(tree_prof(v), node),
-           open ? ST_OPEN : ST_CLOSED);
+    ks_put(&tp->st, key, open ? (ST_OPEN | (ks_get(&tp->st, key) & ST_REVEAL))
+                              : ST_CLOSED);
 }
 
-/* A child below the hide-subs share of all samples is folded away. */
+/* Whether node shows all its children, hidden ones included. */
+static bool node_revealed(const struct view *v, uint32_t node)
+{
+    const struct tree_priv *tp = v->priv;
+
+    return ks_get(&tp->st, profile_node_key(tree_prof(v), node)) & ST_REVEAL;
+}
+
+/* A child below the hide-subs share of all samples is folded away,
+ * unless its parent was asked to show them all. */
 static bool node_hidden(const struct view *v, uint32_t node)
 {
     const struct profile *p = tree_prof(v);
     double root = (double)profile_node(p, PROFILE_ROOT)->total;
 
     return (double)profile_node(p, node)->total * 100.0 <
-           v->ctx->hide_subs * root;
+               v->ctx->hide_subs * root &&
+           !node_revealed(v, profile_node(p, node)->parent);
 }
 
 static int child_cmp(const void *a, const void *b, void *arg)
@@ -391,8 +404,9 @@ static void function_cell(struct view *v, size_t line, struct view_cell *c)
     tree_guides(v, line, guides, sizeof(guides), maxlev);
     c->text = c->buf;
     if (l->node == PROFILE_NONE) {
-        snprintf(c->buf, sizeof(c->buf), "%s%s %u hidden", guides,
-                 t->g.ellipsis, l->nhidden);
+        snprintf(c->buf, sizeof(c->buf), "%s%s %u hidden: under hide-subs "
+                 "%.1f%%", guides, t->g.ellipsis, l->nhidden,
+                 v->ctx->hide_subs);
         c->attr = t->attr[UC_DIM];
         return;
     }
@@ -674,13 +688,24 @@ static const struct tree_line *cursor_row(const struct view *v)
     return &((const struct tree_priv *)v->priv)->lines[v->cursor];
 }
 
-/* Enter: open or close the node. */
+/* Enter: open or close the node; on a hidden row, show the rows it
+ * stands for (for that parent only: the thresholds stay). */
 static bool tree_toggle(struct view *v, enum request req)
 {
+    struct tree_priv *tp = v->priv;
     const struct tree_line *l = cursor_row(v);
 
     (void)req;
-    if (l->node != PROFILE_NONE && l->kids) {
+    if (l->node == PROFILE_NONE) {
+        uint32_t parent = l->parent == NO_LINE ? PROFILE_ROOT
+                                               : tp->lines[l->parent].node;
+        uint64_t key = profile_node_key(tree_prof(v), parent);
+        ks_put(&tp->st, key, ks_get(&tp->st, key) | ST_REVEAL);
+        ctx_message(v->ctx, false, "%u row%s under hide-subs %.1f%% shown "
+                    "here; t or { } change it everywhere", l->nhidden,
+                    l->nhidden == 1 ? "" : "s", v->ctx->hide_subs);
+        view_refresh(v);
+    } else if (l->kids) {
         node_set_open(v, l->node, !l->open);
         view_refresh(v);
     }

@@ -413,6 +413,7 @@ int ui_run(struct source *src, const struct ui_options *opts)
     ui->ctx.filter.focus = PROFILE_NONE;
     ui->ctx.filter.merge_threads = true;
     ui->ctx.selected = PROFILE_NONE;
+    ui->ctx.want_view = VIEW_COUNT;
     ui->fmt_index = save_initial_format(ui);
     ui->cur = VIEW_TREE;
 

@@ -12,7 +12,8 @@
  *
  * Views talk back to the UI through struct ui_ctx: they read the model,
  * thresholds and the selected function, and set want_model to ask ui.c
- * for a new model after changing the filter.  Only the UI thread uses
+ * for a new model after changing the filter, or want_view to go to
+ * another view.  Only the UI thread uses
  * views (they draw with curses).
  */
 #ifndef SPROFTOP_VIEW_H
@@ -46,6 +47,7 @@ struct ui_ctx {
     const regex_t *search;             /* last search, NULL if none */
     /* Set by views, acted on by ui.c after the request: */
     bool want_model;                   /* filter changed: rebuild */
+    enum view_id want_view;            /* show this view (VIEW_COUNT: stay) */
     char msg[256];                     /* message for the status line */
     bool msg_error;
 };
