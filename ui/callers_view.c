@@ -1,8 +1,8 @@
 /* callers_view.c - the caller/callee (butterfly) view.
  *
  * See callers_view.h.  Edges come from model->edges (profile_edges), whose
- * time divides each sample by the callee's occurrences in the stack, so
- * Local% stays at most 100% under recursion, as in Racket.
+ * Racket times divide each sample by the selected function's occurrences
+ * in the stack, so Local% stays at most 100% under recursion.
  */
 #include "callers_view.h"
 
@@ -80,7 +80,8 @@ static void add_section(struct view *v, uint32_t f, bool callers)
         }
         cc_push(v, (struct cc_row){ .kind = callers ? CC_CALLER : CC_CALLEE,
                                     .frame = other, .samples = e->samples,
-                                    .time = e->time });
+                                    .time = callers ? e->caller_time
+                                                    : e->callee_time });
     }
     if (v->lines > first)
         qsort_r(cp->rows + first, v->lines - first, sizeof(struct cc_row),

@@ -1,4 +1,5 @@
-/* model.h - what the views read: one snapshot, filtered and summarised.
+/* view_model.h - what the views read: one snapshot, filtered and
+ * summarised.
  *
  * The UI takes a snapshot from the source, then builds a model over it:
  * the thread/focus filter applied (profile_derive), the tree as the tree
@@ -6,12 +7,13 @@
  * threads are merged), the flat table, the caller->callee
  * edges and Racket's hide rule per function.  Views only read a model;
  * ui.c rebuilds it when a new snapshot arrives or a filter changes, so
- * views never derive anything twice.
+ * views never derive anything twice.  The text report (export_text)
+ * builds one over the whole profile, so it hides what the views hide.
  *
  * libc + profile.h only: no curses here.
  */
-#ifndef SPROFTOP_MODEL_H
-#define SPROFTOP_MODEL_H
+#ifndef SPROFTOP_VIEW_MODEL_H
+#define SPROFTOP_VIEW_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -62,11 +64,14 @@ struct model *model_new(const struct profile *snap,
 void model_free(struct model *m);
 
 /* Recompute `hidden` with Racket's rule (profile-lib utils.rkt
- * get-hidden): a function is hidden when its self share is at most
- * hide_self% of all samples AND every edge to a callee is at most
- * hide_subs% of that callee's total AND every edge from a caller is at
- * most hide_subs% of that caller's total.  Both thresholds at 0 hide
- * nothing. */
+ * get-hidden), the one rule every view and the text report apply: a
+ * function is hidden when its self share is at most hide_self% of all
+ * samples AND each edge to a callee has a caller_time at most hide_subs%
+ * of that callee's total AND each edge from a caller has a callee_time
+ * at most hide_subs% of that caller's total.  The edges to and from
+ * Racket's "*" node count: the leaf edge (the self time over all
+ * samples) and the bottom edge (over all samples).  Both thresholds at 0
+ * hide nothing.  Caller: whoever owns m (the UI thread, an exporter). */
 void model_set_hide(struct model *m, double hide_self, double hide_subs);
 
 /* Flat entry of a frame, NULL when the frame has no samples in base. */
