@@ -36,7 +36,7 @@
     R(MOVE_FIRST,    NULL,      "Move to the first line") \
     R(MOVE_LAST,     NULL,      "Move to the last line") \
     G("Tree and navigation") \
-    R(ENTER,         NULL,      "Expand/collapse; pick thread; go to caller/callee") \
+    R(ENTER,         NULL,      "Open/close, show hidden rows; flat: callers; threads: pick") \
     R(EXPAND,        NULL,      "Tree: expand, or go to the first child") \
     R(COLLAPSE,      NULL,      "Tree: collapse, or go to the parent") \
     R(EXPAND_ALL,    NULL,      "Tree: expand the whole subtree under the cursor") \
