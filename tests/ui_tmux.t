@@ -138,16 +138,18 @@ check "p again resumes: the count grows past $b" samples_above live "${b:-0}"
 unlike "$(screen live | head -n 1)" 'PAUSED' "resumed: no PAUSED badge"
 
 keys live s
-wait_until 10 screen_has live '^Save as folded'
-check "s opens the save prompt with a default name" \
-    screen_has live "^Save as folded \(Tab: format\): sproftop-[^ ]+-$pid-[0-9]{8}-[0-9]{6}\.folded"
+wait_until 10 screen_has live '^Save as pprof'
+check "s opens the save prompt with a default name, in pprof" \
+    screen_has live "^Save as pprof \(Tab: format\): sproftop-[^ ]+-$pid-[0-9]{8}-[0-9]{6}\.pb\.gz"
 keys live Enter
-wait_until 10 screen_has live '^saved [0-9]+ samples to '
-check "Enter saves and says so" screen_has live '^saved [0-9]+ samples to sproftop-'
-saved=$(ls "$TMPD"/sproftop-*-"$pid"-*.folded 2>/dev/null | head -n 1)
+wait_until 10 screen_has live '^saved [0-9]+ samples as pprof to '
+check "Enter saves and says so, with the full path" \
+    screen_has live "^saved [0-9]+ samples as pprof to $TMPD/sproftop-"
+saved=$(ls "$TMPD"/sproftop-*-"$pid"-*.pb.gz 2>/dev/null | head -n 1)
 check "the snapshot file exists" test -s "$saved"
-check "the snapshot parses as folded stacks" folded_well_formed "$saved"
-cmp_ok "$(folded_count_frame "$saved" hash_chunk)" '>' 0 "the snapshot holds hash_chunk"
+"$SPROFTOP" -i "$saved" -o "$TMPD/saved.folded" 2>/dev/null
+check "the snapshot reads back (-i), as folded stacks" folded_well_formed "$TMPD/saved.folded"
+cmp_ok "$(folded_count_frame "$TMPD/saved.folded" hash_chunk)" '>' 0 "the snapshot holds hash_chunk"
 
 # Quitting with samples taken since the save asks once (issue 12.5);
 # any other key stays, q again quits.

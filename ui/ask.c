@@ -230,9 +230,13 @@ void ask_done(struct ui *ui, enum prompt_result r)
 {
     struct prompt *p = &ui->prompt;
 
-    if (r == PROMPT_TAB || r == PROMPT_BACKTAB) {
-        if (p->purpose == ASK_SAVE)
+    if (p->purpose == ASK_SAVE && r != PROMPT_SUBMIT && r != PROMPT_CANCEL) {
+        if (r == PROMPT_TAB || r == PROMPT_BACKTAB)
             save_cycle(ui, r == PROMPT_TAB ? 1 : -1);
+        else if (r == PROMPT_UPDOWN)
+            save_toggle_scope(ui);
+        else
+            save_follow_name(ui);
         return;
     }
     if (r == PROMPT_CANCEL) {

@@ -92,7 +92,8 @@ enum prompt_result prompt_key(struct prompt *p, int key)
     /* With the old value selected, typing replaces it and Backspace or
      * Delete clears it; any other key but Tab keeps the text (moving the
      * cursor to edit it) and drops the selection. */
-    if (p->selected && key != '\t' && key != KEY_BTAB) {
+    if (p->selected && key != '\t' && key != KEY_BTAB && key != KEY_UP &&
+        key != KEY_DOWN) {
         p->selected = false;
         if (is_delete_key(key)) {
             delete_range(p, 0, p->len);
@@ -115,6 +116,9 @@ enum prompt_result prompt_key(struct prompt *p, int key)
         return PROMPT_TAB;
     case KEY_BTAB:
         return PROMPT_BACKTAB;
+    case KEY_UP:
+    case KEY_DOWN:
+        return PROMPT_UPDOWN;
     case KEY_BACKSPACE:
     case 127:
     case CTRL_KEY('h'):

@@ -27,7 +27,8 @@ struct prompt {
     bool selected;          /* the whole text is selected (as a prompt
                                opens with its old value): typing replaces
                                it, Backspace and Delete clear it, moving
-                               (Right, End...) keeps it to edit */
+                               (Right, End...) keeps it to edit; Tab and
+                               Up/Down leave it selected */
 };
 
 enum prompt_result {
@@ -36,6 +37,7 @@ enum prompt_result {
     PROMPT_CANCEL,          /* Esc or C-g */
     PROMPT_TAB,             /* Tab: the caller may change label/buf */
     PROMPT_BACKTAB,         /* BackTab (Shift-Tab): the same, backwards */
+    PROMPT_UPDOWN,          /* Up or Down: the caller may change the label */
 };
 
 /* Open the prompt with a label and initial text (may be NULL), the

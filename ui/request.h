@@ -69,7 +69,7 @@
     R(INTERVAL_PROMPT, NULL,    "Set the interval (\"5ms\", \"250us\") or rate (\"200hz\")") \
     R(REFRESH_PROMPT, NULL,     "Set the screen refresh interval (seconds)") \
     R(REFRESH_NOW,   NULL,      "Take a snapshot and redraw now") \
-    R(SAVE,          "Save",    "Save a snapshot (Tab picks the format)") \
+    R(SAVE,          "Save",    "Save the view or (Up) every sample; Tab: format, pprof first") \
     R(RESET,         NULL,      "Forget all samples so far (asks first)") \
     R(QUIT,          "Quit",    "Quit (asks once if samples are unsaved); ends a launched CMD, never a -p target")
 

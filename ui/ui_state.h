@@ -64,7 +64,8 @@ struct ui {
     size_t fmt_index;              /* export format offered by 's' */
     char save_default[PROMPT_MAX]; /* default name for the current format */
     time_t save_time;              /* timestamp of the save prompt */
-    bool saved;                    /* a save succeeded... */
+    bool save_all;                 /* 's' saves every sample, not the view */
+    bool saved;                    /* a save of every sample succeeded... */
     uint64_t saved_generation;     /* ...with the source at this generation */
     int tab_x[VIEW_COUNT + 1];     /* tab bar column bounds, for clicks */
     int tab_y, body_top, body_h;   /* layout of the last frame */
@@ -149,19 +150,27 @@ void ask_set_interval(struct ui *ui, uint64_t ns);
 
 /* --- save.c --------------------------------------------------------------- */
 
-/* The format index -f names (else "folded", else 0). */
+/* The format index -f names (else "pprof", else 0). */
 size_t save_initial_format(const struct ui *ui);
 
-/* 's': open the save prompt with a default name. */
+/* 's': open the save prompt with a default name, to save the view. */
 void save_open(struct ui *ui);
+
+/* The text of the save prompt changed: a known extension picks its
+ * format. */
+void save_follow_name(struct ui *ui);
+
+/* Up or Down in the save prompt: the view, or every sample. */
+void save_toggle_scope(struct ui *ui);
 
 /* Tab (step 1) or BackTab (step -1) in the save prompt: the next or
  * previous format; the default name (or the extension of a typed one)
  * follows. */
 void save_cycle(struct ui *ui, int step);
 
-/* Write a new snapshot to `path` in the current format; the result goes
- * to the message line. */
+/* Write a new snapshot (the view, or every sample) to `path` in the
+ * current format; the result, with the full path, goes to the message
+ * line. */
 void save_write(struct ui *ui, const char *path);
 
 #endif

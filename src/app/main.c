@@ -355,6 +355,15 @@ static const char *ui_format_exts(size_t i)
     return i < export_count() ? export_at(i)->exts : NULL;
 }
 
+static long ui_format_for_path(const char *path)
+{
+    const struct exporter *e = export_for_path(path);
+    for (size_t i = 0; e && i < export_count(); i++)
+        if (export_at(i) == e)
+            return (long)i;
+    return -1;
+}
+
 static int ui_format_write(size_t i, const struct profile *p, const char *path,
                            double hide_self, double hide_subs, char *err, size_t errlen)
 {
@@ -367,7 +376,8 @@ static int ui_format_write(size_t i, const struct profile *p, const char *path,
 
 static void fill_ui_options(const struct opts *o, struct ui_options *u)
 {
-    static const struct ui_save_ops save = { ui_format_name, ui_format_exts, ui_format_write };
+    static const struct ui_save_ops save = { ui_format_name, ui_format_exts, ui_format_for_path,
+                                             ui_format_write };
     ui_options_default(u);
     u->save = &save;
     u->load = load_file;

@@ -60,6 +60,14 @@ struct model *model_new(const struct profile *snap,
                         const struct model_filter *f, double hide_self,
                         double hide_subs);
 
+/* The samples f selects, to save or export "the view": snap with f's
+ * thread and focus applied, as the flat table and the callers view count
+ * them (inverted and merge_threads shape only the tree: not applied).
+ * A new profile, a plain copy when f selects everything; NULL on OOM.
+ * Any thread; snap is only read. */
+struct profile *model_filter_profile(const struct profile *snap,
+                                     const struct model_filter *f);
+
 /* Free a model (not its snapshot).  NULL is a no-op. */
 void model_free(struct model *m);
 

@@ -351,6 +351,35 @@ static void test_filters(void **state)
     done(p, m);
 }
 
+/* What "save the view" writes: the thread and focus filters applied,
+ * the tree's shape (inverted, merged) not; everything when unfiltered. */
+static void test_filter_profile(void **state)
+{
+    struct profile *p = fixture_example(fn, true);
+    struct model_filter f = { .focus = ID("a"), .inverted = true,
+                              .merge_threads = true };
+    struct profile *q = model_filter_profile(p, &f);
+
+    (void)state;
+    assert_non_null(q);
+    assert_int_equal(profile_samples(q), 4);       /* main;a;b x3, main;a;c */
+    uint32_t t0 = profile_thread_at(q, 0)->node;
+    assert_int_equal(profile_node(q, profile_child(q, t0, ID("main")))->total,
+                     4);
+    profile_free(q);
+    f = (struct model_filter){ .has_thread = true, .tid = 101,
+                               .focus = PROFILE_NONE };
+    q = model_filter_profile(p, &f);
+    assert_int_equal(profile_samples(q), 2);       /* worker's main;d */
+    profile_free(q);
+    f = (struct model_filter){ .focus = PROFILE_NONE };
+    q = model_filter_profile(p, &f);
+    assert_ptr_not_equal(q, p);
+    assert_int_equal(profile_samples(q), 6);
+    profile_free(q);
+    profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_inverted_tree),
         cmocka_unit_test(test_merged_tree),
         cmocka_unit_test(test_filters),
+        cmocka_unit_test(test_filter_profile),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);
