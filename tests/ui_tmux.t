@@ -68,11 +68,17 @@ samples_above() {
     [ -n "$s" ] && [ "$s" -gt "$2" ]
 }
 
-# elapsed_changed NAME FROM: the header's Elapsed differs from FROM.
-elapsed_changed() {
-    local e
-    e=$(header_value "$1" Elapsed)
-    [ -n "$e" ] && [ "$e" != "$2" ]
+# seconds VALUE: a header time ("4.2s", "1:05") in seconds.
+seconds() {
+    awk -v t="$1" 'BEGIN { sub(/s$/, "", t); n = split(t, a, ":"); s = 0
+        for (i = 1; i <= n; i++) s = s * 60 + a[i]; print s }'
+}
+
+# paused_at_least NAME S: the header says Paused: S seconds or more.
+paused_at_least() {
+    local p
+    p=$(header_value "$1" Paused)
+    [ -n "$p" ] && awk -v a="$(seconds "$p")" -v b="$2" 'BEGIN { exit !(a >= b) }'
 }
 
 start_target demo 600 || bail_out "cannot start demo"
@@ -107,6 +113,15 @@ check "the source view shows hash_chunk's hot loop" \
 keys live 1
 
 check "the header shows the asked rate" screen_has live 'Rate: 100 Hz'
+# What the header's figures are (issue 12.8): on-CPU, the achieved rate
+# is the share of time the threads ran; the stop is per sample; the
+# sampling time is rounded to a tenth of a second.
+wait_until 10 screen_has live 'On CPU: [0-9]+%'
+check "on-CPU mode: the achieved rate reads as the share of time on CPU" \
+    screen_has live 'Rate: 100 Hz  On CPU: [0-9]+%'
+unlike "$(screen live)" '\(got ' "no \"(got N Hz)\" that reads like the sampler falling behind"
+check "the stop time says it is per sample" screen_has live 'Stop/sample: [0-9.]+(ns|us|ms)'
+check "the sampling time has tenths of a second" screen_has live 'Sampling: [0-9]+\.[0-9]s'
 keys live -l '<'
 wait_until 10 screen_has live 'Rate: 200 Hz'
 check "< halves the interval: 200 Hz, 5.00ms" screen_has live 'Rate: 200 Hz .*Interval: 5\.00ms'
@@ -115,27 +130,28 @@ keys live -l '>'
 wait_until 10 screen_has live 'Rate: 50\.0 Hz'
 check "> > doubles it twice: 50 Hz, 20.00ms" screen_has live 'Rate: 50\.0 Hz .*Interval: 20\.00ms'
 
-# Pause: the count must stop.  Read it once the collector has merged
-# what was in flight (two ticks of Elapsed), then again later.
+# Pause: the count and the sampling time must stop while Paused counts.
+# Read them once the collector has merged what was in flight (a second
+# into the pause), then again a second later.
 keys live p
 wait_until 10 screen_has live 'PAUSED'
 check "p shows PAUSED" screen_has live 'PAUSED'
-e=$(header_value live Elapsed)
-wait_until 10 elapsed_changed live "$e"
-e=$(header_value live Elapsed)
-wait_until 10 elapsed_changed live "$e"
+wait_until 10 paused_at_least live 1
 a=$(header_value live Samples)
-e=$(header_value live Elapsed)
-wait_until 10 elapsed_changed live "$e"
-e=$(header_value live Elapsed)
-wait_until 10 elapsed_changed live "$e"
+sa=$(header_value live Sampling)
+wait_until 10 paused_at_least live 2
 b=$(header_value live Samples)
+sb=$(header_value live Sampling)
 is "$b" "$a" "paused: the sample count stays at $a"
+is "$sb" "$sa" "paused: the sampling time stays at $sa (issue 12.8)"
 check "paused: no thread of the target is stopped" all_threads_in_state "$pid" RSD
 keys live p
 wait_until 10 samples_above live "${b:-0}"
 check "p again resumes: the count grows past $b" samples_above live "${b:-0}"
 unlike "$(screen live | head -n 1)" 'PAUSED' "resumed: no PAUSED badge"
+sc=$(header_value live Sampling)
+ok "$(awk -v a="$(seconds "$sc")" -v b="$(seconds "$sa")" 'BEGIN { exit !(a < b + 1.5) }'; echo $?)" \
+    "resumed: the sampling time goes on from $sa, the pause left out ($sc)"
 
 keys live s
 wait_until 10 screen_has live '^Save as pprof'
@@ -144,7 +160,7 @@ check "s opens the save prompt with a default name, in pprof" \
 keys live Enter
 wait_until 10 screen_has live '^saved [0-9]+ samples as pprof to '
 check "Enter saves and says so, with the full path" \
-    screen_has live "^saved [0-9]+ samples as pprof to $TMPD/sproftop-"
+    screen_has live "^saved [0-9]+ samples as pprof to (/|~/)[^ ]*/sproftop-"
 saved=$(ls "$TMPD"/sproftop-*-"$pid"-*.pb.gz 2>/dev/null | head -n 1)
 check "the snapshot file exists" test -s "$saved"
 "$SPROFTOP" -i "$saved" -o "$TMPD/saved.folded" 2>/dev/null
@@ -181,6 +197,15 @@ else
     ok 1 "the header says exited (code 0)"
     diag "$(screen gone)"
 fi
+keys gone p
+wait_until 10 screen_has gone '^the target has exited: nothing to pause'
+check "after the exit, p says the target has exited" \
+    screen_has gone '^the target has exited: nothing to pause'
+unlike "$(screen gone | head -n 1)" 'PAUSED' "after the exit, p shows no PAUSED badge"
+keys gone -l '<'
+wait_until 10 screen_has gone '^the target has exited: the rate cannot change'
+check "after the exit, < says the rate cannot change" \
+    screen_has gone '^the target has exited: the rate cannot change'
 keys gone 2
 wait_until 10 screen_has gone 'hash_chunk'
 check "after the exit the flat view still shows hash_chunk" screen_has gone '% +hash_chunk'

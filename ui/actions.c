@@ -118,9 +118,10 @@ static void act_hide_step(struct ui *ui, enum request req)
 
 static void act_pause(struct ui *ui, enum request req)
 {
-    bool to = !ui->status.paused;
-
     (void)req;
+    if (ask_sampling_over(ui, "nothing to pause"))
+        return;
+    bool to = !ui->status.paused;
     if (ui->src->ops->set_paused(ui->src, to) < 0) {
         ctx_message(&ui->ctx, true, "%s cannot be paused",
                     ui->status.is_file ? "a loaded file" : "this source");
@@ -148,6 +149,9 @@ static void act_refresh_now(struct ui *ui, enum request req)
 
 static void act_ask(struct ui *ui, enum request req)
 {
+    if (req == REQ_INTERVAL_PROMPT &&
+        ask_sampling_over(ui, "the rate cannot change"))
+        return;
     static const enum ask_purpose purpose[REQ_COUNT] = {
         [REQ_SEARCH] = ASK_SEARCH,
         [REQ_HIDE_PROMPT] = ASK_HIDE,

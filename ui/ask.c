@@ -31,11 +31,24 @@ void ask_set_hide(struct ui *ui, double self, double subs)
                 ui->ctx.hide_self, ui->ctx.hide_subs);
 }
 
+bool ask_sampling_over(struct ui *ui, const char *what)
+{
+    ui_status(ui);
+    if (ui->status.is_file || (ui->status.state != TARGET_EXITED &&
+                               ui->status.state != TARGET_DETACHED))
+        return false;
+    ctx_message(&ui->ctx, true, "%s: %s", ui->status.state == TARGET_EXITED
+                ? "the target has exited" : "sampling has ended", what);
+    return true;
+}
+
 void ask_set_interval(struct ui *ui, uint64_t ns)
 {
     char a[32], b[32];
     bool clamped = ns < INTERVAL_MIN_NS || ns > INTERVAL_MAX_NS;
 
+    if (ask_sampling_over(ui, "the rate cannot change"))
+        return;
     if (ns < INTERVAL_MIN_NS)
         ns = INTERVAL_MIN_NS;
     if (ns > INTERVAL_MAX_NS)

@@ -71,7 +71,7 @@
     R(REFRESH_NOW,   NULL,      "Take a snapshot and redraw now") \
     R(SAVE,          "Save",    "Save the view or (Up) every sample; Tab: format, pprof first") \
     R(RESET,         NULL,      "Forget all samples so far (asks first)") \
-    R(QUIT,          "Quit",    "Quit (asks once if samples are unsaved); ends a launched CMD, never a -p target")
+    R(QUIT,          "Quit",    "Quit (asks once if samples are unsaved); ends a launched CMD")
 
 #define REQ_ENUM_GROUP_(title)
 #define REQ_ENUM_(name, footer, help) REQ_##name,

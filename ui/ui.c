@@ -87,8 +87,25 @@ void ui_mark_stale(struct ui *ui)
 
 void ui_status(struct ui *ui)
 {
+    const struct source_status *s = &ui->status;
+
     ui->src->ops->status(ui->src, &ui->status);
+    if (s->paused && !ui->was_paused)
+        ui->pause_start_ns = s->elapsed_ns;
+    if (!s->paused && ui->was_paused && s->elapsed_ns > ui->pause_start_ns)
+        ui->paused_ns += s->elapsed_ns - ui->pause_start_ns;
+    ui->was_paused = s->paused;
     ui->dirty = true;
+}
+
+uint64_t ui_sampling_ns(const struct ui *ui, uint64_t *paused_for)
+{
+    const struct source_status *s = &ui->status;
+    uint64_t end = s->paused ? ui->pause_start_ns : s->elapsed_ns;
+
+    *paused_for = s->paused && s->elapsed_ns > ui->pause_start_ns
+                      ? s->elapsed_ns - ui->pause_start_ns : 0;
+    return end > ui->paused_ns ? end - ui->paused_ns : 0;
 }
 
 void ui_rebuild_model(struct ui *ui)

@@ -47,6 +47,10 @@ struct ui {
     enum view_id cur;
     enum view_id help_from;        /* the view help was opened from */
     struct source_status status;
+    uint64_t paused_ns;            /* sampling time lost to past pauses */
+    uint64_t pause_start_ns;       /* status.elapsed_ns when the current
+                                      pause began */
+    bool was_paused;               /* status.paused at the last read */
     struct profile *snap;          /* owned; the model borrows it */
     struct model *model;
     uint64_t generation;
@@ -88,8 +92,13 @@ struct view *ui_view(struct ui *ui);
  * cursor of the view left as their selection. */
 void ui_switch(struct ui *ui, enum view_id to);
 
-/* Read the source's status into ui->status (and redraw). */
+/* Read the source's status into ui->status (and redraw), and account
+ * for pauses (ui_sampling_ns). */
 void ui_status(struct ui *ui);
+
+/* How long the source has been sampling, pauses excluded; and, when
+ * paused, for how long (else 0) in *paused_for. */
+uint64_t ui_sampling_ns(const struct ui *ui, uint64_t *paused_for);
 
 /* Status, then a new snapshot and model when the source's generation
  * changed (or `force`); schedules the next tick. */
@@ -143,6 +152,10 @@ void ask_done(struct ui *ui, enum prompt_result r);
 
 /* Set the hide thresholds (clamped to 0..100) and say so. */
 void ask_set_hide(struct ui *ui, double self, double subs);
+
+/* When the live target has exited (or sampling ended), say so, with
+ * what cannot be done ("nothing to pause"), and return true. */
+bool ask_sampling_over(struct ui *ui, const char *what);
 
 /* Set the sampling interval (clamped to what the source takes) and say
  * so, or why it cannot change. */
