@@ -24,13 +24,17 @@ done
 
 # ui_run NAME KEYS FIXTURE COLS LINES LOCALE [OPTION...]: run one script
 # in $TMPD/NAME (the fixture copied there, so the header's file name is
-# the same everywhere).  Sets DIR and RC.  Extra environment: $UI_ENV.
+# the same everywhere).  Sets DIR and RC.  Extra environment: $UI_ENV;
+# more files of tests/ui to copy there: $UI_FILES.
 ui_run() {
     local name=$1 keys=$2 fix=$3 cols=$4 lines=$5 loc=$6
     shift 6
     DIR=$TMPD/$name
     mkdir -p "$DIR"
     cp "$UI/$fix" "$DIR/$fix"
+    for f in ${UI_FILES:-}; do
+        cp "$UI/$f" "$DIR/$f"
+    done
     # and the profiles the script loads (:load FILE)
     grep '^:load ' "$UI/$keys.keys" 2>/dev/null | while read -r _ f; do
         cp "$UI/$f" "$DIR/$f"
@@ -93,6 +97,8 @@ screens prompt-replace prompt-replace demo.folded 80 20 "$U8"
 screens file-actions file-actions demo.folded 80 24 "$U8"
 screens deep         deep         deep.folded 80 24 "$U8"
 screens source       source       demo.folded 80 24 "$U8"
+UI_FILES=prog.c screens source-scroll source-scroll example.pb.gz 80 14 "$U8"
+screens source-missing source-missing example.pb.gz 80 12 "$U8"
 screens load         load         demo.folded 80 30 "$U8"
 screens wide         tree         demo.folded 120 40 "$U8"
 

@@ -37,8 +37,8 @@
     R(MOVE_LAST,     NULL,      "Move to the last line") \
     G("Tree and navigation") \
     R(ENTER,         NULL,      "Open/close, show hidden rows; flat: callers; threads: pick") \
-    R(EXPAND,        NULL,      "Tree: expand, or go to the first child") \
-    R(COLLAPSE,      NULL,      "Tree: collapse, or go to the parent") \
+    R(EXPAND,        NULL,      "Tree: expand, or go to the first child; source: scroll right") \
+    R(COLLAPSE,      NULL,      "Tree: collapse, or go to the parent; source: scroll left") \
     R(EXPAND_ALL,    NULL,      "Tree: expand the whole subtree under the cursor") \
     R(EXPAND_HOT,    "Hot",     "Tree: expand the hottest path from the cursor") \
     R(COLLAPSE_ALL,  NULL,      "Tree: collapse everything") \
