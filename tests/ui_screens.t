@@ -101,6 +101,7 @@ UI_FILES=prog.c screens source-scroll source-scroll example.pb.gz 80 14 "$U8"
 screens source-missing source-missing example.pb.gz 80 12 "$U8"
 screens load         load         demo.folded 80 30 "$U8"
 screens wide         tree         demo.folded 120 40 "$U8"
+screens names        names        cxx.pb.gz 80 16 "$U8"
 
 # Options: thresholds from the command line show in the header and hide
 # more; colour off (option or NO_COLOR) draws the same characters.

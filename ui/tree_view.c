@@ -301,12 +301,12 @@ static void tree_refresh(struct view *v)
     }
     if (tree_walk(v, false, build_row, v) < 0)
         ctx_message(v->ctx, true, "out of memory building the tree");
-    for (size_t i = 0; i < v->lines; i++) {
+    /* The location column is as wide as the widest location of any
+     * function, shown or not, so it stays put as nodes open and close. */
+    const struct model *m = v->ctx->model;
+    for (size_t i = 0; i < m->nflat; i++) {
         char loc[256];
-        if (tp->lines[i].node == PROFILE_NONE)
-            continue;
-        const struct frame_desc *d =
-            profile_frame(p, profile_node(p, tp->lines[i].node)->frame);
+        const struct frame_desc *d = profile_frame(p, m->flat[i].frame);
         int w = text_width(v->ctx->theme, frame_location(d, loc, sizeof(loc)));
         if (w > v->tail_want)
             v->tail_want = w;
