@@ -112,6 +112,16 @@ check "the source view shows hash_chunk's hot loop" \
     screen_has live '^> +[0-9].*(for \(size_t i|h = \(h \^ p\[i\]\))'
 keys live 1
 
+# The threads view of a live target has htop's %CPU and CPU time
+# (issue 12.10), from /proc; %CPU once two reads are 0.5 s apart.
+keys live 4
+wait_until 10 screen_has live 'CPU% +TIME\+ +State'
+check "the threads view has CPU% and TIME+ columns" screen_has live 'Share +CPU% +TIME\+ +State'
+wait_until 10 screen_has live '% +[0-9]+\.[0-9] +[0-9]+:[0-9]{2}\.[0-9]{2} +[a-z]'
+check "a thread's row shows its %CPU and CPU time" \
+    screen_has live '% +[0-9]+\.[0-9] +[0-9]+:[0-9]{2}\.[0-9]{2} +[a-z]'
+keys live 1
+
 check "the header shows the asked rate" screen_has live 'Rate: 100 Hz'
 # What the header's figures are (issue 12.8): on-CPU, the achieved rate
 # is the share of time the threads ran; the stop is per sample; the

@@ -71,11 +71,18 @@ static void act_show_function(struct ui *ui, enum request req)
     ui_switch(ui, to);
 }
 
+/* f: only the stacks through the function under the cursor; on a
+ * thread row, only that thread. */
 static void act_focus(struct ui *ui, enum request req)
 {
-    uint32_t f = cursor_function(ui);
+    const struct profile_thread *th = view_cursor_thread(ui_view(ui));
 
     (void)req;
+    if (th) {
+        ctx_show_thread(&ui->ctx, th);
+        return;
+    }
+    uint32_t f = cursor_function(ui);
     if (f == PROFILE_NONE)
         return;
     ui->ctx.filter.focus = f;

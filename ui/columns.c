@@ -153,6 +153,14 @@ void columns_draw_line(struct view *v, const struct col_layout *lay,
     }
 }
 
+size_t columns_next_sort(const struct view_col *cols, size_t n, size_t cur)
+{
+    for (size_t k = 1; k <= n; k++)
+        if (cols[(cur + k) % n].sort)
+            return (cur + k) % n;
+    return cur;
+}
+
 void cell_count(struct view_cell *c, uint64_t n)
 {
     c->text = fmt_count(n, c->width, c->buf, sizeof(c->buf));

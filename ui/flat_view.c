@@ -159,29 +159,14 @@ static void flat_cell(struct view *v, size_t line, int col,
         c->attr = t->attr[UC_DIM];
 }
 
-/* After a new order: the same function under the cursor, but from the
- * top of the new order when it fits on the first page. */
-static void flat_resort(struct view *v)
-{
-    const struct flat_priv *fp = v->priv;
-
-    ctx_message(v->ctx, false, "sorted by %s%s", flat_cols[fp->sort].sort,
-                fp->reverse ? ", reversed" : "");
-    view_refresh(v);
-    v->offset = 0;
-    view_goto(v, v->cursor);
-}
-
 static bool flat_sort_next(struct view *v, enum request req)
 {
     struct flat_priv *fp = v->priv;
 
     (void)req;
-    do
-        fp->sort = (fp->sort + 1) % FLAT_NCOLS;
-    while (!flat_cols[fp->sort].sort);
+    fp->sort = columns_next_sort(flat_cols, FLAT_NCOLS, fp->sort);
     fp->reverse = false;
-    flat_resort(v);
+    view_resorted(v, flat_cols[fp->sort].sort, fp->reverse);
     return true;
 }
 
@@ -191,7 +176,7 @@ static bool flat_sort_reverse(struct view *v, enum request req)
 
     (void)req;
     fp->reverse = !fp->reverse;
-    flat_resort(v);
+    view_resorted(v, flat_cols[fp->sort].sort, fp->reverse);
     return true;
 }
 

@@ -22,7 +22,7 @@
     R(VIEW_TREE,     NULL,      "Call tree from the bottom of the stack (thread, main, ...)") \
     R(VIEW_FLAT,     NULL,      "Flat table of functions: self and total samples") \
     R(VIEW_CALLERS,  NULL,      "Callers and callees of the selected function") \
-    R(VIEW_THREADS,  NULL,      "Threads; Enter shows only the one under the cursor") \
+    R(VIEW_THREADS,  NULL,      "Threads and their %CPU; Enter or f: only that one") \
     R(VIEW_SOURCE,   NULL,      "Source of the selected function, samples per line") \
     R(VIEW_HELP,     "Help",    "This help screen; again, Esc or q: back") \
     R(CLOSE,         NULL,      "Help: back to the view before it") \
@@ -44,8 +44,8 @@
     R(COLLAPSE_ALL,  NULL,      "Tree: collapse everything") \
     R(INVERT,        NULL,      "Tree: bottom-up (inverted) tree, and back") \
     R(MERGE_THREADS, NULL,      "Tree: threads merged into one tree, or one per thread") \
-    R(SORT,          NULL,      "Flat: sort by self, total, name") \
-    R(SORT_REVERSE,  NULL,      "Flat: reverse the sort order") \
+    R(SORT,          NULL,      "Flat: sort by self, total, name; threads: TID, samples, CPU") \
+    R(SORT_REVERSE,  NULL,      "Flat, threads: reverse the sort order") \
     R(CALLERS,       "Callers", "Callers/callees of the function under the cursor") \
     R(SOURCE,        NULL,      "Source of the function under the cursor") \
     R(BACK,          NULL,      "Callers: back to the previous function") \
@@ -54,7 +54,7 @@
     R(SEARCH,        "Search",  "Search function names (extended regex, any case)") \
     R(SEARCH_NEXT,   NULL,      "Next match (expands the tree to reach it)") \
     R(SEARCH_PREV,   NULL,      "Previous match") \
-    R(FOCUS,         "Focus",   "Only stacks through the function under the cursor") \
+    R(FOCUS,         "Focus",   "Only stacks through the function (or thread) under the cursor") \
     R(UNFOCUS,       NULL,      "Clear the focus") \
     R(ALL_THREADS,   NULL,      "Show all threads again") \
     R(HIDE_PROMPT,   NULL,      "Set the hide-self% and hide-subs% thresholds") \

@@ -485,6 +485,20 @@ static uint32_t tree_line_frame(struct view *v, size_t line)
     return profile_frame(p, f)->kind == FRAME_THREAD ? PROFILE_NONE : f;
 }
 
+/* A thread row stands for its thread (per-thread trees). */
+static const struct profile_thread *tree_line_thread(struct view *v,
+                                                     size_t line)
+{
+    const struct tree_priv *tp = v->priv;
+    const struct profile *p = tree_prof(v);
+    uint32_t node = tp->lines[line].node;
+
+    if (node == PROFILE_NONE ||
+        profile_frame(p, profile_node(p, node)->frame)->kind != FRAME_THREAD)
+        return NULL;
+    return profile_thread_at(p, profile_node_thread(p, node));
+}
+
 /* Rebuild the rows and put the cursor on `node`. */
 static void tree_show_node(struct view *v, uint32_t node)
 {
@@ -830,5 +844,6 @@ const struct view_ops tree_view_ops = {
     VIEW_COLUMNS(tree_cols), .cell = tree_cell, .title = tree_title,
     .actions = tree_actions,
     .line_key = tree_line_key, .line_frame = tree_line_frame,
+    .line_thread = tree_line_thread,
     .search = tree_search, .info = tree_info, .touch = tree_touch,
 };

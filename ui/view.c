@@ -19,6 +19,15 @@ void ctx_message(struct ui_ctx *c, bool error, const char *fmt, ...)
     c->msg_error = error;
 }
 
+void ctx_show_thread(struct ui_ctx *c, const struct profile_thread *th)
+{
+    c->filter.has_thread = true;
+    c->filter.tid = th->tid;
+    c->want_model = true;
+    ctx_message(c, false, "showing thread %s (%lld) only; A shows all threads",
+                th->name ? th->name : "?", (long long)th->tid);
+}
+
 int view_init(struct view *v, const struct view_ops *ops,
               struct ui_ctx *ctx)
 {
@@ -184,6 +193,22 @@ static bool line_matches(struct view *v, size_t i, const regex_t *re)
         s = model_frame_name(m, f);
     }
     return regexec(re, s, 0, NULL, 0) == 0;
+}
+
+const struct profile_thread *view_cursor_thread(struct view *v)
+{
+    if (v->lines == 0 || !v->ops->line_thread)
+        return NULL;
+    return v->ops->line_thread(v, v->cursor);
+}
+
+void view_resorted(struct view *v, const char *by, bool reverse)
+{
+    ctx_message(v->ctx, false, "sorted by %s%s", by, reverse ? ", reversed"
+                                                             : "");
+    view_refresh(v);
+    v->offset = 0;
+    view_goto(v, v->cursor);
 }
 
 static bool generic_search(struct view *v, const regex_t *re, bool forward,

@@ -56,6 +56,9 @@ struct ui_ctx {
 void ctx_message(struct ui_ctx *c, bool error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Show only thread th in every view (the thread filter), and say so. */
+void ctx_show_thread(struct ui_ctx *c, const struct profile_thread *th);
+
 struct view;
 
 /* Where a search landed: match `nth` (from 1) of `count`, in the order
@@ -102,6 +105,9 @@ struct view_ops {
     uint64_t (*line_key)(struct view *v, size_t line);
     /* The function a line shows, PROFILE_NONE if none. */
     uint32_t (*line_frame)(struct view *v, size_t line);
+    /* The thread a line stands for as a whole (a thread row), NULL if
+     * none (NULL op: no line does). */
+    const struct profile_thread *(*line_thread)(struct view *v, size_t line);
     /* The text a search matches on a line when it is not the name of
      * line_frame (threads: "NAME-TID"); NULL (the op or its result):
      * that name.  May write into buf (n bytes). */
@@ -184,6 +190,14 @@ uint32_t view_selected(struct view *v);
 
 /* The function under the cursor, PROFILE_NONE if none. */
 uint32_t view_cursor_frame(struct view *v);
+
+/* The thread row under the cursor, NULL if none. */
+const struct profile_thread *view_cursor_thread(struct view *v);
+
+/* After the view's sort order changed (to `by`, maybe reversed): say so
+ * and rebuild, the cursor on its line, the view from the top when the
+ * line fits on the first page. */
+void view_resorted(struct view *v, const char *by, bool reverse);
 
 /* Run a search from the cursor (ops->search or the generic one); the
  * message says "match N of M", or that nothing matches. */
