@@ -81,6 +81,7 @@ screens pool         pool         pool.folded 80 24 "$U8"
 screens tree-ascii   tree-ascii   demo.folded 80 24 C
 screens inverted     inverted     demo.folded 80 24 "$U8"
 screens flat         flat         demo.folded 80 24 "$U8"
+screens flat-enter   flat-enter   demo.folded 80 16 "$U8"
 screens callers      callers      demo.folded 80 24 "$U8"
 screens threads      threads      demo.folded 80 24 "$U8"
 screens threads-order threads-order pool.folded 80 20 "$U8"
@@ -170,6 +171,12 @@ is "$(head -c 17 "$DIR/snap1.sampler" 2>/dev/null)" "@supersamplerV1.0" \
     "save-view: the file is a sampler file, which -i reads back"
 is "$(as_folded "$DIR/snap1.sampler" | awk '{ n += $NF } END { print n }')" 1000 \
     "save-view: ...with every sample"
+
+# The refresh interval has one range, -r's and d's (issue 12.10).
+screens refresh-range refresh-range demo.folded 80 20 "$U8" -r 3600
+run_sproftop -i "$UI/demo.folded" -r 3601
+is "$RC" 2 "-r 3601: a usage error"
+like "$ERRS" "expected 0\.1\.\.3600 seconds" "-r 3601: the range is d's: 0.1..3600"
 
 # Bad scripts: one line on stderr, exit 2, before the screen is touched.
 printf '<Down>\n<Nope>\n' >"$TMPD/bad.keys"
