@@ -12,6 +12,8 @@
 # that exits leaves the data browsable with "exited (code 0)"; a crash
 # (SIGSEGV, SIGABRT sent to sproftop) gives the terminal back: normal
 # screen, echo on, one line saying so, and the signal's exit status.
+# Launch mode: --cmd-output, q ending the command (SIGTERM, then SIGKILL),
+# --keep-cmd.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
 require_targets demo
@@ -27,7 +29,9 @@ ui_cleanup() {
 trap ui_cleanup EXIT
 
 # start_ui NAME ARGS...: run sproftop ARGS in a new 100x30 session NAME;
-# its exit status lands in $TMPD/NAME.rc.
+# its exit status lands in $TMPD/NAME.rc.  With KEEP_PANE set the pane
+# stays open afterwards (cat), so its terminal does not hang up on what
+# sproftop leaves running.
 start_ui() {
     local name=$1
     shift
@@ -37,6 +41,7 @@ start_ui() {
         cmd="$cmd '$a'"
     done
     cmd="$cmd 2>'$TMPD/$name.err'; echo \$? >'$TMPD/$name.rc'"
+    [ -n "${KEEP_PANE:-}" ] && cmd="$cmd; exec cat"
     "${T[@]}" new-session -d -s "$name" -x 100 -y 30 "$cmd"
 }
 
@@ -223,6 +228,70 @@ keys gone q
 wait_until 15 test -s "$TMPD/gone.rc"
 is "$(cat "$TMPD/gone.rc" 2>/dev/null)" 0 \
     "with --no-confirm one q exits 0, unsaved samples and all"
+
+# Launch mode (issue 12.6).  cmd.sh writes its PID, a line to stdout and
+# one to stderr, then becomes demo (a CPU-bound target, so there are
+# samples and q asks first).  --cmd-output FILE gets both lines; q ends
+# the launched command (SIGTERM); one that ignores SIGTERM is killed
+# 2 s later, with a line saying so; --keep-cmd leaves it running.
+cat >"$TMPD/cmd.sh" <<'EOS'
+#!/bin/sh
+# cmd.sh PIDFILE TARGET [ignore-term]
+[ "$3" = ignore-term ] && trap '' TERM
+echo $$ >"$1"
+echo to-stdout
+echo to-stderr >&2
+exec "$2" 600
+EOS
+
+# launch_case NAME OPTION... -- ARGS: sproftop OPTIONS -- sh cmd.sh
+# NAME.pid demo ARGS in session NAME; waits for samples.  Sets CPID.
+launch_case() {
+    local name=$1
+    shift
+    local opts=()
+    while [ "$1" != -- ]; do
+        opts+=("$1")
+        shift
+    done
+    shift
+    start_ui "$name" -F 200 -r 0.2 "${opts[@]}" -- sh "$TMPD/cmd.sh" \
+        "$TMPD/$name.pid" "$TARGETS/demo" "$@"
+    wait_until 20 test -s "$TMPD/$name.pid"
+    CPID=$(cat "$TMPD/$name.pid" 2>/dev/null)
+    wait_until 20 samples_above "$name" 10
+}
+
+launch_case launch --cmd-output "$TMPD/cmd.out" --
+wait_until 10 grep -q to-stderr "$TMPD/cmd.out"
+is "$(sort "$TMPD/cmd.out" 2>/dev/null)" "$(printf 'to-stderr\nto-stdout')" \
+    "--cmd-output: the command's output and errors go to the file"
+keys launch q
+wait_until 10 screen_has launch '^Quit\? '
+check "the quit question says the command will be ended" \
+    screen_has launch '^Quit\? [0-9]+ samples are not saved and the command will be ended'
+keys launch q
+wait_until 15 test -s "$TMPD/launch.rc"
+is "$(cat "$TMPD/launch.rc" 2>/dev/null)" 0 "q, q exits 0"
+check "quitting ended the launched command" _not_alive "$CPID"
+is "$(cat "$TMPD/launch.err" 2>/dev/null)" "" "nothing on stderr (it ended on SIGTERM)"
+
+launch_case stubborn --no-confirm -- ignore-term
+keys stubborn q
+wait_until 15 test -s "$TMPD/stubborn.rc"
+is "$(cat "$TMPD/stubborn.rc" 2>/dev/null)" 0 "a command ignoring SIGTERM: q exits 0"
+check "...the command was killed" _not_alive "$CPID"
+like "$(cat "$TMPD/stubborn.err" 2>/dev/null)" \
+    "^sproftop: sh \(PID $CPID\) was still running 2 s after SIGTERM: killed\$" \
+    "...and one line says it was killed after the grace period"
+
+KEEP_PANE=1 launch_case keep --keep-cmd --no-confirm --
+[ -n "$CPID" ] && _pids+=("$CPID")
+keys keep q
+wait_until 15 test -s "$TMPD/keep.rc"
+is "$(cat "$TMPD/keep.rc" 2>/dev/null)" 0 "--keep-cmd: q exits 0"
+check "--keep-cmd: the command still runs" is_running "$CPID"
+assert_not_stopped "$CPID" "--keep-cmd: the command is neither stopped nor traced"
 
 # A crash gives the terminal back (ui/crash.c): sproftop, on a loaded file
 # so no target is involved, gets a fatal signal by PID while it owns the

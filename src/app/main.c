@@ -9,6 +9,7 @@
 #include "collect.h"
 #include "duration.h"
 #include "export.h"
+#include "launch.h"
 #include "load.h"
 #include "profile.h"
 #include "report.h"
@@ -19,6 +20,7 @@
 
 #include <elfutils/version.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <libunwind.h>
@@ -48,7 +50,8 @@ struct opts {
     const char *format;
     const char *inputs[MAX_INPUTS];
     int ninputs;
-    bool idle, stats, dump, no_thread_root, no_color, no_confirm;
+    bool idle, stats, dump, no_thread_root, no_color, no_confirm, keep_cmd;
+    const char *cmd_output;  /* --cmd-output FILE */
     double refresh;
     const char *snapshot_dir;
     const char *script;
@@ -59,7 +62,7 @@ struct opts {
 enum {
     OPT_IDLE = 1000, OPT_STATS, OPT_DUMP, OPT_NO_THREAD_ROOT, OPT_NO_COLOR,
     OPT_SNAPSHOT_DIR, OPT_SCRIPT, OPT_HIDE_SELF, OPT_HIDE_SUBS, OPT_HELP_KEYS,
-    OPT_NO_CONFIRM,
+    OPT_NO_CONFIRM, OPT_CMD_OUTPUT, OPT_KEEP_CMD,
 };
 
 static const struct option long_opts[] = {
@@ -76,6 +79,8 @@ static const struct option long_opts[] = {
     {"no-thread-root", no_argument, NULL, OPT_NO_THREAD_ROOT},
     {"no-color", no_argument, NULL, OPT_NO_COLOR},
     {"no-confirm", no_argument, NULL, OPT_NO_CONFIRM},
+    {"cmd-output", required_argument, NULL, OPT_CMD_OUTPUT},
+    {"keep-cmd", no_argument, NULL, OPT_KEEP_CMD},
     {"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
     {"script", required_argument, NULL, OPT_SCRIPT},
     {"hide-self", required_argument, NULL, OPT_HIDE_SELF},
@@ -97,6 +102,10 @@ static void usage(FILE *f)
 "Target (one of):\n"
 "  -p, --pid PID         attach to a running process: all its threads\n"
 "  -- CMD [ARG...]       launch CMD under sampling\n"
+"      --cmd-output FILE CMD's output and errors go to FILE (live view:\n"
+"                        /dev/null by default)\n"
+"      --keep-cmd        quitting the live view leaves CMD running (it is\n"
+"                        ended: SIGTERM, SIGKILL 2 s later)\n"
 "  -i, --input FILE      load a saved profile (repeat to merge)\n"
 "      --dump            with -p: print every thread's stack once\n"
 "Sampling:\n"
@@ -224,6 +233,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case OPT_NO_THREAD_ROOT: o->no_thread_root = true; break;
         case OPT_NO_COLOR: o->no_color = true; break;
         case OPT_NO_CONFIRM: o->no_confirm = true; break;
+        case OPT_CMD_OUTPUT: o->cmd_output = optarg; break;
+        case OPT_KEEP_CMD: o->keep_cmd = true; break;
         case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
         case OPT_SCRIPT: o->script = optarg; break;
         case 'h': usage(stdout); exit(0);
@@ -254,6 +265,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
     }
     if (o->format && !o->output && !o->inputs[0])
         return usage_error("%s", "-f needs -o FILE");
+    if ((o->cmd_output || o->keep_cmd) && !o->argv)
+        return usage_error("%s %s", o->cmd_output ? "--cmd-output" : "--keep-cmd",
+                           "needs a command to launch: -- CMD");
     return 0;
 }
 
@@ -479,6 +493,18 @@ int main(int argc, char **argv)
     cfg.pid = o.pid;
     cfg.argv = o.argv;
     cfg.quiet_child = tui;
+    if (o.cmd_output) {
+        /* As the shell's > would: created or truncated, followed if a
+         * link (a terminal or a fifo may be meant).  The command gets its
+         * own copies; this one closes at its exec and with sproftop. */
+        cfg.child_out = open(o.cmd_output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY,
+                             0666);
+        if (cfg.child_out < 0) {
+            fprintf(stderr, "sproftop: cannot open %s for the command's output: %s\n",
+                    o.cmd_output, strerror(errno));
+            return 1;
+        }
+    }
     cfg.interval_ns = (uint64_t)(1e9 / o.freq);
     cfg.idle = o.idle;
     const char *env = getenv("SPROFTOP_PLACEMENT");
@@ -490,6 +516,8 @@ int main(int argc, char **argv)
     char err[512];
     int code = 1;
     struct source *src = collect_start(&cfg, err, sizeof err, &code);
+    if (cfg.child_out >= 0)
+        close(cfg.child_out);
     if (!src) {
         fprintf(stderr, "sproftop: %s\n", err);
         return code;
@@ -498,10 +526,20 @@ int main(int argc, char **argv)
         struct ui_options u;
         fill_ui_options(&o, &u);
         u.duration_s = o.duration;
+        u.ends_command = o.argv && !o.keep_cmd;
         rc = ui_run(src, &u);
         collect_finish(src);
         if (o.stats)
             collect_print_stats(src, stderr);
+        /* A command sproftop launched ends with the session, as under
+         * perf record; an attached process (-p) is never touched. */
+        if (u.ends_command) {
+            struct sampler_stats ss;
+            collect_sampler_stats(src, &ss);
+            if (!ss.exit_known && launch_end(ss.pid, LAUNCH_GRACE_MS))
+                fprintf(stderr, "sproftop: %s (PID %d) was still running %u s after SIGTERM: "
+                        "killed\n", o.argv[0], (int)ss.pid, LAUNCH_GRACE_MS / 1000);
+        }
         src->ops->close(src);
         return rc;
     }

@@ -923,6 +923,8 @@ static int launch(struct psampler *s, char *err, size_t errlen)
                     close(fd);
             }
         }
+        if (s->cfg.child_out >= 0)
+            dup2(s->cfg.child_out, 1), dup2(s->cfg.child_out, 2);
         execvp(s->cfg.argv[0], s->cfg.argv);
         int e = errno;
         if (write(ep[1], &e, sizeof e) < 0)
