@@ -29,13 +29,10 @@ static const struct view_col flat_cols[] = {
       .flags = DT_ELLIPSIS | VIEW_COL_TAIL },
 };
 
-#define FLAT_NCOLS (sizeof(flat_cols) / sizeof(flat_cols[0]))
-
 struct flat_priv {
     uint32_t *rows;       /* indexes into model->flat; NO_ROW: hidden row */
     size_t cap;
-    size_t sort;          /* flat_cols index of the sort column */
-    bool reverse;
+    struct view_sort sort;
     bool reveal;          /* list the hidden functions too (dimmed) */
 };
 
@@ -106,8 +103,8 @@ static void flat_refresh(struct view *v)
                 v->tail_want = w;
         }
     }
-    struct sort_arg sa = { m, (enum flat_col)flat_cols[fp->sort].id,
-                           fp->reverse };
+    struct sort_arg sa = { m, (enum flat_col)flat_cols[fp->sort.col].id,
+                           fp->sort.reverse };
     if (v->lines > 1)
         qsort_r(fp->rows, v->lines, sizeof(uint32_t), flat_cmp, &sa);
     if (hidden)
@@ -159,27 +156,6 @@ static void flat_cell(struct view *v, size_t line, int col,
         c->attr = t->attr[UC_DIM];
 }
 
-static bool flat_sort_next(struct view *v, enum request req)
-{
-    struct flat_priv *fp = v->priv;
-
-    (void)req;
-    fp->sort = columns_next_sort(flat_cols, FLAT_NCOLS, fp->sort);
-    fp->reverse = false;
-    view_resorted(v, flat_cols[fp->sort].sort, fp->reverse);
-    return true;
-}
-
-static bool flat_sort_reverse(struct view *v, enum request req)
-{
-    struct flat_priv *fp = v->priv;
-
-    (void)req;
-    fp->reverse = !fp->reverse;
-    view_resorted(v, flat_cols[fp->sort].sort, fp->reverse);
-    return true;
-}
-
 /* Enter: the callers and callees of the row's function; on the hidden
  * row, list the hidden functions (dimmed) or hide them again. */
 static bool flat_enter(struct view *v, enum request req)
@@ -199,8 +175,6 @@ static bool flat_enter(struct view *v, enum request req)
 
 static const struct view_action flat_actions[] = {
     { REQ_ENTER, flat_enter, true },
-    { REQ_SORT, flat_sort_next, false },
-    { REQ_SORT_REVERSE, flat_sort_reverse, false },
     { REQ_NONE, NULL, false },
 };
 
@@ -224,9 +198,14 @@ static const char *flat_info(struct view *v, char *buf, size_t n)
 {
     const struct flat_priv *fp = v->priv;
 
-    snprintf(buf, n, "sort: %s%s", flat_cols[fp->sort].sort,
-             fp->reverse ? " (rev)" : "");
+    snprintf(buf, n, "sort: %s%s", flat_cols[fp->sort.col].sort,
+             fp->sort.reverse ? " (rev)" : "");
     return buf;
+}
+
+static struct view_sort *flat_sort(struct view *v)
+{
+    return &((struct flat_priv *)v->priv)->sort;
 }
 
 static void flat_close(struct view *v)
@@ -237,7 +216,7 @@ static void flat_close(struct view *v)
 const struct view_ops flat_view_ops = {
     .name = "Flat", .priv_size = sizeof(struct flat_priv),
     .refresh = flat_refresh, .close = flat_close,
-    VIEW_COLUMNS(flat_cols), .cell = flat_cell,
+    VIEW_COLUMNS(flat_cols), .cell = flat_cell, .sort = flat_sort,
     .actions = flat_actions,
     .line_key = flat_line_key, .line_frame = flat_line_frame,
     .info = flat_info,

@@ -46,8 +46,7 @@ struct threads_priv {
     struct idtab cpu_ix;    /* tid -> index in cpu[] */
     struct thread_cpu *cpu;
     size_t ncpu, cpu_cap;
-    size_t sort;            /* threads_cols index of the sort column */
-    bool reverse;
+    struct view_sort sort;  /* by TID unless o says otherwise */
 };
 
 /* The state letter of /proc/PID/task/TID/stat in words, and the thread's
@@ -142,8 +141,6 @@ static const struct view_col threads_cols[] = {
     { .id = THC_STATE, .title = "State" },
 };
 
-#define THREADS_NCOLS (sizeof(threads_cols) / sizeof(threads_cols[0]))
-
 struct sort_arg {
     const struct threads_priv *tp;
     const struct profile *snap;
@@ -215,8 +212,8 @@ static void threads_refresh(struct view *v)
                      st && st->state == TARGET_EXITED ? "exited" : "-");
     }
     struct sort_arg sa = { tp, m->snap,
-                           (enum threads_col)threads_cols[tp->sort].id,
-                           tp->reverse };
+                           (enum threads_col)threads_cols[tp->sort.col].id,
+                           tp->sort.reverse };
     if (v->lines > 1)
         qsort_r(tp->rows, v->lines, sizeof(*tp->rows), row_cmp, &sa);
 }
@@ -320,40 +317,8 @@ static bool threads_pick(struct view *v, enum request req)
     return true;
 }
 
-/* The default order: the first sort column, by TID. */
-static size_t first_sort(void)
-{
-    return columns_next_sort(threads_cols, THREADS_NCOLS, THREADS_NCOLS - 1);
-}
-
-/* o: the next order among the columns shown (no %CPU for a file). */
-static bool threads_sort_next(struct view *v, enum request req)
-{
-    struct threads_priv *tp = v->priv;
-
-    (void)req;
-    do
-        tp->sort = columns_next_sort(threads_cols, THREADS_NCOLS, tp->sort);
-    while (!threads_shown(v, threads_cols[tp->sort].id));
-    tp->reverse = false;
-    view_resorted(v, threads_cols[tp->sort].sort, tp->reverse);
-    return true;
-}
-
-static bool threads_sort_reverse(struct view *v, enum request req)
-{
-    struct threads_priv *tp = v->priv;
-
-    (void)req;
-    tp->reverse = !tp->reverse;
-    view_resorted(v, threads_cols[tp->sort].sort, tp->reverse);
-    return true;
-}
-
 static const struct view_action threads_actions[] = {
     { REQ_ENTER, threads_pick, true },
-    { REQ_SORT, threads_sort_next, false },
-    { REQ_SORT_REVERSE, threads_sort_reverse, false },
     { REQ_NONE, NULL, false },
 };
 
@@ -365,19 +330,16 @@ static const char *threads_info(struct view *v, char *buf, size_t n)
     if (!m)
         return NULL;
     /* The order by TID goes without saying. */
-    bool said = tp->sort != first_sort() || tp->reverse;
+    bool said = threads_cols[tp->sort.col].id != THC_TID || tp->sort.reverse;
     snprintf(buf, n, "%u threads%s%s%s", profile_thread_count(m->snap),
-             said ? ", by " : "", said ? threads_cols[tp->sort].sort : "",
-             tp->reverse ? " (rev)" : "");
+             said ? ", by " : "", said ? threads_cols[tp->sort.col].sort : "",
+             tp->sort.reverse ? " (rev)" : "");
     return buf;
 }
 
-static int threads_open(struct view *v)
+static struct view_sort *threads_sort(struct view *v)
 {
-    struct threads_priv *tp = v->priv;
-
-    tp->sort = first_sort();
-    return 0;
+    return &((struct threads_priv *)v->priv)->sort;
 }
 
 static void threads_close(struct view *v)
@@ -391,8 +353,9 @@ static void threads_close(struct view *v)
 
 const struct view_ops threads_view_ops = {
     .name = "Threads", .priv_size = sizeof(struct threads_priv),
-    .open = threads_open, .refresh = threads_refresh, .close = threads_close,
+    .refresh = threads_refresh, .close = threads_close,
     VIEW_COLUMNS(threads_cols), .cell = threads_cell, .shown = threads_shown,
+    .sort = threads_sort,
     .actions = threads_actions,
     .line_key = threads_line_key, .line_name = threads_line_name,
     .line_thread = threads_line_thread,

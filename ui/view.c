@@ -41,6 +41,9 @@ int view_init(struct view *v, const struct view_ops *ops,
     v->tail_want = 0;
     if (ops->priv_size && !(v->priv = calloc(1, ops->priv_size)))
         return -1;
+    if (ops->sort)
+        ops->sort(v)->col = columns_next_sort(ops->cols, ops->ncols,
+                                              ops->ncols - 1);
     return ops->open ? ops->open(v) : 0;
 }
 
@@ -202,15 +205,6 @@ const struct profile_thread *view_cursor_thread(struct view *v)
     return v->ops->line_thread(v, v->cursor);
 }
 
-void view_resorted(struct view *v, const char *by, bool reverse)
-{
-    ctx_message(v->ctx, false, "sorted by %s%s", by, reverse ? ", reversed"
-                                                             : "");
-    view_refresh(v);
-    v->offset = 0;
-    view_goto(v, v->cursor);
-}
-
 static bool generic_search(struct view *v, const regex_t *re, bool forward,
                            struct search_hit *hit)
 {
@@ -349,6 +343,38 @@ static bool search_again(struct view *v, enum request req)
     return true;
 }
 
+/* After a new sort order: say so and rebuild, the cursor on its line,
+ * the view from the top when the line fits on the first page. */
+static void resorted(struct view *v, const struct view_sort *s)
+{
+    ctx_message(v->ctx, false, "sorted by %s%s", v->ops->cols[s->col].sort,
+                s->reverse ? ", reversed" : "");
+    view_refresh(v);
+    v->offset = 0;
+    view_goto(v, v->cursor);
+}
+
+/* o: the next column that sorts, among those shown; O: reversed. */
+static bool sort_change(struct view *v, enum request req)
+{
+    struct view_sort *s = v->ops->sort ? v->ops->sort(v) : NULL;
+
+    if (!s)
+        return false;
+    if (req == REQ_SORT_REVERSE) {
+        s->reverse = !s->reverse;
+    } else {
+        size_t from = s->col;
+        do
+            s->col = columns_next_sort(v->ops->cols, v->ops->ncols, s->col);
+        while (s->col != from && v->ops->shown &&
+               !v->ops->shown(v, v->ops->cols[s->col].id));
+        s->reverse = false;
+    }
+    resorted(v, s);
+    return true;
+}
+
 /* What every view does the same way. */
 static const struct view_action common_actions[] = {
     { REQ_MOVE_UP, move_up, false },
@@ -359,6 +385,8 @@ static const struct view_action common_actions[] = {
     { REQ_MOVE_LAST, move_last, false },
     { REQ_SEARCH_NEXT, search_again, false },
     { REQ_SEARCH_PREV, search_again, false },
+    { REQ_SORT, sort_change, false },
+    { REQ_SORT_REVERSE, sort_change, false },
     { REQ_NONE, NULL, false },
 };
 

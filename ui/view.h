@@ -98,6 +98,10 @@ struct view_ops {
     /* Whether a column is shown now (NULL: every column is).  Hidden
      * columns take no room. */
     bool (*shown)(struct view *v, int col);
+    /* The view's sort order, which o and O change (view.c does, and
+     * rebuilds the view); NULL: the view does not sort.  view_init starts
+     * it on the first column that sorts. */
+    struct view_sort *(*sort)(struct view *v);
     /* The view's own requests, ended by { REQ_NONE, NULL, false };
      * NULL: none. */
     const struct view_action *actions;
@@ -194,10 +198,6 @@ uint32_t view_cursor_frame(struct view *v);
 /* The thread row under the cursor, NULL if none. */
 const struct profile_thread *view_cursor_thread(struct view *v);
 
-/* After the view's sort order changed (to `by`, maybe reversed): say so
- * and rebuild, the cursor on its line, the view from the top when the
- * line fits on the first page. */
-void view_resorted(struct view *v, const char *by, bool reverse);
 
 /* Run a search from the cursor (ops->search or the generic one); the
  * message says "match N of M", or that nothing matches. */
