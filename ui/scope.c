@@ -273,7 +273,8 @@ int scope_set_baseline(struct ui *ui, struct profile *b, const char *name)
 /* b: what is shown now becomes the baseline; again: no baseline. */
 static void act_pin(struct ui *ui)
 {
-    const struct profile_filter all = { PROFILE_NONE, PROFILE_NONE, false };
+    const struct profile_filter all = { .thread = PROFILE_NONE,
+                                        .focus = PROFILE_NONE };
     char name[96], label[64], stamp[16];
     time_t now = time(NULL);
     struct tm tm;
