@@ -207,12 +207,10 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
     case CCOL_DTOTAL:
     case CCOL_DSELF:
     case CCOL_SIDE:
-        if (!model_delta_frame(m, r->frame, &delta))
-            break;
-        if (col == CCOL_SIDE)
-            cell_side(v, c, delta.in_cur, delta.in_base);
-        else
-            cell_delta(v, c, col == CCOL_DTOTAL ? delta.total : delta.self);
+        if (model_delta_frame(m, r->frame, &delta))
+            cell_change(v, c, &delta, col == CCOL_SIDE ? CHANGE_SIDE
+                                      : col == CCOL_DSELF ? CHANGE_SELF
+                                                          : CHANGE_TOTAL);
         break;
     case CCOL_SAMPLES:
         cell_count(c, r->samples);

@@ -177,24 +177,22 @@ void cell_pct(struct view *v, struct view_cell *c, double part, double whole)
 /* Under this a change shows uncoloured: it rounds to 0.0. */
 #define DELTA_EPS 0.05
 
-void cell_delta(struct view *v, struct view_cell *c, double points)
+void cell_change(struct view *v, struct view_cell *c,
+                 const struct model_delta *d, enum cell_change what)
 {
     const struct theme *t = v->ctx->theme;
+    double points = what == CHANGE_SELF ? d->self : d->total;
 
+    if (what == CHANGE_SIDE) {
+        if (d->in_cur != d->in_base) {
+            c->text = d->in_cur ? "+" : "-";
+            c->attr = t->attr[d->in_cur ? UC_MORE : UC_LESS];
+        }
+        return;
+    }
     c->text = fmt_delta(points, c->buf, sizeof(c->buf));
     if (points >= DELTA_EPS)
         c->attr = t->attr[UC_MORE];
     else if (points <= -DELTA_EPS)
         c->attr = t->attr[UC_LESS];
-}
-
-void cell_side(struct view *v, struct view_cell *c, bool in_cur,
-               bool in_base)
-{
-    const struct theme *t = v->ctx->theme;
-
-    if (in_cur == in_base)
-        return;
-    c->text = in_cur ? "+" : "-";
-    c->attr = t->attr[in_cur ? UC_MORE : UC_LESS];
 }

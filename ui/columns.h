@@ -97,12 +97,14 @@ size_t columns_next_sort(const struct view_col *cols, size_t n, size_t cur);
 void cell_count(struct view_cell *c, uint64_t n);
 void cell_pct(struct view *v, struct view_cell *c, double part, double whole);
 
-/* Diff cells: a change of share in points (fmt_delta), red when it grew
- * and blue when it shrank; the one-side mark, "+" for a row only the
- * current data has and "-" for one only the baseline has. */
-void cell_delta(struct view *v, struct view_cell *c, double points);
-void cell_side(struct view *v, struct view_cell *c, bool in_cur,
-               bool in_base);
+/* A change column's cell, from a row's change from the baseline: the
+ * mark (CHANGE_SIDE: "+" for a row only the current data has, "-" for one
+ * only the baseline has) or the change of its self or total share in
+ * points (fmt_delta), red when it grew and blue when it shrank. */
+enum cell_change { CHANGE_SIDE, CHANGE_SELF, CHANGE_TOTAL };
+struct model_delta;
+void cell_change(struct view *v, struct view_cell *c,
+                 const struct model_delta *d, enum cell_change what);
 
 /* The title of a change column: the UTF-8 one ("ΔSelf%") or, without
  * UTF-8, the ASCII one ("dSelf%"). */

@@ -236,12 +236,10 @@ static void flat_cell(struct view *v, size_t line, int col,
     case FC_DSELF:
     case FC_DTOTAL:
     case FC_SIDE:
-        if (!model_delta_frame(m, f->frame, &delta))
-            break;
-        if (col == FC_SIDE)
-            cell_side(v, c, delta.in_cur, delta.in_base);
-        else
-            cell_delta(v, c, col == FC_DSELF ? delta.self : delta.total);
+        if (model_delta_frame(m, f->frame, &delta))
+            cell_change(v, c, &delta, col == FC_SIDE ? CHANGE_SIDE
+                                      : col == FC_DSELF ? CHANGE_SELF
+                                                        : CHANGE_TOTAL);
         break;
     case FC_SELF:
     case FC_TOTAL:

@@ -464,12 +464,12 @@ static void tree_cell(struct view *v, size_t line, int col,
     case TC_DTOTAL:
     case TC_DSELF:
     case TC_SIDE:
-        if (!nd || !model_delta_node(v->ctx->model, l->node, &d))
-            return;
-        if (col == TC_SIDE)
-            cell_side(v, c, d.in_cur, d.in_base);
-        else if (col == TC_DTOTAL || !v->ctx->filter.inverted)
-            cell_delta(v, c, col == TC_DTOTAL ? d.total : d.self);
+        /* Bottom-up, self means nothing (see tree_title). */
+        if (nd && model_delta_node(v->ctx->model, l->node, &d) &&
+            (col != TC_DSELF || !v->ctx->filter.inverted))
+            cell_change(v, c, &d, col == TC_SIDE ? CHANGE_SIDE
+                                  : col == TC_DSELF ? CHANGE_SELF
+                                                    : CHANGE_TOTAL);
         return;
     case TC_TOTAL_PCT:
         cell_pct(v, c, total, root);

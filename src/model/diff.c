@@ -161,45 +161,24 @@ struct pair_walk {
     const struct diff_pair *d;
     diff_stack_fn fn;
     void *ctx;
-    uint32_t thread;
-    uint32_t *path;  /* frames bottom first, by depth - 2 */
 };
 
-/* The counts of node n of cur on both sides: its self samples. */
-static int pair_emit(struct pair_walk *w, uint32_t n, size_t depth)
-{
-    uint64_t now = w->d->cur->nodes[n].self;
-    uint32_t b = w->d->match[n];
-    uint64_t then = b == PROFILE_NONE ? 0 : w->d->base->nodes[b].self;
-
-    return now || then ? w->fn(w->ctx, w->thread, w->path, depth, then, now)
-                       : 0;
-}
-
-static int pair_enter(void *ctx, uint32_t node)
+/* A stack of cur with its self samples on both sides, when it has any. */
+static int pair_stack(void *ctx, uint32_t thread, uint32_t node,
+                      const uint32_t *frames, size_t n)
 {
     struct pair_walk *w = ctx;
-    const struct profile_node *n = &w->d->cur->nodes[node];
+    uint64_t now = w->d->cur->nodes[node].self;
+    uint32_t b = w->d->match[node];
+    uint64_t then = b == PROFILE_NONE ? 0 : w->d->base->nodes[b].self;
 
-    w->path[n->depth - 2] = n->frame;
-    return pair_emit(w, node, n->depth - 1);
+    return now || then ? w->fn(w->ctx, thread, frames, n, then, now) : 0;
 }
 
 int diff_foreach_stack(const struct diff_pair *d, diff_stack_fn fn,
                        void *ctx)
 {
-    const struct profile *p = d->cur;
-    struct pair_walk w = { d, fn, ctx, 0, NULL };
-    int rc = 0;
+    struct pair_walk w = { d, fn, ctx };
 
-    if (!(w.path = malloc((p->max_depth + 1) * sizeof(*w.path))))
-        return -1;
-    for (uint32_t t = 0; t < p->nthreads && rc == 0; t++) {
-        w.thread = t;
-        rc = pair_emit(&w, p->th[t].node, 0);
-        if (rc == 0)
-            rc = profile_tree_walk(p, p->th[t].node, pair_enter, NULL, &w);
-    }
-    free(w.path);
-    return rc;
+    return profile_tree_stacks(d->cur, pair_stack, &w);
 }

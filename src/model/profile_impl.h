@@ -155,6 +155,19 @@ int profile_tree_walk(const struct profile *p, uint32_t top,
                       profile_enter_fn enter, profile_leave_fn leave,
                       void *ctx);
 
+/* Every node below each thread node, depth-first, threads in index
+ * order, in profile_foreach_stack's order: fn(ctx, thread, node, frames,
+ * n) with the frames from the thread node's child down to node (the
+ * thread node itself first, with n == 0), whatever its counts.  frames
+ * is valid during the call only.  Stops and returns fn's non-zero value;
+ * -1 when the path buffer cannot be allocated; 0 otherwise.  The one walk
+ * under profile_foreach_stack and the ring's and the diff's walks. */
+typedef int (*profile_node_stack_fn)(void *ctx, uint32_t thread,
+                                     uint32_t node, const uint32_t *frames,
+                                     size_t n);
+int profile_tree_stacks(const struct profile *p, profile_node_stack_fn fn,
+                        void *ctx);
+
 /* Line/address counter maps: an empty map, a copy, forgetting every
  * counter, adding src's counters into dst with frame ids mapped through
  * fmap, freeing.  0 or -1 on OOM. */

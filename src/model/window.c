@@ -531,43 +531,34 @@ struct timed_walk {
     const struct profile *p;
     profile_time_stack_fn fn;
     void *ctx;
-    uint32_t thread;
-    uint32_t *path;          /* frames bottom first, by depth - 2 */
     const struct timed *v;   /* sorted by node, then second */
     const uint32_t *first;   /* tree node -> its first entry in v, or NONE */
     size_t nv;
 };
 
-/* The stack of tree node `node` (path filled up to it): its timed
- * counts, then what the ring does not hold. */
-static int timed_emit(struct timed_walk *w, uint32_t node, size_t depth)
+/* A stack of the tree with samples: its timed counts, then what the ring
+ * does not hold. */
+static int timed_stack(void *ctx, uint32_t thread, uint32_t node,
+                       const uint32_t *frames, size_t n)
 {
-    uint64_t timed = 0;
+    struct timed_walk *w = ctx;
+    uint64_t self = w->p->nodes[node].self, timed = 0;
     int rc;
 
+    if (!self)
+        return 0;
     for (size_t i = w->first[node] == PROFILE_NONE ? w->nv : w->first[node];
          i < w->nv && w->v[i].node == node; i++) {
         if (!w->v[i].count)
             continue;
         timed += w->v[i].count;
-        rc = w->fn(w->ctx, w->thread, w->path, depth, w->v[i].sec,
-                   w->v[i].count);
+        rc = w->fn(w->ctx, thread, frames, n, w->v[i].sec, w->v[i].count);
         if (rc)
             return rc;
     }
-    if (w->p->nodes[node].self > timed)
-        return w->fn(w->ctx, w->thread, w->path, depth, NO_SECOND,
-                     w->p->nodes[node].self - timed);
-    return 0;
-}
-
-static int timed_enter(void *ctx, uint32_t node)
-{
-    struct timed_walk *w = ctx;
-    const struct profile_node *n = &w->p->nodes[node];
-
-    w->path[n->depth - 2] = n->frame;
-    return n->self ? timed_emit(w, node, n->depth - 1) : 0;
+    return self > timed ? w->fn(w->ctx, thread, frames, n, NO_SECOND,
+                                self - timed)
+                        : 0;
 }
 
 /* The ring's counts per (tree node, second), sorted, into *out (malloc'd,
@@ -638,26 +629,15 @@ int profile_time_foreach(const struct profile *p, profile_time_stack_fn fn,
 
     if (p->time && timed_collect(p, &v, &w.nv) < 0)
         return -1;
-    first = malloc(p->nnodes * sizeof(*first));
-    w.path = malloc((p->max_depth + 1) * sizeof(*w.path));
-    if (!first || !w.path)
-        goto out;
-    memset(first, 0xff, p->nnodes * sizeof(*first));
-    for (size_t i = w.nv; i-- > 0;)
-        first[v[i].node] = (uint32_t)i;
-    w.v = v;
-    w.first = first;
-    rc = 0;
-    for (uint32_t th = 0; th < p->nthreads && rc == 0; th++) {
-        w.thread = th;
-        if (p->nodes[p->th[th].node].self)
-            rc = timed_emit(&w, p->th[th].node, 0);
-        if (rc == 0)
-            rc = profile_tree_walk(p, p->th[th].node, timed_enter, NULL, &w);
+    if ((first = malloc(p->nnodes * sizeof(*first)))) {
+        memset(first, 0xff, p->nnodes * sizeof(*first));
+        for (size_t i = w.nv; i-- > 0;)
+            first[v[i].node] = (uint32_t)i;
+        w.v = v;
+        w.first = first;
+        rc = profile_tree_stacks(p, timed_stack, &w);
     }
-out:
     free(v);
     free(first);
-    free(w.path);
     return rc;
 }
