@@ -134,7 +134,7 @@ int export_folded_write(const struct profile *p, const struct export_opts *o,
     struct diff_pair d;
     int rc;
 
-    if (!o->baseline)
+    if (!o || !o->baseline)
         return profile_foreach_stack(p, folded_stack, &c) != 0 || ferror(f)
                    ? -1 : 0;
     if (diff_pair_new(&d, p, o->baseline) < 0)

@@ -451,7 +451,7 @@ int export_svg_write(const struct profile *p, const struct export_opts *o,
     struct diff_pair d;
     int rc;
 
-    if (!o->baseline)
+    if (!o || !o->baseline)
         return write_graph(&c, f);
     if (diff_pair_new(&d, p, o->baseline) < 0)
         return -1;
