@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
 #include "vec.h"
 
 #define NO_BOX UINT32_MAX
@@ -56,6 +55,9 @@ struct flame_priv {
     bool by_heat;            /* colour by share, else by module */
     uint32_t *kids;          /* scratch for sorting children */
     size_t kids_cap;
+    uint8_t *module_fill;    /* frame id -> fills[] index of its module */
+    size_t module_fill_cap;
+    uint32_t nmodule_fill;   /* frames it covers */
 };
 
 static const struct model *model_of(const struct view *v)
@@ -160,12 +162,45 @@ oom:
     ctx_message(v->ctx, true, "out of memory laying out the flame graph");
 }
 
+/* Module colours: the modules in the order the profile first met them
+ * (frame ids never change, so neither do the colours), a fill each,
+ * cycling through the four calm ones. */
+static void color_modules(struct view *v)
+{
+    struct flame_priv *fp = v->priv;
+    const struct profile *t = v->ctx->model ? v->ctx->model->tree : NULL;
+    uint32_t n = t ? profile_frame_count(t) : 0;
+    const char *seen[4] = { 0 };
+    uint32_t nseen = 0;
+
+    fp->nmodule_fill = 0;
+    if (!n || VEC_RESERVE(fp->module_fill, fp->module_fill_cap, n) < 0)
+        return;
+    for (uint32_t f = 0; f < n; f++) {
+        const char *m = profile_frame(t, f)->module;
+        uint32_t k = 0;
+
+        /* Strings are interned: one module, one pointer.  Past four
+         * modules the fills repeat, by the module's rank. */
+        while (k < nseen && k < 4 && seen[k] != m)
+            k++;
+        if (k == nseen) {
+            if (nseen < 4)
+                seen[nseen] = m;
+            nseen++;
+        }
+        fp->module_fill[f] = (uint8_t)(k % 4);
+    }
+    fp->nmodule_fill = n;
+}
+
 static void flame_refresh(struct view *v)
 {
     struct flame_priv *fp = v->priv;
 
     if (fp->width <= 0)
         fp->width = COLS > 0 ? COLS : 80;
+    color_modules(v);
     flame_layout(v);
 }
 
@@ -238,22 +273,26 @@ static attr_t box_attr(const struct view *v, const struct box *b)
         return t->attr[share >= 0.25 ? UC_FL5 : share >= 0.05 ? UC_FL0
                        : share >= 0.01 ? UC_FL1 : UC_FL2];
     }
-    /* Module colours: stable per module name, never the alarm red. */
-    const char *mod = d->module ? d->module : "";
-    return t->attr[fills[util_hash_bytes(mod, strlen(mod), 0) % 4]];
+    /* Module colours (color_modules), never the alarm red. */
+    const struct flame_priv *fp = v->priv;
+    return t->attr[fills[n->frame < fp->nmodule_fill
+                             ? fp->module_fill[n->frame] : 0]];
 }
 
 /* A frame: its name clipped into all but the last column, which holds
- * the edge mark, so neighbours stay apart in any colours (and in a
- * screen dump). */
+ * the edge mark in the plain colours, so neighbours stay apart in any
+ * colours (and in a screen dump).  The cursor's frame is its fill
+ * reversed and bold. */
 static void draw_box(struct view *v, const struct box *b, int y, bool cur)
 {
     const struct theme *t = v->ctx->theme;
-    attr_t a = cur ? t->attr[UC_CURSOR] : box_attr(v, b);
+    attr_t a = box_attr(v, b);
 
+    if (cur)
+        a = (a ^ A_REVERSE) | A_BOLD;
     if (b->w > 1)
         draw_text(t, y, b->x, b->w - 1, box_name(v, b), a, DT_PAD);
-    draw_text(t, y, b->x + b->w - 1, 1, t->g.edge, a, 0);
+    draw_text(t, y, b->x + b->w - 1, 1, t->g.edge, t->attr[UC_NORMAL], 0);
 }
 
 /* The title row: the frame under the cursor, its share, the zoom. */
@@ -482,6 +521,7 @@ static void flame_close(struct view *v)
     free(fp->boxes);
     free(fp->path);
     free(fp->kids);
+    free(fp->module_fill);
 }
 
 const struct view_ops flame_view_ops = {
