@@ -349,7 +349,8 @@ static void flame_draw(struct view *v, int header_y, int top, int height,
     if (v->cursor >= v->lines)
         v->cursor = v->lines - 1;
     /* Scroll the rows so the cursor's depth is on screen. */
-    uint32_t d = fp->boxes[v->cursor].depth, h = height > 0 ? (uint32_t)height : 1;
+    uint32_t d = fp->boxes[v->cursor].depth;
+    uint32_t h = height > 0 ? (uint32_t)height : 1;
     if (d < fp->top)
         fp->top = d;
     if (d >= fp->top + h)
@@ -431,7 +432,8 @@ static bool flame_zoom(struct view *v, enum request req)
         return true;
     }
     if (fp->nback == FLAME_HISTORY) {
-        memmove(fp->back, fp->back + 1, sizeof(fp->back[0]) * (FLAME_HISTORY - 1));
+        memmove(fp->back, fp->back + 1,
+                sizeof(fp->back[0]) * (FLAME_HISTORY - 1));
         fp->nback--;
     }
     if (set_zoom(v, b->node) < 0)

@@ -265,7 +265,8 @@ int scope_set_baseline(struct ui *ui, struct profile *b, const char *name)
     profile_free(s->baseline);
     s->baseline = b;
     s->diff = b != NULL;
-    snprintf(s->baseline_name, sizeof(s->baseline_name), "%s", name ? name : "");
+    snprintf(s->baseline_name, sizeof(s->baseline_name), "%s",
+             name ? name : "");
     ui->ctx.want_model = true;
     return 0;
 }

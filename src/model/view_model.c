@@ -140,7 +140,8 @@ static int union_flat(struct model *m)
     return 0;
 }
 
-static bool same_edge(const struct profile_edge *a, const struct profile_edge *b)
+static bool same_edge(const struct profile_edge *a,
+                      const struct profile_edge *b)
 {
     return a->caller == b->caller && a->callee == b->callee;
 }
@@ -378,7 +379,8 @@ bool model_delta_frame(const struct model *m, uint32_t frame,
     b = model_flat_of(m->bm, frame);
     d->in_cur = c && c->total;
     d->in_base = b && b->total;
-    d->self = pct(c ? c->self : 0, m->total) - pct(b ? b->self : 0, m->bm->total);
+    d->self = pct(c ? c->self : 0, m->total) -
+              pct(b ? b->self : 0, m->bm->total);
     d->total = pct(c ? c->total : 0, m->total) -
                pct(b ? b->total : 0, m->bm->total);
     return true;

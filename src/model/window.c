@@ -6,10 +6,15 @@
  *     same sample twice is the same id.  Its size grows with unique
  *     samples, like the tree's with unique stacks, never with time;
  *   - a ring of `nb` buckets, second s in slot s % nb: a dense list of
- *     (trie node, count) and an idtab from trie node to its entry.  A
- *     slot whose second is not s, or is older than the ring, counts as
- *     empty and is overwritten when its second comes.
- * So the memory is trie nodes + at most unique samples x nb entries.
+ *     (trie node, count).  A trie node remembers its entry in the bucket
+ *     of the second it was last counted in, so a sample counted again in
+ *     the same second costs no lookup.  A slot whose second is not s, or
+ *     is older than the ring, counts as empty and is overwritten when its
+ *     second comes.
+ * So the memory is trie nodes + at most unique samples x nb entries of 12
+ * bytes: samples come in time order from the collector; a sample added
+ * to an older second than its last one (a file out of order) gets an
+ * entry of its own there, and every reader sums a bucket's entries.
  *
  * The ingest path (profile_add_stack_at) reserves the trie, the bucket
  * and the tree before it adds anything, so an OOM leaves the profile as
@@ -35,13 +40,17 @@ struct tnode {
     uint32_t line;    /* the frame's line in this sample */
     uint32_t thread;  /* thread index of the sample */
     uint32_t depth;   /* frames from the root: 0 for a root */
+    uint32_t last_entry; /* its entry in the bucket of second last_sec */
+    uint32_t hint;       /* the child a sample went on to last, or
+                            TRIE_TOP: checked before probing the index */
+    uint64_t last_sec;   /* second it was last counted in, NO_SECOND */
     uint64_t addr;    /* the frame's address in this sample */
 };
 
-/* A sample's count in one second. */
+/* A sample's count in one second (packed: there are many). */
 struct tb_ent {
     uint32_t stack;   /* trie node of the sample */
-    uint64_t count;
+    uint32_t count_lo, count_hi;  /* the count, split to keep 12 bytes */
 };
 
 struct tbucket {
@@ -49,8 +58,20 @@ struct tbucket {
     uint64_t samples;     /* sum of counts */
     struct tb_ent *e;     /* entries, dense */
     size_t n, cap;
-    struct idtab ix;      /* util_mix64(stack), a bijection -> entry */
 };
+
+static uint64_t ent_count(const struct tb_ent *e)
+{
+    return (uint64_t)e->count_hi << 32 | e->count_lo;
+}
+
+static void ent_add(struct tb_ent *e, uint64_t count)
+{
+    uint64_t c = ent_count(e) + count;
+
+    e->count_lo = (uint32_t)c;
+    e->count_hi = (uint32_t)(c >> 32);
+}
 
 struct profile_time {
     uint32_t nb;          /* buckets in the ring */
@@ -87,18 +108,29 @@ static int tnode_eq(void *ctx, uint32_t id)
            a->line == k->line && a->addr == k->addr;
 }
 
-/* The child of `k->parent` keyed as k, created if new (room reserved). */
+/* The child of `k->parent` keyed as k, created if new (room reserved).
+ * A sample's stack mostly repeats the path of the one before it, so the
+ * parent's hint answers most steps without a probe. */
 static uint32_t trie_step(struct profile_time *t, const struct tnode *k)
 {
     struct tprobe q = { t, k };
-    uint64_t h = tnode_hash(k->parent, k->frame, k->line, k->addr);
-    uint32_t id = idtab_find(&t->tix, h, tnode_eq, &q);
+    uint32_t *hint = k->parent != TRIE_TOP ? &t->tn[k->parent].hint : NULL;
+    uint64_t h;
+    uint32_t id;
 
-    if (id != IDTAB_NONE)
-        return id;
-    id = (uint32_t)t->ntn++;
-    t->tn[id] = *k;
-    (void)idtab_insert(&t->tix, h, id);
+    if (hint && *hint != TRIE_TOP && tnode_eq(&q, *hint))
+        return *hint;
+    h = tnode_hash(k->parent, k->frame, k->line, k->addr);
+    id = idtab_find(&t->tix, h, tnode_eq, &q);
+    if (id == IDTAB_NONE) {
+        id = (uint32_t)t->ntn++;
+        t->tn[id] = *k;
+        t->tn[id].last_sec = NO_SECOND;
+        t->tn[id].hint = TRIE_TOP;
+        (void)idtab_insert(&t->tix, h, id);
+    }
+    if (hint)
+        *hint = id;
     return id;
 }
 
@@ -135,38 +167,35 @@ static struct tbucket *bucket_for(struct profile_time *t, uint64_t s)
         b->sec = s;
         b->samples = 0;
         b->n = 0;
-        idtab_clear(&b->ix);
     }
     return b;
 }
 
 static int bucket_reserve(struct tbucket *b, size_t extra)
 {
-    if (VEC_RESERVE(b->e, b->cap, b->n + extra) < 0 ||
-        idtab_reserve(&b->ix, b->n + extra) < 0)
-        return -1;
-    return 0;
+    return VEC_RESERVE(b->e, b->cap, b->n + extra);
 }
 
-/* Count `count` of sample `stack` in b (room reserved). */
-static void bucket_count(struct tbucket *b, uint32_t stack, uint64_t count)
+/* Count `count` of sample `stack` in b (room reserved): in its entry when
+ * this second already has one, else in a new one. */
+static void bucket_count(struct profile_time *t, struct tbucket *b,
+                         uint32_t stack, uint64_t count)
 {
-    uint64_t h = util_mix64(stack);
-    uint32_t id = idtab_find(&b->ix, h, NULL, NULL);
+    struct tnode *k = &t->tn[stack];
 
-    if (id == IDTAB_NONE) {
-        id = (uint32_t)b->n++;
-        b->e[id] = (struct tb_ent){ stack, 0 };
-        (void)idtab_insert(&b->ix, h, id);
+    if (k->last_sec != b->sec || k->last_entry >= b->n ||
+        b->e[k->last_entry].stack != stack) {
+        k->last_sec = b->sec;
+        k->last_entry = (uint32_t)b->n;
+        b->e[b->n++] = (struct tb_ent){ .stack = stack };
     }
-    b->e[id].count += count;
+    ent_add(&b->e[k->last_entry], count);
     b->samples += count;
 }
 
 static void bucket_free(struct tbucket *b)
 {
     free(b->e);
-    idtab_free(&b->ix);
 }
 
 /* Move now to t_ns; true when its second is newer than before. */
@@ -205,7 +234,6 @@ void profile_time_clear(struct profile_time *t)
         t->b[i].sec = NO_SECOND;
         t->b[i].samples = 0;
         t->b[i].n = 0;
-        idtab_clear(&t->b[i].ix);
     }
     t->ntn = 0;
     idtab_clear(&t->tix);
@@ -253,8 +281,7 @@ int profile_time_copy(struct profile *dst, const struct profile *src)
 
         if (!sec_held(s, a->sec))
             continue;  /* dropped already: not worth copying */
-        if (VEC_RESERVE(b->e, b->cap, a->n ? a->n : 1) < 0 ||
-            idtab_copy(&b->ix, &a->ix) < 0)
+        if (VEC_RESERVE(b->e, b->cap, a->n ? a->n : 1) < 0)
             return -1;
         memcpy(b->e, a->e, a->n * sizeof(*b->e));
         b->n = a->n;
@@ -322,7 +349,7 @@ int profile_add_stack_at(struct profile *p, uint32_t thread,
             return -1;
         if (profile_add_stack(p, thread, frames, n, count) < 0)
             return -1;
-        bucket_count(b, trie_add(t, thread, frames, n), count);
+        bucket_count(t, b, trie_add(t, thread, frames, n), count);
         return 0;
     }
     return profile_add_stack(p, thread, frames, n, count);
@@ -402,7 +429,7 @@ uint64_t profile_time_series(const struct profile *p, uint32_t thread,
         } else {
             for (size_t e = 0; e < b->n; e++)
                 if (t->tn[b->e[e].stack].thread == thread)
-                    v += b->e[e].count;
+                    v += ent_count(&b->e[e]);
         }
         out[i] = v;
         if (v > max)
@@ -443,7 +470,7 @@ static uint64_t *range_counts(const struct profile_time *t, uint64_t from,
         if (!sec_held(t, b->sec) || b->sec < from || b->sec > to)
             continue;
         for (size_t e = 0; e < b->n; e++)
-            acc[b->e[e].stack] += b->e[e].count;
+            acc[b->e[e].stack] += ent_count(&b->e[e]);
     }
     return acc;
 }
@@ -600,7 +627,7 @@ static int timed_collect(const struct profile *p, struct timed **out,
         for (size_t e = 0; e < b->n; e++)
             if (tree_of[b->e[e].stack] != PROFILE_NONE)
                 v[nv++] = (struct timed){ tree_of[b->e[e].stack], b->sec,
-                                          b->e[e].count };
+                                          ent_count(&b->e[e]) };
     }
     free(tree_of);
     if (nv > 1)
