@@ -45,7 +45,7 @@
     R(COLLAPSE_ALL,  NULL,      "Tree: collapse everything") \
     R(INVERT,        NULL,      "Tree, flame: bottom-up (inverted) tree, and back") \
     R(MERGE_THREADS, NULL,      "Tree: threads merged into one tree, or one per thread") \
-    R(SORT,          NULL,      "Sort flat, threads (o again: next order); tree: by change") \
+    R(SORT,          NULL,      "Sort flat, threads, callers; with a baseline, by change too") \
     R(SORT_REVERSE,  NULL,      "Flat, threads: reverse the sort order") \
     R(CALLERS,       "Callers", "Callers/callees of the function under the cursor") \
     R(SOURCE,        NULL,      "Source of the function under the cursor") \
