@@ -1,6 +1,7 @@
 /* collect.c - live source; see collect.h. */
 #include "collect.h"
 
+#include "clock.h"
 #include "ingest.h"
 #include "profile.h"
 #include "symbols.h"
@@ -285,7 +286,8 @@ static void process(struct collect *c, const uint8_t *data, size_t len)
         pthread_mutex_lock(&c->prof_lock);
         uint32_t th = profile_thread(c->prof, r->tid, NULL);
         if (th != PROFILE_NONE)
-            profile_add_stack(c->prof, th, c->stack, (size_t)depth, 1);
+            profile_add_stack(c->prof, th, c->stack, (size_t)depth,
+                              r->count ? r->count : 1);
         pthread_mutex_unlock(&c->prof_lock);
         any = true;
     }
@@ -388,7 +390,11 @@ static void op_status(struct source *src, struct source_status *o)
     o->samples = profile_samples(c->prof);
     pthread_mutex_unlock(&c->prof_lock);
     o->unwind_failures = st.truncated;
-    o->lost = st.lost; /* the sampler counts ingest_push failures */
+    o->truncated_copy = st.unwind_end[UNWIND_COPY];
+    o->lost = st.lost; /* ingest full, or the kernel's ring buffer full */
+    o->throttled = st.throttled;
+    snprintf(o->backend, sizeof o->backend, "%s", st.backend ? st.backend : "");
+    snprintf(o->fallback, sizeof o->fallback, "%s", st.fallback);
     o->median_stop_ns = st.stop_median_ns;
     o->elapsed_ns = st.elapsed_ns;
     snprintf(o->error, sizeof o->error, "%.159s", st.error);
@@ -562,6 +568,12 @@ void collect_print_stats(struct source *src, FILE *f)
     double asked = st.interval_ns ? 1e9 / (double)st.interval_ns : 0;
     fprintf(f, "sproftop stats: PID %d, %.2f s, asked %.1f Hz per thread, mode %s\n",
             (int)c->pid, (double)st.elapsed_ns / 1e9, asked, c->idle ? "idle (wall-clock)" : "on-CPU");
+    fprintf(f, "sampler: %s, %u-byte stack copies%s%s\n", st.backend ? st.backend : "?",
+            st.stack_bytes, st.fallback[0] ? "; " : "", st.fallback);
+    if (st.backend && strcmp(st.backend, "perf") == 0)
+        fprintf(f, "perf: %u events open; lost in the ring buffers %" PRIu64 ", throttled %" PRIu64
+                "; off-CPU: %" PRIu64 " switch-outs, %.3f s\n", st.events, st.lost_ring,
+                st.throttled, st.offcpu, (double)st.offcpu_ns / 1e9);
     fprintf(f, "samples: %" PRIu64 " (%" PRIu64 " reused idle stacks), stops %" PRIu64
             " (%" PRIu64 " of blocked threads), lost %" PRIu64 ", missed ticks %" PRIu64 "\n",
             st.samples, st.reused, st.stops, st.stops_blocked, st.lost, st.missed);
@@ -575,6 +587,9 @@ void collect_print_stats(struct source *src, FILE *f)
             (double)st.tracer_cpu_ns / 1e6,
             st.samples ? (double)st.tracer_cpu_ns / 1e3 / (double)st.samples : 0.0,
             (double)st.unwind_median_ns / 1e3);
+    uint64_t all = clock_process_cpu_ns();
+    fprintf(f, "sproftop CPU (all threads): %.1f ms, %.1f us per sample\n", (double)all / 1e6,
+            st.samples ? (double)all / 1e3 / (double)st.samples : 0.0);
     fprintf(f, "unwind: %" PRIu64 " truncated;", st.truncated);
     for (int i = 0; i < UNWIND_NCAUSES; i++)
         fprintf(f, " %s %" PRIu64, unwind_end_name((enum unwind_end)i), st.unwind_end[i]);
