@@ -82,7 +82,7 @@ struct pthr {              /* a thread of the target */
     uint64_t *off_pcs;
     int off_n;
     uint32_t off_flags;
-    uint64_t off_ip, off_sp;
+    uint64_t off_ip, off_sp, off_bp; /* where that stack was taken */
     bool have_off;
     uint64_t t_out;        /* off CPU since then (ns); 0: on CPU */
     uint64_t carry_ns;     /* off-CPU time not yet a whole interval */
@@ -469,9 +469,10 @@ static void off_begin(struct psampler *s, struct pthr *t, const uint64_t *regs,
         !(t->off_pcs = malloc((size_t)s->cfg.max_depth * sizeof *t->off_pcs)))
         return;
     /* A thread that blocks again in the same call, with the same stack
-     * pointer, is in the same call chain: reuse it, unwind nothing. */
+     * and frame pointers, is in the same call chain: reuse it, unwind
+     * nothing. */
     if (!t->have_off || t->off_ip != regs[16] || t->off_sp != regs[7] ||
-        s->maps_dirty) {
+        t->off_bp != regs[6] || s->maps_dirty) {
         uint32_t flags;
         int n = unwind(s, t, regs, stack, len, &flags);
         memcpy(t->off_pcs, s->pcs, (size_t)n * sizeof *s->pcs);
@@ -479,6 +480,7 @@ static void off_begin(struct psampler *s, struct pthr *t, const uint64_t *regs,
         t->off_flags = flags;
         t->off_ip = regs[16];
         t->off_sp = regs[7];
+        t->off_bp = regs[6];
         t->have_off = true;
     } else {
         s->live.reused++;
@@ -744,6 +746,7 @@ static void off_bootstrap(struct psampler *s, struct pthr *t, uint64_t now)
     t->off_flags = count_end(s, keep_end);
     t->off_ip = pc;
     t->off_sp = sp;
+    t->off_bp = 0; /* unknown: the next switch-out unwinds again */
     t->have_off = true;
     t->t_out = now;
     s->live.offcpu++;
@@ -968,8 +971,13 @@ static int attach(struct psampler *s, char *err, size_t errlen, int *code)
 static void watch_stop(struct psampler *s)
 {
     char st = s->stat_fd >= 0 ? target_stat_state(s->stat_fd, NULL) : 0;
-    if (st == 'T' && s->live.target == SAMPLER_RUNNING)
+    if (st == 'T' && s->live.target == SAMPLER_RUNNING) {
         s->live.group_stops++;
+        /* --idle: time stopped is not time spent in the call it stopped
+         * in; the stretches end here, uncounted past the last flush */
+        for (size_t k = 0; k < s->nalive; k++)
+            s->thr[s->alive[k]].t_out = 0;
+    }
     s->live.target = st == 'T' ? SAMPLER_STOPPED : SAMPLER_RUNNING;
 }
 
@@ -1098,7 +1106,7 @@ static void *sampler_main(void *arg)
         uint64_t now = clock_mono_ns();
         apply_controls(s, now);
         drain(s);
-        if (s->cfg.idle && !s->is_paused) {
+        if (s->cfg.idle && !s->is_paused && s->live.target == SAMPLER_RUNNING) {
             /* `now` was taken before the rings were read: every record up
              * to it has been handled */
             for (size_t k = 0; k < s->nalive; k++) {

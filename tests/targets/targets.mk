@@ -73,3 +73,14 @@ $(TARGETS_DIR)/libA.so $(TARGETS_DIR)/libB.so: $(TARGETS_DIR)/%.so: \
 		$(TARGETS_SRC)/%.c $(TARGETS_MK)
 	@mkdir -p $(dir $@)
 	$(TARGET_CC) $(TARGET_SOFLAGS) -o $@ $<
+
+# --- perf backend targets (tests/perf_*.t) -----------------------------------
+# halfsleep: 50% of wall-clock time asleep in one chain, 50% spinning in
+# another (--idle shares).
+PERF_C_NAMES   := halfsleep
+TARGET_BINS    += $(addprefix $(TARGETS_DIR)/,$(PERF_C_NAMES))
+
+$(addprefix $(TARGETS_DIR)/,$(PERF_C_NAMES)): $(TARGETS_DIR)/%: \
+		$(TARGETS_SRC)/%.c $(TARGETS_SRC)/common.h $(TARGETS_MK)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_CFLAGS) -o $@ $< $(TARGET_LDLIBS)
