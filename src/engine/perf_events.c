@@ -139,14 +139,14 @@ static int paranoid_level(void)
     return v;
 }
 
-void perf_events_explain(int e, pid_t pid, bool idle, struct perf_refusal *why)
+void perf_events_explain(int e, pid_t pid, bool kernel_only, struct perf_refusal *why)
 {
     int par = paranoid_level();
     why->denied = true;
     switch (e) {
     case EACCES:
     case EPERM:
-        if (idle && par >= 2) {
+        if (kernel_only) {
             snprintf(why->cause, sizeof why->cause,
                      "--idle needs kernel samples, refused at perf_event_paranoid=%d", par);
             snprintf(why->fix, sizeof why->fix,
@@ -214,19 +214,21 @@ int perf_events_probe(pid_t pid, bool idle, bool *kernel,
                       struct perf_refusal *why)
 {
     *kernel = true;
+    bool kernel_only = false;
     int e = try_open(pid, PERF_EV_CLOCK, true);
     if (e == EACCES || e == EPERM) {
         /* perf_event_paranoid 2 without privilege: user mode only */
         *kernel = false;
-        int e2 = try_open(pid, PERF_EV_CLOCK, false);
-        if (e2 == 0 && idle)
-            e2 = EACCES; /* context switches happen in the kernel */
-        e = e2;
+        e = try_open(pid, PERF_EV_CLOCK, false);
+        if (e == 0 && idle) {
+            e = EACCES; /* context switches happen in the kernel */
+            kernel_only = true;
+        }
     } else if (e == 0 && idle) {
         e = try_open(pid, PERF_EV_SWITCH, true);
     }
     if (e == 0)
         return 0;
-    perf_events_explain(e, pid, idle, why);
+    perf_events_explain(e, pid, kernel_only, why);
     return -1;
 }

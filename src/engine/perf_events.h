@@ -79,7 +79,9 @@ int perf_events_probe(pid_t pid, bool idle, bool *kernel,
                       struct perf_refusal *why);
 
 /* Fill *why for perf_event_open, or a ring's mmap, failing with errno e on
- * pid (for example EMFILE: more threads than the fd limit allows). */
-void perf_events_explain(int e, pid_t pid, bool idle, struct perf_refusal *why);
+ * pid (for example EMFILE: more threads than the fd limit allows).
+ * kernel_only: only kernel samples were refused (--idle needs them). */
+void perf_events_explain(int e, pid_t pid, bool kernel_only,
+                         struct perf_refusal *why);
 
 #endif

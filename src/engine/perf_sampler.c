@@ -893,10 +893,41 @@ static void raise_fd_limit(void)
 
 static void refuse(struct psampler *s, int e, char *err, size_t errlen, int *code)
 {
-    perf_events_explain(e, s->pid, s->cfg.idle, &s->refusal);
+    perf_events_explain(e, s->pid, false, &s->refusal);
     snprintf(err, errlen, "perf_event: %s; %s (or use --sampler ptrace)",
              s->refusal.cause, s->refusal.fix);
     *code = 1;
+}
+
+/* A thread of pid perf_event_open accepts: the leader, or, when it has
+ * exited (main called pthread_exit: a zombie, refused with ESRCH),
+ * another thread; 0 for a command we launch. */
+static pid_t probe_tid(const struct sampler_config *cfg)
+{
+    if (cfg->argv)
+        return 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)cfg->pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char st = fd >= 0 ? target_stat_state(fd, NULL) : 0;
+    if (fd >= 0)
+        close(fd);
+    if (st != 'Z')
+        return cfg->pid;
+    snprintf(path, sizeof path, "/proc/%d/task", (int)cfg->pid);
+    DIR *d = opendir(path);
+    pid_t tid = cfg->pid;
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        pid_t t = (pid_t)atoi(de->d_name);
+        if (t > 0 && t != cfg->pid) {
+            tid = t;
+            break;
+        }
+    }
+    if (d)
+        closedir(d);
+    return tid;
 }
 
 static int attach(struct psampler *s, char *err, size_t errlen, int *code)
@@ -905,7 +936,7 @@ static int attach(struct psampler *s, char *err, size_t errlen, int *code)
     bool kernel;
     if (!s->cfg.argv && target_check(s->pid, err, errlen) < 0)
         return -1;
-    if (perf_events_probe(s->cfg.argv ? 0 : s->pid, s->cfg.idle, &kernel, &s->refusal) < 0) {
+    if (perf_events_probe(probe_tid(&s->cfg), s->cfg.idle, &kernel, &s->refusal) < 0) {
         snprintf(err, errlen, "perf_event: %s; %s (or use --sampler ptrace)",
                  s->refusal.cause, s->refusal.fix);
         return -1;
@@ -953,6 +984,8 @@ static int attach(struct psampler *s, char *err, size_t errlen, int *code)
             }
         } while (n > 0 && ++pass < ATTACH_PASSES);
     }
+    if (thr_find(s, s->pid) == IDTAB_NONE || !s->thr[thr_find(s, s->pid)].alive)
+        s->leader_gone = true; /* a zombie leader: read memory via others */
     s->pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
     if (s->pidfd >= 0) {
         struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
@@ -991,7 +1024,6 @@ static void publish(struct psampler *s, uint64_t now, bool force)
     l->tracer_cpu_ns = clock_thread_cpu_ns();
     l->elapsed_ns = now - s->t_start;
     l->threads = (uint32_t)s->nalive;
-    l->stack_bytes = s->eo.stack_bytes;
     if (l->target == SAMPLER_RUNNING || l->target == SAMPLER_STOPPED)
         watch_stop(s);
     if (now - s->win_start >= WINDOW_NS) {
@@ -1229,7 +1261,7 @@ static struct sampler *pf_start(const struct sampler_config *cfg, char *err,
 int perf_sampler_probe(const struct sampler_config *cfg, struct perf_refusal *why)
 {
     bool kernel;
-    return perf_events_probe(cfg->argv ? 0 : cfg->pid, cfg->idle, &kernel, why);
+    return perf_events_probe(probe_tid(cfg), cfg->idle, &kernel, why);
 }
 
 static void pf_halt(struct sampler *base)

@@ -38,7 +38,7 @@ struct sampler *sampler_start(const struct sampler_config *cfg_in, char *err,
 {
     struct sampler_config cfg = *cfg_in;
     char fallback[sizeof ((struct sampler *)0)->fallback] = "";
-    struct sampler *s;
+    struct sampler *s = NULL;
     if (cfg.kind != SAMPLER_PTRACE) {
         if (!cfg.stack_max_set)
             cfg.stack_max = SAMPLER_PERF_STACK;
@@ -52,15 +52,19 @@ struct sampler *sampler_start(const struct sampler_config *cfg_in, char *err,
         } else {
             s = perf_sampler_start(&cfg, err, errlen, code, &why);
             /* never launch a command twice */
-            if (s || cfg.kind == SAMPLER_PERF || !why.denied || cfg.argv)
-                return s;
-            set_fallback(fallback, sizeof fallback, &why);
+            if (!s && cfg.kind == SAMPLER_AUTO && why.denied && !cfg.argv)
+                set_fallback(fallback, sizeof fallback, &why);
+            else
+                goto out;
         }
         cfg.stack_max = cfg_in->stack_max_set ? cfg_in->stack_max : SAMPLER_PTRACE_STACK;
     }
     s = ptrace_backend.start(&cfg, err, errlen, code);
-    if (s)
+out:
+    if (s) {
         snprintf(s->fallback, sizeof s->fallback, "%s", fallback);
+        s->stack_bytes = (uint32_t)cfg.stack_max;
+    }
     return s;
 }
 
@@ -73,7 +77,7 @@ void sampler_describe_auto(bool idle, char *buf, size_t len)
     if (perf_sampler_probe(&cfg, &why) == 0)
         snprintf(buf, len, "perf (perf_event_open permitted)");
     else
-        set_fallback(buf, len, &why);
+        snprintf(buf, len, "ptrace (%s; %s for the faster sampler)", why.cause, why.fix);
 }
 
 void sampler_halt(struct sampler *s)
@@ -105,6 +109,7 @@ void sampler_get_stats(struct sampler *s, struct sampler_stats *out)
 {
     s->ops->get_stats(s, out);
     out->backend = s->ops->name;
+    out->stack_bytes = s->stack_bytes;
     snprintf(out->fallback, sizeof out->fallback, "%s", s->fallback);
 }
 

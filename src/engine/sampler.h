@@ -147,6 +147,7 @@ struct sampler_thread_stats {
 struct sampler {
     const struct sampler_backend *ops;
     char fallback[200];  /* set by sampler_start: see sampler_stats */
+    uint32_t stack_bytes;/* set by sampler_start: see sampler_stats */
 };
 
 /* A backend: what sampler_start and the wrappers below dispatch to.  The

@@ -76,8 +76,9 @@ $(TARGETS_DIR)/libA.so $(TARGETS_DIR)/libB.so: $(TARGETS_DIR)/%.so: \
 
 # --- perf backend targets (tests/perf_*.t) -----------------------------------
 # halfsleep: 50% of wall-clock time asleep in one chain, 50% spinning in
-# another (--idle shares).
-PERF_C_NAMES   := halfsleep
+# another (--idle shares); noperf: a helper that runs a command where
+# perf_event_open fails with EACCES (a seccomp filter), for auto's fallback.
+PERF_C_NAMES   := halfsleep noperf
 TARGET_BINS    += $(addprefix $(TARGETS_DIR)/,$(PERF_C_NAMES))
 
 $(addprefix $(TARGETS_DIR)/,$(PERF_C_NAMES)): $(TARGETS_DIR)/%: \
