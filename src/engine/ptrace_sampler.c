@@ -537,7 +537,11 @@ static void unwind_copies(struct psampler *s)
         enum unwind_end end;
         int n = unwinder_unwind(s->unw, c->tid, c->regs, c->buf, c->regs[7], c->len,
                                 s->pcs, s->cfg.max_depth, &end);
-        if (unwinder_saw_unknown(s->unw) && now_ns() - s->t_maps > MAPS_UNKNOWN_NS &&
+        /* in the second after an exec, maps read before this copy was
+         * taken may predate the loader's mappings: no rate limit then */
+        if (unwinder_saw_unknown(s->unw) &&
+            (now_ns() - s->t_maps > MAPS_UNKNOWN_NS ||
+             (t0 < s->maps_fast_until && s->t_maps < c->time)) &&
             refresh_maps(s)) {
             /* dlopen since the last read: unwind again with the new maps */
             n = unwinder_unwind(s->unw, c->tid, c->regs, c->buf, c->regs[7], c->len,
