@@ -57,7 +57,7 @@
 #define MAX_CPUS 1024
 #define ATTACH_PASSES 16         /* /proc/PID/task rescans at attach */
 #define BOOT_STACK (256u << 10)  /* stack read for a thread blocked at attach */
-#define NO_THREAD UINT32_MAX
+#define UNWIND_KEEP 1024u       /* unwind times kept for the median */
 
 struct pev {               /* an event we opened */
     int fd;                /* -1 once closed */
@@ -146,7 +146,8 @@ struct psampler {
 
     struct sampler_stats st;   /* readers' copy (lock) */
     struct sampler_stats live; /* the sampler thread's own */
-    uint64_t unw_ns, unw_n;
+    uint32_t unw_last[UNWIND_KEEP]; /* the latest unwind times (ns) */
+    uint64_t unw_n;
     struct sampler_thread_stats *tstats; /* lock */
     size_t ntstats, captstats;
 };
@@ -421,8 +422,8 @@ static int unwind_raw(struct psampler *s, struct pthr *t, const uint64_t *regs,
         refresh_maps(s))
         n = unwinder_unwind(s->unw, via, regs, stack, regs[7], (size_t)len,
                             s->pcs, s->cfg.max_depth, end);
-    s->unw_ns += clock_mono_ns() - t0;
-    s->unw_n++;
+    uint64_t took = clock_mono_ns() - t0;
+    s->unw_last[s->unw_n++ % UNWIND_KEEP] = took > UINT32_MAX ? UINT32_MAX : (uint32_t)took;
     return n;
 }
 
@@ -984,7 +985,8 @@ static int attach(struct psampler *s, char *err, size_t errlen, int *code)
             }
         } while (n > 0 && ++pass < ATTACH_PASSES);
     }
-    if (thr_find(s, s->pid) == IDTAB_NONE || !s->thr[thr_find(s, s->pid)].alive)
+    uint32_t leader = thr_find(s, s->pid);
+    if (leader == IDTAB_NONE || !s->thr[leader].alive)
         s->leader_gone = true; /* a zombie leader: read memory via others */
     s->pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
     if (s->pidfd >= 0) {
@@ -1014,13 +1016,26 @@ static void watch_stop(struct psampler *s)
     s->live.target = st == 'T' ? SAMPLER_STOPPED : SAMPLER_RUNNING;
 }
 
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
 static void publish(struct psampler *s, uint64_t now, bool force)
 {
     if (!force && now - s->t_publish < PUBLISH_NS)
         return;
     s->t_publish = now;
     struct sampler_stats *l = &s->live;
-    l->unwind_median_ns = s->unw_n ? s->unw_ns / s->unw_n : 0; /* a mean */
+    if (force || now - s->win_start >= WINDOW_NS) {
+        /* the median of the latest UNWIND_KEEP unwinds, once a second */
+        uint32_t tmp[UNWIND_KEEP];
+        size_t n = s->unw_n < UNWIND_KEEP ? (size_t)s->unw_n : UNWIND_KEEP;
+        memcpy(tmp, s->unw_last, n * sizeof *tmp);
+        qsort(tmp, n, sizeof *tmp, u32_cmp);
+        l->unwind_median_ns = n ? tmp[n / 2] : 0;
+    }
     l->tracer_cpu_ns = clock_thread_cpu_ns();
     l->elapsed_ns = now - s->t_start;
     l->threads = (uint32_t)s->nalive;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <libunwind-ptrace.h>
 #include <libunwind.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,28 @@ struct unwinder {
  * calls from _UPT_find_proc_info, so the accessors find the unwinder here.
  * Only the sampler thread unwinds. */
 static _Thread_local struct unwinder *current;
+
+/* libunwind masks every signal around each of its internal locks (the
+ * register-state cache, the memory pools), two rt_sigprocmask system calls
+ * each time, several per unwind step: about half of the CPU time of an
+ * unwind, measured (docs/PERFORMANCE.md).  Debian's build has no
+ * per-thread cache, so UNW_CACHE_PER_THREAD falls back to the locked
+ * global one.  The masking protects a signal handler that unwinds its own
+ * process; sproftop's handlers only set a flag and its unwinding threads
+ * block them, so while this thread is inside unwinder_unwind libunwind's
+ * sigprocmask calls (resolved to this definition) do nothing.  Everyone
+ * else gets the real one. */
+int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+    if (current)
+        return 0;
+    int e = pthread_sigmask(how, set, old);
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
 
 static const char *const end_names[UNWIND_NCAUSES] = {
     "complete", "depth-cap", "loop", "no-unwind-info", "bad-memory", "other",
