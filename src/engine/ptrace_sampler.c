@@ -899,70 +899,19 @@ static void spin_for_stops(struct psampler *s, uint32_t spin_us)
 
 static int launch(struct psampler *s, char *err, size_t errlen)
 {
-    int go[2], ep[2];
-    if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
-        snprintf(err, errlen, "cannot launch: %s", strerror(errno));
+    struct target_spawn sp;
+    if (target_spawn(&sp, s->cfg.argv, s->cfg.quiet_child, err, errlen) < 0)
         return -1;
-    }
-    pid_t child = fork();
-    if (child < 0) {
-        snprintf(err, errlen, "cannot launch %s: %s", s->cfg.argv[0], strerror(errno));
-        return -1;
-    }
-    if (child == 0) {
-        /* the child: wait until seized, then exec with a clean mask */
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        close(go[1]);
-        close(ep[0]);
-        char c;
-        while (read(go[0], &c, 1) < 0 && errno == EINTR)
-            ;
-        if (s->cfg.quiet_child) {
-            int fd = open("/dev/null", O_RDWR);
-            if (fd >= 0) {
-                dup2(fd, 0), dup2(fd, 1), dup2(fd, 2);
-                if (fd > 2)
-                    close(fd);
-            }
-        }
-        execvp(s->cfg.argv[0], s->cfg.argv);
-        int e = errno;
-        if (write(ep[1], &e, sizeof e) < 0)
-            _exit(127);
-        _exit(127);
-    }
-    close(go[0]);
-    close(ep[1]);
-    s->pid = child;
+    s->pid = sp.pid;
     s->launch_pending = true;
-    if (ptrace(PTRACE_SEIZE, child, 0, (void *)(long)PTRACE_O_TRACEEXEC) < 0) {
+    if (ptrace(PTRACE_SEIZE, sp.pid, 0, (void *)(long)PTRACE_O_TRACEEXEC) < 0) {
         snprintf(err, errlen, "cannot trace the launched command: %s", strerror(errno));
-        kill(child, SIGKILL);
-        waitpid(child, NULL, 0);
-        close(go[1]);
-        close(ep[0]);
+        target_spawn_abort(&sp);
         return -1;
     }
-    add_thread(s, child);
-    if (write(go[1], "g", 1) < 0) {
-        /* the child is gone; its exit shows up as an event */
-    }
-    close(go[1]);
-    /* exec succeeded when the error pipe closes with nothing in it */
-    int e = 0;
-    ssize_t n;
-    while ((n = read(ep[0], &e, sizeof e)) < 0 && errno == EINTR)
-        ;
-    close(ep[0]);
-    if (n == (ssize_t)sizeof e) {
-        snprintf(err, errlen, "cannot run %s: %s", s->cfg.argv[0], strerror(e));
-        int st;
-        while (waitpid(child, &st, __WALL) < 0 && errno == EINTR)
-            ;
+    add_thread(s, sp.pid);
+    if (target_spawn_go(&sp, s->cfg.argv[0], err, errlen) < 0)
         return -1;
-    }
     s->launched = true;
     return 0;
 }

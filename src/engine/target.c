@@ -330,7 +330,8 @@ int target_spawn_go(struct target_spawn *sp, const char *cmd, char *err,
     sp->err_fd = -1;
     if (n == (ssize_t)sizeof e) {
         snprintf(err, errlen, "cannot run %s: %s", cmd, strerror(e));
-        while (waitpid(sp->pid, NULL, 0) < 0 && errno == EINTR)
+        /* __WALL: the child may be traced */
+        while (waitpid(sp->pid, NULL, __WALL) < 0 && errno == EINTR)
             ;
         return -1;
     }
