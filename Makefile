@@ -21,7 +21,7 @@ PKG_CONFIG ?= pkg-config
 PKGS := ncursesw libunwind-ptrace libdw
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-        -Wformat=2 -Wwrite-strings -Wundef -Wswitch-enum -Wno-switch-enum \
+        -Wformat=2 -Wwrite-strings -Wundef -Wswitch-enum \
         -Wvla -Wpointer-arith
 ifeq ($(WERROR),1)
 WARN += -Werror
@@ -45,6 +45,8 @@ ENGINE_OBJS := $(engine_OBJS)
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+# Engine unit tests (libc-only engine modules): ENGINE_UNIT_BINS, added to UNIT_BINS.
+include tests/unit/engine/unit.mk
 
 # The default build is ./sproftop; sanitizer builds put theirs in their
 # build directory so they never replace it.
@@ -72,6 +74,15 @@ $(PKG_STAMP):
 $(BUILD)/tests/unit/%: tests/unit/%.c $(PURE_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(formats_FLAGS) -o $@ $< $(PURE_OBJS) -lcmocka -lm -lz
+
+# UI unit tests (test_ui_*.c) link the UI's objects and curses: key codes
+# are curses constants.  They open no terminal.  Only the layers the UI may
+# see are linked, so a UI reaching into formats or the engine fails here.
+UI_TEST_OBJS := $(ui_OBJS) $(model_OBJS) $(base_OBJS)
+$(BUILD)/tests/unit/test_ui_%: tests/unit/test_ui_%.c $(UI_TEST_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(ui_FLAGS) -o $@ $< $(UI_TEST_OBJS) -lcmocka \
+	  $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null) -lm
 
 unit: $(UNIT_BINS)
 

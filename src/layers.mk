@@ -31,7 +31,7 @@ base_INC    := -Isrc/base
 model_INC   := $(base_INC) -Isrc/model
 formats_INC := $(model_INC) -Isrc/formats
 engine_INC  := $(model_INC) -Isrc/engine
-ui_INC      := $(model_INC) -Iui -Isrc/formats
+ui_INC      := $(model_INC) -Iui
 app_INC     := $(formats_INC) -Isrc/engine -Iui -Isrc/app
 
 # Headers the pure layers may not include, and those the UI may not.

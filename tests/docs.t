@@ -116,14 +116,16 @@ help_formats=$(printf '%s\n' "$help_text" | awk '
 man_formats=$(section FORMATS | tags | awk '{ print $1 }')
 same_set "the man page's FORMATS are exactly the formats of --help" \
     "--help" "$help_formats" "docs/sproftop.1 FORMATS" "$man_formats"
-# Each format's file names, from its exporter's ".exts" in src/, are on
-# its FORMATS tag line, and no other name is.
+# Each format's file names, from its ".exts" in the exporters' registry
+# (src/formats/export.c), are on its FORMATS tag line, and no other name is.
 bad=""
-for f in "$TOP"/src/formats/export_*.c; do
-    name=$(sed -n 's/^ *\.name *= *"\([^"]*\)",.*/\1/p' "$f" | head -n 1)
-    exts=$(sed -n 's/^ *\.exts *= *"\([^"]*\)",.*/\1/p' "$f" | head -n 1)
-    if [ -z "$name" ] || [ -z "$exts" ]; then
-        bad="$bad ${f##*/}: no one-line .name/.exts;"
+registry=$(sed -n 's/^ *\.name *= *"\([^"]*\)",.*/\1/p
+                  s/^ *\.exts *= *"\([^"]*\)",.*/\1/p' \
+    "$TOP/src/formats/export.c" | paste - -)
+for name in $help_formats; do
+    exts=$(awk -F'\t' -v n="$name" '$1 == n { print $2 }' <<<"$registry")
+    if [ -z "$exts" ]; then
+        bad="$bad $name: no one-line .name/.exts in export.c;"
         continue
     fi
     tag=$(section FORMATS | tags | awk -v n="$name" '$1 == n' | tr -d '(),' |

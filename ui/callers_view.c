@@ -1,14 +1,16 @@
 /* callers_view.c - the caller/callee (butterfly) view.
  *
  * See callers_view.h.  Edges come from model->edges (profile_edges), whose
- * time divides each sample by the callee's occurrences in the stack, so
- * Local% stays at most 100% under recursion, as in Racket.
+ * Racket times divide each sample by the selected function's occurrences
+ * in the stack, so Local% stays at most 100% under recursion.
  */
 #include "callers_view.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "vec.h"
 
 enum cc_kind { CC_TITLE_CALLERS, CC_CALLER, CC_SELF, CC_TITLE_CALLEES,
                CC_CALLEE, CC_HIDDEN_CALLERS, CC_HIDDEN_CALLEES };
@@ -28,23 +30,18 @@ struct cc_priv {
     struct cc_row *rows;
     size_t cap;
     uint32_t shown;              /* function of the last refresh */
+    uint32_t reveal;             /* function whose hidden callers and
+                                    callees are listed, PROFILE_NONE */
     uint32_t history[CC_HISTORY];
     size_t nhistory;
-    int loc_width;
 };
 
 static int cc_push(struct view *v, struct cc_row r)
 {
     struct cc_priv *cp = v->priv;
 
-    if (v->lines == cp->cap) {
-        size_t ncap = cp->cap ? cp->cap * 2 : 64;
-        struct cc_row *nr = realloc(cp->rows, ncap * sizeof(*nr));
-        if (!nr)
-            return -1;
-        cp->rows = nr;
-        cp->cap = ncap;
-    }
+    if (VEC_RESERVE(cp->rows, cp->cap, v->lines + 1) < 0)
+        return -1;
     cp->rows[v->lines++] = r;
     return 0;
 }
@@ -78,11 +75,13 @@ static void add_section(struct view *v, uint32_t f, bool callers)
             continue;
         if (m->hidden[other]) {
             hidden++;
-            continue;
+            if (cp->reveal != f)
+                continue;
         }
         cc_push(v, (struct cc_row){ .kind = callers ? CC_CALLER : CC_CALLEE,
                                     .frame = other, .samples = e->samples,
-                                    .time = e->time });
+                                    .time = callers ? e->caller_time
+                                                    : e->callee_time });
     }
     if (v->lines > first)
         qsort_r(cp->rows + first, v->lines - first, sizeof(struct cc_row),
@@ -109,17 +108,10 @@ static void cc_refresh(struct view *v)
 {
     struct cc_priv *cp = v->priv;
     const struct model *m = v->ctx->model;
-    uint32_t f = v->ctx->selected;
+    uint32_t f = view_selected(v);
 
     v->lines = 0;
-    cp->loc_width = 0;
-    if (!m)
-        return;
-    /* Nothing selected yet (or gone under a filter): the top function. */
-    if (!model_flat_of(m, f)) {
-        f = m->nflat ? m->flat[0].frame : PROFILE_NONE;
-        v->ctx->selected = f;
-    }
+    v->tail_want = 0;
     if (f == PROFILE_NONE)
         return;
 
@@ -133,24 +125,50 @@ static void cc_refresh(struct view *v)
         const struct frame_desc *d = profile_frame(m->snap, cp->rows[i].frame);
         if (d && d->module) {
             int w = text_width(v->ctx->theme, d->module);
-            if (w > cp->loc_width)
-                cp->loc_width = w;
+            if (w > v->tail_want)
+                v->tail_want = w;
         }
     }
 }
 
-/* Columns: " Samples  Local%  Total%   Self%  " then the function. */
-#define CC_COLS 35
+enum cc_col { CCOL_SAMPLES, CCOL_LOCAL_PCT, CCOL_TOTAL_PCT, CCOL_SELF_PCT,
+              CCOL_FUNCTION, CCOL_MODULE };
 
-static void cc_header(struct view *v, int y, int width)
+static const struct view_col cc_cols[] = {
+    { .id = CCOL_SAMPLES, .title = "Samples", .width = 8, .flags = DT_RIGHT },
+    { .id = CCOL_LOCAL_PCT, .title = "Local%", .width = 6, .flags = DT_RIGHT },
+    { .id = CCOL_TOTAL_PCT, .title = "Total%", .width = 6, .flags = DT_RIGHT },
+    { .id = CCOL_SELF_PCT, .title = "Self%", .width = 6, .flags = DT_RIGHT },
+    { .id = CCOL_FUNCTION, .title = "Function", .flags = DT_ELLIPSIS },
+    { .id = CCOL_MODULE, .flags = DT_ELLIPSIS | VIEW_COL_TAIL },
+};
+
+/* A section title ("Callers of f: 3", across the row) or the count of
+ * hidden callers or callees (in the function column). */
+static void note_cell(struct view *v, const struct cc_row *r,
+                      const char *name, int col, struct view_cell *c)
 {
     const struct theme *t = v->ctx->theme;
+    bool title = r->kind == CC_TITLE_CALLERS || r->kind == CC_TITLE_CALLEES;
 
-    draw_fmt(t, y, 0, width, t->attr[UC_COLHDR], " %8s  %6s  %6s  %6s  %s",
-             "Samples", "Local%", "Total%", "Self%", "Function");
+    if (col != (title ? CCOL_SAMPLES : CCOL_FUNCTION))
+        return;
+    if (title)
+        snprintf(c->buf, sizeof(c->buf), "%s of %s: %u",
+                 r->kind == CC_TITLE_CALLERS ? "Callers" : "Callees",
+                 name, r->count);
+    else
+        snprintf(c->buf, sizeof(c->buf), "  %s %u %s (hide-self %.1f%%, "
+                 "hide-subs %.1f%%)", t->g.ellipsis, r->count,
+                 ((const struct cc_priv *)v->priv)->reveal == r->frame
+                     ? "dimmed" : "hidden",
+                 v->ctx->hide_self, v->ctx->hide_subs);
+    c->text = c->buf;
+    c->attr = t->attr[title ? UC_LABEL : UC_DIM];
+    c->span = true;
 }
 
-static void cc_draw(struct view *v, size_t line, int y, int width)
+static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
 {
     const struct cc_priv *cp = v->priv;
     const struct model *m = v->ctx->model;
@@ -159,60 +177,44 @@ static void cc_draw(struct view *v, size_t line, int y, int width)
     const struct frame_desc *d = profile_frame(m->snap, r->frame);
     const struct profile_flat *fl = model_flat_of(m, r->frame);
     const struct profile_flat *sel = model_flat_of(m, v->ctx->selected);
-    double tot = (double)m->total;
-    char a[16], text[1024];
-    int modw = cp->loc_width > (width - CC_COLS) / 3 ? (width - CC_COLS) / 3
-                                                     : cp->loc_width;
 
-    if (modw < 6)
-        modw = 0;
-    switch (r->kind) {
-    case CC_TITLE_CALLERS:
-    case CC_TITLE_CALLEES:
-        snprintf(text, sizeof(text), "%s of %s: %u",
-                 r->kind == CC_TITLE_CALLERS ? "Callers" : "Callees",
-                 d->name, r->count);
-        draw_text(t, y, 1, width - 1, text, t->attr[UC_LABEL], DT_ELLIPSIS);
+    if (r->kind != CC_CALLER && r->kind != CC_CALLEE && r->kind != CC_SELF) {
+        note_cell(v, r, d->name, col, c);
         return;
-    case CC_HIDDEN_CALLERS:
-    case CC_HIDDEN_CALLEES:
-        snprintf(text, sizeof(text), "    %s %u hidden", t->g.ellipsis,
-                 r->count);
-        draw_text(t, y, CC_COLS - 2, width - CC_COLS + 2, text,
-                  t->attr[UC_DIM], DT_ELLIPSIS);
-        return;
-    case CC_CALLER:
-    case CC_CALLEE:
-    case CC_SELF:
+    }
+    switch ((enum cc_col)col) {
+    case CCOL_SAMPLES:
+        cell_count(c, r->samples);
+        break;
+    case CCOL_LOCAL_PCT:
+        if (r->kind != CC_SELF && sel && sel->total > 0)
+            cell_pct(v, c, r->time, (double)sel->total);
+        break;
+    case CCOL_TOTAL_PCT:
+        if (fl)
+            cell_pct(v, c, (double)fl->total, (double)m->total);
+        break;
+    case CCOL_SELF_PCT:
+        if (fl)
+            cell_pct(v, c, (double)fl->self, (double)m->total);
+        break;
+    case CCOL_FUNCTION:
+        if (r->kind == CC_SELF) {
+            c->text = d->name;
+            c->attr = t->attr[UC_VALUE];
+            break;
+        }
+        snprintf(c->buf, sizeof(c->buf), "  %s %s",
+                 r->kind == CC_CALLER ? t->g.up : t->g.down, d->name);
+        c->text = c->buf;
+        break;
+    case CCOL_MODULE:
+        c->text = d->module;
+        c->attr = t->attr[UC_LOC];
         break;
     }
-
-    draw_text(t, y, 1, 8, fmt_count(r->samples, 8, a, sizeof(a)),
-              t->attr[UC_NORMAL], DT_RIGHT);
-    if (r->kind != CC_SELF && sel && sel->total > 0) {
-        double local = r->time / (double)sel->total;
-        draw_text(t, y, 11, 6, fmt_pct(r->time, (double)sel->total, a,
-                  sizeof(a)), theme_heat(t, local), DT_RIGHT);
-    }
-    if (fl) {
-        draw_text(t, y, 19, 6, fmt_pct((double)fl->total, tot, a, sizeof(a)),
-                  theme_heat(t, tot > 0 ? (double)fl->total / tot : 0),
-                  DT_RIGHT);
-        draw_text(t, y, 27, 6, fmt_pct((double)fl->self, tot, a, sizeof(a)),
-                  theme_heat(t, tot > 0 ? (double)fl->self / tot : 0),
-                  DT_RIGHT);
-    }
-    if (r->kind == CC_SELF)
-        snprintf(text, sizeof(text), "%s", d->name);
-    else
-        snprintf(text, sizeof(text), "  %s %s",
-                 r->kind == CC_CALLER ? t->g.up : t->g.down, d->name);
-    draw_text(t, y, 35, width - 35 - (modw ? modw + 2 : 0), text,
-              r->kind == CC_SELF ? t->attr[UC_VALUE] : t->attr[UC_NORMAL],
-              DT_ELLIPSIS);
-    if (modw && d->module)
-        draw_text(t, y, width - modw, modw, d->module, t->attr[UC_LOC],
-                  DT_ELLIPSIS);
+    if (r->kind != CC_SELF && m->hidden[r->frame])
+        c->attr = t->attr[UC_DIM];
 }
 
 static uint32_t cc_line_frame(struct view *v, size_t line)
@@ -239,39 +241,55 @@ static void cc_show_selected(struct view *v)
     view_goto(v, self_row(v));
 }
 
-static bool cc_request(struct view *v, enum request req)
+/* Enter on a caller or callee: it becomes the selected function.  On a
+ * hidden row: list what the thresholds hide around this function
+ * (dimmed), or hide it again. */
+static bool cc_follow(struct view *v, enum request req)
 {
     struct cc_priv *cp = v->priv;
 
-    switch (req) {
-    case REQ_ENTER: {
-        if (!v->lines)
-            return true;
-        const struct cc_row *r = &cp->rows[v->cursor];
-        if (r->kind != CC_CALLER && r->kind != CC_CALLEE)
-            return true;
-        if (cp->nhistory == CC_HISTORY) {
-            memmove(cp->history, cp->history + 1,
-                    (CC_HISTORY - 1) * sizeof(cp->history[0]));
-            cp->nhistory--;
-        }
-        cp->history[cp->nhistory++] = v->ctx->selected;
-        v->ctx->selected = r->frame;
-        cc_show_selected(v);
+    (void)req;
+    if (!v->lines)
+        return true;
+    const struct cc_row *r = &cp->rows[v->cursor];
+    if (r->kind == CC_HIDDEN_CALLERS || r->kind == CC_HIDDEN_CALLEES) {
+        cp->reveal = cp->reveal == r->frame ? PROFILE_NONE : r->frame;
+        view_refresh(v);
         return true;
     }
-    case REQ_BACK:
-        if (!cp->nhistory) {
-            ctx_message(v->ctx, true, "no previous function");
-            return true;
-        }
-        v->ctx->selected = cp->history[--cp->nhistory];
-        cc_show_selected(v);
+    if (r->kind != CC_CALLER && r->kind != CC_CALLEE)
         return true;
-    default:
-        return false;
+    if (cp->nhistory == CC_HISTORY) {
+        memmove(cp->history, cp->history + 1,
+                (CC_HISTORY - 1) * sizeof(cp->history[0]));
+        cp->nhistory--;
     }
+    cp->history[cp->nhistory++] = v->ctx->selected;
+    v->ctx->selected = r->frame;
+    cc_show_selected(v);
+    return true;
 }
+
+/* Backspace: the function selected before. */
+static bool cc_back(struct view *v, enum request req)
+{
+    struct cc_priv *cp = v->priv;
+
+    (void)req;
+    if (!cp->nhistory) {
+        ctx_message(v->ctx, true, "no previous function");
+        return true;
+    }
+    v->ctx->selected = cp->history[--cp->nhistory];
+    cc_show_selected(v);
+    return true;
+}
+
+static const struct view_action cc_actions[] = {
+    { REQ_ENTER, cc_follow, false },
+    { REQ_BACK, cc_back, false },
+    { REQ_NONE, NULL, false },
+};
 
 /* A new selection from another view puts the cursor on its row; a plain
  * refresh keeps the cursor where it was. */
@@ -301,33 +319,22 @@ static const char *cc_info(struct view *v, char *buf, size_t n)
 
 static int cc_open(struct view *v)
 {
-    struct cc_priv *cp = calloc(1, sizeof(*cp));
+    struct cc_priv *cp = v->priv;
 
-    if (!cp)
-        return -1;
-    cp->shown = PROFILE_NONE;
-    v->priv = cp;
+    cp->shown = cp->reveal = PROFILE_NONE;
     return 0;
 }
 
 static void cc_close(struct view *v)
 {
-    struct cc_priv *cp = v->priv;
-
-    if (cp)
-        free(cp->rows);
-    free(cp);
+    free(((struct cc_priv *)v->priv)->rows);
 }
 
 const struct view_ops callers_view_ops = {
-    .name = "Callers",
-    .open = cc_open,
-    .refresh = cc_refresh_outer,
-    .header = cc_header,
-    .draw = cc_draw,
-    .request = cc_request,
-    .line_key = cc_line_key,
-    .line_frame = cc_line_frame,
+    .name = "Callers", .priv_size = sizeof(struct cc_priv),
+    .open = cc_open, .refresh = cc_refresh_outer, .close = cc_close,
+    VIEW_COLUMNS(cc_cols), .cell = cc_cell,
+    .actions = cc_actions,
+    .line_key = cc_line_key, .line_frame = cc_line_frame,
     .info = cc_info,
-    .close = cc_close,
 };

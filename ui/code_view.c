@@ -1,28 +1,37 @@
-/* source_view.c - the annotated source view.
+/* code_view.c - the annotated source view (the "Source" tab).
  *
- * See source_view.h.  The file is read once per selected function (not
+ * See code_view.h.  The file is read once per selected function (not
  * per refresh); per-line counts are looked up by binary search in the
  * sorted profile_lines result.
  */
 #include "code_view.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "vec.h"
 
 /* Source files larger than this are shown as addresses: a profiler's
  * source pane is no editor, and a stray path must not eat memory. */
 #define SRC_MAX_BYTES (16u << 20)
 
+/* Columns Right and Left scroll the text by. */
+#define SRC_HSTEP 8
+
 struct src_priv {
     uint32_t shown;            /* function loaded, PROFILE_NONE */
     bool want_addrs;           /* user asked for addresses */
     bool by_addr;              /* rows are addresses (no readable source) */
+    bool note;                 /* row 0 says why there is no source */
     char *text;                /* file contents, lines NUL-separated */
     char **line;               /* start of each line, nlines entries */
     size_t nlines;
     char err[160];             /* why the file could not be read */
+    size_t hscroll;            /* text columns scrolled off to the left */
+    char title[PATH_MAX + 200]; /* the text column's title, when built */
     struct profile_linecount *counts;
     size_t ncounts;
     uint64_t fn_total;         /* the function's total samples */
@@ -54,16 +63,8 @@ static int src_load(struct src_priv *sp, const char *path)
                      SRC_MAX_BYTES >> 20);
             goto fail;
         }
-        if (len + r + 1 > cap) {
-            size_t ncap = cap ? cap * 2 : sizeof(buf) + 1;
-            while (ncap < len + r + 1)
-                ncap *= 2;
-            char *nt = realloc(sp->text, ncap);
-            if (!nt)
-                goto oom;
-            sp->text = nt;
-            cap = ncap;
-        }
+        if (VEC_RESERVE(sp->text, cap, len + r + 1) < 0)
+            goto oom;
         memcpy(sp->text + len, buf, r);
         len += r;
     }
@@ -143,18 +144,12 @@ static void src_refresh(struct view *v)
 {
     struct src_priv *sp = v->priv;
     const struct model *m = v->ctx->model;
-    uint32_t f = v->ctx->selected;
+    uint32_t f = view_selected(v);
 
     v->lines = 0;
     free(sp->counts);
     sp->counts = NULL;
     sp->ncounts = 0;
-    if (!m)
-        return;
-    if (!model_flat_of(m, f)) {
-        f = m->nflat ? m->flat[0].frame : PROFILE_NONE;
-        v->ctx->selected = f;
-    }
     if (f == PROFILE_NONE)
         return;
     const struct frame_desc *d = profile_frame(m->snap, f);
@@ -162,6 +157,7 @@ static void src_refresh(struct view *v)
     if (fresh) {
         src_unload(sp);
         sp->shown = f;
+        sp->hscroll = 0;
         if (!d->file)
             snprintf(sp->err, sizeof(sp->err), "no source file known");
         else
@@ -178,9 +174,12 @@ static void src_refresh(struct view *v)
     } else {
         free(c);
     }
-    v->lines = sp->by_addr ? sp->ncounts : sp->nlines;
+    /* Addresses for want of a source: the first row says why, whole (a
+     * title or the tab bar would clip it). */
+    sp->note = sp->by_addr && !sp->want_addrs && sp->err[0] && sp->ncounts;
+    v->lines = (sp->by_addr ? sp->ncounts : sp->nlines) + sp->note;
     if (fresh) {
-        v->cursor = hottest_row(v);
+        v->cursor = hottest_row(v) + sp->note;
         /* Centre the hottest line when the screen allows. */
         size_t half = v->height > 2 ? (size_t)v->height / 2 : 0;
         v->offset = v->cursor > half ? v->cursor - half : 0;
@@ -188,75 +187,131 @@ static void src_refresh(struct view *v)
     }
 }
 
-static void src_header(struct view *v, int y, int width)
+enum src_col { SC_SELF, SC_TOTAL, SC_LINE, SC_ADDR, SC_TEXT };
+
+/* By line: Self, Total, Line, the text.  By address: Self, Total,
+ * Address, symbol+offset. */
+static const struct view_col src_cols[] = {
+    { .id = SC_SELF, .title = "Self", .width = 7, .flags = DT_RIGHT },
+    { .id = SC_TOTAL, .title = "Total", .width = 7, .flags = DT_RIGHT },
+    { .id = SC_LINE, .title = "Line", .width = 6, .flags = DT_RIGHT },
+    { .id = SC_ADDR, .title = "Address", .width = 18, .flags = DT_RIGHT },
+    { .id = SC_TEXT, .title = "Symbol+offset", .flags = DT_ELLIPSIS },
+};
+
+/* Nothing at all, not even titles, until a function is shown. */
+static bool src_shown(struct view *v, int col)
 {
     const struct src_priv *sp = v->priv;
-    const struct model *m = v->ctx->model;
-    const struct theme *t = v->ctx->theme;
 
-    if (!m || sp->shown == PROFILE_NONE)
-        return;
-    const struct frame_desc *d = profile_frame(m->snap, sp->shown);
-    if (sp->by_addr)
-        draw_fmt(t, y, 0, width, t->attr[UC_COLHDR], " %7s  %7s  %18s  %s",
-                 "Self", "Total", "Address", "Symbol+offset");
-    else
-        draw_fmt(t, y, 0, width, t->attr[UC_COLHDR], " %7s  %7s  %6s  %s",
-                 "Self", "Total", "Line", d->file);
+    if (!v->ctx->model || sp->shown == PROFILE_NONE)
+        return false;
+    return col == SC_LINE ? !sp->by_addr : col == SC_ADDR ? sp->by_addr
+                                                          : true;
 }
 
-static void src_draw(struct view *v, size_t line, int y, int width)
+/* By line, the text column's title is the file, and how far it is
+ * scrolled sideways. */
+static const char *src_title(struct view *v, int col)
+{
+    struct src_priv *sp = v->priv;
+
+    if (col != SC_TEXT || sp->by_addr)
+        return NULL;
+    const char *file = profile_frame(v->ctx->model->snap, sp->shown)->file;
+    if (!sp->hscroll)
+        return file;
+    snprintf(sp->title, sizeof(sp->title), "%s  [+%zu columns]", file,
+             sp->hscroll);
+    return sp->title;
+}
+
+/* The source line of `line`, tabs expanded so the gutter stays
+ * aligned, from column sp->hscroll on (a column per character: the
+ * bytes of a UTF-8 sequence count once). */
+static void text_cell(const struct src_priv *sp, size_t line,
+                      struct view_cell *c)
+{
+    size_t o = 0, col = 0;
+
+    for (const char *s = sp->line[line]; *s && o + 9 < sizeof(c->buf); s++) {
+        bool cont = ((unsigned char)*s & 0xc0) == 0x80;
+        if (*s == '\t') {
+            do
+                if (col++ >= sp->hscroll)
+                    c->buf[o++] = ' ';
+            while (col % 8);
+        } else if (cont ? col > sp->hscroll : col++ >= sp->hscroll) {
+            c->buf[o++] = *s;
+        }
+    }
+    c->buf[o] = '\0';
+    c->text = c->buf;
+}
+
+static void src_cell(struct view *v, size_t line, int col,
+                     struct view_cell *c)
 {
     const struct src_priv *sp = v->priv;
     const struct theme *t = v->ctx->theme;
-    const struct profile_linecount *c;
-    char a[32], text[2048];
+    const struct frame_desc *d = profile_frame(v->ctx->model->snap, sp->shown);
+
+    if (sp->note && line == 0) {
+        if (col == SC_SELF) {
+            snprintf(c->buf, sizeof(c->buf), "no source: %s", sp->err);
+            c->text = c->buf;
+            c->attr = t->attr[UC_DIM];
+            c->span = true;
+        }
+        return;
+    }
+    line -= sp->note;
+    const struct profile_linecount *n = sp->by_addr ? &sp->counts[line]
+                                                    : count_of(sp, line + 1);
     double fn = (double)sp->fn_total;
 
-    if (sp->by_addr) {
-        const struct frame_desc *d = profile_frame(v->ctx->model->snap,
-                                                   sp->shown);
-        c = &sp->counts[line];
-        if (d->addr && c->key >= d->addr)
-            snprintf(text, sizeof(text), "%s+0x%" PRIx64, d->name,
-                     c->key - d->addr);
-        else
-            snprintf(text, sizeof(text), "%s", d->name);
-        snprintf(a, sizeof(a), "0x%016" PRIx64, c->key);
-        draw_text(t, y, 19, 18, a, t->attr[UC_LOC], DT_RIGHT);
-        draw_text(t, y, 39, width - 39, text, theme_heat(t, fn > 0 ?
-                  (double)c->total / fn : 0), DT_ELLIPSIS);
-    } else {
-        c = count_of(sp, line + 1);
-        snprintf(a, sizeof(a), "%zu", line + 1);
-        draw_text(t, y, 19, 6, a, t->attr[UC_DIM], DT_RIGHT);
-        /* Expand tabs so the gutter stays aligned. */
-        size_t o = 0;
-        for (const char *s = sp->line[line]; *s && o + 9 < sizeof(text); s++) {
-            if (*s == '\t') {
-                do
-                    text[o++] = ' ';
-                while (o % 8);
-            } else {
-                text[o++] = *s;
-            }
+    switch ((enum src_col)col) {
+    case SC_SELF:
+    case SC_TOTAL: {
+        uint64_t k = !n ? 0 : col == SC_SELF ? n->self : n->total;
+        if (k) {
+            cell_count(c, k);
+            c->attr = theme_heat(t, fn > 0 ? (double)k / fn : 0);
         }
-        text[o] = '\0';
-        draw_text(t, y, 27, width - 27, text, c ? theme_heat(t, fn > 0 ?
-                  (double)c->total / fn : 0) : t->attr[UC_NORMAL], DT_ELLIPSIS);
+        return;
     }
-    if (c && c->self)
-        draw_text(t, y, 1, 7, fmt_count(c->self, 7, a, sizeof(a)),
-                  theme_heat(t, fn > 0 ? (double)c->self / fn : 0), DT_RIGHT);
-    if (c && c->total)
-        draw_text(t, y, 10, 7, fmt_count(c->total, 7, a, sizeof(a)),
-                  theme_heat(t, fn > 0 ? (double)c->total / fn : 0), DT_RIGHT);
+    case SC_LINE:
+        snprintf(c->buf, sizeof(c->buf), "%zu", line + 1);
+        c->text = c->buf;
+        c->attr = t->attr[UC_DIM];
+        return;
+    case SC_ADDR:
+        snprintf(c->buf, sizeof(c->buf), "0x%016" PRIx64, n->key);
+        c->text = c->buf;
+        c->attr = t->attr[UC_LOC];
+        return;
+    case SC_TEXT:
+        break;
+    }
+    if (!sp->by_addr)
+        text_cell(sp, line, c);
+    else if (d->addr && n->key >= d->addr)
+        snprintf(c->buf, sizeof(c->buf), "%s+0x%" PRIx64, d->name,
+                 n->key - d->addr);
+    else
+        snprintf(c->buf, sizeof(c->buf), "%s", d->name);
+    c->text = c->buf;
+    if (n)
+        c->attr = theme_heat(t, fn > 0 ? (double)n->total / fn : 0);
 }
 
 static uint64_t src_line_key(struct view *v, size_t line)
 {
     const struct src_priv *sp = v->priv;
 
+    if (sp->note && line == 0)
+        return UINT64_MAX;
+    line -= sp->note;
     return sp->by_addr ? sp->counts[line].key : line + 1;
 }
 
@@ -266,12 +321,12 @@ static uint32_t src_line_frame(struct view *v, size_t line)
     return ((const struct src_priv *)v->priv)->shown;
 }
 
-static bool src_request(struct view *v, enum request req)
+/* x: addresses instead of lines, and back. */
+static bool src_toggle_addrs(struct view *v, enum request req)
 {
     struct src_priv *sp = v->priv;
 
-    if (req != REQ_TOGGLE_ADDRS)
-        return false;
+    (void)req;
     sp->want_addrs = !sp->want_addrs;
     sp->shown = PROFILE_NONE; /* re-place the cursor on the hottest row */
     view_refresh(v);
@@ -281,6 +336,27 @@ static bool src_request(struct view *v, enum request req)
     return true;
 }
 
+/* Right and Left: the text scrolls sideways, as less -S does. */
+static bool src_hscroll(struct view *v, enum request req)
+{
+    struct src_priv *sp = v->priv;
+
+    if (sp->by_addr)
+        return true;
+    if (req == REQ_EXPAND)
+        sp->hscroll += SRC_HSTEP;
+    else
+        sp->hscroll = sp->hscroll > SRC_HSTEP ? sp->hscroll - SRC_HSTEP : 0;
+    return true;
+}
+
+static const struct view_action src_actions[] = {
+    { REQ_TOGGLE_ADDRS, src_toggle_addrs, false },
+    { REQ_EXPAND, src_hscroll, true },
+    { REQ_COLLAPSE, src_hscroll, true },
+    { REQ_NONE, NULL, false },
+};
+
 static const char *src_info(struct view *v, char *buf, size_t n)
 {
     const struct src_priv *sp = v->priv;
@@ -288,11 +364,7 @@ static const char *src_info(struct view *v, char *buf, size_t n)
 
     if (!m || sp->shown == PROFILE_NONE)
         return NULL;
-    if (sp->by_addr && !sp->want_addrs && sp->err[0] && v->lines)
-        snprintf(buf, n, "%s: addresses (%s)",
-                 model_frame_name(m, sp->shown), sp->err);
-    else
-        snprintf(buf, n, "%s", model_frame_name(m, sp->shown));
+    snprintf(buf, n, "%s", model_frame_name(m, sp->shown));
     return buf;
 }
 
@@ -311,12 +383,7 @@ static const char *src_empty(struct view *v, char *buf, size_t n)
 
 static int src_open(struct view *v)
 {
-    struct src_priv *sp = calloc(1, sizeof(*sp));
-
-    if (!sp)
-        return -1;
-    sp->shown = PROFILE_NONE;
-    v->priv = sp;
+    ((struct src_priv *)v->priv)->shown = PROFILE_NONE;
     return 0;
 }
 
@@ -324,23 +391,16 @@ static void src_close(struct view *v)
 {
     struct src_priv *sp = v->priv;
 
-    if (!sp)
-        return;
     src_unload(sp);
     free(sp->counts);
-    free(sp);
 }
 
 const struct view_ops source_view_ops = {
-    .name = "Source",
-    .open = src_open,
-    .refresh = src_refresh,
-    .header = src_header,
-    .draw = src_draw,
-    .request = src_request,
-    .line_key = src_line_key,
-    .line_frame = src_line_frame,
-    .empty = src_empty,
-    .info = src_info,
-    .close = src_close,
+    .name = "Source", .priv_size = sizeof(struct src_priv),
+    .open = src_open, .refresh = src_refresh, .close = src_close,
+    VIEW_COLUMNS(src_cols), .cell = src_cell, .title = src_title,
+    .shown = src_shown,
+    .actions = src_actions,
+    .line_key = src_line_key, .line_frame = src_line_frame,
+    .empty = src_empty, .info = src_info,
 };

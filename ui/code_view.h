@@ -1,4 +1,4 @@
-/* source_view.h - the source of the selected function, annotated.
+/* code_view.h - the source of the selected function, annotated.
  *
  * Like stackprof's print_source: the function's source file (the frame's
  * file, opened as is) with per-line self and total samples in a gutter,

@@ -1,8 +1,8 @@
 /* draw.c - theme, glyphs, clipped text drawing and number formatting.
  *
- * See draw.h.  Colour pairs are allocated once in theme_init; every other
- * module asks for a semantic colour (enum ui_color) and never calls
- * init_pair, so monochrome mode is one switch here.
+ * See draw.h.  One palette table gives every semantic colour (enum
+ * ui_color) its colours and its monochrome attributes; theme_init
+ * allocates the pairs from it once, and no other module calls init_pair.
  */
 #include "draw.h"
 
@@ -13,11 +13,36 @@
 #include <string.h>
 #include <wchar.h>
 
-/* Colour pair numbers, one per coloured ui_color. */
-enum {
-    PAIR_DIM = 1, PAIR_HEAT1, PAIR_HEAT2, PAIR_HEAT3, PAIR_CURSOR,
-    PAIR_COLHDR, PAIR_TAB_ACTIVE, PAIR_LABEL, PAIR_FLABEL, PAIR_PAUSED,
-    PAIR_ERROR, PAIR_INFO, PAIR_LOC,
+/* Special colours of the palette. */
+#define C_NONE (-3)  /* no colour pair: attributes only */
+#define C_BG   (-2)  /* the terminal's own background */
+#define C_GREY (-4)  /* grey on 16 colours, else white and dimmed */
+
+/* Every semantic colour in colour mode (a pair, numbered by its
+ * ui_color, and attributes) and in monochrome mode (attributes only). */
+static const struct {
+    short fg, bg;
+    attr_t color;   /* attributes besides the pair */
+    attr_t mono;    /* attributes without colours */
+} palette[UC_COUNT] = {
+    [UC_NORMAL] = { C_NONE, C_NONE, 0, 0 },
+    [UC_DIM] = { C_GREY, C_BG, 0, A_DIM },
+    [UC_HEAT1] = { COLOR_GREEN, C_BG, 0, 0 },
+    [UC_HEAT2] = { COLOR_YELLOW, C_BG, 0, 0 },
+    [UC_HEAT3] = { COLOR_RED, C_BG, 0, A_BOLD },
+    [UC_HEAT4] = { COLOR_RED, C_BG, A_BOLD, A_BOLD },
+    [UC_CURSOR] = { COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE },
+    [UC_COLHDR] = { COLOR_BLACK, COLOR_GREEN, 0, A_REVERSE },
+    [UC_TAB] = { C_NONE, C_NONE, 0, 0 },
+    [UC_TAB_ACTIVE] = { COLOR_BLACK, COLOR_CYAN, A_BOLD, A_REVERSE | A_BOLD },
+    [UC_LABEL] = { COLOR_CYAN, C_BG, 0, 0 },
+    [UC_VALUE] = { C_NONE, C_NONE, A_BOLD, A_BOLD },
+    [UC_FKEY] = { C_NONE, C_NONE, A_BOLD, A_BOLD },
+    [UC_FLABEL] = { COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE },
+    [UC_PAUSED] = { COLOR_BLACK, COLOR_YELLOW, A_BOLD, A_REVERSE | A_BOLD },
+    [UC_ERROR] = { COLOR_RED, C_BG, A_BOLD, A_BOLD },
+    [UC_INFO] = { COLOR_GREEN, C_BG, 0, 0 },
+    [UC_LOC] = { COLOR_CYAN, C_BG, 0, A_DIM },
 };
 
 static const struct glyphs glyphs_utf8 = {
@@ -40,57 +65,27 @@ void theme_init(struct theme *t, bool color, bool utf8)
     t->color = color && has_colors() && start_color() == OK;
 
     if (!t->color) {
-        t->attr[UC_DIM] = A_DIM;
-        t->attr[UC_HEAT3] = A_BOLD;
-        t->attr[UC_HEAT4] = A_BOLD;
-        t->attr[UC_CURSOR] = A_REVERSE;
-        t->attr[UC_COLHDR] = A_REVERSE;
-        t->attr[UC_TAB_ACTIVE] = A_REVERSE | A_BOLD;
-        t->attr[UC_VALUE] = A_BOLD;
-        t->attr[UC_FKEY] = A_BOLD;
-        t->attr[UC_FLABEL] = A_REVERSE;
-        t->attr[UC_PAUSED] = A_REVERSE | A_BOLD;
-        t->attr[UC_ERROR] = A_BOLD;
-        t->attr[UC_LOC] = A_DIM;
+        for (int c = 0; c < UC_COUNT; c++)
+            t->attr[c] = palette[c].mono;
         return;
     }
-
     short bg = -1;
     if (use_default_colors() != OK)
         bg = COLOR_BLACK;
     /* Bright black reads as grey on both dark and light terminals; with 8
      * colours fall back to the terminal's dim attribute. */
     bool grey = COLORS >= 16;
-    init_pair(PAIR_DIM, grey ? 8 : COLOR_WHITE, bg);
-    init_pair(PAIR_HEAT1, COLOR_GREEN, bg);
-    init_pair(PAIR_HEAT2, COLOR_YELLOW, bg);
-    init_pair(PAIR_HEAT3, COLOR_RED, bg);
-    init_pair(PAIR_CURSOR, COLOR_BLACK, COLOR_CYAN);
-    init_pair(PAIR_COLHDR, COLOR_BLACK, COLOR_GREEN);
-    init_pair(PAIR_TAB_ACTIVE, COLOR_BLACK, COLOR_CYAN);
-    init_pair(PAIR_LABEL, COLOR_CYAN, bg);
-    init_pair(PAIR_FLABEL, COLOR_BLACK, COLOR_CYAN);
-    init_pair(PAIR_PAUSED, COLOR_BLACK, COLOR_YELLOW);
-    init_pair(PAIR_ERROR, COLOR_RED, bg);
-    init_pair(PAIR_INFO, COLOR_GREEN, bg);
-    init_pair(PAIR_LOC, COLOR_CYAN, bg);
-
-    t->attr[UC_DIM] = COLOR_PAIR(PAIR_DIM) | (grey ? 0 : A_DIM);
-    t->attr[UC_HEAT1] = COLOR_PAIR(PAIR_HEAT1);
-    t->attr[UC_HEAT2] = COLOR_PAIR(PAIR_HEAT2);
-    t->attr[UC_HEAT3] = COLOR_PAIR(PAIR_HEAT3);
-    t->attr[UC_HEAT4] = COLOR_PAIR(PAIR_HEAT3) | A_BOLD;
-    t->attr[UC_CURSOR] = COLOR_PAIR(PAIR_CURSOR);
-    t->attr[UC_COLHDR] = COLOR_PAIR(PAIR_COLHDR);
-    t->attr[UC_TAB_ACTIVE] = COLOR_PAIR(PAIR_TAB_ACTIVE) | A_BOLD;
-    t->attr[UC_LABEL] = COLOR_PAIR(PAIR_LABEL);
-    t->attr[UC_VALUE] = A_BOLD;
-    t->attr[UC_FKEY] = A_BOLD;
-    t->attr[UC_FLABEL] = COLOR_PAIR(PAIR_FLABEL);
-    t->attr[UC_PAUSED] = COLOR_PAIR(PAIR_PAUSED) | A_BOLD;
-    t->attr[UC_ERROR] = COLOR_PAIR(PAIR_ERROR) | A_BOLD;
-    t->attr[UC_INFO] = COLOR_PAIR(PAIR_INFO);
-    t->attr[UC_LOC] = COLOR_PAIR(PAIR_LOC);
+    for (int c = 0; c < UC_COUNT; c++) {
+        short fg = palette[c].fg;
+        t->attr[c] = palette[c].color;
+        if (fg == C_NONE)
+            continue;
+        if (fg == C_GREY && !grey)
+            t->attr[c] |= A_DIM;
+        init_pair((short)c, fg == C_GREY ? (grey ? 8 : COLOR_WHITE) : fg,
+                  palette[c].bg == C_BG ? bg : palette[c].bg);
+        t->attr[c] |= COLOR_PAIR(c);
+    }
 }
 
 attr_t theme_heat(const struct theme *t, double share)
@@ -270,10 +265,11 @@ const char *fmt_duration(uint64_t ns, char *buf, size_t n)
 
 const char *fmt_elapsed(uint64_t ns, char *buf, size_t n)
 {
-    uint64_t s = ns / 1000000000u;
+    /* Rounded to the nearest tenth under a minute, second above. */
+    uint64_t s = (ns + 500000000u) / 1000000000u;
 
-    if (s < 60)
-        snprintf(buf, n, "%" PRIu64 "s", s);
+    if (ns < 59950000000u)
+        snprintf(buf, n, "%.1fs", (double)((ns + 50000000u) / 100000000u) / 10);
     else if (s < 3600)
         snprintf(buf, n, "%" PRIu64 ":%02" PRIu64, s / 60, s % 60);
     else

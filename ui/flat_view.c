@@ -9,23 +9,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum flat_sort { SORT_SELF, SORT_TOTAL, SORT_NAME, SORT_COUNT };
+#include "vec.h"
 
-static const char *const sort_names[SORT_COUNT] = { "self", "total", "name" };
+enum flat_col { FC_SELF, FC_SELF_PCT, FC_TOTAL, FC_TOTAL_PCT, FC_NAME,
+                FC_MODULE };
+
+/* The columns; those with a sort name are the orders 'o' cycles through,
+ * from the first. */
+static const struct view_col flat_cols[] = {
+    { .id = FC_SELF, .title = "Self", .width = 8, .flags = DT_RIGHT,
+      .sort = "self" },
+    { .id = FC_SELF_PCT, .title = "Self%", .width = 6, .flags = DT_RIGHT },
+    { .id = FC_TOTAL, .title = "Total", .width = 8, .flags = DT_RIGHT,
+      .sort = "total" },
+    { .id = FC_TOTAL_PCT, .title = "Total%", .width = 6, .flags = DT_RIGHT },
+    { .id = FC_NAME, .title = "Function", .flags = DT_ELLIPSIS,
+      .sort = "name" },
+    { .id = FC_MODULE, .title = "Module",
+      .flags = DT_ELLIPSIS | VIEW_COL_TAIL },
+};
 
 struct flat_priv {
     uint32_t *rows;       /* indexes into model->flat; NO_ROW: hidden row */
     size_t cap;
-    enum flat_sort sort;
-    bool reverse;
-    int mod_width;        /* widest module name */
+    struct view_sort sort;
+    bool reveal;          /* list the hidden functions too (dimmed) */
 };
 
 #define NO_ROW UINT32_MAX
 
 struct sort_arg {
     const struct model *m;
-    enum flat_sort sort;
+    enum flat_col by;
     bool reverse;
 };
 
@@ -38,17 +53,19 @@ static int flat_cmp(const void *a, const void *b, void *arg)
     const char *yn = model_frame_name(s->m, y->frame);
     int c = 0;
 
-    switch (s->sort) {
-    case SORT_SELF:
+    switch (s->by) {
+    case FC_SELF:
         c = x->self != y->self ? (x->self > y->self ? -1 : 1)
           : x->total != y->total ? (x->total > y->total ? -1 : 1) : 0;
         break;
-    case SORT_TOTAL:
+    case FC_TOTAL:
         c = x->total != y->total ? (x->total > y->total ? -1 : 1)
           : x->self != y->self ? (x->self > y->self ? -1 : 1) : 0;
         break;
-    case SORT_NAME:
-    case SORT_COUNT:
+    case FC_NAME:        /* by name, below */
+    case FC_SELF_PCT:    /* not sort columns */
+    case FC_TOTAL_PCT:
+    case FC_MODULE:
         break;
     }
     if (!c)
@@ -64,16 +81,11 @@ static void flat_refresh(struct view *v)
     const struct model *m = v->ctx->model;
 
     v->lines = 0;
-    fp->mod_width = 0;
+    v->tail_want = 0;
     if (!m)
         return;
-    if (fp->cap < m->nflat + 1) {
-        uint32_t *nr = realloc(fp->rows, (m->nflat + 1) * sizeof(*nr));
-        if (!nr)
-            return;
-        fp->rows = nr;
-        fp->cap = m->nflat + 1;
-    }
+    if (VEC_RESERVE(fp->rows, fp->cap, m->nflat + 1) < 0)
+        return;
     size_t hidden = 0;
     for (size_t i = 0; i < m->nflat; i++) {
         const struct frame_desc *d = profile_frame(m->snap, m->flat[i].frame);
@@ -81,100 +93,90 @@ static void flat_refresh(struct view *v)
             continue;
         if (m->hidden[m->flat[i].frame]) {
             hidden++;
-            continue;
+            if (!fp->reveal)
+                continue;
         }
         fp->rows[v->lines++] = (uint32_t)i;
         if (d->module) {
             int w = text_width(v->ctx->theme, d->module);
-            if (w > fp->mod_width)
-                fp->mod_width = w;
+            if (w > v->tail_want)
+                v->tail_want = w;
         }
     }
-    struct sort_arg sa = { m, fp->sort, fp->reverse };
+    struct sort_arg sa = { m, (enum flat_col)flat_cols[fp->sort.col].id,
+                           fp->sort.reverse };
     if (v->lines > 1)
         qsort_r(fp->rows, v->lines, sizeof(uint32_t), flat_cmp, &sa);
     if (hidden)
         fp->rows[v->lines++] = NO_ROW;
 }
 
-/* "   Self  Self%    Total  Total%  Function" */
-#define FLAT_COLS 37
-
-static void flat_header(struct view *v, int y, int width)
-{
-    const struct theme *t = v->ctx->theme;
-    const struct flat_priv *fp = v->priv;
-    int modw = fp->mod_width > (width - FLAT_COLS) / 3 ? (width - FLAT_COLS) / 3
-                                                       : fp->mod_width;
-
-    draw_fmt(t, y, 0, width, t->attr[UC_COLHDR], " %8s  %6s  %8s  %6s  %s",
-             "Self", "Self%", "Total", "Total%", "Function");
-    if (modw >= 6)
-        draw_text(t, y, width - modw, modw, "Module", t->attr[UC_COLHDR], 0);
-}
-
-static void flat_draw(struct view *v, size_t line, int y, int width)
+static void flat_cell(struct view *v, size_t line, int col,
+                      struct view_cell *c)
 {
     const struct flat_priv *fp = v->priv;
     const struct model *m = v->ctx->model;
     const struct theme *t = v->ctx->theme;
-    double tot = (double)m->total;
-    char a[16], b[16];
-    int modw = fp->mod_width > (width - FLAT_COLS) / 3 ? (width - FLAT_COLS) / 3
-                                                       : fp->mod_width;
 
-    if (modw < 6)
-        modw = 0;
     if (fp->rows[line] == NO_ROW) {
-        char text[128];
-        snprintf(text, sizeof(text), "%s %zu hidden (hide-self %.1f%%, "
+        if (col != FC_NAME)
+            return;
+        snprintf(c->buf, sizeof(c->buf), "%s %zu %s (hide-self %.1f%%, "
                  "hide-subs %.1f%%)", t->g.ellipsis, m->nhidden,
+                 fp->reveal ? "dimmed" : "hidden",
                  v->ctx->hide_self, v->ctx->hide_subs);
-        draw_text(t, y, FLAT_COLS, width - FLAT_COLS, text, t->attr[UC_DIM],
-                  DT_ELLIPSIS);
+        c->text = c->buf;
+        c->attr = t->attr[UC_DIM];
+        c->span = true;
         return;
     }
     const struct profile_flat *f = &m->flat[fp->rows[line]];
     const struct frame_desc *d = profile_frame(m->snap, f->frame);
-    draw_text(t, y, 1, 8, fmt_count(f->self, 8, a, sizeof(a)),
-              t->attr[UC_NORMAL], DT_RIGHT);
-    draw_text(t, y, 11, 6, fmt_pct((double)f->self, tot, b, sizeof(b)),
-              theme_heat(t, tot > 0 ? (double)f->self / tot : 0), DT_RIGHT);
-    draw_text(t, y, 19, 8, fmt_count(f->total, 8, a, sizeof(a)),
-              t->attr[UC_NORMAL], DT_RIGHT);
-    draw_text(t, y, 29, 6, fmt_pct((double)f->total, tot, b, sizeof(b)),
-              theme_heat(t, tot > 0 ? (double)f->total / tot : 0), DT_RIGHT);
-    draw_text(t, y, FLAT_COLS, width - FLAT_COLS - (modw ? modw + 2 : 0),
-              d->name, t->attr[UC_NORMAL], DT_ELLIPSIS);
-    if (modw && d->module)
-        draw_text(t, y, width - modw, modw, d->module, t->attr[UC_LOC],
-                  DT_ELLIPSIS);
+    uint64_t n = col == FC_SELF || col == FC_SELF_PCT ? f->self : f->total;
+    bool dim = m->hidden[f->frame];
+
+    switch ((enum flat_col)col) {
+    case FC_SELF:
+    case FC_TOTAL:
+        cell_count(c, n);
+        break;
+    case FC_SELF_PCT:
+    case FC_TOTAL_PCT:
+        cell_pct(v, c, (double)n, (double)m->total);
+        break;
+    case FC_NAME:
+        c->text = d->name;
+        break;
+    case FC_MODULE:
+        c->text = d->module;
+        c->attr = t->attr[UC_LOC];
+        break;
+    }
+    if (dim)
+        c->attr = t->attr[UC_DIM];
 }
 
-static bool flat_request(struct view *v, enum request req)
+/* Enter: the callers and callees of the row's function; on the hidden
+ * row, list the hidden functions (dimmed) or hide them again. */
+static bool flat_enter(struct view *v, enum request req)
 {
     struct flat_priv *fp = v->priv;
 
-    switch (req) {
-    case REQ_SORT:
-        fp->sort = (enum flat_sort)((fp->sort + 1) % SORT_COUNT);
-        fp->reverse = false;
-        break;
-    case REQ_SORT_REVERSE:
-        fp->reverse = !fp->reverse;
-        break;
-    default:
-        return false;
+    (void)req;
+    if (fp->rows[v->cursor] != NO_ROW) {
+        v->ctx->selected = v->ctx->model->flat[fp->rows[v->cursor]].frame;
+        v->ctx->want_view = VIEW_CALLERS;
+        return true;
     }
-    ctx_message(v->ctx, false, "sorted by %s%s", sort_names[fp->sort],
-                fp->reverse ? ", reversed" : "");
+    fp->reveal = !fp->reveal;
     view_refresh(v);
-    /* Same function under the cursor, but from the top of the new order
-     * when it fits on the first page. */
-    v->offset = 0;
-    view_goto(v, v->cursor);
     return true;
 }
+
+static const struct view_action flat_actions[] = {
+    { REQ_ENTER, flat_enter, true },
+    { REQ_NONE, NULL, false },
+};
 
 static uint32_t flat_line_frame(struct view *v, size_t line)
 {
@@ -196,35 +198,26 @@ static const char *flat_info(struct view *v, char *buf, size_t n)
 {
     const struct flat_priv *fp = v->priv;
 
-    snprintf(buf, n, "sort: %s%s", sort_names[fp->sort],
-             fp->reverse ? " (rev)" : "");
+    snprintf(buf, n, "sort: %s%s", flat_cols[fp->sort.col].sort,
+             fp->sort.reverse ? " (rev)" : "");
     return buf;
 }
 
-static int flat_open(struct view *v)
+static struct view_sort *flat_sort(struct view *v)
 {
-    v->priv = calloc(1, sizeof(struct flat_priv));
-    return v->priv ? 0 : -1;
+    return &((struct flat_priv *)v->priv)->sort;
 }
 
 static void flat_close(struct view *v)
 {
-    struct flat_priv *fp = v->priv;
-
-    if (fp)
-        free(fp->rows);
-    free(fp);
+    free(((struct flat_priv *)v->priv)->rows);
 }
 
 const struct view_ops flat_view_ops = {
-    .name = "Flat",
-    .open = flat_open,
-    .refresh = flat_refresh,
-    .header = flat_header,
-    .draw = flat_draw,
-    .request = flat_request,
-    .line_key = flat_line_key,
-    .line_frame = flat_line_frame,
+    .name = "Flat", .priv_size = sizeof(struct flat_priv),
+    .refresh = flat_refresh, .close = flat_close,
+    VIEW_COLUMNS(flat_cols), .cell = flat_cell, .sort = flat_sort,
+    .actions = flat_actions,
+    .line_key = flat_line_key, .line_frame = flat_line_frame,
     .info = flat_info,
-    .close = flat_close,
 };

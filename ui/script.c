@@ -6,11 +6,13 @@
 #include "script.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "request.h"
+#include "vec.h"
 
 struct script {
     struct script_event *ev;
@@ -19,16 +21,78 @@ struct script {
 
 static int add_event(struct script *s, struct script_event e)
 {
-    if (s->n == s->cap) {
-        size_t ncap = s->cap ? s->cap * 2 : 64;
-        struct script_event *ne = realloc(s->ev, ncap * sizeof(*ne));
-        if (!ne)
-            return -1;
-        s->ev = ne;
-        s->cap = ncap;
-    }
+    if (VEC_RESERVE(s->ev, s->cap, s->n + 1) < 0)
+        return -1;
     s->ev[s->n++] = e;
     return 0;
+}
+
+/* :type TEXT: one key event per character. */
+static int add_text(struct script *s, struct script_event e, const char *text)
+{
+    for (const char *c = text; *c; c++) {
+        e.key = (unsigned char)*c;
+        if (add_event(s, e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The commands: the word with the space before its argument, or the
+ * whole line when it takes none. */
+static const struct {
+    const char *word;
+    enum script_kind kind;
+    const char *usage;    /* NULL: no argument beyond a path */
+} commands[] = {
+    { ":type ", SCRIPT_KEY, NULL },
+    { ":dump ", SCRIPT_DUMP, NULL },
+    { ":load ", SCRIPT_LOAD, NULL },
+    { ":refresh", SCRIPT_REFRESH, NULL },
+    { ":resize ", SCRIPT_RESIZE, ":resize COLS LINES" },
+};
+
+/* Parse one command line (it starts with ':'); 0, 1 for an unknown
+ * command, -1 on OOM. */
+static int parse_command(struct script *s, struct script_event e,
+                         const char *line, const char **usage)
+{
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        const char *w = commands[i].word;
+        size_t wl = strlen(w);
+        bool has_arg = w[wl - 1] == ' ';
+        if (has_arg ? strncmp(line, w, wl) != 0 || !line[wl]
+                    : strcmp(line, w) != 0)
+            continue;
+        const char *arg = line + wl;
+        e.kind = commands[i].kind;
+        *usage = commands[i].usage;
+        switch (e.kind) {
+        case SCRIPT_KEY:
+            return add_text(s, e, arg);
+        case SCRIPT_RESIZE: {
+            char extra;
+            if (sscanf(arg, "%d %d %c", &e.cols, &e.lines, &extra) != 2 ||
+                e.cols < 1 || e.lines < 1 || e.cols > 1000 || e.lines > 1000)
+                return 1;
+            break;
+        }
+        case SCRIPT_DUMP:
+        case SCRIPT_LOAD:
+            if (!(e.path = strdup(arg)))
+                return -1;
+            break;
+        case SCRIPT_REFRESH:
+            break;
+        }
+        *usage = NULL;
+        if (add_event(s, e) < 0) {
+            free(e.path);
+            return -1;
+        }
+        return 0;
+    }
+    return 1;
 }
 
 /* Parse one line into events; 0, or -1 with err set. */
@@ -37,64 +101,32 @@ static int parse_line(struct script *s, char *line, int lineno,
 {
     size_t len = strlen(line);
     struct script_event e = { .lineno = lineno };
+    const char *usage = NULL;
+    int rc;
 
     while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
         line[--len] = '\0';
     if (len == 0 || (len > 1 && line[0] == '#'))
         return 0;
     if (len > 1 && line[0] == ':') {
-        if (strncmp(line, ":type ", 6) == 0) {
-            for (const char *c = line + 6; *c; c++) {
-                e.kind = SCRIPT_KEY;
-                e.key = (unsigned char)*c;
-                if (add_event(s, e) < 0)
-                    goto oom;
-            }
-            return 0;
+        rc = parse_command(s, e, line, &usage);
+        if (rc > 0 && usage)
+            snprintf(err, errlen, "%s:%d: usage: %s", path, lineno, usage);
+        else if (rc > 0)
+            snprintf(err, errlen, "%s:%d: unknown command %s", path, lineno,
+                     line);
+    } else {
+        e.kind = SCRIPT_KEY;
+        e.key = request_key_parse(line);
+        if (e.key < 0) {
+            snprintf(err, errlen, "%s:%d: unknown key %s", path, lineno, line);
+            return -1;
         }
-        if (strncmp(line, ":dump ", 6) == 0 && line[6]) {
-            e.kind = SCRIPT_DUMP;
-            e.path = strdup(line + 6);
-            if (!e.path || add_event(s, e) < 0) {
-                free(e.path);
-                goto oom;
-            }
-            return 0;
-        }
-        if (strcmp(line, ":refresh") == 0) {
-            e.kind = SCRIPT_REFRESH;
-            if (add_event(s, e) < 0)
-                goto oom;
-            return 0;
-        }
-        if (strncmp(line, ":resize ", 8) == 0) {
-            char extra;
-            if (sscanf(line + 8, "%d %d %c", &e.cols, &e.lines, &extra) != 2 ||
-                e.cols < 1 || e.lines < 1 || e.cols > 1000 || e.lines > 1000) {
-                snprintf(err, errlen, "%s:%d: usage: :resize COLS LINES", path,
-                         lineno);
-                return -1;
-            }
-            e.kind = SCRIPT_RESIZE;
-            if (add_event(s, e) < 0)
-                goto oom;
-            return 0;
-        }
-        snprintf(err, errlen, "%s:%d: unknown command %s", path, lineno, line);
-        return -1;
+        rc = add_event(s, e);
     }
-    e.kind = SCRIPT_KEY;
-    e.key = request_key_parse(line);
-    if (e.key < 0) {
-        snprintf(err, errlen, "%s:%d: unknown key %s", path, lineno, line);
-        return -1;
-    }
-    if (add_event(s, e) < 0)
-        goto oom;
-    return 0;
-oom:
-    snprintf(err, errlen, "%s: out of memory", path);
-    return -1;
+    if (rc < 0)
+        snprintf(err, errlen, "%s: out of memory", path);
+    return rc ? -1 : 0;
 }
 
 struct script *script_load(const char *path, char *err, size_t errlen)

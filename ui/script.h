@@ -6,6 +6,9 @@
  *   :type TEXT            the characters of TEXT, one key each
  *   :dump PATH            write the screen (curses' own buffer) to PATH
  *   :refresh              take a snapshot and redraw now
+ *   :load PATH            show the profile in PATH from now on, as if the
+ *                         data had changed under the views (a refresh
+ *                         with other data)
  *   :resize COLS LINES    resize the screen (as a terminal resize would)
  *   # comment             (a line longer than one character starting '#')
  * Blank lines are skipped.  ui.c feeds these events through the same
@@ -21,13 +24,14 @@ enum script_kind {
     SCRIPT_DUMP,      /* path: dump the screen */
     SCRIPT_REFRESH,   /* take a snapshot now */
     SCRIPT_RESIZE,    /* cols, lines */
+    SCRIPT_LOAD,      /* path: load a profile file */
 };
 
 struct script_event {
     enum script_kind kind;
     int key;           /* SCRIPT_KEY */
     int cols, lines;   /* SCRIPT_RESIZE */
-    char *path;        /* SCRIPT_DUMP, owned by the script */
+    char *path;        /* SCRIPT_DUMP, SCRIPT_LOAD; owned by the script */
     int lineno;        /* line in the script file, for messages */
 };
 

@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idtab.h"
+#include "vec.h"
+
 #define NO_LINE UINT32_MAX
 
 /* A row, as the walker emits it and the view stores it. */
@@ -26,15 +29,16 @@ struct tree_line {
     bool kids;             /* has children, shown or hidden */
 };
 
-/* Expansion state, keyed by profile_node_key: open addressing, linear
- * probing, never shrinks (a long session opens a few thousand nodes). */
-enum { ST_UNSET = 0, ST_OPEN = 1, ST_CLOSED = 2 };
+/* Expansion state, keyed by profile_node_key (a hash of the node's path
+ * of frames): the idtab maps a key to its index in `val`.  It never
+ * shrinks but on collapse-all; a long session opens a few thousand nodes. */
+enum { ST_UNSET = 0, ST_OPEN = 1, ST_CLOSED = 2,
+       ST_REVEAL = 4 /* its children under hide-subs are shown too */ };
 
 struct keystate {
-    uint64_t *keys;
-    uint8_t *vals;   /* ST_*; ST_UNSET marks a free slot */
-    size_t cap;      /* power of two */
-    size_t used;
+    struct idtab ids;
+    uint8_t *val;    /* ST_OPEN or ST_CLOSED, with ST_REVEAL, by id */
+    size_t n, cap;
 };
 
 struct tree_priv {
@@ -42,67 +46,39 @@ struct tree_priv {
     size_t cap;
     struct keystate st;
     bool threads_closed;   /* after collapse-all thread rows start closed */
-    int loc_width;         /* widest location text among the rows */
     uint32_t seek_frame;   /* after an inversion: put the cursor on the
                               first row of this function, PROFILE_NONE */
+    bool manual;           /* the user acted on the tree: until then every
+                              refresh opens the hottest path (and only it)
+                              and puts the cursor at its end */
 };
 
 static uint8_t ks_get(const struct keystate *k, uint64_t key)
 {
-    if (!k->cap)
-        return ST_UNSET;
-    for (size_t i = key & (k->cap - 1);; i = (i + 1) & (k->cap - 1)) {
-        if (k->vals[i] == ST_UNSET)
-            return ST_UNSET;
-        if (k->keys[i] == key)
-            return k->vals[i];
-    }
+    uint32_t id = idtab_find(&k->ids, key, NULL, NULL);
+
+    return id == IDTAB_NONE ? ST_UNSET : k->val[id];
 }
 
 static void ks_put(struct keystate *k, uint64_t key, uint8_t val)
 {
-    if ((k->used + 1) * 4 > k->cap * 3) {
-        size_t ncap = k->cap ? k->cap * 2 : 256;
-        uint64_t *nk = calloc(ncap, sizeof(*nk));
-        uint8_t *nv = calloc(ncap, sizeof(*nv));
-        if (!nk || !nv) {
-            free(nk);
-            free(nv);
-            return; /* on OOM the node just does not stay open */
-        }
-        for (size_t i = 0; i < k->cap; i++) {
-            if (k->vals[i] == ST_UNSET)
-                continue;
-            size_t j = k->keys[i] & (ncap - 1);
-            while (nv[j] != ST_UNSET)
-                j = (j + 1) & (ncap - 1);
-            nk[j] = k->keys[i];
-            nv[j] = k->vals[i];
-        }
-        free(k->keys);
-        free(k->vals);
-        k->keys = nk;
-        k->vals = nv;
-        k->cap = ncap;
+    uint32_t id = idtab_find(&k->ids, key, NULL, NULL);
+
+    if (id != IDTAB_NONE) {
+        k->val[id] = val;
+        return;
     }
-    for (size_t i = key & (k->cap - 1);; i = (i + 1) & (k->cap - 1)) {
-        if (k->vals[i] == ST_UNSET) {
-            k->keys[i] = key;
-            k->vals[i] = val;
-            k->used++;
-            return;
-        }
-        if (k->keys[i] == key) {
-            k->vals[i] = val;
-            return;
-        }
-    }
+    /* On OOM the node just does not stay open. */
+    if (VEC_RESERVE(k->val, k->cap, k->n + 1) < 0 ||
+        idtab_insert(&k->ids, key, (uint32_t)k->n) < 0)
+        return;
+    k->val[k->n++] = val;
 }
 
 static void ks_clear(struct keystate *k)
 {
-    free(k->keys);
-    free(k->vals);
+    idtab_free(&k->ids);
+    free(k->val);
     memset(k, 0, sizeof(*k));
 }
 
@@ -117,28 +93,43 @@ static bool node_open(const struct view *v, uint32_t node)
     const struct profile *p = tree_prof(v);
     uint8_t s = ks_get(&tp->st, profile_node_key(p, node));
 
-    if (s != ST_UNSET)
-        return s == ST_OPEN;
+    if (s & (ST_OPEN | ST_CLOSED))
+        return s & ST_OPEN;
     /* Thread rows start open so the first screen shows where time goes. */
-    return profile_node(p, node)->depth == 1 && !tp->threads_closed;
+    return profile_node(p, node)->depth == 1 &&
+           profile_frame(p, profile_node(p, node)->frame)->kind ==
+               FRAME_THREAD &&
+           !tp->threads_closed;
 }
 
+/* Open keeps a node's revealed children; closing forgets them. */
 static void node_set_open(struct view *v, uint32_t node, bool open)
 {
     struct tree_priv *tp = v->priv;
+    uint64_t key = profile_node_key(tree_prof(v), node);
 
-    ks_put(&tp->st, profile_node_key(tree_prof(v), node),
-           open ? ST_OPEN : ST_CLOSED);
+    ks_put(&tp->st, key, open ? (ST_OPEN | (ks_get(&tp->st, key) & ST_REVEAL))
+                              : ST_CLOSED);
 }
 
-/* A child below the hide-subs share of all samples is folded away. */
+/* Whether node shows all its children, hidden ones included. */
+static bool node_revealed(const struct view *v, uint32_t node)
+{
+    const struct tree_priv *tp = v->priv;
+
+    return ks_get(&tp->st, profile_node_key(tree_prof(v), node)) & ST_REVEAL;
+}
+
+/* A child below the hide-subs share of all samples is folded away,
+ * unless its parent was asked to show them all. */
 static bool node_hidden(const struct view *v, uint32_t node)
 {
     const struct profile *p = tree_prof(v);
     double root = (double)profile_node(p, PROFILE_ROOT)->total;
 
     return (double)profile_node(p, node)->total * 100.0 <
-           v->ctx->hide_subs * root;
+               v->ctx->hide_subs * root &&
+           !node_revealed(v, profile_node(p, node)->parent);
 }
 
 static int child_cmp(const void *a, const void *b, void *arg)
@@ -168,22 +159,60 @@ static bool has_kids(const struct profile *p, uint32_t node)
 
 typedef int (*walk_fn)(void *arg, const struct tree_line *row);
 
-struct u32vec {
-    uint32_t *v;
-    size_t n, cap;
+/* The walk's stack of rows still to emit, and a scratch list of the
+ * children being sorted. */
+struct walk {
+    struct view *v;
+    bool all;                /* as if every node were open */
+    struct tree_line *stack;
+    size_t sn, scap;
+    uint32_t *kids;
+    size_t nkids, kcap;
 };
 
-static int u32_push(struct u32vec *a, uint32_t x)
+/* Push the rows under `parent` (emitted as row parent_index): its shown
+ * children, hottest first, then one row for those under the hide-subs
+ * share.  0, or -1 on OOM. */
+static int push_children(struct walk *w, const struct tree_line *parent,
+                         uint32_t parent_index)
 {
-    if (a->n == a->cap) {
-        size_t ncap = a->cap ? a->cap * 2 : 64;
-        uint32_t *nv = realloc(a->v, ncap * sizeof(*nv));
-        if (!nv)
+    const struct profile *p = tree_prof(w->v);
+    uint32_t nh = 0;
+    uint64_t ht = 0;
+
+    w->nkids = 0;
+    for (uint32_t c = profile_node(p, parent->node)->first_child;
+         c != PROFILE_NONE; c = profile_node(p, c)->next_sibling) {
+        /* Filters leave empty nodes behind: not even hidden. */
+        if (profile_node(p, c)->total == 0)
+            continue;
+        if (node_hidden(w->v, c)) {
+            nh++;
+            ht += profile_node(p, c)->total;
+        } else if (VEC_RESERVE(w->kids, w->kcap, w->nkids + 1) < 0) {
             return -1;
-        a->v = nv;
-        a->cap = ncap;
+        } else {
+            w->kids[w->nkids++] = c;
+        }
     }
-    a->v[a->n++] = x;
+    if (w->nkids > 1)
+        qsort_r(w->kids, w->nkids, sizeof(uint32_t), child_cmp, (void *)p);
+    if (VEC_RESERVE(w->stack, w->scap, w->sn + w->nkids + 1) < 0)
+        return -1;
+    uint32_t level = parent->node == PROFILE_ROOT ? 0 : parent->level + 1;
+    /* Pushed in reverse: the hidden row comes out last. */
+    if (nh)
+        w->stack[w->sn++] = (struct tree_line){
+            .node = PROFILE_NONE, .parent = parent_index, .level = level,
+            .nhidden = nh, .hidden_total = ht, .last = true };
+    for (size_t i = w->nkids; i-- > 0;) {
+        uint32_t c = w->kids[i];
+        bool k = has_kids(p, c);
+        w->stack[w->sn++] = (struct tree_line){
+            .node = c, .parent = parent_index, .level = level,
+            .last = i + 1 == w->nkids && !nh, .kids = k,
+            .open = k && (w->all || node_open(w->v, c)) };
+    }
     return 0;
 }
 
@@ -192,87 +221,33 @@ static int u32_push(struct u32vec *a, uint32_t x)
  * open.  Returns fn's non-zero value if it stopped the walk, -1 on OOM. */
 static int tree_walk(struct view *v, bool all, walk_fn fn, void *arg)
 {
-    const struct profile *p = tree_prof(v);
-    struct tree_line *stack = NULL;
-    size_t sn = 0, scap = 0;
-    struct u32vec kids = { 0 };
+    struct walk w = { .v = v, .all = all };
     uint32_t emitted = 0;
     int ret = 0;
-    struct tree_line top = { .node = PROFILE_ROOT, .parent = NO_LINE };
-
-    if (!p)
-        return 0;
-
     /* The root itself is not a row: its children (threads) are level 0. */
-    struct tree_line cur = top;
-    uint32_t cur_index = NO_LINE;
-    bool have = true;
-    while (have) {
-        bool open = cur.node == PROFILE_ROOT || (cur.kids && cur.open);
+    struct tree_line cur = { .node = PROFILE_ROOT, .parent = NO_LINE };
+
+    if (!tree_prof(v))
+        return 0;
+    for (;;) {
+        uint32_t index = NO_LINE;
         if (cur.node != PROFILE_ROOT) {
-            ret = fn(arg, &cur);
-            if (ret)
-                goto out;
-            cur_index = emitted++;
+            if ((ret = fn(arg, &cur)) != 0)
+                break;
+            index = emitted++;
         }
-        if (open) {
-            kids.n = 0;
-            uint32_t nh = 0;
-            uint64_t ht = 0;
-            for (uint32_t c = profile_node(p, cur.node)->first_child;
-                 c != PROFILE_NONE; c = profile_node(p, c)->next_sibling) {
-                /* Filters leave empty nodes behind: not even hidden. */
-                if (profile_node(p, c)->total == 0)
-                    continue;
-                if (node_hidden(v, c)) {
-                    nh++;
-                    ht += profile_node(p, c)->total;
-                } else if (u32_push(&kids, c) < 0) {
-                    ret = -1;
-                    goto out;
-                }
-            }
-            if (kids.n > 1)
-                qsort_r(kids.v, kids.n, sizeof(uint32_t), child_cmp,
-                        (void *)p);
-            size_t need = sn + kids.n + 1;
-            if (need > scap) {
-                size_t ncap = scap ? scap : 64;
-                while (ncap < need)
-                    ncap *= 2;
-                struct tree_line *ns = realloc(stack, ncap * sizeof(*ns));
-                if (!ns) {
-                    ret = -1;
-                    goto out;
-                }
-                stack = ns;
-                scap = ncap;
-            }
-            uint32_t level = cur.node == PROFILE_ROOT ? 0 : cur.level + 1;
-            /* Pushed in reverse: the hidden row comes out last. */
-            if (nh) {
-                stack[sn++] = (struct tree_line){
-                    .node = PROFILE_NONE, .parent = cur_index,
-                    .level = level, .nhidden = nh, .hidden_total = ht,
-                    .last = true };
-            }
-            for (size_t i = kids.n; i-- > 0;) {
-                uint32_t c = kids.v[i];
-                bool k = has_kids(p, c);
-                stack[sn++] = (struct tree_line){
-                    .node = c, .parent = cur_index, .level = level,
-                    .last = i + 1 == kids.n && !nh, .kids = k,
-                    .open = k && (all || node_open(v, c)) };
-            }
+        if ((cur.node == PROFILE_ROOT || (cur.kids && cur.open)) &&
+            push_children(&w, &cur, index) < 0) {
+            ret = -1;
+            break;
         }
-        have = sn > 0;
-        if (have)
-            cur = stack[--sn];
+        if (w.sn == 0)
+            break;
         /* The parent index of a popped row was fixed when it was pushed. */
+        cur = w.stack[--w.sn];
     }
-out:
-    free(stack);
-    free(kids.v);
+    free(w.stack);
+    free(w.kids);
     return ret;
 }
 
@@ -281,14 +256,8 @@ static int build_row(void *arg, const struct tree_line *row)
     struct view *v = arg;
     struct tree_priv *tp = v->priv;
 
-    if (v->lines == tp->cap) {
-        size_t ncap = tp->cap ? tp->cap * 2 : 256;
-        struct tree_line *nl = realloc(tp->lines, ncap * sizeof(*nl));
-        if (!nl)
-            return -1;
-        tp->lines = nl;
-        tp->cap = ncap;
-    }
+    if (VEC_RESERVE(tp->lines, tp->cap, v->lines + 1) < 0)
+        return -1;
     tp->lines[v->lines++] = *row;
     return 0;
 }
@@ -311,26 +280,46 @@ static const char *frame_location(const struct frame_desc *d, char *buf,
     return buf;
 }
 
+static uint32_t open_hot_path(struct view *v, uint32_t node);
+
 static void tree_refresh(struct view *v)
 {
     struct tree_priv *tp = v->priv;
     const struct profile *p = tree_prof(v);
+    uint32_t hot = PROFILE_NONE;
 
     v->lines = 0;
-    tp->loc_width = 0;
+    v->tail_want = 0;
     if (!p)
         return;
+    /* Until the user takes over, the screen follows the data: the
+     * hottest path, and only it, open (perf top and py-spy top open on
+     * the hottest functions too). */
+    if (!tp->manual && profile_node(p, PROFILE_ROOT)->total) {
+        ks_clear(&tp->st);
+        hot = open_hot_path(v, PROFILE_ROOT);
+    }
     if (tree_walk(v, false, build_row, v) < 0)
         ctx_message(v->ctx, true, "out of memory building the tree");
-    for (size_t i = 0; i < v->lines; i++) {
+    /* The location column is as wide as the widest location of any
+     * function, shown or not, so it stays put as nodes open and close. */
+    const struct model *m = v->ctx->model;
+    for (size_t i = 0; i < m->nflat; i++) {
         char loc[256];
-        if (tp->lines[i].node == PROFILE_NONE)
-            continue;
-        const struct frame_desc *d =
-            profile_frame(p, profile_node(p, tp->lines[i].node)->frame);
+        const struct frame_desc *d = profile_frame(p, m->flat[i].frame);
         int w = text_width(v->ctx->theme, frame_location(d, loc, sizeof(loc)));
-        if (w > tp->loc_width)
-            tp->loc_width = w;
+        if (w > v->tail_want)
+            v->tail_want = w;
+    }
+    if (hot != PROFILE_NONE && hot != PROFILE_ROOT) {
+        uint64_t key = profile_node_key(p, hot);
+        for (size_t i = 0; i < v->lines; i++)
+            if (tp->lines[i].node != PROFILE_NONE &&
+                profile_node_key(p, tp->lines[i].node) == key) {
+                v->cursor = i;
+                v->placed = true;
+                break;
+            }
     }
     if (tp->seek_frame != PROFILE_NONE) {
         /* Node keys differ between the two trees: find the function. */
@@ -347,28 +336,27 @@ static void tree_refresh(struct view *v)
     }
 }
 
-/* Fixed columns left of the function: " Total%  Self%   Samples  ". */
-#define TREE_COLS 27
+enum tree_col { TC_TOTAL_PCT, TC_SELF_PCT, TC_SAMPLES, TC_FUNCTION,
+               TC_LOCATION };
 
-static void tree_header(struct view *v, int y, int width)
+static const struct view_col tree_cols[] = {
+    { .id = TC_TOTAL_PCT, .title = "Total%", .width = 6, .flags = DT_RIGHT },
+    { .id = TC_SELF_PCT, .title = "Self%", .width = 6, .flags = DT_RIGHT },
+    { .id = TC_SAMPLES, .title = "Samples", .width = 8, .flags = DT_RIGHT },
+    { .id = TC_FUNCTION, .title = "Function (callees below)",
+      .flags = DT_ELLIPSIS },
+    { .id = TC_LOCATION, .flags = DT_ELLIPSIS | VIEW_COL_TAIL },
+};
+
+static const char *tree_title(struct view *v, int col)
 {
-    const struct theme *t = v->ctx->theme;
-    const char *fn = v->ctx->filter.inverted ? "Function (callers below)"
-                                             : "Function (callees below)";
-
+    if (!v->ctx->filter.inverted)
+        return NULL;
     /* Bottom-up, a node's self count is the samples whose outermost frame
      * it is: meaningless, so the column stays empty. */
-    draw_fmt(t, y, 0, width, t->attr[UC_COLHDR], " %6s  %6s  %8s  %s",
-             "Total%", v->ctx->filter.inverted ? "" : "Self%", "Samples", fn);
-}
-
-static int loc_column(const struct view *v, int width)
-{
-    const struct tree_priv *tp = v->priv;
-    int room = (width - TREE_COLS) / 3;
-    int w = tp->loc_width < room ? tp->loc_width : room;
-
-    return w < 6 ? 0 : w;
+    if (col == TC_SELF_PCT)
+        return "";
+    return col == TC_FUNCTION ? "Function (callers below)" : NULL;
 }
 
 /* Guides of the ancestors of `line`, outermost first, into buf: at most
@@ -402,51 +390,70 @@ static void tree_guides(const struct view *v, size_t line, char *buf,
         snprintf(buf + o, n - o, "%s", l->last ? g->elbow : g->tee);
 }
 
-static void tree_draw(struct view *v, size_t line, int y, int width)
+/* The function cell: the guides, the node's mark and its name, as many
+ * levels of guides as leave room for the name. */
+static void function_cell(struct view *v, size_t line, struct view_cell *c)
 {
     const struct tree_priv *tp = v->priv;
     const struct theme *t = v->ctx->theme;
     const struct profile *p = tree_prof(v);
     const struct tree_line *l = &tp->lines[line];
-    double root = (double)profile_node(p, PROFILE_ROOT)->total;
-    char pct[16], cnt[16], guides[512], text[1024], loc[256];
-    int locw = loc_column(v, width);
-    int namew = width - TREE_COLS - (locw ? locw + 2 : 0);
-    uint32_t maxlev = namew > 24 ? (uint32_t)(namew - 16) / 4 : 1;
+    char guides[512];
+    uint32_t maxlev = c->width > 24 ? (uint32_t)(c->width - 16) / 4 : 1;
 
     tree_guides(v, line, guides, sizeof(guides), maxlev);
+    c->text = c->buf;
     if (l->node == PROFILE_NONE) {
-        attr_t dim = t->attr[UC_DIM];
-        draw_text(t, y, 1, 6, fmt_pct((double)l->hidden_total, root, pct,
-                  sizeof(pct)), dim, DT_RIGHT);
-        draw_text(t, y, 17, 8, fmt_count(l->hidden_total, 8, cnt,
-                  sizeof(cnt)), dim, DT_RIGHT);
-        snprintf(text, sizeof(text), "%s%s %u hidden", guides,
-                 t->g.ellipsis, l->nhidden);
-        draw_text(t, y, TREE_COLS, namew, text, dim, DT_ELLIPSIS);
+        snprintf(c->buf, sizeof(c->buf), "%s%s %u hidden: under hide-subs "
+                 "%.1f%%", guides, t->g.ellipsis, l->nhidden,
+                 v->ctx->hide_subs);
+        c->attr = t->attr[UC_DIM];
         return;
     }
-
-    const struct profile_node *nd = profile_node(p, l->node);
-    const struct frame_desc *d = profile_frame(p, nd->frame);
-    draw_text(t, y, 1, 6, fmt_pct((double)nd->total, root, pct, sizeof(pct)),
-              theme_heat(t, root > 0 ? (double)nd->total / root : 0), DT_RIGHT);
-    if (!v->ctx->filter.inverted)
-        draw_text(t, y, 9, 6, fmt_pct((double)nd->self, root, pct,
-                  sizeof(pct)), theme_heat(t, root > 0 ? (double)nd->self / root
-                                                       : 0), DT_RIGHT);
-    draw_text(t, y, 17, 8, fmt_count(nd->total, 8, cnt, sizeof(cnt)),
-              t->attr[UC_NORMAL], DT_RIGHT);
+    const struct frame_desc *d =
+        profile_frame(p, profile_node(p, l->node)->frame);
     const char *mark = !l->kids ? t->g.leaf : l->open ? t->g.open
                                                       : t->g.closed;
-    snprintf(text, sizeof(text), "%s%s %s", guides, mark, d->name);
-    draw_text(t, y, TREE_COLS, namew, text,
-              d->kind == FRAME_THREAD ? t->attr[UC_VALUE] : t->attr[UC_NORMAL],
-              DT_ELLIPSIS);
-    if (locw)
-        draw_text(t, y, width - locw, locw,
-                  frame_location(d, loc, sizeof(loc)), t->attr[UC_LOC],
-                  DT_ELLIPSIS);
+    snprintf(c->buf, sizeof(c->buf), "%s%s %s", guides, mark, d->name);
+    if (d->kind == FRAME_THREAD)
+        c->attr = t->attr[UC_VALUE];
+}
+
+static void tree_cell(struct view *v, size_t line, int col,
+                      struct view_cell *c)
+{
+    const struct tree_priv *tp = v->priv;
+    const struct profile *p = tree_prof(v);
+    const struct tree_line *l = &tp->lines[line];
+    double root = (double)profile_node(p, PROFILE_ROOT)->total;
+    const struct profile_node *nd =
+        l->node != PROFILE_NONE ? profile_node(p, l->node) : NULL;
+    /* A hidden row shows its children's share and count, dimmed. */
+    double total = nd ? (double)nd->total : (double)l->hidden_total;
+
+    switch ((enum tree_col)col) {
+    case TC_TOTAL_PCT:
+        cell_pct(v, c, total, root);
+        break;
+    case TC_SELF_PCT:
+        if (nd && !v->ctx->filter.inverted)
+            cell_pct(v, c, (double)nd->self, root);
+        return;
+    case TC_SAMPLES:
+        cell_count(c, nd ? nd->total : l->hidden_total);
+        break;
+    case TC_FUNCTION:
+        function_cell(v, line, c);
+        return;
+    case TC_LOCATION:
+        if (nd)
+            c->text = frame_location(profile_frame(p, nd->frame), c->buf,
+                                     sizeof(c->buf));
+        c->attr = v->ctx->theme->attr[UC_LOC];
+        return;
+    }
+    if (!nd)
+        c->attr = v->ctx->theme->attr[UC_DIM];
 }
 
 /* Hidden rows get their parent's key mixed with a constant, so they keep
@@ -478,6 +485,20 @@ static uint32_t tree_line_frame(struct view *v, size_t line)
     return profile_frame(p, f)->kind == FRAME_THREAD ? PROFILE_NONE : f;
 }
 
+/* A thread row stands for its thread (per-thread trees). */
+static const struct profile_thread *tree_line_thread(struct view *v,
+                                                     size_t line)
+{
+    const struct tree_priv *tp = v->priv;
+    const struct profile *p = tree_prof(v);
+    uint32_t node = tp->lines[line].node;
+
+    if (node == PROFILE_NONE ||
+        profile_frame(p, profile_node(p, node)->frame)->kind != FRAME_THREAD)
+        return NULL;
+    return profile_thread_at(p, profile_node_thread(p, node));
+}
+
 /* Rebuild the rows and put the cursor on `node`. */
 static void tree_show_node(struct view *v, uint32_t node)
 {
@@ -499,15 +520,26 @@ static void tree_reveal(struct view *v, uint32_t node)
         node_set_open(v, a, true);
 }
 
+/* Any key or click the tree handles: the user has taken over. */
+static void tree_touch(struct view *v)
+{
+    ((struct tree_priv *)v->priv)->manual = true;
+}
+
+/* A search walks every row (as if every node were open) and numbers the
+ * matches in that order, the cursor's own row included. */
 struct search_ctx {
     struct view *v;
     const regex_t *re;
     uint32_t from;        /* the cursor's node */
-    bool forward;
     bool passed;          /* the walk went past `from` */
-    uint32_t first;       /* first match anywhere (wrap-around target) */
-    uint32_t before;      /* last match before `from` */
-    uint32_t found;       /* first match after `from` */
+    size_t count;         /* matches so far */
+    struct search_mark {
+        uint32_t node;    /* PROFILE_NONE: none yet */
+        size_t nth;
+    } first, last, before, after, self;
+    /* first and last match overall, the last before the cursor and the
+     * first after it, and the cursor's own row when it matches */
 };
 
 static int search_row(void *arg, const struct tree_line *row)
@@ -517,30 +549,34 @@ static int search_row(void *arg, const struct tree_line *row)
 
     if (row->node == PROFILE_NONE)
         return 0;
-    if (row->node == s->from) {
-        s->passed = true;
-        return 0;
-    }
     uint32_t f = profile_node(p, row->node)->frame;
-    if (profile_frame(p, f)->kind == FRAME_THREAD ||
-        regexec(s->re, profile_frame(p, f)->name, 0, NULL, 0) != 0)
+    bool match = profile_frame(p, f)->kind != FRAME_THREAD &&
+                 regexec(s->re, profile_frame(p, f)->name, 0, NULL, 0) == 0;
+    if (row->node == s->from)
+        s->passed = true;
+    if (!match)
         return 0;
-    if (s->first == PROFILE_NONE)
-        s->first = row->node;
-    if (!s->passed) {
-        s->before = row->node;
-        return 0;
-    }
-    s->found = row->node;
-    return s->forward ? 1 : 0;
+    struct search_mark m = { row->node, ++s->count };
+    if (row->node == s->from)
+        s->self = m;
+    else if (!s->passed)
+        s->before = m;
+    else if (s->after.node == PROFILE_NONE)
+        s->after = m;
+    if (s->first.node == PROFILE_NONE)
+        s->first = m;
+    s->last = m;
+    return 0;
 }
 
-static bool tree_search(struct view *v, const regex_t *re, bool forward)
+static bool tree_search(struct view *v, const regex_t *re, bool forward,
+                        struct search_hit *hit)
 {
     const struct tree_priv *tp = v->priv;
+    const struct search_mark none = { PROFILE_NONE, 0 };
     struct search_ctx s = {
-        .v = v, .re = re, .forward = forward, .from = PROFILE_NONE,
-        .first = PROFILE_NONE, .before = PROFILE_NONE, .found = PROFILE_NONE,
+        .v = v, .re = re, .from = PROFILE_NONE, .first = none, .last = none,
+        .before = none, .after = none, .self = none,
     };
 
     if (!tree_prof(v))
@@ -549,19 +585,21 @@ static bool tree_search(struct view *v, const regex_t *re, bool forward)
         s.from = tp->lines[v->cursor].node;
     if (s.from == PROFILE_NONE)
         s.passed = true;
-    if (tree_walk(v, true, search_row, &s) < 0)
+    if (tree_walk(v, true, search_row, &s) < 0 || s.count == 0)
         return false;
 
-    uint32_t target;
+    /* The next match, wrapping around; the cursor's row when it is the
+     * only one. */
+    struct search_mark t;
     if (forward)
-        target = s.found != PROFILE_NONE ? s.found : s.first;
-    else /* the last match before the cursor, else the last one overall */
-        target = s.before != PROFILE_NONE ? s.before
-               : s.found != PROFILE_NONE ? s.found : PROFILE_NONE;
-    if (target == PROFILE_NONE)
-        return false;
-    tree_reveal(v, target);
-    tree_show_node(v, target);
+        t = s.after.node != PROFILE_NONE ? s.after : s.first;
+    else
+        t = s.before.node != PROFILE_NONE ? s.before : s.last;
+    hit->nth = t.nth;
+    hit->count = s.count;
+    tree_touch(v);
+    tree_reveal(v, t.node);
+    tree_show_node(v, t.node);
     return true;
 }
 
@@ -588,118 +626,207 @@ static uint32_t hottest_child(const struct view *v, uint32_t node)
     return best;
 }
 
+/* Open the hottest path down from node; returns its last node. */
+static uint32_t open_hot_path(struct view *v, uint32_t node)
+{
+    for (uint32_t c; (c = hottest_child(v, node)) != PROFILE_NONE; node = c)
+        if (node != PROFILE_ROOT)
+            node_set_open(v, node, true);
+    return node;
+}
+
 static void expand_subtree(struct view *v, uint32_t node)
 {
     const struct profile *p = tree_prof(v);
-    struct u32vec todo = { 0 };
+    uint32_t *todo = NULL;
+    size_t n = 0, cap = 0;
 
-    if (u32_push(&todo, node) < 0)
+    if (VEC_RESERVE(todo, cap, 1) < 0)
         return;
-    while (todo.n) {
-        uint32_t n = todo.v[--todo.n];
-        if (!has_kids(p, n))
+    todo[n++] = node;
+    while (n) {
+        uint32_t at = todo[--n];
+        if (!has_kids(p, at))
             continue;
-        node_set_open(v, n, true);
-        for (uint32_t c = profile_node(p, n)->first_child; c != PROFILE_NONE;
-             c = profile_node(p, c)->next_sibling)
-            if (u32_push(&todo, c) < 0)
+        node_set_open(v, at, true);
+        for (uint32_t c = profile_node(p, at)->first_child; c != PROFILE_NONE;
+             c = profile_node(p, c)->next_sibling) {
+            if (VEC_RESERVE(todo, cap, n + 1) < 0)
                 goto out;
+            todo[n++] = c;
+        }
     }
 out:
-    free(todo.v);
+    free(todo);
 }
 
-static bool tree_request(struct view *v, enum request req)
+/* I: the other tree, the cursor on the same function. */
+static bool tree_invert(struct view *v, enum request req)
+{
+    struct tree_priv *tp = v->priv;
+    uint32_t node = cursor_node(v);
+
+    (void)req;
+    tp->seek_frame = node != PROFILE_NONE
+                         ? profile_node(tree_prof(v), node)->frame
+                         : PROFILE_NONE;
+    v->ctx->filter.inverted = !v->ctx->filter.inverted;
+    v->ctx->want_model = true;
+    ctx_message(v->ctx, false, "%s tree",
+                v->ctx->filter.inverted ? "bottom-up (inverted)" : "top-down");
+    return true;
+}
+
+/* C: everything closed, the cursor on the thread it was under. */
+static bool tree_collapse_all(struct view *v, enum request req)
 {
     struct tree_priv *tp = v->priv;
     const struct profile *p = tree_prof(v);
-    uint32_t node = cursor_node(v);
-    const struct tree_line *l = v->lines ? &tp->lines[v->cursor] : NULL;
+    uint32_t top = cursor_node(v);
 
-    if (req == REQ_INVERT) {
-        uint32_t f = node != PROFILE_NONE ? profile_node(p, node)->frame
-                                          : PROFILE_NONE;
-        tp->seek_frame = f;
-        v->ctx->filter.inverted = !v->ctx->filter.inverted;
-        v->ctx->want_model = true;
-        ctx_message(v->ctx, false, "%s tree",
-                    v->ctx->filter.inverted ? "bottom-up (inverted)"
-                                            : "top-down");
-        return true;
-    }
-    if (req == REQ_COLLAPSE_ALL) {
-        uint32_t top = node;
-        while (p && top != PROFILE_NONE && profile_node(p, top)->depth > 1)
-            top = profile_node(p, top)->parent;
-        ks_clear(&tp->st);
-        tp->threads_closed = true;
-        if (top != PROFILE_NONE)
-            tree_show_node(v, top);
-        else
-            view_refresh(v);
-        return true;
-    }
-    if (!l)
-        return false;
-
-    switch (req) {
-    case REQ_ENTER:
-        if (node != PROFILE_NONE && l->kids) {
-            node_set_open(v, node, !l->open);
-            view_refresh(v);
-        }
-        return true;
-    case REQ_EXPAND:
-        if (node == PROFILE_NONE || !l->kids)
-            return true;
-        if (!l->open) {
-            node_set_open(v, node, true);
-            view_refresh(v);
-        } else if (v->cursor + 1 < v->lines) {
-            view_goto(v, v->cursor + 1);
-        }
-        return true;
-    case REQ_COLLAPSE:
-        if (node != PROFILE_NONE && l->open) {
-            node_set_open(v, node, false);
-            view_refresh(v);
-        } else if (l->parent != NO_LINE) {
-            view_goto(v, l->parent);
-        }
-        return true;
-    case REQ_EXPAND_ALL:
-        if (node != PROFILE_NONE) {
-            expand_subtree(v, node);
-            view_refresh(v);
-        }
-        return true;
-    case REQ_EXPAND_HOT:
-        if (node == PROFILE_NONE)
-            return true;
-        for (uint32_t c; (c = hottest_child(v, node)) != PROFILE_NONE;
-             node = c)
-            node_set_open(v, node, true);
-        tree_show_node(v, node);
-        return true;
-    default:
-        return false;
-    }
+    (void)req;
+    while (p && top != PROFILE_NONE && profile_node(p, top)->depth > 1)
+        top = profile_node(p, top)->parent;
+    ks_clear(&tp->st);
+    tp->threads_closed = true;
+    if (top != PROFILE_NONE)
+        tree_show_node(v, top);
+    else
+        view_refresh(v);
+    return true;
 }
+
+/* The cursor's row (the view has lines: the actions are on_line). */
+static const struct tree_line *cursor_row(const struct view *v)
+{
+    return &((const struct tree_priv *)v->priv)->lines[v->cursor];
+}
+
+/* Enter: open or close the node; on a hidden row, show the rows it
+ * stands for (for that parent only: the thresholds stay). */
+static bool tree_toggle(struct view *v, enum request req)
+{
+    struct tree_priv *tp = v->priv;
+    const struct tree_line *l = cursor_row(v);
+
+    (void)req;
+    if (l->node == PROFILE_NONE) {
+        uint32_t parent = l->parent == NO_LINE ? PROFILE_ROOT
+                                               : tp->lines[l->parent].node;
+        uint64_t key = profile_node_key(tree_prof(v), parent);
+        ks_put(&tp->st, key, ks_get(&tp->st, key) | ST_REVEAL);
+        ctx_message(v->ctx, false, "%u row%s under hide-subs %.1f%% shown "
+                    "here; t or { } change it everywhere", l->nhidden,
+                    l->nhidden == 1 ? "" : "s", v->ctx->hide_subs);
+        view_refresh(v);
+    } else if (l->kids) {
+        node_set_open(v, l->node, !l->open);
+        view_refresh(v);
+    }
+    return true;
+}
+
+/* Right: open the node, or go to its first child when open. */
+static bool tree_expand(struct view *v, enum request req)
+{
+    const struct tree_line *l = cursor_row(v);
+
+    (void)req;
+    if (l->node == PROFILE_NONE || !l->kids)
+        return true;
+    if (!l->open) {
+        node_set_open(v, l->node, true);
+        view_refresh(v);
+    } else if (v->cursor + 1 < v->lines) {
+        view_goto(v, v->cursor + 1);
+    }
+    return true;
+}
+
+/* Left: close the node, or go to its parent when closed. */
+static bool tree_collapse(struct view *v, enum request req)
+{
+    const struct tree_line *l = cursor_row(v);
+
+    (void)req;
+    if (l->node != PROFILE_NONE && l->open) {
+        node_set_open(v, l->node, false);
+        view_refresh(v);
+    } else if (l->parent != NO_LINE) {
+        view_goto(v, l->parent);
+    }
+    return true;
+}
+
+/* *: open the whole subtree under the cursor. */
+static bool tree_expand_all(struct view *v, enum request req)
+{
+    uint32_t node = cursor_node(v);
+
+    (void)req;
+    if (node != PROFILE_NONE) {
+        expand_subtree(v, node);
+        view_refresh(v);
+    }
+    return true;
+}
+
+/* E: open the hottest path down from the cursor and go to its end. */
+static bool tree_expand_hot(struct view *v, enum request req)
+{
+    uint32_t node = cursor_node(v);
+
+    (void)req;
+    if (node == PROFILE_NONE)
+        return true;
+    tree_show_node(v, open_hot_path(v, node));
+    return true;
+}
+
+/* T: threads merged into one tree, or one subtree per thread; the
+ * cursor stays on its function. */
+static bool tree_merge_threads(struct view *v, enum request req)
+{
+    struct tree_priv *tp = v->priv;
+    uint32_t node = cursor_node(v);
+    struct model_filter *f = &v->ctx->filter;
+
+    (void)req;
+    tp->seek_frame = node != PROFILE_NONE
+                         ? profile_node(tree_prof(v), node)->frame
+                         : PROFILE_NONE;
+    f->merge_threads = !f->merge_threads;
+    v->ctx->want_model = true;
+    ctx_message(v->ctx, false, "%s", f->merge_threads
+                ? "threads merged: one tree for all threads"
+                : "one subtree per thread");
+    return true;
+}
+
+static const struct view_action tree_actions[] = {
+    { REQ_INVERT, tree_invert, false },
+    { REQ_MERGE_THREADS, tree_merge_threads, false },
+    { REQ_COLLAPSE_ALL, tree_collapse_all, false },
+    { REQ_ENTER, tree_toggle, true },
+    { REQ_EXPAND, tree_expand, true },
+    { REQ_COLLAPSE, tree_collapse, true },
+    { REQ_EXPAND_ALL, tree_expand_all, true },
+    { REQ_EXPAND_HOT, tree_expand_hot, true },
+    { REQ_NONE, NULL, false },
+};
 
 static const char *tree_info(struct view *v, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s", v->ctx->filter.inverted ? "bottom-up" : "top-down");
+    snprintf(buf, n, "%s, %s", v->ctx->filter.inverted ? "bottom-up"
+                                                       : "top-down",
+             v->ctx->filter.merge_threads ? "merged" : "per thread");
     return buf;
 }
 
+
 static int tree_open(struct view *v)
 {
-    struct tree_priv *tp = calloc(1, sizeof(*tp));
-
-    if (!tp)
-        return -1;
-    tp->seek_frame = PROFILE_NONE;
-    v->priv = tp;
+    ((struct tree_priv *)v->priv)->seek_frame = PROFILE_NONE;
     return 0;
 }
 
@@ -707,23 +834,16 @@ static void tree_close(struct view *v)
 {
     struct tree_priv *tp = v->priv;
 
-    if (!tp)
-        return;
     ks_clear(&tp->st);
     free(tp->lines);
-    free(tp);
 }
 
 const struct view_ops tree_view_ops = {
-    .name = "Tree",
-    .open = tree_open,
-    .refresh = tree_refresh,
-    .header = tree_header,
-    .draw = tree_draw,
-    .request = tree_request,
-    .line_key = tree_line_key,
-    .line_frame = tree_line_frame,
-    .search = tree_search,
-    .info = tree_info,
-    .close = tree_close,
+    .name = "Tree", .priv_size = sizeof(struct tree_priv),
+    .open = tree_open, .refresh = tree_refresh, .close = tree_close,
+    VIEW_COLUMNS(tree_cols), .cell = tree_cell, .title = tree_title,
+    .actions = tree_actions,
+    .line_key = tree_line_key, .line_frame = tree_line_frame,
+    .line_thread = tree_line_thread,
+    .search = tree_search, .info = tree_info, .touch = tree_touch,
 };

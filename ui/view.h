@@ -2,14 +2,18 @@
  *
  * Each view (tree, flat, callers/callees, threads, source, help) fills in
  * a struct view_ops, like tig's view_ops or perf's ui_browser callbacks:
- * it builds its lines in refresh() from the current model and draws one
- * line at a time.  Cursor movement, scrolling, mouse clicks, searching by
- * function name and keeping the cursor on the same line across refreshes
- * are written once, here, on top of line_key/line_frame.
+ * it builds its lines in refresh() from the current model.  Its columns
+ * are declared once, in a table (perf's perf_hpp_fmt, htop's
+ * Process_fields[]): the column header, the layout, every cell and the
+ * sort keys all come from that table, so they cannot disagree.  Cursor
+ * movement, scrolling, mouse clicks, searching by function name and
+ * keeping the cursor on the same line across refreshes are written once,
+ * here, on top of line_key/line_frame.
  *
  * Views talk back to the UI through struct ui_ctx: they read the model,
  * thresholds and the selected function, and set want_model to ask ui.c
- * for a new model after changing the filter.  Only the UI thread uses
+ * for a new model after changing the filter, or want_view to go to
+ * another view.  Only the UI thread uses
  * views (they draw with curses).
  */
 #ifndef SPROFTOP_VIEW_H
@@ -20,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "columns.h"
 #include "draw.h"
 #include "view_model.h"
 #include "request.h"
@@ -42,6 +47,7 @@ struct ui_ctx {
     const regex_t *search;             /* last search, NULL if none */
     /* Set by views, acted on by ui.c after the request: */
     bool want_model;                   /* filter changed: rebuild */
+    enum view_id want_view;            /* show this view (VIEW_COUNT: stay) */
     char msg[256];                     /* message for the status line */
     bool msg_error;
 };
@@ -50,33 +56,81 @@ struct ui_ctx {
 void ctx_message(struct ui_ctx *c, bool error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Show only thread th in every view (the thread filter), and say so. */
+void ctx_show_thread(struct ui_ctx *c, const struct profile_thread *th);
+
 struct view;
+
+/* Where a search landed: match `nth` (from 1) of `count`, in the order
+ * the view would list them. */
+struct search_hit {
+    size_t nth, count;
+};
+
+/* What a view does on one request (tig's view requests): run returns
+ * false when the request does not apply to the view as it is, and the UI
+ * then says it is not available. */
+struct view_action {
+    enum request req;
+    bool (*run)(struct view *v, enum request req);
+    bool on_line;      /* acts on the cursor's line: not available (and
+                          run is not called) when the view has none */
+};
 
 struct view_ops {
     const char *name;  /* tab label */
-    /* Allocate private state; 0 or -1 on OOM. */
+    size_t priv_size;  /* bytes of private state view_init allocates
+                          (zeroed) in view->priv, and view_close frees */
+    /* Set up the private state past zeroes (NULL: nothing); 0, or -1 on
+     * OOM. */
     int (*open)(struct view *v);
     /* Rebuild v->lines from the model (v->ctx->model may be NULL). */
     void (*refresh)(struct view *v);
-    /* Column header text for the bar above the lines (may be NULL). */
-    void (*header)(struct view *v, int y, int width);
-    /* Draw line `line` on screen row y, `width` columns wide. */
-    void (*draw)(struct view *v, size_t line, int y, int width);
-    /* Handle a view-specific request; true if handled. */
-    bool (*request)(struct view *v, enum request req);
+    /* The columns, left to right, and how many (VIEW_COLUMNS fills both;
+     * at most VIEW_MAX_COLS). */
+    const struct view_col *cols;
+    size_t ncols;
+    /* Fill in the cell of column `col` (a view_col id) of line `line`. */
+    void (*cell)(struct view *v, size_t line, int col, struct view_cell *c);
+    /* A column's title when it depends on the view's state; NULL (the
+     * op or its result): the table's title. */
+    const char *(*title)(struct view *v, int col);
+    /* Whether a column is shown now (NULL: every column is).  Hidden
+     * columns take no room. */
+    bool (*shown)(struct view *v, int col);
+    /* The view's sort order, which o and O change (view.c does, and
+     * rebuilds the view); NULL: the view does not sort.  view_init starts
+     * it on the first column that sorts. */
+    struct view_sort *(*sort)(struct view *v);
+    /* The view's own requests, ended by { REQ_NONE, NULL, false };
+     * NULL: none. */
+    const struct view_action *actions;
     /* Stable identity of a line across refreshes (node key, frame id). */
     uint64_t (*line_key)(struct view *v, size_t line);
     /* The function a line shows, PROFILE_NONE if none. */
     uint32_t (*line_frame)(struct view *v, size_t line);
-    /* Search from the cursor for a function matching re; `forward` picks
-     * the direction.  Moves the cursor and returns true when found.  NULL
-     * means the generic search over line_frame names. */
-    bool (*search)(struct view *v, const regex_t *re, bool forward);
+    /* The thread a line stands for as a whole (a thread row), NULL if
+     * none (NULL op: no line does). */
+    const struct profile_thread *(*line_thread)(struct view *v, size_t line);
+    /* The text a search matches on a line when it is not the name of
+     * line_frame (threads: "NAME-TID"); NULL (the op or its result):
+     * that name.  May write into buf (n bytes). */
+    const char *(*line_name)(struct view *v, size_t line, char *buf,
+                             size_t n);
+    /* Search from the cursor for a line matching re; `forward` picks the
+     * direction.  Moves the cursor, fills *hit and returns true when
+     * found (the cursor's own line when it is the only match).  NULL
+     * means the generic search over the lines' names (line_name). */
+    bool (*search)(struct view *v, const regex_t *re, bool forward,
+                   struct search_hit *hit);
     /* What to show when there are no lines (NULL: a generic text). */
     const char *(*empty)(struct view *v, char *buf, size_t n);
+    /* The user acted on the view: a key it handled, a click or the
+     * wheel (NULL: nothing to do). */
+    void (*touch)(struct view *v);
     /* One line of status for the tab bar ("sort: self"), or NULL. */
     const char *(*info)(struct view *v, char *buf, size_t n);
-    /* Free private state. */
+    /* Free what the private state points to (not the state itself). */
     void (*close)(struct view *v);
 };
 
@@ -94,13 +148,17 @@ struct view {
                              before a model change */
     uint64_t saved_key;   /* line_key of the cursor line */
     size_t saved_row;     /* its screen row */
+    int tail_want;        /* widest cell of the VIEW_COL_TAIL column, set
+                             by refresh */
 };
 
-/* Set up a view (calls ops->open).  0, or -1 on OOM. */
+/* Set up a view: ops->priv_size zeroed bytes in v->priv, then ops->open.
+ * 0, or -1 on OOM. */
 int view_init(struct view *v, const struct view_ops *ops,
               struct ui_ctx *ctx);
 
-/* Free a view's state (ops->close). */
+/* Free a view's state (ops->close, then v->priv).  A view that was
+ * zeroed and never set up is a no-op. */
 void view_close(struct view *v);
 
 /* Remember the cursor's line key before the model its lines point into
@@ -112,13 +170,14 @@ void view_save_cursor(struct view *v);
  * line_key and at the same screen row when that line still exists. */
 void view_refresh(struct view *v);
 
-/* Draw the column header on row y and the body on rows top .. top+height-1
- * (the cursor row recoloured), `width` columns. */
+/* Draw the column titles on row header_y and the lines on rows top ..
+ * top+height-1 (the cursor row recoloured), `width` columns, all laid out
+ * from the view's column table. */
 void view_draw(struct view *v, int header_y, int top, int height,
                int width);
 
-/* Generic requests (movement, search) then the view's own.  True if the
- * request was handled. */
+/* Generic requests (movement, search) then the view's own actions.  True
+ * if the request was handled. */
 bool view_request(struct view *v, enum request req);
 
 /* Move the cursor to `line` (clamped) and scroll it into view. */
@@ -127,11 +186,21 @@ void view_goto(struct view *v, size_t line);
 /* The line that has line_key == key, or SIZE_MAX. */
 size_t view_find_key(struct view *v, uint64_t key);
 
+/* The function the callers and code views show: ctx->selected, or the
+ * first of the flat table (which becomes the selection) when nothing is
+ * selected yet or a filter left it out; PROFILE_NONE without a model or
+ * functions. */
+uint32_t view_selected(struct view *v);
+
 /* The function under the cursor, PROFILE_NONE if none. */
 uint32_t view_cursor_frame(struct view *v);
 
-/* Run a search from the cursor (ops->search or the generic one); sets a
- * message when nothing matches. */
+/* The thread row under the cursor, NULL if none. */
+const struct profile_thread *view_cursor_thread(struct view *v);
+
+
+/* Run a search from the cursor (ops->search or the generic one); the
+ * message says "match N of M", or that nothing matches. */
 void view_search(struct view *v, const regex_t *re, bool forward);
 
 /* Mouse: a click on body row `row` (0-based from the first body row). */

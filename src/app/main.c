@@ -7,17 +7,20 @@
  */
 #include "batch.h"
 #include "collect.h"
+#include "dump.h"
+#include "duration.h"
 #include "export.h"
+#include "launch.h"
 #include "load.h"
 #include "profile.h"
 #include "report.h"
 #include "sampler.h"
 #include "source.h"
-#include "symbols.h"
 #include "ui.h"
 
 #include <elfutils/version.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <libunwind.h>
@@ -47,7 +50,8 @@ struct opts {
     const char *format;
     const char *inputs[MAX_INPUTS];
     int ninputs;
-    bool idle, stats, dump, no_thread_root, no_color;
+    bool idle, stats, dump, no_thread_root, no_color, no_confirm, keep_cmd;
+    const char *cmd_output;  /* --cmd-output FILE */
     int sampler;         /* enum sampler_kind */
     size_t stack_size;   /* --stack-size, 0: the backend's default */
     double refresh;
@@ -60,7 +64,7 @@ struct opts {
 enum {
     OPT_IDLE = 1000, OPT_STATS, OPT_DUMP, OPT_NO_THREAD_ROOT, OPT_NO_COLOR,
     OPT_SNAPSHOT_DIR, OPT_SCRIPT, OPT_HIDE_SELF, OPT_HIDE_SUBS, OPT_HELP_KEYS,
-    OPT_SAMPLER, OPT_STACK_SIZE,
+    OPT_NO_CONFIRM, OPT_CMD_OUTPUT, OPT_KEEP_CMD, OPT_SAMPLER, OPT_STACK_SIZE,
 };
 
 static const struct option long_opts[] = {
@@ -78,6 +82,9 @@ static const struct option long_opts[] = {
     {"dump", no_argument, NULL, OPT_DUMP},
     {"no-thread-root", no_argument, NULL, OPT_NO_THREAD_ROOT},
     {"no-color", no_argument, NULL, OPT_NO_COLOR},
+    {"no-confirm", no_argument, NULL, OPT_NO_CONFIRM},
+    {"cmd-output", required_argument, NULL, OPT_CMD_OUTPUT},
+    {"keep-cmd", no_argument, NULL, OPT_KEEP_CMD},
     {"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
     {"script", required_argument, NULL, OPT_SCRIPT},
     {"hide-self", required_argument, NULL, OPT_HIDE_SELF},
@@ -99,6 +106,10 @@ static void usage(FILE *f)
 "Target (one of):\n"
 "  -p, --pid PID         attach to a running process: all its threads\n"
 "  -- CMD [ARG...]       launch CMD under sampling\n"
+"      --cmd-output FILE CMD's output and errors go to FILE (live view:\n"
+"                        /dev/null by default)\n"
+"      --keep-cmd        quitting the live view leaves CMD running (it is\n"
+"                        ended: SIGTERM, SIGKILL 2 s later)\n"
 "  -i, --input FILE      load a saved profile (repeat to merge)\n"
 "      --dump            with -p: print every thread's stack once\n"
 "Sampling:\n"
@@ -115,11 +126,12 @@ static void usage(FILE *f)
 "      --no-thread-root  folded: no thread frame at the root of stacks\n"
 "      --stats           print sampler statistics to stderr at the end\n"
 "Live view (a terminal on stdout and no -o):\n"
-"  -r, --refresh SECS    redraw interval (0.1..60; 1)\n"
+"  -r, --refresh SECS    redraw interval (0.1..3600; 1)\n"
 "      --hide-self PCT   hide functions below PCT%% self... (1)\n"
 "      --hide-subs PCT   ...and with no caller/callee edge above PCT%% (2)\n"
 "      --snapshot-dir D  where `s` saves snapshots (current directory)\n"
 "      --no-color        no colours (also: NO_COLOR set)\n"
+"      --no-confirm      q quits at once, even with samples unsaved\n"
 "      --script FILE     run keys from FILE (tests; see the man page)\n"
 "Other:\n"
 "  -h, --help            this help;  -V, --version  version\n"
@@ -208,13 +220,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->freq = v;
             break;
         case 'd':
-            if (parse_num(optarg, 0.001, 1e7, &v) < 0)
+            if (duration_parse_seconds(optarg, 0.001, 1e7, &v) < 0)
                 return usage_error("invalid duration '%s': expected a positive number of seconds", optarg);
             o->duration = v;
             break;
         case 'r':
-            if (parse_num(optarg, 0.1, 60, &v) < 0)
-                return usage_error("invalid refresh interval '%s': expected 0.1..60 seconds", optarg);
+            if (duration_parse_seconds(optarg, UI_REFRESH_MIN_S, UI_REFRESH_MAX_S, &v) < 0)
+                return usage_error("invalid refresh interval '%s': expected %g..%g seconds", optarg,
+                                   UI_REFRESH_MIN_S, UI_REFRESH_MAX_S);
             o->refresh = v;
             break;
         case OPT_HIDE_SELF:
@@ -252,6 +265,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case OPT_DUMP: o->dump = true; break;
         case OPT_NO_THREAD_ROOT: o->no_thread_root = true; break;
         case OPT_NO_COLOR: o->no_color = true; break;
+        case OPT_NO_CONFIRM: o->no_confirm = true; break;
+        case OPT_CMD_OUTPUT: o->cmd_output = optarg; break;
+        case OPT_KEEP_CMD: o->keep_cmd = true; break;
         case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
         case OPT_SCRIPT: o->script = optarg; break;
         case 'h': usage(stdout); exit(0);
@@ -284,61 +300,19 @@ static int parse_args(int argc, char **argv, struct opts *o)
     }
     if (o->format && !o->output && !o->inputs[0])
         return usage_error("%s", "-f needs -o FILE");
+    if ((o->cmd_output || o->keep_cmd) && !o->argv)
+        return usage_error("%s %s", o->cmd_output ? "--cmd-output" : "--keep-cmd",
+                           "needs a command to launch: -- CMD");
     return 0;
 }
 
 /* --- --dump ---------------------------------------------------------------- */
 
-struct dump_ctx {
-    struct symbols *sym;
-    const char *maps_loaded;
-};
-
-static void dump_thread(void *arg, const struct dump_thread *t, const char *maps, size_t len)
-{
-    struct dump_ctx *d = arg;
-    if (d->maps_loaded != maps) {
-        symbols_load_maps(d->sym, maps, len);
-        d->maps_loaded = maps;
-    }
-    printf("Thread %d (%s):\n", (int)t->tid, t->name);
-    if (!t->stopped) {
-        printf("    (did not stop within 1 s; not shown)\n\n");
-        return;
-    }
-    int k = 0;
-    for (int i = 0; i < t->n; i++) {
-        struct sym_frame sf[16];
-        int n = symbols_lookup(d->sym, t->pcs[i], i > 0, sf, 16);
-        for (int j = 0; j < n; j++) {
-            printf("#%-3d 0x%016llx %s", k++, (unsigned long long)t->pcs[i], sf[j].name);
-            if (sf[j].module)
-                printf(" (%s)", sf[j].module);
-            if (sf[j].file && sf[j].line)
-                printf(" %s:%u", sf[j].file, sf[j].line);
-            if (sf[j].inlined)
-                printf(" [inlined]");
-            printf("\n");
-        }
-    }
-    if (t->end != UNWIND_COMPLETE)
-        printf("#%-3d [truncated: %s]\n", k, unwind_end_name(t->end));
-    printf("\n");
-}
-
 static int run_dump(const struct opts *o)
 {
     char err[512];
     int code = 1;
-    struct dump_ctx d = {0};
-    d.sym = symbols_new(o->pid, err, sizeof err);
-    if (!d.sym) {
-        fprintf(stderr, "sproftop: %s\n", err);
-        return 1;
-    }
-    int rc = sampler_dump(o->pid, 512, dump_thread, &d, err, sizeof err, &code);
-    symbols_free(d.sym);
-    if (rc < 0) {
+    if (dump_run(o->pid, stdout, err, sizeof err, &code) < 0) {
         fprintf(stderr, "sproftop: %s\n", err);
         return code;
     }
@@ -374,9 +348,43 @@ static const struct exporter *pick_format(const struct opts *o)
     return e ? e : export_find("folded");
 }
 
+/* The save prompt's view of the formats (ui.h: struct ui_save_ops). */
+static const char *ui_format_name(size_t i)
+{
+    return i < export_count() ? export_at(i)->name : NULL;
+}
+
+static const char *ui_format_exts(size_t i)
+{
+    return i < export_count() ? export_at(i)->exts : NULL;
+}
+
+static long ui_format_for_path(const char *path)
+{
+    const struct exporter *e = export_for_path(path);
+    for (size_t i = 0; e && i < export_count(); i++)
+        if (export_at(i) == e)
+            return (long)i;
+    return -1;
+}
+
+static int ui_format_write(size_t i, const struct profile *p, const char *path,
+                           double hide_self, double hide_subs, char *err, size_t errlen)
+{
+    struct export_opts eo;
+    export_opts_default(&eo);
+    eo.hide_self = hide_self;
+    eo.hide_subs = hide_subs;
+    return export_to_file(export_at(i), p, &eo, path, err, errlen);
+}
+
 static void fill_ui_options(const struct opts *o, struct ui_options *u)
 {
+    static const struct ui_save_ops save = { ui_format_name, ui_format_exts, ui_format_for_path,
+                                             ui_format_write };
     ui_options_default(u);
+    u->save = &save;
+    u->load = load_file;
     u->refresh_s = o->refresh;
     const char *nc = getenv("NO_COLOR");
     u->no_color = o->no_color || (nc && *nc);
@@ -386,6 +394,7 @@ static void fill_ui_options(const struct opts *o, struct ui_options *u)
     u->hide_subs = o->hide_subs;
     u->quit_flag = &stop_signal;
     u->export_format = o->format;
+    u->confirm_quit = !o->no_confirm;
 }
 
 static int run_inputs(const struct opts *o)
@@ -474,6 +483,18 @@ int main(int argc, char **argv)
     cfg.pid = o.pid;
     cfg.argv = o.argv;
     cfg.quiet_child = tui;
+    if (o.cmd_output) {
+        /* As the shell's > would: created or truncated, followed if a
+         * link (a terminal or a fifo may be meant).  The command gets its
+         * own copies; this one closes at its exec and with sproftop. */
+        cfg.child_out = open(o.cmd_output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY,
+                             0666);
+        if (cfg.child_out < 0) {
+            fprintf(stderr, "sproftop: cannot open %s for the command's output: %s\n",
+                    o.cmd_output, strerror(errno));
+            return 1;
+        }
+    }
     cfg.interval_ns = (uint64_t)(1e9 / o.freq);
     cfg.idle = o.idle;
     cfg.kind = o.sampler;
@@ -490,6 +511,8 @@ int main(int argc, char **argv)
     char err[512];
     int code = 1;
     struct source *src = collect_start(&cfg, err, sizeof err, &code);
+    if (cfg.child_out >= 0)
+        close(cfg.child_out);
     if (!src) {
         fprintf(stderr, "sproftop: %s\n", err);
         return code;
@@ -498,10 +521,20 @@ int main(int argc, char **argv)
         struct ui_options u;
         fill_ui_options(&o, &u);
         u.duration_s = o.duration;
+        u.ends_command = o.argv && !o.keep_cmd;
         rc = ui_run(src, &u);
-        collect_finish(src);
+        src->ops->finish(src);
         if (o.stats)
-            collect_print_stats(src, stderr);
+            src->ops->print_stats(src, stderr);
+        /* A command sproftop launched ends with the session, as under
+         * perf record; an attached process (-p) is never touched. */
+        if (u.ends_command) {
+            struct source_status st;
+            src->ops->status(src, &st);
+            if (st.state != TARGET_EXITED && launch_end(st.pid, LAUNCH_GRACE_MS))
+                fprintf(stderr, "sproftop: %s (PID %d) was still running %u s after SIGTERM: "
+                        "killed\n", o.argv[0], (int)st.pid, LAUNCH_GRACE_MS / 1000);
+        }
         src->ops->close(src);
         return rc;
     }

@@ -2,6 +2,7 @@
 #include "idtab.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int rehash(struct idtab *t, size_t size)
 {
@@ -62,6 +63,22 @@ int idtab_insert(struct idtab *t, uint64_t h, uint32_t id)
     t->slots[j].hash = h;
     t->slots[j].id = id;
     t->n++;
+    return 0;
+}
+
+int idtab_copy(struct idtab *dst, const struct idtab *src)
+{
+    size_t bytes = src->slots ? (src->mask + 1) * sizeof(*src->slots) : 0;
+
+    *dst = *src;
+    if (!src->slots)
+        return 0;
+    dst->slots = malloc(bytes);
+    if (!dst->slots) {
+        *dst = (struct idtab){ 0 };
+        return -1;
+    }
+    memcpy(dst->slots, src->slots, bytes);
     return 0;
 }
 

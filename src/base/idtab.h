@@ -48,6 +48,10 @@ int idtab_insert(struct idtab *t, uint64_t h, uint32_t id);
  * can happen under a lock).  0 or -1 on OOM. */
 int idtab_reserve(struct idtab *t, size_t n);
 
+/* Make dst (uninitialised or empty) an independent copy of src: the same
+ * ids under the same hashes.  0, or -1 on OOM (dst is then empty). */
+int idtab_copy(struct idtab *dst, const struct idtab *src);
+
 /* Forget every id, keeping the memory. */
 void idtab_clear(struct idtab *t);
 

@@ -92,6 +92,33 @@ const char *strarena_str(const struct strarena *a, uint32_t id)
     return a->str[id];
 }
 
+int strarena_copy(struct strarena *dst, const struct strarena *src)
+{
+    struct strarena_chunk *c = malloc(sizeof(*c) + (src->bytes ? src->bytes
+                                                                 : 1));
+
+    memset(dst, 0, sizeof(*dst));
+    dst->str = malloc((src->nstr ? src->nstr : 1) * sizeof(*dst->str));
+    if (!c || !dst->str || idtab_copy(&dst->ids, &src->ids) < 0) {
+        free(c);
+        free(dst->str);
+        memset(dst, 0, sizeof(*dst));
+        return -1;
+    }
+    *c = (struct strarena_chunk){ .used = src->bytes, .size = src->bytes };
+    dst->chunks = c;
+    dst->capstr = src->nstr ? src->nstr : 1;
+    for (char *at = c->data; dst->nstr < src->nstr; dst->nstr++) {
+        size_t len = strlen(src->str[dst->nstr]) + 1;
+
+        memcpy(at, src->str[dst->nstr], len);
+        dst->str[dst->nstr] = at;
+        at += len;
+    }
+    dst->bytes = src->bytes;
+    return 0;
+}
+
 void strarena_free(struct strarena *a)
 {
     while (a->chunks) {

@@ -41,6 +41,11 @@ const char *strarena_str(const struct strarena *a, uint32_t id);
 /* The id of p[0..n) if it is interned, else UINT32_MAX.  No allocation. */
 uint32_t strarena_lookup(const struct strarena *a, const char *p, size_t n);
 
+/* Make dst (uninitialised or empty) an independent copy of src with the
+ * same ids, its strings in one allocation: a snapshot's copy costs a few
+ * memcpy calls, no hashing.  0, or -1 on OOM (dst is then empty). */
+int strarena_copy(struct strarena *dst, const struct strarena *src);
+
 /* Drop every string (ids restart at 0), keeping nothing. */
 void strarena_free(struct strarena *a);
 

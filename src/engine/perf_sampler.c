@@ -950,7 +950,8 @@ static int attach(struct psampler *s, char *err, size_t errlen, int *code)
     }
     uint64_t now = clock_mono_ns();
     if (s->cfg.argv) {
-        if (target_spawn(&s->spawn, s->cfg.argv, s->cfg.quiet_child, err, errlen) < 0)
+        if (target_spawn(&s->spawn, s->cfg.argv, s->cfg.quiet_child,
+                         s->cfg.child_out, err, errlen) < 0)
             return -1;
         s->pid = s->spawn.pid;
         s->launched = s->launch_pending = true;

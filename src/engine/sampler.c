@@ -2,6 +2,7 @@
  * it.  See sampler.h. */
 #include "sampler.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@ void sampler_config_default(struct sampler_config *c)
     c->max_depth = 512;
     c->placement = SAMPLER_PLACE_FREE;
     c->spin_us = 50;
+    c->child_out = -1;
 }
 
 int sampler_kind_parse(const char *name)
@@ -129,4 +131,16 @@ pid_t sampler_pid(struct sampler *s)
 const char *sampler_name(const struct sampler *s)
 {
     return s->ops->name;
+}
+
+void sampler_block_signals(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGQUIT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
 }

@@ -61,6 +61,9 @@ struct sampler_config {
     pid_t pid;                 /* attach to this process... */
     char *const *argv;         /* ...or launch this command (pid == 0) */
     bool quiet_child;          /* launched command's stdio -> /dev/null */
+    int child_out;             /* >= 0: the launched command's stdout and
+                                  stderr go to this fd (its stdin stays
+                                  as quiet_child says); -1: default */
     uint64_t interval_ns;      /* per-thread sampling interval */
     bool idle;                 /* also sample blocked threads */
     size_t stack_max;          /* stack bytes copied per sample... */
@@ -77,7 +80,8 @@ struct sampler_config {
 };
 
 /* Fill defaults: 99 Hz, on-CPU, each backend's stack copy size (ptrace
- * 256 KiB, perf SAMPLER_PERF_STACK), 512 frames, backend auto. */
+ * 256 KiB, perf SAMPLER_PERF_STACK), 512 frames, backend auto, a launched
+ * command's output where sproftop's goes. */
 void sampler_config_default(struct sampler_config *c);
 
 enum sampler_target {
@@ -216,21 +220,11 @@ int sampler_kind_parse(const char *name);
  * perf_event_open on the calling process.  Any thread. */
 void sampler_describe_auto(bool idle, char *buf, size_t len);
 
-/* --dump: on the calling thread, seize pid, stop every thread once (even
- * blocked ones, as eu-stack and gdb do), copy and detach, then unwind.
- * Calls fn per thread with its pcs (leaf first).  Returns 0, or -1 with a
- * one-line reason in err and *code set. */
-struct dump_thread {
-    pid_t tid;
-    char name[32];
-    const uint64_t *pcs;
-    int n;
-    enum unwind_end end;
-    bool stopped;        /* false: did not stop within the time limit */
-};
-int sampler_dump(pid_t pid, int max_depth,
-                 void (*fn)(void *ctx, const struct dump_thread *t,
-                            const char *maps, size_t maps_len),
-                 void *ctx, char *err, size_t errlen, int *code);
+/* The signal mask of every engine thread (a backend's, the collector's):
+ * the stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT) go to the main
+ * thread, whose handlers set the flag it polls, and SIGCHLD stays blocked
+ * so a backend can wait for it with sigtimedwait.  Call first thing on the
+ * new thread. */
+void sampler_block_signals(void);
 
 #endif

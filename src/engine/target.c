@@ -59,6 +59,20 @@ static const char *stat_after_comm(const char *buf)
     return p && p[1] == ' ' ? p + 2 : NULL;
 }
 
+/* When pid has a tracer: "already traced by PID N (name)" in err, and
+ * true. */
+static bool explain_tracer(pid_t pid, char *err, size_t errlen)
+{
+    long tracer = status_field(pid, "TracerPid");
+    if (tracer <= 0)
+        return false;
+    char name[64];
+    comm_of((pid_t)tracer, name, sizeof name);
+    snprintf(err, errlen, "PID %d is already traced by PID %ld (%s); detach that tracer first",
+             (int)pid, tracer, name);
+    return true;
+}
+
 int target_check(pid_t pid, char *err, size_t errlen)
 {
     char path[64], buf[1024];
@@ -107,15 +121,7 @@ int target_precheck(pid_t pid, char *err, size_t errlen)
 {
     if (target_check(pid, err, errlen) < 0)
         return -1;
-    long tracer = status_field(pid, "TracerPid");
-    if (tracer > 0) {
-        char name[64];
-        comm_of((pid_t)tracer, name, sizeof name);
-        snprintf(err, errlen, "PID %d is already traced by PID %ld (%s); detach that tracer first",
-                 (int)pid, tracer, name);
-        return -1;
-    }
-    return 0;
+    return explain_tracer(pid, err, errlen) ? -1 : 0;
 }
 
 void target_explain_seize(pid_t pid, int e, char *err, size_t errlen)
@@ -128,14 +134,8 @@ void target_explain_seize(pid_t pid, int e, char *err, size_t errlen)
         snprintf(err, errlen, "cannot attach to PID %d: %s", (int)pid, strerror(e));
         return;
     }
-    long tracer = status_field(pid, "TracerPid");
-    if (tracer > 0) {
-        char name[64];
-        comm_of((pid_t)tracer, name, sizeof name);
-        snprintf(err, errlen, "PID %d is already traced by PID %ld (%s); detach that tracer first",
-                 (int)pid, tracer, name);
+    if (explain_tracer(pid, err, errlen))
         return;
-    }
     char buf[64];
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
@@ -222,6 +222,27 @@ void target_cmdline(pid_t pid, char *buf, size_t len)
         buf[--n] = '\0';
 }
 
+pid_t target_ns_pid(pid_t pid)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    if (read_file(path, buf, sizeof buf) < 0)
+        return pid;
+    char *p = strstr(buf, "\nNSpid:");
+    if (!p)
+        return pid;
+    p += 7;
+    p[strcspn(p, "\n")] = '\0';
+    pid_t r = pid;
+    for (char *end;; p = end) {
+        long v = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        r = (pid_t)v;
+    }
+    return r;
+}
+
 uint64_t target_unblocked_pending(pid_t pid, pid_t tid)
 {
     char path[80], buf[4096];
@@ -262,7 +283,7 @@ int target_syscall_sp_pc(int syscall_fd, uint64_t *sp, uint64_t *pc)
 }
 
 int target_spawn(struct target_spawn *sp, char *const *argv, bool quiet,
-                 char *err, size_t errlen)
+                 int out_fd, char *err, size_t errlen)
 {
     int go[2], ep[2];
     if (pipe2(go, O_CLOEXEC) < 0) {
@@ -299,6 +320,8 @@ int target_spawn(struct target_spawn *sp, char *const *argv, bool quiet,
                     close(fd);
             }
         }
+        if (out_fd >= 0)
+            dup2(out_fd, 1), dup2(out_fd, 2);
         execvp(argv[0], argv);
         int e = errno;
         if (write(ep[1], &e, sizeof e) < 0)
@@ -341,7 +364,8 @@ int target_spawn_go(struct target_spawn *sp, const char *cmd, char *err,
 void target_spawn_abort(struct target_spawn *sp)
 {
     kill(sp->pid, SIGKILL);
-    while (waitpid(sp->pid, NULL, 0) < 0 && errno == EINTR)
+    /* __WALL: the child may be traced */
+    while (waitpid(sp->pid, NULL, __WALL) < 0 && errno == EINTR)
         ;
     if (sp->go_fd >= 0)
         close(sp->go_fd);

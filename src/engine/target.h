@@ -41,6 +41,11 @@ void target_thread_name(pid_t pid, pid_t tid, char *buf, size_t len);
 /* Read the command line of pid (NULs turned into spaces) into buf. */
 void target_cmdline(pid_t pid, char *buf, size_t len);
 
+/* The PID of pid in its own PID namespace (the last field of NSpid in
+ * /proc/PID/status): a JIT in a container names its perf map after it.
+ * pid itself when unknown. */
+pid_t target_ns_pid(pid_t pid);
+
 /* Signals pending for the thread and not blocked by it (SigPnd | ShdPnd)
  * & ~SigBlk from /proc/PID/task/TID/status; 0 when none or unreadable. */
 uint64_t target_unblocked_pending(pid_t pid, pid_t tid);
@@ -53,9 +58,12 @@ struct target_spawn {
     int err_fd;  /* read end: the child's exec errno, or EOF at exec */
 };
 
-/* Fork argv (stdio to /dev/null when quiet).  0, or -1 with the reason. */
+/* Fork argv: stdio to /dev/null when quiet, then stdout and stderr to
+ * out_fd when it is >= 0.  Only async-signal-safe calls in the child (the
+ * caller has other threads).  0, or -1 with the reason; every descriptor
+ * is closed on every failure. */
 int target_spawn(struct target_spawn *sp, char *const *argv, bool quiet,
-                 char *err, size_t errlen);
+                 int out_fd, char *err, size_t errlen);
 
 /* Let the child exec and wait until it has: 0, or -1 with the reason in
  * err (the child is reaped).  cmd names the command in the message. */

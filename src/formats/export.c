@@ -16,12 +16,94 @@
 #include <strings.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "util.h"
 
-/* In --help order.  A new format is one row here plus its file. */
+/* The formats, in --help order: a new format is one entry here, one in
+ * the exporters[] list below and its writer in src/formats/export_NAME.c. */
+const struct exporter export_folded = {
+    .name = "folded",
+    .exts = ".folded .collapsed",
+    .desc = "folded stacks, one line per stack (flamegraph.pl, speedscope)",
+    .write = export_folded_write,
+};
+
+const struct exporter export_pprof = {
+    .name = "pprof",
+    .exts = ".pb.gz .pprof",
+    .desc = "gzipped profile.proto with threads as labels (go tool pprof)",
+    .write = export_pprof_write,
+};
+
+const struct exporter export_speedscope = {
+    .name = "speedscope",
+    .exts = ".speedscope.json",
+    .desc = "speedscope JSON, one sampled profile per thread",
+    .write = export_speedscope_write,
+};
+
+const struct exporter export_callgrind = {
+    .name = "callgrind",
+    .exts = ".callgrind callgrind.out.",
+    .desc = "callgrind format, one event Samples (kcachegrind, "
+            "callgrind_annotate)",
+    .write = export_callgrind_write,
+};
+
+const struct exporter export_text = {
+    .name = "text",
+    .exts = ".txt",
+    .desc = "Racket-style call graph report (honours --hide-self/--hide-subs)",
+    .write = export_text_write,
+};
+
+const struct exporter export_top = {
+    .name = "top",
+    .exts = ".top",
+    .desc = "stackprof-style flat table: TOTAL (pct) SAMPLES (pct) FRAME",
+    .write = export_top_write,
+};
+
+const struct exporter export_stackprof = {
+    .name = "stackprof",
+    .exts = ".stackprof.json",
+    .desc = "stackprof JSON (stackprof --text, speedscope)",
+    .write = export_stackprof_write,
+    .per_sample = true,
+};
+
+const struct exporter export_apple = {
+    .name = "sampler",
+    .exts = ".sampler",
+    .desc = "Apple Sampler @supersamplerV1.0 (read back by sproftop -i)",
+    .write = export_apple_write,
+    .per_sample = true,
+};
+
+const struct exporter export_samplingprof = {
+    .name = "samplingprof",
+    .exts = ".samplingprof",
+    .desc = "SamplingProf text: runtime, call elements, counts, call graph",
+    .write = export_samplingprof_write,
+};
+
+const struct exporter export_dot = {
+    .name = "dot",
+    .exts = ".dot .gv",
+    .desc = "graphviz call graph, stackprof style (dot -Tsvg)",
+    .write = export_dot_write,
+};
+
+const struct exporter export_svg = {
+    .name = "svg",
+    .exts = ".svg",
+    .desc = "interactive flame graph, one self-contained SVG (zoom, search)",
+    .write = export_svg_write,
+};
+
+/* The registry, in --help order. */
 static const struct exporter *const exporters[] = {
     &export_folded,
     &export_pprof,
@@ -30,7 +112,7 @@ static const struct exporter *const exporters[] = {
     &export_text,
     &export_top,
     &export_stackprof,
-    &export_sampler,
+    &export_apple,
     &export_samplingprof,
     &export_dot,
     &export_svg,
@@ -148,13 +230,9 @@ static const char *errno_text(int e)
 static void random_tag(char out[13])
 {
     uint64_t r;
-    struct timespec ts;
 
-    if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        r = util_mix64((uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^
-                       (uint64_t)getpid() << 48);
-    }
+    if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+        r = util_mix64(clock_mono_ns() ^ (uint64_t)getpid() << 48);
     snprintf(out, 13, "%012llx", (unsigned long long)(r & 0xffffffffffffull));
 }
 
@@ -286,6 +364,41 @@ static void fsync_dir(const char *path)
     }
 }
 
+/* Write p with e into the temporary file fd, flushed and synced, and
+ * close it.  0, or an errno value saying why not. */
+static int write_temp(const struct exporter *e, const struct profile *p,
+                      const struct export_opts *o, int fd)
+{
+    FILE *f = fdopen(fd, "w");
+    int rc, saved;
+
+    if (!f) {
+        saved = errno;
+        close(fd);
+        return saved;
+    }
+    /* The one place a failed write is explained: a writer sets errno
+     * when it knows why (EFBIG, EOVERFLOW, a failed call's); otherwise
+     * the stream's error flag tells an I/O error from running out of
+     * memory. */
+    errno = 0;
+    rc = e->write(p, o, f);
+    saved = errno ? errno : ferror(f) ? EIO : ENOMEM;
+    if (rc == 0 && (fflush(f) != 0 || ferror(f))) {
+        rc = -1;
+        saved = errno ? errno : EIO;
+    }
+    if (rc == 0 && fsync(fd) != 0 && errno != EINVAL) {
+        rc = -1;
+        saved = errno;
+    }
+    if (fclose(f) != 0 && rc == 0) {
+        rc = -1;
+        saved = errno;
+    }
+    return rc == 0 ? 0 : saved ? saved : EIO;
+}
+
 int export_to_file(const struct exporter *e, const struct profile *p,
                    const struct export_opts *o, const char *path,
                    char *err, size_t errlen)
@@ -293,8 +406,7 @@ int export_to_file(const struct exporter *e, const struct profile *p,
     struct export_opts defaults;
     size_t tmplen;
     char *tmp;
-    FILE *f;
-    int fd, rc, saved;
+    int fd, saved;
 
     if (!path || !*path) {
         util_errf(err, errlen, "no output file name");
@@ -327,39 +439,17 @@ int export_to_file(const struct exporter *e, const struct profile *p,
         free(tmp);
         return -1;
     }
-    f = fdopen(fd, "w");
-    if (!f) {
+    saved = write_temp(e, p, o, fd);
+    if (saved == 0 && rename(tmp, path) != 0)
         saved = errno;
-        close(fd);
-        goto fail;
-    }
-    errno = 0;
-    rc = e->write(p, o, f);
-    saved = errno ? errno : EIO;
-    if (rc == 0 && (fflush(f) != 0 || ferror(f))) {
-        rc = -1;
-        saved = errno ? errno : EIO;
-    }
-    if (rc == 0 && fsync(fd) != 0 && errno != EINVAL) {
-        rc = -1;
-        saved = errno;
-    }
-    if (fclose(f) != 0 && rc == 0) {
-        rc = -1;
-        saved = errno;
-    }
-    if (rc != 0)
-        goto fail;
-    if (rename(tmp, path) != 0) {
-        saved = errno;
-        goto fail;
+    if (saved != 0) {
+        unlink(tmp);
+        util_errf(err, errlen, "cannot write %s: %s", path,
+                  errno_text(saved));
+        free(tmp);
+        return -1;
     }
     fsync_dir(path);
     free(tmp);
     return 0;
-fail:
-    unlink(tmp);
-    util_errf(err, errlen, "cannot write %s: %s", path, errno_text(saved));
-    free(tmp);
-    return -1;
 }

@@ -1,8 +1,9 @@
 /* export.h - the registry of output formats and the atomic file writer.
  *
- * Each format lives in its own src/export_NAME.c and writes a profile to a
- * FILE *; it includes libc only.  Batch mode (-o), the TUI's snapshot prompt
- * and conversions (-i ... -o) all go through export_to_file.
+ * Each format's writer lives in its own src/formats/export_NAME.c and
+ * writes a profile to a FILE *, with libc (and zlib) only; export.c's
+ * table names and describes them.  Batch mode (-o), the TUI's snapshot
+ * prompt and conversions (-i ... -o) all go through export_to_file.
  */
 #ifndef SPROFTOP_EXPORT_H
 #define SPROFTOP_EXPORT_H
@@ -37,13 +38,14 @@ struct exporter {
     bool per_sample;    /* writes something per sample (not per stack), so
                            it refuses profiles of more than
                            EXPORT_PER_SAMPLE_MAX samples with EFBIG */
-    /* Write p to f.  Returns 0, or -1 with errno set. */
+    /* Write p to f.  Returns 0, or -1 with errno set when the format
+     * knows why (EFBIG, EOVERFLOW, or a failed call's errno); left 0,
+     * export_to_file reports ENOMEM, or EIO when f has its error flag. */
     int (*write)(const struct profile *p, const struct export_opts *o,
                  FILE *f);
 };
 
-/* The formats, each defined in its src/export_NAME.c and listed in the
- * registry table in export.c. */
+/* The formats, described and listed in the registry (export.c). */
 extern const struct exporter export_folded;
 extern const struct exporter export_pprof;
 extern const struct exporter export_speedscope;
@@ -51,10 +53,19 @@ extern const struct exporter export_callgrind;
 extern const struct exporter export_text;
 extern const struct exporter export_top;
 extern const struct exporter export_stackprof;
-extern const struct exporter export_sampler;
+extern const struct exporter export_apple;
 extern const struct exporter export_samplingprof;
 extern const struct exporter export_dot;
 extern const struct exporter export_svg;
+
+/* The writers, one in each src/formats/export_NAME.c: each is the write
+ * of its format's struct exporter.  Any thread; they read p only. */
+typedef int export_write_fn(const struct profile *p,
+                            const struct export_opts *o, FILE *f);
+export_write_fn export_folded_write, export_pprof_write,
+    export_speedscope_write, export_callgrind_write, export_text_write,
+    export_top_write, export_stackprof_write, export_apple_write,
+    export_samplingprof_write, export_dot_write, export_svg_write;
 
 /* Number of formats, and the i-th (in --help order). */
 size_t export_count(void);

@@ -1,8 +1,8 @@
-/* export_sampler.c - Apple Sampler "@supersamplerV1.0" (FORMATS.md section 5).
+/* export_apple.c - Apple Sampler "@supersamplerV1.0" (FORMATS.md section 5).
  *
  * A mixed text and binary format that nothing on Linux reads, so sproftop
- * ships its own reader (src/load_sampler.c) and the test is the round trip:
- * write -> load_sampler -> write gives the same bytes.
+ * ships its own reader (load_apple.c) and the test is the round trip:
+ * write -> load_apple -> write gives the same bytes.
  *
  *   "@supersamplerV1.0" LF "@symboltableV1.1" LF
  *   ( TAB be32<id> TAB be32<0> TAB symbol TAB module TAB module LF )*
@@ -40,7 +40,8 @@
 #include <string.h>
 
 #include "profile.h"
-#include "util.h"
+#include "strarena.h"
+#include "vec.h"
 
 #define SYM_FIRST 0x100u      /* first function id, as the spec suggests */
 #define TID_LIMIT 0x10000u    /* thread ids are hex4 */
@@ -57,21 +58,15 @@ static bool id_safe(uint32_t id)
            !bad_byte(id >> 16 & 0xff) && !bad_byte(id >> 24);
 }
 
-/* One distinct (name, module) as written. */
-struct sym {
-    char *text;      /* "name\tmodule", sanitized */
-    size_t len;
-    uint32_t id;     /* symbol id in the file */
-};
-
-struct sampler_ctx {
+struct apple_ctx {
     const struct profile *p;
     FILE *f;
-    uint32_t *sym_of;     /* frame id -> index in syms, or PROFILE_NONE */
-    struct sym *syms;
-    uint32_t nsyms, cap;
-    uint32_t *slot;       /* open addressing over syms by text */
-    uint32_t mask;
+    uint32_t *sym_of;     /* frame id -> symbol index, or PROFILE_NONE */
+    struct strarena syms; /* "name\tmodule" as written, by symbol index */
+    uint32_t *sym_id;     /* symbol index -> symbol id in the file */
+    size_t sym_id_cap;
+    char *text;           /* scratch for one symbol's text */
+    size_t text_cap;
     uint8_t *tid_used;    /* bitmap over 16-bit ids taken by threads */
     uint32_t *tid_of;     /* thread index -> written id */
     uint32_t next_id;     /* next candidate symbol id */
@@ -106,45 +101,17 @@ static size_t sanitize(char *out, const char *s)
     return n;
 }
 
-static int syms_grow(struct sampler_ctx *c)
-{
-    uint32_t ncap = c->cap ? c->cap * 2 : 64, nmask = ncap * 2 - 1;
-    struct sym *ns = realloc(c->syms, ncap * sizeof(*ns));
-    uint32_t *nslot;
-
-    if (!ns)
-        return -1;
-    c->syms = ns;
-    nslot = malloc((size_t)(nmask + 1) * sizeof(*nslot));
-    if (!nslot)
-        return -1;
-    memset(nslot, 0xff, (size_t)(nmask + 1) * sizeof(*nslot));
-    for (uint32_t i = 0; i < c->nsyms; i++) {
-        uint32_t h = (uint32_t)util_hash_bytes(ns[i].text, ns[i].len, 0) &
-                     nmask;
-
-        while (nslot[h] != PROFILE_NONE)
-            h = (h + 1) & nmask;
-        nslot[h] = i;
-    }
-    free(c->slot);
-    c->slot = nslot;
-    c->mask = nmask;
-    c->cap = ncap;
-    return 0;
-}
-
-static bool tid_taken(const struct sampler_ctx *c, uint32_t id)
+static bool tid_taken(const struct apple_ctx *c, uint32_t id)
 {
     return c->tid_used[id >> 3] & (1u << (id & 7));
 }
 
-static void take_tid(struct sampler_ctx *c, uint32_t id)
+static void take_tid(struct apple_ctx *c, uint32_t id)
 {
     c->tid_used[id >> 3] |= (uint8_t)(1u << (id & 7));
 }
 
-static uint32_t next_symbol_id(struct sampler_ctx *c)
+static uint32_t next_symbol_id(struct apple_ctx *c)
 {
     while (!id_safe(c->next_id) ||
            (c->next_id < TID_LIMIT && tid_taken(c, c->next_id)))
@@ -152,65 +119,55 @@ static uint32_t next_symbol_id(struct sampler_ctx *c)
     return c->next_id++;
 }
 
-/* The symbol index of frame `frame`, created on first use. */
-static uint32_t frame_sym(struct sampler_ctx *c, uint32_t frame)
+/* The symbol index of frame `frame`: frames with the same name and
+ * module (as written) share one symbol, created on first use. */
+static uint32_t frame_sym(struct apple_ctx *c, uint32_t frame)
 {
     const struct frame_desc *d;
     const char *name, *module;
-    char *text;
-    size_t len;
-    uint32_t h;
+    size_t len, nsyms = c->syms.nstr;
+    uint32_t idx;
 
     if (c->sym_of[frame] != PROFILE_NONE)
         return c->sym_of[frame];
     d = profile_frame(c->p, frame);
     name = *d->name ? d->name : "[unknown]";
     module = d->module ? d->module : "";
-    text = malloc(strlen(name) + strlen(module) + 2);
-    if (!text)
+    if (VEC_RESERVE(c->text, c->text_cap,
+                    strlen(name) + strlen(module) + 2) < 0)
         return PROFILE_NONE;
-    len = sanitize(text, name);
-    text[len++] = '\t';
-    len += sanitize(text + len, module);
-    text[len] = '\0';
-    if (c->nsyms == c->cap && syms_grow(c) != 0) {
-        free(text);
+    len = sanitize(c->text, name);
+    c->text[len++] = '\t';
+    len += sanitize(c->text + len, module);
+    idx = strarena_intern_id(&c->syms, c->text, len);
+    if (idx == UINT32_MAX)
         return PROFILE_NONE;
-    }
-    h = (uint32_t)util_hash_bytes(text, len, 0) & c->mask;
-    for (; c->slot[h] != PROFILE_NONE; h = (h + 1) & c->mask) {
-        const struct sym *s = &c->syms[c->slot[h]];
-
-        if (s->len == len && memcmp(s->text, text, len) == 0) {
-            free(text);
-            return c->sym_of[frame] = c->slot[h];
+    if (idx == nsyms) {  /* a new symbol: give it an id */
+        if (c->next_id == 0) {  /* wrapped: more symbols than 32-bit ids */
+            errno = EOVERFLOW;
+            return PROFILE_NONE;
         }
+        if (VEC_RESERVE(c->sym_id, c->sym_id_cap, nsyms + 1) < 0)
+            return PROFILE_NONE;
+        c->sym_id[idx] = next_symbol_id(c);
     }
-    if (c->next_id == 0) {  /* wrapped: more symbols than 32-bit ids */
-        free(text);
-        errno = EOVERFLOW;
-        return PROFILE_NONE;
-    }
-    c->syms[c->nsyms] = (struct sym){ text, len, next_symbol_id(c) };
-    c->slot[h] = c->nsyms;
-    return c->sym_of[frame] = c->nsyms++;
+    return c->sym_of[frame] = idx;
 }
 
-static int assign_stack(void *ctx, uint32_t thread, const uint32_t *frames,
-                        size_t n, uint64_t count)
+/* Symbols in the order stacks first use their frames. */
+static int assign_symbols(struct apple_ctx *c)
 {
-    struct sampler_ctx *c = ctx;
+    uint32_t *order;
+    long n = profile_first_use(c->p, &order, NULL), i = 0;
 
-    (void)thread;
-    (void)count;
-    for (size_t i = 0; i < n; i++)
-        if (frame_sym(c, frames[i]) == PROFILE_NONE)
-            return -1;
-    return 0;
+    while (i < n && frame_sym(c, order[i]) != PROFILE_NONE)
+        i++;
+    free(order);
+    return n >= 0 && i == n ? 0 : -1;
 }
 
 /* Thread ids: keep those that fit, then remap the rest. */
-static int assign_threads(struct sampler_ctx *c)
+static int assign_threads(struct apple_ctx *c)
 {
     uint32_t nt = profile_thread_count(c->p), next = 1;
 
@@ -240,7 +197,7 @@ static int assign_threads(struct sampler_ctx *c)
 }
 
 /* Write @threadV1.0 headers up to and including thread `upto`. */
-static void thread_headers(struct sampler_ctx *c, uint32_t upto)
+static void thread_headers(struct apple_ctx *c, uint32_t upto)
 {
     uint32_t nt = profile_thread_count(c->p);
 
@@ -253,25 +210,19 @@ static void thread_headers(struct sampler_ctx *c, uint32_t upto)
 static int write_stack(void *ctx, uint32_t thread, const uint32_t *frames,
                        size_t n, uint64_t count)
 {
-    struct sampler_ctx *c = ctx;
+    struct apple_ctx *c = ctx;
     size_t len = 1 + 16 + 4 * n + 1;
 
     thread_headers(c, thread);
-    if (len > c->line_cap) {
-        uint8_t *nl = realloc(c->line, len);
-
-        if (!nl)
-            return -1;
-        c->line = nl;
-        c->line_cap = len;
-    }
+    if (VEC_RESERVE(c->line, c->line_cap, len) < 0)
+        return -1;
     c->line[0] = '\t';
     put_be32(c->line + 1, 1);
     put_be32(c->line + 5, 0);
     put_be32(c->line + 9, 1);
     put_be32(c->line + 13, (uint32_t)n);
     for (size_t i = 0; i < n; i++)
-        put_be32(c->line + 17 + 4 * i, c->syms[c->sym_of[frames[i]]].id);
+        put_be32(c->line + 17 + 4 * i, c->sym_id[c->sym_of[frames[i]]]);
     c->line[len - 1] = '\n';
     for (uint64_t k = 0; k < count; k++)
         if (fwrite(c->line, 1, len, c->f) != len)
@@ -279,11 +230,11 @@ static int write_stack(void *ctx, uint32_t thread, const uint32_t *frames,
     return 0;
 }
 
-static int sampler_write(const struct profile *p, const struct export_opts *o,
+int export_apple_write(const struct profile *p, const struct export_opts *o,
                          FILE *f)
 {
     uint32_t nf = profile_frame_count(p), nt = profile_thread_count(p);
-    struct sampler_ctx c = {
+    struct apple_ctx c = {
         .p = p,
         .f = f,
         .sym_of = malloc((nf ? nf : 1) * sizeof(*c.sym_of)),
@@ -294,29 +245,26 @@ static int sampler_write(const struct profile *p, const struct export_opts *o,
     int rc = -1;
 
     (void)o;
-    errno = 0;
     /* the format repeats a stack line once per sample */
     if (profile_samples(p) > EXPORT_PER_SAMPLE_MAX) {
         errno = EFBIG;
         goto out;
     }
-    if (!c.sym_of || !c.tid_used || !c.tid_of || syms_grow(&c) != 0)
+    if (!c.sym_of || !c.tid_used || !c.tid_of)
         goto out;
     memset(c.sym_of, 0xff, (nf ? nf : 1) * sizeof(*c.sym_of));
-    if (assign_threads(&c) != 0 ||
-        profile_foreach_stack(p, assign_stack, &c) != 0)
+    if (assign_threads(&c) != 0 || assign_symbols(&c) != 0)
         goto out;
 
     fputs("@supersamplerV1.0\n@symboltableV1.1\n", f);
-    for (uint32_t i = 0; i < c.nsyms; i++) {
-        const struct sym *s = &c.syms[i];
-        const char *tab = memchr(s->text, '\t', s->len);
+    for (uint32_t i = 0; i < c.syms.nstr; i++) {
+        const char *text = strarena_str(&c.syms, i);
 
         putc('\t', f);
-        fput_be32(f, s->id);
+        fput_be32(f, c.sym_id[i]);
         putc('\t', f);
         fput_be32(f, 0);
-        fprintf(f, "\t%s\t%s\n", s->text, tab + 1);
+        fprintf(f, "\t%s\t%s\n", text, strchr(text, '\t') + 1);
     }
     for (uint32_t i = 0; i < nt; i++) {
         putc('\t', f);
@@ -333,23 +281,12 @@ static int sampler_write(const struct profile *p, const struct export_opts *o,
     fputs("@end\n", f);
     rc = ferror(f) ? -1 : 0;
 out:
-    if (rc != 0 && !errno)
-        errno = ferror(f) ? EIO : ENOMEM;
-    for (uint32_t i = 0; i < c.nsyms; i++)
-        free(c.syms[i].text);
-    free(c.syms);
-    free(c.slot);
+    strarena_free(&c.syms);
+    free(c.sym_id);
+    free(c.text);
     free(c.sym_of);
     free(c.tid_used);
     free(c.tid_of);
     free(c.line);
     return rc;
 }
-
-const struct exporter export_sampler = {
-    .name = "sampler",
-    .exts = ".sampler",
-    .desc = "Apple Sampler @supersamplerV1.0 (read back by sproftop -i)",
-    .write = sampler_write,
-    .per_sample = true,
-};

@@ -12,13 +12,13 @@
  * function's inclusive cost as the sum of its incoming call costs, and a
  * root's as self plus outgoing calls.  So each sample must count once per
  * function, on exactly one incoming edge: the edge into the function's
- * outermost occurrence in the stack.  The edge cost is then
- * sum(node.total) over call-tree nodes whose frame is not already on
- * their path, which also collapses direct recursion (f -> f never gets a
- * cost).  With this, every function's inclusive cost equals its total in
- * profile_flat, and the thread functions (the only roots) get self plus
- * outgoing = their thread's samples.  The call count is not known from
- * aggregated samples: calls=1, as FORMATS.md says.
+ * outermost occurrence in the stack, which the model's edges count as
+ * `outer` (profile_edges).  This also collapses direct recursion (f -> f
+ * never gets a cost).  With this, every function's inclusive cost equals
+ * its total in profile_flat, and the thread functions (the only roots)
+ * call their thread node's children, so self plus outgoing = their
+ * thread's samples.  The call count is not known from aggregated samples:
+ * calls=1, as FORMATS.md says.
  *
  * Names: callgrind is line-based, so newlines and carriage returns in
  * names become spaces, and every name is written with name compression
@@ -29,14 +29,16 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
+#include "idtab.h"
 #include "profile.h"
 #include "util.h"
+#include "vec.h"
 
 #ifndef SPROFTOP_VERSION
 #define SPROFTOP_VERSION "unknown"
@@ -47,19 +49,18 @@
  * address like the profile's interned strings. */
 static const char unknown_name[] = "???";
 
-struct edge {
-    uint32_t caller, callee; /* frame ids */
-    uint64_t cost;           /* inclusive samples */
-};
-
 /* Name compression ids of one namespace (fl, fn or ob), keyed by the
  * string's address: the profile interns strings, so equal strings of one
- * profile share an address. */
+ * profile share an address, and util_mix64 of an address is unique. */
 struct names {
-    const char **key;  /* open-addressing table of strings */
-    uint32_t *id;      /* and their ids */
-    uint32_t mask;     /* slots - 1 */
+    struct idtab ix;   /* mixed address -> id */
     uint32_t n;        /* ids handed out */
+};
+
+/* A call from a thread function: one child of its thread node. */
+struct root_call {
+    uint32_t callee;   /* frame id */
+    uint64_t cost;     /* the child's total */
 };
 
 struct cg {
@@ -67,12 +68,12 @@ struct cg {
     FILE *f;
     uint32_t nf;          /* frames */
     uint64_t *self;       /* per frame id */
-    bool *caller;         /* per frame id: has outgoing edges */
+    bool *caller;         /* per frame id: has outgoing calls */
     uint32_t *thread_of;  /* per frame id: thread index or NO_ID */
-    struct edge *edges;   /* sorted by caller, callee after the walk */
-    uint32_t nedges, edges_cap;
-    uint32_t *eslot;      /* open-addressing index of edges */
-    uint32_t emask;
+    struct profile_edge *edges; /* the model's, sorted by caller, callee */
+    long nedges;
+    struct root_call *roots;    /* scratch for a thread's calls */
+    size_t roots_cap;
     uint32_t *fn_id;      /* per frame id: fn compression id, 0 if none */
     uint32_t fn_n;
     struct names fl, ob;
@@ -81,118 +82,34 @@ struct cg {
     char *thread_name;    /* scratch for "NAME-TID" */
 };
 
-/* --- edges --------------------------------------------------------------- */
+/* --- costs --------------------------------------------------------------- */
 
-static uint64_t edge_hash(uint32_t caller, uint32_t callee)
+/* Self costs per function (thread functions: their thread node's own
+ * samples) and the model's edges; marks the functions that call. */
+static int collect(struct cg *c)
 {
-    return util_mix64((uint64_t)caller << 32 | callee);
-}
+    struct profile_flat *flat;
+    long n = profile_flat(c->p, &flat);
 
-static bool edge_rehash(struct cg *c)
-{
-    uint32_t size = c->emask ? (c->emask + 1) * 2 : 256;
-    uint32_t *ns = malloc((size_t)size * sizeof(*ns));
-
-    if (!ns)
-        return false;
-    memset(ns, 0xff, (size_t)size * sizeof(*ns));
-    for (uint32_t k = 0; k < c->nedges; k++) {
-        uint32_t i = (uint32_t)edge_hash(c->edges[k].caller,
-                                         c->edges[k].callee) & (size - 1);
-
-        while (ns[i] != NO_ID)
-            i = (i + 1) & (size - 1);
-        ns[i] = k;
-    }
-    free(c->eslot);
-    c->eslot = ns;
-    c->emask = size - 1;
-    return true;
-}
-
-static int edge_add(struct cg *c, uint32_t caller, uint32_t callee,
-                    uint64_t cost)
-{
-    uint32_t i;
-
-    if (((uint64_t)c->nedges + 1) * 2 > (uint64_t)c->emask + 1 &&
-        !edge_rehash(c))
+    if (n < 0)
         return -1;
-    for (i = (uint32_t)edge_hash(caller, callee) & c->emask;
-         c->eslot[i] != NO_ID; i = (i + 1) & c->emask) {
-        struct edge *e = &c->edges[c->eslot[i]];
+    for (long i = 0; i < n; i++)
+        c->self[flat[i].frame] = flat[i].self;
+    free(flat);
+    for (uint32_t t = 0; t < profile_thread_count(c->p); t++) {
+        const struct profile_thread *th = profile_thread_at(c->p, t);
+        const struct profile_node *tn = profile_node(c->p, th->node);
 
-        if (e->caller == caller && e->callee == callee) {
-            e->cost += cost;
-            return 0;
-        }
+        c->self[th->frame] = tn->self;
+        c->caller[th->frame] = tn->first_child != PROFILE_NONE;
     }
-    if (c->nedges == c->edges_cap) {
-        uint32_t cap = c->edges_cap ? c->edges_cap * 2 : 256;
-        struct edge *ne = realloc(c->edges, (size_t)cap * sizeof(*ne));
-
-        if (!ne)
-            return -1;
-        c->edges = ne;
-        c->edges_cap = cap;
-    }
-    c->edges[c->nedges] = (struct edge){ caller, callee, cost };
-    c->eslot[i] = c->nedges++;
-    c->caller[caller] = true;
+    c->nedges = profile_edges(c->p, &c->edges);
+    if (c->nedges < 0)
+        return -1;
+    for (long i = 0; i < c->nedges; i++)
+        if (c->edges[i].caller != PROFILE_NONE && c->edges[i].outer)
+            c->caller[c->edges[i].caller] = true;
     return 0;
-}
-
-static int cmp_edge(const void *a, const void *b)
-{
-    const struct edge *x = a, *y = b;
-
-    if (x->caller != y->caller)
-        return x->caller < y->caller ? -1 : 1;
-    return (x->callee > y->callee) - (x->callee < y->callee);
-}
-
-/* Depth-first over the call tree: self costs per function, and the cost
- * of each call into a function's outermost occurrence on the path. */
-static int walk(struct cg *c)
-{
-    uint32_t nn = profile_node_count(c->p);
-    uint32_t *stack = malloc(((size_t)nn * 2 + 1) * sizeof(*stack));
-    uint32_t *onpath = calloc(c->nf ? c->nf : 1, sizeof(*onpath));
-    size_t sp = 0;
-    int rc = -1;
-
-    if (!stack || !onpath)
-        goto out;
-    /* An entry is a node id; its bit 31 set means "leaving".  Node ids
-     * stay below 2^31: each node costs far more than 16 bytes. */
-    for (uint32_t t = 0; t < profile_thread_count(c->p); t++)
-        stack[sp++] = profile_thread_at(c->p, t)->node;
-    while (sp > 0) {
-        uint32_t e = stack[--sp], id = e & 0x7fffffffu;
-        const struct profile_node *n = profile_node(c->p, id);
-
-        if (e & 0x80000000u) {
-            onpath[n->frame]--;
-            continue;
-        }
-        c->self[n->frame] += n->self;
-        if (n->depth >= 2 && onpath[n->frame] == 0 &&
-            edge_add(c, profile_node(c->p, n->parent)->frame, n->frame,
-                     n->total) != 0)
-            goto out;
-        onpath[n->frame]++;
-        stack[sp++] = id | 0x80000000u;
-        for (uint32_t ch = n->first_child; ch != PROFILE_NONE;
-             ch = profile_node(c->p, ch)->next_sibling)
-            stack[sp++] = ch;
-    }
-    if (c->nedges)
-        qsort(c->edges, c->nedges, sizeof(*c->edges), cmp_edge);
-    rc = 0;
-out:
-    free(stack);
-    free(onpath);
-    return rc;
 }
 
 /* --- names --------------------------------------------------------------- */
@@ -200,54 +117,26 @@ out:
 /* Write a name on the rest of a line: newlines would end the record. */
 static void put_name(FILE *f, const char *s)
 {
-    if (!s || !*s) {
+    static const struct escape_map line = { "\n\r", "  ", false };
+
+    if (!s || !*s)
         fputs("[unknown]", f);
-        return;
-    }
-    for (; *s; s++)
-        putc_unlocked(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    else
+        escape_put(f, s, SIZE_MAX, &line);
 }
 
 /* Compression id of s in ns (1-based), and whether it is new.  0 on OOM. */
 static uint32_t names_id(struct names *ns, const char *s, bool *fresh)
 {
-    uint32_t i;
+    uint64_t h = util_mix64((uint64_t)(uintptr_t)s);
+    uint32_t id = idtab_find(&ns->ix, h, NULL, NULL);
 
-    *fresh = false;
-    if ((ns->n + 1) * 2 > ns->mask + 1) {
-        uint32_t size = ns->mask ? (ns->mask + 1) * 2 : 64;
-        const char **nk = calloc(size, sizeof(*nk));
-        uint32_t *ni = malloc(size * sizeof(*ni));
-
-        if (!nk || !ni) {
-            free(nk);
-            free(ni);
-            return 0;
-        }
-        for (uint32_t k = 0; ns->mask && k <= ns->mask; k++) {
-            if (!ns->key[k])
-                continue;
-            i = (uint32_t)util_mix64((uint64_t)(uintptr_t)ns->key[k]) &
-                (size - 1);
-            while (nk[i])
-                i = (i + 1) & (size - 1);
-            nk[i] = ns->key[k];
-            ni[i] = ns->id[k];
-        }
-        free(ns->key);
-        free(ns->id);
-        ns->key = nk;
-        ns->id = ni;
-        ns->mask = size - 1;
-    }
-    for (i = (uint32_t)util_mix64((uint64_t)(uintptr_t)s) & ns->mask;
-         ns->key[i]; i = (i + 1) & ns->mask)
-        if (ns->key[i] == s)
-            return ns->id[i];
-    ns->key[i] = s;
-    ns->id[i] = ++ns->n;
-    *fresh = true;
-    return ns->n;
+    *fresh = id == IDTAB_NONE;
+    if (!*fresh)
+        return id;
+    if (idtab_insert(&ns->ix, h, ns->n + 1) < 0)
+        return 0;
+    return ++ns->n;
 }
 
 /* "KEY=(id) name" the first time, "KEY=(id)" after. */
@@ -334,12 +223,12 @@ static int put_self(struct cg *c, uint32_t frame, uint32_t line)
 }
 
 /* Index of the first edge from `caller` (edges are sorted). */
-static uint32_t first_edge(const struct cg *c, uint32_t caller)
+static long first_edge(const struct cg *c, uint32_t caller)
 {
-    uint32_t lo = 0, hi = c->nedges;
+    long lo = 0, hi = c->nedges;
 
     while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
+        long mid = lo + (hi - lo) / 2;
 
         if (c->edges[mid].caller < caller)
             lo = mid + 1;
@@ -347,6 +236,66 @@ static uint32_t first_edge(const struct cg *c, uint32_t caller)
             hi = mid;
     }
     return lo;
+}
+
+/* One call record: "cfn=", "calls=1 TARGETLINE", "LINE COST". */
+static int put_call(struct cg *c, uint32_t callee, uint32_t line,
+                    uint64_t cost)
+{
+    const struct frame_desc *cd = profile_frame(c->p, callee);
+
+    if (object_of(cd) != c->cur_ob &&
+        put_compressed(c, &c->ob, "cob", object_of(cd)))
+        return -1;
+    if (file_of(cd) != c->cur_fl &&
+        put_compressed(c, &c->fl, "cfl", file_of(cd)))
+        return -1;
+    put_fn(c, "cfn", callee);
+    fprintf(c->f, "calls=1 %" PRIu32 "\n%" PRIu32 " %" PRIu64 "\n", cd->line,
+            line, cost);
+    return 0;
+}
+
+static int cmp_root_call(const void *a, const void *b)
+{
+    const struct root_call *x = a, *y = b;
+
+    return (x->callee > y->callee) - (x->callee < y->callee);
+}
+
+/* A thread function calls the bottom frames of its stacks: its thread
+ * node's children, by frame id. */
+static int put_thread_calls(struct cg *c, uint32_t thread)
+{
+    const struct profile_node *tn =
+        profile_node(c->p, profile_thread_at(c->p, thread)->node);
+    size_t n = 0;
+
+    for (uint32_t ch = tn->first_child; ch != PROFILE_NONE;
+         ch = profile_node(c->p, ch)->next_sibling) {
+        const struct profile_node *cn = profile_node(c->p, ch);
+
+        if (VEC_RESERVE(c->roots, c->roots_cap, n + 1) < 0)
+            return -1;
+        c->roots[n++] = (struct root_call){ cn->frame, cn->total };
+    }
+    if (n > 1)
+        qsort(c->roots, n, sizeof(*c->roots), cmp_root_call);
+    for (size_t i = 0; i < n; i++)
+        if (put_call(c, c->roots[i].callee, 0, c->roots[i].cost))
+            return -1;
+    return 0;
+}
+
+/* A function calls into its callees' outermost occurrences. */
+static int put_calls(struct cg *c, uint32_t frame, uint32_t line)
+{
+    for (long ei = first_edge(c, frame);
+         ei < c->nedges && c->edges[ei].caller == frame; ei++)
+        if (c->edges[ei].outer &&
+            put_call(c, c->edges[ei].callee, line, c->edges[ei].outer))
+            return -1;
+    return 0;
 }
 
 static int put_block(struct cg *c, uint32_t frame)
@@ -365,23 +314,10 @@ static int put_block(struct cg *c, uint32_t frame)
         return -1;
     c->cur_fl = fl;
     put_fn(c, "fn", frame);
-    if (put_self(c, frame, line))
+    if (put_self(c, frame, line) ||
+        (thread ? put_thread_calls(c, c->thread_of[frame])
+                : put_calls(c, frame, line)))
         return -1;
-    for (uint32_t ei = first_edge(c, frame);
-         ei < c->nedges && c->edges[ei].caller == frame; ei++) {
-        const struct edge *e = &c->edges[ei];
-        const struct frame_desc *cd = profile_frame(c->p, e->callee);
-
-        if (object_of(cd) != c->cur_ob &&
-            put_compressed(c, &c->ob, "cob", object_of(cd)))
-            return -1;
-        if (file_of(cd) != c->cur_fl &&
-            put_compressed(c, &c->fl, "cfl", file_of(cd)))
-            return -1;
-        put_fn(c, "cfn", e->callee);
-        fprintf(c->f, "calls=1 %" PRIu32 "\n%" PRIu32 " %" PRIu64 "\n",
-                cd->line, line, e->cost);
-    }
     return ferror(c->f) ? -1 : 0;
 }
 
@@ -411,7 +347,7 @@ static void put_header(struct cg *c, uint64_t summary)
     fprintf(c->f, "events: Samples\nsummary: %" PRIu64 "\n", summary);
 }
 
-static int callgrind_write(const struct profile *p,
+int export_callgrind_write(const struct profile *p,
                            const struct export_opts *o, FILE *f)
 {
     uint32_t nf = profile_frame_count(p), alloc = nf ? nf : 1;
@@ -429,12 +365,12 @@ static int callgrind_write(const struct profile *p,
 
     (void)o;
     if (!c.self || !c.caller || !c.thread_of || !c.fn_id)
-        goto oom;
+        goto out;
     memset(c.thread_of, 0xff, alloc * sizeof(*c.thread_of));
     for (uint32_t t = 0; t < profile_thread_count(p); t++)
         c.thread_of[profile_thread_at(p, t)->frame] = t;
-    if (walk(&c) != 0)
-        goto oom;
+    if (collect(&c) != 0)
+        goto out;
     for (uint32_t i = 0; i < nf; i++)
         summary += c.self[i];
     put_header(&c, summary);
@@ -444,39 +380,23 @@ static int callgrind_write(const struct profile *p,
         uint32_t fr = profile_thread_at(p, t)->frame;
 
         if ((c.self[fr] || c.caller[fr]) && put_block(&c, fr))
-            goto oom;
+            goto out;
     }
     for (uint32_t fr = 0; fr < nf; fr++)
         if (c.thread_of[fr] == NO_ID && (c.self[fr] || c.caller[fr]) &&
             put_block(&c, fr))
-            goto oom;
+            goto out;
     fprintf(f, "\ntotals: %" PRIu64 "\n", summary);
     rc = ferror(f) ? -1 : 0;
-    if (rc && !errno)
-        errno = EIO;
-    goto out;
-oom:
-    if (!errno)
-        errno = ENOMEM;
 out:
     free(c.self);
     free(c.caller);
     free(c.thread_of);
     free(c.edges);
-    free(c.eslot);
+    free(c.roots);
     free(c.fn_id);
-    free(c.fl.key);
-    free(c.fl.id);
-    free(c.ob.key);
-    free(c.ob.id);
+    idtab_free(&c.fl.ix);
+    idtab_free(&c.ob.ix);
     free(c.thread_name);
     return rc;
 }
-
-const struct exporter export_callgrind = {
-    .name = "callgrind",
-    .exts = ".callgrind callgrind.out.",
-    .desc = "callgrind format, one event Samples (kcachegrind, "
-            "callgrind_annotate)",
-    .write = callgrind_write,
-};

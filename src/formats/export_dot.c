@@ -24,7 +24,6 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -64,25 +63,6 @@ static void dot_text(FILE *f, const char *str)
     }
 }
 
-struct dot_ctx {
-    uint32_t *id_of;  /* frame -> id from 1, 0 = unused */
-    uint32_t nids;
-};
-
-static int first_use(void *ctx, uint32_t thread, const uint32_t *frames,
-                     size_t n, uint64_t count)
-{
-    struct dot_ctx *c = ctx;
-
-    (void)thread;
-    (void)count;
-    for (size_t i = 0; i < n; i++)
-        if (!c->id_of[frames[i]])
-            c->id_of[frames[i]] = ++c->nids;
-    return 0;
-}
-
-
 static double pct(uint64_t n, uint64_t all)
 {
     return all ? 100.0 * (double)n / (double)all : 0.0;
@@ -110,15 +90,14 @@ static void write_legend(FILE *f, const struct profile *p, long shown,
     fputs("\"];\n", f);
 }
 
-static int dot_write(const struct profile *p, const struct export_opts *o,
+int export_dot_write(const struct profile *p, const struct export_opts *o,
                      FILE *f)
 {
-    uint32_t nf = profile_frame_count(p);
     uint64_t all = profile_samples(p);
     uint64_t minimum = (all * DOT_MIN_PERMILLE + 999) / 1000;
     uint64_t edge_minimum = (all * DOT_EDGE_PERMILLE + 999) / 1000;
-    struct dot_ctx c = { .id_of = calloc(nf ? nf : 1, sizeof(*c.id_of)) };
-    bool *shown = calloc(nf ? nf : 1, sizeof(*shown));
+    uint32_t *id_of = calloc(profile_frame_count(p) + 1, sizeof(*id_of));
+    bool *shown = calloc(profile_frame_count(p) + 1, sizeof(*shown));
     struct profile_flat *flat = NULL;
     struct profile_edge *edges = NULL;
     long nflat = profile_flat(p, &flat), nedges = profile_edges(p, &edges);
@@ -126,10 +105,11 @@ static int dot_write(const struct profile *p, const struct export_opts *o,
     int rc = -1;
 
     (void)o;
-    errno = 0;
-    if (!c.id_of || !shown || nflat < 0 || nedges < 0 ||
-        profile_foreach_stack(p, first_use, &c) != 0)
+    if (!id_of || !shown || nflat < 0 || nedges < 0)
         goto out;
+    /* node ids from 1, by first use */
+    for (long i = 0; i < nflat; i++)
+        id_of[flat[i].frame] = flat[i].first + 1;
     profile_flat_sort_total(flat, (size_t)nflat);
     while (nshown < nflat && nshown < DOT_MAX_NODES &&
            flat[nshown].total >= minimum)
@@ -146,7 +126,7 @@ static int dot_write(const struct profile *p, const struct export_opts *o,
         shown[fl->frame] = true;
         fprintf(f, "  \"%" PRIu32 "\" [shape=box] [fontsize=%.1f] "
                    "[penwidth=\"%.2f\"] [tooltip=\"",
-                c.id_of[fl->frame], font, size);
+                id_of[fl->frame], font, size);
         dot_text(f, d->module ? d->module : "?");
         if (d->file) {
             putc(' ', f);
@@ -167,24 +147,15 @@ static int dot_write(const struct profile *p, const struct export_opts *o,
             continue;
         fprintf(f, "  \"%" PRIu32 "\" -> \"%" PRIu32 "\" [label=\"%" PRIu64
                    "\"] [weight=\"%" PRIu64 "\"] [penwidth=\"%.2f\"];\n",
-                c.id_of[e->caller], c.id_of[e->callee], e->samples,
+                id_of[e->caller], id_of[e->callee], e->samples,
                 e->samples, (double)e->samples / (double)all * 2.0 + 0.5);
     }
     fputs("}\n", f);
     rc = ferror(f) ? -1 : 0;
 out:
-    if (rc != 0 && !errno)
-        errno = ferror(f) ? EIO : ENOMEM;
-    free(c.id_of);
+    free(id_of);
     free(shown);
     free(flat);
     free(edges);
     return rc;
 }
-
-const struct exporter export_dot = {
-    .name = "dot",
-    .exts = ".dot .gv",
-    .desc = "graphviz call graph, stackprof style (dot -Tsvg)",
-    .write = dot_write,
-};

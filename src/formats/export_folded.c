@@ -16,11 +16,11 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "escape.h"
 #include "profile.h"
 
 static bool is_space(char c)
@@ -45,6 +45,9 @@ static const char *trailing_number_gap(const char *s, size_t len)
     return s + i;
 }
 
+/* ';' separates frames, and a line is a stack. */
+static const struct escape_map name_map = { ";\n\r\t", ":   ", false };
+
 static void write_name(FILE *f, const char *name)
 {
     size_t len = strlen(name);
@@ -54,24 +57,12 @@ static void write_name(FILE *f, const char *name)
         fputs("[unknown]", f);
         return;
     }
-    for (const char *c = name; *c; c++) {
-        if (gap && c >= gap && is_space(*c)) {
-            if (c == gap)
-                putc_unlocked('_', f);
-            continue;
-        }
-        switch (*c) {
-        case ';':
-            putc_unlocked(':', f);
-            break;
-        case '\n':
-        case '\r':
-        case '\t':
-            putc_unlocked(' ', f);
-            break;
-        default:
-            putc_unlocked(*c, f);
-        }
+    escape_put(f, name, gap ? (size_t)(gap - name) : len, &name_map);
+    if (gap) {
+        putc_unlocked('_', f);
+        while (is_space(*gap))
+            gap++;
+        fputs(gap, f);
     }
 }
 
@@ -109,22 +100,11 @@ static int folded_stack(void *ctx, uint32_t thread, const uint32_t *frames,
     return ferror(c->f) ? -1 : 0;
 }
 
-static int folded_write(const struct profile *p, const struct export_opts *o,
+int export_folded_write(const struct profile *p, const struct export_opts *o,
                         FILE *f)
 {
     struct folded_ctx c = { p, o, f };
 
-    if (profile_foreach_stack(p, folded_stack, &c) != 0 || ferror(f)) {
-        if (!errno)
-            errno = EIO;
-        return -1;
-    }
-    return 0;
+    return profile_foreach_stack(p, folded_stack, &c) != 0 || ferror(f)
+               ? -1 : 0;
 }
-
-const struct exporter export_folded = {
-    .name = "folded",
-    .exts = ".folded .collapsed",
-    .desc = "folded stacks, one line per stack (flamegraph.pl, speedscope)",
-    .write = folded_write,
-};

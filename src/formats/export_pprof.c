@@ -41,26 +41,16 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "idtab.h"
 #include "pb.h"
 #include "profile.h"
+#include "strarena.h"
 #include "util.h"
+#include "vec.h"
 
 #define GZIP_LEVEL 6         /* zlib's default; fixed so output is stable */
 #define GZIP_WBITS (15 + 16) /* 32 KiB window, gzip wrapper */
 #define NO_ID UINT32_MAX
-
-/* Strings in table order, interned by their (sanitized) bytes. */
-struct strtab {
-    char *arena;        /* all strings back to back */
-    size_t alen, acap;  /* bytes used / allocated in arena */
-    struct span {
-        size_t off;     /* the string starts at arena + off */
-        size_t len;     /* and has len bytes */
-    } *s;
-    uint32_t n, cap;    /* strings / slots in s */
-    uint32_t *slot;     /* open-addressing index of string ids */
-    uint32_t mask;      /* slot count - 1 */
-};
 
 /* A location: a run of frames at one address. */
 struct loc {
@@ -80,20 +70,19 @@ struct mapping {
 struct writer {
     const struct profile *p;
     const struct profile_meta *meta;
-    struct strtab st;
+    struct strarena st;     /* the string table, in order (sanitized) */
     uint32_t *fn_of_frame;  /* frame id -> function id, 0 until used */
     uint32_t *fn_frames;    /* function id - 1 -> frame id */
     uint32_t nfn;
     uint32_t *map_of_str;   /* string index -> mapping id, 0 for none */
-    uint32_t map_of_str_cap;
+    size_t map_of_str_cap;
     struct mapping *maps;   /* mapping id - 1 -> mapping */
-    uint32_t nmaps, maps_cap;
+    size_t nmaps, maps_cap;
     struct loc *locs;       /* location id - 1 -> location */
-    uint32_t nlocs, locs_cap;
+    size_t nlocs, locs_cap;
     uint32_t *pool;         /* frame runs of all locations */
     size_t pool_n, pool_cap;
-    uint32_t *loc_slot;     /* open-addressing index of location ids */
-    uint32_t loc_mask;
+    struct idtab loc_ix;    /* hash of a run -> location id - 1 */
     uint64_t *ids;          /* scratch: a sample's location ids */
     size_t ids_cap;
     struct pb_buf samples;  /* encoded Sample fields */
@@ -105,99 +94,6 @@ struct writer {
 };
 
 /* --- strings ------------------------------------------------------------- */
-
-static bool grow_array(void **arr, uint32_t *cap, uint32_t need, size_t elem)
-{
-    uint32_t c = *cap ? *cap : 64;
-    void *na;
-
-    if (need <= *cap)
-        return true;
-    while (c < need) {
-        if (c > UINT32_MAX / 2)
-            return false;
-        c *= 2;
-    }
-    na = realloc(*arr, (size_t)c * elem);
-    if (!na)
-        return false;
-    *arr = na;
-    *cap = c;
-    return true;
-}
-
-static bool arena_put(struct strtab *t, const void *s, size_t len)
-{
-    if (len == 0)
-        return true;
-    if (len > t->acap - t->alen) {
-        size_t cap = t->acap ? t->acap : 4096;
-        char *na;
-
-        while (cap - t->alen < len) {
-            if (cap > SIZE_MAX / 2)
-                return false;
-            cap *= 2;
-        }
-        na = realloc(t->arena, cap);
-        if (!na)
-            return false;
-        t->arena = na;
-        t->acap = cap;
-    }
-    memcpy(t->arena + t->alen, s, len);
-    t->alen += len;
-    return true;
-}
-
-static bool strtab_rehash(struct strtab *t)
-{
-    uint32_t size = t->mask ? (t->mask + 1) * 2 : 256;
-    uint32_t *ns = malloc((size_t)size * sizeof(*ns));
-
-    if (!ns)
-        return false;
-    memset(ns, 0xff, (size_t)size * sizeof(*ns));
-    for (uint32_t id = 0; id < t->n; id++) {
-        uint32_t i = (uint32_t)util_hash_bytes(t->arena + t->s[id].off,
-                                               t->s[id].len, 0) & (size - 1);
-
-        while (ns[i] != NO_ID)
-            i = (i + 1) & (size - 1);
-        ns[i] = id;
-    }
-    free(t->slot);
-    t->slot = ns;
-    t->mask = size - 1;
-    return true;
-}
-
-/* Index of string s[0..len), adding it if new; NO_ID on OOM.  The bytes
- * are taken as they are (callers sanitize). */
-static uint32_t strtab_add(struct strtab *t, const char *s, size_t len)
-{
-    uint64_t h = util_hash_bytes(s, len, 0);
-    uint32_t i;
-
-    if (((uint64_t)t->n + 1) * 2 > (uint64_t)t->mask + 1 &&
-        !strtab_rehash(t))
-        return NO_ID;
-    for (i = (uint32_t)h & t->mask; t->slot[i] != NO_ID;
-         i = (i + 1) & t->mask) {
-        uint32_t id = t->slot[i];
-
-        if (t->s[id].len == len &&
-            memcmp(t->arena + t->s[id].off, s, len) == 0)
-            return id;
-    }
-    if (!grow_array((void **)&t->s, &t->cap, t->n + 1, sizeof(*t->s)))
-        return NO_ID;
-    t->s[t->n] = (struct span){ .off = t->alen, .len = len };
-    if (!arena_put(t, s, len))
-        return NO_ID;
-    t->slot[i] = t->n;
-    return t->n++;
-}
 
 /* Intern a C string, replacing invalid UTF-8 with U+FFFD.  NULL and ""
  * are index 0. */
@@ -220,7 +116,7 @@ static uint32_t intern(struct writer *w, const char *s)
         i += k;
     }
     if (i == len) {
-        id = strtab_add(&w->st, s, len);
+        id = strarena_intern_id(&w->st, s, len);
     } else {
         if (len > SIZE_MAX / 3)
             return NO_ID;
@@ -241,7 +137,7 @@ static uint32_t intern(struct writer *w, const char *s)
                 i++;
             }
         }
-        id = strtab_add(&w->st, clean, (size_t)(o - clean));
+        id = strarena_intern_id(&w->st, clean, (size_t)(o - clean));
         free(clean);
     }
     if (id == NO_ID)
@@ -279,27 +175,19 @@ static uint32_t mapping_of(struct writer *w, const char *module)
     s = intern(w, module);
     if (s == NO_ID)
         return 0;
-    if (s >= w->map_of_str_cap) {
-        uint32_t old = w->map_of_str_cap;
-
-        if (!grow_array((void **)&w->map_of_str, &w->map_of_str_cap, s + 1,
-                        sizeof(*w->map_of_str))) {
-            w->oom = true;
-            return 0;
-        }
-        memset(w->map_of_str + old, 0,
-               (w->map_of_str_cap - old) * sizeof(*w->map_of_str));
+    if (VEC_RESERVE_ZERO(w->map_of_str, w->map_of_str_cap, (size_t)s + 1) < 0) {
+        w->oom = true;
+        return 0;
     }
     if (w->map_of_str[s])
         return w->map_of_str[s];
-    if (!grow_array((void **)&w->maps, &w->maps_cap, w->nmaps + 1,
-                    sizeof(*w->maps))) {
+    if (VEC_RESERVE(w->maps, w->maps_cap, w->nmaps + 1) < 0) {
         w->oom = true;
         return 0;
     }
     w->maps[w->nmaps++] = (struct mapping){ .filename = s };
-    w->map_of_str[s] = w->nmaps;
-    return w->nmaps;
+    w->map_of_str[s] = (uint32_t)w->nmaps;
+    return (uint32_t)w->nmaps;
 }
 
 static uint64_t run_hash(const uint32_t *f, uint32_t n)
@@ -307,26 +195,19 @@ static uint64_t run_hash(const uint32_t *f, uint32_t n)
     return util_hash_bytes(f, (size_t)n * sizeof(*f), n);
 }
 
-static bool loc_rehash(struct writer *w)
+struct run_probe {
+    const struct writer *w;
+    const uint32_t *run;
+    uint32_t n;
+};
+
+static int run_eq(void *ctx, uint32_t id)
 {
-    uint32_t size = w->loc_mask ? (w->loc_mask + 1) * 2 : 256;
-    uint32_t *ns = malloc((size_t)size * sizeof(*ns));
+    const struct run_probe *q = ctx;
+    const struct loc *l = &q->w->locs[id];
 
-    if (!ns)
-        return false;
-    memset(ns, 0xff, (size_t)size * sizeof(*ns));
-    for (uint32_t k = 0; k < w->nlocs; k++) {
-        const struct loc *l = &w->locs[k];
-        uint32_t i = (uint32_t)run_hash(w->pool + l->off, l->n) & (size - 1);
-
-        while (ns[i] != NO_ID)
-            i = (i + 1) & (size - 1);
-        ns[i] = k;
-    }
-    free(w->loc_slot);
-    w->loc_slot = ns;
-    w->loc_mask = size - 1;
-    return true;
+    return l->n == q->n &&
+           memcmp(q->w->pool + l->off, q->run, q->n * sizeof(*q->run)) == 0;
 }
 
 /* The location id of run[0..n) (outermost frame first), created on first
@@ -334,33 +215,18 @@ static bool loc_rehash(struct writer *w)
 static uint32_t location_of(struct writer *w, const uint32_t *run, uint32_t n)
 {
     const struct frame_desc *outer = profile_frame(w->p, run[0]);
-    uint32_t i, mid;
+    struct run_probe q = { w, run, n };
+    uint64_t h = run_hash(run, n);
+    uint32_t mid, found = idtab_find(&w->loc_ix, h, run_eq, &q);
     struct loc *l;
 
-    if (((uint64_t)w->nlocs + 1) * 2 > (uint64_t)w->loc_mask + 1 &&
-        !loc_rehash(w))
+    if (found != IDTAB_NONE)
+        return found + 1;
+    if (w->nlocs >= UINT32_MAX - 1 ||
+        VEC_RESERVE(w->locs, w->locs_cap, w->nlocs + 1) < 0 ||
+        VEC_RESERVE(w->pool, w->pool_cap, w->pool_n + n) < 0 ||
+        idtab_insert(&w->loc_ix, h, (uint32_t)w->nlocs) < 0)
         goto oom;
-    for (i = (uint32_t)run_hash(run, n) & w->loc_mask;
-         w->loc_slot[i] != NO_ID; i = (i + 1) & w->loc_mask) {
-        l = &w->locs[w->loc_slot[i]];
-        if (l->n == n && memcmp(w->pool + l->off, run, n * sizeof(*run)) == 0)
-            return w->loc_slot[i] + 1;
-    }
-    if (!grow_array((void **)&w->locs, &w->locs_cap, w->nlocs + 1,
-                    sizeof(*w->locs)))
-        goto oom;
-    if (n > w->pool_cap - w->pool_n) {
-        size_t cap = w->pool_cap ? w->pool_cap : 1024;
-        uint32_t *np;
-
-        while (cap - w->pool_n < n)
-            cap *= 2;
-        np = realloc(w->pool, cap * sizeof(*np));
-        if (!np)
-            goto oom;
-        w->pool = np;
-        w->pool_cap = cap;
-    }
     /* Mapping first, then functions innermost first: the order the
      * strings are needed in when the location is written. */
     mid = mapping_of(w, outer->module);
@@ -382,8 +248,7 @@ static uint32_t location_of(struct writer *w, const uint32_t *run, uint32_t n)
     for (uint32_t k = 0; mid && k < n; k++)
         if (nonempty(profile_frame(w->p, run[k])->file))
             w->maps[mid - 1].has_files = true;
-    w->loc_slot[i] = w->nlocs;
-    return ++w->nlocs;
+    return (uint32_t)++w->nlocs;
 oom:
     w->oom = true;
     return 0;
@@ -419,14 +284,8 @@ static int write_sample(void *ctx, uint32_t thread, const uint32_t *frames,
     uint64_t values[2];
     size_t nids = 0;
 
-    if (n > w->ids_cap) {
-        uint64_t *ni = realloc(w->ids, n * sizeof(*ni));
-
-        if (!ni)
-            goto oom;
-        w->ids = ni;
-        w->ids_cap = n;
-    }
+    if (VEC_RESERVE(w->ids, w->ids_cap, n) < 0)
+        goto oom;
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
         uint32_t id;
@@ -479,7 +338,7 @@ static void put_value_type(struct writer *w, struct pb_buf *out,
 
 static void put_mappings(struct writer *w, struct pb_buf *out)
 {
-    for (uint32_t i = 0; i < w->nmaps; i++) {
+    for (size_t i = 0; i < w->nmaps; i++) {
         const struct mapping *m = &w->maps[i];
 
         pb_buf_clear(&w->msg);
@@ -498,7 +357,7 @@ static void put_mappings(struct writer *w, struct pb_buf *out)
 
 static void put_locations(struct writer *w, struct pb_buf *out)
 {
-    for (uint32_t i = 0; i < w->nlocs; i++) {
+    for (size_t i = 0; i < w->nlocs; i++) {
         const struct loc *l = &w->locs[i];
 
         pb_buf_clear(&w->msg);
@@ -596,7 +455,7 @@ static int encode(struct writer *w, struct pb_buf *out)
     uint64_t comments[3];
     size_t ncomments;
 
-    if (strtab_add(&w->st, "", 0) != 0)  /* string_table[0] must be "" */
+    if (strarena_intern_id(&w->st, "", 0) != 0)  /* string_table[0] is "" */
         return -1;
     s_samples = intern(w, "samples");
     s_count = intern(w, "count");
@@ -617,9 +476,11 @@ static int encode(struct writer *w, struct pb_buf *out)
     put_mappings(w, out);
     put_locations(w, out);
     put_functions(w, out);
-    for (uint32_t i = 0; i < w->st.n; i++)
-        pb_put_bytes(out, PPROF_STRING_TABLE, w->st.arena + w->st.s[i].off,
-                     w->st.s[i].len);
+    for (uint32_t i = 0; i < w->st.nstr; i++) {
+        const char *str = strarena_str(&w->st, i);
+
+        pb_put_bytes(out, PPROF_STRING_TABLE, str, strlen(str));
+    }
     if (m->start_ns)
         pb_put_uint(out, PPROF_TIME_NANOS, m->start_ns);
     if (m->duration_ns)
@@ -678,7 +539,7 @@ out:
     return rc;
 }
 
-static int pprof_write(const struct profile *p, const struct export_opts *o,
+int export_pprof_write(const struct profile *p, const struct export_opts *o,
                        FILE *f)
 {
     uint32_t nf = profile_frame_count(p);
@@ -692,33 +553,22 @@ static int pprof_write(const struct profile *p, const struct export_opts *o,
     int rc = -1;
 
     (void)o;
-    if (!w.fn_of_frame || !w.fn_frames || encode(&w, &out) != 0) {
-        errno = ENOMEM;
+    if (!w.fn_of_frame || !w.fn_frames || encode(&w, &out) != 0)
         goto done;
-    }
     rc = gzip_write(out.data, out.len, f);
 done:
     pb_buf_free(&out);
     pb_buf_free(&w.samples);
     pb_buf_free(&w.msg);
     pb_buf_free(&w.sub);
-    free(w.st.arena);
-    free(w.st.s);
-    free(w.st.slot);
+    strarena_free(&w.st);
     free(w.fn_of_frame);
     free(w.fn_frames);
     free(w.map_of_str);
     free(w.maps);
     free(w.locs);
     free(w.pool);
-    free(w.loc_slot);
+    idtab_free(&w.loc_ix);
     free(w.ids);
     return rc;
 }
-
-const struct exporter export_pprof = {
-    .name = "pprof",
-    .exts = ".pb.gz .pprof",
-    .desc = "gzipped profile.proto with threads as labels (go tool pprof)",
-    .write = pprof_write,
-};

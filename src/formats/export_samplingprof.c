@@ -23,44 +23,31 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "profile.h"
 
 struct sp_ctx {
     const struct profile *p;
     uint32_t *id_of;             /* frame -> element id, or PROFILE_NONE */
     uint32_t *frame_of;          /* element id -> frame */
-    uint32_t nids;
+    long nids;
     struct profile_edge *edges;  /* sorted by (caller, callee) */
     long nedges;
     uint32_t *rank;              /* edge index -> first-use rank */
     uint32_t nranked;
 };
 
+/* Readers split on ':' ',' and lines. */
+static const struct escape_map field_map = { ":,\n\r\t", ".;   ", false };
+
 static void write_field(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case ':':
-            putc('.', f);
-            break;
-        case ',':
-            putc(';', f);
-            break;
-        case '\n':
-        case '\r':
-        case '\t':
-            putc(' ', f);
-            break;
-        default:
-            putc(*s, f);
-        }
-    }
+    escape_put(f, s, SIZE_MAX, &field_map);
 }
 
 static int cmp_edge_key(const void *key, const void *elem)
@@ -83,24 +70,18 @@ static void note_edge(struct sp_ctx *c, uint32_t caller, uint32_t callee)
         c->rank[e - c->edges] = c->nranked++;
 }
 
-static int first_use(void *ctx, uint32_t thread, const uint32_t *frames,
-                     size_t n, uint64_t count)
+/* Rank the edges in the order stacks use them, each from the bottom. */
+static int rank_edges(void *ctx, uint32_t thread, const uint32_t *frames,
+                      size_t n, uint64_t count)
 {
-    struct sp_ctx *c = ctx;
-
     (void)thread;
     (void)count;
-    for (size_t i = 0; i < n; i++) {
-        if (c->id_of[frames[i]] == PROFILE_NONE) {
-            c->frame_of[c->nids] = frames[i];
-            c->id_of[frames[i]] = c->nids++;
-        }
-        note_edge(c, i ? frames[i - 1] : PROFILE_NONE, frames[i]);
-    }
+    for (size_t i = 0; i < n; i++)
+        note_edge(ctx, i ? frames[i - 1] : PROFILE_NONE, frames[i]);
     return 0;
 }
 
-static int samplingprof_write(const struct profile *p,
+int export_samplingprof_write(const struct profile *p,
                               const struct export_opts *o, FILE *f)
 {
     const struct profile_meta *m = profile_meta(p);
@@ -113,39 +94,36 @@ static int samplingprof_write(const struct profile *p,
     int rc = -1;
 
     (void)o;
-    errno = 0;
-    c.id_of = malloc((nf ? nf : 1) * sizeof(*c.id_of));
-    c.frame_of = malloc((nf ? nf : 1) * sizeof(*c.frame_of));
+    c.nids = profile_first_use(p, &c.frame_of, &c.id_of);
     by_id = calloc(nf ? nf : 1, sizeof(*by_id));
     c.nedges = profile_edges(p, &c.edges);
     nflat = profile_flat(p, &flat);
-    if (!c.id_of || !c.frame_of || !by_id || c.nedges < 0 || nflat < 0)
+    if (c.nids < 0 || !by_id || c.nedges < 0 || nflat < 0)
         goto out;
     c.rank = malloc((c.nedges ? (size_t)c.nedges : 1) * sizeof(*c.rank));
     order = malloc((c.nedges ? (size_t)c.nedges : 1) * sizeof(*order));
     if (!c.rank || !order)
         goto out;
-    memset(c.id_of, 0xff, (nf ? nf : 1) * sizeof(*c.id_of));
     memset(c.rank, 0xff, (c.nedges ? (size_t)c.nedges : 1) * sizeof(*c.rank));
-    if (profile_foreach_stack(p, first_use, &c) != 0)
+    if (profile_foreach_stack(p, rank_edges, &c) != 0)
         goto out;
     for (long i = 0; i < nflat; i++)
         by_id[flat[i].frame] = &flat[i];
 
     fprintf(f, "%.1f\n\n", (double)profile_samples(p) * interval_ms);
-    for (uint32_t i = 0; i < c.nids; i++) {
+    for (long i = 0; i < c.nids; i++) {
         const struct frame_desc *d = profile_frame(p, c.frame_of[i]);
 
         write_field(f, d->file ? d->file : d->module ? d->module : "?");
         fprintf(f, ":%" PRIu32 ":", d->line);
         write_field(f, *d->name ? d->name : "[unknown]");
-        fprintf(f, ",%" PRIu32 "\n", i);
+        fprintf(f, ",%ld\n", i);
     }
     putc('\n', f);
-    for (uint32_t i = 0; i < c.nids; i++) {
+    for (long i = 0; i < c.nids; i++) {
         const struct profile_flat *fl = by_id[c.frame_of[i]];
 
-        fprintf(f, "%" PRIu32 ",%" PRIu64 ",%" PRIu64 "\n", i,
+        fprintf(f, "%ld,%" PRIu64 ",%" PRIu64 "\n", i,
                 fl ? fl->self : 0, fl ? fl->total : 0);
     }
     putc('\n', f);
@@ -164,8 +142,6 @@ static int samplingprof_write(const struct profile *p,
     }
     rc = ferror(f) ? -1 : 0;
 out:
-    if (rc != 0 && !errno)
-        errno = ferror(f) ? EIO : ENOMEM;
     free(c.id_of);
     free(c.frame_of);
     free(c.edges);
@@ -175,10 +151,3 @@ out:
     free(by_id);
     return rc;
 }
-
-const struct exporter export_samplingprof = {
-    .name = "samplingprof",
-    .exts = ".samplingprof",
-    .desc = "SamplingProf text: runtime, call elements, counts, call graph",
-    .write = samplingprof_write,
-};

@@ -14,14 +14,15 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "profile.h"
 #include "util.h"
+#include "vec.h"
 
 #ifndef SPROFTOP_VERSION
 #define SPROFTOP_VERSION "unknown"
@@ -29,86 +30,18 @@
 
 #define NO_INDEX UINT32_MAX
 
-/* Write s as a JSON string literal, quotes included. */
-static void json_string(FILE *f, const char *s)
-{
-    const uint8_t *u = (const uint8_t *)s;
-    size_t len = strlen(s);
-
-    putc_unlocked('"', f);
-    for (size_t i = 0; i < len;) {
-        uint8_t c = u[i];
-        size_t k;
-
-        switch (c) {
-        case '"':
-            fputs("\\\"", f);
-            i++;
-            continue;
-        case '\\':
-            fputs("\\\\", f);
-            i++;
-            continue;
-        case '\n':
-            fputs("\\n", f);
-            i++;
-            continue;
-        case '\r':
-            fputs("\\r", f);
-            i++;
-            continue;
-        case '\t':
-            fputs("\\t", f);
-            i++;
-            continue;
-        default:
-            break;
-        }
-        if (c < 0x20) {
-            fprintf(f, "\\u%04x", c);
-            i++;
-            continue;
-        }
-        k = util_utf8_decode(u + i, len - i, NULL);
-        if (k == 0) {
-            fputs("\\ufffd", f);
-            i++;
-            continue;
-        }
-        fwrite(u + i, 1, k, f);
-        i += k;
-    }
-    putc_unlocked('"', f);
-}
-
 struct ss_ctx {
     const struct profile *p;
     FILE *f;
     uint32_t *index;     /* frame id -> shared frame index, or NO_INDEX */
     uint32_t *order;     /* shared frame index -> frame id */
-    uint32_t nused;      /* shared frames so far */
+    long nused;          /* shared frames */
     uint64_t interval;   /* weight of one sample: interval, or 1 */
     uint32_t thread;     /* thread of the open profile, NO_INDEX if none */
     uint64_t *weights;   /* weights of the open profile's samples */
     size_t nweights, weights_cap;
     bool first_profile;  /* no profile written yet */
 };
-
-/* First walk: number the frames in the order stacks first use them. */
-static int ss_number(void *ctx, uint32_t thread, const uint32_t *frames,
-                     size_t n, uint64_t count)
-{
-    struct ss_ctx *c = ctx;
-
-    (void)thread;
-    (void)count;
-    for (size_t i = 0; i < n; i++)
-        if (c->index[frames[i]] == NO_INDEX) {
-            c->index[frames[i]] = c->nused;
-            c->order[c->nused++] = frames[i];
-        }
-    return 0;
-}
 
 static uint64_t weight_of(const struct ss_ctx *c, uint64_t count)
 {
@@ -145,7 +78,7 @@ static void ss_open(struct ss_ctx *c, uint32_t thread)
     fputs(c->first_profile ? "\n  {" : ",\n  {", c->f);
     c->first_profile = false;
     fputs("\n   \"type\": \"sampled\",\n   \"name\": ", c->f);
-    json_string(c->f, name);
+    escape_json(c->f, name, 0);
     fprintf(c->f, ",\n   \"unit\": \"%s\",\n   \"startValue\": 0,\n"
                   "   \"samples\": [",
             c->interval > 1 ? "nanoseconds" : "none");
@@ -162,15 +95,8 @@ static int ss_sample(void *ctx, uint32_t thread, const uint32_t *frames,
         ss_close(c);
         ss_open(c, thread);
     }
-    if (c->nweights == c->weights_cap) {
-        size_t cap = c->weights_cap ? c->weights_cap * 2 : 256;
-        uint64_t *nw = realloc(c->weights, cap * sizeof(*nw));
-
-        if (!nw)
-            return -1;
-        c->weights = nw;
-        c->weights_cap = cap;
-    }
+    if (VEC_RESERVE(c->weights, c->weights_cap, c->nweights + 1) < 0)
+        return -1;
     fputs(c->nweights ? ",\n    [" : "\n    [", c->f);
     for (size_t i = 0; i < n; i++)
         fprintf(c->f, "%s%" PRIu32, i ? ", " : "", c->index[frames[i]]);
@@ -181,14 +107,14 @@ static int ss_sample(void *ctx, uint32_t thread, const uint32_t *frames,
 
 static void write_frames(const struct ss_ctx *c)
 {
-    for (uint32_t i = 0; i < c->nused; i++) {
+    for (long i = 0; i < c->nused; i++) {
         const struct frame_desc *d = profile_frame(c->p, c->order[i]);
 
         fputs(i ? ",\n   {\"name\": " : "\n   {\"name\": ", c->f);
-        json_string(c->f, d->name[0] ? d->name : "[unknown]");
+        escape_json(c->f, d->name[0] ? d->name : "[unknown]", 0);
         if (d->file && d->file[0]) {
             fputs(", \"file\": ", c->f);
-            json_string(c->f, d->file);
+            escape_json(c->f, d->file, 0);
         }
         if (d->line)
             fprintf(c->f, ", \"line\": %" PRIu32, d->line);
@@ -207,19 +133,16 @@ static void write_file_name(const struct profile_meta *m, FILE *f)
         snprintf(name, sizeof(name), "sproftop pid %lld", (long long)m->pid);
     else
         snprintf(name, sizeof(name), "sproftop");
-    json_string(f, name);
+    escape_json(f, name, 0);
 }
 
-static int speedscope_write(const struct profile *p,
+int export_speedscope_write(const struct profile *p,
                             const struct export_opts *o, FILE *f)
 {
     const struct profile_meta *m = profile_meta(p);
-    uint32_t nf = profile_frame_count(p);
     struct ss_ctx c = {
         .p = p,
         .f = f,
-        .index = malloc((nf ? nf : 1) * sizeof(*c.index)),
-        .order = malloc((nf ? nf : 1) * sizeof(*c.order)),
         .interval = m->interval_ns ? m->interval_ns : 1,
         .thread = NO_INDEX,
         .first_profile = true,
@@ -227,42 +150,24 @@ static int speedscope_write(const struct profile *p,
     int rc = -1;
 
     (void)o;
-    if (!c.index || !c.order) {
-        errno = ENOMEM;
+    c.nused = profile_first_use(p, &c.order, &c.index);
+    if (c.nused < 0)
         goto out;
-    }
-    memset(c.index, 0xff, (nf ? nf : 1) * sizeof(*c.index));
-    if (profile_foreach_stack(p, ss_number, &c) != 0) {
-        errno = ENOMEM;
-        goto out;
-    }
     fputs("{\n \"$schema\": \"https://www.speedscope.app/"
           "file-format-schema.json\",\n \"shared\": {\n  \"frames\": [", f);
     write_frames(&c);
     fputs("\n  ]\n },\n \"profiles\": [", f);
-    if (profile_foreach_stack(p, ss_sample, &c) != 0) {
-        if (!errno)
-            errno = ENOMEM;
+    if (profile_foreach_stack(p, ss_sample, &c) != 0)
         goto out;
-    }
     ss_close(&c);
     fputs("\n ],\n \"name\": ", f);
     write_file_name(m, f);
     fputs(",\n \"activeProfileIndex\": 0,\n \"exporter\": \"sproftop "
           SPROFTOP_VERSION "\"\n}\n", f);
     rc = ferror(f) ? -1 : 0;
-    if (rc && !errno)
-        errno = EIO;
 out:
     free(c.index);
     free(c.order);
     free(c.weights);
     return rc;
 }
-
-const struct exporter export_speedscope = {
-    .name = "speedscope",
-    .exts = ".speedscope.json",
-    .desc = "speedscope JSON, one sampled profile per thread",
-    .write = speedscope_write,
-};

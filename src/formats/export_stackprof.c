@@ -36,54 +36,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "profile.h"
 #include "util.h"
 
 #define NOMINAL_INTERVAL_US 1000u
 
-/* A JSON string.  For a frame name (`frame` true) control characters
- * become spaces and ';' becomes ':', as stackprof prints names raw in
- * its line-based reports (--stackcollapse joins frames with ';'). */
+/* A JSON string, ASCII only; for a frame name (`frame` true) control
+ * characters become spaces and ';' becomes ':', as stackprof prints names
+ * raw in its line-based reports (--stackcollapse joins frames with ';'). */
 static void json_str(FILE *f, const char *str, bool frame)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    const unsigned char *end = s + strlen(str);
-
-    putc('"', f);
-    while (s < end) {
-        uint32_t cp;
-        size_t n = util_utf8_decode(s, (size_t)(end - s), &cp);
-
-        if (n == 0) {
-            fputs("\\ufffd", f);
-            s++;
-            continue;
-        }
-        s += n;
-        if (frame && (cp < 0x20 || cp == 0x7f))
-            cp = ' ';
-        else if (frame && cp == ';')
-            cp = ':';
-        if (cp == '"' || cp == '\\') {
-            putc('\\', f);
-            putc((int)cp, f);
-        } else if (cp == '\n') {
-            fputs("\\n", f);
-        } else if (cp == '\t') {
-            fputs("\\t", f);
-        } else if (cp == '\r') {
-            fputs("\\r", f);
-        } else if (cp >= 0x20 && cp < 0x7f) {
-            putc((int)cp, f);
-        } else if (cp < 0x10000) {
-            fprintf(f, "\\u%04x", cp);
-        } else {
-            cp -= 0x10000;
-            fprintf(f, "\\u%04x\\u%04x", 0xd800 + (cp >> 10),
-                    0xdc00 + (cp & 0x3ff));
-        }
-    }
-    putc('"', f);
+    escape_json(f, str, ESC_JSON_ASCII | (frame ? ESC_JSON_NAME : 0));
 }
 
 static void json_string(FILE *f, const char *str)
@@ -319,7 +283,30 @@ static int cmp_callee_id(const void *a, const void *b, void *ctx)
     return (x > y) - (x < y);
 }
 
-static int stackprof_write(const struct profile *p,
+/* "frames": every id's frame, with its outgoing edges by callee id. */
+static void write_frames(struct sp_ctx *c, struct profile_flat **by_frame,
+                         struct profile_edge *edges, long nedges)
+{
+    js_key(c->j, "frames");
+    js_open(c->j, '{');
+    for (uint32_t id = 1; id <= c->nids; id++) {
+        uint32_t frame = c->frame_of[id - 1];
+        long first = nedges, n = 0;
+
+        if (frame != PROFILE_NONE) {
+            first = edges_of(edges, nedges, frame);
+            while (first + n < nedges && edges[first + n].caller == frame)
+                n++;
+            qsort_r(edges + first, (size_t)n, sizeof(*edges), cmp_callee_id,
+                    c);
+        }
+        write_frame(c, id, frame == PROFILE_NONE ? NULL : by_frame[frame],
+                    edges + first, n);
+    }
+    js_close(c->j, '}');
+}
+
+int export_stackprof_write(const struct profile *p,
                            const struct export_opts *o, FILE *f)
 {
     const struct profile_meta *m = profile_meta(p);
@@ -335,7 +322,6 @@ static int stackprof_write(const struct profile *p,
     int rc = -1;
 
     (void)o;
-    errno = 0;
     /* raw_timestamp_deltas holds one entry per sample */
     if (samples > EXPORT_PER_SAMPLE_MAX) {
         errno = EFBIG;
@@ -364,23 +350,7 @@ static int stackprof_write(const struct profile *p,
     js_key_u64(&j, "gc_samples", 0);
     js_key_u64(&j, "missed_samples", 0);
     write_meta(&j, p);
-    js_key(&j, "frames");
-    js_open(&j, '{');
-    for (uint32_t id = 1; id <= c.nids; id++) {
-        uint32_t frame = c.frame_of[id - 1];
-        long first = nedges, n = 0;
-
-        if (frame != PROFILE_NONE) {
-            first = edges_of(edges, nedges, frame);
-            while (first + n < nedges && edges[first + n].caller == frame)
-                n++;
-            qsort_r(edges + first, (size_t)n, sizeof(*edges), cmp_callee_id,
-                    &c);
-        }
-        write_frame(&c, id, frame == PROFILE_NONE ? NULL : by_frame[frame],
-                    edges + first, n);
-    }
-    js_close(&j, '}');
+    write_frames(&c, by_frame, edges, nedges);
     js_key(&j, "raw");
     js_open(&j, '[');
     if (profile_foreach_stack(p, raw_stack, &c) != 0)
@@ -394,8 +364,6 @@ static int stackprof_write(const struct profile *p,
     js_close(&j, '}');
     rc = ferror(f) ? -1 : 0;
 out:
-    if (rc != 0 && !errno)
-        errno = ferror(f) ? EIO : ENOMEM;
     free(c.id_of);
     free(c.frame_of);
     free(by_frame);
@@ -403,11 +371,3 @@ out:
     free(edges);
     return rc;
 }
-
-const struct exporter export_stackprof = {
-    .name = "stackprof",
-    .exts = ".stackprof.json",
-    .desc = "stackprof JSON (stackprof --text, speedscope)",
-    .write = stackprof_write,
-    .per_sample = true,
-};

@@ -24,7 +24,6 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,6 +42,14 @@
 #define MIN_WIDTH_PX 0.1
 #define STR_(x) #x
 #define STR(x) STR_(x)    /* the script shares the geometry above */
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* XML's five entities. */
+static const char *const entity[] = {
+    ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;",
+    ['\''] = "&apos;",
+};
 
 /* Write at most max_chars characters of s, XML-escaped; returns how many
  * characters s has in all. */
@@ -65,30 +72,12 @@ static size_t xml_text_n(FILE *f, const char *str, size_t max_chars)
             s += n ? n : 1;
             continue;
         }
-        if (put) {
-            switch (cp) {
-            case '&':
-                fputs("&amp;", f);
-                break;
-            case '<':
-                fputs("&lt;", f);
-                break;
-            case '>':
-                fputs("&gt;", f);
-                break;
-            case '"':
-                fputs("&quot;", f);
-                break;
-            case '\'':
-                fputs("&apos;", f);
-                break;
-            default:
-                if (cp < 0x20 || cp == 0x7f)
-                    putc(' ', f);
-                else
-                    fwrite(s, 1, n, f);
-            }
-        }
+        if (put && cp < ARRAY_LEN(entity) && entity[cp])
+            fputs(entity[cp], f);
+        else if (put && (cp < 0x20 || cp == 0x7f))
+            putc(' ', f);
+        else if (put)
+            fwrite(s, 1, n, f);
         s += n;
     }
     return chars;
@@ -400,14 +389,13 @@ static void write_subtitle(FILE *f, const struct profile *p)
     fputs(m->idle ? ", wall clock" : ", on CPU", f);
 }
 
-static int svg_write(const struct profile *p, const struct export_opts *o,
+int export_svg_write(const struct profile *p, const struct export_opts *o,
                      FILE *f)
 {
     struct svg_ctx c = { .p = p, .f = f };
     uint32_t height;
 
     (void)o;
-    errno = 0;
     c.all = profile_node(p, PROFILE_ROOT)->total;
     c.scale = c.all ? (double)(SVG_WIDTH - 2 * SVG_PAD) / (double)c.all : 0;
     c.min_w = c.all ? (uint64_t)(MIN_WIDTH_PX / c.scale) : 1;
@@ -454,14 +442,5 @@ static int svg_write(const struct profile *p, const struct export_opts *o,
     if (!ferror(f))
         return 0;
 fail:
-    if (!errno)
-        errno = ferror(f) ? EIO : ENOMEM;
     return -1;
 }
-
-const struct exporter export_svg = {
-    .name = "svg",
-    .exts = ".svg",
-    .desc = "interactive flame graph, one self-contained SVG (zoom, search)",
-    .write = svg_write,
-};

@@ -13,22 +13,16 @@
  *     lines ("name [N]  Local%"), the function line ("[N] total(pct)
  *     self(pct) name src") and callee lines.
  *
- * The graph has one node per function over all threads, plus Racket's
- * "*" node, caller of every stack's bottom frame and callee of every
- * leaf.  Each sample adds, for each adjacent (caller, callee) pair of its
- * stack, 1/k to the edge's caller time, k the callee's occurrences in the
- * sample, and 1/k' to its callee time, k' the caller's occurrences; so
- * Local% (edge time / node total) stays honest under recursion.
+ * The graph is the model's (view_model.h): one node per function over
+ * all threads, the edges of profile_edges with Racket's caller and callee
+ * times (so Local%, edge time / node total, stays honest under
+ * recursion), and the model's hide rule (export_opts hide_self and
+ * hide_subs, in percent), the one the TUI's views apply too.
  *
  * Order: Racket's topological layering from "*" (cycles are broken by
  * its source/sink heuristic), nodes of a layer by total descending;
  * callers and callees by edge time.  Ties, which Racket leaves to hash
  * order, are broken by first use in the profile.
- *
- * Hiding (export_opts hide_self, hide_subs, in percent): a node is hidden
- * when its self time is at most hide_self of the total and, for every
- * edge to a neighbour, the edge's time is at most hide_subs of that
- * neighbour's total; with both at 0 nothing is hidden.
  *
  * Times are samples x interval in ms, rounded half to even as Racket's
  * exact arithmetic does; with no known interval a sample counts 1 ms.
@@ -38,19 +32,18 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "profile.h"
+#include "text_table.h"
 #include "util.h"
+#include "view_model.h"
 
-#define STAR UINT32_MAX     /* Racket's "*" node */
 #define TRUNCATE_SOURCE 50  /* Racket's #:truncate-source default */
 #define EPS 1e-9            /* float slack where Racket is exact */
-#define NCOLS 12
 
 /* --- numbers formatted as Racket does ---------------------------------- */
 
@@ -81,152 +74,85 @@ static void fmt_ms(char *out, size_t cap, double ms)
 
 /* --- the graph --------------------------------------------------------- */
 
+/* A function of the report.  Its caller and callee lists hold indexes
+ * into the graph's edges, in the edges' first-use order. */
 struct tnode {
     uint32_t frame;
     uint64_t self, total;   /* samples */
-    uint32_t *callers;      /* edge indexes whose callee is this node */
+    uint32_t *callers;      /* edges whose callee is this node */
     uint32_t ncallers;
-    uint32_t *callees;      /* edge indexes whose caller is this node */
+    uint32_t *callees;      /* edges whose caller is this node */
     uint32_t ncallees;
     double in, out;         /* topological sort: remaining io times */
     uint32_t pos;           /* index in the acyclic order */
     uint32_t layer;
     uint32_t label;         /* [N], 0 when hidden */
-    uint32_t occ;           /* occurrences in the current stack */
     bool alive;             /* still in the sort's working set */
     bool queued;            /* already in a sources or sinks list */
-    bool hidden;
+    bool hidden;            /* by the model's hide rule */
 };
 
+/* A model edge between two functions, in node indexes. */
 struct tedge {
-    uint32_t caller, callee;  /* node indexes, or STAR */
-    double caller_time;       /* sum of count / occurrences of callee */
-    double callee_time;       /* sum of count / occurrences of caller */
+    uint32_t caller, callee;
+    double caller_time, callee_time;
 };
 
+/* Racket's call graph of the profile, less its "*" node: the model's
+ * flat table, edges and hide rule, numbered for the report.  Node i is
+ * the function first used i-th, edge i the i-th edge first used; ties
+ * are broken by these numbers. */
 struct graph {
     const struct profile *p;
     struct tnode *nodes;
     uint32_t nnodes;
-    uint32_t *node_of;   /* frame -> node, or PROFILE_NONE */
     struct tedge *edges;
-    uint32_t nedges, ecap;
-    uint32_t *slot;      /* open addressing over edges */
-    uint32_t mask;
+    uint32_t nedges;
     uint32_t *pool;      /* every node's caller and callee lists */
-    uint32_t *stack;     /* the current stack as nodes */
-    size_t stack_cap;
     uint64_t samples;
 };
 
-static uint64_t edge_hash(uint32_t caller, uint32_t callee)
+/* Nodes from the flat table, edges from the model's edge list in
+ * first-use order; edges from the stack bottom ("*") are left out. */
+static int graph_build(struct graph *g, const struct model *m)
 {
-    return util_mix64((uint64_t)caller << 32 | callee);
-}
+    uint32_t *node_of = malloc((m->nframes ? m->nframes : 1) *
+                               sizeof(*node_of));
+    uint32_t *by_seq = malloc((m->nedges ? m->nedges : 1) * sizeof(*by_seq));
 
-static int edges_grow(struct graph *g)
-{
-    uint32_t ncap = g->ecap ? g->ecap * 2 : 256, nmask = ncap * 2 - 1;
-    struct tedge *ne = realloc(g->edges, ncap * sizeof(*ne));
-    uint32_t *ns;
-
-    if (!ne)
+    g->samples = m->total;
+    g->nnodes = (uint32_t)m->nflat;
+    g->nodes = calloc(m->nflat ? m->nflat : 1, sizeof(*g->nodes));
+    g->edges = malloc((m->nedges ? m->nedges : 1) * sizeof(*g->edges));
+    if (!node_of || !by_seq || !g->nodes || !g->edges) {
+        free(node_of);
+        free(by_seq);
         return -1;
-    g->edges = ne;
-    ns = malloc((size_t)(nmask + 1) * sizeof(*ns));
-    if (!ns)
-        return -1;
-    memset(ns, 0xff, (size_t)(nmask + 1) * sizeof(*ns));
-    for (uint32_t i = 0; i < g->nedges; i++) {
-        uint32_t h = (uint32_t)edge_hash(ne[i].caller, ne[i].callee) & nmask;
-
-        while (ns[h] != PROFILE_NONE)
-            h = (h + 1) & nmask;
-        ns[h] = i;
     }
-    free(g->slot);
-    g->slot = ns;
-    g->mask = nmask;
-    g->ecap = ncap;
+    for (size_t i = 0; i < m->nflat; i++) {
+        const struct profile_flat *fl = &m->flat[i];
+
+        node_of[fl->frame] = fl->first;
+        g->nodes[fl->first] = (struct tnode){
+            .frame = fl->frame, .self = fl->self, .total = fl->total,
+            .hidden = m->hidden[fl->frame] };
+    }
+    for (size_t i = 0; i < m->nedges; i++)
+        by_seq[m->edges[i].seq] = (uint32_t)i;
+    for (size_t k = 0; k < m->nedges; k++) {
+        const struct profile_edge *e = &m->edges[by_seq[k]];
+
+        if (e->caller != PROFILE_NONE)
+            g->edges[g->nedges++] = (struct tedge){
+                node_of[e->caller], node_of[e->callee], e->caller_time,
+                e->callee_time };
+    }
+    free(node_of);
+    free(by_seq);
     return 0;
 }
 
-/* Racket's connect: add count/k times to the (caller, callee) edge. */
-static int connect(struct graph *g, uint32_t caller, uint32_t callee,
-                   uint32_t caller_occ, uint32_t callee_occ, uint64_t count)
-{
-    uint32_t h = (uint32_t)edge_hash(caller, callee) & g->mask;
-    struct tedge *e;
-
-    for (; g->slot[h] != PROFILE_NONE; h = (h + 1) & g->mask) {
-        e = &g->edges[g->slot[h]];
-        if (e->caller == caller && e->callee == callee)
-            goto found;
-    }
-    if (g->nedges == g->ecap) {
-        if (edges_grow(g) != 0)
-            return -1;
-        h = (uint32_t)edge_hash(caller, callee) & g->mask;
-        while (g->slot[h] != PROFILE_NONE)
-            h = (h + 1) & g->mask;
-    }
-    g->slot[h] = g->nedges;
-    e = &g->edges[g->nedges++];
-    *e = (struct tedge){ .caller = caller, .callee = callee };
-found:
-    e->caller_time += (double)count / callee_occ;
-    e->callee_time += (double)count / caller_occ;
-    return 0;
-}
-
-static uint32_t occ_of(const struct graph *g, uint32_t node)
-{
-    return node == STAR ? 1 : g->nodes[node].occ;
-}
-
-static int add_stack(void *ctx, uint32_t thread, const uint32_t *frames,
-                     size_t n, uint64_t count)
-{
-    struct graph *g = ctx;
-    uint32_t *st;
-
-    (void)thread;
-    if (n == 0)
-        return 0;
-    if (n > g->stack_cap) {
-        st = realloc(g->stack, n * sizeof(*st));
-        if (!st)
-            return -1;
-        g->stack = st;
-        g->stack_cap = n;
-    }
-    st = g->stack;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t *m = &g->node_of[frames[i]];
-
-        if (*m == PROFILE_NONE) {
-            *m = g->nnodes++;
-            g->nodes[*m] = (struct tnode){ .frame = frames[i] };
-        }
-        st[i] = *m;
-        if (g->nodes[*m].occ++ == 0)
-            g->nodes[*m].total += count;
-    }
-    g->nodes[st[n - 1]].self += count;
-    /* Racket's order: * -> bottom, leaf -> *, then pairs from the leaf. */
-    if (connect(g, STAR, st[0], 1, occ_of(g, st[0]), count) ||
-        connect(g, st[n - 1], STAR, occ_of(g, st[n - 1]), 1, count))
-        return -1;
-    for (size_t i = n - 1; i > 0; i--)
-        if (connect(g, st[i - 1], st[i], occ_of(g, st[i - 1]),
-                    occ_of(g, st[i]), count))
-            return -1;
-    for (size_t i = 0; i < n; i++)
-        g->nodes[st[i]].occ = 0;
-    return 0;
-}
-
-/* Fill each node's caller and callee edge lists (creation order). */
+/* Fill each node's caller and callee edge lists (first-use order). */
 static int link_edges(struct graph *g)
 {
     uint32_t *pool = malloc(2 * (size_t)(g->nedges ? g->nedges : 1) *
@@ -237,10 +163,8 @@ static int link_edges(struct graph *g)
         return -1;
     g->pool = pool;
     for (uint32_t i = 0; i < g->nedges; i++) {
-        if (g->edges[i].callee != STAR)
-            g->nodes[g->edges[i].callee].ncallers++;
-        if (g->edges[i].caller != STAR)
-            g->nodes[g->edges[i].caller].ncallees++;
+        g->nodes[g->edges[i].callee].ncallers++;
+        g->nodes[g->edges[i].caller].ncallees++;
     }
     for (uint32_t i = 0; i < g->nnodes; i++) {
         struct tnode *n = &g->nodes[i];
@@ -252,78 +176,36 @@ static int link_edges(struct graph *g)
         n->ncallers = n->ncallees = 0;
     }
     for (uint32_t i = 0; i < g->nedges; i++) {
-        const struct tedge *e = &g->edges[i];
+        struct tnode *lee = &g->nodes[g->edges[i].callee];
+        struct tnode *ler = &g->nodes[g->edges[i].caller];
 
-        if (e->callee != STAR) {
-            struct tnode *n = &g->nodes[e->callee];
-
-            n->callers[n->ncallers++] = i;
-        }
-        if (e->caller != STAR) {
-            struct tnode *n = &g->nodes[e->caller];
-
-            n->callees[n->ncallees++] = i;
-        }
+        lee->callers[lee->ncallers++] = i;
+        ler->callees[ler->ncallees++] = i;
     }
     return 0;
 }
 
-/* --- hiding ------------------------------------------------------------ */
-
-static double node_total(const struct graph *g, uint32_t node)
-{
-    return node == STAR ? (double)g->samples : (double)g->nodes[node].total;
-}
-
-static bool hide(const struct graph *g, const struct tnode *n, double self_f,
-                 double subs_f)
-{
-    if ((double)n->self / (double)g->samples > self_f + EPS)
-        return false;
-    for (uint32_t i = 0; i < n->ncallees; i++) {
-        const struct tedge *e = &g->edges[n->callees[i]];
-        double t = node_total(g, e->callee);
-
-        if (t > 0 && e->caller_time / t > subs_f + EPS)
-            return false;
-    }
-    for (uint32_t i = 0; i < n->ncallers; i++) {
-        const struct tedge *e = &g->edges[n->callers[i]];
-        double t = node_total(g, e->caller);
-
-        if (t > 0 && e->callee_time / t > subs_f + EPS)
-            return false;
-    }
-    return true;
-}
-
-static uint32_t mark_hidden(struct graph *g, double hide_self,
-                            double hide_subs)
-{
-    double self_f = hide_self > 0 ? hide_self / 100.0 : 0;
-    double subs_f = hide_subs > 0 ? hide_subs / 100.0 : 0;
-    uint32_t nh = 0;
-
-    if (self_f <= 0 && subs_f <= 0)
-        return 0;
-    for (uint32_t i = 0; i < g->nnodes; i++) {
-        g->nodes[i].hidden = g->samples == 0 ||
-                             hide(g, &g->nodes[i], self_f, subs_f);
-        nh += g->nodes[i].hidden;
-    }
-    return nh;
-}
-
-/* --- Racket's topological sort ----------------------------------------- */
+/* --- Racket's topological sort (profile-lib utils.rkt) ----------------- */
 
 struct idlist {
     uint32_t *v;
     uint32_t n;
 };
 
-static void push(struct idlist *l, uint32_t x)
+/* The sort's lists: this round's sinks and sources, the next round's. */
+struct topo {
+    struct idlist sinks, sources, nsinks, nsources;
+    uint32_t *right;    /* sinks placed so far, batch after batch */
+    uint32_t nright;
+    uint32_t *batch;    /* size of each batch of right */
+    uint32_t nbatch;
+    uint32_t cap;       /* nodes: the capacity of every list */
+};
+
+static void push(struct topo *t, struct idlist *l, uint32_t x)
 {
-    l->v[l->n++] = x;
+    if (l->n < t->cap)
+        l->v[l->n++] = x;
 }
 
 static bool is_zero(double x)
@@ -331,8 +213,43 @@ static bool is_zero(double x)
     return x < EPS && x > -EPS;
 }
 
+/* Node i's input time (callers: the callee times of its edges from other
+ * nodes) or output time (the caller times of its edges to others). */
+static double io_time(const struct graph *g, uint32_t i, bool callers)
+{
+    const struct tnode *n = &g->nodes[i];
+    const uint32_t *list = callers ? n->callers : n->callees;
+    uint32_t len = callers ? n->ncallers : n->ncallees;
+    double sum = 0;
+
+    for (uint32_t k = 0; k < len; k++) {
+        const struct tedge *e = &g->edges[list[k]];
+
+        if ((callers ? e->caller : e->callee) != i)
+            sum += callers ? e->callee_time : e->caller_time;
+    }
+    return sum;
+}
+
+/* Each node's input and output times, without self edges: the weights
+ * Racket's heuristic breaks cycles by.  Every node starts alive. */
+static void topo_init(struct graph *g, struct topo *t)
+{
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        g->nodes[i].in = io_time(g, i, true);
+        g->nodes[i].out = io_time(g, i, false);
+        g->nodes[i].alive = true;
+    }
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        if (is_zero(g->nodes[i].out))
+            push(t, &t->sinks, i);
+        if (is_zero(g->nodes[i].in))
+            push(t, &t->sources, i);
+    }
+}
+
 /* Racket's best-sources: the alive nodes with the lowest in/out ratio. */
-static void best_sources(struct graph *g, struct idlist *out)
+static void best_sources(struct graph *g, struct topo *t)
 {
     double best = 0;
     bool have = false;
@@ -345,185 +262,160 @@ static void best_sources(struct graph *g, struct idlist *out)
             continue;
         r = n->out > EPS ? n->in / n->out : 1e300;
         if (!have || r < best * (1 - 1e-12)) {
-            out->n = 0;
+            t->sources.n = 0;
             best = r;
             have = true;
         }
         if (r <= best * (1 + 1e-12) + 1e-300)
-            push(out, i);
+            push(t, &t->sources, i);
     }
 }
 
-/* Order the nodes: fills order[] (the acyclic order), then layers. */
-static int topo_sort(struct graph *g, uint32_t *order)
+/* Keep the alive nodes of l not yet queued, once each, and queue them. */
+static void keep_fresh(struct graph *g, struct idlist *l)
 {
-    uint32_t nn = g->nnodes, nleft = 0, alive = nn;
-    uint32_t *buf = malloc(4 * (size_t)(nn ? nn : 1) * sizeof(*buf));
-    uint32_t *right = malloc((size_t)(nn ? nn : 1) * sizeof(*right));
-    uint32_t *batch = malloc((size_t)(nn ? nn : 1) * sizeof(*batch));
-    struct idlist sinks, sources, nsinks, nsources;
-    uint32_t nright = 0, nbatch = 0;
+    uint32_t k = 0;
 
-    if (!buf || !right || !batch) {
-        free(buf);
-        free(right);
-        free(batch);
-        return -1;
-    }
-    sinks = (struct idlist){ buf, 0 };
-    sources = (struct idlist){ buf + nn, 0 };
-    nsinks = (struct idlist){ buf + 2 * (size_t)nn, 0 };
-    nsources = (struct idlist){ buf + 3 * (size_t)nn, 0 };
-    for (uint32_t i = 0; i < nn; i++) {
-        struct tnode *n = &g->nodes[i];
+    for (uint32_t i = 0; i < l->n; i++) {
+        struct tnode *n = &g->nodes[l->v[i]];
 
-        n->in = n->out = 0;
-        for (uint32_t k = 0; k < n->ncallers; k++) {
-            const struct tedge *e = &g->edges[n->callers[k]];
-
-            if (e->caller != i && e->caller != STAR)
-                n->in += e->callee_time;
-        }
-        for (uint32_t k = 0; k < n->ncallees; k++) {
-            const struct tedge *e = &g->edges[n->callees[k]];
-
-            if (e->callee != i && e->callee != STAR)
-                n->out += e->caller_time;
-        }
-        n->alive = true;
-    }
-    for (uint32_t i = 0; i < nn; i++) {
-        if (is_zero(g->nodes[i].out))
-            push(&sinks, i);
-        if (is_zero(g->nodes[i].in))
-            push(&sources, i);
-    }
-    while (alive > 0) {
-        struct idlist *both[2];
-
-        if (sinks.n == 0 && sources.n == 0)
-            best_sources(g, &sources);
-        /* A node both a sink and a source is a sink; drop duplicates and
-         * nodes already placed. */
-        for (uint32_t i = 0; i < nn; i++)
-            g->nodes[i].queued = false;
-        {
-            uint32_t k = 0;
-
-            for (uint32_t i = 0; i < sinks.n; i++) {
-                struct tnode *n = &g->nodes[sinks.v[i]];
-
-                if (n->alive && !n->queued) {
-                    n->queued = true;
-                    sinks.v[k++] = sinks.v[i];
-                }
-            }
-            sinks.n = k;
-            k = 0;
-            for (uint32_t i = 0; i < sources.n; i++) {
-                struct tnode *n = &g->nodes[sources.v[i]];
-
-                if (n->alive && !n->queued) {
-                    n->queued = true;
-                    sources.v[k++] = sources.v[i];
-                }
-            }
-            sources.n = k;
-        }
-        for (uint32_t i = 0; i < sinks.n; i++)
-            g->nodes[sinks.v[i]].alive = false;
-        for (uint32_t i = 0; i < sources.n; i++)
-            g->nodes[sources.v[i]].alive = false;
-        alive -= sinks.n + sources.n;
-        for (uint32_t i = 0; i < nn; i++)
-            g->nodes[i].queued = false;
-        nsinks.n = nsources.n = 0;
-        both[0] = &sources;
-        both[1] = &sinks;
-        for (int b = 0; b < 2; b++)
-            for (uint32_t i = 0; i < both[b]->n; i++) {
-                const struct tnode *n = &g->nodes[both[b]->v[i]];
-
-                for (uint32_t k = 0; k < n->ncallees; k++) {
-                    const struct tedge *e = &g->edges[n->callees[k]];
-                    struct tnode *x;
-
-                    if (e->callee == STAR || !g->nodes[e->callee].alive)
-                        continue;
-                    x = &g->nodes[e->callee];
-                    x->in -= e->callee_time;
-                    if (is_zero(x->in) && !x->queued) {
-                        x->queued = true;
-                        push(&nsources, e->callee);
-                    }
-                }
-                for (uint32_t k = 0; k < n->ncallers; k++) {
-                    const struct tedge *e = &g->edges[n->callers[k]];
-                    struct tnode *x;
-
-                    if (e->caller == STAR || !g->nodes[e->caller].alive)
-                        continue;
-                    x = &g->nodes[e->caller];
-                    x->out -= e->caller_time;
-                    if (is_zero(x->out)) {
-                        /* queued marks sources; a sink list may repeat a
-                         * node, the dedup above drops it */
-                        push(&nsinks, e->caller);
-                    }
-                }
-            }
-        /* left gets the sources in order; sinks go to the right part,
-         * later batches before earlier ones. */
-        for (uint32_t i = 0; i < sources.n; i++)
-            order[nleft++] = sources.v[i];
-        for (uint32_t i = 0; i < sinks.n; i++)
-            right[nright++] = sinks.v[i];
-        batch[nbatch++] = sinks.n;
-        {
-            struct idlist t = sinks;
-
-            sinks = nsinks;
-            nsinks = t;
-            t = sources;
-            sources = nsources;
-            nsources = t;
+        if (n->alive && !n->queued) {
+            n->queued = true;
+            l->v[k++] = l->v[i];
         }
     }
-    /* right = last batch first, each batch in its own order */
-    {
-        uint32_t end = nright;
+    l->n = k;
+}
 
-        for (uint32_t b = nbatch; b-- > 0;) {
-            uint32_t start = end - batch[b];
+/* Take this round's sinks and sources out of the working set (a node
+ * both a sink and a source is a sink); returns how many left. */
+static uint32_t take_round(struct graph *g, struct topo *t)
+{
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        g->nodes[i].queued = false;
+    keep_fresh(g, &t->sinks);
+    keep_fresh(g, &t->sources);
+    for (uint32_t i = 0; i < t->sinks.n; i++)
+        g->nodes[t->sinks.v[i]].alive = false;
+    for (uint32_t i = 0; i < t->sources.n; i++)
+        g->nodes[t->sources.v[i]].alive = false;
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        g->nodes[i].queued = false;
+    return t->sinks.n + t->sources.n;
+}
 
-            for (uint32_t i = start; i < end; i++)
-                order[nleft++] = right[i];
-            end = start;
+/* Remove the times of node n's edges to its callees (callees true) or
+ * from its callers from those alive neighbours: a callee left with no
+ * input becomes a source of the next round, a caller left with no output
+ * a sink. */
+static void release(struct graph *g, struct topo *t, const struct tnode *n,
+                    bool callees)
+{
+    const uint32_t *list = callees ? n->callees : n->callers;
+    uint32_t len = callees ? n->ncallees : n->ncallers;
+
+    for (uint32_t k = 0; k < len; k++) {
+        const struct tedge *e = &g->edges[list[k]];
+        uint32_t other = callees ? e->callee : e->caller;
+        struct tnode *x = &g->nodes[other];
+        double *io = callees ? &x->in : &x->out;
+
+        if (!x->alive)
+            continue;
+        *io -= callees ? e->callee_time : e->caller_time;
+        if (!is_zero(*io))
+            continue;
+        /* queued marks sources; a sink list may repeat a node, the next
+         * round's keep_fresh drops it */
+        if (!callees)
+            push(t, &t->nsinks, other);
+        else if (!x->queued) {
+            x->queued = true;
+            push(t, &t->nsources, other);
         }
     }
-    free(buf);
-    free(right);
-    free(batch);
+}
 
-    /* Layers: longest path over the edges consistent with the order. */
-    for (uint32_t i = 0; i < nn; i++) {
+/* One round: place this round's sources at the left of the order and
+ * its sinks at the right, then find the next round's. */
+static void topo_round(struct graph *g, struct topo *t, uint32_t *order,
+                       uint32_t *nleft)
+{
+    struct idlist swap;
+
+    t->nsinks.n = t->nsources.n = 0;
+    for (uint32_t i = 0; i < t->sources.n + t->sinks.n; i++) {
+        uint32_t v = i < t->sources.n ? t->sources.v[i]
+                                      : t->sinks.v[i - t->sources.n];
+
+        release(g, t, &g->nodes[v], true);
+        release(g, t, &g->nodes[v], false);
+    }
+    for (uint32_t i = 0; i < t->sources.n; i++)
+        order[(*nleft)++] = t->sources.v[i];
+    for (uint32_t i = 0; i < t->sinks.n; i++)
+        t->right[t->nright++] = t->sinks.v[i];
+    t->batch[t->nbatch++] = t->sinks.n;
+    swap = t->sinks;
+    t->sinks = t->nsinks;
+    t->nsinks = swap;
+    swap = t->sources;
+    t->sources = t->nsources;
+    t->nsources = swap;
+}
+
+/* Layers: the longest path over the edges consistent with the order. */
+static void assign_layers(struct graph *g, const uint32_t *order)
+{
+    for (uint32_t i = 0; i < g->nnodes; i++) {
         g->nodes[order[i]].pos = i;
         g->nodes[order[i]].layer = 0;
     }
-    for (uint32_t i = 0; i < nn; i++) {
+    for (uint32_t i = 0; i < g->nnodes; i++) {
         const struct tnode *ler = &g->nodes[order[i]];
 
         for (uint32_t k = 0; k < ler->ncallees; k++) {
-            const struct tedge *e = &g->edges[ler->callees[k]];
-            struct tnode *lee;
+            struct tnode *lee = &g->nodes[g->edges[ler->callees[k]].callee];
 
-            if (e->callee == STAR)
-                continue;
-            lee = &g->nodes[e->callee];
             if (lee->pos > ler->pos && lee->layer < ler->layer + 1)
                 lee->layer = ler->layer + 1;
         }
     }
+}
+
+/* Order the nodes: fills order[] (Racket's acyclic order: sources
+ * round by round from the left, sinks from the right), then layers. */
+static int topo_sort(struct graph *g, uint32_t *order)
+{
+    uint32_t nn = g->nnodes, cap = nn ? nn : 1, alive = nn, nleft = 0;
+    uint32_t *buf = malloc(6 * (size_t)cap * sizeof(*buf));
+    struct topo t = { .cap = cap };
+
+    if (!buf)
+        return -1;
+    t.sinks.v = buf;
+    t.sources.v = buf + cap;
+    t.nsinks.v = buf + 2 * (size_t)cap;
+    t.nsources.v = buf + 3 * (size_t)cap;
+    t.right = buf + 4 * (size_t)cap;
+    t.batch = buf + 5 * (size_t)cap;
+    topo_init(g, &t);
+    while (alive > 0) {
+        if (t.sinks.n == 0 && t.sources.n == 0)
+            best_sources(g, &t);
+        alive -= take_round(g, &t);
+        topo_round(g, &t, order, &nleft);
+    }
+    /* the right part: the last batch first, each in its own order */
+    for (uint32_t b = t.nbatch, end = t.nright; b-- > 0;) {
+        uint32_t start = end - t.batch[b];
+
+        for (uint32_t i = start; i < end; i++)
+            order[nleft++] = t.right[i];
+        end = start;
+    }
+    free(buf);
+    assign_layers(g, order);
     return 0;
 }
 
@@ -560,149 +452,6 @@ static int cmp_edges(const void *a, const void *b, void *ctx)
     if (ty > tx + EPS)
         return 1;
     return (i < j) - (i > j);
-}
-
-/* --- the table --------------------------------------------------------- */
-
-/* Racket's display-table, in two passes over the same rows so no row is
- * kept: the first measures each column's widest cell, the second pads
- * every cell to its column's width, aligned right or left, and drops the
- * spaces that end a line. */
-enum cell_kind {
-    CELL_STR,      /* text that counts for the column width */
-    CELL_FILL,     /* the column's width of one character */
-    CELL_NOWIDTH,  /* text that does not count (name+src) */
-};
-
-struct cell {
-    uint32_t off;  /* text in the row's arena */
-    uint32_t len;
-    uint8_t kind;
-    char fill;
-};
-
-struct table {
-    FILE *f;
-    bool print;           /* second pass */
-    size_t width[NCOLS];  /* measured by the first pass */
-    struct cell c[NCOLS]; /* the current row */
-    uint8_t n;
-    char *arena;          /* its text */
-    size_t alen, acap;
-    char *line;           /* the row as printed */
-    size_t lcap;
-    bool oom;
-};
-
-static void row_begin(struct table *t)
-{
-    t->n = 0;
-    t->alen = 0;
-}
-
-static void cell_text(struct table *t, uint8_t kind, const char *s,
-                      size_t len)
-{
-    if (t->n == NCOLS || len > UINT32_MAX / 2)
-        return;
-    if (t->alen + len > t->acap) {
-        size_t cap = (t->alen + len) * 2 + 256;
-        char *na = realloc(t->arena, cap);
-
-        if (!na) {
-            t->oom = true;
-            return;
-        }
-        t->arena = na;
-        t->acap = cap;
-    }
-    memcpy(t->arena + t->alen, s, len);
-    t->c[t->n++] = (struct cell){ .kind = kind, .off = (uint32_t)t->alen,
-                                  .len = (uint32_t)len };
-    t->alen += len;
-}
-
-static void cell(struct table *t, const char *s)
-{
-    cell_text(t, CELL_STR, s, strlen(s));
-}
-
-/* Text at `off` in the row's arena, which stays NULL until the row's
- * first string cell (pointer arithmetic on NULL is undefined). */
-static const char *arena_at(const struct table *t, size_t off)
-{
-    return t->arena ? t->arena + off : "";
-}
-
-static void row_end(struct table *t)
-{
-    static const char al[NCOLS] = { 'r', 'l', 'r', 'l', 'l', 'r',
-                                    'l', 'l', 'l', 'r', 'l', 'l' };
-    size_t len = 0, need = 1;
-
-    if (!t->print) {
-        for (uint8_t k = 0; k < t->n; k++) {
-            size_t w = util_utf8_count(arena_at(t, t->c[k].off), t->c[k].len);
-
-            if (t->c[k].kind == CELL_STR && w > t->width[k])
-                t->width[k] = w;
-        }
-        return;
-    }
-    for (uint8_t k = 0; k < t->n; k++)
-        need += t->width[k] + t->c[k].len;
-    if (need > t->lcap) {
-        char *nl = realloc(t->line, need);
-
-        if (!nl) {
-            t->oom = true;
-            return;
-        }
-        t->line = nl;
-        t->lcap = need;
-    }
-    for (uint8_t k = 0; k < t->n; k++) {
-        const struct cell *c = &t->c[k];
-        size_t w = c->kind == CELL_FILL ? t->width[k]
-                   : util_utf8_count(arena_at(t, c->off), c->len);
-        size_t pad = t->width[k] > w ? t->width[k] - w : 0;
-
-        if (al[k] == 'r') {
-            memset(t->line + len, ' ', pad);
-            len += pad;
-        }
-        if (c->kind == CELL_FILL) {
-            memset(t->line + len, c->fill, t->width[k]);
-            len += t->width[k];
-        } else {
-            memcpy(t->line + len, t->arena + c->off, c->len);
-            len += c->len;
-        }
-        if (al[k] == 'l') {
-            memset(t->line + len, ' ', pad);
-            len += pad;
-        }
-    }
-    while (len > 0 && t->line[len - 1] == ' ')
-        len--;
-    t->line[len++] = '\n';
-    fwrite(t->line, 1, len, t->f);
-}
-
-static void row_strs(struct table *t, const char *const *s, size_t n)
-{
-    row_begin(t);
-    for (size_t i = 0; i < n; i++)
-        cell(t, s[i]);
-    row_end(t);
-}
-
-static void row_rule(struct table *t, char ch)
-{
-    row_begin(t);
-    for (int i = 0; i < 10; i++)
-        t->c[t->n++] = (struct cell){ .kind = CELL_FILL, .fill = ch };
-    row_end(t);
 }
 
 /* --- labels ------------------------------------------------------------ */
@@ -771,8 +520,8 @@ static char *name_src(const struct frame_desc *d)
 }
 
 /* "  name [N]" for caller and callee lines. */
-static void sub_row(struct table *t, const struct graph *g, uint32_t node,
-                    double time, double total)
+static void sub_row(struct text_table *t, const struct graph *g,
+                    uint32_t node, double time, double total)
 {
     const struct tnode *n = &g->nodes[node];
     const char *name = profile_frame(g->p, n->frame)->name;
@@ -786,38 +535,48 @@ static void sub_row(struct table *t, const struct graph *g, uint32_t node,
     len = put_clean(s, 0, "  ");
     len = put_clean(s, len, *name ? name : "???");
     len += (size_t)snprintf(s + len, cap - len, " [%" PRIu32 "]", n->label);
-    row_begin(t);
+    text_table_begin(t);
     for (int i = 0; i < 8; i++)
-        cell(t, "");
-    cell_text(t, CELL_STR, s, len);
+        text_table_cell(t, "");
+    text_table_cell_n(t, TEXT_CELL_STR, s, len);
     fmt_pct(pct, sizeof(pct), time, total);
-    cell(t, pct);
-    cell(t, "");
-    cell(t, "");
-    row_end(t);
+    text_table_cell(t, pct);
+    text_table_cell(t, "");
+    text_table_cell(t, "");
+    text_table_end(t);
     free(s);
 }
 
-static int node_block(struct table *t, struct graph *g, uint32_t node,
-                      double interval_ms, uint32_t *scratch)
+/* The caller lines (callers = true: by caller time, smallest first) or
+ * the callee lines (by callee time, largest first) of a node. */
+static void edge_rows(struct text_table *t, const struct graph *g,
+                      const struct tnode *n, bool callers, uint32_t *scratch)
 {
-    struct tnode *n = &g->nodes[node];
-    struct edge_sort es = { g, false };
-    double total = (double)n->total;
-    char idx[24], tot[32], totp[40], self[32], selfp[40], pct[32];
-    char *label;
-    uint32_t k;
+    struct edge_sort es = { g, !callers };
+    const uint32_t *list = callers ? n->callers : n->callees;
+    uint32_t len = callers ? n->ncallers : n->ncallees;
 
-    /* callers: by caller time descending, printed in reverse */
-    memcpy(scratch, n->callers, n->ncallers * sizeof(*scratch));
-    es.by_callee_time = false;
-    qsort_r(scratch, n->ncallers, sizeof(*scratch), cmp_edges, &es);
-    for (k = n->ncallers; k-- > 0;) {
-        const struct tedge *e = &g->edges[scratch[k]];
+    memcpy(scratch, list, len * sizeof(*scratch));
+    qsort_r(scratch, len, sizeof(*scratch), cmp_edges, &es);
+    for (uint32_t k = 0; k < len; k++) {
+        const struct tedge *e = &g->edges[scratch[callers ? len - 1 - k : k]];
+        uint32_t other = callers ? e->caller : e->callee;
 
-        if (e->caller != STAR && !g->nodes[e->caller].hidden)
-            sub_row(t, g, e->caller, e->caller_time, total);
+        if (!g->nodes[other].hidden)
+            sub_row(t, g, other, callers ? e->caller_time : e->callee_time,
+                    (double)n->total);
     }
+}
+
+/* "[N] total(pct) self(pct) name src". */
+static int node_row(struct text_table *t, const struct graph *g,
+                    const struct tnode *n, double interval_ms)
+{
+    char idx[24], tot[32], totp[40], self[32], selfp[40], pct[32];
+    char *label = name_src(profile_frame(g->p, n->frame));
+
+    if (!label)
+        return -1;
     snprintf(idx, sizeof(idx), "[%" PRIu32 "]", n->label);
     fmt_ms(tot, sizeof(tot), (double)n->total * interval_ms);
     fmt_pct(pct, sizeof(pct), (double)n->total, (double)g->samples);
@@ -825,31 +584,31 @@ static int node_block(struct table *t, struct graph *g, uint32_t node,
     fmt_ms(self, sizeof(self), (double)n->self * interval_ms);
     fmt_pct(pct, sizeof(pct), (double)n->self, (double)g->samples);
     snprintf(selfp, sizeof(selfp), "(%s)", pct);
-    label = name_src(profile_frame(g->p, n->frame));
-    if (!label)
-        return -1;
-    row_begin(t);
-    cell(t, idx);
-    cell(t, " ");
-    cell(t, tot);
-    cell(t, totp);
-    cell(t, " ");
-    cell(t, self);
-    cell(t, selfp);
-    cell(t, " ");
-    cell_text(t, CELL_NOWIDTH, label, strlen(label));
-    row_end(t);
+    text_table_begin(t);
+    text_table_cell(t, idx);
+    text_table_cell(t, " ");
+    text_table_cell(t, tot);
+    text_table_cell(t, totp);
+    text_table_cell(t, " ");
+    text_table_cell(t, self);
+    text_table_cell(t, selfp);
+    text_table_cell(t, " ");
+    text_table_cell_n(t, TEXT_CELL_NOWIDTH, label, strlen(label));
+    text_table_end(t);
     free(label);
-    memcpy(scratch, n->callees, n->ncallees * sizeof(*scratch));
-    es.by_callee_time = true;
-    qsort_r(scratch, n->ncallees, sizeof(*scratch), cmp_edges, &es);
-    for (k = 0; k < n->ncallees; k++) {
-        const struct tedge *e = &g->edges[scratch[k]];
+    return 0;
+}
 
-        if (e->callee != STAR && !g->nodes[e->callee].hidden)
-            sub_row(t, g, e->callee, e->callee_time, total);
-    }
-    row_rule(t, '-');
+static int node_block(struct text_table *t, const struct graph *g,
+                      uint32_t node, double interval_ms, uint32_t *scratch)
+{
+    const struct tnode *n = &g->nodes[node];
+
+    edge_rows(t, g, n, true, scratch);
+    if (node_row(t, g, n, interval_ms) != 0)
+        return -1;
+    edge_rows(t, g, n, false, scratch);
+    text_table_rule(t, '-', 10);
     return t->oom ? -1 : 0;
 }
 
@@ -900,8 +659,9 @@ static void write_header(FILE *f, const struct graph *g, double interval_ms,
     putc('\n', f);
 }
 
-static int text_write(const struct profile *p, const struct export_opts *o,
-                      FILE *f)
+/* The whole table, twice: the first pass measures, the second prints. */
+static int write_table(FILE *f, const struct graph *g, const uint32_t *order,
+                       double interval_ms, uint32_t *scratch)
 {
     static const char *const head[3][10] = {
         { "   ", " ", "   ", "     ", " ", "  ", "     ", " ", "  Caller" },
@@ -909,67 +669,58 @@ static int text_write(const struct profile *p, const struct export_opts *o,
           "Local%" },
         { "   ", " ", " ms", "(pct)", " ", "ms", "(pct)", " ", "  Callee" },
     };
-    const struct profile_meta *m = profile_meta(p);
-    uint32_t nf = profile_frame_count(p);
-    double interval_ms = m->interval_ns ? (double)m->interval_ns / 1e6 : 1.0;
-    struct graph g = { .p = p, .samples = profile_samples(p) };
-    struct table t = { 0 };
-    uint32_t *order = NULL, *scratch = NULL, nhidden, label = 0;
+    /* Idx, total ms, (pct), self ms, (pct), name+src, Local% and the
+     * blank columns between them, aligned as Racket's columns are */
+    struct text_table t = { .f = f, .align = "rlrllrlllrll" };
+    int rc = 0;
+
+    for (int pass = 0; pass < 2 && rc == 0; pass++) {
+        t.print = pass == 1;
+        text_table_rule(&t, '=', 10);
+        text_table_strs(&t, head[0], 9);
+        text_table_strs(&t, head[1], 10);
+        text_table_strs(&t, head[2], 9);
+        text_table_rule(&t, '=', 10);
+        for (uint32_t i = 0; i < g->nnodes && rc == 0; i++)
+            if (!g->nodes[order[i]].hidden)
+                rc = node_block(&t, g, order[i], interval_ms, scratch);
+        if (t.oom)
+            rc = -1;
+    }
+    text_table_free(&t);
+    return rc;
+}
+
+int export_text_write(const struct profile *p, const struct export_opts *o,
+                      FILE *f)
+{
+    const struct model_filter all = { .focus = PROFILE_NONE };
+    const struct profile_meta *meta = profile_meta(p);
+    double interval_ms = meta->interval_ns ? (double)meta->interval_ns / 1e6
+                                           : 1.0;
+    struct model *m = model_new(p, &all, o->hide_self, o->hide_subs);
+    struct graph g = { .p = p };
+    uint32_t *order = NULL, *scratch = NULL, label = 0;
     int rc = -1;
 
-    errno = 0;
-    g.nodes = malloc((nf ? nf : 1) * sizeof(*g.nodes));
-    g.node_of = malloc((nf ? nf : 1) * sizeof(*g.node_of));
-    if (!g.nodes || !g.node_of || edges_grow(&g) != 0)
-        goto out;
-    memset(g.node_of, 0xff, (nf ? nf : 1) * sizeof(*g.node_of));
-    if (profile_foreach_stack(p, add_stack, &g) != 0 || link_edges(&g) != 0)
+    if (!m || graph_build(&g, m) != 0 || link_edges(&g) != 0)
         goto out;
     order = malloc((g.nnodes ? g.nnodes : 1) * sizeof(*order));
     scratch = malloc((g.nedges ? g.nedges : 1) * sizeof(*scratch));
     if (!order || !scratch || topo_sort(&g, order) != 0)
         goto out;
-    nhidden = mark_hidden(&g, o->hide_self, o->hide_subs);
     qsort_r(order, g.nnodes, sizeof(*order), cmp_display, &g);
     for (uint32_t i = 0; i < g.nnodes; i++)
         g.nodes[order[i]].label = g.nodes[order[i]].hidden ? 0 : ++label;
-
-    write_header(f, &g, interval_ms, nhidden, o);
-    t.f = f;
-    for (int pass = 0; pass < 2; pass++) {
-        t.print = pass == 1;
-        row_rule(&t, '=');
-        row_strs(&t, head[0], 9);
-        row_strs(&t, head[1], 10);
-        row_strs(&t, head[2], 9);
-        row_rule(&t, '=');
-        for (uint32_t i = 0; i < g.nnodes && !t.oom; i++)
-            if (!g.nodes[order[i]].hidden &&
-                node_block(&t, &g, order[i], interval_ms, scratch) != 0)
-                goto out;
-        if (t.oom)
-            goto out;
-    }
-    rc = ferror(f) ? -1 : 0;
+    write_header(f, &g, interval_ms, (uint32_t)m->nhidden, o);
+    if (write_table(f, &g, order, interval_ms, scratch) == 0)
+        rc = ferror(f) ? -1 : 0;
 out:
-    if (rc != 0 && !errno)
-        errno = ferror(f) ? EIO : ENOMEM;
+    model_free(m);
     free(g.pool);
     free(g.nodes);
-    free(g.node_of);
     free(g.edges);
-    free(g.slot);
-    free(g.stack);
     free(order);
     free(scratch);
-    free(t.arena);
-    free(t.line);
     return rc;
 }
-
-const struct exporter export_text = {
-    .name = "text",
-    .exts = ".txt",
-    .desc = "Racket-style call graph report (honours --hide-self/--hide-subs)",
-    .write = text_write,
-};

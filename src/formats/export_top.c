@@ -23,17 +23,18 @@
  */
 #include "export.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "escape.h"
 #include "profile.h"
 
 static void put_clean(FILE *f, const char *s)
 {
-    for (; *s; s++)
-        putc(((unsigned char)*s < 0x20 || *s == 0x7f) ? ' ' : *s, f);
+    static const struct escape_map one_line = { "", "", true };
+
+    escape_put(f, s, SIZE_MAX, &one_line);
 }
 
 static void put_frame(FILE *f, const struct frame_desc *d)
@@ -84,14 +85,13 @@ static int write_table(const struct profile *p, FILE *f)
     return 0;
 }
 
-static int top_write(const struct profile *p, const struct export_opts *o,
+int export_top_write(const struct profile *p, const struct export_opts *o,
                      FILE *f)
 {
     const struct profile_meta *m = profile_meta(p);
     uint32_t nt = profile_thread_count(p);
 
     (void)o;
-    errno = 0;
     fputs("==================================\n", f);
     fprintf(f, "  Mode: %s(%" PRIu64 ")\n", m->idle ? "wall" : "cpu",
             (m->interval_ns + 500) / 1000);
@@ -133,14 +133,5 @@ static int top_write(const struct profile *p, const struct export_opts *o,
     if (!ferror(f))
         return 0;
 fail:
-    if (!errno)
-        errno = ferror(f) ? EIO : ENOMEM;
     return -1;
 }
-
-const struct exporter export_top = {
-    .name = "top",
-    .exts = ".top",
-    .desc = "stackprof-style flat table: TOTAL (pct) SAMPLES (pct) FRAME",
-    .write = top_write,
-};

@@ -19,6 +19,7 @@
 
 #include "profile.h"
 #include "util.h"
+#include "vec.h"
 
 struct loader {
     const char *name;  /* format name for messages */
@@ -30,7 +31,7 @@ struct loader {
 
 /* Sniffers run in this order; put the most specific (magic bytes) first. */
 static const struct loader loaders[] = {
-    { "sampler", ".sampler", load_sampler_sniff, load_sampler },
+    { "sampler", ".sampler", load_apple_sniff, load_apple },
     { "pprof", ".pb.gz .pprof .pb", load_pprof_sniff, load_pprof },
     { "folded", ".folded .collapsed .stacks", load_folded_sniff,
       load_folded },
@@ -57,28 +58,23 @@ static bool has_suffix(const char *path, const char *exts)
 static char *read_all(int fd, const char *path, size_t *len, char *err,
                       size_t errlen)
 {
-    size_t cap = 64 * 1024, n = 0;
-    char *buf = malloc(cap);
+    size_t cap = 0, n = 0;
+    char *buf = NULL;
 
-    if (!buf)
+    if (VEC_RESERVE(buf, cap, 64 * 1024) < 0)
         goto oom;
     for (;;) {
         ssize_t r;
 
         if (n == cap) {
-            char *nb;
-
             if (cap >= LOAD_MAX_FILE) {
                 util_errf(err, errlen, "%s: larger than %llu MiB", path,
                           LOAD_MAX_FILE >> 20);
                 free(buf);
                 return NULL;
             }
-            cap *= 2;
-            nb = realloc(buf, cap);
-            if (!nb)
+            if (VEC_RESERVE(buf, cap, cap + 1) < 0)
                 goto oom;
-            buf = nb;
         }
         r = read(fd, buf + n, cap - n);
         if (r == 0)

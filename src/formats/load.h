@@ -32,7 +32,7 @@ struct profile *load_file(const char *path, char *err, size_t errlen);
 struct profile *load_buffer(const char *buf, size_t len, const char *name,
                             char *err, size_t errlen);
 
-/* --- readers: one per src/load_NAME.c, listed in load.c's table ---------- */
+/* --- readers: one per src/formats/load_NAME.c, listed in load.c's table */
 
 /* True when buf (the first bytes of a file, len > 0) looks like folded
  * stacks: its first non-blank line ends in whitespace and a count. */
@@ -61,13 +61,13 @@ struct profile *load_pprof(const char *buf, size_t len, const char *name,
                            char *err, size_t errlen);
 
 /* True when buf starts with "@supersamplerV1.0\n". */
-bool load_sampler_sniff(const char *buf, size_t len);
+bool load_apple_sniff(const char *buf, size_t len);
 
 /* Parse an Apple Sampler "@supersamplerV1.0" file (FORMATS.md section 5)
- * from buf[0..len), as export_sampler writes it: frames of a stack line
+ * from buf[0..len), as export_apple writes it: frames of a stack line
  * root first, one line per sample, 16-bit thread ids as tids.  Returns a
  * new profile or NULL with err filled as "NAME: byte N: why" (N from 0). */
-struct profile *load_sampler(const char *buf, size_t len, const char *name,
+struct profile *load_apple(const char *buf, size_t len, const char *name,
                              char *err, size_t errlen);
 
 #endif

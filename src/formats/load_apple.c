@@ -1,6 +1,6 @@
-/* load_sampler.c - the Apple Sampler reader (sproftop -i x.sampler).
+/* load_apple.c - the Apple Sampler reader (sproftop -i x.sampler).
  *
- * Reads "@supersamplerV1.0" files (FORMATS.md section 5) as export_sampler
+ * Reads "@supersamplerV1.0" files (FORMATS.md section 5) as export_apple
  * writes them and as shared/formats/example.sampler holds them:
  *
  *   "@supersamplerV1.0" LF "@symboltableV1.1" LF
@@ -26,21 +26,22 @@
  */
 #include "load.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "idtab.h"
 #include "profile.h"
 #include "util.h"
+#include "vec.h"
 
 static const char MAGIC[] = "@supersamplerV1.0\n";
 static const char SYMTAB[] = "@symboltableV1.1\n";
 static const char END[] = "@end\n";
 static const char THREAD[] = "@threadV1.0\t";
 
-bool load_sampler_sniff(const char *buf, size_t len)
+bool load_apple_sniff(const char *buf, size_t len)
 {
     return len >= sizeof(MAGIC) - 1 &&
            memcmp(buf, MAGIC, sizeof(MAGIC) - 1) == 0;
@@ -65,9 +66,8 @@ struct rd {
     size_t errlen;
     struct profile *p;
     struct sym *syms;
-    uint32_t nsyms, cap;
-    uint32_t *slot;    /* open addressing over syms by id */
-    uint32_t mask;
+    size_t nsyms, cap;
+    struct idtab ix;   /* util_mix64(symbol id), a bijection -> index */
     struct stack_frame *st;
     char *scratch;     /* NUL-terminated copies of names */
     size_t scratch_cap;
@@ -139,50 +139,15 @@ static int field(struct rd *r, char stop, size_t *off, size_t *flen,
 
 static uint32_t sym_find(const struct rd *r, uint32_t id)
 {
-    uint32_t h = (uint32_t)util_mix64(id) & r->mask;
-
-    if (!r->slot)
-        return PROFILE_NONE;
-    for (; r->slot[h] != PROFILE_NONE; h = (h + 1) & r->mask)
-        if (r->syms[r->slot[h]].id == id)
-            return r->slot[h];
-    return PROFILE_NONE;
+    return idtab_find(&r->ix, util_mix64(id), NULL, NULL);
 }
 
 static int sym_add(struct rd *r, const struct sym *s)
 {
-    uint32_t h;
-
-    if (r->nsyms == r->cap) {
-        uint32_t ncap = r->cap ? r->cap * 2 : 256, nmask = ncap * 2 - 1;
-        struct sym *ns;
-        uint32_t *nslot;
-
-        if (ncap > (1u << 28))
-            return -1;
-        ns = realloc(r->syms, ncap * sizeof(*ns));
-        if (!ns)
-            return -1;
-        r->syms = ns;
-        nslot = malloc((size_t)(nmask + 1) * sizeof(*nslot));
-        if (!nslot)
-            return -1;
-        memset(nslot, 0xff, (size_t)(nmask + 1) * sizeof(*nslot));
-        for (uint32_t i = 0; i < r->nsyms; i++) {
-            h = (uint32_t)util_mix64(ns[i].id) & nmask;
-            while (nslot[h] != PROFILE_NONE)
-                h = (h + 1) & nmask;
-            nslot[h] = i;
-        }
-        free(r->slot);
-        r->slot = nslot;
-        r->mask = nmask;
-        r->cap = ncap;
-    }
-    h = (uint32_t)util_mix64(s->id) & r->mask;
-    while (r->slot[h] != PROFILE_NONE)
-        h = (h + 1) & r->mask;
-    r->slot[h] = r->nsyms;
+    if (r->nsyms >= (1u << 28) ||
+        VEC_RESERVE(r->syms, r->cap, r->nsyms + 1) < 0 ||
+        idtab_insert(&r->ix, util_mix64(s->id), (uint32_t)r->nsyms) < 0)
+        return -1;
     r->syms[r->nsyms++] = *s;
     return 0;
 }
@@ -224,15 +189,8 @@ static int parse_symbols(struct rd *r)
 static const char *scratch_str(struct rd *r, size_t off, size_t len,
                                size_t base)
 {
-    if (base + len + 1 > r->scratch_cap) {
-        size_t cap = (base + len + 1) * 2;
-        char *ns = realloc(r->scratch, cap);
-
-        if (!ns)
-            return NULL;
-        r->scratch = ns;
-        r->scratch_cap = cap;
-    }
+    if (VEC_RESERVE(r->scratch, r->scratch_cap, base + len + 1) < 0)
+        return NULL;
     memcpy(r->scratch + base, r->b + off, len);
     r->scratch[base + len] = '\0';
     return r->scratch + base;
@@ -407,7 +365,7 @@ static int parse(struct rd *r)
     return 0;
 }
 
-struct profile *load_sampler(const char *buf, size_t len, const char *name,
+struct profile *load_apple(const char *buf, size_t len, const char *name,
                              char *err, size_t errlen)
 {
     struct rd r = {
@@ -438,7 +396,7 @@ out:
     profile_free(r.p);
     free(r.st);
     free(r.syms);
-    free(r.slot);
+    idtab_free(&r.ix);
     free(r.scratch);
     return res;
 }

@@ -14,7 +14,6 @@
  */
 #include "load.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 
 #include "profile.h"
 #include "util.h"
+#include "vec.h"
 
 #define COUNT_LIMIT (1ull << 53) /* exact in a double, as exporters need */
 
@@ -201,30 +201,12 @@ struct parser {
 /* Note first frame `id` in first-seen order (once per frame). */
 static int note_root(struct parser *ps, uint32_t id)
 {
-    if (id >= ps->seen_cap) {
-        size_t cap = ps->seen_cap ? ps->seen_cap : 1024;
-        bool *ns;
-
-        while (cap <= id)
-            cap *= 2;
-        ns = realloc(ps->seen, cap);
-        if (!ns)
-            return -1;
-        memset(ns + ps->seen_cap, 0, cap - ps->seen_cap);
-        ps->seen = ns;
-        ps->seen_cap = cap;
-    }
+    if (VEC_RESERVE_ZERO(ps->seen, ps->seen_cap, (size_t)id + 1) < 0)
+        return -1;
     if (ps->seen[id])
         return 0;
-    if (ps->nroots == ps->roots_cap) {
-        size_t cap = ps->roots_cap ? ps->roots_cap * 2 : 16;
-        uint32_t *nr = realloc(ps->roots, cap * sizeof(*nr));
-
-        if (!nr)
-            return -1;
-        ps->roots = nr;
-        ps->roots_cap = cap;
-    }
+    if (VEC_RESERVE(ps->roots, ps->roots_cap, ps->nroots + 1) < 0)
+        return -1;
     ps->seen[id] = true;
     ps->roots[ps->nroots++] = id;
     return 0;
@@ -272,14 +254,8 @@ static int parse_line(struct parser *ps, const char *s, size_t l)
         ;
     if (k == 0)
         return fail(ps, "expected a stack before the count");
-    if (k + 1 > ps->scratch_cap) {
-        char *nb = realloc(ps->scratch, k + 1);
-
-        if (!nb)
-            return fail(ps, "out of memory");
-        ps->scratch = nb;
-        ps->scratch_cap = k + 1;
-    }
+    if (VEC_RESERVE(ps->scratch, ps->scratch_cap, k + 1) < 0)
+        return fail(ps, "out of memory");
     memcpy(ps->scratch, s, k);
     ps->scratch[k] = '\0';
     for (char *f = ps->scratch;; f = c + 1) {

@@ -32,558 +32,27 @@
  * total count by 2^53.  The first problem stops the load with
  * "NAME: byte N: why", N counting bytes of the protobuf message (after
  * gunzip for compressed files) or of the gzip stream for gzip errors.
+ *
+ * Pass 1 (gunzip, the Profile message into records) is in pprof.c; this
+ * file resolves strings and ids (pass 2), interns frames (pass 3), adds
+ * the samples (pass 4) and sets the metadata.
  */
 #include "load.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
-#include "pb.h"
+#include "idtab.h"
+#include "pprof.h"
 #include "profile.h"
 #include "util.h"
 
-#define PPROF_MAX_INFLATED (1024ull * 1024 * 1024) /* gunzipped bytes */
 #define COUNT_LIMIT (1ull << 53)      /* exact in a double, as exporters need */
 #define SYNTH_TID_BASE (1ll << 40)    /* tids for threads known by name only */
-#define NONE UINT32_MAX
-
-struct span {
-    const uint8_t *data;  /* payload (points into the decoded buffer) */
-    size_t len;
-    size_t off;           /* absolute offset of the payload */
-};
-
-struct vtype {
-    uint64_t type, unit;  /* string indexes */
-    size_t off;
-};
-
-struct comment {
-    uint64_t str;         /* string index */
-    size_t off;
-};
-
-struct mapping {
-    uint64_t id;
-    uint64_t filename;    /* string index */
-    size_t off;
-};
-
-struct function {
-    uint64_t id;
-    uint64_t name, filename; /* string indexes */
-    uint64_t start_line;
-    size_t off;
-};
-
-struct line {
-    uint64_t function_id;
-    uint64_t line;
-    uint32_t fn;          /* resolved function index */
-    uint32_t key;         /* resolved frame key index */
-};
-
-struct location {
-    uint64_t id;
-    uint64_t mapping_id;
-    uint64_t address;
-    uint32_t line0, nlines;  /* slice of lines[] */
-    uint32_t map;            /* resolved mapping index, NONE for none */
-    uint32_t frame0;         /* first frame in frames[] (bottom first) */
-    size_t off;
-};
-
-/* A frame key: (function, mapping) as one aggregate frame. */
-struct fkey {
-    uint32_t fn;          /* function index */
-    uint32_t map;         /* mapping index or NONE */
-    uint64_t addr;        /* address of a location it is outermost in */
-    bool inlined;         /* a non-outermost line somewhere */
-    uint32_t frame;       /* interned frame id */
-};
-
-struct loader {
-    const char *name;      /* file name for errors */
-    char *err;             /* the caller's error buffer */
-    size_t errlen;
-    bool failed;           /* err holds the first error */
-
-    /* Pass 1: the Profile's repeated fields as read (arrays, count, cap). */
-    struct vtype *types;   size_t ntypes, types_cap;       /* sample_type */
-    struct span *samples;  size_t nsamples, samples_cap;   /* unparsed */
-    struct mapping *maps;  size_t nmaps, maps_cap;
-    struct function *fns;  size_t nfns, fns_cap;
-    struct location *locs; size_t nlocs, locs_cap;
-    struct line *lines;    size_t nlines, lines_cap;       /* of all locs */
-    struct span *strs;     size_t nstrs, strs_cap;         /* string_table */
-    struct comment *comments; size_t ncomments, comments_cap;
-    struct vtype period_type;
-    bool has_period_type;
-    uint64_t time_nanos, duration_nanos, period;
-
-    /* Pass 2 and 3: resolved strings and frames. */
-    char **str;            /* NUL-terminated UTF-8 copies of strs */
-    char *str_arena;       /* their storage */
-    struct fkey *keys;     size_t nkeys, keys_cap;         /* frame keys */
-    uint32_t *key_slot;    /* open-addressing index of keys */
-    uint32_t key_mask;     /* its slot count - 1 */
-    uint32_t *frames;      /* per location: its frames, bottom first */
-    uint32_t *frame_lines; /* and their line numbers */
-
-    /* Pass 4: the result. */
-    struct profile *p;
-    struct stack_frame *stack;  /* one sample's stack, LOAD_MAX_DEPTH */
-    uint32_t *loc_scratch;      /* its location indexes, leaf first */
-};
-
-__attribute__((format(printf, 3, 4)))
-static int fail(struct loader *ld, size_t off, const char *fmt, ...)
-{
-    char why[256];
-    va_list ap;
-
-    if (ld->failed)
-        return -1;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof(why), fmt, ap);
-    va_end(ap);
-    util_errf(ld->err, ld->errlen, "%s: byte %zu: %s", ld->name, off, why);
-    ld->failed = true;
-    return -1;
-}
-
-static int oom(struct loader *ld)
-{
-    if (!ld->failed)
-        util_errf(ld->err, ld->errlen, "%s: out of memory", ld->name);
-    ld->failed = true;
-    return -1;
-}
-
-static int reader_fail(struct loader *ld, const struct pb_reader *r)
-{
-    return fail(ld, r->err_off, "%s", r->err ? r->err : "malformed message");
-}
-
-/* Append one zeroed element to a growable array; NULL on OOM. */
-static void *push(struct loader *ld, void **arr, size_t *n, size_t *cap,
-                  size_t elem)
-{
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 16;
-        void *na = realloc(*arr, c * elem);
-
-        if (!na) {
-            oom(ld);
-            return NULL;
-        }
-        *arr = na;
-        *cap = c;
-    }
-    memset((char *)*arr + *n * elem, 0, elem);
-    return (char *)*arr + (*n)++ * elem;
-}
-
-#define PUSH(ld, arr, n, cap) \
-    push(ld, (void **)&(arr), &(n), &(cap), sizeof(*(arr)))
-
-/* --- gzip ---------------------------------------------------------------- */
-
-bool load_pprof_sniff(const char *buf, size_t len)
-{
-    const uint8_t *u = (const uint8_t *)buf;
-    struct pb_reader r;
-    struct pb_field f;
-    bool strings = false;
-    int rc;
-
-    if (len >= 3 && u[0] == 0x1f && u[1] == 0x8b && u[2] == 8)
-        return true;
-    /* Raw protobuf: every top-level field must be a Profile field with
-     * its wire type, and there must be a string table.  Text never
-     * passes: its first bytes decode as nonsense field numbers. */
-    pb_reader_init(&r, u, len, 0);
-    while ((rc = pb_next(&r, &f)) == 1) {
-        switch (f.num) {
-        case PPROF_SAMPLE_TYPE: case PPROF_SAMPLE: case PPROF_MAPPING:
-        case PPROF_LOCATION: case PPROF_FUNCTION: case PPROF_PERIOD_TYPE:
-            if (f.wire != PB_LEN)
-                return false;
-            break;
-        case PPROF_STRING_TABLE:
-            if (f.wire != PB_LEN)
-                return false;
-            strings = true;
-            break;
-        case 7: case 8: /* drop_frames, keep_frames */
-        case PPROF_TIME_NANOS: case PPROF_DURATION_NANOS: case PPROF_PERIOD:
-        case PPROF_DEFAULT_SAMPLE_TYPE:
-            if (f.wire != PB_VARINT)
-                return false;
-            break;
-        case PPROF_COMMENT:
-            if (f.wire != PB_VARINT && f.wire != PB_LEN)
-                return false;
-            break;
-        default:
-            return false;
-        }
-    }
-    return rc == 0 && strings;
-}
-
-/* Inflate a gzip file (one or more members) into *out. */
-static int gunzip(struct loader *ld, const uint8_t *in, size_t len,
-                  uint8_t **out, size_t *outlen)
-{
-    z_stream zs = { 0 };
-    size_t cap = 64 * 1024, n = 0;
-    uint8_t *buf = malloc(cap);
-    int zr, rc = -1;
-
-    if (!buf || inflateInit2(&zs, 15 + 16) != Z_OK) {
-        free(buf);
-        return oom(ld);
-    }
-    zs.next_in = (Bytef *)(uintptr_t)in;
-    for (;;) {
-        size_t left = len - (size_t)(zs.next_in - in);
-
-        zs.avail_in = left > 1u << 30 ? 1u << 30 : (uInt)left;
-        if (n == cap) {
-            uint8_t *nb;
-
-            if (cap >= PPROF_MAX_INFLATED) {
-                fail(ld, (size_t)(zs.next_in - in),
-                     "gunzipped data larger than %llu MiB",
-                     PPROF_MAX_INFLATED >> 20);
-                goto out;
-            }
-            cap *= 2;
-            nb = realloc(buf, cap);
-            if (!nb) {
-                oom(ld);
-                goto out;
-            }
-            buf = nb;
-        }
-        zs.next_out = buf + n;
-        zs.avail_out = (uInt)(cap - n > 1u << 30 ? 1u << 30 : cap - n);
-        zr = inflate(&zs, Z_NO_FLUSH);
-        n = (size_t)(zs.next_out - buf);
-        if (zr == Z_STREAM_END) {
-            left = len - (size_t)(zs.next_in - in);
-            if (left == 0)
-                break;
-            /* gzip allows several members back to back (cat a.gz b.gz). */
-            if (left >= 2 && zs.next_in[0] == 0x1f && zs.next_in[1] == 0x8b) {
-                inflateReset(&zs);
-                continue;
-            }
-            fail(ld, (size_t)(zs.next_in - in),
-                 "unexpected bytes after the gzip data");
-            goto out;
-        }
-        if (zr == Z_MEM_ERROR) {
-            oom(ld);
-            goto out;
-        }
-        if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT || zr == Z_STREAM_ERROR) {
-            fail(ld, (size_t)(zs.next_in - in), "corrupt gzip data (%s)",
-                 zs.msg ? zs.msg : "invalid");
-            goto out;
-        }
-        /* No progress with room left to write: the input ran out. */
-        if (zr == Z_BUF_ERROR && n < cap) {
-            fail(ld, len, "truncated gzip data");
-            goto out;
-        }
-    }
-    *out = buf;
-    *outlen = n;
-    buf = NULL;
-    rc = 0;
-out:
-    inflateEnd(&zs);
-    free(buf);
-    return rc;
-}
-
-/* --- pass 1: the Profile message ----------------------------------------- */
-
-static int wrong_wire(struct loader *ld, const struct pb_field *f,
-                      const char *what)
-{
-    return fail(ld, f->off, "%s has wire type %u", what, f->wire);
-}
-
-/* Read a varint field, checking its wire type. */
-static int get_varint(struct loader *ld, const struct pb_field *f,
-                      const char *what, uint64_t *v)
-{
-    if (f->wire != PB_VARINT)
-        return wrong_wire(ld, f, what);
-    *v = f->v;
-    return 0;
-}
-
-/* Finish reading a submessage: 0 at its clean end, -1 on error. */
-static int sub_end(struct loader *ld, struct pb_reader *r, int rc)
-{
-    return rc < 0 ? reader_fail(ld, r) : 0;
-}
-
-static int parse_value_type(struct loader *ld, const struct pb_field *mf,
-                            struct vtype *vt)
-{
-    struct pb_reader r;
-    struct pb_field f;
-    int rc;
-
-    vt->off = mf->off;
-    pb_reader_sub(&r, mf);
-    while ((rc = pb_next(&r, &f)) == 1) {
-        if (f.num == PPROF_VT_TYPE &&
-            get_varint(ld, &f, "ValueType.type", &vt->type))
-            return -1;
-        if (f.num == PPROF_VT_UNIT &&
-            get_varint(ld, &f, "ValueType.unit", &vt->unit))
-            return -1;
-    }
-    return sub_end(ld, &r, rc);
-}
-
-static int parse_mapping(struct loader *ld, const struct pb_field *mf)
-{
-    struct mapping *m = PUSH(ld, ld->maps, ld->nmaps, ld->maps_cap);
-    struct pb_reader r;
-    struct pb_field f;
-    int rc;
-
-    if (!m)
-        return -1;
-    m->off = mf->off;
-    pb_reader_sub(&r, mf);
-    while ((rc = pb_next(&r, &f)) == 1) {
-        if (f.num == PPROF_MAPPING_ID &&
-            get_varint(ld, &f, "Mapping.id", &m->id))
-            return -1;
-        if (f.num == PPROF_MAPPING_FILENAME &&
-            get_varint(ld, &f, "Mapping.filename", &m->filename))
-            return -1;
-    }
-    return sub_end(ld, &r, rc);
-}
-
-static int parse_function(struct loader *ld, const struct pb_field *mf)
-{
-    struct function *fn = PUSH(ld, ld->fns, ld->nfns, ld->fns_cap);
-    struct pb_reader r;
-    struct pb_field f;
-    int rc;
-
-    if (!fn)
-        return -1;
-    fn->off = mf->off;
-    pb_reader_sub(&r, mf);
-    while ((rc = pb_next(&r, &f)) == 1) {
-        if (f.num == PPROF_FUNCTION_ID &&
-            get_varint(ld, &f, "Function.id", &fn->id))
-            return -1;
-        if (f.num == PPROF_FUNCTION_NAME &&
-            get_varint(ld, &f, "Function.name", &fn->name))
-            return -1;
-        if (f.num == PPROF_FUNCTION_FILENAME &&
-            get_varint(ld, &f, "Function.filename", &fn->filename))
-            return -1;
-        if (f.num == PPROF_FUNCTION_START_LINE &&
-            get_varint(ld, &f, "Function.start_line", &fn->start_line))
-            return -1;
-    }
-    return sub_end(ld, &r, rc);
-}
-
-static int parse_line(struct loader *ld, const struct pb_field *mf)
-{
-    struct line *l = PUSH(ld, ld->lines, ld->nlines, ld->lines_cap);
-    struct pb_reader r;
-    struct pb_field f;
-    int rc;
-
-    if (!l)
-        return -1;
-    pb_reader_sub(&r, mf);
-    while ((rc = pb_next(&r, &f)) == 1) {
-        if (f.num == PPROF_LINE_FUNCTION_ID &&
-            get_varint(ld, &f, "Line.function_id", &l->function_id))
-            return -1;
-        if (f.num == PPROF_LINE_LINE &&
-            get_varint(ld, &f, "Line.line", &l->line))
-            return -1;
-    }
-    if (sub_end(ld, &r, rc))
-        return -1;
-    if (l->function_id == 0)
-        return fail(ld, mf->off, "Line without a function_id");
-    return 0;
-}
-
-static int parse_location(struct loader *ld, const struct pb_field *mf)
-{
-    struct location *loc = PUSH(ld, ld->locs, ld->nlocs, ld->locs_cap);
-    size_t first = ld->nlines; /* parse_line grows lines[], not locs[] */
-    struct pb_reader r;
-    struct pb_field f;
-    int rc;
-
-    if (!loc)
-        return -1;
-    loc->off = mf->off;
-    pb_reader_sub(&r, mf);
-    while ((rc = pb_next(&r, &f)) == 1) {
-        if (f.num == PPROF_LOCATION_ID &&
-            get_varint(ld, &f, "Location.id", &loc->id))
-            return -1;
-        if (f.num == PPROF_LOCATION_MAPPING_ID &&
-            get_varint(ld, &f, "Location.mapping_id", &loc->mapping_id))
-            return -1;
-        if (f.num == PPROF_LOCATION_ADDRESS &&
-            get_varint(ld, &f, "Location.address", &loc->address))
-            return -1;
-        if (f.num == PPROF_LOCATION_LINE) {
-            if (f.wire != PB_LEN)
-                return wrong_wire(ld, &f, "Location.line");
-            if (parse_line(ld, &f))
-                return -1;
-        }
-    }
-    if (sub_end(ld, &r, rc))
-        return -1;
-    if (ld->nlines - first > LOAD_MAX_DEPTH)
-        return fail(ld, mf->off, "location with more than %u lines",
-                    LOAD_MAX_DEPTH);
-    loc->line0 = (uint32_t)first;
-    loc->nlines = (uint32_t)(ld->nlines - first);
-    return 0;
-}
-
-static int parse_profile(struct loader *ld, const uint8_t *data, size_t len)
-{
-    struct pb_reader r;
-    struct pb_field f;
-    int rc;
-
-    pb_reader_init(&r, data, len, 0);
-    while ((rc = pb_next(&r, &f)) == 1) {
-        switch (f.num) {
-        case PPROF_SAMPLE_TYPE: {
-            struct vtype *vt;
-
-            if (f.wire != PB_LEN)
-                return wrong_wire(ld, &f, "Profile.sample_type");
-            vt = PUSH(ld, ld->types, ld->ntypes, ld->types_cap);
-            if (!vt || parse_value_type(ld, &f, vt))
-                return -1;
-            break;
-        }
-        case PPROF_SAMPLE: {
-            struct span *s;
-
-            if (f.wire != PB_LEN)
-                return wrong_wire(ld, &f, "Profile.sample");
-            s = PUSH(ld, ld->samples, ld->nsamples, ld->samples_cap);
-            if (!s)
-                return -1;
-            *s = (struct span){ f.data, f.len, f.data_off };
-            break;
-        }
-        case PPROF_MAPPING:
-            if (f.wire != PB_LEN)
-                return wrong_wire(ld, &f, "Profile.mapping");
-            if (parse_mapping(ld, &f))
-                return -1;
-            break;
-        case PPROF_LOCATION:
-            if (f.wire != PB_LEN)
-                return wrong_wire(ld, &f, "Profile.location");
-            if (parse_location(ld, &f))
-                return -1;
-            break;
-        case PPROF_FUNCTION:
-            if (f.wire != PB_LEN)
-                return wrong_wire(ld, &f, "Profile.function");
-            if (parse_function(ld, &f))
-                return -1;
-            break;
-        case PPROF_STRING_TABLE: {
-            struct span *s;
-
-            if (f.wire != PB_LEN)
-                return wrong_wire(ld, &f, "Profile.string_table");
-            s = PUSH(ld, ld->strs, ld->nstrs, ld->strs_cap);
-            if (!s)
-                return -1;
-            *s = (struct span){ f.data, f.len, f.data_off };
-            break;
-        }
-        case PPROF_TIME_NANOS:
-            if (get_varint(ld, &f, "Profile.time_nanos", &ld->time_nanos))
-                return -1;
-            break;
-        case PPROF_DURATION_NANOS:
-            if (get_varint(ld, &f, "Profile.duration_nanos",
-                           &ld->duration_nanos))
-                return -1;
-            break;
-        case PPROF_PERIOD_TYPE:
-            if (f.wire != PB_LEN)
-                return wrong_wire(ld, &f, "Profile.period_type");
-            if (parse_value_type(ld, &f, &ld->period_type))
-                return -1;
-            ld->has_period_type = true;
-            break;
-        case PPROF_PERIOD:
-            if (get_varint(ld, &f, "Profile.period", &ld->period))
-                return -1;
-            break;
-        case PPROF_COMMENT:
-            if (f.wire == PB_LEN) {
-                struct pb_reader pr;
-
-                pb_reader_sub(&pr, &f);
-                while (pr.pos < pr.len) {
-                    struct comment *c = PUSH(ld, ld->comments, ld->ncomments,
-                                             ld->comments_cap);
-
-                    if (!c)
-                        return -1;
-                    c->off = pr.base + pr.pos;
-                    if (pb_read_varint(&pr, &c->str))
-                        return reader_fail(ld, &pr);
-                }
-            } else {
-                struct comment *c = PUSH(ld, ld->comments, ld->ncomments,
-                                         ld->comments_cap);
-
-                if (!c || get_varint(ld, &f, "Profile.comment", &c->str))
-                    return -1;
-                c->off = f.off;
-            }
-            break;
-        default:
-            break; /* drop_frames, keep_frames, default_sample_type, newer
-                      fields: nothing we use */
-        }
-    }
-    return rc < 0 ? reader_fail(ld, &r) : 0;
-}
 
 /* --- pass 2: strings and ids --------------------------------------------- */
 
@@ -620,22 +89,22 @@ static int copy_strings(struct loader *ld, size_t total)
     char *o;
 
     if (ld->nstrs == 0)
-        return fail(ld, total, "no string table");
+        return pprof_fail(ld, total, "no string table");
     if (ld->strs[0].len != 0)
-        return fail(ld, ld->strs[0].off, "string_table[0] is not empty");
+        return pprof_fail(ld, ld->strs[0].off, "string_table[0] is not empty");
     for (size_t i = 0; i < ld->nstrs; i++) {
         const struct span *s = &ld->strs[i];
         const void *nul = memchr(s->data, '\0', s->len);
 
         if (nul)
-            return fail(ld, s->off + (size_t)((const uint8_t *)nul - s->data),
+            return pprof_fail(ld, s->off + (size_t)((const uint8_t *)nul - s->data),
                         "NUL byte in string %zu", i);
         need += utf8_clean(s, NULL) + 1;
     }
     ld->str = malloc(ld->nstrs * sizeof(*ld->str));
     ld->str_arena = malloc(need);
     if (!ld->str || !ld->str_arena)
-        return oom(ld);
+        return pprof_oom(ld);
     o = ld->str_arena;
     for (size_t i = 0; i < ld->nstrs; i++) {
         size_t n = utf8_clean(&ld->strs[i], o);
@@ -652,7 +121,7 @@ static int copy_strings(struct loader *ld, size_t total)
 static const char *string_at(struct loader *ld, uint64_t idx, size_t off)
 {
     if (idx >= ld->nstrs) {
-        fail(ld, off, "string index %" PRIu64 " out of range (%zu strings)",
+        pprof_fail(ld, off, "string index %" PRIu64 " out of range (%zu strings)",
              idx, ld->nstrs);
         return NULL;
     }
@@ -687,7 +156,7 @@ static int index_ids(struct loader *ld, const void *recs, size_t n,
 
     *out = v;
     if (!v)
-        return oom(ld);
+        return pprof_oom(ld);
     for (size_t i = 0; i < n; i++) {
         uint64_t id;
         size_t off;
@@ -695,7 +164,7 @@ static int index_ids(struct loader *ld, const void *recs, size_t n,
         memcpy(&id, base + i * elem + id_off, sizeof(id));
         memcpy(&off, base + i * elem + off_off, sizeof(off));
         if (id == 0)
-            return fail(ld, off, "%s with id 0", what);
+            return pprof_fail(ld, off, "%s with id 0", what);
         v[i] = (struct idpair){ id, (uint32_t)i };
     }
     qsort(v, n, sizeof(*v), cmp_idpair);
@@ -704,7 +173,7 @@ static int index_ids(struct loader *ld, const void *recs, size_t n,
             size_t off;
 
             memcpy(&off, base + v[i].idx * elem + off_off, sizeof(off));
-            return fail(ld, off, "duplicate %s id %" PRIu64, what, v[i].id);
+            return pprof_fail(ld, off, "duplicate %s id %" PRIu64, what, v[i].id);
         }
     return 0;
 }
@@ -734,47 +203,22 @@ static uint64_t key_hash(uint32_t fn, uint32_t map)
     return util_mix64((uint64_t)fn << 32 | map);
 }
 
-static bool key_rehash(struct loader *ld)
-{
-    uint32_t size = ld->key_mask ? (ld->key_mask + 1) * 2 : 256;
-    uint32_t *ns = malloc((size_t)size * sizeof(*ns));
-
-    if (!ns)
-        return false;
-    memset(ns, 0xff, (size_t)size * sizeof(*ns));
-    for (uint32_t k = 0; k < ld->nkeys; k++) {
-        uint32_t i = (uint32_t)key_hash(ld->keys[k].fn, ld->keys[k].map) &
-                     (size - 1);
-
-        while (ns[i] != NONE)
-            i = (i + 1) & (size - 1);
-        ns[i] = k;
-    }
-    free(ld->key_slot);
-    ld->key_slot = ns;
-    ld->key_mask = size - 1;
-    return true;
-}
-
 /* Index of key (fn, map), added if new; NONE on OOM. */
 static uint32_t key_of(struct loader *ld, uint32_t fn, uint32_t map)
 {
-    uint32_t i;
+    uint64_t h = key_hash(fn, map);
+    uint32_t id = idtab_find(&ld->key_ix, h, NULL, NULL);
     struct fkey *k;
 
-    if ((ld->nkeys + 1) * 2 > (size_t)ld->key_mask + 1 && !key_rehash(ld))
+    if (id != IDTAB_NONE)
+        return id;
+    if (ld->nkeys >= NONE - 1 ||
+        idtab_insert(&ld->key_ix, h, (uint32_t)ld->nkeys) < 0)
         return NONE;
-    for (i = (uint32_t)key_hash(fn, map) & ld->key_mask;
-         ld->key_slot[i] != NONE; i = (i + 1) & ld->key_mask) {
-        k = &ld->keys[ld->key_slot[i]];
-        if (k->fn == fn && k->map == map)
-            return ld->key_slot[i];
-    }
     k = PUSH(ld, ld->keys, ld->nkeys, ld->keys_cap);
     if (!k)
         return NONE;
     *k = (struct fkey){ .fn = fn, .map = map, .frame = NONE };
-    ld->key_slot[i] = (uint32_t)(ld->nkeys - 1);
     return (uint32_t)(ld->nkeys - 1);
 }
 
@@ -792,14 +236,28 @@ static enum frame_kind kind_of(const char *name)
                                                               : FRAME_FUNC;
 }
 
-/* Resolve every location's mapping and functions and intern its frames:
- * first the keys with their inlined flags (a frame is inlined when it is
- * ever a non-outermost line), then the frames. */
-static int build_frames(struct loader *ld, const struct idpair *maps,
-                        const struct idpair *fns)
+/* The module of mapping index `map` in *module (NULL for NONE or an
+ * empty name).  0, or -1 with the error set on a bad string index. */
+static int map_module(struct loader *ld, uint32_t map, const char **module)
 {
-    size_t nframes = 0;
+    const char *s = NULL;
 
+    if (map != NONE) {
+        s = string_at(ld, ld->maps[map].filename, ld->maps[map].off);
+        if (!s)
+            return -1;
+    }
+    *module = nonempty(s);
+    return 0;
+}
+
+/* Resolve each location's mapping and its lines' functions to frame keys
+ * (function, mapping); a key is inlined when it is ever a non-outermost
+ * line.  Sets *nframes to the frames all locations will hold. */
+static int resolve_keys(struct loader *ld, const struct idpair *maps,
+                        const struct idpair *fns, size_t *nframes)
+{
+    *nframes = 0;
     for (size_t i = 0; i < ld->nlocs; i++) {
         struct location *loc = &ld->locs[i];
 
@@ -807,91 +265,84 @@ static int build_frames(struct loader *ld, const struct idpair *maps,
         if (loc->mapping_id) {
             loc->map = find_id(maps, ld->nmaps, loc->mapping_id);
             if (loc->map == NONE)
-                return fail(ld, loc->off, "unknown mapping id %" PRIu64,
+                return pprof_fail(ld, loc->off, "unknown mapping id %" PRIu64,
                             loc->mapping_id);
         }
         for (uint32_t k = 0; k < loc->nlines; k++) {
             struct line *l = &ld->lines[loc->line0 + k];
-            uint32_t key;
 
             l->fn = find_id(fns, ld->nfns, l->function_id);
             if (l->fn == NONE)
-                return fail(ld, loc->off, "unknown function id %" PRIu64,
+                return pprof_fail(ld, loc->off, "unknown function id %" PRIu64,
                             l->function_id);
-            key = key_of(ld, l->fn, loc->map);
-            if (key == NONE)
-                return oom(ld);
-            l->key = key;
+            l->key = key_of(ld, l->fn, loc->map);
+            if (l->key == NONE)
+                return pprof_oom(ld);
             if (k + 1 < loc->nlines)
-                ld->keys[key].inlined = true;
-            else if (!ld->keys[key].addr)
-                ld->keys[key].addr = loc->address;
+                ld->keys[l->key].inlined = true;
+            else if (!ld->keys[l->key].addr)
+                ld->keys[l->key].addr = loc->address;
         }
-        nframes += loc->nlines ? loc->nlines : 1;
+        *nframes += loc->nlines ? loc->nlines : 1;
     }
-    ld->frames = malloc((nframes ? nframes : 1) * sizeof(*ld->frames));
-    ld->frame_lines = malloc((nframes ? nframes : 1) *
-                             sizeof(*ld->frame_lines));
-    if (!ld->frames || !ld->frame_lines)
-        return oom(ld);
+    return 0;
+}
+
+/* Intern the frame of every key. */
+static int intern_keys(struct loader *ld)
+{
     for (size_t k = 0; k < ld->nkeys; k++) {
         struct fkey *key = &ld->keys[k];
         const struct function *fn = &ld->fns[key->fn];
         const char *name = string_at(ld, fn->name, fn->off);
         const char *file = string_at(ld, fn->filename, fn->off);
-        const char *module = NULL;
-        struct frame_desc d;
+        struct frame_desc d = { .addr = key->addr, .inlined = key->inlined };
 
-        if (!name || !file)
+        if (!name || !file || map_module(ld, key->map, &d.module))
             return -1;
-        if (key->map != NONE) {
-            const struct mapping *m = &ld->maps[key->map];
-
-            module = string_at(ld, m->filename, m->off);
-            if (!module)
-                return -1;
-        }
-        d = (struct frame_desc){
-            .name = *name ? name : "[unknown]",
-            .module = nonempty(module),
-            .file = nonempty(file),
-            .addr = key->addr,
-            .line = fn->start_line <= UINT32_MAX ? (uint32_t)fn->start_line
-                                                 : 0,
-            .inlined = key->inlined,
-        };
+        d.name = *name ? name : "[unknown]";
+        d.file = nonempty(file);
+        d.line = fn->start_line <= UINT32_MAX ? (uint32_t)fn->start_line : 0;
         d.kind = (uint8_t)kind_of(d.name);
         key->frame = profile_intern_frame(ld->p, &d);
         if (key->frame == PROFILE_NONE)
-            return oom(ld);
+            return pprof_oom(ld);
     }
-    nframes = 0;
+    return 0;
+}
+
+/* The frame of a location without lines (not symbolized): named by its
+ * address, as pprof prints it; PROFILE_NONE with the error set. */
+static uint32_t address_frame(struct loader *ld, const struct location *loc)
+{
+    char name[32];
+    struct frame_desc d = { .name = name, .addr = loc->address,
+                            .kind = FRAME_FUNC };
+    uint32_t id;
+
+    if (map_module(ld, loc->map, &d.module))
+        return PROFILE_NONE;
+    snprintf(name, sizeof(name), "0x%" PRIx64, loc->address);
+    id = profile_intern_frame(ld->p, &d);
+    if (id == PROFILE_NONE)
+        pprof_oom(ld);
+    return id;
+}
+
+/* Every location's frames (bottom first) and their lines into frames[]
+ * and frame_lines[]. */
+static int fill_frames(struct loader *ld)
+{
+    size_t nframes = 0;
+
     for (size_t i = 0; i < ld->nlocs; i++) {
         struct location *loc = &ld->locs[i];
 
         loc->frame0 = (uint32_t)nframes;
         if (loc->nlines == 0) {
-            /* Not symbolized: name the frame by its address, as pprof
-             * prints it. */
-            const char *module = NULL;
-            char name[32];
-            struct frame_desc d;
-            uint32_t id;
-
-            if (loc->map != NONE) {
-                module = string_at(ld, ld->maps[loc->map].filename,
-                                   ld->maps[loc->map].off);
-                if (!module)
-                    return -1;
-            }
-            snprintf(name, sizeof(name), "0x%" PRIx64, loc->address);
-            d = (struct frame_desc){ .name = name, .module = nonempty(module),
-                                     .addr = loc->address,
-                                     .kind = FRAME_FUNC };
-            id = profile_intern_frame(ld->p, &d);
-            if (id == PROFILE_NONE)
-                return oom(ld);
-            ld->frames[nframes] = id;
+            ld->frames[nframes] = address_frame(ld, loc);
+            if (ld->frames[nframes] == PROFILE_NONE)
+                return -1;
             ld->frame_lines[nframes++] = 0;
             continue;
         }
@@ -903,6 +354,25 @@ static int build_frames(struct loader *ld, const struct idpair *maps,
                 l->line <= UINT32_MAX ? (uint32_t)l->line : 0;
         }
     }
+    return 0;
+}
+
+/* Resolve every location's mapping and functions and intern its frames:
+ * first the keys, then their frames, then each location's run. */
+static int build_frames(struct loader *ld, const struct idpair *maps,
+                        const struct idpair *fns)
+{
+    size_t nframes;
+
+    if (resolve_keys(ld, maps, fns, &nframes))
+        return -1;
+    ld->frames = malloc((nframes ? nframes : 1) * sizeof(*ld->frames));
+    ld->frame_lines = malloc((nframes ? nframes : 1) *
+                             sizeof(*ld->frame_lines));
+    if (!ld->frames || !ld->frame_lines)
+        return pprof_oom(ld);
+    if (intern_keys(ld) || fill_frames(ld))
+        return -1;
     return 0;
 }
 
@@ -919,14 +389,14 @@ static int each_varint(struct loader *ld, const struct pb_field *f,
     if (f->wire == PB_VARINT)
         return fn(ld, ctx, f->v, f->off);
     if (f->wire != PB_LEN)
-        return wrong_wire(ld, f, what);
+        return pprof_wrong_wire(ld, f, what);
     pb_reader_sub(&r, f);
     while (r.pos < r.len) {
         uint64_t v;
         size_t at = r.base + r.pos;
 
         if (pb_read_varint(&r, &v))
-            return reader_fail(ld, &r);
+            return pprof_reader_fail(ld, &r);
         if (fn(ld, ctx, v, at))
             return -1;
     }
@@ -953,9 +423,9 @@ static int on_location_id(struct loader *ld, void *ctx, uint64_t id,
     uint32_t idx = find_id(s->locs, ld->nlocs, id);
 
     if (idx == NONE)
-        return fail(ld, off, "unknown location id %" PRIu64, id);
+        return pprof_fail(ld, off, "unknown location id %" PRIu64, id);
     if (s->nlocids == LOAD_MAX_DEPTH)
-        return fail(ld, off, "stack deeper than %u frames", LOAD_MAX_DEPTH);
+        return pprof_fail(ld, off, "stack deeper than %u frames", LOAD_MAX_DEPTH);
     ld->loc_scratch[s->nlocids++] = idx;
     return 0;
 }
@@ -986,20 +456,20 @@ static int parse_label(struct loader *ld, const struct pb_field *mf,
     pb_reader_sub(&r, mf);
     while ((rc = pb_next(&r, &f)) == 1) {
         if (f.num == PPROF_LABEL_KEY &&
-            get_varint(ld, &f, "Label.key", &key))
+            pprof_get_varint(ld, &f, "Label.key", &key))
             return -1;
         if (f.num == PPROF_LABEL_STR) {
-            if (get_varint(ld, &f, "Label.str", &str))
+            if (pprof_get_varint(ld, &f, "Label.str", &str))
                 return -1;
             has_str = true;
         }
         if (f.num == PPROF_LABEL_NUM) {
-            if (get_varint(ld, &f, "Label.num", &num))
+            if (pprof_get_varint(ld, &f, "Label.num", &num))
                 return -1;
             has_num = true;
         }
     }
-    if (sub_end(ld, &r, rc))
+    if (pprof_sub_end(ld, &r, rc))
         return -1;
     k = string_at(ld, key, mf->off);
     if (!k || (has_str && !string_at(ld, str, mf->off)))
@@ -1053,7 +523,7 @@ static int add_sample(struct loader *ld, const struct span *sp,
             break;
         case PPROF_SAMPLE_LABEL:
             if (f.wire != PB_LEN)
-                return wrong_wire(ld, &f, "Sample.label");
+                return pprof_wrong_wire(ld, &f, "Sample.label");
             if (parse_label(ld, &f, &s))
                 return -1;
             break;
@@ -1061,25 +531,25 @@ static int add_sample(struct loader *ld, const struct span *sp,
             break;
         }
     }
-    if (sub_end(ld, &r, rc))
+    if (pprof_sub_end(ld, &r, rc))
         return -1;
     if (s.nvalues != ld->ntypes)
-        return fail(ld, sp->off, "sample has %" PRIu64 " values for %zu "
+        return pprof_fail(ld, sp->off, "sample has %" PRIu64 " values for %zu "
                     "sample types", s.nvalues, ld->ntypes);
     if ((int64_t)s.value < 0)
-        return fail(ld, s.value_off, "negative sample value");
+        return pprof_fail(ld, s.value_off, "negative sample value");
     if (s.value == 0)
         return 0;
     if (s.value >= COUNT_LIMIT ||
         profile_samples(ld->p) + s.value >= COUNT_LIMIT)
-        return fail(ld, s.value_off, "total count reaches 2^53");
+        return pprof_fail(ld, s.value_off, "total count reaches 2^53");
     /* Locations leaf first, each location's frames bottom first. */
     for (uint32_t i = s.nlocids; i-- > 0;) {
         const struct location *loc = &ld->locs[ld->loc_scratch[i]];
         uint32_t n = loc->nlines ? loc->nlines : 1;
 
         if (depth + n > LOAD_MAX_DEPTH)
-            return fail(ld, sp->off, "stack deeper than %u frames",
+            return pprof_fail(ld, sp->off, "stack deeper than %u frames",
                         LOAD_MAX_DEPTH);
         for (uint32_t k = 0; k < n; k++)
             ld->stack[depth++] = (struct stack_frame){
@@ -1091,7 +561,7 @@ static int add_sample(struct loader *ld, const struct span *sp,
     thread = sample_thread(ld, &s);
     if (thread == PROFILE_NONE ||
         profile_add_stack(ld->p, thread, ld->stack, depth, s.value) != 0)
-        return oom(ld);
+        return pprof_oom(ld);
     return 0;
 }
 
@@ -1133,7 +603,7 @@ static int set_meta(struct loader *ld)
         }
     }
     if (profile_set_meta(ld->p, &m) != 0)
-        return oom(ld);
+        return pprof_oom(ld);
     return 0;
 }
 
@@ -1146,14 +616,14 @@ static struct profile *decode(struct loader *ld, const uint8_t *data,
     uint32_t value_index = NONE;
     struct profile *res = NULL;
 
-    if (parse_profile(ld, data, len) || copy_strings(ld, len))
+    if (pprof_parse(ld, data, len) || copy_strings(ld, len))
         goto out;
     if (ld->nsamples == 0) {
         util_errf(ld->err, ld->errlen, "%s: no samples", ld->name);
         goto out;
     }
     if (ld->ntypes == 0) {
-        fail(ld, ld->samples[0].off, "samples but no sample_type");
+        pprof_fail(ld, ld->samples[0].off, "samples but no sample_type");
         goto out;
     }
     for (size_t i = 0; i < ld->ntypes; i++) {
@@ -1182,7 +652,7 @@ static struct profile *decode(struct loader *ld, const uint8_t *data,
     ld->stack = malloc(LOAD_MAX_DEPTH * sizeof(*ld->stack));
     ld->loc_scratch = malloc(LOAD_MAX_DEPTH * sizeof(*ld->loc_scratch));
     if (!ld->p || !ld->stack || !ld->loc_scratch) {
-        oom(ld);
+        pprof_oom(ld);
         goto out;
     }
     if (build_frames(ld, maps, fns))
@@ -1219,7 +689,7 @@ struct profile *load_pprof(const char *buf, size_t len, const char *name,
     struct profile *res = NULL;
 
     if (len >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
-        if (gunzip(&ld, data, len, &inflated, &len))
+        if (pprof_gunzip(&ld, data, len, &inflated, &len))
             goto out;
         data = inflated;
     }
@@ -1238,7 +708,7 @@ out:
     free(ld.str);
     free(ld.str_arena);
     free(ld.keys);
-    free(ld.key_slot);
+    idtab_free(&ld.key_ix);
     free(ld.frames);
     free(ld.frame_lines);
     free(ld.stack);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "vec.h"
 
 #define VARINT_MAX 10 /* bytes in the longest varint (64 bits / 7) */
 
@@ -26,27 +27,13 @@ void pb_buf_clear(struct pb_buf *b)
 
 static bool reserve(struct pb_buf *b, size_t extra)
 {
-    size_t cap;
-    uint8_t *nd;
-
     if (b->oom)
         return false;
-    if (extra <= b->cap - b->len)
-        return true;
-    if (extra > SIZE_MAX / 2 - b->len) {
+    if (extra > SIZE_MAX / 2 - b->len ||
+        VEC_RESERVE(b->data, b->cap, b->len + extra) < 0) {
         b->oom = true;
         return false;
     }
-    cap = b->cap ? b->cap : 256;
-    while (cap - b->len < extra)
-        cap *= 2;
-    nd = realloc(b->data, cap);
-    if (!nd) {
-        b->oom = true;
-        return false;
-    }
-    b->data = nd;
-    b->cap = cap;
     return true;
 }
 
@@ -184,19 +171,17 @@ int pb_next(struct pb_reader *r, struct pb_field *f)
     case PB_VARINT:
         return pb_read_varint(r, &f->v) == 0 ? 1 : -1;
     case PB_I64:
-        if (r->len - r->pos < 8)
-            return fail(r, at, "truncated 64-bit field");
-        for (int i = 7; i >= 0; i--)
-            f->v = f->v << 8 | r->data[r->pos + (size_t)i];
-        r->pos += 8;
+    case PB_I32: {
+        size_t width = (key & 7) == PB_I64 ? 8 : 4;  /* little-endian */
+
+        if (r->len - r->pos < width)
+            return fail(r, at, width == 8 ? "truncated 64-bit field"
+                                          : "truncated 32-bit field");
+        for (size_t i = width; i-- > 0;)
+            f->v = f->v << 8 | r->data[r->pos + i];
+        r->pos += width;
         return 1;
-    case PB_I32:
-        if (r->len - r->pos < 4)
-            return fail(r, at, "truncated 32-bit field");
-        for (int i = 3; i >= 0; i--)
-            f->v = f->v << 8 | r->data[r->pos + (size_t)i];
-        r->pos += 4;
-        return 1;
+    }
     case PB_LEN: {
         uint64_t len;
 

@@ -1,10 +1,14 @@
 /* profile.h - the aggregate: interned frames, one call tree, derived views.
  *
  * This is the profile model every other part reads or writes:
- *   - the collector (src/collect.c) adds symbolized stacks to it;
- *   - the TUI (ui/) and the exporters (src/export_*.c) read it, always
- *     through a private copy (profile_clone) or a derived profile
- *     (profile_derive), never while the collector writes it.
+ *   - the collector (src/engine/collect.c) adds symbolized stacks to it;
+ *   - the TUI (ui/, through view_model.h) and the writers
+ *     (src/formats/export_*.c) read it, always through a private copy
+ *     (profile_clone) or a derived profile (profile_derive), never while
+ *     the collector writes it.
+ * Its queries (flat table, caller->callee edges, first-use numbering)
+ * are the one copy every view and writer uses.  Implemented by
+ * profile.c, profile_tree.c and profile_query.c (see profile_impl.h).
  *
  * Layers: this module includes libc only (no curses, ptrace, libunwind or
  * libdw), so tests/unit/ links it alone.  A profile is not thread-safe;
@@ -196,9 +200,10 @@ const struct profile_node *profile_node(const struct profile *p, uint32_t id);
 uint32_t profile_child(const struct profile *p, uint32_t parent,
                        uint32_t frame);
 
-/* Fill out[] with the frame ids from the thread node's child down to
- * `node` (bottom of stack first, the thread frame excluded).  Returns
- * the path length; writes at most cap entries. */
+/* Fill out[] with the frame ids from the thread node's child (the
+ * root's child in a merged tree) down to `node` (bottom of stack first,
+ * the thread frame excluded).  Returns the path length; writes at most
+ * cap entries. */
 size_t profile_node_path(const struct profile *p, uint32_t node,
                          uint32_t *out, size_t cap);
 
@@ -231,6 +236,14 @@ struct profile_filter {
     uint32_t focus;    /* frame id: keep only stacks through it; or NONE */
     bool inverted;     /* bottom-up: below each thread node, roots are the
                           leaf functions and children are their callers */
+    bool merge_threads; /* drop the thread level: every thread's stacks
+                          hang from the root itself, so one path taken by
+                          several threads is one node (what perf top and
+                          py-spy top show).  The thread nodes stay, empty.
+                          Such a tree is for reading (profile_node, child
+                          walks, keys): per-thread walks (foreach_stack,
+                          and so edges, merge, the exporters and a further
+                          derive) find no stack in it */
 };
 
 /* Build a derived profile (see struct profile_filter).  Frames, threads
@@ -242,6 +255,9 @@ struct profile *profile_derive(const struct profile *p,
 /* Per-function totals. */
 struct profile_flat {
     uint32_t frame;  /* frame id (FRAME_FUNC and FRAME_SPECIAL only) */
+    uint32_t first;  /* rank of the function's first use: the order in
+                        which profile_foreach_stack first meets it (a
+                        stable tie-break for views and reports) */
     uint64_t self;   /* samples with this function as leaf */
     uint64_t total;  /* samples with this function anywhere in the stack,
                         counted once per sample even under recursion */
@@ -253,23 +269,44 @@ struct profile_flat {
  * (then *out is NULL). */
 long profile_flat(const struct profile *p, struct profile_flat **out);
 
+/* The functions with samples numbered by first use (profile_flat's
+ * `first`): (*order)[i] is the frame id of the i-th function met, and
+ * (*index)[frame], when index is not NULL, its number or PROFILE_NONE.
+ * Writers number their records so.  Both malloc'd (caller frees);
+ * returns the count, or -1 on OOM (then both are NULL). */
+long profile_first_use(const struct profile *p, uint32_t **order,
+                       uint32_t **index);
+
 /* Re-sort a flat table (as from profile_flat) by total descending, then
  * self descending, then frame id: the order of "top by total" views. */
 void profile_flat_sort_total(struct profile_flat *v, size_t n);
 
-/* A caller -> callee edge. */
+/* A caller -> callee edge of the call graph, the one edge builder every
+ * view and exporter reads.  Times are Racket's (profile-lib analyzer.rkt
+ * connect): a sample of `count` adds count/k to caller_time, k the
+ * callee's occurrences in its stack, and count/k' to callee_time, k' the
+ * caller's occurrences (1 for the stack bottom), so Local% stays at most
+ * 100% under recursion:
+ *   - a caller line above function F shows caller_time / total(F);
+ *   - a callee line below F shows callee_time / total(F). */
 struct profile_edge {
-    uint32_t caller;  /* frame id, or PROFILE_NONE for "stack bottom" */
-    uint32_t callee;  /* frame id */
-    uint64_t samples; /* samples containing this edge, once per sample */
-    double time;      /* Racket edge time in samples: each sample adds 1/k
-                         where k is the number of occurrences of the
-                         callee in that sample's stack */
+    uint32_t caller;     /* frame id, or PROFILE_NONE for the stack bottom
+                            (Racket's "*" node) */
+    uint32_t callee;     /* frame id */
+    uint32_t seq;        /* first-use order, Racket's: per stack the bottom
+                            edge, then the pairs from the leaf down */
+    uint64_t samples;    /* samples containing this edge, once per sample */
+    uint64_t outer;      /* samples in which this edge enters the callee's
+                            outermost occurrence: a function's outer sums
+                            to its total (callgrind's inclusive calls) */
+    double caller_time;  /* sum of count / occurrences of the callee */
+    double callee_time;  /* sum of count / occurrences of the caller */
 };
 
 /* All caller->callee edges over all threads of p (thread frames are not
- * callers: edges from the thread node have caller PROFILE_NONE), sorted
- * by caller then callee.  *out malloc'd; count or -1 on OOM. */
+ * callers: edges from the thread node have caller PROFILE_NONE; Racket's
+ * leaf -> "*" edges are not listed, their caller_time is the leaf's self),
+ * sorted by caller then callee.  *out malloc'd; count or -1 on OOM. */
 long profile_edges(const struct profile *p, struct profile_edge **out);
 
 /* Per-line or per-address counts of one function. */

@@ -1,6 +1,7 @@
-/* model.c - derive, summarise and apply the hide thresholds to a snapshot.
+/* view_model.c - derive, summarise and apply the hide thresholds to a
+ * snapshot.
  *
- * See model.h.  Called by ui.c once per new snapshot or filter change;
+ * See view_model.h.  Called by ui.c once per new snapshot or filter change;
  * that is at most once per refresh interval, so plain O(nodes + edges)
  * passes are fine here.
  */
@@ -18,34 +19,59 @@ static uint32_t thread_index(const struct profile *p, int64_t tid)
     return PROFILE_NONE;
 }
 
+/* The thread and focus parts of f over snap (what selects samples);
+ * true when they select less than everything. */
+static bool sample_filter(const struct profile *snap,
+                          const struct model_filter *f,
+                          struct profile_filter *pf)
+{
+    *pf = (struct profile_filter){
+        .thread = f->has_thread ? thread_index(snap, f->tid) : PROFILE_NONE,
+        .focus = f->focus < profile_frame_count(snap) ? f->focus
+                                                      : PROFILE_NONE,
+    };
+    return pf->thread != PROFILE_NONE || pf->focus != PROFILE_NONE;
+}
+
+struct profile *model_filter_profile(const struct profile *snap,
+                                     const struct model_filter *f)
+{
+    struct profile_filter pf;
+
+    return sample_filter(snap, f, &pf) ? profile_derive(snap, &pf)
+                                       : profile_clone(snap);
+}
+
 struct model *model_new(const struct profile *snap,
                         const struct model_filter *f, double hide_self,
                         double hide_subs)
 {
     struct model *m = calloc(1, sizeof(*m));
+    struct profile_filter pf;
 
     if (!m)
         return NULL;
     m->snap = snap;
-    m->thread = f->has_thread ? thread_index(snap, f->tid) : PROFILE_NONE;
     m->nframes = profile_frame_count(snap);
-    m->focus = f->focus < m->nframes ? f->focus : PROFILE_NONE;
     m->base = snap;
 
-    if (m->thread != PROFILE_NONE || m->focus != PROFILE_NONE) {
-        struct profile_filter pf = { m->thread, m->focus, false };
+    bool filtered = sample_filter(snap, f, &pf);
+    m->thread = pf.thread;
+    m->focus = pf.focus;
+    if (filtered) {
         m->derived = profile_derive(snap, &pf);
         if (!m->derived)
             goto fail;
         m->base = m->derived;
     }
     m->tree = m->base;
-    if (f->inverted) {
-        struct profile_filter pf = { PROFILE_NONE, PROFILE_NONE, true };
-        m->inv = profile_derive(m->base, &pf);
-        if (!m->inv)
+    if (f->inverted || f->merge_threads) {
+        struct profile_filter shape = { PROFILE_NONE, PROFILE_NONE,
+                                        f->inverted, f->merge_threads };
+        m->shaped = profile_derive(m->base, &shape);
+        if (!m->shaped)
             goto fail;
-        m->tree = m->inv;
+        m->tree = m->shaped;
     }
     m->total = profile_node(m->base, PROFILE_ROOT)->total;
 
@@ -80,7 +106,7 @@ void model_free(struct model *m)
     if (!m)
         return;
     profile_free(m->derived);
-    profile_free(m->inv);
+    profile_free(m->shaped);
     free(m->flat);
     free(m->flat_of);
     free(m->edges);
@@ -95,16 +121,31 @@ static double frame_total(const struct model *m, uint32_t frame)
     return fl ? (double)fl->total : 0.0;
 }
 
+/* Float slack: Racket compares exact rationals, so a share equal to the
+ * threshold (1/100 of 100 samples) must not miss it by a rounding. */
+#define HIDE_EPS 1e-9
+
+static void share_max(double *slot, double time, double total)
+{
+    if (total > 0 && time / total > *slot)
+        *slot = time / total;
+}
+
 void model_set_hide(struct model *m, double hide_self, double hide_subs)
 {
+    double self_f = hide_self > 0 ? hide_self / 100.0 : 0;
+    double subs_f = hide_subs > 0 ? hide_subs / 100.0 : 0;
+    double all = (double)m->total;
+
     m->nhidden = 0;
     for (uint32_t i = 0; i < m->nframes; i++)
         m->hidden[i] = false;
-    if (hide_self <= 0 && hide_subs <= 0)
+    if (self_f <= 0 && subs_f <= 0)
         return;
 
-    /* Largest edge share on each side, as percentages scaled by 100 to
-     * compare without dividing: share <= limit  <=>  time*100 <= limit*T. */
+    /* Largest share of each frame's callee edges (edge caller_time over
+     * the callee's total) and of its caller edges (callee_time over the
+     * caller's total; the stack bottom's total is every sample). */
     double *callee_max = calloc(m->nframes ? m->nframes : 1, sizeof(double));
     double *caller_max = calloc(m->nframes ? m->nframes : 1, sizeof(double));
     if (!callee_max || !caller_max) {
@@ -114,32 +155,29 @@ void model_set_hide(struct model *m, double hide_self, double hide_subs)
     }
     for (size_t i = 0; i < m->nedges; i++) {
         const struct profile_edge *e = &m->edges[i];
-        double ct = frame_total(m, e->callee);
-        double pt = e->caller == PROFILE_NONE ? (double)m->total
-                                              : frame_total(m, e->caller);
-        /* The callee's list of callers: the edge against the caller. */
-        if (e->callee < m->nframes && pt > 0) {
-            double s = 100.0 * e->time / pt;
-            if (s > caller_max[e->callee])
-                caller_max[e->callee] = s;
-        }
-        /* The caller's list of callees: the edge against the callee. */
-        if (e->caller < m->nframes && ct > 0) {
-            double s = 100.0 * e->time / ct;
-            if (s > callee_max[e->caller])
-                callee_max[e->caller] = s;
-        }
+
+        if (e->caller < m->nframes)
+            share_max(&callee_max[e->caller], e->caller_time,
+                      frame_total(m, e->callee));
+        if (e->callee < m->nframes)
+            share_max(&caller_max[e->callee], e->callee_time,
+                      e->caller == PROFILE_NONE ? all
+                                                : frame_total(m, e->caller));
     }
     for (size_t i = 0; i < m->nflat; i++) {
         uint32_t f = m->flat[i].frame;
+        double self = all > 0 ? (double)m->flat[i].self / all : 0;
+
         if (f >= m->nframes)
             continue;
-        bool hide = m->total == 0 ||
-            ((double)m->flat[i].self * 100.0 <= hide_self * (double)m->total &&
-             callee_max[f] <= hide_subs && caller_max[f] <= hide_subs);
-        m->hidden[f] = hide;
-        if (hide)
-            m->nhidden++;
+        /* Racket's leaf -> "*" edge: its caller_time is the self time,
+         * over the "*" node's total, every sample. */
+        share_max(&callee_max[f], (double)m->flat[i].self, all);
+        m->hidden[f] = all <= 0 ||
+                       (self <= self_f + HIDE_EPS &&
+                        callee_max[f] <= subs_f + HIDE_EPS &&
+                        caller_max[f] <= subs_f + HIDE_EPS);
+        m->nhidden += m->hidden[f];
     }
     free(callee_max);
     free(caller_max);

@@ -1,4 +1,4 @@
-# tests/fuzz/fuzz.mk - libFuzzer targets for every reader (src/load*.c).
+# tests/fuzz/fuzz.mk - libFuzzer targets for every reader (src/formats/load_*.c).
 #
 # Included by the top-level Makefile after PURE_SRCS is set, or run on its
 # own (make -f tests/fuzz/fuzz.mk fuzz-build), when it reads the module

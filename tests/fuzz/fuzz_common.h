@@ -1,15 +1,17 @@
-/* fuzz_common.h - what every reader's fuzz target does with a profile it
- * managed to load: write it in every export format (to /dev/null), so the
- * exporters also meet every odd profile the readers can build, and check
- * that pprof, the format meant to round-trip, reaches a fixed point:
- * load(save(p)) saves to the same bytes.
+/* fuzz_common.h - the whole of a reader's fuzz target (fuzz_reader):
+ * load the input, check the error contract, write what loaded in every
+ * export format (to /dev/null), so the exporters also meet every odd
+ * profile the readers can build, and check that pprof, the format meant
+ * to round-trip, reaches a fixed point: load(save(p)) saves to the same
+ * bytes.
  *
- * Included once by each tests/fuzz/fuzz_NAME.c; not a module of the
- * program.  A broken invariant calls abort(), which libFuzzer reports as
- * a crash and saves the input. */
+ * Included once by each tests/fuzz/fuzz_NAME.c, which names its reader;
+ * not a module of the program.  A broken invariant calls abort(), which
+ * libFuzzer reports as a crash and saves the input. */
 #ifndef SPROFTOP_FUZZ_COMMON_H
 #define SPROFTOP_FUZZ_COMMON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +129,31 @@ static void fuzz_check_error(const struct profile *p, const char *err)
         fprintf(stderr, "bad error message: '%s'\n", err);
         abort();
     }
+}
+
+/* A reader: load_buffer, load_folded, load_pprof, load_apple. */
+typedef struct profile *(*fuzz_load_fn)(const char *buf, size_t len,
+                                        const char *name, char *err,
+                                        size_t errlen);
+
+/* One fuzz input through reader `load` (the file named `name` in its
+ * errors).  `strict`: the reader is pprof's, whose own output must
+ * already be the round trip's fixed point.  Returns 0 (libFuzzer's
+ * "keep going"); a broken invariant aborts. */
+static int fuzz_reader(fuzz_load_fn load, const char *name, bool strict,
+                       const uint8_t *data, size_t size)
+{
+    char err[512] = "";
+    struct profile *p = load((const char *)data, size, name, err,
+                             sizeof(err));
+
+    fuzz_check_error(p, err);
+    if (p) {
+        fuzz_export_all(p);
+        fuzz_pprof_fixed_point(p, strict);
+    }
+    profile_free(p);
+    return 0;
 }
 
 #endif

@@ -5,15 +5,5 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char err[512] = "";
-    struct profile *p = load_buffer((const char *)data, size, "fuzz-input",
-                                    err, sizeof(err));
-
-    fuzz_check_error(p, err);
-    if (p) {
-        fuzz_export_all(p);
-        fuzz_pprof_fixed_point(p, false);
-    }
-    profile_free(p);
-    return 0;
+    return fuzz_reader(load_buffer, "fuzz-input", false, data, size);
 }

@@ -5,15 +5,5 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char err[512] = "";
-    struct profile *p = load_pprof((const char *)data, size, "fuzz.pb.gz",
-                                   err, sizeof(err));
-
-    fuzz_check_error(p, err);
-    if (p) {
-        fuzz_export_all(p);
-        fuzz_pprof_fixed_point(p, true);
-    }
-    profile_free(p);
-    return 0;
+    return fuzz_reader(load_pprof, "fuzz.pb.gz", true, data, size);
 }

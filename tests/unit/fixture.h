@@ -25,6 +25,7 @@
 
 #include "export.h"
 #include "profile.h"
+#include "vec.h"
 
 /* Deepest stack the add helpers take (the deep-recursion tests). */
 #define FIXTURE_MAX_DEPTH 400
@@ -41,6 +42,17 @@ static inline uint32_t fixture_frame(struct profile *p, const char *name,
 
     assert_int_not_equal(id, PROFILE_NONE);
     return id;
+}
+
+/* The id of the first frame of p named `name`; fails the test if none. */
+static inline uint32_t fixture_find_frame(const struct profile *p,
+                                          const char *name)
+{
+    for (uint32_t i = 0; i < profile_frame_count(p); i++)
+        if (strcmp(profile_frame(p, i)->name, name) == 0)
+            return i;
+    fail_msg("no frame %s", name);
+    return PROFILE_NONE;
 }
 
 /* The start line FORMATS.md's example gives function `name` (main 10,
@@ -121,6 +133,50 @@ static inline void fixture_add_names(struct profile *p, uint32_t thread,
                           sizeof(names_) / sizeof(names_[0]), count);       \
     } while (0)
 
+/* Add count samples of a folded stack "main;a;b" (root first), each
+ * frame made by fn, on thread; no lines. */
+static inline void fixture_add_folded(struct profile *p, uint32_t thread,
+                                      fixture_frame_fn fn, const char *stack,
+                                      uint64_t count)
+{
+    const char *names[FIXTURE_MAX_DEPTH];
+    char *copy = strdup(stack), *save = NULL;
+    size_t n = 0;
+
+    assert_non_null(copy);
+    for (char *tok = strtok_r(copy, ";", &save); tok;
+         tok = strtok_r(NULL, ";", &save)) {
+        assert_true(n < FIXTURE_MAX_DEPTH);
+        names[n++] = tok;
+    }
+    fixture_add_names(p, thread, fn, names, n, count);
+    free(copy);
+}
+
+/* A profile with one thread (tid 1, "t") that ran the stacks of a folded
+ * text, "main;a;b 3" per line, frames made by fn.  The caller frees it. */
+static inline struct profile *fixture_folded(fixture_frame_fn fn,
+                                             const char *text)
+{
+    struct profile *p = profile_new();
+    char *copy = strdup(text), *save = NULL;
+    uint32_t t;
+
+    assert_non_null(p);
+    assert_non_null(copy);
+    t = profile_thread(p, 1, "t");
+    for (char *l = strtok_r(copy, "\n", &save); l;
+         l = strtok_r(NULL, "\n", &save)) {
+        char *count = strrchr(l, ' ');
+
+        assert_non_null(count);
+        *count++ = '\0';
+        fixture_add_folded(p, t, fn, l, strtoull(count, NULL, 10));
+    }
+    free(copy);
+    return p;
+}
+
 /* FORMATS.md's example: threads 100 "main" and 101 "worker", frames
  * main, a, b, c, d made by fn in that order, then main;a;b x3 and
  * main;a;c x1 on "main", main;d x2 on "worker" (call_lines as for
@@ -170,18 +226,13 @@ static char *fixture_write(const struct exporter *e, const struct profile *p,
 static inline char *fixture_slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
-    size_t n = 0, cap = 4096;
-    char *buf = malloc(cap);
+    size_t n = 0, cap = 0;
+    char *buf = NULL;
 
     assert_non_null(f);
-    assert_non_null(buf);
-    for (size_t r; (r = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
-        n += r;
-        if (cap - n - 1 == 0) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            assert_non_null(buf);
-        }
+    for (size_t r = 1; r > 0; n += r) {
+        assert_int_equal(VEC_RESERVE(buf, cap, n + 4096), 0);
+        r = fread(buf + n, 1, cap - n - 1, f);
     }
     assert_false(ferror(f));
     fclose(f);
@@ -208,11 +259,7 @@ static inline char *fixture_sorted_lines(const char *text)
     assert_non_null(copy);
     for (char *l = strtok_r(copy, "\n", &save); l;
          l = strtok_r(NULL, "\n", &save)) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            lines = realloc(lines, cap * sizeof(*lines));
-            assert_non_null(lines);
-        }
+        assert_int_equal(VEC_RESERVE(lines, cap, n + 1), 0);
         lines[n++] = l;
     }
     if (n)

@@ -1,5 +1,5 @@
-/* test_sampler.c - the Apple Sampler writer (export_sampler) and reader
- * (load_sampler): the golden file tests/unit/data/example.sampler (a copy
+/* test_sampler.c - the Apple Sampler writer (export_apple) and reader
+ * (load_apple): the golden file tests/unit/data/example.sampler (a copy
  * of shared/formats/example.sampler) written byte for byte and read back,
  * round trips (write -> read -> write gives the same bytes, and the same
  * stacks per thread), thread-id remapping, name sanitizing, and the
@@ -32,11 +32,11 @@ static struct profile *example(void)
     return fixture_example(golden_fn, false);
 }
 
-static struct buf write_sampler(const struct profile *p)
+static struct buf write_apple(const struct profile *p)
 {
     struct buf b;
 
-    b.data = fixture_write(&export_sampler, p, NULL, &b.len);
+    b.data = fixture_write(&export_apple, p, NULL, &b.len);
     return b;
 }
 
@@ -100,11 +100,11 @@ static char *stacks_of(const struct profile *p)
 static struct profile *load_ok(const struct buf *b)
 {
     char err[256] = "";
-    struct profile *p = load_sampler(b->data, b->len, "x.sampler", err,
+    struct profile *p = load_apple(b->data, b->len, "x.sampler", err,
                                      sizeof(err));
 
     if (!p)
-        fprintf(stderr, "# load_sampler: %s\n", err);
+        fprintf(stderr, "# load_apple: %s\n", err);
     assert_non_null(p);
     assert_string_equal(err, "");
     return p;
@@ -121,17 +121,17 @@ static void assert_same_bytes(const struct buf *a, const struct buf *b)
 static void test_registry(void **state)
 {
     (void)state;
-    assert_ptr_equal(export_find("sampler"), &export_sampler);
-    assert_ptr_equal(export_for_path("/tmp/x.sampler"), &export_sampler);
-    assert_true(load_sampler_sniff("@supersamplerV1.0\n", 18));
-    assert_false(load_sampler_sniff("@supersamplerV1.0", 17));
-    assert_false(load_sampler_sniff("main;a 1\n", 9));
+    assert_ptr_equal(export_find("sampler"), &export_apple);
+    assert_ptr_equal(export_for_path("/tmp/x.sampler"), &export_apple);
+    assert_true(load_apple_sniff("@supersamplerV1.0\n", 18));
+    assert_false(load_apple_sniff("@supersamplerV1.0", 17));
+    assert_false(load_apple_sniff("main;a 1\n", 9));
 }
 
 static void test_golden_write(void **state)
 {
     struct profile *p = example();
-    struct buf got = write_sampler(p), want = slurp(DATA_DIR "/example.sampler");
+    struct buf got = write_apple(p), want = slurp(DATA_DIR "/example.sampler");
 
     (void)state;
     assert_same_bytes(&got, &want);
@@ -173,11 +173,11 @@ static void test_golden_read(void **state)
  * the same stacks and counts per thread. */
 static void round_trip(struct profile *p)
 {
-    struct buf first = write_sampler(p), second;
+    struct buf first = write_apple(p), second;
     struct profile *q = load_ok(&first), *r;
     char *a, *b;
 
-    second = write_sampler(q);
+    second = write_apple(q);
     assert_same_bytes(&first, &second);
     r = load_ok(&second);
     a = stacks_of(q);
@@ -194,7 +194,7 @@ static void round_trip(struct profile *p)
 static void test_round_trip_golden(void **state)
 {
     struct profile *p = example();
-    struct buf first = write_sampler(p);
+    struct buf first = write_apple(p);
     struct profile *q = load_ok(&first);
     char *a = stacks_of(p), *b = stacks_of(q);
 
@@ -254,7 +254,7 @@ static void test_thread_remap(void **state)
     }
     for (int i = 0; i < 5; i++)
         fixture_add_ids(p, t[i], f, 12, (uint64_t)i + 1, false);
-    out = write_sampler(p);
+    out = write_apple(p);
     n = symbol_ids(&out, ids, 32);
     assert_int_equal(n, 12 + 5);
     /* functions from 0x101 (0x100 is thread 256's), skipping 0x109 and
@@ -324,7 +324,7 @@ static void test_names_and_edges(void **state)
     FIXTURE_ADD_IDS(p, t0, 1, s, h1);
     FIXTURE_ADD_IDS(p, t2, 4, s, h2);
     assert_int_equal(profile_add_stack(p, t2, NULL, 0, 3), 0);
-    out = write_sampler(p);
+    out = write_apple(p);
     assert_non_null(memmem(out.data, out.len, "\tx y z \tlib m.so\tlib m.so\n",
                            26));
     assert_non_null(memmem(out.data, out.len, "\t[unknown]\t\t\n", 13));
@@ -358,7 +358,7 @@ static void test_names_and_edges(void **state)
 static void test_empty_profile(void **state)
 {
     struct profile *p = profile_new(), *q;
-    struct buf out = write_sampler(p);
+    struct buf out = write_apple(p);
 
     (void)state;
     assert_int_equal(out.len, strlen("@supersamplerV1.0\n@symboltableV1.1\n"
@@ -369,7 +369,7 @@ static void test_empty_profile(void **state)
         /* well-formed but empty: refused like the other readers' */
         char err[256] = "";
 
-        q = load_sampler(out.data, out.len, "x.sampler", err, sizeof(err));
+        q = load_apple(out.data, out.len, "x.sampler", err, sizeof(err));
         assert_null(q);
         assert_string_equal(err, "x.sampler: no samples");
     }
@@ -389,7 +389,7 @@ static void test_counts_coalesce(void **state)
     (void)state;
     FIXTURE_ADD_IDS(p, t, 1000, f, g);
     FIXTURE_ADD_IDS(p, t, 1, f);
-    out = write_sampler(p);
+    out = write_apple(p);
     q = load_ok(&out);
     st = stacks_of(q);
     assert_string_equal(st, "1:f 1\n1:f;g 1000\n");
@@ -408,7 +408,7 @@ static void expect_error(const char *data, size_t len, long at,
                          const char *what)
 {
     char err[256] = "", prefix[64];
-    struct profile *p = load_sampler(data, len, "x.sampler", err, sizeof(err));
+    struct profile *p = load_apple(data, len, "x.sampler", err, sizeof(err));
 
     if (p || (what && !strstr(err, what)))
         fprintf(stderr, "# got \"%s\", want \"%s\" at %ld\n", err,
@@ -484,7 +484,7 @@ static void test_bad_input(void **state)
     memcpy(m + g.len, "\n\n", 2);
     {
         char err[128] = "";
-        struct profile *p = load_sampler(m, g.len + 2, "x", err, sizeof(err));
+        struct profile *p = load_apple(m, g.len + 2, "x", err, sizeof(err));
 
         assert_non_null(p);
         profile_free(p);
@@ -502,7 +502,7 @@ static void test_bad_input(void **state)
 static void test_fuzz(void **state)
 {
     struct profile *p = example();
-    struct buf g = write_sampler(p);
+    struct buf g = write_apple(p);
     char *m = malloc(g.len);
     uint64_t x = 0x9e3779b97f4a7c15ull;
 
@@ -522,7 +522,7 @@ static void test_fuzz(void **state)
         }
         if (iter % 3 == 0)
             len = (size_t)(x >> 40) % (g.len + 1);
-        q = load_sampler(m, len, "f", err, sizeof(err));
+        q = load_apple(m, len, "f", err, sizeof(err));
         if (q) {
             profile_free(q);
         } else {
@@ -539,7 +539,7 @@ static void test_fuzz(void **state)
 static void test_load_file(void **state)
 {
     struct profile *p = example(), *q;
-    struct buf out = write_sampler(p);
+    struct buf out = write_apple(p);
     char path[64];
     char err[256] = "";
     char *a, *b;

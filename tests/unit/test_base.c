@@ -80,6 +80,19 @@ static void test_idtab(void **state)
     uint64_t absent = 3;
     assert_int_equal(idtab_find(&t, util_mix64(absent) & 0xfff, key_eq, &absent),
                      IDTAB_NONE);
+    /* a copy finds the same ids and is independent */
+    struct idtab c;
+    assert_int_equal(idtab_copy(&c, &t), 0);
+    assert_int_equal(idtab_insert(&c, 77, 4999), 0);
+    for (uint32_t i = 0; i < 5000; i += 499) {
+        uint64_t k = keys[i];
+        assert_int_equal(idtab_find(&c, util_mix64(k) & 0xfff, key_eq, &k), i);
+    }
+    assert_int_equal(idtab_find(&t, 77, NULL, NULL), IDTAB_NONE);
+    idtab_free(&c);
+    struct idtab e = {0}, ec;
+    assert_int_equal(idtab_copy(&ec, &e), 0);
+    assert_null(ec.slots);
     idtab_clear(&t);
     assert_int_equal(t.n, 0);
     uint64_t k0 = keys[0];
@@ -117,6 +130,17 @@ static void test_strarena(void **state)
     big[199999] = '\0';
     assert_string_equal(strarena_intern(&a, big, 199999), big);
     free(big);
+    /* a copy: the same ids and strings, at other addresses */
+    struct strarena b;
+    assert_int_equal(strarena_copy(&b, &a), 0);
+    assert_int_equal(b.nstr, a.nstr);
+    assert_int_equal(b.bytes, a.bytes);
+    assert_int_equal(strarena_lookup(&b, "name77", 6), 79);
+    assert_string_equal(strarena_str(&b, hello), "hello");
+    assert_ptr_not_equal(strarena_str(&b, hello), p);
+    assert_int_equal(strarena_intern_id(&b, "fresh", 5), a.nstr);
+    assert_int_equal(strarena_lookup(&a, "fresh", 5), UINT32_MAX);
+    strarena_free(&b);
     strarena_free(&a);
     assert_int_equal(a.nstr, 0);
 }

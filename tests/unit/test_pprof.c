@@ -129,15 +129,6 @@ static char *dump(const struct profile *p, bool attrs)
     return buf;
 }
 
-static uint32_t find_frame(const struct profile *p, const char *name)
-{
-    for (uint32_t i = 0; i < profile_frame_count(p); i++)
-        if (strcmp(profile_frame(p, i)->name, name) == 0)
-            return i;
-    fail_msg("no frame %s", name);
-    return PROFILE_NONE;
-}
-
 /* Bytes of the pprof export of p. */
 static char *write_pprof(const struct profile *p, size_t *len)
 {
@@ -204,16 +195,16 @@ struct decoded {
     size_t ntypes;
     struct dsample samples[16];
     size_t nsamples;
-    struct {
+    struct dloc {
         uint64_t id, mapping, addr, fn[8];
         size_t nlines;
     } locs[32];
     size_t nlocs;
-    struct {
+    struct dfn {
         uint64_t id, name, system_name, filename, start_line;
     } fns[32];
     size_t nfns;
-    struct {
+    struct dmap {
         uint64_t id, start, limit, filename, has_functions;
     } maps[8];
     size_t nmaps;
@@ -241,90 +232,95 @@ static void packed(const struct pb_field *f, uint64_t *out, size_t *n,
     }
 }
 
+/* A submessage's varint fields by number (1..15), 0 where absent. */
+static void varints(const struct pb_field *f, uint64_t v[16])
+{
+    struct pb_reader s;
+    struct pb_field g;
+
+    memset(v, 0, 16 * sizeof(*v));
+    pb_reader_sub(&s, f);
+    while (pb_next(&s, &g) == 1)
+        if (g.num < 16 && g.wire == PB_VARINT)
+            v[g.num] = g.v;
+}
+
+static void decode_sample(const struct pb_field *f, struct dsample *sm)
+{
+    struct pb_reader s;
+    struct pb_field g;
+    uint64_t v[16];
+
+    pb_reader_sub(&s, f);
+    while (pb_next(&s, &g) == 1) {
+        if (g.num == 1)
+            packed(&g, sm->loc, &sm->nloc, 64);
+        if (g.num == 2)
+            packed(&g, sm->val, &sm->nval, 4);
+        if (g.num == 3) {
+            assert_true(sm->nlabels < 4);
+            varints(&g, v);
+            memcpy(sm->label[sm->nlabels++], v + 1, 3 * sizeof(*v));
+        }
+    }
+}
+
+static void decode_location(const struct pb_field *f, struct dloc *l)
+{
+    struct pb_reader s;
+    struct pb_field g;
+    uint64_t v[16];
+
+    varints(f, v);
+    *l = (struct dloc){ .id = v[1], .mapping = v[2], .addr = v[3] };
+    pb_reader_sub(&s, f);
+    while (pb_next(&s, &g) == 1)
+        if (g.num == 4) {
+            assert_true(l->nlines < 8);
+            varints(&g, v);
+            l->fn[l->nlines++] = v[1];
+        }
+}
+
 static void decode(const uint8_t *data, size_t len, struct decoded *d)
 {
-    struct pb_reader r, s, t;
-    struct pb_field f, g, h;
+    struct pb_reader r;
+    struct pb_field f;
+    uint64_t v[16];
     bool seen_string = false;
 
     memset(d, 0, sizeof(*d));
     pb_reader_init(&r, data, len, 0);
     while (pb_next(&r, &f) == 1) {
-        pb_reader_sub(&s, &f);
         switch (f.num) {
         case PPROF_SAMPLE_TYPE:
+        case PPROF_PERIOD_TYPE:
+            varints(&f, v);
+            if (f.num == PPROF_PERIOD_TYPE) {
+                memcpy(d->period_type, v + 1, 2 * sizeof(*v));
+                break;
+            }
             assert_true(d->ntypes < 4);
-            while (pb_next(&s, &g) == 1)
-                d->sample_type[d->ntypes][g.num - 1] = g.v;
-            d->ntypes++;
+            memcpy(d->sample_type[d->ntypes++], v + 1, 2 * sizeof(*v));
             break;
-        case PPROF_SAMPLE: {
-            struct dsample *sm = &d->samples[d->nsamples++];
-
-            assert_true(d->nsamples <= 16);
-            while (pb_next(&s, &g) == 1) {
-                if (g.num == 1)
-                    packed(&g, sm->loc, &sm->nloc, 64);
-                if (g.num == 2)
-                    packed(&g, sm->val, &sm->nval, 4);
-                if (g.num == 3) {
-                    assert_true(sm->nlabels < 4);
-                    pb_reader_sub(&t, &g);
-                    while (pb_next(&t, &h) == 1)
-                        if (h.num >= 1 && h.num <= 3)
-                            sm->label[sm->nlabels][h.num - 1] = h.v;
-                    sm->nlabels++;
-                }
-            }
+        case PPROF_SAMPLE:
+            assert_true(d->nsamples < 16);
+            decode_sample(&f, &d->samples[d->nsamples++]);
             break;
-        }
         case PPROF_MAPPING:
-            while (pb_next(&s, &g) == 1) {
-                if (g.num == 1)
-                    d->maps[d->nmaps].id = g.v;
-                if (g.num == 2)
-                    d->maps[d->nmaps].start = g.v;
-                if (g.num == 3)
-                    d->maps[d->nmaps].limit = g.v;
-                if (g.num == 5)
-                    d->maps[d->nmaps].filename = g.v;
-                if (g.num == 7)
-                    d->maps[d->nmaps].has_functions = g.v;
-            }
-            d->nmaps++;
+            assert_true(d->nmaps < 8);
+            varints(&f, v);
+            d->maps[d->nmaps++] = (struct dmap){ v[1], v[2], v[3], v[5],
+                                                 v[7] };
             break;
         case PPROF_LOCATION:
-            while (pb_next(&s, &g) == 1) {
-                if (g.num == 1)
-                    d->locs[d->nlocs].id = g.v;
-                if (g.num == 2)
-                    d->locs[d->nlocs].mapping = g.v;
-                if (g.num == 3)
-                    d->locs[d->nlocs].addr = g.v;
-                if (g.num == 4) {
-                    pb_reader_sub(&t, &g);
-                    while (pb_next(&t, &h) == 1)
-                        if (h.num == 1)
-                            d->locs[d->nlocs].fn[d->locs[d->nlocs].nlines++] =
-                                h.v;
-                }
-            }
-            d->nlocs++;
+            assert_true(d->nlocs < 32);
+            decode_location(&f, &d->locs[d->nlocs++]);
             break;
         case PPROF_FUNCTION:
-            while (pb_next(&s, &g) == 1) {
-                if (g.num == 1)
-                    d->fns[d->nfns].id = g.v;
-                if (g.num == 2)
-                    d->fns[d->nfns].name = g.v;
-                if (g.num == 3)
-                    d->fns[d->nfns].system_name = g.v;
-                if (g.num == 4)
-                    d->fns[d->nfns].filename = g.v;
-                if (g.num == 5)
-                    d->fns[d->nfns].start_line = g.v;
-            }
-            d->nfns++;
+            assert_true(d->nfns < 32);
+            varints(&f, v);
+            d->fns[d->nfns++] = (struct dfn){ v[1], v[2], v[3], v[4], v[5] };
             break;
         case PPROF_STRING_TABLE:
             if (!seen_string)
@@ -338,10 +334,6 @@ static void decode(const uint8_t *data, size_t len, struct decoded *d)
             break;
         case PPROF_DURATION_NANOS:
             d->duration_nanos = f.v;
-            break;
-        case PPROF_PERIOD_TYPE:
-            while (pb_next(&s, &g) == 1)
-                d->period_type[g.num - 1] = g.v;
             break;
         case PPROF_PERIOD:
             d->period = f.v;
@@ -722,7 +714,7 @@ static void test_load_golden(void **state)
     {
         /* The golden file's Line.line values feed the per-line counts. */
         struct profile_linecount *lc;
-        long n = profile_lines(p, find_frame(p, "b"), false, &lc);
+        long n = profile_lines(p, fixture_find_frame(p, "b"), false, &lc);
 
         assert_int_equal(n, 1);
         assert_int_equal(lc[0].key, 30);
@@ -857,7 +849,7 @@ static void test_load_foreign(void **state)
         /* Line numbers of the lines become per-line counts. */
         struct profile_linecount *lc;
 
-        assert_int_equal(profile_lines(p, find_frame(p, "main.helper"), false,
+        assert_int_equal(profile_lines(p, fixture_find_frame(p, "main.helper"), false,
                                        &lc), 1);
         assert_int_equal(lc[0].key, 101);
         assert_int_equal(lc[0].total, 6);

@@ -8,37 +8,22 @@ static uint32_t fn(struct profile *p, const char *name)
     return fixture_frame(p, name, "prog", "prog.c", 0);
 }
 
-/* Split "main;a;b" into interned frame ids; returns the depth. */
-static size_t parse(struct profile *p, const char *stack,
-                    struct stack_frame *out, size_t cap)
-{
-    char buf[256];
-    size_t n = 0;
-
-    snprintf(buf, sizeof(buf), "%s", stack);
-    for (char *save = NULL, *tok = strtok_r(buf, ";", &save); tok;
-         tok = strtok_r(NULL, ";", &save)) {
-        assert_true(n < cap);
-        out[n++] = (struct stack_frame){ .frame = fn(p, tok) };
-    }
-    return n;
-}
-
+/* count samples of "main;a;b" on thread, frames made by fn. */
 static void add(struct profile *p, uint32_t thread, const char *stack,
                 uint64_t count)
 {
-    struct stack_frame f[64];
-    size_t n = parse(p, stack, f, 64);
-
-    assert_int_equal(profile_add_stack(p, thread, f, n, count), 0);
+    fixture_add_folded(p, thread, fn, stack, count);
 }
 
 /* Node for "main;a;b" below a thread, PROFILE_NONE when absent. */
+/* The node of `stack` below thread `thread`, or below the root itself
+ * (a merged tree) when thread is PROFILE_NONE. */
 static uint32_t node_at(const struct profile *p, uint32_t thread,
                         const char *stack)
 {
     char buf[256];
-    uint32_t node = profile_thread_at(p, thread)->node;
+    uint32_t node = thread == PROFILE_NONE ? PROFILE_ROOT
+                                           : profile_thread_at(p, thread)->node;
     uint32_t nf = profile_frame_count(p);
 
     snprintf(buf, sizeof(buf), "%s", stack);
@@ -70,6 +55,30 @@ static void check_node(const struct profile *p, uint32_t thread,
                  (unsigned long long)profile_node(p, n)->total,
                  (unsigned long long)self, (unsigned long long)total);
 }
+
+/* profile_lines of frame (per address when by_addr) is exactly want[]. */
+static void expect_lines(const struct profile *p, uint32_t frame,
+                         bool by_addr, const struct profile_linecount *want,
+                         size_t n)
+{
+    struct profile_linecount *lc;
+
+    assert_int_equal(profile_lines(p, frame, by_addr, &lc), (long)n);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(lc[i].key, want[i].key);
+        assert_int_equal(lc[i].self, want[i].self);
+        assert_int_equal(lc[i].total, want[i].total);
+    }
+    free(lc);
+}
+
+/* EXPECT_LINES(p, frame, by_addr, { key, self, total }...). */
+#define EXPECT_LINES(p, frame, by_addr, ...)                               \
+    do {                                                                   \
+        const struct profile_linecount want_[] = { __VA_ARGS__ };          \
+        expect_lines(p, frame, by_addr, want_,                             \
+                     sizeof(want_) / sizeof(want_[0]));                    \
+    } while (0)
 
 /* The FORMATS.md example: main;a;b x3, main;a;c x1 on thread 100 "main",
  * main;d x2 on thread 101 "worker" (or all on one thread). */
@@ -296,24 +305,32 @@ static void test_edges_fractional(void **state)
     g = fn(p, "g");
     n = profile_edges(p, &e);
     /* sorted by caller then callee; NONE (stack bottom) sorts last.
-     * f and g occur twice each, so each occurrence carries 1/2. */
+     * f and g occur twice each, so each occurrence carries 1/2 of its
+     * callee's (caller_time) or caller's (callee_time) side; outer counts
+     * only the edge into a function's outermost occurrence. */
+    static const struct {
+        int caller, callee;     /* indexes into ids[], -1 for the bottom */
+        double caller_time, callee_time;
+        uint64_t outer;
+    } want[] = {
+        { 0, 1, 1.0, 2.0, 2 },  /* main -> f */
+        { 1, 2, 2.0, 2.0, 2 },  /* f -> g, twice per stack */
+        { 2, 1, 1.0, 1.0, 0 },  /* g -> f: never f's outermost */
+        { -1, 0, 2.0, 2.0, 2 }, /* bottom -> main */
+    };
+    uint32_t ids[3] = { main_, f, g };
+
     assert_int_equal(n, 4);
-    assert_int_equal(e[0].caller, main_);
-    assert_int_equal(e[0].callee, f);
-    assert_int_equal(e[0].samples, 2);
-    assert_float_equal(e[0].time, 1.0, 1e-9);
-    assert_int_equal(e[1].caller, f);
-    assert_int_equal(e[1].callee, g);
-    assert_int_equal(e[1].samples, 2);   /* the pair occurs twice: once */
-    assert_float_equal(e[1].time, 2.0, 1e-9);
-    assert_int_equal(e[2].caller, g);
-    assert_int_equal(e[2].callee, f);
-    assert_int_equal(e[2].samples, 2);
-    assert_float_equal(e[2].time, 1.0, 1e-9);
-    assert_int_equal(e[3].caller, PROFILE_NONE);
-    assert_int_equal(e[3].callee, main_);
-    assert_int_equal(e[3].samples, 2);
-    assert_float_equal(e[3].time, 2.0, 1e-9);
+    for (long i = 0; i < n; i++) {
+        assert_int_equal(e[i].caller, want[i].caller < 0
+                                          ? PROFILE_NONE
+                                          : ids[want[i].caller]);
+        assert_int_equal(e[i].callee, ids[want[i].callee]);
+        assert_int_equal(e[i].samples, 2); /* a repeated pair counts once */
+        assert_float_equal(e[i].caller_time, want[i].caller_time, 1e-9);
+        assert_float_equal(e[i].callee_time, want[i].callee_time, 1e-9);
+        assert_int_equal(e[i].outer, want[i].outer);
+    }
     free(e);
     profile_free(p);
 }
@@ -351,9 +368,11 @@ static void test_edges_racket_percentages(void **state)
             if (flat[j].frame == callee)
                 callee_total = flat[j].total;
         }
-        snprintf(buf, sizeof(buf), "%.1f%%", 100.0 * x->time / caller_total);
+        snprintf(buf, sizeof(buf), "%.1f%%",
+                 100.0 * x->callee_time / caller_total);
         assert_string_equal(buf, want[i].callee_pct);
-        snprintf(buf, sizeof(buf), "%.1f%%", 100.0 * x->time / callee_total);
+        snprintf(buf, sizeof(buf), "%.1f%%",
+                 100.0 * x->caller_time / callee_total);
         assert_string_equal(buf, want[i].caller_pct);
     }
     {
@@ -362,7 +381,8 @@ static void test_edges_racket_percentages(void **state)
 
         assert_non_null(x);
         assert_int_equal(x->samples, 6);
-        assert_float_equal(x->time, 6.0, 1e-9);
+        assert_float_equal(x->caller_time, 6.0, 1e-9);
+        assert_float_equal(x->callee_time, 6.0, 1e-9);
     }
     /* the node lines: total and self ms at 10 ms per sample */
     {
@@ -386,7 +406,7 @@ static void test_edges_racket_percentages(void **state)
 static void test_inverted(void **state)
 {
     struct profile *p = example(false);
-    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, true };
+    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, true, false };
     struct profile *q = profile_derive(p, &f);
 
     (void)state;
@@ -410,7 +430,7 @@ static void test_inverted(void **state)
 static void test_focus_and_thread_filter(void **state)
 {
     struct profile *p = example(true);
-    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false };
+    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false, false };
     struct profile *q;
 
     (void)state;
@@ -441,6 +461,68 @@ static void test_focus_and_thread_filter(void **state)
     q = profile_derive(p, &f);
     assert_int_equal(profile_samples(q), 1);
     check_node(q, 0, "c;a;main", 1, 1);
+    profile_free(q);
+    profile_free(p);
+}
+
+/* merge_threads drops the thread level: main;a;b of thread 0 and main;d
+ * of thread 1 share their main node under the root; inverted, the leaf
+ * functions of all threads are the roots.  Keys are stable across
+ * snapshots, as the UI's expansion state needs. */
+static void test_merge_threads(void **state)
+{
+    struct profile *p = example(true);
+    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false, true };
+    struct profile *q = profile_derive(p, &f);
+    uint32_t path[8];
+
+    (void)state;
+    assert_non_null(q);
+    assert_int_equal(profile_samples(q), 6);
+    assert_int_equal(profile_node(q, PROFILE_ROOT)->total, 6);
+    check_node(q, PROFILE_NONE, "main", 0, 6);
+    check_node(q, PROFILE_NONE, "main;a", 0, 4);
+    check_node(q, PROFILE_NONE, "main;a;b", 3, 3);
+    check_node(q, PROFILE_NONE, "main;a;c", 1, 1);
+    check_node(q, PROFILE_NONE, "main;d", 2, 2);
+    /* the thread nodes stay, empty; merged nodes belong to no thread */
+    assert_int_equal(profile_thread_count(q), 2);
+    assert_int_equal(profile_node(q, profile_thread_at(q, 0)->node)->total, 0);
+    assert_int_equal(profile_node(q, profile_thread_at(q, 1)->node)->total, 0);
+    assert_int_equal(profile_node_thread(q, node_at(q, PROFILE_NONE, "main;d")),
+                     PROFILE_NONE);
+    /* root, two threads, main, a, b, c, d */
+    assert_int_equal(profile_node_count(q), 8);
+    assert_int_equal(profile_node_path(q, node_at(q, PROFILE_NONE, "main;a;b"),
+                                       path, 8), 3);
+    assert_int_equal(path[0], fn(p, "main"));
+    assert_int_equal(path[2], fn(p, "b"));
+    uint64_t key = profile_node_key(q, node_at(q, PROFILE_NONE, "main;a"));
+    assert_true(key != profile_node_key(p, node_at(p, 0, "main;a")));
+    profile_free(q);
+
+    /* A later snapshot with more samples and frames: the same keys. */
+    add(p, 1, "main;a;e", 5);
+    q = profile_derive(p, &f);
+    check_node(q, PROFILE_NONE, "main;a", 0, 9);
+    assert_true(key == profile_node_key(q, node_at(q, PROFILE_NONE, "main;a")));
+    profile_free(q);
+
+    /* Inverted and merged: every thread's leaves at the top. */
+    f.inverted = true;
+    q = profile_derive(p, &f);
+    check_node(q, PROFILE_NONE, "e", 0, 5);
+    check_node(q, PROFILE_NONE, "b", 0, 3);
+    check_node(q, PROFILE_NONE, "d;main", 2, 2);
+    check_node(q, PROFILE_NONE, "e;a;main", 5, 5);
+    profile_free(q);
+
+    /* With a thread filter, only that thread's stacks, still merged. */
+    f.inverted = false;
+    f.thread = 1;
+    q = profile_derive(p, &f);
+    check_node(q, PROFILE_NONE, "main", 0, 7);
+    assert_int_equal(node_at(q, PROFILE_NONE, "main;a;b"), PROFILE_NONE);
     profile_free(q);
     profile_free(p);
 }
@@ -494,25 +576,14 @@ static void test_merge_lines(void **state)
     uint32_t ta = profile_thread(a, 1, "t"), tb = profile_thread(b, 1, "t");
     struct stack_frame sa[1] = { { fn(a, "f"), 10, 0x100 } };
     struct stack_frame sb[2] = { { fn(b, "g"), 5, 0 }, { fn(b, "f"), 10, 0 } };
-    struct profile_linecount *lc;
 
     (void)state;
     assert_int_equal(profile_add_stack(a, ta, sa, 1, 2), 0);
     assert_int_equal(profile_add_stack(b, tb, sb, 2, 3), 0);
     assert_int_equal(profile_merge(a, b), 0);
-    assert_int_equal(profile_lines(a, fn(a, "f"), false, &lc), 1);
-    assert_int_equal(lc[0].key, 10);
-    assert_int_equal(lc[0].self, 5);
-    assert_int_equal(lc[0].total, 5);
-    free(lc);
-    assert_int_equal(profile_lines(a, fn(a, "g"), false, &lc), 1);
-    assert_int_equal(lc[0].key, 5);
-    assert_int_equal(lc[0].self, 0);
-    assert_int_equal(lc[0].total, 3);
-    free(lc);
-    assert_int_equal(profile_lines(a, fn(a, "f"), true, &lc), 1);
-    assert_int_equal(lc[0].key, 0x100);
-    free(lc);
+    EXPECT_LINES(a, fn(a, "f"), false, { 10, 5, 5 });
+    EXPECT_LINES(a, fn(a, "g"), false, { 5, 0, 3 });
+    EXPECT_LINES(a, fn(a, "f"), true, { 0x100, 2, 2 });
     profile_free(a);
     profile_free(b);
 }
@@ -590,36 +661,15 @@ static void test_lines_and_addrs(void **state)
         { m, 10, 0x1000 }, { f, 20, 0x2000 }, { f, 20, 0x2000 },
         { f, 25, 0x2010 } };
     struct stack_frame s2[2] = { { m, 11, 0x1004 }, { f, 0, 0 } };
-    struct profile_linecount *lc;
-    long n;
 
     (void)state;
     assert_int_equal(profile_add_stack(p, t, s1, 4, 3), 0);
     assert_int_equal(profile_add_stack(p, t, s2, 2, 1), 0);
-    n = profile_lines(p, f, false, &lc);
-    assert_int_equal(n, 2);
-    assert_int_equal(lc[0].key, 20);
-    assert_int_equal(lc[0].self, 0);
-    assert_int_equal(lc[0].total, 3);   /* once per sample */
-    assert_int_equal(lc[1].key, 25);
-    assert_int_equal(lc[1].self, 3);
-    assert_int_equal(lc[1].total, 3);
-    free(lc);
-    n = profile_lines(p, m, false, &lc);
-    assert_int_equal(n, 2);
-    assert_int_equal(lc[0].key, 10);
-    assert_int_equal(lc[0].total, 3);
-    assert_int_equal(lc[1].key, 11);
-    assert_int_equal(lc[1].total, 1);
-    assert_int_equal(lc[1].self, 0);
-    free(lc);
-    n = profile_lines(p, f, true, &lc);
-    assert_int_equal(n, 2);
-    assert_int_equal(lc[0].key, 0x2000);
-    assert_int_equal(lc[0].total, 3);
-    assert_int_equal(lc[1].key, 0x2010);
-    assert_int_equal(lc[1].self, 3);
-    free(lc);
+    /* line 20 twice in a sample counts its total once; unknown lines
+     * and addresses (f in s2) are not counted */
+    EXPECT_LINES(p, f, false, { 20, 0, 3 }, { 25, 3, 3 });
+    EXPECT_LINES(p, m, false, { 10, 0, 3 }, { 11, 0, 1 });
+    EXPECT_LINES(p, f, true, { 0x2000, 0, 3 }, { 0x2010, 3, 3 });
     profile_free(p);
 }
 
@@ -627,7 +677,7 @@ static void test_node_keys(void **state)
 {
     struct profile *p = example(true);
     struct profile *c = profile_clone(p);
-    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false };
+    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false, false };
     struct profile *d;
     uint64_t k_ab, k_a, k_d;
 
@@ -721,7 +771,7 @@ static void test_deep_stack(void **state)
     struct deep seen = { ff, fg, 0 };
     struct profile_flat *flat;
     struct profile_edge *e;
-    struct profile_filter inv = { PROFILE_NONE, PROFILE_NONE, true };
+    struct profile_filter inv = { PROFILE_NONE, PROFILE_NONE, true, false };
     struct profile *q;
 
     (void)state;
@@ -752,9 +802,12 @@ static void test_deep_stack(void **state)
     assert_int_equal(profile_edges(p, &e), 3);
     /* f -> g: 250 occurrences of g, each 1/250 */
     assert_int_equal(e[0].caller, ff);
-    assert_float_equal(e[0].time, 1.0, 1e-9);
+    assert_float_equal(e[0].caller_time, 1.0, 1e-9);
+    assert_float_equal(e[0].callee_time, 1.0, 1e-9);
     assert_int_equal(e[0].samples, 1);
-    assert_float_equal(e[1].time, 249.0 / 250.0, 1e-9);
+    assert_int_equal(e[0].outer, 1);      /* into g's outermost */
+    assert_float_equal(e[1].caller_time, 249.0 / 250.0, 1e-9);
+    assert_int_equal(e[1].outer, 0);      /* f's outermost is the bottom */
     free(e);
     q = profile_derive(p, &inv);
     assert_int_equal(profile_node(q, profile_node_count(q) - 1)->depth, 501);
@@ -834,6 +887,7 @@ int main(void)
         cmocka_unit_test(test_edges_racket_percentages),
         cmocka_unit_test(test_inverted),
         cmocka_unit_test(test_focus_and_thread_filter),
+        cmocka_unit_test(test_merge_threads),
         cmocka_unit_test(test_merge_by_thread_name),
         cmocka_unit_test(test_merge_lines),
         cmocka_unit_test(test_clone_independent),

@@ -1,0 +1,162 @@
+/* profile_impl.h - the profile's private representation, shared by the
+ * three files that implement profile.h and by nothing else:
+ *   profile.c        lifecycle and copies, strings, frames, threads,
+ *                    metadata;
+ *   profile_tree.c   the call tree, the ingest path (profile_add_stack),
+ *                    walks, and per-line / per-address counts;
+ *   profile_query.c  what is computed from the tree: merge, derive, the
+ *                    flat table, the caller->callee edges.
+ *
+ * Storage: every table is a dense array indexed by id (grown with
+ * VEC_RESERVE) plus an idtab from a key's hash to its id, so steady-state
+ * ingest of known stacks allocates nothing.  Strings live in a strarena:
+ * frames and threads compare strings by id, and a copy duplicates each
+ * distinct string once.
+ */
+#ifndef SPROFTOP_PROFILE_IMPL_H
+#define SPROFTOP_PROFILE_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "idtab.h"
+#include "profile.h"
+#include "strarena.h"
+
+#define STR_NULL 0xfffffffeu  /* string id of a NULL string */
+#define ID_LIMIT 0x7fffffffu  /* ids stay far below PROFILE_NONE */
+
+/* A (frame, line) or (frame, address) counter: 32 bytes, as there can be
+ * one per node of the tree. */
+struct lcent {
+    uint32_t frame;  /* function */
+    uint32_t stamp;  /* add_stack call that last counted total */
+    uint64_t key;    /* line or address */
+    uint64_t self;   /* samples with this as the leaf's line/address */
+    uint64_t total;  /* samples containing it, once per sample */
+};
+
+struct lcmap {
+    struct lcent *e;  /* dense entries */
+    size_t n;         /* entries used */
+    size_t cap;       /* entries allocated */
+    struct idtab ix;  /* (frame, key) -> entry */
+};
+
+/* String ids of a frame's identity, parallel to the frame_desc array. */
+struct frame_ids {
+    uint32_t name;    /* string id */
+    uint32_t module;  /* string id or STR_NULL */
+    uint32_t file;    /* string id or STR_NULL */
+};
+
+/* What a node keeps beside its public profile_node. */
+struct node_aux {
+    uint32_t last_child; /* its newest child, so children stay in
+                            first-seen order and a loaded file's stacks
+                            come back out in its order */
+    uint32_t line_e;     /* hint: lines entry this node counted last, or
+                            NONE (a caller's return address rarely
+                            changes, so this saves a probe) */
+    uint32_t addr_e;     /* hint: addrs entry, likewise */
+};
+
+struct profile {
+    struct strarena strs;        /* every string, by id */
+
+    /* frames */
+    struct frame_desc *fd;       /* frame by id, strings into strs */
+    size_t fd_cap;
+    struct frame_ids *fid;       /* string ids of each frame's identity */
+    size_t fid_cap;
+    uint32_t nframes;            /* frames interned */
+    struct idtab frame_ix;       /* (kind, name, module, file) -> frame */
+
+    /* threads */
+    struct profile_thread *th;   /* thread by index */
+    size_t th_cap;
+    uint32_t *th_name;           /* string id of each thread's name */
+    size_t th_name_cap;
+    uint32_t nthreads;           /* threads created */
+    struct idtab tid_ix;         /* tid -> thread index */
+
+    /* call tree */
+    struct profile_node *nodes;  /* node by id, 0 is the root */
+    size_t nodes_cap;
+    struct node_aux *aux;        /* by node id */
+    size_t aux_cap;
+    uint32_t nnodes;             /* nodes used */
+    struct idtab child_ix;       /* (parent, frame) -> child node */
+    uint32_t max_depth;          /* deepest node's depth */
+    uint64_t samples;            /* sum of all self counts */
+
+    /* per-function counts */
+    struct lcmap lines;          /* keyed (frame, line) */
+    struct lcmap addrs;          /* keyed (frame, address) */
+    uint32_t stamp;              /* add_stack call counter for dedup;
+                                    never 0 after the first call */
+
+    /* metadata; strings are interned */
+    struct profile_meta meta;    /* what profile_meta returns */
+    uint32_t meta_cmdline;       /* string id or STR_NULL */
+    uint32_t meta_comm;          /* string id or STR_NULL */
+};
+
+/* --- profile.c ----------------------------------------------------------- */
+
+/* The string with id `id`, NULL for STR_NULL. */
+const char *profile_str(const struct profile *p, uint32_t id);
+
+/* Index of the thread with this tid, or PROFILE_NONE. */
+uint32_t profile_tid_find(const struct profile *p, int64_t tid);
+
+/* Copy everything but the tree; with_tree copies the tree as well,
+ * otherwise the copy gets empty thread nodes.  Ids of strings, frames
+ * and threads are kept.  NULL on OOM. */
+struct profile *profile_copy(const struct profile *p, bool with_tree);
+
+/* --- profile_tree.c ------------------------------------------------------ */
+
+/* Make room for `extra` more nodes (array and child index), so that the
+ * tree walks that follow cannot fail half-way.  0 or -1 on OOM. */
+int profile_tree_reserve(struct profile *p, uint64_t extra);
+
+/* Child of `parent` with frame `frame`, or PROFILE_NONE. */
+uint32_t profile_tree_find(const struct profile *p, uint32_t parent,
+                           uint32_t frame);
+
+/* Create that child (room reserved, not present yet); returns its id. */
+uint32_t profile_tree_node_add(struct profile *p, uint32_t parent,
+                               uint32_t frame);
+
+/* Root only, or root plus one fresh node per thread (ids 1..nthreads in
+ * thread order), with empty counts; room for them must exist. */
+void profile_tree_rebuild(struct profile *p);
+
+/* Add a stack of plain frame ids below a thread node, or below the root
+ * itself for a merged tree (tree only: no line/address counts).  Frames
+ * must be valid.  0 or -1 on OOM, then nothing was added. */
+int profile_tree_add(struct profile *p, uint32_t thread_node,
+                     const uint32_t *frames, size_t n, uint64_t count);
+
+/* Depth-first walk of the subtree below `top` (top excluded): enter(n)
+ * before a node's children, leave(n) (may be NULL) after them.  Stops
+ * when enter returns non-zero and returns that value. */
+typedef int (*profile_enter_fn)(void *ctx, uint32_t node);
+typedef void (*profile_leave_fn)(void *ctx, uint32_t node);
+int profile_tree_walk(const struct profile *p, uint32_t top,
+                      profile_enter_fn enter, profile_leave_fn leave,
+                      void *ctx);
+
+/* Line/address counter maps: an empty map, a copy, forgetting every
+ * counter, adding src's counters into dst with frame ids mapped through
+ * fmap, freeing.  0 or -1 on OOM. */
+int profile_lc_init(struct lcmap *m);
+int profile_lc_copy(struct lcmap *dst, const struct lcmap *src);
+void profile_lc_clear(struct lcmap *m);
+int profile_lc_merge(struct lcmap *dst, const struct lcmap *src,
+                     const uint32_t *fmap);
+void profile_lc_free(struct lcmap *m);
+
+#endif

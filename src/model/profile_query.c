@@ -1,0 +1,390 @@
+/* profile_query.c - what is computed from a profile's tree: merging one
+ * profile into another, derived profiles (a thread, a focus frame, the
+ * inverted tree), the flat per-function table and the caller->callee
+ * edges with Racket's times.  See profile.h; the storage is in
+ * profile_impl.h.
+ *
+ * Called by the UI's model (view_model.c) once per snapshot or filter
+ * change, by the exporters once per file and by -i merging: plain
+ * O(nodes) or O(stacks x depth) passes.
+ */
+#include "profile_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "vec.h"
+
+/* --- merge --------------------------------------------------------------- */
+
+struct merge_ctx {
+    struct profile *dst;
+    const uint32_t *fmap;  /* src frame id -> dst frame id */
+    const uint32_t *tmap;  /* src thread index -> dst thread index */
+    uint32_t *buf;         /* mapped frames */
+};
+
+static int merge_stack(void *ctx, uint32_t thread, const uint32_t *frames,
+                       size_t n, uint64_t count)
+{
+    struct merge_ctx *m = ctx;
+
+    for (size_t i = 0; i < n; i++)
+        m->buf[i] = m->fmap[frames[i]];
+    return profile_tree_add(m->dst, m->dst->th[m->tmap[thread]].node, m->buf,
+                            n, count);
+}
+
+/* Thread of dst that src thread `t` merges into, created if needed. */
+static uint32_t merge_thread(struct profile *dst,
+                             const struct profile_thread *t)
+{
+    int64_t tid = t->tid;
+
+    for (uint32_t i = 0; i < dst->nthreads; i++)
+        if (strcmp(dst->th[i].name, t->name) == 0)
+            return i;
+    /* A new name whose tid dst already uses for another name: give it an
+     * unused tid rather than renaming dst's thread. */
+    if (profile_tid_find(dst, tid) != PROFILE_NONE) {
+        for (uint32_t i = 0; i < dst->nthreads; i++)
+            if (dst->th[i].tid >= tid)
+                tid = dst->th[i].tid + 1;
+    }
+    return profile_thread(dst, tid, t->name);
+}
+
+int profile_merge(struct profile *dst, const struct profile *src)
+{
+    struct merge_ctx m = { .dst = dst };
+    uint32_t *fmap = NULL, *tmap = NULL;
+    const struct profile_meta *sm = &src->meta;
+    struct profile_meta meta;
+    int rc = -1;
+
+    if (dst == src) {
+        struct profile *copy = profile_clone(src);
+
+        rc = copy ? profile_merge(dst, copy) : -1;
+        profile_free(copy);
+        return rc;
+    }
+    fmap = malloc((src->nframes ? src->nframes : 1) * sizeof(*fmap));
+    tmap = malloc((src->nthreads ? src->nthreads : 1) * sizeof(*tmap));
+    m.buf = malloc((src->max_depth ? src->max_depth : 1) * sizeof(*m.buf));
+    if (!fmap || !tmap || !m.buf)
+        goto out;
+    for (uint32_t i = 0; i < src->nframes; i++) {
+        fmap[i] = profile_intern_frame(dst, &src->fd[i]);
+        if (fmap[i] == PROFILE_NONE)
+            goto out;
+    }
+    for (uint32_t t = 0; t < src->nthreads; t++) {
+        tmap[t] = merge_thread(dst, &src->th[t]);
+        if (tmap[t] == PROFILE_NONE)
+            goto out;
+    }
+    m.fmap = fmap;
+    m.tmap = tmap;
+    if (profile_foreach_stack(src, merge_stack, &m) ||
+        profile_lc_merge(&dst->lines, &src->lines, fmap) ||
+        profile_lc_merge(&dst->addrs, &src->addrs, fmap))
+        goto out;
+    /* dst's metadata wins; fields it never set are taken from src. */
+    meta = dst->meta;
+    meta.duration_ns += sm->duration_ns;
+    if (!meta.pid)
+        meta.pid = sm->pid;
+    if (!meta.cmdline)
+        meta.cmdline = sm->cmdline;
+    if (!meta.comm)
+        meta.comm = sm->comm;
+    if (!meta.interval_ns)
+        meta.interval_ns = sm->interval_ns;
+    if (!meta.start_ns || (sm->start_ns && sm->start_ns < meta.start_ns))
+        meta.start_ns = sm->start_ns;
+    rc = profile_set_meta(dst, &meta);
+out:
+    free(fmap);
+    free(tmap);
+    free(m.buf);
+    return rc;
+}
+
+/* --- derived views ------------------------------------------------------- */
+
+struct derive_ctx {
+    struct profile *q;
+    const struct profile_filter *f;
+    uint32_t *buf;  /* reversed stack for inverted views */
+};
+
+static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
+                        size_t n, uint64_t count)
+{
+    struct derive_ctx *d = ctx;
+    const struct profile_filter *f = d->f;
+
+    if (f->thread != PROFILE_NONE && f->thread != thread)
+        return 0;
+    if (f->focus != PROFILE_NONE) {
+        size_t i = 0;
+
+        while (i < n && frames[i] != f->focus)
+            i++;
+        if (i == n)
+            return 0;
+    }
+    if (f->inverted) {
+        for (size_t i = 0; i < n; i++)
+            d->buf[i] = frames[n - 1 - i];
+        frames = d->buf;
+    }
+    return profile_tree_add(d->q, f->merge_threads ? PROFILE_ROOT
+                                                   : d->q->th[thread].node,
+                            frames, n, count);
+}
+
+struct profile *profile_derive(const struct profile *p,
+                               const struct profile_filter *f)
+{
+    struct derive_ctx d = { .f = f };
+
+    if (!p || !f)
+        return NULL;
+    d.q = profile_copy(p, false);
+    d.buf = malloc((p->max_depth ? p->max_depth : 1) * sizeof(*d.buf));
+    if (!d.q || !d.buf || profile_foreach_stack(p, derive_stack, &d)) {
+        profile_free(d.q);
+        d.q = NULL;
+    }
+    free(d.buf);
+    return d.q;
+}
+
+/* Flat table: a walk that keeps, per frame, how many times it is on the
+ * current path, and adds a node's total only at the topmost occurrence,
+ * so recursion never counts a sample twice. */
+struct flat_ctx {
+    const struct profile *p;
+    struct profile_flat *acc; /* by frame id */
+    uint32_t *onpath;         /* by frame id */
+    uint32_t nseen;           /* functions met so far */
+};
+
+static int flat_enter(void *ctx, uint32_t node)
+{
+    struct flat_ctx *c = ctx;
+    const struct profile_node *n = &c->p->nodes[node];
+
+    if (c->p->fd[n->frame].kind == FRAME_THREAD)
+        return 0;
+    /* Preorder meets a function first on the path of the first stack
+     * that holds it, as profile_foreach_stack does: every leaf has self. */
+    if (c->acc[n->frame].total == 0)
+        c->acc[n->frame].first = c->nseen++;
+    if (c->onpath[n->frame]++ == 0)
+        c->acc[n->frame].total += n->total;
+    c->acc[n->frame].self += n->self;
+    return 0;
+}
+
+static void flat_leave(void *ctx, uint32_t node)
+{
+    struct flat_ctx *c = ctx;
+    const struct profile_node *n = &c->p->nodes[node];
+
+    if (c->p->fd[n->frame].kind != FRAME_THREAD)
+        c->onpath[n->frame]--;
+}
+
+/* Flat entries by one count descending, then the other, then frame id;
+ * *by_total says which count comes first. */
+static int cmp_flat(const void *a, const void *b, void *by_total)
+{
+    const struct profile_flat *x = a, *y = b;
+    uint64_t x1 = x->self, x2 = x->total, y1 = y->self, y2 = y->total;
+
+    if (*(const bool *)by_total) {
+        x1 = x->total, x2 = x->self;
+        y1 = y->total, y2 = y->self;
+    }
+    if (x1 != y1)
+        return x1 < y1 ? 1 : -1;
+    if (x2 != y2)
+        return x2 < y2 ? 1 : -1;
+    return (x->frame > y->frame) - (x->frame < y->frame);
+}
+
+void profile_flat_sort_total(struct profile_flat *v, size_t n)
+{
+    if (v && n > 1)
+        qsort_r(v, n, sizeof(*v), cmp_flat, &(bool){ true });
+}
+
+long profile_flat(const struct profile *p, struct profile_flat **out)
+{
+    size_t nf = p->nframes ? p->nframes : 1;
+    struct flat_ctx c = { p, calloc(nf, sizeof(*c.acc)),
+                          calloc(nf, sizeof(*c.onpath)), 0 };
+    long n = 0;
+
+    *out = NULL;
+    if (!c.acc || !c.onpath) {
+        free(c.acc);
+        free(c.onpath);
+        return -1;
+    }
+    profile_tree_walk(p, PROFILE_ROOT, flat_enter, flat_leave, &c);
+    for (uint32_t i = 0; i < p->nframes; i++)
+        if (c.acc[i].total) {
+            c.acc[n] = c.acc[i];
+            c.acc[n++].frame = i;
+        }
+    free(c.onpath);
+    qsort_r(c.acc, (size_t)n, sizeof(*c.acc), cmp_flat, &(bool){ false });
+    *out = c.acc;
+    return n;
+}
+
+long profile_first_use(const struct profile *p, uint32_t **order,
+                       uint32_t **index)
+{
+    size_t nf = p->nframes ? p->nframes : 1;  /* at least n */
+    struct profile_flat *flat;
+    long n = profile_flat(p, &flat);
+
+    *order = malloc(nf * sizeof(**order));
+    if (index)
+        *index = malloc(nf * sizeof(**index));
+    if (n < 0 || !*order || (index && !*index)) {
+        free(flat);
+        free(*order);
+        *order = NULL;
+        if (index) {
+            free(*index);
+            *index = NULL;
+        }
+        return -1;
+    }
+    if (index)
+        memset(*index, 0xff, nf * sizeof(**index));
+    for (long i = 0; i < n; i++) {
+        (*order)[flat[i].first] = flat[i].frame;
+        if (index)
+            (*index)[flat[i].frame] = flat[i].first;
+    }
+    free(flat);
+    return n;
+}
+
+/* Edges: accumulated in a dense array, indexed by (caller, callee). */
+struct edge_acc {
+    struct profile_edge e;
+    uint64_t stamp;  /* stack that last counted e.samples */
+};
+
+struct edge_ctx {
+    struct edge_acc *a;  /* edges found */
+    size_t n;            /* edges used */
+    size_t cap;          /* edges allocated */
+    struct idtab ix;     /* util_mix64 of (caller, callee), a bijection,
+                            -> index in a */
+    uint32_t *occ;       /* per frame: occurrences in the current stack */
+    bool *outer;         /* per depth: the frame's outermost occurrence */
+    uint64_t stamp;      /* current stack */
+};
+
+static struct edge_acc *edge_get(struct edge_ctx *c, uint32_t caller,
+                                 uint32_t callee)
+{
+    uint64_t h = util_mix64((uint64_t)caller << 32 | callee);
+    uint32_t id = idtab_find(&c->ix, h, NULL, NULL);
+
+    if (id != IDTAB_NONE)
+        return &c->a[id];
+    if (c->n >= ID_LIMIT || VEC_RESERVE(c->a, c->cap, c->n + 1) < 0 ||
+        idtab_insert(&c->ix, h, (uint32_t)c->n) < 0)
+        return NULL;
+    id = (uint32_t)c->n++;
+    c->a[id] = (struct edge_acc){ .e = { .caller = caller, .callee = callee,
+                                         .seq = id } };
+    return &c->a[id];
+}
+
+/* Racket's connect for the pair ending at depth i of the stack. */
+static int edge_count(struct edge_ctx *c, const uint32_t *frames, size_t i,
+                      uint64_t count)
+{
+    uint32_t caller = i ? frames[i - 1] : PROFILE_NONE, callee = frames[i];
+    struct edge_acc *e = edge_get(c, caller, callee);
+
+    if (!e)
+        return -1;
+    e->e.caller_time += (double)count / c->occ[callee];
+    e->e.callee_time += (double)count / (i ? c->occ[caller] : 1);
+    if (e->stamp != c->stamp) {
+        e->stamp = c->stamp;
+        e->e.samples += count;
+    }
+    if (c->outer[i])
+        e->e.outer += count;
+    return 0;
+}
+
+static int edge_stack(void *ctx, uint32_t thread, const uint32_t *frames,
+                      size_t n, uint64_t count)
+{
+    struct edge_ctx *c = ctx;
+    int rc = 0;
+
+    (void)thread;
+    c->stamp++;
+    for (size_t i = 0; i < n; i++)
+        c->outer[i] = c->occ[frames[i]]++ == 0;
+    /* Racket's order: the bottom edge, then the pairs from the leaf. */
+    if (n)
+        rc = edge_count(c, frames, 0, count);
+    for (size_t i = n; i-- > 1 && rc == 0;)
+        rc = edge_count(c, frames, i, count);
+    for (size_t i = 0; i < n; i++)
+        c->occ[frames[i]]--;
+    return rc;
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+    const struct profile_edge *x = a, *y = b;
+
+    if (x->caller != y->caller)
+        return x->caller < y->caller ? -1 : 1;
+    return (x->callee > y->callee) - (x->callee < y->callee);
+}
+
+long profile_edges(const struct profile *p, struct profile_edge **out)
+{
+    struct edge_ctx c = { 0 };
+    struct profile_edge *res = NULL;
+    long n = -1;
+
+    *out = NULL;
+    c.occ = calloc(p->nframes ? p->nframes : 1, sizeof(*c.occ));
+    c.outer = malloc((p->max_depth ? p->max_depth : 1) * sizeof(*c.outer));
+    if (!c.occ || !c.outer || profile_foreach_stack(p, edge_stack, &c))
+        goto out;
+    res = malloc((c.n ? c.n : 1) * sizeof(*res));
+    if (!res)
+        goto out;
+    for (size_t i = 0; i < c.n; i++)
+        res[i] = c.a[i].e;
+    qsort(res, c.n, sizeof(*res), cmp_edge);
+    *out = res;
+    n = (long)c.n;
+out:
+    free(c.occ);
+    free(c.outer);
+    free(c.a);
+    idtab_free(&c.ix);
+    return n;
+}

@@ -1,0 +1,461 @@
+/* profile_tree.c - the profile's call tree: nodes and their child index,
+ * the ingest path (profile_add_stack), walks, node queries, and the
+ * per-line / per-address counts.  See profile.h for the model and
+ * profile_impl.h for the storage.
+ *
+ * Ingest is the hot path: the collector calls profile_add_stack ~10k
+ * times a second with 20-500 frames.  Per frame it probes the child index
+ * once; the index hashes (parent, frame) with util_mix64, a bijection of
+ * the 64-bit key, so a hit needs no key compare.  Each node remembers the
+ * line and address counters it used last, which saves two more probes.
+ * Room is reserved before a stack is added, so an OOM leaves the profile
+ * untouched.
+ */
+#include "profile_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "vec.h"
+
+/* --- nodes and the child index ------------------------------------------- */
+
+static uint64_t child_key(uint32_t parent, uint32_t frame)
+{
+    return util_mix64((uint64_t)parent << 32 | frame);
+}
+
+uint32_t profile_tree_find(const struct profile *p, uint32_t parent,
+                           uint32_t frame)
+{
+    return idtab_find(&p->child_ix, child_key(parent, frame), NULL, NULL);
+}
+
+int profile_tree_reserve(struct profile *p, uint64_t extra)
+{
+    uint64_t want = (uint64_t)p->nnodes + extra;
+
+    if (want > ID_LIMIT || VEC_RESERVE(p->nodes, p->nodes_cap, want) < 0 ||
+        VEC_RESERVE(p->aux, p->aux_cap, want) < 0 ||
+        idtab_reserve(&p->child_ix, (size_t)want) < 0)
+        return -1;
+    return 0;
+}
+
+uint32_t profile_tree_node_add(struct profile *p, uint32_t parent,
+                               uint32_t frame)
+{
+    uint32_t id = p->nnodes++;
+    struct profile_node *par = &p->nodes[parent];
+
+    p->nodes[id] = (struct profile_node){
+        .frame = frame,
+        .parent = parent,
+        .first_child = PROFILE_NONE,
+        .next_sibling = PROFILE_NONE,
+        .depth = par->depth + 1,
+    };
+    p->aux[id] = (struct node_aux){ PROFILE_NONE, PROFILE_NONE,
+                                    PROFILE_NONE };
+    if (par->first_child == PROFILE_NONE)
+        par->first_child = id;
+    else
+        p->nodes[p->aux[parent].last_child].next_sibling = id;
+    p->aux[parent].last_child = id;
+    if (p->nodes[id].depth > p->max_depth)
+        p->max_depth = p->nodes[id].depth;
+    (void)idtab_insert(&p->child_ix, child_key(parent, frame), id);
+    return id;
+}
+
+/* One step down the tree, creating the child if needed (room reserved),
+ * adding count to its total. */
+static uint32_t tree_step(struct profile *p, uint32_t node, uint32_t frame,
+                          uint64_t count)
+{
+    uint32_t child = profile_tree_find(p, node, frame);
+
+    if (child == PROFILE_NONE)
+        child = profile_tree_node_add(p, node, frame);
+    p->nodes[child].total += count;
+    return child;
+}
+
+int profile_tree_add(struct profile *p, uint32_t thread_node,
+                     const uint32_t *frames, size_t n, uint64_t count)
+{
+    uint32_t node = thread_node;
+
+    if (count == 0)
+        return 0;
+    if (n > ID_LIMIT || profile_tree_reserve(p, n))
+        return -1;
+    p->nodes[PROFILE_ROOT].total += count;
+    if (node != PROFILE_ROOT)
+        p->nodes[node].total += count;
+    for (size_t i = 0; i < n; i++)
+        node = tree_step(p, node, frames[i], count);
+    p->nodes[node].self += count;
+    p->samples += count;
+    return 0;
+}
+
+void profile_tree_rebuild(struct profile *p)
+{
+    p->nnodes = 1;
+    p->nodes[0] = (struct profile_node){
+        .frame = PROFILE_NONE,
+        .parent = PROFILE_NONE,
+        .first_child = PROFILE_NONE,
+        .next_sibling = PROFILE_NONE,
+    };
+    p->aux[0] = (struct node_aux){ PROFILE_NONE, PROFILE_NONE,
+                                   PROFILE_NONE };
+    p->max_depth = 0;
+    p->samples = 0;
+    idtab_clear(&p->child_ix);
+    for (uint32_t t = 0; t < p->nthreads; t++)
+        p->th[t].node = profile_tree_node_add(p, PROFILE_ROOT,
+                                              p->th[t].frame);
+}
+
+/* --- line / address counts ----------------------------------------------- */
+
+static uint64_t lc_hash(uint32_t frame, uint64_t key)
+{
+    return util_mix64(key ^ util_mix64(frame));
+}
+
+struct lc_probe {
+    const struct lcmap *m;
+    uint32_t frame;
+    uint64_t key;
+};
+
+static int lc_eq(void *ctx, uint32_t id)
+{
+    const struct lc_probe *q = ctx;
+
+    return q->m->e[id].frame == q->frame && q->m->e[id].key == q->key;
+}
+
+static int lc_reserve(struct lcmap *m, uint64_t extra)
+{
+    uint64_t want = (uint64_t)m->n + extra;
+
+    if (want > ID_LIMIT || VEC_RESERVE(m->e, m->cap, want) < 0 ||
+        idtab_reserve(&m->ix, (size_t)want) < 0)
+        return -1;
+    return 0;
+}
+
+/* The counter of (frame, key), created if new; room must be reserved. */
+static struct lcent *lc_get(struct lcmap *m, uint32_t frame, uint64_t key)
+{
+    struct lc_probe q = { m, frame, key };
+    uint64_t h = lc_hash(frame, key);
+    uint32_t id = idtab_find(&m->ix, h, lc_eq, &q);
+
+    if (id == IDTAB_NONE) {
+        id = (uint32_t)m->n++;
+        m->e[id] = (struct lcent){ .frame = frame, .key = key };
+        (void)idtab_insert(&m->ix, h, id);
+    }
+    return &m->e[id];
+}
+
+/* Count one stack's (frame, key); *hint is the entry this tree node used
+ * last time, checked before probing the index. */
+static void lc_count(struct lcmap *m, uint32_t frame, uint64_t key,
+                     uint32_t stamp, uint64_t count, bool leaf,
+                     uint32_t *hint)
+{
+    struct lcent *e;
+
+    if (key == 0)  /* unknown line/address: nothing to attribute */
+        return;
+    if (*hint < m->n && m->e[*hint].frame == frame && m->e[*hint].key == key) {
+        e = &m->e[*hint];
+    } else {
+        e = lc_get(m, frame, key);
+        *hint = (uint32_t)(e - m->e);
+    }
+    if (e->stamp != stamp) {
+        e->stamp = stamp;
+        e->total += count;
+    }
+    if (leaf)
+        e->self += count;
+}
+
+int profile_lc_init(struct lcmap *m)
+{
+    *m = (struct lcmap){ 0 };
+    return lc_reserve(m, 1);
+}
+
+void profile_lc_clear(struct lcmap *m)
+{
+    m->n = 0;
+    idtab_clear(&m->ix);
+}
+
+int profile_lc_copy(struct lcmap *dst, const struct lcmap *src)
+{
+    *dst = (struct lcmap){ 0 };
+    if (idtab_copy(&dst->ix, &src->ix) < 0 ||
+        VEC_RESERVE(dst->e, dst->cap, src->n ? src->n : 1) < 0)
+        return -1;
+    memcpy(dst->e, src->e, src->n * sizeof(*dst->e));
+    dst->n = src->n;
+    return 0;
+}
+
+int profile_lc_merge(struct lcmap *dst, const struct lcmap *src,
+                     const uint32_t *fmap)
+{
+    if (lc_reserve(dst, src->n))
+        return -1;
+    for (size_t i = 0; i < src->n; i++) {
+        struct lcent *e = lc_get(dst, fmap[src->e[i].frame], src->e[i].key);
+
+        e->self += src->e[i].self;
+        e->total += src->e[i].total;
+    }
+    return 0;
+}
+
+void profile_lc_free(struct lcmap *m)
+{
+    free(m->e);
+    idtab_free(&m->ix);
+}
+
+static int cmp_linecount(const void *a, const void *b)
+{
+    const struct profile_linecount *x = a, *y = b;
+
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+long profile_lines(const struct profile *p, uint32_t frame, bool by_addr,
+                   struct profile_linecount **out)
+{
+    const struct lcmap *m = by_addr ? &p->addrs : &p->lines;
+    long n = 0;
+
+    *out = NULL;
+    for (size_t i = 0; i < m->n; i++)
+        n += m->e[i].frame == frame;
+    if (n == 0)
+        return 0;
+    *out = malloc((size_t)n * sizeof(**out));
+    if (!*out)
+        return -1;
+    n = 0;
+    for (size_t i = 0; i < m->n; i++)
+        if (m->e[i].frame == frame)
+            (*out)[n++] = (struct profile_linecount){
+                m->e[i].key, m->e[i].self, m->e[i].total };
+    qsort(*out, (size_t)n, sizeof(**out), cmp_linecount);
+    return n;
+}
+
+/* --- ingest -------------------------------------------------------------- */
+
+/* The stamp that dedups per-sample totals, for the next stack. */
+static void next_stamp(struct profile *p)
+{
+    if (++p->stamp != 0)
+        return;
+    /* Wrapped after 2^32 calls: an entry untouched since then could carry
+     * the new stamp and miss a count, so clear them all. */
+    for (size_t i = 0; i < p->lines.n; i++)
+        p->lines.e[i].stamp = 0;
+    for (size_t i = 0; i < p->addrs.n; i++)
+        p->addrs.e[i].stamp = 0;
+    p->stamp = 1;
+}
+
+int profile_add_stack(struct profile *p, uint32_t thread,
+                      const struct stack_frame *frames, size_t n,
+                      uint64_t count)
+{
+    uint32_t node;
+
+    if (!p || thread >= p->nthreads || (n && !frames) || n > ID_LIMIT)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (frames[i].frame >= p->nframes)
+            return -1;
+    if (count == 0)
+        return 0;
+    /* Reserve everything first so an OOM leaves the profile untouched. */
+    if (profile_tree_reserve(p, n) || lc_reserve(&p->lines, n) ||
+        lc_reserve(&p->addrs, n))
+        return -1;
+    next_stamp(p);
+    node = p->th[thread].node;
+    p->nodes[PROFILE_ROOT].total += count;
+    p->nodes[node].total += count;
+    for (size_t i = 0; i < n; i++) {
+        bool leaf = i + 1 == n;
+
+        node = tree_step(p, node, frames[i].frame, count);
+        lc_count(&p->lines, frames[i].frame, frames[i].line, p->stamp, count,
+                 leaf, &p->aux[node].line_e);
+        lc_count(&p->addrs, frames[i].frame, frames[i].addr, p->stamp, count,
+                 leaf, &p->aux[node].addr_e);
+    }
+    p->nodes[node].self += count;
+    p->samples += count;
+    return 0;
+}
+
+uint64_t profile_samples(const struct profile *p)
+{
+    return p ? p->samples : 0;
+}
+
+/* --- node queries -------------------------------------------------------- */
+
+uint32_t profile_node_count(const struct profile *p)
+{
+    return p ? p->nnodes : 0;
+}
+
+const struct profile_node *profile_node(const struct profile *p, uint32_t id)
+{
+    return p && id < p->nnodes ? &p->nodes[id] : NULL;
+}
+
+uint32_t profile_child(const struct profile *p, uint32_t parent,
+                       uint32_t frame)
+{
+    if (!p || parent >= p->nnodes)
+        return PROFILE_NONE;
+    return profile_tree_find(p, parent, frame);
+}
+
+size_t profile_node_path(const struct profile *p, uint32_t node,
+                         uint32_t *out, size_t cap)
+{
+    size_t len;
+    uint32_t top = node;
+
+    if (!p || node >= p->nnodes || node == PROFILE_ROOT)
+        return 0;
+    while (p->nodes[top].depth > 1)
+        top = p->nodes[top].parent;
+    /* Below a thread node, or (merged tree) from the root's child. */
+    len = p->nodes[node].depth -
+          (p->fd[p->nodes[top].frame].kind == FRAME_THREAD ? 1 : 0);
+    for (size_t i = len; i-- > 0; node = p->nodes[node].parent)
+        if (i < cap)
+            out[i] = p->nodes[node].frame;
+    return len;
+}
+
+uint64_t profile_node_key(const struct profile *p, uint32_t node)
+{
+    uint64_t h = 0x5350524f46544f50ull; /* any fixed seed */
+
+    if (!p || node >= p->nnodes)
+        return 0;
+    /* Hash leaf to root: the order is fixed, so equal paths give equal
+     * keys in any profile that shares the frame ids. */
+    for (; node != PROFILE_ROOT; node = p->nodes[node].parent)
+        h = util_mix64(h ^ p->nodes[node].frame);
+    return h;
+}
+
+uint32_t profile_node_thread(const struct profile *p, uint32_t node)
+{
+    if (!p || node == PROFILE_ROOT || node >= p->nnodes)
+        return PROFILE_NONE;
+    while (p->nodes[node].depth > 1)
+        node = p->nodes[node].parent;
+    for (uint32_t t = 0; t < p->nthreads; t++)
+        if (p->th[t].node == node)
+            return t;
+    return PROFILE_NONE;
+}
+
+/* --- walks --------------------------------------------------------------- */
+
+int profile_tree_walk(const struct profile *p, uint32_t top,
+                      profile_enter_fn enter, profile_leave_fn leave,
+                      void *ctx)
+{
+    const struct profile_node *nodes = p->nodes;
+    uint32_t n = nodes[top].first_child;
+
+    while (n != PROFILE_NONE) {
+        int rc = enter(ctx, n);
+
+        if (rc)
+            return rc;
+        if (nodes[n].first_child != PROFILE_NONE) {
+            n = nodes[n].first_child;
+            continue;
+        }
+        for (;;) {
+            if (leave)
+                leave(ctx, n);
+            if (nodes[n].next_sibling != PROFILE_NONE) {
+                n = nodes[n].next_sibling;
+                break;
+            }
+            n = nodes[n].parent;
+            if (n == top)
+                return 0;
+        }
+    }
+    return 0;
+}
+
+struct stack_walk {
+    const struct profile *p;
+    profile_stack_fn fn;   /* user callback */
+    void *ctx;             /* its context */
+    uint32_t thread;       /* thread being walked */
+    uint32_t *path;        /* frames bottom first, indexed depth - 2 */
+};
+
+static int stack_enter(void *ctx, uint32_t node)
+{
+    struct stack_walk *w = ctx;
+    const struct profile_node *n = &w->p->nodes[node];
+
+    w->path[n->depth - 2] = n->frame;
+    if (n->self == 0)
+        return 0;
+    return w->fn(w->ctx, w->thread, w->path, n->depth - 1, n->self);
+}
+
+int profile_foreach_stack(const struct profile *p, profile_stack_fn fn,
+                          void *ctx)
+{
+    uint32_t small[64];
+    struct stack_walk w = { p, fn, ctx, 0, small };
+    int rc = 0;
+
+    if (p->max_depth > 1 + 64) {
+        w.path = malloc(p->max_depth * sizeof(*w.path));
+        if (!w.path)
+            return -1;
+    }
+    for (uint32_t t = 0; t < p->nthreads && rc == 0; t++) {
+        const struct profile_node *tn = &p->nodes[p->th[t].node];
+
+        w.thread = t;
+        if (tn->self)
+            rc = fn(ctx, t, w.path, 0, tn->self);
+        if (rc == 0)
+            rc = profile_tree_walk(p, p->th[t].node, stack_enter, NULL, &w);
+    }
+    if (w.path != small)
+        free(w.path);
+    return rc;
+}

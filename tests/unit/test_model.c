@@ -1,0 +1,400 @@
+/* test_model.c - the queries views read (view_model.h): Racket's hide
+ * rule, the caller->callee edges with Racket's edge times, the thread and
+ * focus filters and the inverted tree, on hand-made profiles.
+ *
+ * The hide rule lives once, in the model; the text report (export_text)
+ * prints the functions the model does not hide, so every test of the rule
+ * also checks that the report shows exactly the others. */
+#include "fixture.h"
+
+#include "view_model.h"
+
+/* The frame named `name` in the test's profile p. */
+#define ID(name) fixture_find_frame(p, (name))
+
+/* A function with no source: the report prints "name (unknown source)". */
+static uint32_t fn(struct profile *p, const char *name)
+{
+    return fixture_frame(p, name, NULL, NULL, 0);
+}
+
+static void done(struct profile *p, struct model *m)
+{
+    model_free(m);
+    profile_free(p);
+}
+
+static struct model *model_all(const struct profile *p, double hide_self,
+                               double hide_subs)
+{
+    const struct model_filter all = { .focus = PROFILE_NONE };
+    struct model *m = model_new(p, &all, hide_self, hide_subs);
+
+    assert_non_null(m);
+    return m;
+}
+
+/* Does the text report have a node line ("[N] ... name src") for name? */
+static bool report_shows(const char *text, const char *name)
+{
+    char want[128];
+
+    snprintf(want, sizeof(want), " %s (unknown source)\n", name);
+    for (const char *l = text; *l; l = strchr(l, '\n') + 1) {
+        const char *end = strchr(l, '\n');
+
+        if (*l == '[' && (size_t)(end - l + 1) >= strlen(want) &&
+            strncmp(end + 1 - strlen(want), want, strlen(want)) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The model hides exactly the functions the text report leaves out, and
+ * the report's header counts them. */
+static void assert_report_agrees(const struct profile *p,
+                                 const struct model *m, double hide_self,
+                                 double hide_subs)
+{
+    struct export_opts o;
+    char *text, count[64];
+
+    export_opts_default(&o);
+    o.hide_self = hide_self;
+    o.hide_subs = hide_subs;
+    text = fixture_write(&export_text, p, &o, NULL);
+    for (size_t i = 0; i < m->nflat; i++) {
+        const char *name = profile_frame(p, m->flat[i].frame)->name;
+
+        if (report_shows(text, name) == m->hidden[m->flat[i].frame])
+            fail_msg("%s: model hidden=%d, report disagrees:\n%s", name,
+                     m->hidden[m->flat[i].frame], text);
+    }
+    snprintf(count, sizeof(count), ": %zu of %zu hidden)", m->nhidden,
+             m->nflat);
+    if (m->nhidden)
+        assert_non_null(strstr(text, count));
+    else
+        assert_null(strstr(text, "hidden)"));
+    free(text);
+}
+
+/* The recursive case of issue 9.  f: self 1 of 1000 (0.1% <= 1%); its
+ * only caller edge, y -> f, has callee time 1/2 (y occurs twice in that
+ * stack) over y's total 40: 1.25% <= 2%; its leaf -> "*" edge 1/1000.
+ * So Racket's get-hidden hides f.  Dividing by f's occurrences instead
+ * (1/40 = 2.5%) would show it, which the TUI once did. */
+static void test_hide_recursive_case(void **state)
+{
+    struct profile *p = fixture_folded(fn, "main;y;y;f 1\n"
+                                       "main;y;y 39\n"
+                                       "main;other 960\n");
+    struct model *m = model_all(p, 1.0, 2.0);
+
+    (void)state;
+    assert_true(m->hidden[ID("f")]);
+    assert_false(m->hidden[ID("y")]);
+    assert_false(m->hidden[ID("main")]);
+    assert_false(m->hidden[ID("other")]);
+    assert_int_equal(m->nhidden, 1);
+    assert_report_agrees(p, m, 1.0, 2.0);
+    /* one more sample of f: callee time 1 of y's 41 = 2.4% > 2% */
+    fixture_add_folded(p, 0, fn, "main;y;y;f", 1);
+    model_free(m);
+    m = model_all(p, 1.0, 2.0);
+    assert_false(m->hidden[ID("f")]);
+    assert_int_equal(m->nhidden, 0);
+    assert_report_agrees(p, m, 1.0, 2.0);
+    done(p, m);
+}
+
+/* main -> a (199 samples) and main -> b (1): b's shares are all 0.5%. */
+static void test_hide_thresholds(void **state)
+{
+    struct profile *p = fixture_folded(fn, "main;a 199\n"
+                                       "main;b 1\n");
+    struct model *m = model_all(p, 1.0, 2.0);
+
+    (void)state;
+    assert_true(m->hidden[ID("b")]);
+    assert_int_equal(m->nhidden, 1);
+    assert_report_agrees(p, m, 1.0, 2.0);
+    /* both thresholds at 0 hide nothing */
+    model_set_hide(m, 0, 0);
+    assert_int_equal(m->nhidden, 0);
+    assert_report_agrees(p, m, 0, 0);
+    /* hide-subs 100%: main (self 0, every share <= 100%) hides too; a
+     * (self 99.5%) stays */
+    model_set_hide(m, 1.0, 100.0);
+    assert_true(m->hidden[ID("main")]);
+    assert_false(m->hidden[ID("a")]);
+    assert_report_agrees(p, m, 1.0, 100.0);
+    done(p, m);
+}
+
+/* The edges to and from Racket's "*" node count.  Of 1000 samples, x is
+ * the leaf of 30 (self 3%, under a 5% hide-self), so its leaf -> "*" edge
+ * is 3%, while its caller edge m -> x is 30/2 (m occurs twice) of m's
+ * 970: 1.5%.  s is the bottom of 30, a 3% "*" -> s edge, while s -> big
+ * is 30/2 of big's 970.  So only the "*" edges keep x and s at 2%. */
+static void test_hide_star_edges(void **state)
+{
+    struct profile *p = fixture_folded(fn, "m;m;x 30\n"
+                                       "m;big 940\n"
+                                       "s;big;big 30\n");
+    struct model *m = model_all(p, 5.0, 2.0);
+
+    (void)state;
+    assert_false(m->hidden[ID("x")]);
+    assert_false(m->hidden[ID("s")]);
+    assert_int_equal(m->nhidden, 0);
+    assert_report_agrees(p, m, 5.0, 2.0);
+    model_set_hide(m, 5.0, 3.5);
+    assert_true(m->hidden[ID("x")]);
+    assert_true(m->hidden[ID("s")]);
+    assert_int_equal(m->nhidden, 2);
+    assert_report_agrees(p, m, 5.0, 3.5);
+    /* hide-self below x's 3% keeps x whatever its edges */
+    model_set_hide(m, 2.5, 3.5);
+    assert_false(m->hidden[ID("x")]);
+    assert_true(m->hidden[ID("s")]);
+    assert_report_agrees(p, m, 2.5, 3.5);
+    done(p, m);
+}
+
+static const struct profile_edge *edge(const struct model *m,
+                                       uint32_t caller, uint32_t callee)
+{
+    for (size_t i = 0; i < m->nedges; i++)
+        if (m->edges[i].caller == caller && m->edges[i].callee == callee)
+            return &m->edges[i];
+    fail_msg("no edge %u -> %u", caller, callee);
+    return NULL;
+}
+
+/* main;f;f;f x1 and main;f x1.  In the first sample f occurs three times,
+ * so each of its caller edges carries 1/3 of the sample: f's caller
+ * lines read main 4/3 and f 2/3 of f's 2 samples (66.7% and 33.3%, as
+ * Racket prints, summing to 100%); main's callee line reads f 2/1. */
+static void test_edges_recursion(void **state)
+{
+    struct profile *p = fixture_folded(fn, "main;f;f;f 1\n"
+                                       "main;f 1\n");
+    struct model *m = model_all(p, 0, 0);
+    uint32_t main_ = ID("main"), f = ID("f");
+    const struct profile_edge *mf = edge(m, main_, f), *ff = edge(m, f, f);
+    const struct profile_edge *bottom = edge(m, PROFILE_NONE, main_);
+
+    (void)state;
+    assert_int_equal(m->nedges, 3);
+    assert_float_equal(mf->caller_time, 4.0 / 3.0, 1e-9);
+    assert_float_equal(mf->callee_time, 2.0, 1e-9);
+    assert_int_equal(mf->samples, 2);
+    assert_int_equal(mf->outer, 2);
+    assert_float_equal(ff->caller_time, 2.0 / 3.0, 1e-9);
+    assert_float_equal(ff->callee_time, 2.0 / 3.0, 1e-9);
+    assert_int_equal(ff->samples, 1);
+    assert_int_equal(ff->outer, 0);
+    assert_float_equal(bottom->callee_time, 2.0, 1e-9);
+    /* f's caller lines sum to its total */
+    assert_float_equal(mf->caller_time + ff->caller_time,
+                       (double)model_flat_of(m, f)->total, 1e-9);
+    /* a function's outer edges sum to its total (callgrind's rule) */
+    assert_int_equal(mf->outer + ff->outer, model_flat_of(m, f)->total);
+    /* first use: main;f is met first (its node comes before its
+     * children's in the walk), then f -> f */
+    assert_int_equal(bottom->seq, 0);
+    assert_int_equal(mf->seq, 1);
+    assert_int_equal(ff->seq, 2);
+    done(p, m);
+}
+
+/* Racket's order within a stack: the bottom edge, then the pairs from
+ * the leaf down (its connect calls), which the report's ties follow. */
+static void test_edges_first_use(void **state)
+{
+    struct profile *p = fixture_folded(fn, "a;b;c 1\n");
+    struct model *m = model_all(p, 0, 0);
+    uint32_t a = ID("a"), b = ID("b"), c = ID("c");
+
+    (void)state;
+    assert_int_equal(edge(m, PROFILE_NONE, a)->seq, 0);
+    assert_int_equal(edge(m, b, c)->seq, 1);
+    assert_int_equal(edge(m, a, b)->seq, 2);
+    done(p, m);
+}
+
+/* Flat entries count recursion once and rank functions by first use, as
+ * profile_first_use numbers them. */
+static void test_flat_first_use(void **state)
+{
+    struct profile *p = fixture_folded(fn, "main;g;g 2\n"
+                                       "main;h 5\n"
+                                       "k 1\n");
+    struct model *m = model_all(p, 0, 0);
+
+    (void)state;
+    assert_int_equal(m->total, 8);
+    assert_int_equal(model_flat_of(m, ID("g"))->total, 2);
+    assert_int_equal(model_flat_of(m, ID("main"))->first, 0);
+    assert_int_equal(model_flat_of(m, ID("g"))->first, 1);
+    assert_int_equal(model_flat_of(m, ID("h"))->first, 2);
+    assert_int_equal(model_flat_of(m, ID("k"))->first, 3);
+    {
+        uint32_t *order, *index;
+        static const char *const names[] = { "main", "g", "h", "k" };
+
+        assert_int_equal(profile_first_use(p, &order, &index), 4);
+        for (uint32_t i = 0; i < 4; i++) {
+            assert_int_equal(order[i], ID(names[i]));
+            assert_int_equal(index[order[i]], i);
+        }
+        assert_int_equal(index[profile_thread_at(p, 0)->frame],
+                         PROFILE_NONE);
+        free(order);
+        free(index);
+    }
+    assert_string_equal(model_frame_name(m, ID("h")), "h");
+    assert_string_equal(model_frame_name(m, 999), "?");
+    assert_null(model_flat_of(m, 999));
+    done(p, m);
+}
+
+/* FORMATS.md's example, inverted: below the thread node the roots are
+ * the leaves (b 3, c 1 on "main"; d 2 on "worker"), their children the
+ * callers; the flat table and edges stay those of the call tree. */
+static void test_inverted_tree(void **state)
+{
+    struct profile *p = fixture_example(fn, false);
+    const struct model_filter inv = { .focus = PROFILE_NONE,
+                                      .inverted = true };
+    struct model *m = model_new(p, &inv, 0, 0);
+    uint32_t t0, b, ba, bam;
+
+    (void)state;
+    assert_non_null(m);
+    assert_ptr_equal(m->base, p);
+    assert_ptr_equal(m->tree, m->shaped);
+    t0 = profile_thread_at(m->tree, 0)->node;
+    b = profile_child(m->tree, t0, ID("b"));
+    ba = profile_child(m->tree, b, ID("a"));
+    bam = profile_child(m->tree, ba, ID("main"));
+    assert_int_not_equal(bam, PROFILE_NONE);
+    assert_int_equal(profile_node(m->tree, b)->total, 3);
+    assert_int_equal(profile_node(m->tree, b)->self, 0);
+    assert_int_equal(profile_node(m->tree, bam)->self, 3);
+    assert_int_equal(profile_child(m->tree, t0, ID("main")),
+                     PROFILE_NONE);
+    assert_int_equal(model_flat_of(m, ID("main"))->total, 6);
+    assert_int_equal(m->nedges, 5);
+    done(p, m);
+}
+
+/* Threads merged: the tree has no thread level (main of both threads is
+ * one node under the root), inverted too; the flat table and the edges
+ * are the same as per thread. */
+static void test_merged_tree(void **state)
+{
+    struct profile *p = fixture_example(fn, true);
+    struct model_filter f = { .focus = PROFILE_NONE, .merge_threads = true };
+    struct model *m = model_new(p, &f, 0, 0);
+    uint32_t main_n, d;
+
+    (void)state;
+    assert_non_null(m);
+    assert_ptr_equal(m->base, p);
+    assert_ptr_equal(m->tree, m->shaped);
+    main_n = profile_child(m->tree, PROFILE_ROOT, ID("main"));
+    assert_int_not_equal(main_n, PROFILE_NONE);
+    assert_int_equal(profile_node(m->tree, main_n)->total, 6);
+    d = profile_child(m->tree, main_n, ID("d"));
+    assert_int_equal(profile_node(m->tree, d)->self, 2);
+    assert_int_equal(model_flat_of(m, ID("main"))->total, 6);
+    assert_int_equal(m->nedges, 5);
+    model_free(m);
+
+    f.inverted = true;
+    m = model_new(p, &f, 0, 0);
+    assert_non_null(m);
+    assert_int_equal(profile_node(m->tree, profile_child(m->tree, PROFILE_ROOT,
+                                                         ID("b")))->total, 3);
+    assert_int_equal(profile_node(m->tree, profile_child(m->tree, PROFILE_ROOT,
+                                                         ID("d")))->total, 2);
+    done(p, m);
+}
+
+/* A thread filter by tid and a focus frame derive the base profile; an
+ * unknown tid or a frame out of range is ignored. */
+static void test_filters(void **state)
+{
+    struct profile *p = fixture_example(fn, false);
+    struct model_filter f = { .has_thread = true, .tid = 101,
+                              .focus = PROFILE_NONE };
+    struct model *m = model_new(p, &f, 0, 0);
+
+    (void)state;
+    assert_int_equal(m->thread, 1);
+    assert_int_equal(m->total, 2);                 /* main;d x2 */
+    assert_null(model_flat_of(m, ID("a")));
+    model_free(m);
+    f = (struct model_filter){ .focus = ID("c") };
+    m = model_new(p, &f, 0, 0);
+    assert_int_equal(m->total, 1);                 /* main;a;c */
+    assert_int_equal(model_flat_of(m, ID("a"))->total, 1);
+    model_free(m);
+    f = (struct model_filter){ .has_thread = true, .tid = 7, .focus = 999 };
+    m = model_new(p, &f, 0, 0);
+    assert_int_equal(m->thread, PROFILE_NONE);
+    assert_int_equal(m->focus, PROFILE_NONE);
+    assert_ptr_equal(m->base, p);
+    assert_int_equal(m->total, 6);
+    done(p, m);
+}
+
+/* What "save the view" writes: the thread and focus filters applied,
+ * the tree's shape (inverted, merged) not; everything when unfiltered. */
+static void test_filter_profile(void **state)
+{
+    struct profile *p = fixture_example(fn, true);
+    struct model_filter f = { .focus = ID("a"), .inverted = true,
+                              .merge_threads = true };
+    struct profile *q = model_filter_profile(p, &f);
+
+    (void)state;
+    assert_non_null(q);
+    assert_int_equal(profile_samples(q), 4);       /* main;a;b x3, main;a;c */
+    uint32_t t0 = profile_thread_at(q, 0)->node;
+    assert_int_equal(profile_node(q, profile_child(q, t0, ID("main")))->total,
+                     4);
+    profile_free(q);
+    f = (struct model_filter){ .has_thread = true, .tid = 101,
+                               .focus = PROFILE_NONE };
+    q = model_filter_profile(p, &f);
+    assert_int_equal(profile_samples(q), 2);       /* worker's main;d */
+    profile_free(q);
+    f = (struct model_filter){ .focus = PROFILE_NONE };
+    q = model_filter_profile(p, &f);
+    assert_ptr_not_equal(q, p);
+    assert_int_equal(profile_samples(q), 6);
+    profile_free(q);
+    profile_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hide_recursive_case),
+        cmocka_unit_test(test_hide_thresholds),
+        cmocka_unit_test(test_hide_star_edges),
+        cmocka_unit_test(test_edges_recursion),
+        cmocka_unit_test(test_edges_first_use),
+        cmocka_unit_test(test_flat_first_use),
+        cmocka_unit_test(test_inverted_tree),
+        cmocka_unit_test(test_merged_tree),
+        cmocka_unit_test(test_filters),
+        cmocka_unit_test(test_filter_profile),
+    };
+
+    cmocka_set_message_output(CM_OUTPUT_TAP);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

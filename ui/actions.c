@@ -1,0 +1,309 @@
+/* actions.c - what keys and clicks do: the UI's table of requests.
+ *
+ * See ui_state.h.  A key becomes a request through the key table
+ * (request.c); ui_actions[] below says what the UI itself does for each
+ * request it owns (switching views, filters, sampling, prompts).  Any
+ * other request goes to the view on screen, whose own table (view.h)
+ * knows it or not; an unknown one says "not available in the X view".
+ */
+#include "ui_state.h"
+
+#include <stdio.h>
+
+#include "profile.h"
+#include "view_model.h"
+
+typedef void ui_action(struct ui *ui, enum request req);
+
+static void act_view(struct ui *ui, enum request req)
+{
+    enum view_id to = (enum view_id)(VIEW_TREE + (req - REQ_VIEW_TREE));
+
+    /* The help key closes help the way it opened it. */
+    if (to == VIEW_HELP && ui->cur == VIEW_HELP)
+        to = ui->help_from;
+    ui_switch(ui, to);
+}
+
+/* Esc: help goes back to the view it was opened from; elsewhere Esc
+ * only clears the message line. */
+static void act_close(struct ui *ui, enum request req)
+{
+    (void)req;
+    if (ui->cur == VIEW_HELP)
+        ui_switch(ui, ui->help_from);
+}
+
+static void act_view_next(struct ui *ui, enum request req)
+{
+    (void)req;
+    ui_switch(ui, (enum view_id)((ui->cur + 1) % VIEW_COUNT));
+}
+
+static void act_view_prev(struct ui *ui, enum request req)
+{
+    (void)req;
+    ui_switch(ui, (enum view_id)((ui->cur + VIEW_COUNT - 1) % VIEW_COUNT));
+}
+
+/* The function under the cursor, or a message saying there is none. */
+static uint32_t cursor_function(struct ui *ui)
+{
+    uint32_t f = view_cursor_frame(ui_view(ui));
+
+    if (f == PROFILE_NONE)
+        ctx_message(&ui->ctx, true, "no function under the cursor");
+    return f;
+}
+
+/* 'c' and 'a': the callers or code view of the function under the
+ * cursor (rebuilt when already on screen: the function changed). */
+static void act_show_function(struct ui *ui, enum request req)
+{
+    enum view_id to = req == REQ_CALLERS ? VIEW_CALLERS : VIEW_SOURCE;
+    uint32_t f = cursor_function(ui);
+
+    if (f == PROFILE_NONE)
+        return;
+    ui->ctx.selected = f;
+    if (ui->cur == to)
+        view_refresh(ui_view(ui));
+    ui_switch(ui, to);
+}
+
+/* f: only the stacks through the function under the cursor; on a
+ * thread row, only that thread. */
+static void act_focus(struct ui *ui, enum request req)
+{
+    const struct profile_thread *th = view_cursor_thread(ui_view(ui));
+
+    (void)req;
+    if (th) {
+        ctx_show_thread(&ui->ctx, th);
+        return;
+    }
+    uint32_t f = cursor_function(ui);
+    if (f == PROFILE_NONE)
+        return;
+    ui->ctx.filter.focus = f;
+    ui->ctx.want_model = true;
+    ctx_message(&ui->ctx, false, "focus on %s (F clears)",
+                ui->model ? model_frame_name(ui->model, f) : "?");
+}
+
+static void act_unfocus(struct ui *ui, enum request req)
+{
+    (void)req;
+    if (ui->ctx.filter.focus == PROFILE_NONE) {
+        ctx_message(&ui->ctx, false, "no focus set");
+        return;
+    }
+    ui->ctx.filter.focus = PROFILE_NONE;
+    ui->ctx.want_model = true;
+    ctx_message(&ui->ctx, false, "focus cleared");
+}
+
+static void act_all_threads(struct ui *ui, enum request req)
+{
+    (void)req;
+    ui->ctx.filter.has_thread = false;
+    ui->ctx.want_model = true;
+    ctx_message(&ui->ctx, false, "showing all threads");
+}
+
+/* [ ] { }: one threshold 0.5 points down or up. */
+static void act_hide_step(struct ui *ui, enum request req)
+{
+    double self = ui->ctx.hide_self, subs = ui->ctx.hide_subs;
+
+    if (req == REQ_HIDE_SELF_LESS || req == REQ_HIDE_SELF_MORE)
+        self += req == REQ_HIDE_SELF_MORE ? 0.5 : -0.5;
+    else
+        subs += req == REQ_HIDE_SUBS_MORE ? 0.5 : -0.5;
+    ask_set_hide(ui, self, subs);
+}
+
+static void act_pause(struct ui *ui, enum request req)
+{
+    (void)req;
+    if (ask_sampling_over(ui, "nothing to pause"))
+        return;
+    bool to = !ui->status.paused;
+    if (ui->src->ops->set_paused(ui->src, to) < 0) {
+        ctx_message(&ui->ctx, true, "%s cannot be paused",
+                    ui->status.is_file ? "a loaded file" : "this source");
+        return;
+    }
+    ui_status(ui);
+    ctx_message(&ui->ctx, false, to ? "sampling paused (p resumes)"
+                                    : "sampling resumed");
+}
+
+/* < and >: half or twice the interval (10 ms when the source has none). */
+static void act_interval_step(struct ui *ui, enum request req)
+{
+    uint64_t ns = ui->status.interval_ns ? ui->status.interval_ns : 10000000u;
+
+    ask_set_interval(ui, req == REQ_INTERVAL_HALVE ? ns / 2 : ns * 2);
+}
+
+static void act_refresh_now(struct ui *ui, enum request req)
+{
+    (void)req;
+    ui_tick(ui, true);
+    clearok(curscr, TRUE);
+}
+
+static void act_ask(struct ui *ui, enum request req)
+{
+    if (req == REQ_INTERVAL_PROMPT &&
+        ask_sampling_over(ui, "the rate cannot change"))
+        return;
+    static const enum ask_purpose purpose[REQ_COUNT] = {
+        [REQ_SEARCH] = ASK_SEARCH,
+        [REQ_HIDE_PROMPT] = ASK_HIDE,
+        [REQ_INTERVAL_PROMPT] = ASK_INTERVAL,
+        [REQ_REFRESH_PROMPT] = ASK_REFRESH,
+        [REQ_RESET] = ASK_RESET,
+    };
+
+    ask_open(ui, purpose[req]);
+}
+
+static void act_save(struct ui *ui, enum request req)
+{
+    (void)req;
+    save_open(ui);
+}
+
+bool actions_unsaved(struct ui *ui)
+{
+    if (ui->status.is_file || ui->status.samples == 0)
+        return false;
+    return !ui->saved ||
+           ui->src->ops->generation(ui->src) != ui->saved_generation;
+}
+
+/* q: in help, back to the view; else quit, asking once when that would
+ * lose samples (as perf top does). */
+static void act_quit(struct ui *ui, enum request req)
+{
+    if (ui->cur == VIEW_HELP) {
+        act_close(ui, req);
+        return;
+    }
+    ui_status(ui);
+    if (ui->opt.confirm_quit && actions_unsaved(ui)) {
+        ask_open(ui, ASK_QUIT);
+        return;
+    }
+    ui->quit = true;
+}
+
+/* The requests the UI acts on itself; NULL: the view's. */
+static ui_action *const ui_actions[REQ_COUNT] = {
+    [REQ_VIEW_TREE] = act_view,
+    [REQ_VIEW_FLAT] = act_view,
+    [REQ_VIEW_CALLERS] = act_view,
+    [REQ_VIEW_THREADS] = act_view,
+    [REQ_VIEW_SOURCE] = act_view,
+    [REQ_VIEW_HELP] = act_view,
+    [REQ_VIEW_NEXT] = act_view_next,
+    [REQ_VIEW_PREV] = act_view_prev,
+    [REQ_CLOSE] = act_close,
+    [REQ_CALLERS] = act_show_function,
+    [REQ_SOURCE] = act_show_function,
+    [REQ_SEARCH] = act_ask,
+    [REQ_FOCUS] = act_focus,
+    [REQ_UNFOCUS] = act_unfocus,
+    [REQ_ALL_THREADS] = act_all_threads,
+    [REQ_HIDE_PROMPT] = act_ask,
+    [REQ_HIDE_SELF_LESS] = act_hide_step,
+    [REQ_HIDE_SELF_MORE] = act_hide_step,
+    [REQ_HIDE_SUBS_LESS] = act_hide_step,
+    [REQ_HIDE_SUBS_MORE] = act_hide_step,
+    [REQ_PAUSE] = act_pause,
+    [REQ_INTERVAL_HALVE] = act_interval_step,
+    [REQ_INTERVAL_DOUBLE] = act_interval_step,
+    [REQ_INTERVAL_PROMPT] = act_ask,
+    [REQ_REFRESH_PROMPT] = act_ask,
+    [REQ_REFRESH_NOW] = act_refresh_now,
+    [REQ_SAVE] = act_save,
+    [REQ_RESET] = act_ask,
+    [REQ_QUIT] = act_quit,
+};
+
+void actions_run(struct ui *ui, enum request req)
+{
+    struct view *v = ui_view(ui);
+
+    if (req > REQ_NONE && req < REQ_COUNT && ui_actions[req]) {
+        ui_actions[req](ui, req);
+        return;
+    }
+    if (ui->stale[ui->cur]) {
+        ui->stale[ui->cur] = false;
+        view_refresh(v);
+    }
+    if (!view_request(v, req) && req != REQ_NONE)
+        ctx_message(&ui->ctx, true, "not available in the %s view",
+                    v->ops->name);
+}
+
+/* After a request: a view that changed the filter gets its new model. */
+static void after_request(struct ui *ui)
+{
+    if (ui->ctx.want_model) {
+        ui->ctx.want_model = false;
+        ui_rebuild_model(ui);
+    }
+    if (ui->ctx.want_view != VIEW_COUNT) {
+        ui_switch(ui, ui->ctx.want_view);
+        ui->ctx.want_view = VIEW_COUNT;
+    }
+}
+
+void actions_key(struct ui *ui, int key)
+{
+    ui->dirty = true;
+    if (ui->prompt.active) {
+        ask_done(ui, prompt_key(&ui->prompt, key));
+    } else {
+        ui->ctx.msg[0] = '\0';
+        actions_run(ui, request_for_key(key));
+    }
+    after_request(ui);
+}
+
+void actions_mouse(struct ui *ui, const MEVENT *me)
+{
+    struct view *v = ui_view(ui);
+
+    ui->dirty = true;
+    if (me->bstate & BUTTON4_PRESSED) {
+        view_scroll(v, -3);
+        return;
+    }
+#ifdef BUTTON5_PRESSED
+    if (me->bstate & BUTTON5_PRESSED) {
+        view_scroll(v, 3);
+        return;
+    }
+#endif
+    if (!(me->bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED |
+                        BUTTON1_DOUBLE_CLICKED)))
+        return;
+    if (me->y == ui->tab_y) {
+        for (int i = 0; i < VIEW_COUNT; i++)
+            if (me->x >= ui->tab_x[i] && me->x < ui->tab_x[i + 1])
+                ui_switch(ui, (enum view_id)i);
+        return;
+    }
+    if (me->y >= ui->body_top && me->y < ui->body_top + ui->body_h) {
+        view_click(v, me->y - ui->body_top);
+        if (me->bstate & BUTTON1_DOUBLE_CLICKED) {
+            actions_run(ui, REQ_ENTER);
+            after_request(ui);
+        }
+    }
+}

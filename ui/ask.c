@@ -1,0 +1,262 @@
+/* ask.c - the prompts of the TUI: what each asks and what its answer does.
+ *
+ * See ui_state.h.  One table, asks[], gives each purpose its label, its
+ * initial text and the function that acts on the answer; the line editor
+ * itself is prompt.c.  Durations typed here go through the same parser
+ * as -r and -d (src/base/duration.h).
+ */
+#include "ui_state.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "duration.h"
+#include "view_model.h"
+
+/* The source clamps intervals to this range too; clamping here lets the
+ * message say what was actually asked. */
+#define INTERVAL_MIN_NS 100000ull
+#define INTERVAL_MAX_NS 1000000000ull
+
+void ask_set_hide(struct ui *ui, double self, double subs)
+{
+    ui->ctx.hide_self = self < 0 ? 0 : self > 100 ? 100 : self;
+    ui->ctx.hide_subs = subs < 0 ? 0 : subs > 100 ? 100 : subs;
+    if (ui->model)
+        model_set_hide(ui->model, ui->ctx.hide_self, ui->ctx.hide_subs);
+    ui_mark_stale(ui);
+    ctx_message(&ui->ctx, false, "hide-self %.1f%%  hide-subs %.1f%%",
+                ui->ctx.hide_self, ui->ctx.hide_subs);
+}
+
+bool ask_sampling_over(struct ui *ui, const char *what)
+{
+    ui_status(ui);
+    if (ui->status.is_file || (ui->status.state != TARGET_EXITED &&
+                               ui->status.state != TARGET_DETACHED))
+        return false;
+    ctx_message(&ui->ctx, true, "%s: %s", ui->status.state == TARGET_EXITED
+                ? "the target has exited" : "sampling has ended", what);
+    return true;
+}
+
+void ask_set_interval(struct ui *ui, uint64_t ns)
+{
+    char a[32], b[32];
+    bool clamped = ns < INTERVAL_MIN_NS || ns > INTERVAL_MAX_NS;
+
+    if (ask_sampling_over(ui, "the rate cannot change"))
+        return;
+    if (ns < INTERVAL_MIN_NS)
+        ns = INTERVAL_MIN_NS;
+    if (ns > INTERVAL_MAX_NS)
+        ns = INTERVAL_MAX_NS;
+    if (ui->src->ops->set_interval(ui->src, ns) < 0) {
+        ctx_message(&ui->ctx, true, "the sampling interval of %s cannot change",
+                    ui->status.is_file ? "a loaded file" : "this source");
+        return;
+    }
+    ui_status(ui);
+    ctx_message(&ui->ctx, false, "sampling every %s (%s)%s",
+                fmt_duration(ns, a, sizeof(a)),
+                frame_hz(1e9 / (double)ns, b, sizeof(b)),
+                clamped ? ", clamped to 100us..1s" : "");
+}
+
+static void answer_search(struct ui *ui, char *text)
+{
+    regex_t re;
+    int rc;
+
+    /* An empty search clears the last one. */
+    if (!text[0]) {
+        if (ui->have_re)
+            regfree(&ui->re);
+        ui->have_re = false;
+        ui->ctx.search = NULL;
+        ui->search_text[0] = '\0';
+        ctx_message(&ui->ctx, false, "search cleared");
+        return;
+    }
+    rc = regcomp(&re, text, REG_EXTENDED | REG_ICASE | REG_NOSUB);
+    if (rc != 0) {
+        char err[128];
+        regerror(rc, &re, err, sizeof(err));
+        ctx_message(&ui->ctx, true, "bad regex: %s", err);
+        return;
+    }
+    if (ui->have_re)
+        regfree(&ui->re);
+    ui->re = re;
+    ui->have_re = true;
+    ui->ctx.search = &ui->re;
+    snprintf(ui->search_text, sizeof(ui->search_text), "%s", text);
+    view_search(ui_view(ui), &ui->re, true);
+}
+
+/* "SELF SUBS" or "SELF" percentages; '%' and ',' may be typed too. */
+static void answer_hide(struct ui *ui, char *text)
+{
+    double a, b;
+
+    for (char *c = text; *c; c++)
+        if (*c == '%' || *c == ',')
+            *c = ' ';
+    int n = sscanf(text, "%lf %lf", &a, &b);
+    if (n < 1 || a < 0 || a > 100 || (n == 2 && (b < 0 || b > 100))) {
+        ctx_message(&ui->ctx, true, "expected \"SELF SUBS\" percentages, "
+                    "e.g. \"1 2\"");
+        return;
+    }
+    ask_set_hide(ui, a, n == 2 ? b : ui->ctx.hide_subs);
+}
+
+/* "5ms", "5" (ms), "250us", "0.5s" or "200hz", from 1 ns to 1000 s. */
+static void answer_interval(struct ui *ui, char *text)
+{
+    double ns;
+
+    if (duration_parse(text, DURATION_MS, true, &ns) < 0 || ns < 1 ||
+        ns > 1e12) {
+        ctx_message(&ui->ctx, true, "bad interval \"%s\": try 5ms, 250us "
+                    "or 200hz", text);
+        return;
+    }
+    ask_set_interval(ui, (uint64_t)llround(ns));
+}
+
+static void answer_refresh(struct ui *ui, char *text)
+{
+    double s;
+
+    if (duration_parse_seconds(text, UI_REFRESH_MIN_S, UI_REFRESH_MAX_S,
+                               &s) < 0) {
+        ctx_message(&ui->ctx, true, "refresh interval: seconds from %g to %g",
+                    UI_REFRESH_MIN_S, UI_REFRESH_MAX_S);
+        return;
+    }
+    ui->opt.refresh_s = s;
+    ui->next_refresh = ui_now() + s;
+    ctx_message(&ui->ctx, false, "refreshing every %gs", s);
+}
+
+static void answer_save(struct ui *ui, char *text)
+{
+    save_write(ui, text);
+}
+
+static void answer_reset(struct ui *ui, char *text)
+{
+    if (text[0] != 'y' && text[0] != 'Y') {
+        ctx_message(&ui->ctx, false, "reset cancelled");
+        return;
+    }
+    if (ui->src->ops->reset(ui->src) < 0) {
+        ctx_message(&ui->ctx, true, "this source cannot be reset");
+        return;
+    }
+    ui_tick(ui, true);
+    ctx_message(&ui->ctx, false, "all samples forgotten");
+}
+
+/* q (or y) quits, s opens the save prompt, any other key stays. */
+static void answer_quit(struct ui *ui, char *text)
+{
+    if (text[0] == 'q' || text[0] == 'y' || text[0] == 'Y')
+        ui->quit = true;
+    else if (text[0] == 's')
+        save_open(ui);
+    else
+        ctx_message(&ui->ctx, false, "not quitting");
+}
+
+static void label_quit(struct ui *ui, char *buf, size_t n)
+{
+    snprintf(buf, n, "Quit? %llu samples are not saved%s (q: quit, s: save, "
+             "other: stay) ", (unsigned long long)ui->status.samples,
+             ui->opt.ends_command ? " and the command will be ended" : "");
+}
+
+static void initial_search(struct ui *ui, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", ui->search_text);
+}
+
+static void initial_hide(struct ui *ui, char *buf, size_t n)
+{
+    snprintf(buf, n, "%g %g", ui->ctx.hide_self, ui->ctx.hide_subs);
+}
+
+/* The current rate, in a form the prompt reads back exactly. */
+static void initial_interval(struct ui *ui, char *buf, size_t n)
+{
+    if (ui->status.interval_ns)
+        snprintf(buf, n, "%.6ghz", 1e9 / (double)ui->status.interval_ns);
+}
+
+static void initial_refresh(struct ui *ui, char *buf, size_t n)
+{
+    snprintf(buf, n, "%g", ui->opt.refresh_s);
+}
+
+static const struct ask {
+    const char *label;
+    /* The label when it depends on the state; NULL: `label`. */
+    void (*label_fn)(struct ui *ui, char *buf, size_t n);
+    bool oneshot;                 /* a y/n question: one key answers */
+    /* The text the prompt opens with; NULL: empty. */
+    void (*initial)(struct ui *ui, char *buf, size_t n);
+    /* Act on the submitted text (which it may modify). */
+    void (*answer)(struct ui *ui, char *text);
+} asks[] = {
+    [ASK_SEARCH] = { "Search (regex): ", NULL, false, initial_search,
+                     answer_search },
+    [ASK_HIDE] = { "Hide self% subs%: ", NULL, false, initial_hide,
+                   answer_hide },
+    [ASK_INTERVAL] = { "Sampling interval (5ms, 250us, 200hz): ", NULL, false,
+                       initial_interval, answer_interval },
+    [ASK_REFRESH] = { "Refresh every (seconds): ", NULL, false,
+                      initial_refresh, answer_refresh },
+    /* save.c opens it, with its own label and default name. */
+    [ASK_SAVE] = { "", NULL, false, NULL, answer_save },
+    [ASK_RESET] = { "Forget all samples? (y/n) ", NULL, true, NULL,
+                    answer_reset },
+    [ASK_QUIT] = { "", label_quit, true, NULL, answer_quit },
+};
+
+void ask_open(struct ui *ui, enum ask_purpose purpose)
+{
+    const struct ask *a = &asks[purpose];
+    char initial[PROMPT_MAX] = "", label[sizeof(ui->prompt.label)];
+
+    if (a->initial)
+        a->initial(ui, initial, sizeof(initial));
+    if (a->label_fn)
+        a->label_fn(ui, label, sizeof(label));
+    prompt_open(&ui->prompt, (int)purpose, a->label_fn ? label : a->label,
+                initial, a->oneshot);
+}
+
+void ask_done(struct ui *ui, enum prompt_result r)
+{
+    struct prompt *p = &ui->prompt;
+
+    if (p->purpose == ASK_SAVE && r != PROMPT_SUBMIT && r != PROMPT_CANCEL) {
+        if (r == PROMPT_TAB || r == PROMPT_BACKTAB)
+            save_cycle(ui, r == PROMPT_TAB ? 1 : -1);
+        else if (r == PROMPT_UPDOWN)
+            save_toggle_scope(ui);
+        else
+            save_follow_name(ui);
+        return;
+    }
+    if (r == PROMPT_CANCEL) {
+        ctx_message(&ui->ctx, false, "cancelled");
+        return;
+    }
+    if (r == PROMPT_SUBMIT && p->purpose >= ASK_SEARCH &&
+        p->purpose <= ASK_QUIT)
+        asks[p->purpose].answer(ui, p->buf);
+}

@@ -1,0 +1,173 @@
+/* columns.c - lay out and draw a view from its column table.
+ *
+ * See columns.h.  The layout rule, once: the fixed columns from column 1,
+ * each `gap` blanks after the one before; the flexible column takes what
+ * is left, less the tail column (module, location) at the right edge,
+ * which gets at most a third of the room after the fixed columns and is
+ * left out when that is under 6 columns.  On a row whose flexible cell
+ * (a function name) is wider than its column, the name wins: it runs on
+ * into the tail's room, and the tail is shortened, or left out when
+ * under 6 columns would remain.  The tail stays where it is.
+ */
+#include "columns.h"
+
+#include <stdio.h>
+
+#include "view.h"
+
+/* Below this a tail column (a module name) says too little to show. */
+#define TAIL_MIN 6
+
+static bool col_shown(struct view *v, const struct view_col *c)
+{
+    return !v->ops->shown || v->ops->shown(v, c->id);
+}
+
+void columns_layout(struct view *v, int width, struct col_layout *lay)
+{
+    const struct view_ops *o = v->ops;
+    int x = 1, flex = -1, tail = -1;
+    bool first = true;
+
+    for (size_t i = 0; i < o->ncols && i < VIEW_MAX_COLS; i++) {
+        const struct view_col *c = &o->cols[i];
+        lay->x[i] = lay->w[i] = 0;
+        lay->on[i] = false;
+        if (!col_shown(v, c))
+            continue;
+        if (c->flags & VIEW_COL_TAIL) {
+            tail = (int)i;
+            continue;
+        }
+        if (!first)
+            x += c->gap ? c->gap : 2;
+        first = false;
+        lay->x[i] = x;
+        lay->w[i] = c->width;
+        lay->on[i] = true;
+        if (c->width == 0)
+            flex = (int)i;
+        x += c->width;
+    }
+    if (flex < 0)
+        return;
+    int tw = 0;
+    if (tail >= 0) {
+        int room = (width - lay->x[flex]) / 3;
+        tw = v->tail_want < room ? v->tail_want : room;
+        if (tw < TAIL_MIN)
+            tw = 0;
+        lay->x[tail] = width - tw;
+        lay->w[tail] = tw;
+        lay->on[tail] = tw > 0;
+    }
+    lay->w[flex] = width - lay->x[flex] - (tw ? tw + 2 : 0);
+}
+
+void columns_draw_titles(struct view *v, const struct col_layout *lay, int y,
+                         int width)
+{
+    const struct theme *t = v->ctx->theme;
+    char buf[256];
+
+    for (size_t i = 0; i < v->ops->ncols && i < VIEW_MAX_COLS; i++) {
+        const struct view_col *c = &v->ops->cols[i];
+        if (!lay->on[i])
+            continue;
+        const char *title = v->ops->title ? v->ops->title(v, c->id) : NULL;
+        if (!title)
+            title = c->title;
+        if (!title)
+            continue;
+        /* Right-aligned in the column, and like every title free to run
+         * on to the row's end: a long title is clipped there, not at its
+         * column. */
+        if (c->flags & DT_RIGHT) {
+            snprintf(buf, sizeof(buf), "%*s", lay->w[i], title);
+            title = buf;
+        }
+        draw_text(t, y, lay->x[i], width - lay->x[i], title,
+                  t->attr[UC_COLHDR], 0);
+    }
+}
+
+void columns_draw_line(struct view *v, const struct col_layout *lay,
+                       size_t line, int y, int width)
+{
+    const struct theme *t = v->ctx->theme;
+    int ncols = (int)(v->ops->ncols < VIEW_MAX_COLS ? v->ops->ncols
+                                                    : VIEW_MAX_COLS);
+    int flex = -1, tail = -1;
+    int x[VIEW_MAX_COLS], w[VIEW_MAX_COLS];
+
+    for (int i = 0; i < ncols; i++) {
+        x[i] = lay->x[i];
+        w[i] = lay->w[i];
+        if (!lay->on[i])
+            continue;
+        if (v->ops->cols[i].flags & VIEW_COL_TAIL)
+            tail = i;
+        else if (v->ops->cols[i].width == 0)
+            flex = i;
+    }
+    for (int i = 0; i < ncols; i++) {
+        const struct view_col *col = &v->ops->cols[i];
+        struct view_cell c = { .attr = t->attr[UC_NORMAL], .width = w[i] };
+        if (!lay->on[i] || w[i] <= 0)
+            continue;
+        v->ops->cell(v, line, col->id, &c);
+        if (!c.text)
+            continue;
+        if (c.span) {
+            draw_text(t, y, x[i], width - x[i], c.text, c.attr, DT_ELLIPSIS);
+            return;
+        }
+        if (i == flex && tail > flex) {
+            /* The name takes what it needs of the tail's room. */
+            int need = text_width(t, c.text) - w[i];
+            int take = need <= 0 ? 0 : need < w[tail] + 2 ? need
+                                                            : w[tail] + 2;
+            int left = w[tail] + 2 - take - 2;
+            w[i] += take;
+            if (take && left < TAIL_MIN) {
+                w[i] += left > 0 ? left : 0;
+                w[tail] = 0;
+            } else if (take) {
+                x[tail] += w[tail] - left;
+                w[tail] = left;
+            }
+        }
+        const char *s = c.text;
+        if (i == tail && text_width(t, s) > w[i]) {
+            /* A shortened location keeps its end (the line number). */
+            int n = draw_text(t, y, x[i], w[i], t->g.ellipsis, c.attr, 0);
+            while (*s && text_width(t, s) > w[i] - n)
+                s++;
+            while (((unsigned char)*s & 0xc0) == 0x80)
+                s++;
+            draw_text(t, y, x[i] + n, w[i] - n, s, c.attr, 0);
+            continue;
+        }
+        draw_text(t, y, x[i] + col->inset, w[i] - col->inset, s, c.attr,
+                  col->flags & (DT_RIGHT | DT_ELLIPSIS));
+    }
+}
+
+size_t columns_next_sort(const struct view_col *cols, size_t n, size_t cur)
+{
+    for (size_t k = 1; k <= n; k++)
+        if (cols[(cur + k) % n].sort)
+            return (cur + k) % n;
+    return cur;
+}
+
+void cell_count(struct view_cell *c, uint64_t n)
+{
+    c->text = fmt_count(n, c->width, c->buf, sizeof(c->buf));
+}
+
+void cell_pct(struct view *v, struct view_cell *c, double part, double whole)
+{
+    c->text = fmt_pct(part, whole, c->buf, sizeof(c->buf));
+    c->attr = theme_heat(v->ctx->theme, whole > 0 ? part / whole : 0);
+}

@@ -1,0 +1,100 @@
+/* columns.h - a view's columns, declared once in a table.
+ *
+ * A view lists its columns (perf's perf_hpp_fmt, htop's Process_fields[]):
+ * title, width, alignment, the gap before it, whether it sorts.  From
+ * that one table columns.c lays the row out, draws the column header and
+ * draws every line cell by cell through the view's cell() op, so the
+ * header and the cells cannot disagree about where a column is.  UI
+ * thread only (draws with curses).
+ */
+#ifndef SPROFTOP_COLUMNS_H
+#define SPROFTOP_COLUMNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "draw.h"
+
+struct view;
+
+/* Flags of a column, besides draw.h's DT_RIGHT and DT_ELLIPSIS (which
+ * apply to its title and its cells). */
+#define VIEW_COL_TAIL 0x100  /* at the right edge of the row, as wide as
+                                the widest cell (view->tail_want) within
+                                a third of the room after the fixed
+                                columns, or left out under 6 columns; the
+                                flexible column gives way to it */
+
+/* One column of a view's table.  Columns are laid out left to right from
+ * column 1 (column 0 holds the cursor mark): each starts `gap` blanks
+ * after the one before. */
+struct view_col {
+    int id;              /* the view's own column id, for its cell() */
+    const char *title;   /* column header text (NULL: none) */
+    int width;           /* columns; 0: the rest of the row (the one
+                            flexible column, last but for a tail) */
+    int gap;             /* blanks before it; 0: two */
+    int inset;           /* cells start this far into the column, the
+                            title does not (help's keys under headings) */
+    int flags;           /* DT_RIGHT, DT_ELLIPSIS, VIEW_COL_TAIL */
+    const char *sort;    /* name of the order it sorts by ("self"), NULL
+                            when the view cannot sort by it */
+};
+
+/* A cell as a view's cell() fills it in.  text NULL leaves it blank. */
+struct view_cell {
+    const char *text;    /* what to draw (often buf), or NULL */
+    attr_t attr;         /* preset to the normal colour */
+    bool span;           /* a note across the row: drawn from this
+                            column to the row's end, left-aligned with an
+                            ellipsis, and the cells after it are left out
+                            ("... 3 hidden", a section title) */
+    int width;           /* in: the column's width on this row */
+    char buf[1024];      /* room for the text */
+};
+
+/* The columns of a view_ops initializer: VIEW_COLUMNS(flat_cols). */
+#define VIEW_COLUMNS(table) \
+    .cols = (table), .ncols = sizeof(table) / sizeof((table)[0])
+
+/* Most columns a view may have. */
+#define VIEW_MAX_COLS 8
+
+/* Where the shown columns are on a row of a given width. */
+struct col_layout {
+    int x[VIEW_MAX_COLS];    /* first screen column */
+    int w[VIEW_MAX_COLS];    /* width (the flexible one: what is left) */
+    bool on[VIEW_MAX_COLS];  /* shown and given room */
+};
+
+/* Lay v's columns out on a row `width` columns wide. */
+void columns_layout(struct view *v, int width, struct col_layout *lay);
+
+/* Draw the column titles on row y (over the header bar). */
+void columns_draw_titles(struct view *v, const struct col_layout *lay, int y,
+                         int width);
+
+/* Draw line `line` of v on row y, cell by cell. */
+void columns_draw_line(struct view *v, const struct col_layout *lay,
+                       size_t line, int y, int width);
+
+/* A view's sort order: a column of its table that sorts (has a sort
+ * name), maybe reversed.  o and O change it (view.c). */
+struct view_sort {
+    size_t col;          /* index in the view's column table */
+    bool reverse;
+};
+
+/* The index of the next column of a table that sorts (has a sort name)
+ * after `cur`, cycling; cur itself when it is the only one.  The first
+ * one: cur = n - 1. */
+size_t columns_next_sort(const struct view_col *cols, size_t n, size_t cur);
+
+/* Cell helpers for views: a sample count fitted to the cell's width
+ * (fmt_count), and a percentage of whole with its heat colour (fmt_pct,
+ * theme_heat; whole 0 gives 0.0% uncoloured). */
+void cell_count(struct view_cell *c, uint64_t n);
+void cell_pct(struct view *v, struct view_cell *c, double part, double whole);
+
+#endif

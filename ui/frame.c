@@ -1,0 +1,394 @@
+/* frame.c - the frame around the view: header, tabs, footer, messages.
+ *
+ * See ui_state.h.  frame_draw lays the screen out from the top: the
+ * header (up to four rows, the least important dropped first on a short
+ * terminal), the tab bar with the view's own status on its right, the
+ * view's column header and body, the message or prompt line and the
+ * footer of keys, generated from the request table.  Then one refresh().
+ * frame_dump writes what curses holds, for the screen tests.
+ */
+#include "ui_state.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "profile.h"
+#include "view_model.h"
+
+/* Below this the layout cannot show one body row with its bars. */
+#define MIN_COLS 40
+#define MIN_LINES 7
+
+struct hdr {
+    struct ui *ui;
+    int y, x, width;
+};
+
+/* Append "Label: value" if it fits on the row; fields that do not fit
+ * are left out rather than cut in the middle. */
+static void hdr_field(struct hdr *h, const char *label, attr_t vattr,
+                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void hdr_field(struct hdr *h, const char *label, attr_t vattr,
+                      const char *fmt, ...)
+{
+    const struct theme *t = &h->ui->theme;
+    char val[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(val, sizeof(val), fmt, ap);
+    va_end(ap);
+    int need = (label[0] ? text_width(t, label) + 1 : 0) + text_width(t, val);
+    int start = h->x > 1 ? h->x + 2 : h->x;
+    if (start + need > h->width)
+        return;
+    h->x = start;
+    if (label[0]) {
+        h->x += draw_text(t, h->y, h->x, h->width - h->x, label,
+                          t->attr[UC_LABEL], 0);
+        h->x += 1;
+    }
+    h->x += draw_text(t, h->y, h->x, h->width - h->x, val, vattr, 0);
+}
+
+static const char *state_text(const struct source_status *s, char *buf,
+                              size_t n)
+{
+    switch (s->state) {
+    case TARGET_NONE:
+        snprintf(buf, n, "%s", s->is_file ? "loaded file" : "no target");
+        break;
+    case TARGET_RUNNING:
+        snprintf(buf, n, "running");
+        break;
+    case TARGET_STOPPED:
+        snprintf(buf, n, "stopped by user");
+        break;
+    case TARGET_EXITED:
+        if (s->exit_signal) {
+            const char *abbr = sigabbrev_np(s->exit_signal);
+            if (abbr)
+                snprintf(buf, n, "killed by SIG%s", abbr);
+            else
+                snprintf(buf, n, "killed by signal %d", s->exit_signal);
+        } else {
+            snprintf(buf, n, "exited (code %d)", s->exit_code);
+        }
+        break;
+    case TARGET_DETACHED:
+        snprintf(buf, n, "detached");
+        break;
+    }
+    return buf;
+}
+
+const char *frame_hz(double hz, char *buf, size_t n)
+{
+    if (hz >= 100 || hz == 0)
+        snprintf(buf, n, "%.0f Hz", hz);
+    else
+        snprintf(buf, n, "%.1f Hz", hz);
+    return buf;
+}
+
+static const char *thread_text(const struct ui *ui, char *buf, size_t n)
+{
+    const struct model *m = ui->model;
+
+    if (!ui->ctx.filter.has_thread)
+        return "all";
+    if (m && m->thread != PROFILE_NONE) {
+        const struct profile_thread *th = profile_thread_at(m->snap, m->thread);
+        snprintf(buf, n, "%s (%lld)", th->name ? th->name : "?",
+                 (long long)th->tid);
+    } else {
+        snprintf(buf, n, "%lld", (long long)ui->ctx.filter.tid);
+    }
+    return buf;
+}
+
+/* Rows of header shown for the screen height: the less important rows
+ * go first when the terminal is short. */
+static int header_rows(void)
+{
+    return LINES >= 20 ? 4 : LINES >= 14 ? 3 : LINES >= 10 ? 2 : 1;
+}
+
+/* Row 0: what is profiled, and the PAUSED badge on the right. */
+static void header_target(struct ui *ui)
+{
+    const struct source_status *s = &ui->status;
+    const struct theme *t = &ui->theme;
+    struct hdr h = { ui, 0, 1, COLS };
+    int right = COLS;
+
+    if (s->paused) {
+        right = COLS - 8;
+        draw_text(t, 0, right, 8, " PAUSED ", t->attr[UC_PAUSED], 0);
+    }
+    h.width = right - 1;
+    if (s->is_file) {
+        hdr_field(&h, "file:", t->attr[UC_VALUE], "%s",
+                  s->cmdline[0] ? s->cmdline : s->comm);
+        return;
+    }
+    hdr_field(&h, "PID", t->attr[UC_VALUE], "%d", (int)s->pid);
+    /* The command line takes what is left, clipped. */
+    int start = h.x + 2;
+    if (start < h.width)
+        draw_text(t, 0, start, h.width - start,
+                  s->cmdline[0] ? s->cmdline : s->comm, t->attr[UC_NORMAL],
+                  DT_ELLIPSIS);
+}
+
+/* Row 1: the target's state and the sampling rate. */
+static void header_state(struct ui *ui)
+{
+    const struct source_status *s = &ui->status;
+    const struct theme *t = &ui->theme;
+    attr_t v = t->attr[UC_VALUE];
+    struct hdr h = { ui, 1, 1, COLS };
+    char a[64], b[64], c[64];
+
+    hdr_field(&h, "Threads:", v, "%u", s->threads);
+    hdr_field(&h, "State:", s->state == TARGET_EXITED ? t->attr[UC_ERROR] : v,
+              "%s", state_text(s, a, sizeof(a)));
+    hdr_field(&h, "Mode:", v, "%s", s->idle ? "wall-clock (idle)" : "on-CPU");
+    /* A loaded file may not say how often it was sampled. */
+    if (!s->interval_ns)
+        return;
+    double asked = 1e9 / (double)s->interval_ns;
+    hdr_field(&h, "Rate:", v, "%s", frame_hz(asked, b, sizeof(b)));
+    /* What the achieved rate means depends on the mode: on-CPU, a thread
+     * is sampled only while it runs, so it is the share of time the
+     * sampled threads ran; with --idle every thread is due every tick,
+     * so it is how well the sampler keeps up. */
+    if (!s->is_file && s->achieved_hz > 0 && !s->paused &&
+        s->state == TARGET_RUNNING) {
+        if (s->idle)
+            hdr_field(&h, "Achieved:", v, "%s",
+                      frame_hz(s->achieved_hz, c, sizeof(c)));
+        else
+            hdr_field(&h, "On CPU:", v, "%.0f%%",
+                      s->achieved_hz >= asked ? 100.0
+                                              : 100.0 * s->achieved_hz / asked);
+    }
+    hdr_field(&h, "Interval:", v, "%s",
+              fmt_duration(s->interval_ns, a, sizeof(a)));
+}
+
+/* Row 2: how the sampling goes. */
+static void header_counts(struct ui *ui)
+{
+    const struct source_status *s = &ui->status;
+    const struct theme *t = &ui->theme;
+    attr_t v = t->attr[UC_VALUE], err = t->attr[UC_ERROR];
+    struct hdr h = { ui, 2, 1, COLS };
+    char a[64];
+
+    hdr_field(&h, "Samples:", v, "%llu", (unsigned long long)s->samples);
+    hdr_field(&h, "Unwind failures:", s->unwind_failures ? err : v, "%llu%s",
+              (unsigned long long)s->unwind_failures,
+              s->truncated_copy ? " (stack copy too small)" : "");
+    if (s->throttled)
+        hdr_field(&h, "Lost:", err, "%llu (throttled %llu)",
+                  (unsigned long long)s->lost, (unsigned long long)s->throttled);
+    else
+        hdr_field(&h, "Lost:", s->lost ? err : v, "%llu",
+                  (unsigned long long)s->lost);
+    if (!s->is_file && s->backend[0])
+        hdr_field(&h, "Sampler:", v, "%s", s->backend);
+    if (!s->is_file && strcmp(s->backend, "perf") != 0)
+        hdr_field(&h, "Stop/sample:", v, "%s",
+                  fmt_duration(s->median_stop_ns, a, sizeof(a)));
+    if (s->is_file) {
+        if (s->elapsed_ns)
+            hdr_field(&h, "Span:", v, "%s",
+                      fmt_elapsed(s->elapsed_ns, a, sizeof(a)));
+        return;
+    }
+    uint64_t paused;
+    hdr_field(&h, "Sampling:", v, "%s",
+              fmt_elapsed(ui_sampling_ns(ui, &paused), a, sizeof(a)));
+    if (s->paused)
+        hdr_field(&h, "Paused:", v, "%s", fmt_elapsed(paused, a, sizeof(a)));
+}
+
+/* Row 3: what the views leave out. */
+static void header_filters(struct ui *ui)
+{
+    attr_t v = ui->theme.attr[UC_VALUE];
+    struct hdr h = { ui, 3, 1, COLS };
+    char a[64];
+
+    hdr_field(&h, "Hide:", v, "self %.1f%% subs %.1f%%", ui->ctx.hide_self,
+              ui->ctx.hide_subs);
+    hdr_field(&h, "Refresh:", v, "%gs", ui->opt.refresh_s);
+    hdr_field(&h, "Thread:", v, "%s", thread_text(ui, a, sizeof(a)));
+    hdr_field(&h, "Focus:", v, "%s",
+              ui->model && ui->model->focus != PROFILE_NONE
+                  ? model_frame_name(ui->model, ui->model->focus) : "none");
+}
+
+/* The header's rows, most important first. */
+static void (*const header_row[])(struct ui *ui) = {
+    header_target, header_state, header_counts, header_filters,
+};
+
+static void draw_tabs(struct ui *ui, int y)
+{
+    const struct theme *t = &ui->theme;
+    int x = 0;
+    char label[32], info[256];
+
+    ui->tab_y = y;
+    for (int i = 0; i < VIEW_COUNT; i++) {
+        bool on = (int)ui->cur == i;
+        snprintf(label, sizeof(label), on ? "[%d %s]" : " %d %s ", i + 1,
+                 ui_view_table[i]->name);
+        ui->tab_x[i] = x;
+        x += draw_text(t, y, x, COLS - x, label,
+                       t->attr[on ? UC_TAB_ACTIVE : UC_TAB], 0);
+    }
+    ui->tab_x[VIEW_COUNT] = x;
+
+    struct view *v = ui_view(ui);
+    const char *vi = v->ops->info ? v->ops->info(v, info, sizeof(info)) : NULL;
+    char right[PROMPT_MAX + 300];
+    snprintf(right, sizeof(right), "%s%s%s%s", vi ? vi : "",
+             vi && ui->have_re ? "  " : "", ui->have_re ? "/" : "",
+             ui->have_re ? ui->search_text : "");
+    int w = text_width(t, right);
+    int room = COLS - x - 1;
+    if (room > 3 && right[0])
+        draw_text(t, y, w < room ? COLS - 1 - w : x, w < room ? w : room,
+                  right, t->attr[UC_DIM], DT_ELLIPSIS);
+}
+
+static void draw_footer(struct ui *ui, int y)
+{
+    const struct theme *t = &ui->theme;
+    size_t n;
+    const struct request_info *rt = request_table(&n);
+    int x = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        int keys[1];
+        char name[16], label[32];
+        if (!rt[i].footer || request_keys(rt[i].req, keys, 1) == 0)
+            continue;
+        request_key_name(keys[0], name, sizeof(name));
+        snprintf(label, sizeof(label), " %s  ", rt[i].footer);
+        int need = text_width(t, name) + text_width(t, label);
+        if (x + need > COLS)
+            break;
+        x += draw_text(t, y, x, COLS - x, name, t->attr[UC_FKEY], 0);
+        x += draw_text(t, y, x, COLS - x, label, t->attr[UC_FLABEL], 0);
+    }
+    if (x < COLS)
+        draw_text(t, y, x, COLS - x, "", t->attr[UC_FLABEL], DT_PAD);
+}
+
+static void draw_message(struct ui *ui, int y)
+{
+    const struct theme *t = &ui->theme;
+
+    if (ui->prompt.active) {
+        prompt_draw(&ui->prompt, t, y, COLS);
+        return;
+    }
+    if (ui->ctx.msg[0])
+        draw_text(t, y, 0, COLS, ui->ctx.msg,
+                  t->attr[ui->ctx.msg_error ? UC_ERROR : UC_INFO], DT_ELLIPSIS);
+    else if (ui->status.error[0])
+        draw_text(t, y, 0, COLS, ui->status.error, t->attr[UC_ERROR],
+                  DT_ELLIPSIS);
+    else if (ui->status.fallback[0])
+        draw_text(t, y, 0, COLS, ui->status.fallback, t->attr[UC_INFO],
+                  DT_ELLIPSIS);
+}
+
+/* A terminal too small for the layout gets a centred notice, word-wrapped
+ * to whatever width there is. */
+static void draw_too_small(struct ui *ui)
+{
+    const char *words[] = { "terminal", "too", "small" };
+    char line[64] = "";
+    int y = LINES / 2 - 1;
+
+    if (y < 0)
+        y = 0;
+    for (size_t i = 0; i < 3; i++) {
+        size_t len = strlen(line);
+        if (len && (int)(len + 1 + strlen(words[i])) > COLS) {
+            int x = (COLS - (int)len) / 2;
+            draw_text(&ui->theme, y++, x < 0 ? 0 : x, COLS, line,
+                      ui->theme.attr[UC_VALUE], 0);
+            line[0] = '\0';
+            len = 0;
+        }
+        snprintf(line + len, sizeof(line) - len, "%s%s", len ? " " : "",
+                 words[i]);
+    }
+    int x = (COLS - (int)strlen(line)) / 2;
+    draw_text(&ui->theme, y, x < 0 ? 0 : x, COLS, line,
+              ui->theme.attr[UC_VALUE], 0);
+}
+
+void frame_draw(struct ui *ui)
+{
+    erase();
+    if (COLS < MIN_COLS || LINES < MIN_LINES) {
+        ui->body_h = 0;
+        draw_too_small(ui);
+        curs_set(0);
+        refresh();
+        return;
+    }
+    int rows = header_rows();
+    struct view *v = ui_view(ui);
+
+    ui->body_top = rows + 2;
+    ui->body_h = LINES - ui->body_top - 2;
+    /* Every view knows the page size before it places a cursor, even one
+     * never drawn yet (the source view centres its hottest line). */
+    for (int i = 0; i < VIEW_COUNT; i++)
+        ui->views[i].height = ui->body_h;
+    if (ui->stale[ui->cur]) {
+        ui->stale[ui->cur] = false;
+        view_refresh(v);
+    }
+    for (int r = 0; r < rows; r++)
+        header_row[r](ui);
+    draw_tabs(ui, rows);
+    view_draw(v, rows + 1, ui->body_top, ui->body_h, COLS);
+    draw_footer(ui, LINES - 1);
+    draw_message(ui, LINES - 2);
+    /* The prompt left the terminal cursor at its edit position. */
+    curs_set(ui->prompt.active ? 1 : 0);
+    refresh();
+}
+
+int frame_dump(const char *path)
+{
+    FILE *f = fopen(path, "we");
+    /* A cell holds at most a few UTF-8 bytes; 1000 columns are plenty. */
+    char buf[8192];
+
+    if (!f)
+        return -1;
+    for (int y = 0; y < LINES; y++) {
+        int n = mvwinnstr(stdscr, y, 0, buf, (int)sizeof(buf) - 1);
+        if (n < 0)
+            n = 0;
+        buf[n] = '\0';
+        size_t len = strlen(buf);
+        while (len && buf[len - 1] == ' ')
+            buf[--len] = '\0';
+        fprintf(f, "%s\n", buf);
+    }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
