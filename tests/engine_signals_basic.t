@@ -16,12 +16,7 @@ for sig in INT TERM HUP QUIT; do
     # installs handlers, which sproftop must do.
     spawn "$SPROFTOP" -p "$pid" -d 120 -o "$out" >"$TMPD/sig-$sig.out" 2>"$TMPD/sig-$sig.err"
     sp=$SPAWN_PID
-    # TracerPid names the tracing thread: any thread of sproftop.
-    attached() {
-        local tp
-        tp=$(tracer_pid "$pid")
-        [ -n "$tp" ] && [ "$tp" != 0 ] && [ -d "/proc/$sp/task/$tp" ]
-    }
+    attached() { sproftop_attached "$sp" "$pid"; }
     if ! wait_until 15 attached; then
         ok 1 "SIG$sig: sproftop attached (TracerPid $(tracer_pid "$pid"))"
         diag_file "$TMPD/sig-$sig.err"

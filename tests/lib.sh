@@ -211,6 +211,18 @@ tracer_pid() {
     awk '/^TracerPid:/ { print $2 }' "/proc/$1/status" 2>/dev/null
 }
 
+# sproftop_attached SP PID: the sproftop process SP samples PID: one of
+# SP's threads traces PID's leader (the ptrace backend), or SP holds more
+# perf_event fds than there are CPUs (the perf backend: one ring-buffer
+# owner per CPU, then the target's own events).
+sproftop_attached() {
+    local tp n
+    tp=$(tracer_pid "$2")
+    [ -n "$tp" ] && [ "$tp" != 0 ] && [ -d "/proc/$1/task/$tp" ] && return 0
+    n=$(ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'anon_inode:\[perf_event\]')
+    [ "$n" -gt "$(nproc)" ]
+}
+
 # thread_count PID: entries in /proc/PID/task.
 thread_count() {
     local d n=0
@@ -390,6 +402,12 @@ run_sproftop() {
     ERRS=$(cat "$ERR")
     [ "$RC" -eq 124 ] && diag "sproftop $* timed out after ${SP_TIMEOUT}s"
     return 0
+}
+
+# stats_sampler FILE: the backend a --stats report names ("perf",
+# "ptrace"), or nothing.
+stats_sampler() {
+    sed -n 's/^sampler: \([a-z]*\),.*/\1/p' "$1" 2>/dev/null | head -n 1
 }
 
 # line_count FILE: number of lines (a last line without newline counts).

@@ -211,11 +211,18 @@ static void header_counts(struct ui *ui)
     char a[64];
 
     hdr_field(&h, "Samples:", v, "%llu", (unsigned long long)s->samples);
-    hdr_field(&h, "Unwind failures:", s->unwind_failures ? err : v, "%llu",
-              (unsigned long long)s->unwind_failures);
-    hdr_field(&h, "Lost:", s->lost ? err : v, "%llu",
-              (unsigned long long)s->lost);
-    if (!s->is_file)
+    hdr_field(&h, "Unwind failures:", s->unwind_failures ? err : v, "%llu%s",
+              (unsigned long long)s->unwind_failures,
+              s->truncated_copy ? " (stack copy too small)" : "");
+    if (s->throttled)
+        hdr_field(&h, "Lost:", err, "%llu (throttled %llu)",
+                  (unsigned long long)s->lost, (unsigned long long)s->throttled);
+    else
+        hdr_field(&h, "Lost:", s->lost ? err : v, "%llu",
+                  (unsigned long long)s->lost);
+    if (!s->is_file && s->backend[0])
+        hdr_field(&h, "Sampler:", v, "%s", s->backend);
+    if (!s->is_file && strcmp(s->backend, "perf") != 0)
         hdr_field(&h, "Stop/sample:", v, "%s",
                   fmt_duration(s->median_stop_ns, a, sizeof(a)));
     if (s->is_file) {
@@ -319,6 +326,9 @@ static void draw_message(struct ui *ui, int y)
                   t->attr[ui->ctx.msg_error ? UC_ERROR : UC_INFO], DT_ELLIPSIS);
     else if (ui->status.error[0])
         draw_text(t, y, 0, COLS, ui->status.error, t->attr[UC_ERROR],
+                  DT_ELLIPSIS);
+    else if (ui->status.fallback[0])
+        draw_text(t, y, 0, COLS, ui->status.fallback, t->attr[UC_INFO],
                   DT_ELLIPSIS);
 }
 

@@ -53,6 +53,8 @@ struct opts {
     int ninputs;
     bool idle, stats, dump, no_thread_root, no_color, no_confirm, keep_cmd;
     const char *cmd_output;  /* --cmd-output FILE */
+    int sampler;         /* enum sampler_kind */
+    size_t stack_size;   /* --stack-size, 0: the backend's default */
     double refresh;
     const char *snapshot_dir;
     const char *script;
@@ -67,7 +69,7 @@ enum {
     OPT_IDLE = 1000, OPT_STATS, OPT_DUMP, OPT_NO_THREAD_ROOT, OPT_NO_COLOR,
     OPT_SNAPSHOT_DIR, OPT_SCRIPT, OPT_HIDE_SELF, OPT_HIDE_SUBS, OPT_HELP_KEYS,
     OPT_BASELINE,
-    OPT_NO_CONFIRM, OPT_CMD_OUTPUT, OPT_KEEP_CMD,
+    OPT_NO_CONFIRM, OPT_CMD_OUTPUT, OPT_KEEP_CMD, OPT_SAMPLER, OPT_STACK_SIZE,
 };
 
 static const struct option long_opts[] = {
@@ -79,6 +81,8 @@ static const struct option long_opts[] = {
     {"input", required_argument, NULL, 'i'},
     {"refresh", required_argument, NULL, 'r'},
     {"idle", no_argument, NULL, OPT_IDLE},
+    {"sampler", required_argument, NULL, OPT_SAMPLER},
+    {"stack-size", required_argument, NULL, OPT_STACK_SIZE},
     {"stats", no_argument, NULL, OPT_STATS},
     {"dump", no_argument, NULL, OPT_DUMP},
     {"no-thread-root", no_argument, NULL, OPT_NO_THREAD_ROOT},
@@ -119,6 +123,9 @@ static void usage(FILE *f)
 "  -d, --duration S      stop after S seconds (decimals allowed)\n"
 "      --idle            also sample threads blocked in the kernel\n"
 "                        (wall-clock view); default is on-CPU only\n"
+"      --sampler NAME    auto (default: perf when permitted), perf, ptrace\n"
+"      --stack-size B    stack bytes copied per sample (perf: 16K, at most\n"
+"                        65528; ptrace: 256K); K and M suffixes\n"
 "Output (batch mode: -o, or stdout not a terminal):\n"
 "  -o, --output FILE     write the profile to FILE when sampling ends\n"
 "  -f, --format NAME     output format; default from FILE's extension\n"
@@ -154,10 +161,15 @@ static void usage(FILE *f)
 
 static void version(void)
 {
+    char auto_pick[256];
     printf("sproftop %s\n", SPROFTOP_VERSION);
     printf("built with libunwind %d.%d.%d, elfutils %d.%03d, %s\n",
            UNW_VERSION_MAJOR, UNW_VERSION_MINOR, UNW_VERSION_EXTRA,
            _ELFUTILS_VERSION / 1000, _ELFUTILS_VERSION % 1000, ui_library_version());
+    sampler_describe_auto(false, auto_pick, sizeof auto_pick);
+    printf("sampler: auto picks %s\n", auto_pick);
+    sampler_describe_auto(true, auto_pick, sizeof auto_pick);
+    printf("sampler with --idle: auto picks %s\n", auto_pick);
 }
 
 __attribute__((format(printf, 1, 2)))
@@ -201,6 +213,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
     o->refresh = 1.0;
     o->hide_self = 1.0;
     o->hide_subs = 2.0;
+    /* the environment's default backend; --sampler overrides it */
+    const char *env = getenv("SPROFTOP_SAMPLER");
+    if (env && *env && (o->sampler = sampler_kind_parse(env)) < 0)
+        return usage_error("invalid SPROFTOP_SAMPLER '%s': expected auto, perf or ptrace", env);
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+p:F:d:o:f:i:r:hV", long_opts, NULL)) != -1) {
@@ -245,6 +261,23 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->inputs[o->ninputs++] = optarg;
             break;
         case OPT_IDLE: o->idle = true; break;
+        case OPT_SAMPLER:
+            if ((o->sampler = sampler_kind_parse(optarg)) < 0)
+                return usage_error("invalid sampler '%s': expected auto, perf or ptrace", optarg);
+            break;
+        case OPT_STACK_SIZE: {
+            char *end;
+            errno = 0;
+            unsigned long long b = strtoull(optarg, &end, 10);
+            if (*end == 'K' || *end == 'k')
+                b <<= 10, end++;
+            else if (*end == 'M' || *end == 'm')
+                b <<= 20, end++;
+            if (errno || *end || !*optarg || optarg[0] == '-' || b < 64 || b > (64u << 20))
+                return usage_error("invalid stack size '%s': expected 64..64M bytes", optarg);
+            o->stack_size = (size_t)b;
+            break;
+        }
         case OPT_STATS: o->stats = true; break;
         case OPT_DUMP: o->dump = true; break;
         case OPT_NO_THREAD_ROOT: o->no_thread_root = true; break;
@@ -273,6 +306,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         return usage_error("%s", "give only one of -p PID, -- CMD, -i FILE");
     if (o->dump && !o->pid)
         return usage_error("%s", "--dump needs -p PID");
+    if (o->dump && o->sampler == SAMPLER_PERF)
+        return usage_error("%s", "--dump stops every thread once: it uses ptrace, not --sampler perf");
     if (o->format && !export_find(o->format)) {
         static char list[512];
         size_t n = 0;
@@ -491,6 +526,11 @@ int main(int argc, char **argv)
     }
     cfg.interval_ns = (uint64_t)(1e9 / o.freq);
     cfg.idle = o.idle;
+    cfg.kind = o.sampler;
+    if (o.stack_size) {
+        cfg.stack_max = o.stack_size;
+        cfg.stack_max_set = true;
+    }
     const char *env = getenv("SPROFTOP_PLACEMENT");
     if (env && strcmp(env, "follow") == 0)
         cfg.placement = SAMPLER_PLACE_FOLLOW;

@@ -137,7 +137,11 @@ static void op_status(struct source *src, struct source_status *o)
     o->achieved_hz = st.target == SAMPLER_RUNNING ? st.achieved_hz : 0;
     o->samples = fold_samples(c->fold);
     o->unwind_failures = st.truncated;
-    o->lost = st.lost; /* the sampler counts ingest_push failures */
+    o->truncated_copy = st.unwind_end[UNWIND_COPY];
+    o->lost = st.lost; /* ingest full, or the kernel's ring buffer full */
+    o->throttled = st.throttled;
+    snprintf(o->backend, sizeof o->backend, "%s", st.backend ? st.backend : "");
+    snprintf(o->fallback, sizeof o->fallback, "%s", st.fallback);
     o->median_stop_ns = st.stop_median_ns;
     o->elapsed_ns = st.elapsed_ns;
     snprintf(o->error, sizeof o->error, "%.159s", st.error);
@@ -225,6 +229,12 @@ static void print_thread(void *ctx, const struct sampler_thread_stats *t)
 
 static void print_sampler(const struct sampler_stats *st, FILE *f)
 {
+    fprintf(f, "sampler: %s, %u-byte stack copies%s%s\n", st->backend ? st->backend : "?",
+            st->stack_bytes, st->fallback[0] ? "; " : "", st->fallback);
+    if (st->backend && strcmp(st->backend, "perf") == 0)
+        fprintf(f, "perf: %u events open; lost in the ring buffers %" PRIu64 ", throttled %" PRIu64
+                "; off-CPU: %" PRIu64 " switch-outs, %.3f s\n", st->events, st->lost_ring,
+                st->throttled, st->offcpu, (double)st->offcpu_ns / 1e9);
     fprintf(f, "samples: %" PRIu64 " (%" PRIu64 " reused idle stacks), stops %" PRIu64
             " (%" PRIu64 " of blocked threads), lost %" PRIu64 ", missed ticks %" PRIu64 "\n",
             st->samples, st->reused, st->stops, st->stops_blocked, st->lost, st->missed);
@@ -241,6 +251,9 @@ static void print_costs(const struct sampler_stats *st, FILE *f)
             (double)st->tracer_cpu_ns / 1e6,
             st->samples ? (double)st->tracer_cpu_ns / 1e3 / (double)st->samples : 0.0,
             (double)st->unwind_median_ns / 1e3);
+    uint64_t all = clock_process_cpu_ns();
+    fprintf(f, "sproftop CPU (all threads): %.1f ms, %.1f us per sample\n", (double)all / 1e6,
+            st->samples ? (double)all / 1e3 / (double)st->samples : 0.0);
     fprintf(f, "unwind: %" PRIu64 " truncated;", st->truncated);
     for (int i = 0; i < UNWIND_NCAUSES; i++)
         fprintf(f, " %s %" PRIu64, unwind_end_name((enum unwind_end)i), st->unwind_end[i]);

@@ -274,8 +274,8 @@ static bool add_sample(struct fold *f, const struct ingest_rec *r,
     pthread_mutex_lock(&f->prof_lock);
     uint32_t th = profile_thread(f->prof, r->tid, NULL);
     int rc = th == PROFILE_NONE ? -1
-             : profile_add_stack_at(f->prof, th, f->stack, (size_t)depth, 1,
-                                    r->time);
+             : profile_add_stack_at(f->prof, th, f->stack, (size_t)depth,
+                                    r->count ? r->count : 1, r->time);
     pthread_mutex_unlock(&f->prof_lock);
     return rc == 0;
 }

@@ -75,3 +75,15 @@ $(TARGETS_DIR)/libA.so $(TARGETS_DIR)/libB.so: $(TARGETS_DIR)/lib%.so: \
 		$(TARGETS_SRC)/dlswap_lib.c $(TARGETS_MK)
 	@mkdir -p $(dir $@)
 	$(TARGET_CC) $(TARGET_SOFLAGS) -DLIB_NAME=$(if $(filter A,$*),a,b) -o $@ $<
+
+# --- perf backend targets (tests/perf_*.t) -----------------------------------
+# halfsleep: 50% of wall-clock time asleep in one chain, 50% spinning in
+# another (--idle shares); noperf: a helper that runs a command where
+# perf_event_open fails with EACCES (a seccomp filter), for auto's fallback.
+PERF_C_NAMES   := halfsleep noperf
+TARGET_BINS    += $(addprefix $(TARGETS_DIR)/,$(PERF_C_NAMES))
+
+$(addprefix $(TARGETS_DIR)/,$(PERF_C_NAMES)): $(TARGETS_DIR)/%: \
+		$(TARGETS_SRC)/%.c $(TARGETS_SRC)/common.h $(TARGETS_MK)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_CFLAGS) -o $@ $< $(TARGET_LDLIBS)
