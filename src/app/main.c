@@ -43,8 +43,12 @@ static void on_stop_signal(int sig)
     stop_signal = sig;
 }
 
+#define MAX_PIDS 64
+
 struct opts {
-    pid_t pid;
+    pid_t pid;            /* pids[0] */
+    pid_t pids[MAX_PIDS]; /* -p PID[,PID...] */
+    size_t npids;
     double freq;
     double duration;
     const char *output;
@@ -110,7 +114,8 @@ static void usage(FILE *f)
 "       sproftop -i FILE [-i FILE...] [-o OUT [-f FMT]]  open or convert\n"
 "\n"
 "Target (one of):\n"
-"  -p, --pid PID         attach to a running process: all its threads\n"
+"  -p, --pid PID[,PID...] attach to running processes: all their threads,\n"
+"                        in one view and one profile\n"
 "  -- CMD [ARG...]       launch CMD under sampling\n"
 "      --cmd-output FILE CMD's output and errors go to FILE (live view:\n"
 "                        /dev/null by default)\n"
@@ -223,12 +228,24 @@ static int parse_args(int argc, char **argv, struct opts *o)
         double v;
         switch (c) {
         case 'p': {
-            char *end;
-            errno = 0;
-            long pid = strtol(optarg, &end, 10);
-            if (errno || *end || !*optarg || pid <= 0 || pid > INT_MAX)
-                return usage_error("invalid PID '%s': expected a positive number", optarg);
-            o->pid = (pid_t)pid;
+            /* perf's syntax: a comma-separated list; -p may be repeated */
+            const char *q = optarg;
+            do {
+                char *end;
+                errno = 0;
+                long pid = strtol(q, &end, 10);
+                if (errno || end == q || (*end && *end != ',') || pid <= 0 || pid > INT_MAX)
+                    return usage_error("invalid PID list '%s': expected PID[,PID...]", optarg);
+                if (o->npids == MAX_PIDS)
+                    return usage_error("too many PIDs: at most %d", MAX_PIDS);
+                bool dup = false;
+                for (size_t k = 0; k < o->npids; k++)
+                    dup |= o->pids[k] == (pid_t)pid;
+                if (!dup)
+                    o->pids[o->npids++] = (pid_t)pid;
+                q = *end ? end + 1 : end;
+            } while (*q);
+            o->pid = o->pids[0];
             break;
         }
         case 'F':
@@ -306,6 +323,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         return usage_error("%s", "give only one of -p PID, -- CMD, -i FILE");
     if (o->dump && !o->pid)
         return usage_error("%s", "--dump needs -p PID");
+    if (o->dump && o->npids > 1)
+        return usage_error("%s", "--dump takes one PID");
     if (o->dump && o->sampler == SAMPLER_PERF)
         return usage_error("%s", "--dump stops every thread once: it uses ptrace, not --sampler perf");
     if (o->format && !export_find(o->format)) {
@@ -539,7 +558,9 @@ int main(int argc, char **argv)
 
     char err[512];
     int code = 1;
-    struct source *src = collect_start(&cfg, err, sizeof err, &code);
+    struct source *src = o.npids > 1
+        ? collect_start_pids(&cfg, o.pids, o.npids, err, sizeof err, &code)
+        : collect_start(&cfg, err, sizeof err, &code);
     if (cfg.child_out >= 0)
         close(cfg.child_out);
     if (!src) {

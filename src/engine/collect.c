@@ -23,13 +23,23 @@
 #define INGEST_BYTES (8u << 20) /* per buffer: ~0.5 s of 64 threads x 1 kHz */
 #define PERIOD_NS 50000000ull   /* collector wake-up */
 
-struct collect {
-    struct source src;
+/* One sampled process (-p takes a list): its sampler, its ingest buffer
+ * and its fold (maps and symbolizer), adding into the first's profile. */
+struct cproc {
     struct sampler *sampler;
     struct ingest *ingest;
-    struct fold *fold;
+    struct fold *fold;         /* procs[0]'s is the base, the others siblings */
     struct symbols *sym;       /* owned by fold; read for --stats after finish */
     pid_t pid;
+};
+
+struct collect {
+    struct source src;
+    struct cproc *procs;
+    size_t nprocs;
+    struct sampler *sampler;   /* procs[0]'s */
+    struct fold *fold;         /* procs[0]'s: the profile every process adds to */
+    pid_t pid;                 /* procs[0]'s */
 
     pthread_t thread;          /* the collector */
     atomic_bool quit;
@@ -47,23 +57,50 @@ struct collect {
 /* sampler thread: the maps of a new generation */
 static void on_maps(void *ctx, uint64_t gen, const char *text, size_t len)
 {
-    struct collect *c = ctx;
-    fold_add_maps(c->fold, gen, text, len);
+    struct cproc *p = ctx;
+    fold_add_maps(p->fold, gen, text, len);
 }
 
 static void drain_once(struct collect *c)
 {
-    const uint8_t *data;
-    size_t len;
-    ingest_swap(c->ingest, &data, &len);
-    if (len)
-        fold_records(c->fold, data, len);
+    for (size_t i = 0; i < c->nprocs; i++) {
+        const uint8_t *data;
+        size_t len;
+        ingest_swap(c->procs[i].ingest, &data, &len);
+        if (len)
+            fold_records(c->procs[i].fold, data, len);
+    }
+}
+
+/* The figures of every process summed into *st, the first's for the rest;
+ * the target state is the liveliest of theirs. */
+static void get_stats(struct collect *c, struct sampler_stats *st)
+{
+    sampler_get_stats(c->sampler, st);
+    for (size_t i = 1; i < c->nprocs; i++) {
+        struct sampler_stats o;
+        sampler_get_stats(c->procs[i].sampler, &o);
+        st->samples += o.samples;
+        st->truncated += o.truncated;
+        for (int k = 0; k < UNWIND_NCAUSES; k++)
+            st->unwind_end[k] += o.unwind_end[k];
+        st->lost += o.lost;
+        st->lost_ring += o.lost_ring;
+        st->throttled += o.throttled;
+        st->events += o.events;
+        st->threads += o.threads;
+        st->threads_seen += o.threads_seen;
+        if (o.target < st->target)
+            st->target = o.target;
+        if (!st->error[0])
+            snprintf(st->error, sizeof st->error, "%s", o.error);
+    }
 }
 
 static void update_meta(struct collect *c)
 {
     struct sampler_stats st;
-    sampler_get_stats(c->sampler, &st);
+    get_stats(c, &st);
     struct profile_meta m = {
         .pid = c->pid,
         .cmdline = c->cmdline,
@@ -122,7 +159,7 @@ static void op_status(struct source *src, struct source_status *o)
 {
     struct collect *c = src->impl;
     struct sampler_stats st;
-    sampler_get_stats(c->sampler, &st);
+    get_stats(c, &st);
     memset(o, 0, sizeof *o);
     o->pid = c->pid;
     snprintf(o->comm, sizeof o->comm, "%s", c->comm);
@@ -156,7 +193,8 @@ static uint64_t op_generation(struct source *src)
 static int op_set_paused(struct source *src, bool paused)
 {
     struct collect *c = src->impl;
-    sampler_set_paused(c->sampler, paused);
+    for (size_t i = 0; i < c->nprocs; i++)
+        sampler_set_paused(c->procs[i].sampler, paused);
     atomic_store(&c->paused, paused);
     return 0;
 }
@@ -164,7 +202,8 @@ static int op_set_paused(struct source *src, bool paused)
 static int op_set_interval(struct source *src, uint64_t ns)
 {
     struct collect *c = src->impl;
-    sampler_set_interval(c->sampler, ns);
+    for (size_t i = 0; i < c->nprocs; i++)
+        sampler_set_interval(c->procs[i].sampler, ns);
     return 0;
 }
 
@@ -191,7 +230,8 @@ static void op_finish(struct source *src)
     if (atomic_exchange(&c->finished, true))
         return;
     /* sampler first: after it has detached nothing new is pushed */
-    sampler_halt(c->sampler);
+    for (size_t i = 0; i < c->nprocs; i++)
+        sampler_halt(c->procs[i].sampler);
     stop_collector(c);
     /* both buffers: the one the collector had not swapped yet, then the
      * one the sampler was filling */
@@ -203,9 +243,12 @@ static void op_finish(struct source *src)
 /* Free what collect_start made; the threads have ended (or never ran). */
 static void collect_free(struct collect *c)
 {
-    sampler_stop(c->sampler);
-    fold_free(c->fold);
-    ingest_free(c->ingest);
+    for (size_t i = c->nprocs; i-- > 0;) {
+        sampler_stop(c->procs[i].sampler);
+        fold_free(c->procs[i].fold); /* siblings before the base */
+        ingest_free(c->procs[i].ingest);
+    }
+    free(c->procs);
     pthread_mutex_destroy(&c->wake_lock);
     pthread_cond_destroy(&c->wake);
     free(c);
@@ -265,24 +308,30 @@ static void print_costs(const struct sampler_stats *st, FILE *f)
             st->given_up);
 }
 
-static void op_print_stats(struct source *src, FILE *f)
+static void print_proc(struct collect *c, struct cproc *p, FILE *f)
 {
-    struct collect *c = src->impl;
     struct sampler_stats st;
-    sampler_get_stats(c->sampler, &st);
+    sampler_get_stats(p->sampler, &st);
     struct symbols_stats ss;
-    symbols_get_stats(c->sym, &ss);
+    symbols_get_stats(p->sym, &ss);
     double asked = st.interval_ns ? 1e9 / (double)st.interval_ns : 0;
     fprintf(f, "sproftop stats: PID %d, %.2f s, asked %.1f Hz per thread, mode %s\n",
-            (int)c->pid, (double)st.elapsed_ns / 1e9, asked, c->idle ? "idle (wall-clock)" : "on-CPU");
+            (int)p->pid, (double)st.elapsed_ns / 1e9, asked, c->idle ? "idle (wall-clock)" : "on-CPU");
     print_sampler(&st, f);
-    sampler_foreach_thread(c->sampler, print_thread, f);
+    sampler_foreach_thread(p->sampler, print_thread, f);
     print_costs(&st, f);
     fprintf(f, "symbols: %" PRIu64 " lookups, %.1f%% cache hits, %" PRIu64
             " misses at %.1f us each, %" PRIu64 " map reloads\n",
             ss.lookups, ss.lookups ? 100.0 * (double)ss.hits / (double)ss.lookups : 0.0,
             ss.misses, ss.misses ? (double)ss.miss_ns / 1e3 / (double)ss.misses : 0.0,
             ss.reloads);
+}
+
+static void op_print_stats(struct source *src, FILE *f)
+{
+    struct collect *c = src->impl;
+    for (size_t i = 0; i < c->nprocs; i++)
+        print_proc(c, &c->procs[i], f);
 }
 
 static const struct source_ops live_ops = {
@@ -299,34 +348,54 @@ static const struct source_ops live_ops = {
 
 /* --- start -------------------------------------------------------------- */
 
-/* Attach (start the sampler) and name the target.  0, or -1 with err. */
-static int attach(struct collect *c, const struct sampler_config *cfg_in,
-                  char *err, size_t errlen, int *code)
+/* Attach to one process (start its sampler).  0, or -1 with err. */
+static int attach_one(struct collect *c, struct cproc *p,
+                      const struct sampler_config *cfg_in, char *err,
+                      size_t errlen, int *code)
 {
     struct sampler_config cfg = *cfg_in;
-    cfg.ingest = c->ingest;
+    cfg.ingest = p->ingest;
     cfg.on_maps = on_maps;
-    cfg.ctx = c;
-    c->t0_wall = clock_wall_ns();
-    c->sampler = sampler_start(&cfg, err, errlen, code);
-    if (!c->sampler)
+    cfg.ctx = p;
+    p->sampler = sampler_start(&cfg, err, errlen, code);
+    if (!p->sampler)
         return -1;
-    c->pid = sampler_pid(c->sampler);
-    target_thread_name(c->pid, c->pid, c->comm, sizeof c->comm);
-    target_cmdline(c->pid, c->cmdline, sizeof c->cmdline);
-    c->sym = symbols_new(c->pid, err, errlen);
-    if (!c->sym)
+    p->pid = sampler_pid(p->sampler);
+    p->sym = symbols_new(p->pid, err, errlen);
+    if (!p->sym)
         return -1;
-    fold_set_symbols(c->fold, c->sym);
+    fold_set_symbols(p->fold, p->sym);
+    (void)c;
     return 0;
 }
 
 struct source *collect_start(const struct sampler_config *cfg, char *err,
                              size_t errlen, int *code)
 {
+    return collect_start_pids(cfg, &cfg->pid, 1, err, errlen, code);
+}
+
+struct source *collect_start_pids(const struct sampler_config *cfg,
+                                  const pid_t *pids, size_t npids, char *err,
+                                  size_t errlen, int *code)
+{
     *code = 1;
+    struct sampler_config many = *cfg;
+    if (npids > 1) {
+        /* Each ptrace sampler thread waits with waitpid(-1), which also
+         * reaps the stops of the other threads' tracees. */
+        if (cfg->kind == SAMPLER_PTRACE) {
+            snprintf(err, errlen, "several PIDs need the perf_event sampler "
+                     "(--sampler ptrace takes one PID)");
+            *code = 2;
+            return NULL;
+        }
+        many.kind = SAMPLER_PERF;
+        cfg = &many;
+    }
     struct collect *c = calloc(1, sizeof *c);
-    if (!c) {
+    if (!c || !(c->procs = calloc(npids ? npids : 1, sizeof *c->procs))) {
+        free(c);
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
@@ -335,17 +404,39 @@ struct source *collect_start(const struct sampler_config *cfg, char *err,
     c->src.ops = &live_ops;
     c->src.impl = c;
     c->idle = cfg->idle;
-    c->ingest = ingest_new(INGEST_BYTES);
-    c->fold = fold_new();
-    if (!c->ingest || !c->fold) {
-        snprintf(err, errlen, "out of memory");
-        collect_free(c);
-        return NULL;
+    c->t0_wall = clock_wall_ns();
+    for (size_t i = 0; i < (npids ? npids : 1); i++) {
+        struct cproc *p = &c->procs[i];
+        c->nprocs = i + 1;
+        p->ingest = ingest_new(INGEST_BYTES);
+        p->fold = i ? fold_new_sibling(c->procs[0].fold) : fold_new();
+        if (!p->ingest || !p->fold) {
+            snprintf(err, errlen, "out of memory");
+            collect_free(c);
+            return NULL;
+        }
+        struct sampler_config one = *cfg;
+        if (npids)
+            one.pid = pids[i];
+        char why[200];
+        if (attach_one(c, p, &one, why, sizeof why, code) < 0) {
+            char name[24];
+            snprintf(name, sizeof name, "PID %d", (int)pids[i]);
+            if (npids > 1 && !strstr(why, name))
+                snprintf(err, errlen, "%s: %s", name, why);
+            else
+                snprintf(err, errlen, "%s", why);
+            collect_free(c);
+            return NULL;
+        }
+        if (i == 0) {
+            c->sampler = p->sampler;
+            c->fold = p->fold;
+            c->pid = p->pid;
+        }
     }
-    if (attach(c, cfg, err, errlen, code) < 0) {
-        collect_free(c);
-        return NULL;
-    }
+    target_thread_name(c->pid, c->pid, c->comm, sizeof c->comm);
+    target_cmdline(c->pid, c->cmdline, sizeof c->cmdline);
     update_meta(c);
     if (pthread_create(&c->thread, NULL, collector_main, c) != 0) {
         snprintf(err, errlen, "cannot start the collector thread");

@@ -28,4 +28,16 @@
 struct source *collect_start(const struct sampler_config *cfg, char *err,
                              size_t errlen, int *code);
 
+/* collect_start for several processes at once (-p PID,PID...): one
+ * sampler each (cfg with its pid), one profile for all (each thread is
+ * its own root, under its own TID).  Several PIDs use the perf backend
+ * (auto means perf; --sampler ptrace is refused, exit code 2: ptrace
+ * samplers on threads of one process would reap each other's stops).
+ * pids[0] names the session (meta, the
+ * header).  Fails, naming the PID, when any one cannot be attached; the
+ * ones already attached are let go. */
+struct source *collect_start_pids(const struct sampler_config *cfg,
+                                  const pid_t *pids, size_t npids, char *err,
+                                  size_t errlen, int *code);
+
 #endif

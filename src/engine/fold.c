@@ -47,9 +47,12 @@ struct fold {
     pthread_mutex_t maps_lock; /* guards incoming only */
     struct maps_gen *incoming; /* handed over, not taken yet; newest first */
 
-    pthread_mutex_t prof_lock; /* guards prof */
-    struct profile *prof;
-    atomic_uint_fast64_t generation;
+    pthread_mutex_t own_lock;  /* the base's prof_lock */
+    pthread_mutex_t *prof_lock;/* guards prof: own_lock, or the base's */
+    struct profile *prof;      /* owned by the base; siblings share it */
+    struct fold *base;         /* NULL for a base; a sibling's base */
+    atomic_uint_fast64_t own_generation;
+    atomic_uint_fast64_t *generation; /* the base's */
 
     /* collector thread only */
     struct symbols *sym;
@@ -94,7 +97,23 @@ struct fold *fold_new(void)
     profile_time_set_wall_offset(f->prof,
                                  (int64_t)(clock_wall_ns() - clock_mono_ns()));
     pthread_mutex_init(&f->maps_lock, NULL);
-    pthread_mutex_init(&f->prof_lock, NULL);
+    pthread_mutex_init(&f->own_lock, NULL);
+    f->prof_lock = &f->own_lock;
+    f->generation = &f->own_generation;
+    return f;
+}
+
+struct fold *fold_new_sibling(struct fold *base)
+{
+    struct fold *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->base = base;
+    f->prof = base->prof;
+    f->prof_lock = base->prof_lock;
+    f->generation = base->generation;
+    f->f_truncated = base->f_truncated;
+    pthread_mutex_init(&f->maps_lock, NULL);
     return f;
 }
 
@@ -114,11 +133,13 @@ void fold_free(struct fold *f)
     free_gens(f->incoming);
     free_gens(f->gens);
     symbols_free(f->sym);
-    profile_free(f->prof);
+    if (!f->base)
+        profile_free(f->prof);
     pc_cache_free(&f->pcs);
     free(f->stack);
     pthread_mutex_destroy(&f->maps_lock);
-    pthread_mutex_destroy(&f->prof_lock);
+    if (!f->base)
+        pthread_mutex_destroy(&f->own_lock);
     free(f);
 }
 
@@ -184,7 +205,7 @@ static uint32_t intern_frames(struct fold *f, const struct sym_frame *sf,
 {
     struct pc_cache *c = &f->pcs;
     uint32_t done = 0;
-    pthread_mutex_lock(&f->prof_lock);
+    pthread_mutex_lock(f->prof_lock);
     for (int i = 0; i < n; i++) {
         struct frame_desc d = {
             .name = sf[i].name,
@@ -201,7 +222,7 @@ static uint32_t intern_frames(struct fold *f, const struct sym_frame *sf,
         c->pool[c->npool++] = (struct stack_frame){id, sf[i].line, pc};
         done++;
     }
-    pthread_mutex_unlock(&f->prof_lock);
+    pthread_mutex_unlock(f->prof_lock);
     return done;
 }
 
@@ -258,9 +279,9 @@ static void add_thread_name(struct fold *f, const struct ingest_rec *r,
     size_t l = r->len < sizeof name - 1 ? r->len : sizeof name - 1;
     memcpy(name, payload, l);
     name[l] = '\0';
-    pthread_mutex_lock(&f->prof_lock);
+    pthread_mutex_lock(f->prof_lock);
     profile_thread(f->prof, r->tid, name[0] ? name : "?");
-    pthread_mutex_unlock(&f->prof_lock);
+    pthread_mutex_unlock(f->prof_lock);
 }
 
 static bool add_sample(struct fold *f, const struct ingest_rec *r,
@@ -271,12 +292,12 @@ static bool add_sample(struct fold *f, const struct ingest_rec *r,
     long depth = symbolize(f, payload, r->len / sizeof(uint64_t), r->flags);
     if (depth < 0)
         return false;
-    pthread_mutex_lock(&f->prof_lock);
+    pthread_mutex_lock(f->prof_lock);
     uint32_t th = profile_thread(f->prof, r->tid, NULL);
     int rc = th == PROFILE_NONE ? -1
              : profile_add_stack_at(f->prof, th, f->stack, (size_t)depth,
                                     r->count ? r->count : 1, r->time);
-    pthread_mutex_unlock(&f->prof_lock);
+    pthread_mutex_unlock(f->prof_lock);
     return rc == 0;
 }
 
@@ -293,50 +314,50 @@ void fold_records(struct fold *f, const uint8_t *data, size_t len)
             any |= add_sample(f, r, payload);
     }
     if (any)
-        atomic_fetch_add(&f->generation, 1);
+        atomic_fetch_add(f->generation, 1);
 }
 
 struct profile *fold_snapshot(struct fold *f)
 {
-    pthread_mutex_lock(&f->prof_lock);
+    pthread_mutex_lock(f->prof_lock);
     struct profile *p = profile_clone(f->prof);
-    pthread_mutex_unlock(&f->prof_lock);
+    pthread_mutex_unlock(f->prof_lock);
     return p;
 }
 
 uint64_t fold_samples(struct fold *f)
 {
-    pthread_mutex_lock(&f->prof_lock);
+    pthread_mutex_lock(f->prof_lock);
     uint64_t n = profile_samples(f->prof);
-    pthread_mutex_unlock(&f->prof_lock);
+    pthread_mutex_unlock(f->prof_lock);
     return n;
 }
 
 void fold_advance(struct fold *f, uint64_t now_ns)
 {
-    pthread_mutex_lock(&f->prof_lock);
+    pthread_mutex_lock(f->prof_lock);
     bool moved = profile_time_advance(f->prof, now_ns);
-    pthread_mutex_unlock(&f->prof_lock);
+    pthread_mutex_unlock(f->prof_lock);
     if (moved)
-        atomic_fetch_add(&f->generation, 1);
+        atomic_fetch_add(f->generation, 1);
 }
 
 uint64_t fold_generation(struct fold *f)
 {
-    return atomic_load(&f->generation);
+    return atomic_load(f->generation);
 }
 
 void fold_reset(struct fold *f)
 {
-    pthread_mutex_lock(&f->prof_lock);
+    pthread_mutex_lock(f->prof_lock);
     profile_reset(f->prof);
-    pthread_mutex_unlock(&f->prof_lock);
-    atomic_fetch_add(&f->generation, 1);
+    pthread_mutex_unlock(f->prof_lock);
+    atomic_fetch_add(f->generation, 1);
 }
 
 void fold_set_meta(struct fold *f, const struct profile_meta *m)
 {
-    pthread_mutex_lock(&f->prof_lock);
+    pthread_mutex_lock(f->prof_lock);
     profile_set_meta(f->prof, m);
-    pthread_mutex_unlock(&f->prof_lock);
+    pthread_mutex_unlock(f->prof_lock);
 }

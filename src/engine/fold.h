@@ -32,6 +32,12 @@ struct symbols;
  * the sampler and the collector start. */
 struct fold *fold_new(void);
 
+/* A fold for another process of the same session (-p with a list):
+ * its own maps, symbolizer and pc cache, adding into base's profile
+ * under base's lock, so base's readers see every process.  NULL on OOM.
+ * Free every sibling before its base.  Same thread rules as fold_new. */
+struct fold *fold_new_sibling(struct fold *base);
+
 /* Free the fold, its profile, its pending maps and its symbolizer.  Only
  * once the sampler and the collector have stopped.  NULL is a no-op. */
 void fold_free(struct fold *f);

@@ -20,7 +20,8 @@ TARGET_NOFP    := -std=gnu11 -D_GNU_SOURCE -g -O2 -fomit-frame-pointer -pthread 
 # Neither frame pointers nor unwind tables: nothing sound to unwind with.
 TARGET_NOUNWIND := $(TARGET_NOFP) -fno-asynchronous-unwind-tables -fno-unwind-tables
 
-TARGET_C_NAMES := demo split deep recurse threads blocked sleeper ticker phase
+TARGET_C_NAMES := demo split deep recurse threads blocked sleeper ticker phase \
+                  forkwork
 TARGET_BINS    := $(addprefix $(TARGETS_DIR)/,$(TARGET_C_NAMES) deep_nofp \
                     deep_nounwind cxx)
 

@@ -235,6 +235,41 @@ static void test_generations(void **state)
     assert_folded(f, "thread-1;A.f40 2\nthread-1;C.f40 1\nthread-1;D.f40 1\n");
 }
 
+/* -p with a list: a sibling fold has its own maps, generations and
+ * symbolizer, and adds into the base's profile. */
+static void test_sibling(void **state)
+{
+    struct fx *x = *state;
+    struct fold *f = x->f;
+    struct ingest *in2 = ingest_new(1 << 16);
+    struct fold *g = fold_new_sibling(f);
+    struct symbols *sym2 = symbols_new(2, NULL, 0);
+    assert_non_null(in2);
+    assert_non_null(g);
+    assert_non_null(sym2);
+    fold_set_symbols(g, sym2);
+    static const uint64_t pc[] = {0x40};
+
+    /* the same generation number means other maps in each process */
+    fold_add_maps(f, 1, "A", 1);
+    fold_add_maps(g, 1, "B", 1);
+    push_sample(x->in, 10, 1, 0, pc, 1);
+    push_sample(in2, 20, 1, 0, pc, 1);
+    push_sample(in2, 20, 1, 0, pc, 1);
+    uint64_t g0 = fold_generation(f);
+    fold_pushed(f, x->in);
+    fold_pushed(g, in2);
+    assert_folded(f, "thread-10;A.f40 1\nthread-20;B.f40 2\n");
+    assert_int_equal(fold_samples(f), 3);
+    assert_true(fold_generation(g) == fold_generation(f));
+    assert_true(fold_generation(f) != g0);
+    assert_int_equal(sym2->loads, 1);
+    assert_int_equal(fake->loads, 1);
+    fold_free(g);              /* siblings first: the base's profile stays */
+    assert_folded(f, "thread-10;A.f40 1\nthread-20;B.f40 2\n");
+    ingest_free(in2);
+}
+
 static void test_truncated_inlined_unknown(void **state)
 {
     struct fx *x = *state;
@@ -311,6 +346,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stack_order_and_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pc_cache, setup, teardown),
         cmocka_unit_test_setup_teardown(test_generations, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sibling, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated_inlined_unknown, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_maps, setup, teardown),
     };

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# procs.t - several processes in one profile: -p MASTER,W1,W2 on a master
+# and its two forked workers shows all three, each worker's function under
+# its own thread root; a bad list or a PID that is gone is refused.
+. "$(dirname "$0")/lib.sh"
+require_sproftop
+require_targets forkwork
+
+_workers_known() { grep -q '^WORKERS ' "$TARGET_OUT"; }
+
+start_target forkwork || bail_out "cannot start forkwork"
+m=$TARGET_PID
+wait_until 10 _workers_known || bail_out "forkwork did not print its workers"
+read -r _ w1 w2 <"$TARGET_OUT"
+note "master $m, workers $w1 $w2"
+
+out=$TMPD/fw.folded
+run_sproftop -p "$m,$w1,$w2" -d 3 -F 500 -o "$out"
+is "$RC" 0 "sproftop -p MASTER,W1,W2 -d 3 -o FILE exits 0"
+[ "$RC" = 0 ] || diag_file "$ERR"
+check "folded lines are 'frames COUNT'" folded_well_formed "$out"
+is "$(folded_roots "$out" | tr '\n' ' ')" \
+   "$(printf '%s\n' "forkwork-$m" "forkwork-$w1" "forkwork-$w2" | sort | tr '\n' ' ')" \
+   "the three processes are the three roots"
+
+# under_root FILE ROOT NAME: samples of NAME whose stack starts at ROOT
+under_root() {
+    awk -v r="$2" -v name="$3" '
+        { c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+          for (i = 2; i <= k; i++) if (f[i] == name) { if (f[1] == r) y += c; else n += c; break } }
+        END { printf "%d %d\n", y, n }' "$1"
+}
+for pair in "$m master_spin" "$w1 worker_one" "$w2 worker_two"; do
+    set -- $pair
+    read -r yes no < <(under_root "$out" "forkwork-$1" "$2")
+    cmp_ok "$yes" '>' 50 "$2 is sampled under forkwork-$1 ($yes samples)"
+    is "$no" 0 "$2 appears under no other process"
+done
+for p in "$m" "$w1" "$w2"; do
+    assert_not_stopped "$p" "PID $p running and untraced afterwards"
+done
+
+# -p repeated and with a duplicate: the same three processes
+run_sproftop -p "$m" -p "$w1,$w2,$m" -d 1 -F 200 -o "$TMPD/rep.folded"
+is "$RC" 0 "-p given twice, with a duplicate, exits 0"
+is "$(folded_roots "$TMPD/rep.folded" | wc -l)" 3 "...and profiles three processes"
+
+run_sproftop -p "$m,x" -d 1
+is "$RC" 2 "-p with a bad list is a usage error"
+like "$ERRS" 'invalid PID list' "...that says so"
+
+run_sproftop --sampler ptrace -p "$m,$w1" -d 1
+is "$RC" 2 "--sampler ptrace with several PIDs is refused"
+like "$ERRS" 'perf_event sampler' "...saying they need the perf sampler"
+
+# a PID that is gone: refused, naming it
+spawn true
+gone=$SPAWN_PID
+wait_exit "$gone" 5
+run_sproftop -p "$m,$gone" -d 1 -o "$TMPD/gone.folded"
+is "$RC" 1 "-p with a PID that is gone fails"
+like "$ERRS" "PID $gone" "...naming that PID"
+assert_one_line_error "...in one line"
+assert_not_stopped "$m" "the master running and untraced after the refusal"
+
+done_testing
