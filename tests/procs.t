@@ -23,6 +23,19 @@ is "$(folded_roots "$out" | tr '\n' ' ')" \
    "$(printf '%s\n' "forkwork-$m" "forkwork-$w1" "forkwork-$w2" | sort | tr '\n' ' ')" \
    "the three processes are the three roots"
 
+# each process has one thread, its leader: "forkwork-PID;forkwork-PID;..."
+is "$(awk '{ split($1, f, ";"); if (f[1] != f[2]) n++ } END { print n + 0 }' "$out")" 0 \
+   "every stack is comm-PID;thread-TID;... with the process above its thread"
+run_sproftop -i "$out" -o "$TMPD/back.folded"
+is "$RC" 0 "the folded file loads back"
+is "$(sort "$TMPD/back.folded" | md5sum)" "$(sort "$out" | md5sum)" \
+   "...and is written back the same (processes and threads kept)"
+run_sproftop -i "$out" --no-process-root -o "$TMPD/noproc.folded"
+is "$(folded_total "$TMPD/noproc.folded")" "$(folded_total "$out")" \
+   "--no-process-root keeps every sample"
+is "$(awk '{ split($1, f, ";"); if (f[2] ~ /^forkwork-/) n++ } END { print n + 0 }' "$TMPD/noproc.folded")" 0 \
+   "...and drops the process level"
+
 # under_root FILE ROOT NAME: samples of NAME whose stack starts at ROOT
 under_root() {
     awk -v r="$2" -v name="$3" '

@@ -55,7 +55,7 @@ struct opts {
     const char *format;
     const char *inputs[MAX_INPUTS];
     int ninputs;
-    bool idle, stats, dump, no_thread_root, no_color, no_confirm, keep_cmd;
+    bool idle, stats, dump, no_thread_root, no_process_root, no_color, no_confirm, keep_cmd;
     const char *cmd_output;  /* --cmd-output FILE */
     int sampler;         /* enum sampler_kind */
     size_t stack_size;   /* --stack-size, 0: the backend's default */
@@ -74,6 +74,7 @@ enum {
     OPT_SNAPSHOT_DIR, OPT_SCRIPT, OPT_HIDE_SELF, OPT_HIDE_SUBS, OPT_HELP_KEYS,
     OPT_BASELINE,
     OPT_NO_CONFIRM, OPT_CMD_OUTPUT, OPT_KEEP_CMD, OPT_SAMPLER, OPT_STACK_SIZE,
+    OPT_NO_PROCESS_ROOT,
 };
 
 static const struct option long_opts[] = {
@@ -90,6 +91,7 @@ static const struct option long_opts[] = {
     {"stats", no_argument, NULL, OPT_STATS},
     {"dump", no_argument, NULL, OPT_DUMP},
     {"no-thread-root", no_argument, NULL, OPT_NO_THREAD_ROOT},
+    {"no-process-root", no_argument, NULL, OPT_NO_PROCESS_ROOT},
     {"no-color", no_argument, NULL, OPT_NO_COLOR},
     {"no-confirm", no_argument, NULL, OPT_NO_CONFIRM},
     {"cmd-output", required_argument, NULL, OPT_CMD_OUTPUT},
@@ -135,6 +137,8 @@ static void usage(FILE *f)
 "  -o, --output FILE     write the profile to FILE when sampling ends\n"
 "  -f, --format NAME     output format; default from FILE's extension\n"
 "      --no-thread-root  folded: no thread frame at the root of stacks\n"
+"      --no-process-root folded: no process frame above the threads (written\n"
+"                        when the profile holds several processes)\n"
 "      --baseline FILE   compare with the profile in FILE: the live view's\n"
 "                        change columns; -f folded or svg: a differential\n"
 "                        profile (two counts per line; red/blue frames)\n"
@@ -298,6 +302,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case OPT_STATS: o->stats = true; break;
         case OPT_DUMP: o->dump = true; break;
         case OPT_NO_THREAD_ROOT: o->no_thread_root = true; break;
+        case OPT_NO_PROCESS_ROOT: o->no_process_root = true; break;
         case OPT_NO_COLOR: o->no_color = true; break;
         case OPT_NO_CONFIRM: o->no_confirm = true; break;
         case OPT_CMD_OUTPUT: o->cmd_output = optarg; break;
@@ -458,6 +463,7 @@ static int run_inputs(const struct opts *o)
         struct export_opts eo;
         export_opts_default(&eo);
         eo.no_thread_root = o->no_thread_root;
+        eo.no_process_root = o->no_process_root;
         eo.hide_self = o->hide_self;
         eo.hide_subs = o->hide_subs;
         eo.baseline = o->base;
@@ -599,6 +605,7 @@ int main(int argc, char **argv)
     };
     export_opts_default(&b.eopts);
     b.eopts.no_thread_root = o.no_thread_root;
+    b.eopts.no_process_root = o.no_process_root;
     b.eopts.hide_self = o.hide_self;
     b.eopts.hide_subs = o.hide_subs;
     b.eopts.baseline = o.base;

@@ -365,6 +365,9 @@ static int attach_one(struct collect *c, struct cproc *p,
     if (!p->sym)
         return -1;
     fold_set_symbols(p->fold, p->sym);
+    char comm[64];
+    target_thread_name(p->pid, p->pid, comm, sizeof comm);
+    fold_set_process(p->fold, p->pid, comm);
     (void)c;
     return 0;
 }

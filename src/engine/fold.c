@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,9 @@ struct fold {
     struct stack_frame *stack; /* scratch: one stack, bottom first */
     size_t capstack;
     uint32_t f_truncated;      /* the "[truncated]" frame */
+    int64_t pid;               /* the process this fold's samples come
+                                  from (fold_set_process), or 0 */
+    char comm[64];
 };
 
 static void pc_cache_clear(struct pc_cache *c)
@@ -272,6 +276,22 @@ static long symbolize(struct fold *f, const uint64_t *pcs, size_t n,
     return (long)depth;
 }
 
+void fold_set_process(struct fold *f, int64_t pid, const char *comm)
+{
+    f->pid = pid;
+    snprintf(f->comm, sizeof f->comm, "%s", comm ? comm : "");
+}
+
+/* The thread of tid (renamed to name unless NULL), marked with the fold's
+ * process when new; PROFILE_NONE on OOM.  Under prof_lock. */
+static uint32_t fold_thread(struct fold *f, int64_t tid, const char *name)
+{
+    uint32_t th = profile_thread(f->prof, tid, name);
+    if (th != PROFILE_NONE && f->pid && !profile_thread_at(f->prof, th)->pid)
+        profile_thread_set_process(f->prof, th, f->pid, f->comm[0] ? f->comm : NULL);
+    return th;
+}
+
 static void add_thread_name(struct fold *f, const struct ingest_rec *r,
                             const void *payload)
 {
@@ -280,7 +300,7 @@ static void add_thread_name(struct fold *f, const struct ingest_rec *r,
     memcpy(name, payload, l);
     name[l] = '\0';
     pthread_mutex_lock(f->prof_lock);
-    profile_thread(f->prof, r->tid, name[0] ? name : "?");
+    fold_thread(f, r->tid, name[0] ? name : "?");
     pthread_mutex_unlock(f->prof_lock);
 }
 
@@ -293,7 +313,7 @@ static bool add_sample(struct fold *f, const struct ingest_rec *r,
     if (depth < 0)
         return false;
     pthread_mutex_lock(f->prof_lock);
-    uint32_t th = profile_thread(f->prof, r->tid, NULL);
+    uint32_t th = fold_thread(f, r->tid, NULL);
     int rc = th == PROFILE_NONE ? -1
              : profile_add_stack_at(f->prof, th, f->stack, (size_t)depth,
                                     r->count ? r->count : 1, r->time);

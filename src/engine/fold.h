@@ -46,6 +46,11 @@ void fold_free(struct fold *f);
  * first fold_records. */
 void fold_set_symbols(struct fold *f, struct symbols *sym);
 
+/* The process this fold's samples come from: every thread it adds is
+ * marked with it (profile_thread_set_process).  Before the first
+ * fold_records. */
+void fold_set_process(struct fold *f, int64_t pid, const char *comm);
+
 /* Sampler thread (sampler_config.on_maps): the maps text of generation
  * gen (copied).  A generation that cannot be copied (OOM) is skipped:
  * its samples are symbolized with the newest older one. */

@@ -17,6 +17,8 @@ struct profile;
 /* Options some formats honour. */
 struct export_opts {
     bool no_thread_root; /* folded: leave out the "name-TID" root frame */
+    bool no_process_root;/* folded: leave out the "comm-PID" frame above
+                            it (written when there are several processes) */
     double hide_self;    /* text: hide-self threshold in percent (1.0) */
     double hide_subs;    /* text: hide-subs threshold in percent (2.0) */
     const struct profile *baseline; /* differential output against this

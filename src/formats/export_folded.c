@@ -10,6 +10,12 @@
  * (flamegraph.pl would read "foo 12 3" as a differential profile), so the
  * whitespace before such a number becomes '_' ("foo 12" -> "foo_12").
  *
+ * A profile of several processes (-p PID,PID...) gets a process level
+ * above the thread: "nginx-100;nginx-101;main;a 3", the process's
+ * command and PID, unless no_process_root drops it (no_thread_root drops
+ * the thread level, independently).  A profile of one process is written
+ * as before, without it.
+ *
  * Samples that landed on a thread node itself (an empty stack) are written
  * as the bare thread frame; with no_thread_root there is no frame left to
  * write, so they are left out and the file holds fewer samples.
@@ -76,6 +82,7 @@ struct folded_ctx {
     const struct profile *p;
     const struct export_opts *o;
     FILE *f;
+    bool process;  /* write the process level */
 };
 
 /* The stack part of a line, up to the counts; false when there is
@@ -85,16 +92,25 @@ static bool folded_frames(struct folded_ctx *c, uint32_t thread,
 {
     bool first = true;
 
+    if (c->process) {
+        const struct profile_thread *t = profile_thread_at(c->p, thread);
+
+        write_name(c->f, t->process ? t->process : t->name);
+        fprintf(c->f, "-%lld", (long long)(t->pid ? t->pid : t->tid));
+        first = false;
+    }
     if (!c->o->no_thread_root) {
         /* The current name, not the thread frame's: the frame keeps the
          * name the thread had when first seen (often before its comm
          * was known), a rename does not change it. */
         const struct profile_thread *t = profile_thread_at(c->p, thread);
 
+        if (!first)
+            putc_unlocked(';', c->f);
         write_name(c->f, t->name);
         fprintf(c->f, "-%lld", (long long)t->tid);
         first = false;
-    } else if (n == 0) {
+    } else if (n == 0 && first) {
         return false;
     }
     for (size_t i = 0; i < n; i++) {
@@ -130,7 +146,9 @@ static int folded_diff_stack(void *ctx, uint32_t thread,
 int export_folded_write(const struct profile *p, const struct export_opts *o,
                         FILE *f)
 {
-    struct folded_ctx c = { p, o, f };
+    struct folded_ctx c = { p, o, f,
+                            !(o && o->no_process_root) &&
+                                profile_process_count(p) > 1 };
     struct diff_pair d;
     int rc;
 

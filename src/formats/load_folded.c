@@ -11,6 +11,10 @@
  * cannot tell such a frame from a function until the whole file is read,
  * so stacks go into one thread first; if every line's first frame reads
  * NAME-DIGITS, the profile is rebuilt with those frames as threads.
+ * When, besides, every line's second frame reads NAME-DIGITS and there
+ * are at least two first frames, the file is one of several processes
+ * (export_folded's "comm-PID;thread-TID;..."): the first frame is the
+ * process, the second the thread.
  */
 #include "load.h"
 
@@ -102,6 +106,7 @@ struct split {
     uint32_t *fmap;            /* src frame -> dst frame, lazily */
     uint32_t *tmap;            /* src frame -> dst thread, lazily */
     struct stack_frame *buf;   /* mapped stack */
+    bool procs;                /* frames[0] is the process, [1] the thread */
 };
 
 /* The dst thread for src root frame `root`, created on first use. */
@@ -124,16 +129,37 @@ static uint32_t split_thread(struct split *s, uint32_t root)
     return s->tmap[root];
 }
 
+/* Mark thread t as a thread of the process of root frame `proc`. */
+static int split_process(struct split *s, uint32_t t, uint32_t proc)
+{
+    const char *name = profile_frame(s->src, proc)->name;
+    size_t name_len = 0;
+    int64_t pid = 0;
+    char *copy;
+    int rc;
+
+    if (profile_thread_at(s->dst, t)->pid)
+        return 0;
+    (void)thread_root(name, &name_len, &pid);
+    copy = strndup(name, name_len);
+    if (!copy)
+        return -1;
+    rc = profile_thread_set_process(s->dst, t, pid, copy);
+    free(copy);
+    return rc;
+}
+
 static int split_stack(void *ctx, uint32_t thread, const uint32_t *frames,
                        size_t n, uint64_t count)
 {
     struct split *s = ctx;
-    uint32_t t = split_thread(s, frames[0]);
+    size_t skip = s->procs ? 2 : 1;
+    uint32_t t = split_thread(s, frames[skip - 1]);
 
     (void)thread;
-    if (t == PROFILE_NONE)
+    if (t == PROFILE_NONE || (s->procs && split_process(s, t, frames[0]) < 0))
         return -1;
-    for (size_t i = 1; i < n; i++) {
+    for (size_t i = skip; i < n; i++) {
         uint32_t *m = &s->fmap[frames[i]];
 
         if (*m == PROFILE_NONE) {
@@ -141,15 +167,16 @@ static int split_stack(void *ctx, uint32_t thread, const uint32_t *frames,
             if (*m == PROFILE_NONE)
                 return -1;
         }
-        s->buf[i - 1] = (struct stack_frame){ .frame = *m };
+        s->buf[i - skip] = (struct stack_frame){ .frame = *m };
     }
-    return profile_add_stack(s->dst, t, s->buf, n - 1, count);
+    return profile_add_stack(s->dst, t, s->buf, n - skip, count);
 }
 
 /* roots[0..nroots) are the thread frames in the order the file names
  * them first, so threads keep that order. */
 static struct profile *split_threads(const struct profile *flat,
-                                     const uint32_t *roots, size_t nroots)
+                                     const uint32_t *roots, size_t nroots,
+                                     bool procs)
 {
     uint32_t nf = profile_frame_count(flat);
     struct split s = {
@@ -158,6 +185,7 @@ static struct profile *split_threads(const struct profile *flat,
         .fmap = malloc(nf * sizeof(*s.fmap)),
         .tmap = malloc(nf * sizeof(*s.tmap)),
         .buf = malloc(LOAD_MAX_DEPTH * sizeof(*s.buf)),
+        .procs = procs,
     };
     size_t i = 0;
 
@@ -165,8 +193,12 @@ static struct profile *split_threads(const struct profile *flat,
         goto fail;
     memset(s.fmap, 0xff, nf * sizeof(*s.fmap));
     memset(s.tmap, 0xff, nf * sizeof(*s.tmap));
-    while (i < nroots && split_thread(&s, roots[i]) != PROFILE_NONE)
+    /* threads in the order the file names them first (with processes,
+     * in the order their stacks come) */
+    while (!procs && i < nroots && split_thread(&s, roots[i]) != PROFILE_NONE)
         i++;
+    if (procs)
+        i = nroots;
     if (i < nroots || profile_foreach_stack(flat, split_stack, &s) != 0)
         goto fail;
     goto out;
@@ -191,6 +223,7 @@ struct parser {
     size_t scratch_cap;
     struct stack_frame *st;    /* its frames */
     bool all_roots;            /* every first frame so far is NAME-TID */
+    bool all_second;           /* ...and every second one (processes) */
     uint32_t *roots;           /* distinct first frames, first-seen order */
     size_t nroots;
     size_t roots_cap;
@@ -270,6 +303,12 @@ static int parse_line(struct parser *ps, const char *s, size_t l)
 
             ps->all_roots = thread_root(f, &name_len, &tid);
         }
+        if (n == 1 && ps->all_second) {
+            size_t name_len;
+            int64_t tid;
+
+            ps->all_second = thread_root(f, &name_len, &tid);
+        }
         ps->st[n] = (struct stack_frame){ .frame = intern_name(ps->p, f) };
         if (ps->st[n].frame == PROFILE_NONE ||
             (n == 0 && ps->all_roots && note_root(ps, ps->st[0].frame)))
@@ -278,6 +317,8 @@ static int parse_line(struct parser *ps, const char *s, size_t l)
         if (!c)
             break;
     }
+    if (n < 2)
+        ps->all_second = false;
     if (profile_add_stack(ps->p, ps->thread, ps->st, n, count) != 0)
         return fail(ps, "out of memory");
     return 0;
@@ -293,6 +334,7 @@ struct profile *load_folded(const char *buf, size_t len, const char *name,
         .p = profile_new(),
         .st = malloc(LOAD_MAX_DEPTH * sizeof(*ps.st)),
         .all_roots = true,
+        .all_second = true,
     };
     struct profile *res = NULL;
     size_t pos = 0;
@@ -324,7 +366,8 @@ struct profile *load_folded(const char *buf, size_t len, const char *name,
         res = ps.p;
         ps.p = NULL;
     } else {
-        res = split_threads(ps.p, ps.roots, ps.nroots);
+        res = split_threads(ps.p, ps.roots, ps.nroots,
+                            ps.all_second && ps.nroots >= 2);
         if (!res)
             util_errf(err, errlen, "%s: out of memory", ps.name);
     }

@@ -235,6 +235,7 @@ uint32_t profile_thread(struct profile *p, int64_t tid, const char *name)
     if (frame == PROFILE_NONE || p->nthreads >= ID_LIMIT ||
         VEC_RESERVE(p->th, p->th_cap, p->nthreads + 1) < 0 ||
         VEC_RESERVE(p->th_name, p->th_name_cap, p->nthreads + 1) < 0 ||
+        VEC_RESERVE(p->th_proc, p->th_proc_cap, p->nthreads + 1) < 0 ||
         idtab_reserve(&p->tid_ix, p->nthreads + 1) < 0 ||
         profile_tree_reserve(p, 1))
         return PROFILE_NONE;
@@ -246,8 +247,40 @@ uint32_t profile_thread(struct profile *p, int64_t tid, const char *name)
         .frame = frame,
     };
     p->th_name[idx] = sid;
+    p->th_proc[idx] = STR_NULL;
     (void)idtab_insert(&p->tid_ix, tid_hash(tid), idx);
     return idx;
+}
+
+int profile_thread_set_process(struct profile *p, uint32_t idx, int64_t pid,
+                               const char *name)
+{
+    if (!p || idx >= p->nthreads)
+        return -1;
+    if (name) {
+        uint32_t sid = str_intern(p, name);
+        if (sid == PROFILE_NONE)
+            return -1;
+        p->th_proc[idx] = sid;
+        p->th[idx].process = profile_str(p, sid);
+    }
+    p->th[idx].pid = pid;
+    return 0;
+}
+
+uint32_t profile_process_count(const struct profile *p)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; p && i < p->nthreads; i++) {
+        uint32_t j = 0;
+        if (!p->th[i].pid)
+            continue;
+        while (j < i && p->th[j].pid != p->th[i].pid)
+            j++;
+        n += j == i;
+    }
+    return n;
 }
 
 uint32_t profile_thread_count(const struct profile *p)
@@ -311,6 +344,7 @@ void profile_free(struct profile *p)
     idtab_free(&p->frame_ix);
     free(p->th);
     free(p->th_name);
+    free(p->th_proc);
     idtab_free(&p->tid_ix);
     free(p->nodes);
     free(p->aux);
@@ -375,7 +409,9 @@ struct profile *profile_copy(const struct profile *p, bool with_tree)
     q->th = dup_array(p->th, p->nthreads, sizeof(*q->th), &q->th_cap);
     q->th_name = dup_array(p->th_name, p->nthreads, sizeof(*q->th_name),
                            &q->th_name_cap);
-    if (!q->fd || !q->fid || !q->th || !q->th_name ||
+    q->th_proc = dup_array(p->th_proc, p->nthreads, sizeof(*q->th_proc),
+                           &q->th_proc_cap);
+    if (!q->fd || !q->fid || !q->th || !q->th_name || !q->th_proc ||
         strarena_copy(&q->strs, &p->strs) ||
         idtab_copy(&q->frame_ix, &p->frame_ix) ||
         idtab_copy(&q->tid_ix, &p->tid_ix) ||
@@ -389,8 +425,10 @@ struct profile *profile_copy(const struct profile *p, bool with_tree)
         q->fd[i].file = profile_str(q, q->fid[i].file);
     }
     q->nthreads = p->nthreads;
-    for (uint32_t t = 0; t < q->nthreads; t++)
+    for (uint32_t t = 0; t < q->nthreads; t++) {
         q->th[t].name = profile_str(q, q->th_name[t]);
+        q->th[t].process = profile_str(q, q->th_proc[t]);
+    }
     q->stamp = p->stamp;
     q->meta = p->meta;
     q->meta_cmdline = p->meta_cmdline;

@@ -88,6 +88,9 @@ struct profile_thread {
     const char *name; /* comm; owned by the profile */
     uint32_t node;    /* its thread node in the tree */
     uint32_t frame;   /* its FRAME_THREAD frame id */
+    int64_t pid;      /* its process (profile_thread_set_process), 0 if
+                         unknown */
+    const char *process; /* the process's command name, NULL if unknown */
 };
 
 /* Metadata carried to exporters and the TUI header. */
@@ -151,6 +154,18 @@ uint32_t profile_frame_count(const struct profile *p);
  * when the new name would clash with another frame).  Returns the thread
  * index, or PROFILE_NONE on OOM. */
 uint32_t profile_thread(struct profile *p, int64_t tid, const char *name);
+
+/* Say which process thread idx belongs to: its PID and command name
+ * (copied; NULL keeps the name it has).  Exporters write the process
+ * level from it ("comm-PID" above the thread in folded files, labels pid
+ * and process_name in pprof).  0, or -1 on OOM or a bad index. */
+int profile_thread_set_process(struct profile *p, uint32_t idx, int64_t pid,
+                               const char *name);
+
+/* Number of distinct processes the threads belong to (threads with no
+ * process known count as none).  O(threads^2) worst case: for exporters
+ * and headers, not per sample. */
+uint32_t profile_process_count(const struct profile *p);
 
 /* Number of threads (indexes 0 .. count-1, in creation order). */
 uint32_t profile_thread_count(const struct profile *p);

@@ -80,6 +80,9 @@ struct profile {
     size_t th_cap;
     uint32_t *th_name;           /* string id of each thread's name */
     size_t th_name_cap;
+    uint32_t *th_proc;           /* string id of each thread's process
+                                    name, or STR_NULL */
+    size_t th_proc_cap;
     uint32_t nthreads;           /* threads created */
     struct idtab tid_ix;         /* tid -> thread index */
 

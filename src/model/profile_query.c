@@ -82,7 +82,10 @@ int profile_merge(struct profile *dst, const struct profile *src)
     }
     for (uint32_t t = 0; t < src->nthreads; t++) {
         tmap[t] = merge_thread(dst, &src->th[t]);
-        if (tmap[t] == PROFILE_NONE)
+        if (tmap[t] == PROFILE_NONE ||
+            (src->th[t].pid && !dst->th[tmap[t]].pid &&
+             profile_thread_set_process(dst, tmap[t], src->th[t].pid,
+                                        src->th[t].process) < 0))
             goto out;
     }
     m.fmap = fmap;

@@ -91,6 +91,50 @@ static void test_thread_roots(void **state)
     profile_free(p);
 }
 
+/* Several processes: "comm-PID;thread-TID;..." reads back with each
+ * thread in its process, writes out the same, and either level drops. */
+static void test_process_roots(void **state)
+{
+    static const char text[] = "nginx-10;nginx-10;main;a 3\n"
+                               "nginx-20;nginx-20;main;b 2\n"
+                               "nginx-20;io-21;c 1\n";
+    char err[256] = "";
+    struct profile *p = load_str(text, err, sizeof(err));
+    const struct profile_thread *t;
+
+    (void)state;
+    assert_non_null(p);
+    assert_int_equal(profile_thread_count(p), 3);
+    assert_int_equal(profile_process_count(p), 2);
+    t = profile_thread_at(p, 2);
+    assert_string_equal(t->name, "io");
+    assert_int_equal(t->tid, 21);
+    assert_int_equal(t->pid, 20);
+    assert_string_equal(t->process, "nginx");
+    assert_int_equal(profile_thread_at(p, 0)->pid, 10);
+
+    char *out = to_folded(p, false);
+    assert_string_equal(out, text);
+    free(out);
+    out = to_folded(p, true);
+    assert_string_equal(out, "nginx-10;main;a 3\nnginx-20;main;b 2\nnginx-20;c 1\n");
+    free(out);
+    struct export_opts o;
+    export_opts_default(&o);
+    o.no_process_root = true;
+    out = fixture_write(&export_folded, p, &o, NULL);
+    assert_string_equal(out, "nginx-10;main;a 3\nnginx-20;main;b 2\nio-21;c 1\n");
+    free(out);
+    profile_free(p);
+
+    /* one first frame: an ordinary thread-rooted file, whatever the second */
+    p = load_str("main-100;f-1;a 3\n", err, sizeof(err));
+    assert_non_null(p);
+    assert_int_equal(profile_thread_count(p), 1);
+    assert_int_equal(profile_process_count(p), 0);
+    profile_free(p);
+}
+
 static void test_roots_need_every_line(void **state)
 {
     char err[256] = "";
@@ -361,6 +405,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden_example),
         cmocka_unit_test(test_thread_roots),
+        cmocka_unit_test(test_process_roots),
         cmocka_unit_test(test_roots_need_every_line),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_tolerated_input),

@@ -874,6 +874,55 @@ static void test_meta(void **state)
     profile_free(NULL);
 }
 
+/* Threads carry their process: set, counted, cloned, merged. */
+static void test_thread_process(void **state)
+{
+    (void)state;
+    struct profile *p = profile_new();
+    assert_non_null(p);
+    uint32_t a = profile_thread(p, 100, "master");
+    uint32_t b = profile_thread(p, 101, "io");
+    uint32_t c = profile_thread(p, 200, "worker");
+    uint32_t d = profile_thread(p, 300, "loose");
+    assert_int_equal(profile_process_count(p), 0);
+    assert_int_equal(profile_thread_at(p, a)->pid, 0);
+    assert_null(profile_thread_at(p, a)->process);
+    assert_int_equal(profile_thread_set_process(p, a, 100, "nginx"), 0);
+    assert_int_equal(profile_thread_set_process(p, b, 100, "nginx"), 0);
+    assert_int_equal(profile_thread_set_process(p, c, 200, "nginx"), 0);
+    assert_int_equal(profile_thread_set_process(p, 99, 1, "x"), -1);
+    assert_int_equal(profile_process_count(p), 2);
+    (void)d;
+
+    struct profile *q = profile_clone(p);
+    assert_non_null(q);
+    profile_free(p);
+    assert_int_equal(profile_process_count(q), 2);
+    assert_int_equal(profile_thread_at(q, c)->pid, 200);
+    assert_string_equal(profile_thread_at(q, c)->process, "nginx");
+    assert_null(profile_thread_at(q, d)->process);
+    /* a rename of the process keeps the pid; NULL keeps the name */
+    assert_int_equal(profile_thread_set_process(q, c, 200, NULL), 0);
+    assert_string_equal(profile_thread_at(q, c)->process, "nginx");
+
+    struct frame_desc fd = {.name = "f", .kind = FRAME_FUNC};
+    struct stack_frame st = {profile_intern_frame(q, &fd), 0, 0};
+    assert_int_equal(profile_add_stack(q, c, &st, 1, 3), 0);
+    struct profile *m = profile_new();
+    assert_non_null(m);
+    assert_int_equal(profile_merge(m, q), 0);
+    assert_int_equal(profile_process_count(m), 2);
+    uint32_t w = PROFILE_NONE;
+    for (uint32_t i = 0; i < profile_thread_count(m); i++)
+        if (strcmp(profile_thread_at(m, i)->name, "worker") == 0)
+            w = i;
+    assert_int_not_equal(w, PROFILE_NONE);
+    assert_int_equal(profile_thread_at(m, w)->pid, 200);
+    assert_string_equal(profile_thread_at(m, w)->process, "nginx");
+    profile_free(m);
+    profile_free(q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -898,6 +947,7 @@ int main(void)
         cmocka_unit_test(test_deep_stack),
         cmocka_unit_test(test_many_samples_fixed_stacks),
         cmocka_unit_test(test_meta),
+        cmocka_unit_test(test_thread_process),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);
