@@ -36,6 +36,13 @@ is "$(folded_total "$TMPD/noproc.folded")" "$(folded_total "$out")" \
 is "$(awk '{ split($1, f, ";"); if (f[2] ~ /^forkwork-/) n++ } END { print n + 0 }' "$TMPD/noproc.folded")" 0 \
    "...and drops the process level"
 
+# pprof carries the process (labels pid, process_name) and reads it back
+run_sproftop -i "$out" -o "$TMPD/fw.pb.gz"
+is "$RC" 0 "converted to pprof"
+run_sproftop -i "$TMPD/fw.pb.gz" -o "$TMPD/frompb.folded"
+is "$(sort "$TMPD/frompb.folded" | md5sum)" "$(sort "$out" | md5sum)" \
+   "...and back to the same folded stacks, processes and threads"
+
 # under_root FILE ROOT NAME: samples of NAME whose stack starts at ROOT
 under_root() {
     awk -v r="$2" -v name="$3" '

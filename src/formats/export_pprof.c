@@ -8,7 +8,9 @@
  *   sample_type   samples/count, then cpu/nanoseconds (wall/nanoseconds
  *                 for --idle profiles) = count x interval;
  *   sample        one per unique stack of each thread, with the labels
- *                 thread_id (num) and thread_name (str); a profile that
+ *                 thread_id (num) and thread_name (str), and pid (num)
+ *                 and process_name (str) for a thread whose process is
+ *                 known (profile_thread_set_process); a profile that
  *                 keeps per-second counts (window.h) has one per stack
  *                 and second instead, with the label timestamp_ns (num,
  *                 unit nanoseconds): the second's wall-clock start, in
@@ -97,6 +99,8 @@ struct writer {
     struct pb_buf sub;      /* scratch: a submessage inside msg */
     uint32_t s_thread_id;   /* string indexes of label keys */
     uint32_t s_thread_name;
+    uint32_t s_pid;         /* "pid", "process_name": interned at the */
+    uint32_t s_process_name;/* first thread with a process (0 before) */
     uint32_t s_timestamp;
     uint32_t s_ns;          /* "nanoseconds" */
     bool oom;
@@ -329,6 +333,22 @@ static int write_sample_at(void *ctx, uint32_t thread, const uint32_t *frames,
     pb_put_uint(&w->sub, PPROF_LABEL_KEY, w->s_thread_name);
     pb_put_uint(&w->sub, PPROF_LABEL_STR, intern(w, t->name));
     pb_put_bytes(&w->msg, PPROF_SAMPLE_LABEL, w->sub.data, w->sub.len);
+    if (t->pid) {
+        if (!w->s_pid) {
+            w->s_pid = intern(w, "pid");
+            w->s_process_name = intern(w, "process_name");
+        }
+        pb_buf_clear(&w->sub);
+        pb_put_uint(&w->sub, PPROF_LABEL_KEY, w->s_pid);
+        pb_put_uint(&w->sub, PPROF_LABEL_NUM, (uint64_t)t->pid);
+        pb_put_bytes(&w->msg, PPROF_SAMPLE_LABEL, w->sub.data, w->sub.len);
+        if (t->process) {
+            pb_buf_clear(&w->sub);
+            pb_put_uint(&w->sub, PPROF_LABEL_KEY, w->s_process_name);
+            pb_put_uint(&w->sub, PPROF_LABEL_STR, intern(w, t->process));
+            pb_put_bytes(&w->msg, PPROF_SAMPLE_LABEL, w->sub.data, w->sub.len);
+        }
+    }
     if (second != UINT64_MAX) {
         int64_t wall = (int64_t)(second * WINDOW_NS_PER_S) +
                        profile_time_wall_offset(w->p);

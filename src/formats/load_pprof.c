@@ -415,8 +415,10 @@ struct sample {
     uint64_t value;              /* the one we count */
     uint32_t value_index;        /* which one that is */
     size_t value_off;
-    bool has_tid, has_name, has_time;
+    bool has_tid, has_name, has_time, has_pid, has_pname;
     int64_t tid;
+    int64_t pid;                 /* label pid */
+    uint64_t pname;              /* label process_name: string index */
     uint64_t time;               /* wall-clock ns */
     uint64_t name;               /* string index */
     size_t name_off;
@@ -487,6 +489,12 @@ static int parse_label(struct loader *ld, const struct pb_field *mf,
         s->has_name = true;
         s->name = str;
         s->name_off = mf->off;
+    } else if (strcmp(k, "pid") == 0 && has_num && (int64_t)num > 0) {
+        s->has_pid = true;
+        s->pid = (int64_t)num;
+    } else if (strcmp(k, "process_name") == 0 && has_str) {
+        s->has_pname = true;
+        s->pname = str;
     } else if ((strcmp(k, "timestamp_ns") == 0 ||
                 strcmp(k, "end_timestamp_ns") == 0) && has_num &&
                (int64_t)num > 0) {
@@ -570,7 +578,11 @@ static int add_sample(struct loader *ld, const struct span *sp,
             };
     }
     thread = sample_thread(ld, &s);
-    if (thread == PROFILE_NONE)
+    if (thread == PROFILE_NONE ||
+        (s.has_pid && !profile_thread_at(ld->p, thread)->pid &&
+         profile_thread_set_process(ld->p, thread, s.pid,
+                                    s.has_pname && *ld->str[s.pname]
+                                        ? ld->str[s.pname] : NULL) < 0))
         return pprof_oom(ld);
     if (s.has_time && !profile_time_enabled(ld->p) &&
         profile_time_enable(ld->p, WINDOW_MAX_SECONDS) < 0)

@@ -183,7 +183,7 @@ struct dsample {
     size_t nloc;
     uint64_t val[4];
     size_t nval;
-    uint64_t label[4][3]; /* key, str, num */
+    uint64_t label[6][3]; /* key, str, num */
     size_t nlabels;
 };
 
@@ -258,7 +258,7 @@ static void decode_sample(const struct pb_field *f, struct dsample *sm)
         if (g.num == 2)
             packed(&g, sm->val, &sm->nval, 4);
         if (g.num == 3) {
-            assert_true(sm->nlabels < 4);
+            assert_true(sm->nlabels < 6);
             varints(&g, v);
             memcpy(sm->label[sm->nlabels++], v + 1, 3 * sizeof(*v));
         }
@@ -871,6 +871,55 @@ static void test_load_foreign(void **state)
     msg_free(&m);
 }
 
+/* Threads with a process: labels pid and process_name, read back, and
+ * written again byte for byte. */
+static void test_process_labels(void **state)
+{
+    struct profile *p = example(), *q;
+    size_t l1, l2;
+    char *a, *b;
+    char err[256] = "";
+    struct decoded d;
+    uint64_t num = 0;
+
+    (void)state;
+    assert_true(profile_thread_count(p) >= 2);
+    assert_int_equal(profile_thread_set_process(p, 0, 500, "nginx"), 0);
+    assert_int_equal(profile_thread_set_process(p, 1, 600, "nginx"), 0);
+    a = write_pprof(p, &l1);
+    size_t raw_len;
+    uint8_t *raw = gunzip(a, l1, &raw_len);
+    decode(raw, raw_len, &d);
+    assert_true(d.nsamples > 0);
+    for (size_t i = 0; i < d.nsamples; i++) {
+        uint64_t tid = 0;
+        label(&d, &d.samples[i], "thread_id", &tid);
+        assert_string_equal(label(&d, &d.samples[i], "process_name", NULL), "nginx");
+        label(&d, &d.samples[i], "pid", &num);
+        assert_true(num == 500 || num == 600);
+    }
+    decoded_free(&d);
+    free(raw);
+
+    q = load_mem(a, l1, err, sizeof(err));
+    assert_non_null(q);
+    assert_int_equal(profile_process_count(q), 2);
+    for (uint32_t i = 0; i < profile_thread_count(q); i++) {
+        const struct profile_thread *t = profile_thread_at(q, i);
+        const struct profile_thread *o = profile_thread_at(p, i);
+        assert_int_equal(t->tid, o->tid);
+        assert_int_equal(t->pid, o->pid);
+        assert_string_equal(t->process, "nginx");
+    }
+    b = write_pprof(q, &l2);
+    assert_int_equal(l1, l2);
+    assert_memory_equal(a, b, l1);
+    free(a);
+    free(b);
+    profile_free(p);
+    profile_free(q);
+}
+
 static void test_thread_labels(void **state)
 {
     static const char *const strings[] = {
@@ -1210,6 +1259,7 @@ int main(void)
         cmocka_unit_test(test_write_idle_and_no_interval),
         cmocka_unit_test(test_write_deterministic),
         cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_process_labels),
         cmocka_unit_test(test_roundtrip_idle_and_invalid_utf8),
         cmocka_unit_test(test_load_golden),
         cmocka_unit_test(test_load_foreign),
