@@ -1,12 +1,25 @@
 #!/usr/bin/env bash
-# procs.t - several processes in one profile: -p MASTER,W1,W2 on a master
-# and its two forked workers shows all three, each worker's function under
-# its own thread root; a bad list or a PID that is gone is refused.
+# procs.t - several processes in one profile.
+#   - -p MASTER,W1,W2 on a master and its two forked workers shows all
+#     three, each function under its own process root (comm-PID above the
+#     thread), and the folded and pprof files read back the same;
+#   - --children on the master attached before it forks brings in the
+#     workers; on a launched script, both programs it runs one after the
+#     other appear, named;
+#   - a bad list, ptrace with several processes, a PID that is gone: refused.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
 require_targets forkwork
 
 _workers_known() { grep -q '^WORKERS ' "$TARGET_OUT"; }
+
+# under_root FILE ROOT NAME: samples of NAME whose stack starts at ROOT
+under_root() {
+    awk -v r="$2" -v name="$3" '
+        { c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+          for (i = 2; i <= k; i++) if (f[i] == name) { if (f[1] == r) y += c; else n += c; break } }
+        END { printf "%d %d\n", y, n }' "$1"
+}
 
 start_target forkwork || bail_out "cannot start forkwork"
 m=$TARGET_PID
@@ -43,13 +56,6 @@ run_sproftop -i "$TMPD/fw.pb.gz" -o "$TMPD/frompb.folded"
 is "$(sort "$TMPD/frompb.folded" | md5sum)" "$(sort "$out" | md5sum)" \
    "...and back to the same folded stacks, processes and threads"
 
-# under_root FILE ROOT NAME: samples of NAME whose stack starts at ROOT
-under_root() {
-    awk -v r="$2" -v name="$3" '
-        { c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
-          for (i = 2; i <= k; i++) if (f[i] == name) { if (f[1] == r) y += c; else n += c; break } }
-        END { printf "%d %d\n", y, n }' "$1"
-}
 for pair in "$m master_spin" "$w1 worker_one" "$w2 worker_two"; do
     set -- $pair
     read -r yes no < <(under_root "$out" "forkwork-$1" "$2")
@@ -64,6 +70,49 @@ done
 run_sproftop -p "$m" -p "$w1,$w2,$m" -d 1 -F 200 -o "$TMPD/rep.folded"
 is "$RC" 0 "-p given twice, with a duplicate, exits 0"
 is "$(folded_roots "$TMPD/rep.folded" | wc -l)" 3 "...and profiles three processes"
+
+# --children on the master, attached before it forks: the workers come
+# in with their own process roots and functions
+start_target forkwork 0 1 || bail_out "cannot start forkwork with a delay"
+m2=$TARGET_PID
+out2=$TMPD/children.folded
+run_sproftop --children -p "$m2" -d 4 -F 500 -o "$out2"
+is "$RC" 0 "--children -p MASTER exits 0"
+[ "$RC" = 0 ] || diag_file "$ERR"
+read -r _ c1 c2 <"$TARGET_OUT"
+note "workers forked after the attach: $c1 $c2"
+check "the master forked its workers during the run" test -n "$c2"
+for pair in "$m2 master_spin" "$c1 worker_one" "$c2 worker_two"; do
+    set -- $pair
+    read -r yes no < <(under_root "$out2" "forkwork-$1" "$2")
+    cmp_ok "$yes" '>' 50 "--children: $2 is sampled under forkwork-$1 ($yes samples)"
+    is "$no" 0 "--children: $2 appears under no other process"
+done
+for p in "$m2" "$c1" "$c2"; do
+    assert_not_stopped "$p" "PID $p running and untraced after --children"
+done
+
+# --children on a launched script that runs two programs one after the
+# other: both appear, each named after its program, with its own work
+script=$TMPD/two.sh
+printf '#!/bin/sh\n%s 1\n%s 1\n' "$TARGETS/split" "$TARGETS/recurse" >"$script"
+chmod +x "$script"
+out3=$TMPD/script.folded
+run_sproftop --children -F 500 -d 20 -o "$out3" -- "$script"
+is "$RC" 0 "--children -- SCRIPT exits with the script's status 0"
+[ "$RC" = 0 ] || diag_file "$ERR"
+roots3=$(folded_roots "$out3" | tr '\n' ' ')
+like "$roots3" 'split-[0-9]+' "the first program is a process root, named split"
+like "$roots3" 'recurse-[0-9]+' "the second program is a process root, named recurse"
+sr=$(folded_roots "$out3" | grep '^split-' | head -n 1)
+rr=$(folded_roots "$out3" | grep '^recurse-' | head -n 1)
+read -r yes _ < <(under_root "$out3" "$sr" work_unit)
+cmp_ok "$yes" '>' 50 "split's work_unit is sampled under $sr ($yes samples)"
+read -r yes _ < <(under_root "$out3" "$rr" recurse)
+cmp_ok "$yes" '>' 50 "recurse's recursion is sampled under $rr ($yes samples)"
+
+run_sproftop --children --sampler ptrace -p "$m" -d 1
+is "$RC" 2 "--children with --sampler ptrace is refused"
 
 run_sproftop -p "$m,x" -d 1
 is "$RC" 2 "-p with a bad list is a usage error"

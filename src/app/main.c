@@ -55,7 +55,7 @@ struct opts {
     const char *format;
     const char *inputs[MAX_INPUTS];
     int ninputs;
-    bool idle, stats, dump, no_thread_root, no_process_root, no_color, no_confirm, keep_cmd;
+    bool idle, stats, dump, no_thread_root, no_process_root, children, no_color, no_confirm, keep_cmd;
     const char *cmd_output;  /* --cmd-output FILE */
     int sampler;         /* enum sampler_kind */
     size_t stack_size;   /* --stack-size, 0: the backend's default */
@@ -74,7 +74,7 @@ enum {
     OPT_SNAPSHOT_DIR, OPT_SCRIPT, OPT_HIDE_SELF, OPT_HIDE_SUBS, OPT_HELP_KEYS,
     OPT_BASELINE,
     OPT_NO_CONFIRM, OPT_CMD_OUTPUT, OPT_KEEP_CMD, OPT_SAMPLER, OPT_STACK_SIZE,
-    OPT_NO_PROCESS_ROOT,
+    OPT_NO_PROCESS_ROOT, OPT_CHILDREN,
 };
 
 static const struct option long_opts[] = {
@@ -92,6 +92,7 @@ static const struct option long_opts[] = {
     {"dump", no_argument, NULL, OPT_DUMP},
     {"no-thread-root", no_argument, NULL, OPT_NO_THREAD_ROOT},
     {"no-process-root", no_argument, NULL, OPT_NO_PROCESS_ROOT},
+    {"children", no_argument, NULL, OPT_CHILDREN},
     {"no-color", no_argument, NULL, OPT_NO_COLOR},
     {"no-confirm", no_argument, NULL, OPT_NO_CONFIRM},
     {"cmd-output", required_argument, NULL, OPT_CMD_OUTPUT},
@@ -125,6 +126,8 @@ static void usage(FILE *f)
 "                        ended: SIGTERM, SIGKILL 2 s later)\n"
 "  -i, --input FILE      load a saved profile (repeat to merge)\n"
 "      --dump            with -p: print every thread's stack once\n"
+"      --children        also sample every process the targets fork from\n"
+"                        now on (perf sampler)\n"
 "Sampling:\n"
 "  -F, --freq HZ         samples per second per thread (1..10000; 99)\n"
 "  -d, --duration S      stop after S seconds (decimals allowed)\n"
@@ -303,6 +306,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case OPT_DUMP: o->dump = true; break;
         case OPT_NO_THREAD_ROOT: o->no_thread_root = true; break;
         case OPT_NO_PROCESS_ROOT: o->no_process_root = true; break;
+        case OPT_CHILDREN: o->children = true; break;
         case OPT_NO_COLOR: o->no_color = true; break;
         case OPT_NO_CONFIRM: o->no_confirm = true; break;
         case OPT_CMD_OUTPUT: o->cmd_output = optarg; break;
@@ -330,6 +334,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         return usage_error("%s", "--dump needs -p PID");
     if (o->dump && o->npids > 1)
         return usage_error("%s", "--dump takes one PID");
+    if (o->children && o->ninputs > 0)
+        return usage_error("%s", "--children follows live processes: give -p PID or -- CMD");
     if (o->dump && o->sampler == SAMPLER_PERF)
         return usage_error("%s", "--dump stops every thread once: it uses ptrace, not --sampler perf");
     if (o->format && !export_find(o->format)) {
@@ -564,8 +570,8 @@ int main(int argc, char **argv)
 
     char err[512];
     int code = 1;
-    struct source *src = o.npids > 1
-        ? collect_start_pids(&cfg, o.pids, o.npids, err, sizeof err, &code)
+    struct source *src = o.npids > 1 || o.children
+        ? collect_start_pids(&cfg, o.pids, o.npids, o.children, err, sizeof err, &code)
         : collect_start(&cfg, err, sizeof err, &code);
     if (cfg.child_out >= 0)
         close(cfg.child_out);

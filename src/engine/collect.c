@@ -12,6 +12,7 @@
 #include "profile.h"
 #include "symbols.h"
 #include "target.h"
+#include "vec.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -22,6 +23,7 @@
 
 #define INGEST_BYTES (8u << 20) /* per buffer: ~0.5 s of 64 threads x 1 kHz */
 #define PERIOD_NS 50000000ull   /* collector wake-up */
+#define PENDING_MAX 256         /* children reported, not yet attached */
 
 /* One sampled process (-p takes a list): its sampler, its ingest buffer
  * and its fold (maps and symbolizer), adding into the first's profile. */
@@ -31,12 +33,27 @@ struct cproc {
     struct fold *fold;         /* procs[0]'s is the base, the others siblings */
     struct symbols *sym;       /* owned by fold; read for --stats after finish */
     pid_t pid;
+    struct collect *c;
 };
 
 struct collect {
     struct source src;
-    struct cproc *procs;
-    size_t nprocs;
+    /* Processes: appended by collect_start, then (--children) by the
+     * collector thread alone, under procs_lock, which the controlling
+     * thread takes to walk them.  Each cproc stays where it is (it is
+     * its sampler's ctx). */
+    pthread_mutex_t procs_lock;
+    struct cproc **procs;
+    size_t nprocs, procs_cap;
+    struct sampler_config child_cfg; /* --children: how to start one */
+    bool children;
+    atomic_bool closing;       /* finish began: attach no more children */
+
+    /* children reported by samplers (on_child), for the collector */
+    pthread_mutex_t pend_lock;
+    pid_t pending[PENDING_MAX];
+    unsigned npending;
+
     struct sampler *sampler;   /* procs[0]'s */
     struct fold *fold;         /* procs[0]'s: the profile every process adds to */
     pid_t pid;                 /* procs[0]'s */
@@ -61,14 +78,70 @@ static void on_maps(void *ctx, uint64_t gen, const char *text, size_t len)
     fold_add_maps(p->fold, gen, text, len);
 }
 
+/* sampler thread: a process forked a child (--children) */
+static void on_child(void *ctx, pid_t pid)
+{
+    struct collect *c = ((struct cproc *)ctx)->c;
+    pthread_mutex_lock(&c->pend_lock);
+    if (c->npending < PENDING_MAX)
+        c->pending[c->npending++] = pid;
+    pthread_mutex_unlock(&c->pend_lock);
+    pthread_mutex_lock(&c->wake_lock);
+    pthread_cond_signal(&c->wake);
+    pthread_mutex_unlock(&c->wake_lock);
+}
+
+/* Collector thread, or the controlling one once the collector has ended:
+ * only the collector appends, so it walks the list unlocked. */
 static void drain_once(struct collect *c)
 {
     for (size_t i = 0; i < c->nprocs; i++) {
         const uint8_t *data;
         size_t len;
-        ingest_swap(c->procs[i].ingest, &data, &len);
+        ingest_swap(c->procs[i]->ingest, &data, &len);
         if (len)
-            fold_records(c->procs[i].fold, data, len);
+            fold_records(c->procs[i]->fold, data, len);
+    }
+}
+
+static struct cproc *proc_start(struct collect *c, const struct sampler_config *cfg,
+                                char *err, size_t errlen, int *code);
+static void proc_free(struct cproc *p);
+
+/* Collector thread: attach to the children reported since the last tick
+ * (one that is gone already, or refused, is let go without a word). */
+static void adopt_children(struct collect *c)
+{
+    pid_t todo[PENDING_MAX];
+    pthread_mutex_lock(&c->pend_lock);
+    unsigned n = c->npending;
+    memcpy(todo, c->pending, n * sizeof *todo);
+    c->npending = 0;
+    pthread_mutex_unlock(&c->pend_lock);
+    for (unsigned k = 0; k < n && !atomic_load(&c->closing); k++) {
+        bool known = false;
+        for (size_t i = 0; i < c->nprocs && !known; i++)
+            known = c->procs[i]->pid == todo[k];
+        if (known)
+            continue;
+        pthread_mutex_lock(&c->procs_lock);
+        struct sampler_config cfg = c->child_cfg;
+        pthread_mutex_unlock(&c->procs_lock);
+        cfg.pid = todo[k];
+        char err[200];
+        int code;
+        struct cproc *p = proc_start(c, &cfg, err, sizeof err, &code);
+        if (!p)
+            continue;
+        if (atomic_load(&c->paused))
+            sampler_set_paused(p->sampler, true);
+        pthread_mutex_lock(&c->procs_lock);
+        int rc = VEC_RESERVE(c->procs, c->procs_cap, c->nprocs + 1);
+        if (rc == 0)
+            c->procs[c->nprocs++] = p;
+        pthread_mutex_unlock(&c->procs_lock);
+        if (rc < 0)
+            proc_free(p);
     }
 }
 
@@ -77,9 +150,10 @@ static void drain_once(struct collect *c)
 static void get_stats(struct collect *c, struct sampler_stats *st)
 {
     sampler_get_stats(c->sampler, st);
+    pthread_mutex_lock(&c->procs_lock);
     for (size_t i = 1; i < c->nprocs; i++) {
         struct sampler_stats o;
-        sampler_get_stats(c->procs[i].sampler, &o);
+        sampler_get_stats(c->procs[i]->sampler, &o);
         st->samples += o.samples;
         st->truncated += o.truncated;
         for (int k = 0; k < UNWIND_NCAUSES; k++)
@@ -95,6 +169,7 @@ static void get_stats(struct collect *c, struct sampler_stats *st)
         if (!st->error[0])
             snprintf(st->error, sizeof st->error, "%s", o.error);
     }
+    pthread_mutex_unlock(&c->procs_lock);
 }
 
 static void update_meta(struct collect *c)
@@ -118,6 +193,8 @@ static void *collector_main(void *arg)
     struct collect *c = arg;
     sampler_block_signals();
     while (!atomic_load(&c->quit)) {
+        if (c->children)
+            adopt_children(c);
         drain_once(c);
         update_meta(c);
         /* The recent window moves with time even when no sample comes;
@@ -193,17 +270,22 @@ static uint64_t op_generation(struct source *src)
 static int op_set_paused(struct source *src, bool paused)
 {
     struct collect *c = src->impl;
-    for (size_t i = 0; i < c->nprocs; i++)
-        sampler_set_paused(c->procs[i].sampler, paused);
+    pthread_mutex_lock(&c->procs_lock);
     atomic_store(&c->paused, paused);
+    for (size_t i = 0; i < c->nprocs; i++)
+        sampler_set_paused(c->procs[i]->sampler, paused);
+    pthread_mutex_unlock(&c->procs_lock);
     return 0;
 }
 
 static int op_set_interval(struct source *src, uint64_t ns)
 {
     struct collect *c = src->impl;
+    pthread_mutex_lock(&c->procs_lock);
+    c->child_cfg.interval_ns = ns;
     for (size_t i = 0; i < c->nprocs; i++)
-        sampler_set_interval(c->procs[i].sampler, ns);
+        sampler_set_interval(c->procs[i]->sampler, ns);
+    pthread_mutex_unlock(&c->procs_lock);
     return 0;
 }
 
@@ -229,10 +311,16 @@ static void op_finish(struct source *src)
     struct collect *c = src->impl;
     if (atomic_exchange(&c->finished, true))
         return;
-    /* sampler first: after it has detached nothing new is pushed */
+    /* samplers first: after they have detached nothing new is pushed;
+     * then the collector, after which no child is added */
+    atomic_store(&c->closing, true);
+    pthread_mutex_lock(&c->procs_lock);
     for (size_t i = 0; i < c->nprocs; i++)
-        sampler_halt(c->procs[i].sampler);
+        sampler_halt(c->procs[i]->sampler);
+    pthread_mutex_unlock(&c->procs_lock);
     stop_collector(c);
+    for (size_t i = 0; i < c->nprocs; i++) /* one the collector just added */
+        sampler_halt(c->procs[i]->sampler);
     /* both buffers: the one the collector had not swapped yet, then the
      * one the sampler was filling */
     drain_once(c);
@@ -241,14 +329,23 @@ static void op_finish(struct source *src)
 }
 
 /* Free what collect_start made; the threads have ended (or never ran). */
+static void proc_free(struct cproc *p)
+{
+    if (!p)
+        return;
+    sampler_stop(p->sampler);
+    fold_free(p->fold);
+    ingest_free(p->ingest);
+    free(p);
+}
+
 static void collect_free(struct collect *c)
 {
-    for (size_t i = c->nprocs; i-- > 0;) {
-        sampler_stop(c->procs[i].sampler);
-        fold_free(c->procs[i].fold); /* siblings before the base */
-        ingest_free(c->procs[i].ingest);
-    }
+    for (size_t i = c->nprocs; i-- > 0;)
+        proc_free(c->procs[i]); /* siblings before the base */
     free(c->procs);
+    pthread_mutex_destroy(&c->procs_lock);
+    pthread_mutex_destroy(&c->pend_lock);
     pthread_mutex_destroy(&c->wake_lock);
     pthread_cond_destroy(&c->wake);
     free(c);
@@ -330,8 +427,10 @@ static void print_proc(struct collect *c, struct cproc *p, FILE *f)
 static void op_print_stats(struct source *src, FILE *f)
 {
     struct collect *c = src->impl;
+    pthread_mutex_lock(&c->procs_lock);
     for (size_t i = 0; i < c->nprocs; i++)
-        print_proc(c, &c->procs[i], f);
+        print_proc(c, c->procs[i], f);
+    pthread_mutex_unlock(&c->procs_lock);
 }
 
 static const struct source_ops live_ops = {
@@ -348,48 +447,68 @@ static const struct source_ops live_ops = {
 
 /* --- start -------------------------------------------------------------- */
 
-/* Attach to one process (start its sampler).  0, or -1 with err. */
-static int attach_one(struct collect *c, struct cproc *p,
-                      const struct sampler_config *cfg_in, char *err,
-                      size_t errlen, int *code)
+/* Start sampling one process (cfg->pid, or cfg->argv to launch) into a
+ * new fold: the base for the first, a sibling of procs[0]'s after.
+ * NULL with err and *code on failure. */
+static struct cproc *proc_start(struct collect *c, const struct sampler_config *cfg_in,
+                                char *err, size_t errlen, int *code)
 {
+    struct cproc *p = calloc(1, sizeof *p);
+    if (p) {
+        p->c = c;
+        p->ingest = ingest_new(INGEST_BYTES);
+        p->fold = c->nprocs ? fold_new_sibling(c->procs[0]->fold) : fold_new();
+    }
+    if (!p || !p->ingest || !p->fold) {
+        snprintf(err, errlen, "out of memory");
+        *code = 1;
+        proc_free(p);
+        return NULL;
+    }
     struct sampler_config cfg = *cfg_in;
     cfg.ingest = p->ingest;
     cfg.on_maps = on_maps;
+    cfg.on_child = c->children ? on_child : NULL;
     cfg.ctx = p;
     p->sampler = sampler_start(&cfg, err, errlen, code);
-    if (!p->sampler)
-        return -1;
+    if (!p->sampler) {
+        proc_free(p);
+        return NULL;
+    }
     p->pid = sampler_pid(p->sampler);
     p->sym = symbols_new(p->pid, err, errlen);
-    if (!p->sym)
-        return -1;
+    if (!p->sym) {
+        proc_free(p);
+        return NULL;
+    }
     fold_set_symbols(p->fold, p->sym);
     char comm[64];
     target_thread_name(p->pid, p->pid, comm, sizeof comm);
     fold_set_process(p->fold, p->pid, comm);
-    (void)c;
-    return 0;
+    return p;
 }
 
 struct source *collect_start(const struct sampler_config *cfg, char *err,
                              size_t errlen, int *code)
 {
-    return collect_start_pids(cfg, &cfg->pid, 1, err, errlen, code);
+    return collect_start_pids(cfg, &cfg->pid, 1, false, err, errlen, code);
 }
 
 struct source *collect_start_pids(const struct sampler_config *cfg,
-                                  const pid_t *pids, size_t npids, char *err,
-                                  size_t errlen, int *code)
+                                  const pid_t *pids, size_t npids,
+                                  bool children, char *err, size_t errlen,
+                                  int *code)
 {
     *code = 1;
     struct sampler_config many = *cfg;
-    if (npids > 1) {
+    if (npids > 1 || children) {
         /* Each ptrace sampler thread waits with waitpid(-1), which also
-         * reaps the stops of the other threads' tracees. */
+         * reaps the stops of the other threads' tracees; and only perf
+         * reports forks without stopping anyone. */
         if (cfg->kind == SAMPLER_PTRACE) {
-            snprintf(err, errlen, "several PIDs need the perf_event sampler "
-                     "(--sampler ptrace takes one PID)");
+            snprintf(err, errlen, "%s need the perf_event sampler "
+                     "(--sampler ptrace takes one process)",
+                     children ? "--children" : "several PIDs");
             *code = 2;
             return NULL;
         }
@@ -397,34 +516,35 @@ struct source *collect_start_pids(const struct sampler_config *cfg,
         cfg = &many;
     }
     struct collect *c = calloc(1, sizeof *c);
-    if (!c || !(c->procs = calloc(npids ? npids : 1, sizeof *c->procs))) {
-        free(c);
+    if (!c) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    pthread_mutex_init(&c->procs_lock, NULL);
+    pthread_mutex_init(&c->pend_lock, NULL);
     pthread_mutex_init(&c->wake_lock, NULL);
     pthread_cond_init(&c->wake, NULL);
     c->src.ops = &live_ops;
     c->src.impl = c;
     c->idle = cfg->idle;
+    c->children = children;
+    c->child_cfg = *cfg;
+    c->child_cfg.argv = NULL;
     c->t0_wall = clock_wall_ns();
     for (size_t i = 0; i < (npids ? npids : 1); i++) {
-        struct cproc *p = &c->procs[i];
-        c->nprocs = i + 1;
-        p->ingest = ingest_new(INGEST_BYTES);
-        p->fold = i ? fold_new_sibling(c->procs[0].fold) : fold_new();
-        if (!p->ingest || !p->fold) {
-            snprintf(err, errlen, "out of memory");
-            collect_free(c);
-            return NULL;
-        }
         struct sampler_config one = *cfg;
         if (npids)
             one.pid = pids[i];
         char why[200];
-        if (attach_one(c, p, &one, why, sizeof why, code) < 0) {
+        struct cproc *p = NULL;
+        if (VEC_RESERVE(c->procs, c->procs_cap, c->nprocs + 1) < 0) {
+            snprintf(why, sizeof why, "out of memory");
+        } else if ((p = proc_start(c, &one, why, sizeof why, code))) {
+            c->procs[c->nprocs++] = p;
+        }
+        if (!p) {
             char name[24];
-            snprintf(name, sizeof name, "PID %d", (int)pids[i]);
+            snprintf(name, sizeof name, "PID %d", npids ? (int)pids[i] : 0);
             if (npids > 1 && !strstr(why, name))
                 snprintf(err, errlen, "%s: %s", name, why);
             else

@@ -17,6 +17,7 @@
 #ifndef SPROFTOP_COLLECT_H
 #define SPROFTOP_COLLECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sampler.h"
@@ -29,15 +30,20 @@ struct source *collect_start(const struct sampler_config *cfg, char *err,
                              size_t errlen, int *code);
 
 /* collect_start for several processes at once (-p PID,PID...): one
- * sampler each (cfg with its pid), one profile for all (each thread is
- * its own root, under its own TID).  Several PIDs use the perf backend
- * (auto means perf; --sampler ptrace is refused, exit code 2: ptrace
- * samplers on threads of one process would reap each other's stops).
- * pids[0] names the session (meta, the
- * header).  Fails, naming the PID, when any one cannot be attached; the
- * ones already attached are let go. */
+ * sampler each (cfg with its pid, or cfg->argv to launch when npids is
+ * 0), one profile for all, each thread marked with its process.  With
+ * children (--children), every process any of them forks from now on is
+ * sampled too, from the collector's next tick (its sampler is started
+ * when the FORK record is read; a process gone by then is missed), and
+ * keeps its samples when it exits.  Several processes and children use
+ * the perf backend (auto means perf; --sampler ptrace is refused, exit
+ * code 2: ptrace samplers on threads of one process would reap each
+ * other's stops).  pids[0] names the session (meta, the header).  Fails,
+ * naming the PID, when any one cannot be attached; the ones already
+ * attached are let go. */
 struct source *collect_start_pids(const struct sampler_config *cfg,
-                                  const pid_t *pids, size_t npids, char *err,
-                                  size_t errlen, int *code);
+                                  const pid_t *pids, size_t npids,
+                                  bool children, char *err, size_t errlen,
+                                  int *code);
 
 #endif

@@ -287,8 +287,14 @@ void fold_set_process(struct fold *f, int64_t pid, const char *comm)
 static uint32_t fold_thread(struct fold *f, int64_t tid, const char *name)
 {
     uint32_t th = profile_thread(f->prof, tid, name);
-    if (th != PROFILE_NONE && f->pid && !profile_thread_at(f->prof, th)->pid)
+    if (th == PROFILE_NONE || !f->pid)
+        return th;
+    if (!profile_thread_at(f->prof, th)->pid)
         profile_thread_set_process(f->prof, th, f->pid, f->comm[0] ? f->comm : NULL);
+    else if (tid == f->pid && name) { /* the leader renamed: exec, prctl */
+        snprintf(f->comm, sizeof f->comm, "%s", name);
+        profile_thread_set_process(f->prof, th, f->pid, name);
+    }
     return th;
 }
 

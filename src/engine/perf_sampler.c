@@ -582,8 +582,13 @@ static void on_record(struct psampler *s, const struct perf_event_header *h)
     }
     case PERF_RECORD_FORK: {
         const struct perf_record_task *r = (const struct perf_record_task *)(h + 1);
-        if (h->size < sizeof *h + sizeof *r || (pid_t)r->pid != s->pid ||
-            r->tid == r->pid)
+        if (h->size < sizeof *h + sizeof *r)
+            return;
+        /* a new process of ours: its own sampler follows it (--children) */
+        if ((pid_t)r->pid != s->pid && (pid_t)r->ppid == s->pid &&
+            r->tid == r->pid && s->cfg.on_child)
+            s->cfg.on_child(s->cfg.ctx, (pid_t)r->pid);
+        if ((pid_t)r->pid != s->pid || r->tid == r->pid)
             return;
         /* a new thread has its creator's name (thr_add may move s->thr) */
         char name[32];

@@ -76,6 +76,11 @@ struct sampler_config {
     /* Called on the sampler thread whenever the target's mappings change
      * (attach, exec, dlopen...), before any sample of that generation. */
     void (*on_maps)(void *ctx, uint64_t gen, const char *text, size_t len);
+    /* Called on the sampler thread when a thread of the target forks a
+     * new process (--children), with its PID, before the child is
+     * sampled (the caller starts a sampler for it).  perf backend only
+     * (FORK records); NULL: not wanted.  Must not block. */
+    void (*on_child)(void *ctx, pid_t pid);
     void *ctx;
 };
 
