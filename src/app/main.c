@@ -55,7 +55,7 @@ struct opts {
     const char *format;
     const char *inputs[MAX_INPUTS];
     int ninputs;
-    bool idle, stats, dump, no_thread_root, no_process_root, children, no_color, no_confirm, keep_cmd;
+    bool idle, stats, dump, no_thread_root, no_process_root, children, all, no_color, no_confirm, keep_cmd;
     const char *cmd_output;  /* --cmd-output FILE */
     int sampler;         /* enum sampler_kind */
     size_t stack_size;   /* --stack-size, 0: the backend's default */
@@ -79,6 +79,7 @@ enum {
 
 static const struct option long_opts[] = {
     {"pid", required_argument, NULL, 'p'},
+    {"all", no_argument, NULL, 'a'},
     {"freq", required_argument, NULL, 'F'},
     {"duration", required_argument, NULL, 'd'},
     {"output", required_argument, NULL, 'o'},
@@ -126,6 +127,8 @@ static void usage(FILE *f)
 "                        ended: SIGTERM, SIGKILL 2 s later)\n"
 "  -i, --input FILE      load a saved profile (repeat to merge)\n"
 "      --dump            with -p: print every thread's stack once\n"
+"  -a, --all             every process (and those started later): needs root,\n"
+"                        CAP_PERFMON or perf_event_paranoid <= 0\n"
 "      --children        also sample every process the targets fork from\n"
 "                        now on (perf sampler)\n"
 "Sampling:\n"
@@ -231,7 +234,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         return usage_error("invalid SPROFTOP_SAMPLER '%s': expected auto, perf or ptrace", env);
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+p:F:d:o:f:i:r:hV", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+ap:F:d:o:f:i:r:hV", long_opts, NULL)) != -1) {
         double v;
         switch (c) {
         case 'p': {
@@ -307,6 +310,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case OPT_NO_THREAD_ROOT: o->no_thread_root = true; break;
         case OPT_NO_PROCESS_ROOT: o->no_process_root = true; break;
         case OPT_CHILDREN: o->children = true; break;
+        case 'a': o->all = true; break;
         case OPT_NO_COLOR: o->no_color = true; break;
         case OPT_NO_CONFIRM: o->no_confirm = true; break;
         case OPT_CMD_OUTPUT: o->cmd_output = optarg; break;
@@ -325,15 +329,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
     }
     if (optind < argc)
         o->argv = argv + optind;
-    int sources = (o->pid > 0) + (o->argv != NULL) + (o->ninputs > 0);
+    int sources = (o->pid > 0) + (o->argv != NULL) + (o->ninputs > 0) + o->all;
     if (sources == 0)
-        return usage_error("%s", "nothing to profile: give -p PID, -- CMD, or -i FILE");
+        return usage_error("%s", "nothing to profile: give -p PID, -a, -- CMD, or -i FILE");
     if (sources > 1)
-        return usage_error("%s", "give only one of -p PID, -- CMD, -i FILE");
+        return usage_error("%s", "give only one of -p PID, -a, -- CMD, -i FILE");
     if (o->dump && !o->pid)
         return usage_error("%s", "--dump needs -p PID");
     if (o->dump && o->npids > 1)
         return usage_error("%s", "--dump takes one PID");
+    if (o->all && (o->dump || o->sampler == SAMPLER_PTRACE))
+        return usage_error("%s", "-a samples every process with the perf_event sampler (no --dump, no --sampler ptrace)");
     if (o->children && o->ninputs > 0)
         return usage_error("%s", "--children follows live processes: give -p PID or -- CMD");
     if (o->dump && o->sampler == SAMPLER_PERF)
@@ -570,7 +576,8 @@ int main(int argc, char **argv)
 
     char err[512];
     int code = 1;
-    struct source *src = o.npids > 1 || o.children
+    struct source *src = o.all ? collect_start_all(&cfg, err, sizeof err, &code)
+        : o.npids > 1 || o.children
         ? collect_start_pids(&cfg, o.pids, o.npids, o.children, err, sizeof err, &code)
         : collect_start(&cfg, err, sizeof err, &code);
     if (cfg.child_out >= 0)

@@ -14,12 +14,15 @@
 #include "target.h"
 #include "vec.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define INGEST_BYTES (8u << 20) /* per buffer: ~0.5 s of 64 threads x 1 kHz */
 #define PERIOD_NS 50000000ull   /* collector wake-up */
@@ -494,10 +497,87 @@ struct source *collect_start(const struct sampler_config *cfg, char *err,
     return collect_start_pids(cfg, &cfg->pid, 1, false, err, errlen, code);
 }
 
+static struct source *start_many(const struct sampler_config *cfg,
+                                  const pid_t *pids, size_t npids,
+                                  bool children, bool all, char *err,
+                                  size_t errlen, int *code);
+
 struct source *collect_start_pids(const struct sampler_config *cfg,
                                   const pid_t *pids, size_t npids,
                                   bool children, char *err, size_t errlen,
                                   int *code)
+{
+    return start_many(cfg, pids, npids, children, false, err, errlen, code);
+}
+
+/* Whether this process may sample every process: root, CAP_PERFMON (or
+ * CAP_SYS_ADMIN), or perf_event_paranoid <= 0.  0, or -1 with which one
+ * is missing in err. */
+static int all_allowed(char *err, size_t errlen)
+{
+    int paranoid = 2;
+    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+    if (f) {
+        if (fscanf(f, "%d", &paranoid) != 1)
+            paranoid = 2;
+        fclose(f);
+    }
+    unsigned long long caps = 0;
+    char line[256];
+    if ((f = fopen("/proc/self/status", "r"))) {
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "CapEff: %llx", &caps) == 1)
+                break;
+        fclose(f);
+    }
+    bool perfmon = caps & (1ull << 38), sys_admin = caps & (1ull << 21);
+    if (geteuid() == 0 || perfmon || sys_admin || paranoid <= 0)
+        return 0;
+    snprintf(err, errlen, "-a samples every process: it needs root, CAP_PERFMON "
+             "or perf_event_paranoid <= 0 (it is %d; sysctl "
+             "kernel.perf_event_paranoid=0)", paranoid);
+    return -1;
+}
+
+struct source *collect_start_all(const struct sampler_config *cfg, char *err,
+                                 size_t errlen, int *code)
+{
+    *code = 1;
+    if (all_allowed(err, errlen) < 0)
+        return NULL;
+    DIR *d = opendir("/proc");
+    if (!d) {
+        snprintf(err, errlen, "cannot list /proc: %s", strerror(errno));
+        return NULL;
+    }
+    pid_t *pids = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    char why[200];
+    while ((e = readdir(d))) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0 || (pid_t)pid == getpid() ||
+            target_check((pid_t)pid, why, sizeof why) < 0)
+            continue;
+        if (VEC_RESERVE(pids, cap, n + 1) < 0)
+            break;
+        pids[n++] = (pid_t)pid;
+    }
+    closedir(d);
+    struct source *src = NULL;
+    if (!n)
+        snprintf(err, errlen, "no process to sample");
+    else
+        src = start_many(cfg, pids, n, true, true, err, errlen, code);
+    free(pids);
+    return src;
+}
+
+static struct source *start_many(const struct sampler_config *cfg,
+                                  const pid_t *pids, size_t npids,
+                                  bool children, bool all, char *err,
+                                  size_t errlen, int *code)
 {
     *code = 1;
     struct sampler_config many = *cfg;
@@ -542,6 +622,8 @@ struct source *collect_start_pids(const struct sampler_config *cfg,
         } else if ((p = proc_start(c, &one, why, sizeof why, code))) {
             c->procs[c->nprocs++] = p;
         }
+        if (!p && all) /* a process gone meanwhile */
+            continue;
         if (!p) {
             char name[24];
             snprintf(name, sizeof name, "PID %d", npids ? (int)pids[i] : 0);
@@ -552,14 +634,24 @@ struct source *collect_start_pids(const struct sampler_config *cfg,
             collect_free(c);
             return NULL;
         }
-        if (i == 0) {
+        if (c->nprocs == 1) {
             c->sampler = p->sampler;
             c->fold = p->fold;
             c->pid = p->pid;
         }
     }
-    target_thread_name(c->pid, c->pid, c->comm, sizeof c->comm);
-    target_cmdline(c->pid, c->cmdline, sizeof c->cmdline);
+    if (!c->nprocs) {
+        snprintf(err, errlen, "no process could be sampled");
+        collect_free(c);
+        return NULL;
+    }
+    if (all) {
+        snprintf(c->comm, sizeof c->comm, "all");
+        snprintf(c->cmdline, sizeof c->cmdline, "every process (-a)");
+    } else {
+        target_thread_name(c->pid, c->pid, c->comm, sizeof c->comm);
+        target_cmdline(c->pid, c->cmdline, sizeof c->cmdline);
+    }
     update_meta(c);
     if (pthread_create(&c->thread, NULL, collector_main, c) != 0) {
         snprintf(err, errlen, "cannot start the collector thread");

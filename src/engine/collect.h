@@ -46,4 +46,13 @@ struct source *collect_start_pids(const struct sampler_config *cfg,
                                   bool children, char *err, size_t errlen,
                                   int *code);
 
+/* -a: every user process now (not sproftop, not kernel threads), and
+ * every process they fork from now on (collect_start_pids with
+ * children), so processes started later are sampled too.  A process
+ * that cannot be attached (gone meanwhile) is skipped.  Needs root,
+ * CAP_PERFMON or perf_event_paranoid <= 0: otherwise NULL and one line
+ * in err saying which is missing.  The session is named "all". */
+struct source *collect_start_all(const struct sampler_config *cfg, char *err,
+                                 size_t errlen, int *code);
+
 #endif
