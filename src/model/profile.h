@@ -203,6 +203,14 @@ uint64_t profile_samples(const struct profile *p);
  * part of src). */
 int profile_merge(struct profile *dst, const struct profile *src);
 
+/* Merge the processes that run the same command (all nginx workers): a
+ * new profile in which the threads of p with the same process command and
+ * thread name are one thread (the first one's tid and pid), its counts the
+ * sum of theirs; threads of no known process merge by name alone.
+ * Frames are re-interned, metadata copied, per-second counts dropped.
+ * NULL on OOM.  Free with profile_free. */
+struct profile *profile_merge_commands(const struct profile *p);
+
 /* --- tree access --------------------------------------------------------- */
 
 /* Number of nodes (ids 0 .. count-1; node 0 is PROFILE_ROOT). */

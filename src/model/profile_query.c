@@ -37,13 +37,22 @@ static int merge_stack(void *ctx, uint32_t thread, const uint32_t *frames,
 }
 
 /* Thread of dst that src thread `t` merges into, created if needed. */
+static bool same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* by_command: a thread matches only one of a process with the same
+ * command (and both without a process match). */
 static uint32_t merge_thread(struct profile *dst,
-                             const struct profile_thread *t)
+                             const struct profile_thread *t, bool by_command)
 {
     int64_t tid = t->tid;
 
     for (uint32_t i = 0; i < dst->nthreads; i++)
-        if (strcmp(dst->th[i].name, t->name) == 0)
+        if (strcmp(dst->th[i].name, t->name) == 0 &&
+            (!by_command || (!dst->th[i].pid == !t->pid &&
+                             same_str(dst->th[i].process, t->process))))
             return i;
     /* A new name whose tid dst already uses for another name: give it an
      * unused tid rather than renaming dst's thread. */
@@ -55,7 +64,28 @@ static uint32_t merge_thread(struct profile *dst,
     return profile_thread(dst, tid, t->name);
 }
 
+static int merge_impl(struct profile *dst, const struct profile *src,
+                      bool by_command);
+
 int profile_merge(struct profile *dst, const struct profile *src)
+{
+    return merge_impl(dst, src, false);
+}
+
+struct profile *profile_merge_commands(const struct profile *p)
+{
+    struct profile *q = profile_new();
+
+    /* into an empty profile: its metadata is p's */
+    if (q && merge_impl(q, p, true) < 0) {
+        profile_free(q);
+        return NULL;
+    }
+    return q;
+}
+
+static int merge_impl(struct profile *dst, const struct profile *src,
+                      bool by_command)
 {
     struct merge_ctx m = { .dst = dst };
     uint32_t *fmap = NULL, *tmap = NULL;
@@ -66,7 +96,7 @@ int profile_merge(struct profile *dst, const struct profile *src)
     if (dst == src) {
         struct profile *copy = profile_clone(src);
 
-        rc = copy ? profile_merge(dst, copy) : -1;
+        rc = copy ? merge_impl(dst, copy, by_command) : -1;
         profile_free(copy);
         return rc;
     }
@@ -81,7 +111,7 @@ int profile_merge(struct profile *dst, const struct profile *src)
             goto out;
     }
     for (uint32_t t = 0; t < src->nthreads; t++) {
-        tmap[t] = merge_thread(dst, &src->th[t]);
+        tmap[t] = merge_thread(dst, &src->th[t], by_command);
         if (tmap[t] == PROFILE_NONE ||
             (src->th[t].pid && !dst->th[tmap[t]].pid &&
              profile_thread_set_process(dst, tmap[t], src->th[t].pid,

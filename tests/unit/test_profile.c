@@ -923,6 +923,64 @@ static void test_thread_process(void **state)
     profile_free(q);
 }
 
+/* Merging the processes of one command sums their per-process counts,
+ * thread by thread; another command stays apart. */
+static void test_merge_commands(void **state)
+{
+    (void)state;
+    struct profile *p = profile_new();
+    assert_non_null(p);
+    uint32_t w1 = profile_thread(p, 10, "nginx");
+    uint32_t w1io = profile_thread(p, 11, "io");
+    uint32_t w2 = profile_thread(p, 20, "nginx");
+    uint32_t w2io = profile_thread(p, 21, "io");
+    uint32_t pg = profile_thread(p, 30, "nginx"); /* same thread name, other command */
+    profile_thread_set_process(p, w1, 10, "nginx");
+    profile_thread_set_process(p, w1io, 10, "nginx");
+    profile_thread_set_process(p, w2, 20, "nginx");
+    profile_thread_set_process(p, w2io, 20, "nginx");
+    profile_thread_set_process(p, pg, 30, "postgres");
+    add(p, w1, "main;serve;parse", 5);
+    add(p, w1, "main;serve;send", 2);
+    add(p, w2, "main;serve;parse", 7);
+    add(p, w1io, "io_loop", 3);
+    add(p, w2io, "io_loop", 4);
+    add(p, pg, "main;serve;parse", 11);
+    struct profile_meta m = {.pid = 10, .comm = "nginx", .duration_ns = 5};
+    profile_set_meta(p, &m);
+
+    struct profile *q = profile_merge_commands(p);
+    assert_non_null(q);
+    assert_int_equal(profile_samples(q), profile_samples(p));
+    assert_int_equal(profile_thread_count(q), 3);
+    assert_int_equal(profile_process_count(q), 2);
+    assert_int_equal(profile_meta(q)->duration_ns, 5);
+    assert_string_equal(profile_meta(q)->comm, "nginx");
+    uint32_t mw = PROFILE_NONE, mio = PROFILE_NONE, mpg = PROFILE_NONE;
+    for (uint32_t i = 0; i < profile_thread_count(q); i++) {
+        const struct profile_thread *t = profile_thread_at(q, i);
+        if (t->tid == 10)
+            mw = i;
+        else if (t->tid == 11)
+            mio = i;
+        else if (t->tid == 30)
+            mpg = i;
+    }
+    assert_int_not_equal(mw, PROFILE_NONE);
+    assert_int_not_equal(mio, PROFILE_NONE);
+    assert_int_not_equal(mpg, PROFILE_NONE);
+    /* the workers' main threads: 5 + 2 + 7, parse 5 + 7 */
+    const struct profile_thread *t = profile_thread_at(q, mw);
+    assert_int_equal(profile_node(q, t->node)->total, 14);
+    assert_int_equal(node_at(q, mw, "main;serve;parse") != PROFILE_NONE, 1);
+    assert_int_equal(profile_node(q, node_at(q, mw, "main;serve;parse"))->self, 12);
+    assert_int_equal(profile_node(q, profile_thread_at(q, mio)->node)->total, 7);
+    assert_string_equal(profile_thread_at(q, mpg)->process, "postgres");
+    assert_int_equal(profile_node(q, profile_thread_at(q, mpg)->node)->total, 11);
+    profile_free(q);
+    profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -948,6 +1006,7 @@ int main(void)
         cmocka_unit_test(test_many_samples_fixed_stacks),
         cmocka_unit_test(test_meta),
         cmocka_unit_test(test_thread_process),
+        cmocka_unit_test(test_merge_commands),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);
