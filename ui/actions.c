@@ -235,6 +235,7 @@ static ui_action *const ui_actions[REQ_COUNT] = {
     [REQ_TIME_MARK] = act_scope,
     [REQ_TIME_CLEAR] = act_scope,
     [REQ_RECENT_COLUMN] = act_scope,
+    [REQ_MERGE_COMMANDS] = act_scope,
     [REQ_PIN] = act_scope,
     [REQ_DIFF] = act_scope,
     [REQ_PAUSE] = act_pause,

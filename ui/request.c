@@ -65,6 +65,7 @@ static const struct keybinding keymap[] = {
     { 'C', REQ_COLLAPSE_ALL },
     { 'I', REQ_INVERT },
     { 'T', REQ_MERGE_THREADS },
+    { 'J', REQ_MERGE_COMMANDS },
     { 'o', REQ_SORT },
     { 'O', REQ_SORT_REVERSE },
     { 'c', REQ_CALLERS },

@@ -98,6 +98,15 @@ struct model *scope_model(struct ui *ui, struct profile *snap)
             return NULL;
         x.own_snap = true;
     }
+    if (s->merge_commands) {
+        struct profile *m = profile_merge_commands(shown);
+        if (x.own_snap)
+            profile_free(shown);
+        if (!m)
+            return NULL;
+        shown = m;
+        x.own_snap = true;
+    }
     /* Recent columns beside the totals; on OOM just without them. */
     if (s->recent_col && s->time != SCOPE_RECENT &&
         profile_time_enabled(snap)) {
@@ -245,6 +254,19 @@ static void act_clear(struct ui *ui)
         ctx_message(&ui->ctx, false, "no time range");
 }
 
+/* Frame ids stay (merging re-interns them in order); the threads merged
+ * away do not, so a thread filter is dropped. */
+static void act_merge_commands(struct ui *ui)
+{
+    struct scope *s = &ui->scope;
+
+    s->merge_commands = !s->merge_commands;
+    ui->ctx.filter.has_thread = false;
+    ui->ctx.want_model = true;
+    ctx_message(&ui->ctx, false, s->merge_commands
+                ? "processes of one command merged" : "every process apart");
+}
+
 static void act_recent_col(struct ui *ui)
 {
     struct scope *s = &ui->scope;
@@ -335,6 +357,8 @@ void scope_act(struct ui *ui, enum request req)
         act_clear(ui);
     else if (req == REQ_RECENT_COLUMN)
         act_recent_col(ui);
+    else if (req == REQ_MERGE_COMMANDS)
+        act_merge_commands(ui);
     else if (req == REQ_PIN)
         act_pin(ui);
     else if (req == REQ_DIFF)

@@ -45,6 +45,8 @@ struct scope {
     bool diff;                 /* the views show the change from it */
     bool recent_col;           /* the flat table shows the recent window
                                   beside the totals */
+    bool merge_commands;       /* processes of one command merged
+                                  (profile_merge_commands) */
 };
 
 /* The window in words, into buf: "since start", "last 5s", or the
