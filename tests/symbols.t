@@ -4,7 +4,7 @@
 # tests/tools/symtarget(-cxx) print them (taken with &func,
 # __builtin_return_address and __LINE__), so nothing here comes from nm or
 # addr2line.  Covers plain, inlined, C++, libc, [vdso], JIT (perf map),
-# stripped and deleted binaries, unknown addresses, return addresses
+# stripped (functions named by their FDE start) and deleted binaries, unknown addresses, return addresses
 # (pc-1) and bad input.
 . "$(dirname "$0")/lib.sh"
 
@@ -151,11 +151,13 @@ if objcopy --strip-all "$TOOLS/symtarget" "$TMPD/symtarget-stripped" 2>/dev/null
     start_tool "$TMPD/symtarget-stripped" || bail_out "stripped copy did not start"
     plain=$(val plain)
     off=$(map_off "$TPID" "$plain")
-    sym -v "$TPID" "$plain"
-    is "$(frames)" "[symtarget-stripped+$off]|symtarget-stripped|-|0|0|0|0x0|0" \
-        "stripped binary: [module+0xFILE_OFFSET], not known"
+    sym -v "$TPID" "$plain" "$(printf '0x%x' $((plain + 4)))"
+    is "$(group 1)" "[symtarget-stripped+$off]|symtarget-stripped|-|0|0|0|$plain|0" \
+        "stripped binary: [module+0xFILE_OFFSET] of the function's start (its FDE), not known"
+    is "$(group 2)" "$(group 1)" \
+        "an address inside the same function: the same frame, named by the start"
 else
-    skip 1 "objcopy cannot strip"
+    skip 2 "objcopy cannot strip"
 fi
 
 # A deleted binary is read through /proc/PID/map_files, which needs

@@ -189,6 +189,10 @@ static void header_counts(struct ui *ui)
     if (!s->is_file || s->elapsed_ns)
         hdr_field(&h, s->is_file ? "Span:" : "Elapsed:", v, "%s",
                   fmt_elapsed(s->elapsed_ns, a, sizeof(a)));
+    if (s->debuginfod)
+        hdr_field(&h, "Debuginfod:", v, "%u found %u missing %u pending",
+                  s->dbg_found, s->dbg_missing + s->dbg_gave_up,
+                  s->dbg_pending);
 }
 
 /* Row 3: what the views leave out. */

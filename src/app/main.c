@@ -49,6 +49,7 @@ struct opts {
     const char *inputs[MAX_INPUTS];
     int ninputs;
     bool idle, stats, dump, no_thread_root, no_color;
+    bool no_debuginfod;
     double refresh;
     const char *snapshot_dir;
     const char *script;
@@ -59,6 +60,7 @@ struct opts {
 enum {
     OPT_IDLE = 1000, OPT_STATS, OPT_DUMP, OPT_NO_THREAD_ROOT, OPT_NO_COLOR,
     OPT_SNAPSHOT_DIR, OPT_SCRIPT, OPT_HIDE_SELF, OPT_HIDE_SUBS, OPT_HELP_KEYS,
+    OPT_NO_DEBUGINFOD,
 };
 
 static const struct option long_opts[] = {
@@ -74,6 +76,7 @@ static const struct option long_opts[] = {
     {"dump", no_argument, NULL, OPT_DUMP},
     {"no-thread-root", no_argument, NULL, OPT_NO_THREAD_ROOT},
     {"no-color", no_argument, NULL, OPT_NO_COLOR},
+    {"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
     {"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
     {"script", required_argument, NULL, OPT_SCRIPT},
     {"hide-self", required_argument, NULL, OPT_HIDE_SELF},
@@ -102,6 +105,7 @@ static void usage(FILE *f)
 "  -d, --duration S      stop after S seconds (decimals allowed)\n"
 "      --idle            also sample threads blocked in the kernel\n"
 "                        (wall-clock view); default is on-CPU only\n"
+"      --no-debuginfod   fetch no debug info from $DEBUGINFOD_URLS\n"
 "Output (batch mode: -o, or stdout not a terminal):\n"
 "  -o, --output FILE     write the profile to FILE when sampling ends\n"
 "  -f, --format NAME     output format; default from FILE's extension\n"
@@ -220,6 +224,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case OPT_DUMP: o->dump = true; break;
         case OPT_NO_THREAD_ROOT: o->no_thread_root = true; break;
         case OPT_NO_COLOR: o->no_color = true; break;
+        case OPT_NO_DEBUGINFOD: o->no_debuginfod = true; break;
         case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
         case OPT_SCRIPT: o->script = optarg; break;
         case 'h': usage(stdout); exit(0);
@@ -397,9 +402,10 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     install_signals();
-    /* libdwfl would query debuginfod servers from the collector thread and
-     * block it on the network; sproftop uses local debug info only. */
-    unsetenv("DEBUGINFOD_URLS");
+    /* Debug info is fetched from $DEBUGINFOD_URLS on a thread of its own
+     * (src/engine/dbgfetch.h); without the variable nothing is fetched. */
+    if (o.no_debuginfod)
+        unsetenv("DEBUGINFOD_URLS");
     if (o.ninputs)
         return run_inputs(&o);
     if (o.dump)

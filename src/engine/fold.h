@@ -50,6 +50,13 @@ void fold_add_maps(struct fold *f, uint64_t gen, const char *text,
  * profile.  Samples whose stack cannot be symbolized (OOM) are dropped. */
 void fold_records(struct fold *f, const uint8_t *data, size_t len);
 
+/* Collector thread: attach the debug info that arrived since the last
+ * call (symbols_update) and give the frames it covers their names.
+ * Samples taken before merge into the named functions (their inlined
+ * frames and lines are only known for samples taken after).  Cheap when
+ * nothing arrived; never waits on a fetch. */
+void fold_update_names(struct fold *f);
+
 /* --- readers: any thread (they take prof_lock) --- */
 
 /* A copy of the profile (profile_clone), owned by the caller; NULL on
