@@ -268,11 +268,16 @@ static void print_debuginfo(struct collect *c, const struct symbols_stats *ss,
         return;
     }
     struct dbgfetch_stats ds;
+    struct fold_stats fs;
     dbgfetch_get_stats(c->fetch, &ds);
+    fold_get_stats(c->fold, &fs);
     fprintf(f, "; debuginfod: %u found, %u missing, %u gave up after %u s,"
-            " %u pending; %" PRIu64 " attached%s%s\n",
+            " %u pending%s%s\n",
             ds.found, ds.missing, ds.gave_up, ds.timeout_s, ds.pending,
-            ss->late_debuginfo, ds.error[0] ? "; last error: " : "", ds.error);
+            ds.error[0] ? "; last error: " : "", ds.error);
+    fprintf(f, "late names: %" PRIu64 " modules given debug info, %" PRIu64
+            " frames renamed, %" PRIu64 " samples taken before\n",
+            ss->late_debuginfo, fs.renamed, fs.samples_before);
 }
 
 static void op_print_stats(struct source *src, FILE *f)

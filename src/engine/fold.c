@@ -57,6 +57,7 @@ struct fold {
     struct stack_frame *stack; /* scratch: one stack, bottom first */
     size_t capstack;
     uint32_t f_truncated;      /* the "[truncated]" frame */
+    struct fold_stats st;      /* under prof_lock */
 };
 
 static void pc_cache_clear(struct pc_cache *c)
@@ -324,7 +325,10 @@ static void rename_frames(struct fold *f)
     }
     if (n > 0) {
         pthread_mutex_lock(&f->prof_lock);
-        (void)profile_rename_frames(f->prof, r, n);
+        if (profile_rename_frames(f->prof, r, n) == 0)
+            f->st.renamed += n;
+        if (!f->st.samples_before)
+            f->st.samples_before = profile_samples(f->prof);
         pthread_mutex_unlock(&f->prof_lock);
         atomic_fetch_add(&f->generation, 1);
     }
@@ -374,5 +378,12 @@ void fold_set_meta(struct fold *f, const struct profile_meta *m)
 {
     pthread_mutex_lock(&f->prof_lock);
     profile_set_meta(f->prof, m);
+    pthread_mutex_unlock(&f->prof_lock);
+}
+
+void fold_get_stats(struct fold *f, struct fold_stats *out)
+{
+    pthread_mutex_lock(&f->prof_lock);
+    *out = f->st;
     pthread_mutex_unlock(&f->prof_lock);
 }

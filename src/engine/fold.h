@@ -59,6 +59,15 @@ void fold_update_names(struct fold *f);
 
 /* --- readers: any thread (they take prof_lock) --- */
 
+struct fold_stats {
+    uint64_t renamed;         /* frames named late (fold_update_names) */
+    uint64_t samples_before;  /* samples in the profile when the first
+                                 late names came */
+};
+
+/* Counters since fold_new. */
+void fold_get_stats(struct fold *f, struct fold_stats *out);
+
 /* A copy of the profile (profile_clone), owned by the caller; NULL on
  * OOM. */
 struct profile *fold_snapshot(struct fold *f);

@@ -267,10 +267,13 @@ static struct mod_info *mod_info_of(Dwfl_Module *mod)
     return userdata != NULL ? *userdata : NULL;
 }
 
-/* mod's build-id in hex ("" if none), read once. */
+/* mod's build-id in hex ("" if none), read once (libdwfl knows it once
+ * the module's ELF is loaded). */
 static const char *mod_build_id(Dwfl_Module *mod, struct mod_info *mi)
 {
     if (!mi->id_read) {
+        Dwarf_Addr bias;
+        (void)dwfl_module_getelf(mod, &bias);
         sym_debug_build_id(mod, mi->build_id);
         mi->id_read = true;
     }
