@@ -9,7 +9,7 @@
  * Nothing is ever on a CPU, so the default (on-CPU) mode must collect no
  * samples and must not touch the threads; --idle shows the chains above
  * (tests/engine_sleeper.t).  epoll_wait fails with EINTR when a tracer
- * interrupts it (docs: /work/shared/PTRACE.md), so every call that comes
+ * interrupts it (docs/ARCHITECTURE.md, the ptrace backend), so every call that comes
  * back with EINTR prints one line "sleeper: EINTR in CALL" on stderr: the
  * test's evidence that the target saw (or did not see) the sampler.
  * Blocks forever, or exits 0 after SECONDS.
