@@ -56,7 +56,8 @@ const end = Date.now() + 1000 * (+process.argv[2] || 60);
 while (Date.now() < end) { sink += hotLoopAlpha(200000); sink += hotLoopAlpha(200000); sink += hotLoopBeta(200000); }
 console.log(sink);
 EOF
-    spawn node --perf-basic-prof "$TMPD/hot.js" 60 >"$TMPD/node.out" 2>&1
+    # in TMPD: V8 writes an isolate-*.log in its working directory
+    spawn env -C "$TMPD" node --perf-basic-prof "$TMPD/hot.js" 60 >"$TMPD/node.out" 2>&1
     pid=$SPAWN_PID
     maps+=("/tmp/perf-$pid.map")
     # "*" marks optimized code: the hot loops have reached their last tier
@@ -86,7 +87,7 @@ public class Hot {
     }
 }
 EOF
-    spawn java "$TMPD/Hot.java" 60 >"$TMPD/java.out" 2>&1
+    spawn env -C "$TMPD" java "$TMPD/Hot.java" 60 >"$TMPD/java.out" 2>&1
     pid=$SPAWN_PID
     maps+=("/tmp/perf-$pid.map")
     # The map holds what is compiled when jcmd asks, and the JIT replaces

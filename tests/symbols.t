@@ -151,13 +151,16 @@ if objcopy --strip-all "$TOOLS/symtarget" "$TMPD/symtarget-stripped" 2>/dev/null
     start_tool "$TMPD/symtarget-stripped" || bail_out "stripped copy did not start"
     plain=$(val plain)
     off=$(map_off "$TPID" "$plain")
-    sym -v "$TPID" "$plain" "$(printf '0x%x' $((plain + 4)))"
+    outer=$(val outer)
+    sym -v "$TPID" "$plain" "$(printf '0x%x' $((plain + 4)))" "ret:$(val inl_ret)"
     is "$(group 1)" "[symtarget-stripped+$off]|symtarget-stripped|-|0|0|0|$plain|0" \
         "stripped binary: [module+0xFILE_OFFSET] of the function's start (its FDE), not known"
     is "$(group 2)" "$(group 1)" \
         "an address inside the same function: the same frame, named by the start"
+    is "$(group 3)" "[symtarget-stripped+$(map_off "$TPID" "$outer")]|symtarget-stripped|-|0|0|0|$outer|0" \
+        "a return address past the prologue: named by the FDE's start, not the unwind row's"
 else
-    skip 2 "objcopy cannot strip"
+    skip 3 "objcopy cannot strip"
 fi
 
 # A deleted binary is read through /proc/PID/map_files, which needs

@@ -41,6 +41,7 @@
 #include "sym_debug.h"
 #include "sym_dwarf.h"
 #include "sym_elf.h"
+#include "sym_fde.h"
 #include "sym_files.h"
 #include "sym_names.h"
 #include "target.h"
@@ -55,6 +56,8 @@ struct mod_info {
     struct symbols *s;     /* for find_elf */
     struct sym_elf *syms;  /* its symbol table, sorted; NULL if none */
     bool syms_built;       /* syms was built (maybe NULL) */
+    struct sym_fde *fdes;  /* its FDE starts; NULL if none */
+    bool fdes_built;       /* fdes was built (maybe NULL) */
     bool id_read;          /* build_id was read */
     bool dwarf_checked;    /* has_dwarf was found out */
     bool has_dwarf;        /* it has DWARF (its own, or found for it) */
@@ -207,8 +210,10 @@ static int free_userdata(Dwfl_Module *mod, void *userdata_slot, const char *name
     (void)arg;
     void **slot = userdata_slot;
     struct mod_info *mi = *slot;
-    if (mi != NULL)
+    if (mi != NULL) {
         sym_elf_free(mi->syms);
+        sym_fde_free(mi->fdes);
+    }
     free(mi);
     *slot = NULL;
     return DWARF_CB_OK;
@@ -301,24 +306,18 @@ static bool mod_has_dwarf(struct symbols *s, Dwfl_Module *mod,
     return mi->has_dwarf;
 }
 
-/* Where the function holding addr starts, from the unwind tables (the
- * FDE covering addr in .eh_frame, else .debug_frame); 0 if none does.
- * Code no symbol names is named by this start, so each function of a
- * stripped binary is one frame, not one per sampled address. */
+/* Where the function holding addr starts (sym_fde.h); 0 if unknown.
+ * The module's table is read on first use. */
 static uint64_t fde_start(Dwfl_Module *mod, uint64_t addr)
 {
-    Dwarf_Addr bias = 0, start = 0, end = 0;
-    Dwarf_Frame *frame = NULL;
-    Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
-    if (cfi == NULL || dwarf_cfi_addrframe(cfi, addr - bias, &frame) != 0) {
-        cfi = dwfl_module_dwarf_cfi(mod, &bias);
-        if (cfi == NULL || dwarf_cfi_addrframe(cfi, addr - bias, &frame) != 0)
-            return 0;
+    struct mod_info *mi = mod_info_of(mod);
+    if (mi == NULL)
+        return 0;
+    if (!mi->fdes_built) {
+        mi->fdes = sym_fde_build(mod);
+        mi->fdes_built = true;
     }
-    bool signal;
-    int rc = dwarf_frame_info(frame, &start, &end, &signal);
-    free(frame);
-    return rc >= 0 && start + bias <= addr ? start + bias : 0;
+    return sym_fde_start(mi->fdes, mod, addr);
 }
 
 /* The demangled ELF symbol (.symtab or .dynsym) naming addr, its start in

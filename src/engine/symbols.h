@@ -16,7 +16,7 @@
  * while a target thread is stopped.  No libdw type appears here, so a test
  * can link a fake symbolizer in its place (tests/unit/engine/
  * test_collect.c).  The parts: symbols.c, sym_debug.c, sym_dwarf.c,
- * sym_elf.c, sym_files.c, sym_names.c, jitmap.c.
+ * sym_elf.c, sym_fde.c, sym_files.c, sym_names.c, jitmap.c.
  */
 #ifndef SPROFTOP_SYMBOLS_H
 #define SPROFTOP_SYMBOLS_H

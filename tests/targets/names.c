@@ -7,11 +7,13 @@
  * hot_a, hot_b and hot_c are static and each the leaf of its samples, so
  * once the binary is stripped no symbol names them: each must still be
  * one frame, "[names+0xSTART]" from its unwind table entry, with its
- * share.  hot_a's work is an inlined helper, mix_step, which only debug
- * info can show.  tests/targets/targets.mk builds the variants: the debug
- * file split off (names.debug), stripped (names-stripped), stripped with
- * a .gnu_debuglink to names.debug (names-link), stripped with
- * MiniDebugInfo (names-mini).
+ * share.  Each keeps a stack slot, so it sets up a frame and its unwind
+ * rows change after the prologue: the start of its FDE names it, not
+ * the row a sample falls in.  hot_a's work is an inlined helper,
+ * mix_step, which only debug info can show.  tests/targets/targets.mk
+ * builds the variants: the debug file split off (names.debug), stripped
+ * (names-stripped), stripped with a .gnu_debuglink to names.debug
+ * (names-link), stripped with MiniDebugInfo (names-mini).
  */
 #include "common.h"
 
@@ -24,7 +26,8 @@ static inline __attribute__((always_inline)) uint64_t mix_step(uint64_t x)
 
 static SP_FRAME void hot_a(void)
 {
-    uint64_t x = target_sink;
+    volatile uint64_t slot = target_sink;
+    uint64_t x = slot;
     for (long i = 0; i < 6 * UNITS; i++)
         x = mix_step(x);
     target_sink = x;
@@ -32,13 +35,15 @@ static SP_FRAME void hot_a(void)
 
 static SP_FRAME void hot_b(void)
 {
-    uint64_t x = target_sink;
+    volatile uint64_t slot = target_sink;
+    uint64_t x = slot;
     TARGET_SPIN(x, 2862933555777941757ULL, 3037000493ULL, 3 * UNITS);
 }
 
 static SP_FRAME void hot_c(void)
 {
-    uint64_t x = target_sink;
+    volatile uint64_t slot = target_sink;
+    uint64_t x = slot;
     TARGET_SPIN(x, 3935559000370003845ULL, 2691343689449507681ULL, UNITS);
 }
 
