@@ -14,6 +14,9 @@
 #     names.debug) names them live, the samples taken before the debug
 #     info arrived merge under the names, and the client's cache serves a
 #     second run with the server gone.
+#   - A profile saved as pprof keeps the build-ids (Mapping.build_id),
+#     reads back byte for byte, and is renamed when loaded with the debug
+#     info at hand (debug root or server).
 #   - A dead URL, and a server that never answers, cost nothing but the
 #     names: sampling goes on at the same rate, the frames stay
 #     "[names-stripped+0xSTART]", the fetch is given up after
@@ -87,13 +90,18 @@ B="[names-stripped+$(func_offset hot_b)]"
 C="[names-stripped+$(func_offset hot_c)]"
 
 # --- no debug info: one frame per function, by its FDE start ------------
-profile names-stripped "$TMPD/bare.folded"
-is "$RC" 0 "stripped target sampled without debug info"
+profile names-stripped "$TMPD/bare.pb.gz"
+is "$RC" 0 "stripped target sampled without debug info, saved as pprof"
+stats=$(cat "$ERR")
+run_sproftop -i "$TMPD/bare.pb.gz" -o "$TMPD/bare.folded"
+run_sproftop -i "$TMPD/bare.pb.gz" -o "$TMPD/again.pb.gz"
+check "the pprof file reads back and writes again byte for byte" \
+    cmp "$TMPD/bare.pb.gz" "$TMPD/again.pb.gz"
 shares_ok "$TMPD/bare.folded" "$A" "$B" "$C" "no debug info"
 n=$(unnamed "$TMPD/bare.folded" | wc -l)
 cmp_ok "$n" '<=' 5 "the stripped module shows as $n frames (its functions, not one per address)"
 [ "$n" -le 5 ] || diag "$(unnamed "$TMPD/bare.folded" | head -n 20)"
-like "$(stat_line '^debug info:')" '[1-9][0-9]* modules without it; debuginfod off' \
+like "$(printf '%s\n' "$stats" | grep '^debug info:')" '[1-9][0-9]* modules without it; debuginfod off' \
     "--stats: modules without debug info, debuginfod off"
 base_rate=$(awk -v n="$(folded_total "$TMPD/bare.folded")" -v d="$DUR" 'BEGIN { printf "%.1f", n / d }')
 
@@ -106,6 +114,9 @@ shares_ok "$TMPD/buildid.folded" hot_a hot_b hot_c "debug root .build-id/xx/yyyy
 cmp_ok "$(folded_count_chain "$TMPD/buildid.folded" main hot_a mix_step)" '>' 0 \
     "... with the inlined frame (main;hot_a;mix_step)"
 is "$(unnamed "$TMPD/buildid.folded")" "" "... and no unnamed frame"
+SPROFTOP_DEBUG_ROOT=$root run_sproftop -i "$TMPD/bare.pb.gz" -o "$TMPD/loaded.folded"
+shares_ok "$TMPD/loaded.folded" hot_a hot_b hot_c "the saved profile, loaded with the debug root"
+is "$(unnamed "$TMPD/loaded.folded")" "" "... every frame of the module renamed"
 
 profile names-link "$TMPD/link.folded"
 shares_ok "$TMPD/link.folded" hot_a hot_b hot_c ".gnu_debuglink next to the binary"
@@ -131,7 +142,7 @@ probe() {
 }
 
 if ! command -v debuginfod >/dev/null || ! command -v debuginfod-find >/dev/null; then
-    skip 16 "Debian's debuginfod package is not installed (make deps)"
+    skip 17 "Debian's debuginfod package is not installed (make deps)"
     done_testing
 fi
 
@@ -168,6 +179,10 @@ like "$late" '^late names: 1 modules given debug info, [1-9][0-9]* frames rename
     "--stats: frames renamed, and samples had been taken before the names came"
 check "the fetched debug info is in the client's cache" \
     test -s "$TMPD/cache/$BUILD_ID/debuginfo"
+DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$TMPD/cache-load \
+    run_sproftop -i "$TMPD/bare.pb.gz" -o "$TMPD/loaded-fetched.folded"
+shares_ok "$TMPD/loaded-fetched.folded" hot_a hot_b hot_c \
+    "the saved profile, loaded with DEBUGINFOD_URLS"
 
 kill_pid "$srv"
 wait_until 5 eval '! probe "$url"'

@@ -10,6 +10,7 @@
 #include "dump.h"
 #include "duration.h"
 #include "export.h"
+#include "late_names.h"
 #include "launch.h"
 #include "load.h"
 #include "profile.h"
@@ -390,6 +391,8 @@ static int run_inputs(const struct opts *o)
             return 1;
         }
     }
+    /* code saved without its names, with its build-ids: name it now */
+    (void)late_names_resolve(p, NULL);
     if (o->output) {
         struct export_opts eo;
         export_opts_default(&eo);

@@ -92,6 +92,20 @@ int sym_debug_has(const struct sym_debug *d, const char *build_id)
     return fetched(d, build_id) != NULL;
 }
 
+char *sym_debug_path_of(struct sym_debug *d, const char *build_id)
+{
+    const char *f = fetched(d, build_id);
+    if (f)
+        return strdup(f);
+    size_t n = strlen(build_id);
+    if (n < 3)
+        return NULL;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/.build-id/%.2s/%s.debug", d->root,
+             build_id, build_id + 2);
+    return access(path, R_OK) == 0 ? strdup(path) : NULL;
+}
+
 int sym_debug_build_id(Dwfl_Module *mod, char *hex)
 {
     const unsigned char *bits = NULL;

@@ -58,6 +58,11 @@ int sym_debug_find(struct sym_debug *d, struct Dwfl_Module *mod,
                    const char *file_name, const char *debuglink,
                    uint32_t crc, char **found);
 
+/* The debug file of build-id `build_id` (lowercase hex) without its
+ * module: one sym_debug_add gave it, else ROOT/.build-id/xx/yyyy.debug.
+ * Its path (malloc'd), or NULL. */
+char *sym_debug_path_of(struct sym_debug *d, const char *build_id);
+
 /* mod's build-id in lowercase hex into hex (SYM_BUILD_ID_HEX bytes);
  * returns its length in bytes, 0 when it has none. */
 int sym_debug_build_id(struct Dwfl_Module *mod, char *hex);
