@@ -207,10 +207,6 @@ static void header_counts(struct ui *ui)
               fmt_elapsed(ui_sampling_ns(ui, &paused), a, sizeof(a)));
     if (s->paused)
         hdr_field(&h, "Paused:", v, "%s", fmt_elapsed(paused, a, sizeof(a)));
-    if (s->debuginfod)
-        hdr_field(&h, "Debuginfod:", v, "%u found %u missing %u pending",
-                  s->dbg_found, s->dbg_missing + s->dbg_gave_up,
-                  s->dbg_pending);
 }
 
 /* Row 3: what the views leave out. */
@@ -227,6 +223,10 @@ static void header_filters(struct ui *ui)
     hdr_field(&h, "Focus:", v, "%s",
               ui->model && ui->model->focus != PROFILE_NONE
                   ? model_frame_name(ui->model, ui->model->focus) : "none");
+    if (ui->status.debuginfod)
+        hdr_field(&h, "Debuginfod:", v, "%u ok %u wait %u miss",
+                  ui->status.dbg_found, ui->status.dbg_pending,
+                  ui->status.dbg_missing + ui->status.dbg_gave_up);
 }
 
 /* The header's rows, most important first. */
