@@ -141,6 +141,17 @@ static char *write_pprof(const struct profile *p, size_t *len)
     return buf;
 }
 
+/* p written as pprof is exactly want[0..len). */
+static void assert_writes(const struct profile *p, const char *want, size_t len)
+{
+    size_t n;
+    char *got = write_pprof(p, &n);
+
+    assert_int_equal(n, len);
+    assert_memory_equal(got, want, len);
+    free(got);
+}
+
 static uint8_t *gunzip(const char *gz, size_t len, size_t *outlen)
 {
     z_stream zs = { 0 };
@@ -665,8 +676,8 @@ static void test_roundtrip_build_id(void **state)
                                             .kind = FRAME_FUNC,
                                             .addr = 0x401000 };
     uint32_t ids[3];
-    size_t l1, l2;
-    char *a, *b, err[256] = "";
+    size_t l1;
+    char *a, err[256] = "";
 
     (void)state;
     cold.name = "[lib.so+0x1400]";
@@ -695,11 +706,8 @@ static void test_roundtrip_build_id(void **state)
             assert_null(got->build_id);
         }
     }
-    b = write_pprof(q, &l2);
-    assert_int_equal(l1, l2);
-    assert_memory_equal(a, b, l1);
+    assert_writes(q, a, l1);
     free(a);
-    free(b);
     profile_free(p);
     profile_free(q);
 }
