@@ -3,8 +3,10 @@
  *
  * The fetcher is shared by its owner (the collector's) and its thread,
  * and freed by whichever lets go last, so dbgfetch_free never has to wait
- * for a fetch: libdebuginfod checks its progress callback about once a
- * second, and only then can a fetch be cancelled.  The callback also
+ * long for a fetch: libdebuginfod checks its progress callback about once
+ * a second, and only then can a fetch be cancelled.  A thread that ends
+ * in time is joined (so its thread-local state, such as OpenSSL's, is
+ * gone before the program exits); one that does not is detached.  The callback also
  * enforces the time bound, whatever the client's own settings.
  */
 #include "dbgfetch.h"
@@ -41,6 +43,7 @@ struct dbgfetch {
     struct dbgfetch_result *done_tail;
     bool quit;                        /* dbgfetch_free was called */
     bool running;                     /* the thread has not ended */
+    pthread_t thread;
     int refs;                         /* the owner and the thread */
     struct dbgfetch_stats st;
     atomic_bool cancel;               /* give up the fetch in flight */
@@ -202,13 +205,7 @@ struct dbgfetch *dbgfetch_new(void)
     pthread_cond_init(&f->ended, NULL);
     f->refs = 2;
     f->running = true;
-    pthread_attr_t attr;
-    pthread_t t;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&t, &attr, fetch_main, f);
-    pthread_attr_destroy(&attr);
-    if (rc != 0) {
+    if (pthread_create(&f->thread, NULL, fetch_main, f) != 0) {
         destroy(f);
         return NULL;
     }
@@ -232,7 +229,12 @@ void dbgfetch_free(struct dbgfetch *f)
     while (f->running &&
            pthread_cond_timedwait(&f->ended, &f->lock, &ts) != ETIMEDOUT)
         ;
+    bool ended = !f->running;
     pthread_mutex_unlock(&f->lock);
+    if (ended)
+        pthread_join(f->thread, NULL);
+    else
+        pthread_detach(f->thread);
     while (left) {
         struct req *r = left;
         left = r->next;

@@ -52,8 +52,8 @@ struct dbgfetch_result {
 struct dbgfetch *dbgfetch_new(void);
 
 /* Stop fetching and free the fetcher.  A fetch in flight is cancelled;
- * the thread is given a second to notice, then left to end on its own
- * (it frees what is left).  NULL is a no-op. */
+ * the thread is given a second to notice and is joined, or else left to
+ * end on its own (it frees what is left).  NULL is a no-op. */
 void dbgfetch_free(struct dbgfetch *f);
 
 /* Ask for the debug info of build-id `build_id` (lowercase hex); the
