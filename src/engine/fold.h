@@ -14,6 +14,10 @@
  * guarded by `prof_lock`, which only the collector thread and the
  * readers below take; the sampler never does.
  *
+ * When debug info arrives late (debuginfod), fold_update_names renames
+ * the frames it covers in the profile (profile_rename_frames), so the
+ * samples taken before are not left under "[module+0x...]".
+ *
  * The symbolizer is reached through symbols.h only, so a test can link a
  * fake one in its place (tests/unit/engine/test_collect.c).
  */

@@ -10,17 +10,22 @@
  *
  * Besides what libdwfl is told, the maps snapshot (maps.h) is kept:
  * libdwfl reports only file mappings, while we also need the [vdso] range
- * (reported by hand, its image read from the target's memory), anonymous
- * executable mappings (JIT code, named from the perf map: jitmap.h), each
- * mapping's range and inode (to open the right file: sym_files.h) and file
- * offset (to name code without a symbol "[module+0xOFFSET]", as perf
- * does).
+ * (reported by hand, its image read from the target's memory), which
+ * addresses are in no file mapping (JIT code, named from the perf map
+ * first: jitmap.h), each mapping's range and inode (to open the right
+ * file: sym_files.h) and file offset (to name code without a symbol
+ * "[module+0xOFFSET]", as perf does).
  *
- * An address is resolved from the module's DWARF (sym_dwarf.h: function,
- * inline chain, lines), else its ELF symbol table (sym_elf.h), else named
- * by offset.  Every string handed out lives in one arena, interned, until
- * the next symbols_load_maps.  Resolved frame lists are cached per address
- * (a hit costs tens of nanoseconds).
+ * An address in a module is resolved from its DWARF (sym_dwarf.h:
+ * function, inline chain, lines), else its ELF symbol table (sym_elf.h),
+ * else named by the offset of its function's start (sym_fde.h).  Debug
+ * info is found by sym_debug.h, never by libdwfl's standard search (which
+ * would ask debuginfod on this thread); a module without any is asked
+ * from debuginfod (dbgfetch.h), and its frames carry its build-id so they
+ * can be named again when it arrives (symbols_update starts libdwfl over
+ * with the new files).  Every string handed out lives in one arena,
+ * interned, until the next symbols_load_maps.  Resolved frame lists are
+ * cached per address (a hit costs tens of nanoseconds).
  */
 #include "symbols.h"
 
