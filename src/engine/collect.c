@@ -7,6 +7,7 @@
 #include "collect.h"
 
 #include "clock.h"
+#include "dbgfetch.h"
 #include "fold.h"
 #include "ingest.h"
 #include "profile.h"
@@ -29,6 +30,7 @@ struct collect {
     struct ingest *ingest;
     struct fold *fold;
     struct symbols *sym;       /* owned by fold; read for --stats after finish */
+    struct dbgfetch *fetch;    /* debuginfod fetches, NULL when off */
     pid_t pid;
 
     pthread_t thread;          /* the collector */
@@ -58,6 +60,7 @@ static void drain_once(struct collect *c)
     ingest_swap(c->ingest, &data, &len);
     if (len)
         fold_records(c->fold, data, len);
+    fold_update_names(c->fold);
 }
 
 static void update_meta(struct collect *c)
@@ -145,6 +148,13 @@ static void op_status(struct source *src, struct source_status *o)
     o->median_stop_ns = st.stop_median_ns;
     o->elapsed_ns = st.elapsed_ns;
     snprintf(o->error, sizeof o->error, "%.159s", st.error);
+    struct dbgfetch_stats ds;
+    dbgfetch_get_stats(c->fetch, &ds);
+    o->debuginfod = c->fetch != NULL;
+    o->dbg_pending = ds.pending;
+    o->dbg_found = ds.found;
+    o->dbg_missing = ds.missing;
+    o->dbg_gave_up = ds.gave_up;
 }
 
 static uint64_t op_generation(struct source *src)
@@ -205,6 +215,7 @@ static void collect_free(struct collect *c)
 {
     sampler_stop(c->sampler);
     fold_free(c->fold);
+    dbgfetch_free(c->fetch);  /* after the symbolizer that asks it */
     ingest_free(c->ingest);
     pthread_mutex_destroy(&c->wake_lock);
     pthread_cond_destroy(&c->wake);
@@ -265,6 +276,27 @@ static void print_costs(const struct sampler_stats *st, FILE *f)
             st->given_up);
 }
 
+static void print_debuginfo(struct collect *c, const struct symbols_stats *ss,
+                            FILE *f)
+{
+    fprintf(f, "debug info: %" PRIu64 " modules without it", ss->no_debuginfo);
+    if (!c->fetch) {
+        fprintf(f, "; debuginfod off\n");
+        return;
+    }
+    struct dbgfetch_stats ds;
+    struct fold_stats fs;
+    dbgfetch_get_stats(c->fetch, &ds);
+    fold_get_stats(c->fold, &fs);
+    fprintf(f, "; debuginfod: %u found, %u missing, %u gave up after %u s,"
+            " %u pending%s%s\n",
+            ds.found, ds.missing, ds.gave_up, ds.timeout_s, ds.pending,
+            ds.error[0] ? "; last error: " : "", ds.error);
+    fprintf(f, "late names: %" PRIu64 " modules given debug info, %" PRIu64
+            " frames renamed, %" PRIu64 " samples taken before\n",
+            ss->late_debuginfo, fs.renamed, fs.samples_before);
+}
+
 static void op_print_stats(struct source *src, FILE *f)
 {
     struct collect *c = src->impl;
@@ -283,6 +315,7 @@ static void op_print_stats(struct source *src, FILE *f)
             ss.lookups, ss.lookups ? 100.0 * (double)ss.hits / (double)ss.lookups : 0.0,
             ss.misses, ss.misses ? (double)ss.miss_ns / 1e3 / (double)ss.misses : 0.0,
             ss.reloads);
+    print_debuginfo(c, &ss, f);
 }
 
 static const struct source_ops live_ops = {
@@ -317,6 +350,8 @@ static int attach(struct collect *c, const struct sampler_config *cfg_in,
     c->sym = symbols_new(c->pid, err, errlen);
     if (!c->sym)
         return -1;
+    c->fetch = dbgfetch_new();  /* NULL: $DEBUGINFOD_URLS names no server */
+    symbols_set_fetcher(c->sym, c->fetch);
     fold_set_symbols(c->fold, c->sym);
     return 0;
 }
