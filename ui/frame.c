@@ -252,6 +252,10 @@ static void header_filters(struct ui *ui)
     hdr_field(&h, "Focus:", v, "%s",
               ui->model && ui->model->focus != PROFILE_NONE
                   ? model_frame_name(ui->model, ui->model->focus) : "none");
+    if (ui->status.debuginfod)
+        hdr_field(&h, "Debuginfod:", v, "%u ok %u wait %u miss",
+                  ui->status.dbg_found, ui->status.dbg_pending,
+                  ui->status.dbg_missing + ui->status.dbg_gave_up);
 }
 
 /* The header's rows, most important first. */

@@ -10,6 +10,7 @@
 #include "dump.h"
 #include "duration.h"
 #include "export.h"
+#include "late_names.h"
 #include "launch.h"
 #include "load.h"
 #include "profile.h"
@@ -59,6 +60,7 @@ struct opts {
     const char *cmd_output;  /* --cmd-output FILE */
     int sampler;         /* enum sampler_kind */
     size_t stack_size;   /* --stack-size, 0: the backend's default */
+    bool no_debuginfod;
     double refresh;
     const char *snapshot_dir;
     const char *script;
@@ -75,6 +77,7 @@ enum {
     OPT_BASELINE,
     OPT_NO_CONFIRM, OPT_CMD_OUTPUT, OPT_KEEP_CMD, OPT_SAMPLER, OPT_STACK_SIZE,
     OPT_NO_PROCESS_ROOT, OPT_CHILDREN,
+    OPT_NO_DEBUGINFOD,
 };
 
 static const struct option long_opts[] = {
@@ -98,6 +101,7 @@ static const struct option long_opts[] = {
     {"no-confirm", no_argument, NULL, OPT_NO_CONFIRM},
     {"cmd-output", required_argument, NULL, OPT_CMD_OUTPUT},
     {"keep-cmd", no_argument, NULL, OPT_KEEP_CMD},
+    {"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
     {"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
     {"script", required_argument, NULL, OPT_SCRIPT},
     {"hide-self", required_argument, NULL, OPT_HIDE_SELF},
@@ -139,6 +143,7 @@ static void usage(FILE *f)
 "      --sampler NAME    auto (default: perf when permitted), perf, ptrace\n"
 "      --stack-size B    stack bytes copied per sample (perf: 16K, at most\n"
 "                        65528; ptrace: 256K); K and M suffixes\n"
+"      --no-debuginfod   fetch no debug info from $DEBUGINFOD_URLS\n"
 "Output (batch mode: -o, or stdout not a terminal):\n"
 "  -o, --output FILE     write the profile to FILE when sampling ends\n"
 "  -f, --format NAME     output format; default from FILE's extension\n"
@@ -315,6 +320,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case OPT_NO_CONFIRM: o->no_confirm = true; break;
         case OPT_CMD_OUTPUT: o->cmd_output = optarg; break;
         case OPT_KEEP_CMD: o->keep_cmd = true; break;
+        case OPT_NO_DEBUGINFOD: o->no_debuginfod = true; break;
         case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
         case OPT_SCRIPT: o->script = optarg; break;
         case OPT_BASELINE: o->baseline = optarg; break;
@@ -471,6 +477,8 @@ static int run_inputs(const struct opts *o)
             return 1;
         }
     }
+    /* code saved without its names, with its build-ids: name it now */
+    (void)late_names_resolve(p, NULL);
     if (o->output) {
         struct export_opts eo;
         export_opts_default(&eo);
@@ -516,9 +524,10 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     install_signals();
-    /* libdwfl would query debuginfod servers from the collector thread and
-     * block it on the network; sproftop uses local debug info only. */
-    unsetenv("DEBUGINFOD_URLS");
+    /* Debug info is fetched from $DEBUGINFOD_URLS on a thread of its own
+     * (src/engine/dbgfetch.h); without the variable nothing is fetched. */
+    if (o.no_debuginfod)
+        unsetenv("DEBUGINFOD_URLS");
     if (o.baseline) {
         char err[512];
         if (!(o.base = load_file(o.baseline, err, sizeof err))) {

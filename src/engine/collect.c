@@ -7,6 +7,7 @@
 #include "collect.h"
 
 #include "clock.h"
+#include "dbgfetch.h"
 #include "fold.h"
 #include "ingest.h"
 #include "profile.h"
@@ -35,6 +36,7 @@ struct cproc {
     struct ingest *ingest;
     struct fold *fold;         /* procs[0]'s is the base, the others siblings */
     struct symbols *sym;       /* owned by fold; read for --stats after finish */
+    struct dbgfetch *fetch;    /* debuginfod fetches, NULL when off */
     pid_t pid;
     struct collect *c;
 };
@@ -104,6 +106,7 @@ static void drain_once(struct collect *c)
         ingest_swap(c->procs[i]->ingest, &data, &len);
         if (len)
             fold_records(c->procs[i]->fold, data, len);
+        fold_update_names(c->procs[i]->fold);
     }
 }
 
@@ -262,6 +265,17 @@ static void op_status(struct source *src, struct source_status *o)
     o->median_stop_ns = st.stop_median_ns;
     o->elapsed_ns = st.elapsed_ns;
     snprintf(o->error, sizeof o->error, "%.159s", st.error);
+    pthread_mutex_lock(&c->procs_lock);
+    for (size_t i = 0; i < c->nprocs; i++) {
+        struct dbgfetch_stats ds;
+        dbgfetch_get_stats(c->procs[i]->fetch, &ds);
+        o->debuginfod |= c->procs[i]->fetch != NULL;
+        o->dbg_pending += ds.pending;
+        o->dbg_found += ds.found;
+        o->dbg_missing += ds.missing;
+        o->dbg_gave_up += ds.gave_up;
+    }
+    pthread_mutex_unlock(&c->procs_lock);
 }
 
 static uint64_t op_generation(struct source *src)
@@ -338,6 +352,7 @@ static void proc_free(struct cproc *p)
         return;
     sampler_stop(p->sampler);
     fold_free(p->fold);
+    dbgfetch_free(p->fetch);  /* after the symbolizer that asks it */
     ingest_free(p->ingest);
     free(p);
 }
@@ -408,6 +423,27 @@ static void print_costs(const struct sampler_stats *st, FILE *f)
             st->given_up);
 }
 
+static void print_debuginfo(struct cproc *p, const struct symbols_stats *ss,
+                            FILE *f)
+{
+    fprintf(f, "debug info: %" PRIu64 " modules without it", ss->no_debuginfo);
+    if (!p->fetch) {
+        fprintf(f, "; debuginfod off\n");
+        return;
+    }
+    struct dbgfetch_stats ds;
+    struct fold_stats fs;
+    dbgfetch_get_stats(p->fetch, &ds);
+    fold_get_stats(p->fold, &fs);
+    fprintf(f, "; debuginfod: %u found, %u missing, %u gave up after %u s,"
+            " %u pending%s%s\n",
+            ds.found, ds.missing, ds.gave_up, ds.timeout_s, ds.pending,
+            ds.error[0] ? "; last error: " : "", ds.error);
+    fprintf(f, "late names: %" PRIu64 " modules given debug info, %" PRIu64
+            " frames renamed, %" PRIu64 " samples taken before\n",
+            ss->late_debuginfo, fs.renamed, fs.samples_before);
+}
+
 static void print_proc(struct collect *c, struct cproc *p, FILE *f)
 {
     struct sampler_stats st;
@@ -425,6 +461,7 @@ static void print_proc(struct collect *c, struct cproc *p, FILE *f)
             ss.lookups, ss.lookups ? 100.0 * (double)ss.hits / (double)ss.lookups : 0.0,
             ss.misses, ss.misses ? (double)ss.miss_ns / 1e3 / (double)ss.misses : 0.0,
             ss.reloads);
+    print_debuginfo(p, &ss, f);
 }
 
 static void op_print_stats(struct source *src, FILE *f)
@@ -484,6 +521,8 @@ static struct cproc *proc_start(struct collect *c, const struct sampler_config *
         proc_free(p);
         return NULL;
     }
+    p->fetch = dbgfetch_new();  /* NULL: $DEBUGINFOD_URLS names no server */
+    symbols_set_fetcher(p->sym, p->fetch);
     fold_set_symbols(p->fold, p->sym);
     char comm[64];
     target_thread_name(p->pid, p->pid, comm, sizeof comm);

@@ -66,6 +66,7 @@ struct fold {
     int64_t pid;               /* the process this fold's samples come
                                   from (fold_set_process), or 0 */
     char comm[64];
+    struct fold_stats st;      /* under prof_lock */
 };
 
 static void pc_cache_clear(struct pc_cache *c)
@@ -219,6 +220,8 @@ static uint32_t intern_frames(struct fold *f, const struct sym_frame *sf,
             .line = sf[i].func_line,
             .kind = FRAME_FUNC,
             .inlined = sf[i].inlined,
+            .build_id = sf[i].build_id,
+            .offset = sf[i].offset,
         };
         uint32_t id = profile_intern_frame(f->prof, &d);
         if (id == PROFILE_NONE)
@@ -343,6 +346,60 @@ void fold_records(struct fold *f, const uint8_t *data, size_t len)
         atomic_fetch_add(f->generation, 1);
 }
 
+/* Name again the frames of the modules the last symbols_update gave
+ * debug info: each takes what the code at its offset is now (the
+ * function, outside any inlined instance), in place or merged into a
+ * frame that already has that name (profile_rename_frames).  The
+ * collector is the profile's only writer, so it reads the frames without
+ * the lock and takes it only to rename. */
+static void rename_frames(struct fold *f)
+{
+    struct profile_rename *r = NULL;
+    size_t n = 0, cap = 0;
+    uint32_t count = profile_frame_count(f->prof);
+    for (uint32_t id = 0; id < count; id++) {
+        const struct frame_desc *d = profile_frame(f->prof, id);
+        struct sym_frame sf[MAX_INLINE];
+        int k;
+        if (!d->build_id || !symbols_gained(f->sym, d->build_id) ||
+            (k = symbols_lookup_offset(f->sym, d->build_id, d->offset, sf,
+                                       MAX_INLINE)) < 1 ||
+            VEC_RESERVE(r, cap, n + 1) < 0)
+            continue;
+        const struct sym_frame *o = &sf[k - 1];
+        r[n++] = (struct profile_rename){id, {
+            .name = o->name,
+            .module = o->module,
+            .file = o->file,
+            .addr = o->sym_addr,
+            .line = o->func_line,
+            .kind = FRAME_FUNC,
+            .build_id = o->build_id,
+            .offset = o->offset,
+        }};
+    }
+    if (n > 0) {
+        pthread_mutex_lock(f->prof_lock);
+        if (profile_rename_frames(f->prof, r, n) == 0)
+            f->st.renamed += n;
+        if (!f->st.samples_before)
+            f->st.samples_before = profile_samples(f->prof);
+        pthread_mutex_unlock(f->prof_lock);
+        atomic_fetch_add(f->generation, 1);
+    }
+    free(r);
+}
+
+void fold_update_names(struct fold *f)
+{
+    if (!f->sym || symbols_update(f->sym) == 0)
+        return;
+    /* Every address is looked up again: new samples get the names, the
+     * inlined frames and the lines. */
+    pc_cache_clear(&f->pcs);
+    rename_frames(f);
+}
+
 struct profile *fold_snapshot(struct fold *f)
 {
     pthread_mutex_lock(f->prof_lock);
@@ -385,5 +442,12 @@ void fold_set_meta(struct fold *f, const struct profile_meta *m)
 {
     pthread_mutex_lock(f->prof_lock);
     profile_set_meta(f->prof, m);
+    pthread_mutex_unlock(f->prof_lock);
+}
+
+void fold_get_stats(struct fold *f, struct fold_stats *out)
+{
+    pthread_mutex_lock(f->prof_lock);
+    *out = f->st;
     pthread_mutex_unlock(f->prof_lock);
 }

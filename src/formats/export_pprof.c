@@ -19,7 +19,10 @@
  *                 without a timestamp;
  *   mapping       one per module, its range spanning the sampled symbol
  *                 addresses we saw in it; the main executable (named like
- *                 argv[0]) first, as pprof tools expect;
+ *                 argv[0]) first, as pprof tools expect; for a module
+ *                 named without its debug info, its build_id and the
+ *                 file_offset of memory_start, so that the names can be
+ *                 found later (load_pprof keeps them);
  *   location      one per distinct run of frames that share an address:
  *                 a real frame and the frames inlined into it (same
  *                 module), lines innermost first, at the real frame's
@@ -74,6 +77,9 @@ struct mapping {
     uint64_t start;     /* lowest location address, 0 if none */
     uint64_t limit;     /* highest location address + 1, 0 if none */
     bool has_files;     /* a function in it names its source file */
+    uint32_t build_id;  /* string index of its frames' build-id, 0 if none */
+    uint64_t bias;      /* address - file offset of those frames */
+    bool has_bias;      /* bias is known */
 };
 
 struct writer {
@@ -243,6 +249,12 @@ static uint32_t location_of(struct writer *w, const uint32_t *run, uint32_t n)
     /* Mapping first, then functions innermost first: the order the
      * strings are needed in when the location is written. */
     mid = mapping_of(w, outer->module);
+    if (mid && outer->build_id && !w->maps[mid - 1].build_id)
+        w->maps[mid - 1].build_id = intern(w, outer->build_id);
+    if (mid && outer->build_id && outer->addr && !w->maps[mid - 1].has_bias) {
+        w->maps[mid - 1].bias = outer->addr - outer->offset;
+        w->maps[mid - 1].has_bias = true;
+    }
     for (uint32_t k = n; k-- > 0;)
         function_of(w, run[k]);
     l = &w->locs[w->nlocs];
@@ -395,7 +407,11 @@ static void put_mappings(struct writer *w, struct pb_buf *out)
             pb_put_uint(&w->msg, PPROF_MAPPING_START, m->start);
         if (m->limit)
             pb_put_uint(&w->msg, PPROF_MAPPING_LIMIT, m->limit);
+        if (m->build_id && m->has_bias && m->start >= m->bias)
+            pb_put_uint(&w->msg, PPROF_MAPPING_OFFSET, m->start - m->bias);
         pb_put_uint(&w->msg, PPROF_MAPPING_FILENAME, m->filename);
+        if (m->build_id && m->build_id != NO_ID)
+            pb_put_uint(&w->msg, PPROF_MAPPING_BUILD_ID, m->build_id);
         pb_put_uint(&w->msg, PPROF_MAPPING_HAS_FUNCTIONS, 1);
         if (m->has_files)
             pb_put_uint(&w->msg, PPROF_MAPPING_HAS_FILENAMES, 1);

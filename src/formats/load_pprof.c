@@ -16,6 +16,11 @@
  *   - a frame is (function name, function file, the location's mapping
  *     file as module); its first line is Function.start_line and its
  *     address the address of a location it is the outermost line of;
+ *   - a mapping's build_id goes to its frames, with their file offsets
+ *     (address - memory_start + file_offset), so that code named without
+ *     debug info ("[module+0x...]", or a bare address) can be named once
+ *     the module's debug info is found (profile_rename_frames); such a
+ *     frame is code (FRAME_FUNC) even when its name is in brackets;
  *   - the count is the samples/count value, or the first sample type's
  *     when there is no samples/count;
  *   - a sample's time is its num label timestamp_ns (as export_pprof
@@ -256,6 +261,29 @@ static int map_module(struct loader *ld, uint32_t map, const char **module)
     return 0;
 }
 
+/* The build-id of mapping index `map` (NULL for NONE or none), and the
+ * file offset of addr in it (0 when unknown), into d.  0, or -1 with the
+ * error set on a bad string index. */
+static int map_build_id(struct loader *ld, uint32_t map, uint64_t addr,
+                        struct frame_desc *d)
+{
+    const struct mapping *m = map != NONE ? &ld->maps[map] : NULL;
+    const char *s;
+
+    if (!m || !m->build_id)
+        return 0;
+    s = string_at(ld, m->build_id, m->off);
+    if (!s)
+        return -1;
+    d->build_id = nonempty(s);
+    if (d->build_id) {
+        d->kind = FRAME_FUNC;
+        if (addr >= m->memory_start)
+            d->offset = addr - m->memory_start + m->file_offset;
+    }
+    return 0;
+}
+
 /* Resolve each location's mapping and its lines' functions to frame keys
  * (function, mapping); a key is inlined when it is ever a non-outermost
  * line.  Sets *nframes to the frames all locations will hold. */
@@ -309,6 +337,8 @@ static int intern_keys(struct loader *ld)
         d.file = nonempty(file);
         d.line = fn->start_line <= UINT32_MAX ? (uint32_t)fn->start_line : 0;
         d.kind = (uint8_t)kind_of(d.name);
+        if (map_build_id(ld, key->map, key->addr, &d))
+            return -1;
         key->frame = profile_intern_frame(ld->p, &d);
         if (key->frame == PROFILE_NONE)
             return pprof_oom(ld);
@@ -325,7 +355,8 @@ static uint32_t address_frame(struct loader *ld, const struct location *loc)
                             .kind = FRAME_FUNC };
     uint32_t id;
 
-    if (map_module(ld, loc->map, &d.module))
+    if (map_module(ld, loc->map, &d.module) ||
+        map_build_id(ld, loc->map, loc->address, &d))
         return PROFILE_NONE;
     snprintf(name, sizeof(name), "0x%" PRIx64, loc->address);
     id = profile_intern_frame(ld->p, &d);

@@ -51,6 +51,7 @@ struct frame_ids {
     uint32_t name;    /* string id */
     uint32_t module;  /* string id or STR_NULL */
     uint32_t file;    /* string id or STR_NULL */
+    uint32_t build_id; /* string id or STR_NULL */
 };
 
 /* What a node keeps beside its public profile_node. */
@@ -118,6 +119,17 @@ const char *profile_str(const struct profile *p, uint32_t id);
 
 /* Index of the thread with this tid, or PROFILE_NONE. */
 uint32_t profile_tid_find(const struct profile *p, int64_t tid);
+
+/* Give frame `id` the description d in place (d's kind is the
+ * frame's): its strings are interned, the frame index learns the new
+ * identity, the old one no longer finds it.  d's identity must be new.
+ * 0, or -1 on OOM (the frame is unchanged). */
+int profile_frame_set(struct profile *p, uint32_t id,
+                      const struct frame_desc *d);
+
+/* The frame with d's identity, or PROFILE_NONE; interns nothing. */
+uint32_t profile_frame_lookup(const struct profile *p,
+                              const struct frame_desc *d);
 
 /* Copy everything but the tree; with_tree copies the tree (and the
  * per-second ring) as well, otherwise the copy gets empty thread nodes

@@ -54,6 +54,11 @@ struct source_status {
     uint64_t median_stop_ns;   /* median target stop time per sample */
     uint64_t elapsed_ns;       /* since sampling started (or file span) */
     char error[160];           /* last runtime error, "" if none */
+    bool debuginfod;           /* fetching debug info from debuginfod */
+    uint32_t dbg_pending;      /* ...fetches not answered yet */
+    uint32_t dbg_found;        /* ...debug files fetched (or cached) */
+    uint32_t dbg_missing;      /* ...that no server had (or answered) */
+    uint32_t dbg_gave_up;      /* ...given up after the time bound */
 };
 
 struct source;
