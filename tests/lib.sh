@@ -488,6 +488,15 @@ folded_count_broken() {
         END { printf "%d\n", n }' "$1"
 }
 
+# folded_under_root FILE ROOT NAME: "YES NO": samples of frame NAME whose
+# stack starts at frame ROOT, and those under any other root.
+folded_under_root() {
+    awk -v r="$2" -v name="$3" '
+        { c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+          for (i = 2; i <= k; i++) if (f[i] == name) { if (f[1] == r) y += c; else n += c; break } }
+        END { printf "%d %d\n", y, n }' "$1"
+}
+
 # folded_roots FILE: the distinct first frames, one per line.
 folded_roots() {
     [ -f "$1" ] || return 0

@@ -13,12 +13,17 @@ require_targets forkwork
 
 _workers_known() { grep -q '^WORKERS ' "$TARGET_OUT"; }
 
-# under_root FILE ROOT NAME: samples of NAME whose stack starts at ROOT
-under_root() {
-    awk -v r="$2" -v name="$3" '
-        { c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
-          for (i = 2; i <= k; i++) if (f[i] == name) { if (f[1] == r) y += c; else n += c; break } }
-        END { printf "%d %d\n", y, n }' "$1"
+# check_family FILE LABEL MASTER W1 W2: each process's function is sampled
+# under its own process root and no other, and none was left stopped.
+check_family() {
+    local f=$1 label=$2 pair yes no p
+    shift 2
+    for pair in "$1 master_spin" "$2 worker_one" "$3 worker_two"; do
+        set -- $pair
+        read -r yes no < <(folded_under_root "$f" "forkwork-$1" "$2")
+        cmp_ok "$yes" '>' 50 "$label$2 is sampled under forkwork-$1 ($yes samples)"
+        is "$no" 0 "$label$2 appears under no other process"
+    done
 }
 
 start_target forkwork || bail_out "cannot start forkwork"
@@ -56,12 +61,7 @@ run_sproftop -i "$TMPD/fw.pb.gz" -o "$TMPD/frompb.folded"
 is "$(sort "$TMPD/frompb.folded" | md5sum)" "$(sort "$out" | md5sum)" \
    "...and back to the same folded stacks, processes and threads"
 
-for pair in "$m master_spin" "$w1 worker_one" "$w2 worker_two"; do
-    set -- $pair
-    read -r yes no < <(under_root "$out" "forkwork-$1" "$2")
-    cmp_ok "$yes" '>' 50 "$2 is sampled under forkwork-$1 ($yes samples)"
-    is "$no" 0 "$2 appears under no other process"
-done
+check_family "$out" "" "$m" "$w1" "$w2"
 for p in "$m" "$w1" "$w2"; do
     assert_not_stopped "$p" "PID $p running and untraced afterwards"
 done
@@ -82,12 +82,7 @@ is "$RC" 0 "--children -p MASTER exits 0"
 read -r _ c1 c2 <"$TARGET_OUT"
 note "workers forked after the attach: $c1 $c2"
 check "the master forked its workers during the run" test -n "$c2"
-for pair in "$m2 master_spin" "$c1 worker_one" "$c2 worker_two"; do
-    set -- $pair
-    read -r yes no < <(under_root "$out2" "forkwork-$1" "$2")
-    cmp_ok "$yes" '>' 50 "--children: $2 is sampled under forkwork-$1 ($yes samples)"
-    is "$no" 0 "--children: $2 appears under no other process"
-done
+check_family "$out2" "--children: " "$m2" "$c1" "$c2"
 for p in "$m2" "$c1" "$c2"; do
     assert_not_stopped "$p" "PID $p running and untraced after --children"
 done
@@ -106,9 +101,9 @@ like "$roots3" 'split-[0-9]+' "the first program is a process root, named split"
 like "$roots3" 'recurse-[0-9]+' "the second program is a process root, named recurse"
 sr=$(folded_roots "$out3" | grep '^split-' | head -n 1)
 rr=$(folded_roots "$out3" | grep '^recurse-' | head -n 1)
-read -r yes _ < <(under_root "$out3" "$sr" work_unit)
+read -r yes _ < <(folded_under_root "$out3" "$sr" work_unit)
 cmp_ok "$yes" '>' 5 "split's work_unit is sampled under $sr ($yes samples)"
-read -r yes _ < <(under_root "$out3" "$rr" recurse)
+read -r yes _ < <(folded_under_root "$out3" "$rr" recurse)
 cmp_ok "$yes" '>' 5 "recurse's recursion is sampled under $rr ($yes samples)"
 
 run_sproftop --children --sampler ptrace -p "$m" -d 1

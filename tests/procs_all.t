@@ -12,14 +12,6 @@ if [ "$(id -u)" != 0 ] && [ "$par" -gt 0 ]; then
     skip_all "-a needs root, CAP_PERFMON or perf_event_paranoid <= 0"
 fi
 
-# under_root FILE ROOT NAME: samples of NAME under ROOT, and elsewhere
-under_root() {
-    awk -v r="$2" -v name="$3" '
-        { c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
-          for (i = 2; i <= k; i++) if (f[i] == name) { if (f[1] == r) y += c; else n += c; break } }
-        END { printf "%d %d\n", y, n }' "$1"
-}
-
 start_target split || bail_out "cannot start split"
 sp=$TARGET_PID
 start_target forkwork || bail_out "cannot start forkwork"
@@ -52,14 +44,14 @@ is "$EXIT_RC" 0 "sproftop -a -d 12 -o FILE exits 0"
 [ "$EXIT_RC" = 0 ] || diag_file "$ERR"
 check "folded lines are 'frames COUNT'" folded_well_formed "$out"
 
-read -r yes no < <(under_root "$out" "split-$sp" work_unit)
+read -r yes no < <(folded_under_root "$out" "split-$sp" work_unit)
 cmp_ok "$yes" '>' 20 "split's work_unit under split-$sp ($yes samples)"
-read -r yes _ < <(under_root "$out" "forkwork-$fw" work_unit)
+read -r yes _ < <(folded_under_root "$out" "forkwork-$fw" work_unit)
 is "$yes" 0 "...and not under forkwork-$fw"
-read -r yes _ < <(under_root "$out" "forkwork-$fw" master_spin)
+read -r yes _ < <(folded_under_root "$out" "forkwork-$fw" master_spin)
 cmp_ok "$yes" '>' 20 "forkwork's master_spin under forkwork-$fw ($yes samples)"
 cmp_ok "$(folded_count_frame "$out" worker_one)" '>' 20 "forkwork's first worker is sampled"
-read -r yes _ < <(under_root "$out" "recurse-$late" recurse)
+read -r yes _ < <(folded_under_root "$out" "recurse-$late" recurse)
 cmp_ok "$yes" '>' 20 "recurse, started after sproftop, appears under recurse-$late ($yes samples)"
 assert_not_stopped "$sp" "split running and untraced afterwards"
 assert_not_stopped "$fw" "forkwork running and untraced afterwards"
