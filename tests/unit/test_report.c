@@ -31,10 +31,9 @@ static char *summary(const struct profile *p, int top_n)
 static void test_example(void **state)
 {
     struct profile *p = example();
-    char *got = summary(p, 10);
 
     (void)state;
-    assert_string_equal(got,
+    FIXTURE_ASSERT_TEXT(summary(p, 10),
         "sproftop summary\n"
         "  pid:       1234\n"
         "  command:   ./prog --fast\n"
@@ -57,7 +56,6 @@ static void test_example(void **state)
         "        3   50.0%  b         prog prog.c:30\n"
         "        2   33.3%  d         prog prog.c:50\n"
         "        1   16.7%  c         prog prog.c:40\n");
-    free(got);
     profile_free(p);
 }
 

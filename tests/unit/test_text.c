@@ -377,11 +377,9 @@ static void test_text_meta(void **state)
 static void test_top_example(void **state)
 {
     struct profile *p = example();
-    char *got = write_mem(&export_top, p, 1, 2);
 
     (void)state;
-    assert_string_equal(
-        got,
+    FIXTURE_ASSERT_TEXT(write_mem(&export_top, p, 1, 2),
         "==================================\n"
         "  Mode: cpu(10000)\n"
         "  Samples: 6 (0.00% miss rate)\n"
@@ -406,7 +404,6 @@ static void test_top_example(void **state)
         "     TOTAL    (pct)     SAMPLES    (pct)     FRAME\n"
         "         2 (100.0%)           2 (100.0%)     d (prog.c:50) [prog]\n"
         "         2 (100.0%)           0   (0.0%)     main (prog.c:10) [prog]\n");
-    free(got);
     profile_free(p);
 }
 
@@ -438,18 +435,17 @@ static void test_top_meta_and_names(void **state)
 static void test_top_empty(void **state)
 {
     struct profile *p = profile_new();
-    char *got = write_mem(&export_top, p, 1, 2);
 
     (void)state;
-    assert_string_equal(got, "==================================\n"
-                             "  Mode: cpu(0)\n"
-                             "  Samples: 0 (0.00% miss rate)\n"
-                             "  GC: 0 (0.00%)\n"
-                             "  Threads: 0\n"
-                             "==================================\n"
-                             "     TOTAL    (pct)     SAMPLES    (pct)     "
-                             "FRAME\n");
-    free(got);
+    FIXTURE_ASSERT_TEXT(write_mem(&export_top, p, 1, 2),
+        "==================================\n"
+        "  Mode: cpu(0)\n"
+        "  Samples: 0 (0.00% miss rate)\n"
+        "  GC: 0 (0.00%)\n"
+        "  Threads: 0\n"
+        "==================================\n"
+        "     TOTAL    (pct)     SAMPLES    (pct)     "
+        "FRAME\n");
     profile_free(p);
 }
 
