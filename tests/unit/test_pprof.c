@@ -746,11 +746,10 @@ static void test_load_golden(void **state)
 
     (void)state;
     assert_non_null(p);
-    got = dump(p, false);
-    assert_string_equal(got, "main/100;main;a;b 3\n"
-                             "main/100;main;a;c 1\n"
-                             "worker/101;main;d 2\n");
-    free(got);
+    FIXTURE_ASSERT_TEXT(dump(p, false),
+        "main/100;main;a;b 3\n"
+        "main/100;main;a;c 1\n"
+        "worker/101;main;d 2\n");
     got = dump(p, true);
     assert_non_null(strstr(got, "main{/usr/bin/prog|prog.c|10|400100};"
                                 "a{/usr/bin/prog|prog.c|20|400200};"

@@ -98,8 +98,7 @@ static void test_empty_and_unknowns(void **state)
     char *got;
 
     (void)state;
-    got = summary(p, 10);
-    assert_string_equal(got,
+    FIXTURE_ASSERT_TEXT(summary(p, 10),
         "sproftop summary\n"
         "  pid:       -\n"
         "  command:   -\n"
@@ -110,7 +109,6 @@ static void test_empty_and_unknowns(void **state)
         "  mode:      on-CPU\n"
         "\n"
         "no samples\n");
-    free(got);
     assert_int_equal(profile_set_meta(p, &meta), 0);
     got = summary(p, 10);
     assert_non_null(strstr(got, "  interval:  0.25 ms (4000 Hz)\n"));

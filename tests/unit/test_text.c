@@ -285,22 +285,19 @@ static void test_text_cycle(void **state)
 static void test_text_empty(void **state)
 {
     struct profile *p = profile_new();
-    char *got;
 
     (void)state;
-    got = write_mem(&export_text, p, 1.0, 2.0);
-    assert_string_equal(got,
-                        "Profiling results\n"
-                        "-----------------\n"
-                        "  Total cpu time observed: 0ms (out of 0ms)\n"
-                        "  Number of samples taken: 0 (once every 0ms)\n"
-                        "\n"
-                        "====================================\n"
-                        "                        Caller\n"
-                        "Idx  Total    Self    Name+srcLocal%\n"
-                        "     ms(pct)  ms(pct)   Callee\n"
-                        "====================================\n");
-    free(got);
+    FIXTURE_ASSERT_TEXT(write_mem(&export_text, p, 1.0, 2.0),
+        "Profiling results\n"
+        "-----------------\n"
+        "  Total cpu time observed: 0ms (out of 0ms)\n"
+        "  Number of samples taken: 0 (once every 0ms)\n"
+        "\n"
+        "====================================\n"
+        "                        Caller\n"
+        "Idx  Total    Self    Name+srcLocal%\n"
+        "     ms(pct)  ms(pct)   Callee\n"
+        "====================================\n");
     profile_free(p);
 }
 
