@@ -221,6 +221,17 @@ static char *fixture_write(const struct exporter *e, const struct profile *p,
     return buf;
 }
 
+/* FIXTURE_ASSERT_TEXT(text, want): fail the test unless the malloc'd
+ * string text (an exporter's output, say) is exactly want; frees text.  A
+ * macro, so that a failure names the test's line. */
+#define FIXTURE_ASSERT_TEXT(text, want)                                     \
+    do {                                                                    \
+        char *text_ = (text);                                               \
+                                                                            \
+        assert_string_equal(text_, want);                                   \
+        free(text_);                                                        \
+    } while (0)
+
 /* The whole file at path, NUL-terminated (binary files too); its length
  * in *len unless len is NULL.  The caller frees it. */
 static inline char *fixture_slurp(const char *path, size_t *len)

@@ -141,9 +141,7 @@ static void test_folded_empty_stack(void **state)
     fixture_assert_same_lines(got, "renamed-5 4\nrenamed-5;f 1\n");
     free(got);
     o.no_thread_root = true;    /* no frame left to write: left out */
-    got = fixture_write(&export_folded, p, &o, NULL);
-    assert_string_equal(got, "f 1\n");
-    free(got);
+    FIXTURE_ASSERT_TEXT(fixture_write(&export_folded, p, &o, NULL), "f 1\n");
     profile_free(p);
 }
 
@@ -318,7 +316,6 @@ static void test_write_refuses_foreign_symlink(void **state)
     struct profile *p = example();
     char target[512], link[512], want[700];
     struct stat st;
-    char *got;
 
     (void)state;
     if (geteuid() != 0) {
@@ -345,9 +342,7 @@ static void test_write_refuses_foreign_symlink(void **state)
     assert_int_equal(export_fails_with(p, link, want), 0);
     assert_int_equal(lstat(link, &st), 0);
     assert_true(S_ISLNK(st.st_mode));
-    got = fixture_slurp(target, NULL);
-    assert_string_equal(got, "precious\n");
-    free(got);
+    FIXTURE_ASSERT_TEXT(fixture_slurp(target, NULL), "precious\n");
     unlink(link);
     unlink(target);
     profile_free(p);
@@ -358,7 +353,6 @@ static void test_write_own_symlink(void **state)
     struct profile *p = example();
     char target[512], link[512], want[700], err[256], names[512];
     struct stat st;
-    char *got;
 
     (void)state;
     snprintf(target, sizeof(target), "%s/victim", tmpdir);
@@ -370,9 +364,7 @@ static void test_write_own_symlink(void **state)
                                     sizeof(err)), 0);
     assert_int_equal(lstat(link, &st), 0);
     assert_true(S_ISREG(st.st_mode));
-    got = fixture_slurp(target, NULL);
-    assert_string_equal(got, "precious\n");
-    free(got);
+    FIXTURE_ASSERT_TEXT(fixture_slurp(target, NULL), "precious\n");
     list_dir(tmpdir, names, sizeof(names));
     assert_string_equal(names, "victim x.folded");
     unlink(link);
@@ -433,7 +425,6 @@ static void test_write_failure_keeps_old(void **state)
     };
     struct profile *p = example();
     char path[512], want[700], err[256], names[512];
-    char *got;
 
     (void)state;
     snprintf(path, sizeof(path), "%s/keep.x", tmpdir);
@@ -443,9 +434,7 @@ static void test_write_failure_keeps_old(void **state)
     snprintf(want, sizeof(want), "cannot write %s: no space left on device",
              path);
     assert_string_equal(err, want);
-    got = fixture_slurp(path, NULL);
-    assert_string_equal(got, "old\n");
-    free(got);
+    FIXTURE_ASSERT_TEXT(fixture_slurp(path, NULL), "old\n");
     list_dir(tmpdir, names, sizeof(names));
     assert_string_equal(names, "keep.x");   /* no temporary left behind */
     unlink(path);

@@ -236,11 +236,9 @@ static void test_samplingprof_names(void **state)
 static void test_samplingprof_empty(void **state)
 {
     struct profile *p = profile_new();
-    char *got = write_mem(&export_samplingprof, p);
 
     (void)state;
-    assert_string_equal(got, "0.0\n\n\n\n");
-    free(got);
+    FIXTURE_ASSERT_TEXT(write_mem(&export_samplingprof, p), "0.0\n\n\n\n");
     profile_free(p);
 }
 
@@ -355,22 +353,21 @@ static void test_stackprof_meta_and_names(void **state)
 static void test_stackprof_empty(void **state)
 {
     struct profile *p = profile_new();
-    char *got = write_mem(&export_stackprof, p);
 
     (void)state;
-    assert_string_equal(got, "{\n"
-                             " \"version\": 1.2,\n"
-                             " \"mode\": \"cpu\",\n"
-                             " \"interval\": 1000,\n"
-                             " \"samples\": 0,\n"
-                             " \"gc_samples\": 0,\n"
-                             " \"missed_samples\": 0,\n"
-                             " \"metadata\": {},\n"
-                             " \"frames\": {},\n"
-                             " \"raw\": [],\n"
-                             " \"raw_timestamp_deltas\": []\n"
-                             "}");
-    free(got);
+    FIXTURE_ASSERT_TEXT(write_mem(&export_stackprof, p),
+        "{\n"
+        " \"version\": 1.2,\n"
+        " \"mode\": \"cpu\",\n"
+        " \"interval\": 1000,\n"
+        " \"samples\": 0,\n"
+        " \"gc_samples\": 0,\n"
+        " \"missed_samples\": 0,\n"
+        " \"metadata\": {},\n"
+        " \"frames\": {},\n"
+        " \"raw\": [],\n"
+        " \"raw_timestamp_deltas\": []\n"
+        "}");
     profile_free(p);
 }
 
@@ -379,11 +376,9 @@ static void test_stackprof_empty(void **state)
 static void test_dot_example(void **state)
 {
     struct profile *p = example();
-    char *got = write_mem(&export_dot, p);
 
     (void)state;
-    assert_string_equal(
-        got,
+    FIXTURE_ASSERT_TEXT(write_mem(&export_dot, p),
         "digraph profile {\n"
         "Legend [shape=plaintext,fontsize=24,label=\"Total samples: 6\\l"
         "Interval: 10.000 ms (on CPU)\\lShowing top 120 nodes, 5 shown\\l"
@@ -409,7 +404,6 @@ static void test_dot_example(void **state)
         "  \"2\" -> \"3\" [label=\"3\"] [weight=\"3\"] [penwidth=\"1.50\"];\n"
         "  \"2\" -> \"4\" [label=\"1\"] [weight=\"1\"] [penwidth=\"0.83\"];\n"
         "}\n");
-    free(got);
     profile_free(p);
 }
 

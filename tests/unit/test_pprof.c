@@ -132,13 +132,7 @@ static char *dump(const struct profile *p, bool attrs)
 /* Bytes of the pprof export of p. */
 static char *write_pprof(const struct profile *p, size_t *len)
 {
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-
-    assert_non_null(f);
-    assert_int_equal(export_pprof.write(p, NULL, f), 0);
-    fclose(f);
-    return buf;
+    return fixture_write(&export_pprof, p, NULL, len);
 }
 
 /* p written as pprof is exactly want[0..len). */
@@ -524,8 +518,8 @@ static void test_write_idle_and_no_interval(void **state)
 static void test_write_deterministic(void **state)
 {
     struct profile *p = example(), *q = profile_new();
-    size_t l1, l2;
-    char *a, *b;
+    size_t l1;
+    char *a;
     uint32_t t1, t0;
 
     (void)state;
@@ -539,11 +533,8 @@ static void test_write_deterministic(void **state)
     ADD(q, t1, 2, "main", "d");
     set_meta(q, false);
     a = write_pprof(p, &l1);
-    b = write_pprof(q, &l2);
-    assert_int_equal(l1, l2);
-    assert_memory_equal(a, b, l1);
+    assert_writes(q, a, l1);
     free(a);
-    free(b);
     profile_free(p);
     profile_free(q);
 }
@@ -599,22 +590,32 @@ static struct profile *load_mem(const char *buf, size_t len, char *err,
     return load_pprof(buf, len, "mem.pb.gz", err, errlen);
 }
 
+/* p written as pprof (into *bytes, *len, which the caller frees) and read
+ * back without error or warning. */
+static struct profile *reload(const struct profile *p, char **bytes,
+                              size_t *len)
+{
+    char err[256] = "";
+    struct profile *q;
+
+    *bytes = write_pprof(p, len);
+    q = load_mem(*bytes, *len, err, sizeof(err));
+    assert_non_null(q);
+    assert_string_equal(err, "");
+    return q;
+}
+
 static void test_roundtrip(void **state)
 {
     struct profile *p = rich(), *q, *r;
-    size_t l1, l2, l3;
-    char *a, *b, *c, *want, *got;
+    size_t l1;
+    char *a, *want, *got;
     char err[256] = "";
     const struct profile_meta *m;
 
     (void)state;
-    a = write_pprof(p, &l1);
-    q = load_mem(a, l1, err, sizeof(err));
-    assert_non_null(q);
-    assert_string_equal(err, "");
-    b = write_pprof(q, &l2);
-    assert_int_equal(l1, l2);
-    assert_memory_equal(a, b, l1);
+    q = reload(p, &a, &l1);
+    assert_writes(q, a, l1);
 
     /* The loaded profile holds the same stacks, threads and frames.  Only
      * the addresses of inlined frames (which have none of their own) and
@@ -648,14 +649,10 @@ static void test_roundtrip(void **state)
     assert_false(m->idle);
 
     /* And once more, through load_buffer's format detection. */
-    r = load_buffer(b, l2, "no-suffix", err, sizeof(err));
+    r = load_buffer(a, l1, "no-suffix", err, sizeof(err));
     assert_non_null(r);
-    c = write_pprof(r, &l3);
-    assert_int_equal(l3, l1);
-    assert_memory_equal(c, a, l1);
+    assert_writes(r, a, l1);
     free(a);
-    free(b);
-    free(c);
     profile_free(p);
     profile_free(q);
     profile_free(r);
@@ -677,7 +674,7 @@ static void test_roundtrip_build_id(void **state)
                                             .addr = 0x401000 };
     uint32_t ids[3];
     size_t l1;
-    char *a, err[256] = "";
+    char *a;
 
     (void)state;
     cold.name = "[lib.so+0x1400]";
@@ -688,10 +685,7 @@ static void test_roundtrip_build_id(void **state)
     ids[2] = profile_intern_frame(p, &cold);
     add_ids(p, t, ids, 2, 3);
     add_ids(p, t, (uint32_t[]){ ids[0], ids[2] }, 2, 1);
-    a = write_pprof(p, &l1);
-    q = load_mem(a, l1, err, sizeof(err));
-    assert_non_null(q);
-    assert_string_equal(err, "");
+    q = reload(p, &a, &l1);
     for (uint32_t i = 0; i < 3; i++) {
         const struct frame_desc *want = profile_frame(p, ids[i]);
         const struct frame_desc *got =
@@ -718,17 +712,14 @@ static void test_roundtrip_idle_and_invalid_utf8(void **state)
     uint32_t t = profile_thread(p, 7, "bad\xff name");
     uint32_t f = frame(p, &(struct fspec){ "caf\xc3\xa9\xff\xfe end", "m",
                                            NULL, 0, 0, false });
-    size_t l1, l2;
-    char *a, *b;
-    char err[256];
+    size_t l1;
+    char *a;
     struct profile_meta m = { .idle = true, .interval_ns = 1000 };
 
     (void)state;
     add_ids(p, t, &f, 1, 9);
     assert_int_equal(profile_set_meta(p, &m), 0);
-    a = write_pprof(p, &l1);
-    q = load_mem(a, l1, err, sizeof(err));
-    assert_non_null(q);
+    q = reload(p, &a, &l1);
     /* Invalid bytes became U+FFFD; the valid é survived. */
     {
         char *got = dump(q, false);
@@ -738,11 +729,8 @@ static void test_roundtrip_idle_and_invalid_utf8(void **state)
         free(got);
     }
     assert_true(profile_meta(q)->idle);
-    b = write_pprof(q, &l2);
-    assert_int_equal(l1, l2);
-    assert_memory_equal(a, b, l1);
+    assert_writes(q, a, l1);
     free(a);
-    free(b);
     profile_free(p);
     profile_free(q);
 }
@@ -758,11 +746,10 @@ static void test_load_golden(void **state)
 
     (void)state;
     assert_non_null(p);
-    got = dump(p, false);
-    assert_string_equal(got, "main/100;main;a;b 3\n"
-                             "main/100;main;a;c 1\n"
-                             "worker/101;main;d 2\n");
-    free(got);
+    FIXTURE_ASSERT_TEXT(dump(p, false),
+        "main/100;main;a;b 3\n"
+        "main/100;main;a;c 1\n"
+        "worker/101;main;d 2\n");
     got = dump(p, true);
     assert_non_null(strstr(got, "main{/usr/bin/prog|prog.c|10|400100};"
                                 "a{/usr/bin/prog|prog.c|20|400200};"

@@ -56,6 +56,20 @@ static void check_node(const struct profile *p, uint32_t thread,
                  (unsigned long long)self, (unsigned long long)total);
 }
 
+/* check_node for each line "stack self total" of want, in order. */
+static void check_nodes(const struct profile *p, uint32_t thread,
+                        const char *want)
+{
+    for (const char *l = want; *l; l = strchr(l, '\n') + 1) {
+        char stack[256];
+        unsigned long long self, total;
+
+        assert_int_equal(sscanf(l, "%255s %llu %llu", stack, &self, &total),
+                         3);
+        check_node(p, thread, stack, self, total);
+    }
+}
+
 /* profile_lines of frame (per address when by_addr) is exactly want[]. */
 static void expect_lines(const struct profile *p, uint32_t frame,
                          bool by_addr, const struct profile_linecount *want,
@@ -96,6 +110,11 @@ static struct profile *example(bool two_threads)
     return p;
 }
 
+/* The example's top-down nodes for check_nodes (each thread's, or all
+ * merged). */
+#define EXAMPLE_TREE                                                        \
+    "main 0 6\nmain;a 0 4\nmain;a;b 3 3\nmain;a;c 1 1\nmain;d 2 2\n"
+
 static void test_nodes_self_total(void **state)
 {
     struct profile *p = example(false);
@@ -108,11 +127,7 @@ static void test_nodes_self_total(void **state)
     assert_int_equal(profile_node(p, PROFILE_ROOT)->self, 0);
     assert_int_equal(profile_node(p, profile_thread_at(p, 0)->node)->total,
                      6);
-    check_node(p, 0, "main", 0, 6);
-    check_node(p, 0, "main;a", 0, 4);
-    check_node(p, 0, "main;a;b", 3, 3);
-    check_node(p, 0, "main;a;c", 1, 1);
-    check_node(p, 0, "main;d", 2, 2);
+    check_nodes(p, 0, EXAMPLE_TREE);
     assert_int_equal(node_at(p, 0, "main;b"), PROFILE_NONE);
     assert_int_equal(profile_node(p, node_at(p, 0, "main;a;b"))->depth, 4);
     assert_string_equal(
@@ -413,13 +428,14 @@ static void test_inverted(void **state)
     assert_non_null(q);
     assert_int_equal(profile_samples(q), 6);
     assert_int_equal(profile_frame_count(q), profile_frame_count(p));
-    check_node(q, 0, "b", 0, 3);
-    check_node(q, 0, "b;a", 0, 3);
-    check_node(q, 0, "b;a;main", 3, 3);
-    check_node(q, 0, "c", 0, 1);
-    check_node(q, 0, "c;a;main", 1, 1);
-    check_node(q, 0, "d", 0, 2);
-    check_node(q, 0, "d;main", 2, 2);
+    check_nodes(q, 0,
+                "b 0 3\n"
+                "b;a 0 3\n"
+                "b;a;main 3 3\n"
+                "c 0 1\n"
+                "c;a;main 1 1\n"
+                "d 0 2\n"
+                "d;main 2 2\n");
     assert_int_equal(node_at(q, 0, "main"), PROFILE_NONE);
     /* root, thread, b, b;a, b;a;main, c, c;a, c;a;main, d, d;main */
     assert_int_equal(profile_node_count(q), 10);
@@ -437,9 +453,10 @@ static void test_focus_and_thread_filter(void **state)
     f.focus = fn(p, "a");
     q = profile_derive(p, &f);
     assert_int_equal(profile_samples(q), 4);
-    check_node(q, 0, "main", 0, 4);   /* whole stacks kept */
-    check_node(q, 0, "main;a;b", 3, 3);
-    check_node(q, 0, "main;a;c", 1, 1);
+    check_nodes(q, 0,
+                "main 0 4\n"   /* whole stacks kept */
+                "main;a;b 3 3\n"
+                "main;a;c 1 1\n");
     assert_int_equal(node_at(q, 1, "main"), PROFILE_NONE);
     assert_int_equal(profile_thread_count(q), 2);
     profile_free(q);
@@ -480,11 +497,7 @@ static void test_merge_threads(void **state)
     assert_non_null(q);
     assert_int_equal(profile_samples(q), 6);
     assert_int_equal(profile_node(q, PROFILE_ROOT)->total, 6);
-    check_node(q, PROFILE_NONE, "main", 0, 6);
-    check_node(q, PROFILE_NONE, "main;a", 0, 4);
-    check_node(q, PROFILE_NONE, "main;a;b", 3, 3);
-    check_node(q, PROFILE_NONE, "main;a;c", 1, 1);
-    check_node(q, PROFILE_NONE, "main;d", 2, 2);
+    check_nodes(q, PROFILE_NONE, EXAMPLE_TREE);
     /* the thread nodes stay, empty; merged nodes belong to no thread */
     assert_int_equal(profile_thread_count(q), 2);
     assert_int_equal(profile_node(q, profile_thread_at(q, 0)->node)->total, 0);
@@ -511,10 +524,11 @@ static void test_merge_threads(void **state)
     /* Inverted and merged: every thread's leaves at the top. */
     f.inverted = true;
     q = profile_derive(p, &f);
-    check_node(q, PROFILE_NONE, "e", 0, 5);
-    check_node(q, PROFILE_NONE, "b", 0, 3);
-    check_node(q, PROFILE_NONE, "d;main", 2, 2);
-    check_node(q, PROFILE_NONE, "e;a;main", 5, 5);
+    check_nodes(q, PROFILE_NONE,
+                "e 0 5\n"
+                "b 0 3\n"
+                "d;main 2 2\n"
+                "e;a;main 5 5\n");
     profile_free(q);
 
     /* With a thread filter, only that thread's stacks, still merged. */
@@ -727,9 +741,10 @@ static void test_rename_frames(void **state)
     assert_string_equal(profile_frame(p, u2)->name, "warm");
     assert_string_equal(profile_frame(p, u3)->name, "[lib.so+0x300]");
     assert_int_equal(profile_samples(p), 10);
-    check_node(p, 0, "main;hot", 6, 7);   /* 6 alone, 1 as u3 */
-    check_node(p, 0, "main;hot;hot", 1, 1);
-    check_node(p, 0, "main;warm", 3, 3);
+    check_nodes(p, 0,
+                "main;hot 6 7\n"   /* 6 alone, 1 as u3 */
+                "main;hot;hot 1 1\n"
+                "main;warm 3 3\n");
     /* The exact addresses stay, for the per-address view. */
     EXPECT_LINES(p, u1, true, { 0x5104, 6, 6 }, { 0x5108, 1, 1 },
                  { 0x5310, 0, 1 });

@@ -31,10 +31,9 @@ static char *summary(const struct profile *p, int top_n)
 static void test_example(void **state)
 {
     struct profile *p = example();
-    char *got = summary(p, 10);
 
     (void)state;
-    assert_string_equal(got,
+    FIXTURE_ASSERT_TEXT(summary(p, 10),
         "sproftop summary\n"
         "  pid:       1234\n"
         "  command:   ./prog --fast\n"
@@ -57,7 +56,6 @@ static void test_example(void **state)
         "        3   50.0%  b         prog prog.c:30\n"
         "        2   33.3%  d         prog prog.c:50\n"
         "        1   16.7%  c         prog prog.c:40\n");
-    free(got);
     profile_free(p);
 }
 
@@ -100,8 +98,7 @@ static void test_empty_and_unknowns(void **state)
     char *got;
 
     (void)state;
-    got = summary(p, 10);
-    assert_string_equal(got,
+    FIXTURE_ASSERT_TEXT(summary(p, 10),
         "sproftop summary\n"
         "  pid:       -\n"
         "  command:   -\n"
@@ -112,7 +109,6 @@ static void test_empty_and_unknowns(void **state)
         "  mode:      on-CPU\n"
         "\n"
         "no samples\n");
-    free(got);
     assert_int_equal(profile_set_meta(p, &meta), 0);
     got = summary(p, 10);
     assert_non_null(strstr(got, "  interval:  0.25 ms (4000 Hz)\n"));

@@ -38,17 +38,25 @@ static char *squeeze(const char *s)
     return out;
 }
 
+/* The speedscope export of p, squeezed. */
+static char *write_ss_squeezed(const struct profile *p)
+{
+    char *out = write_ss(p), *sq = squeeze(out);
+
+    free(out);
+    return sq;
+}
+
 static void test_example(void **state)
 {
     struct profile *p = fixture_example(fixture_example_frame, false);
     struct profile_meta m = { .pid = 4242, .cmdline = "./prog" };
-    char *out, *sq;
+    char *sq;
 
     (void)state;
     assert_int_equal(profile_set_meta(p, &m), 0);
     profile_thread(p, 102, "idle"); /* no samples: no profile */
-    out = write_ss(p);
-    sq = squeeze(out);
+    sq = write_ss_squeezed(p);
     /* FORMATS.md's example, exactly (frames in first-use order). */
     assert_string_equal(
         sq,
@@ -69,7 +77,6 @@ static void test_example(void **state)
         "\"name\":\"sproftop pid 4242: ./prog\",\"activeProfileIndex\":0,"
         "\"exporter\":\"sproftop " SPROFTOP_VERSION "\"}");
     free(sq);
-    free(out);
     profile_free(p);
 }
 
@@ -78,14 +85,13 @@ static void test_nanoseconds_and_empty_stack(void **state)
     struct profile *p = profile_new();
     uint32_t t0 = profile_thread(p, 7, "solo");
     struct profile_meta m = { .interval_ns = 1000000 };
-    char *out, *sq;
+    char *sq;
 
     (void)state;
     ADD(p, t0, 3, "main", "x");
     assert_int_equal(profile_add_stack(p, t0, NULL, 0, 2), 0);
     assert_int_equal(profile_set_meta(p, &m), 0);
-    out = write_ss(p);
-    sq = squeeze(out);
+    sq = write_ss_squeezed(p);
     assert_non_null(strstr(sq, "\"frames\":[{\"name\":\"main\",\"file\":"
                                "\"prog.c\",\"line\":10},{\"name\":\"x\","
                                "\"file\":\"prog.c\"}]"));
@@ -95,7 +101,6 @@ static void test_nanoseconds_and_empty_stack(void **state)
                                "\"endValue\":5000000}"));
     assert_non_null(strstr(sq, "\"name\":\"sproftop\","));
     free(sq);
-    free(out);
     profile_free(p);
 }
 

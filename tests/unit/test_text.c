@@ -109,17 +109,24 @@ static int line_index(const char *text, const char *words, int from)
 
 /* --- text: Racket's golden output ----------------------------------------- */
 
-static void test_text_golden(void **state)
+/* The example written as text with these thresholds is exactly Racket's
+ * golden output. */
+static void assert_golden(double hide_self, double hide_subs)
 {
     struct profile *p = example();
-    char *got = write_mem(&export_text, p, 0, 0);
+    char *got = write_mem(&export_text, p, hide_self, hide_subs);
     char *want = fixture_slurp(DATA_DIR "/racket-text.expected", NULL);
 
-    (void)state;
     assert_string_equal(got, want);
     free(got);
     free(want);
     profile_free(p);
+}
+
+static void test_text_golden(void **state)
+{
+    (void)state;
+    assert_golden(0, 0);
 }
 
 static void test_text_registry(void **state)
@@ -135,15 +142,8 @@ static void test_text_registry(void **state)
  * hide, so the output is the golden one. */
 static void test_text_defaults_hide_nothing(void **state)
 {
-    struct profile *p = example();
-    char *got = write_mem(&export_text, p, 1.0, 2.0);
-    char *want = fixture_slurp(DATA_DIR "/racket-text.expected", NULL);
-
     (void)state;
-    assert_string_equal(got, want);
-    free(got);
-    free(want);
-    profile_free(p);
+    assert_golden(1.0, 2.0);
 }
 
 /* main;a x198, main;a;tiny x1, main;b x1 over 200 samples: tiny and b
@@ -285,22 +285,19 @@ static void test_text_cycle(void **state)
 static void test_text_empty(void **state)
 {
     struct profile *p = profile_new();
-    char *got;
 
     (void)state;
-    got = write_mem(&export_text, p, 1.0, 2.0);
-    assert_string_equal(got,
-                        "Profiling results\n"
-                        "-----------------\n"
-                        "  Total cpu time observed: 0ms (out of 0ms)\n"
-                        "  Number of samples taken: 0 (once every 0ms)\n"
-                        "\n"
-                        "====================================\n"
-                        "                        Caller\n"
-                        "Idx  Total    Self    Name+srcLocal%\n"
-                        "     ms(pct)  ms(pct)   Callee\n"
-                        "====================================\n");
-    free(got);
+    FIXTURE_ASSERT_TEXT(write_mem(&export_text, p, 1.0, 2.0),
+        "Profiling results\n"
+        "-----------------\n"
+        "  Total cpu time observed: 0ms (out of 0ms)\n"
+        "  Number of samples taken: 0 (once every 0ms)\n"
+        "\n"
+        "====================================\n"
+        "                        Caller\n"
+        "Idx  Total    Self    Name+srcLocal%\n"
+        "     ms(pct)  ms(pct)   Callee\n"
+        "====================================\n");
     profile_free(p);
 }
 
@@ -377,11 +374,9 @@ static void test_text_meta(void **state)
 static void test_top_example(void **state)
 {
     struct profile *p = example();
-    char *got = write_mem(&export_top, p, 1, 2);
 
     (void)state;
-    assert_string_equal(
-        got,
+    FIXTURE_ASSERT_TEXT(write_mem(&export_top, p, 1, 2),
         "==================================\n"
         "  Mode: cpu(10000)\n"
         "  Samples: 6 (0.00% miss rate)\n"
@@ -406,7 +401,6 @@ static void test_top_example(void **state)
         "     TOTAL    (pct)     SAMPLES    (pct)     FRAME\n"
         "         2 (100.0%)           2 (100.0%)     d (prog.c:50) [prog]\n"
         "         2 (100.0%)           0   (0.0%)     main (prog.c:10) [prog]\n");
-    free(got);
     profile_free(p);
 }
 
@@ -438,18 +432,17 @@ static void test_top_meta_and_names(void **state)
 static void test_top_empty(void **state)
 {
     struct profile *p = profile_new();
-    char *got = write_mem(&export_top, p, 1, 2);
 
     (void)state;
-    assert_string_equal(got, "==================================\n"
-                             "  Mode: cpu(0)\n"
-                             "  Samples: 0 (0.00% miss rate)\n"
-                             "  GC: 0 (0.00%)\n"
-                             "  Threads: 0\n"
-                             "==================================\n"
-                             "     TOTAL    (pct)     SAMPLES    (pct)     "
-                             "FRAME\n");
-    free(got);
+    FIXTURE_ASSERT_TEXT(write_mem(&export_top, p, 1, 2),
+        "==================================\n"
+        "  Mode: cpu(0)\n"
+        "  Samples: 0 (0.00% miss rate)\n"
+        "  GC: 0 (0.00%)\n"
+        "  Threads: 0\n"
+        "==================================\n"
+        "     TOTAL    (pct)     SAMPLES    (pct)     "
+        "FRAME\n");
     profile_free(p);
 }
 
