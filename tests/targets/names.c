@@ -14,47 +14,60 @@
  * builds the variants: the debug file split off (names.debug), stripped
  * (names-stripped), stripped with a .gnu_debuglink to names.debug
  * (names-link), stripped with MiniDebugInfo (names-mini).
+ *
+ * Each round scales all three by one pseudo-random factor (0.5 to 1.5),
+ * so every round is still 60/30/10 but the rounds are not all as long: a
+ * round of a fixed length is in step with the sampler's fixed period
+ * whenever the period is close to a multiple of it, and then the samples
+ * fall on the same few points of the round for dozens of samples in a
+ * row (runs of 20 samples in hot_a, then 20 in hot_b), which moves the
+ * shares by several points from one run to the next.
  */
 #include "common.h"
 
-#define UNITS 20000  /* multiply-adds in one unit: ~30 us */
+#define UNITS 20000  /* multiply-adds in one unit: ~30 us on average */
 
 static inline __attribute__((always_inline)) uint64_t mix_step(uint64_t x)
 {
     return x * 6364136223846793005ULL + 1442695040888963407ULL;
 }
 
-static SP_FRAME void hot_a(void)
+static SP_FRAME void hot_a(long units)
 {
     volatile uint64_t slot = target_sink;
     uint64_t x = slot;
-    for (long i = 0; i < 6 * UNITS; i++)
+    for (long i = 0; i < 6 * units; i++)
         x = mix_step(x);
     target_sink = x;
 }
 
-static SP_FRAME void hot_b(void)
+static SP_FRAME void hot_b(long units)
 {
     volatile uint64_t slot = target_sink;
     uint64_t x = slot;
-    TARGET_SPIN(x, 2862933555777941757ULL, 3037000493ULL, 3 * UNITS);
+    TARGET_SPIN(x, 2862933555777941757ULL, 3037000493ULL, 3 * units);
 }
 
-static SP_FRAME void hot_c(void)
+static SP_FRAME void hot_c(long units)
 {
     volatile uint64_t slot = target_sink;
     uint64_t x = slot;
-    TARGET_SPIN(x, 3935559000370003845ULL, 2691343689449507681ULL, UNITS);
+    TARGET_SPIN(x, 3935559000370003845ULL, 2691343689449507681ULL, units);
 }
 
 int main(int argc, char **argv)
 {
     target_usage(argc, 1, 2, "names [SECONDS]");
     double deadline = target_deadline_arg("names", argc, argv, 1);
+    uint64_t r = 88172645463325252ULL;  /* xorshift64 */
     do {
-        hot_a();
-        hot_b();
-        hot_c();
+        r ^= r << 13;
+        r ^= r >> 7;
+        r ^= r << 17;
+        long units = UNITS / 2 + (long)(r % UNITS);
+        hot_a(units);
+        hot_b(units);
+        hot_c(units);
     } while (!target_expired(deadline));
     return 0;
 }
