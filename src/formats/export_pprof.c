@@ -407,7 +407,9 @@ static void put_mappings(struct writer *w, struct pb_buf *out)
             pb_put_uint(&w->msg, PPROF_MAPPING_START, m->start);
         if (m->limit)
             pb_put_uint(&w->msg, PPROF_MAPPING_LIMIT, m->limit);
-        if (m->build_id && m->has_bias && m->start >= m->bias)
+        /* 0 is the field's default: written only when it says more, so
+         * that what the reader makes of an absent one writes the same */
+        if (m->build_id && m->has_bias && m->start > m->bias)
             pb_put_uint(&w->msg, PPROF_MAPPING_OFFSET, m->start - m->bias);
         pb_put_uint(&w->msg, PPROF_MAPPING_FILENAME, m->filename);
         if (m->build_id && m->build_id != NO_ID)
