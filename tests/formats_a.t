@@ -139,7 +139,9 @@ assert_one_line_error "one line of error for a cut raw profile"
 
 fd=$TMPD/split.folded
 total=$(folded_total "$fd")
-cmp_ok "$total" '>=' 500 "split: at least 500 samples in 2 s at 500 Hz (got $total)"
+# perf_event samples CPU time: on a machine shared with other jobs split
+# gets less than a CPU, and fewer than the 1000 of a whole one
+cmp_ok "$total" '>=' 200 "split: at least 200 samples in 2 s at 500 Hz (got $total)"
 note "split: $total samples; func_a $(folded_count_frame "$fd" func_a)," \
      "main $(folded_count_frame "$fd" main)," \
      "work_unit self $(folded_self "$fd" work_unit)"

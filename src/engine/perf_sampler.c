@@ -77,6 +77,7 @@ struct pthr {              /* a thread of the target */
     uint32_t alive_pos;    /* index in the alive list */
     uint32_t stats_idx;    /* index in the per-thread stats table */
     uint64_t born_ns;
+    uint64_t dead_ns;      /* time of its EXIT record (alive: 0) */
     uint64_t samples;
     /* --idle: the stack it left the CPU with */
     uint64_t *off_pcs;
@@ -85,7 +86,6 @@ struct pthr {              /* a thread of the target */
     uint64_t off_ip, off_sp, off_bp; /* where that stack was taken */
     bool have_off;
     uint64_t t_out;        /* off CPU since then (ns); 0: on CPU */
-    uint64_t carry_ns;     /* off-CPU time not yet a whole interval */
 };
 
 struct precord {           /* a record of one drain, for the time merge */
@@ -136,11 +136,12 @@ struct psampler {
     struct unwinder *unw;
     uint64_t *pcs;         /* unwind output, max_depth */
     uint8_t *boot_buf;     /* --idle: stack of a thread blocked at attach */
-    bool launched, launch_pending;
+    bool launched;
     bool leader_gone;      /* the leader exited; other threads run on */
     struct target_spawn spawn;
     bool is_paused;        /* as applied to the events */
     uint64_t cur_interval;
+    uint64_t dither;       /* --idle: xorshift state for off-CPU weights */
     uint64_t t_start, t_publish;
     uint64_t win_start, win_samples, win_cpu;
 
@@ -255,6 +256,7 @@ static void thr_exit(struct psampler *s, uint32_t i, uint64_t now)
     if (!t->alive)
         return;
     t->alive = false;
+    t->dead_ns = now;
     t->t_out = 0;
     alive_del(s, i);
     pthread_mutex_lock(&s->lock);
@@ -447,17 +449,26 @@ static int unwind(struct psampler *s, struct pthr *t, const uint64_t *regs,
 }
 
 /* --idle: thread t has been off its CPU since t->t_out; count that time
- * up to `until` with its stack, in whole intervals (the rest carries). */
+ * up to `until` with its stack, in intervals.  The fraction of an interval
+ * left over counts as one more with that probability: a remainder carried
+ * to the thread's next stretch would land on whatever stack that one has
+ * (a sleep's remainder on the spin that follows it: measured 4-11 points
+ * too much spinning on halfsleep under load), rounding would favour long
+ * stretches over short ones; dithering is right on average for both. */
 static void off_count(struct psampler *s, struct pthr *t, uint64_t until)
 {
     if (!t->t_out || !t->have_off || until <= t->t_out)
         return;
     uint64_t iv = s->cur_interval;
-    uint64_t w = until - t->t_out + t->carry_ns;
-    s->live.offcpu_ns += until - t->t_out;
-    t->carry_ns = w % iv;
-    if (w / iv)
-        push_stack(s, t, t->off_pcs, t->off_n, t->off_flags, t->t_out, w / iv);
+    uint64_t w = until - t->t_out;
+    s->live.offcpu_ns += w;
+    /* xorshift64: a generator of our own, no shared state */
+    s->dither ^= s->dither << 13;
+    s->dither ^= s->dither >> 7;
+    s->dither ^= s->dither << 17;
+    uint64_t n = w / iv + (s->dither % iv < w % iv ? 1 : 0);
+    if (n)
+        push_stack(s, t, t->off_pcs, t->off_n, t->off_flags, t->t_out, n);
     t->t_out = until;
 }
 
@@ -499,7 +510,9 @@ static void on_sample(struct psampler *s, const struct perf_event_header *h)
     if (!ev || ev->fd < 0)
         return; /* an event closed since (a thread found twice) */
     uint32_t i = thr_find(s, (pid_t)smp.tid);
-    if (i == IDTAB_NONE || !s->thr[i].alive)
+    /* a sample from before its thread's exit, read after the EXIT record
+     * (it sat in another CPU's ring) still belongs to that thread */
+    if (i == IDTAB_NONE || (!s->thr[i].alive && smp.time > s->thr[i].dead_ns))
         i = thr_add(s, (pid_t)smp.tid, NULL, smp.time);
     if (i == IDTAB_NONE)
         return;
@@ -546,7 +559,6 @@ static void on_exec(struct psampler *s, pid_t tid, const char *name, uint64_t ti
         if (!s->thr[i].named)
             push_name(s, &s->thr[i], time);
     }
-    s->launch_pending = false;
     s->leader_gone = false; /* the caller has the PID now */
     s->maps_dirty = true;
 }
@@ -959,7 +971,7 @@ static int attach(struct psampler *s, char *err, size_t errlen, int *code)
                          s->cfg.child_out, err, errlen) < 0)
             return -1;
         s->pid = s->spawn.pid;
-        s->launched = s->launch_pending = true;
+        s->launched = true;
         s->eo.enable_on_exec = true;
         uint32_t i = thr_add(s, s->pid, "", now);
         if (i == IDTAB_NONE || open_events(s, i) < 0) {
@@ -1242,6 +1254,7 @@ struct sampler *perf_sampler_start(const struct sampler_config *cfg,
     s->eo.period_ns = cfg->interval_ns;
     s->eo.stack_bytes = (uint32_t)(cfg->stack_max & ~(size_t)7);
     s->cur_interval = cfg->interval_ns;
+    s->dither = clock_mono_ns() | 1;
     atomic_init(&s->stop, false);
     atomic_init(&s->paused, false);
     atomic_init(&s->interval_ns, cfg->interval_ns);

@@ -1,16 +1,19 @@
 /* halfsleep.c - half of the wall-clock time asleep in one call chain, half
- * spinning in another, in turns of 20 ms.
+ * spinning in another, in turns of about 20 ms.
  *
  *   usage: halfsleep [SECONDS [THREADS]]
  *
  * Each of THREADS threads (default 1; the main thread is the first)
- * repeats: spin in spin_outer -> spin_inner until 20 ms of wall-clock
- * time have passed, then sleep in sleep_outer -> sleep_inner ->
- * nanosleep(20 ms).  Spinning by the clock, not by work, keeps the split
- * 50/50 in wall-clock time even when the CPUs are shared (a preempted
- * spinner is still in spin_inner).  An --idle (wall-clock) profile must
- * show each chain at 50% (tests/perf_idle.t).  Runs forever, or SECONDS
- * then exits 0.
+ * repeats: spin in spin_outer -> spin_inner, then sleep in sleep_outer ->
+ * sleep_inner -> nanosleep(20 ms).  Each thread keeps the wall-clock time
+ * it has spent in either, measured around the calls, and spins until its
+ * spinning total is 20 ms ahead of its sleeping total: on a loaded
+ * machine a sleep lasts longer than asked (the wake-up waits for a CPU)
+ * and a spin overruns its end (preempted past it), and this evens both
+ * out, so any stretch of a few seconds is 50/50 within one turn.  A
+ * preempted spinner is still in spin_inner, a woken sleeper waiting for a
+ * CPU still in sleep_inner.  An --idle (wall-clock) profile must show each
+ * chain at 50% (tests/perf_idle.t).  Runs forever, or SECONDS then exits 0.
  */
 #include "common.h"
 
@@ -52,10 +55,16 @@ SP_FRAME void sleep_outer(void)
 
 static void *turns(void *arg)
 {
+    double spun = 0, slept = 0;
+
     (void)arg;
     while (!target_expired(deadline)) {
-        spin_outer(target_now() + TURN_S);
+        double t0 = target_now();
+        spin_outer(t0 + slept + TURN_S - spun);
+        double t1 = target_now();
+        spun += t1 - t0;
         sleep_outer();
+        slept += target_now() - t1;
     }
     return NULL;
 }
