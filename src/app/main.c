@@ -10,6 +10,7 @@
 #include "duration.h"
 #include "export.h"
 #include "load.h"
+#include "outfile.h"
 #include "profile.h"
 #include "report.h"
 #include "sampler.h"
@@ -103,7 +104,7 @@ static void usage(FILE *f)
 "      --idle            also sample threads blocked in the kernel\n"
 "                        (wall-clock view); default is on-CPU only\n"
 "Output (batch mode: -o, or stdout not a terminal):\n"
-"  -o, --output FILE     write the profile to FILE when sampling ends\n"
+"  -o, --output FILE     write the profile to FILE (- : stdout) at the end\n"
 "  -f, --format NAME     output format; default from FILE's extension\n"
 "      --no-thread-root  folded: no thread frame at the root of stacks\n"
 "      --stats           print sampler statistics to stderr at the end\n"
@@ -330,6 +331,10 @@ static void install_signals(void)
     sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGQUIT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* Past a file size limit (ulimit -f) a write fails with EFBIG, which
+     * export_to_file reports, removing its temporary file; SIGXFSZ would
+     * kill sproftop first and leave that file behind. */
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 static const struct exporter *pick_format(const struct opts *o)
@@ -355,6 +360,12 @@ static int ui_format_write(size_t i, const struct profile *p, const char *path,
                            double hide_self, double hide_subs, char *err, size_t errlen)
 {
     struct export_opts eo;
+    /* the live view draws on the terminal: a profile written there would
+     * be drawn over, or break the screen */
+    if (outfile_std_fd(path) >= 0) {
+        snprintf(err, errlen, "cannot save to %s while the live view is on the terminal", path);
+        return -1;
+    }
     export_opts_default(&eo);
     eo.hide_self = hide_self;
     eo.hide_subs = hide_subs;
