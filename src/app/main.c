@@ -405,9 +405,13 @@ static int run_inputs(const struct opts *o)
             continue;
         }
         int rc = profile_merge(p, q);
+        const char *why = rc == PROFILE_MERGE_REFUSED ? profile_merge_refusal(p, q) : NULL;
         profile_free(q);
         if (rc < 0) {
-            fprintf(stderr, "sproftop: out of memory merging %s\n", o->inputs[i]);
+            if (why)
+                fprintf(stderr, "sproftop: cannot merge %s: %s\n", o->inputs[i], why);
+            else
+                fprintf(stderr, "sproftop: out of memory merging %s\n", o->inputs[i]);
             profile_free(p);
             return 1;
         }

@@ -29,7 +29,7 @@
  * is fixed by the schema (nothing recurses on input), ids must be
  * non-zero and unique, every reference (string index, mapping, function,
  * location id) must resolve, stacks are bounded by LOAD_MAX_DEPTH and the
- * total count by 2^53.  The first problem stops the load with
+ * total count by PROFILE_COUNT_LIMIT.  The first problem stops the load with
  * "NAME: byte N: why", N counting bytes of the protobuf message (after
  * gunzip for compressed files) or of the gzip stream for gzip errors.
  *
@@ -51,7 +51,6 @@
 #include "profile.h"
 #include "util.h"
 
-#define COUNT_LIMIT (1ull << 53)      /* exact in a double, as exporters need */
 #define SYNTH_TID_BASE (1ll << 40)    /* tids for threads known by name only */
 
 /* --- pass 2: strings and ids --------------------------------------------- */
@@ -540,8 +539,8 @@ static int add_sample(struct loader *ld, const struct span *sp,
         return pprof_fail(ld, s.value_off, "negative sample value");
     if (s.value == 0)
         return 0;
-    if (s.value >= COUNT_LIMIT ||
-        profile_samples(ld->p) + s.value >= COUNT_LIMIT)
+    if (s.value >= PROFILE_COUNT_LIMIT ||
+        profile_samples(ld->p) + s.value >= PROFILE_COUNT_LIMIT)
         return pprof_fail(ld, s.value_off, "total count reaches 2^53");
     /* Locations leaf first, each location's frames bottom first. */
     for (uint32_t i = s.nlocids; i-- > 0;) {
