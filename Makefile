@@ -45,6 +45,8 @@ ENGINE_OBJS := $(engine_OBJS)
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+# Engine unit tests (libc-only engine modules): ENGINE_UNIT_BINS, added to UNIT_BINS.
+include tests/unit/engine/unit.mk
 
 # The default build is ./sproftop; sanitizer builds put theirs in their
 # build directory so they never replace it.

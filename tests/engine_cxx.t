@@ -2,19 +2,12 @@
 # engine_cxx.t - C++ frames are demangled: a class template member in a
 # namespace and a functor's operator() show as source-level names.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/engine/engine.sh"
 require_sproftop
 require_targets cxx
 
-start_target cxx || bail_out "cannot start cxx"
-pid=$TARGET_PID
-out=$TMPD/cxx.folded
-
-run_sproftop -p "$pid" -d 2 -F 200 -o "$out"
-is "$RC" 0 "sproftop -p PID -d 2 -o FILE exits 0"
-[ "$RC" = 0 ] || diag_file "$ERR"
-assert_not_stopped "$pid" "cxx running and untraced afterwards"
-total=$(folded_total "$out")
-cmp_ok "$total" '>' 0 "samples collected ($total)"
+profile_target cxx 2 200
+out=$PROF_OUT
 
 mul=$(folded_count_substr "$out" 'sprof::Matrix<double>::multiply')
 acc=$(folded_count_substr "$out" 'sprof::Accumulate::operator()')

@@ -4,6 +4,7 @@
 # levels; the same with frame pointers; and a binary with neither frame
 # pointers nor unwind tables is survived (samples, clean exit, target fine).
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/engine/engine.sh"
 require_sproftop
 require_targets deep deep_nofp deep_nounwind
 
@@ -11,16 +12,9 @@ levels=$(seq -f 'level%g' 1 27 | tr '\n' ' ')
 
 # check_deep NAME: profile target NAME for 2 s and check its stacks.
 check_deep() {
-    local name=$1 pid out total stats withmain full
-    start_target "$name" || bail_out "cannot start $name"
-    pid=$TARGET_PID
-    out=$TMPD/$name.folded
-    run_sproftop -p "$pid" -d 2 -F 200 -o "$out"
-    is "$RC" 0 "$name: sproftop exits 0"
-    [ "$RC" = 0 ] || diag_file "$ERR"
-    assert_not_stopped "$pid" "$name: running and untraced afterwards"
-    total=$(folded_total "$out")
-    cmp_ok "$total" '>' 0 "$name: samples collected ($total)"
+    local name=$1 out total stats withmain full
+    profile_target "$name" 2 200
+    out=$PROF_OUT total=$PROF_TOTAL
     withmain=$(folded_count_frame "$out" main)
     # main, then level1 .. level27 consecutively, then deep_hot.
     full=$(folded_count_chain "$out" main $levels deep_hot)
@@ -30,7 +24,7 @@ check_deep() {
     note "$name: $pm% of stacks reach main, $pf% hold main;level1..level27;deep_hot"
     cmp_ok "$pm" '>=' 90 "$name: >= 90% of the stacks reach main"
     cmp_ok "$pf" '>=' 90 "$name: >= 90% hold main;level1;...;level27;deep_hot in order"
-    kill_pid "$pid"
+    kill_pid "$PROF_PID"
 }
 
 check_deep deep_nofp
@@ -39,14 +33,8 @@ check_deep deep
 # No frame pointers, no .eh_frame/.debug_frame for the target's code: the
 # unwinder cannot get past deep_hot soundly.  It must stop (truncated or
 # short stacks are fine), not crash, hang or leave the target stopped.
-start_target deep_nounwind || bail_out "cannot start deep_nounwind"
-pid=$TARGET_PID
-out=$TMPD/deep_nounwind.folded
-run_sproftop -p "$pid" -d 2 -F 200 -o "$out"
-is "$RC" 0 "deep_nounwind: sproftop exits 0"
-[ "$RC" = 0 ] || diag_file "$ERR"
-assert_not_stopped "$pid" "deep_nounwind: running and untraced afterwards"
-cmp_ok "$(folded_total "$out")" '>' 0 "deep_nounwind: samples collected"
+profile_target deep_nounwind 2 200
+out=$PROF_OUT
 cmp_ok "$(folded_count_frame "$out" deep_hot)" '>' 0 "deep_nounwind: the leaf deep_hot is still named"
 check "deep_nounwind: folded lines are well formed" folded_well_formed "$out"
 

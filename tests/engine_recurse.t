@@ -2,19 +2,12 @@
 # engine_recurse.t - a 300-deep recursion is unwound whole: 301 `recurse`
 # frames, then main, and no "[truncated]" marker.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/engine/engine.sh"
 require_sproftop
 require_targets recurse
 
-start_target recurse || bail_out "cannot start recurse"
-pid=$TARGET_PID
-out=$TMPD/recurse.folded
-
-run_sproftop -p "$pid" -d 2 -F 200 -o "$out"
-is "$RC" 0 "sproftop -p PID -d 2 -o FILE exits 0"
-[ "$RC" = 0 ] || diag_file "$ERR"
-assert_not_stopped "$pid" "recurse running and untraced afterwards"
-total=$(folded_total "$out")
-cmp_ok "$total" '>' 0 "samples collected ($total)"
+profile_target recurse 2 200
+out=$PROF_OUT total=$PROF_TOTAL
 
 # Per sample: how many recurse frames, whether main is there, whether it
 # was cut short.  "whole" = >= 300 recurse frames, main, no [truncated].

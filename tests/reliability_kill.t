@@ -64,12 +64,8 @@ done
 note "$attached_at_kill of $KILLS SIGKILLs hit sproftop while it traced the target"
 note "the slowest return to a clean state took ${slowest} s (polled every 50 ms)"
 is "$misc" "" "all $KILLS sproftop runs started and were killed"
-if is "$stopped" "" "after each of $KILLS SIGKILLs no thread is left in t/T"; then :; else
-    diag "$stopped"
-fi
-if is "$traced" "" "after each of $KILLS SIGKILLs every TracerPid returns to 0"; then :; else
-    diag "$traced"
-fi
+no_problems "$stopped" "after each of $KILLS SIGKILLs no thread is left in t/T"
+no_problems "$traced" "after each of $KILLS SIGKILLs every TracerPid returns to 0"
 cmp_ok "$attached_at_kill" '>' 0 "some SIGKILLs landed while sproftop was attached"
 
 # --- SIGINT, SIGTERM, SIGHUP: clean detach and output ---------------------
@@ -105,9 +101,7 @@ for sig in INT TERM HUP; do
     done
     note "SIG$sig: the slowest exit took ${slowest} s after the signal"
     is "$bad_rc" "" "SIG$sig x$SIG_RUNS at random moments: sproftop exits 0 each time"
-    if is "$unclean" "" "SIG$sig x$SIG_RUNS: target detached, no thread stopped or traced"; then :; else
-        diag "$unclean"
-    fi
+    no_problems "$unclean" "SIG$sig x$SIG_RUNS: target detached, no thread stopped or traced"
     if is "$badout" "" "SIG$sig x$SIG_RUNS: -o file written and well formed each time"; then :; else
         diag_file "$TMPD/sig$sig.badout"
     fi

@@ -1,7 +1,7 @@
 /* batch.c - batch mode; see batch.h. */
 #include "batch.h"
 
-#include "collect.h"
+#include "clock.h"
 #include "profile.h"
 #include "report.h"
 #include "source.h"
@@ -13,69 +13,88 @@
 #include <sys/wait.h>
 #include <time.h>
 
-static double mono_s(void)
+/* Wait until the duration is over, a stop signal came, or the source has
+ * nothing more to give (the target exited, sampling ended, or a file). */
+static void wait_for_end(struct source *src, const struct batch_opts *o)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-int batch_run(struct source *src, const struct batch_opts *o)
-{
-    double t0 = mono_s();
+    uint64_t t0 = clock_mono_ns();
     for (;;) {
         if (o->stop && *o->stop)
-            break;
-        if (o->duration_s > 0 && mono_s() - t0 >= o->duration_s)
-            break;
+            return;
+        if (o->duration_s > 0 &&
+            (double)(clock_mono_ns() - t0) / 1e9 >= o->duration_s)
+            return;
         struct source_status st;
         src->ops->status(src, &st);
-        if (st.state == TARGET_EXITED || st.state == TARGET_DETACHED)
-            break;
+        if (st.state == TARGET_EXITED || st.state == TARGET_DETACHED ||
+            st.state == TARGET_NONE)
+            return;
         struct timespec ts = {0, 20000000};
         nanosleep(&ts, NULL);
     }
-    collect_finish(src);
+}
+
+/* The summary on stdout, or the output file.  0, or 1 on an error. */
+static int write_output(struct source *src, const struct batch_opts *o)
+{
     int rc = 0;
     struct profile *p = src->ops->snapshot(src);
     if (!p) {
         fprintf(stderr, "sproftop: out of memory taking the profile\n");
-        rc = 1;
-    } else if (o->output) {
+        return 1;
+    }
+    if (o->output) {
         char err[512];
         if (export_to_file(o->format, p, &o->eopts, o->output, err, sizeof err) < 0) {
             fprintf(stderr, "sproftop: %s\n", err);
             rc = 1;
         }
-    } else {
-        if (report_write_summary(p, stdout, 15) < 0 || fflush(stdout) == EOF) {
-            fprintf(stderr, "sproftop: cannot write the report to stdout\n");
-            rc = 1;
-        }
+    } else if (report_write_summary(p, stdout, 15) < 0 || fflush(stdout) == EOF) {
+        fprintf(stderr, "sproftop: cannot write the report to stdout\n");
+        rc = 1;
     }
     profile_free(p);
-    if (o->stats)
-        collect_print_stats(src, stderr);
-    struct sampler_stats ss;
-    collect_sampler_stats(src, &ss);
-    if (o->launched && !ss.exit_known && ss.pid > 0) {
-        /* The command outlived the sampling (duration over, or we were
-         * signalled): like timeout(1), pass the signal on, and wait for it
-         * so that we can exit with its status. */
-        if (o->stop && *o->stop)
-            kill(ss.pid, (int)*o->stop);
-        int status = 0;
-        pid_t r;
-        while ((r = waitpid(ss.pid, &status, 0)) < 0 && errno == EINTR)
-            ;
-        if (r == ss.pid && (WIFEXITED(status) || WIFSIGNALED(status))) {
-            ss.exit_known = true;
-            ss.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-            ss.exit_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-        }
+    return rc;
+}
+
+/* The exit status of the launched command.  A command that outlived the
+ * sampling (duration over, or we were signalled) is treated as timeout(1)
+ * does: the signal is passed on, and we wait for it to end. */
+static int launched_status(const struct source_status *st,
+                           const struct batch_opts *o)
+{
+    if (st->state == TARGET_EXITED)
+        return st->exit_signal ? 128 + st->exit_signal : st->exit_code;
+    if (st->pid <= 0)
+        return 0;
+    if (o->stop && *o->stop)
+        kill(st->pid, (int)*o->stop);
+    int status = 0;
+    pid_t r;
+    while ((r = waitpid(st->pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    if (r != st->pid)
+        return 0;
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+}
+
+int batch_run(struct source *src, const struct batch_opts *o)
+{
+    wait_for_end(src, o);
+    if (src->ops->finish)
+        src->ops->finish(src);
+    int rc = write_output(src, o);
+    if (o->stats && src->ops->print_stats)
+        src->ops->print_stats(src, stderr);
+    struct source_status st;
+    src->ops->status(src, &st);
+    if (o->launched) {
+        int status = launched_status(&st, o);
+        if (rc == 0)
+            rc = status;
     }
-    if (rc == 0 && o->launched && ss.exit_known)
-        rc = ss.exit_signal ? 128 + ss.exit_signal : ss.exit_code;
     src->ops->close(src);
     return rc;
 }

@@ -25,9 +25,10 @@ struct batch_opts {
     volatile sig_atomic_t *stop;     /* signal number set by the handlers */
 };
 
-/* Run batch mode on a live source (closing it).  Returns the exit code:
- * the launched command's status when launched, else 0, or 1 on a write
- * error. */
+/* Run batch mode on any source, through its ops (closing it): a live
+ * source is sampled until the end condition, then finished; a file is
+ * written at once.  Returns the exit code: the launched command's status
+ * when launched, else 0, or 1 on a write error.  Main thread. */
 int batch_run(struct source *src, const struct batch_opts *o);
 
 #endif

@@ -7,6 +7,7 @@
  */
 #include "batch.h"
 #include "collect.h"
+#include "dump.h"
 #include "duration.h"
 #include "export.h"
 #include "load.h"
@@ -15,7 +16,6 @@
 #include "report.h"
 #include "sampler.h"
 #include "source.h"
-#include "symbols.h"
 #include "ui.h"
 
 #include <elfutils/version.h>
@@ -256,56 +256,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 /* --- --dump ---------------------------------------------------------------- */
 
-struct dump_ctx {
-    struct symbols *sym;
-    const char *maps_loaded;
-};
-
-static void dump_thread(void *arg, const struct dump_thread *t, const char *maps, size_t len)
-{
-    struct dump_ctx *d = arg;
-    if (d->maps_loaded != maps) {
-        symbols_load_maps(d->sym, maps, len);
-        d->maps_loaded = maps;
-    }
-    printf("Thread %d (%s):\n", (int)t->tid, t->name);
-    if (!t->stopped) {
-        printf("    (did not stop within 1 s; not shown)\n\n");
-        return;
-    }
-    int k = 0;
-    for (int i = 0; i < t->n; i++) {
-        struct sym_frame sf[16];
-        int n = symbols_lookup(d->sym, t->pcs[i], i > 0, sf, 16);
-        for (int j = 0; j < n; j++) {
-            printf("#%-3d 0x%016llx %s", k++, (unsigned long long)t->pcs[i], sf[j].name);
-            if (sf[j].module)
-                printf(" (%s)", sf[j].module);
-            if (sf[j].file && sf[j].line)
-                printf(" %s:%u", sf[j].file, sf[j].line);
-            if (sf[j].inlined)
-                printf(" [inlined]");
-            printf("\n");
-        }
-    }
-    if (t->end != UNWIND_COMPLETE)
-        printf("#%-3d [truncated: %s]\n", k, unwind_end_name(t->end));
-    printf("\n");
-}
-
 static int run_dump(const struct opts *o)
 {
     char err[512];
     int code = 1;
-    struct dump_ctx d = {0};
-    d.sym = symbols_new(o->pid, err, sizeof err);
-    if (!d.sym) {
-        fprintf(stderr, "sproftop: %s\n", err);
-        return 1;
-    }
-    int rc = sampler_dump(o->pid, 512, dump_thread, &d, err, sizeof err, &code);
-    symbols_free(d.sym);
-    if (rc < 0) {
+    if (dump_run(o->pid, stdout, err, sizeof err, &code) < 0) {
         fprintf(stderr, "sproftop: %s\n", err);
         return code;
     }
@@ -499,9 +454,9 @@ int main(int argc, char **argv)
         fill_ui_options(&o, &u);
         u.duration_s = o.duration;
         rc = ui_run(src, &u);
-        collect_finish(src);
+        src->ops->finish(src);
         if (o.stats)
-            collect_print_stats(src, stderr);
+            src->ops->print_stats(src, stderr);
         src->ops->close(src);
         return rc;
     }

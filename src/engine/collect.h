@@ -1,17 +1,23 @@
-/* collect.h - the live source: sampler -> ingest -> symbolizer -> profile.
+/* collect.h - the live source: sampler -> ingest -> fold -> profile.
  *
  * collect_start starts the sampler (which attaches) and a collector thread
- * that every 50 ms swaps the ingest buffer, symbolizes the raw stacks
- * (through a pc cache, so libdwfl is asked once per address and maps
- * generation) and adds them to the profile under a lock that only the
- * collector and snapshot() take; the sampler never waits on it.
+ * that every 50 ms swaps the ingest buffer and folds the raw stacks into
+ * the profile (fold.h: symbolized through a pc cache, so libdwfl is asked
+ * once per address and maps generation).  The sampler never waits on the
+ * collector.
  *
- * The result is a `struct source` (source.h) for the TUI and batch mode.
+ * The result is a `struct source` (source.h) for the TUI and batch mode;
+ * everything after collect_start goes through the source's ops (finish,
+ * print_stats and close included).
+ *
+ * Threads: collect_start and the source ops are called from one
+ * controlling thread (main or UI); the sampler and collector threads are
+ * collect.c's own.
  */
 #ifndef SPROFTOP_COLLECT_H
 #define SPROFTOP_COLLECT_H
 
-#include <stdio.h>
+#include <stddef.h>
 
 #include "sampler.h"
 #include "source.h"
@@ -21,15 +27,5 @@
  * exit code to use in *code. */
 struct source *collect_start(const struct sampler_config *cfg, char *err,
                              size_t errlen, int *code);
-
-/* Stop sampling (detaching from the target) and fold every pending sample
- * into the profile.  The source stays readable.  Idempotent. */
-void collect_finish(struct source *src);
-
-/* The sampler's figures (valid until the source is closed). */
-void collect_sampler_stats(struct source *src, struct sampler_stats *out);
-
-/* Print the --stats report to f. */
-void collect_print_stats(struct source *src, FILE *f);
 
 #endif

@@ -1,152 +1,166 @@
-/* maps.c - /proc/PID/maps reading and lookup; see maps.h. */
+/* maps.c - /proc/PID/maps reading, parsing and lookup; see maps.h. */
 #include "maps.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "vec.h"
+
+/* The whole file, NUL-terminated; NULL with errno set on failure. */
 static char *read_all(const char *path, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return NULL;
-    size_t cap = 16384, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        if (n == cap) {
-            char *nb = realloc(buf, cap * 2 + 1);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        /* /proc files report size 0: read until EOF */
+        if (VEC_RESERVE(buf, cap, n + 16385) < 0) {
+            errno = ENOMEM;
+            goto fail;
         }
-        ssize_t r = read(fd, buf + n, cap - n);
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r == 0)
+            break;
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            free(buf);
-            buf = NULL;
-            break;
+            goto fail;
         }
-        if (r == 0)
-            break;
         n += (size_t)r;
     }
+    close(fd);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+fail:;
     int saved = errno;
+    free(buf);
     close(fd);
     errno = saved;
-    if (buf) {
-        buf[n] = '\0';
-        *len = n;
-    }
-    return buf;
+    return NULL;
+}
+
+static struct maps *read_parse(const char *path)
+{
+    size_t len = 0;
+    char *text = read_all(path, &len);
+    if (!text)
+        return NULL;
+    struct maps *m = maps_parse(text, len);
+    free(text);
+    return m;
 }
 
 struct maps *maps_read(pid_t pid)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-    size_t len = 0;
-    char *text = read_all(path, &len);
-    if (!text)
-        return NULL;
-    struct maps *m = maps_parse(text, len);
-    free(text);
-    return m;
+    return read_parse(path);
 }
 
 struct maps *maps_read_task(pid_t pid, pid_t tid)
 {
     char path[80];
     snprintf(path, sizeof path, "/proc/%d/task/%d/maps", (int)pid, (int)tid);
-    size_t len = 0;
-    char *text = read_all(path, &len);
-    if (!text)
-        return NULL;
-    struct maps *m = maps_parse(text, len);
-    free(text);
-    return m;
+    return read_parse(path);
+}
+
+/* A hex or decimal number followed by `sep`; *p moves past the separator. */
+static int parse_num(char **p, int base, char sep, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtoull(*p, &end, base);
+    if (end == *p || errno || *end != sep)
+        return -1;
+    *p = end + 1;
+    return 0;
 }
 
 /* Parse one line "start-end perms offset dev inode   path" in place;
- * terminates the path with NUL.  0 on success. */
+ * the path is the rest of the line (the caller cut it at the newline).
+ * 0 on success. */
 static int parse_line(char *line, struct map_entry *e)
 {
-    char *p = line, *end;
-    e->start = strtoull(p, &end, 16);
-    if (*end != '-')
+    char *p = line;
+    uint64_t ignored;
+    if (parse_num(&p, 16, '-', &e->start) < 0 ||
+        parse_num(&p, 16, ' ', &e->end) < 0 || e->end <= e->start)
         return -1;
-    e->end = strtoull(end + 1, &end, 16);
-    if (*end != ' ' || e->end <= e->start)
-        return -1;
-    p = end + 1;
-    if (strlen(p) < 5)
+    if (strnlen(p, 5) < 5 || p[4] != ' ')
         return -1;
     e->r = p[0] == 'r';
     e->w = p[1] == 'w';
     e->x = p[2] == 'x';
-    p += 4;
-    e->offset = strtoull(p, &end, 16);
-    if (*end != ' ')
+    p += 5;
+    if (parse_num(&p, 16, ' ', &e->offset) < 0 ||
+        parse_num(&p, 16, ':', &ignored) < 0 ||  /* dev major */
+        parse_num(&p, 16, ' ', &ignored) < 0)    /* dev minor */
         return -1;
-    p = end + 1;
-    /* skip dev and inode */
-    for (int field = 0; field < 2; field++) {
-        while (*p == ' ')
-            p++;
-        while (*p && *p != ' ')
-            p++;
-    }
+    char *end;
+    e->inode = strtoull(p, &end, 10);
+    if (end == p || (*end != ' ' && *end != '\0'))
+        return -1;
+    p = end;
     while (*p == ' ')
         p++;
     e->path = p;
     return 0;
 }
 
+static int entry_cmp(const void *a, const void *b)
+{
+    const struct map_entry *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
 struct maps *maps_parse(const char *text, size_t len)
 {
-    struct maps *m = calloc(1, sizeof *m);
-    if (!m)
-        return NULL;
     size_t lines = 1;
     for (size_t i = 0; i < len; i++)
         lines += text[i] == '\n';
-    m->text = malloc(len + 1);
-    m->strings = malloc(len + 1);
-    m->v = calloc(lines, sizeof *m->v);
-    if (!m->text || !m->strings || !m->v) {
-        maps_free(m);
+    /* one block: the struct, the entries, the text, its split copy (lines
+     * <= len + 1, so this bound keeps the sum from overflowing) */
+    if (len >= SIZE_MAX / (2 * sizeof(struct map_entry) + 4))
         return NULL;
-    }
+    struct maps *m = malloc(sizeof *m + lines * sizeof *m->v + 2 * (len + 1));
+    if (!m)
+        return NULL;
+    m->v = (struct map_entry *)(m + 1);
+    m->n = 0;
+    m->text = (char *)(m->v + lines);
+    m->text_len = len;
+    m->strings = m->text + len + 1;
     memcpy(m->text, text, len);
     m->text[len] = '\0';
-    m->text_len = len;
-    memcpy(m->strings, text, len);
-    m->strings[len] = '\0';
+    memcpy(m->strings, m->text, len + 1);
+    bool sorted = true;
     char *save = NULL;
     for (char *line = strtok_r(m->strings, "\n", &save); line;
          line = strtok_r(NULL, "\n", &save)) {
         struct map_entry e;
-        if (parse_line(line, &e) == 0)
-            m->v[m->n++] = e;
+        if (parse_line(line, &e) < 0)
+            continue;
+        if (m->n && e.start < m->v[m->n - 1].start)
+            sorted = false;
+        m->v[m->n++] = e;
     }
+    /* the kernel lists mappings in address order; text from elsewhere may
+     * not */
+    if (!sorted)
+        qsort(m->v, m->n, sizeof *m->v, entry_cmp);
     return m;
 }
 
 void maps_free(struct maps *m)
 {
-    if (!m)
-        return;
-    free(m->v);
-    free(m->strings);
-    free(m->text);
     free(m);
 }
 
@@ -165,6 +179,14 @@ const struct map_entry *maps_find(const struct maps *m, uint64_t addr)
         else
             return e;
     }
+    return NULL;
+}
+
+const struct map_entry *maps_find_path(const struct maps *m, const char *path)
+{
+    for (size_t i = 0; m && i < m->n; i++)
+        if (strcmp(m->v[i].path, path) == 0)
+            return &m->v[i];
     return NULL;
 }
 

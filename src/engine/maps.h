@@ -1,9 +1,13 @@
-/* maps.h - a parsed snapshot of /proc/PID/maps.
+/* maps.h - the one /proc/PID/maps parser: a sorted snapshot of mappings.
  *
- * The sampler reads the target's mappings to find the stack to copy and the
+ * The sampler reads the target's mappings to find the stack to copy, the
  * unwinder uses them to find ELF objects and to check every address it
- * reads.  The raw text travels on to the symbolizer unchanged, so both sides
- * see the same generation of mappings.
+ * reads, and the symbolizer parses the same text (which travels to it
+ * unchanged, so both sides see the same generation of mappings) for the
+ * [vdso], anonymous JIT code and each file's offset and inode.
+ *
+ * A snapshot is immutable once parsed: any thread may read it; whoever
+ * parsed it frees it.  libc only (no ptrace).
  */
 #ifndef SPROFTOP_MAPS_H
 #define SPROFTOP_MAPS_H
@@ -17,16 +21,20 @@ struct map_entry {
     uint64_t start;     /* first address */
     uint64_t end;       /* one past the last address */
     uint64_t offset;    /* file offset of start */
+    uint64_t inode;     /* 0 for anonymous memory */
     bool r, w, x;       /* permissions */
-    const char *path;   /* file path, "[stack]", "[vdso]"...; "" if anon */
+    const char *path;   /* file path (may end in " (deleted)"), "[stack]",
+                           "[vdso]"...; "" if anonymous */
 };
 
+/* One allocation: the arrays point into the same block. */
 struct maps {
     struct map_entry *v; /* sorted by start, non-overlapping */
     size_t n;
-    char *text;          /* the raw text the entries were parsed from */
-    char *strings;       /* copy of text split into lines; paths point here */
+    char *text;          /* the raw text the entries were parsed from,
+                            NUL-terminated */
     size_t text_len;
+    char *strings;       /* copy of text split into lines; paths point here */
 };
 
 /* Read and parse /proc/PID/maps.  NULL on failure (errno set: ESRCH when
@@ -38,13 +46,19 @@ struct maps *maps_read(pid_t pid);
  * is empty while the other threads run on. */
 struct maps *maps_read_task(pid_t pid, pid_t tid);
 
-/* Parse maps text (copied).  Unparseable lines are skipped.  NULL on OOM. */
+/* Parse len bytes of maps text (copied; need not be NUL-terminated).
+ * Lines that are not "start-end perms offset dev inode [path]" with
+ * start < end are skipped.  NULL on OOM. */
 struct maps *maps_parse(const char *text, size_t len);
 
+/* NULL is a no-op. */
 void maps_free(struct maps *m);
 
-/* The entry containing addr, or NULL. */
+/* The entry containing addr, or NULL (m may be NULL). */
 const struct map_entry *maps_find(const struct maps *m, uint64_t addr);
+
+/* The first entry whose path is `path`, or NULL. */
+const struct map_entry *maps_find_path(const struct maps *m, const char *path);
 
 /* True when both snapshots have the same text. */
 bool maps_same(const struct maps *a, const struct maps *b);

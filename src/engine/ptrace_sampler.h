@@ -16,8 +16,8 @@
  *   - detaching is done by the kernel when the sampler thread exits, which
  *     releases even threads that are blocked, without interrupting them.
  *
- * Reached only through sampler.h (sampler_start picks it), and --dump
- * through sampler_dump below.
+ * Reached only through sampler.h (sampler_start picks it).  Its parts are
+ * listed in ptrace_int.h; --dump (dump.c) reuses them.
  */
 #ifndef SPROFTOP_PTRACE_SAMPLER_H
 #define SPROFTOP_PTRACE_SAMPLER_H

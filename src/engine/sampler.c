@@ -2,6 +2,7 @@
  * it.  See sampler.h. */
 #include "sampler.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,4 +72,16 @@ pid_t sampler_pid(struct sampler *s)
 const char *sampler_name(const struct sampler *s)
 {
     return s->ops->name;
+}
+
+void sampler_block_signals(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGQUIT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
 }

@@ -177,21 +177,11 @@ pid_t sampler_pid(struct sampler *s);
 /* The name of the backend: "ptrace" or "perf". */
 const char *sampler_name(const struct sampler *s);
 
-/* --dump: on the calling thread, seize pid, stop every thread once (even
- * blocked ones, as eu-stack and gdb do), copy and detach, then unwind.
- * Calls fn per thread with its pcs (leaf first).  Returns 0, or -1 with a
- * one-line reason in err and *code set. */
-struct dump_thread {
-    pid_t tid;
-    char name[32];
-    const uint64_t *pcs;
-    int n;
-    enum unwind_end end;
-    bool stopped;        /* false: did not stop within the time limit */
-};
-int sampler_dump(pid_t pid, int max_depth,
-                 void (*fn)(void *ctx, const struct dump_thread *t,
-                            const char *maps, size_t maps_len),
-                 void *ctx, char *err, size_t errlen, int *code);
+/* The signal mask of every engine thread (a backend's, the collector's):
+ * the stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT) go to the main
+ * thread, whose handlers set the flag it polls, and SIGCHLD stays blocked
+ * so a backend can wait for it with sigtimedwait.  Call first thing on the
+ * new thread. */
+void sampler_block_signals(void);
 
 #endif

@@ -8,9 +8,12 @@
  * is named from /tmp/perf-PID.map when that file belongs to the target's
  * user.  Results are cached by address.
  *
- * Only the collector thread calls into a `struct symbols`; it never touches
- * ptrace and never runs while a target thread is stopped.  No libdw type
- * appears here.
+ * One thread calls into a given `struct symbols`: the collector thread
+ * (fold.c), or --dump's (dump.c); it never touches ptrace and never runs
+ * while a target thread is stopped.  No libdw type appears here, so a test
+ * can link a fake symbolizer in its place (tests/unit/engine/
+ * test_collect.c).  The parts: symbols.c, sym_dwarf.c, sym_elf.c,
+ * sym_files.c, sym_names.c, jitmap.c.
  */
 #ifndef SPROFTOP_SYMBOLS_H
 #define SPROFTOP_SYMBOLS_H

@@ -57,6 +57,20 @@ static const char *stat_after_comm(const char *buf)
     return p && p[1] == ' ' ? p + 2 : NULL;
 }
 
+/* When pid has a tracer: "already traced by PID N (name)" in err, and
+ * true. */
+static bool explain_tracer(pid_t pid, char *err, size_t errlen)
+{
+    long tracer = status_field(pid, "TracerPid");
+    if (tracer <= 0)
+        return false;
+    char name[64];
+    comm_of((pid_t)tracer, name, sizeof name);
+    snprintf(err, errlen, "PID %d is already traced by PID %ld (%s); detach that tracer first",
+             (int)pid, tracer, name);
+    return true;
+}
+
 int target_precheck(pid_t pid, char *err, size_t errlen)
 {
     char path[64], buf[1024];
@@ -98,15 +112,7 @@ int target_precheck(pid_t pid, char *err, size_t errlen)
             return -1;
         }
     }
-    long tracer = status_field(pid, "TracerPid");
-    if (tracer > 0) {
-        char name[64];
-        comm_of((pid_t)tracer, name, sizeof name);
-        snprintf(err, errlen, "PID %d is already traced by PID %ld (%s); detach that tracer first",
-                 (int)pid, tracer, name);
-        return -1;
-    }
-    return 0;
+    return explain_tracer(pid, err, errlen) ? -1 : 0;
 }
 
 void target_explain_seize(pid_t pid, int e, char *err, size_t errlen)
@@ -119,14 +125,8 @@ void target_explain_seize(pid_t pid, int e, char *err, size_t errlen)
         snprintf(err, errlen, "cannot attach to PID %d: %s", (int)pid, strerror(e));
         return;
     }
-    long tracer = status_field(pid, "TracerPid");
-    if (tracer > 0) {
-        char name[64];
-        comm_of((pid_t)tracer, name, sizeof name);
-        snprintf(err, errlen, "PID %d is already traced by PID %ld (%s); detach that tracer first",
-                 (int)pid, tracer, name);
+    if (explain_tracer(pid, err, errlen))
         return;
-    }
     char buf[64];
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
@@ -211,6 +211,27 @@ void target_cmdline(pid_t pid, char *buf, size_t len)
             buf[i] = ' ';
     while (n > 0 && buf[n - 1] == ' ')
         buf[--n] = '\0';
+}
+
+pid_t target_ns_pid(pid_t pid)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    if (read_file(path, buf, sizeof buf) < 0)
+        return pid;
+    char *p = strstr(buf, "\nNSpid:");
+    if (!p)
+        return pid;
+    p += 7;
+    p[strcspn(p, "\n")] = '\0';
+    pid_t r = pid;
+    for (char *end;; p = end) {
+        long v = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        r = (pid_t)v;
+    }
+    return r;
 }
 
 uint64_t target_unblocked_pending(pid_t pid, pid_t tid)

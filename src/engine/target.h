@@ -37,6 +37,11 @@ void target_thread_name(pid_t pid, pid_t tid, char *buf, size_t len);
 /* Read the command line of pid (NULs turned into spaces) into buf. */
 void target_cmdline(pid_t pid, char *buf, size_t len);
 
+/* The PID of pid in its own PID namespace (the last field of NSpid in
+ * /proc/PID/status): a JIT in a container names its perf map after it.
+ * pid itself when unknown. */
+pid_t target_ns_pid(pid_t pid);
+
 /* Signals pending for the thread and not blocked by it (SigPnd | ShdPnd)
  * & ~SigBlk from /proc/PID/task/TID/status; 0 when none or unreadable. */
 uint64_t target_unblocked_pending(pid_t pid, pid_t tid);

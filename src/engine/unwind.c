@@ -2,6 +2,8 @@
 #include "unwind.h"
 
 #include "maps.h"
+#include "util.h"
+#include "vec.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -79,14 +81,8 @@ static void *upt_for(struct unwinder *u, const char *path)
     for (size_t i = 0; i < u->nupts; i++)
         if (strcmp(u->upts[i].path, path) == 0)
             return u->upts[i].upt;
-    if (u->nupts == u->capupts) {
-        size_t cap = u->capupts ? u->capupts * 2 : 16;
-        struct upt_slot *n = realloc(u->upts, cap * sizeof *n);
-        if (!n)
-            return NULL;
-        u->upts = n;
-        u->capupts = cap;
-    }
+    if (VEC_RESERVE(u->upts, u->capupts, u->nupts + 1) < 0)
+        return NULL;
     void *upt = _UPT_create(u->pid);
     char *p = strdup(path);
     if (!upt || !p) {
@@ -134,7 +130,7 @@ static int read_ro(struct unwinder *u, uint64_t addr, uint64_t *val)
         memcpy(val, tmp, 8);
         return 0;
     }
-    size_t slot = (size_t)((page >> 12) * 0x9E3779B97F4A7C15ull >> 54) % PAGE_SLOTS;
+    size_t slot = (size_t)(util_mix64(page >> 12) % PAGE_SLOTS);
     struct page_slot *s = &u->pages[slot];
     if (s->addr != page || !s->data) {
         if (!s->data && !(s->data = malloc(PAGE)))
@@ -236,14 +232,8 @@ static int mem_find_proc_info(struct unwinder *u, const struct map_entry *e,
         if (ip >= u->mtabs[i].di.start_ip && ip < u->mtabs[i].di.end_ip)
             t = &u->mtabs[i];
     if (!t) {
-        if (u->nmtabs == u->capmtabs) {
-            size_t cap = u->capmtabs ? u->capmtabs * 2 : 8;
-            struct mem_table *n = realloc(u->mtabs, cap * sizeof *n);
-            if (!n)
-                return -UNW_ENOINFO;
-            u->mtabs = n;
-            u->capmtabs = cap;
-        }
+        if (VEC_RESERVE(u->mtabs, u->capmtabs, u->nmtabs + 1) < 0)
+            return -UNW_ENOINFO;
         t = &u->mtabs[u->nmtabs];
         memset(t, 0, sizeof *t);
         t->ok = mem_table_build(u, e, t) == 0;

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct profile;
@@ -70,6 +71,13 @@ struct source_ops {
     int (*reset)(struct source *s);
     /* Stop everything, detach, free.  The source is gone afterwards. */
     void (*close)(struct source *s);
+    /* Stop sampling (detaching from the target) and fold every pending
+     * sample in; the source stays readable.  Idempotent.  NULL when there
+     * is nothing to finish (a file). */
+    void (*finish)(struct source *s);
+    /* Write the --stats report (how sampling went) to f, after finish.
+     * NULL when the source has none (a file). */
+    void (*print_stats)(struct source *s, FILE *f);
 };
 
 struct source {

@@ -83,12 +83,8 @@ SP_FRAME void spin_long_chain(double until)
 
 int main(int argc, char **argv)
 {
-    if (argc > 2) {
-        fprintf(stderr, "usage: badfp [SECONDS]\n");
-        return 2;
-    }
-    if (argc > 1)
-        deadline = target_deadline(target_parse_seconds("badfp", argv[1]));
+    target_usage(argc, 1, 2, "badfp [SECONDS]");
+    deadline = target_deadline_arg("badfp", argc, argv, 1);
     while (!target_expired(deadline)) {
         spin_garbage_fp(target_now() + 0.03);
         spin_self_loop(target_now() + 0.03);

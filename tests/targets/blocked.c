@@ -11,8 +11,6 @@
  */
 #include "common.h"
 
-#include <pthread.h>
-
 static int pipe_fds[2];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
@@ -48,31 +46,13 @@ SP_FRAME int cond_outer(void)
     return cond_inner() + 1;
 }
 
-static void *cond_thread(void *arg)
-{
-    (void)arg;
-    pthread_setname_np(pthread_self(), "blocked-cond");
-    cond_outer();
-    return NULL;
-}
+TARGET_THREAD(cond_thread, "blocked-cond", cond_outer())
 
 int main(int argc, char **argv)
 {
-    pthread_t t;
-
-    if (argc > 2) {
-        fprintf(stderr, "usage: blocked [SECONDS]\n");
-        return 2;
-    }
-    if (argc > 1)
-        target_exit_after(target_parse_seconds("blocked", argv[1]));
-    if (pipe(pipe_fds) != 0) {
-        perror("blocked: pipe");
-        return 1;
-    }
-    if (pthread_create(&t, NULL, cond_thread, NULL) != 0) {
-        fprintf(stderr, "blocked: pthread_create failed\n");
-        return 1;
-    }
+    target_usage(argc, 1, 2, "blocked [SECONDS]");
+    target_exit_after_arg("blocked", argc, argv, 1);
+    target_pipe("blocked", pipe_fds);
+    target_start("blocked", cond_thread, NULL);
     return wait_outer() == 1 ? 0 : 1;
 }

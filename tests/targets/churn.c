@@ -12,30 +12,20 @@
  */
 #include "common.h"
 
-#include <pthread.h>
-#include <stdint.h>
-
 #define CHURN_BATCH_MAX 100
-
-static volatile uint64_t sink;
 
 SP_FRAME void churn_work(void)
 {
-    uint64_t x = sink;
+    uint64_t x = target_sink;
 
-    for (int i = 0; i < 20000; i++)
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    sink = x;
+    TARGET_SPIN(x, 6364136223846793005ULL, 1442695040888963407ULL, 20000);
 }
 
 static void *churn_thread(void *arg)
 {
-    struct timespec nap = { 0, 3000000 };
-
     (void)arg;
     churn_work();
-    while (nanosleep(&nap, &nap) != 0 && errno == EINTR)
-        ;
+    target_nap(0.003);
     churn_work();
     return NULL;
 }
@@ -47,10 +37,7 @@ int main(int argc, char **argv)
     double deadline;
     long rate = 1000, batch, created = 0;
 
-    if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: churn SECONDS [RATE]\n");
-        return 2;
-    }
+    target_usage(argc, 2, 3, "churn SECONDS [RATE]");
     deadline = target_deadline(target_parse_seconds("churn", argv[1]));
     if (argc > 2)
         rate = target_parse_long("churn", "rate", argv[2], 100,

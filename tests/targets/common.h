@@ -3,7 +3,9 @@
  * Every target in tests/targets/ has a known profile shape and runs until
  * killed, or for a number of seconds given on its command line, so the
  * engine tests can both attach to it (-p PID) and launch it (-- CMD).
- * These helpers parse that duration and end the program when it is over.
+ * These helpers parse that duration and end the program when it is over,
+ * and hold what every target does the same way: the spin that burns CPU,
+ * starting a thread, napping through EINTR.
  *
  * Header-only on purpose: each target is one translation unit, built by
  * tests/targets/targets.mk with nothing else linked in.
@@ -12,7 +14,9 @@
 #define SPROFTOP_TARGETS_COMMON_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +32,75 @@
 #else
 #define SP_FRAME __attribute__((noipa, used))
 #endif
+
+/* Where TARGET_SPIN stores its result, so the compiler keeps the work. */
+static volatile uint64_t target_sink __attribute__((unused));
+
+/* The CPU burn every target uses: `rounds` steps of a multiply-add chain
+ * on the uint64_t lvalue x, then a store the compiler cannot drop.  The
+ * constants differ between callers so that identical code folding cannot
+ * merge their frames.  A macro, not a function: an inlined function would
+ * show up in profiles as an inlined frame of its own. */
+#define TARGET_SPIN(x, mul, add, rounds)                     \
+    do {                                                     \
+        for (long spin_i_ = 0; spin_i_ < (rounds); spin_i_++) \
+            (x) = (x) * (mul) + (add);                       \
+        target_sink = (x);                                   \
+    } while (0)
+
+/* Define the thread function `static void *entry(void *)`: the thread
+ * names itself `name` (what profiles show as its thread) and runs the
+ * statement `run`.  `entry` stays a frame of its own, the root of the
+ * thread's stacks. */
+#define TARGET_THREAD(entry, name, run)                  \
+    static void *entry(void *arg)                        \
+    {                                                    \
+        (void)arg;                                       \
+        pthread_setname_np(pthread_self(), name);        \
+        run;                                             \
+        return NULL;                                     \
+    }
+
+/* Exit 2 with "usage: USAGE" on stderr unless lo <= argc <= hi. */
+static inline void target_usage(int argc, int lo, int hi, const char *usage)
+{
+    if (argc < lo || argc > hi) {
+        fprintf(stderr, "usage: %s\n", usage);
+        exit(2);
+    }
+}
+
+/* Start a thread running fn(arg); exit 1 with one line if it cannot. */
+static inline pthread_t target_start(const char *prog, void *(*fn)(void *),
+                                     void *arg)
+{
+    pthread_t t;
+
+    if (pthread_create(&t, NULL, fn, arg) != 0) {
+        fprintf(stderr, "%s: pthread_create failed\n", prog);
+        exit(1);
+    }
+    return t;
+}
+
+/* A pipe in fds; exit 1 with one line if there is none. */
+static inline void target_pipe(const char *prog, int fds[2])
+{
+    if (pipe(fds) != 0) {
+        fprintf(stderr, "%s: pipe: %s\n", prog, strerror(errno));
+        exit(1);
+    }
+}
+
+/* Sleep `seconds`, through EINTR. */
+static inline void target_nap(double seconds)
+{
+    struct timespec ts = { (time_t)seconds,
+                           (long)((seconds - (double)(time_t)seconds) * 1e9) };
+
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
 
 /* Monotonic time in seconds. */
 static inline double target_now(void)
@@ -78,6 +151,13 @@ static inline double target_deadline(double seconds)
     return seconds > 0 ? target_now() + seconds : 0;
 }
 
+/* The deadline of argv[i] seconds from now, 0 (none) when argc <= i. */
+static inline double target_deadline_arg(const char *prog, int argc,
+                                         char **argv, int i)
+{
+    return argc > i ? target_deadline(target_parse_seconds(prog, argv[i])) : 0;
+}
+
 /* True once `deadline` (from target_deadline) has passed. */
 static inline int target_expired(double deadline)
 {
@@ -91,11 +171,14 @@ static void target_alarm_exit(int sig)
 }
 
 /* For targets that block forever in the kernel: exit with status 0 after
- * `seconds` (0: never), whatever the threads are blocked in. */
-static inline void target_exit_after(double seconds)
+ * argv[i] seconds (none when argc <= i; 0: never), whatever the threads
+ * are blocked in. */
+static inline void target_exit_after_arg(const char *prog, int argc,
+                                         char **argv, int i)
 {
     struct sigaction sa;
     struct itimerval it;
+    double seconds = argc > i ? target_parse_seconds(prog, argv[i]) : 0;
 
     if (seconds <= 0)
         return;

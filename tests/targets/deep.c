@@ -14,17 +14,11 @@
  */
 #include "common.h"
 
-#include <stdint.h>
-
-static volatile uint64_t sink;
-
 /* ~1 ms of dependent arithmetic, so walking the 28 calls is a negligible
  * share of the run. */
 SP_FRAME uint64_t deep_hot(uint64_t x)
 {
-    for (int i = 0; i < 400000; i++)
-        x = x * 2862933555777941757ULL + 3037000493ULL;
-    sink = x;
+    TARGET_SPIN(x, 2862933555777941757ULL, 3037000493ULL, 400000);
     return x;
 }
 
@@ -66,18 +60,13 @@ LEVEL(1, level2)
 
 int main(int argc, char **argv)
 {
-    double deadline = 0;
     uint64_t x = 1;
 
-    if (argc > 2) {
-        fprintf(stderr, "usage: deep [SECONDS]\n");
-        return 2;
-    }
-    if (argc > 1)
-        deadline = target_deadline(target_parse_seconds("deep", argv[1]));
+    target_usage(argc, 1, 2, "deep [SECONDS]");
+    double deadline = target_deadline_arg("deep", argc, argv, 1);
     do
         x = level1(x);
     while (!target_expired(deadline));
-    sink = x;
+    target_sink = x;
     return 0;
 }

@@ -15,23 +15,12 @@
 #include "common.h"
 
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdint.h>
 
 #define CHUNK 4096
 #define BLOCK (64 * CHUNK)
 
 static double deadline;
 static unsigned char block[BLOCK];
-static volatile uint64_t sink;
-
-static void nap(long ns)
-{
-    struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
-
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
 
 /* FNV-1a over one chunk, a few rounds: the hot spot. */
 SP_FRAME uint64_t hash_chunk(const unsigned char *p, size_t n)
@@ -63,7 +52,7 @@ SP_FRAME uint64_t compress_block(void)
 SP_FRAME void run_pipeline(void)
 {
     do
-        sink = compress_block();
+        target_sink = compress_block();
     while (!target_expired(deadline));
 }
 
@@ -82,25 +71,19 @@ SP_FRAME void parse_records(void)
 
     while (!target_expired(deadline)) {
         seed = tokenize_line(seed);
-        nap(6 * 1000 * 1000);
+        target_nap(0.006);
     }
-    sink = seed;
+    target_sink = seed;
 }
 
-static void *parser_main(void *arg)
-{
-    (void)arg;
-    pthread_setname_np(pthread_self(), "parser");
-    parse_records();
-    return NULL;
-}
+TARGET_THREAD(parser_main, "parser", parse_records())
 
 SP_FRAME void flush_buffers(int fd)
 {
     while (!target_expired(deadline)) {
         if (write(fd, block, CHUNK) < 0 && errno != EINTR)
             break;
-        nap(50 * 1000 * 1000);
+        target_nap(0.05);
     }
 }
 
@@ -119,22 +102,13 @@ static void *io_main(void *arg)
 
 int main(int argc, char **argv)
 {
-    pthread_t parser, io;
-
-    if (argc > 2) {
-        fprintf(stderr, "usage: demo [SECONDS]\n");
-        return 2;
-    }
-    if (argc > 1)
-        deadline = target_deadline(target_parse_seconds("demo", argv[1]));
+    target_usage(argc, 1, 2, "demo [SECONDS]");
+    deadline = target_deadline_arg("demo", argc, argv, 1);
     for (size_t i = 0; i < BLOCK; i++)
         block[i] = (unsigned char)(i * 31);
     pthread_setname_np(pthread_self(), "compress");
-    if (pthread_create(&parser, NULL, parser_main, NULL) != 0 ||
-        pthread_create(&io, NULL, io_main, NULL) != 0) {
-        fprintf(stderr, "demo: pthread_create failed\n");
-        return 1;
-    }
+    pthread_t parser = target_start("demo", parser_main, NULL);
+    pthread_t io = target_start("demo", io_main, NULL);
     run_pipeline();
     pthread_join(parser, NULL);
     pthread_join(io, NULL);

@@ -80,10 +80,7 @@ int main(int argc, char **argv)
     void *h;
     ssize_t n;
 
-    if (argc < 3 || argc > 5) {
-        fprintf(stderr, "usage: dlswap SECONDS_A SECONDS_B [BASEFILE [GOFILE]]\n");
-        return 2;
-    }
+    target_usage(argc, 3, 5, "dlswap SECONDS_A SECONDS_B [BASEFILE [GOFILE]]");
     sa = target_parse_seconds("dlswap", argv[1]);
     sb = target_parse_seconds("dlswap", argv[2]);
     n = readlink("/proc/self/exe", self, sizeof self - 1);

@@ -53,7 +53,6 @@ struct blocker {
 
 static struct blocker blockers[C_NCALLS];
 static atomic_int finished;
-static volatile uint64_t sink;
 static sigset_t usr2_set;
 
 static void fail(enum call c, unsigned long n, int err)
@@ -69,11 +68,9 @@ static void fail(enum call c, unsigned long n, int err)
 
 SP_FRAME void blocker_spin(void)
 {
-    uint64_t x = sink;
+    uint64_t x = target_sink;
 
-    for (int i = 0; i < 30000; i++)
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    sink = x;
+    TARGET_SPIN(x, 6364136223846793005ULL, 1442695040888963407ULL, 30000);
 }
 
 static void drain_eventfd(int fd)
@@ -200,9 +197,7 @@ SP_FRAME void burn_cpu(double deadline)
     uint64_t x = 3;
 
     while (!target_expired(deadline)) {
-        for (int i = 0; i < 20000; i++)
-            x = x * 2862933555777941757ULL + 3037000493ULL;
-        sink = x;
+        TARGET_SPIN(x, 2862933555777941757ULL, 3037000493ULL, 20000);
         if (target_now() < next)
             continue;
         next += 0.002;
@@ -253,10 +248,7 @@ int main(int argc, char **argv)
     double deadline;
     const char *sep = "";
 
-    if (argc < 2) {
-        fprintf(stderr, "usage: eintr SECONDS [CALL...]\n");
-        return 2;
-    }
+    target_usage(argc, 2, argc, "eintr SECONDS [CALL...]");
     deadline = target_deadline(target_parse_seconds("eintr", argv[1]));
     for (int c = 0; c < C_NCALLS; c++) {
         blockers[c].call = (enum call)c;
@@ -287,11 +279,7 @@ int main(int argc, char **argv)
                     strerror(errno));
             return 1;
         }
-        if (pthread_create(&blockers[c].thread, NULL, blocker_main,
-                           &blockers[c]) != 0) {
-            fprintf(stderr, "eintr: pthread_create failed\n");
-            return 1;
-        }
+        blockers[c].thread = target_start("eintr", blocker_main, &blockers[c]);
     }
     pthread_setname_np(pthread_self(), "eintr-burn");
     burn_cpu(deadline);

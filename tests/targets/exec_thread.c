@@ -14,47 +14,35 @@
  */
 #include "common.h"
 
-#include <pthread.h>
-#include <stdint.h>
-
-static volatile uint64_t sink;
 static double delay;
 static const char *go_file;  /* @FILE: exec once it exists */
 static char **exec_argv;
 
-#define SPIN_BODY(mul)                                         \
-    do {                                                       \
-        uint64_t x = sink;                                     \
-        for (int i = 0; i < 50000; i++)                        \
-            x = x * (mul) + 1442695040888963407ULL;            \
-        sink = x;                                              \
-    } while (0)
-
 SP_FRAME void spin_before_exec(void)
 {
+    uint64_t x = target_sink;
+
     for (;;)
-        SPIN_BODY(6364136223846793005ULL);
+        TARGET_SPIN(x, 6364136223846793005ULL, 1442695040888963407ULL, 50000);
 }
 
 SP_FRAME void main_spin(void)
 {
+    uint64_t x = target_sink;
+
     for (;;)
-        SPIN_BODY(2862933555777941757ULL);
+        TARGET_SPIN(x, 2862933555777941757ULL, 1442695040888963407ULL, 50000);
 }
 
 SP_FRAME void caller_spin(double until)
 {
+    uint64_t x = target_sink;
+
     while (go_file ? access(go_file, F_OK) != 0 : target_now() < until)
-        SPIN_BODY(3935559000370003845ULL);
+        TARGET_SPIN(x, 3935559000370003845ULL, 1442695040888963407ULL, 50000);
 }
 
-static void *spinner_main(void *arg)
-{
-    (void)arg;
-    pthread_setname_np(pthread_self(), "exec-spin");
-    spin_before_exec();
-    return NULL;
-}
+TARGET_THREAD(spinner_main, "exec-spin", spin_before_exec())
 
 static void *caller_main(void *arg)
 {
@@ -69,22 +57,14 @@ static void *caller_main(void *arg)
 
 int main(int argc, char **argv)
 {
-    pthread_t spinner, caller;
-
-    if (argc < 3) {
-        fprintf(stderr, "usage: exec_thread DELAY|@FILE PROGRAM [ARG...]\n");
-        return 2;
-    }
+    target_usage(argc, 3, argc, "exec_thread DELAY|@FILE PROGRAM [ARG...]");
     if (argv[1][0] == '@')
         go_file = argv[1] + 1;
     else
         delay = target_parse_seconds("exec_thread", argv[1]);
     exec_argv = argv + 2;
-    if (pthread_create(&spinner, NULL, spinner_main, NULL) != 0 ||
-        pthread_create(&caller, NULL, caller_main, NULL) != 0) {
-        fprintf(stderr, "exec_thread: pthread_create failed\n");
-        return 1;
-    }
+    target_start("exec_thread", spinner_main, NULL);
+    target_start("exec_thread", caller_main, NULL);
     main_spin();
     return 0;
 }

@@ -9,22 +9,17 @@
  */
 #include "common.h"
 
-#include <stdint.h>
-
 #define RECURSE_DEPTH 300
 
-static volatile uint64_t sink;
 static double deadline;
 
 SP_FRAME void bottom_spin(void)
 {
-    uint64_t x = sink;
+    uint64_t x = target_sink;
 
-    do {
-        for (int i = 0; i < 200000; i++)
-            x = x * 6364136223846793005ULL + 1ULL;
-        sink = x;
-    } while (!target_expired(deadline));
+    do
+        TARGET_SPIN(x, 6364136223846793005ULL, 1ULL, 200000);
+    while (!target_expired(deadline));
 }
 
 /* The volatile local lives in the frame and is read after the call, so
@@ -42,11 +37,7 @@ SP_FRAME int recurse(int n)
 
 int main(int argc, char **argv)
 {
-    if (argc > 2) {
-        fprintf(stderr, "usage: recurse [SECONDS]\n");
-        return 2;
-    }
-    if (argc > 1)
-        deadline = target_deadline(target_parse_seconds("recurse", argv[1]));
+    target_usage(argc, 1, 2, "recurse [SECONDS]");
+    deadline = target_deadline_arg("recurse", argc, argv, 1);
     return recurse(RECURSE_DEPTH) == RECURSE_DEPTH ? 0 : 1;
 }

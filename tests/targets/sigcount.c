@@ -15,16 +15,13 @@
  */
 #include "common.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
-#include <stdint.h>
 
 static atomic_uint rt_count;
 static atomic_ulong rt_sum;
 static atomic_uint usr1_count;
 static volatile sig_atomic_t term_seen;
 static double deadline;
-static volatile uint64_t sink;
 
 static void on_rt(int sig, siginfo_t *si, void *uc)
 {
@@ -48,31 +45,20 @@ static void on_term(int sig)
 /* ~0.1 ms of arithmetic between two looks at the counters. */
 SP_FRAME void sigcount_spin(void)
 {
-    uint64_t x = sink;
+    uint64_t x = target_sink;
 
-    for (int i = 0; i < 50000; i++)
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    sink = x;
+    TARGET_SPIN(x, 6364136223846793005ULL, 1442695040888963407ULL, 50000);
 }
 
 SP_FRAME void worker_spin(void)
 {
     uint64_t x = 7;
 
-    while (!term_seen && !target_expired(deadline)) {
-        for (int i = 0; i < 50000; i++)
-            x = x * 2862933555777941757ULL + 3037000493ULL;
-        sink = x;
-    }
+    while (!term_seen && !target_expired(deadline))
+        TARGET_SPIN(x, 2862933555777941757ULL, 3037000493ULL, 50000);
 }
 
-static void *worker_main(void *arg)
-{
-    (void)arg;
-    pthread_setname_np(pthread_self(), "sigcount-spin");
-    worker_spin();
-    return NULL;
-}
+TARGET_THREAD(worker_main, "sigcount-spin", worker_spin())
 
 static void format_counts(char *buf, size_t len)
 {
@@ -116,12 +102,8 @@ int main(int argc, char **argv)
     unsigned last_rt = ~0u, last_usr1 = ~0u;
     char line[128];
 
-    if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: sigcount COUNTFILE [SECONDS]\n");
-        return 2;
-    }
-    if (argc > 2)
-        deadline = target_deadline(target_parse_seconds("sigcount", argv[2]));
+    target_usage(argc, 2, 3, "sigcount COUNTFILE [SECONDS]");
+    deadline = target_deadline_arg("sigcount", argc, argv, 2);
     if (install(SIGRTMIN + 1, on_rt) != 0 || install(SIGUSR1, on_usr1) != 0) {
         perror("sigcount: sigaction");
         return 1;
@@ -130,10 +112,7 @@ int main(int argc, char **argv)
     sa.sa_handler = on_term;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);
-    if (pthread_create(&worker, NULL, worker_main, NULL) != 0) {
-        fprintf(stderr, "sigcount: pthread_create failed\n");
-        return 1;
-    }
+    worker = target_start("sigcount", worker_main, NULL);
     while (!term_seen && !target_expired(deadline)) {
         unsigned rt = atomic_load(&rt_count), usr1 = atomic_load(&usr1_count);
 

@@ -18,10 +18,7 @@ int main(int argc, char **argv)
     long pid, count, interval_us = 0;
     int sig;
 
-    if (argc < 4 || argc > 5) {
-        fprintf(stderr, "usage: sigsend PID SIGNAL COUNT [INTERVAL_US]\n");
-        return 2;
-    }
+    target_usage(argc, 4, 5, "sigsend PID SIGNAL COUNT [INTERVAL_US]");
     pid = target_parse_long("sigsend", "PID", argv[1], 1, 1L << 22);
     if (strncmp(argv[2], "RTMIN+", 6) == 0)
         sig = SIGRTMIN + (int)target_parse_long("sigsend", "RTMIN offset",

@@ -9,7 +9,7 @@
  * Nothing is ever on a CPU, so the default (on-CPU) mode must collect no
  * samples and must not touch the threads; --idle shows the chains above
  * (tests/engine_sleeper.t).  epoll_wait fails with EINTR when a tracer
- * interrupts it (docs: /work/shared/PTRACE.md), so every call that comes
+ * interrupts it (docs/ARCHITECTURE.md, the ptrace backend), so every call that comes
  * back with EINTR prints one line "sleeper: EINTR in CALL" on stderr: the
  * test's evidence that the target saw (or did not see) the sampler.
  * Blocks forever, or exits 0 after SECONDS.
@@ -17,7 +17,6 @@
 #include "common.h"
 
 #include <poll.h>
-#include <pthread.h>
 #include <sys/epoll.h>
 
 static int pipe_fds[2];
@@ -69,13 +68,7 @@ SP_FRAME void epoll_outer(int ep)
     epoll_inner(ep);
 }
 
-static void *poll_thread(void *arg)
-{
-    (void)arg;
-    pthread_setname_np(pthread_self(), "sleep-poll");
-    poll_outer();
-    return NULL;
-}
+TARGET_THREAD(poll_thread, "sleep-poll", poll_outer())
 
 static void *epoll_thread(void *arg)
 {
@@ -94,23 +87,11 @@ static void *epoll_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-    pthread_t t1, t2;
-
-    if (argc > 2) {
-        fprintf(stderr, "usage: sleeper [SECONDS]\n");
-        return 2;
-    }
-    if (argc > 1)
-        target_exit_after(target_parse_seconds("sleeper", argv[1]));
-    if (pipe(pipe_fds) != 0) {
-        perror("sleeper: pipe");
-        return 1;
-    }
-    if (pthread_create(&t1, NULL, poll_thread, NULL) != 0 ||
-        pthread_create(&t2, NULL, epoll_thread, NULL) != 0) {
-        fprintf(stderr, "sleeper: pthread_create failed\n");
-        return 1;
-    }
+    target_usage(argc, 1, 2, "sleeper [SECONDS]");
+    target_exit_after_arg("sleeper", argc, argv, 1);
+    target_pipe("sleeper", pipe_fds);
+    target_start("sleeper", poll_thread, NULL);
+    target_start("sleeper", epoll_thread, NULL);
     sleep_outer();
     return 0;
 }

@@ -10,19 +10,13 @@
  */
 #include "common.h"
 
-#include <stdint.h>
-
-static volatile uint64_t sink;
-
 /* ~30 us of dependent multiply-adds: long enough that calls and the
  * deadline check in main are a negligible share of the samples. */
 SP_FRAME void work_unit(void)
 {
-    uint64_t x = sink;
+    uint64_t x = target_sink;
 
-    for (int i = 0; i < 20000; i++)
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    sink = x;
+    TARGET_SPIN(x, 6364136223846793005ULL, 1442695040888963407ULL, 20000);
 }
 
 SP_FRAME void func_a(void)
@@ -44,15 +38,10 @@ SP_FRAME void func_c(void)
 
 int main(int argc, char **argv)
 {
-    double deadline = 0;
     int status = 0;
 
-    if (argc > 3) {
-        fprintf(stderr, "usage: split [SECONDS [STATUS]]\n");
-        return 2;
-    }
-    if (argc > 1)
-        deadline = target_deadline(target_parse_seconds("split", argv[1]));
+    target_usage(argc, 1, 3, "split [SECONDS [STATUS]]");
+    double deadline = target_deadline_arg("split", argc, argv, 1);
     if (argc > 2)
         status = (int)target_parse_long("split", "status", argv[2], 0, 255);
     do {

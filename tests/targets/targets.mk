@@ -49,7 +49,8 @@ $(TARGETS_DIR)/cxx: $(TARGETS_SRC)/cxx.cc $(TARGETS_MK)
 # sigsend is a helper (it sends signals), built like a target for
 # simplicity.  badfp keeps frame pointers but has no unwind tables, so only
 # its (deliberately corrupt) %rbp chain is there to follow.  libA.so and
-# libB.so are what dlswap loads, from its own directory.
+# libB.so are what dlswap loads, from its own directory: one source,
+# dlswap_lib.c, built under two sets of names.
 REL_C_NAMES    := sigcount sigsend churn exec_thread eintr zombie_leader \
                   vfork_parent dlswap
 TARGET_BADFP   := $(TARGET_CFLAGS) -fno-asynchronous-unwind-tables -fno-unwind-tables
@@ -69,7 +70,8 @@ $(TARGETS_DIR)/badfp: $(TARGETS_SRC)/badfp.c $(TARGETS_SRC)/common.h $(TARGETS_M
 	$(TARGET_CC) $(TARGET_BADFP) -o $@ $< $(TARGET_LDLIBS)
 	objcopy --remove-section=.debug_frame $@
 
-$(TARGETS_DIR)/libA.so $(TARGETS_DIR)/libB.so: $(TARGETS_DIR)/%.so: \
-		$(TARGETS_SRC)/%.c $(TARGETS_MK)
+# Both from dlswap_lib.c, under the names a_* and b_*.
+$(TARGETS_DIR)/libA.so $(TARGETS_DIR)/libB.so: $(TARGETS_DIR)/lib%.so: \
+		$(TARGETS_SRC)/dlswap_lib.c $(TARGETS_MK)
 	@mkdir -p $(dir $@)
-	$(TARGET_CC) $(TARGET_SOFLAGS) -o $@ $<
+	$(TARGET_CC) $(TARGET_SOFLAGS) -DLIB_NAME=$(if $(filter A,$*),a,b) -o $@ $<

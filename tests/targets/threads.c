@@ -12,25 +12,19 @@
  */
 #include "common.h"
 
-#include <pthread.h>
-#include <stdint.h>
-
 #define THREADS_MAX 64
 
 static double deadline;
-static volatile uint64_t sink;
 
 /* Distinct constants keep the eight bodies distinct (no code folding). */
-#define SPIN_WORKER(n)                                         \
-    SP_FRAME void spin_worker_##n(void);                       \
-    SP_FRAME void spin_worker_##n(void)                        \
-    {                                                          \
-        uint64_t x = (n) + 1;                                  \
-        do {                                                   \
-            for (int i = 0; i < 100000; i++)                   \
-                x = x * 6364136223846793005ULL + 2 * (n) + 1;  \
-            sink = x;                                          \
-        } while (!target_expired(deadline));                   \
+#define SPIN_WORKER(n)                                                  \
+    SP_FRAME void spin_worker_##n(void);                                \
+    SP_FRAME void spin_worker_##n(void)                                 \
+    {                                                                   \
+        uint64_t x = (n) + 1;                                           \
+        do                                                              \
+            TARGET_SPIN(x, 6364136223846793005ULL, 2 * (n) + 1, 100000); \
+        while (!target_expired(deadline));                              \
     }
 
 SPIN_WORKER(0)
@@ -64,23 +58,15 @@ int main(int argc, char **argv)
     long count = 4;
     double delay = 0;
 
-    if (argc > 4) {
-        fprintf(stderr, "usage: threads [COUNT [SECONDS [DELAY]]]\n");
-        return 2;
-    }
+    target_usage(argc, 1, 4, "threads [COUNT [SECONDS [DELAY]]]");
     if (argc > 1)
         count = target_parse_long("threads", "thread count", argv[1], 1,
                                   THREADS_MAX);
     if (argc > 3)
         delay = target_parse_seconds("threads", argv[3]);
-    if (argc > 2)
-        deadline = target_deadline(target_parse_seconds("threads", argv[2]));
-    if (delay > 0) {
-        struct timespec ts = { (time_t)delay,
-                               (long)((delay - (double)(time_t)delay) * 1e9) };
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-            ;
-    }
+    deadline = target_deadline_arg("threads", argc, argv, 2);
+    if (delay > 0)
+        target_nap(delay);
     for (long i = 0; i < count; i++) {
         int err = pthread_create(&tids[i], NULL, worker_main,
                                  (void *)(intptr_t)i);

@@ -15,24 +15,19 @@
  */
 #include "common.h"
 
-#include <pthread.h>
-#include <stdint.h>
 #include <sys/epoll.h>
 
 #define TICK_MS 5
 
 static double deadline;
-static volatile uint64_t sink;
 
 SP_FRAME void busy_loop(void)
 {
     uint64_t x = 1;
 
-    do {
-        for (int i = 0; i < 100000; i++)
-            x = x * 6364136223846793005ULL + 7;
-        sink = x;
-    } while (!target_expired(deadline));
+    do
+        TARGET_SPIN(x, 6364136223846793005ULL, 7, 100000);
+    while (!target_expired(deadline));
 }
 
 SP_FRAME void tick_epoll(int ep)
@@ -67,29 +62,14 @@ static void *epoll_thread(void *arg)
     return NULL;
 }
 
-static void *sleep_thread(void *arg)
-{
-    (void)arg;
-    pthread_setname_np(pthread_self(), "tick-sleep");
-    tick_sleep();
-    return NULL;
-}
+TARGET_THREAD(sleep_thread, "tick-sleep", tick_sleep())
 
 int main(int argc, char **argv)
 {
-    pthread_t t1, t2;
-
-    if (argc > 2) {
-        fprintf(stderr, "usage: ticker [SECONDS]\n");
-        return 2;
-    }
-    if (argc > 1)
-        deadline = target_deadline(target_parse_seconds("ticker", argv[1]));
-    if (pthread_create(&t1, NULL, epoll_thread, NULL) != 0 ||
-        pthread_create(&t2, NULL, sleep_thread, NULL) != 0) {
-        fprintf(stderr, "ticker: pthread_create failed\n");
-        return 1;
-    }
+    target_usage(argc, 1, 2, "ticker [SECONDS]");
+    deadline = target_deadline_arg("ticker", argc, argv, 1);
+    pthread_t t1 = target_start("ticker", epoll_thread, NULL);
+    pthread_t t2 = target_start("ticker", sleep_thread, NULL);
     busy_loop();
     pthread_join(t1, NULL);
     pthread_join(t2, NULL);

@@ -11,20 +11,14 @@
  */
 #include "common.h"
 
-#include <stdint.h>
 #include <sys/wait.h>
-
-static volatile uint64_t sink;
 
 SP_FRAME void spin_until(double until)
 {
-    uint64_t x = sink;
+    uint64_t x = target_sink;
 
-    while (target_now() < until) {
-        for (int i = 0; i < 50000; i++)
-            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-        sink = x;
-    }
+    while (target_now() < until)
+        TARGET_SPIN(x, 6364136223846793005ULL, 1442695040888963407ULL, 50000);
 }
 
 SP_FRAME void after_vfork(double seconds)
@@ -39,10 +33,7 @@ int main(int argc, char **argv)
     pid_t child;
     int status;
 
-    if (argc != 3) {
-        fprintf(stderr, "usage: vfork_parent CHILD_SECONDS AFTER_SECONDS\n");
-        return 2;
-    }
+    target_usage(argc, 3, 3, "vfork_parent CHILD_SECONDS AFTER_SECONDS");
     child_s = target_parse_seconds("vfork_parent", argv[1]);
     after_s = target_parse_seconds("vfork_parent", argv[2]);
     nap.tv_sec = (time_t)child_s;

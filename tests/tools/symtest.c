@@ -1,4 +1,4 @@
-/* symtest.c - drive src/symbols.c by hand or from tests/symbols.t.
+/* symtest.c - drive src/engine/symbols.c by hand or from tests/symbols.t.
  *
  *   symtest [-v] PID ADDR...     symbolize each ADDR of process PID
  *   symtest --bench PID [N]      time uncached and cached lookups
@@ -20,12 +20,14 @@
  */
 #include "symbols.h"
 
+#include "clock.h"
+#include "maps.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_FRAMES 64
 
@@ -34,13 +36,6 @@ static void usage(void)
     fprintf(stderr, "usage: symtest [-v] PID [ret:]ADDR... | "
                     "symtest --bench PID [N]\n");
     exit(2);
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static pid_t parse_pid(const char *arg)
@@ -55,38 +50,8 @@ static pid_t parse_pid(const char *arg)
     return (pid_t)v;
 }
 
-/* The whole of /proc/PID/maps, malloc'd; exits on error. */
-static char *read_maps(pid_t pid, size_t *len)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-    FILE *f = fopen(path, "re");
-    if (f == NULL) {
-        fprintf(stderr, "symtest: %s: %s\n", path, strerror(errno));
-        exit(1);
-    }
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf != NULL && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            char *b = realloc(buf, cap *= 2);
-            if (b == NULL)
-                free(buf);
-            buf = b;
-        }
-    }
-    fclose(f);
-    if (buf == NULL) {
-        fprintf(stderr, "symtest: out of memory\n");
-        exit(1);
-    }
-    *len = n;
-    return buf;
-}
-
-static struct symbols *open_target(pid_t pid, char **maps, size_t *len)
+/* A symbolizer for pid with its current maps loaded; exits on error. */
+static struct symbols *open_target(pid_t pid, struct maps **maps)
 {
     char err[256];
     struct symbols *s = symbols_new(pid, err, sizeof err);
@@ -94,12 +59,14 @@ static struct symbols *open_target(pid_t pid, char **maps, size_t *len)
         fprintf(stderr, "symtest: %s\n", err);
         exit(1);
     }
-    *maps = read_maps(pid, len);
-    if (symbols_load_maps(s, *maps, *len) != 0) {
+    *maps = maps_read(pid);
+    if (*maps == NULL) {
+        fprintf(stderr, "symtest: /proc/%d/maps: %s\n", (int)pid, strerror(errno));
+        exit(1);
+    }
+    if (symbols_load_maps(s, (*maps)->text, (*maps)->text_len) != 0) {
         fprintf(stderr, "symtest: no module of process %d could be loaded\n",
                 (int)pid);
-        symbols_free(s);
-        free(*maps);
         exit(1);
     }
     return s;
@@ -133,9 +100,8 @@ static int lookup_main(pid_t pid, char **addrs, int n, bool verbose)
             return 2;
         }
     }
-    char *maps;
-    size_t len;
-    struct symbols *s = open_target(pid, &maps, &len);
+    struct maps *maps;
+    struct symbols *s = open_target(pid, &maps);
     for (int i = 0; i < n; i++) {
         struct sym_frame f[MAX_FRAMES];
         int k = symbols_lookup(s, pcs[i], ret[i], f, MAX_FRAMES);
@@ -150,7 +116,7 @@ static int lookup_main(pid_t pid, char **addrs, int n, bool verbose)
         printf("\n");
     }
     symbols_free(s);
-    free(maps);
+    maps_free(maps);
     free(pcs);
     free(ret);
     return 0;
@@ -167,32 +133,22 @@ struct bench_mod {
 };
 
 /* N addresses spread evenly over the executable file mappings. */
-static uint64_t *bench_addrs(const char *maps, size_t len, size_t want,
-                             size_t *got)
+static uint64_t *bench_addrs(const struct maps *maps, size_t want, size_t *got)
 {
     uint64_t *out = calloc(want, sizeof *out);
     uint64_t total = 0;
     for (int pass = 0; out != NULL && pass < 2; pass++) {
         uint64_t stride = pass == 0 ? 0 : total / want + 1;
-        char *text = strndup(maps, len);
-        if (text == NULL)
-            break;
-        char *save = NULL;
-        for (char *l = strtok_r(text, "\n", &save); l != NULL;
-             l = strtok_r(NULL, "\n", &save)) {
-            unsigned long long a, b;
-            char perms[8];
-            int pos = 0;
-            if (sscanf(l, "%llx-%llx %7s %*s %*s %*s %n", &a, &b, perms,
-                       &pos) < 3 || perms[2] != 'x' || pos == 0 || l[pos] != '/')
+        for (size_t i = 0; i < maps->n; i++) {
+            const struct map_entry *e = &maps->v[i];
+            if (!e->x || e->path[0] != '/')
                 continue;
             if (pass == 0)
-                total += b - a;
+                total += e->end - e->start;
             else
-                for (uint64_t x = a; x < b && *got < want; x += stride)
+                for (uint64_t x = e->start; x < e->end && *got < want; x += stride)
                     out[(*got)++] = x;
         }
-        free(text);
     }
     return out;
 }
@@ -211,19 +167,15 @@ static struct bench_mod *bench_mod_of(struct bench_mod *mods, size_t *nmods,
 
 static int bench_main(pid_t pid, size_t want)
 {
-    char *maps;
-    size_t len;
-    uint64_t t0 = now_ns();
-    struct symbols *s = open_target(pid, &maps, &len);
-    uint64_t t_load = now_ns() - t0;
+    struct maps *maps;
+    uint64_t t0 = clock_mono_ns();
+    struct symbols *s = open_target(pid, &maps);
+    uint64_t t_load = clock_mono_ns() - t0;
     size_t n = 0;
-    uint64_t *addrs = bench_addrs(maps, len, want, &n);
+    uint64_t *addrs = bench_addrs(maps, want, &n);
     if (addrs == NULL || n == 0) {
         fprintf(stderr, "symtest: no executable file mapping in process %d\n",
                 (int)pid);
-        free(addrs);
-        symbols_free(s);
-        free(maps);
         return 1;
     }
     struct bench_mod mods[64];
@@ -238,9 +190,9 @@ static int bench_main(pid_t pid, size_t want)
     /* Pass 1: cold - libdwfl opens files, reads symbols and DWARF. */
     uint64_t cold = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t a = now_ns();
+        uint64_t a = clock_mono_ns();
         symbols_lookup(s, addrs[i], false, f, MAX_FRAMES);
-        uint64_t d = now_ns() - a;
+        uint64_t d = clock_mono_ns() - a;
         const char *m = f[0].module ? f[0].module : "-";
         mod_of[i] = nmods < 64 ? bench_mod_of(mods, &nmods, m) : &mods[63];
         mod_of[i]->cold_ns += d;
@@ -248,24 +200,24 @@ static int bench_main(pid_t pid, size_t want)
         cold += d;
     }
     /* Pass 2: warm misses - the cache is emptied, the modules stay. */
-    t0 = now_ns();
-    symbols_load_maps(s, maps, len);
-    uint64_t t_reload = now_ns() - t0;
+    t0 = clock_mono_ns();
+    symbols_load_maps(s, maps->text, maps->text_len);
+    uint64_t t_reload = clock_mono_ns() - t0;
     struct symbols_stats st0, st1;
     symbols_get_stats(s, &st0);
     for (size_t i = 0; i < n; i++) {
-        uint64_t a = now_ns();
+        uint64_t a = clock_mono_ns();
         symbols_lookup(s, addrs[i], false, f, MAX_FRAMES);
-        mod_of[i]->warm_ns += now_ns() - a;
+        mod_of[i]->warm_ns += clock_mono_ns() - a;
     }
     symbols_get_stats(s, &st1);
     /* Pass 3: hits. */
     enum { ROUNDS = 50 };
-    t0 = now_ns();
+    t0 = clock_mono_ns();
     for (int r = 0; r < ROUNDS; r++)
         for (size_t i = 0; i < n; i++)
             symbols_lookup(s, addrs[i], false, f, MAX_FRAMES);
-    uint64_t hot = now_ns() - t0;
+    uint64_t hot = clock_mono_ns() - t0;
     struct symbols_stats st2;
     symbols_get_stats(s, &st2);
 
@@ -291,7 +243,7 @@ static int bench_main(pid_t pid, size_t want)
     free(mod_of);
     free(addrs);
     symbols_free(s);
-    free(maps);
+    maps_free(maps);
     return 0;
 }
 

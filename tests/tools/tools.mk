@@ -17,10 +17,13 @@ TOOLS_SRC := tests/tools
 TOOLS_MK  := $(TOOLS_SRC)/tools.mk
 TOOL_BINS := $(TOOLS_DIR)/symtest $(TOOLS_DIR)/symtarget \
              $(TOOLS_DIR)/symtarget-cxx
+# The symbolizer and what it needs from below it.
+SYMBOLIZER_OBJS := $(addprefix $(BUILD)/src/engine/,symbols.o sym_dwarf.o sym_elf.o \
+                     sym_files.o sym_names.o jitmap.o maps.o target.o) $(base_OBJS)
 
-$(TOOLS_DIR)/symtest: $(TOOLS_SRC)/symtest.c $(BUILD)/src/engine/symbols.o $(TOOLS_MK)
+$(TOOLS_DIR)/symtest: $(TOOLS_SRC)/symtest.c $(SYMBOLIZER_OBJS) $(TOOLS_MK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(engine_FLAGS) -o $@ $< $(BUILD)/src/engine/symbols.o \
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(engine_FLAGS) -o $@ $< $(SYMBOLIZER_OBJS) \
 	  $(PKG_LIBS) -lstdc++
 
 $(TOOLS_DIR)/symtarget: $(TOOLS_SRC)/symtarget.c $(TOOLS_MK)

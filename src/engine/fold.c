@@ -1,0 +1,325 @@
+/* fold.c - ingest records -> symbolized stacks in the profile; see fold.h. */
+#include "fold.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "idtab.h"
+#include "ingest.h"
+#include "profile.h"
+#include "symbols.h"
+#include "util.h"
+#include "vec.h"
+
+#define MAX_INLINE 16  /* frames one address can expand to */
+
+/* The maps text of one generation, handed from the sampler. */
+struct maps_gen {
+    struct maps_gen *next;
+    uint64_t gen;
+    size_t len;
+    char text[];
+};
+
+/* The frames of one (pc, is_return): pool[off .. off + n). */
+struct pc_entry {
+    uint32_t off;
+    uint32_t n;
+};
+
+/* The frames of every (pc, is_return) seen in one maps generation, so the
+ * symbolizer is asked once per address and generation. */
+struct pc_cache {
+    struct pc_entry *v;        /* by id */
+    size_t n, cap;
+    struct idtab ids;          /* util_mix64(pc << 1 | is_return) -> id; a
+                                  bijection, so the hash is the key */
+    struct stack_frame *pool;  /* the frames of every entry */
+    size_t npool, cappool;
+};
+
+struct fold {
+    pthread_mutex_t maps_lock; /* guards incoming only */
+    struct maps_gen *incoming; /* handed over, not taken yet; newest first */
+
+    pthread_mutex_t prof_lock; /* guards prof */
+    struct profile *prof;
+    atomic_uint_fast64_t generation;
+
+    /* collector thread only */
+    struct symbols *sym;
+    struct maps_gen *gens;     /* taken, still wanted; newest first */
+    uint64_t cur_gen;          /* generation `pcs` is for */
+    struct pc_cache pcs;
+    struct stack_frame *stack; /* scratch: one stack, bottom first */
+    size_t capstack;
+    uint32_t f_truncated;      /* the "[truncated]" frame */
+};
+
+static void pc_cache_clear(struct pc_cache *c)
+{
+    idtab_clear(&c->ids);
+    c->n = 0;
+    c->npool = 0;
+}
+
+static void pc_cache_free(struct pc_cache *c)
+{
+    idtab_free(&c->ids);
+    free(c->v);
+    free(c->pool);
+}
+
+struct fold *fold_new(void)
+{
+    struct fold *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->prof = profile_new();
+    struct frame_desc trunc = {.name = "[truncated]", .kind = FRAME_SPECIAL};
+    if (!f->prof ||
+        (f->f_truncated = profile_intern_frame(f->prof, &trunc)) == PROFILE_NONE) {
+        profile_free(f->prof);
+        free(f);
+        return NULL;
+    }
+    pthread_mutex_init(&f->maps_lock, NULL);
+    pthread_mutex_init(&f->prof_lock, NULL);
+    return f;
+}
+
+static void free_gens(struct maps_gen *g)
+{
+    while (g) {
+        struct maps_gen *next = g->next;
+        free(g);
+        g = next;
+    }
+}
+
+void fold_free(struct fold *f)
+{
+    if (!f)
+        return;
+    free_gens(f->incoming);
+    free_gens(f->gens);
+    symbols_free(f->sym);
+    profile_free(f->prof);
+    pc_cache_free(&f->pcs);
+    free(f->stack);
+    pthread_mutex_destroy(&f->maps_lock);
+    pthread_mutex_destroy(&f->prof_lock);
+    free(f);
+}
+
+void fold_set_symbols(struct fold *f, struct symbols *sym)
+{
+    f->sym = sym;
+}
+
+void fold_add_maps(struct fold *f, uint64_t gen, const char *text, size_t len)
+{
+    struct maps_gen *g = malloc(sizeof *g + len + 1);
+    if (!g)
+        return;
+    g->gen = gen;
+    g->len = len;
+    memcpy(g->text, text, len);
+    g->text[len] = '\0';
+    pthread_mutex_lock(&f->maps_lock);
+    g->next = f->incoming;
+    f->incoming = g;
+    pthread_mutex_unlock(&f->maps_lock);
+}
+
+/* Switch the symbolizer to generation gen (the newest text at or before
+ * it) and empty the pc cache. */
+static void use_gen(struct fold *f, uint64_t gen)
+{
+    pthread_mutex_lock(&f->maps_lock);
+    struct maps_gen *taken = f->incoming;
+    f->incoming = NULL;
+    pthread_mutex_unlock(&f->maps_lock);
+    while (taken) {
+        struct maps_gen *next = taken->next;
+        taken->next = f->gens;
+        f->gens = taken;
+        taken = next;
+    }
+    struct maps_gen *best = NULL;
+    for (struct maps_gen *g = f->gens; g; g = g->next)
+        if (g->gen <= gen && (!best || g->gen > best->gen))
+            best = g;
+    if (best) {
+        /* older generations will not be asked for again */
+        for (struct maps_gen **p = &f->gens; *p;) {
+            struct maps_gen *g = *p;
+            if (g->gen < best->gen) {
+                *p = g->next;
+                free(g);
+            } else {
+                p = &g->next;
+            }
+        }
+        symbols_load_maps(f->sym, best->text, best->len);
+    }
+    pc_cache_clear(&f->pcs);
+    f->cur_gen = gen;
+}
+
+/* Intern n symbolized frames of pc in the profile, appending them to the
+ * cache's pool (which has room).  Returns how many were interned. */
+static uint32_t intern_frames(struct fold *f, const struct sym_frame *sf,
+                              int n, uint64_t pc)
+{
+    struct pc_cache *c = &f->pcs;
+    uint32_t done = 0;
+    pthread_mutex_lock(&f->prof_lock);
+    for (int i = 0; i < n; i++) {
+        struct frame_desc d = {
+            .name = sf[i].name,
+            .module = sf[i].module,
+            .file = sf[i].file,
+            .addr = sf[i].sym_addr,
+            .line = sf[i].func_line,
+            .kind = FRAME_FUNC,
+            .inlined = sf[i].inlined,
+        };
+        uint32_t id = profile_intern_frame(f->prof, &d);
+        if (id == PROFILE_NONE)
+            break;
+        c->pool[c->npool++] = (struct stack_frame){id, sf[i].line, pc};
+        done++;
+    }
+    pthread_mutex_unlock(&f->prof_lock);
+    return done;
+}
+
+/* Frames of one address, innermost first; NULL on OOM. */
+static const struct pc_entry *lookup_pc(struct fold *f, uint64_t pc, bool is_ret)
+{
+    struct pc_cache *c = &f->pcs;
+    uint64_t h = util_mix64(pc << 1 | (is_ret ? 1 : 0));
+    uint32_t id = idtab_find(&c->ids, h, NULL, NULL);
+    if (id != IDTAB_NONE)
+        return &c->v[id];
+    struct sym_frame sf[MAX_INLINE];
+    int n = symbols_lookup(f->sym, pc, is_ret, sf, MAX_INLINE);
+    if (n < 1 || VEC_RESERVE(c->pool, c->cappool, c->npool + (size_t)n) < 0 ||
+        VEC_RESERVE(c->v, c->cap, c->n + 1) < 0 ||
+        idtab_insert(&c->ids, h, (uint32_t)c->n) < 0)
+        return NULL;
+    struct pc_entry *e = &c->v[c->n++];
+    e->off = (uint32_t)c->npool;
+    e->n = intern_frames(f, sf, n, pc);
+    return e;
+}
+
+/* Symbolize one raw stack (leaf first) into f->stack, bottom first.
+ * Returns its depth, or -1 on OOM. */
+static long symbolize(struct fold *f, const uint64_t *pcs, size_t n,
+                      uint32_t flags)
+{
+    size_t depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct pc_entry *e = lookup_pc(f, pcs[i], i > 0);
+        if (!e || VEC_RESERVE(f->stack, f->capstack, depth + e->n + 1) < 0)
+            return -1;
+        memcpy(f->stack + depth, f->pcs.pool + e->off, e->n * sizeof *f->stack);
+        depth += e->n;
+    }
+    if (flags & INGEST_F_TRUNCATED) {
+        if (VEC_RESERVE(f->stack, f->capstack, depth + 1) < 0)
+            return -1;
+        f->stack[depth++] = (struct stack_frame){f->f_truncated, 0, 0};
+    }
+    for (size_t i = 0; i < depth / 2; i++) {
+        struct stack_frame t = f->stack[i];
+        f->stack[i] = f->stack[depth - 1 - i];
+        f->stack[depth - 1 - i] = t;
+    }
+    return (long)depth;
+}
+
+static void add_thread_name(struct fold *f, const struct ingest_rec *r,
+                            const void *payload)
+{
+    char name[64];
+    size_t l = r->len < sizeof name - 1 ? r->len : sizeof name - 1;
+    memcpy(name, payload, l);
+    name[l] = '\0';
+    pthread_mutex_lock(&f->prof_lock);
+    profile_thread(f->prof, r->tid, name[0] ? name : "?");
+    pthread_mutex_unlock(&f->prof_lock);
+}
+
+static bool add_sample(struct fold *f, const struct ingest_rec *r,
+                       const void *payload)
+{
+    if (r->gen != f->cur_gen)
+        use_gen(f, r->gen);
+    long depth = symbolize(f, payload, r->len / sizeof(uint64_t), r->flags);
+    if (depth < 0)
+        return false;
+    pthread_mutex_lock(&f->prof_lock);
+    uint32_t th = profile_thread(f->prof, r->tid, NULL);
+    int rc = th == PROFILE_NONE ? -1
+             : profile_add_stack(f->prof, th, f->stack, (size_t)depth, 1);
+    pthread_mutex_unlock(&f->prof_lock);
+    return rc == 0;
+}
+
+void fold_records(struct fold *f, const uint8_t *data, size_t len)
+{
+    size_t off = 0;
+    const void *payload;
+    const struct ingest_rec *r;
+    bool any = false;
+    while ((r = ingest_next(data, len, &off, &payload))) {
+        if (r->type == INGEST_THREAD)
+            add_thread_name(f, r, payload);
+        else if (r->type == INGEST_SAMPLE)
+            any |= add_sample(f, r, payload);
+    }
+    if (any)
+        atomic_fetch_add(&f->generation, 1);
+}
+
+struct profile *fold_snapshot(struct fold *f)
+{
+    pthread_mutex_lock(&f->prof_lock);
+    struct profile *p = profile_clone(f->prof);
+    pthread_mutex_unlock(&f->prof_lock);
+    return p;
+}
+
+uint64_t fold_samples(struct fold *f)
+{
+    pthread_mutex_lock(&f->prof_lock);
+    uint64_t n = profile_samples(f->prof);
+    pthread_mutex_unlock(&f->prof_lock);
+    return n;
+}
+
+uint64_t fold_generation(struct fold *f)
+{
+    return atomic_load(&f->generation);
+}
+
+void fold_reset(struct fold *f)
+{
+    pthread_mutex_lock(&f->prof_lock);
+    profile_reset(f->prof);
+    pthread_mutex_unlock(&f->prof_lock);
+    atomic_fetch_add(&f->generation, 1);
+}
+
+void fold_set_meta(struct fold *f, const struct profile_meta *m)
+{
+    pthread_mutex_lock(&f->prof_lock);
+    profile_set_meta(f->prof, m);
+    pthread_mutex_unlock(&f->prof_lock);
+}

@@ -1,0 +1,80 @@
+/* sym_names.c - interning, demangling and module names; see sym_names.h. */
+#include "sym_names.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strarena.h"
+#include "util.h"
+
+/* libstdc++'s demangler (the binary links -lstdc++); C has no header. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+                            int *status);
+
+const char *sym_names_intern(struct strarena *a, const char *s)
+{
+    return s == NULL ? NULL : strarena_intern(a, s, strlen(s));
+}
+
+int sym_names_ends_with(const char *str, const char *suffix)
+{
+    size_t a = strlen(str), b = strlen(suffix);
+    return a >= b && strcmp(str + a - b, suffix) == 0;
+}
+
+/* Where the function's name starts in a demangled name.  The return type
+ * of a function template ends at the last space outside brackets before
+ * the parameter list. */
+static const char *skip_return_type(const char *d)
+{
+    static const char anon[] = "(anonymous namespace)";
+    const char *name = d;
+    int depth = 0;
+    for (const char *p = d; *p != '\0'; p++) {
+        if (depth == 0 && strncmp(p, anon, sizeof anon - 1) == 0) {
+            p += sizeof anon - 2;
+            continue;
+        }
+        /* "operator<", "operator()": the name has begun, and a return
+         * type, if any, was before it. */
+        if (depth == 0 && strncmp(p, "operator", 8) == 0 &&
+            (p == d || p[-1] == ':' || p[-1] == ' '))
+            break;
+        if (depth == 0 && *p == '(')
+            break;
+        if (strchr("<([{", *p) != NULL)
+            depth++;
+        else if (strchr(">)]}", *p) != NULL && depth > 0)
+            depth--;
+        else if (depth == 0 && *p == ' ' && p[1] != '\0')
+            name = p + 1;
+    }
+    return name;
+}
+
+const char *sym_names_demangle(struct strarena *a, const char *name)
+{
+    if (name[0] == '_' && name[1] == 'Z') {
+        int status = -1;
+        char *d = __cxa_demangle(name, NULL, NULL, &status);
+        if (d != NULL && status == 0) {
+            bool special = name[2] == 'T' || name[2] == 'G';
+            const char *r = sym_names_intern(a, special ? d : skip_return_type(d));
+            free(d);
+            return r;
+        }
+        free(d);
+    }
+    return sym_names_intern(a, name);
+}
+
+const char *sym_names_basename(struct strarena *a, const char *path)
+{
+    static const char del[] = " (deleted)";
+    const char *b = util_basename(path);
+    size_t n = strlen(b);
+    if (sym_names_ends_with(b, del))
+        n -= sizeof del - 1;
+    return strarena_intern(a, b, n);
+}

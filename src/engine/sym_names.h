@@ -1,0 +1,33 @@
+/* sym_names.h - how the symbolizer spells names: interned, demangled, and
+ * modules by their basename.
+ *
+ * Every string the symbolizer hands out lives in its string arena
+ * (strarena.h) until the next symbols_load_maps, so a frame may point at
+ * it without a copy.  Used by symbols.c and sym_dwarf.c, on the collector
+ * thread (or --dump's).  libc and libstdc++'s demangler only.
+ */
+#ifndef SPROFTOP_SYM_NAMES_H
+#define SPROFTOP_SYM_NAMES_H
+
+#include <stddef.h>
+
+struct strarena;
+
+/* The interned copy of s; NULL when s is NULL or on OOM. */
+const char *sym_names_intern(struct strarena *a, const char *s);
+
+/* A symbol or linkage name as people read it, interned: C++ (_Z...)
+ * demangled, and a function template without the return type the
+ * Itanium ABI encodes ("ns::run<double>(double)", not "double
+ * ns::run<double>(double)"); special names (_ZT thunks and vtables, _ZG
+ * guards) keep their words.  Anything else unchanged.  NULL on OOM. */
+const char *sym_names_demangle(struct strarena *a, const char *name);
+
+/* The basename of a mapped path, interned, without a " (deleted)" suffix
+ * (so a rebuilt binary keeps its name). */
+const char *sym_names_basename(struct strarena *a, const char *path);
+
+/* True when str ends with suffix. */
+int sym_names_ends_with(const char *str, const char *suffix);
+
+#endif

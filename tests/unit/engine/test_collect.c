@@ -1,0 +1,319 @@
+/* test_collect.c - the collector's fold (src/engine/fold.c) with a fake
+ * symbolizer: raw stacks in ingest records become symbolized stacks in
+ * the profile, with the maps of their generation, through a pc cache.
+ *
+ * The fake symbolizer below takes the place of symbols.c at link time
+ * (symbols.h is the seam).  It names an address after the maps text it
+ * was last given and the address it looks at, "TEXT.fADDR" in hex, where
+ * ADDR is pc-1 for a return address, as the real one looks at the call;
+ * an address with bit 0x100 set expands to an inlined frame "TEXT.iADDR"
+ * inside "TEXT.fADDR"; an address of 0xdead has no frame at all. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fold.h"
+#include "ingest.h"
+#include "profile.h"
+#include "symbols.h"
+
+/* --- the fake symbolizer ------------------------------------------------- */
+
+struct symbols {
+    char maps[16];       /* text of the last load */
+    int loads;           /* symbols_load_maps calls */
+    uint64_t lookups;    /* symbols_lookup calls */
+};
+
+static struct symbols *fake;  /* the one the test made */
+static char names[2][64];     /* names handed out by the last lookup */
+
+struct symbols *symbols_new(pid_t pid, char *err, size_t errlen)
+{
+    (void)pid, (void)err, (void)errlen;
+    return calloc(1, sizeof(struct symbols));
+}
+
+void symbols_free(struct symbols *s)
+{
+    if (s == fake)
+        fake = NULL;
+    free(s);
+}
+
+int symbols_load_maps(struct symbols *s, const char *maps, size_t len)
+{
+    snprintf(s->maps, sizeof s->maps, "%.*s", (int)len, maps);
+    s->loads++;
+    return 0;
+}
+
+int symbols_lookup(struct symbols *s, uint64_t pc, bool is_return_addr,
+                   struct sym_frame *out, int max)
+{
+    s->lookups++;
+    uint64_t a = is_return_addr ? pc - 1 : pc;
+    if (pc == 0xdead || max < 2)
+        return 0;
+    int n = 0;
+    if (a & 0x100) {
+        snprintf(names[n], sizeof names[n], "%s.i%llx", s->maps,
+                 (unsigned long long)a);
+        out[n] = (struct sym_frame){.name = names[n], .line = 7,
+                                    .inlined = true, .known = true};
+        n++;
+    }
+    snprintf(names[n], sizeof names[n], "%s.f%llx", s->maps,
+             (unsigned long long)a);
+    out[n] = (struct sym_frame){.name = names[n], .module = "mod",
+                                .line = 3, .sym_addr = a, .known = true};
+    return n + 1;
+}
+
+void symbols_get_stats(const struct symbols *s, struct symbols_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->lookups = s->lookups;
+}
+
+/* --- helpers ---------------------------------------------------------------- */
+
+/* Each test gets a fold with the fake symbolizer and an ingest buffer. */
+struct fx {
+    struct fold *f;
+    struct ingest *in;
+};
+
+static int setup(void **state)
+{
+    struct fx *x = calloc(1, sizeof *x);
+    if (!x || !(x->f = fold_new()) || !(x->in = ingest_new(1 << 16)) ||
+        !(fake = symbols_new(1, NULL, 0)))
+        return -1;
+    fold_set_symbols(x->f, fake);
+    *state = x;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *x = *state;
+    ingest_free(x->in);
+    fold_free(x->f);
+    free(x);
+    return 0;
+}
+
+static void push_sample(struct ingest *in, int tid, uint64_t gen,
+                        uint32_t flags, const uint64_t *pcs, size_t n)
+{
+    struct ingest_rec h = {.type = INGEST_SAMPLE, .tid = tid, .flags = flags,
+                           .gen = gen};
+    assert_int_equal(ingest_push(in, &h, pcs, n * sizeof *pcs), 0);
+}
+
+static void push_name(struct ingest *in, int tid, const char *name)
+{
+    struct ingest_rec h = {.type = INGEST_THREAD, .tid = tid};
+    assert_int_equal(ingest_push(in, &h, name, strlen(name)), 0);
+}
+
+/* Fold what was pushed to in. */
+static void fold_pushed(struct fold *f, struct ingest *in)
+{
+    const uint8_t *data;
+    size_t len;
+    ingest_swap(in, &data, &len);
+    fold_records(f, data, len);
+}
+
+struct dump {
+    const struct profile *p;
+    char text[4096];
+    size_t len;
+};
+
+static int dump_stack(void *ctx, uint32_t thread, const uint32_t *frames,
+                      size_t n, uint64_t count)
+{
+    struct dump *d = ctx;
+    const struct profile_thread *t = profile_thread_at(d->p, thread);
+    d->len += (size_t)snprintf(d->text + d->len, sizeof d->text - d->len,
+                               "%s", profile_frame(d->p, t->frame)->name);
+    for (size_t i = 0; i < n; i++)
+        d->len += (size_t)snprintf(d->text + d->len, sizeof d->text - d->len,
+                                   ";%s", profile_frame(d->p, frames[i])->name);
+    d->len += (size_t)snprintf(d->text + d->len, sizeof d->text - d->len,
+                               " %llu\n", (unsigned long long)count);
+    return 0;
+}
+
+/* The folded stacks of a snapshot, "thread;root;...;leaf COUNT" lines. */
+static void assert_folded(struct fold *f, const char *want)
+{
+    struct profile *p = fold_snapshot(f);
+    assert_non_null(p);
+    struct dump d = {.p = p};
+    assert_int_equal(profile_foreach_stack(p, dump_stack, &d), 0);
+    assert_string_equal(d.text, want);
+    profile_free(p);
+}
+
+/* --- tests --------------------------------------------------------------------- */
+
+static void test_stack_order_and_names(void **state)
+{
+    struct fx *x = *state;
+    struct fold *f = x->f;
+    struct ingest *in = x->in;
+    static const uint64_t pcs[] = {0x10, 0x21, 0x31};  /* leaf first */
+
+    fold_add_maps(f, 1, "A", 1);
+    push_name(in, 7, "worker");
+    push_sample(in, 7, 1, 0, pcs, 3);
+    uint64_t g0 = fold_generation(f);
+    fold_pushed(f, in);
+    /* root first; callers looked up at the call (pc-1) */
+    assert_folded(f, "worker-7;A.f30;A.f20;A.f10 1\n");
+    assert_int_equal(fold_samples(f), 1);
+    assert_true(fold_generation(f) != g0);
+    assert_int_equal(fake->loads, 1);
+    fold_free(f);
+    x->f = NULL;
+    assert_null(fake);  /* the fold freed its symbolizer */
+}
+
+static void test_pc_cache(void **state)
+{
+    struct fx *x = *state;
+    struct fold *f = x->f;
+    struct ingest *in = x->in;
+    static const uint64_t a[] = {0x10, 0x21};
+    static const uint64_t b[] = {0x21, 0x10};  /* same pcs, other roles */
+
+    fold_add_maps(f, 1, "A", 1);
+    for (int i = 0; i < 100; i++)
+        push_sample(in, 1, 1, 0, a, 2);
+    push_sample(in, 1, 1, 0, b, 2);
+    fold_pushed(f, in);
+    /* once per (pc, leaf or return address) */
+    assert_int_equal(fake->lookups, 4);
+    assert_folded(f, "thread-1;A.f20;A.f10 100\nthread-1;A.ff;A.f21 1\n");
+}
+
+static void test_generations(void **state)
+{
+    struct fx *x = *state;
+    struct fold *f = x->f;
+    struct ingest *in = x->in;
+    static const uint64_t pc[] = {0x40};
+
+    fold_add_maps(f, 1, "A", 1);
+    fold_add_maps(f, 3, "C", 1);
+    push_sample(in, 1, 1, 0, pc, 1);
+    push_sample(in, 1, 2, 0, pc, 1);  /* no maps of its own: the newest older */
+    push_sample(in, 1, 3, 0, pc, 1);
+    fold_pushed(f, in);
+    assert_folded(f, "thread-1;A.f40 2\nthread-1;C.f40 1\n");
+    /* a new generation empties the cache: the pc is looked up again */
+    assert_int_equal(fake->lookups, 3);
+    assert_int_equal(fake->loads, 3);
+
+    /* maps handed over later are found when their samples come */
+    fold_add_maps(f, 4, "D", 1);
+    push_sample(in, 1, 4, 0, pc, 1);
+    fold_pushed(f, in);
+    assert_folded(f, "thread-1;A.f40 2\nthread-1;C.f40 1\nthread-1;D.f40 1\n");
+}
+
+static void test_truncated_inlined_unknown(void **state)
+{
+    struct fx *x = *state;
+    struct fold *f = x->f;
+    struct ingest *in = x->in;
+    static const uint64_t inl[] = {0x110, 0x21};
+    static const uint64_t bad[] = {0x10, 0xdead};
+
+    fold_add_maps(f, 1, "A", 1);
+    push_sample(in, 5, 1, INGEST_F_TRUNCATED, inl, 2);
+    push_sample(in, 5, 1, 0, bad, 2);   /* cannot be symbolized: dropped */
+    push_name(in, 5, "");               /* a nameless thread is "?" */
+    fold_pushed(f, in);
+    /* the inlined callee is inside (after) its function; the marker is the
+     * root */
+    assert_folded(f, "?-5;[truncated];A.f20;A.f110;A.i110 1\n");
+    assert_int_equal(fold_samples(f), 1);
+
+    uint64_t g = fold_generation(f);
+    fold_reset(f);
+    assert_int_equal(fold_samples(f), 0);
+    assert_true(fold_generation(f) != g);
+}
+
+/* The sampler hands maps over while the collector folds: under TSan this
+ * checks the hand-over's locking; everywhere, that no generation's
+ * samples are lost or named with another's maps. */
+struct feeder {
+    struct fold *f;
+    int gens;
+    atomic_int handed;  /* generations handed over so far */
+};
+
+static void *feed_maps(void *arg)
+{
+    struct feeder *fd = arg;
+    for (int g = 1; g <= fd->gens; g++) {
+        char text[16];
+        int n = snprintf(text, sizeof text, "g%d", g);
+        fold_add_maps(fd->f, (uint64_t)g, text, (size_t)n);
+        atomic_store(&fd->handed, g);
+    }
+    return NULL;
+}
+
+static void test_concurrent_maps(void **state)
+{
+    struct fx *x = *state;
+    struct fold *f = x->f;
+    struct ingest *in = x->in;
+    struct feeder fd = {.f = f, .gens = 2000};
+    pthread_t t;
+    static const uint64_t pc[] = {0x10};
+
+    atomic_init(&fd.handed, 0);
+    assert_int_equal(pthread_create(&t, NULL, feed_maps, &fd), 0);
+    for (int g = 1; g <= fd.gens; g++) {
+        /* as the sampler does: no sample before its generation's maps */
+        while (atomic_load(&fd.handed) < g)
+            sched_yield();
+        push_sample(in, 1, (uint64_t)g, 0, pc, 1);
+        fold_pushed(f, in);
+        char want[16];
+        snprintf(want, sizeof want, "g%d", g);
+        assert_string_equal(fake->maps, want);
+    }
+    pthread_join(t, NULL);
+    assert_int_equal(fold_samples(f), fd.gens);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_stack_order_and_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pc_cache, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_generations, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_truncated_inlined_unknown, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_concurrent_maps, setup, teardown),
+    };
+    cmocka_set_message_output(CM_OUTPUT_TAP);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
