@@ -152,6 +152,54 @@ static int usage_error(const char *fmt, ...)
     return 2;
 }
 
+/* What each option that takes a value needs, for "option -o needs an
+ * output file name"; an option missing here needs "a value". */
+static const struct {
+    int val;
+    const char *what;
+} opt_values[] = {
+    {'p', "a process id"},
+    {'F', "a frequency in Hz"},
+    {'d', "a duration in seconds"},
+    {'o', "an output file name"},
+    {'f', "a format name"},
+    {'i', "an input file name"},
+    {'r', "a refresh interval in seconds"},
+    {OPT_SNAPSHOT_DIR, "a directory"},
+    {OPT_SCRIPT, "a script file name"},
+    {OPT_HIDE_SELF, "a percentage"},
+    {OPT_HIDE_SUBS, "a percentage"},
+};
+
+/* The error for getopt_long's ':' (a value missing) or '?' (an unknown
+ * option, or a value given to one that takes none), naming the option as
+ * it was typed.  optopt is the option's val for a long option and its
+ * character for a short one (0 for an unknown long one).  A short option
+ * is named from optopt, never from argv: in a cluster (-zq) optind has not
+ * moved past the element yet, and argv[optind - 1] is the one before. */
+static int option_error(int c, char **argv, const char *shorts)
+{
+    const char *given = argv[optind - 1];
+    bool long_form = strncmp(given, "--", 2) == 0;
+    int name_len = (int)strcspn(given, "=");
+
+    if (c == ':') {
+        const char *what = "a value";
+        for (size_t i = 0; i < sizeof opt_values / sizeof opt_values[0]; i++)
+            if (opt_values[i].val == optopt)
+                what = opt_values[i].what;
+        /* the option ended its element, so argv[optind - 1] holds it */
+        if (long_form)
+            return usage_error("option '%.*s' needs %s", name_len, given, what);
+        return usage_error("option '-%c' needs %s", optopt, what);
+    }
+    if (optopt == 0)    /* an unknown long option: its element */
+        return usage_error("unknown option '%.*s'", name_len, given);
+    if (optopt > 255 || strchr(shorts, optopt))   /* --idle=3, --help=x */
+        return usage_error("option '%.*s' takes no value", name_len, given);
+    return usage_error("unknown option '-%c'", optopt);
+}
+
 /* Parse a decimal number in [lo, hi]; 0 on success. */
 static int parse_num(const char *s, double lo, double hi, double *out)
 {
@@ -174,8 +222,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
     o->hide_self = 1.0;
     o->hide_subs = 2.0;
     int c;
+    /* '+': options end at the command; ':': a missing value is ':' */
+    static const char shorts[] = "+:p:F:d:o:f:i:r:hV";
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+p:F:d:o:f:i:r:hV", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shorts, long_opts, NULL)) != -1) {
         double v;
         switch (c) {
         case 'p': {
@@ -226,10 +276,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case 'h': usage(stdout); exit(0);
         case OPT_HELP_KEYS: exit(ui_print_keys(stdout) < 0 || fflush(stdout) ? 1 : 0);
         case 'V': version(); exit(0);
-        case ':':
-            return usage_error("option %s needs a value", argv[optind - 1]);
         default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+            return option_error(c, argv, shorts);
         }
     }
     if (optind < argc)
