@@ -43,6 +43,25 @@ is "$RC" 0 "bash -c 'sleep .3; exec /bin/true': exit 0"
 run_sproftop -d 30 -o "$TMPD/false.folded" -- /bin/false
 is "$RC" 1 "-- /bin/false: exit 1"
 
+# --cmd-output FILE: the command's output and errors go to FILE, not to
+# sproftop's (issue 12.6).  The option needs a command; an unopenable
+# FILE is one line, before anything runs.
+run_sproftop -d 30 -o "$TMPD/cmdout.folded" --cmd-output "$TMPD/cmd.out" -- \
+    sh -c "echo to-stdout; echo to-stderr >&2; exec '$split' 1"
+is "$RC" 0 "--cmd-output: exit 0"
+is "$(sort "$TMPD/cmd.out" 2>/dev/null)" "$(printf 'to-stderr\nto-stdout')" \
+    "--cmd-output: the command's stdout and stderr are in the file"
+is "$OUTS$ERRS" "" "--cmd-output: nothing of it on sproftop's stdout or stderr"
+cmp_ok "$(folded_count_frame "$TMPD/cmdout.folded" func_a)" '>' 0 "--cmd-output: the command was sampled"
+run_sproftop --keep-cmd -i "$TMPD/cmdout.folded"
+is "$RC" 2 "--keep-cmd without -- CMD: a usage error"
+like "$ERRS" 'keep-cmd needs a command to launch' "--keep-cmd without -- CMD: says so"
+run_sproftop -d 5 -o "$TMPD/x.folded" --cmd-output "$TMPD/no/such/dir/out" -- /bin/true
+is "$RC" 1 "--cmd-output into a missing directory: exit 1"
+assert_one_line_error "--cmd-output into a missing directory: one line on stderr"
+like "$ERRS" 'cannot open .*no/such/dir/out for the command.s output' \
+    "--cmd-output into a missing directory: names the file"
+
 # A command that cannot be run: an error naming it.
 run_sproftop -d 5 -o "$TMPD/none.folded" -- "$TMPD/no-such-command"
 isnt "$RC" 0 "-- a missing command: non-zero exit"

@@ -24,13 +24,17 @@ done
 
 # ui_run NAME KEYS FIXTURE COLS LINES LOCALE [OPTION...]: run one script
 # in $TMPD/NAME (the fixture copied there, so the header's file name is
-# the same everywhere).  Sets DIR and RC.  Extra environment: $UI_ENV.
+# the same everywhere).  Sets DIR and RC.  Extra environment: $UI_ENV;
+# more files of tests/ui to copy there: $UI_FILES.
 ui_run() {
     local name=$1 keys=$2 fix=$3 cols=$4 lines=$5 loc=$6
     shift 6
     DIR=$TMPD/$name
     mkdir -p "$DIR"
     cp "$UI/$fix" "$DIR/$fix"
+    for f in ${UI_FILES:-}; do
+        cp "$UI/$f" "$DIR/$f"
+    done
     # and the profiles the script loads (:load FILE)
     grep '^:load ' "$UI/$keys.keys" 2>/dev/null | while read -r _ f; do
         cp "$UI/$f" "$DIR/$f"
@@ -72,23 +76,34 @@ screens() {
 U8=C.UTF-8
 
 screens tree         tree         demo.folded 80 24 "$U8"
+screens first-screen first-screen demo.folded 80 24 "$U8"
+screens pool         pool         pool.folded 80 24 "$U8"
 screens tree-ascii   tree-ascii   demo.folded 80 24 C
 screens inverted     inverted     demo.folded 80 24 "$U8"
 screens flat         flat         demo.folded 80 24 "$U8"
+screens flat-enter   flat-enter   demo.folded 80 16 "$U8"
 screens callers      callers      demo.folded 80 24 "$U8"
 screens threads      threads      demo.folded 80 24 "$U8"
+screens threads-order threads-order pool.folded 80 20 "$U8"
 screens help         help         demo.folded 80 70 "$U8"
 screens help-scroll  help-scroll  demo.folded 80 24 "$U8"
+screens help-close   help-close   demo.folded 80 16 "$U8"
 screens search       search       demo.folded 80 24 "$U8"
+screens search-feedback search-feedback demo.folded 80 20 "$U8"
 screens focus        focus        demo.folded 80 24 "$U8"
 screens thresholds   thresholds   demo.folded 80 24 "$U8"
+screens hidden-rows  hidden-rows  demo.folded 80 24 "$U8"
 screens small        small        demo.folded 10 5 "$U8"
 screens prompt       prompt       demo.folded 80 24 "$U8"
+screens prompt-replace prompt-replace demo.folded 80 20 "$U8"
 screens file-actions file-actions demo.folded 80 24 "$U8"
 screens deep         deep         deep.folded 80 24 "$U8"
 screens source       source       demo.folded 80 24 "$U8"
+UI_FILES=prog.c screens source-scroll source-scroll example.pb.gz 80 14 "$U8"
+screens source-missing source-missing example.pb.gz 80 12 "$U8"
 screens load         load         demo.folded 80 30 "$U8"
 screens wide         tree         demo.folded 120 40 "$U8"
+screens names        names        cxx.pb.gz 80 16 "$U8"
 
 # Options: thresholds from the command line show in the header and hide
 # more; colour off (option or NO_COLOR) draws the same characters.
@@ -97,28 +112,71 @@ EXPECT=tree screens tree-no-color tree demo.folded 80 24 "$U8" --no-color
 EXPECT=tree UI_ENV=NO_COLOR=1 screens tree-NO_COLOR tree demo.folded 80 24 "$U8"
 
 # Save: the typed name is written with the newest data, as folded stacks
-# equal to the fixture; a bad directory gives a message, not an exit.
+# equal to the fixture (its extension picks the format); a bad directory
+# gives a message, not an exit.  The message names the file from "~".
 screens save save demo.folded 80 24 "$U8"
 check "save: the snapshot file exists" test -s "$DIR/out.folded"
 is "$(sort "$DIR/out.folded")" "$(sort "$UI/demo.folded")" \
     "save: the snapshot holds the fixture's stacks"
 
+# as_folded FILE: a saved profile converted back to folded stacks, sorted.
+as_folded() {
+    "$SPROFTOP" -i "$1" -o "$1.folded" >/dev/null 2>&1 && sort "$1.folded"
+}
+
 # The default name: sproftop-COMM-PID-YYYYmmdd-HHMMSS.EXT in --snapshot-dir
-# (relative here, so the prompt shows it whole at 80 columns).
+# (relative here, so the prompt shows it whole at 80 columns), in pprof,
+# the richest format -i reads back.
 mkdir -p "$TMPD/save-default/snaps"
 ui_run save-default save-default demo.folded 80 24 "$U8" --snapshot-dir snaps
 is "$RC" 0 "save-default: exits 0"
 like "$(sed -n '23p' "$DIR/save-default.1" 2>/dev/null)" \
-    '^Save as folded \(Tab: format\): snaps/sproftop-demo-0-[0-9]{8}-[0-9]{6}\.folded$' \
-    "save-default: the prompt offers the default name in --snapshot-dir"
+    '^Save as pprof \(Tab: format\): snaps/sproftop-demo-0-[0-9]{8}-[0-9]{6}\.pb\.gz$' \
+    "save-default: the prompt offers the default name in --snapshot-dir, in pprof"
 saved=$(ls "$DIR/snaps" 2>/dev/null)
-like "$saved" '^sproftop-demo-0-[0-9]{8}-[0-9]{6}\.folded$' \
+like "$saved" '^sproftop-demo-0-[0-9]{8}-[0-9]{6}\.pb\.gz$' \
     "save-default: Enter writes the default name"
 like "$(sed -n '23p' "$DIR/save-default.2" 2>/dev/null)" \
-    '^saved 1000 samples to snaps/sproftop-demo-0-' \
-    "save-default: the message line reports the samples and the file"
-is "$(sort "$DIR/snaps/$saved" 2>/dev/null)" "$(sort "$UI/demo.folded")" \
-    "save-default: the file holds the fixture's stacks"
+    '^saved 1000 samples as pprof to ~/snaps/sproftop-demo-0-' \
+    "save-default: the message line reports the samples, the format and the full path"
+is "$(as_folded "$DIR/snaps/$saved")" "$(sort "$UI/demo.folded")" \
+    "save-default: the file reads back as the fixture's stacks"
+
+# Saving the view (issue 12.9) and the extension's format (12.3).
+ui_run save-view save-view demo.folded 80 24 "$U8"
+is "$RC" 0 "save-view: exits 0"
+msg() { sed -n '23p' "$DIR/save-view.$1" 2>/dev/null; }
+like "$(msg 1)" '^Save view as pprof \(Up: all; Tab: format\): [a-z]*ftop-demo-0-[0-9-]+\.pb\.gz$' \
+    "save-view: with a focus the prompt offers the view, in pprof (the name scrolled)"
+is "$(msg 2)" "saved 615 samples of the view (focus hash_chunk) as pprof to ~/view.pb.gz" \
+    "save-view: the message says what was saved, how, and where"
+is "$(as_folded "$DIR/view.pb.gz" | grep -vc ';hash_chunk ')" 0 \
+    "save-view: the view's file holds only stacks through hash_chunk"
+is "$(as_folded "$DIR/view.pb.gz" | awk '{ n += $NF } END { print n }')" 615 \
+    "save-view: ...all 615 of them"
+like "$(msg 3)" '^Save all as pprof \(Up: view; Tab: format\): ' \
+    "save-view: Up switches to every sample"
+is "$(msg 4)" "Save all as folded (Up: view; Tab: format): all.folded" \
+    "save-view: typing a .folded name switches the format to folded"
+is "$(msg 5)" "saved 1000 samples as folded to ~/all.folded" "save-view: all samples saved"
+is "$(sort "$DIR/all.folded" 2>/dev/null)" "$(sort "$UI/demo.folded")" \
+    "save-view: the file holds every stack, as folded"
+like "$(msg 6)" '^Save as dot \(Tab: format\): sproftop-demo-0-[0-9-]+\.dot$' \
+    "save-view: no focus, no view to choose; folded was used last, BackTab x2: dot"
+is "$(msg 7)" "Save as sampler (Tab: format): snap1.sampler" \
+    "save-view: typing snap1.sampler over dot picks sampler"
+is "$(msg 8)" "saved 1000 samples as sampler to ~/snap1.sampler" \
+    "save-view: saved as sampler"
+is "$(head -c 17 "$DIR/snap1.sampler" 2>/dev/null)" "@supersamplerV1.0" \
+    "save-view: the file is a sampler file, which -i reads back"
+is "$(as_folded "$DIR/snap1.sampler" | awk '{ n += $NF } END { print n }')" 1000 \
+    "save-view: ...with every sample"
+
+# The refresh interval has one range, -r's and d's (issue 12.10).
+screens refresh-range refresh-range demo.folded 80 20 "$U8" -r 3600
+run_sproftop -i "$UI/demo.folded" -r 3601
+is "$RC" 2 "-r 3601: a usage error"
+like "$ERRS" "expected 0\.1\.\.3600 seconds" "-r 3601: the range is d's: 0.1..3600"
 
 # Bad scripts: one line on stderr, exit 2, before the screen is touched.
 printf '<Down>\n<Nope>\n' >"$TMPD/bad.keys"

@@ -17,7 +17,21 @@ typedef void ui_action(struct ui *ui, enum request req);
 
 static void act_view(struct ui *ui, enum request req)
 {
-    ui_switch(ui, (enum view_id)(VIEW_TREE + (req - REQ_VIEW_TREE)));
+    enum view_id to = (enum view_id)(VIEW_TREE + (req - REQ_VIEW_TREE));
+
+    /* The help key closes help the way it opened it. */
+    if (to == VIEW_HELP && ui->cur == VIEW_HELP)
+        to = ui->help_from;
+    ui_switch(ui, to);
+}
+
+/* Esc: help goes back to the view it was opened from; elsewhere Esc
+ * only clears the message line. */
+static void act_close(struct ui *ui, enum request req)
+{
+    (void)req;
+    if (ui->cur == VIEW_HELP)
+        ui_switch(ui, ui->help_from);
 }
 
 static void act_view_next(struct ui *ui, enum request req)
@@ -57,11 +71,18 @@ static void act_show_function(struct ui *ui, enum request req)
     ui_switch(ui, to);
 }
 
+/* f: only the stacks through the function under the cursor; on a
+ * thread row, only that thread. */
 static void act_focus(struct ui *ui, enum request req)
 {
-    uint32_t f = cursor_function(ui);
+    const struct profile_thread *th = view_cursor_thread(ui_view(ui));
 
     (void)req;
+    if (th) {
+        ctx_show_thread(&ui->ctx, th);
+        return;
+    }
+    uint32_t f = cursor_function(ui);
     if (f == PROFILE_NONE)
         return;
     ui->ctx.filter.focus = f;
@@ -104,9 +125,10 @@ static void act_hide_step(struct ui *ui, enum request req)
 
 static void act_pause(struct ui *ui, enum request req)
 {
-    bool to = !ui->status.paused;
-
     (void)req;
+    if (ask_sampling_over(ui, "nothing to pause"))
+        return;
+    bool to = !ui->status.paused;
     if (ui->src->ops->set_paused(ui->src, to) < 0) {
         ctx_message(&ui->ctx, true, "%s cannot be paused",
                     ui->status.is_file ? "a loaded file" : "this source");
@@ -134,6 +156,9 @@ static void act_refresh_now(struct ui *ui, enum request req)
 
 static void act_ask(struct ui *ui, enum request req)
 {
+    if (req == REQ_INTERVAL_PROMPT &&
+        ask_sampling_over(ui, "the rate cannot change"))
+        return;
     static const enum ask_purpose purpose[REQ_COUNT] = {
         [REQ_SEARCH] = ASK_SEARCH,
         [REQ_HIDE_PROMPT] = ASK_HIDE,
@@ -151,9 +176,27 @@ static void act_save(struct ui *ui, enum request req)
     save_open(ui);
 }
 
+bool actions_unsaved(struct ui *ui)
+{
+    if (ui->status.is_file || ui->status.samples == 0)
+        return false;
+    return !ui->saved ||
+           ui->src->ops->generation(ui->src) != ui->saved_generation;
+}
+
+/* q: in help, back to the view; else quit, asking once when that would
+ * lose samples (as perf top does). */
 static void act_quit(struct ui *ui, enum request req)
 {
-    (void)req;
+    if (ui->cur == VIEW_HELP) {
+        act_close(ui, req);
+        return;
+    }
+    ui_status(ui);
+    if (ui->opt.confirm_quit && actions_unsaved(ui)) {
+        ask_open(ui, ASK_QUIT);
+        return;
+    }
     ui->quit = true;
 }
 
@@ -167,6 +210,7 @@ static ui_action *const ui_actions[REQ_COUNT] = {
     [REQ_VIEW_HELP] = act_view,
     [REQ_VIEW_NEXT] = act_view_next,
     [REQ_VIEW_PREV] = act_view_prev,
+    [REQ_CLOSE] = act_close,
     [REQ_CALLERS] = act_show_function,
     [REQ_SOURCE] = act_show_function,
     [REQ_SEARCH] = act_ask,
@@ -212,6 +256,10 @@ static void after_request(struct ui *ui)
     if (ui->ctx.want_model) {
         ui->ctx.want_model = false;
         ui_rebuild_model(ui);
+    }
+    if (ui->ctx.want_view != VIEW_COUNT) {
+        ui_switch(ui, ui->ctx.want_view);
+        ui->ctx.want_view = VIEW_COUNT;
     }
 }
 

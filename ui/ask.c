@@ -31,11 +31,24 @@ void ask_set_hide(struct ui *ui, double self, double subs)
                 ui->ctx.hide_self, ui->ctx.hide_subs);
 }
 
+bool ask_sampling_over(struct ui *ui, const char *what)
+{
+    ui_status(ui);
+    if (ui->status.is_file || (ui->status.state != TARGET_EXITED &&
+                               ui->status.state != TARGET_DETACHED))
+        return false;
+    ctx_message(&ui->ctx, true, "%s: %s", ui->status.state == TARGET_EXITED
+                ? "the target has exited" : "sampling has ended", what);
+    return true;
+}
+
 void ask_set_interval(struct ui *ui, uint64_t ns)
 {
     char a[32], b[32];
     bool clamped = ns < INTERVAL_MIN_NS || ns > INTERVAL_MAX_NS;
 
+    if (ask_sampling_over(ui, "the rate cannot change"))
+        return;
     if (ns < INTERVAL_MIN_NS)
         ns = INTERVAL_MIN_NS;
     if (ns > INTERVAL_MAX_NS)
@@ -57,8 +70,14 @@ static void answer_search(struct ui *ui, char *text)
     regex_t re;
     int rc;
 
+    /* An empty search clears the last one. */
     if (!text[0]) {
-        ctx_message(&ui->ctx, true, "empty search");
+        if (ui->have_re)
+            regfree(&ui->re);
+        ui->have_re = false;
+        ui->ctx.search = NULL;
+        ui->search_text[0] = '\0';
+        ctx_message(&ui->ctx, false, "search cleared");
         return;
     }
     rc = regcomp(&re, text, REG_EXTENDED | REG_ICASE | REG_NOSUB);
@@ -142,6 +161,24 @@ static void answer_reset(struct ui *ui, char *text)
     ctx_message(&ui->ctx, false, "all samples forgotten");
 }
 
+/* q (or y) quits, s opens the save prompt, any other key stays. */
+static void answer_quit(struct ui *ui, char *text)
+{
+    if (text[0] == 'q' || text[0] == 'y' || text[0] == 'Y')
+        ui->quit = true;
+    else if (text[0] == 's')
+        save_open(ui);
+    else
+        ctx_message(&ui->ctx, false, "not quitting");
+}
+
+static void label_quit(struct ui *ui, char *buf, size_t n)
+{
+    snprintf(buf, n, "Quit? %llu samples are not saved%s (q: quit, s: save, "
+             "other: stay) ", (unsigned long long)ui->status.samples,
+             ui->opt.ends_command ? " and the command will be ended" : "");
+}
+
 static void initial_search(struct ui *ui, char *buf, size_t n)
 {
     snprintf(buf, n, "%s", ui->search_text);
@@ -152,6 +189,13 @@ static void initial_hide(struct ui *ui, char *buf, size_t n)
     snprintf(buf, n, "%g %g", ui->ctx.hide_self, ui->ctx.hide_subs);
 }
 
+/* The current rate, in a form the prompt reads back exactly. */
+static void initial_interval(struct ui *ui, char *buf, size_t n)
+{
+    if (ui->status.interval_ns)
+        snprintf(buf, n, "%.6ghz", 1e9 / (double)ui->status.interval_ns);
+}
+
 static void initial_refresh(struct ui *ui, char *buf, size_t n)
 {
     snprintf(buf, n, "%g", ui->opt.refresh_s);
@@ -159,41 +203,53 @@ static void initial_refresh(struct ui *ui, char *buf, size_t n)
 
 static const struct ask {
     const char *label;
+    /* The label when it depends on the state; NULL: `label`. */
+    void (*label_fn)(struct ui *ui, char *buf, size_t n);
     bool oneshot;                 /* a y/n question: one key answers */
     /* The text the prompt opens with; NULL: empty. */
     void (*initial)(struct ui *ui, char *buf, size_t n);
     /* Act on the submitted text (which it may modify). */
     void (*answer)(struct ui *ui, char *text);
 } asks[] = {
-    [ASK_SEARCH] = { "Search (regex): ", false, initial_search,
+    [ASK_SEARCH] = { "Search (regex): ", NULL, false, initial_search,
                      answer_search },
-    [ASK_HIDE] = { "Hide self% subs%: ", false, initial_hide, answer_hide },
-    [ASK_INTERVAL] = { "Sampling interval (5ms, 250us, 200hz): ", false, NULL,
-                       answer_interval },
-    [ASK_REFRESH] = { "Refresh every (seconds): ", false, initial_refresh,
-                      answer_refresh },
+    [ASK_HIDE] = { "Hide self% subs%: ", NULL, false, initial_hide,
+                   answer_hide },
+    [ASK_INTERVAL] = { "Sampling interval (5ms, 250us, 200hz): ", NULL, false,
+                       initial_interval, answer_interval },
+    [ASK_REFRESH] = { "Refresh every (seconds): ", NULL, false,
+                      initial_refresh, answer_refresh },
     /* save.c opens it, with its own label and default name. */
-    [ASK_SAVE] = { "", false, NULL, answer_save },
-    [ASK_RESET] = { "Forget all samples? (y/n) ", true, NULL, answer_reset },
+    [ASK_SAVE] = { "", NULL, false, NULL, answer_save },
+    [ASK_RESET] = { "Forget all samples? (y/n) ", NULL, true, NULL,
+                    answer_reset },
+    [ASK_QUIT] = { "", label_quit, true, NULL, answer_quit },
 };
 
 void ask_open(struct ui *ui, enum ask_purpose purpose)
 {
     const struct ask *a = &asks[purpose];
-    char initial[PROMPT_MAX] = "";
+    char initial[PROMPT_MAX] = "", label[sizeof(ui->prompt.label)];
 
     if (a->initial)
         a->initial(ui, initial, sizeof(initial));
-    prompt_open(&ui->prompt, (int)purpose, a->label, initial, a->oneshot);
+    if (a->label_fn)
+        a->label_fn(ui, label, sizeof(label));
+    prompt_open(&ui->prompt, (int)purpose, a->label_fn ? label : a->label,
+                initial, a->oneshot);
 }
 
 void ask_done(struct ui *ui, enum prompt_result r)
 {
     struct prompt *p = &ui->prompt;
 
-    if (r == PROMPT_TAB) {
-        if (p->purpose == ASK_SAVE)
-            save_cycle(ui);
+    if (p->purpose == ASK_SAVE && r != PROMPT_SUBMIT && r != PROMPT_CANCEL) {
+        if (r == PROMPT_TAB || r == PROMPT_BACKTAB)
+            save_cycle(ui, r == PROMPT_TAB ? 1 : -1);
+        else if (r == PROMPT_UPDOWN)
+            save_toggle_scope(ui);
+        else
+            save_follow_name(ui);
         return;
     }
     if (r == PROMPT_CANCEL) {
@@ -201,6 +257,6 @@ void ask_done(struct ui *ui, enum prompt_result r)
         return;
     }
     if (r == PROMPT_SUBMIT && p->purpose >= ASK_SEARCH &&
-        p->purpose <= ASK_RESET)
+        p->purpose <= ASK_QUIT)
         asks[p->purpose].answer(ui, p->buf);
 }

@@ -30,6 +30,8 @@ struct cc_priv {
     struct cc_row *rows;
     size_t cap;
     uint32_t shown;              /* function of the last refresh */
+    uint32_t reveal;             /* function whose hidden callers and
+                                    callees are listed, PROFILE_NONE */
     uint32_t history[CC_HISTORY];
     size_t nhistory;
 };
@@ -73,7 +75,8 @@ static void add_section(struct view *v, uint32_t f, bool callers)
             continue;
         if (m->hidden[other]) {
             hidden++;
-            continue;
+            if (cp->reveal != f)
+                continue;
         }
         cc_push(v, (struct cc_row){ .kind = callers ? CC_CALLER : CC_CALLEE,
                                     .frame = other, .samples = e->samples,
@@ -155,8 +158,11 @@ static void note_cell(struct view *v, const struct cc_row *r,
                  r->kind == CC_TITLE_CALLERS ? "Callers" : "Callees",
                  name, r->count);
     else
-        snprintf(c->buf, sizeof(c->buf), "  %s %u hidden", t->g.ellipsis,
-                 r->count);
+        snprintf(c->buf, sizeof(c->buf), "  %s %u %s (hide-self %.1f%%, "
+                 "hide-subs %.1f%%)", t->g.ellipsis, r->count,
+                 ((const struct cc_priv *)v->priv)->reveal == r->frame
+                     ? "dimmed" : "hidden",
+                 v->ctx->hide_self, v->ctx->hide_subs);
     c->text = c->buf;
     c->attr = t->attr[title ? UC_LABEL : UC_DIM];
     c->span = true;
@@ -207,6 +213,8 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
         c->attr = t->attr[UC_LOC];
         break;
     }
+    if (r->kind != CC_SELF && m->hidden[r->frame])
+        c->attr = t->attr[UC_DIM];
 }
 
 static uint32_t cc_line_frame(struct view *v, size_t line)
@@ -233,7 +241,9 @@ static void cc_show_selected(struct view *v)
     view_goto(v, self_row(v));
 }
 
-/* Enter on a caller or callee: it becomes the selected function. */
+/* Enter on a caller or callee: it becomes the selected function.  On a
+ * hidden row: list what the thresholds hide around this function
+ * (dimmed), or hide it again. */
 static bool cc_follow(struct view *v, enum request req)
 {
     struct cc_priv *cp = v->priv;
@@ -242,6 +252,11 @@ static bool cc_follow(struct view *v, enum request req)
     if (!v->lines)
         return true;
     const struct cc_row *r = &cp->rows[v->cursor];
+    if (r->kind == CC_HIDDEN_CALLERS || r->kind == CC_HIDDEN_CALLEES) {
+        cp->reveal = cp->reveal == r->frame ? PROFILE_NONE : r->frame;
+        view_refresh(v);
+        return true;
+    }
     if (r->kind != CC_CALLER && r->kind != CC_CALLEE)
         return true;
     if (cp->nhistory == CC_HISTORY) {
@@ -304,7 +319,9 @@ static const char *cc_info(struct view *v, char *buf, size_t n)
 
 static int cc_open(struct view *v)
 {
-    ((struct cc_priv *)v->priv)->shown = PROFILE_NONE;
+    struct cc_priv *cp = v->priv;
+
+    cp->shown = cp->reveal = PROFILE_NONE;
     return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +21,20 @@
  * source pane is no editor, and a stray path must not eat memory. */
 #define SRC_MAX_BYTES (16u << 20)
 
+/* Columns Right and Left scroll the text by. */
+#define SRC_HSTEP 8
+
 struct src_priv {
     uint32_t shown;            /* function loaded, PROFILE_NONE */
     bool want_addrs;           /* user asked for addresses */
     bool by_addr;              /* rows are addresses (no readable source) */
+    bool note;                 /* row 0 says why there is no source */
     char *text;                /* file contents, lines NUL-separated */
     char **line;               /* start of each line, nlines entries */
     size_t nlines;
     char err[160];             /* why the file could not be read */
+    size_t hscroll;            /* text columns scrolled off to the left */
+    char title[PATH_MAX + 200]; /* the text column's title, when built */
     struct profile_linecount *counts;
     size_t ncounts;
     uint64_t fn_total;         /* the function's total samples */
@@ -166,6 +173,7 @@ static void src_refresh(struct view *v)
     if (fresh) {
         src_unload(sp);
         sp->shown = f;
+        sp->hscroll = 0;
         if (!d->file)
             snprintf(sp->err, sizeof(sp->err), "no source file known");
         else
@@ -182,9 +190,12 @@ static void src_refresh(struct view *v)
     } else {
         free(c);
     }
-    v->lines = sp->by_addr ? sp->ncounts : sp->nlines;
+    /* Addresses for want of a source: the first row says why, whole (a
+     * title or the tab bar would clip it). */
+    sp->note = sp->by_addr && !sp->want_addrs && sp->err[0] && sp->ncounts;
+    v->lines = (sp->by_addr ? sp->ncounts : sp->nlines) + sp->note;
     if (fresh) {
-        v->cursor = hottest_row(v);
+        v->cursor = hottest_row(v) + sp->note;
         /* Centre the hottest line when the screen allows. */
         size_t half = v->height > 2 ? (size_t)v->height / 2 : 0;
         v->offset = v->cursor > half ? v->cursor - half : 0;
@@ -215,29 +226,38 @@ static bool src_shown(struct view *v, int col)
                                                           : true;
 }
 
-/* By line, the text column's title is the file. */
+/* By line, the text column's title is the file, and how far it is
+ * scrolled sideways. */
 static const char *src_title(struct view *v, int col)
 {
-    const struct src_priv *sp = v->priv;
+    struct src_priv *sp = v->priv;
 
     if (col != SC_TEXT || sp->by_addr)
         return NULL;
-    return profile_frame(v->ctx->model->snap, sp->shown)->file;
+    const char *file = profile_frame(v->ctx->model->snap, sp->shown)->file;
+    if (!sp->hscroll)
+        return file;
+    snprintf(sp->title, sizeof(sp->title), "%s  [+%zu columns]", file,
+             sp->hscroll);
+    return sp->title;
 }
 
 /* The source line of `line`, tabs expanded so the gutter stays
- * aligned. */
+ * aligned, from column sp->hscroll on (a column per character: the
+ * bytes of a UTF-8 sequence count once). */
 static void text_cell(const struct src_priv *sp, size_t line,
                       struct view_cell *c)
 {
-    size_t o = 0;
+    size_t o = 0, col = 0;
 
     for (const char *s = sp->line[line]; *s && o + 9 < sizeof(c->buf); s++) {
+        bool cont = ((unsigned char)*s & 0xc0) == 0x80;
         if (*s == '\t') {
             do
-                c->buf[o++] = ' ';
-            while (o % 8);
-        } else {
+                if (col++ >= sp->hscroll)
+                    c->buf[o++] = ' ';
+            while (col % 8);
+        } else if (cont ? col > sp->hscroll : col++ >= sp->hscroll) {
             c->buf[o++] = *s;
         }
     }
@@ -251,6 +271,17 @@ static void src_cell(struct view *v, size_t line, int col,
     const struct src_priv *sp = v->priv;
     const struct theme *t = v->ctx->theme;
     const struct frame_desc *d = profile_frame(v->ctx->model->snap, sp->shown);
+
+    if (sp->note && line == 0) {
+        if (col == SC_SELF) {
+            snprintf(c->buf, sizeof(c->buf), "no source: %s", sp->err);
+            c->text = c->buf;
+            c->attr = t->attr[UC_DIM];
+            c->span = true;
+        }
+        return;
+    }
+    line -= sp->note;
     const struct profile_linecount *n = sp->by_addr ? &sp->counts[line]
                                                     : count_of(sp, line + 1);
     double fn = (double)sp->fn_total;
@@ -294,6 +325,9 @@ static uint64_t src_line_key(struct view *v, size_t line)
 {
     const struct src_priv *sp = v->priv;
 
+    if (sp->note && line == 0)
+        return UINT64_MAX;
+    line -= sp->note;
     return sp->by_addr ? sp->counts[line].key : line + 1;
 }
 
@@ -318,8 +352,24 @@ static bool src_toggle_addrs(struct view *v, enum request req)
     return true;
 }
 
+/* Right and Left: the text scrolls sideways, as less -S does. */
+static bool src_hscroll(struct view *v, enum request req)
+{
+    struct src_priv *sp = v->priv;
+
+    if (sp->by_addr)
+        return true;
+    if (req == REQ_EXPAND)
+        sp->hscroll += SRC_HSTEP;
+    else
+        sp->hscroll = sp->hscroll > SRC_HSTEP ? sp->hscroll - SRC_HSTEP : 0;
+    return true;
+}
+
 static const struct view_action src_actions[] = {
     { REQ_TOGGLE_ADDRS, src_toggle_addrs, false },
+    { REQ_EXPAND, src_hscroll, true },
+    { REQ_COLLAPSE, src_hscroll, true },
     { REQ_NONE, NULL, false },
 };
 
@@ -330,11 +380,7 @@ static const char *src_info(struct view *v, char *buf, size_t n)
 
     if (!m || sp->shown == PROFILE_NONE)
         return NULL;
-    if (sp->by_addr && !sp->want_addrs && sp->err[0] && v->lines)
-        snprintf(buf, n, "%s: addresses (%s)",
-                 model_frame_name(m, sp->shown), sp->err);
-    else
-        snprintf(buf, n, "%s", model_frame_name(m, sp->shown));
+    snprintf(buf, n, "%s", model_frame_name(m, sp->shown));
     return buf;
 }
 

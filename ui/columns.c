@@ -4,7 +4,10 @@
  * each `gap` blanks after the one before; the flexible column takes what
  * is left, less the tail column (module, location) at the right edge,
  * which gets at most a third of the room after the fixed columns and is
- * left out when that is under 6 columns.
+ * left out when that is under 6 columns.  On a row whose flexible cell
+ * (a function name) is wider than its column, the name wins: it runs on
+ * into the tail's room, and the tail is shortened, or left out when
+ * under 6 columns would remain.  The tail stays where it is.
  */
 #include "columns.h"
 
@@ -92,23 +95,70 @@ void columns_draw_line(struct view *v, const struct col_layout *lay,
                        size_t line, int y, int width)
 {
     const struct theme *t = v->ctx->theme;
+    int ncols = (int)(v->ops->ncols < VIEW_MAX_COLS ? v->ops->ncols
+                                                    : VIEW_MAX_COLS);
+    int flex = -1, tail = -1;
+    int x[VIEW_MAX_COLS], w[VIEW_MAX_COLS];
 
-    for (size_t i = 0; i < v->ops->ncols && i < VIEW_MAX_COLS; i++) {
-        const struct view_col *col = &v->ops->cols[i];
-        struct view_cell c = { .attr = t->attr[UC_NORMAL], .width = lay->w[i] };
+    for (int i = 0; i < ncols; i++) {
+        x[i] = lay->x[i];
+        w[i] = lay->w[i];
         if (!lay->on[i])
+            continue;
+        if (v->ops->cols[i].flags & VIEW_COL_TAIL)
+            tail = i;
+        else if (v->ops->cols[i].width == 0)
+            flex = i;
+    }
+    for (int i = 0; i < ncols; i++) {
+        const struct view_col *col = &v->ops->cols[i];
+        struct view_cell c = { .attr = t->attr[UC_NORMAL], .width = w[i] };
+        if (!lay->on[i] || w[i] <= 0)
             continue;
         v->ops->cell(v, line, col->id, &c);
         if (!c.text)
             continue;
         if (c.span) {
-            draw_text(t, y, lay->x[i], width - lay->x[i], c.text, c.attr,
-                      DT_ELLIPSIS);
+            draw_text(t, y, x[i], width - x[i], c.text, c.attr, DT_ELLIPSIS);
             return;
         }
-        draw_text(t, y, lay->x[i] + col->inset, lay->w[i] - col->inset,
-                  c.text, c.attr, col->flags & (DT_RIGHT | DT_ELLIPSIS));
+        if (i == flex && tail > flex) {
+            /* The name takes what it needs of the tail's room. */
+            int need = text_width(t, c.text) - w[i];
+            int take = need <= 0 ? 0 : need < w[tail] + 2 ? need
+                                                            : w[tail] + 2;
+            int left = w[tail] + 2 - take - 2;
+            w[i] += take;
+            if (take && left < TAIL_MIN) {
+                w[i] += left > 0 ? left : 0;
+                w[tail] = 0;
+            } else if (take) {
+                x[tail] += w[tail] - left;
+                w[tail] = left;
+            }
+        }
+        const char *s = c.text;
+        if (i == tail && text_width(t, s) > w[i]) {
+            /* A shortened location keeps its end (the line number). */
+            int n = draw_text(t, y, x[i], w[i], t->g.ellipsis, c.attr, 0);
+            while (*s && text_width(t, s) > w[i] - n)
+                s++;
+            while (((unsigned char)*s & 0xc0) == 0x80)
+                s++;
+            draw_text(t, y, x[i] + n, w[i] - n, s, c.attr, 0);
+            continue;
+        }
+        draw_text(t, y, x[i] + col->inset, w[i] - col->inset, s, c.attr,
+                  col->flags & (DT_RIGHT | DT_ELLIPSIS));
     }
+}
+
+size_t columns_next_sort(const struct view_col *cols, size_t n, size_t cur)
+{
+    for (size_t k = 1; k <= n; k++)
+        if (cols[(cur + k) % n].sort)
+            return (cur + k) % n;
+    return cur;
 }
 
 void cell_count(struct view_cell *c, uint64_t n)

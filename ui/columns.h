@@ -79,6 +79,18 @@ void columns_draw_titles(struct view *v, const struct col_layout *lay, int y,
 void columns_draw_line(struct view *v, const struct col_layout *lay,
                        size_t line, int y, int width);
 
+/* A view's sort order: a column of its table that sorts (has a sort
+ * name), maybe reversed.  o and O change it (view.c). */
+struct view_sort {
+    size_t col;          /* index in the view's column table */
+    bool reverse;
+};
+
+/* The index of the next column of a table that sorts (has a sort name)
+ * after `cur`, cycling; cur itself when it is the only one.  The first
+ * one: cur = n - 1. */
+size_t columns_next_sort(const struct view_col *cols, size_t n, size_t cur);
+
 /* Cell helpers for views: a sample count fitted to the cell's width
  * (fmt_count), and a percentage of whole with its heat colour (fmt_pct,
  * theme_heat; whole 0 gives 0.0% uncoloured). */

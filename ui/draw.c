@@ -265,10 +265,11 @@ const char *fmt_duration(uint64_t ns, char *buf, size_t n)
 
 const char *fmt_elapsed(uint64_t ns, char *buf, size_t n)
 {
-    uint64_t s = ns / 1000000000u;
+    /* Rounded to the nearest tenth under a minute, second above. */
+    uint64_t s = (ns + 500000000u) / 1000000000u;
 
-    if (s < 60)
-        snprintf(buf, n, "%" PRIu64 "s", s);
+    if (ns < 59950000000u)
+        snprintf(buf, n, "%.1fs", (double)((ns + 50000000u) / 100000000u) / 10);
     else if (s < 3600)
         snprintf(buf, n, "%" PRIu64 ":%02" PRIu64, s / 60, s % 60);
     else

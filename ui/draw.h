@@ -97,7 +97,8 @@ const char *fmt_count(uint64_t v, int width, char *buf, size_t n);
 /* A duration: "850ns", "12.3us", "4.00ms", "1.50s". */
 const char *fmt_duration(uint64_t ns, char *buf, size_t n);
 
-/* Elapsed wall time: "42s", "3:05", "1:02:03". */
+/* Elapsed time, rounded to the nearest: "4.2s" under a minute, then
+ * "3:05", "1:02:03". */
 const char *fmt_elapsed(uint64_t ns, char *buf, size_t n);
 
 /* A percentage of part/whole in 6 characters ("100.0%", "  0.5%");

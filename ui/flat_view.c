@@ -29,13 +29,11 @@ static const struct view_col flat_cols[] = {
       .flags = DT_ELLIPSIS | VIEW_COL_TAIL },
 };
 
-#define FLAT_NCOLS (sizeof(flat_cols) / sizeof(flat_cols[0]))
-
 struct flat_priv {
     uint32_t *rows;       /* indexes into model->flat; NO_ROW: hidden row */
     size_t cap;
-    size_t sort;          /* flat_cols index of the sort column */
-    bool reverse;
+    struct view_sort sort;
+    bool reveal;          /* list the hidden functions too (dimmed) */
 };
 
 #define NO_ROW UINT32_MAX
@@ -95,7 +93,8 @@ static void flat_refresh(struct view *v)
             continue;
         if (m->hidden[m->flat[i].frame]) {
             hidden++;
-            continue;
+            if (!fp->reveal)
+                continue;
         }
         fp->rows[v->lines++] = (uint32_t)i;
         if (d->module) {
@@ -104,8 +103,8 @@ static void flat_refresh(struct view *v)
                 v->tail_want = w;
         }
     }
-    struct sort_arg sa = { m, (enum flat_col)flat_cols[fp->sort].id,
-                           fp->reverse };
+    struct sort_arg sa = { m, (enum flat_col)flat_cols[fp->sort.col].id,
+                           fp->sort.reverse };
     if (v->lines > 1)
         qsort_r(fp->rows, v->lines, sizeof(uint32_t), flat_cmp, &sa);
     if (hidden)
@@ -122,8 +121,9 @@ static void flat_cell(struct view *v, size_t line, int col,
     if (fp->rows[line] == NO_ROW) {
         if (col != FC_NAME)
             return;
-        snprintf(c->buf, sizeof(c->buf), "%s %zu hidden (hide-self %.1f%%, "
+        snprintf(c->buf, sizeof(c->buf), "%s %zu %s (hide-self %.1f%%, "
                  "hide-subs %.1f%%)", t->g.ellipsis, m->nhidden,
+                 fp->reveal ? "dimmed" : "hidden",
                  v->ctx->hide_self, v->ctx->hide_subs);
         c->text = c->buf;
         c->attr = t->attr[UC_DIM];
@@ -133,6 +133,7 @@ static void flat_cell(struct view *v, size_t line, int col,
     const struct profile_flat *f = &m->flat[fp->rows[line]];
     const struct frame_desc *d = profile_frame(m->snap, f->frame);
     uint64_t n = col == FC_SELF || col == FC_SELF_PCT ? f->self : f->total;
+    bool dim = m->hidden[f->frame];
 
     switch ((enum flat_col)col) {
     case FC_SELF:
@@ -151,47 +152,29 @@ static void flat_cell(struct view *v, size_t line, int col,
         c->attr = t->attr[UC_LOC];
         break;
     }
+    if (dim)
+        c->attr = t->attr[UC_DIM];
 }
 
-/* After a new order: the same function under the cursor, but from the
- * top of the new order when it fits on the first page. */
-static void flat_resort(struct view *v)
+/* Enter: the callers and callees of the row's function; on the hidden
+ * row, list the hidden functions (dimmed) or hide them again. */
+static bool flat_enter(struct view *v, enum request req)
 {
-    const struct flat_priv *fp = v->priv;
+    struct flat_priv *fp = v->priv;
 
-    ctx_message(v->ctx, false, "sorted by %s%s", flat_cols[fp->sort].sort,
-                fp->reverse ? ", reversed" : "");
+    (void)req;
+    if (fp->rows[v->cursor] != NO_ROW) {
+        v->ctx->selected = v->ctx->model->flat[fp->rows[v->cursor]].frame;
+        v->ctx->want_view = VIEW_CALLERS;
+        return true;
+    }
+    fp->reveal = !fp->reveal;
     view_refresh(v);
-    v->offset = 0;
-    view_goto(v, v->cursor);
-}
-
-static bool flat_sort_next(struct view *v, enum request req)
-{
-    struct flat_priv *fp = v->priv;
-
-    (void)req;
-    do
-        fp->sort = (fp->sort + 1) % FLAT_NCOLS;
-    while (!flat_cols[fp->sort].sort);
-    fp->reverse = false;
-    flat_resort(v);
-    return true;
-}
-
-static bool flat_sort_reverse(struct view *v, enum request req)
-{
-    struct flat_priv *fp = v->priv;
-
-    (void)req;
-    fp->reverse = !fp->reverse;
-    flat_resort(v);
     return true;
 }
 
 static const struct view_action flat_actions[] = {
-    { REQ_SORT, flat_sort_next, false },
-    { REQ_SORT_REVERSE, flat_sort_reverse, false },
+    { REQ_ENTER, flat_enter, true },
     { REQ_NONE, NULL, false },
 };
 
@@ -215,9 +198,14 @@ static const char *flat_info(struct view *v, char *buf, size_t n)
 {
     const struct flat_priv *fp = v->priv;
 
-    snprintf(buf, n, "sort: %s%s", flat_cols[fp->sort].sort,
-             fp->reverse ? " (rev)" : "");
+    snprintf(buf, n, "sort: %s%s", flat_cols[fp->sort.col].sort,
+             fp->sort.reverse ? " (rev)" : "");
     return buf;
+}
+
+static struct view_sort *flat_sort(struct view *v)
+{
+    return &((struct flat_priv *)v->priv)->sort;
 }
 
 static void flat_close(struct view *v)
@@ -228,7 +216,7 @@ static void flat_close(struct view *v)
 const struct view_ops flat_view_ops = {
     .name = "Flat", .priv_size = sizeof(struct flat_priv),
     .refresh = flat_refresh, .close = flat_close,
-    VIEW_COLUMNS(flat_cols), .cell = flat_cell,
+    VIEW_COLUMNS(flat_cols), .cell = flat_cell, .sort = flat_sort,
     .actions = flat_actions,
     .line_key = flat_line_key, .line_frame = flat_line_frame,
     .info = flat_info,

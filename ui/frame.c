@@ -160,11 +160,21 @@ static void header_state(struct ui *ui)
     if (!s->interval_ns)
         return;
     double asked = 1e9 / (double)s->interval_ns;
-    if (s->is_file)
-        hdr_field(&h, "Rate:", v, "%s", frame_hz(asked, b, sizeof(b)));
-    else
-        hdr_field(&h, "Rate:", v, "%s (got %s)", frame_hz(asked, b, sizeof(b)),
-                  frame_hz(s->achieved_hz, c, sizeof(c)));
+    hdr_field(&h, "Rate:", v, "%s", frame_hz(asked, b, sizeof(b)));
+    /* What the achieved rate means depends on the mode: on-CPU, a thread
+     * is sampled only while it runs, so it is the share of time the
+     * sampled threads ran; with --idle every thread is due every tick,
+     * so it is how well the sampler keeps up. */
+    if (!s->is_file && s->achieved_hz > 0 && !s->paused &&
+        s->state == TARGET_RUNNING) {
+        if (s->idle)
+            hdr_field(&h, "Achieved:", v, "%s",
+                      frame_hz(s->achieved_hz, c, sizeof(c)));
+        else
+            hdr_field(&h, "On CPU:", v, "%.0f%%",
+                      s->achieved_hz >= asked ? 100.0
+                                              : 100.0 * s->achieved_hz / asked);
+    }
     hdr_field(&h, "Interval:", v, "%s",
               fmt_duration(s->interval_ns, a, sizeof(a)));
 }
@@ -184,11 +194,19 @@ static void header_counts(struct ui *ui)
     hdr_field(&h, "Lost:", s->lost ? err : v, "%llu",
               (unsigned long long)s->lost);
     if (!s->is_file)
-        hdr_field(&h, "Stop:", v, "%s",
+        hdr_field(&h, "Stop/sample:", v, "%s",
                   fmt_duration(s->median_stop_ns, a, sizeof(a)));
-    if (!s->is_file || s->elapsed_ns)
-        hdr_field(&h, s->is_file ? "Span:" : "Elapsed:", v, "%s",
-                  fmt_elapsed(s->elapsed_ns, a, sizeof(a)));
+    if (s->is_file) {
+        if (s->elapsed_ns)
+            hdr_field(&h, "Span:", v, "%s",
+                      fmt_elapsed(s->elapsed_ns, a, sizeof(a)));
+        return;
+    }
+    uint64_t paused;
+    hdr_field(&h, "Sampling:", v, "%s",
+              fmt_elapsed(ui_sampling_ns(ui, &paused), a, sizeof(a)));
+    if (s->paused)
+        hdr_field(&h, "Paused:", v, "%s", fmt_elapsed(paused, a, sizeof(a)));
 }
 
 /* Row 3: what the views leave out. */

@@ -19,6 +19,7 @@ void prompt_open(struct prompt *p, int purpose, const char *label,
     p->purpose = purpose;
     snprintf(p->label, sizeof(p->label), "%s", label);
     prompt_set(p, initial ? initial : "");
+    prompt_select(p);
 }
 
 void prompt_set(struct prompt *p, const char *text)
@@ -26,6 +27,12 @@ void prompt_set(struct prompt *p, const char *text)
     snprintf(p->buf, sizeof(p->buf), "%s", text);
     p->len = strlen(p->buf);
     p->pos = p->len;
+    p->selected = false;
+}
+
+void prompt_select(struct prompt *p)
+{
+    p->selected = p->len > 0;
 }
 
 static bool is_cont(char c)
@@ -49,6 +56,19 @@ static size_t next_char(const struct prompt *p, size_t pos)
     return pos;
 }
 
+/* Printable ASCII and the bytes of UTF-8 sequences (wgetch hands them
+ * over one byte at a time). */
+static bool is_text_key(int key)
+{
+    return key >= 32 && key < 256 && key != 127;
+}
+
+static bool is_delete_key(int key)
+{
+    return key == KEY_BACKSPACE || key == 127 || key == CTRL_KEY('h') ||
+           key == KEY_DC || key == CTRL_KEY('d');
+}
+
 static void delete_range(struct prompt *p, size_t from, size_t to)
 {
     memmove(p->buf + from, p->buf + to, p->len - to + 1);
@@ -69,6 +89,19 @@ enum prompt_result prompt_key(struct prompt *p, int key)
         p->active = false;
         return PROMPT_SUBMIT;
     }
+    /* With the old value selected, typing replaces it and Backspace or
+     * Delete clears it; any other key but Tab keeps the text (moving the
+     * cursor to edit it) and drops the selection. */
+    if (p->selected && key != '\t' && key != KEY_BTAB && key != KEY_UP &&
+        key != KEY_DOWN) {
+        p->selected = false;
+        if (is_delete_key(key)) {
+            delete_range(p, 0, p->len);
+            return PROMPT_EDITING;
+        }
+        if (is_text_key(key))
+            delete_range(p, 0, p->len);
+    }
     switch (key) {
     case '\n':
     case '\r':
@@ -81,6 +114,11 @@ enum prompt_result prompt_key(struct prompt *p, int key)
         return PROMPT_CANCEL;
     case '\t':
         return PROMPT_TAB;
+    case KEY_BTAB:
+        return PROMPT_BACKTAB;
+    case KEY_UP:
+    case KEY_DOWN:
+        return PROMPT_UPDOWN;
     case KEY_BACKSPACE:
     case 127:
     case CTRL_KEY('h'):
@@ -125,9 +163,7 @@ enum prompt_result prompt_key(struct prompt *p, int key)
         break;
     }
     default:
-        /* Printable ASCII and the bytes of UTF-8 sequences (wgetch hands
-         * them over one byte at a time). */
-        if (key >= 32 && key < 256 && key != 127 && p->len + 1 < sizeof(p->buf)) {
+        if (is_text_key(key) && p->len + 1 < sizeof(p->buf)) {
             memmove(p->buf + p->pos + 1, p->buf + p->pos, p->len - p->pos + 1);
             p->buf[p->pos++] = (char)key;
             p->len++;
@@ -155,7 +191,10 @@ void prompt_draw(const struct prompt *p, const struct theme *t, int y,
         start++;
     while (is_cont(*start))
         start++;
-    int cw = draw_text(t, y, lw, room, start, t->attr[UC_NORMAL], 0);
-    draw_text(t, y, lw + cw, room - cw, p->buf + p->pos, t->attr[UC_NORMAL], 0);
+    /* The selection is shown reversed, as an edit field shows it. */
+    attr_t a = p->selected ? t->attr[UC_NORMAL] | A_REVERSE
+                           : t->attr[UC_NORMAL];
+    int cw = draw_text(t, y, lw, room, start, a, 0);
+    draw_text(t, y, lw + cw, room - cw, p->buf + p->pos, a, 0);
     move(y, lw + cw);
 }

@@ -24,6 +24,11 @@ struct prompt {
     char buf[PROMPT_MAX];   /* the text being edited */
     size_t len;             /* bytes in buf */
     size_t pos;             /* cursor, byte offset in buf */
+    bool selected;          /* the whole text is selected (as a prompt
+                               opens with its old value): typing replaces
+                               it, Backspace and Delete clear it, moving
+                               (Right, End...) keeps it to edit; Tab and
+                               Up/Down leave it selected */
 };
 
 enum prompt_result {
@@ -31,14 +36,21 @@ enum prompt_result {
     PROMPT_SUBMIT,          /* Enter (or the oneshot key, left in buf) */
     PROMPT_CANCEL,          /* Esc or C-g */
     PROMPT_TAB,             /* Tab: the caller may change label/buf */
+    PROMPT_BACKTAB,         /* BackTab (Shift-Tab): the same, backwards */
+    PROMPT_UPDOWN,          /* Up or Down: the caller may change the label */
 };
 
-/* Open the prompt with a label and initial text (may be NULL). */
+/* Open the prompt with a label and initial text (may be NULL), the
+ * cursor at its end and the whole text selected (readline and dialog
+ * fields do the same: typing replaces the old value). */
 void prompt_open(struct prompt *p, int purpose, const char *label,
                  const char *initial, bool oneshot);
 
-/* Replace the text (cursor at the end). */
+/* Replace the text (cursor at the end, nothing selected). */
 void prompt_set(struct prompt *p, const char *text);
+
+/* Select the whole text. */
+void prompt_select(struct prompt *p);
 
 /* Feed one key; the prompt closes itself on SUBMIT and CANCEL. */
 enum prompt_result prompt_key(struct prompt *p, int key);

@@ -41,6 +41,7 @@ static const struct keybinding keymap[] = {
     { '6', REQ_VIEW_HELP },
     { '\t', REQ_VIEW_NEXT },
     { KEY_BTAB, REQ_VIEW_PREV },
+    { 27, REQ_CLOSE },
 
     { KEY_UP, REQ_MOVE_UP },
     { 'k', REQ_MOVE_UP },
@@ -62,6 +63,7 @@ static const struct keybinding keymap[] = {
     { 'E', REQ_EXPAND_HOT },
     { 'C', REQ_COLLAPSE_ALL },
     { 'I', REQ_INVERT },
+    { 'T', REQ_MERGE_THREADS },
     { 'o', REQ_SORT },
     { 'O', REQ_SORT_REVERSE },
     { 'c', REQ_CALLERS },

@@ -22,9 +22,10 @@
     R(VIEW_TREE,     NULL,      "Call tree from the bottom of the stack (thread, main, ...)") \
     R(VIEW_FLAT,     NULL,      "Flat table of functions: self and total samples") \
     R(VIEW_CALLERS,  NULL,      "Callers and callees of the selected function") \
-    R(VIEW_THREADS,  NULL,      "Threads; Enter shows only the one under the cursor") \
+    R(VIEW_THREADS,  NULL,      "Threads and their %CPU; Enter or f: only that one") \
     R(VIEW_SOURCE,   NULL,      "Source of the selected function, samples per line") \
-    R(VIEW_HELP,     "Help",    "This help screen") \
+    R(VIEW_HELP,     "Help",    "This help screen; again, Esc or q: back") \
+    R(CLOSE,         NULL,      "Help: back to the view before it") \
     R(VIEW_NEXT,     "View",    "Next view") \
     R(VIEW_PREV,     NULL,      "Previous view") \
     G("Moving") \
@@ -35,15 +36,16 @@
     R(MOVE_FIRST,    NULL,      "Move to the first line") \
     R(MOVE_LAST,     NULL,      "Move to the last line") \
     G("Tree and navigation") \
-    R(ENTER,         NULL,      "Expand/collapse; pick thread; go to caller/callee") \
-    R(EXPAND,        NULL,      "Tree: expand, or go to the first child") \
-    R(COLLAPSE,      NULL,      "Tree: collapse, or go to the parent") \
+    R(ENTER,         NULL,      "Open/close, show hidden rows; flat: callers; threads: pick") \
+    R(EXPAND,        NULL,      "Tree: expand, or go to the first child; source: scroll right") \
+    R(COLLAPSE,      NULL,      "Tree: collapse, or go to the parent; source: scroll left") \
     R(EXPAND_ALL,    NULL,      "Tree: expand the whole subtree under the cursor") \
     R(EXPAND_HOT,    "Hot",     "Tree: expand the hottest path from the cursor") \
     R(COLLAPSE_ALL,  NULL,      "Tree: collapse everything") \
     R(INVERT,        NULL,      "Tree: bottom-up (inverted) tree, and back") \
-    R(SORT,          NULL,      "Flat: sort by self, total, name") \
-    R(SORT_REVERSE,  NULL,      "Flat: reverse the sort order") \
+    R(MERGE_THREADS, NULL,      "Tree: threads merged into one tree, or one per thread") \
+    R(SORT,          NULL,      "Flat: sort by self, total, name; threads: TID, samples, CPU") \
+    R(SORT_REVERSE,  NULL,      "Flat, threads: reverse the sort order") \
     R(CALLERS,       "Callers", "Callers/callees of the function under the cursor") \
     R(SOURCE,        NULL,      "Source of the function under the cursor") \
     R(BACK,          NULL,      "Callers: back to the previous function") \
@@ -52,7 +54,7 @@
     R(SEARCH,        "Search",  "Search function names (extended regex, any case)") \
     R(SEARCH_NEXT,   NULL,      "Next match (expands the tree to reach it)") \
     R(SEARCH_PREV,   NULL,      "Previous match") \
-    R(FOCUS,         "Focus",   "Only stacks through the function under the cursor") \
+    R(FOCUS,         "Focus",   "Only stacks through the function (or thread) under the cursor") \
     R(UNFOCUS,       NULL,      "Clear the focus") \
     R(ALL_THREADS,   NULL,      "Show all threads again") \
     R(HIDE_PROMPT,   NULL,      "Set the hide-self% and hide-subs% thresholds") \
@@ -67,9 +69,9 @@
     R(INTERVAL_PROMPT, NULL,    "Set the interval (\"5ms\", \"250us\") or rate (\"200hz\")") \
     R(REFRESH_PROMPT, NULL,     "Set the screen refresh interval (seconds)") \
     R(REFRESH_NOW,   NULL,      "Take a snapshot and redraw now") \
-    R(SAVE,          "Save",    "Save a snapshot (Tab picks the format)") \
+    R(SAVE,          "Save",    "Save the view or (Up) every sample; Tab: format, pprof first") \
     R(RESET,         NULL,      "Forget all samples so far (asks first)") \
-    R(QUIT,          "Quit",    "Quit; the target keeps running")
+    R(QUIT,          "Quit",    "Quit (asks once if samples are unsaved); ends a launched CMD")
 
 #define REQ_ENUM_GROUP_(title)
 #define REQ_ENUM_(name, footer, help) REQ_##name,

@@ -2,17 +2,24 @@
  *
  * See ui_state.h.  The formats come from main.c through struct
  * ui_save_ops (ui.h), so the UI includes no formats header.  The prompt
- * proposes sproftop-COMM-PID-YYYYmmdd-HHMMSS.EXT in --snapshot-dir; Tab
- * cycles the formats and the default name, or the extension of a typed
- * one, follows.  The file gets the newest data, not the screen's copy.
+ * proposes sproftop-COMM-PID-YYYYmmdd-HHMMSS.EXT in --snapshot-dir, in
+ * pprof (the richest format -i reads back); Tab and BackTab cycle the
+ * formats and the default name, or the extension of a typed one,
+ * follows; a typed name with a known extension picks its format, as -o
+ * does.  It saves the view (the thread and focus filters) unless Up or
+ * Down asks for every sample.  The file gets the newest data, not the
+ * screen's copy.
  */
 #include "ui_state.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "profile.h"
+#include "view_model.h"
 
 /* Number of formats the save prompt offers. */
 static size_t format_count(const struct ui *ui)
@@ -27,7 +34,7 @@ static size_t format_count(const struct ui *ui)
 size_t save_initial_format(const struct ui *ui)
 {
     const char *want = ui->opt.export_format ? ui->opt.export_format
-                                             : "folded";
+                                             : "pprof";
 
     for (size_t i = 0; i < format_count(ui); i++)
         if (strcmp(ui->opt.save->name(i), want) == 0)
@@ -75,10 +82,46 @@ static void save_default_name(struct ui *ui, char *buf, size_t n)
              prefix ? "" : ext);
 }
 
+/* Whether the view leaves samples out (a thread or a focus filter). */
+static bool view_filtered(const struct ui *ui)
+{
+    return ui->model && (ui->model->thread != PROFILE_NONE ||
+                         ui->model->focus != PROFILE_NONE);
+}
+
+/* "Save view as pprof (Up: all; Tab: format): ": what is saved, how. */
 static void save_label(struct ui *ui)
 {
-    snprintf(ui->prompt.label, sizeof(ui->prompt.label),
-             "Save as %s (Tab: format): ", ui->opt.save->name(ui->fmt_index));
+    const char *fmt = ui->opt.save->name(ui->fmt_index);
+
+    if (!view_filtered(ui))
+        snprintf(ui->prompt.label, sizeof(ui->prompt.label),
+                 "Save as %s (Tab: format): ", fmt);
+    else
+        snprintf(ui->prompt.label, sizeof(ui->prompt.label),
+                 "Save %s as %s (Up: %s; Tab: format): ",
+                 ui->save_all ? "all" : "view", fmt,
+                 ui->save_all ? "view" : "all");
+}
+
+/* " of the view (thread parser (101), focus f)", or "". */
+static void view_text(const struct ui *ui, char *buf, size_t n)
+{
+    const struct model *m = ui->model;
+    char th[128] = "";
+
+    buf[0] = '\0';
+    if (!view_filtered(ui))
+        return;
+    if (m->thread != PROFILE_NONE) {
+        const struct profile_thread *t = profile_thread_at(m->snap, m->thread);
+        snprintf(th, sizeof(th), "thread %s (%lld)", t->name ? t->name : "?",
+                 (long long)t->tid);
+    }
+    snprintf(buf, n, " of the view (%s%s%s%s)", th,
+             th[0] && m->focus != PROFILE_NONE ? ", " : "",
+             m->focus != PROFILE_NONE ? "focus " : "",
+             m->focus != PROFILE_NONE ? model_frame_name(m, m->focus) : "");
 }
 
 void save_open(struct ui *ui)
@@ -88,23 +131,48 @@ void save_open(struct ui *ui)
         return;
     }
     ui->save_time = time(NULL);
+    ui->save_all = false;
     save_default_name(ui, ui->save_default, sizeof(ui->save_default));
     prompt_open(&ui->prompt, ASK_SAVE, "", ui->save_default, false);
     save_label(ui);
 }
 
-void save_cycle(struct ui *ui)
+void save_follow_name(struct ui *ui)
+{
+    long i = ui->opt.save->for_path ? ui->opt.save->for_path(ui->prompt.buf)
+                                    : -1;
+
+    if (i >= 0 && (size_t)i < format_count(ui) && (size_t)i != ui->fmt_index) {
+        ui->fmt_index = (size_t)i;
+        save_default_name(ui, ui->save_default, sizeof(ui->save_default));
+        save_label(ui);
+    }
+}
+
+void save_toggle_scope(struct ui *ui)
+{
+    if (!view_filtered(ui))
+        return;
+    ui->save_all = !ui->save_all;
+    save_label(ui);
+}
+
+void save_cycle(struct ui *ui, int step)
 {
     char old_ext[64], new_ext[64], name[PROMPT_MAX];
     bool was_default = strcmp(ui->prompt.buf, ui->save_default) == 0;
 
     first_ext(ui, ui->fmt_index, old_ext, sizeof(old_ext));
-    ui->fmt_index = (ui->fmt_index + 1) % format_count(ui);
+    size_t n = format_count(ui);
+    ui->fmt_index = (ui->fmt_index + (step < 0 ? n - 1 : 1)) % n;
     first_ext(ui, ui->fmt_index, new_ext, sizeof(new_ext));
     save_default_name(ui, ui->save_default, sizeof(ui->save_default));
     save_label(ui);
     if (was_default) {
+        bool sel = ui->prompt.selected;
         prompt_set(&ui->prompt, ui->save_default);
+        if (sel)
+            prompt_select(&ui->prompt);
         return;
     }
     size_t bl = strlen(ui->prompt.buf), ol = strlen(old_ext);
@@ -117,26 +185,63 @@ void save_cycle(struct ui *ui)
     }
 }
 
+/* The full path of a written file, for the message: from / (symbolic
+ * links resolved), with the home directory as "~" as shells show it. */
+static const char *full_path(const char *path, char *buf, size_t n)
+{
+    char abs[PATH_MAX], home[PATH_MAX];
+    const char *h = getenv("HOME");
+
+    if (!realpath(path, abs)) {
+        snprintf(buf, n, "%s", path);
+        return buf;
+    }
+    size_t hl = h && h[0] && realpath(h, home) ? strlen(home) : 0;
+    if (hl > 1 && strncmp(abs, home, hl) == 0 && abs[hl] == '/')
+        snprintf(buf, n, "~%s", abs + hl);
+    else
+        snprintf(buf, n, "%s", abs);
+    return buf;
+}
+
 void save_write(struct ui *ui, const char *path)
 {
-    char err[512];
+    char err[512], what[300], full[PATH_MAX + 1];
 
     if (!path[0]) {
         ctx_message(&ui->ctx, true, "no file name: nothing saved");
         return;
     }
+    save_follow_name(ui);
     /* The newest data, not the screen's copy: sampling went on while the
      * user typed the name. */
+    uint64_t gen = ui->src->ops->generation(ui->src);
     struct profile *p = ui->src->ops->snapshot(ui->src);
-    if (!p) {
+    bool view = !ui->save_all && view_filtered(ui);
+    struct profile *out = p && view ? model_filter_profile(p, &ui->ctx.filter)
+                                    : p;
+    if (!out) {
+        profile_free(p);
         ctx_message(&ui->ctx, true, "out of memory taking a snapshot");
         return;
     }
-    if (ui->opt.save->write(ui->fmt_index, p, path, ui->ctx.hide_self,
-                            ui->ctx.hide_subs, err, sizeof(err)) < 0)
+    if (ui->opt.save->write(ui->fmt_index, out, path, ui->ctx.hide_self,
+                            ui->ctx.hide_subs, err, sizeof(err)) < 0) {
         ctx_message(&ui->ctx, true, "%s", err);
-    else
-        ctx_message(&ui->ctx, false, "saved %llu samples to %s",
-                    (unsigned long long)profile_samples(p), path);
+    } else {
+        if (!view) {
+            ui->saved = true;
+            ui->saved_generation = gen;
+        }
+        what[0] = '\0';
+        if (view)
+            view_text(ui, what, sizeof(what));
+        ctx_message(&ui->ctx, false, "saved %llu samples%s as %s to %s",
+                    (unsigned long long)profile_samples(out), what,
+                    ui->opt.save->name(ui->fmt_index),
+                    full_path(path, full, sizeof(full)));
+    }
+    if (out != p)
+        profile_free(out);
     profile_free(p);
 }

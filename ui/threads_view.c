@@ -1,8 +1,12 @@
 /* threads_view.c - the threads view.
  *
- * See threads_view.h.  Thread states come from /proc/PID/task/TID/stat,
- * read once per refresh for each thread: plain procfs reads, no ptrace,
- * so the UI thread never waits on the target.
+ * See threads_view.h.  Thread states and CPU times come from
+ * /proc/PID/task/TID/stat, read once per refresh for each thread: plain
+ * procfs reads, no ptrace, so the UI thread never waits on the target.
+ * %CPU is the CPU time a thread used between two reads at least
+ * CPU_WINDOW_NS apart over the time between them (htop's).  Rows keep the
+ * threads' own order (first seen first) unless o picks a sort, so a
+ * refresh never moves the cursor's thread under it.
  */
 #include "threads_view.h"
 
@@ -10,41 +14,69 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "clock.h"
+#include "idtab.h"
+#include "util.h"
 #include "vec.h"
+
+/* Reads closer than this give a noisy %CPU: the last one is kept. */
+#define CPU_WINDOW_NS 500000000ull
 
 struct thread_row {
     uint32_t index;     /* thread index in the snapshot */
     uint64_t samples;   /* its thread node's total */
     char state[16];     /* "running", "sleeping", "exited", "-" */
+    uint32_t cpu;       /* index in threads_priv's cpu[], IDTAB_NONE: not
+                           read (a file, or the thread is gone) */
+};
+
+/* CPU time of a live thread, by tid. */
+struct thread_cpu {
+    int64_t tid;
+    uint64_t ticks;     /* utime + stime at the last read, clock ticks */
+    uint64_t at_ns;     /* when (clock_mono_ns) */
+    double pct;         /* %CPU over the last window, -1: not yet known */
 };
 
 struct threads_priv {
     struct thread_row *rows;
     size_t cap;
+    struct idtab cpu_ix;    /* tid -> index in cpu[] */
+    struct thread_cpu *cpu;
+    size_t ncpu, cpu_cap;
+    struct view_sort sort;  /* by TID unless o says otherwise */
 };
 
-/* State letter of /proc/PID/task/TID/stat in words; "exited" when the
- * thread is gone. */
-static void thread_state(pid_t pid, int64_t tid, char *buf, size_t n)
+/* The state letter of /proc/PID/task/TID/stat in words, and the thread's
+ * CPU time so far (utime + stime, in clock ticks).  False when the thread
+ * is gone. */
+static bool thread_stat(pid_t pid, int64_t tid, char *state, size_t n,
+                        uint64_t *ticks)
 {
-    char path[64], line[512];
+    char path[64], line[1024];
     FILE *f;
 
     snprintf(path, sizeof(path), "/proc/%d/task/%" PRId64 "/stat", (int)pid,
              tid);
     f = fopen(path, "re");
     if (!f) {
-        snprintf(buf, n, "exited");
-        return;
+        snprintf(state, n, "exited");
+        return false;
     }
     size_t len = fread(line, 1, sizeof(line) - 1, f);
     fclose(f);
     line[len] = '\0';
     /* The comm field may hold spaces and parentheses: the state follows
-     * the last ')'. */
+     * the last ')', then ppid ... cmajflt (fields 4-13), utime, stime. */
     const char *p = strrchr(line, ')');
     char c = p && p[1] == ' ' ? p[2] : '?';
+    unsigned long long ut = 0, st = 0;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+                     "%llu %llu", &ut, &st) != 2)
+        ut = st = 0;
+    *ticks = ut + st;
     const char *word;
     switch (c) {
     case 'R': word = "running"; break;
@@ -57,16 +89,97 @@ static void thread_state(pid_t pid, int64_t tid, char *buf, size_t n)
     case 'I': word = "idle"; break;
     default: word = "?"; break;
     }
-    snprintf(buf, n, "%s", word);
+    snprintf(state, n, "%s", word);
+    return true;
 }
 
-static int row_cmp(const void *a, const void *b)
+/* Record a thread's CPU time read now; returns its index in cpu[], or
+ * IDTAB_NONE on OOM. */
+static uint32_t cpu_update(struct threads_priv *tp, int64_t tid,
+                           uint64_t ticks, uint64_t now)
 {
-    const struct thread_row *x = a, *y = b;
+    uint64_t h = util_mix64((uint64_t)tid);
+    uint32_t id = idtab_find(&tp->cpu_ix, h, NULL, NULL);
 
-    if (x->samples != y->samples)
-        return x->samples > y->samples ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
+    if (id == IDTAB_NONE) {
+        if (VEC_RESERVE(tp->cpu, tp->cpu_cap, tp->ncpu + 1) < 0 ||
+            idtab_insert(&tp->cpu_ix, h, (uint32_t)tp->ncpu) < 0)
+            return IDTAB_NONE;
+        id = (uint32_t)tp->ncpu++;
+        tp->cpu[id] = (struct thread_cpu){ tid, ticks, now, -1 };
+        return id;
+    }
+    struct thread_cpu *c = &tp->cpu[id];
+    if (now - c->at_ns >= CPU_WINDOW_NS) {
+        long hz = sysconf(_SC_CLK_TCK);
+        double used = (double)(ticks - c->ticks) / (double)(hz > 0 ? hz : 100);
+        c->pct = ticks >= c->ticks ? 100.0 * used * 1e9 / (double)(now - c->at_ns)
+                                   : -1;
+        c->ticks = ticks;
+        c->at_ns = now;
+    }
+    return id;
+}
+
+enum threads_col { THC_MARK, THC_TID, THC_NAME, THC_SAMPLES, THC_SHARE,
+                   THC_CPU, THC_TIME, THC_STATE };
+
+/* The columns; those with a sort name are the orders o cycles through,
+ * from the first (the threads' ids: an order a refresh does not
+ * change). */
+static const struct view_col threads_cols[] = {
+    { .id = THC_MARK, .width = 1 },       /* '*': the thread shown alone */
+    { .id = THC_TID, .title = "TID", .width = 9, .gap = 1,
+      .flags = DT_RIGHT, .sort = "tid" },
+    { .id = THC_NAME, .title = "Name", .width = 16, .flags = DT_ELLIPSIS },
+    { .id = THC_SAMPLES, .title = "Samples", .width = 8, .flags = DT_RIGHT,
+      .sort = "samples" },
+    { .id = THC_SHARE, .title = "Share", .width = 6, .flags = DT_RIGHT },
+    { .id = THC_CPU, .title = "CPU%", .width = 5, .flags = DT_RIGHT,
+      .sort = "cpu" },
+    { .id = THC_TIME, .title = "TIME+", .width = 9, .flags = DT_RIGHT },
+    { .id = THC_STATE, .title = "State" },
+};
+
+struct sort_arg {
+    const struct threads_priv *tp;
+    const struct profile *snap;
+    enum threads_col by;
+    bool reverse;
+};
+
+static double row_pct(const struct threads_priv *tp, const struct thread_row *r)
+{
+    return r->cpu == IDTAB_NONE ? -1 : tp->cpu[r->cpu].pct;
+}
+
+static int row_cmp(const void *a, const void *b, void *arg)
+{
+    const struct sort_arg *s = arg;
+    const struct thread_row *x = a, *y = b;
+    int64_t xt = profile_thread_at(s->snap, x->index)->tid;
+    int64_t yt = profile_thread_at(s->snap, y->index)->tid;
+    double xp = row_pct(s->tp, x), yp = row_pct(s->tp, y);
+    int c = 0;
+
+    switch (s->by) {
+    case THC_SAMPLES:
+        c = x->samples != y->samples ? (x->samples > y->samples ? -1 : 1) : 0;
+        break;
+    case THC_CPU:
+        c = xp != yp ? (xp > yp ? -1 : 1) : 0;
+        break;
+    case THC_TID:      /* by tid, below */
+    case THC_MARK:     /* not sort columns */
+    case THC_NAME:
+    case THC_SHARE:
+    case THC_TIME:
+    case THC_STATE:
+        break;
+    }
+    if (!c)
+        c = xt < yt ? -1 : xt > yt;
+    return s->reverse ? -c : c;
 }
 
 static void threads_refresh(struct view *v)
@@ -74,6 +187,7 @@ static void threads_refresh(struct view *v)
     struct threads_priv *tp = v->priv;
     const struct model *m = v->ctx->model;
     const struct source_status *st = v->ctx->status;
+    uint64_t now = clock_mono_ns();
 
     v->lines = 0;
     if (!m)
@@ -86,30 +200,32 @@ static void threads_refresh(struct view *v)
     for (uint32_t i = 0; i < n; i++) {
         const struct profile_thread *th = profile_thread_at(m->snap, i);
         struct thread_row *r = &tp->rows[v->lines++];
+        uint64_t ticks;
         r->index = i;
         r->samples = profile_node(m->snap, th->node)->total;
-        if (live)
-            thread_state(st->pid, th->tid, r->state, sizeof(r->state));
-        else
+        r->cpu = IDTAB_NONE;
+        if (live && thread_stat(st->pid, th->tid, r->state, sizeof(r->state),
+                                &ticks))
+            r->cpu = cpu_update(tp, th->tid, ticks, now);
+        else if (!live)
             snprintf(r->state, sizeof(r->state), "%s",
                      st && st->state == TARGET_EXITED ? "exited" : "-");
     }
+    struct sort_arg sa = { tp, m->snap,
+                           (enum threads_col)threads_cols[tp->sort.col].id,
+                           tp->sort.reverse };
     if (v->lines > 1)
-        qsort(tp->rows, v->lines, sizeof(*tp->rows), row_cmp);
+        qsort_r(tp->rows, v->lines, sizeof(*tp->rows), row_cmp, &sa);
 }
 
-enum threads_col { THC_MARK, THC_TID, THC_NAME, THC_SAMPLES, THC_SHARE,
-                   THC_STATE };
+/* CPU columns only for a live target: a file has no /proc. */
+static bool threads_shown(struct view *v, int col)
+{
+    const struct source_status *st = v->ctx->status;
 
-static const struct view_col threads_cols[] = {
-    { .id = THC_MARK, .width = 1 },       /* '*': the thread shown alone */
-    { .id = THC_TID, .title = "TID", .width = 9, .gap = 1,
-      .flags = DT_RIGHT },
-    { .id = THC_NAME, .title = "Name", .width = 16, .flags = DT_ELLIPSIS },
-    { .id = THC_SAMPLES, .title = "Samples", .width = 8, .flags = DT_RIGHT },
-    { .id = THC_SHARE, .title = "Share", .width = 6, .flags = DT_RIGHT },
-    { .id = THC_STATE, .title = "State" },
-};
+    return (col != THC_CPU && col != THC_TIME) ||
+           (st && !st->is_file && st->pid > 0);
+}
 
 static void threads_cell(struct view *v, size_t line, int col,
                          struct view_cell *c)
@@ -118,6 +234,8 @@ static void threads_cell(struct view *v, size_t line, int col,
     const struct model *m = v->ctx->model;
     const struct thread_row *r = &tp->rows[line];
     const struct profile_thread *th = profile_thread_at(m->snap, r->index);
+    const struct thread_cpu *cpu = r->cpu != IDTAB_NONE ? &tp->cpu[r->cpu]
+                                                        : NULL;
     double all = (double)profile_node(m->snap, PROFILE_ROOT)->total;
 
     switch ((enum threads_col)col) {
@@ -140,6 +258,22 @@ static void threads_cell(struct view *v, size_t line, int col,
     case THC_SHARE:
         cell_pct(v, c, (double)r->samples, all);
         break;
+    case THC_CPU:
+        if (cpu && cpu->pct >= 0)
+            snprintf(c->buf, sizeof(c->buf), "%.1f", cpu->pct);
+        else
+            snprintf(c->buf, sizeof(c->buf), "-");
+        c->text = c->buf;
+        break;
+    case THC_TIME:
+        if (cpu) {
+            long hz = sysconf(_SC_CLK_TCK);
+            uint64_t cs = cpu->ticks * 100 / (uint64_t)(hz > 0 ? hz : 100);
+            snprintf(c->buf, sizeof(c->buf), "%" PRIu64 ":%02" PRIu64
+                     ".%02" PRIu64, cs / 6000, cs / 100 % 60, cs % 100);
+            c->text = c->buf;
+        }
+        break;
     case THC_STATE:
         c->text = r->state;
         break;
@@ -154,19 +288,32 @@ static uint64_t threads_line_key(struct view *v, size_t line)
                                        tp->rows[line].index)->tid;
 }
 
-/* Enter: only the thread under the cursor. */
-static bool threads_pick(struct view *v, enum request req)
+/* A search matches the thread's frame name, "NAME-TID". */
+static const char *threads_line_name(struct view *v, size_t line, char *buf,
+                                     size_t n)
+{
+    const struct threads_priv *tp = v->priv;
+    const struct model *m = v->ctx->model;
+    const struct profile_thread *th =
+        profile_thread_at(m->snap, tp->rows[line].index);
+
+    snprintf(buf, n, "%s", model_frame_name(m, th->frame));
+    return buf;
+}
+
+static const struct profile_thread *threads_line_thread(struct view *v,
+                                                        size_t line)
 {
     const struct threads_priv *tp = v->priv;
 
+    return profile_thread_at(v->ctx->model->snap, tp->rows[line].index);
+}
+
+/* Enter: only the thread under the cursor. */
+static bool threads_pick(struct view *v, enum request req)
+{
     (void)req;
-    const struct profile_thread *th =
-        profile_thread_at(v->ctx->model->snap, tp->rows[v->cursor].index);
-    v->ctx->filter.has_thread = true;
-    v->ctx->filter.tid = th->tid;
-    v->ctx->want_model = true;
-    ctx_message(v->ctx, false, "showing thread %s (%" PRId64 ") only; "
-                "A shows all threads", th->name ? th->name : "?", th->tid);
+    ctx_show_thread(v->ctx, threads_line_thread(v, v->cursor));
     return true;
 }
 
@@ -177,24 +324,40 @@ static const struct view_action threads_actions[] = {
 
 static const char *threads_info(struct view *v, char *buf, size_t n)
 {
+    const struct threads_priv *tp = v->priv;
     const struct model *m = v->ctx->model;
 
     if (!m)
         return NULL;
-    snprintf(buf, n, "%u threads", profile_thread_count(m->snap));
+    /* The order by TID goes without saying. */
+    bool said = threads_cols[tp->sort.col].id != THC_TID || tp->sort.reverse;
+    snprintf(buf, n, "%u threads%s%s%s", profile_thread_count(m->snap),
+             said ? ", by " : "", said ? threads_cols[tp->sort.col].sort : "",
+             tp->sort.reverse ? " (rev)" : "");
     return buf;
+}
+
+static struct view_sort *threads_sort(struct view *v)
+{
+    return &((struct threads_priv *)v->priv)->sort;
 }
 
 static void threads_close(struct view *v)
 {
-    free(((struct threads_priv *)v->priv)->rows);
+    struct threads_priv *tp = v->priv;
+
+    free(tp->rows);
+    free(tp->cpu);
+    idtab_free(&tp->cpu_ix);
 }
 
 const struct view_ops threads_view_ops = {
     .name = "Threads", .priv_size = sizeof(struct threads_priv),
     .refresh = threads_refresh, .close = threads_close,
-    VIEW_COLUMNS(threads_cols), .cell = threads_cell,
+    VIEW_COLUMNS(threads_cols), .cell = threads_cell, .shown = threads_shown,
+    .sort = threads_sort,
     .actions = threads_actions,
-    .line_key = threads_line_key,
+    .line_key = threads_line_key, .line_name = threads_line_name,
+    .line_thread = threads_line_thread,
     .info = threads_info,
 };

@@ -32,11 +32,12 @@ struct tree_line {
 /* Expansion state, keyed by profile_node_key (a hash of the node's path
  * of frames): the idtab maps a key to its index in `val`.  It never
  * shrinks but on collapse-all; a long session opens a few thousand nodes. */
-enum { ST_UNSET = 0, ST_OPEN = 1, ST_CLOSED = 2 };
+enum { ST_UNSET = 0, ST_OPEN = 1, ST_CLOSED = 2,
+       ST_REVEAL = 4 /* its children under hide-subs are shown too */ };
 
 struct keystate {
     struct idtab ids;
-    uint8_t *val;    /* ST_OPEN or ST_CLOSED, by id */
+    uint8_t *val;    /* ST_OPEN or ST_CLOSED, with ST_REVEAL, by id */
     size_t n, cap;
 };
 
@@ -47,6 +48,9 @@ struct tree_priv {
     bool threads_closed;   /* after collapse-all thread rows start closed */
     uint32_t seek_frame;   /* after an inversion: put the cursor on the
                               first row of this function, PROFILE_NONE */
+    bool manual;           /* the user acted on the tree: until then every
+                              refresh opens the hottest path (and only it)
+                              and puts the cursor at its end */
 };
 
 static uint8_t ks_get(const struct keystate *k, uint64_t key)
@@ -89,28 +93,43 @@ static bool node_open(const struct view *v, uint32_t node)
     const struct profile *p = tree_prof(v);
     uint8_t s = ks_get(&tp->st, profile_node_key(p, node));
 
-    if (s != ST_UNSET)
-        return s == ST_OPEN;
+    if (s & (ST_OPEN | ST_CLOSED))
+        return s & ST_OPEN;
     /* Thread rows start open so the first screen shows where time goes. */
-    return profile_node(p, node)->depth == 1 && !tp->threads_closed;
+    return profile_node(p, node)->depth == 1 &&
+           profile_frame(p, profile_node(p, node)->frame)->kind ==
+               FRAME_THREAD &&
+           !tp->threads_closed;
 }
 
+/* Open keeps a node's revealed children; closing forgets them. */
 static void node_set_open(struct view *v, uint32_t node, bool open)
 {
     struct tree_priv *tp = v->priv;
+    uint64_t key = profile_node_key(tree_prof(v), node);
 
-    ks_put(&tp->st, profile_node_key(tree_prof(v), node),
-           open ? ST_OPEN : ST_CLOSED);
+    ks_put(&tp->st, key, open ? (ST_OPEN | (ks_get(&tp->st, key) & ST_REVEAL))
+                              : ST_CLOSED);
 }
 
-/* A child below the hide-subs share of all samples is folded away. */
+/* Whether node shows all its children, hidden ones included. */
+static bool node_revealed(const struct view *v, uint32_t node)
+{
+    const struct tree_priv *tp = v->priv;
+
+    return ks_get(&tp->st, profile_node_key(tree_prof(v), node)) & ST_REVEAL;
+}
+
+/* A child below the hide-subs share of all samples is folded away,
+ * unless its parent was asked to show them all. */
 static bool node_hidden(const struct view *v, uint32_t node)
 {
     const struct profile *p = tree_prof(v);
     double root = (double)profile_node(p, PROFILE_ROOT)->total;
 
     return (double)profile_node(p, node)->total * 100.0 <
-           v->ctx->hide_subs * root;
+               v->ctx->hide_subs * root &&
+           !node_revealed(v, profile_node(p, node)->parent);
 }
 
 static int child_cmp(const void *a, const void *b, void *arg)
@@ -261,26 +280,46 @@ static const char *frame_location(const struct frame_desc *d, char *buf,
     return buf;
 }
 
+static uint32_t open_hot_path(struct view *v, uint32_t node);
+
 static void tree_refresh(struct view *v)
 {
     struct tree_priv *tp = v->priv;
     const struct profile *p = tree_prof(v);
+    uint32_t hot = PROFILE_NONE;
 
     v->lines = 0;
     v->tail_want = 0;
     if (!p)
         return;
+    /* Until the user takes over, the screen follows the data: the
+     * hottest path, and only it, open (perf top and py-spy top open on
+     * the hottest functions too). */
+    if (!tp->manual && profile_node(p, PROFILE_ROOT)->total) {
+        ks_clear(&tp->st);
+        hot = open_hot_path(v, PROFILE_ROOT);
+    }
     if (tree_walk(v, false, build_row, v) < 0)
         ctx_message(v->ctx, true, "out of memory building the tree");
-    for (size_t i = 0; i < v->lines; i++) {
+    /* The location column is as wide as the widest location of any
+     * function, shown or not, so it stays put as nodes open and close. */
+    const struct model *m = v->ctx->model;
+    for (size_t i = 0; i < m->nflat; i++) {
         char loc[256];
-        if (tp->lines[i].node == PROFILE_NONE)
-            continue;
-        const struct frame_desc *d =
-            profile_frame(p, profile_node(p, tp->lines[i].node)->frame);
+        const struct frame_desc *d = profile_frame(p, m->flat[i].frame);
         int w = text_width(v->ctx->theme, frame_location(d, loc, sizeof(loc)));
         if (w > v->tail_want)
             v->tail_want = w;
+    }
+    if (hot != PROFILE_NONE && hot != PROFILE_ROOT) {
+        uint64_t key = profile_node_key(p, hot);
+        for (size_t i = 0; i < v->lines; i++)
+            if (tp->lines[i].node != PROFILE_NONE &&
+                profile_node_key(p, tp->lines[i].node) == key) {
+                v->cursor = i;
+                v->placed = true;
+                break;
+            }
     }
     if (tp->seek_frame != PROFILE_NONE) {
         /* Node keys differ between the two trees: find the function. */
@@ -365,8 +404,9 @@ static void function_cell(struct view *v, size_t line, struct view_cell *c)
     tree_guides(v, line, guides, sizeof(guides), maxlev);
     c->text = c->buf;
     if (l->node == PROFILE_NONE) {
-        snprintf(c->buf, sizeof(c->buf), "%s%s %u hidden", guides,
-                 t->g.ellipsis, l->nhidden);
+        snprintf(c->buf, sizeof(c->buf), "%s%s %u hidden: under hide-subs "
+                 "%.1f%%", guides, t->g.ellipsis, l->nhidden,
+                 v->ctx->hide_subs);
         c->attr = t->attr[UC_DIM];
         return;
     }
@@ -445,6 +485,20 @@ static uint32_t tree_line_frame(struct view *v, size_t line)
     return profile_frame(p, f)->kind == FRAME_THREAD ? PROFILE_NONE : f;
 }
 
+/* A thread row stands for its thread (per-thread trees). */
+static const struct profile_thread *tree_line_thread(struct view *v,
+                                                     size_t line)
+{
+    const struct tree_priv *tp = v->priv;
+    const struct profile *p = tree_prof(v);
+    uint32_t node = tp->lines[line].node;
+
+    if (node == PROFILE_NONE ||
+        profile_frame(p, profile_node(p, node)->frame)->kind != FRAME_THREAD)
+        return NULL;
+    return profile_thread_at(p, profile_node_thread(p, node));
+}
+
 /* Rebuild the rows and put the cursor on `node`. */
 static void tree_show_node(struct view *v, uint32_t node)
 {
@@ -466,15 +520,26 @@ static void tree_reveal(struct view *v, uint32_t node)
         node_set_open(v, a, true);
 }
 
+/* Any key or click the tree handles: the user has taken over. */
+static void tree_touch(struct view *v)
+{
+    ((struct tree_priv *)v->priv)->manual = true;
+}
+
+/* A search walks every row (as if every node were open) and numbers the
+ * matches in that order, the cursor's own row included. */
 struct search_ctx {
     struct view *v;
     const regex_t *re;
     uint32_t from;        /* the cursor's node */
-    bool forward;
     bool passed;          /* the walk went past `from` */
-    uint32_t first;       /* first match anywhere (wrap-around target) */
-    uint32_t before;      /* last match before `from` */
-    uint32_t found;       /* first match after `from` */
+    size_t count;         /* matches so far */
+    struct search_mark {
+        uint32_t node;    /* PROFILE_NONE: none yet */
+        size_t nth;
+    } first, last, before, after, self;
+    /* first and last match overall, the last before the cursor and the
+     * first after it, and the cursor's own row when it matches */
 };
 
 static int search_row(void *arg, const struct tree_line *row)
@@ -484,30 +549,34 @@ static int search_row(void *arg, const struct tree_line *row)
 
     if (row->node == PROFILE_NONE)
         return 0;
-    if (row->node == s->from) {
-        s->passed = true;
-        return 0;
-    }
     uint32_t f = profile_node(p, row->node)->frame;
-    if (profile_frame(p, f)->kind == FRAME_THREAD ||
-        regexec(s->re, profile_frame(p, f)->name, 0, NULL, 0) != 0)
+    bool match = profile_frame(p, f)->kind != FRAME_THREAD &&
+                 regexec(s->re, profile_frame(p, f)->name, 0, NULL, 0) == 0;
+    if (row->node == s->from)
+        s->passed = true;
+    if (!match)
         return 0;
-    if (s->first == PROFILE_NONE)
-        s->first = row->node;
-    if (!s->passed) {
-        s->before = row->node;
-        return 0;
-    }
-    s->found = row->node;
-    return s->forward ? 1 : 0;
+    struct search_mark m = { row->node, ++s->count };
+    if (row->node == s->from)
+        s->self = m;
+    else if (!s->passed)
+        s->before = m;
+    else if (s->after.node == PROFILE_NONE)
+        s->after = m;
+    if (s->first.node == PROFILE_NONE)
+        s->first = m;
+    s->last = m;
+    return 0;
 }
 
-static bool tree_search(struct view *v, const regex_t *re, bool forward)
+static bool tree_search(struct view *v, const regex_t *re, bool forward,
+                        struct search_hit *hit)
 {
     const struct tree_priv *tp = v->priv;
+    const struct search_mark none = { PROFILE_NONE, 0 };
     struct search_ctx s = {
-        .v = v, .re = re, .forward = forward, .from = PROFILE_NONE,
-        .first = PROFILE_NONE, .before = PROFILE_NONE, .found = PROFILE_NONE,
+        .v = v, .re = re, .from = PROFILE_NONE, .first = none, .last = none,
+        .before = none, .after = none, .self = none,
     };
 
     if (!tree_prof(v))
@@ -516,19 +585,21 @@ static bool tree_search(struct view *v, const regex_t *re, bool forward)
         s.from = tp->lines[v->cursor].node;
     if (s.from == PROFILE_NONE)
         s.passed = true;
-    if (tree_walk(v, true, search_row, &s) < 0)
+    if (tree_walk(v, true, search_row, &s) < 0 || s.count == 0)
         return false;
 
-    uint32_t target;
+    /* The next match, wrapping around; the cursor's row when it is the
+     * only one. */
+    struct search_mark t;
     if (forward)
-        target = s.found != PROFILE_NONE ? s.found : s.first;
-    else /* the last match before the cursor, else the last one overall */
-        target = s.before != PROFILE_NONE ? s.before
-               : s.found != PROFILE_NONE ? s.found : PROFILE_NONE;
-    if (target == PROFILE_NONE)
-        return false;
-    tree_reveal(v, target);
-    tree_show_node(v, target);
+        t = s.after.node != PROFILE_NONE ? s.after : s.first;
+    else
+        t = s.before.node != PROFILE_NONE ? s.before : s.last;
+    hit->nth = t.nth;
+    hit->count = s.count;
+    tree_touch(v);
+    tree_reveal(v, t.node);
+    tree_show_node(v, t.node);
     return true;
 }
 
@@ -553,6 +624,15 @@ static uint32_t hottest_child(const struct view *v, uint32_t node)
             best = c;
     }
     return best;
+}
+
+/* Open the hottest path down from node; returns its last node. */
+static uint32_t open_hot_path(struct view *v, uint32_t node)
+{
+    for (uint32_t c; (c = hottest_child(v, node)) != PROFILE_NONE; node = c)
+        if (node != PROFILE_ROOT)
+            node_set_open(v, node, true);
+    return node;
 }
 
 static void expand_subtree(struct view *v, uint32_t node)
@@ -622,13 +702,24 @@ static const struct tree_line *cursor_row(const struct view *v)
     return &((const struct tree_priv *)v->priv)->lines[v->cursor];
 }
 
-/* Enter: open or close the node. */
+/* Enter: open or close the node; on a hidden row, show the rows it
+ * stands for (for that parent only: the thresholds stay). */
 static bool tree_toggle(struct view *v, enum request req)
 {
+    struct tree_priv *tp = v->priv;
     const struct tree_line *l = cursor_row(v);
 
     (void)req;
-    if (l->node != PROFILE_NONE && l->kids) {
+    if (l->node == PROFILE_NONE) {
+        uint32_t parent = l->parent == NO_LINE ? PROFILE_ROOT
+                                               : tp->lines[l->parent].node;
+        uint64_t key = profile_node_key(tree_prof(v), parent);
+        ks_put(&tp->st, key, ks_get(&tp->st, key) | ST_REVEAL);
+        ctx_message(v->ctx, false, "%u row%s under hide-subs %.1f%% shown "
+                    "here; t or { } change it everywhere", l->nhidden,
+                    l->nhidden == 1 ? "" : "s", v->ctx->hide_subs);
+        view_refresh(v);
+    } else if (l->kids) {
         node_set_open(v, l->node, !l->open);
         view_refresh(v);
     }
@@ -688,14 +779,33 @@ static bool tree_expand_hot(struct view *v, enum request req)
     (void)req;
     if (node == PROFILE_NONE)
         return true;
-    for (uint32_t c; (c = hottest_child(v, node)) != PROFILE_NONE; node = c)
-        node_set_open(v, node, true);
-    tree_show_node(v, node);
+    tree_show_node(v, open_hot_path(v, node));
+    return true;
+}
+
+/* T: threads merged into one tree, or one subtree per thread; the
+ * cursor stays on its function. */
+static bool tree_merge_threads(struct view *v, enum request req)
+{
+    struct tree_priv *tp = v->priv;
+    uint32_t node = cursor_node(v);
+    struct model_filter *f = &v->ctx->filter;
+
+    (void)req;
+    tp->seek_frame = node != PROFILE_NONE
+                         ? profile_node(tree_prof(v), node)->frame
+                         : PROFILE_NONE;
+    f->merge_threads = !f->merge_threads;
+    v->ctx->want_model = true;
+    ctx_message(v->ctx, false, "%s", f->merge_threads
+                ? "threads merged: one tree for all threads"
+                : "one subtree per thread");
     return true;
 }
 
 static const struct view_action tree_actions[] = {
     { REQ_INVERT, tree_invert, false },
+    { REQ_MERGE_THREADS, tree_merge_threads, false },
     { REQ_COLLAPSE_ALL, tree_collapse_all, false },
     { REQ_ENTER, tree_toggle, true },
     { REQ_EXPAND, tree_expand, true },
@@ -707,9 +817,12 @@ static const struct view_action tree_actions[] = {
 
 static const char *tree_info(struct view *v, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s", v->ctx->filter.inverted ? "bottom-up" : "top-down");
+    snprintf(buf, n, "%s, %s", v->ctx->filter.inverted ? "bottom-up"
+                                                       : "top-down",
+             v->ctx->filter.merge_threads ? "merged" : "per thread");
     return buf;
 }
+
 
 static int tree_open(struct view *v)
 {
@@ -731,5 +844,6 @@ const struct view_ops tree_view_ops = {
     VIEW_COLUMNS(tree_cols), .cell = tree_cell, .title = tree_title,
     .actions = tree_actions,
     .line_key = tree_line_key, .line_frame = tree_line_frame,
-    .search = tree_search, .info = tree_info,
+    .line_thread = tree_line_thread,
+    .search = tree_search, .info = tree_info, .touch = tree_touch,
 };

@@ -52,6 +52,7 @@ void ui_options_default(struct ui_options *o)
     o->refresh_s = 1.0;
     o->hide_self = 1.0;
     o->hide_subs = 2.0;
+    o->confirm_quit = true;
 }
 
 const char *ui_library_version(void)
@@ -86,8 +87,25 @@ void ui_mark_stale(struct ui *ui)
 
 void ui_status(struct ui *ui)
 {
+    const struct source_status *s = &ui->status;
+
     ui->src->ops->status(ui->src, &ui->status);
+    if (s->paused && !ui->was_paused)
+        ui->pause_start_ns = s->elapsed_ns;
+    if (!s->paused && ui->was_paused && s->elapsed_ns > ui->pause_start_ns)
+        ui->paused_ns += s->elapsed_ns - ui->pause_start_ns;
+    ui->was_paused = s->paused;
     ui->dirty = true;
+}
+
+uint64_t ui_sampling_ns(const struct ui *ui, uint64_t *paused_for)
+{
+    const struct source_status *s = &ui->status;
+    uint64_t end = s->paused ? ui->pause_start_ns : s->elapsed_ns;
+
+    *paused_for = s->paused && s->elapsed_ns > ui->pause_start_ns
+                      ? s->elapsed_ns - ui->pause_start_ns : 0;
+    return end > ui->paused_ns ? end - ui->paused_ns : 0;
 }
 
 void ui_rebuild_model(struct ui *ui)
@@ -155,6 +173,8 @@ void ui_switch(struct ui *ui, enum view_id to)
         if (f != PROFILE_NONE)
             ui->ctx.selected = f;
     }
+    if (to == VIEW_HELP && ui->cur != VIEW_HELP)
+        ui->help_from = ui->cur;
     ui->cur = to;
     ui->stale[to] = true;
     ui->dirty = true;
@@ -408,7 +428,9 @@ int ui_run(struct source *src, const struct ui_options *opts)
     ui->ctx.hide_self = opts->hide_self;
     ui->ctx.hide_subs = opts->hide_subs;
     ui->ctx.filter.focus = PROFILE_NONE;
+    ui->ctx.filter.merge_threads = true;
     ui->ctx.selected = PROFILE_NONE;
+    ui->ctx.want_view = VIEW_COUNT;
     ui->fmt_index = save_initial_format(ui);
     ui->cur = VIEW_TREE;
 

@@ -28,6 +28,9 @@ struct ui_save_ops {
      * first is proposed, as a suffix, or as a prefix when it ends in '.'
      * ("callgrind.out."). */
     const char *(*exts)(size_t i);
+    /* The format a file name asks for by its extension (as -o picks it),
+     * or -1 when it names none. */
+    long (*for_path)(const char *path);
     /* Write p to `path` in format i with these thresholds (formats that
      * hide rows use them).  0, or -1 with a one-line reason in err. */
     int (*write)(size_t i, const struct profile *p, const char *path,
@@ -52,7 +55,8 @@ struct ui_options {
                                    (tests); NULL for interactive use */
     const struct ui_save_ops *save; /* formats for 's' (NULL: none) */
     const char *export_format;  /* -f NAME: the format 's' offers first
-                                   (NULL: "folded", else the first one) */
+                                   (NULL: "pprof", the richest one that
+                                   -i reads back, else the first one) */
     /* Read a profile file for the scripted :load (main.c: load_file):
      * a new profile, or NULL with a one-line reason in err.  NULL: :load
      * fails the script. */
@@ -63,6 +67,11 @@ struct ui_options {
                                    (0: until the user quits) */
     volatile sig_atomic_t *quit_flag; /* set non-zero by a signal handler
                                    (SIGINT, SIGTERM...): ui_run returns */
+    bool confirm_quit;          /* q asks once while a live source has
+                                   samples not saved (default; --no-confirm
+                                   turns it off) */
+    bool ends_command;          /* quitting ends the command sproftop
+                                   launched: the question says so */
 };
 
 /* Fill *o with the defaults above. */

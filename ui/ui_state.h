@@ -32,6 +32,7 @@ struct script;
 /* What a prompt's text is for (struct prompt's purpose tag). */
 enum ask_purpose {
     ASK_SEARCH = 1, ASK_HIDE, ASK_INTERVAL, ASK_REFRESH, ASK_SAVE, ASK_RESET,
+    ASK_QUIT,
 };
 
 struct ui {
@@ -44,7 +45,12 @@ struct ui {
     struct view views[VIEW_COUNT];
     bool stale[VIEW_COUNT];        /* needs view_refresh before drawing */
     enum view_id cur;
+    enum view_id help_from;        /* the view help was opened from */
     struct source_status status;
+    uint64_t paused_ns;            /* sampling time lost to past pauses */
+    uint64_t pause_start_ns;       /* status.elapsed_ns when the current
+                                      pause began */
+    bool was_paused;               /* status.paused at the last read */
     struct profile *snap;          /* owned; the model borrows it */
     struct model *model;
     uint64_t generation;
@@ -62,6 +68,9 @@ struct ui {
     size_t fmt_index;              /* export format offered by 's' */
     char save_default[PROMPT_MAX]; /* default name for the current format */
     time_t save_time;              /* timestamp of the save prompt */
+    bool save_all;                 /* 's' saves every sample, not the view */
+    bool saved;                    /* a save of every sample succeeded... */
+    uint64_t saved_generation;     /* ...with the source at this generation */
     int tab_x[VIEW_COUNT + 1];     /* tab bar column bounds, for clicks */
     int tab_y, body_top, body_h;   /* layout of the last frame */
     SCREEN *screen;
@@ -83,8 +92,13 @@ struct view *ui_view(struct ui *ui);
  * cursor of the view left as their selection. */
 void ui_switch(struct ui *ui, enum view_id to);
 
-/* Read the source's status into ui->status (and redraw). */
+/* Read the source's status into ui->status (and redraw), and account
+ * for pauses (ui_sampling_ns). */
 void ui_status(struct ui *ui);
+
+/* How long the source has been sampling, pauses excluded; and, when
+ * paused, for how long (else 0) in *paused_for. */
+uint64_t ui_sampling_ns(const struct ui *ui, uint64_t *paused_for);
 
 /* Status, then a new snapshot and model when the source's generation
  * changed (or `force`); schedules the next tick. */
@@ -111,6 +125,10 @@ const char *frame_hz(double hz, char *buf, size_t n);
 
 /* --- actions.c ------------------------------------------------------------ */
 
+/* Whether quitting now would lose samples: a live source whose data
+ * changed since the last save (or never saved). */
+bool actions_unsaved(struct ui *ui);
+
 /* Act on one request: the UI's own (views, filters, sampling, prompts)
  * from its table, the rest by the view on screen. */
 void actions_run(struct ui *ui, enum request req);
@@ -135,24 +153,37 @@ void ask_done(struct ui *ui, enum prompt_result r);
 /* Set the hide thresholds (clamped to 0..100) and say so. */
 void ask_set_hide(struct ui *ui, double self, double subs);
 
+/* When the live target has exited (or sampling ended), say so, with
+ * what cannot be done ("nothing to pause"), and return true. */
+bool ask_sampling_over(struct ui *ui, const char *what);
+
 /* Set the sampling interval (clamped to what the source takes) and say
  * so, or why it cannot change. */
 void ask_set_interval(struct ui *ui, uint64_t ns);
 
 /* --- save.c --------------------------------------------------------------- */
 
-/* The format index -f names (else "folded", else 0). */
+/* The format index -f names (else "pprof", else 0). */
 size_t save_initial_format(const struct ui *ui);
 
-/* 's': open the save prompt with a default name. */
+/* 's': open the save prompt with a default name, to save the view. */
 void save_open(struct ui *ui);
 
-/* Tab in the save prompt: the next format; the default name (or the
- * extension of a typed one) follows. */
-void save_cycle(struct ui *ui);
+/* The text of the save prompt changed: a known extension picks its
+ * format. */
+void save_follow_name(struct ui *ui);
 
-/* Write a new snapshot to `path` in the current format; the result goes
- * to the message line. */
+/* Up or Down in the save prompt: the view, or every sample. */
+void save_toggle_scope(struct ui *ui);
+
+/* Tab (step 1) or BackTab (step -1) in the save prompt: the next or
+ * previous format; the default name (or the extension of a typed one)
+ * follows. */
+void save_cycle(struct ui *ui, int step);
+
+/* Write a new snapshot (the view, or every sample) to `path` in the
+ * current format; the result, with the full path, goes to the message
+ * line. */
 void save_write(struct ui *ui, const char *path);
 
 #endif

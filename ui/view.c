@@ -19,6 +19,15 @@ void ctx_message(struct ui_ctx *c, bool error, const char *fmt, ...)
     c->msg_error = error;
 }
 
+void ctx_show_thread(struct ui_ctx *c, const struct profile_thread *th)
+{
+    c->filter.has_thread = true;
+    c->filter.tid = th->tid;
+    c->want_model = true;
+    ctx_message(c, false, "showing thread %s (%lld) only; A shows all threads",
+                th->name ? th->name : "?", (long long)th->tid);
+}
+
 int view_init(struct view *v, const struct view_ops *ops,
               struct ui_ctx *ctx)
 {
@@ -32,6 +41,9 @@ int view_init(struct view *v, const struct view_ops *ops,
     v->tail_want = 0;
     if (ops->priv_size && !(v->priv = calloc(1, ops->priv_size)))
         return -1;
+    if (ops->sort)
+        ops->sort(v)->col = columns_next_sort(ops->cols, ops->ncols,
+                                              ops->ncols - 1);
     return ops->open ? ops->open(v) : 0;
 }
 
@@ -167,39 +179,83 @@ uint32_t view_cursor_frame(struct view *v)
     return v->ops->line_frame(v, v->cursor);
 }
 
-static bool generic_search(struct view *v, const regex_t *re, bool forward)
+/* Whether line i matches re: its line_name, else its function's name. */
+static bool line_matches(struct view *v, size_t i, const regex_t *re)
 {
     const struct model *m = v->ctx->model;
+    char buf[256];
+    const char *s = v->ops->line_name ? v->ops->line_name(v, i, buf,
+                                                          sizeof(buf))
+                                      : NULL;
 
-    if (!m || v->lines == 0 || !v->ops->line_frame)
+    if (!s) {
+        uint32_t f = v->ops->line_frame ? v->ops->line_frame(v, i)
+                                        : PROFILE_NONE;
+        if (!m || f == PROFILE_NONE)
+            return false;
+        s = model_frame_name(m, f);
+    }
+    return regexec(re, s, 0, NULL, 0) == 0;
+}
+
+const struct profile_thread *view_cursor_thread(struct view *v)
+{
+    if (v->lines == 0 || !v->ops->line_thread)
+        return NULL;
+    return v->ops->line_thread(v, v->cursor);
+}
+
+static bool generic_search(struct view *v, const regex_t *re, bool forward,
+                           struct search_hit *hit)
+{
+    size_t to = SIZE_MAX;
+
+    if (v->lines == 0)
         return false;
-    for (size_t step = 1; step <= v->lines; step++) {
+    /* The last step comes back to the cursor: the only match stays. */
+    for (size_t step = 1; step <= v->lines && to == SIZE_MAX; step++) {
         size_t i = forward ? (v->cursor + step) % v->lines
                            : (v->cursor + v->lines - step % v->lines) % v->lines;
-        uint32_t f = v->ops->line_frame(v, i);
-        if (f == PROFILE_NONE)
-            continue;
-        if (regexec(re, model_frame_name(m, f), 0, NULL, 0) == 0) {
-            view_goto(v, i);
-            return true;
-        }
+        if (line_matches(v, i, re))
+            to = i;
     }
-    return false;
+    if (to == SIZE_MAX)
+        return false;
+    hit->nth = hit->count = 0;
+    for (size_t i = 0; i < v->lines; i++)
+        if (line_matches(v, i, re)) {
+            hit->count++;
+            if (i == to)
+                hit->nth = hit->count;
+        }
+    view_goto(v, to);
+    return true;
 }
 
 void view_search(struct view *v, const regex_t *re, bool forward)
 {
-    bool found = v->ops->search ? v->ops->search(v, re, forward)
-                                : generic_search(v, re, forward);
+    struct search_hit hit = { 0, 0 };
+    bool found = v->ops->search ? v->ops->search(v, re, forward, &hit)
+                                : generic_search(v, re, forward, &hit);
 
     if (!found)
         ctx_message(v->ctx, true, "no match in the %s view", v->ops->name);
+    else
+        ctx_message(v->ctx, false, "match %zu of %zu (n: next, N: previous)",
+                    hit.nth, hit.count);
+}
+
+static void view_touch(struct view *v)
+{
+    if (v->ops->touch)
+        v->ops->touch(v);
 }
 
 void view_click(struct view *v, int row)
 {
     size_t line = v->offset + (size_t)(row < 0 ? 0 : row);
 
+    view_touch(v);
     if (line < v->lines)
         view_goto(v, line);
 }
@@ -209,6 +265,7 @@ void view_scroll(struct view *v, int n)
     size_t h = v->height > 0 ? (size_t)v->height : 1;
     size_t max_off = v->lines > h ? v->lines - h : 0;
 
+    view_touch(v);
     if (n < 0)
         v->offset = v->offset > (size_t)-n ? v->offset - (size_t)-n : 0;
     else
@@ -286,6 +343,38 @@ static bool search_again(struct view *v, enum request req)
     return true;
 }
 
+/* After a new sort order: say so and rebuild, the cursor on its line,
+ * the view from the top when the line fits on the first page. */
+static void resorted(struct view *v, const struct view_sort *s)
+{
+    ctx_message(v->ctx, false, "sorted by %s%s", v->ops->cols[s->col].sort,
+                s->reverse ? ", reversed" : "");
+    view_refresh(v);
+    v->offset = 0;
+    view_goto(v, v->cursor);
+}
+
+/* o: the next column that sorts, among those shown; O: reversed. */
+static bool sort_change(struct view *v, enum request req)
+{
+    struct view_sort *s = v->ops->sort ? v->ops->sort(v) : NULL;
+
+    if (!s)
+        return false;
+    if (req == REQ_SORT_REVERSE) {
+        s->reverse = !s->reverse;
+    } else {
+        size_t from = s->col;
+        do
+            s->col = columns_next_sort(v->ops->cols, v->ops->ncols, s->col);
+        while (s->col != from && v->ops->shown &&
+               !v->ops->shown(v, v->ops->cols[s->col].id));
+        s->reverse = false;
+    }
+    resorted(v, s);
+    return true;
+}
+
 /* What every view does the same way. */
 static const struct view_action common_actions[] = {
     { REQ_MOVE_UP, move_up, false },
@@ -296,6 +385,8 @@ static const struct view_action common_actions[] = {
     { REQ_MOVE_LAST, move_last, false },
     { REQ_SEARCH_NEXT, search_again, false },
     { REQ_SEARCH_PREV, search_again, false },
+    { REQ_SORT, sort_change, false },
+    { REQ_SORT_REVERSE, sort_change, false },
     { REQ_NONE, NULL, false },
 };
 
@@ -316,5 +407,6 @@ bool view_request(struct view *v, enum request req)
         a = find_action(v->ops->actions, req);
     if (!a || (a->on_line && v->lines == 0))
         return false;
+    view_touch(v);
     return a->run(v, req);
 }

@@ -12,7 +12,8 @@
  *
  * Views talk back to the UI through struct ui_ctx: they read the model,
  * thresholds and the selected function, and set want_model to ask ui.c
- * for a new model after changing the filter.  Only the UI thread uses
+ * for a new model after changing the filter, or want_view to go to
+ * another view.  Only the UI thread uses
  * views (they draw with curses).
  */
 #ifndef SPROFTOP_VIEW_H
@@ -46,6 +47,7 @@ struct ui_ctx {
     const regex_t *search;             /* last search, NULL if none */
     /* Set by views, acted on by ui.c after the request: */
     bool want_model;                   /* filter changed: rebuild */
+    enum view_id want_view;            /* show this view (VIEW_COUNT: stay) */
     char msg[256];                     /* message for the status line */
     bool msg_error;
 };
@@ -54,7 +56,16 @@ struct ui_ctx {
 void ctx_message(struct ui_ctx *c, bool error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Show only thread th in every view (the thread filter), and say so. */
+void ctx_show_thread(struct ui_ctx *c, const struct profile_thread *th);
+
 struct view;
+
+/* Where a search landed: match `nth` (from 1) of `count`, in the order
+ * the view would list them. */
+struct search_hit {
+    size_t nth, count;
+};
 
 /* What a view does on one request (tig's view requests): run returns
  * false when the request does not apply to the view as it is, and the UI
@@ -87,6 +98,10 @@ struct view_ops {
     /* Whether a column is shown now (NULL: every column is).  Hidden
      * columns take no room. */
     bool (*shown)(struct view *v, int col);
+    /* The view's sort order, which o and O change (view.c does, and
+     * rebuilds the view); NULL: the view does not sort.  view_init starts
+     * it on the first column that sorts. */
+    struct view_sort *(*sort)(struct view *v);
     /* The view's own requests, ended by { REQ_NONE, NULL, false };
      * NULL: none. */
     const struct view_action *actions;
@@ -94,12 +109,25 @@ struct view_ops {
     uint64_t (*line_key)(struct view *v, size_t line);
     /* The function a line shows, PROFILE_NONE if none. */
     uint32_t (*line_frame)(struct view *v, size_t line);
-    /* Search from the cursor for a function matching re; `forward` picks
-     * the direction.  Moves the cursor and returns true when found.  NULL
-     * means the generic search over line_frame names. */
-    bool (*search)(struct view *v, const regex_t *re, bool forward);
+    /* The thread a line stands for as a whole (a thread row), NULL if
+     * none (NULL op: no line does). */
+    const struct profile_thread *(*line_thread)(struct view *v, size_t line);
+    /* The text a search matches on a line when it is not the name of
+     * line_frame (threads: "NAME-TID"); NULL (the op or its result):
+     * that name.  May write into buf (n bytes). */
+    const char *(*line_name)(struct view *v, size_t line, char *buf,
+                             size_t n);
+    /* Search from the cursor for a line matching re; `forward` picks the
+     * direction.  Moves the cursor, fills *hit and returns true when
+     * found (the cursor's own line when it is the only match).  NULL
+     * means the generic search over the lines' names (line_name). */
+    bool (*search)(struct view *v, const regex_t *re, bool forward,
+                   struct search_hit *hit);
     /* What to show when there are no lines (NULL: a generic text). */
     const char *(*empty)(struct view *v, char *buf, size_t n);
+    /* The user acted on the view: a key it handled, a click or the
+     * wheel (NULL: nothing to do). */
+    void (*touch)(struct view *v);
     /* One line of status for the tab bar ("sort: self"), or NULL. */
     const char *(*info)(struct view *v, char *buf, size_t n);
     /* Free what the private state points to (not the state itself). */
@@ -167,8 +195,12 @@ uint32_t view_selected(struct view *v);
 /* The function under the cursor, PROFILE_NONE if none. */
 uint32_t view_cursor_frame(struct view *v);
 
-/* Run a search from the cursor (ops->search or the generic one); sets a
- * message when nothing matches. */
+/* The thread row under the cursor, NULL if none. */
+const struct profile_thread *view_cursor_thread(struct view *v);
+
+
+/* Run a search from the cursor (ops->search or the generic one); the
+ * message says "match N of M", or that nothing matches. */
 void view_search(struct view *v, const regex_t *re, bool forward);
 
 /* Mouse: a click on body row `row` (0-based from the first body row). */

@@ -38,6 +38,8 @@ static void child_exec(const struct sampler_config *cfg, int go, int ep)
                 close(fd);
         }
     }
+    if (cfg->child_out >= 0)
+        dup2(cfg->child_out, 1), dup2(cfg->child_out, 2);
     execvp(cfg->argv[0], cfg->argv);
     int e = errno;
     if (write(ep, &e, sizeof e) < 0)

@@ -17,6 +17,7 @@ void sampler_config_default(struct sampler_config *c)
     c->max_depth = 512;
     c->placement = SAMPLER_PLACE_FREE;
     c->spin_us = 50;
+    c->child_out = -1;
 }
 
 struct sampler *sampler_start(const struct sampler_config *cfg, char *err,

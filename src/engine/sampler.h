@@ -45,6 +45,9 @@ struct sampler_config {
     pid_t pid;                 /* attach to this process... */
     char *const *argv;         /* ...or launch this command (pid == 0) */
     bool quiet_child;          /* launched command's stdio -> /dev/null */
+    int child_out;             /* >= 0: the launched command's stdout and
+                                  stderr go to this fd (its stdin stays
+                                  as quiet_child says); -1: default */
     uint64_t interval_ns;      /* per-thread sampling interval */
     bool idle;                 /* also sample blocked threads */
     size_t stack_max;          /* stack bytes copied per sample */
@@ -59,7 +62,7 @@ struct sampler_config {
 };
 
 /* Fill defaults: 99 Hz, on-CPU, 256 KiB stacks, 512 frames, backend
- * auto. */
+ * auto, a launched command's output where sproftop's goes. */
 void sampler_config_default(struct sampler_config *c);
 
 enum sampler_target {

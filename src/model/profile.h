@@ -214,9 +214,10 @@ const struct profile_node *profile_node(const struct profile *p, uint32_t id);
 uint32_t profile_child(const struct profile *p, uint32_t parent,
                        uint32_t frame);
 
-/* Fill out[] with the frame ids from the thread node's child down to
- * `node` (bottom of stack first, the thread frame excluded).  Returns
- * the path length; writes at most cap entries. */
+/* Fill out[] with the frame ids from the thread node's child (the
+ * root's child in a merged tree) down to `node` (bottom of stack first,
+ * the thread frame excluded).  Returns the path length; writes at most
+ * cap entries. */
 size_t profile_node_path(const struct profile *p, uint32_t node,
                          uint32_t *out, size_t cap);
 
@@ -249,6 +250,14 @@ struct profile_filter {
     uint32_t focus;    /* frame id: keep only stacks through it; or NONE */
     bool inverted;     /* bottom-up: below each thread node, roots are the
                           leaf functions and children are their callers */
+    bool merge_threads; /* drop the thread level: every thread's stacks
+                          hang from the root itself, so one path taken by
+                          several threads is one node (what perf top and
+                          py-spy top show).  The thread nodes stay, empty.
+                          Such a tree is for reading (profile_node, child
+                          walks, keys): per-thread walks (foreach_stack,
+                          and so edges, merge, the exporters and a further
+                          derive) find no stack in it */
 };
 
 /* Build a derived profile (see struct profile_filter).  Frames, threads

@@ -134,9 +134,9 @@ uint32_t profile_tree_node_add(struct profile *p, uint32_t parent,
  * thread order), with empty counts; room for them must exist. */
 void profile_tree_rebuild(struct profile *p);
 
-/* Add a stack of plain frame ids below a thread node (tree only: no
- * line/address counts).  Frames must be valid.  0 or -1 on OOM, then
- * nothing was added. */
+/* Add a stack of plain frame ids below a thread node, or below the root
+ * itself for a merged tree (tree only: no line/address counts).  Frames
+ * must be valid.  0 or -1 on OOM, then nothing was added. */
 int profile_tree_add(struct profile *p, uint32_t thread_node,
                      const uint32_t *frames, size_t n, uint64_t count);
 

@@ -156,7 +156,9 @@ static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
             d->buf[i] = frames[n - 1 - i];
         frames = d->buf;
     }
-    return profile_tree_add(d->q, d->q->th[thread].node, frames, n, count);
+    return profile_tree_add(d->q, f->merge_threads ? PROFILE_ROOT
+                                                   : d->q->th[thread].node,
+                            frames, n, count);
 }
 
 struct profile *profile_derive(const struct profile *p,

@@ -92,7 +92,8 @@ int profile_tree_add(struct profile *p, uint32_t thread_node,
     if (n > ID_LIMIT || profile_tree_reserve(p, n))
         return -1;
     p->nodes[PROFILE_ROOT].total += count;
-    p->nodes[node].total += count;
+    if (node != PROFILE_ROOT)
+        p->nodes[node].total += count;
     for (size_t i = 0; i < n; i++)
         node = tree_step(p, node, frames[i], count);
     p->nodes[node].self += count;
@@ -341,10 +342,15 @@ size_t profile_node_path(const struct profile *p, uint32_t node,
                          uint32_t *out, size_t cap)
 {
     size_t len;
+    uint32_t top = node;
 
-    if (!p || node >= p->nnodes || p->nodes[node].depth < 2)
+    if (!p || node >= p->nnodes || node == PROFILE_ROOT)
         return 0;
-    len = p->nodes[node].depth - 1;
+    while (p->nodes[top].depth > 1)
+        top = p->nodes[top].parent;
+    /* Below a thread node, or (merged tree) from the root's child. */
+    len = p->nodes[node].depth -
+          (p->fd[p->nodes[top].frame].kind == FRAME_THREAD ? 1 : 0);
     for (size_t i = len; i-- > 0; node = p->nodes[node].parent)
         if (i < cap)
             out[i] = p->nodes[node].frame;

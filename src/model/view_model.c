@@ -19,34 +19,59 @@ static uint32_t thread_index(const struct profile *p, int64_t tid)
     return PROFILE_NONE;
 }
 
+/* The thread and focus parts of f over snap (what selects samples);
+ * true when they select less than everything. */
+static bool sample_filter(const struct profile *snap,
+                          const struct model_filter *f,
+                          struct profile_filter *pf)
+{
+    *pf = (struct profile_filter){
+        .thread = f->has_thread ? thread_index(snap, f->tid) : PROFILE_NONE,
+        .focus = f->focus < profile_frame_count(snap) ? f->focus
+                                                      : PROFILE_NONE,
+    };
+    return pf->thread != PROFILE_NONE || pf->focus != PROFILE_NONE;
+}
+
+struct profile *model_filter_profile(const struct profile *snap,
+                                     const struct model_filter *f)
+{
+    struct profile_filter pf;
+
+    return sample_filter(snap, f, &pf) ? profile_derive(snap, &pf)
+                                       : profile_clone(snap);
+}
+
 struct model *model_new(const struct profile *snap,
                         const struct model_filter *f, double hide_self,
                         double hide_subs)
 {
     struct model *m = calloc(1, sizeof(*m));
+    struct profile_filter pf;
 
     if (!m)
         return NULL;
     m->snap = snap;
-    m->thread = f->has_thread ? thread_index(snap, f->tid) : PROFILE_NONE;
     m->nframes = profile_frame_count(snap);
-    m->focus = f->focus < m->nframes ? f->focus : PROFILE_NONE;
     m->base = snap;
 
-    if (m->thread != PROFILE_NONE || m->focus != PROFILE_NONE) {
-        struct profile_filter pf = { m->thread, m->focus, false };
+    bool filtered = sample_filter(snap, f, &pf);
+    m->thread = pf.thread;
+    m->focus = pf.focus;
+    if (filtered) {
         m->derived = profile_derive(snap, &pf);
         if (!m->derived)
             goto fail;
         m->base = m->derived;
     }
     m->tree = m->base;
-    if (f->inverted) {
-        struct profile_filter pf = { PROFILE_NONE, PROFILE_NONE, true };
-        m->inv = profile_derive(m->base, &pf);
-        if (!m->inv)
+    if (f->inverted || f->merge_threads) {
+        struct profile_filter shape = { PROFILE_NONE, PROFILE_NONE,
+                                        f->inverted, f->merge_threads };
+        m->shaped = profile_derive(m->base, &shape);
+        if (!m->shaped)
             goto fail;
-        m->tree = m->inv;
+        m->tree = m->shaped;
     }
     m->total = profile_node(m->base, PROFILE_ROOT)->total;
 
@@ -81,7 +106,7 @@ void model_free(struct model *m)
     if (!m)
         return;
     profile_free(m->derived);
-    profile_free(m->inv);
+    profile_free(m->shaped);
     free(m->flat);
     free(m->flat_of);
     free(m->edges);

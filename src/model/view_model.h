@@ -2,8 +2,9 @@
  * summarised.
  *
  * The UI takes a snapshot from the source, then builds a model over it:
- * the thread/focus filter applied (profile_derive), the bottom-up tree
- * when the tree view is inverted, the flat table, the caller->callee
+ * the thread/focus filter applied (profile_derive), the tree as the tree
+ * view shows it (bottom-up when inverted, without the thread level when
+ * threads are merged), the flat table, the caller->callee
  * edges and Racket's hide rule per function.  Views only read a model;
  * ui.c rebuilds it when a new snapshot arrives or a filter changes, so
  * views never derive anything twice.  The text report (export_text)
@@ -24,15 +25,20 @@ struct model_filter {
     bool has_thread;   /* restrict to one thread */
     int64_t tid;       /* its OS thread id (stable across snapshots) */
     uint32_t focus;    /* frame id stacks must pass through, or PROFILE_NONE */
-    bool inverted;     /* also build the bottom-up tree */
+    bool inverted;     /* the tree is bottom-up */
+    bool merge_threads; /* the tree has no thread level: one path taken by
+                          several threads is one node.  The flat table and
+                          the edges are over all threads either way */
 };
 
 struct model {
     const struct profile *snap;   /* the snapshot, borrowed */
     struct profile *derived;      /* owned: snap filtered, NULL if no filter */
     const struct profile *base;   /* derived or snap: what the views read */
-    struct profile *inv;          /* owned: base inverted, NULL unless asked */
-    const struct profile *tree;   /* what the tree view walks: inv or base */
+    struct profile *shaped;       /* owned: base inverted and/or with its
+                                     threads merged, NULL unless asked */
+    const struct profile *tree;   /* what the tree view walks: shaped or
+                                     base */
     uint32_t thread;              /* filter's thread index, PROFILE_NONE = all */
     uint32_t focus;               /* filter's focus frame, PROFILE_NONE */
     uint64_t total;               /* samples in base */
@@ -53,6 +59,14 @@ struct model {
 struct model *model_new(const struct profile *snap,
                         const struct model_filter *f, double hide_self,
                         double hide_subs);
+
+/* The samples f selects, to save or export "the view": snap with f's
+ * thread and focus applied, as the flat table and the callers view count
+ * them (inverted and merge_threads shape only the tree: not applied).
+ * A new profile, a plain copy when f selects everything; NULL on OOM.
+ * Any thread; snap is only read. */
+struct profile *model_filter_profile(const struct profile *snap,
+                                     const struct model_filter *f);
 
 /* Free a model (not its snapshot).  NULL is a no-op. */
 void model_free(struct model *m);

@@ -191,11 +191,11 @@ wanted() {
 only=("$@")
 shots=()
 
-# tree: the live view, hottest path expanded (E puts the cursor on it).
+# tree: the live view's first screen, threads merged, the hottest path
+# open and the cursor at its end.
 if wanted tree; then
     start_session tree -p "$demo_pid"
     wait_for 20 samples_above tree 400 || die "tree: too few samples"
-    keys tree E
     shoot tree '^> .*hash_chunk'
     shots+=(tree)
 fi
@@ -234,13 +234,18 @@ if wanted help; then
     shots+=(help)
 fi
 
-# save: the snapshot prompt, on the tree with the hot path open.
+# save: the snapshot prompt, offering the view (a focus on the hot
+# function) or every sample.
 if wanted save; then
     start_session save -i "${profile##*/}"
-    keys save E
-    wait_for 10 screen_has save '^> .*hash_chunk' || die "save: E did not reach hash_chunk"
-    keys save s
-    shoot save '^Save as '
+    wait_for 10 screen_has save '^> .*hash_chunk' || die "save: the first screen is not on hash_chunk"
+    keys save f
+    wait_for 10 screen_has save 'Focus: hash_chunk' || die "save: f did not focus on hash_chunk"
+    # The cursor off the last row: capture-pane does not reset the
+    # colours before the blank rows below it, and ansi2html would paint
+    # them with the cursor's.
+    keys save k s
+    shoot save '^Save view as '
     shots+=(save)
 fi
 

@@ -274,7 +274,7 @@ static void test_inverted_tree(void **state)
     (void)state;
     assert_non_null(m);
     assert_ptr_equal(m->base, p);
-    assert_ptr_equal(m->tree, m->inv);
+    assert_ptr_equal(m->tree, m->shaped);
     t0 = profile_thread_at(m->tree, 0)->node;
     b = profile_child(m->tree, t0, ID("b"));
     ba = profile_child(m->tree, b, ID("a"));
@@ -287,6 +287,39 @@ static void test_inverted_tree(void **state)
                      PROFILE_NONE);
     assert_int_equal(model_flat_of(m, ID("main"))->total, 6);
     assert_int_equal(m->nedges, 5);
+    done(p, m);
+}
+
+/* Threads merged: the tree has no thread level (main of both threads is
+ * one node under the root), inverted too; the flat table and the edges
+ * are the same as per thread. */
+static void test_merged_tree(void **state)
+{
+    struct profile *p = fixture_example(fn, true);
+    struct model_filter f = { .focus = PROFILE_NONE, .merge_threads = true };
+    struct model *m = model_new(p, &f, 0, 0);
+    uint32_t main_n, d;
+
+    (void)state;
+    assert_non_null(m);
+    assert_ptr_equal(m->base, p);
+    assert_ptr_equal(m->tree, m->shaped);
+    main_n = profile_child(m->tree, PROFILE_ROOT, ID("main"));
+    assert_int_not_equal(main_n, PROFILE_NONE);
+    assert_int_equal(profile_node(m->tree, main_n)->total, 6);
+    d = profile_child(m->tree, main_n, ID("d"));
+    assert_int_equal(profile_node(m->tree, d)->self, 2);
+    assert_int_equal(model_flat_of(m, ID("main"))->total, 6);
+    assert_int_equal(m->nedges, 5);
+    model_free(m);
+
+    f.inverted = true;
+    m = model_new(p, &f, 0, 0);
+    assert_non_null(m);
+    assert_int_equal(profile_node(m->tree, profile_child(m->tree, PROFILE_ROOT,
+                                                         ID("b")))->total, 3);
+    assert_int_equal(profile_node(m->tree, profile_child(m->tree, PROFILE_ROOT,
+                                                         ID("d")))->total, 2);
     done(p, m);
 }
 
@@ -318,6 +351,35 @@ static void test_filters(void **state)
     done(p, m);
 }
 
+/* What "save the view" writes: the thread and focus filters applied,
+ * the tree's shape (inverted, merged) not; everything when unfiltered. */
+static void test_filter_profile(void **state)
+{
+    struct profile *p = fixture_example(fn, true);
+    struct model_filter f = { .focus = ID("a"), .inverted = true,
+                              .merge_threads = true };
+    struct profile *q = model_filter_profile(p, &f);
+
+    (void)state;
+    assert_non_null(q);
+    assert_int_equal(profile_samples(q), 4);       /* main;a;b x3, main;a;c */
+    uint32_t t0 = profile_thread_at(q, 0)->node;
+    assert_int_equal(profile_node(q, profile_child(q, t0, ID("main")))->total,
+                     4);
+    profile_free(q);
+    f = (struct model_filter){ .has_thread = true, .tid = 101,
+                               .focus = PROFILE_NONE };
+    q = model_filter_profile(p, &f);
+    assert_int_equal(profile_samples(q), 2);       /* worker's main;d */
+    profile_free(q);
+    f = (struct model_filter){ .focus = PROFILE_NONE };
+    q = model_filter_profile(p, &f);
+    assert_ptr_not_equal(q, p);
+    assert_int_equal(profile_samples(q), 6);
+    profile_free(q);
+    profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -328,7 +390,9 @@ int main(void)
         cmocka_unit_test(test_edges_first_use),
         cmocka_unit_test(test_flat_first_use),
         cmocka_unit_test(test_inverted_tree),
+        cmocka_unit_test(test_merged_tree),
         cmocka_unit_test(test_filters),
+        cmocka_unit_test(test_filter_profile),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -16,11 +16,14 @@ static void add(struct profile *p, uint32_t thread, const char *stack,
 }
 
 /* Node for "main;a;b" below a thread, PROFILE_NONE when absent. */
+/* The node of `stack` below thread `thread`, or below the root itself
+ * (a merged tree) when thread is PROFILE_NONE. */
 static uint32_t node_at(const struct profile *p, uint32_t thread,
                         const char *stack)
 {
     char buf[256];
-    uint32_t node = profile_thread_at(p, thread)->node;
+    uint32_t node = thread == PROFILE_NONE ? PROFILE_ROOT
+                                           : profile_thread_at(p, thread)->node;
     uint32_t nf = profile_frame_count(p);
 
     snprintf(buf, sizeof(buf), "%s", stack);
@@ -403,7 +406,7 @@ static void test_edges_racket_percentages(void **state)
 static void test_inverted(void **state)
 {
     struct profile *p = example(false);
-    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, true };
+    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, true, false };
     struct profile *q = profile_derive(p, &f);
 
     (void)state;
@@ -427,7 +430,7 @@ static void test_inverted(void **state)
 static void test_focus_and_thread_filter(void **state)
 {
     struct profile *p = example(true);
-    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false };
+    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false, false };
     struct profile *q;
 
     (void)state;
@@ -458,6 +461,68 @@ static void test_focus_and_thread_filter(void **state)
     q = profile_derive(p, &f);
     assert_int_equal(profile_samples(q), 1);
     check_node(q, 0, "c;a;main", 1, 1);
+    profile_free(q);
+    profile_free(p);
+}
+
+/* merge_threads drops the thread level: main;a;b of thread 0 and main;d
+ * of thread 1 share their main node under the root; inverted, the leaf
+ * functions of all threads are the roots.  Keys are stable across
+ * snapshots, as the UI's expansion state needs. */
+static void test_merge_threads(void **state)
+{
+    struct profile *p = example(true);
+    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false, true };
+    struct profile *q = profile_derive(p, &f);
+    uint32_t path[8];
+
+    (void)state;
+    assert_non_null(q);
+    assert_int_equal(profile_samples(q), 6);
+    assert_int_equal(profile_node(q, PROFILE_ROOT)->total, 6);
+    check_node(q, PROFILE_NONE, "main", 0, 6);
+    check_node(q, PROFILE_NONE, "main;a", 0, 4);
+    check_node(q, PROFILE_NONE, "main;a;b", 3, 3);
+    check_node(q, PROFILE_NONE, "main;a;c", 1, 1);
+    check_node(q, PROFILE_NONE, "main;d", 2, 2);
+    /* the thread nodes stay, empty; merged nodes belong to no thread */
+    assert_int_equal(profile_thread_count(q), 2);
+    assert_int_equal(profile_node(q, profile_thread_at(q, 0)->node)->total, 0);
+    assert_int_equal(profile_node(q, profile_thread_at(q, 1)->node)->total, 0);
+    assert_int_equal(profile_node_thread(q, node_at(q, PROFILE_NONE, "main;d")),
+                     PROFILE_NONE);
+    /* root, two threads, main, a, b, c, d */
+    assert_int_equal(profile_node_count(q), 8);
+    assert_int_equal(profile_node_path(q, node_at(q, PROFILE_NONE, "main;a;b"),
+                                       path, 8), 3);
+    assert_int_equal(path[0], fn(p, "main"));
+    assert_int_equal(path[2], fn(p, "b"));
+    uint64_t key = profile_node_key(q, node_at(q, PROFILE_NONE, "main;a"));
+    assert_true(key != profile_node_key(p, node_at(p, 0, "main;a")));
+    profile_free(q);
+
+    /* A later snapshot with more samples and frames: the same keys. */
+    add(p, 1, "main;a;e", 5);
+    q = profile_derive(p, &f);
+    check_node(q, PROFILE_NONE, "main;a", 0, 9);
+    assert_true(key == profile_node_key(q, node_at(q, PROFILE_NONE, "main;a")));
+    profile_free(q);
+
+    /* Inverted and merged: every thread's leaves at the top. */
+    f.inverted = true;
+    q = profile_derive(p, &f);
+    check_node(q, PROFILE_NONE, "e", 0, 5);
+    check_node(q, PROFILE_NONE, "b", 0, 3);
+    check_node(q, PROFILE_NONE, "d;main", 2, 2);
+    check_node(q, PROFILE_NONE, "e;a;main", 5, 5);
+    profile_free(q);
+
+    /* With a thread filter, only that thread's stacks, still merged. */
+    f.inverted = false;
+    f.thread = 1;
+    q = profile_derive(p, &f);
+    check_node(q, PROFILE_NONE, "main", 0, 7);
+    assert_int_equal(node_at(q, PROFILE_NONE, "main;a;b"), PROFILE_NONE);
     profile_free(q);
     profile_free(p);
 }
@@ -653,7 +718,7 @@ static void test_node_keys(void **state)
 {
     struct profile *p = example(true);
     struct profile *c = profile_clone(p);
-    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false };
+    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false, false };
     struct profile *d;
     uint64_t k_ab, k_a, k_d;
 
@@ -747,7 +812,7 @@ static void test_deep_stack(void **state)
     struct deep seen = { ff, fg, 0 };
     struct profile_flat *flat;
     struct profile_edge *e;
-    struct profile_filter inv = { PROFILE_NONE, PROFILE_NONE, true };
+    struct profile_filter inv = { PROFILE_NONE, PROFILE_NONE, true, false };
     struct profile *q;
 
     (void)state;
@@ -863,6 +928,7 @@ int main(void)
         cmocka_unit_test(test_edges_racket_percentages),
         cmocka_unit_test(test_inverted),
         cmocka_unit_test(test_focus_and_thread_filter),
+        cmocka_unit_test(test_merge_threads),
         cmocka_unit_test(test_merge_by_thread_name),
         cmocka_unit_test(test_merge_lines),
         cmocka_unit_test(test_merge_limits),
