@@ -41,6 +41,7 @@ struct psampler *pt_new(const struct sampler_config *cfg)
     s->cfg = *cfg;
     s->pid = cfg->pid;
     s->cpu_now = -1;
+    s->pstat_fd = -1;
     s->owner = pthread_self();
     s->stats_tail = &s->stats;
     atomic_init(&s->stop, false);

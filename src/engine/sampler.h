@@ -87,6 +87,9 @@ struct sampler_stats {
     uint64_t given_up;         /* interrupts unanswered for 500 ms (a
                                   thread in D, or a trap swallowed) */
     uint64_t lost;             /* stacks dropped: ingest full */
+    uint64_t stale_maps;       /* stacks dropped: a library was replaced
+                                  at their addresses since the maps were
+                                  read (named by neither it nor the old) */
     uint64_t stop_median_ns;   /* stop seen -> resumed, median */
     uint64_t stop_p99_ns;
     uint64_t stop_max_ns;

@@ -176,6 +176,27 @@ char target_stat_state(int stat_fd, int *cpu)
     return s[0];
 }
 
+int target_stat_vsize(int stat_fd, uint64_t *vsize)
+{
+    char buf[1024];
+    ssize_t n = pread(stat_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *p = stat_after_comm(buf);
+    /* p is at field 3; field 23 is 20 fields on */
+    for (int f = 3; f < 23 && p; f++) {
+        p = strchr(p, ' ');
+        if (p)
+            p++;
+    }
+    if (!p)
+        return -1;
+    char *end;
+    *vsize = strtoull(p, &end, 10);
+    return end == p ? -1 : 0;
+}
+
 int target_runtime(int sched_fd, uint64_t *ns)
 {
     char buf[128];

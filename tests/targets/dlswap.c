@@ -10,7 +10,10 @@
  * The load address of each library is written to BASEFILE as lines
  * "A 0x..." and "B 0x..." (the B line once B is loaded), so a test can
  * tell whether B reused A's range.  Exits 1 with one line if a library
- * cannot be loaded.  (tests/reliability_dlopen.t)
+ * cannot be loaded.  With DLSWAP_MAPPINGS=N in the environment it first
+ * maps N extra pages (alternately readable and not, so the kernel keeps
+ * them apart): /proc/PID/maps then costs a profiler that much more to
+ * read, as a big program's does.  (tests/reliability_dlopen.t)
  */
 #include "common.h"
 
@@ -19,6 +22,7 @@
 #include <limits.h>
 #include <link.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 typedef void spin_fn(double until);
 
@@ -59,6 +63,21 @@ static void note_base(const char *file, const char *which, uintptr_t base)
     fclose(f);
 }
 
+/* n separate one-page mappings, for a long /proc/PID/maps. */
+static void map_pages(long n)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    char *area = mmap(NULL, (size_t)(n * page), PROT_NONE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    if (area == MAP_FAILED) {
+        fprintf(stderr, "dlswap: cannot map %ld pages: %s\n", n, strerror(errno));
+        exit(1);
+    }
+    for (long i = 0; i < n; i += 2)
+        mprotect(area + i * page, (size_t)page, PROT_READ);
+}
+
 SP_FRAME void run_phase_a(spin_fn *fn, double seconds, const char *go_file)
 {
     fn(target_now() + seconds);
@@ -90,6 +109,9 @@ int main(int argc, char **argv)
     }
     self[n] = '\0';
     dir = dirname(self);
+    if (getenv("DLSWAP_MAPPINGS"))
+        map_pages(target_parse_long("dlswap", "DLSWAP_MAPPINGS",
+                                    getenv("DLSWAP_MAPPINGS"), 1, 1L << 20));
 
     h = open_lib(dir, "libA.so", "a_spin", &fn, &base);
     note_base(argc > 3 ? argv[3] : NULL, "A", base);
