@@ -14,6 +14,7 @@ for sig in INT TERM HUP QUIT; do
     # Not through timeout(1): the signal must reach sproftop itself.  A
     # background job of a script ignores SIGINT and SIGQUIT until it
     # installs handlers, which sproftop must do.
+    _stops_snapshot "$pid"
     spawn "$SPROFTOP" -p "$pid" -d 120 -o "$out" >"$TMPD/sig-$sig.out" 2>"$TMPD/sig-$sig.err"
     sp=$SPAWN_PID
     # TracerPid names the tracing thread: any thread of sproftop.
@@ -30,8 +31,10 @@ for sig in INT TERM HUP QUIT; do
         continue
     fi
     ok 0 "SIG$sig: sproftop (PID $sp) attached"
-    # Let it take samples: a file with none would prove nothing.
-    sleep 1
+    # Let it take samples (a file with none would prove nothing): split's
+    # thread stops once per sample.
+    sampled() { [ "$(_stops_since "$pid" "")" -ge 20 ]; }
+    wait_until 30 sampled || diag "SIG$sig: split stopped $(_stops_since "$pid" "") times"
     kill -s "$sig" "$sp"
     if wait_exit "$sp" 15; then
         ok 0 "SIG$sig: sproftop exited (status $EXIT_RC)"
