@@ -189,6 +189,10 @@ done
 # --- 6. symbolization ---------------------------------------------------------
 sym_line=$(grep '^symbols:' "$TMP/stats_1k")
 
+# --- 7. signal delivery delay ---------------------------------------------------
+log "7. signal delivery delay"
+SPROFTOP=$SP REPS=$REPS tests/bench/sigdelay.sh "$BUILD" >"$TMP/sigdelay.md"
+
 # --- report -------------------------------------------------------------------
 met() { awk -v v="$1" -v lim="$2" -v op="$3" 'BEGIN {ok = op == "le" ? v <= lim : v >= lim; print ok ? "met" : "**missed**"}'; }
 m() { echo "$1" | awk '{print $1}'; }
@@ -271,6 +275,17 @@ stretch (60 here, one per blocked thread, in --idle mode; none by default).
 
 \`$sym_line\`
 
+## 7. Signal delivery delay
+
+From \`sigqueue\` to the handler, in a target that spins (tests/bench/sigdelay.c:
+the sender stamps each signal with its send time). Rows interleaved in this
+run, $REPS rounds of ${SIG_N:-100} signals ${SIG_GAP_US:-5000} µs apart each. A
+sampled thread's signal waits in its signal-delivery stop until the sampler
+hands it back (\`PTRACE_CONT\` with the signal), so the sampler drains its
+wait events before each piece of work.
+
+$(cat "$TMP/sigdelay.md")
+
 ## Notes on the missed targets
 
 - **Tracer CPU per sample (section 2) and the 8-thread rates (section 3).**
@@ -307,6 +322,7 @@ stretch (60 here, one per blocked thread, in --idle mode; none by default).
 - Section 3: \`$BUILD/bench/spin PROGRESS 8\`, \`sproftop -p PID -F HZ -d 2 --stats -o FILE\`.
 - Section 4: \`$BUILD/bench/spin PROGRESS 4 60\`, \`sproftop -p PID -F 100 -d 3 [--idle] --stats -o FILE\`.
 - Section 5: \`$BUILD/bench/bench_profile ingest\`; \`sproftop -i BIG.folded --script KEYS\` with 50 \`:refresh\` lines minus a run without them.
+- Section 7: \`tests/bench/sigdelay.sh\` (\`$BUILD/bench/sigdelay recv|send\`, \`sproftop -p PID -F 1000\` per backend).
 - Regenerate: \`make bench\` (REPS and WIN environment variables).
 EOF
 } >"$OUT"
