@@ -4,7 +4,8 @@
 # at a cost bounded by its size.  The crafted files are built here (a few
 # lines of perl encode protobuf); the readers' own unit tests
 # (test_pprof, test_profile, test_text, test_callgrind) hold the details.
-#   4, 5. pprof memory and CPU bombs (tests/fuzz/regress/pprof/*-bomb-*)
+#   4, 5. pprof memory and CPU bombs (6 million empty strings in 11 KB
+#         of gzip; tests/fuzz/regress/pprof/cpu-bomb-4096-lines)
 #   6.    a merge whose total passes 2^53
 #   7.    a 10,000-character name in the text report
 #   8.    the source view on a profile naming a FIFO
@@ -12,8 +13,9 @@
 . "$(dirname "$0")/lib.sh"
 require_sproftop
 
-# pprof FILE NAME SRCFILE: a one-sample profile of function NAME whose
-# source file is SRCFILE.
+# pprof FILE NAME SRCFILE [EMPTY]: a one-sample profile of function NAME
+# whose source file is SRCFILE, and EMPTY more empty strings in its string
+# table.
 pprof() {
     perl -e '
         sub v { my $n = shift; my $s = ""; while ($n >= 128) { $s .= chr(($n & 127) | 128); $n >>= 7 } $s . chr($n) }
@@ -24,13 +26,16 @@ pprof() {
               b(2, f(1, 1) . f(2, 10)),                    # sample: location 1, 10
               b(4, f(1, 1) . b(4, f(1, 1) . f(2, 3))),     # location 1: function 1 line 3
               b(5, f(1, 1) . f(2, 3) . f(4, 4) . f(5, 1)), # function 1: name 3, file 4
-              map { b(6, $_) } ("", "samples", "count", @ARGV);
-    ' "$2" "$3" >"$1"
+              map { b(6, $_) } ("", "samples", "count", $ARGV[0], $ARGV[1]);
+        print "\x32\x00" x $ARGV[2];
+    ' "$2" "$3" "${4:-0}" >"$1"
 }
 
 # --- 4, 5: bombs -------------------------------------------------------------
+pprof "$TMPD/memory-bomb-empty-strings.pb" f f.c 6000000
+gzip -9 "$TMPD/memory-bomb-empty-strings.pb"
+cp "$TOP/tests/fuzz/regress/pprof/cpu-bomb-4096-lines" "$TMPD/cpu-bomb-4096-lines.pb.gz"
 for f in memory-bomb-empty-strings cpu-bomb-4096-lines; do
-    cp "$TOP/tests/fuzz/regress/pprof/$f" "$TMPD/$f.pb.gz"
     run_sproftop -i "$TMPD/$f.pb.gz" -o "$TMPD/$f.folded"
     is "$RC" 1 "$f: refused, exit 1"
     assert_one_line_error "$f: one line on stderr"

@@ -37,7 +37,7 @@
  *     and inline a few lines per location. */
 #define PPROF_MEM_BASE (64ull << 20)        /* bytes allowed any profile */
 #define PPROF_MEM_PER_BYTE 4                /* and per byte of message */
-#define PPROF_FRAMES_BASE (1ull << 22)      /* frames allowed any profile */
+#define PPROF_FRAMES_BASE (1ull << 20)      /* frames allowed any profile */
 #define PPROF_FRAMES_PER_BYTE 4             /* and per byte of message */
 #define PPROF_FRAMES_MAX (1ull << 26)       /* and never more */
 #define NONE UINT32_MAX
