@@ -18,7 +18,7 @@ WERROR     ?= 1
 CC         ?= cc
 PKG_CONFIG ?= pkg-config
 
-PKGS := ncursesw libunwind-ptrace libdw
+PKGS := ncursesw libunwind-ptrace libdw libdebuginfod
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wformat=2 -Wwrite-strings -Wundef -Wswitch-enum \
@@ -100,9 +100,10 @@ targets: $(TARGET_BINS) $(TOOL_BINS)
 # Debian packages the build and the tests need.  `make deps` installs the
 # missing ones (a no-op when all are present).
 DEB_PKGS := gcc g++ make pkg-config libncurses-dev libunwind-dev libdw-dev \
+            libdebuginfod-dev debuginfod xz-utils \
             libcmocka-dev zlib1g-dev elfutils perl tmux strace procps \
             ruby-stackprof golang-go graphviz valgrind libxml2-utils groff \
-            clang libclang-rt-14-dev chromium nodejs
+            clang libclang-rt-14-dev chromium nodejs openjdk-17-jdk-headless
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \

@@ -59,13 +59,15 @@ else
     skip 2 "PID 2 is not kthreadd here (a container?)"
 fi
 
-# Already traced by strace: the message names the tracer's PID and name.
+# Already traced by strace: the ptrace backend cannot attach, and its
+# message names the tracer's PID and name (perf_event can sample it:
+# tests/perf_safety.t).
 if command -v strace >/dev/null; then
     spawn strace -p "$pid" -o /dev/null 2>"$TMPD/strace.err"
     strace_pid=$SPAWN_PID
     traced_by_strace() { [ "$(tracer_pid "$pid")" = "$strace_pid" ]; }
     if wait_until 10 traced_by_strace; then
-        run_sproftop -p "$pid" -d 1 -o "$TMPD/traced.folded"
+        run_sproftop --sampler ptrace -p "$pid" -d 1 -o "$TMPD/traced.folded"
         is "$RC" 1 "already traced: exit 1"
         assert_one_line_error "already traced: one line on stderr"
         like "$ERRS" "(^|[^0-9])$strace_pid([^0-9]|$)" "already traced: names the tracer PID $strace_pid"

@@ -14,15 +14,9 @@ for sig in INT TERM HUP QUIT; do
     # Not through timeout(1): the signal must reach sproftop itself.  A
     # background job of a script ignores SIGINT and SIGQUIT until it
     # installs handlers, which sproftop must do.
-    _stops_snapshot "$pid"
     spawn "$SPROFTOP" -p "$pid" -d 120 -o "$out" >"$TMPD/sig-$sig.out" 2>"$TMPD/sig-$sig.err"
     sp=$SPAWN_PID
-    # TracerPid names the tracing thread: any thread of sproftop.
-    attached() {
-        local tp
-        tp=$(tracer_pid "$pid")
-        [ -n "$tp" ] && [ "$tp" != 0 ] && [ -d "/proc/$sp/task/$tp" ]
-    }
+    attached() { sproftop_attached "$sp" "$pid"; }
     if ! wait_until 15 attached; then
         ok 1 "SIG$sig: sproftop attached (TracerPid $(tracer_pid "$pid"))"
         diag_file "$TMPD/sig-$sig.err"
@@ -31,8 +25,9 @@ for sig in INT TERM HUP QUIT; do
         continue
     fi
     ok 0 "SIG$sig: sproftop (PID $sp) attached"
-    # Let it take samples (a file with none would prove nothing): split's
-    # thread stops once per sample.
+    # Let it take samples (a file with none would prove nothing): 20 of
+    # split's (its stops, or its CPU time at 99 Hz; lib.sh _stops_since).
+    _stops_snapshot "$pid"
     sampled() { [ "$(_stops_since "$pid" "")" -ge 20 ]; }
     wait_until 30 sampled || diag "SIG$sig: split stopped $(_stops_since "$pid" "") times"
     kill -s "$sig" "$sp"

@@ -213,6 +213,18 @@ tracer_pid() {
     awk '/^TracerPid:/ { print $2 }' "/proc/$1/status" 2>/dev/null
 }
 
+# sproftop_attached SP PID: the sproftop process SP samples PID: one of
+# SP's threads traces PID's leader (the ptrace backend), or SP holds more
+# perf_event fds than there are CPUs (the perf backend: one ring-buffer
+# owner per CPU, then the target's own events).
+sproftop_attached() {
+    local tp n
+    tp=$(tracer_pid "$2")
+    [ -n "$tp" ] && [ "$tp" != 0 ] && [ -d "/proc/$1/task/$tp" ] && return 0
+    n=$(ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'anon_inode:\[perf_event\]')
+    [ "$n" -gt "$(nproc)" ]
+}
+
 # thread_count PID: entries in /proc/PID/task.
 thread_count() {
     local d n=0
@@ -395,26 +407,41 @@ run_sproftop() {
 }
 
 # thread_stops PID TID: voluntary context switches of thread TID.  A thread
-# that spins switches only when something stops it, as a tracer does for
-# each sample, so its count grows by one per sample taken.
+# that spins switches only when something stops it, as the ptrace backend
+# does for each sample, so its count grows by one per sample taken.
 thread_stops() {
     awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$1/task/$2/status" 2>/dev/null
 }
 
-# _stops_since PID GLOB: with GLOB (a comm pattern), the fewest stops any
-# matching thread had since _stops_base (0 while fewer than
-# ${SAMPLE_THREADS:-1} threads match); without, their sum over all
-# threads.  Threads born since count from 0.
-declare -A _stops_base
+# thread_cpu_ns PID TID: the CPU time thread TID has run, in ns (field 1
+# of its schedstat).  The perf backend stops nothing: it samples each
+# thread every 1/F s of its CPU time, so that time counts its samples.
+thread_cpu_ns() {
+    awk '{ print $1 }' "/proc/$1/task/$2/schedstat" 2>/dev/null
+}
+
+# _stops_snapshot PID: note every thread's stops and CPU time, the start
+# of _stops_since's counts.
+declare -A _stops_base _cpu_base
 _stops_snapshot() {
     local t
     _stops_base=()
+    _cpu_base=()
     for t in /proc/"$1"/task/*; do
         _stops_base[${t##*/}]=$(thread_stops "$1" "${t##*/}")
+        _cpu_base[${t##*/}]=$(thread_cpu_ns "$1" "${t##*/}")
     done
 }
+
+# _stops_since PID GLOB [HZ]: the samples taken of PID's threads since
+# _stops_snapshot: traced (the ptrace backend), their stops; else (perf)
+# their CPU time times HZ (99 when not given).  With GLOB (a comm
+# pattern), the fewest of any matching thread (0 while fewer than
+# ${SAMPLE_THREADS:-1} match); without, the sum over all threads.  Threads
+# born since count from 0.
 _stops_since() {
-    local pid=$1 glob=$2 t tid n d sum=0 min= name matched=0
+    local pid=$1 glob=$2 hz=${3:-99} t tid n d sum=0 min= name matched=0 traced=
+    [ "$(tracer_pid "$pid")" != 0 ] && traced=1
     for t in /proc/"$pid"/task/*; do
         tid=${t##*/}
         if [ -n "$glob" ]; then
@@ -422,9 +449,15 @@ _stops_since() {
             # shellcheck disable=SC2053
             [[ $name == $glob ]] || continue
         fi
-        n=$(thread_stops "$pid" "$tid")
-        [ -n "$n" ] || continue
-        d=$((n - ${_stops_base[$tid]:-0}))
+        if [ -n "$traced" ]; then
+            n=$(thread_stops "$pid" "$tid")
+            [ -n "$n" ] || continue
+            d=$((n - ${_stops_base[$tid]:-0}))
+        else
+            n=$(thread_cpu_ns "$pid" "$tid")
+            [ -n "$n" ] || continue
+            d=$(( (n - ${_cpu_base[$tid]:-0}) / 1000 * hz / 1000000 ))
+        fi
         sum=$((sum + d))
         matched=$((matched + 1))
         if [ -z "$min" ] || [ "$d" -lt "$min" ]; then min=$d; fi
@@ -438,29 +471,32 @@ _stops_since() {
     fi
 }
 
-# sample_until MIN MAX_S ARGS...: run sproftop ARGS (which hold -p PID and
-# -o FILE; no -d) until PID's threads were stopped MIN times since the
-# start (with SAMPLE_EACH=GLOB: each thread whose name matches GLOB, MIN
-# times, once SAMPLE_THREADS of them exist), then end it with SIGINT, as
-# a user would, and wait for it to
-# write its file.  At most MAX_S seconds of sampling (then -d ends it).
-# Sets RC, OUT/ERR and OUTS/ERRS as run_sproftop does, and STOPS to the
-# count reached.
+# sample_until MIN MAX_S ARGS...: run sproftop ARGS (which hold -p PID,
+# -o FILE and maybe -F HZ; no -d) until about MIN samples of PID were
+# taken since the start (_stops_since: stops with ptrace, CPU time x HZ
+# with perf; with SAMPLE_EACH=GLOB, of each thread whose name matches
+# GLOB, once SAMPLE_THREADS of them exist), then end it with SIGINT, as a
+# user would, and wait for it to write its file.  At most MAX_S seconds
+# of sampling (then -d ends it).  Sets RC, OUT/ERR and OUTS/ERRS as
+# run_sproftop does, and STOPS to the count reached.
 sample_until() {
-    local min=$1 max=$2 pid= a prev= sp
+    local min=$1 max=$2 pid= hz=99 a prev= sp
     shift 2
     for a in "$@"; do
         [ "$prev" = -p ] && pid=$a
+        [ "$prev" = -F ] && hz=$a
         prev=$a
     done
     _run_seq=$((_run_seq + 1))
     OUT=$TMPD/run.$_run_seq.out
     ERR=$TMPD/run.$_run_seq.err
-    _stops_snapshot "$pid"
     spawn "$SPROFTOP" "$@" -d "$max" >"$OUT" 2>"$ERR"
     sp=$SPAWN_PID
+    _sampling() { sproftop_attached "$sp" "$pid" || ! is_running "$sp"; }
+    wait_until 15 _sampling
+    _stops_snapshot "$pid"
     _enough() {
-        STOPS=$(_stops_since "$pid" "${SAMPLE_EACH:-}")
+        STOPS=$(_stops_since "$pid" "${SAMPLE_EACH:-}" "$hz")
         [ "$STOPS" -ge "$min" ] || ! is_running "$sp"
     }
     wait_until "$max" _enough
@@ -475,6 +511,12 @@ sample_until() {
     OUTS=$(cat "$OUT")
     ERRS=$(cat "$ERR")
     return 0
+}
+
+# stats_sampler FILE: the backend a --stats report names ("perf",
+# "ptrace"), or nothing.
+stats_sampler() {
+    sed -n 's/^sampler: \([a-z]*\),.*/\1/p' "$1" 2>/dev/null | head -n 1
 }
 
 # line_count FILE: number of lines (a last line without newline counts).

@@ -101,8 +101,8 @@ if command -v strace >/dev/null; then
     strace_pid=$SPAWN_PID
     by_strace() { [ "$(tracer_pid "$pid")" = "$strace_pid" ]; }
     if wait_until 10 by_strace; then
-        bad "-p of a process traced by strace" 1 "traced by PID $strace_pid \\(strace\\)" \
-            -p "$pid" -d 1 -o "$TMPD/traced.folded"
+        bad "-p of a process traced by strace (ptrace)" 1 "traced by PID $strace_pid \\(strace\\)" \
+            --sampler ptrace -p "$pid" -d 1 -o "$TMPD/traced.folded"
         is "$(tracer_pid "$pid")" "$strace_pid" "strace still traces it afterwards"
     else
         skip 3 "strace did not attach"

@@ -17,11 +17,14 @@ require_sproftop
 require_targets churn
 
 SP_TIMEOUT=60
-RUN_S=20
+# REL_CHURN_S shortens the run (tests/engine_ptrace.t); sampling covers
+# its first 70%.
+RUN_S=${REL_CHURN_S:-20}
+SAMPLE_S=$((RUN_S * 7 / 10))
 
 start_target churn "$RUN_S" || bail_out "cannot start churn"
 pid=$TARGET_PID
-spawn_sproftop run -p "$pid" -F 1000 -d 14 -o "$TMPD/churn.folded" --stats \
+spawn_sproftop run -p "$pid" -F 1000 -d "$SAMPLE_S" -o "$TMPD/churn.folded" --stats \
     || bail_out "sproftop did not start"
 
 # stopped_tids PID: the threads of PID now in t or T, one line.
@@ -71,7 +74,7 @@ for ((p = 0; p < (RUN_S + 40) * 5; p++)); do
     sleep 0.2
 done
 note "$polls polls of every thread's state; longest t/T streak: $max_streak poll(s)"
-cmp_ok "$polls" '>' 50 "the threads' states were polled through the run"
+cmp_ok "$polls" '>' $((RUN_S * 5 / 2)) "the threads' states were polled through the run"
 is "$stuck" "" "no thread was ever stuck in t/T"
 
 is "$sp_done" 1 "sproftop ended before churn did"
@@ -95,7 +98,16 @@ cmp_ok "${samples:-0}" '>' 0 "--stats: samples taken (${samples:-none})"
 cmp_ok "${seen:-0}" '>' 100 "--stats: more than 100 threads seen (${seen:-none})"
 cmp_ok "$(folded_total "$TMPD/churn.folded")" '>' 0 "the output holds samples"
 check "the output is well formed" folded_well_formed "$TMPD/churn.folded"
-cmp_ok "$(folded_count_frame "$TMPD/churn.folded" churn_work)" '>' 0 \
-    "short-lived threads were sampled (churn_work)"
+if [ "$(stats_sampler "$TMPD/run.err")" = perf ]; then
+    # The kernel starts each new thread's CPU clock at zero: a thread that
+    # uses less than one interval (churn's use ~0.1 ms of 1 ms) is sampled
+    # only when it happens to run longer.  Every one is still followed.
+    note "perf: $(folded_count_frame "$TMPD/churn.folded" churn_work) churn_work samples"
+    cmp_ok "${seen:-0}" '>' $((RUN_S * 1000 / 4)) \
+        "perf: the FORK records name most of the threads created (${seen:-none} seen)"
+else
+    cmp_ok "$(folded_count_frame "$TMPD/churn.folded" churn_work)" '>' 0 \
+        "short-lived threads were sampled (churn_work)"
+fi
 
 done_testing

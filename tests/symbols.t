@@ -4,7 +4,7 @@
 # tests/tools/symtarget(-cxx) print them (taken with &func,
 # __builtin_return_address and __LINE__), so nothing here comes from nm or
 # addr2line.  Covers plain, inlined, C++, libc, [vdso], JIT (perf map),
-# stripped and deleted binaries, unknown addresses, return addresses
+# stripped (functions named by their FDE start) and deleted binaries, unknown addresses, return addresses
 # (pc-1) and bad input.
 . "$(dirname "$0")/lib.sh"
 
@@ -151,11 +151,16 @@ if objcopy --strip-all "$TOOLS/symtarget" "$TMPD/symtarget-stripped" 2>/dev/null
     start_tool "$TMPD/symtarget-stripped" || bail_out "stripped copy did not start"
     plain=$(val plain)
     off=$(map_off "$TPID" "$plain")
-    sym -v "$TPID" "$plain"
-    is "$(frames)" "[symtarget-stripped+$off]|symtarget-stripped|-|0|0|0|0x0|0" \
-        "stripped binary: [module+0xFILE_OFFSET], not known"
+    outer=$(val outer)
+    sym -v "$TPID" "$plain" "$(printf '0x%x' $((plain + 4)))" "ret:$(val inl_ret)"
+    is "$(group 1)" "[symtarget-stripped+$off]|symtarget-stripped|-|0|0|0|$plain|0" \
+        "stripped binary: [module+0xFILE_OFFSET] of the function's start (its FDE), not known"
+    is "$(group 2)" "$(group 1)" \
+        "an address inside the same function: the same frame, named by the start"
+    is "$(group 3)" "[symtarget-stripped+$(map_off "$TPID" "$outer")]|symtarget-stripped|-|0|0|0|$outer|0" \
+        "a return address past the prologue: named by the FDE's start, not the unwind row's"
 else
-    skip 1 "objcopy cannot strip"
+    skip 3 "objcopy cannot strip"
 fi
 
 # A deleted binary is read through /proc/PID/map_files, which needs

@@ -85,7 +85,7 @@ screens flat-enter   flat-enter   demo.folded 80 16 "$U8"
 screens callers      callers      demo.folded 80 24 "$U8"
 screens threads      threads      demo.folded 80 24 "$U8"
 screens threads-order threads-order pool.folded 80 20 "$U8"
-screens help         help         demo.folded 80 70 "$U8"
+screens help         help         demo.folded 80 80 "$U8"
 screens help-scroll  help-scroll  demo.folded 80 24 "$U8"
 screens help-close   help-close   demo.folded 80 16 "$U8"
 screens search       search       demo.folded 80 24 "$U8"
@@ -104,6 +104,28 @@ screens source-missing source-missing example.pb.gz 80 12 "$U8"
 screens load         load         demo.folded 80 30 "$U8"
 screens wide         tree         demo.folded 120 40 "$U8"
 screens names        names        cxx.pb.gz 80 16 "$U8"
+
+# Issue 13: the recent window and time ranges on a profile with sample
+# times; pin and diff against --baseline; the flame graph.
+screens window       window       timed.pb.gz 80 24 "$U8"
+is "$(awk '{ n += $NF } END { print n }' "$DIR/range.folded" 2>/dev/null)" 60 \
+    "window: s saved the range on screen (60 samples), not the whole file"
+UI_FILES=demo.folded screens diff diff demo-later.folded 80 24 "$U8" \
+    --baseline demo.folded
+screens flame        flame        hot.folded 80 24 "$U8"
+# flame_width N: the columns of frame hot_N on flame.1's row of hot frames,
+# from its name to its edge mark.
+flame_width() {
+    W=$1 perl -CS -ne 'if (/hot_sixty/) { /(hot_$ENV{W}.*?\x{258f})/ and
+        print length($1), "\n"; exit }' <"$DIR/flame.1" 2>/dev/null
+}
+w60=$(flame_width sixty)
+w10=$(flame_width ten)
+ok "$(awk -v a="${w60:-0}" -v b="${w10:-0}" \
+    'BEGIN { exit !(b > 0 && a / b >= 5.5 && a / b <= 6.5) }'; echo $?)" \
+    "flame: hot_sixty ($w60 columns) is about six times as wide as hot_ten ($w10)"
+check "flame: zooming in and back out gives the same screen" \
+    cmp -s "$DIR/flame.2" "$DIR/flame.5"
 
 # Options: thresholds from the command line show in the header and hide
 # more; colour off (option or NO_COLOR) draws the same characters.

@@ -9,14 +9,15 @@
 # (the sample count stops) and resumes; s + Enter writes a folded file;
 # q asks once about unsaved samples, q again exits 0 and leaves the
 # target running, not stopped, untraced (--no-confirm: one q); a target
-# that exits leaves the data browsable with "exited (code 0)"; a crash
+# that exits leaves the data browsable with "exited (code 0)"; the recent
+# window (w) shows a new hot function first within N + 2 s; a crash
 # (SIGSEGV, SIGABRT sent to sproftop) gives the terminal back: normal
 # screen, echo on, one line saying so, and the signal's exit status.
 # Launch mode: --cmd-output, q ending the command (SIGTERM, then SIGKILL),
 # --keep-cmd.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
-require_targets demo
+require_targets demo phase
 command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
 
 SOCK=sproftop-ui-$$
@@ -135,7 +136,13 @@ wait_until 10 screen_has live 'On CPU: [0-9]+%'
 check "on-CPU mode: the achieved rate reads as the share of time on CPU" \
     screen_has live 'Rate: 100 Hz  On CPU: [0-9]+%'
 unlike "$(screen live)" '\(got ' "no \"(got N Hz)\" that reads like the sampler falling behind"
-check "the stop time says it is per sample" screen_has live 'Stop/sample: [0-9.]+(ns|us|ms)'
+# The stop time is the ptrace backend's; the perf backend stops nothing
+# and names itself instead.
+if screen_has live 'Sampler: perf'; then
+    unlike "$(screen live)" 'Stop/sample:' "the perf backend shows no stop time: it stops nothing"
+else
+    check "the stop time says it is per sample" screen_has live 'Stop/sample: [0-9.]+(ns|us|ms)'
+fi
 check "the sampling time has tenths of a second" screen_has live 'Sampling: [0-9]+\.[0-9]s'
 keys live -l '<'
 wait_until 10 screen_has live 'Rate: 200 Hz'
@@ -293,6 +300,54 @@ wait_until 15 test -s "$TMPD/keep.rc"
 is "$(cat "$TMPD/keep.rc" 2>/dev/null)" 0 "--keep-cmd: q exits 0"
 check "--keep-cmd: the command still runs" is_running "$CPID"
 assert_not_stopped "$CPID" "--keep-cmd: the command is neither stopped nor traced"
+
+# The recent window follows what is hot now (w): phase spins in old_hot
+# for 12 s, then in new_hot.  In the 5 s window new_hot must lead the flat
+# table within 5 + 2 s of the change; since the start old_hot still leads
+# then (it ran 12 s, new_hot at most 7).
+# leads NAME FUNC: FUNC is the first row of the flat table on screen.
+leads() {
+    screen "$1" | awk '/ Self +Self%/ { getline; print; exit }' |
+        grep -Eq -- "%  $2\$|%  $2 "
+}
+
+marker=$TMPD/phase.switched
+start_target phase 12 "$marker" 600 || bail_out "cannot start phase"
+pid3=$TARGET_PID
+start_ui now -p "$pid3" -F 100 -r 0.2 --no-confirm
+wait_until 20 screen_has now "PID $pid3"
+keys now 2
+keys now w
+wait_until 10 screen_has now '^ last 5s '
+check "w: the strip under the header says last 5s" screen_has now '^ last 5s '
+wait_until 20 leads now old_hot
+check "before the change old_hot leads the recent window" leads now old_hot
+if wait_until 20 test -e "$marker"; then
+    t0=$(date +%s.%N)
+    if wait_until 7 leads now new_hot; then
+        ok 0 "the recent window shows new_hot leading within 7 s of the change"
+        note "new_hot led $(awk -v a="$t0" -v b="$(date +%s.%N)" \
+            'BEGIN { printf "%.1f", b - a }') s after the change"
+    else
+        ok 1 "the recent window shows new_hot leading within 7 s of the change"
+        diag "$(screen now)"
+    fi
+    keys now w
+    wait_until 10 screen_has now '^ since start '
+    check "w again: since start" screen_has now '^ since start '
+    if leads now old_hot; then
+        ok 0 "since the start old_hot still leads"
+    else
+        ok 1 "since the start old_hot still leads"
+        diag "$(screen now)"
+    fi
+else
+    ok 1 "phase switched to new_hot"
+fi
+keys now q
+wait_until 15 test -s "$TMPD/now.rc"
+is "$(cat "$TMPD/now.rc" 2>/dev/null)" 0 "q exits 0 (recent window)"
+assert_not_stopped "$pid3" "the phase target is neither stopped nor traced"
 
 # A crash gives the terminal back (ui/crash.c): sproftop, on a loaded file
 # so no target is involved, gets a fatal signal by PID while it owns the

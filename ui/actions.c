@@ -176,6 +176,11 @@ static void act_save(struct ui *ui, enum request req)
     save_open(ui);
 }
 
+static void act_scope(struct ui *ui, enum request req)
+{
+    scope_act(ui, req);
+}
+
 bool actions_unsaved(struct ui *ui)
 {
     if (ui->status.is_file || ui->status.samples == 0)
@@ -207,6 +212,7 @@ static ui_action *const ui_actions[REQ_COUNT] = {
     [REQ_VIEW_CALLERS] = act_view,
     [REQ_VIEW_THREADS] = act_view,
     [REQ_VIEW_SOURCE] = act_view,
+    [REQ_VIEW_FLAME] = act_view,
     [REQ_VIEW_HELP] = act_view,
     [REQ_VIEW_NEXT] = act_view_next,
     [REQ_VIEW_PREV] = act_view_prev,
@@ -222,6 +228,15 @@ static ui_action *const ui_actions[REQ_COUNT] = {
     [REQ_HIDE_SELF_MORE] = act_hide_step,
     [REQ_HIDE_SUBS_LESS] = act_hide_step,
     [REQ_HIDE_SUBS_MORE] = act_hide_step,
+    [REQ_WINDOW] = act_scope,
+    [REQ_WINDOW_PROMPT] = act_scope,
+    [REQ_TIME_EARLIER] = act_scope,
+    [REQ_TIME_LATER] = act_scope,
+    [REQ_TIME_MARK] = act_scope,
+    [REQ_TIME_CLEAR] = act_scope,
+    [REQ_RECENT_COLUMN] = act_scope,
+    [REQ_PIN] = act_scope,
+    [REQ_DIFF] = act_scope,
     [REQ_PAUSE] = act_pause,
     [REQ_INTERVAL_HALVE] = act_interval_step,
     [REQ_INTERVAL_DOUBLE] = act_interval_step,

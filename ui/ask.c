@@ -161,6 +161,23 @@ static void answer_reset(struct ui *ui, char *text)
     ctx_message(&ui->ctx, false, "all samples forgotten");
 }
 
+/* Seconds, 1 s to an hour (the longest ring, WINDOW_MAX_SECONDS). */
+static void answer_window(struct ui *ui, char *text)
+{
+    double s;
+
+    if (duration_parse_seconds(text, 1, 3600, &s) < 0) {
+        ctx_message(&ui->ctx, true, "recent window: seconds from 1 to 3600");
+        return;
+    }
+    scope_set_recent(ui, (uint32_t)s);
+}
+
+static void initial_window(struct ui *ui, char *buf, size_t n)
+{
+    snprintf(buf, n, "%u", ui->scope.recent_s);
+}
+
 /* q (or y) quits, s opens the save prompt, any other key stays. */
 static void answer_quit(struct ui *ui, char *text)
 {
@@ -224,6 +241,8 @@ static const struct ask {
     [ASK_RESET] = { "Forget all samples? (y/n) ", NULL, true, NULL,
                     answer_reset },
     [ASK_QUIT] = { "", label_quit, true, NULL, answer_quit },
+    [ASK_WINDOW] = { "Recent window (seconds): ", NULL, false, initial_window,
+                     answer_window },
 };
 
 void ask_open(struct ui *ui, enum ask_purpose purpose)

@@ -34,6 +34,8 @@ struct cc_priv {
                                     callees are listed, PROFILE_NONE */
     uint32_t history[CC_HISTORY];
     size_t nhistory;
+    struct view_sort sort;       /* within each section: by Local% time, or
+                                    by the change from a baseline */
 };
 
 static int cc_push(struct view *v, struct cc_row r)
@@ -46,14 +48,62 @@ static int cc_push(struct view *v, struct cc_row r)
     return 0;
 }
 
+enum cc_col { CCOL_SAMPLES, CCOL_LOCAL_PCT, CCOL_TOTAL_PCT, CCOL_SELF_PCT,
+              CCOL_DTOTAL, CCOL_DSELF, CCOL_SIDE, CCOL_FUNCTION, CCOL_MODULE };
+
+/* The change columns (each row's function's, as Total% and Self% are)
+ * show with a baseline only; o sorts each section by Local% (the edge's
+ * time) or by them. */
+static const struct view_col cc_cols[] = {
+    { .id = CCOL_SAMPLES, .title = "Samples", .width = 8, .flags = DT_RIGHT },
+    { .id = CCOL_LOCAL_PCT, .title = "Local%", .width = 6, .flags = DT_RIGHT,
+      .sort = "local" },
+    { .id = CCOL_TOTAL_PCT, .title = "Total%", .width = 6, .flags = DT_RIGHT },
+    { .id = CCOL_SELF_PCT, .title = "Self%", .width = 6, .flags = DT_RIGHT },
+    { .id = CCOL_DTOTAL, .width = 6, .flags = DT_RIGHT, .sort = "dtotal" },
+    { .id = CCOL_DSELF, .width = 6, .flags = DT_RIGHT, .sort = "dself" },
+    { .id = CCOL_SIDE, .width = 1, .gap = 1 },
+    { .id = CCOL_FUNCTION, .title = "Function", .flags = DT_ELLIPSIS },
+    { .id = CCOL_MODULE, .flags = DT_ELLIPSIS | VIEW_COL_TAIL },
+};
+
+static bool cc_shown(struct view *v, int col)
+{
+    return (col != CCOL_DTOTAL && col != CCOL_DSELF && col != CCOL_SIDE) ||
+           view_diff(v);
+}
+
+struct sort_arg {
+    const struct model *m;
+    int by;                      /* cc_col */
+    bool reverse;
+};
+
+/* A row's change of share for the change sorts. */
+static double row_delta(const struct sort_arg *s, const struct cc_row *r)
+{
+    struct model_delta d;
+
+    if (!model_delta_frame(s->m, r->frame, &d))
+        return 0;
+    return s->by == CCOL_DSELF ? d.self : d.total;
+}
+
 static int row_cmp(const void *a, const void *b, void *arg)
 {
-    const struct model *m = arg;
+    const struct sort_arg *s = arg;
     const struct cc_row *x = a, *y = b;
+    double xv = x->time, yv = y->time;
+    int c;
 
-    if (x->time != y->time)
-        return x->time > y->time ? -1 : 1;
-    return strcmp(model_frame_name(m, x->frame), model_frame_name(m, y->frame));
+    if (s->by == CCOL_DTOTAL || s->by == CCOL_DSELF) {
+        xv = row_delta(s, x);
+        yv = row_delta(s, y);
+    }
+    c = xv != yv ? (xv > yv ? -1 : 1)
+               : strcmp(model_frame_name(s->m, x->frame),
+                        model_frame_name(s->m, y->frame));
+    return s->reverse ? -c : c;
 }
 
 /* Append one section: the edges into (callers) or out of (callees) f. */
@@ -83,9 +133,16 @@ static void add_section(struct view *v, uint32_t f, bool callers)
                                     .time = callers ? e->caller_time
                                                     : e->callee_time });
     }
+    /* The order's column went away (no more baseline): by Local%. */
+    if (!cc_shown(v, cc_cols[cp->sort.col].id))
+        cp->sort = (struct view_sort){
+            columns_next_sort(cc_cols, sizeof(cc_cols) / sizeof(cc_cols[0]),
+                              sizeof(cc_cols) / sizeof(cc_cols[0]) - 1),
+            false };
+    struct sort_arg sa = { m, cc_cols[cp->sort.col].id, cp->sort.reverse };
     if (v->lines > first)
         qsort_r(cp->rows + first, v->lines - first, sizeof(struct cc_row),
-                row_cmp, (void *)m);
+                row_cmp, &sa);
     if (title < v->lines)
         cp->rows[title].count = (uint32_t)(v->lines - first);
     if (hidden)
@@ -131,17 +188,14 @@ static void cc_refresh(struct view *v)
     }
 }
 
-enum cc_col { CCOL_SAMPLES, CCOL_LOCAL_PCT, CCOL_TOTAL_PCT, CCOL_SELF_PCT,
-              CCOL_FUNCTION, CCOL_MODULE };
-
-static const struct view_col cc_cols[] = {
-    { .id = CCOL_SAMPLES, .title = "Samples", .width = 8, .flags = DT_RIGHT },
-    { .id = CCOL_LOCAL_PCT, .title = "Local%", .width = 6, .flags = DT_RIGHT },
-    { .id = CCOL_TOTAL_PCT, .title = "Total%", .width = 6, .flags = DT_RIGHT },
-    { .id = CCOL_SELF_PCT, .title = "Self%", .width = 6, .flags = DT_RIGHT },
-    { .id = CCOL_FUNCTION, .title = "Function", .flags = DT_ELLIPSIS },
-    { .id = CCOL_MODULE, .flags = DT_ELLIPSIS | VIEW_COL_TAIL },
-};
+static const char *cc_title(struct view *v, int col)
+{
+    if (col == CCOL_DTOTAL)
+        return COL_DELTA_TITLE(v, "\u0394Tot%", "dTot%");
+    if (col == CCOL_DSELF)
+        return COL_DELTA_TITLE(v, "\u0394Self%", "dSelf%");
+    return NULL;
+}
 
 /* A section title ("Callers of f: 3", across the row) or the count of
  * hidden callers or callees (in the function column). */
@@ -177,12 +231,21 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
     const struct frame_desc *d = profile_frame(m->snap, r->frame);
     const struct profile_flat *fl = model_flat_of(m, r->frame);
     const struct profile_flat *sel = model_flat_of(m, v->ctx->selected);
+    struct model_delta delta;
 
     if (r->kind != CC_CALLER && r->kind != CC_CALLEE && r->kind != CC_SELF) {
         note_cell(v, r, d->name, col, c);
         return;
     }
     switch ((enum cc_col)col) {
+    case CCOL_DTOTAL:
+    case CCOL_DSELF:
+    case CCOL_SIDE:
+        if (model_delta_frame(m, r->frame, &delta))
+            cell_change(v, c, &delta, col == CCOL_SIDE ? CHANGE_SIDE
+                                      : col == CCOL_DSELF ? CHANGE_SELF
+                                                          : CHANGE_TOTAL);
+        break;
     case CCOL_SAMPLES:
         cell_count(c, r->samples);
         break;
@@ -317,6 +380,11 @@ static const char *cc_info(struct view *v, char *buf, size_t n)
     return buf;
 }
 
+static struct view_sort *cc_sort(struct view *v)
+{
+    return &((struct cc_priv *)v->priv)->sort;
+}
+
 static int cc_open(struct view *v)
 {
     struct cc_priv *cp = v->priv;
@@ -333,7 +401,8 @@ static void cc_close(struct view *v)
 const struct view_ops callers_view_ops = {
     .name = "Callers", .priv_size = sizeof(struct cc_priv),
     .open = cc_open, .refresh = cc_refresh_outer, .close = cc_close,
-    VIEW_COLUMNS(cc_cols), .cell = cc_cell,
+    VIEW_COLUMNS(cc_cols), .cell = cc_cell, .title = cc_title,
+    .shown = cc_shown, .sort = cc_sort,
     .actions = cc_actions,
     .line_key = cc_line_key, .line_frame = cc_line_frame,
     .info = cc_info,

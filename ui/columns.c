@@ -83,7 +83,9 @@ void columns_draw_titles(struct view *v, const struct col_layout *lay, int y,
          * on to the row's end: a long title is clipped there, not at its
          * column. */
         if (c->flags & DT_RIGHT) {
-            snprintf(buf, sizeof(buf), "%*s", lay->w[i], title);
+            /* Pad by display width: "ΔTot%" is 5 columns, 6 bytes. */
+            int pad = lay->w[i] - text_width(t, title);
+            snprintf(buf, sizeof(buf), "%*s%s", pad > 0 ? pad : 0, "", title);
             title = buf;
         }
         draw_text(t, y, lay->x[i], width - lay->x[i], title,
@@ -170,4 +172,27 @@ void cell_pct(struct view *v, struct view_cell *c, double part, double whole)
 {
     c->text = fmt_pct(part, whole, c->buf, sizeof(c->buf));
     c->attr = theme_heat(v->ctx->theme, whole > 0 ? part / whole : 0);
+}
+
+/* Under this a change shows uncoloured: it rounds to 0.0. */
+#define DELTA_EPS 0.05
+
+void cell_change(struct view *v, struct view_cell *c,
+                 const struct model_delta *d, enum cell_change what)
+{
+    const struct theme *t = v->ctx->theme;
+    double points = what == CHANGE_SELF ? d->self : d->total;
+
+    if (what == CHANGE_SIDE) {
+        if (d->in_cur != d->in_base) {
+            c->text = d->in_cur ? "+" : "-";
+            c->attr = t->attr[d->in_cur ? UC_MORE : UC_LESS];
+        }
+        return;
+    }
+    c->text = fmt_delta(points, c->buf, sizeof(c->buf));
+    if (points >= DELTA_EPS)
+        c->attr = t->attr[UC_MORE];
+    else if (points <= -DELTA_EPS)
+        c->attr = t->attr[UC_LESS];
 }

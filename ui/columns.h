@@ -59,7 +59,7 @@ struct view_cell {
     .cols = (table), .ncols = sizeof(table) / sizeof((table)[0])
 
 /* Most columns a view may have. */
-#define VIEW_MAX_COLS 8
+#define VIEW_MAX_COLS 12
 
 /* Where the shown columns are on a row of a given width. */
 struct col_layout {
@@ -96,5 +96,19 @@ size_t columns_next_sort(const struct view_col *cols, size_t n, size_t cur);
  * theme_heat; whole 0 gives 0.0% uncoloured). */
 void cell_count(struct view_cell *c, uint64_t n);
 void cell_pct(struct view *v, struct view_cell *c, double part, double whole);
+
+/* A change column's cell, from a row's change from the baseline: the
+ * mark (CHANGE_SIDE: "+" for a row only the current data has, "-" for one
+ * only the baseline has) or the change of its self or total share in
+ * points (fmt_delta), red when it grew and blue when it shrank. */
+enum cell_change { CHANGE_SIDE, CHANGE_SELF, CHANGE_TOTAL };
+struct model_delta;
+void cell_change(struct view *v, struct view_cell *c,
+                 const struct model_delta *d, enum cell_change what);
+
+/* The title of a change column: the UTF-8 one ("ΔSelf%") or, without
+ * UTF-8, the ASCII one ("dSelf%"). */
+#define COL_DELTA_TITLE(v, u8_title, ascii_title) \
+    ((v)->ctx->theme->utf8 ? (u8_title) : (ascii_title))
 
 #endif

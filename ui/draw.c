@@ -43,6 +43,16 @@ static const struct {
     [UC_ERROR] = { COLOR_RED, C_BG, A_BOLD, A_BOLD },
     [UC_INFO] = { COLOR_GREEN, C_BG, 0, 0 },
     [UC_LOC] = { COLOR_CYAN, C_BG, 0, A_DIM },
+    [UC_MORE] = { COLOR_RED, C_BG, A_BOLD, A_BOLD },
+    [UC_LESS] = { COLOR_BLUE, C_BG, A_BOLD, A_UNDERLINE },
+    [UC_SELECT] = { COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE },
+    [UC_MATCH] = { COLOR_WHITE, COLOR_MAGENTA, A_BOLD, A_REVERSE | A_BOLD },
+    [UC_FL0] = { COLOR_BLACK, COLOR_YELLOW, 0, A_REVERSE },
+    [UC_FL1] = { COLOR_BLACK, COLOR_GREEN, 0, A_REVERSE },
+    [UC_FL2] = { COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE },
+    [UC_FL3] = { COLOR_WHITE, COLOR_BLUE, 0, A_REVERSE },
+    [UC_FL4] = { COLOR_BLACK, COLOR_WHITE, 0, A_REVERSE },
+    [UC_FL5] = { COLOR_WHITE, COLOR_RED, A_BOLD, A_REVERSE | A_BOLD },
 };
 
 static const struct glyphs glyphs_utf8 = {
@@ -50,11 +60,16 @@ static const struct glyphs glyphs_utf8 = {
     .elbow = "\u2514\u2500", .open = "\u25be", .closed = "\u25b8",
     .leaf = "\u2500", .ellipsis = "\u2026", .up = "\u2191",
     .down = "\u2193",
+    .bars = { " ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585",
+              "\u2586", "\u2587", "\u2588" },
+    .edge = "\u258f",
 };
 
 static const struct glyphs glyphs_ascii = {
     .vert = "| ", .blank = "  ", .tee = "|-", .elbow = "`-", .open = "-",
     .closed = "+", .leaf = " ", .ellipsis = "~", .up = "^", .down = "v",
+    .bars = { " ", "_", ".", "-", ":", "=", "+", "*", "#" },
+    .edge = "|",
 };
 
 void theme_init(struct theme *t, bool color, bool utf8)
@@ -283,5 +298,16 @@ const char *fmt_pct(double part, double whole, char *buf, size_t n)
     double p = whole > 0 ? 100.0 * part / whole : 0.0;
 
     snprintf(buf, n, "%5.1f%%", p);
+    return buf;
+}
+
+const char *fmt_delta(double points, char *buf, size_t n)
+{
+    if (points >= 99.95 || points <= -99.95)
+        snprintf(buf, n, "%s100", points > 0 ? "+" : "-");
+    else if (points > -0.05 && points < 0.05)
+        snprintf(buf, n, "   0.0");
+    else
+        snprintf(buf, n, "%+6.1f", points);
     return buf;
 }

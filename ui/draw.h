@@ -34,6 +34,16 @@ enum ui_color {
     UC_ERROR,      /* error messages */
     UC_INFO,       /* informational messages */
     UC_LOC,        /* module / file:line column */
+    UC_MORE,       /* diff: a share that grew */
+    UC_LESS,       /* diff: a share that shrank */
+    UC_SELECT,     /* timeline: the seconds the views show */
+    UC_MATCH,      /* flame graph: a frame the search matches */
+    UC_FL0,        /* flame graph frames: six fills, by module or heat */
+    UC_FL1,
+    UC_FL2,
+    UC_FL3,
+    UC_FL4,
+    UC_FL5,
     UC_COUNT
 };
 
@@ -49,6 +59,8 @@ struct glyphs {
     const char *ellipsis; /* "…" clipped text, hidden rows */
     const char *up;       /* caller mark */
     const char *down;     /* callee mark */
+    const char *bars[9];  /* timeline levels: blank, then 1/8 .. 8/8 */
+    const char *edge;     /* flame graph: a frame's right edge */
 };
 
 struct theme {
@@ -104,5 +116,9 @@ const char *fmt_elapsed(uint64_t ns, char *buf, size_t n);
 /* A percentage of part/whole in 6 characters ("100.0%", "  0.5%");
  * whole 0 gives "  0.0%". */
 const char *fmt_pct(double part, double whole, char *buf, size_t n);
+
+/* A change of share in points, signed, in 6 characters ("+12.5", " -0.3",
+ * "   0.0"; "+100" past 99.95). */
+const char *fmt_delta(double points, char *buf, size_t n);
 
 #endif

@@ -11,11 +11,13 @@
 
 #include "vec.h"
 
-enum flat_col { FC_SELF, FC_SELF_PCT, FC_TOTAL, FC_TOTAL_PCT, FC_NAME,
-                FC_MODULE };
+enum flat_col { FC_SELF, FC_SELF_PCT, FC_TOTAL, FC_TOTAL_PCT, FC_RSELF,
+                FC_RTOTAL, FC_DSELF, FC_DTOTAL, FC_SIDE, FC_NAME, FC_MODULE };
 
 /* The columns; those with a sort name are the orders 'o' cycles through,
- * from the first. */
+ * from the first, among those shown.  The recent columns (py-spy top's
+ * current shares beside its totals) show with a recent window, the
+ * change columns with a baseline. */
 static const struct view_col flat_cols[] = {
     { .id = FC_SELF, .title = "Self", .width = 8, .flags = DT_RIGHT,
       .sort = "self" },
@@ -23,11 +25,65 @@ static const struct view_col flat_cols[] = {
     { .id = FC_TOTAL, .title = "Total", .width = 8, .flags = DT_RIGHT,
       .sort = "total" },
     { .id = FC_TOTAL_PCT, .title = "Total%", .width = 6, .flags = DT_RIGHT },
+    /* r: the recent window's, d: the change from the baseline */
+    { .id = FC_RSELF, .width = 6, .flags = DT_RIGHT, .sort = "rself" },
+    { .id = FC_RTOTAL, .width = 6, .flags = DT_RIGHT, .sort = "rtotal" },
+    { .id = FC_DSELF, .width = 6, .flags = DT_RIGHT, .sort = "dself" },
+    { .id = FC_DTOTAL, .width = 6, .flags = DT_RIGHT, .sort = "dtotal" },
+    { .id = FC_SIDE, .width = 1, .gap = 1 },
     { .id = FC_NAME, .title = "Function", .flags = DT_ELLIPSIS,
       .sort = "name" },
     { .id = FC_MODULE, .title = "Module",
       .flags = DT_ELLIPSIS | VIEW_COL_TAIL },
 };
+
+static bool flat_shown(struct view *v, int col)
+{
+    switch ((enum flat_col)col) {
+    case FC_RSELF:
+    case FC_RTOTAL:
+        return view_recent(v);
+    case FC_DSELF:
+    case FC_DTOTAL:
+    case FC_SIDE:
+        return view_diff(v);
+    case FC_SELF:
+    case FC_SELF_PCT:
+    case FC_TOTAL:
+    case FC_TOTAL_PCT:
+    case FC_NAME:
+    case FC_MODULE:
+        break;
+    }
+    return true;
+}
+
+static const char *flat_title(struct view *v, int col)
+{
+    static char recent[2][16];
+
+    switch ((enum flat_col)col) {
+    case FC_RSELF:
+    case FC_RTOTAL:
+        /* "5s S%", "5s T%": the window's length in the title. */
+        snprintf(recent[col == FC_RTOTAL], sizeof(recent[0]), "%us %s",
+                 v->ctx->scope->recent_s, col == FC_RSELF ? "S%" : "T%");
+        return recent[col == FC_RTOTAL];
+    case FC_DSELF:
+        return COL_DELTA_TITLE(v, "\u0394Self%", "dSelf%");
+    case FC_DTOTAL:
+        return COL_DELTA_TITLE(v, "\u0394Tot%", "dTot%");
+    case FC_SELF:
+    case FC_SELF_PCT:
+    case FC_TOTAL:
+    case FC_TOTAL_PCT:
+    case FC_SIDE:
+    case FC_NAME:
+    case FC_MODULE:
+        break;
+    }
+    return NULL;
+}
 
 struct flat_priv {
     uint32_t *rows;       /* indexes into model->flat; NO_ROW: hidden row */
@@ -44,6 +100,27 @@ struct sort_arg {
     bool reverse;
 };
 
+/* Descending by a derived number. */
+static int cmp_desc(double x, double y)
+{
+    return x != y ? (x > y ? -1 : 1) : 0;
+}
+
+/* The recent or change figure of a row a column sorts by. */
+static double derived(const struct model *m, enum flat_col by, uint32_t f)
+{
+    const struct profile_flat *r;
+    struct model_delta d;
+
+    if (by == FC_RSELF || by == FC_RTOTAL) {
+        r = model_recent_of(m, f);
+        return !r ? 0 : (double)(by == FC_RSELF ? r->self : r->total);
+    }
+    if (!model_delta_frame(m, f, &d))
+        return 0;
+    return by == FC_DSELF ? d.self : d.total;
+}
+
 static int flat_cmp(const void *a, const void *b, void *arg)
 {
     const struct sort_arg *s = arg;
@@ -54,6 +131,15 @@ static int flat_cmp(const void *a, const void *b, void *arg)
     int c = 0;
 
     switch (s->by) {
+    case FC_RSELF:
+    case FC_RTOTAL:
+    case FC_DSELF:
+    case FC_DTOTAL:
+        c = cmp_desc(derived(s->m, s->by, x->frame),
+                     derived(s->m, s->by, y->frame));
+        if (!c)
+            c = cmp_desc((double)x->total, (double)y->total);
+        break;
     case FC_SELF:
         c = x->self != y->self ? (x->self > y->self ? -1 : 1)
           : x->total != y->total ? (x->total > y->total ? -1 : 1) : 0;
@@ -65,6 +151,7 @@ static int flat_cmp(const void *a, const void *b, void *arg)
     case FC_NAME:        /* by name, below */
     case FC_SELF_PCT:    /* not sort columns */
     case FC_TOTAL_PCT:
+    case FC_SIDE:
     case FC_MODULE:
         break;
     }
@@ -86,6 +173,9 @@ static void flat_refresh(struct view *v)
         return;
     if (VEC_RESERVE(fp->rows, fp->cap, m->nflat + 1) < 0)
         return;
+    /* The order's column went away (no more baseline): back to self. */
+    if (!flat_shown(v, flat_cols[fp->sort.col].id))
+        fp->sort = (struct view_sort){ 0, false };
     size_t hidden = 0;
     for (size_t i = 0; i < m->nflat; i++) {
         const struct frame_desc *d = profile_frame(m->snap, m->flat[i].frame);
@@ -134,8 +224,23 @@ static void flat_cell(struct view *v, size_t line, int col,
     const struct frame_desc *d = profile_frame(m->snap, f->frame);
     uint64_t n = col == FC_SELF || col == FC_SELF_PCT ? f->self : f->total;
     bool dim = m->hidden[f->frame];
+    const struct profile_flat *r = model_recent_of(m, f->frame);
+    struct model_delta delta;
 
     switch ((enum flat_col)col) {
+    case FC_RSELF:
+    case FC_RTOTAL:
+        cell_pct(v, c, !r ? 0 : (double)(col == FC_RSELF ? r->self : r->total),
+                 (double)model_recent_total(m));
+        break;
+    case FC_DSELF:
+    case FC_DTOTAL:
+    case FC_SIDE:
+        if (model_delta_frame(m, f->frame, &delta))
+            cell_change(v, c, &delta, col == FC_SIDE ? CHANGE_SIDE
+                                      : col == FC_DSELF ? CHANGE_SELF
+                                                        : CHANGE_TOTAL);
+        break;
     case FC_SELF:
     case FC_TOTAL:
         cell_count(c, n);
@@ -217,6 +322,7 @@ const struct view_ops flat_view_ops = {
     .name = "Flat", .priv_size = sizeof(struct flat_priv),
     .refresh = flat_refresh, .close = flat_close,
     VIEW_COLUMNS(flat_cols), .cell = flat_cell, .sort = flat_sort,
+    .title = flat_title, .shown = flat_shown,
     .actions = flat_actions,
     .line_key = flat_line_key, .line_frame = flat_line_frame,
     .info = flat_info,

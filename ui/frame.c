@@ -2,9 +2,10 @@
  *
  * See ui_state.h.  frame_draw lays the screen out from the top: the
  * header (up to four rows, the least important dropped first on a short
- * terminal), the tab bar with the view's own status on its right, the
- * view's column header and body, the message or prompt line and the
- * footer of keys, generated from the request table.  Then one refresh().
+ * terminal), the timeline strip when the data has times, the tab bar
+ * with the view's own status on its right, the view's column header and
+ * body, the message or prompt line and the footer of keys, generated
+ * from the request table.  Then one refresh().
  * frame_dump writes what curses holds, for the screen tests.
  */
 #include "ui_state.h"
@@ -116,7 +117,27 @@ static int header_rows(void)
     return LINES >= 20 ? 4 : LINES >= 14 ? 3 : LINES >= 10 ? 2 : 1;
 }
 
-/* Row 0: what is profiled, and the PAUSED badge on the right. */
+/* The baseline's name right-aligned before column `right` (" vs NAME ",
+ * dimmed while its change is hidden), in at most half the row; returns
+ * the columns it took. */
+static int baseline_badge(struct ui *ui, int right)
+{
+    const struct theme *t = &ui->theme;
+    char badge[sizeof(ui->scope.baseline_name) + 8];
+
+    if (!ui->scope.baseline)
+        return 0;
+    snprintf(badge, sizeof(badge), " vs %s ", ui->scope.baseline_name);
+    int w = text_width(t, badge);
+    if (w > COLS / 2)
+        w = COLS / 2;
+    draw_text(t, 0, right - w, w, badge,
+              t->attr[ui->scope.diff ? UC_SELECT : UC_DIM], DT_ELLIPSIS);
+    return w;
+}
+
+/* Row 0: what is profiled, the baseline and the PAUSED badge on the
+ * right. */
 static void header_target(struct ui *ui)
 {
     const struct source_status *s = &ui->status;
@@ -128,6 +149,7 @@ static void header_target(struct ui *ui)
         right = COLS - 8;
         draw_text(t, 0, right, 8, " PAUSED ", t->attr[UC_PAUSED], 0);
     }
+    right -= baseline_badge(ui, right);
     h.width = right - 1;
     if (s->is_file) {
         hdr_field(&h, "file:", t->attr[UC_VALUE], "%s",
@@ -189,11 +211,18 @@ static void header_counts(struct ui *ui)
     char a[64];
 
     hdr_field(&h, "Samples:", v, "%llu", (unsigned long long)s->samples);
-    hdr_field(&h, "Unwind failures:", s->unwind_failures ? err : v, "%llu",
-              (unsigned long long)s->unwind_failures);
-    hdr_field(&h, "Lost:", s->lost ? err : v, "%llu",
-              (unsigned long long)s->lost);
-    if (!s->is_file)
+    hdr_field(&h, "Unwind failures:", s->unwind_failures ? err : v, "%llu%s",
+              (unsigned long long)s->unwind_failures,
+              s->truncated_copy ? " (stack copy too small)" : "");
+    if (s->throttled)
+        hdr_field(&h, "Lost:", err, "%llu (throttled %llu)",
+                  (unsigned long long)s->lost, (unsigned long long)s->throttled);
+    else
+        hdr_field(&h, "Lost:", s->lost ? err : v, "%llu",
+                  (unsigned long long)s->lost);
+    if (!s->is_file && s->backend[0])
+        hdr_field(&h, "Sampler:", v, "%s", s->backend);
+    if (!s->is_file && strcmp(s->backend, "perf") != 0)
         hdr_field(&h, "Stop/sample:", v, "%s",
                   fmt_duration(s->median_stop_ns, a, sizeof(a)));
     if (s->is_file) {
@@ -223,6 +252,10 @@ static void header_filters(struct ui *ui)
     hdr_field(&h, "Focus:", v, "%s",
               ui->model && ui->model->focus != PROFILE_NONE
                   ? model_frame_name(ui->model, ui->model->focus) : "none");
+    if (ui->status.debuginfod)
+        hdr_field(&h, "Debuginfod:", v, "%u ok %u wait %u miss",
+                  ui->status.dbg_found, ui->status.dbg_pending,
+                  ui->status.dbg_missing + ui->status.dbg_gave_up);
 }
 
 /* The header's rows, most important first. */
@@ -298,6 +331,9 @@ static void draw_message(struct ui *ui, int y)
     else if (ui->status.error[0])
         draw_text(t, y, 0, COLS, ui->status.error, t->attr[UC_ERROR],
                   DT_ELLIPSIS);
+    else if (ui->status.fallback[0])
+        draw_text(t, y, 0, COLS, ui->status.fallback, t->attr[UC_INFO],
+                  DT_ELLIPSIS);
 }
 
 /* A terminal too small for the layout gets a centred notice, word-wrapped
@@ -338,9 +374,10 @@ void frame_draw(struct ui *ui)
         return;
     }
     int rows = header_rows();
+    int strip = timeline_rows(ui);
     struct view *v = ui_view(ui);
 
-    ui->body_top = rows + 2;
+    ui->body_top = rows + strip + 2;
     ui->body_h = LINES - ui->body_top - 2;
     /* Every view knows the page size before it places a cursor, even one
      * never drawn yet (the source view centres its hottest line). */
@@ -352,8 +389,10 @@ void frame_draw(struct ui *ui)
     }
     for (int r = 0; r < rows; r++)
         header_row[r](ui);
-    draw_tabs(ui, rows);
-    view_draw(v, rows + 1, ui->body_top, ui->body_h, COLS);
+    if (strip)
+        timeline_draw(ui, rows);
+    draw_tabs(ui, rows + strip);
+    view_draw(v, rows + strip + 1, ui->body_top, ui->body_h, COLS);
     draw_footer(ui, LINES - 1);
     draw_message(ui, LINES - 2);
     /* The prompt left the terminal cursor at its edit position. */

@@ -26,6 +26,8 @@ static const struct request_info header_rows[] = {
     { REQ_NONE, "Unwind failures", "Stacks not unwound to their end "
                                    "([truncated])" },
     { REQ_NONE, "Lost", "Samples dropped before they reached the profile" },
+    { REQ_NONE, "Debuginfod", "Debug info fetched (ok), coming (wait), not "
+                              "found (miss)" },
 };
 
 #define HEADER_ROWS (sizeof(header_rows) / sizeof(header_rows[0]))

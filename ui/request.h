@@ -24,6 +24,7 @@
     R(VIEW_CALLERS,  NULL,      "Callers and callees of the selected function") \
     R(VIEW_THREADS,  NULL,      "Threads and their %CPU; Enter or f: only that one") \
     R(VIEW_SOURCE,   NULL,      "Source of the selected function, samples per line") \
+    R(VIEW_FLAME,    NULL,      "Flame graph (icicle): Enter zooms in, Backspace out") \
     R(VIEW_HELP,     "Help",    "This help screen; again, Esc or q: back") \
     R(CLOSE,         NULL,      "Help: back to the view before it") \
     R(VIEW_NEXT,     "View",    "Next view") \
@@ -42,14 +43,15 @@
     R(EXPAND_ALL,    NULL,      "Tree: expand the whole subtree under the cursor") \
     R(EXPAND_HOT,    "Hot",     "Tree: expand the hottest path from the cursor") \
     R(COLLAPSE_ALL,  NULL,      "Tree: collapse everything") \
-    R(INVERT,        NULL,      "Tree: bottom-up (inverted) tree, and back") \
+    R(INVERT,        NULL,      "Tree, flame: bottom-up (inverted) tree, and back") \
     R(MERGE_THREADS, NULL,      "Tree: threads merged into one tree, or one per thread") \
-    R(SORT,          NULL,      "Flat: sort by self, total, name; threads: TID, samples, CPU") \
+    R(SORT,          NULL,      "Sort flat, threads, callers; with a baseline, by change too") \
     R(SORT_REVERSE,  NULL,      "Flat, threads: reverse the sort order") \
     R(CALLERS,       "Callers", "Callers/callees of the function under the cursor") \
     R(SOURCE,        NULL,      "Source of the function under the cursor") \
-    R(BACK,          NULL,      "Callers: back to the previous function") \
+    R(BACK,          NULL,      "Callers: back to the previous function; flame: zoom out") \
     R(TOGGLE_ADDRS,  NULL,      "Source: per-address counts instead of lines") \
+    R(FLAME_COLOR,   NULL,      "Flame: colour frames by module or by heat") \
     G("Filters") \
     R(SEARCH,        "Search",  "Search function names (extended regex, any case)") \
     R(SEARCH_NEXT,   NULL,      "Next match (expands the tree to reach it)") \
@@ -62,6 +64,16 @@
     R(HIDE_SELF_MORE, NULL,     "Raise hide-self% by 0.5") \
     R(HIDE_SUBS_LESS, NULL,     "Lower hide-subs% by 0.5") \
     R(HIDE_SUBS_MORE, NULL,     "Raise hide-subs% by 0.5") \
+    G("Time and baseline") \
+    R(WINDOW,        NULL,      "Every view: the recent window (last N s) or since start") \
+    R(WINDOW_PROMPT, NULL,      "Set the recent window's length in seconds (default 5)") \
+    R(TIME_EARLIER,  NULL,      "Timeline: move the time cursor earlier") \
+    R(TIME_LATER,    NULL,      "Timeline: move the time cursor later") \
+    R(TIME_MARK,     NULL,      "Timeline: mark a range end at the cursor (again: keep range)") \
+    R(TIME_CLEAR,    NULL,      "Timeline: clear the time range") \
+    R(RECENT_COLUMN, NULL,      "Flat: recent-window columns beside the totals") \
+    R(PIN,           NULL,      "Pin what is shown as the diff baseline (again: unpin)") \
+    R(DIFF,          NULL,      "Show or hide the change from the baseline (delta columns)") \
     G("Sampling") \
     R(PAUSE,         "Pause",   "Pause/resume sampling (the target runs free)") \
     R(INTERVAL_HALVE, NULL,     "Halve the sampling interval (twice the rate)") \

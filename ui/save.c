@@ -6,9 +6,9 @@
  * pprof (the richest format -i reads back); Tab and BackTab cycle the
  * formats and the default name, or the extension of a typed one,
  * follows; a typed name with a known extension picks its format, as -o
- * does.  It saves the view (the thread and focus filters) unless Up or
- * Down asks for every sample.  The file gets the newest data, not the
- * screen's copy.
+ * does.  It saves the view (the time window, the thread and focus
+ * filters) unless Up or Down asks for every sample.  The file gets the
+ * newest data, not the screen's copy.
  */
 #include "ui_state.h"
 
@@ -20,6 +20,7 @@
 
 #include "profile.h"
 #include "view_model.h"
+#include "window.h"
 
 /* Number of formats the save prompt offers. */
 static size_t format_count(const struct ui *ui)
@@ -82,11 +83,20 @@ static void save_default_name(struct ui *ui, char *buf, size_t n)
              prefix ? "" : ext);
 }
 
-/* Whether the view leaves samples out (a thread or a focus filter). */
+/* Whether the views show part of the time (the recent window, a range). */
+static bool view_windowed(const struct ui *ui)
+{
+    return ui->scope.time != SCOPE_ALL && ui->snap &&
+           profile_time_enabled(ui->snap);
+}
+
+/* Whether the view leaves samples out (a window, a thread or a focus
+ * filter). */
 static bool view_filtered(const struct ui *ui)
 {
     return ui->model && (ui->model->thread != PROFILE_NONE ||
-                         ui->model->focus != PROFILE_NONE);
+                         ui->model->focus != PROFILE_NONE ||
+                         view_windowed(ui));
 }
 
 /* "Save view as pprof (Up: all; Tab: format): ": what is saved, how. */
@@ -104,22 +114,24 @@ static void save_label(struct ui *ui)
                  ui->save_all ? "view" : "all");
 }
 
-/* " of the view (thread parser (101), focus f)", or "". */
+/* " of the view (last 5s, thread parser (101), focus f)", or "". */
 static void view_text(const struct ui *ui, char *buf, size_t n)
 {
     const struct model *m = ui->model;
-    char th[128] = "";
+    char th[128] = "", win[64] = "";
 
     buf[0] = '\0';
     if (!view_filtered(ui))
         return;
+    if (view_windowed(ui))
+        scope_label(&ui->scope, ui->snap, win, sizeof(win));
     if (m->thread != PROFILE_NONE) {
         const struct profile_thread *t = profile_thread_at(m->snap, m->thread);
-        snprintf(th, sizeof(th), "thread %s (%lld)", t->name ? t->name : "?",
-                 (long long)t->tid);
+        snprintf(th, sizeof(th), "%sthread %s (%lld)", win[0] ? ", " : "",
+                 t->name ? t->name : "?", (long long)t->tid);
     }
-    snprintf(buf, n, " of the view (%s%s%s%s)", th,
-             th[0] && m->focus != PROFILE_NONE ? ", " : "",
+    snprintf(buf, n, " of the view (%s%s%s%s%s)", win, th,
+             (win[0] || th[0]) && m->focus != PROFILE_NONE ? ", " : "",
              m->focus != PROFILE_NONE ? "focus " : "",
              m->focus != PROFILE_NONE ? model_frame_name(m, m->focus) : "");
 }
@@ -218,6 +230,8 @@ void save_write(struct ui *ui, const char *path)
     uint64_t gen = ui->src->ops->generation(ui->src);
     struct profile *p = ui->src->ops->snapshot(ui->src);
     bool view = !ui->save_all && view_filtered(ui);
+    if (p && view)
+        p = scope_apply(ui, p);  /* the window on screen, as it is now */
     struct profile *out = p && view ? model_filter_profile(p, &ui->ctx.filter)
                                     : p;
     if (!out) {

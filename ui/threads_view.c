@@ -18,8 +18,10 @@
 
 #include "clock.h"
 #include "idtab.h"
+#include "timeline.h"
 #include "util.h"
 #include "vec.h"
+#include "window.h"
 
 /* Reads closer than this give a noisy %CPU: the last one is kept. */
 #define CPU_WINDOW_NS 500000000ull
@@ -47,7 +49,65 @@ struct threads_priv {
     struct thread_cpu *cpu;
     size_t ncpu, cpu_cap;
     struct view_sort sort;  /* by TID unless o says otherwise */
+    /* The strips: samples per second of each thread of the timeline. */
+    uint64_t *series;     /* thread i's seconds at series[i * nsec] */
+    size_t series_cap;
+    uint32_t nthreads;    /* threads in series */
+    uint32_t nsec;        /* seconds per thread, 0: no strips */
+    uint32_t step;        /* seconds per column max was found for */
+    uint64_t max;         /* tallest column of any thread at that step */
+    uint64_t *cols;       /* scratch: one thread's columns */
+    size_t cols_cap;
 };
+
+/* Every thread's samples per second over the timeline's span. */
+static void load_series(struct view *v)
+{
+    struct threads_priv *tp = v->priv;
+    const struct profile *tl = v->ctx->timeline;
+    uint64_t first;
+    uint32_t n;
+
+    tp->nsec = 0;
+    tp->step = 0;
+    if (!tl || !timeline_span(tl, &first, &n))
+        return;
+    uint32_t nt = profile_thread_count(tl);
+    if (VEC_RESERVE(tp->series, tp->series_cap, (size_t)nt * n) < 0 ||
+        VEC_RESERVE(tp->cols, tp->cols_cap, (size_t)n + 1) < 0)
+        return;
+    for (uint32_t i = 0; i < nt; i++)
+        profile_time_series(tl, i, first, n, tp->series + (size_t)i * n);
+    tp->nthreads = nt;
+    tp->nsec = n;
+}
+
+/* Thread i's strip in `width` columns, on the scale of the busiest
+ * thread's tallest column, so the strips compare. */
+static const char *strip(struct view *v, uint32_t i, int width,
+                         struct view_cell *c)
+{
+    struct threads_priv *tp = v->priv;
+    uint32_t step = timeline_step(tp->nsec, width), ncols = 0;
+    uint64_t max;
+
+    if (i >= tp->nthreads)
+        return NULL;
+    if (step != tp->step) {
+        tp->step = step;
+        tp->max = 0;
+        for (uint32_t k = 0; k < tp->nthreads; k++) {
+            timeline_columns(tp->series + (size_t)k * tp->nsec, tp->nsec, step,
+                             tp->cols, &max);
+            if (max > tp->max)
+                tp->max = max;
+        }
+    }
+    ncols = timeline_columns(tp->series + (size_t)i * tp->nsec, tp->nsec, step,
+                             tp->cols, &max);
+    return timeline_spark(v->ctx->theme, tp->cols, ncols, tp->max, c->buf,
+                          sizeof(c->buf));
+}
 
 /* The state letter of /proc/PID/task/TID/stat in words, and the thread's
  * CPU time so far (utime + stime, in clock ticks).  False when the thread
@@ -122,7 +182,7 @@ static uint32_t cpu_update(struct threads_priv *tp, int64_t tid,
 }
 
 enum threads_col { THC_MARK, THC_TID, THC_NAME, THC_SAMPLES, THC_SHARE,
-                   THC_CPU, THC_TIME, THC_STATE };
+                   THC_CPU, THC_TIME, THC_STATE, THC_STRIP };
 
 /* The columns; those with a sort name are the orders o cycles through,
  * from the first (the threads' ids: an order a refresh does not
@@ -138,7 +198,9 @@ static const struct view_col threads_cols[] = {
     { .id = THC_CPU, .title = "CPU%", .width = 5, .flags = DT_RIGHT,
       .sort = "cpu" },
     { .id = THC_TIME, .title = "TIME+", .width = 9, .flags = DT_RIGHT },
-    { .id = THC_STATE, .title = "State" },
+    { .id = THC_STATE, .title = "State", .width = 9 },
+    /* with sample times: each thread's timeline (timeline.h) */
+    { .id = THC_STRIP, .title = "Samples per second" },
 };
 
 struct sort_arg {
@@ -175,6 +237,7 @@ static int row_cmp(const void *a, const void *b, void *arg)
     case THC_SHARE:
     case THC_TIME:
     case THC_STATE:
+    case THC_STRIP:
         break;
     }
     if (!c)
@@ -216,13 +279,18 @@ static void threads_refresh(struct view *v)
                            tp->sort.reverse };
     if (v->lines > 1)
         qsort_r(tp->rows, v->lines, sizeof(*tp->rows), row_cmp, &sa);
+    load_series(v);
 }
 
-/* CPU columns only for a live target: a file has no /proc. */
+/* CPU columns only for a live target: a file has no /proc; strips when
+ * the data has times. */
 static bool threads_shown(struct view *v, int col)
 {
     const struct source_status *st = v->ctx->status;
+    const struct threads_priv *tp = v->priv;
 
+    if (col == THC_STRIP)
+        return tp->nsec > 0;
     return (col != THC_CPU && col != THC_TIME) ||
            (st && !st->is_file && st->pid > 0);
 }
@@ -276,6 +344,10 @@ static void threads_cell(struct view *v, size_t line, int col,
         break;
     case THC_STATE:
         c->text = r->state;
+        break;
+    case THC_STRIP:
+        c->text = strip(v, r->index, c->width, c);
+        c->attr = v->ctx->theme->attr[UC_INFO];
         break;
     }
 }
@@ -349,6 +421,8 @@ static void threads_close(struct view *v)
     free(tp->rows);
     free(tp->cpu);
     idtab_free(&tp->cpu_ix);
+    free(tp->series);
+    free(tp->cols);
 }
 
 const struct view_ops threads_view_ops = {

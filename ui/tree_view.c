@@ -46,6 +46,7 @@ struct tree_priv {
     size_t cap;
     struct keystate st;
     bool threads_closed;   /* after collapse-all thread rows start closed */
+    bool by_delta;         /* with a baseline: children by their change */
     uint32_t seek_frame;   /* after an inversion: put the cursor on the
                               first row of this function, PROFILE_NONE */
     bool manual;           /* the user acted on the tree: until then every
@@ -120,39 +121,51 @@ static bool node_revealed(const struct view *v, uint32_t node)
     return ks_get(&tp->st, profile_node_key(tree_prof(v), node)) & ST_REVEAL;
 }
 
-/* A child below the hide-subs share of all samples is folded away,
- * unless its parent was asked to show them all. */
+/* A child below the hide-subs share of all samples is folded away (the
+ * model's rule, shared with the flame graph), unless its parent was asked
+ * to show them all. */
 static bool node_hidden(const struct view *v, uint32_t node)
 {
-    const struct profile *p = tree_prof(v);
-    double root = (double)profile_node(p, PROFILE_ROOT)->total;
-
-    return (double)profile_node(p, node)->total * 100.0 <
-               v->ctx->hide_subs * root &&
-           !node_revealed(v, profile_node(p, node)->parent);
+    return model_node_hidden(v->ctx->model, node, v->ctx->hide_subs) &&
+           !node_revealed(v, profile_node(tree_prof(v), node)->parent);
 }
 
+/* A node with samples on either side: filters leave empty ones behind,
+ * and a diff grafts the baseline's (with samples on its side only). */
+static bool node_live(const struct view *v, uint32_t node)
+{
+    struct model_delta d;
+
+    if (profile_node(tree_prof(v), node)->total)
+        return true;
+    return view_diff(v) && model_delta_node(v->ctx->model, node, &d) &&
+           d.in_base;
+}
+
+/* Children in view order: by samples, or with a baseline and the Δ sort,
+ * by the change of their total share (growth first). */
 static int child_cmp(const void *a, const void *b, void *arg)
 {
-    const struct profile *p = arg;
-    const struct profile_node *x = profile_node(p, *(const uint32_t *)a);
-    const struct profile_node *y = profile_node(p, *(const uint32_t *)b);
+    const struct view *v = arg;
+    const struct tree_priv *tp = v->priv;
+    const struct model *m = v->ctx->model;
+    struct model_delta x, y;
 
-    if (x->total != y->total)
-        return x->total > y->total ? -1 : 1;
-    int c = strcmp(profile_frame(p, x->frame)->name,
-                   profile_frame(p, y->frame)->name);
-    if (c)
-        return c;
-    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+    if (tp->by_delta && view_diff(v) &&
+        model_delta_node(m, *(const uint32_t *)a, &x) &&
+        model_delta_node(m, *(const uint32_t *)b, &y) && x.total != y.total)
+        return x.total > y.total ? -1 : 1;
+    return model_node_cmp(a, b, (void *)m);
 }
 
-/* Whether node has a child with samples (filters leave empty ones). */
-static bool has_kids(const struct profile *p, uint32_t node)
+/* Whether node has a child to show (filters leave empty ones). */
+static bool has_kids(const struct view *v, uint32_t node)
 {
+    const struct profile *p = tree_prof(v);
+
     for (uint32_t c = profile_node(p, node)->first_child; c != PROFILE_NONE;
          c = profile_node(p, c)->next_sibling)
-        if (profile_node(p, c)->total)
+        if (node_live(v, c))
             return true;
     return false;
 }
@@ -184,7 +197,7 @@ static int push_children(struct walk *w, const struct tree_line *parent,
     for (uint32_t c = profile_node(p, parent->node)->first_child;
          c != PROFILE_NONE; c = profile_node(p, c)->next_sibling) {
         /* Filters leave empty nodes behind: not even hidden. */
-        if (profile_node(p, c)->total == 0)
+        if (!node_live(w->v, c))
             continue;
         if (node_hidden(w->v, c)) {
             nh++;
@@ -196,7 +209,7 @@ static int push_children(struct walk *w, const struct tree_line *parent,
         }
     }
     if (w->nkids > 1)
-        qsort_r(w->kids, w->nkids, sizeof(uint32_t), child_cmp, (void *)p);
+        qsort_r(w->kids, w->nkids, sizeof(uint32_t), child_cmp, w->v);
     if (VEC_RESERVE(w->stack, w->scap, w->sn + w->nkids + 1) < 0)
         return -1;
     uint32_t level = parent->node == PROFILE_ROOT ? 0 : parent->level + 1;
@@ -207,7 +220,7 @@ static int push_children(struct walk *w, const struct tree_line *parent,
             .nhidden = nh, .hidden_total = ht, .last = true };
     for (size_t i = w->nkids; i-- > 0;) {
         uint32_t c = w->kids[i];
-        bool k = has_kids(p, c);
+        bool k = has_kids(w->v, c);
         w->stack[w->sn++] = (struct tree_line){
             .node = c, .parent = parent_index, .level = level,
             .last = i + 1 == w->nkids && !nh, .kids = k,
@@ -336,20 +349,35 @@ static void tree_refresh(struct view *v)
     }
 }
 
-enum tree_col { TC_TOTAL_PCT, TC_SELF_PCT, TC_SAMPLES, TC_FUNCTION,
-               TC_LOCATION };
+enum tree_col { TC_TOTAL_PCT, TC_SELF_PCT, TC_SAMPLES, TC_DTOTAL, TC_DSELF,
+                TC_SIDE, TC_FUNCTION, TC_LOCATION };
 
+/* The change columns show with a baseline only. */
 static const struct view_col tree_cols[] = {
     { .id = TC_TOTAL_PCT, .title = "Total%", .width = 6, .flags = DT_RIGHT },
     { .id = TC_SELF_PCT, .title = "Self%", .width = 6, .flags = DT_RIGHT },
     { .id = TC_SAMPLES, .title = "Samples", .width = 8, .flags = DT_RIGHT },
+    { .id = TC_DTOTAL, .width = 6, .flags = DT_RIGHT },
+    { .id = TC_DSELF, .width = 6, .flags = DT_RIGHT },
+    { .id = TC_SIDE, .width = 1, .gap = 1 },
     { .id = TC_FUNCTION, .title = "Function (callees below)",
       .flags = DT_ELLIPSIS },
     { .id = TC_LOCATION, .flags = DT_ELLIPSIS | VIEW_COL_TAIL },
 };
 
+static bool tree_shown(struct view *v, int col)
+{
+    return (col != TC_DTOTAL && col != TC_DSELF && col != TC_SIDE) ||
+           view_diff(v);
+}
+
 static const char *tree_title(struct view *v, int col)
 {
+    if (col == TC_DTOTAL)
+        return COL_DELTA_TITLE(v, "\u0394Tot%", "dTot%");
+    if (col == TC_DSELF)
+        return v->ctx->filter.inverted
+                   ? "" : COL_DELTA_TITLE(v, "\u0394Self%", "dSelf%");
     if (!v->ctx->filter.inverted)
         return NULL;
     /* Bottom-up, a node's self count is the samples whose outermost frame
@@ -430,8 +458,19 @@ static void tree_cell(struct view *v, size_t line, int col,
         l->node != PROFILE_NONE ? profile_node(p, l->node) : NULL;
     /* A hidden row shows its children's share and count, dimmed. */
     double total = nd ? (double)nd->total : (double)l->hidden_total;
+    struct model_delta d;
 
     switch ((enum tree_col)col) {
+    case TC_DTOTAL:
+    case TC_DSELF:
+    case TC_SIDE:
+        /* Bottom-up, self means nothing (see tree_title). */
+        if (nd && model_delta_node(v->ctx->model, l->node, &d) &&
+            (col != TC_DSELF || !v->ctx->filter.inverted))
+            cell_change(v, c, &d, col == TC_SIDE ? CHANGE_SIDE
+                                  : col == TC_DSELF ? CHANGE_SELF
+                                                    : CHANGE_TOTAL);
+        return;
     case TC_TOTAL_PCT:
         cell_pct(v, c, total, root);
         break;
@@ -620,7 +659,8 @@ static uint32_t hottest_child(const struct view *v, uint32_t node)
          c = profile_node(p, c)->next_sibling) {
         if (node_hidden(v, c) || profile_node(p, c)->total == 0)
             continue;
-        if (best == PROFILE_NONE || child_cmp(&c, &best, (void *)p) < 0)
+        if (best == PROFILE_NONE ||
+            model_node_cmp(&c, &best, (void *)v->ctx->model) < 0)
             best = c;
     }
     return best;
@@ -646,7 +686,7 @@ static void expand_subtree(struct view *v, uint32_t node)
     todo[n++] = node;
     while (n) {
         uint32_t at = todo[--n];
-        if (!has_kids(p, at))
+        if (!has_kids(v, at))
             continue;
         node_set_open(v, at, true);
         for (uint32_t c = profile_node(p, at)->first_child; c != PROFILE_NONE;
@@ -803,8 +843,27 @@ static bool tree_merge_threads(struct view *v, enum request req)
     return true;
 }
 
+/* o: with a baseline, children by their change or by their samples. */
+static bool tree_sort(struct view *v, enum request req)
+{
+    struct tree_priv *tp = v->priv;
+
+    (void)req;
+    if (!view_diff(v)) {
+        ctx_message(v->ctx, true, "the tree sorts by change only against a "
+                    "baseline (b pins one)");
+        return true;
+    }
+    tp->by_delta = !tp->by_delta;
+    ctx_message(v->ctx, false, "children sorted by %s",
+                tp->by_delta ? "change from the baseline" : "samples");
+    view_refresh(v);
+    return true;
+}
+
 static const struct view_action tree_actions[] = {
     { REQ_INVERT, tree_invert, false },
+    { REQ_SORT, tree_sort, false },
     { REQ_MERGE_THREADS, tree_merge_threads, false },
     { REQ_COLLAPSE_ALL, tree_collapse_all, false },
     { REQ_ENTER, tree_toggle, true },
@@ -817,8 +876,11 @@ static const struct view_action tree_actions[] = {
 
 static const char *tree_info(struct view *v, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s, %s", v->ctx->filter.inverted ? "bottom-up"
-                                                       : "top-down",
+    const struct tree_priv *tp = v->priv;
+
+    snprintf(buf, n, "%s, %s", tp->by_delta && view_diff(v) ? "by change"
+                               : v->ctx->filter.inverted ? "bottom-up"
+                                                         : "top-down",
              v->ctx->filter.merge_threads ? "merged" : "per thread");
     return buf;
 }
@@ -842,6 +904,7 @@ const struct view_ops tree_view_ops = {
     .name = "Tree", .priv_size = sizeof(struct tree_priv),
     .open = tree_open, .refresh = tree_refresh, .close = tree_close,
     VIEW_COLUMNS(tree_cols), .cell = tree_cell, .title = tree_title,
+    .shown = tree_shown,
     .actions = tree_actions,
     .line_key = tree_line_key, .line_frame = tree_line_frame,
     .line_thread = tree_line_thread,

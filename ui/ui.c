@@ -23,6 +23,7 @@
 #include "clock.h"
 #include "code_view.h"
 #include "crash.h"
+#include "flame_view.h"
 #include "flat_view.h"
 #include "help_view.h"
 #include "profile.h"
@@ -38,6 +39,7 @@ const struct view_ops *const ui_view_table[VIEW_COUNT] = {
     [VIEW_CALLERS] = &callers_view_ops,
     [VIEW_THREADS] = &threads_view_ops,
     [VIEW_SOURCE] = &source_view_ops,
+    [VIEW_FLAME] = &flame_view_ops,
     [VIEW_HELP] = &help_view_ops,
 };
 
@@ -112,8 +114,7 @@ void ui_rebuild_model(struct ui *ui)
 {
     if (!ui->snap)
         return;
-    struct model *m = model_new(ui->snap, &ui->ctx.filter, ui->ctx.hide_self,
-                                ui->ctx.hide_subs);
+    struct model *m = scope_model(ui, ui->snap);
     if (!m) {
         ctx_message(&ui->ctx, true, "out of memory: showing older data");
         return;
@@ -130,8 +131,7 @@ static void ui_take_snapshot(struct ui *ui)
         ctx_message(&ui->ctx, true, "out of memory taking a snapshot");
         return;
     }
-    struct model *m = model_new(p, &ui->ctx.filter, ui->ctx.hide_self,
-                                ui->ctx.hide_subs);
+    struct model *m = scope_model(ui, p);
     if (!m) {
         profile_free(p);
         ctx_message(&ui->ctx, true, "out of memory: showing older data");
@@ -140,6 +140,7 @@ static void ui_take_snapshot(struct ui *ui)
     ui_set_model(ui, m);
     profile_free(ui->snap);
     ui->snap = p;
+    ui->ctx.timeline = p;
     ui_mark_stale(ui);
 }
 
@@ -430,6 +431,11 @@ int ui_run(struct source *src, const struct ui_options *opts)
     ui->ctx.filter.focus = PROFILE_NONE;
     ui->ctx.filter.merge_threads = true;
     ui->ctx.selected = PROFILE_NONE;
+    scope_init(&ui->scope);
+    ui->ctx.scope = &ui->scope;
+    if (opts->baseline)
+        scope_set_baseline(ui, opts->baseline, opts->baseline_name);
+    ui->ctx.want_model = false;
     ui->ctx.want_view = VIEW_COUNT;
     ui->fmt_index = save_initial_format(ui);
     ui->cur = VIEW_TREE;
@@ -438,6 +444,7 @@ int ui_run(struct source *src, const struct ui_options *opts)
         ui->script = script_load(opts->script, err, sizeof(err));
         if (!ui->script) {
             fprintf(stderr, "sproftop: %s\n", err);
+            scope_free(&ui->scope);
             free(ui);
             return 2;
         }
@@ -472,6 +479,7 @@ out:
         view_close(&ui->views[i]);
     model_free(ui->model);
     profile_free(ui->snap);
+    scope_free(&ui->scope);
     if (ui->have_re)
         regfree(&ui->re);
     script_free(ui->script);

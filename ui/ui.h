@@ -67,6 +67,10 @@ struct ui_options {
                                    (0: until the user quits) */
     volatile sig_atomic_t *quit_flag; /* set non-zero by a signal handler
                                    (SIGINT, SIGTERM...): ui_run returns */
+    struct profile *baseline;   /* --baseline FILE: the views can show the
+                                   change from it (ui_run frees it); NULL:
+                                   none until the user pins one */
+    const char *baseline_name;  /* what the header calls it */
     bool confirm_quit;          /* q asks once while a live source has
                                    samples not saved (default; --no-confirm
                                    turns it off) */
@@ -78,7 +82,8 @@ struct ui_options {
 void ui_options_default(struct ui_options *o);
 
 /* Run the TUI on `src` until the user quits (q/F10) or the script ends.
- * Does not close the source: the caller does (which detaches).  Returns
+ * Does not close the source: the caller does (which detaches); frees
+ * opts->baseline.  Returns
  * the process exit code: 0 normally; 1 when the terminal cannot be set up
  * or a scripted :dump or :load failed; 2 when the script file is
  * unreadable or invalid (a one-line error goes to stderr). */

@@ -7,6 +7,8 @@
  *   actions.c  keys and mouse clicks: the table of the UI's own requests
  *   ask.c      what the prompts ask for and what their answers do
  *   save.c     the save dialog ('s'): default names, Tab, the write
+ *   scope.c    the time window, the timeline's cursor, the baseline
+ *   timeline.c the strip of samples per second under the header
  * Everything here runs on the UI thread, the only one that touches curses
  * or this struct; no function takes a lock.
  */
@@ -32,6 +34,7 @@ struct script;
 /* What a prompt's text is for (struct prompt's purpose tag). */
 enum ask_purpose {
     ASK_SEARCH = 1, ASK_HIDE, ASK_INTERVAL, ASK_REFRESH, ASK_SAVE, ASK_RESET,
+    ASK_WINDOW,
     ASK_QUIT,
 };
 
@@ -52,6 +55,7 @@ struct ui {
                                       pause began */
     bool was_paused;               /* status.paused at the last read */
     struct profile *snap;          /* owned; the model borrows it */
+    struct scope scope;            /* time window and baseline (scope.c) */
     struct model *model;
     uint64_t generation;
     bool have_generation;
@@ -185,5 +189,39 @@ void save_cycle(struct ui *ui, int step);
  * current format; the result, with the full path, goes to the message
  * line. */
 void save_write(struct ui *ui, const char *path);
+
+/* --- scope.c -------------------------------------------------------------- */
+
+/* Set up (no window, 5 s recent length, no baseline) and free. */
+void scope_init(struct scope *s);
+void scope_free(struct scope *s);
+
+/* The model the views read for snapshot `snap` (which it borrows): its
+ * window, the recent window for the flat table, the baseline.  NULL on
+ * OOM. */
+struct model *scope_model(struct ui *ui, struct profile *snap);
+
+/* p cut to the window the views show (p is freed and the window
+ * returned; p itself when they show everything).  NULL on OOM. */
+struct profile *scope_apply(struct ui *ui, struct profile *p);
+
+/* The requests of the "Time and baseline" group. */
+void scope_act(struct ui *ui, enum request req);
+
+/* Show the recent window, `secs` long (the W prompt's answer). */
+void scope_set_recent(struct ui *ui, uint32_t secs);
+
+/* Use b (owned from now on; NULL: none) as the baseline, shown as
+ * `name`, and show the change from it.  0. */
+int scope_set_baseline(struct ui *ui, struct profile *b, const char *name);
+
+/* --- timeline.c ----------------------------------------------------------- */
+
+/* Rows the strip takes under the header: 1 when the snapshot keeps
+ * times and the terminal has room, else 0. */
+int timeline_rows(const struct ui *ui);
+
+/* Draw the strip on row y. */
+void timeline_draw(struct ui *ui, int y);
 
 #endif

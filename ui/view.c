@@ -129,6 +129,10 @@ void view_draw(struct view *v, int header_y, int top, int height,
 
     v->height = height > 0 ? height : 1;
     view_clamp(v);
+    if (v->ops->draw) {
+        v->ops->draw(v, header_y, top, height, width);
+        return;
+    }
     columns_layout(v, width, &lay);
     if (header_y >= 0) {
         draw_text(t, header_y, 0, width, "", t->attr[UC_COLHDR], DT_PAD);
@@ -159,6 +163,20 @@ void view_draw(struct view *v, int header_y, int top, int height,
             draw_recolor(top + r, 0, width, t->attr[UC_CURSOR]);
         }
     }
+}
+
+bool view_diff(const struct view *v)
+{
+    const struct ui_ctx *c = v->ctx;
+
+    return c->scope && c->scope->diff && c->model && c->model->bm;
+}
+
+bool view_recent(const struct view *v)
+{
+    const struct ui_ctx *c = v->ctx;
+
+    return c->scope && c->scope->recent_col && c->model && c->model->rm;
 }
 
 uint32_t view_selected(struct view *v)
@@ -401,10 +419,11 @@ static const struct view_action *find_action(const struct view_action *t,
 
 bool view_request(struct view *v, enum request req)
 {
-    const struct view_action *a = find_action(common_actions, req);
+    /* A view's own action wins: the flame graph moves between frames. */
+    const struct view_action *a = find_action(v->ops->actions, req);
 
     if (!a)
-        a = find_action(v->ops->actions, req);
+        a = find_action(common_actions, req);
     if (!a || (a->on_line && v->lines == 0))
         return false;
     view_touch(v);

@@ -26,13 +26,14 @@
 
 #include "columns.h"
 #include "draw.h"
+#include "scope.h"
 #include "view_model.h"
 #include "request.h"
 #include "source.h"
 
 enum view_id {
     VIEW_TREE = 0, VIEW_FLAT, VIEW_CALLERS, VIEW_THREADS, VIEW_SOURCE,
-    VIEW_HELP, VIEW_COUNT
+    VIEW_FLAME, VIEW_HELP, VIEW_COUNT
 };
 
 /* State the UI shares with its views. */
@@ -45,6 +46,10 @@ struct ui_ctx {
     uint32_t selected;                 /* function for the callers and
                                           source views, PROFILE_NONE */
     const regex_t *search;             /* last search, NULL if none */
+    const struct scope *scope;         /* time window, timeline, baseline */
+    const struct profile *timeline;    /* the whole snapshot, with its
+                                          per-second ring (model->snap
+                                          may be a window of it) */
     /* Set by views, acted on by ui.c after the request: */
     bool want_model;                   /* filter changed: rebuild */
     enum view_id want_view;            /* show this view (VIEW_COUNT: stay) */
@@ -132,6 +137,11 @@ struct view_ops {
     const char *(*info)(struct view *v, char *buf, size_t n);
     /* Free what the private state points to (not the state itself). */
     void (*close)(struct view *v);
+    /* Draw the body itself instead of the column table (the flame
+     * graph): the title row at header_y, the body on rows top ..
+     * top+height-1, `width` columns.  NULL: the column table. */
+    void (*draw)(struct view *v, int header_y, int top, int height,
+                 int width);
 };
 
 struct view {
@@ -176,8 +186,8 @@ void view_refresh(struct view *v);
 void view_draw(struct view *v, int header_y, int top, int height,
                int width);
 
-/* Generic requests (movement, search) then the view's own actions.  True
- * if the request was handled. */
+/* The view's own actions, then the generic requests (movement, search)
+ * it does not override.  True if the request was handled. */
 bool view_request(struct view *v, enum request req);
 
 /* Move the cursor to `line` (clamped) and scroll it into view. */
@@ -185,6 +195,13 @@ void view_goto(struct view *v, size_t line);
 
 /* The line that has line_key == key, or SIZE_MAX. */
 size_t view_find_key(struct view *v, uint64_t key);
+
+/* Whether the view shows the change from the baseline (a baseline is
+ * set, its change is shown, and the model has it). */
+bool view_diff(const struct view *v);
+
+/* Whether the flat table shows the recent window beside the totals. */
+bool view_recent(const struct view *v);
 
 /* The function the callers and code views show: ctx->selected, or the
  * first of the flat table (which becomes the selection) when nothing is

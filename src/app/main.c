@@ -10,6 +10,7 @@
 #include "dump.h"
 #include "duration.h"
 #include "export.h"
+#include "late_names.h"
 #include "launch.h"
 #include "load.h"
 #include "outfile.h"
@@ -18,6 +19,7 @@
 #include "sampler.h"
 #include "source.h"
 #include "ui.h"
+#include "util.h"
 
 #include <elfutils/version.h>
 #include <errno.h>
@@ -53,17 +55,25 @@ struct opts {
     int ninputs;
     bool idle, stats, dump, no_thread_root, no_color, no_confirm, keep_cmd;
     const char *cmd_output;  /* --cmd-output FILE */
+    int sampler;         /* enum sampler_kind */
+    size_t stack_size;   /* --stack-size, 0: the backend's default */
+    bool no_debuginfod;
     double refresh;
     const char *snapshot_dir;
     const char *script;
     double hide_self, hide_subs;
+    const char *baseline;   /* --baseline FILE */
+    struct profile *base;   /* its profile, loaded by main (given to
+                               ui_run, which frees it, or freed here) */
     char **argv;         /* command to launch */
 };
 
 enum {
     OPT_IDLE = 1000, OPT_STATS, OPT_DUMP, OPT_NO_THREAD_ROOT, OPT_NO_COLOR,
     OPT_SNAPSHOT_DIR, OPT_SCRIPT, OPT_HIDE_SELF, OPT_HIDE_SUBS, OPT_HELP_KEYS,
-    OPT_NO_CONFIRM, OPT_CMD_OUTPUT, OPT_KEEP_CMD,
+    OPT_BASELINE,
+    OPT_NO_CONFIRM, OPT_CMD_OUTPUT, OPT_KEEP_CMD, OPT_SAMPLER, OPT_STACK_SIZE,
+    OPT_NO_DEBUGINFOD,
 };
 
 static const struct option long_opts[] = {
@@ -75,6 +85,8 @@ static const struct option long_opts[] = {
     {"input", required_argument, NULL, 'i'},
     {"refresh", required_argument, NULL, 'r'},
     {"idle", no_argument, NULL, OPT_IDLE},
+    {"sampler", required_argument, NULL, OPT_SAMPLER},
+    {"stack-size", required_argument, NULL, OPT_STACK_SIZE},
     {"stats", no_argument, NULL, OPT_STATS},
     {"dump", no_argument, NULL, OPT_DUMP},
     {"no-thread-root", no_argument, NULL, OPT_NO_THREAD_ROOT},
@@ -82,12 +94,14 @@ static const struct option long_opts[] = {
     {"no-confirm", no_argument, NULL, OPT_NO_CONFIRM},
     {"cmd-output", required_argument, NULL, OPT_CMD_OUTPUT},
     {"keep-cmd", no_argument, NULL, OPT_KEEP_CMD},
+    {"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
     {"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
     {"script", required_argument, NULL, OPT_SCRIPT},
     {"hide-self", required_argument, NULL, OPT_HIDE_SELF},
     {"hide-subs", required_argument, NULL, OPT_HIDE_SUBS},
     {"help", no_argument, NULL, 'h'},
     {"help-keys", no_argument, NULL, OPT_HELP_KEYS},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
@@ -114,10 +128,17 @@ static void usage(FILE *f)
 "  -d, --duration S      stop after S seconds (decimals allowed)\n"
 "      --idle            also sample threads blocked in the kernel\n"
 "                        (wall-clock view); default is on-CPU only\n"
+"      --sampler NAME    auto (default: perf when permitted), perf, ptrace\n"
+"      --stack-size B    stack bytes copied per sample (perf: 16K, at most\n"
+"                        65528; ptrace: 256K); K and M suffixes\n"
+"      --no-debuginfod   fetch no debug info from $DEBUGINFOD_URLS\n"
 "Output (batch mode: -o, or stdout not a terminal):\n"
 "  -o, --output FILE     write the profile to FILE (- : stdout) at the end\n"
 "  -f, --format NAME     output format; default from FILE's extension\n"
 "      --no-thread-root  folded: no thread frame at the root of stacks\n"
+"      --baseline FILE   compare with the profile in FILE: the live view's\n"
+"                        change columns; -f folded or svg: a differential\n"
+"                        profile (two counts per line; red/blue frames)\n"
 "      --stats           print sampler statistics to stderr at the end\n"
 "Live view (a terminal on stdout and no -o):\n"
 "  -r, --refresh SECS    redraw interval (0.1..3600; 1)\n"
@@ -146,10 +167,15 @@ static void usage(FILE *f)
 
 static void version(void)
 {
+    char auto_pick[256];
     printf("sproftop %s\n", SPROFTOP_VERSION);
     printf("built with libunwind %d.%d.%d, elfutils %d.%03d, %s\n",
            UNW_VERSION_MAJOR, UNW_VERSION_MINOR, UNW_VERSION_EXTRA,
            _ELFUTILS_VERSION / 1000, _ELFUTILS_VERSION % 1000, ui_library_version());
+    sampler_describe_auto(false, auto_pick, sizeof auto_pick);
+    printf("sampler: auto picks %s\n", auto_pick);
+    sampler_describe_auto(true, auto_pick, sizeof auto_pick);
+    printf("sampler with --idle: auto picks %s\n", auto_pick);
 }
 
 __attribute__((format(printf, 1, 2)))
@@ -226,6 +252,14 @@ static int parse_num(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
+static const struct exporter *pick_format(const struct opts *o)
+{
+    if (o->format)
+        return export_find(o->format);
+    const struct exporter *e = o->output ? export_for_path(o->output) : NULL;
+    return e ? e : export_find("folded");
+}
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -233,6 +267,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
     o->refresh = 1.0;
     o->hide_self = 1.0;
     o->hide_subs = 2.0;
+    /* the environment's default backend; --sampler overrides it */
+    const char *env = getenv("SPROFTOP_SAMPLER");
+    if (env && *env && (o->sampler = sampler_kind_parse(env)) < 0)
+        return usage_error("invalid SPROFTOP_SAMPLER '%s': expected auto, perf or ptrace", env);
     int c;
     /* '+': options end at the command; ':': a missing value is ':' */
     static const char shorts[] = "+:p:F:d:o:f:i:r:hV";
@@ -279,6 +317,23 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->inputs[o->ninputs++] = optarg;
             break;
         case OPT_IDLE: o->idle = true; break;
+        case OPT_SAMPLER:
+            if ((o->sampler = sampler_kind_parse(optarg)) < 0)
+                return usage_error("invalid sampler '%s': expected auto, perf or ptrace", optarg);
+            break;
+        case OPT_STACK_SIZE: {
+            char *end;
+            errno = 0;
+            unsigned long long b = strtoull(optarg, &end, 10);
+            if (*end == 'K' || *end == 'k')
+                b <<= 10, end++;
+            else if (*end == 'M' || *end == 'm')
+                b <<= 20, end++;
+            if (errno || *end || !*optarg || optarg[0] == '-' || b < 64 || b > (64u << 20))
+                return usage_error("invalid stack size '%s': expected 64..64M bytes", optarg);
+            o->stack_size = (size_t)b;
+            break;
+        }
         case OPT_STATS: o->stats = true; break;
         case OPT_DUMP: o->dump = true; break;
         case OPT_NO_THREAD_ROOT: o->no_thread_root = true; break;
@@ -286,8 +341,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case OPT_NO_CONFIRM: o->no_confirm = true; break;
         case OPT_CMD_OUTPUT: o->cmd_output = optarg; break;
         case OPT_KEEP_CMD: o->keep_cmd = true; break;
+        case OPT_NO_DEBUGINFOD: o->no_debuginfod = true; break;
         case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
         case OPT_SCRIPT: o->script = optarg; break;
+        case OPT_BASELINE: o->baseline = optarg; break;
         case 'h': usage(stdout); exit(0);
         case OPT_HELP_KEYS: exit(ui_print_keys(stdout) < 0 || fflush(stdout) ? 1 : 0);
         case 'V': version(); exit(0);
@@ -304,6 +361,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         return usage_error("%s", "give only one of -p PID, -- CMD, -i FILE");
     if (o->dump && !o->pid)
         return usage_error("%s", "--dump needs -p PID");
+    if (o->dump && o->sampler == SAMPLER_PERF)
+        return usage_error("%s", "--dump stops every thread once: it uses ptrace, not --sampler perf");
     if (o->format && !export_find(o->format)) {
         static char list[512];
         size_t n = 0;
@@ -314,6 +373,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
     }
     if (o->format && !o->output && !o->inputs[0])
         return usage_error("%s", "-f needs -o FILE");
+    if (o->baseline && o->output && !export_takes_baseline(pick_format(o)))
+        return usage_error("--baseline writes a differential profile only as folded or svg, not %s",
+                           pick_format(o)->name);
     if ((o->cmd_output || o->keep_cmd) && !o->argv)
         return usage_error("%s %s", o->cmd_output ? "--cmd-output" : "--keep-cmd",
                            "needs a command to launch: -- CMD");
@@ -356,14 +418,6 @@ static void install_signals(void)
      * export_to_file reports, removing its temporary file; SIGXFSZ would
      * kill sproftop first and leave that file behind. */
     signal(SIGXFSZ, SIG_IGN);
-}
-
-static const struct exporter *pick_format(const struct opts *o)
-{
-    if (o->format)
-        return export_find(o->format);
-    const struct exporter *e = o->output ? export_for_path(o->output) : NULL;
-    return e ? e : export_find("folded");
 }
 
 /* The save prompt's view of the formats (ui.h: struct ui_save_ops). */
@@ -418,6 +472,8 @@ static void fill_ui_options(const struct opts *o, struct ui_options *u)
     u->hide_subs = o->hide_subs;
     u->quit_flag = &stop_signal;
     u->export_format = o->format;
+    u->baseline = o->base;
+    u->baseline_name = o->baseline ? util_basename(o->baseline) : NULL;
     u->confirm_quit = !o->no_confirm;
 }
 
@@ -448,14 +504,18 @@ static int run_inputs(const struct opts *o)
             return 1;
         }
     }
+    /* code saved without its names, with its build-ids: name it now */
+    (void)late_names_resolve(p, NULL);
     if (o->output) {
         struct export_opts eo;
         export_opts_default(&eo);
         eo.no_thread_root = o->no_thread_root;
         eo.hide_self = o->hide_self;
         eo.hide_subs = o->hide_subs;
+        eo.baseline = o->base;
         int rc = export_to_file(pick_format(o), p, &eo, o->output, err, sizeof err);
         profile_free(p);
+        profile_free(o->base);
         if (rc < 0) {
             fprintf(stderr, "sproftop: %s\n", err);
             return 1;
@@ -466,6 +526,7 @@ static int run_inputs(const struct opts *o)
         /* no terminal: the same text summary as batch mode */
         int rc = report_write_summary(p, stdout, 15) < 0 || fflush(stdout) == EOF;
         profile_free(p);
+        profile_free(o->base);
         if (rc)
             fprintf(stderr, "sproftop: cannot write the report to stdout\n");
         return rc;
@@ -489,18 +550,29 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     install_signals();
-    /* libdwfl would query debuginfod servers from the collector thread and
-     * block it on the network; sproftop uses local debug info only. */
-    unsetenv("DEBUGINFOD_URLS");
+    /* Debug info is fetched from $DEBUGINFOD_URLS on a thread of its own
+     * (src/engine/dbgfetch.h); without the variable nothing is fetched. */
+    if (o.no_debuginfod)
+        unsetenv("DEBUGINFOD_URLS");
+    if (o.baseline) {
+        char err[512];
+        if (!(o.base = load_file(o.baseline, err, sizeof err))) {
+            fprintf(stderr, "sproftop: --baseline: %s\n", err);
+            return 1;
+        }
+    }
     if (o.ninputs)
         return run_inputs(&o);
-    if (o.dump)
+    if (o.dump) {
+        profile_free(o.base);
         return run_dump(&o);
+    }
     if (o.output) {
         /* fail before attaching, not after the whole run */
         char err[512];
         if (export_check_path(o.output, err, sizeof err) < 0) {
             fprintf(stderr, "sproftop: %s\n", err);
+            profile_free(o.base);
             return 1;
         }
     }
@@ -520,11 +592,17 @@ int main(int argc, char **argv)
         if (cfg.child_out < 0) {
             fprintf(stderr, "sproftop: cannot open %s for the command's output: %s\n",
                     o.cmd_output, strerror(errno));
+            profile_free(o.base);
             return 1;
         }
     }
     cfg.interval_ns = (uint64_t)(1e9 / o.freq);
     cfg.idle = o.idle;
+    cfg.kind = o.sampler;
+    if (o.stack_size) {
+        cfg.stack_max = o.stack_size;
+        cfg.stack_max_set = true;
+    }
     const char *env = getenv("SPROFTOP_PLACEMENT");
     if (env && strcmp(env, "follow") == 0)
         cfg.placement = SAMPLER_PLACE_FOLLOW;
@@ -538,6 +616,7 @@ int main(int argc, char **argv)
         close(cfg.child_out);
     if (!src) {
         fprintf(stderr, "sproftop: %s\n", err);
+        profile_free(o.base);
         return code;
     }
     if (tui) {
@@ -573,5 +652,8 @@ int main(int argc, char **argv)
     b.eopts.no_thread_root = o.no_thread_root;
     b.eopts.hide_self = o.hide_self;
     b.eopts.hide_subs = o.hide_subs;
-    return batch_run(src, &b);
+    b.eopts.baseline = o.base;
+    rc = batch_run(src, &b);
+    profile_free(o.base);
+    return rc;
 }

@@ -16,3 +16,12 @@ uint64_t clock_mono_ns(void) { return now(CLOCK_MONOTONIC); }
 uint64_t clock_wall_ns(void) { return now(CLOCK_REALTIME); }
 uint64_t clock_thread_cpu_ns(void) { return now(CLOCK_THREAD_CPUTIME_ID); }
 uint64_t clock_process_cpu_ns(void) { return now(CLOCK_PROCESS_CPUTIME_ID); }
+
+uint64_t clock_pid_cpu_ns(int pid)
+{
+    clockid_t id;
+
+    if (clock_getcpuclockid(pid, &id) != 0)
+        return 0;
+    return now(id);
+}

@@ -21,4 +21,8 @@ uint64_t clock_thread_cpu_ns(void);
 /* CPU time of the whole process, all threads (CLOCK_PROCESS_CPUTIME_ID). */
 uint64_t clock_process_cpu_ns(void);
 
+/* CPU time of another process, all its threads (clock_getcpuclockid);
+ * 0 when it is gone. */
+uint64_t clock_pid_cpu_ns(int pid);
+
 #endif

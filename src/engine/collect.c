@@ -7,6 +7,7 @@
 #include "collect.h"
 
 #include "clock.h"
+#include "dbgfetch.h"
 #include "fold.h"
 #include "ingest.h"
 #include "profile.h"
@@ -29,6 +30,7 @@ struct collect {
     struct ingest *ingest;
     struct fold *fold;
     struct symbols *sym;       /* owned by fold; read for --stats after finish */
+    struct dbgfetch *fetch;    /* debuginfod fetches, NULL when off */
     pid_t pid;
 
     pthread_t thread;          /* the collector */
@@ -58,6 +60,7 @@ static void drain_once(struct collect *c)
     ingest_swap(c->ingest, &data, &len);
     if (len)
         fold_records(c->fold, data, len);
+    fold_update_names(c->fold);
 }
 
 static void update_meta(struct collect *c)
@@ -83,6 +86,10 @@ static void *collector_main(void *arg)
     while (!atomic_load(&c->quit)) {
         drain_once(c);
         update_meta(c);
+        /* The recent window moves with time even when no sample comes;
+         * paused, it stays where the user stopped it. */
+        if (!atomic_load(&c->paused))
+            fold_advance(c->fold, clock_mono_ns());
         pthread_mutex_lock(&c->wake_lock);
         if (!atomic_load(&c->quit)) {
             /* pthread_cond_timedwait's default clock is CLOCK_REALTIME */
@@ -133,10 +140,21 @@ static void op_status(struct source *src, struct source_status *o)
     o->achieved_hz = st.target == SAMPLER_RUNNING ? st.achieved_hz : 0;
     o->samples = fold_samples(c->fold);
     o->unwind_failures = st.truncated;
-    o->lost = st.lost; /* the sampler counts ingest_push failures */
+    o->truncated_copy = st.unwind_end[UNWIND_COPY];
+    o->lost = st.lost; /* ingest full, or the kernel's ring buffer full */
+    o->throttled = st.throttled;
+    snprintf(o->backend, sizeof o->backend, "%s", st.backend ? st.backend : "");
+    snprintf(o->fallback, sizeof o->fallback, "%s", st.fallback);
     o->median_stop_ns = st.stop_median_ns;
     o->elapsed_ns = st.elapsed_ns;
     snprintf(o->error, sizeof o->error, "%.159s", st.error);
+    struct dbgfetch_stats ds;
+    dbgfetch_get_stats(c->fetch, &ds);
+    o->debuginfod = c->fetch != NULL;
+    o->dbg_pending = ds.pending;
+    o->dbg_found = ds.found;
+    o->dbg_missing = ds.missing;
+    o->dbg_gave_up = ds.gave_up;
 }
 
 static uint64_t op_generation(struct source *src)
@@ -197,6 +215,7 @@ static void collect_free(struct collect *c)
 {
     sampler_stop(c->sampler);
     fold_free(c->fold);
+    dbgfetch_free(c->fetch);  /* after the symbolizer that asks it */
     ingest_free(c->ingest);
     pthread_mutex_destroy(&c->wake_lock);
     pthread_cond_destroy(&c->wake);
@@ -221,6 +240,12 @@ static void print_thread(void *ctx, const struct sampler_thread_stats *t)
 
 static void print_sampler(const struct sampler_stats *st, FILE *f)
 {
+    fprintf(f, "sampler: %s, %u-byte stack copies%s%s\n", st->backend ? st->backend : "?",
+            st->stack_bytes, st->fallback[0] ? "; " : "", st->fallback);
+    if (st->backend && strcmp(st->backend, "perf") == 0)
+        fprintf(f, "perf: %u events open; lost in the ring buffers %" PRIu64 ", throttled %" PRIu64
+                "; off-CPU: %" PRIu64 " switch-outs, %.3f s\n", st->events, st->lost_ring,
+                st->throttled, st->offcpu, (double)st->offcpu_ns / 1e9);
     fprintf(f, "samples: %" PRIu64 " (%" PRIu64 " reused idle stacks), stops %" PRIu64
             " (%" PRIu64 " of blocked threads), lost %" PRIu64 ", missed ticks %" PRIu64
             ", dropped at a library swap %" PRIu64 "\n",
@@ -239,6 +264,9 @@ static void print_costs(const struct sampler_stats *st, FILE *f)
             (double)st->tracer_cpu_ns / 1e6,
             st->samples ? (double)st->tracer_cpu_ns / 1e3 / (double)st->samples : 0.0,
             (double)st->unwind_median_ns / 1e3);
+    uint64_t all = clock_process_cpu_ns();
+    fprintf(f, "sproftop CPU (all threads): %.1f ms, %.1f us per sample\n", (double)all / 1e6,
+            st->samples ? (double)all / 1e3 / (double)st->samples : 0.0);
     fprintf(f, "unwind: %" PRIu64 " truncated;", st->truncated);
     for (int i = 0; i < UNWIND_NCAUSES; i++)
         fprintf(f, " %s %" PRIu64, unwind_end_name((enum unwind_end)i), st->unwind_end[i]);
@@ -248,6 +276,27 @@ static void print_costs(const struct sampler_stats *st, FILE *f)
             " (not counted): %" PRIu64 ", interrupts given up: %" PRIu64 "\n",
             st->signals, st->group_stops, st->eintr_restarts, st->discarded,
             st->given_up);
+}
+
+static void print_debuginfo(struct collect *c, const struct symbols_stats *ss,
+                            FILE *f)
+{
+    fprintf(f, "debug info: %" PRIu64 " modules without it", ss->no_debuginfo);
+    if (!c->fetch) {
+        fprintf(f, "; debuginfod off\n");
+        return;
+    }
+    struct dbgfetch_stats ds;
+    struct fold_stats fs;
+    dbgfetch_get_stats(c->fetch, &ds);
+    fold_get_stats(c->fold, &fs);
+    fprintf(f, "; debuginfod: %u found, %u missing, %u gave up after %u s,"
+            " %u pending%s%s\n",
+            ds.found, ds.missing, ds.gave_up, ds.timeout_s, ds.pending,
+            ds.error[0] ? "; last error: " : "", ds.error);
+    fprintf(f, "late names: %" PRIu64 " modules given debug info, %" PRIu64
+            " frames renamed, %" PRIu64 " samples taken before\n",
+            ss->late_debuginfo, fs.renamed, fs.samples_before);
 }
 
 static void op_print_stats(struct source *src, FILE *f)
@@ -268,6 +317,7 @@ static void op_print_stats(struct source *src, FILE *f)
             ss.lookups, ss.lookups ? 100.0 * (double)ss.hits / (double)ss.lookups : 0.0,
             ss.misses, ss.misses ? (double)ss.miss_ns / 1e3 / (double)ss.misses : 0.0,
             ss.reloads);
+    print_debuginfo(c, &ss, f);
 }
 
 static const struct source_ops live_ops = {
@@ -302,6 +352,8 @@ static int attach(struct collect *c, const struct sampler_config *cfg_in,
     c->sym = symbols_new(c->pid, err, errlen);
     if (!c->sym)
         return -1;
+    c->fetch = dbgfetch_new();  /* NULL: $DEBUGINFOD_URLS names no server */
+    symbols_set_fetcher(c->sym, c->fetch);
     fold_set_symbols(c->fold, c->sym);
     return 0;
 }

@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "idtab.h"
 #include "ingest.h"
 #include "profile.h"
 #include "symbols.h"
 #include "util.h"
 #include "vec.h"
+#include "window.h"
 
 #define MAX_INLINE 16  /* frames one address can expand to */
 
@@ -57,6 +59,7 @@ struct fold {
     struct stack_frame *stack; /* scratch: one stack, bottom first */
     size_t capstack;
     uint32_t f_truncated;      /* the "[truncated]" frame */
+    struct fold_stats st;      /* under prof_lock */
 };
 
 static void pc_cache_clear(struct pc_cache *c)
@@ -80,12 +83,17 @@ struct fold *fold_new(void)
         return NULL;
     f->prof = profile_new();
     struct frame_desc trunc = {.name = "[truncated]", .kind = FRAME_SPECIAL};
+    /* Samples carry CLOCK_MONOTONIC times (struct ingest_rec): per-second
+     * counts of the last minute for the recent window and the timeline. */
     if (!f->prof ||
-        (f->f_truncated = profile_intern_frame(f->prof, &trunc)) == PROFILE_NONE) {
+        (f->f_truncated = profile_intern_frame(f->prof, &trunc)) == PROFILE_NONE ||
+        profile_time_enable(f->prof, WINDOW_LIVE_SECONDS) < 0) {
         profile_free(f->prof);
         free(f);
         return NULL;
     }
+    profile_time_set_wall_offset(f->prof,
+                                 (int64_t)(clock_wall_ns() - clock_mono_ns()));
     pthread_mutex_init(&f->maps_lock, NULL);
     pthread_mutex_init(&f->prof_lock, NULL);
     return f;
@@ -187,6 +195,8 @@ static uint32_t intern_frames(struct fold *f, const struct sym_frame *sf,
             .line = sf[i].func_line,
             .kind = FRAME_FUNC,
             .inlined = sf[i].inlined,
+            .build_id = sf[i].build_id,
+            .offset = sf[i].offset,
         };
         uint32_t id = profile_intern_frame(f->prof, &d);
         if (id == PROFILE_NONE)
@@ -267,7 +277,8 @@ static bool add_sample(struct fold *f, const struct ingest_rec *r,
     pthread_mutex_lock(&f->prof_lock);
     uint32_t th = profile_thread(f->prof, r->tid, NULL);
     int rc = th == PROFILE_NONE ? -1
-             : profile_add_stack(f->prof, th, f->stack, (size_t)depth, 1);
+             : profile_add_stack_at(f->prof, th, f->stack, (size_t)depth,
+                                    r->count ? r->count : 1, r->time);
     pthread_mutex_unlock(&f->prof_lock);
     return rc == 0;
 }
@@ -288,6 +299,60 @@ void fold_records(struct fold *f, const uint8_t *data, size_t len)
         atomic_fetch_add(&f->generation, 1);
 }
 
+/* Name again the frames of the modules the last symbols_update gave
+ * debug info: each takes what the code at its offset is now (the
+ * function, outside any inlined instance), in place or merged into a
+ * frame that already has that name (profile_rename_frames).  The
+ * collector is the profile's only writer, so it reads the frames without
+ * the lock and takes it only to rename. */
+static void rename_frames(struct fold *f)
+{
+    struct profile_rename *r = NULL;
+    size_t n = 0, cap = 0;
+    uint32_t count = profile_frame_count(f->prof);
+    for (uint32_t id = 0; id < count; id++) {
+        const struct frame_desc *d = profile_frame(f->prof, id);
+        struct sym_frame sf[MAX_INLINE];
+        int k;
+        if (!d->build_id || !symbols_gained(f->sym, d->build_id) ||
+            (k = symbols_lookup_offset(f->sym, d->build_id, d->offset, sf,
+                                       MAX_INLINE)) < 1 ||
+            VEC_RESERVE(r, cap, n + 1) < 0)
+            continue;
+        const struct sym_frame *o = &sf[k - 1];
+        r[n++] = (struct profile_rename){id, {
+            .name = o->name,
+            .module = o->module,
+            .file = o->file,
+            .addr = o->sym_addr,
+            .line = o->func_line,
+            .kind = FRAME_FUNC,
+            .build_id = o->build_id,
+            .offset = o->offset,
+        }};
+    }
+    if (n > 0) {
+        pthread_mutex_lock(&f->prof_lock);
+        if (profile_rename_frames(f->prof, r, n) == 0)
+            f->st.renamed += n;
+        if (!f->st.samples_before)
+            f->st.samples_before = profile_samples(f->prof);
+        pthread_mutex_unlock(&f->prof_lock);
+        atomic_fetch_add(&f->generation, 1);
+    }
+    free(r);
+}
+
+void fold_update_names(struct fold *f)
+{
+    if (!f->sym || symbols_update(f->sym) == 0)
+        return;
+    /* Every address is looked up again: new samples get the names, the
+     * inlined frames and the lines. */
+    pc_cache_clear(&f->pcs);
+    rename_frames(f);
+}
+
 struct profile *fold_snapshot(struct fold *f)
 {
     pthread_mutex_lock(&f->prof_lock);
@@ -302,6 +367,15 @@ uint64_t fold_samples(struct fold *f)
     uint64_t n = profile_samples(f->prof);
     pthread_mutex_unlock(&f->prof_lock);
     return n;
+}
+
+void fold_advance(struct fold *f, uint64_t now_ns)
+{
+    pthread_mutex_lock(&f->prof_lock);
+    bool moved = profile_time_advance(f->prof, now_ns);
+    pthread_mutex_unlock(&f->prof_lock);
+    if (moved)
+        atomic_fetch_add(&f->generation, 1);
 }
 
 uint64_t fold_generation(struct fold *f)
@@ -321,5 +395,12 @@ void fold_set_meta(struct fold *f, const struct profile_meta *m)
 {
     pthread_mutex_lock(&f->prof_lock);
     profile_set_meta(f->prof, m);
+    pthread_mutex_unlock(&f->prof_lock);
+}
+
+void fold_get_stats(struct fold *f, struct fold_stats *out)
+{
+    pthread_mutex_lock(&f->prof_lock);
+    *out = f->st;
     pthread_mutex_unlock(&f->prof_lock);
 }

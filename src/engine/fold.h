@@ -14,6 +14,10 @@
  * guarded by `prof_lock`, which only the collector thread and the
  * readers below take; the sampler never does.
  *
+ * When debug info arrives late (debuginfod), fold_update_names renames
+ * the frames it covers in the profile (profile_rename_frames), so the
+ * samples taken before are not left under "[module+0x...]".
+ *
  * The symbolizer is reached through symbols.h only, so a test can link a
  * fake one in its place (tests/unit/engine/test_collect.c).
  */
@@ -50,7 +54,27 @@ void fold_add_maps(struct fold *f, uint64_t gen, const char *text,
  * profile.  Samples whose stack cannot be symbolized (OOM) are dropped. */
 void fold_records(struct fold *f, const uint8_t *data, size_t len);
 
+/* Collector thread: time has reached now_ns (CLOCK_MONOTONIC) with or
+ * without samples, so the profile's recent window moves on
+ * (profile_time_advance); a new second counts as a change. */
+void fold_advance(struct fold *f, uint64_t now_ns);
+/* Collector thread: attach the debug info that arrived since the last
+ * call (symbols_update) and give the frames it covers their names.
+ * Samples taken before merge into the named functions (their inlined
+ * frames and lines are only known for samples taken after).  Cheap when
+ * nothing arrived; never waits on a fetch. */
+void fold_update_names(struct fold *f);
+
 /* --- readers: any thread (they take prof_lock) --- */
+
+struct fold_stats {
+    uint64_t renamed;         /* frames named late (fold_update_names) */
+    uint64_t samples_before;  /* samples in the profile when the first
+                                 late names came */
+};
+
+/* Counters since fold_new. */
+void fold_get_stats(struct fold *f, struct fold_stats *out);
 
 /* A copy of the profile (profile_clone), owned by the caller; NULL on
  * OOM. */

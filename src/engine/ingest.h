@@ -33,6 +33,8 @@ struct ingest_rec {
     uint32_t flags;  /* enum ingest_flags */
     uint64_t time;   /* CLOCK_MONOTONIC ns of the sample */
     uint64_t gen;    /* maps generation the pcs belong to */
+    uint64_t count;  /* samples this stack stands for (an off-CPU stack
+                        weighted by how long the thread slept); 0 is 1 */
 };
 
 struct ingest;
@@ -41,8 +43,8 @@ struct ingest;
 struct ingest *ingest_new(size_t bytes);
 void ingest_free(struct ingest *in);
 
-/* Append a record (header fields type/tid/flags/time/gen are taken from
- * *hdr, len from `len`).  Returns 0, or -1 when the buffer is full (the
+/* Append a record (header fields type/tid/flags/time/gen/count are taken
+ * from *hdr, len from `len`).  Returns 0, or -1 when the buffer is full (the
  * record is dropped and counted in ingest_lost). */
 int ingest_push(struct ingest *in, const struct ingest_rec *hdr,
                 const void *payload, size_t len);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "perf_sampler.h"
 #include "ptrace_sampler.h"
 
 void sampler_config_default(struct sampler_config *c)
@@ -13,17 +14,72 @@ void sampler_config_default(struct sampler_config *c)
     memset(c, 0, sizeof *c);
     c->kind = SAMPLER_AUTO;
     c->interval_ns = 1000000000ull / 99;
-    c->stack_max = 256 * 1024;
+    c->stack_max = SAMPLER_PTRACE_STACK;
     c->max_depth = 512;
     c->placement = SAMPLER_PLACE_FREE;
     c->spin_us = 50;
     c->child_out = -1;
 }
 
-struct sampler *sampler_start(const struct sampler_config *cfg, char *err,
+int sampler_kind_parse(const char *name)
+{
+    static const char *const names[] = {"auto", "perf", "ptrace"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+static void set_fallback(char *buf, size_t len, const struct perf_refusal *why)
+{
+    snprintf(buf, len, "%s: using ptrace; %s for the faster sampler", why->cause, why->fix);
+}
+
+struct sampler *sampler_start(const struct sampler_config *cfg_in, char *err,
                               size_t errlen, int *code)
 {
-    return ptrace_backend.start(cfg, err, errlen, code);
+    struct sampler_config cfg = *cfg_in;
+    char fallback[sizeof ((struct sampler *)0)->fallback] = "";
+    struct sampler *s = NULL;
+    if (cfg.kind != SAMPLER_PTRACE) {
+        if (!cfg.stack_max_set)
+            cfg.stack_max = SAMPLER_PERF_STACK;
+        if (cfg.stack_max > SAMPLER_PERF_STACK_MAX)
+            cfg.stack_max = SAMPLER_PERF_STACK_MAX;
+        struct perf_refusal why;
+        /* auto: a refusal we can see coming leaves ptrace to do the work;
+         * a target that cannot be profiled is an error for both */
+        if (cfg.kind == SAMPLER_AUTO && perf_sampler_probe(&cfg, &why) < 0 && why.denied) {
+            set_fallback(fallback, sizeof fallback, &why);
+        } else {
+            s = perf_sampler_start(&cfg, err, errlen, code, &why);
+            /* never launch a command twice */
+            if (!s && cfg.kind == SAMPLER_AUTO && why.denied && !cfg.argv)
+                set_fallback(fallback, sizeof fallback, &why);
+            else
+                goto out;
+        }
+        cfg.stack_max = cfg_in->stack_max_set ? cfg_in->stack_max : SAMPLER_PTRACE_STACK;
+    }
+    s = ptrace_backend.start(&cfg, err, errlen, code);
+out:
+    if (s) {
+        snprintf(s->fallback, sizeof s->fallback, "%s", fallback);
+        s->stack_bytes = (uint32_t)cfg.stack_max;
+    }
+    return s;
+}
+
+void sampler_describe_auto(bool idle, char *buf, size_t len)
+{
+    struct sampler_config cfg;
+    sampler_config_default(&cfg);
+    cfg.idle = idle;
+    struct perf_refusal why;
+    if (perf_sampler_probe(&cfg, &why) == 0)
+        snprintf(buf, len, "perf (perf_event_open permitted)");
+    else
+        snprintf(buf, len, "ptrace (%s; %s for the faster sampler)", why.cause, why.fix);
 }
 
 void sampler_halt(struct sampler *s)
@@ -55,6 +111,8 @@ void sampler_get_stats(struct sampler *s, struct sampler_stats *out)
 {
     s->ops->get_stats(s, out);
     out->backend = s->ops->name;
+    out->stack_bytes = s->stack_bytes;
+    snprintf(out->fallback, sizeof out->fallback, "%s", s->fallback);
 }
 
 void sampler_foreach_thread(struct sampler *s,

@@ -9,9 +9,16 @@
  * knows which backend runs.
  *
  * Backends:
+ *   - perf (perf_sampler.c): the kernel samples each thread from a
+ *     cpu-clock timer and copies its user registers and the top of its
+ *     stack into a ring buffer; the target never stops.  Needs
+ *     perf_event_open for the target (perf_event_paranoid <= 2 for your
+ *     own processes, or root / CAP_PERFMON).
  *   - ptrace (ptrace_sampler.c): PTRACE_SEIZE, interrupt each due thread,
  *     copy registers and stack, resume at once.  Works wherever ptrace
  *     attach is allowed; costs the target two context switches a sample.
+ * `auto` (the default) picks perf when the kernel permits it for the
+ * target and says why when it falls back to ptrace.
  *
  * The calls below may be made from one controlling thread (the
  * collector's owner: main or UI thread); each backend does its work on its
@@ -28,6 +35,15 @@
 #include "unwind.h"
 
 struct ingest;
+
+/* Stack bytes copied per sample unless --stack-size says otherwise. */
+#define SAMPLER_PTRACE_STACK (256u << 10) /* ptrace: up to the stack's end
+                                             (one process_vm_readv: the
+                                             size costs nothing) */
+#define SAMPLER_PERF_STACK 16384u     /* perf: the kernel copies this much
+                                         in the timer interrupt; chosen in
+                                         docs/PERFORMANCE.md */
+#define SAMPLER_PERF_STACK_MAX 65528u /* a perf record is under 64 KiB */
 
 enum sampler_placement {
     SAMPLER_PLACE_FREE = 0, /* let the scheduler place the sampler */
@@ -50,7 +66,9 @@ struct sampler_config {
                                   as quiet_child says); -1: default */
     uint64_t interval_ns;      /* per-thread sampling interval */
     bool idle;                 /* also sample blocked threads */
-    size_t stack_max;          /* stack bytes copied per sample */
+    size_t stack_max;          /* stack bytes copied per sample... */
+    bool stack_max_set;        /* ...when set (--stack-size); otherwise
+                                  each backend uses its own default */
     int max_depth;             /* frames kept per stack */
     int placement;             /* enum sampler_placement */
     uint32_t spin_us;          /* busy-poll this long after interrupting */
@@ -61,8 +79,9 @@ struct sampler_config {
     void *ctx;
 };
 
-/* Fill defaults: 99 Hz, on-CPU, 256 KiB stacks, 512 frames, backend
- * auto, a launched command's output where sproftop's goes. */
+/* Fill defaults: 99 Hz, on-CPU, each backend's stack copy size (ptrace
+ * 256 KiB, perf SAMPLER_PERF_STACK), 512 frames, backend auto, a launched
+ * command's output where sproftop's goes. */
 void sampler_config_default(struct sampler_config *c);
 
 enum sampler_target {
@@ -86,10 +105,21 @@ struct sampler_stats {
     uint64_t missed;           /* ticks skipped: thread not stopped yet */
     uint64_t given_up;         /* interrupts unanswered for 500 ms (a
                                   thread in D, or a trap swallowed) */
-    uint64_t lost;             /* stacks dropped: ingest full */
-    uint64_t stale_maps;       /* stacks dropped: a library was replaced
-                                  at their addresses since the maps were
-                                  read (named by neither it nor the old) */
+    uint64_t lost;             /* stacks dropped: ingest full, or (perf)
+                                  the kernel's ring buffer full */
+    uint64_t lost_ring;        /* perf: ...of which the ring buffer's
+                                  (PERF_RECORD_LOST) */
+    uint64_t throttled;        /* perf: PERF_RECORD_THROTTLE, the kernel
+                                  slowing sampling down (interrupts too
+                                  long: perf_cpu_time_max_percent) */
+    uint64_t offcpu;           /* perf --idle: switch-outs sampled */
+    uint64_t offcpu_ns;        /* ...and the off-CPU time they stand for */
+    uint32_t events;           /* perf: perf_event fds open */
+    uint32_t stack_bytes;      /* stack bytes copied per sample */
+    uint64_t stale_maps;       /* ptrace: stacks dropped, a library having
+                                  been replaced at their addresses since
+                                  the maps were read (named by neither it
+                                  nor the old) */
     uint64_t stop_median_ns;   /* stop seen -> resumed, median */
     uint64_t stop_p99_ns;
     uint64_t stop_max_ns;
@@ -124,6 +154,8 @@ struct sampler_thread_stats {
 /* A running sampler.  Each backend's own struct starts with this one. */
 struct sampler {
     const struct sampler_backend *ops;
+    char fallback[200];  /* set by sampler_start: see sampler_stats */
+    uint32_t stack_bytes;/* set by sampler_start: see sampler_stats */
 };
 
 /* A backend: what sampler_start and the wrappers below dispatch to.  The
@@ -182,6 +214,15 @@ pid_t sampler_pid(struct sampler *s);
 
 /* The name of the backend: "ptrace" or "perf". */
 const char *sampler_name(const struct sampler *s);
+
+/* Parse a --sampler value ("auto", "perf", "ptrace"): the enum
+ * sampler_kind, or -1. */
+int sampler_kind_parse(const char *name);
+
+/* For --version: which backend `auto` would pick for a process of this
+ * user, and why (one line, with the fix when it is ptrace).  Probes
+ * perf_event_open on the calling process.  Any thread. */
+void sampler_describe_auto(bool idle, char *buf, size_t len);
 
 /* The signal mask of every engine thread (a backend's, the collector's):
  * the stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT) go to the main

@@ -3,17 +3,20 @@
  * Uses elfutils libdwfl.  Modules come from a /proc/PID/maps snapshot;
  * binaries are opened through /proc/PID/root/PATH (containers) or
  * /proc/PID/map_files/START-END (deleted files), separate debug info is
- * found by build-id/debuglink through the standard dwfl callbacks, inlined
- * functions become their own frames, C++ names are demangled, and JIT code
- * is named from /tmp/perf-PID.map when that file belongs to the target's
- * user.  Results are cached by address.
+ * found by build-id/debuglink (sym_debug.h), or fetched from debuginfod
+ * servers on a thread of their own (dbgfetch.h) and attached when it
+ * arrives, inlined functions become their own frames, C++ names are
+ * demangled, code no symbol names is named by the start of its function
+ * in the unwind tables ("[module+0xSTART]"), and code outside file
+ * mappings (JIT) is named from /tmp/perf-PID.map when that file belongs
+ * to the target's user.  Results are cached by address.
  *
  * One thread calls into a given `struct symbols`: the collector thread
  * (fold.c), or --dump's (dump.c); it never touches ptrace and never runs
  * while a target thread is stopped.  No libdw type appears here, so a test
  * can link a fake symbolizer in its place (tests/unit/engine/
- * test_collect.c).  The parts: symbols.c, sym_dwarf.c, sym_elf.c,
- * sym_files.c, sym_names.c, jitmap.c.
+ * test_collect.c).  The parts: symbols.c, sym_debug.c, sym_dwarf.c,
+ * sym_elf.c, sym_fde.c, sym_files.c, sym_names.c, jitmap.c.
  */
 #ifndef SPROFTOP_SYMBOLS_H
 #define SPROFTOP_SYMBOLS_H
@@ -37,6 +40,11 @@ struct sym_frame {
                             if unknown */
     bool inlined;        /* an inlined instance inside the next frame */
     bool known;          /* false for "[module+0x...]" / "[unknown]" */
+    const char *build_id; /* the module's build-id (hex) when it has no
+                            debug info yet: this frame can be named again
+                            (symbols_lookup_offset); NULL otherwise */
+    uint64_t offset;     /* with build_id: the function's start (or the
+                            address) as a file offset in the module */
 };
 
 struct symbols_stats {
@@ -45,8 +53,11 @@ struct symbols_stats {
     uint64_t misses;       /* resolved through libdwfl */
     uint64_t miss_ns;      /* total time spent on misses */
     uint64_t reloads;      /* symbols_load_maps calls */
+    uint64_t no_debuginfo; /* modules (build-ids) met without debug info */
+    uint64_t late_debuginfo; /* debug files attached by symbols_update */
 };
 
+struct dbgfetch;
 struct symbols;
 
 /* A symbolizer for process `pid` (its /proc/PID/root and map_files are used
@@ -69,6 +80,29 @@ int symbols_load_maps(struct symbols *s, const char *maps, size_t len);
  * that contains them), and returns how many (always >= 1 when max >= 1). */
 int symbols_lookup(struct symbols *s, uint64_t pc, bool is_return_addr,
                    struct sym_frame *out, int max);
+
+/* Ask f (dbgfetch.h; not taken over, it must outlive s) for the debug
+ * info of each module met without any.  NULL: no fetching.  Before the
+ * first lookup. */
+void symbols_set_fetcher(struct symbols *s, struct dbgfetch *f);
+
+/* Attach the debug info fetched since the last call (the collector calls
+ * this on its schedule; it never waits).  Returns how many modules
+ * gained it.  When that is not 0, every lookup made before is stale
+ * (the symbolizer's own cache is dropped; strings handed out stay
+ * valid), and frames whose build_id symbols_gained() knows can be named
+ * again with symbols_lookup_offset. */
+int symbols_update(struct symbols *s);
+
+/* True when the last symbols_update gave build-id `build_id` its debug
+ * info. */
+bool symbols_gained(const struct symbols *s, const char *build_id);
+
+/* The frames (as symbols_lookup for a leaf pc) of the code at file
+ * offset `offset` of the mapped module with build-id `build_id`, or 0
+ * when no module of the current maps has it.  Not cached. */
+int symbols_lookup_offset(struct symbols *s, const char *build_id,
+                          uint64_t offset, struct sym_frame *out, int max);
 
 /* Counters since symbols_new. */
 void symbols_get_stats(const struct symbols *s, struct symbols_stats *out);

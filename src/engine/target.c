@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define PF_KTHREAD 0x00200000u
@@ -71,7 +73,7 @@ static bool explain_tracer(pid_t pid, char *err, size_t errlen)
     return true;
 }
 
-int target_precheck(pid_t pid, char *err, size_t errlen)
+int target_check(pid_t pid, char *err, size_t errlen)
 {
     char path[64], buf[1024];
     if (pid <= 0) {
@@ -112,6 +114,13 @@ int target_precheck(pid_t pid, char *err, size_t errlen)
             return -1;
         }
     }
+    return 0;
+}
+
+int target_precheck(pid_t pid, char *err, size_t errlen)
+{
+    if (target_check(pid, err, errlen) < 0)
+        return -1;
     return explain_tracer(pid, err, errlen) ? -1 : 0;
 }
 
@@ -294,4 +303,96 @@ int target_syscall_sp_pc(int syscall_fd, uint64_t *sp, uint64_t *pc)
     *pc = strtoull(last + 1, NULL, 16);
     *sp = strtoull(prev + 1, NULL, 16);
     return 0;
+}
+
+int target_spawn(struct target_spawn *sp, char *const *argv, bool quiet,
+                 int out_fd, char *err, size_t errlen)
+{
+    int go[2], ep[2];
+    if (pipe2(go, O_CLOEXEC) < 0) {
+        snprintf(err, errlen, "cannot launch: %s", strerror(errno));
+        return -1;
+    }
+    if (pipe2(ep, O_CLOEXEC) < 0) {
+        snprintf(err, errlen, "cannot launch: %s", strerror(errno));
+        close(go[0]);
+        close(go[1]);
+        return -1;
+    }
+    pid_t child = fork();
+    if (child < 0) {
+        snprintf(err, errlen, "cannot launch %s: %s", argv[0], strerror(errno));
+        close(go[0]), close(go[1]), close(ep[0]), close(ep[1]);
+        return -1;
+    }
+    if (child == 0) {
+        /* wait for the go, then exec with a clean signal mask */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        close(go[1]);
+        close(ep[0]);
+        char c;
+        while (read(go[0], &c, 1) < 0 && errno == EINTR)
+            ;
+        if (quiet) {
+            int fd = open("/dev/null", O_RDWR);
+            if (fd >= 0) {
+                dup2(fd, 0), dup2(fd, 1), dup2(fd, 2);
+                if (fd > 2)
+                    close(fd);
+            }
+        }
+        if (out_fd >= 0)
+            dup2(out_fd, 1), dup2(out_fd, 2);
+        execvp(argv[0], argv);
+        int e = errno;
+        if (write(ep[1], &e, sizeof e) < 0)
+            _exit(127);
+        _exit(127);
+    }
+    close(go[0]);
+    close(ep[1]);
+    sp->pid = child;
+    sp->go_fd = go[1];
+    sp->err_fd = ep[0];
+    return 0;
+}
+
+int target_spawn_go(struct target_spawn *sp, const char *cmd, char *err,
+                    size_t errlen)
+{
+    if (write(sp->go_fd, "g", 1) < 0) {
+        /* the child is gone; its exit shows up later */
+    }
+    close(sp->go_fd);
+    sp->go_fd = -1;
+    /* exec succeeded when the error pipe closes with nothing in it */
+    int e = 0;
+    ssize_t n;
+    while ((n = read(sp->err_fd, &e, sizeof e)) < 0 && errno == EINTR)
+        ;
+    close(sp->err_fd);
+    sp->err_fd = -1;
+    if (n == (ssize_t)sizeof e) {
+        snprintf(err, errlen, "cannot run %s: %s", cmd, strerror(e));
+        /* __WALL: the child may be traced */
+        while (waitpid(sp->pid, NULL, __WALL) < 0 && errno == EINTR)
+            ;
+        return -1;
+    }
+    return 0;
+}
+
+void target_spawn_abort(struct target_spawn *sp)
+{
+    kill(sp->pid, SIGKILL);
+    /* __WALL: the child may be traced */
+    while (waitpid(sp->pid, NULL, __WALL) < 0 && errno == EINTR)
+        ;
+    if (sp->go_fd >= 0)
+        close(sp->go_fd);
+    if (sp->err_fd >= 0)
+        close(sp->err_fd);
+    sp->go_fd = sp->err_fd = -1;
 }

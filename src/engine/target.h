@@ -1,8 +1,8 @@
-/* target.h - facts about a target process read from /proc, and the
- * one-line explanations of why it cannot be profiled.
+/* target.h - facts about a target process read from /proc, the one-line
+ * explanations of why it cannot be profiled, and launching a command.
  *
- * Used by the sampler before and after PTRACE_SEIZE, and by main for
- * messages.  Reads /proc only; makes no ptrace call.
+ * Used by the samplers before and after they attach, and by main for
+ * messages.  Reads /proc (and forks, to launch); makes no ptrace call.
  */
 #ifndef SPROFTOP_TARGET_H
 #define SPROFTOP_TARGET_H
@@ -12,9 +12,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Check that pid can be attached to: it exists, is not a kernel thread,
- * not sproftop itself, not a zombie, not already traced.  Returns 0, or -1
- * with a one-line reason (and the fix) in err. */
+/* Check that pid can be profiled: it exists, is not a kernel thread, not
+ * sproftop itself, not a zombie.  Returns 0, or -1 with a one-line reason
+ * (and the fix) in err.  Enough for perf_event, which can sample a
+ * process another tracer is attached to. */
+int target_check(pid_t pid, char *err, size_t errlen);
+
+/* target_check, and not already traced (ptrace can have one tracer). */
 int target_precheck(pid_t pid, char *err, size_t errlen);
 
 /* Explain a failed PTRACE_SEIZE of pid with errno e: already traced by
@@ -52,6 +56,29 @@ pid_t target_ns_pid(pid_t pid);
 /* Signals pending for the thread and not blocked by it (SigPnd | ShdPnd)
  * & ~SigBlk from /proc/PID/task/TID/status; 0 when none or unreadable. */
 uint64_t target_unblocked_pending(pid_t pid, pid_t tid);
+
+/* A command being launched: forked, and waiting before its exec until
+ * target_spawn_go, so that a sampler can attach to it first. */
+struct target_spawn {
+    pid_t pid;
+    int go_fd;   /* write end: a byte lets the child exec */
+    int err_fd;  /* read end: the child's exec errno, or EOF at exec */
+};
+
+/* Fork argv: stdio to /dev/null when quiet, then stdout and stderr to
+ * out_fd when it is >= 0.  Only async-signal-safe calls in the child (the
+ * caller has other threads).  0, or -1 with the reason; every descriptor
+ * is closed on every failure. */
+int target_spawn(struct target_spawn *sp, char *const *argv, bool quiet,
+                 int out_fd, char *err, size_t errlen);
+
+/* Let the child exec and wait until it has: 0, or -1 with the reason in
+ * err (the child is reaped).  cmd names the command in the message. */
+int target_spawn_go(struct target_spawn *sp, const char *cmd, char *err,
+                    size_t errlen);
+
+/* Kill and reap a child that was never let go. */
+void target_spawn_abort(struct target_spawn *sp);
 
 /* For a blocked thread: the user SP and PC of its syscall (or fault) from
  * /proc/PID/task/TID/syscall.  Returns 0, or -1 ("running" or gone). */

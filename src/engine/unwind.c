@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <libunwind-ptrace.h>
 #include <libunwind.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@
 
 #define PAGE 4096u
 #define PAGE_SLOTS 1024u /* read-only page cache: 4 MiB at most */
+#define STACK_REACH (8u << 20) /* an address this close above a copied
+                                  stack is taken as more of that stack */
 
 struct upt_slot {
     char *path;  /* ELF object path as in the maps */
@@ -60,6 +63,8 @@ struct unwinder {
     size_t stack_len;
     int saw_unknown;
     int badmem;
+    int beyond_copy;       /* wanted stack past the copy, live reads off */
+    int no_live;           /* unwinder_set_live_reads(u, 0) */
 };
 
 /* libunwind-ptrace hands its own UPT handle, not ours, to the accessors it
@@ -67,8 +72,31 @@ struct unwinder {
  * Only the sampler thread unwinds. */
 static _Thread_local struct unwinder *current;
 
+/* libunwind masks every signal around each of its internal locks (the
+ * register-state cache, the memory pools), two rt_sigprocmask system calls
+ * each time, several per unwind step: about half of the CPU time of an
+ * unwind, measured (docs/PERFORMANCE.md).  Debian's build has no
+ * per-thread cache, so UNW_CACHE_PER_THREAD falls back to the locked
+ * global one.  The masking protects a signal handler that unwinds its own
+ * process; sproftop's handlers only set a flag and its unwinding threads
+ * block them, so while this thread is inside unwinder_unwind libunwind's
+ * sigprocmask calls (resolved to this definition) do nothing.  Everyone
+ * else gets the real one. */
+int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+    if (current)
+        return 0;
+    int e = pthread_sigmask(how, set, old);
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
 static const char *const end_names[UNWIND_NCAUSES] = {
     "complete", "depth-cap", "loop", "no-unwind-info", "bad-memory", "other",
+    "stack-copy",
 };
 
 const char *unwind_end_name(enum unwind_end e)
@@ -262,6 +290,14 @@ static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
         return 0;
     }
     const struct map_entry *e = maps_find(u->maps, addr);
+    if (u->no_live && (!e || e->w)) {
+        /* the stack beyond the copy, or the heap: not read live */
+        if (addr >= u->stack_addr + u->stack_len && addr - u->stack_addr < STACK_REACH)
+            u->beyond_copy = 1;
+        else
+            u->badmem = 1;
+        return -UNW_EINVAL;
+    }
     if (!e || !e->r) {
         u->badmem = 1;
         return -UNW_EINVAL;
@@ -409,6 +445,11 @@ void unwinder_set_maps(struct unwinder *u, const struct maps *m)
     u->maps = m;
 }
 
+void unwinder_set_live_reads(struct unwinder *u, int on)
+{
+    u->no_live = !on;
+}
+
 int unwinder_saw_unknown(const struct unwinder *u)
 {
     return u->saw_unknown;
@@ -450,6 +491,7 @@ int unwinder_unwind(struct unwinder *u, pid_t tid,
     u->stack_len = stack_len;
     u->saw_unknown = 0;
     u->badmem = 0;
+    u->beyond_copy = 0;
     pcs[n++] = regs[16];
     if (!maps_find(u->maps, regs[16]))
         u->saw_unknown = 1;
@@ -462,11 +504,12 @@ int unwinder_unwind(struct unwinder *u, pid_t tid,
         int r = unw_step(&c);
         if (r == 0) {
             if (!ends_chain(u, pcs, n))
-                *end = UNWIND_NOINFO;
+                *end = u->beyond_copy ? UNWIND_COPY : UNWIND_NOINFO;
             break;
         }
         if (r < 0) {
             *end = r == -UNW_ENOINFO ? UNWIND_NOINFO
+                   : u->beyond_copy  ? UNWIND_COPY
                    : u->badmem       ? UNWIND_BADMEM
                                      : UNWIND_OTHER;
             break;
@@ -477,7 +520,7 @@ int unwinder_unwind(struct unwinder *u, pid_t tid,
         if (ip == 0) {
             /* the outermost frame's return address, or a failed guess */
             if (!ends_chain(u, pcs, n))
-                *end = UNWIND_NOINFO;
+                *end = u->beyond_copy ? UNWIND_COPY : UNWIND_NOINFO;
             break;
         }
         /* Each caller's frame lies above its callee's: anything else is a

@@ -34,6 +34,8 @@ enum unwind_end {
     UNWIND_NOINFO,       /* no unwind info and no usable frame chain */
     UNWIND_BADMEM,       /* needed memory outside the copy and mappings */
     UNWIND_OTHER,        /* any other libunwind error */
+    UNWIND_COPY,         /* needed stack beyond the copied bytes (the
+                            copy was too small; live reads are off) */
     UNWIND_NCAUSES
 };
 
@@ -60,6 +62,13 @@ int unwinder_unwind(struct unwinder *u, pid_t tid,
                     const uint8_t *stack, uint64_t stack_addr,
                     size_t stack_len, uint64_t *pcs, int max,
                     enum unwind_end *end);
+
+/* Whether memory of writable mappings outside the copied stack may be
+ * read live from the target (default: yes).  A sampler whose copies are
+ * taken while the thread runs on (perf_event) turns this off: the live
+ * stack has moved on, so a frame beyond the copy ends the stack with
+ * UNWIND_COPY instead of being read wrong.  Sampler thread. */
+void unwinder_set_live_reads(struct unwinder *u, int on);
 
 /* Set when an IP fell outside every mapping during the last unwind: the
  * caller should re-read the maps. */

@@ -123,6 +123,11 @@ void export_opts_default(struct export_opts *o)
     };
 }
 
+bool export_takes_baseline(const struct exporter *e)
+{
+    return e == &export_folded || e == &export_svg;
+}
+
 size_t export_count(void)
 {
     return N_EXPORTERS;

@@ -20,9 +20,14 @@ struct export_opts {
     bool no_thread_root; /* folded: leave out the "name-TID" root frame */
     double hide_self;    /* text: hide-self threshold in percent (1.0) */
     double hide_subs;    /* text: hide-subs threshold in percent (2.0) */
+    const struct profile *baseline; /* differential output against this
+                                       profile (folded: both counts per
+                                       line; svg: coloured by change);
+                                       NULL: none, and the formats that
+                                       cannot show a change ignore it */
 };
 
-/* Defaults: thread roots on, hide_self 1%, hide_subs 2%. */
+/* Defaults: thread roots on, hide_self 1%, hide_subs 2%, no baseline. */
 void export_opts_default(struct export_opts *o);
 
 /* Sample count past which export_to_file refuses the per-sample formats:
@@ -67,6 +72,10 @@ export_write_fn export_folded_write, export_pprof_write,
     export_speedscope_write, export_callgrind_write, export_text_write,
     export_top_write, export_stackprof_write, export_apple_write,
     export_samplingprof_write, export_dot_write, export_svg_write;
+
+/* Whether format e writes a differential profile when given a baseline
+ * (folded and svg). */
+bool export_takes_baseline(const struct exporter *e);
 
 /* Number of formats, and the i-th (in --help order). */
 size_t export_count(void);

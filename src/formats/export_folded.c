@@ -13,6 +13,11 @@
  * Samples that landed on a thread node itself (an empty stack) are written
  * as the bare thread frame; with no_thread_root there is no frame left to
  * write, so they are left out and the file holds fewer samples.
+ *
+ * With a baseline (export_opts.baseline) each line carries two counts,
+ * the baseline's then the profile's, "main;a;b 5 3", the format
+ * difffolded.pl writes and flamegraph.pl draws as a differential flame
+ * graph: every stack of either side, threads matched as diff.h says.
  */
 #include "export.h"
 
@@ -20,6 +25,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "diff.h"
 #include "escape.h"
 #include "profile.h"
 
@@ -72,10 +78,11 @@ struct folded_ctx {
     FILE *f;
 };
 
-static int folded_stack(void *ctx, uint32_t thread, const uint32_t *frames,
-                        size_t n, uint64_t count)
+/* The stack part of a line, up to the counts; false when there is
+ * nothing to write (an empty stack without its thread root). */
+static bool folded_frames(struct folded_ctx *c, uint32_t thread,
+                          const uint32_t *frames, size_t n)
 {
-    struct folded_ctx *c = ctx;
     bool first = true;
 
     if (!c->o->no_thread_root) {
@@ -88,7 +95,7 @@ static int folded_stack(void *ctx, uint32_t thread, const uint32_t *frames,
         fprintf(c->f, "-%lld", (long long)t->tid);
         first = false;
     } else if (n == 0) {
-        return 0;
+        return false;
     }
     for (size_t i = 0; i < n; i++) {
         if (!first)
@@ -96,7 +103,27 @@ static int folded_stack(void *ctx, uint32_t thread, const uint32_t *frames,
         write_name(c->f, profile_frame(c->p, frames[i])->name);
         first = false;
     }
-    fprintf(c->f, " %" PRIu64 "\n", count);
+    return true;
+}
+
+static int folded_stack(void *ctx, uint32_t thread, const uint32_t *frames,
+                        size_t n, uint64_t count)
+{
+    struct folded_ctx *c = ctx;
+
+    if (folded_frames(c, thread, frames, n))
+        fprintf(c->f, " %" PRIu64 "\n", count);
+    return ferror(c->f) ? -1 : 0;
+}
+
+static int folded_diff_stack(void *ctx, uint32_t thread,
+                             const uint32_t *frames, size_t n,
+                             uint64_t base_count, uint64_t cur_count)
+{
+    struct folded_ctx *c = ctx;
+
+    if (folded_frames(c, thread, frames, n))
+        fprintf(c->f, " %" PRIu64 " %" PRIu64 "\n", base_count, cur_count);
     return ferror(c->f) ? -1 : 0;
 }
 
@@ -104,7 +131,16 @@ int export_folded_write(const struct profile *p, const struct export_opts *o,
                         FILE *f)
 {
     struct folded_ctx c = { p, o, f };
+    struct diff_pair d;
+    int rc;
 
-    return profile_foreach_stack(p, folded_stack, &c) != 0 || ferror(f)
-               ? -1 : 0;
+    if (!o || !o->baseline)
+        return profile_foreach_stack(p, folded_stack, &c) != 0 || ferror(f)
+                   ? -1 : 0;
+    if (diff_pair_new(&d, p, o->baseline) < 0)
+        return -1;
+    c.p = d.cur;
+    rc = diff_foreach_stack(&d, folded_diff_stack, &c);
+    diff_pair_free(&d);
+    return rc != 0 || ferror(f) ? -1 : 0;
 }

@@ -8,10 +8,19 @@
  *   sample_type   samples/count, then cpu/nanoseconds (wall/nanoseconds
  *                 for --idle profiles) = count x interval;
  *   sample        one per unique stack of each thread, with the labels
- *                 thread_id (num) and thread_name (str);
+ *                 thread_id (num) and thread_name (str); a profile that
+ *                 keeps per-second counts (window.h) has one per stack
+ *                 and second instead, with the label timestamp_ns (num,
+ *                 unit nanoseconds): the second's wall-clock start, in
+ *                 whole seconds, so load_pprof puts it back in the same
+ *                 second; its samples older than the ring come last,
+ *                 without a timestamp;
  *   mapping       one per module, its range spanning the sampled symbol
  *                 addresses we saw in it; the main executable (named like
- *                 argv[0]) first, as pprof tools expect;
+ *                 argv[0]) first, as pprof tools expect; for a module
+ *                 named without its debug info, its build_id and the
+ *                 file_offset of memory_start, so that the names can be
+ *                 found later (load_pprof keeps them);
  *   location      one per distinct run of frames that share an address:
  *                 a real frame and the frames inlined into it (same
  *                 module), lines innermost first, at the real frame's
@@ -47,6 +56,7 @@
 #include "strarena.h"
 #include "util.h"
 #include "vec.h"
+#include "window.h"
 
 #define GZIP_LEVEL 6         /* zlib's default; fixed so output is stable */
 #define GZIP_WBITS (15 + 16) /* 32 KiB window, gzip wrapper */
@@ -65,6 +75,9 @@ struct mapping {
     uint64_t start;     /* lowest location address, 0 if none */
     uint64_t limit;     /* highest location address + 1, 0 if none */
     bool has_files;     /* a function in it names its source file */
+    uint32_t build_id;  /* string index of its frames' build-id, 0 if none */
+    uint64_t bias;      /* address - file offset of those frames */
+    bool has_bias;      /* bias is known */
 };
 
 struct writer {
@@ -90,6 +103,8 @@ struct writer {
     struct pb_buf sub;      /* scratch: a submessage inside msg */
     uint32_t s_thread_id;   /* string indexes of label keys */
     uint32_t s_thread_name;
+    uint32_t s_timestamp;
+    uint32_t s_ns;          /* "nanoseconds" */
     bool oom;
 };
 
@@ -230,6 +245,12 @@ static uint32_t location_of(struct writer *w, const uint32_t *run, uint32_t n)
     /* Mapping first, then functions innermost first: the order the
      * strings are needed in when the location is written. */
     mid = mapping_of(w, outer->module);
+    if (mid && outer->build_id && !w->maps[mid - 1].build_id)
+        w->maps[mid - 1].build_id = intern(w, outer->build_id);
+    if (mid && outer->build_id && outer->addr && !w->maps[mid - 1].has_bias) {
+        w->maps[mid - 1].bias = outer->addr - outer->offset;
+        w->maps[mid - 1].has_bias = true;
+    }
     for (uint32_t k = n; k-- > 0;)
         function_of(w, run[k]);
     l = &w->locs[w->nlocs];
@@ -276,8 +297,10 @@ static uint64_t saturating_mul(uint64_t a, uint64_t b)
     return a * b;
 }
 
-static int write_sample(void *ctx, uint32_t thread, const uint32_t *frames,
-                        size_t n, uint64_t count)
+/* One Sample: the stack, its count, its thread, and the wall-clock second
+ * `second` of the profile's ring (UINT64_MAX: none). */
+static int write_sample_at(void *ctx, uint32_t thread, const uint32_t *frames,
+                           size_t n, uint64_t second, uint64_t count)
 {
     struct writer *w = ctx;
     const struct profile_thread *t = profile_thread_at(w->p, thread);
@@ -318,11 +341,28 @@ static int write_sample(void *ctx, uint32_t thread, const uint32_t *frames,
     pb_put_uint(&w->sub, PPROF_LABEL_KEY, w->s_thread_name);
     pb_put_uint(&w->sub, PPROF_LABEL_STR, intern(w, t->name));
     pb_put_bytes(&w->msg, PPROF_SAMPLE_LABEL, w->sub.data, w->sub.len);
+    if (second != UINT64_MAX) {
+        int64_t wall = (int64_t)(second * WINDOW_NS_PER_S) +
+                       profile_time_wall_offset(w->p);
+        uint64_t whole = wall > 0 ? (uint64_t)wall / WINDOW_NS_PER_S : 0;
+
+        pb_buf_clear(&w->sub);
+        pb_put_uint(&w->sub, PPROF_LABEL_KEY, w->s_timestamp);
+        pb_put_uint(&w->sub, PPROF_LABEL_NUM, whole * WINDOW_NS_PER_S);
+        pb_put_uint(&w->sub, PPROF_LABEL_NUM_UNIT, w->s_ns);
+        pb_put_bytes(&w->msg, PPROF_SAMPLE_LABEL, w->sub.data, w->sub.len);
+    }
     pb_put_bytes(&w->samples, PPROF_SAMPLE, w->msg.data, w->msg.len);
     return w->oom ? -1 : 0;
 oom:
     w->oom = true;
     return -1;
+}
+
+static int write_sample(void *ctx, uint32_t thread, const uint32_t *frames,
+                        size_t n, uint64_t count)
+{
+    return write_sample_at(ctx, thread, frames, n, UINT64_MAX, count);
 }
 
 /* --- the Profile message ------------------------------------------------- */
@@ -347,7 +387,11 @@ static void put_mappings(struct writer *w, struct pb_buf *out)
             pb_put_uint(&w->msg, PPROF_MAPPING_START, m->start);
         if (m->limit)
             pb_put_uint(&w->msg, PPROF_MAPPING_LIMIT, m->limit);
+        if (m->build_id && m->has_bias && m->start >= m->bias)
+            pb_put_uint(&w->msg, PPROF_MAPPING_OFFSET, m->start - m->bias);
         pb_put_uint(&w->msg, PPROF_MAPPING_FILENAME, m->filename);
+        if (m->build_id && m->build_id != NO_ID)
+            pb_put_uint(&w->msg, PPROF_MAPPING_BUILD_ID, m->build_id);
         pb_put_uint(&w->msg, PPROF_MAPPING_HAS_FUNCTIONS, 1);
         if (m->has_files)
             pb_put_uint(&w->msg, PPROF_MAPPING_HAS_FILENAMES, 1);
@@ -454,6 +498,10 @@ static int encode(struct writer *w, struct pb_buf *out)
     uint32_t s_samples, s_count, s_time, s_ns;
     uint64_t comments[3];
     size_t ncomments;
+    struct profile_timespan span;
+
+    profile_time_span(w->p, &span);
+    bool timed = span.any;
 
     if (strarena_intern_id(&w->st, "", 0) != 0)  /* string_table[0] is "" */
         return -1;
@@ -463,10 +511,15 @@ static int encode(struct writer *w, struct pb_buf *out)
     s_ns = intern(w, "nanoseconds");
     w->s_thread_id = intern(w, "thread_id");
     w->s_thread_name = intern(w, "thread_name");
+    w->s_ns = s_ns;
+    if (timed)
+        w->s_timestamp = intern(w, "timestamp_ns");
     if (w->oom)
         return -1;
     main_mapping_first(w);
-    if (profile_foreach_stack(w->p, write_sample, w) != 0 || w->oom)
+    if ((timed ? profile_time_foreach(w->p, write_sample_at, w)
+               : profile_foreach_stack(w->p, write_sample, w)) != 0 ||
+        w->oom)
         return -1;
     ncomments = meta_comments(w, comments);
 

@@ -18,6 +18,15 @@
  * narrower than 0.1 pixel at full width are left out with their subtrees
  * (as flamegraph.pl does), so the file stays small for large profiles.
  *
+ * With a baseline (export_opts.baseline) the graph is differential, as
+ * flamegraph.pl draws difffolded output: widths are the profile's
+ * samples, and each frame is red when the samples it was itself running
+ * (self) grew since the baseline, blue when they shrank, the more
+ * saturated the larger the change relative to the largest one
+ * (flamegraph.pl's colour scale, on shares rather than counts, as
+ * difffolded.pl -n normalises, so profiles of different lengths compare).
+ * Frames only the baseline has have no width and are not drawn.
+ *
  * Names are XML-escaped (& < > " '); control characters become spaces
  * and invalid UTF-8 bytes (and U+FFFE, U+FFFF) U+FFFD, so the document
  * is well-formed whatever the symbols hold.
@@ -29,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
 #include "profile.h"
 #include "util.h"
 
@@ -229,7 +239,40 @@ struct svg_ctx {
     double scale;         /* pixels per sample */
     uint64_t min_w;       /* narrowest frame drawn, in samples */
     uint32_t max_depth;
+    const struct diff_pair *diff; /* with a baseline, else NULL */
+    uint64_t ball;        /* the baseline's samples */
+    double maxdelta;      /* largest change of share of a frame drawn */
 };
+
+/* A node's change of self share since the baseline (fractions): what
+ * flamegraph.pl colours by, the samples the frame itself was running. */
+static double node_delta(const struct svg_ctx *c, uint32_t id)
+{
+    uint32_t b = c->diff->match[id];
+    double now = c->all ? (double)profile_node(c->p, id)->self /
+                              (double)c->all : 0;
+    double then = b == PROFILE_NONE || !c->ball
+                      ? 0
+                      : (double)profile_node(c->diff->base, b)->self /
+                            (double)c->ball;
+
+    return now - then;
+}
+
+/* flamegraph.pl's color_scale: white to red for growth, to blue for
+ * shrinkage. */
+static void diff_color(const struct svg_ctx *c, uint32_t id, char *out,
+                       size_t cap)
+{
+    double d = node_delta(c, id), max = c->maxdelta;
+    unsigned r = 255, g = 255, b = 255;
+
+    if (max > 0 && d > 0)
+        g = b = (unsigned)(210 * (max - d) / max);
+    else if (max > 0 && d < 0)
+        r = g = (unsigned)(210 * (max + d) / max);
+    snprintf(out, cap, "rgb(%u,%u,%u)", r, g, b);
+}
 
 /* Children sorted by name (then frame id). */
 static int cmp_child(const void *a, const void *b, void *ctx)
@@ -280,8 +323,11 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t x)
     long fit = (long)((pw - 6) / (FONT_SIZE * CHAR_W));
     char fill[32];
 
-    color(d ? d : &(struct frame_desc){ .name = "all" }, n->depth, fill,
-          sizeof(fill));
+    if (c->diff)
+        diff_color(c, id, fill, sizeof(fill));
+    else
+        color(d ? d : &(struct frame_desc){ .name = "all" }, n->depth, fill,
+              sizeof(fill));
     fprintf(c->f, "<g class=\"f\" data-x=\"%" PRIu64 "\" data-w=\"%" PRIu64
                   "\" data-d=\"%" PRIu32 "\"><title>",
             x, n->total, n->depth);
@@ -343,6 +389,12 @@ static int walk(struct svg_ctx *c, bool visit)
             continue;
         if (n->depth > c->max_depth)
             c->max_depth = n->depth;
+        if (!visit && c->diff) {
+            double d = node_delta(c, id);
+
+            if (d > c->maxdelta || -d > c->maxdelta)
+                c->maxdelta = d > 0 ? d : -d;
+        }
         if (visit)
             write_frame(c, id, x);
         for (uint32_t k = n->first_child; k != PROFILE_NONE;
@@ -389,13 +441,34 @@ static void write_subtitle(FILE *f, const struct profile *p)
     fputs(m->idle ? ", wall clock" : ", on CPU", f);
 }
 
+/* The graph of c->p (set up by export_svg_write). */
+static int write_graph(struct svg_ctx *c, FILE *f);
+
 int export_svg_write(const struct profile *p, const struct export_opts *o,
                      FILE *f)
 {
     struct svg_ctx c = { .p = p, .f = f };
+    struct diff_pair d;
+    int rc;
+
+    if (!o || !o->baseline)
+        return write_graph(&c, f);
+    if (diff_pair_new(&d, p, o->baseline) < 0)
+        return -1;
+    c.p = d.cur;
+    c.diff = &d;
+    c.ball = profile_node(d.base, PROFILE_ROOT)->total;
+    rc = write_graph(&c, f);
+    diff_pair_free(&d);
+    return rc;
+}
+
+static int write_graph(struct svg_ctx *cp, FILE *f)
+{
+    struct svg_ctx c = *cp;
+    const struct profile *p = c.p;
     uint32_t height;
 
-    (void)o;
     c.all = profile_node(p, PROFILE_ROOT)->total;
     c.scale = c.all ? (double)(SVG_WIDTH - 2 * SVG_PAD) / (double)c.all : 0;
     c.min_w = c.all ? (uint64_t)(MIN_WIDTH_PX / c.scale) : 1;
@@ -417,10 +490,12 @@ int export_svg_write(const struct profile *p, const struct export_opts *o,
     fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%" PRIu32
                "\" fill=\"rgb(248,248,240)\"/>\n",
             SVG_WIDTH, height);
-    fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\">Flame Graph</text>\n",
-            SVG_WIDTH / 2);
+    fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\">%s</text>\n",
+            SVG_WIDTH / 2, c.diff ? "Differential Flame Graph" : "Flame Graph");
     fprintf(f, "<text id=\"subtitle\" x=\"%d\" y=\"44\">", SVG_WIDTH / 2);
     write_subtitle(f, p);
+    if (c.diff)
+        fputs("; red: a larger share than in the baseline, blue: smaller", f);
     fputs("</text>\n", f);
     fprintf(f, "<text id=\"unzoom\" class=\"btn hidden\" x=\"%d\" y=\"24\">"
                "Reset Zoom</text>\n",

@@ -16,8 +16,17 @@
  *   - a frame is (function name, function file, the location's mapping
  *     file as module); its first line is Function.start_line and its
  *     address the address of a location it is the outermost line of;
+ *   - a mapping's build_id goes to its frames, with their file offsets
+ *     (address - memory_start + file_offset), so that code named without
+ *     debug info ("[module+0x...]", or a bare address) can be named once
+ *     the module's debug info is found (profile_rename_frames); such a
+ *     frame is code (FRAME_FUNC) even when its name is in brackets;
  *   - the count is the samples/count value, or the first sample type's
  *     when there is no samples/count;
+ *   - a sample's time is its num label timestamp_ns (as export_pprof
+ *     writes it) or end_timestamp_ns (Datadog's), wall-clock ns: a file
+ *     with times gets per-second counts (window.h) over its newest hour,
+ *     so the TUI shows its timeline;
  *   - metadata: period (when period_type's unit is nanoseconds),
  *     time_nanos, duration_nanos, "wall" as a sample type for idle
  *     profiles, and the comments "pid: N", "cmdline: ...", "comm: ..."
@@ -52,6 +61,7 @@
 #include "pprof.h"
 #include "profile.h"
 #include "util.h"
+#include "window.h"
 
 #define SYNTH_TID_BASE (1ll << 40)    /* tids for threads known by name only */
 
@@ -259,6 +269,29 @@ static int map_module(struct loader *ld, uint32_t map, const char **module)
     return 0;
 }
 
+/* The build-id of mapping index `map` (NULL for NONE or none), and the
+ * file offset of addr in it (0 when unknown), into d.  0, or -1 with the
+ * error set on a bad string index. */
+static int map_build_id(struct loader *ld, uint32_t map, uint64_t addr,
+                        struct frame_desc *d)
+{
+    const struct mapping *m = map != NONE ? &ld->maps[map] : NULL;
+    const char *s;
+
+    if (!m || !m->build_id)
+        return 0;
+    s = string_at(ld, m->build_id, m->off);
+    if (!s)
+        return -1;
+    d->build_id = nonempty(s);
+    if (d->build_id) {
+        d->kind = FRAME_FUNC;
+        if (addr >= m->memory_start)
+            d->offset = addr - m->memory_start + m->file_offset;
+    }
+    return 0;
+}
+
 /* Resolve each location's mapping and its lines' functions to frame keys
  * (function, mapping); a key is inlined when it is ever a non-outermost
  * line.  Sets *nframes to the frames all locations will hold. */
@@ -312,6 +345,8 @@ static int intern_keys(struct loader *ld)
         d.file = nonempty(file);
         d.line = fn->start_line <= UINT32_MAX ? (uint32_t)fn->start_line : 0;
         d.kind = (uint8_t)kind_of(d.name);
+        if (map_build_id(ld, key->map, key->addr, &d))
+            return -1;
         key->frame = profile_intern_frame(ld->p, &d);
         if (key->frame == PROFILE_NONE)
             return pprof_oom(ld);
@@ -328,7 +363,8 @@ static uint32_t address_frame(struct loader *ld, const struct location *loc)
                             .kind = FRAME_FUNC };
     uint32_t id;
 
-    if (map_module(ld, loc->map, &d.module))
+    if (map_module(ld, loc->map, &d.module) ||
+        map_build_id(ld, loc->map, loc->address, &d))
         return PROFILE_NONE;
     snprintf(name, sizeof(name), "0x%" PRIx64, loc->address);
     id = profile_intern_frame(ld->p, &d);
@@ -420,8 +456,9 @@ struct sample {
     uint64_t value;              /* the one we count */
     uint32_t value_index;        /* which one that is */
     size_t value_off;
-    bool has_tid, has_name;
+    bool has_tid, has_name, has_time;
     int64_t tid;
+    uint64_t time;               /* wall-clock ns */
     uint64_t name;               /* string index */
     size_t name_off;
 };
@@ -491,6 +528,11 @@ static int parse_label(struct loader *ld, const struct pb_field *mf,
         s->has_name = true;
         s->name = str;
         s->name_off = mf->off;
+    } else if ((strcmp(k, "timestamp_ns") == 0 ||
+                strcmp(k, "end_timestamp_ns") == 0) && has_num &&
+               (int64_t)num > 0) {
+        s->has_time = true;
+        s->time = num;
     }
     return 0;
 }
@@ -575,8 +617,15 @@ static int add_sample(struct loader *ld, const struct span *sp,
             };
     }
     thread = sample_thread(ld, &s);
-    if (thread == PROFILE_NONE ||
-        profile_add_stack(ld->p, thread, ld->stack, depth, s.value) != 0)
+    if (thread == PROFILE_NONE)
+        return pprof_oom(ld);
+    if (s.has_time && !profile_time_enabled(ld->p) &&
+        profile_time_enable(ld->p, WINDOW_MAX_SECONDS) < 0)
+        return pprof_oom(ld);
+    if (s.has_time ? profile_add_stack_at(ld->p, thread, ld->stack, depth,
+                                          s.value, s.time)
+                   : profile_add_stack(ld->p, thread, ld->stack, depth,
+                                       s.value))
         return pprof_oom(ld);
     return 0;
 }
@@ -683,6 +732,10 @@ static struct profile *decode(struct loader *ld, const uint8_t *data,
     }
     if (set_meta(ld))
         goto out;
+    if (profile_time_fit(ld->p) < 0) {
+        pprof_oom(ld);
+        goto out;
+    }
     res = ld->p;
     ld->p = NULL;
 out:

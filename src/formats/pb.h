@@ -51,6 +51,7 @@ enum pprof_field {
     PPROF_LABEL_KEY = 1,
     PPROF_LABEL_STR = 2,
     PPROF_LABEL_NUM = 3,
+    PPROF_LABEL_NUM_UNIT = 4,       /* int64 string index */
     /* Mapping */
     PPROF_MAPPING_ID = 1,
     PPROF_MAPPING_START = 2,

@@ -347,8 +347,16 @@ static int parse_mapping(struct loader *ld, const struct pb_field *mf)
 {
     static const struct vfield fields[] = {
         VFIELD(PPROF_MAPPING_ID, "Mapping.id", mapping, id),
+        VFIELD(PPROF_MAPPING_START, "Mapping.memory_start", mapping,
+               memory_start),
+        VFIELD(PPROF_MAPPING_LIMIT, "Mapping.memory_limit", mapping,
+               memory_limit),
+        VFIELD(PPROF_MAPPING_OFFSET, "Mapping.file_offset", mapping,
+               file_offset),
         VFIELD(PPROF_MAPPING_FILENAME, "Mapping.filename", mapping,
                filename),
+        VFIELD(PPROF_MAPPING_BUILD_ID, "Mapping.build_id", mapping,
+               build_id),
     };
     struct mapping *m = PUSH(ld, ld->maps, ld->nmaps, ld->maps_cap, mf->off);
 

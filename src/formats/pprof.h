@@ -60,7 +60,9 @@ struct comment {
 
 struct mapping {
     uint64_t id;
+    uint64_t memory_start, memory_limit, file_offset;
     uint64_t filename;    /* string index */
+    uint64_t build_id;    /* string index, 0 for none */
     size_t off;
 };
 

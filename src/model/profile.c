@@ -42,7 +42,8 @@ const char *profile_str(const struct profile *p, uint32_t id)
 static uint64_t frame_hash(uint32_t kind, const struct frame_ids *k)
 {
     return util_mix64(((uint64_t)k->name << 32 | k->module) ^
-                      util_mix64((uint64_t)k->file << 8 | kind));
+                      util_mix64((uint64_t)k->file << 8 | kind) ^
+                      util_mix64((uint64_t)k->build_id << 1 | 1));
 }
 
 struct frame_probe {
@@ -57,7 +58,8 @@ static int frame_eq(void *ctx, uint32_t id)
     const struct frame_ids *f = &q->p->fid[id];
 
     return q->p->fd[id].kind == q->kind && f->name == q->k->name &&
-           f->module == q->k->module && f->file == q->k->file;
+           f->module == q->k->module && f->file == q->k->file &&
+           f->build_id == q->k->build_id;
 }
 
 static uint32_t frame_find(const struct profile *p, uint32_t kind,
@@ -68,17 +70,71 @@ static uint32_t frame_find(const struct profile *p, uint32_t kind,
     return idtab_find(&p->frame_ix, frame_hash(kind, k), frame_eq, &q);
 }
 
-/* The string ids of d's identity: looked up only (intern false, absent
- * strings give PROFILE_NONE) or interned.  0, or -1 if one is missing. */
-static int frame_ids_of(struct profile *p, const struct frame_desc *d,
-                        bool intern, struct frame_ids *k)
+static bool frame_ids_missing(const struct frame_ids *k)
 {
-    k->name = intern ? str_intern(p, d->name) : str_lookup(p, d->name);
-    k->module = intern ? str_intern(p, d->module) : str_lookup(p, d->module);
-    k->file = intern ? str_intern(p, d->file) : str_lookup(p, d->file);
     return k->name == PROFILE_NONE || k->module == PROFILE_NONE ||
-                   k->file == PROFILE_NONE
-               ? -1 : 0;
+           k->file == PROFILE_NONE || k->build_id == PROFILE_NONE;
+}
+
+/* The string ids of d's identity, looked up only (absent strings give
+ * PROFILE_NONE).  0, or -1 if one is missing. */
+static int frame_ids_find(const struct profile *p, const struct frame_desc *d,
+                          struct frame_ids *k)
+{
+    k->name = str_lookup(p, d->name);
+    k->module = str_lookup(p, d->module);
+    k->file = str_lookup(p, d->file);
+    k->build_id = str_lookup(p, d->build_id);
+    return frame_ids_missing(k) ? -1 : 0;
+}
+
+/* The same, interning the strings.  0, or -1 on OOM. */
+static int frame_ids_intern(struct profile *p, const struct frame_desc *d,
+                            struct frame_ids *k)
+{
+    k->name = str_intern(p, d->name);
+    k->module = str_intern(p, d->module);
+    k->file = str_intern(p, d->file);
+    k->build_id = str_intern(p, d->build_id);
+    return frame_ids_missing(k) ? -1 : 0;
+}
+
+/* Point frame id's strings at the arena, from its string ids. */
+static void frame_strs(struct profile *p, uint32_t id)
+{
+    p->fd[id].name = profile_str(p, p->fid[id].name);
+    p->fd[id].module = profile_str(p, p->fid[id].module);
+    p->fd[id].file = profile_str(p, p->fid[id].file);
+    p->fd[id].build_id = profile_str(p, p->fid[id].build_id);
+}
+
+uint32_t profile_frame_lookup(const struct profile *p,
+                              const struct frame_desc *d)
+{
+    struct frame_ids k;
+
+    if (!d->name || frame_ids_find(p, d, &k) != 0)
+        return PROFILE_NONE;
+    return frame_find(p, d->kind, &k);
+}
+
+int profile_frame_set(struct profile *p, uint32_t id,
+                      const struct frame_desc *d)
+{
+    struct frame_ids k;
+    uint8_t kind = p->fd[id].kind;
+
+    /* The old identity's slot stays in the index, but frame_eq no longer
+     * matches it: only the new identity finds the frame. */
+    if (frame_ids_intern(p, d, &k) != 0 ||
+        idtab_reserve(&p->frame_ix, p->frame_ix.n + 1) < 0)
+        return -1;
+    p->fd[id] = *d;
+    p->fd[id].kind = kind;
+    p->fid[id] = k;
+    frame_strs(p, id);
+    (void)idtab_insert(&p->frame_ix, frame_hash(kind, &k), id);
+    return 0;
 }
 
 uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d)
@@ -88,22 +144,20 @@ uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d)
 
     if (!p || !d || !d->name)
         return PROFILE_NONE;
-    if (frame_ids_of(p, d, false, &k) == 0) {
+    if (frame_ids_find(p, d, &k) == 0) {
         id = frame_find(p, d->kind, &k);
         if (id != PROFILE_NONE)
             return id;
     }
-    if (frame_ids_of(p, d, true, &k) != 0 || p->nframes >= ID_LIMIT ||
+    if (frame_ids_intern(p, d, &k) != 0 || p->nframes >= ID_LIMIT ||
         VEC_RESERVE(p->fd, p->fd_cap, p->nframes + 1) < 0 ||
         VEC_RESERVE(p->fid, p->fid_cap, p->nframes + 1) < 0 ||
         idtab_reserve(&p->frame_ix, p->nframes + 1) < 0)
         return PROFILE_NONE;
     id = p->nframes++;
     p->fd[id] = *d;
-    p->fd[id].name = profile_str(p, k.name);
-    p->fd[id].module = profile_str(p, k.module);
-    p->fd[id].file = profile_str(p, k.file);
     p->fid[id] = k;
+    frame_strs(p, id);
     (void)idtab_insert(&p->frame_ix, frame_hash(d->kind, &k), id);
     return id;
 }
@@ -317,6 +371,7 @@ void profile_free(struct profile *p)
     idtab_free(&p->child_ix);
     profile_lc_free(&p->lines);
     profile_lc_free(&p->addrs);
+    profile_time_free(p->time);
     free(p);
 }
 
@@ -327,6 +382,7 @@ void profile_reset(struct profile *p)
     profile_tree_rebuild(p);
     profile_lc_clear(&p->lines);
     profile_lc_clear(&p->addrs);
+    profile_time_clear(p->time);
 }
 
 /* Duplicate array src of n elements (at least one allocated); *cap gets
@@ -381,11 +437,8 @@ struct profile *profile_copy(const struct profile *p, bool with_tree)
         profile_lc_copy(&q->addrs, &p->addrs))
         goto fail;
     q->nframes = p->nframes;
-    for (uint32_t i = 0; i < q->nframes; i++) {
-        q->fd[i].name = profile_str(q, q->fid[i].name);
-        q->fd[i].module = profile_str(q, q->fid[i].module);
-        q->fd[i].file = profile_str(q, q->fid[i].file);
-    }
+    for (uint32_t i = 0; i < q->nframes; i++)
+        frame_strs(q, i);
     q->nthreads = p->nthreads;
     for (uint32_t t = 0; t < q->nthreads; t++)
         q->th[t].name = profile_str(q, q->th_name[t]);
@@ -395,7 +448,8 @@ struct profile *profile_copy(const struct profile *p, bool with_tree)
     q->meta_comm = p->meta_comm;
     q->meta.cmdline = profile_str(q, q->meta_cmdline);
     q->meta.comm = profile_str(q, q->meta_comm);
-    if (copy_tree(q, p, with_tree))
+    if (copy_tree(q, p, with_tree) ||
+        (with_tree && profile_time_copy(q, p)))
         goto fail;
     return q;
 fail:

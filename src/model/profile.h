@@ -15,8 +15,12 @@
  * whoever shares one guards it with their own lock.
  *
  * Model
- *   Frames are interned: a frame is (kind, name, module, file) and gets a
- *   dense id from 0.  Strings are copied into the profile.
+ *   Frames are interned: a frame is (kind, name, module, file, build_id)
+ *   and gets a dense id from 0.  Strings are copied into the profile.
+ *   Code named before its module's debug info was at hand carries the
+ *   module's build-id and the function's file offset, so it can be
+ *   renamed later (profile_rename_frames), as pprof keys a Location by
+ *   its Mapping's build-id and address.
  *
  *   There is one call tree.  Node 0 (PROFILE_ROOT) is the root of all
  *   threads; its children are thread nodes (frame kind FRAME_THREAD, one
@@ -66,6 +70,15 @@ struct frame_desc {
                            part of the identity) */
     uint8_t kind;       /* enum frame_kind */
     bool inlined;       /* an inlined instance (not part of the identity) */
+    const char *build_id; /* GNU build-id (lowercase hex) of the module of
+                           code named without its debug info ("[module+
+                           0xOFFSET]", or an exported symbol), so that it
+                           can be named again when the debug info
+                           arrives; NULL otherwise.  Part of the
+                           identity. */
+    uint64_t offset;    /* with build_id: the function's start as a file
+                           offset in its module (not part of the
+                           identity) */
 };
 
 /* One frame of a stack handed to profile_add_stack. */
@@ -138,8 +151,8 @@ int profile_set_meta(struct profile *p, const struct profile_meta *m);
 /* --- frames -------------------------------------------------------------- */
 
 /* Intern a frame: return the id of the frame with the same (kind, name,
- * module, file), creating it with d's other fields if new.  Strings are
- * copied.  Returns PROFILE_NONE on OOM. */
+ * module, file, build_id), creating it with d's other fields if new.
+ * Strings are copied.  Returns PROFILE_NONE on OOM. */
 uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d);
 
 /* The frame with the given id, or NULL if out of range.  Strings point
@@ -148,6 +161,23 @@ const struct frame_desc *profile_frame(const struct profile *p, uint32_t id);
 
 /* Number of interned frames (ids are 0 .. count-1). */
 uint32_t profile_frame_count(const struct profile *p);
+
+/* One frame to rename (profile_rename_frames). */
+struct profile_rename {
+    uint32_t frame;        /* the frame to rename */
+    struct frame_desc to;  /* what it is, now that it is known */
+};
+
+/* Late names: frame r[i].frame becomes r[i].to, for i < n.  When no
+ * other frame has r[i].to's identity the frame is renamed in place: its
+ * id, and every node and count that uses it, stay (so do views keyed by
+ * frame ids).  Otherwise its samples, line and address counts merge into
+ * the frame that has that identity, and it keeps its old description and
+ * no samples.  Frames of another kind than r[i].to, and bad ids, are
+ * left alone.  Strings are copied.  0, or -1 on OOM: renames done in
+ * place stay done, and no sample is lost. */
+int profile_rename_frames(struct profile *p, const struct profile_rename *r,
+                          size_t n);
 
 /* --- threads ------------------------------------------------------------- */
 

@@ -5,7 +5,9 @@
  *   profile_tree.c   the call tree, the ingest path (profile_add_stack),
  *                    walks, and per-line / per-address counts;
  *   profile_query.c  what is computed from the tree: merge, derive, the
- *                    flat table, the caller->callee edges.
+ *                    flat table, the caller->callee edges;
+ *   window.c         the per-second ring of samples (window.h);
+ *   diff.c           aligning and matching a baseline (diff.h).
  *
  * Storage: every table is a dense array indexed by id (grown with
  * VEC_RESERVE) plus an idtab from a key's hash to its id, so steady-state
@@ -49,6 +51,7 @@ struct frame_ids {
     uint32_t name;    /* string id */
     uint32_t module;  /* string id or STR_NULL */
     uint32_t file;    /* string id or STR_NULL */
+    uint32_t build_id; /* string id or STR_NULL */
 };
 
 /* What a node keeps beside its public profile_node. */
@@ -97,6 +100,9 @@ struct profile {
     uint32_t stamp;              /* add_stack call counter for dedup;
                                     never 0 after the first call */
 
+    /* per-second counts (window.c), NULL when not kept */
+    struct profile_time *time;
+
     /* metadata; strings are interned */
     struct profile_meta meta;    /* what profile_meta returns */
     uint32_t meta_cmdline;       /* string id or STR_NULL */
@@ -111,8 +117,20 @@ const char *profile_str(const struct profile *p, uint32_t id);
 /* Index of the thread with this tid, or PROFILE_NONE. */
 uint32_t profile_tid_find(const struct profile *p, int64_t tid);
 
-/* Copy everything but the tree; with_tree copies the tree as well,
- * otherwise the copy gets empty thread nodes.  Ids of strings, frames
+/* Give frame `id` the description d in place (d's kind is the
+ * frame's): its strings are interned, the frame index learns the new
+ * identity, the old one no longer finds it.  d's identity must be new.
+ * 0, or -1 on OOM (the frame is unchanged). */
+int profile_frame_set(struct profile *p, uint32_t id,
+                      const struct frame_desc *d);
+
+/* The frame with d's identity, or PROFILE_NONE; interns nothing. */
+uint32_t profile_frame_lookup(const struct profile *p,
+                              const struct frame_desc *d);
+
+/* Copy everything but the tree; with_tree copies the tree (and the
+ * per-second ring) as well, otherwise the copy gets empty thread nodes
+ * and no ring.  Ids of strings, frames
  * and threads are kept.  NULL on OOM. */
 struct profile *profile_copy(const struct profile *p, bool with_tree);
 
@@ -149,6 +167,19 @@ int profile_tree_walk(const struct profile *p, uint32_t top,
                       profile_enter_fn enter, profile_leave_fn leave,
                       void *ctx);
 
+/* Every node below each thread node, depth-first, threads in index
+ * order, in profile_foreach_stack's order: fn(ctx, thread, node, frames,
+ * n) with the frames from the thread node's child down to node (the
+ * thread node itself first, with n == 0), whatever its counts.  frames
+ * is valid during the call only.  Stops and returns fn's non-zero value;
+ * -1 when the path buffer cannot be allocated; 0 otherwise.  The one walk
+ * under profile_foreach_stack and the ring's and the diff's walks. */
+typedef int (*profile_node_stack_fn)(void *ctx, uint32_t thread,
+                                     uint32_t node, const uint32_t *frames,
+                                     size_t n);
+int profile_tree_stacks(const struct profile *p, profile_node_stack_fn fn,
+                        void *ctx);
+
 /* Line/address counter maps: an empty map, a copy, forgetting every
  * counter, adding src's counters into dst with frame ids mapped through
  * fmap, freeing.  0 or -1 on OOM. */
@@ -158,5 +189,14 @@ void profile_lc_clear(struct lcmap *m);
 int profile_lc_merge(struct lcmap *dst, const struct lcmap *src,
                      const uint32_t *fmap);
 void profile_lc_free(struct lcmap *m);
+
+/* --- window.c ------------------------------------------------------------ */
+
+/* The ring's share of profile_free, profile_reset (forget every count and
+ * sample, keep the ring's size) and profile_copy (dst->time becomes a
+ * deep copy of src's, or NULL when src keeps none; 0 or -1 on OOM). */
+void profile_time_free(struct profile_time *t);
+void profile_time_clear(struct profile_time *t);
+int profile_time_copy(struct profile *dst, const struct profile *src);
 
 #endif

@@ -127,6 +127,87 @@ out:
     return rc;
 }
 
+/* --- late names ---------------------------------------------------------- */
+
+/* Rebuild p's tree and counters with every frame id mapped through fmap
+ * (some frames merged into others).  Built in a copy and swapped in, so
+ * an OOM leaves p as it was.  0 or -1. */
+static int remap_frames(struct profile *p, const uint32_t *fmap)
+{
+    struct profile *q = profile_copy(p, false);
+    struct merge_ctx m = { .dst = q, .fmap = fmap };
+    uint32_t *tmap = malloc((p->nthreads ? p->nthreads : 1) * sizeof(*tmap));
+    int rc = -1;
+
+    m.buf = malloc((p->max_depth ? p->max_depth : 1) * sizeof(*m.buf));
+    if (!q || !tmap || !m.buf)
+        goto out;
+    for (uint32_t t = 0; t < p->nthreads; t++)
+        tmap[t] = t;
+    m.tmap = tmap;
+    profile_lc_clear(&q->lines);
+    profile_lc_clear(&q->addrs);
+    if (profile_foreach_stack(p, merge_stack, &m) ||
+        profile_lc_merge(&q->lines, &p->lines, fmap) ||
+        profile_lc_merge(&q->addrs, &p->addrs, fmap))
+        goto out;
+    struct profile tmp = *p;
+    *p = *q;
+    *q = tmp;
+    rc = 0;
+out:
+    profile_free(q);
+    free(tmap);
+    free(m.buf);
+    return rc;
+}
+
+int profile_rename_frames(struct profile *p, const struct profile_rename *r,
+                          size_t n)
+{
+    uint32_t *fmap = NULL;
+    bool merged = false;
+    int rc = 0;
+
+    if (!p)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t f = r[i].frame, g;
+
+        if (f >= p->nframes || !r[i].to.name ||
+            r[i].to.kind != p->fd[f].kind)
+            continue;
+        g = profile_frame_lookup(p, &r[i].to);
+        if (g == f)
+            continue;
+        if (g == PROFILE_NONE) {
+            if (profile_frame_set(p, f, &r[i].to) < 0)
+                rc = -1;
+            continue;
+        }
+        if (!fmap) {
+            fmap = malloc(p->nframes * sizeof(*fmap));
+            if (!fmap)
+                return -1;
+            for (uint32_t k = 0; k < p->nframes; k++)
+                fmap[k] = k;
+        }
+        fmap[f] = g;
+        merged = true;
+    }
+    if (merged) {
+        /* f -> g where g itself merged on: follow to the end (a cycle,
+         * which takes names swapped in one batch, stops after n steps). */
+        for (uint32_t k = 0; k < p->nframes; k++)
+            for (size_t hop = 0; hop < n && fmap[fmap[k]] != fmap[k]; hop++)
+                fmap[k] = fmap[fmap[k]];
+        if (remap_frames(p, fmap) < 0)
+            rc = -1;
+    }
+    free(fmap);
+    return rc;
+}
+
 /* --- derived views ------------------------------------------------------- */
 
 struct derive_ctx {

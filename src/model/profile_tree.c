@@ -417,7 +417,7 @@ int profile_tree_walk(const struct profile *p, uint32_t top,
 
 struct stack_walk {
     const struct profile *p;
-    profile_stack_fn fn;   /* user callback */
+    profile_node_stack_fn fn; /* user callback */
     void *ctx;             /* its context */
     uint32_t thread;       /* thread being walked */
     uint32_t *path;        /* frames bottom first, indexed depth - 2 */
@@ -429,13 +429,11 @@ static int stack_enter(void *ctx, uint32_t node)
     const struct profile_node *n = &w->p->nodes[node];
 
     w->path[n->depth - 2] = n->frame;
-    if (n->self == 0)
-        return 0;
-    return w->fn(w->ctx, w->thread, w->path, n->depth - 1, n->self);
+    return w->fn(w->ctx, w->thread, node, w->path, n->depth - 1);
 }
 
-int profile_foreach_stack(const struct profile *p, profile_stack_fn fn,
-                          void *ctx)
+int profile_tree_stacks(const struct profile *p, profile_node_stack_fn fn,
+                        void *ctx)
 {
     uint32_t small[64];
     struct stack_walk w = { p, fn, ctx, 0, small };
@@ -447,15 +445,36 @@ int profile_foreach_stack(const struct profile *p, profile_stack_fn fn,
             return -1;
     }
     for (uint32_t t = 0; t < p->nthreads && rc == 0; t++) {
-        const struct profile_node *tn = &p->nodes[p->th[t].node];
-
         w.thread = t;
-        if (tn->self)
-            rc = fn(ctx, t, w.path, 0, tn->self);
+        rc = fn(ctx, t, p->th[t].node, w.path, 0);
         if (rc == 0)
             rc = profile_tree_walk(p, p->th[t].node, stack_enter, NULL, &w);
     }
     if (w.path != small)
         free(w.path);
     return rc;
+}
+
+struct self_walk {
+    const struct profile *p;
+    profile_stack_fn fn;
+    void *ctx;
+};
+
+/* profile_foreach_stack's filter: the nodes that end samples. */
+static int self_stack(void *ctx, uint32_t thread, uint32_t node,
+                      const uint32_t *frames, size_t n)
+{
+    struct self_walk *w = ctx;
+    uint64_t self = w->p->nodes[node].self;
+
+    return self ? w->fn(w->ctx, thread, frames, n, self) : 0;
+}
+
+int profile_foreach_stack(const struct profile *p, profile_stack_fn fn,
+                          void *ctx)
+{
+    struct self_walk w = { p, fn, ctx };
+
+    return profile_tree_stacks(p, self_stack, &w);
 }

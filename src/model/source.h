@@ -45,9 +45,20 @@ struct source_status {
     uint64_t samples;          /* samples in the aggregate */
     uint64_t unwind_failures;  /* stacks that ended in an unwind error */
     uint64_t lost;             /* samples dropped (ingest full, ...) */
+    uint64_t throttled;        /* times the kernel throttled sampling */
+    uint64_t truncated_copy;   /* ...of unwind_failures: the stack copy
+                                  was too small */
+    char backend[16];          /* sampler: "perf", "ptrace"; "" for a file */
+    char fallback[200];        /* why the faster sampler is not used, with
+                                  the fix; "" when it is */
     uint64_t median_stop_ns;   /* median target stop time per sample */
     uint64_t elapsed_ns;       /* since sampling started (or file span) */
     char error[160];           /* last runtime error, "" if none */
+    bool debuginfod;           /* fetching debug info from debuginfod */
+    uint32_t dbg_pending;      /* ...fetches not answered yet */
+    uint32_t dbg_found;        /* ...debug files fetched (or cached) */
+    uint32_t dbg_missing;      /* ...that no server had (or answered) */
+    uint32_t dbg_gave_up;      /* ...given up after the time bound */
 };
 
 struct source;

@@ -8,6 +8,9 @@
 #include "view_model.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
 
 static uint32_t thread_index(const struct profile *p, int64_t tid)
 {
@@ -42,9 +45,12 @@ struct profile *model_filter_profile(const struct profile *snap,
                                        : profile_clone(snap);
 }
 
-struct model *model_new(const struct profile *snap,
-                        const struct model_filter *f, double hide_self,
-                        double hide_subs)
+/* The model of snap; own_tree derives the trees even without a filter,
+ * so the model may add nodes to them (diff's grafts). */
+static struct model *model_build(const struct profile *snap,
+                                 const struct model_filter *f,
+                                 double hide_self, double hide_subs,
+                                 bool own_tree)
 {
     struct model *m = calloc(1, sizeof(*m));
     struct profile_filter pf;
@@ -58,7 +64,7 @@ struct model *model_new(const struct profile *snap,
     bool filtered = sample_filter(snap, f, &pf);
     m->thread = pf.thread;
     m->focus = pf.focus;
-    if (filtered) {
+    if (filtered || own_tree) {
         m->derived = profile_derive(snap, &pf);
         if (!m->derived)
             goto fail;
@@ -101,10 +107,146 @@ fail:
     return NULL;
 }
 
+struct model *model_new(const struct profile *snap,
+                        const struct model_filter *f, double hide_self,
+                        double hide_subs)
+{
+    return model_build(snap, f, hide_self, hide_subs, false);
+}
+
+/* Append to m->flat, with no samples, the functions only bm has. */
+static int union_flat(struct model *m)
+{
+    const struct model *bm = m->bm;
+    size_t extra = 0, n = m->nflat;
+    struct profile_flat *v;
+
+    for (size_t i = 0; i < bm->nflat; i++)
+        extra += !model_flat_of(m, bm->flat[i].frame);
+    if (!extra)
+        return 0;
+    if (!(v = realloc(m->flat, (n + extra) * sizeof(*v))))
+        return -1;
+    m->flat = v;
+    for (size_t i = 0; i < bm->nflat; i++) {
+        uint32_t f = bm->flat[i].frame;
+
+        if (f >= m->nframes || m->flat_of[f] != PROFILE_NONE)
+            continue;
+        v[n] = (struct profile_flat){ .frame = f, .first = (uint32_t)n };
+        m->flat_of[f] = (uint32_t)n++;
+    }
+    m->nflat = n;
+    return 0;
+}
+
+static bool same_edge(const struct profile_edge *a,
+                      const struct profile_edge *b)
+{
+    return a->caller == b->caller && a->callee == b->callee;
+}
+
+/* Append to m->edges, with no samples, the edges only bm has.  Both
+ * lists are sorted by caller then callee, so one merge pass finds them. */
+static int union_edges(struct model *m)
+{
+    const struct model *bm = m->bm;
+    size_t n = m->nedges, extra = 0, i = 0;
+    struct profile_edge *v;
+
+    for (size_t j = 0; j < bm->nedges; j++) {
+        while (i < n && (m->edges[i].caller < bm->edges[j].caller ||
+                         (m->edges[i].caller == bm->edges[j].caller &&
+                          m->edges[i].callee < bm->edges[j].callee)))
+            i++;
+        extra += !(i < n && same_edge(&m->edges[i], &bm->edges[j]));
+    }
+    if (!extra)
+        return 0;
+    if (!(v = realloc(m->edges, (n + extra) * sizeof(*v))))
+        return -1;
+    m->edges = v;
+    i = 0;
+    for (size_t j = 0; j < bm->nedges; j++) {
+        while (i < n && (v[i].caller < bm->edges[j].caller ||
+                         (v[i].caller == bm->edges[j].caller &&
+                          v[i].callee < bm->edges[j].callee)))
+            i++;
+        if (!(i < n && same_edge(&v[i], &bm->edges[j])))
+            v[m->nedges++] = (struct profile_edge){
+                .caller = bm->edges[j].caller,
+                .callee = bm->edges[j].callee,
+                .seq = (uint32_t)m->nedges };
+    }
+    return 0;
+}
+
+/* The baseline's side of m: its model, the union rows, the tree match. */
+static int add_baseline(struct model *m, struct profile *bsnap,
+                        const struct model_filter *f)
+{
+    m->bsnap = bsnap;
+    m->bm = model_build(bsnap, f, 0, 0, true);
+    if (!m->bm || union_flat(m) < 0 || union_edges(m) < 0)
+        return -1;
+    /* The tree is m's own (derived or inverted): graft into it. */
+    struct profile *t = m->shaped ? m->shaped : m->derived;
+    if (diff_match(t, m->bm->tree, true, &m->bnode) < 0)
+        return -1;
+    m->nbnode = profile_node_count(t);
+    return 0;
+}
+
+struct model *model_new_ext(struct profile *snap, const struct model_filter *f,
+                            double hide_self, double hide_subs,
+                            const struct model_extra *x)
+{
+    struct profile *bsnap = NULL;
+    struct profile *recent = x ? x->recent : NULL;
+    struct model *m = NULL;
+    struct model_filter rf = *f;
+
+    if (x && x->baseline && !(bsnap = diff_align(snap, x->baseline)))
+        goto fail;
+    m = model_build(snap, f, hide_self, hide_subs, bsnap != NULL);
+    if (!m)
+        goto fail;
+    if (x && x->own_snap)
+        m->own_snap = snap;
+    if (bsnap) {
+        struct profile *b = bsnap;
+
+        bsnap = NULL;
+        if (add_baseline(m, b, f) < 0)
+            goto fail;
+    }
+    rf.inverted = false;
+    if (recent) {
+        if (!(m->rm = model_build(recent, &rf, 0, 0, false)))
+            goto fail;
+        m->rm->own_snap = recent;
+        recent = NULL;
+    }
+    model_set_hide(m, hide_self, hide_subs);
+    return m;
+fail:
+    if (!m && x && x->own_snap)
+        profile_free(snap);
+    profile_free(recent);
+    profile_free(bsnap);
+    model_free(m);
+    return NULL;
+}
+
 void model_free(struct model *m)
 {
     if (!m)
         return;
+    model_free(m->bm);
+    model_free(m->rm);
+    profile_free(m->bsnap);
+    free(m->bnode);
+    profile_free(m->own_snap);
     profile_free(m->derived);
     profile_free(m->shaped);
     free(m->flat);
@@ -129,6 +271,27 @@ static void share_max(double *slot, double time, double total)
 {
     if (total > 0 && time / total > *slot)
         *slot = time / total;
+}
+
+/* With a baseline, a function stays visible when either side shows it:
+ * one that vanished is as interesting as one that appeared. */
+static void and_baseline_hidden(struct model *m, double hide_self,
+                                double hide_subs)
+{
+    if (!m->bm)
+        return;
+    model_set_hide(m->bm, hide_self, hide_subs);
+    m->nhidden = 0;
+    for (size_t i = 0; i < m->nflat; i++) {
+        uint32_t f = m->flat[i].frame;
+
+        if (f >= m->nframes)
+            continue;
+        /* No samples in the baseline: nothing to show on its side. */
+        m->hidden[f] = m->hidden[f] &&
+                       (!model_flat_of(m->bm, f) || m->bm->hidden[f]);
+        m->nhidden += m->hidden[f];
+    }
 }
 
 void model_set_hide(struct model *m, double hide_self, double hide_subs)
@@ -181,6 +344,7 @@ void model_set_hide(struct model *m, double hide_self, double hide_subs)
     }
     free(callee_max);
     free(caller_max);
+    and_baseline_hidden(m, hide_self, hide_subs);
 }
 
 const struct profile_flat *model_flat_of(const struct model *m,
@@ -196,4 +360,91 @@ const char *model_frame_name(const struct model *m, uint32_t frame)
     const struct frame_desc *d = profile_frame(m->snap, frame);
 
     return d ? d->name : "?";
+}
+
+/* A share in percent, 0 for an empty side. */
+static double pct(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+bool model_delta_frame(const struct model *m, uint32_t frame,
+                       struct model_delta *d)
+{
+    const struct profile_flat *c, *b;
+
+    if (!m->bm)
+        return false;
+    c = model_flat_of(m, frame);
+    b = model_flat_of(m->bm, frame);
+    d->in_cur = c && c->total;
+    d->in_base = b && b->total;
+    d->self = pct(c ? c->self : 0, m->total) -
+              pct(b ? b->self : 0, m->bm->total);
+    d->total = pct(c ? c->total : 0, m->total) -
+               pct(b ? b->total : 0, m->bm->total);
+    return true;
+}
+
+bool model_delta_node(const struct model *m, uint32_t node,
+                      struct model_delta *d)
+{
+    const struct profile_node *c, *b = NULL;
+    uint64_t ctot, btot;
+
+    if (!m->bm || node >= m->nbnode)
+        return false;
+    c = profile_node(m->tree, node);
+    if (m->bnode[node] != PROFILE_NONE)
+        b = profile_node(m->bm->tree, m->bnode[node]);
+    ctot = profile_node(m->tree, PROFILE_ROOT)->total;
+    btot = profile_node(m->bm->tree, PROFILE_ROOT)->total;
+    d->in_cur = c->total > 0;
+    d->in_base = b && b->total > 0;
+    d->self = pct(c->self, ctot) - pct(b ? b->self : 0, btot);
+    d->total = pct(c->total, ctot) - pct(b ? b->total : 0, btot);
+    return true;
+}
+
+const struct profile_flat *model_recent_of(const struct model *m,
+                                           uint32_t frame)
+{
+    return m->rm ? model_flat_of(m->rm, frame) : NULL;
+}
+
+uint64_t model_recent_total(const struct model *m)
+{
+    return m->rm ? m->rm->total : 0;
+}
+
+bool model_node_hidden(const struct model *m, uint32_t node, double hide_subs)
+{
+    const struct profile_node *n = profile_node(m->tree, node);
+    double root = (double)profile_node(m->tree, PROFILE_ROOT)->total;
+    bool cur = n->total == 0 || (double)n->total * 100.0 < hide_subs * root;
+
+    if (cur && m->bm && node < m->nbnode && m->bnode[node] != PROFILE_NONE) {
+        const struct profile *bt = m->bm->tree;
+        double broot = (double)profile_node(bt, PROFILE_ROOT)->total;
+        uint64_t b = profile_node(bt, m->bnode[node])->total;
+
+        return b == 0 || (double)b * 100.0 < hide_subs * broot;
+    }
+    return cur;
+}
+
+int model_node_cmp(const void *a, const void *b, void *model)
+{
+    const struct model *m = model;
+    uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+    const struct profile_node *x = profile_node(m->tree, ia);
+    const struct profile_node *y = profile_node(m->tree, ib);
+
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    int c = strcmp(profile_frame(m->tree, x->frame)->name,
+                   profile_frame(m->tree, y->frame)->name);
+    if (c)
+        return c;
+    return ia < ib ? -1 : ia > ib;
 }

@@ -31,8 +31,20 @@ struct model_filter {
                           the edges are over all threads either way */
 };
 
+/* What a model can show beside the snapshot's own counts (model_new_ext). */
+struct model_extra {
+    const struct profile *baseline; /* diff against this profile (any ids:
+                                       diff_align interns its frames and
+                                       threads into snap); NULL: no diff */
+    struct profile *recent;         /* the recent window of snap (same ids),
+                                       for a recent column; NULL: none.
+                                       The model frees it */
+    bool own_snap;                  /* the model frees snap */
+};
+
 struct model {
-    const struct profile *snap;   /* the snapshot, borrowed */
+    const struct profile *snap;   /* the snapshot, borrowed (or owned) */
+    struct profile *own_snap;     /* snap, when the model frees it */
     struct profile *derived;      /* owned: snap filtered, NULL if no filter */
     const struct profile *base;   /* derived or snap: what the views read */
     struct profile *shaped;       /* owned: base inverted and/or with its
@@ -50,6 +62,26 @@ struct model {
     size_t nedges;
     bool *hidden;                 /* per frame: hidden by the thresholds */
     size_t nhidden;               /* functions with samples that are hidden */
+
+    /* With a baseline (diff): its model over the aligned baseline, with
+     * the same filter.  flat and edges then also hold, with no samples,
+     * the functions and edges only the baseline has (after the others);
+     * the tree holds, with no samples, the paths only the baseline has;
+     * a function is hidden only when both sides hide it. */
+    struct model *bm;             /* owned; NULL without a baseline */
+    struct profile *bsnap;        /* owned: the baseline, aligned */
+    uint32_t *bnode;              /* per node of tree: bm->tree's node of
+                                     the same path, or PROFILE_NONE */
+    uint32_t nbnode;
+    /* With a recent window: its model, same filter, not inverted. */
+    struct model *rm;             /* owned; NULL without */
+};
+
+/* A row's change from the baseline: shares in percent of each side's
+ * samples, and on which sides it has samples. */
+struct model_delta {
+    double self, total;           /* current share - baseline share, points */
+    bool in_cur, in_base;         /* has samples now / in the baseline */
 };
 
 /* Build a model over `snap` (borrowed: it must outlive the model).  A
@@ -60,6 +92,14 @@ struct model *model_new(const struct profile *snap,
                         const struct model_filter *f, double hide_self,
                         double hide_subs);
 
+/* model_new with a baseline to diff against and a recent window (see
+ * struct model_extra; NULLs and false give model_new).  snap is not
+ * const: the baseline's frames and threads are interned into it (no
+ * samples), so every row of either side has a name and an id.  NULL on
+ * OOM (an owned snap and the recent window are freed then too). */
+struct model *model_new_ext(struct profile *snap, const struct model_filter *f,
+                            double hide_self, double hide_subs,
+                            const struct model_extra *x);
 /* The samples f selects, to save or export "the view": snap with f's
  * thread and focus applied, as the flat table and the callers view count
  * them (inverted and merge_threads shape only the tree: not applied).
@@ -85,6 +125,33 @@ void model_set_hide(struct model *m, double hide_self, double hide_subs);
 /* Flat entry of a frame, NULL when the frame has no samples in base. */
 const struct profile_flat *model_flat_of(const struct model *m,
                                          uint32_t frame);
+
+/* The change of function `frame` from the baseline (flat self and total
+ * shares); false without a baseline. */
+bool model_delta_frame(const struct model *m, uint32_t frame,
+                       struct model_delta *d);
+
+/* The change of node `node` of m->tree from the baseline's node of the
+ * same path; false without a baseline. */
+bool model_delta_node(const struct model *m, uint32_t node,
+                      struct model_delta *d);
+
+/* The recent window's flat entry of a frame (NULL without a recent window
+ * or when the frame has no recent samples), and the window's samples. */
+const struct profile_flat *model_recent_of(const struct model *m,
+                                           uint32_t frame);
+uint64_t model_recent_total(const struct model *m);
+
+/* Whether node `node` of m->tree is folded away in the tree views: it
+ * has under hide_subs% of all samples (with a baseline, on both sides;
+ * a node without samples on either side is folded too).  The tree and
+ * the flame graph apply this one rule. */
+bool model_node_hidden(const struct model *m, uint32_t node,
+                       double hide_subs);
+
+/* The order of sibling nodes of m->tree in the views: samples
+ * descending, then name, then node id (qsort_r style on node ids). */
+int model_node_cmp(const void *a, const void *b, void *model);
 
 /* Name of a frame of the snapshot ("?" when out of range). */
 const char *model_frame_name(const struct model *m, uint32_t frame);

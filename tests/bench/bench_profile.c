@@ -2,10 +2,14 @@
  *
  *   bench_profile ingest           3.6 M samples over 10k unique 30-deep
  *                                  stacks: frames/s, peak RSS, node count
+ *   bench_profile ingest-timed     the same with per-second counts kept
+ *                                  (window.h), 10k samples a second, so
+ *                                  six minutes of a live session's ring
  *   bench_profile folded FILE N    write a folded profile whose tree has
  *                                  about N nodes (for the TUI redraw bench)
  */
 #include "profile.h"
+#include "window.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,9 +43,11 @@ static unsigned frame_of(unsigned i, unsigned level)
     return (unsigned)(mix((uint64_t)(i >> (level < 20 ? (20 - level) / 2 : 0)) * 131 + level) % fan) + level * 8;
 }
 
-static int ingest(void)
+static int ingest(int timed)
 {
     struct profile *p = profile_new();
+    if (timed)
+        profile_time_enable(p, WINDOW_LIVE_SECONDS);
     uint32_t ids[DEPTH * 8];
     for (unsigned k = 0; k < DEPTH * 8; k++) {
         char name[64];
@@ -59,7 +65,8 @@ static int ingest(void)
     const unsigned long total = 3600000;
     double t0 = now();
     for (unsigned long s = 0; s < total; s++)
-        profile_add_stack(p, th, stacks[mix(s) % STACKS], DEPTH, 1);
+        profile_add_stack_at(p, th, stacks[mix(s) % STACKS], DEPTH, 1,
+                             s * 100000ull);  /* 10k samples a second */
     double dt = now() - t0;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -94,9 +101,11 @@ static int folded(const char *path, unsigned nodes)
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "ingest") == 0)
-        return ingest();
+        return ingest(0);
+    if (argc == 2 && strcmp(argv[1], "ingest-timed") == 0)
+        return ingest(1);
     if (argc == 4 && strcmp(argv[1], "folded") == 0)
         return folded(argv[2], (unsigned)atoi(argv[3]));
-    fprintf(stderr, "usage: bench_profile ingest | folded FILE NODES\n");
+    fprintf(stderr, "usage: bench_profile ingest | ingest-timed | folded FILE NODES\n");
     return 2;
 }

@@ -64,11 +64,10 @@ wait_sproftop() {
     SP_RC=$?
 }
 
-# traced_by_sproftop PID: PID's leader is traced by a thread of SP_PID.
+# traced_by_sproftop PID: SP_PID samples PID (sproftop_attached: it
+# traces it, or holds perf_event fds for it).
 traced_by_sproftop() {
-    local tp
-    tp=$(tracer_pid "$1")
-    [ -n "$tp" ] && [ "$tp" != 0 ] && [ -d "/proc/$SP_PID/task/$tp" ]
+    sproftop_attached "$SP_PID" "$1"
 }
 
 # threads_clean PID: no thread of PID is stopped (t/T) or traced.  Sets

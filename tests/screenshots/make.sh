@@ -15,7 +15,10 @@
 #   3. turn each capture into HTML (ansi2html.pl beside this script) and
 #      screenshot it with headless Chromium.
 # The shot "tree" is taken live (`sproftop -p PID`: the header shows the
-# PID and the sampling rate); the others open the recorded file with -i.
+# PID and the sampling rate); the others open the recorded file with -i,
+# but "window", which opens a recording of the phase target (its hot
+# function changes halfway), and "diff", which compares two of the test
+# profiles of the demo (tests/ui/demo-later.folded against demo.folded).
 # Captures and pages stay in $BUILD/screenshots/ for a look; only the PNGs
 # go to screenshots/.  Missing tools (tmux, chromium, DejaVu fonts) are
 # installed with apt-get, as `make deps` does.  Every process started here
@@ -28,6 +31,7 @@ build=${BUILD:-build}
 case $build in /*) ;; *) build=$top/$build ;; esac
 sproftop=${SPROFTOP:-$top/sproftop}
 demo=$build/targets/demo
+phase=$build/targets/phase
 outdir=$top/screenshots
 work=$build/screenshots
 cols=110
@@ -61,7 +65,7 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
         die "cannot install ${need_pkgs[*]}"
     fi
 fi
-for f in "$sproftop" "$demo"; do
+for f in "$sproftop" "$demo" "$phase"; do
     [ -x "$f" ] || die "$f is not built; run 'make all targets' first"
 done
 
@@ -230,8 +234,44 @@ fi
 if wanted help; then
     start_session help -i "${profile##*/}"
     keys help h
-    shoot help '\[6 Help\]'
+    shoot help '\[7 Help\]'
     shots+=(help)
+fi
+
+# window: a recording of phase (old_hot for 6 s, then new_hot), in the
+# flat table with the last 5 s beside the totals: the strip under the
+# header is the recording's timeline.
+if wanted window; then
+    rm -f "$work/phase.pb.gz" "$work/phase.switched"
+    echo "screenshots: recording the phase target for 12 s" >&2
+    timeout -k 5 60 "$sproftop" -F 99 -d 12 -o "$work/phase.pb.gz" -- \
+        "$phase" 6 "$work/phase.switched" 13 >/dev/null ||
+        die "window: recording the phase target failed"
+    start_session window -i phase.pb.gz
+    keys window 2 R
+    shoot window ' 5s S% '
+    shots+=(window)
+fi
+
+# diff: the demo later against the demo before (--baseline), the tree's
+# hottest path open: the change of each row's share, red for more, blue
+# for less, + for a function only the later profile has.
+if wanted diff; then
+    cp "$top/tests/ui/demo.folded" "$top/tests/ui/demo-later.folded" "$work/"
+    start_session diff -i demo-later.folded --baseline demo.folded
+    keys diff E
+    shoot diff '^> .*emit_block'
+    shots+=(diff)
+fi
+
+# flame: the recorded demo as an icicle, the cursor on the hot function.
+if wanted flame; then
+    start_session flame -i "${profile##*/}"
+    keys flame 6
+    wait_for 10 screen_has flame '\[6 Flame\]' || die "flame: 6 did not open it"
+    keys flame / hash_chunk Enter
+    shoot flame '^ hash_chunk: '
+    shots+=(flame)
 fi
 
 # save: the snapshot prompt, offering the view (a focus on the hot
@@ -249,7 +289,8 @@ if wanted save; then
     shots+=(save)
 fi
 
-[ ${#shots[@]} -gt 0 ] || die "no such shot: $* (tree inverted flat callers help save)"
+[ ${#shots[@]} -gt 0 ] ||
+    die "no such shot: $* (tree inverted flat callers help save window diff flame)"
 
 # --- 3. HTML and PNG -----------------------------------------------------------
 

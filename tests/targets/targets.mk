@@ -20,7 +20,7 @@ TARGET_NOFP    := -std=gnu11 -D_GNU_SOURCE -g -O2 -fomit-frame-pointer -pthread 
 # Neither frame pointers nor unwind tables: nothing sound to unwind with.
 TARGET_NOUNWIND := $(TARGET_NOFP) -fno-asynchronous-unwind-tables -fno-unwind-tables
 
-TARGET_C_NAMES := demo split deep recurse threads blocked sleeper ticker
+TARGET_C_NAMES := demo split deep recurse threads blocked sleeper ticker phase
 TARGET_BINS    := $(addprefix $(TARGETS_DIR)/,$(TARGET_C_NAMES) deep_nofp \
                     deep_nounwind cxx)
 
@@ -75,3 +75,51 @@ $(TARGETS_DIR)/libA.so $(TARGETS_DIR)/libB.so: $(TARGETS_DIR)/lib%.so: \
 		$(TARGETS_SRC)/dlswap_lib.c $(TARGETS_MK)
 	@mkdir -p $(dir $@)
 	$(TARGET_CC) $(TARGET_SOFLAGS) -DLIB_NAME=$(if $(filter A,$*),a,b) -o $@ $<
+
+# --- perf backend targets (tests/perf_*.t) -----------------------------------
+# halfsleep: 50% of wall-clock time asleep in one chain, 50% spinning in
+# another (--idle shares); noperf: a helper that runs a command where
+# perf_event_open fails with EACCES (a seccomp filter), for auto's fallback.
+PERF_C_NAMES   := halfsleep noperf
+TARGET_BINS    += $(addprefix $(TARGETS_DIR)/,$(PERF_C_NAMES))
+
+$(addprefix $(TARGETS_DIR)/,$(PERF_C_NAMES)): $(TARGETS_DIR)/%: \
+		$(TARGETS_SRC)/%.c $(TARGETS_SRC)/common.h $(TARGETS_MK)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_CFLAGS) -o $@ $< $(TARGET_LDLIBS)
+# --- names for stripped code (tests/engine_names.t) --------------------------
+# names is built with -g; names.debug is its debug info split off
+# (objcopy --only-keep-debug, as distributions do); names-stripped has
+# neither symbols nor debug info; names-link has a .gnu_debuglink to
+# names.debug; names-mini carries MiniDebugInfo (.gnu_debugdata: the
+# symbols of the functions .dynsym lacks, xz-compressed, as Fedora ships
+# it).  All keep the same build-id.
+NAMES_BINS  := $(addprefix $(TARGETS_DIR)/,names names.debug names-stripped \
+                 names-link names-mini)
+TARGET_BINS += $(NAMES_BINS)
+
+$(TARGETS_DIR)/names: $(TARGETS_SRC)/names.c $(TARGETS_SRC)/common.h $(TARGETS_MK)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_CFLAGS) -Wl,--build-id -o $@ $< $(TARGET_LDLIBS)
+
+$(TARGETS_DIR)/names.debug: $(TARGETS_DIR)/names
+	objcopy --only-keep-debug $< $@
+
+$(TARGETS_DIR)/names-stripped: $(TARGETS_DIR)/names
+	objcopy --strip-all $< $@
+
+$(TARGETS_DIR)/names-link: $(TARGETS_DIR)/names $(TARGETS_DIR)/names.debug
+	cd $(dir $@) && objcopy --strip-all --add-gnu-debuglink=names.debug names names-link
+
+$(TARGETS_DIR)/names-mini: $(TARGETS_DIR)/names
+	@rm -rf $@.tmp && mkdir -p $@.tmp
+	nm -D --format=posix --defined-only $< | awk '{ print $$1 }' | sort >$@.tmp/dynsyms
+	nm --format=posix --defined-only $< | awk '$$2 ~ /^[TtDd]$$/ { print $$1 }' | sort >$@.tmp/funcsyms
+	comm -13 $@.tmp/dynsyms $@.tmp/funcsyms >$@.tmp/keep
+	objcopy --only-keep-debug $< $@.tmp/debug
+	objcopy -S --remove-section .gdb_index --remove-section .comment \
+	  --keep-symbols=$@.tmp/keep $@.tmp/debug $@.tmp/mini
+	xz -f $@.tmp/mini
+	objcopy --strip-all --remove-section .comment \
+	  --add-section .gnu_debugdata=$@.tmp/mini.xz $< $@
+	@rm -rf $@.tmp

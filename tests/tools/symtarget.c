@@ -8,6 +8,7 @@
  * be killed.  Built -g -O2 so that inl_step is inlined into outer_func.
  *
  *   plain      start of plain_func (an ordinary function); plain_line
+ *   outer      start of outer_func
  *   inl_ret    a return address inside inl_step inlined into outer_func;
  *              inl_line is the line of that call, call_line the line in
  *              outer_func that inl_step was inlined at
@@ -111,6 +112,7 @@ int main(void)
     }
     printf("plain %p\n", (void *)plain_func);
     printf("plain_line %d\n", plain_line);
+    printf("outer %p\n", (void *)outer_func);
     printf("inl_ret %p\n", last_ra);
     printf("inl_line %d\n", inl_line);
     printf("call_line %d\n", call_line);

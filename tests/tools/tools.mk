@@ -6,6 +6,8 @@
 #                  `symtest PID ADDR...`, `symtest --bench PID`)
 #   symtarget      C code whose addresses and lines it prints itself
 #   symtarget-cxx  the same for C++ (namespaces, templates, inlining)
+#   timedgen       writes a pprof file whose samples carry times, from a
+#                  text spec (the timeline and window fixtures)
 #
 # symtest is built like the engine (CFLAGS_BASE, SANITIZE), so `make asan`
 # checks the symbolizer.  The targets are built with fixed flags and never
@@ -16,15 +18,16 @@ TOOLS_DIR := $(BUILD)/tools
 TOOLS_SRC := tests/tools
 TOOLS_MK  := $(TOOLS_SRC)/tools.mk
 TOOL_BINS := $(TOOLS_DIR)/symtest $(TOOLS_DIR)/symtarget \
-             $(TOOLS_DIR)/symtarget-cxx
+             $(TOOLS_DIR)/symtarget-cxx $(TOOLS_DIR)/timedgen
 # The symbolizer and what it needs from below it.
-SYMBOLIZER_OBJS := $(addprefix $(BUILD)/src/engine/,symbols.o sym_dwarf.o sym_elf.o \
-                     sym_files.o sym_names.o jitmap.o maps.o target.o) $(base_OBJS)
+SYMBOLIZER_OBJS := $(addprefix $(BUILD)/src/engine/,symbols.o sym_debug.o sym_dwarf.o sym_fde.o \
+                     sym_elf.o sym_files.o sym_names.o jitmap.o maps.o target.o \
+                     dbgfetch.o) $(base_OBJS)
 
 $(TOOLS_DIR)/symtest: $(TOOLS_SRC)/symtest.c $(SYMBOLIZER_OBJS) $(TOOLS_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(engine_FLAGS) -o $@ $< $(SYMBOLIZER_OBJS) \
-	  $(PKG_LIBS) -lstdc++
+	  $(PKG_LIBS) -lstdc++ -lpthread -lz
 
 $(TOOLS_DIR)/symtarget: $(TOOLS_SRC)/symtarget.c $(TOOLS_MK)
 	@mkdir -p $(dir $@)
@@ -33,6 +36,10 @@ $(TOOLS_DIR)/symtarget: $(TOOLS_SRC)/symtarget.c $(TOOLS_MK)
 $(TOOLS_DIR)/symtarget-cxx: $(TOOLS_SRC)/symtarget_cxx.cc $(TOOLS_MK)
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -g -O2 -Wall -Wextra -o $@ $<
+
+$(TOOLS_DIR)/timedgen: $(TOOLS_SRC)/timedgen.c $(PURE_OBJS) $(TOOLS_MK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(formats_FLAGS) -o $@ $< $(PURE_OBJS) -lm -lz
 
 .PHONY: tools
 tools: $(TOOL_BINS)

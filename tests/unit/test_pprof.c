@@ -141,6 +141,17 @@ static char *write_pprof(const struct profile *p, size_t *len)
     return buf;
 }
 
+/* p written as pprof is exactly want[0..len). */
+static void assert_writes(const struct profile *p, const char *want, size_t len)
+{
+    size_t n;
+    char *got = write_pprof(p, &n);
+
+    assert_int_equal(n, len);
+    assert_memory_equal(got, want, len);
+    free(got);
+}
+
 static uint8_t *gunzip(const char *gz, size_t len, size_t *outlen)
 {
     z_stream zs = { 0 };
@@ -648,6 +659,57 @@ static void test_roundtrip(void **state)
     profile_free(p);
     profile_free(q);
     profile_free(r);
+}
+
+/* Code named without debug info keeps its module's build-id and its file
+ * offset through a pprof file (Mapping.build_id, memory_start,
+ * file_offset), so that it can be named once the debug info is found;
+ * the file reads back byte for byte. */
+static void test_roundtrip_build_id(void **state)
+{
+    struct profile *p = profile_new(), *q;
+    uint32_t t = profile_thread(p, 1, "t");
+    struct frame_desc hot = { .name = "[lib.so+0x1180]", .module = "lib.so",
+                              .kind = FRAME_FUNC, .addr = 0x7f0000001180,
+                              .build_id = "0123abcd", .offset = 0x1180 };
+    struct frame_desc cold = hot, named = { .name = "main", .module = "prog",
+                                            .kind = FRAME_FUNC,
+                                            .addr = 0x401000 };
+    uint32_t ids[3];
+    size_t l1;
+    char *a, err[256] = "";
+
+    (void)state;
+    cold.name = "[lib.so+0x1400]";
+    cold.addr = 0x7f0000001400;
+    cold.offset = 0x1400;
+    ids[0] = profile_intern_frame(p, &named);
+    ids[1] = profile_intern_frame(p, &hot);
+    ids[2] = profile_intern_frame(p, &cold);
+    add_ids(p, t, ids, 2, 3);
+    add_ids(p, t, (uint32_t[]){ ids[0], ids[2] }, 2, 1);
+    a = write_pprof(p, &l1);
+    q = load_mem(a, l1, err, sizeof(err));
+    assert_non_null(q);
+    assert_string_equal(err, "");
+    for (uint32_t i = 0; i < 3; i++) {
+        const struct frame_desc *want = profile_frame(p, ids[i]);
+        const struct frame_desc *got =
+            profile_frame(q, fixture_find_frame(q, want->name));
+
+        /* "[...]" names are code here, not special frames */
+        assert_int_equal(got->kind, FRAME_FUNC);
+        if (want->build_id) {
+            assert_string_equal(got->build_id, want->build_id);
+            assert_int_equal(got->offset, want->offset);
+        } else {
+            assert_null(got->build_id);
+        }
+    }
+    assert_writes(q, a, l1);
+    free(a);
+    profile_free(p);
+    profile_free(q);
 }
 
 static void test_roundtrip_idle_and_invalid_utf8(void **state)
@@ -1257,6 +1319,7 @@ int main(void)
         cmocka_unit_test(test_write_idle_and_no_interval),
         cmocka_unit_test(test_write_deterministic),
         cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_roundtrip_build_id),
         cmocka_unit_test(test_roundtrip_idle_and_invalid_utf8),
         cmocka_unit_test(test_load_golden),
         cmocka_unit_test(test_load_foreign),

@@ -714,6 +714,81 @@ static void test_lines_and_addrs(void **state)
     profile_free(p);
 }
 
+/* Frames of a stripped module, renamed when its debug info arrives. */
+static uint32_t unnamed(struct profile *p, const char *name, uint64_t off)
+{
+    struct frame_desc d = { .name = name, .module = "lib.so",
+                            .kind = FRAME_FUNC, .build_id = "ab12",
+                            .offset = off };
+    uint32_t id = profile_intern_frame(p, &d);
+
+    assert_int_not_equal(id, PROFILE_NONE);
+    return id;
+}
+
+static void test_rename_frames(void **state)
+{
+    struct profile *p = profile_new();
+    uint32_t t = profile_thread(p, 1, "t");
+    uint32_t m = fn(p, "main");
+    uint32_t u1 = unnamed(p, "[lib.so+0x100]", 0x100);
+    uint32_t u2 = unnamed(p, "[lib.so+0x200]", 0x200);
+    uint32_t u3 = unnamed(p, "[lib.so+0x300]", 0x300);
+    struct stack_frame s1[2] = { { m, 10, 0x1000 }, { u1, 0, 0x5104 } };
+    struct stack_frame s2[2] = { { m, 11, 0x1010 }, { u2, 0, 0x5208 } };
+    struct stack_frame s3[3] = { { m, 12, 0x1020 }, { u3, 0, 0x5310 },
+                                 { u1, 0, 0x5108 } };
+    struct profile_rename r[3] = {
+        { u1, { .name = "hot", .module = "lib.so", .file = "lib.c",
+                .kind = FRAME_FUNC } },
+        { u2, { .name = "warm", .module = "lib.so", .file = "lib.c",
+                .kind = FRAME_FUNC } },
+        { u3, { .name = "hot", .module = "lib.so", .file = "lib.c",
+                .kind = FRAME_FUNC } },
+    };
+    struct frame_desc same = { .name = "[lib.so+0x100]", .module = "lib.so",
+                               .kind = FRAME_FUNC };
+    uint32_t n_before;
+
+    (void)state;
+    /* The build-id is part of the identity: a frame of another build
+     * (or of none) at the same offset is another frame. */
+    assert_int_not_equal(profile_intern_frame(p, &same), u1);
+    n_before = profile_frame_count(p);
+    assert_int_equal(profile_add_stack(p, t, s1, 2, 6), 0);
+    assert_int_equal(profile_add_stack(p, t, s2, 2, 3), 0);
+    assert_int_equal(profile_add_stack(p, t, s3, 3, 1), 0);
+    /* u1 and u2 are renamed in place (ids kept); u3 gets u1's new name,
+     * so its samples merge into u1's frame. */
+    assert_int_equal(profile_rename_frames(p, r, 3), 0);
+    assert_int_equal(profile_frame_count(p), n_before);
+    assert_string_equal(profile_frame(p, u1)->name, "hot");
+    assert_string_equal(profile_frame(p, u1)->file, "lib.c");
+    assert_null(profile_frame(p, u1)->build_id);
+    assert_string_equal(profile_frame(p, u2)->name, "warm");
+    assert_string_equal(profile_frame(p, u3)->name, "[lib.so+0x300]");
+    assert_int_equal(profile_samples(p), 10);
+    check_node(p, 0, "main;hot", 6, 7);   /* 6 alone, 1 as u3 */
+    check_node(p, 0, "main;hot;hot", 1, 1);
+    check_node(p, 0, "main;warm", 3, 3);
+    /* The exact addresses stay, for the per-address view. */
+    EXPECT_LINES(p, u1, true, { 0x5104, 6, 6 }, { 0x5108, 1, 1 },
+                 { 0x5310, 0, 1 });
+    /* The new identity finds the renamed frame; the old one is free. */
+    assert_int_equal(fixture_frame(p, "hot", "lib.so", "lib.c", 0), u1);
+    assert_int_equal(unnamed(p, "[lib.so+0x100]", 0x100), n_before);
+    /* Renaming to the name it has, or to another kind, does nothing. */
+    struct profile_rename again = { u2, { .name = "warm", .module = "lib.so",
+                                          .file = "lib.c",
+                                          .kind = FRAME_FUNC } };
+    struct profile_rename kind = { u2, { .name = "x", .kind = FRAME_SPECIAL } };
+    assert_int_equal(profile_rename_frames(p, &again, 1), 0);
+    assert_int_equal(profile_rename_frames(p, &kind, 1), 0);
+    assert_string_equal(profile_frame(p, u2)->name, "warm");
+    check_node(p, 0, "main;warm", 3, 3);
+    profile_free(p);
+}
+
 static void test_node_keys(void **state)
 {
     struct profile *p = example(true);
@@ -935,6 +1010,7 @@ int main(void)
         cmocka_unit_test(test_clone_independent),
         cmocka_unit_test(test_reset),
         cmocka_unit_test(test_lines_and_addrs),
+        cmocka_unit_test(test_rename_frames),
         cmocka_unit_test(test_node_keys),
         cmocka_unit_test(test_foreach_stack),
         cmocka_unit_test(test_deep_stack),

@@ -7,7 +7,11 @@
  * was last given and the address it looks at, "TEXT.fADDR" in hex, where
  * ADDR is pc-1 for a return address, as the real one looks at the call;
  * an address with bit 0x100 set expands to an inlined frame "TEXT.iADDR"
- * inside "TEXT.fADDR"; an address of 0xdead has no frame at all. */
+ * inside "TEXT.fADDR"; an address of 0xdead has no frame at all.
+ * Addresses with bit 0x1000 set are in a stripped module, build-id
+ * "b1d", whose functions are 16 bytes long: "[strip+0xSTART]" until its
+ * debug info arrives (arriving set: the next symbols_update attaches
+ * it), then "fnSTART", with an inlined "inl" in its last 8 bytes. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -32,6 +36,9 @@ struct symbols {
     char maps[16];       /* text of the last load */
     int loads;           /* symbols_load_maps calls */
     uint64_t lookups;    /* symbols_lookup calls */
+    bool arriving;       /* the stripped module's debug info is on its way */
+    bool named;          /* ...and was attached */
+    bool gained;         /* ...by the last symbols_update */
 };
 
 static struct symbols *fake;  /* the one the test made */
@@ -57,6 +64,30 @@ int symbols_load_maps(struct symbols *s, const char *maps, size_t len)
     return 0;
 }
 
+/* Frames of address a in the stripped module. */
+static int stripped(const struct symbols *s, uint64_t a, struct sym_frame *out)
+{
+    uint64_t start = a & ~0xfull;
+    int n = 0;
+    if (!s->named) {
+        snprintf(names[0], sizeof names[0], "[strip+0x%llx]",
+                 (unsigned long long)start);
+        out[0] = (struct sym_frame){.name = names[0], .module = "strip",
+                                    .build_id = "b1d", .offset = start};
+        return 1;
+    }
+    if (a & 0x8)
+        out[n++] = (struct sym_frame){.name = "inl", .module = "strip",
+                                      .inlined = true, .known = true};
+    /* as the real one: a name stays valid after the next lookup */
+    static char fn[256][24];
+    char *name = fn[(start >> 4) & 0xff];
+    snprintf(name, sizeof fn[0], "fn%llx", (unsigned long long)start);
+    out[n++] = (struct sym_frame){.name = name, .module = "strip",
+                                  .file = "strip.c", .known = true};
+    return n;
+}
+
 int symbols_lookup(struct symbols *s, uint64_t pc, bool is_return_addr,
                    struct sym_frame *out, int max)
 {
@@ -64,6 +95,8 @@ int symbols_lookup(struct symbols *s, uint64_t pc, bool is_return_addr,
     uint64_t a = is_return_addr ? pc - 1 : pc;
     if (pc == 0xdead || max < 2)
         return 0;
+    if (a & 0x1000)
+        return stripped(s, a, out);
     int n = 0;
     if (a & 0x100) {
         snprintf(names[n], sizeof names[n], "%s.i%llx", s->maps,
@@ -77,6 +110,26 @@ int symbols_lookup(struct symbols *s, uint64_t pc, bool is_return_addr,
     out[n] = (struct sym_frame){.name = names[n], .module = "mod",
                                 .line = 3, .sym_addr = a, .known = true};
     return n + 1;
+}
+
+int symbols_update(struct symbols *s)
+{
+    s->gained = s->arriving && !s->named;
+    s->named |= s->gained;
+    return s->gained;
+}
+
+bool symbols_gained(const struct symbols *s, const char *build_id)
+{
+    return s->gained && strcmp(build_id, "b1d") == 0;
+}
+
+int symbols_lookup_offset(struct symbols *s, const char *build_id,
+                          uint64_t offset, struct sym_frame *out, int max)
+{
+    if (strcmp(build_id, "b1d") != 0 || max < 2)
+        return 0;
+    return stripped(s, offset, out);
 }
 
 void symbols_get_stats(const struct symbols *s, struct symbols_stats *out)
@@ -259,6 +312,53 @@ static void test_truncated_inlined_unknown(void **state)
     assert_true(fold_generation(f) != g);
 }
 
+/* Code of a stripped module is keyed by build-id and offset, so when its
+ * debug info arrives its frames are renamed, and the samples taken before
+ * merge with those taken after under the function's name. */
+static void test_late_names(void **state)
+{
+    struct fx *x = *state;
+    struct fold *f = x->f;
+    struct ingest *in = x->in;
+    static const uint64_t a[] = {0x1004, 0x21}, b[] = {0x100c, 0x21},
+                          c[] = {0x1024, 0x21};
+
+    fold_add_maps(f, 1, "A", 1);
+    for (int i = 0; i < 3; i++)
+        push_sample(in, 1, 1, 0, a, 2);
+    push_sample(in, 1, 1, 0, b, 2);
+    push_sample(in, 1, 1, 0, c, 2);
+    push_sample(in, 1, 1, 0, c, 2);
+    fold_pushed(f, in);
+    /* one frame per function (its start), not per address */
+    assert_folded(f, "thread-1;A.f20;[strip+0x1000] 4\n"
+                     "thread-1;A.f20;[strip+0x1020] 2\n");
+    uint64_t g = fold_generation(f);
+    fold_update_names(f);  /* nothing arrived */
+    assert_int_equal(fold_generation(f), g);
+
+    fake->arriving = true;
+    fold_update_names(f);
+    assert_true(fold_generation(f) != g);
+    assert_folded(f, "thread-1;A.f20;fn1000 4\nthread-1;A.f20;fn1020 2\n");
+    /* later samples are looked up again: the inlined frame shows */
+    push_sample(in, 1, 1, 0, a, 2);
+    push_sample(in, 1, 1, 0, b, 2);
+    fold_pushed(f, in);
+    assert_folded(f, "thread-1;A.f20;fn1000 5\n"
+                     "thread-1;A.f20;fn1000;inl 1\n"
+                     "thread-1;A.f20;fn1020 2\n");
+    struct profile *p = fold_snapshot(f);
+    uint32_t fn = PROFILE_NONE;
+    for (uint32_t i = 0; i < profile_frame_count(p); i++)
+        if (strcmp(profile_frame(p, i)->name, "fn1000") == 0)
+            fn = i;
+    assert_int_not_equal(fn, PROFILE_NONE);
+    assert_string_equal(profile_frame(p, fn)->file, "strip.c");
+    assert_null(profile_frame(p, fn)->build_id);
+    profile_free(p);
+}
+
 /* The sampler hands maps over while the collector folds: under TSan this
  * checks the hand-over's locking; everywhere, that no generation's
  * samples are lost or named with another's maps. */
@@ -312,6 +412,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pc_cache, setup, teardown),
         cmocka_unit_test_setup_teardown(test_generations, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated_inlined_unknown, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_late_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_maps, setup, teardown),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -1,0 +1,48 @@
+/* perf_sampler.h - the perf_event backend of the sampling interface.
+ *
+ * The kernel takes the samples: a software cpu-clock event on every
+ * thread of the target copies the thread's user registers and the top of
+ * its user stack into a per-CPU ring buffer from the timer interrupt.
+ * The target never stops and is never traced (TracerPid stays 0), no
+ * blocked thread is touched, and signals reach it untouched.  The sampler
+ * thread drains the rings, unwinds each copy with the unwinder (unwind.h,
+ * live reads off) and pushes raw stacks to the ingest buffer, like the
+ * ptrace backend.
+ *
+ * The rings also carry what the ptrace backend polls /proc for: FORK and
+ * EXIT records (threads), COMM (names, renames, exec) and MMAP2
+ * (exec, dlopen: /proc/PID/maps is read again when one names a mapping
+ * the current maps do not hold).
+ *
+ * --idle samples every switch of a target thread off its CPU (the stack
+ * it blocks or is preempted in), and weights that stack by how long the
+ * thread stays off the CPU (up to its PERF_RECORD_SWITCH back in), in
+ * units of the sampling interval, so on-CPU and off-CPU time add up to
+ * wall-clock time.  Threads already blocked at attach (or at a resume)
+ * never switch out while we watch: their stack is read once from
+ * /proc/PID/task/TID/syscall (user SP and PC) and process_vm_readv.
+ *
+ * Reached through sampler.h: sampler_start picks it.
+ */
+#ifndef SPROFTOP_PERF_SAMPLER_H
+#define SPROFTOP_PERF_SAMPLER_H
+
+#include "perf_events.h"
+#include "sampler.h"
+
+extern const struct sampler_backend perf_backend;
+
+/* Whether perf_event may sample cfg's target (its pid, or a command we
+ * launch): 0, or -1 with why filled in.  Opens and closes one event. */
+int perf_sampler_probe(const struct sampler_config *cfg,
+                       struct perf_refusal *why);
+
+/* perf_backend.start, which also fills *why when perf_event was refused
+ * (why->denied: a permission, a resource limit, a kernel feature, rather
+ * than the target) so that `auto` can fall back to ptrace and say why.
+ * Controlling thread. */
+struct sampler *perf_sampler_start(const struct sampler_config *cfg,
+                                   char *err, size_t errlen, int *code,
+                                   struct perf_refusal *why);
+
+#endif

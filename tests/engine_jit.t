@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# engine_jit.t - JIT code of real runtimes is named from their perf maps
+# (/tmp/perf-PID.map), with the right shares (issue 15.4).
+#
+# Only file-backed mappings belong to a module: code in anonymous memory
+# goes to the perf map first.  Node.js is a non-PIE executable at
+# 0x400000, and its JIT code was named "[node+0x7f...]" when anonymous
+# memory went to the main executable.
+#   - Node.js (Debian's nodejs) with --perf-basic-prof, running
+#     hotLoopAlpha twice for each hotLoopBeta: 2/3 and 1/3 of the leaves.
+#   - OpenJDK (openjdk-17-jdk-headless), whose `jcmd PID Compiler.perfmap`
+#     writes the map of the methods compiled so far: alpha twice for each
+#     beta, likewise.
+# The runtimes leave their maps in /tmp; every map made here is removed.
+. "$(dirname "$0")/lib.sh"
+require_sproftop
+
+maps=()
+trap 'rm -f "${maps[@]}"; cleanup' EXIT
+
+# leaf_share FILE REGEX: percent of FILE's samples whose leaf matches.
+leaf_share() {
+    awk -v re="$2" '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+                      t += c; if (f[k] ~ re) n += c }
+                    END { if (t > 0) printf "%.1f", 100 * n / t; else print -1 }' "$1"
+}
+
+# shares_ok FILE RE_A RE_B DESC: leaves matching RE_A hold 2/3 of the
+# samples, those matching RE_B 1/3 (+-7 points).
+shares_ok() {
+    local a b
+    a=$(leaf_share "$1" "$2")
+    b=$(leaf_share "$1" "$3")
+    note "$4: $a% and $b% of $(folded_total "$1") samples"
+    awk -v a="$a" -v b="$b" 'BEGIN { exit !(a >= 59.7 && a <= 73.7 && b >= 26.3 && b <= 40.3) }'
+    ok $? "$4: 2/3 and 1/3 of the leaves ($a% and $b%)"
+}
+
+# map_has PID WORD...: the perf map of PID names every WORD.
+map_has() {
+    local pid=$1 w
+    shift
+    for w in "$@"; do
+        grep -q -- "$w" "/tmp/perf-$pid.map" 2>/dev/null || return 1
+    done
+}
+
+# --- Node.js ------------------------------------------------------------------
+if command -v node >/dev/null; then
+    cat >"$TMPD/hot.js" <<'EOF'
+// Two hot functions: hotLoopAlpha runs twice for each hotLoopBeta.
+function hotLoopAlpha(n) { let x = 0; for (let i = 0; i < n; i++) x = (x * 1103515245 + 12345 + i) % 2147483647; return x; }
+function hotLoopBeta(n) { let x = 1; for (let i = 0; i < n; i++) x = (x * 69069 + 1 + i) % 2147483629; return x; }
+let sink = 0;
+const end = Date.now() + 1000 * (+process.argv[2] || 60);
+while (Date.now() < end) { sink += hotLoopAlpha(200000); sink += hotLoopAlpha(200000); sink += hotLoopBeta(200000); }
+console.log(sink);
+EOF
+    # in TMPD: V8 writes an isolate-*.log in its working directory
+    spawn env -C "$TMPD" node --perf-basic-prof "$TMPD/hot.js" 60 >"$TMPD/node.out" 2>&1
+    pid=$SPAWN_PID
+    maps+=("/tmp/perf-$pid.map")
+    # "*" marks optimized code: the hot loops have reached their last tier
+    wait_until 20 map_has "$pid" 'JS:\*hotLoopAlpha' 'JS:\*hotLoopBeta'
+    ok $? "node --perf-basic-prof wrote /tmp/perf-$pid.map with the optimized functions"
+    run_sproftop -p "$pid" -d 3 -F 500 -o "$TMPD/node.folded"
+    is "$RC" 0 "sproftop -p node exits 0"
+    shares_ok "$TMPD/node.folded" '^JS:.hotLoopAlpha ' '^JS:.hotLoopBeta ' "node"
+    unlike "$(cat "$TMPD/node.folded")" '\[node\+0x7f' "no JIT code is given to node's executable"
+    kill_pid "$pid"
+else
+    skip 4 "node is not installed (make deps)"
+fi
+
+# --- OpenJDK --------------------------------------------------------------------
+if command -v java >/dev/null && command -v jcmd >/dev/null; then
+    cat >"$TMPD/Hot.java" <<'EOF'
+// Two hot methods: alpha runs twice for each beta.
+public class Hot {
+    static long alpha(long x, int n) { for (int i = 0; i < n; i++) x = x * 6364136223846793005L + 1442695040888963407L + (x >>> 13); return x; }
+    static long beta(long x, int n) { for (int i = 0; i < n; i++) x = x * 2862933555777941757L + 3037000493L + (x >>> 11); return x; }
+    public static void main(String[] a) {
+        long end = System.nanoTime() + (long) (Double.parseDouble(a[0]) * 1e9);
+        long s = 0;
+        while (System.nanoTime() < end) { s += alpha(s, 200000); s += alpha(s, 200000); s += beta(s, 200000); }
+        System.out.println(s);
+    }
+}
+EOF
+    spawn env -C "$TMPD" java "$TMPD/Hot.java" 60 >"$TMPD/java.out" 2>&1
+    pid=$SPAWN_PID
+    maps+=("/tmp/perf-$pid.map")
+    # The map holds what is compiled when jcmd asks, and the JIT replaces
+    # its code as it moves up its tiers: ask until both methods are in it
+    # and their code is the same as at the last ask.
+    perfmap_settled() {
+        jcmd "$pid" Compiler.perfmap >/dev/null 2>&1 &&
+            map_has "$pid" 'Hot\.alpha' 'Hot\.beta' || return 1
+        grep -E 'Hot\.(alpha|beta)' "/tmp/perf-$pid.map" | sort >"$TMPD/hot.now"
+        cmp -s "$TMPD/hot.now" "$TMPD/hot.last"
+        local same=$?
+        mv "$TMPD/hot.now" "$TMPD/hot.last"
+        return $same
+    }
+    wait_until 30 perfmap_settled
+    ok $? "jcmd Compiler.perfmap wrote /tmp/perf-$pid.map with Hot.alpha and Hot.beta, settled"
+    run_sproftop -p "$pid" -d 3 -F 500 -o "$TMPD/java.folded"
+    is "$RC" 0 "sproftop -p java exits 0"
+    shares_ok "$TMPD/java.folded" 'Hot\.alpha\(' 'Hot\.beta\(' "java"
+    kill_pid "$pid"
+else
+    skip 3 "java and jcmd (openjdk-17-jdk-headless) are not installed (make deps)"
+fi
+
+done_testing

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# perf_controls.t - the live view on the perf_event backend, in a real
+# terminal (tmux): the header names the backend, a new interval reaches
+# the kernel's events, pause stops the samples without stopping the
+# target, stacks cut short by a small stack copy are counted as such, and
+# after a fallback the reason is on screen.
+#
+#   - split (one CPU-bound thread) at -F 100: "Sampler: perf", no "Stop/sample:"
+#     (nothing stops); the achieved rate ("got", samples per second of the
+#     target's CPU time) is about 100 Hz, and after `<` `<` (400 Hz) it
+#     goes past 250 Hz: PERF_EVENT_IOC_PERIOD took effect;
+#   - p: PAUSED, the sample count stays put, TracerPid stays 0, no thread
+#     stopped; p again: samples again;
+#   - recurse (300 frames) with --stack-size 2K: "Unwind failures: N
+#     (stack copy too small)";
+#   - under noperf (perf_event_open refused): "Sampler: ptrace", and the
+#     message line gives the cause and the fix.
+# Every wait is bounded polling on the captured screen.
+. "$(dirname "$0")/lib.sh"
+require_sproftop
+require_targets split recurse noperf
+command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
+"$SPROFTOP" --version | grep -q '^sampler: auto picks perf' ||
+    skip_all "perf_event_open is not permitted here"
+
+SOCK=sproftop-perf-$$
+T=(tmux -L "$SOCK")
+ui_cleanup() {
+    "${T[@]}" kill-server >/dev/null 2>&1
+    cleanup
+}
+trap ui_cleanup EXIT
+
+# start_ui NAME ARGS...: ARGS (the command) in a new 120x30 session NAME.
+start_ui() {
+    local name=$1 cmd="" a
+    shift
+    for a in "$@"; do
+        cmd="$cmd '$a'"
+    done
+    "${T[@]}" new-session -d -s "$name" -x 120 -y 30 "$cmd 2>'$TMPD/$name.err'"
+}
+screen() { "${T[@]}" capture-pane -p -t "$1" 2>/dev/null; }
+screen_has() { screen "$1" | grep -Eq -- "$2"; }
+keys() { local n=$1; shift; "${T[@]}" send-keys -t "$n" "$@"; }
+header_value() { screen "$1" | sed -n "s/.* $2: \([^ ]*\).*/\1/p" | head -n 1; }
+# got NAME: the achieved rate in the header as a share of the asked one
+# ("On CPU: N%": a spinning thread is sampled at the rate asked), an
+# integer.
+got() { screen "$1" | sed -n 's/.*On CPU: \([0-9]*\)%.*/\1/p' | head -n 1; }
+got_between() { local g; g=$(got "$1"); [ -n "$g" ] && [ "$g" -ge "$2" ] && [ "$g" -le "$3" ]; }
+samples_above() { local s; s=$(header_value "$1" Samples); [ -n "$s" ] && [ "$s" -gt "$2" ]; }
+
+# --- rate and pause -----------------------------------------------------------
+start_target split || bail_out "cannot start split"
+pid=$TARGET_PID
+start_ui live "$SPROFTOP" -p "$pid" -F 100 -r 0.2
+wait_until 20 screen_has live "PID $pid" || { diag "$(screen live)"; bail_out "sproftop did not start in tmux"; }
+check "the header names the backend: Sampler: perf" screen_has live 'Sampler: perf'
+unlike "$(screen live)" ' Stop/sample: ' "no stop time shown: nothing stops"
+check "at 100 Hz the achieved rate is about 100 Hz (On CPU 60% or more)" wait_until 15 got_between live 60 100
+note "On CPU $(got live)% at 100 Hz"
+keys live -l '<'
+keys live -l '<'
+wait_until 10 screen_has live 'Rate: 400 Hz'
+check "< < asks 400 Hz, and the kernel's events follow (more than 250 Hz: On CPU 63% or more)" wait_until 15 got_between live 63 100
+note "On CPU $(got live)% at 400 Hz"
+
+keys live p
+wait_until 10 screen_has live 'PAUSED'
+elapsed_not() { [ "$(header_value live Sampling)" != "$1" ]; }
+# the next tick of Elapsed (whole seconds): what was in flight is merged
+sleep_till_settled() { wait_until 10 elapsed_not "$(header_value live Sampling)"; }
+sleep_till_settled
+sleep_till_settled
+a=$(header_value live Samples)
+sleep_till_settled
+sleep_till_settled
+b=$(header_value live Samples)
+is "$b" "$a" "paused: the sample count stays at $a"
+assert_not_stopped "$pid" "paused: no thread stopped, TracerPid 0"
+keys live p
+check "p again: samples again" wait_until 10 samples_above live "${b:-0}"
+keys live q
+kill_pid "$TARGET_PID"
+
+# --- a stack copy too small -----------------------------------------------------------
+start_target recurse || bail_out "cannot start recurse"
+start_ui small "$SPROFTOP" --stack-size 2K -p "$TARGET_PID" -F 200 -r 0.2
+check "--stack-size 2K: Unwind failures (stack copy too small)" \
+    wait_until 20 screen_has small 'Unwind failures: [1-9][0-9]* \(stack copy too small\)'
+keys small q
+kill_pid "$TARGET_PID"
+
+# --- after a fallback -------------------------------------------------------------------
+start_target split || bail_out "cannot start split"
+start_ui fb "$TARGETS/noperf" "$SPROFTOP" -p "$TARGET_PID" -F 100 -r 0.2
+check "under noperf: Sampler: ptrace" wait_until 20 screen_has fb 'Sampler: ptrace'
+check "under noperf: the message line gives the cause and the fix" \
+    screen_has fb 'perf_event_open refused .*: using ptrace; run as root'
+keys fb q
+
+done_testing

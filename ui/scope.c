@@ -1,0 +1,342 @@
+/* scope.c - the time window, the timeline's cursor and mark, and the
+ * pinned baseline: their requests, and the model each snapshot gives.
+ *
+ * See scope.h and ui_state.h.  The views never see a window being cut:
+ * scope_model hands model_new_ext the window of the snapshot (a profile
+ * the model owns), the recent window for the flat table's recent
+ * columns, and the baseline, so every view, the thresholds and the
+ * filters apply to what the window holds, by the one code path they
+ * already use.
+ */
+#include "scope.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "profile.h"
+#include "timeline.h"
+#include "ui_state.h"
+#include "view_model.h"
+#include "window.h"
+
+void scope_init(struct scope *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->recent_s = SCOPE_RECENT_DEFAULT;
+    s->step = 1;
+}
+
+void scope_free(struct scope *s)
+{
+    profile_free(s->baseline);
+    s->baseline = NULL;
+}
+
+const char *scope_clock(const struct profile *p, uint64_t s, char *buf,
+                        size_t n)
+{
+    int64_t wall = (int64_t)(s * WINDOW_NS_PER_S) +
+                   (p ? profile_time_wall_offset(p) : 0);
+    time_t secs = (time_t)(wall / (int64_t)WINDOW_NS_PER_S);
+    struct tm tm;
+
+    localtime_r(&secs, &tm);
+    strftime(buf, n, "%H:%M:%S", &tm);
+    return buf;
+}
+
+const char *scope_label(const struct scope *s, const struct profile *snap,
+                        char *buf, size_t n)
+{
+    char a[16];
+
+    switch (s->time) {
+    case SCOPE_ALL:
+        snprintf(buf, n, "since start");
+        break;
+    case SCOPE_RECENT:
+        snprintf(buf, n, "last %us", s->recent_s);
+        break;
+    case SCOPE_RANGE:
+        snprintf(buf, n, "%s +%llus", scope_clock(snap, s->from, a, sizeof(a)),
+                 (unsigned long long)(s->to - s->from + 1));
+        break;
+    }
+    return buf;
+}
+
+/* The seconds of snap the views show; false: all of it. */
+static bool scope_seconds(const struct scope *s, const struct profile *snap,
+                          uint64_t *from, uint64_t *to)
+{
+    if (!profile_time_enabled(snap))
+        return false;
+    switch (s->time) {
+    case SCOPE_ALL:
+        return false;
+    case SCOPE_RECENT:
+        profile_time_recent(snap, s->recent_s, from, to);
+        return true;
+    case SCOPE_RANGE:
+        *from = s->from;
+        *to = s->to;
+        return true;
+    }
+    return false;
+}
+
+struct model *scope_model(struct ui *ui, struct profile *snap)
+{
+    const struct scope *s = &ui->scope;
+    struct model_extra x = { .baseline = s->diff ? s->baseline : NULL };
+    struct profile *shown = snap;
+    uint64_t from, to;
+
+    if (scope_seconds(s, snap, &from, &to)) {
+        if (!(shown = profile_window(snap, from, to)))
+            return NULL;
+        x.own_snap = true;
+    }
+    /* Recent columns beside the totals; on OOM just without them. */
+    if (s->recent_col && s->time != SCOPE_RECENT &&
+        profile_time_enabled(snap)) {
+        profile_time_recent(snap, s->recent_s, &from, &to);
+        x.recent = profile_window(snap, from, to);
+    }
+    return model_new_ext(shown, &ui->ctx.filter, ui->ctx.hide_self,
+                         ui->ctx.hide_subs, &x);
+}
+
+struct profile *scope_apply(struct ui *ui, struct profile *p)
+{
+    uint64_t from, to;
+    struct profile *w;
+
+    if (!scope_seconds(&ui->scope, p, &from, &to))
+        return p;
+    w = profile_window(p, from, to);
+    profile_free(p);
+    return w;
+}
+
+/* Rebuild every view over the new window; say what is shown. */
+static void scope_changed(struct ui *ui)
+{
+    char label[64];
+
+    ui->ctx.want_model = true;
+    ctx_message(&ui->ctx, false, "showing %s",
+                scope_label(&ui->scope, ui->snap, label, sizeof(label)));
+}
+
+/* The snapshot keeps times; else say why the request cannot apply. */
+static bool has_times(struct ui *ui)
+{
+    if (ui->snap && profile_time_enabled(ui->snap))
+        return true;
+    ctx_message(&ui->ctx, true, "this profile has no sample times");
+    return false;
+}
+
+void scope_set_recent(struct ui *ui, uint32_t secs)
+{
+    ui->scope.recent_s = secs;
+    ui->scope.time = SCOPE_RECENT;
+    ui->scope.cursor_on = ui->scope.marking = false;
+    if (has_times(ui))
+        scope_changed(ui);
+}
+
+/* w: the recent window, or since the start again. */
+static void act_window(struct ui *ui)
+{
+    struct scope *s = &ui->scope;
+
+    if (!has_times(ui))
+        return;
+    s->time = s->time == SCOPE_RECENT ? SCOPE_ALL : SCOPE_RECENT;
+    s->cursor_on = s->marking = false;
+    scope_changed(ui);
+}
+
+/* The range follows the cursor while a mark is set. */
+static void follow_mark(struct ui *ui)
+{
+    struct scope *s = &ui->scope;
+
+    if (!s->marking)
+        return;
+    s->from = s->mark < s->cursor ? s->mark : s->cursor;
+    s->to = s->mark < s->cursor ? s->cursor : s->mark;
+    if (s->time != SCOPE_RANGE)
+        s->before = s->time;
+    s->time = SCOPE_RANGE;
+    scope_changed(ui);
+}
+
+/* , and .: the time cursor one column earlier or later (dir 0: only
+ * bring it out); out first at the newest second. */
+static void act_move(struct ui *ui, int dir)
+{
+    struct scope *s = &ui->scope;
+    uint64_t first;
+    uint32_t n;
+    char clock[16];
+
+    if (!has_times(ui) || !timeline_span(ui->snap, &first, &n))
+        return;
+    uint64_t last = first + n - 1, step = s->step ? s->step : 1;
+    if (!s->cursor_on) {
+        s->cursor_on = true;
+        s->cursor = last;
+    } else if (dir == 0) {
+        return;
+    } else if (dir < 0) {
+        s->cursor = s->cursor >= first + step ? s->cursor - step : first;
+    } else {
+        s->cursor = s->cursor + step <= last ? s->cursor + step : last;
+    }
+    if (s->cursor < first)
+        s->cursor = first;
+    if (s->cursor > last)
+        s->cursor = last;
+    ui->dirty = true;
+    follow_mark(ui);
+    if (!s->marking)
+        ctx_message(&ui->ctx, false, "time cursor at %s (m marks a range end)",
+                    scope_clock(ui->snap, s->cursor, clock, sizeof(clock)));
+}
+
+/* m: mark here (the range is mark..cursor from now on); again: keep the
+ * range and put the cursor away. */
+static void act_mark(struct ui *ui)
+{
+    struct scope *s = &ui->scope;
+
+    if (!has_times(ui))
+        return;
+    if (s->marking) {
+        s->marking = false;
+        s->cursor_on = false;
+        ui->dirty = true;
+        ctx_message(&ui->ctx, false, "range kept (M clears it)");
+        return;
+    }
+    if (!s->cursor_on)
+        act_move(ui, 0);
+    s->marking = true;
+    s->mark = s->cursor;
+    follow_mark(ui);
+}
+
+static void act_clear(struct ui *ui)
+{
+    struct scope *s = &ui->scope;
+    bool had = s->time == SCOPE_RANGE || s->cursor_on;
+
+    s->cursor_on = s->marking = false;
+    if (s->time == SCOPE_RANGE)
+        s->time = s->before;
+    ui->dirty = true;
+    if (had)
+        scope_changed(ui);
+    else
+        ctx_message(&ui->ctx, false, "no time range");
+}
+
+static void act_recent_col(struct ui *ui)
+{
+    struct scope *s = &ui->scope;
+
+    if (!has_times(ui))
+        return;
+    s->recent_col = !s->recent_col;
+    ui->ctx.want_model = true;
+    ctx_message(&ui->ctx, false, s->recent_col
+                ? "flat: the last %us beside the totals" : "flat: totals only",
+                s->recent_s);
+}
+
+int scope_set_baseline(struct ui *ui, struct profile *b, const char *name)
+{
+    struct scope *s = &ui->scope;
+
+    profile_free(s->baseline);
+    s->baseline = b;
+    s->diff = b != NULL;
+    snprintf(s->baseline_name, sizeof(s->baseline_name), "%s",
+             name ? name : "");
+    ui->ctx.want_model = true;
+    return 0;
+}
+
+/* b: what is shown now becomes the baseline; again: no baseline. */
+static void act_pin(struct ui *ui)
+{
+    const struct profile_filter all = { .thread = PROFILE_NONE,
+                                        .focus = PROFILE_NONE };
+    char name[96], label[64], stamp[16];
+    time_t now = time(NULL);
+    struct tm tm;
+
+    if (ui->scope.baseline) {
+        scope_set_baseline(ui, NULL, NULL);
+        ctx_message(&ui->ctx, false, "baseline unpinned");
+        return;
+    }
+    if (!ui->model) {
+        ctx_message(&ui->ctx, true, "nothing to pin yet");
+        return;
+    }
+    /* Its own copy of what the views show (no ring, no filter: the
+     * filters apply to both sides later). */
+    struct profile *b = profile_derive(ui->model->snap, &all);
+    if (!b) {
+        ctx_message(&ui->ctx, true, "out of memory pinning the baseline");
+        return;
+    }
+    /* A live pin says when; a file's data has no "when" of its own. */
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof(stamp), " %H:%M:%S", &tm);
+    snprintf(name, sizeof(name), "pinned%s (%s)",
+             ui->status.is_file ? "" : stamp,
+             scope_label(&ui->scope, ui->snap, label, sizeof(label)));
+    scope_set_baseline(ui, b, name);
+    ctx_message(&ui->ctx, false, "%s as the baseline (D hides the change, "
+                "b unpins)", name);
+}
+
+static void act_diff(struct ui *ui)
+{
+    struct scope *s = &ui->scope;
+
+    if (!s->baseline) {
+        ctx_message(&ui->ctx, true, "no baseline: b pins what is shown");
+        return;
+    }
+    s->diff = !s->diff;
+    ui->ctx.want_model = true;
+    ctx_message(&ui->ctx, false, s->diff ? "change from the baseline shown"
+                                         : "change from the baseline hidden");
+}
+
+void scope_act(struct ui *ui, enum request req)
+{
+    if (req == REQ_WINDOW)
+        act_window(ui);
+    else if (req == REQ_WINDOW_PROMPT)
+        ask_open(ui, ASK_WINDOW);
+    else if (req == REQ_TIME_EARLIER || req == REQ_TIME_LATER)
+        act_move(ui, req == REQ_TIME_EARLIER ? -1 : 1);
+    else if (req == REQ_TIME_MARK)
+        act_mark(ui);
+    else if (req == REQ_TIME_CLEAR)
+        act_clear(ui);
+    else if (req == REQ_RECENT_COLUMN)
+        act_recent_col(ui);
+    else if (req == REQ_PIN)
+        act_pin(ui);
+    else if (req == REQ_DIFF)
+        act_diff(ui);
+}
