@@ -30,4 +30,11 @@ usage_is "an unknown long option" "unknown option '--bogus'" --bogus
 usage_is "an unknown long option with a value" "unknown option '--bogus'" --bogus=3
 usage_is "a value for an option that takes none" "option '--idle' takes no value" -p 1 --idle=3
 
+# Every option --help shows with a value says what that value is when it
+# is missing (main.c's opt_values), not just "a value".
+while read -r opt; do
+    run_sproftop "$opt"
+    unlike "$ERRS" "needs a value" "$opt without its value: says what it needs ($ERRS)"
+done < <("$SPROFTOP" --help | sed -n 's/^ *\(-[A-Za-z], \)\{0,1\}\(--[a-z][a-z-]*\) [A-Z][A-Z]*.*/\2/p' | sort -u)
+
 done_testing
