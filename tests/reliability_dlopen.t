@@ -15,17 +15,19 @@
 #     run_phase_a;b_spin), and at least 90% of the stacks through
 #     run_phase_b go on to b_spin (not [unknown] or a stale name).
 # A third run gives dlswap 30,000 extra mappings: reading its maps then
-# takes tens of ms, so sproftop polls them seconds apart, and only its
-# check of each library's identity (issue 11, item 13) tells B from A.
+# takes tens of ms, so the ptrace backend (pinned for it) polls them
+# seconds apart, and only its check of each library's identity (issue 11,
+# item 13) tells B from A.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/reliability/rel.sh"
 require_sproftop
 require_targets dlswap libA.so libB.so
 
 SP_TIMEOUT=90
-# Each phase of dlswap goes on until sampled this often (bounded): shares
-# over a fixed 1.5 s would rest on whatever a loaded machine allowed.
-MIN_STOPS=500
+# Each phase of dlswap goes on until it has run this much CPU time
+# (bounded): its on-CPU samples follow CPU time, and shares over a fixed
+# 1.5 s would rest on whatever CPU a loaded machine allowed.
+MIN_CPU=0.5
 
 # check_swap DESC FOLDED BASEFILE: the checks above on one run's output.
 check_swap() {
@@ -57,22 +59,22 @@ check_swap() {
 
 # Launched: sproftop sees the whole life of both libraries.
 bases=$TMPD/bases-launch
-DLSWAP_MIN_STOPS=$MIN_STOPS run_sproftop -F 1000 -o "$TMPD/launch.folded" -- "$TARGETS/dlswap" 1.5 1.5 "$bases"
+DLSWAP_MIN_CPU=$MIN_CPU run_sproftop -F 1000 -o "$TMPD/launch.folded" -- "$TARGETS/dlswap" 1.5 1.5 "$bases"
 is "$RC" 0 "launched dlswap: sproftop exits with its status 0"
 [ "$RC" = 0 ] || diag_file "$ERR"
 check_swap "launched" "$TMPD/launch.folded" "$bases"
 
 # Launched, with a /proc/PID/maps too long to poll often.
 bases=$TMPD/bases-many
-DLSWAP_MAPPINGS=30000 DLSWAP_MIN_STOPS=$MIN_STOPS run_sproftop -F 1000 -o "$TMPD/many.folded" -- "$TARGETS/dlswap" 1.5 1.5 "$bases"
-is "$RC" 0 "launched dlswap with 30,000 mappings: exit 0"
+SPROFTOP_SAMPLER=ptrace DLSWAP_MAPPINGS=30000 DLSWAP_MIN_CPU=$MIN_CPU run_sproftop -F 1000 -o "$TMPD/many.folded" -- "$TARGETS/dlswap" 1.5 1.5 "$bases"
+is "$RC" 0 "ptrace, launched dlswap with 30,000 mappings: exit 0"
 [ "$RC" = 0 ] || diag_file "$ERR"
 check_swap "30,000 mappings" "$TMPD/many.folded" "$bases"
 
 # Attached while A runs (dlswap stays in phase A until the go file
 # exists): A's symbols are loaded before B replaces it.
 bases=$TMPD/bases-attach
-DLSWAP_MIN_STOPS=$MIN_STOPS start_target dlswap 0.5 1.5 "$bases" "$TMPD/go" ||
+DLSWAP_MIN_CPU=$MIN_CPU start_target dlswap 0.5 1.5 "$bases" "$TMPD/go" ||
     bail_out "cannot start dlswap"
 pid=$TARGET_PID
 spawn_sproftop attach -p "$pid" -F 1000 -o "$TMPD/attach.folded" -d 80 \

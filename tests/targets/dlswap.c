@@ -13,10 +13,10 @@
  * cannot be loaded.  With DLSWAP_MAPPINGS=N in the environment it first
  * maps N extra pages (alternately readable and not, so the kernel keeps
  * them apart): /proc/PID/maps then costs a profiler that much more to
- * read, as a big program's does.  With DLSWAP_MIN_STOPS=N, each phase
- * also goes on (30 s at most) until its thread was stopped N times,
- * which a sampling profiler does once per sample: a test then gets
- * enough samples of each phase however loaded the machine is.
+ * read, as a big program's does.  With DLSWAP_MIN_CPU=SECONDS, each
+ * phase also goes on (30 s at most) until its thread has run that much
+ * CPU time in it: an on-CPU profiler's samples follow CPU time, so a test
+ * then gets enough samples of each phase however loaded the machine is.
  * (tests/reliability_dlopen.t)
  */
 #include "common.h"
@@ -83,52 +83,41 @@ static void map_pages(long n)
         mprotect(area + i * page, (size_t)page, PROT_READ);
 }
 
-/* The calling thread's voluntary context switches: while it spins, one
- * per stop by a tracer. */
-static long own_stops(void)
+/* The calling thread's CPU time, in seconds. */
+static double own_cpu(void)
 {
-    char line[128];
-    long n = 0;
-    FILE *f = fopen("/proc/thread-self/status", "r");
+    struct timespec ts;
 
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return n;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Whether a phase begun at `base` stops (deadline) must go on for
- * DLSWAP_MIN_STOPS. */
-static bool more_stops(long base, double deadline)
+/* Whether a phase begun at CPU time `base` must go on for DLSWAP_MIN_CPU
+ * (until `deadline`, wall-clock, at most). */
+static bool more_cpu(double base, double deadline)
 {
-    const char *env = getenv("DLSWAP_MIN_STOPS");
-    long min = env ? target_parse_long("dlswap", "DLSWAP_MIN_STOPS", env, 0,
-                                       1L << 30)
-                   : 0;
+    const char *env = getenv("DLSWAP_MIN_CPU");
+    double min = env ? target_parse_seconds("dlswap", env) : 0;
 
-    return min > 0 && own_stops() - base < min && target_now() < deadline;
+    return min > 0 && own_cpu() - base < min && target_now() < deadline;
 }
 
 SP_FRAME void run_phase_a(spin_fn *fn, double seconds, const char *go_file)
 {
-    long base = own_stops();
-    double deadline = target_now() + seconds + 30;
+    double base = own_cpu(), deadline = target_now() + seconds + 30;
 
     fn(target_now() + seconds);
     while ((go_file && access(go_file, F_OK) != 0) ||
-           more_stops(base, deadline))
+           more_cpu(base, deadline))
         fn(target_now() + 0.01);
 }
 
 SP_FRAME void run_phase_b(spin_fn *fn, double seconds)
 {
-    long base = own_stops();
-    double deadline = target_now() + seconds + 30;
+    double base = own_cpu(), deadline = target_now() + seconds + 30;
 
     fn(target_now() + seconds);
-    while (more_stops(base, deadline))
+    while (more_cpu(base, deadline))
         fn(target_now() + 0.01);
 }
 
