@@ -281,8 +281,9 @@ From \`sigqueue\` to the handler, in a target that spins (tests/bench/sigdelay.c
 the sender stamps each signal with its send time). Rows interleaved in this
 run, $REPS rounds of ${SIG_N:-100} signals ${SIG_GAP_US:-5000} µs apart each. A
 sampled thread's signal waits in its signal-delivery stop until the sampler
-hands it back (\`PTRACE_CONT\` with the signal), so the sampler drains its
-wait events before each piece of work.
+hands it back (\`PTRACE_CONT\` with the signal), so the ptrace sampler
+drains its wait events before each piece of work; the perf backend stops
+nothing.
 
 $(cat "$TMP/sigdelay.md")
 
@@ -322,7 +323,7 @@ $(cat "$TMP/sigdelay.md")
 - Section 3: \`$BUILD/bench/spin PROGRESS 8\`, \`sproftop -p PID -F HZ -d 2 --stats -o FILE\`.
 - Section 4: \`$BUILD/bench/spin PROGRESS 4 60\`, \`sproftop -p PID -F 100 -d 3 [--idle] --stats -o FILE\`.
 - Section 5: \`$BUILD/bench/bench_profile ingest\`; \`sproftop -i BIG.folded --script KEYS\` with 50 \`:refresh\` lines minus a run without them.
-- Section 7: \`tests/bench/sigdelay.sh\` (\`$BUILD/bench/sigdelay recv|send\`, \`sproftop -p PID -F 1000\` per backend).
+- Section 7: \`tests/bench/sigdelay.sh\` (\`$BUILD/bench/sigdelay recv|send\`, \`sproftop --sampler NAME -p PID -F 1000\` per backend).
 - Regenerate: \`make bench\` (REPS and WIN environment variables).
 EOF
 } >"$OUT"
