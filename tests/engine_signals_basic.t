@@ -25,8 +25,11 @@ for sig in INT TERM HUP QUIT; do
         continue
     fi
     ok 0 "SIG$sig: sproftop (PID $sp) attached"
-    # Let it take samples: a file with none would prove nothing.
-    sleep 1
+    # Let it take samples (a file with none would prove nothing): 20 of
+    # split's (its stops, or its CPU time at 99 Hz; lib.sh _stops_since).
+    _stops_snapshot "$pid"
+    sampled() { [ "$(_stops_since "$pid" "")" -ge 20 ]; }
+    wait_until 30 sampled || diag "SIG$sig: split stopped $(_stops_since "$pid" "") times"
     kill -s "$sig" "$sp"
     if wait_exit "$sp" 15; then
         ok 0 "SIG$sig: sproftop exited (status $EXIT_RC)"

@@ -13,7 +13,7 @@ five_threads() { [ "$(thread_count "$pid")" -ge 5 ]; }
 wait_until 10 five_threads || diag "threads has $(thread_count "$pid") threads"
 out=$TMPD/threads.folded
 
-run_sproftop -p "$pid" -d 2 -F 200 --stats -o "$out"
+SAMPLE_EACH='worker-*' SAMPLE_THREADS=4 sample_until 100 60 -p "$pid" -F 200 --stats -o "$out"
 is "$RC" 0 "sproftop --stats -o FILE exits 0"
 [ "$RC" = 0 ] || diag_file "$ERR"
 assert_not_stopped "$pid" "threads running and untraced afterwards"
@@ -57,7 +57,7 @@ cmp_ok "$per_thread" '>=' 4 "--stats names each of the 4 workers (by TID or name
 
 # --no-thread-root: no thread frame at the root.
 out2=$TMPD/threads-noroot.folded
-run_sproftop -p "$pid" -d 1 -F 200 --no-thread-root -o "$out2"
+SAMPLE_EACH='worker-*' sample_until 20 30 -p "$pid" -F 200 --no-thread-root -o "$out2"
 is "$RC" 0 "--no-thread-root run exits 0"
 cmp_ok "$(folded_total "$out2")" '>' 0 "--no-thread-root: samples collected"
 n=$(folded_roots "$out2" | grep -cE '^(worker-[0-9]+|threads)-[0-9]+$')
@@ -67,12 +67,13 @@ assert_not_stopped "$pid" "threads running and untraced after the second run"
 kill_pid "$pid"
 
 # Threads created after the attach: the workers start 1.5 s after the
-# target does; sproftop attaches at once and samples for 3.5 s.
+# target does; sproftop attaches at once and samples until both were
+# sampled 20 times each.
 start_target threads 2 0 1.5 || bail_out "cannot start late threads"
 pid=$TARGET_PID
 note "threads before the attach: $(thread_count "$pid")"
 out3=$TMPD/threads-late.folded
-run_sproftop -p "$pid" -d 3.5 -F 200 -o "$out3"
+SAMPLE_EACH='worker-*' SAMPLE_THREADS=2 sample_until 20 30 -p "$pid" -F 200 -o "$out3"
 is "$RC" 0 "late threads: sproftop exits 0"
 n=$(folded_roots "$out3" | grep -cE '^worker-[01]-[0-9]+$')
 is "$n" 2 "late threads: both workers created after the attach are sampled"

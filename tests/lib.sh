@@ -8,7 +8,9 @@
 #     process behind and none kills anything by name;
 #   - checks on a traced process: target_state, tracer_pid,
 #     assert_not_stopped, and wait_until for bounded polling;
-#   - run_sproftop, which bounds every sproftop run with timeout(1);
+#   - run_sproftop, which bounds every sproftop run with timeout(1), and
+#     sample_until, which runs it until the target has been sampled
+#     enough (not for a fixed time: a loaded machine gives fewer samples);
 #   - folded-file helpers (folded_total, folded_count_frame, ...).
 #
 # Paths: TOP is the source tree, SPROFTOP the binary under test
@@ -401,6 +403,113 @@ run_sproftop() {
     OUTS=$(cat "$OUT")
     ERRS=$(cat "$ERR")
     [ "$RC" -eq 124 ] && diag "sproftop $* timed out after ${SP_TIMEOUT}s"
+    return 0
+}
+
+# thread_stops PID TID: voluntary context switches of thread TID.  A thread
+# that spins switches only when something stops it, as the ptrace backend
+# does for each sample, so its count grows by one per sample taken.
+thread_stops() {
+    awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$1/task/$2/status" 2>/dev/null
+}
+
+# thread_cpu_ns PID TID: the CPU time thread TID has run, in ns (field 1
+# of its schedstat).  The perf backend stops nothing: it samples each
+# thread every 1/F s of its CPU time, so that time counts its samples.
+thread_cpu_ns() {
+    awk '{ print $1 }' "/proc/$1/task/$2/schedstat" 2>/dev/null
+}
+
+# _stops_snapshot PID: note every thread's stops and CPU time, the start
+# of _stops_since's counts.
+declare -A _stops_base _cpu_base
+_stops_snapshot() {
+    local t
+    _stops_base=()
+    _cpu_base=()
+    for t in /proc/"$1"/task/*; do
+        _stops_base[${t##*/}]=$(thread_stops "$1" "${t##*/}")
+        _cpu_base[${t##*/}]=$(thread_cpu_ns "$1" "${t##*/}")
+    done
+}
+
+# _stops_since PID GLOB [HZ]: the samples taken of PID's threads since
+# _stops_snapshot: traced (the ptrace backend), their stops; else (perf)
+# their CPU time times HZ (99 when not given).  With GLOB (a comm
+# pattern), the fewest of any matching thread (0 while fewer than
+# ${SAMPLE_THREADS:-1} match); without, the sum over all threads.  Threads
+# born since count from 0.
+_stops_since() {
+    local pid=$1 glob=$2 hz=${3:-99} t tid n d sum=0 min= name matched=0 traced=
+    [ "$(tracer_pid "$pid")" != 0 ] && traced=1
+    for t in /proc/"$pid"/task/*; do
+        tid=${t##*/}
+        if [ -n "$glob" ]; then
+            name=$(cat "$t/comm" 2>/dev/null) || continue
+            # shellcheck disable=SC2053
+            [[ $name == $glob ]] || continue
+        fi
+        if [ -n "$traced" ]; then
+            n=$(thread_stops "$pid" "$tid")
+            [ -n "$n" ] || continue
+            d=$((n - ${_stops_base[$tid]:-0}))
+        else
+            n=$(thread_cpu_ns "$pid" "$tid")
+            [ -n "$n" ] || continue
+            d=$(( (n - ${_cpu_base[$tid]:-0}) / 1000 * hz / 1000000 ))
+        fi
+        sum=$((sum + d))
+        matched=$((matched + 1))
+        if [ -z "$min" ] || [ "$d" -lt "$min" ]; then min=$d; fi
+    done
+    if [ -z "$glob" ]; then
+        echo "$sum"
+    elif [ "$matched" -lt "${SAMPLE_THREADS:-1}" ]; then
+        echo 0
+    else
+        echo "${min:-0}"
+    fi
+}
+
+# sample_until MIN MAX_S ARGS...: run sproftop ARGS (which hold -p PID,
+# -o FILE and maybe -F HZ; no -d) until about MIN samples of PID were
+# taken since the start (_stops_since: stops with ptrace, CPU time x HZ
+# with perf; with SAMPLE_EACH=GLOB, of each thread whose name matches
+# GLOB, once SAMPLE_THREADS of them exist), then end it with SIGINT, as a
+# user would, and wait for it to write its file.  At most MAX_S seconds
+# of sampling (then -d ends it).  Sets RC, OUT/ERR and OUTS/ERRS as
+# run_sproftop does, and STOPS to the count reached.
+sample_until() {
+    local min=$1 max=$2 pid= hz=99 a prev= sp
+    shift 2
+    for a in "$@"; do
+        [ "$prev" = -p ] && pid=$a
+        [ "$prev" = -F ] && hz=$a
+        prev=$a
+    done
+    _run_seq=$((_run_seq + 1))
+    OUT=$TMPD/run.$_run_seq.out
+    ERR=$TMPD/run.$_run_seq.err
+    spawn "$SPROFTOP" "$@" -d "$max" >"$OUT" 2>"$ERR"
+    sp=$SPAWN_PID
+    _sampling() { sproftop_attached "$sp" "$pid" || ! is_running "$sp"; }
+    wait_until 15 _sampling
+    _stops_snapshot "$pid"
+    _enough() {
+        STOPS=$(_stops_since "$pid" "${SAMPLE_EACH:-}" "$hz")
+        [ "$STOPS" -ge "$min" ] || ! is_running "$sp"
+    }
+    wait_until "$max" _enough
+    [ "$STOPS" -ge "$min" ] || diag "sample_until: $STOPS of $min stops in ${max}s"
+    kill -INT "$sp" 2>/dev/null
+    if wait_exit "$sp" 30; then
+        RC=$EXIT_RC
+    else
+        kill_pid "$sp"
+        RC=124
+    fi
+    OUTS=$(cat "$OUT")
+    ERRS=$(cat "$ERR")
     return 0
 }
 

@@ -35,13 +35,14 @@ unmarked_short() {
          END { printf "%d\n", n }' "$1"
 }
 
-# check_target NAME ARGS...: sample NAME for 2 s at 1 kHz and check it.
+# check_target NAME ARGS...: sample NAME at 1 kHz until it was stopped
+# 1000 times (at most 60 s) and check it.
 check_target() {
     local name=$1 out pid samples stops depth
     start_target "$@" || bail_out "cannot start $name"
     pid=$TARGET_PID
     out=$TMPD/$name.folded
-    run_sproftop -p "$pid" -F 1000 -d 2 -o "$out" --stats
+    sample_until 1000 60 -p "$pid" -F 1000 -o "$out" --stats
     is "$RC" 0 "$name: sproftop exits 0"
     [ "$RC" = 0 ] || diag_file "$ERR"
     samples=$(stats_value "$ERR" 'samples: ')

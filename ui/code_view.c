@@ -6,12 +6,15 @@
  */
 #include "code_view.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "util.h"
 #include "vec.h"
 
 /* Source files larger than this are shown as addresses: a profiler's
@@ -47,14 +50,27 @@ static void src_unload(struct src_priv *sp)
     sp->err[0] = '\0';
 }
 
+/* Read path, a name from the profile (untrusted: a crafted one can name
+ * a FIFO or /dev/tty), as the symbolizer opens files: regular files
+ * only, and no open that can block. */
 static int src_load(struct src_priv *sp, const char *path)
 {
-    FILE *f = fopen(path, "re");
+    int fd = util_open_regular(path, NULL);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     size_t len = 0, cap = 0, n = 0;
     char buf[65536];
 
     if (!f) {
-        snprintf(sp->err, sizeof(sp->err), "%s: %m", path);
+        int e = errno;
+
+        if (fd >= 0)
+            close(fd);
+        errno = e;
+        if (e == EINVAL)
+            snprintf(sp->err, sizeof(sp->err), "%s: not a regular file",
+                     path);
+        else
+            snprintf(sp->err, sizeof(sp->err), "%s: %m", path);
         return -1;
     }
     for (size_t r; (r = fread(buf, 1, sizeof(buf), f)) > 0;) {

@@ -13,6 +13,7 @@
 #include "late_names.h"
 #include "launch.h"
 #include "load.h"
+#include "outfile.h"
 #include "profile.h"
 #include "report.h"
 #include "sampler.h"
@@ -145,7 +146,7 @@ static void usage(FILE *f)
 "                        65528; ptrace: 256K); K and M suffixes\n"
 "      --no-debuginfod   fetch no debug info from $DEBUGINFOD_URLS\n"
 "Output (batch mode: -o, or stdout not a terminal):\n"
-"  -o, --output FILE     write the profile to FILE when sampling ends\n"
+"  -o, --output FILE     write the profile to FILE (- : stdout) at the end\n"
 "  -f, --format NAME     output format; default from FILE's extension\n"
 "      --no-thread-root  folded: no thread frame at the root of stacks\n"
 "      --no-process-root folded: no process frame above the threads (written\n"
@@ -204,6 +205,58 @@ static int usage_error(const char *fmt, ...)
     return 2;
 }
 
+/* What each option that takes a value needs, for "option -o needs an
+ * output file name"; an option missing here needs "a value". */
+static const struct {
+    int val;
+    const char *what;
+} opt_values[] = {
+    {'p', "a process id"},
+    {'F', "a frequency in Hz"},
+    {'d', "a duration in seconds"},
+    {'o', "an output file name"},
+    {'f', "a format name"},
+    {'i', "an input file name"},
+    {'r', "a refresh interval in seconds"},
+    {OPT_SAMPLER, "a sampler name (auto, perf, ptrace)"},
+    {OPT_STACK_SIZE, "a size in bytes"},
+    {OPT_CMD_OUTPUT, "a file name for the command's output"},
+    {OPT_BASELINE, "a profile file name"},
+    {OPT_SNAPSHOT_DIR, "a directory"},
+    {OPT_SCRIPT, "a script file name"},
+    {OPT_HIDE_SELF, "a percentage"},
+    {OPT_HIDE_SUBS, "a percentage"},
+};
+
+/* The error for getopt_long's ':' (a value missing) or '?' (an unknown
+ * option, or a value given to one that takes none), naming the option as
+ * it was typed.  optopt is the option's val for a long option and its
+ * character for a short one (0 for an unknown long one).  A short option
+ * is named from optopt, never from argv: in a cluster (-zq) optind has not
+ * moved past the element yet, and argv[optind - 1] is the one before. */
+static int option_error(int c, char **argv, const char *shorts)
+{
+    const char *given = argv[optind - 1];
+    bool long_form = strncmp(given, "--", 2) == 0;
+    int name_len = (int)strcspn(given, "=");
+
+    if (c == ':') {
+        const char *what = "a value";
+        for (size_t i = 0; i < sizeof opt_values / sizeof opt_values[0]; i++)
+            if (opt_values[i].val == optopt)
+                what = opt_values[i].what;
+        /* the option ended its element, so argv[optind - 1] holds it */
+        if (long_form)
+            return usage_error("option '%.*s' needs %s", name_len, given, what);
+        return usage_error("option '-%c' needs %s", optopt, what);
+    }
+    if (optopt == 0)    /* an unknown long option: its element */
+        return usage_error("unknown option '%.*s'", name_len, given);
+    if (optopt > 255 || strchr(shorts, optopt))   /* --idle=3, --help=x */
+        return usage_error("option '%.*s' takes no value", name_len, given);
+    return usage_error("unknown option '-%c'", optopt);
+}
+
 /* Parse a decimal number in [lo, hi]; 0 on success. */
 static int parse_num(const char *s, double lo, double hi, double *out)
 {
@@ -238,8 +291,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
     if (env && *env && (o->sampler = sampler_kind_parse(env)) < 0)
         return usage_error("invalid SPROFTOP_SAMPLER '%s': expected auto, perf or ptrace", env);
     int c;
+    /* '+': options end at the command; ':': a missing value is ':' */
+    static const char shorts[] = "+:ap:F:d:o:f:i:r:hV";
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+ap:F:d:o:f:i:r:hV", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shorts, long_opts, NULL)) != -1) {
         double v;
         switch (c) {
         case 'p': {
@@ -327,10 +382,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case 'h': usage(stdout); exit(0);
         case OPT_HELP_KEYS: exit(ui_print_keys(stdout) < 0 || fflush(stdout) ? 1 : 0);
         case 'V': version(); exit(0);
-        case ':':
-            return usage_error("option %s needs a value", argv[optind - 1]);
         default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+            return option_error(c, argv, shorts);
         }
     }
     if (optind < argc)
@@ -401,6 +454,10 @@ static void install_signals(void)
     sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGQUIT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* Past a file size limit (ulimit -f) a write fails with EFBIG, which
+     * export_to_file reports, removing its temporary file; SIGXFSZ would
+     * kill sproftop first and leave that file behind. */
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 /* The save prompt's view of the formats (ui.h: struct ui_save_ops). */
@@ -427,6 +484,12 @@ static int ui_format_write(size_t i, const struct profile *p, const char *path,
                            double hide_self, double hide_subs, char *err, size_t errlen)
 {
     struct export_opts eo;
+    /* the live view draws on the terminal: a profile written there would
+     * be drawn over, or break the screen */
+    if (outfile_std_fd(path) >= 0) {
+        snprintf(err, errlen, "cannot save to %s while the live view is on the terminal", path);
+        return -1;
+    }
     export_opts_default(&eo);
     eo.hide_self = hide_self;
     eo.hide_subs = hide_subs;
@@ -470,9 +533,13 @@ static int run_inputs(const struct opts *o)
             continue;
         }
         int rc = profile_merge(p, q);
+        const char *why = rc == PROFILE_MERGE_REFUSED ? profile_merge_refusal(p, q) : NULL;
         profile_free(q);
         if (rc < 0) {
-            fprintf(stderr, "sproftop: out of memory merging %s\n", o->inputs[i]);
+            if (why)
+                fprintf(stderr, "sproftop: cannot merge %s: %s\n", o->inputs[i], why);
+            else
+                fprintf(stderr, "sproftop: out of memory merging %s\n", o->inputs[i]);
             profile_free(p);
             return 1;
         }

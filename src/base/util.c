@@ -1,9 +1,13 @@
-/* util.c - hashing, error-string and UTF-8 helpers for the pure modules. */
+/* util.c - hashing, error-string, UTF-8 and safe-open helpers for the
+ * pure modules (and the engine and UI). */
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 uint64_t util_mix64(uint64_t x)
 {
@@ -89,4 +93,23 @@ size_t util_utf8_count(const char *s, size_t n)
     for (size_t i = 0; i < n; i++)
         c += ((unsigned char)s[i] & 0xc0) != 0x80;
     return c;
+}
+
+int util_open_regular(const char *path, struct stat *st)
+{
+    struct stat own;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+    if (fd < 0)
+        return -1;
+    if (!st)
+        st = &own;
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        int saved = S_ISREG(st->st_mode) ? errno : EINVAL;
+
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
 }

@@ -3,13 +3,15 @@
  * Hashing for the aggregate's open-addressing tables and the loaders,
  * bounded string formatting for one-line error messages, and the one
  * UTF-8 decoder that every exporter and loader uses on symbol names
- * (which come from untrusted binaries and files).  No state.
+ * (which come from untrusted binaries and files), and the one way to open
+ * a file an untrusted path names.  No state.
  */
 #ifndef SPROFTOP_UTIL_H
 #define SPROFTOP_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* A 64-bit finalizer (splitmix64): spreads every input bit over the
  * result, so sequential ids hash to unrelated slots. */
@@ -41,5 +43,13 @@ size_t util_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
  * continuation byte (10xxxxxx) counts one.  Exact for valid UTF-8; for
  * anything else an estimate that never exceeds n. */
 size_t util_utf8_count(const char *s, size_t n);
+
+/* Open path read-only if it is a regular file.  Paths read from a
+ * profile or a target's maps are untrusted: a FIFO would block the open
+ * or the read, /dev/tty would swallow keystrokes.  So the open never
+ * blocks (O_NONBLOCK, O_NOCTTY) and anything but a regular file is
+ * closed again.  Returns the descriptor (O_CLOEXEC), filling *st when st
+ * is not NULL, or -1 with errno set: EINVAL for not a regular file. */
+int util_open_regular(const char *path, struct stat *st);
 
 #endif

@@ -394,8 +394,10 @@ static void print_sampler(const struct sampler_stats *st, FILE *f)
                 "; off-CPU: %" PRIu64 " switch-outs, %.3f s\n", st->events, st->lost_ring,
                 st->throttled, st->offcpu, (double)st->offcpu_ns / 1e9);
     fprintf(f, "samples: %" PRIu64 " (%" PRIu64 " reused idle stacks), stops %" PRIu64
-            " (%" PRIu64 " of blocked threads), lost %" PRIu64 ", missed ticks %" PRIu64 "\n",
-            st->samples, st->reused, st->stops, st->stops_blocked, st->lost, st->missed);
+            " (%" PRIu64 " of blocked threads), lost %" PRIu64 ", missed ticks %" PRIu64
+            ", dropped at a library swap %" PRIu64 "\n",
+            st->samples, st->reused, st->stops, st->stops_blocked, st->lost, st->missed,
+            st->stale_maps);
     fprintf(f, "threads: %u live, %u seen\n", st->threads, st->threads_seen);
 }
 

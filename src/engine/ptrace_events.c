@@ -44,6 +44,9 @@ static void target_gone(struct psampler *s, int status)
 
 static void handle_exec(struct psampler *s, pid_t tid)
 {
+    /* the copies taken before the exec show the old image: unwind them
+     * with its maps while they are still here */
+    pt_stop_unwind_old(s);
     /* After exec only the leader remains (with the PID as its tid). */
     for (size_t i = s->nthreads; i-- > 0;)
         if (s->threads[i]->tid != tid)

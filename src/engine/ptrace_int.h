@@ -37,6 +37,8 @@
 #include "unwind.h"
 
 #define PT_RESCAN_NS 20000000ull  /* look for new threads every 20 ms */
+#define PT_MOD_CHECKS 32          /* modules whose identity one unwind
+                                     batch remembers having checked */
 
 enum pt_state {
     T_FREE = 0,      /* running free, seized */
@@ -83,6 +85,13 @@ struct sthread {
     char name[32];         /* comm as last pushed */
 };
 
+/* A file-backed mapping found still in place (/proc/PID/map_files), and
+ * when: copies taken before `at` need not check it again. */
+struct mod_check {
+    const struct map_entry *e;  /* in psampler.maps; reset with them */
+    uint64_t at;
+};
+
 /* A stack copied during a stop, waiting to be unwound. */
 struct copy {
     pid_t tid;
@@ -124,6 +133,15 @@ struct psampler {
     size_t nthreads, capthreads;
     struct maps *maps;
     uint64_t gen;          /* maps generation */
+    int pstat_fd;          /* /proc/PID/stat (vsize), -1 until opened */
+    uint64_t maps_vsize;   /* vsize just before `maps` were read, 0 if
+                              unknown */
+    bool old_image;        /* unwinding the copies an exec left: their
+                              maps are the last ones, never re-read */
+    bool map_files_denied; /* stat of /proc/PID/map_files refused (it
+                              needs CAP_SYS_ADMIN): no identity checks */
+    struct mod_check checked[PT_MOD_CHECKS]; /* of this batch */
+    size_t nchecked;
     struct unwinder *unw;
     struct copy *copies;   /* taken since the last unwind */
     size_t ncopies, capcopies;
@@ -184,12 +202,16 @@ void pt_threads_free(struct psampler *s);
  * (new generation, told to the unwinder and cfg.on_maps); take: t is in
  * our interrupt stop, sample and resume it (seen at t_seen); push: one
  * raw stack to the ingest buffer (lost when full); unwind: unwind and
- * push every copy taken so far; free: the copies and the maps. */
+ * push every copy taken so far, each with maps no older than it (or
+ * dropped when a library was replaced under it since); unwind_old: the
+ * same, at an exec, for the copies of the image that is gone (with its
+ * maps, before they are replaced); free: the copies and the maps. */
 bool pt_stop_refresh_maps(struct psampler *s);
 void pt_stop_take(struct psampler *s, struct sthread *t, uint64_t t_seen);
 void pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,
                   const uint64_t *pcs, int n, uint32_t flags, uint64_t time);
 void pt_stop_unwind(struct psampler *s);
+void pt_stop_unwind_old(struct psampler *s);
 void pt_stop_free(struct psampler *s);
 
 /* ptrace_events.c: drain: handle what waitpid reports without blocking,

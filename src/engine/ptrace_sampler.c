@@ -11,6 +11,8 @@
  *   3. now and then, rescan the threads and re-read the maps;
  *   4. on a tick, interrupt every due thread that is running
  *      (ptrace_tick.c);
+ *   (between 2, 3 and 4, drain again: a signal-delivery stop waits for
+ *   us, and the signal with it)
  *   5. busy-poll briefly for the stops just asked for, then sleep in
  *      sigtimedwait(SIGCHLD) until the next tick or event.
  */
@@ -41,6 +43,7 @@ struct psampler *pt_new(const struct sampler_config *cfg)
     s->cfg = *cfg;
     s->pid = cfg->pid;
     s->cpu_now = -1;
+    s->pstat_fd = -1;
     s->owner = pthread_self();
     s->stats_tail = &s->stats;
     atomic_init(&s->stop, false);
@@ -154,8 +157,16 @@ static void *sampler_main(void *arg)
         if (pt_events_drain(s) < 0)
             break;
         pt_stop_unwind(s);
+        /* A signal-delivery stop holds the signal until we hand it back:
+         * drain before each piece of work that can take a while
+         * (unwinding a batch, a /proc rescan or maps read, reading every
+         * thread's state), not only at the top of the loop. */
+        if (pt_events_drain(s) < 0)
+            break;
         uint64_t now = clock_mono_ns();
         housekeeping(s, now);
+        if (pt_events_drain(s) < 0)
+            break;
         if (pt_tick(s, now)) {
             pt_events_spin(s, s->cfg.spin_us);
             continue; /* unwind what was collected before sleeping */

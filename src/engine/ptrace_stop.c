@@ -7,15 +7,37 @@
  * the copies are unwound later (pt_stop_unwind) and their raw stacks
  * pushed to the ingest buffer.  The maps are re-read here too, since the
  * stack copy needs them and the unwinder may find them stale.
+ *
+ * A copy is unwound and named with the maps of one generation, which must
+ * describe the process as it was when the copy was taken.  Maps read
+ * before the copy may not: after an exec, ld.so maps the libraries once
+ * the exec event (and its maps read) is past; dlclose and dlopen can put
+ * another library at the same address.  So, for a copy newer than the
+ * maps:
+ *   - an address outside every mapping re-reads the maps (and unwinds
+ *     again) when the process's size (vsize) changed since they were read,
+ *     or in the second after an exec; else at most every MAPS_UNKNOWN_NS,
+ *     since a broken frame chain makes up such addresses all the time;
+ *   - every file-backed mapping the stack runs through is checked to be
+ *     the one the maps name (stat of /proc/PID/map_files/START-END: same
+ *     range, same inode), once per batch of copies; a mapping replaced
+ *     since re-reads the maps and drops the copy, which may have been
+ *     taken before the change or after it (stale_maps in the figures).
+ * The copies an exec leaves are unwound first, with the old image's maps.
  */
 #include "ptrace_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/user.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "ingest.h"
@@ -36,11 +58,31 @@ static bool restart_code(int64_t ret)
     return ret == -512 || ret == -513 || ret == -514 || ret == -516;
 }
 
+/* The process's vsize now, or 0 when it cannot be read. */
+static uint64_t vsize_now(struct psampler *s)
+{
+    uint64_t v;
+    if (s->pstat_fd < 0) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)s->pid);
+        s->pstat_fd = open(path, O_RDONLY | O_CLOEXEC);
+    }
+    if (s->pstat_fd >= 0 && target_stat_vsize(s->pstat_fd, &v) == 0)
+        return v;
+    /* gone, or a zombie leader (its stat stays; its vsize reads 0) */
+    return 0;
+}
+
 /* Re-read /proc/PID/maps; on change, bump the generation, tell the
- * unwinder and the collector.  Returns true when they changed. */
+ * unwinder and the collector.  Returns true when they changed.  A read
+ * that fails or finds no mapping (a process has some) changes nothing,
+ * not even the time of the last read: the maps it would replace are no
+ * fresher for it. */
 bool pt_stop_refresh_maps(struct psampler *s)
 {
-    uint64_t t0 = clock_mono_ns();
+    /* read the size first: the maps are then at least as new as it */
+    uint64_t vsize = vsize_now(s);
+    uint64_t t0 = clock_mono_ns(), cpu0 = clock_thread_cpu_ns();
     struct maps *m = maps_read(s->pid);
     /* a zombie leader's maps are empty: read them through a live thread */
     for (size_t i = 0; (!m || m->n == 0) && i < s->nthreads; i++) {
@@ -49,21 +91,27 @@ bool pt_stop_refresh_maps(struct psampler *s)
         maps_free(m);
         m = maps_read_task(s->pid, s->threads[i]->tid);
     }
-    s->t_maps = clock_mono_ns();
     /* A library closed and another opened at the same address can only be
      * told apart by re-reading the maps; a process with thousands of
-     * mappings makes that expensive, so the period follows the cost. */
-    s->maps_period = (s->t_maps - t0) * MAPS_COST_SHARE;
+     * mappings makes that expensive, so the period follows the cost: the
+     * CPU time of the read, which a busy machine does not stretch as it
+     * stretches the wall-clock time. */
+    s->maps_period = (clock_thread_cpu_ns() - cpu0) * MAPS_COST_SHARE;
     if (s->maps_period < MAPS_NS)
         s->maps_period = MAPS_NS;
-    if (!m)
+    if (!m || m->n == 0) {
+        maps_free(m);
         return false;
+    }
+    s->t_maps = t0;
+    s->maps_vsize = vsize;
     if (s->maps && maps_same(s->maps, m)) {
         maps_free(m);
         return false;
     }
     maps_free(s->maps);
     s->maps = m;
+    s->nchecked = 0;  /* its entries pointed into the old maps */
     s->gen++;
     unwinder_set_maps(s->unw, m);
     if (s->cfg.on_maps)
@@ -182,29 +230,88 @@ void pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,
 
 /* An IP outside every known mapping: are the maps worth re-reading?
  * Only if they were read before the copy was taken (else they already
- * showed what was mapped then), and at most every MAPS_UNKNOWN_NS (JIT
- * code is unknown at every sample) except in the second after an exec,
- * when ld.so is still mapping the libraries that main's callers are in. */
-static bool maps_may_be_stale(const struct psampler *s, const struct copy *c,
+ * showed what was mapped then); then when the process's size changed
+ * since (something was mapped: ld.so's libraries after an exec, a
+ * dlopen), or in the second after an exec; else at most every
+ * MAPS_UNKNOWN_NS, since a broken frame chain makes up unknown
+ * addresses at every sample. */
+static bool maps_may_be_stale(struct psampler *s, const struct copy *c,
                               uint64_t now)
 {
-    return s->t_maps < c->time &&
-           (now - s->t_maps > MAPS_UNKNOWN_NS || now < s->maps_fast_until);
+    if (s->t_maps >= c->time)
+        return false;
+    if (now - s->t_maps > MAPS_UNKNOWN_NS || now < s->maps_fast_until)
+        return true;
+    uint64_t v = vsize_now(s);
+    return v && v != s->maps_vsize;
 }
 
-/* Unwind one copy into s->pcs; *end says why it stopped. */
+/* Whether the file-backed mapping e is still the one the maps name:
+ * /proc/PID/map_files/START-END exists (the same range is mapped) and
+ * is the same file.  True when that cannot be told. */
+static bool mapping_in_place(struct psampler *s, const struct map_entry *e)
+{
+    char path[96];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+             (int)s->pid, e->start, e->end);
+    if (stat(path, &st) == 0)
+        return (uint64_t)st.st_ino == e->inode;
+    if (errno == EPERM || errno == EACCES)
+        s->map_files_denied = true;
+    return errno != ENOENT;
+}
+
+/* Whether every file-backed mapping pcs[0..n) runs through is still in
+ * place, for a copy taken at `time`; each is looked at once per batch. */
+static bool modules_in_place(struct psampler *s, uint64_t time,
+                             const uint64_t *pcs, int n)
+{
+    const struct map_entry *last = NULL;
+    for (int i = 0; i < n && !s->map_files_denied; i++) {
+        /* a return address may follow the call's last byte */
+        const struct map_entry *e = maps_find(s->maps, pcs[i] - (i > 0));
+        if (!e || e == last || !e->inode || e->path[0] != '/')
+            continue;
+        last = e;
+        size_t k = 0;
+        while (k < s->nchecked && s->checked[k].e != e)
+            k++;
+        if (k < s->nchecked && s->checked[k].at > time)
+            continue;
+        uint64_t now = clock_mono_ns();
+        if (!mapping_in_place(s, e))
+            return false;
+        if (k == s->nchecked && k < PT_MOD_CHECKS)
+            s->checked[s->nchecked++].e = e;
+        if (k < s->nchecked)
+            s->checked[k].at = now;
+    }
+    return true;
+}
+
+/* Unwind one copy into s->pcs; *end says why it stopped.  -1: the copy
+ * is dropped, a library having been replaced under it. */
 static int unwind_copy(struct psampler *s, const struct copy *c,
                        enum unwind_end *end)
 {
     uint64_t t0 = clock_mono_ns();
     int n = unwinder_unwind(s->unw, c->tid, c->regs, c->buf, c->regs[7],
                             c->len, s->pcs, s->cfg.max_depth, end);
-    if (unwinder_saw_unknown(s->unw) &&
-        maps_may_be_stale(s, c, clock_mono_ns()) &&
-        pt_stop_refresh_maps(s)) {
-        /* dlopen since the last read: unwind again with the new maps */
+    if (s->old_image) {
+        /* nothing newer describes an image that exec replaced */
+    } else if (unwinder_saw_unknown(s->unw) &&
+               maps_may_be_stale(s, c, clock_mono_ns()) &&
+               pt_stop_refresh_maps(s)) {
+        /* mapped since the last read: unwind again with the new maps */
         n = unwinder_unwind(s->unw, c->tid, c->regs, c->buf, c->regs[7],
                             c->len, s->pcs, s->cfg.max_depth, end);
+    } else if (s->t_maps < c->time &&
+               !modules_in_place(s, c->time, s->pcs, n)) {
+        /* replaced since the last read, before or after the copy */
+        pt_stop_refresh_maps(s);
+        s->live.stale_maps++;
+        n = -1;
     }
     hist_add(&s->unw_h, clock_mono_ns() - t0);
     return n;
@@ -240,6 +347,8 @@ void pt_stop_unwind(struct psampler *s)
         }
         enum unwind_end end;
         int n = unwind_copy(s, c, &end);
+        if (n < 0)
+            continue;
         uint32_t flags = 0;
         s->live.unwind_end[end]++;
         if (end != UNWIND_COMPLETE) {
@@ -251,6 +360,15 @@ void pt_stop_unwind(struct psampler *s)
             keep_last(s, c, n, flags);
     }
     s->ncopies = 0;
+    /* a new batch looks at the mappings again */
+    s->nchecked = 0;
+}
+
+void pt_stop_unwind_old(struct psampler *s)
+{
+    s->old_image = true;
+    pt_stop_unwind(s);
+    s->old_image = false;
 }
 
 void pt_stop_free(struct psampler *s)
@@ -262,4 +380,7 @@ void pt_stop_free(struct psampler *s)
     s->ncopies = s->capcopies = 0;
     maps_free(s->maps);
     s->maps = NULL;
+    if (s->pstat_fd >= 0)
+        close(s->pstat_fd);
+    s->pstat_fd = -1;
 }

@@ -121,6 +121,10 @@ struct sampler_stats {
     uint64_t offcpu_ns;        /* ...and the off-CPU time they stand for */
     uint32_t events;           /* perf: perf_event fds open */
     uint32_t stack_bytes;      /* stack bytes copied per sample */
+    uint64_t stale_maps;       /* ptrace: stacks dropped, a library having
+                                  been replaced at their addresses since
+                                  the maps were read (named by neither it
+                                  nor the old) */
     uint64_t stop_median_ns;   /* stop seen -> resumed, median */
     uint64_t stop_p99_ns;
     uint64_t stop_max_ns;

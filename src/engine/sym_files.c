@@ -15,6 +15,7 @@
 
 #include "maps.h"
 #include "sym_names.h"
+#include "util.h"
 
 #define VDSO_MAX (1u << 20)  /* a [vdso] is a few pages; refuse more */
 
@@ -32,20 +33,6 @@ void sym_files_root(pid_t pid, char *root, size_t size)
         snprintf(root, size, "/proc/%d/root", (int)pid);
 }
 
-/* Open path read-only if it is a regular file: a mapped device or FIFO
- * could block on open or read, hence O_NONBLOCK and the check. */
-static int open_regular(const char *path, struct stat *st)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return -1;
-    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 int sym_files_open(pid_t pid, const char *root, const char *name,
                    const struct map_entry *m, char **opened)
 {
@@ -56,7 +43,7 @@ int sym_files_open(pid_t pid, const char *root, const char *name,
 
     if (!sym_names_ends_with(name, " (deleted)")) {
         snprintf(path, sizeof path, "%s%s", root, name);
-        int fd = open_regular(path, &st);
+        int fd = util_open_regular(path, &st);
         if (fd >= 0) {
             if (m == NULL || m->inode == 0 || (uint64_t)st.st_ino == m->inode) {
                 *opened = strdup(path);
@@ -69,7 +56,7 @@ int sym_files_open(pid_t pid, const char *root, const char *name,
     if (m != NULL) {
         snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
                  (int)pid, m->start, m->end);
-        int fd = open_regular(path, &st);
+        int fd = util_open_regular(path, &st);
         if (fd >= 0) {
             if (fallback_fd >= 0)
                 close(fallback_fd);

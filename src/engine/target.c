@@ -162,27 +162,50 @@ void target_explain_seize(pid_t pid, int e, char *err, size_t errlen)
                  (int)pid);
 }
 
+/* Re-read an open stat file into buf: its field 3 (the state), or NULL
+ * when the thread is gone. */
+static const char *stat_reread(int stat_fd, char *buf, size_t len)
+{
+    ssize_t n = pread(stat_fd, buf, len - 1, 0);
+    if (n <= 0)
+        return NULL;
+    buf[n] = '\0';
+    return stat_after_comm(buf);
+}
+
+/* Field `to` of a stat line, from p at field `from`; NULL past its end. */
+static const char *stat_skip(const char *p, int from, int to)
+{
+    for (int f = from; f < to && p; f++) {
+        p = strchr(p, ' ');
+        if (p)
+            p++;
+    }
+    return p;
+}
+
 char target_stat_state(int stat_fd, int *cpu)
 {
     char buf[1024];
-    ssize_t n = pread(stat_fd, buf, sizeof buf - 1, 0);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    const char *s = stat_after_comm(buf);
+    const char *s = stat_reread(stat_fd, buf, sizeof buf);
     if (!s)
         return 0;
     if (cpu) {
-        /* field 39 (processor); s points at field 3 */
-        const char *p = s;
-        for (int f = 3; f < 39 && p; f++) {
-            p = strchr(p, ' ');
-            if (p)
-                p++;
-        }
+        const char *p = stat_skip(s, 3, 39);  /* processor */
         *cpu = p ? atoi(p) : -1;
     }
     return s[0];
+}
+
+int target_stat_vsize(int stat_fd, uint64_t *vsize)
+{
+    char buf[1024];
+    const char *p = stat_skip(stat_reread(stat_fd, buf, sizeof buf), 3, 23);
+    if (!p)
+        return -1;
+    char *end;
+    *vsize = strtoull(p, &end, 10);
+    return end == p ? -1 : 0;
 }
 
 int target_runtime(int sched_fd, uint64_t *ns)

@@ -31,6 +31,13 @@ void target_explain_seize(pid_t pid, int e, char *err, size_t errlen);
  * Returns the letter, or 0 when the thread is gone. */
 char target_stat_state(int stat_fd, int *cpu);
 
+/* The process's virtual memory size in bytes (field 23 of
+ * /proc/PID/stat, or of any of its threads' stat) from an open stat fd
+ * (re-read with pread).  Every mmap or munmap that maps more or less
+ * changes it, so it tells cheaply whether a maps snapshot may be stale.
+ * 0, or -1 when gone. */
+int target_stat_vsize(int stat_fd, uint64_t *vsize);
+
 /* Time the thread has spent on a CPU (ns), field 1 of an open
  * /proc/PID/task/TID/schedstat fd (re-read with pread).  0, or -1. */
 int target_runtime(int sched_fd, uint64_t *ns);

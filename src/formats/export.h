@@ -3,7 +3,8 @@
  * Each format's writer lives in its own src/formats/export_NAME.c and
  * writes a profile to a FILE *, with libc (and zlib) only; export.c's
  * table names and describes them.  Batch mode (-o), the TUI's snapshot
- * prompt and conversions (-i ... -o) all go through export_to_file.
+ * prompt and conversions (-i ... -o) all go through export_to_file, which
+ * leaves where the bytes go to outfile.h.
  */
 #ifndef SPROFTOP_EXPORT_H
 #define SPROFTOP_EXPORT_H
@@ -31,9 +32,9 @@ struct export_opts {
 /* Defaults: thread roots on, hide_self 1%, hide_subs 2%, no baseline. */
 void export_opts_default(struct export_opts *o);
 
-/* Sample count past which per-sample formats refuse to write: a profile
- * counted in, say, nanoseconds (a converted Go profile) would otherwise
- * write without bound.  pprof carries the same data compactly. */
+/* Sample count past which export_to_file refuses the per-sample formats:
+ * a profile counted in, say, nanoseconds (a converted Go profile) would
+ * otherwise write without bound.  pprof carries the same data compactly. */
 #define EXPORT_PER_SAMPLE_MAX 50000000ull
 
 struct exporter {
@@ -43,10 +44,10 @@ struct exporter {
                            ending in '.' is a prefix ("callgrind.out.") */
     const char *desc;   /* one line for --help and the docs */
     bool per_sample;    /* writes something per sample (not per stack), so
-                           it refuses profiles of more than
-                           EXPORT_PER_SAMPLE_MAX samples with EFBIG */
+                           export_to_file refuses profiles of more than
+                           EXPORT_PER_SAMPLE_MAX samples */
     /* Write p to f.  Returns 0, or -1 with errno set when the format
-     * knows why (EFBIG, EOVERFLOW, or a failed call's errno); left 0,
+     * knows why (EOVERFLOW, or a failed call's errno); left 0,
      * export_to_file reports ENOMEM, or EIO when f has its error flag. */
     int (*write)(const struct profile *p, const struct export_opts *o,
                  FILE *f);
@@ -88,16 +89,21 @@ const struct exporter *export_find(const char *name);
 /* Format implied by a file name's suffix or prefix, NULL if none. */
 const struct exporter *export_for_path(const char *path);
 
-/* Check, before any work, that `path` can be written by export_to_file:
- * its directory exists and is writable, and it is not a directory, a
- * device, a read-only file or a symlink owned by someone else.  Returns 0,
- * or -1 with a one-line reason in err (naming the path). */
+/* Check, before any work, that `path` can be written by export_to_file
+ * (outfile_check: a standard descriptor that is open, or a writable
+ * directory outside /dev, /proc and /sys and no directory, symlink,
+ * device or read-only file in the way).  Returns 0, or -1 with a one-line
+ * reason in err (naming the path). */
 int export_check_path(const char *path, char *err, size_t errlen);
 
-/* Write p to `path` atomically: a new temporary file (O_EXCL|O_NOFOLLOW) in
- * the same directory, fsync'd, then rename()d over path.  Never writes
- * through a symlink; refuses to replace a symlink owned by another user.
- * Returns 0, or -1 with a one-line reason in err (naming the path). */
+/* Write p to `path` with e.  "-", /dev/stdout and /dev/stderr write to the
+ * descriptor; any other path gets a new temporary file (0600, or the mode
+ * and owner of the file it replaces), fsync'd, then renamed over path,
+ * never over a symlink or anything but the regular file that was checked
+ * (outfile.h).  A per-sample format refuses more than
+ * EXPORT_PER_SAMPLE_MAX samples.  Returns 0, or -1 with a one-line reason
+ * in err (naming the path; "file too large" past a file size limit, which
+ * needs SIGXFSZ ignored to be seen: the caller's business). */
 int export_to_file(const struct exporter *e, const struct profile *p,
                    const struct export_opts *o, const char *path,
                    char *err, size_t errlen);

@@ -245,11 +245,6 @@ int export_apple_write(const struct profile *p, const struct export_opts *o,
     int rc = -1;
 
     (void)o;
-    /* the format repeats a stack line once per sample */
-    if (profile_samples(p) > EXPORT_PER_SAMPLE_MAX) {
-        errno = EFBIG;
-        goto out;
-    }
     if (!c.sym_of || !c.tid_used || !c.tid_of)
         goto out;
     memset(c.sym_of, 0xff, (nf ? nf : 1) * sizeof(*c.sym_of));

@@ -21,7 +21,9 @@
  * calls=1, as FORMATS.md says.
  *
  * Names: callgrind is line-based, so newlines and carriage returns in
- * names become spaces, and every name is written with name compression
+ * names become spaces, a name with nothing visible (spaces, control
+ * characters) is written "[unknown]", and every name is written with
+ * name compression
  * ("fn=(3) name", later "fn=(3)") so a name that itself starts with
  * "(digits)" cannot be mistaken for a compressed one.  summary: and
  * totals: equal the sum of all self costs (callgrind_annotate trusts
@@ -114,12 +116,23 @@ static int collect(struct cg *c)
 
 /* --- names --------------------------------------------------------------- */
 
+/* Whether s has a character that is neither a space nor a control
+ * character: callgrind_annotate reads "cfn=(37)   " as a reference to id
+ * 37, so a name of spaces would be one that never was defined. */
+static bool has_visible(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s > ' ' && *s != 0x7f)
+            return true;
+    return false;
+}
+
 /* Write a name on the rest of a line: newlines would end the record. */
 static void put_name(FILE *f, const char *s)
 {
     static const struct escape_map line = { "\n\r", "  ", false };
 
-    if (!s || !*s)
+    if (!s || !has_visible(s))
         fputs("[unknown]", f);
     else
         escape_put(f, s, SIZE_MAX, &line);

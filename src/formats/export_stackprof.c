@@ -322,11 +322,6 @@ int export_stackprof_write(const struct profile *p,
     int rc = -1;
 
     (void)o;
-    /* raw_timestamp_deltas holds one entry per sample */
-    if (samples > EXPORT_PER_SAMPLE_MAX) {
-        errno = EFBIG;
-        return -1;
-    }
     c.id_of = calloc(nf ? nf : 1, sizeof(*c.id_of));
     c.frame_of = malloc((nf + 1) * sizeof(*c.frame_of));
     by_frame = calloc(nf ? nf : 1, sizeof(*by_frame));

@@ -43,6 +43,12 @@
 #include "view_model.h"
 
 #define TRUNCATE_SOURCE 50  /* Racket's #:truncate-source default */
+/* Characters of a name in the caller and callee column, "..." included:
+ * every row of the table is padded to its widest cell, so one name of
+ * 10,000 characters made each row and rule as wide (60 MB of report
+ * from 35 KB of profile).  The node's own row, the last column and not
+ * padded, keeps the whole name; the TUI cuts names to the screen too. */
+#define SUB_NAME_MAX 100
 #define EPS 1e-9            /* float slack where Racket is exact */
 
 /* --- numbers formatted as Racket does ---------------------------------- */
@@ -519,6 +525,23 @@ static char *name_src(const struct frame_desc *d)
     return out;
 }
 
+/* Cut the name at s[from..*len) to SUB_NAME_MAX characters, "..." at the
+ * end, on a character boundary. */
+static void cut_name(char *s, size_t from, size_t *len)
+{
+    size_t i = from, k = 0;
+
+    if (util_utf8_count(s + from, *len - from) <= SUB_NAME_MAX)
+        return;
+    while (k < SUB_NAME_MAX - 3) {
+        i++;
+        if (((unsigned char)s[i] & 0xc0) != 0x80)
+            k++;
+    }
+    memcpy(s + i, "...", 3);
+    *len = i + 3;
+}
+
 /* "  name [N]" for caller and callee lines. */
 static void sub_row(struct text_table *t, const struct graph *g,
                     uint32_t node, double time, double total)
@@ -534,6 +557,7 @@ static void sub_row(struct text_table *t, const struct graph *g,
     }
     len = put_clean(s, 0, "  ");
     len = put_clean(s, len, *name ? name : "???");
+    cut_name(s, 2, &len);
     len += (size_t)snprintf(s + len, cap - len, " [%" PRIu32 "]", n->label);
     text_table_begin(t);
     for (int i = 0; i < 8; i++)

@@ -27,7 +27,6 @@
 #include "util.h"
 #include "vec.h"
 
-#define COUNT_LIMIT (1ull << 53) /* exact in a double, as exporters need */
 
 static bool is_blank(char c)
 {
@@ -279,9 +278,9 @@ static int parse_line(struct parser *ps, const char *s, size_t l)
         return fail(ps, "count must be a positive integer below 2^53");
     for (size_t i = e; i < l; i++)
         count = count * 10 + (uint64_t)(s[i] - '0');
-    if (count == 0 || count >= COUNT_LIMIT)
+    if (count == 0 || count >= PROFILE_COUNT_LIMIT)
         return fail(ps, "count must be a positive integer below 2^53");
-    if (profile_samples(ps->p) + count >= COUNT_LIMIT)
+    if (profile_samples(ps->p) + count >= PROFILE_COUNT_LIMIT)
         return fail(ps, "total count reaches 2^53");
     for (k = e; k > 0 && is_blank(s[k - 1]); k--)
         ;

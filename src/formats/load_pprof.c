@@ -37,8 +37,10 @@
  * every length is checked by the pb decoder before use, message nesting
  * is fixed by the schema (nothing recurses on input), ids must be
  * non-zero and unique, every reference (string index, mapping, function,
- * location id) must resolve, stacks are bounded by LOAD_MAX_DEPTH and the
- * total count by 2^53.  The first problem stops the load with
+ * location id) must resolve, stacks are bounded by LOAD_MAX_DEPTH, the
+ * total count by PROFILE_COUNT_LIMIT, and the memory the records take and
+ * the frames the samples expand to by budgets tied to the message's size
+ * (pprof.h).  The first problem stops the load with
  * "NAME: byte N: why", N counting bytes of the protobuf message (after
  * gunzip for compressed files) or of the gzip stream for gzip errors.
  *
@@ -61,7 +63,6 @@
 #include "util.h"
 #include "window.h"
 
-#define COUNT_LIMIT (1ull << 53)      /* exact in a double, as exporters need */
 #define SYNTH_TID_BASE (1ll << 40)    /* tids for threads known by name only */
 
 /* --- pass 2: strings and ids --------------------------------------------- */
@@ -111,6 +112,9 @@ static int copy_strings(struct loader *ld, size_t total)
                         "NUL byte in string %zu", i);
         need += utf8_clean(s, NULL) + 1;
     }
+    if (pprof_charge(ld, ld->nstrs * sizeof(*ld->str) + need,
+                     ld->strs[ld->nstrs - 1].off))
+        return -1;
     ld->str = malloc(ld->nstrs * sizeof(*ld->str));
     ld->str_arena = malloc(need);
     if (!ld->str || !ld->str_arena)
@@ -213,8 +217,10 @@ static uint64_t key_hash(uint32_t fn, uint32_t map)
     return util_mix64((uint64_t)fn << 32 | map);
 }
 
-/* Index of key (fn, map), added if new; NONE on OOM. */
-static uint32_t key_of(struct loader *ld, uint32_t fn, uint32_t map)
+/* Index of key (fn, map), added if new (met at byte off); NONE on OOM
+ * or past the memory budget (reported). */
+static uint32_t key_of(struct loader *ld, uint32_t fn, uint32_t map,
+                       size_t off)
 {
     uint64_t h = key_hash(fn, map);
     uint32_t id = idtab_find(&ld->key_ix, h, NULL, NULL);
@@ -223,9 +229,11 @@ static uint32_t key_of(struct loader *ld, uint32_t fn, uint32_t map)
     if (id != IDTAB_NONE)
         return id;
     if (ld->nkeys >= NONE - 1 ||
-        idtab_insert(&ld->key_ix, h, (uint32_t)ld->nkeys) < 0)
+        idtab_insert(&ld->key_ix, h, (uint32_t)ld->nkeys) < 0) {
+        pprof_oom(ld);
         return NONE;
-    k = PUSH(ld, ld->keys, ld->nkeys, ld->keys_cap);
+    }
+    k = PUSH(ld, ld->keys, ld->nkeys, ld->keys_cap, off);
     if (!k)
         return NONE;
     *k = (struct fkey){ .fn = fn, .map = map, .frame = NONE };
@@ -308,9 +316,9 @@ static int resolve_keys(struct loader *ld, const struct idpair *maps,
             if (l->fn == NONE)
                 return pprof_fail(ld, loc->off, "unknown function id %" PRIu64,
                             l->function_id);
-            l->key = key_of(ld, l->fn, loc->map);
+            l->key = key_of(ld, l->fn, loc->map, loc->off);
             if (l->key == NONE)
-                return pprof_oom(ld);
+                return -1;
             if (k + 1 < loc->nlines)
                 ld->keys[l->key].inlined = true;
             else if (!ld->keys[l->key].addr)
@@ -400,7 +408,9 @@ static int build_frames(struct loader *ld, const struct idpair *maps,
 {
     size_t nframes;
 
-    if (resolve_keys(ld, maps, fns, &nframes))
+    if (resolve_keys(ld, maps, fns, &nframes) ||
+        pprof_charge(ld, nframes * (sizeof(*ld->frames) +
+                                    sizeof(*ld->frame_lines)), 0))
         return -1;
     ld->frames = malloc((nframes ? nframes : 1) * sizeof(*ld->frames));
     ld->frame_lines = malloc((nframes ? nframes : 1) *
@@ -590,8 +600,8 @@ static int add_sample(struct loader *ld, const struct span *sp,
         return pprof_fail(ld, s.value_off, "negative sample value");
     if (s.value == 0)
         return 0;
-    if (s.value >= COUNT_LIMIT ||
-        profile_samples(ld->p) + s.value >= COUNT_LIMIT)
+    if (s.value >= PROFILE_COUNT_LIMIT ||
+        profile_samples(ld->p) + s.value >= PROFILE_COUNT_LIMIT)
         return pprof_fail(ld, s.value_off, "total count reaches 2^53");
     /* Locations leaf first, each location's frames bottom first. */
     for (uint32_t i = s.nlocids; i-- > 0;) {
@@ -601,6 +611,12 @@ static int add_sample(struct loader *ld, const struct span *sp,
         if (depth + n > LOAD_MAX_DEPTH)
             return pprof_fail(ld, sp->off, "stack deeper than %u frames",
                         LOAD_MAX_DEPTH);
+        if (n > ld->frames_budget - ld->frames_used)
+            return pprof_fail(ld, sp->off, "the samples expand to more than "
+                              "%" PRIu64 " frames for a %zu KiB profile "
+                              "message", ld->frames_budget,
+                              (ld->msg_len + 1023) >> 10);
+        ld->frames_used += n;
         for (uint32_t k = 0; k < n; k++)
             ld->stack[depth++] = (struct stack_frame){
                 .frame = ld->frames[loc->frame0 + k],
@@ -758,6 +774,7 @@ struct profile *load_pprof(const char *buf, size_t len, const char *name,
             goto out;
         data = inflated;
     }
+    pprof_budgets(&ld, len);
     res = decode(&ld, data, len);
 out:
     profile_free(ld.p);

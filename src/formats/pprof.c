@@ -44,10 +44,31 @@ int pprof_reader_fail(struct loader *ld, const struct pb_reader *r)
     return pprof_fail(ld, r->err_off, "%s", r->err ? r->err : "malformed message");
 }
 
-/* Append one zeroed element to a growable array; NULL on OOM. */
-void *pprof_push(struct loader *ld, void **arr, size_t *n, size_t *cap,
-                  size_t elem)
+void pprof_budgets(struct loader *ld, size_t len)
 {
+    uint64_t frames = PPROF_FRAMES_BASE + PPROF_FRAMES_PER_BYTE * (uint64_t)len;
+
+    ld->msg_len = len;
+    ld->mem_budget = PPROF_MEM_BASE + PPROF_MEM_PER_BYTE * len;
+    ld->frames_budget = frames < PPROF_FRAMES_MAX ? frames : PPROF_FRAMES_MAX;
+}
+
+int pprof_charge(struct loader *ld, size_t bytes, size_t off)
+{
+    if (bytes <= ld->mem_budget - ld->mem_used) {
+        ld->mem_used += bytes;
+        return 0;
+    }
+    return pprof_fail(ld, off, "too many records: they would take more than "
+                      "%zu MiB of memory for a %zu KiB profile message",
+                      ld->mem_budget >> 20, (ld->msg_len + 1023) >> 10);
+}
+
+void *pprof_push(struct loader *ld, void **arr, size_t *n, size_t *cap,
+                  size_t elem, size_t off)
+{
+    if (pprof_charge(ld, elem, off))
+        return NULL;
     if (*n == *cap && vec_grow(arr, cap, *n + 1, elem, 16, 0) < 0) {
         pprof_oom(ld);
         return NULL;
@@ -106,9 +127,15 @@ int pprof_gunzip(struct loader *ld, const uint8_t *in, size_t len,
                   uint8_t **out, size_t *outlen)
 {
     z_stream zs = { 0 };
-    size_t cap = 0, n = 0;
+    size_t cap = 0, n = 0, end;
     uint8_t *buf = NULL;
+    uint64_t limit = (uint64_t)len * PPROF_INFLATE_RATIO;
     int zr, rc = -1;
+
+    if (limit < PPROF_INFLATE_FLOOR)
+        limit = PPROF_INFLATE_FLOOR;
+    if (limit > PPROF_MAX_INFLATED)
+        limit = PPROF_MAX_INFLATED;
 
     if (VEC_RESERVE(buf, cap, 64 * 1024) < 0 ||
         inflateInit2(&zs, 15 + 16) != Z_OK) {
@@ -120,11 +147,14 @@ int pprof_gunzip(struct loader *ld, const uint8_t *in, size_t len,
         size_t left = len - (size_t)(zs.next_in - in);
 
         zs.avail_in = left > 1u << 30 ? 1u << 30 : (uInt)left;
-        if (n == cap) {
-            if (cap >= PPROF_MAX_INFLATED) {
+        if (n == cap || n >= limit) {
+            if (n >= limit) {
                 pprof_fail(ld, (size_t)(zs.next_in - in),
-                     "gunzipped data larger than %llu MiB",
-                     PPROF_MAX_INFLATED >> 20);
+                     limit == PPROF_MAX_INFLATED
+                         ? "gunzipped data larger than %llu MiB"
+                         : "gunzipped data larger than %llu MiB, over %d "
+                           "times the file: a crafted file?",
+                     (unsigned long long)(limit >> 20), PPROF_INFLATE_RATIO);
                 goto out;
             }
             if (VEC_RESERVE(buf, cap, cap + 1) < 0) {
@@ -132,8 +162,10 @@ int pprof_gunzip(struct loader *ld, const uint8_t *in, size_t len,
                 goto out;
             }
         }
+        /* never past the limit, whatever the doubling gave */
+        end = cap < limit ? cap : (size_t)limit;
         zs.next_out = buf + n;
-        zs.avail_out = (uInt)(cap - n > 1u << 30 ? 1u << 30 : cap - n);
+        zs.avail_out = (uInt)(end - n > 1u << 30 ? 1u << 30 : end - n);
         zr = inflate(&zs, Z_NO_FLUSH);
         n = (size_t)(zs.next_out - buf);
         if (zr == Z_STREAM_END) {
@@ -159,7 +191,7 @@ int pprof_gunzip(struct loader *ld, const uint8_t *in, size_t len,
             goto out;
         }
         /* No progress with room left to write: the input ran out. */
-        if (zr == Z_BUF_ERROR && n < cap) {
+        if (zr == Z_BUF_ERROR && n < end) {
             pprof_fail(ld, len, "truncated gzip data");
             goto out;
         }
@@ -277,7 +309,7 @@ static int parse_value_type(struct loader *ld, const struct pb_field *mf,
 
 static int parse_sample_type(struct loader *ld, const struct pb_field *mf)
 {
-    struct vtype *vt = PUSH(ld, ld->types, ld->ntypes, ld->types_cap);
+    struct vtype *vt = PUSH(ld, ld->types, ld->ntypes, ld->types_cap, mf->off);
 
     return !vt || parse_value_type(ld, mf, vt) ? -1 : 0;
 }
@@ -292,7 +324,8 @@ static int parse_period_type(struct loader *ld, const struct pb_field *mf)
 static int keep_span(struct loader *ld, const struct pb_field *f,
                      struct span **arr, size_t *n, size_t *cap)
 {
-    struct span *s = pprof_push(ld, (void **)arr, n, cap, sizeof(**arr));
+    struct span *s = pprof_push(ld, (void **)arr, n, cap, sizeof(**arr),
+                                f->off);
 
     if (!s)
         return -1;
@@ -325,7 +358,7 @@ static int parse_mapping(struct loader *ld, const struct pb_field *mf)
         VFIELD(PPROF_MAPPING_BUILD_ID, "Mapping.build_id", mapping,
                build_id),
     };
-    struct mapping *m = PUSH(ld, ld->maps, ld->nmaps, ld->maps_cap);
+    struct mapping *m = PUSH(ld, ld->maps, ld->nmaps, ld->maps_cap, mf->off);
 
     return m ? read_record(ld, mf, m, &m->off, fields, NFIELDS(fields)) : -1;
 }
@@ -340,7 +373,7 @@ static int parse_function(struct loader *ld, const struct pb_field *mf)
         VFIELD(PPROF_FUNCTION_START_LINE, "Function.start_line", function,
                start_line),
     };
-    struct function *fn = PUSH(ld, ld->fns, ld->nfns, ld->fns_cap);
+    struct function *fn = PUSH(ld, ld->fns, ld->nfns, ld->fns_cap, mf->off);
 
     return fn ? read_record(ld, mf, fn, &fn->off, fields, NFIELDS(fields))
               : -1;
@@ -353,7 +386,7 @@ static int parse_line(struct loader *ld, const struct pb_field *mf)
                function_id),
         VFIELD(PPROF_LINE_LINE, "Line.line", line, line),
     };
-    struct line *l = PUSH(ld, ld->lines, ld->nlines, ld->lines_cap);
+    struct line *l = PUSH(ld, ld->lines, ld->nlines, ld->lines_cap, mf->off);
 
     if (!l || read_fields(ld, mf, l, fields, NFIELDS(fields), NULL, 0))
         return -1;
@@ -373,7 +406,7 @@ static int parse_location(struct loader *ld, const struct pb_field *mf)
     };
     static const struct nested lines = { PPROF_LOCATION_LINE,
                                          "Location.line", parse_line };
-    struct location *loc = PUSH(ld, ld->locs, ld->nlocs, ld->locs_cap);
+    struct location *loc = PUSH(ld, ld->locs, ld->nlocs, ld->locs_cap, mf->off);
     size_t first = ld->nlines; /* parse_line grows lines[], not locs[] */
 
     if (!loc)
@@ -396,7 +429,7 @@ static int parse_comment(struct loader *ld, const struct pb_field *f)
     struct comment *c;
 
     if (f->wire != PB_LEN) {
-        c = PUSH(ld, ld->comments, ld->ncomments, ld->comments_cap);
+        c = PUSH(ld, ld->comments, ld->ncomments, ld->comments_cap, f->off);
         if (!c || pprof_get_varint(ld, f, "Profile.comment", &c->str))
             return -1;
         c->off = f->off;
@@ -404,7 +437,8 @@ static int parse_comment(struct loader *ld, const struct pb_field *f)
     }
     pb_reader_sub(&pr, f);
     while (pr.pos < pr.len) {
-        c = PUSH(ld, ld->comments, ld->ncomments, ld->comments_cap);
+        c = PUSH(ld, ld->comments, ld->ncomments, ld->comments_cap,
+                 pr.base + pr.pos);
         if (!c)
             return -1;
         c->off = pr.base + pr.pos;

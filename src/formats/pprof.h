@@ -17,7 +17,29 @@
 #include "pb.h"
 #include "profile.h"
 
-#define PPROF_MAX_INFLATED (1024ull * 1024 * 1024) /* gunzipped bytes */
+/* Gunzipped bytes: at most PPROF_MAX_INFLATED, and past
+ * PPROF_INFLATE_FLOOR at most PPROF_INFLATE_RATIO times the compressed
+ * size.  Profiles compress 2 to 10 times; a string table of empty
+ * strings, 1,000 times (100 KB of gzip for 104 MB). */
+#define PPROF_MAX_INFLATED (1024ull * 1024 * 1024)
+#define PPROF_INFLATE_FLOOR (64ull << 20)
+#define PPROF_INFLATE_RATIO 64
+
+/* Budgets tied to the size of the Profile message (after gunzip), so a
+ * small crafted file cannot make the reader take gigabytes or hours:
+ *   - memory for the records: every record costs at least 2 bytes of
+ *     input and up to 48 bytes here (a string table of 52 million empty
+ *     strings is 104 MB of message, 100 KB of gzip); real profiles need
+ *     under 3 bytes a byte (pprof_mem_budget's comment);
+ *   - frames the samples expand to: a Location of 4,096 lines named by
+ *     8,000 samples is 33 million frames from 251 bytes of gzip; real
+ *     profiles name each frame with at least one byte of location id,
+ *     and inline a few lines per location. */
+#define PPROF_MEM_BASE (64ull << 20)        /* bytes allowed any profile */
+#define PPROF_MEM_PER_BYTE 4                /* and per byte of message */
+#define PPROF_FRAMES_BASE (1ull << 20)      /* frames allowed any profile */
+#define PPROF_FRAMES_PER_BYTE 4             /* and per byte of message */
+#define PPROF_FRAMES_MAX (1ull << 26)       /* and never more */
 #define NONE UINT32_MAX
 
 struct span {
@@ -82,6 +104,9 @@ struct loader {
     char *err;             /* the caller's error buffer */
     size_t errlen;
     bool failed;           /* err holds the first error */
+    size_t msg_len;        /* bytes of the Profile message */
+    size_t mem_used, mem_budget;       /* record bytes: pprof_charge */
+    uint64_t frames_used, frames_budget; /* frames the samples expand to */
 
     /* Pass 1: the Profile's repeated fields as read (arrays, count, cap). */
     struct vtype *types;   size_t ntypes, types_cap;       /* sample_type */
@@ -133,14 +158,23 @@ int pprof_get_varint(struct loader *ld, const struct pb_field *f,
  * end, -1 with the error set. */
 int pprof_sub_end(struct loader *ld, struct pb_reader *r, int rc);
 
-/* Append one zeroed element to a growable array; NULL on OOM (reported). */
-void *pprof_push(struct loader *ld, void **arr, size_t *n, size_t *cap,
-                 size_t elem);
-#define PUSH(ld, arr, n, cap) \
-    pprof_push(ld, (void **)&(arr), &(n), &(cap), sizeof(*(arr)))
+/* Set ld's budgets for a Profile message of len bytes. */
+void pprof_budgets(struct loader *ld, size_t len);
 
-/* Inflate a gzip file (one or more members, at most PPROF_MAX_INFLATED
- * bytes) into *out (malloc'd, caller frees).  0, or -1 with the error set. */
+/* Count `bytes` more of memory for records, first met at byte off of the
+ * message: 0, or -1 with the error set once past the budget. */
+int pprof_charge(struct loader *ld, size_t bytes, size_t off);
+
+/* Append one zeroed element to a growable array, charged to the budget;
+ * NULL on OOM or past the budget (reported). */
+void *pprof_push(struct loader *ld, void **arr, size_t *n, size_t *cap,
+                 size_t elem, size_t off);
+#define PUSH(ld, arr, n, cap, off) \
+    pprof_push(ld, (void **)&(arr), &(n), &(cap), sizeof(*(arr)), off)
+
+/* Inflate a gzip file (one or more members, within the bounds of
+ * PPROF_MAX_INFLATED) into *out (malloc'd, caller frees).  0, or -1 with
+ * the error set. */
 int pprof_gunzip(struct loader *ld, const uint8_t *in, size_t len,
                  uint8_t **out, size_t *outlen);
 

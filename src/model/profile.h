@@ -46,6 +46,12 @@
 
 #define PROFILE_NONE UINT32_MAX  /* "no frame/node/thread" */
 #define PROFILE_ROOT 0u          /* node id of the all-threads root */
+/* A profile's total count stays below PROFILE_COUNT_LIMIT: exact in a
+ * double, as the writers need, and the readers refuse more.  Its
+ * duration is at most PROFILE_DURATION_MAX ns: pprof stores it signed. */
+#define PROFILE_COUNT_LIMIT (1ull << 53)
+#define PROFILE_DURATION_MAX ((uint64_t)INT64_MAX)
+#define PROFILE_MERGE_REFUSED (-2)  /* profile_merge: past those limits */
 
 enum frame_kind {
     FRAME_FUNC = 0,     /* a function (possibly inlined) */
@@ -229,8 +235,10 @@ uint64_t profile_samples(const struct profile *p);
  * with its tid, or with an unused tid when dst has that tid already),
  * stacks added with their counts, line/address counts summed.  Metadata
  * of dst kept (fields dst never set, 0 or NULL, are taken from src),
- * duration summed.  dst may be src.  0, or -1 on OOM (dst may then hold
- * part of src). */
+ * duration summed.  dst may be src.  0; PROFILE_MERGE_REFUSED, dst
+ * unchanged, when the sum would pass PROFILE_COUNT_LIMIT or
+ * PROFILE_DURATION_MAX (profile_merge_refusal says which); or -1 on OOM
+ * (dst may then hold part of src). */
 int profile_merge(struct profile *dst, const struct profile *src);
 
 /* Merge the processes that run the same command (all nginx workers): a
@@ -240,6 +248,11 @@ int profile_merge(struct profile *dst, const struct profile *src);
  * Frames are re-interned, metadata copied, per-second counts dropped.
  * NULL on OOM.  Free with profile_free. */
 struct profile *profile_merge_commands(const struct profile *p);
+/* Why merging src into dst would pass a limit of the sums, as a phrase
+ * ("the total sample count would reach 2^53"), or NULL when it would
+ * not.  A static string. */
+const char *profile_merge_refusal(const struct profile *dst,
+                                  const struct profile *src);
 
 /* --- tree access --------------------------------------------------------- */
 

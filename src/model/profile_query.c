@@ -64,6 +64,19 @@ static uint32_t merge_thread(struct profile *dst,
     return profile_thread(dst, tid, t->name);
 }
 
+const char *profile_merge_refusal(const struct profile *dst,
+                                  const struct profile *src)
+{
+    uint64_t a = profile_samples(dst), b = profile_samples(src);
+
+    if (a >= PROFILE_COUNT_LIMIT || b >= PROFILE_COUNT_LIMIT - a)
+        return "the total sample count would reach 2^53";
+    if (dst->meta.duration_ns > PROFILE_DURATION_MAX ||
+        src->meta.duration_ns > PROFILE_DURATION_MAX - dst->meta.duration_ns)
+        return "the total duration would pass 2^63 ns";
+    return NULL;
+}
+
 static int merge_impl(struct profile *dst, const struct profile *src,
                       bool by_command);
 
@@ -93,6 +106,8 @@ static int merge_impl(struct profile *dst, const struct profile *src,
     struct profile_meta meta;
     int rc = -1;
 
+    if (profile_merge_refusal(dst, src))
+        return PROFILE_MERGE_REFUSED;
     if (dst == src) {
         struct profile *copy = profile_clone(src);
 

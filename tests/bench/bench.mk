@@ -2,7 +2,7 @@
 # tests/bench/run.sh, which rewrites docs/PERFORMANCE.md.
 BENCH_DIR  := $(BUILD)/bench
 BENCH_BINS := $(BENCH_DIR)/spin $(BENCH_DIR)/spin_nofp $(BENCH_DIR)/rtt \
-              $(BENCH_DIR)/bench_profile
+              $(BENCH_DIR)/bench_profile $(BENCH_DIR)/sigdelay
 
 $(BENCH_DIR)/spin: tests/bench/spin.c tests/bench/progress.h
 	@mkdir -p $(dir $@)
@@ -15,6 +15,10 @@ $(BENCH_DIR)/spin_nofp: tests/bench/spin.c tests/bench/progress.h
 $(BENCH_DIR)/rtt: tests/bench/rtt.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -o $@ $<
+
+$(BENCH_DIR)/sigdelay: tests/bench/sigdelay.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -o $@ $<
 
 $(BENCH_DIR)/bench_profile: tests/bench/bench_profile.c $(PURE_OBJS)
 	@mkdir -p $(dir $@)

@@ -305,6 +305,10 @@ command -v ruby >/dev/null && trunc_row ruby ruby -e 'def f(n); if n == 0 then l
 log "7b. slowdown by stack copy size at 5 kHz"
 slowdown_row "$B/spin" 1 5000 sp-perf-8k sp-perf-16k sp-perf-32k sp-perf-64k
 
+# --- 8. signal delivery delay ---------------------------------------------------
+log "8. signal delivery delay"
+SPROFTOP=$SP REPS=$REPS tests/bench/sigdelay.sh "$BUILD" >"$TMP/sigdelay.md"
+
 # --- report -------------------------------------------------------------------
 met() { awk -v v="$1" -v lim="$2" -v op="$3" 'BEGIN {if (v !~ /^[0-9.]+$/ || lim !~ /^[0-9.]+$/) {print "not measured"; exit}
     ok = op == "le" ? v <= lim : v >= lim; print ok ? "met" : "**missed**"}'; }
@@ -531,6 +535,18 @@ EOF
 cat "$TOP/tests/bench/notes.md"
 cat <<EOF
 
+## 8. Signal delivery delay
+
+From \`sigqueue\` to the handler, in a target that spins (tests/bench/sigdelay.c:
+the sender stamps each signal with its send time). Rows interleaved in this
+run, $REPS rounds of ${SIG_N:-100} signals ${SIG_GAP_US:-5000} µs apart each. A
+sampled thread's signal waits in its signal-delivery stop until the sampler
+hands it back (\`PTRACE_CONT\` with the signal), so the ptrace sampler
+drains its wait events before each piece of work; the perf backend stops
+nothing.
+
+$(cat "$TMP/sigdelay.md")
+
 ## Commands
 
 - Section 1: \`sproftop --sampler perf|ptrace -p PID -F HZ -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\`,
@@ -545,6 +561,7 @@ cat <<EOF
 - Section 4: \`$BUILD/bench/spin PROGRESS 4 60\`, \`sproftop --sampler B -p PID -F 100 -d 5 [--idle] --stats\`.
 - Section 5: \`$BUILD/bench/bench_profile ingest\`; \`sproftop -i BIG.folded --script KEYS\` with 50 \`:refresh\` lines minus a run without them.
 - Section 7: \`sproftop --sampler perf --stack-size N -p PID -F 500 -d 1.5 --stats\`.
+- Section 8: \`tests/bench/sigdelay.sh\` (\`$BUILD/bench/sigdelay recv|send\`, \`sproftop --sampler NAME -p PID -F 1000\` per backend).
 - Regenerate: \`make bench\` (REPS and WIN environment variables).
 EOF
 } >"$OUT"

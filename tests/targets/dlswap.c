@@ -10,7 +10,14 @@
  * The load address of each library is written to BASEFILE as lines
  * "A 0x..." and "B 0x..." (the B line once B is loaded), so a test can
  * tell whether B reused A's range.  Exits 1 with one line if a library
- * cannot be loaded.  (tests/reliability_dlopen.t)
+ * cannot be loaded.  With DLSWAP_MAPPINGS=N in the environment it first
+ * maps N extra pages (alternately readable and not, so the kernel keeps
+ * them apart): /proc/PID/maps then costs a profiler that much more to
+ * read, as a big program's does.  With DLSWAP_MIN_CPU=SECONDS, each
+ * phase also goes on (30 s at most) until its thread has run that much
+ * CPU time in it: an on-CPU profiler's samples follow CPU time, so a test
+ * then gets enough samples of each phase however loaded the machine is.
+ * (tests/reliability_dlopen.t)
  */
 #include "common.h"
 
@@ -18,7 +25,9 @@
 #include <libgen.h>
 #include <limits.h>
 #include <link.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 typedef void spin_fn(double until);
 
@@ -59,16 +68,57 @@ static void note_base(const char *file, const char *which, uintptr_t base)
     fclose(f);
 }
 
+/* n separate one-page mappings, for a long /proc/PID/maps. */
+static void map_pages(long n)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    char *area = mmap(NULL, (size_t)(n * page), PROT_NONE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    if (area == MAP_FAILED) {
+        fprintf(stderr, "dlswap: cannot map %ld pages: %s\n", n, strerror(errno));
+        exit(1);
+    }
+    for (long i = 0; i < n; i += 2)
+        mprotect(area + i * page, (size_t)page, PROT_READ);
+}
+
+/* The calling thread's CPU time, in seconds. */
+static double own_cpu(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Whether a phase begun at CPU time `base` must go on for DLSWAP_MIN_CPU
+ * (until `deadline`, wall-clock, at most). */
+static bool more_cpu(double base, double deadline)
+{
+    const char *env = getenv("DLSWAP_MIN_CPU");
+    double min = env ? target_parse_seconds("dlswap", env) : 0;
+
+    return min > 0 && own_cpu() - base < min && target_now() < deadline;
+}
+
 SP_FRAME void run_phase_a(spin_fn *fn, double seconds, const char *go_file)
 {
+    double base = own_cpu(), deadline = target_now() + seconds + 30;
+
     fn(target_now() + seconds);
-    while (go_file && access(go_file, F_OK) != 0)
+    while ((go_file && access(go_file, F_OK) != 0) ||
+           more_cpu(base, deadline))
         fn(target_now() + 0.01);
 }
 
 SP_FRAME void run_phase_b(spin_fn *fn, double seconds)
 {
+    double base = own_cpu(), deadline = target_now() + seconds + 30;
+
     fn(target_now() + seconds);
+    while (more_cpu(base, deadline))
+        fn(target_now() + 0.01);
 }
 
 int main(int argc, char **argv)
@@ -90,6 +140,9 @@ int main(int argc, char **argv)
     }
     self[n] = '\0';
     dir = dirname(self);
+    if (getenv("DLSWAP_MAPPINGS"))
+        map_pages(target_parse_long("dlswap", "DLSWAP_MAPPINGS",
+                                    getenv("DLSWAP_MAPPINGS"), 1, 1L << 20));
 
     h = open_lib(dir, "libA.so", "a_spin", &fn, &base);
     note_base(argc > 3 ? argv[3] : NULL, "A", base);

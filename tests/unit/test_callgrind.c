@@ -342,6 +342,48 @@ static void test_names(void **state)
     profile_free(p);
 }
 
+/* Names with nothing visible (issue 11, item 9): callgrind_annotate reads
+ * "cfn=(37)   " as a use of id 37, never defined.  Each is written
+ * "[unknown]", function, file and object alike. */
+static void test_blank_names(void **state)
+{
+    struct profile *p = profile_new();
+    uint32_t t = profile_thread(p, 5, "t");
+    uint32_t main_fn = fn(p, "main");
+    uint32_t blank = fixture_frame(p, "   ", " \t ", "  ", 3);
+    uint32_t ctl = fixture_frame(p, "\n\x7f\r", "prog", "prog.c", 4);
+    uint32_t leaf = fixture_frame(p, "leaf", "  ", "\t", 5);
+    char *out;
+    size_t defs = 0;
+
+    (void)state;
+    FIXTURE_ADD_IDS(p, t, 2, main_fn, blank, ctl, leaf);
+    FIXTURE_ADD_IDS(p, t, 1, main_fn, ctl);
+    out = write_cg(p);
+    for (char *line = out; *line;) {
+        char *end = strchr(line, '\n'), *close = strstr(line, ")");
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+
+        /* a compressed definition "KEY=(N) name": name has to show */
+        if (line[0] != ' ' && close && close < line + len &&
+            strncmp(line, "calls=", 6) != 0 && close[1] == ' ') {
+            bool visible = false;
+
+            for (char *c = close + 2; c < line + len; c++)
+                visible |= (unsigned char)*c > ' ' && *c != 0x7f;
+            if (!visible)
+                fail_msg("blank name: '%.*s'", (int)len, line);
+            defs++;
+        }
+        line += len + (end != NULL);
+    }
+    assert_true(defs >= 6);
+    assert_non_null(strstr(out, "\ncob=(3) [unknown]\ncfl=(3) [unknown]\n"
+                                "cfn=(3) [unknown]\n"));
+    free(out);
+    profile_free(p);
+}
+
 /* Self cost is spread over the lines the profile counted; the rest goes
  * on the function's first line. */
 static void test_lines(void **state)
@@ -408,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_recursion),
         cmocka_unit_test(test_random_stacks),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_blank_names),
         cmocka_unit_test(test_lines),
         cmocka_unit_test(test_empty_stacks_and_derived),
         cmocka_unit_test(test_registry),

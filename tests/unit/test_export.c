@@ -2,6 +2,7 @@
  * folded exporter (golden file tests/unit/data/example.folded, a copy of
  * shared/formats/example.folded checked by flamegraph.pl). */
 #include "fixture.h"
+#include "outfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -141,7 +144,9 @@ static void test_folded_empty_stack(void **state)
     fixture_assert_same_lines(got, "renamed-5 4\nrenamed-5;f 1\n");
     free(got);
     o.no_thread_root = true;    /* no frame left to write: left out */
-    FIXTURE_ASSERT_TEXT(fixture_write(&export_folded, p, &o, NULL), "f 1\n");
+    got = fixture_write(&export_folded, p, &o, NULL);
+    assert_string_equal(got, "f 1\n");
+    free(got);
     profile_free(p);
 }
 
@@ -261,18 +266,26 @@ static void test_write_missing_dir(void **state)
     profile_free(p);
 }
 
-/* Export p to path and compare the error with `want`; 0 when equal. */
-static int export_fails_with(const struct profile *p, const char *path,
-                             const char *want)
+/* Export p to path with e and compare the error with `want`; 0 when
+ * equal. */
+static int export_fails_with_e(const struct exporter *e,
+                               const struct profile *p, const char *path,
+                               const char *want)
 {
     char err[512] = "";
 
-    if (export_to_file(&export_folded, p, NULL, path, err, sizeof(err)) == 0 ||
+    if (export_to_file(e, p, NULL, path, err, sizeof(err)) == 0 ||
         strcmp(err, want) != 0) {
         fprintf(stderr, "# got \"%s\", want \"%s\"\n", err, want);
         return -1;
     }
     return 0;
+}
+
+static int export_fails_with(const struct profile *p, const char *path,
+                             const char *want)
+{
+    return export_fails_with_e(&export_folded, p, path, want);
 }
 
 static void test_write_readonly_dir(void **state)
@@ -311,75 +324,248 @@ static void test_write_readonly_dir(void **state)
     profile_free(p);
 }
 
-static void test_write_refuses_foreign_symlink(void **state)
+/* No symlink is ever replaced: rename() would destroy the link, never
+ * write where it leads.  A link to /proc/self/fd/1 is what /dev/stdout is
+ * (item 1 of issue 11: as root, `-o /dev/stdout` replaced the system's
+ * link); one planted by another user is a trap. */
+static void test_write_refuses_symlinks(void **state)
 {
+    static const char *const targets[] = { "victim", "/proc/self/fd/1",
+                                           "/dev/null" };
     struct profile *p = example();
-    char target[512], link[512], want[700];
+    char target[512], link[512], want[700], buf[512], names[512];
     struct stat st;
+    char *got;
 
     (void)state;
-    if (geteuid() != 0) {
-        /* Only root can plant a link owned by someone else; /dev/stdout is
-         * a link that root owns. */
-        assert_int_equal(lstat("/dev/stdout", &st), 0);
-        assert_true(S_ISLNK(st.st_mode));
-        snprintf(want, sizeof(want),
-                 "refusing to replace /dev/stdout: it is a symlink owned by "
-                 "uid %u",
-                 (unsigned)st.st_uid);
-        assert_int_equal(export_fails_with(p, "/dev/stdout", want), 0);
-        profile_free(p);
-        return;
-    }
     snprintf(target, sizeof(target), "%s/victim", tmpdir);
     snprintf(link, sizeof(link), "%s/x.folded", tmpdir);
-    put_file(target, "precious\n");
-    assert_int_equal(symlink(target, link), 0);
-    assert_int_equal(lchown(link, 12345, 12345), 0);
-    snprintf(want, sizeof(want),
-             "refusing to replace %s: it is a symlink owned by uid 12345",
+    snprintf(want, sizeof(want), "refusing to replace %s: it is a symlink",
              link);
-    assert_int_equal(export_fails_with(p, link, want), 0);
-    assert_int_equal(lstat(link, &st), 0);
-    assert_true(S_ISLNK(st.st_mode));
-    FIXTURE_ASSERT_TEXT(fixture_slurp(target, NULL), "precious\n");
-    unlink(link);
+    put_file(target, "precious\n");
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(symlink(targets[i], link), 0);
+        if (i == 0 && geteuid() == 0)   /* only root can plant one */
+            assert_int_equal(lchown(link, 12345, 12345), 0);
+        assert_int_equal(export_fails_with(p, link, want), 0);
+        assert_int_equal(lstat(link, &st), 0);
+        assert_true(S_ISLNK(st.st_mode));
+        assert_int_equal(readlink(link, buf, sizeof(buf)),
+                         (ssize_t)strlen(targets[i]));
+        unlink(link);
+    }
+    got = fixture_slurp(target, NULL);
+    assert_string_equal(got, "precious\n");
+    free(got);
+    list_dir(tmpdir, names, sizeof(names));
+    assert_string_equal(names, "victim");
     unlink(target);
     profile_free(p);
 }
 
-static void test_write_own_symlink(void **state)
+/* Nothing in /dev, /proc or /sys is replaced, whoever asks: the checks
+ * look at the directory's real path, so a link to /dev on the way does
+ * not hide it. */
+static void test_write_refuses_system_dirs(void **state)
 {
     struct profile *p = example();
-    char target[512], link[512], want[700], err[256], names[512];
+    char link[512], path[600], want[700];
     struct stat st;
 
     (void)state;
-    snprintf(target, sizeof(target), "%s/victim", tmpdir);
-    snprintf(link, sizeof(link), "%s/x.folded", tmpdir);
-    put_file(target, "precious\n");
-    assert_int_equal(symlink(target, link), 0);
-    /* our own link is replaced itself, never written through */
-    assert_int_equal(export_to_file(&export_folded, p, NULL, link, err,
-                                    sizeof(err)), 0);
-    assert_int_equal(lstat(link, &st), 0);
-    assert_true(S_ISREG(st.st_mode));
-    FIXTURE_ASSERT_TEXT(fixture_slurp(target, NULL), "precious\n");
-    list_dir(tmpdir, names, sizeof(names));
-    assert_string_equal(names, "victim x.folded");
+    assert_int_equal(export_fails_with(p, "/dev/sproftop-test.folded",
+                                       "refusing to write "
+                                       "/dev/sproftop-test.folded: it is in "
+                                       "/dev, which belongs to the system"),
+                     0);
+    assert_int_equal(export_fails_with(p, "/proc/self/comm",
+                                       "refusing to write /proc/self/comm: it "
+                                       "is in /proc, which belongs to the "
+                                       "system"),
+                     0);
+    snprintf(link, sizeof(link), "%s/devdir", tmpdir);
+    assert_int_equal(symlink("/dev", link), 0);
+    snprintf(path, sizeof(path), "%s/null", link);
+    snprintf(want, sizeof(want), "refusing to write %s: it is in /dev, which "
+             "belongs to the system", path);
+    assert_int_equal(export_fails_with(p, path, want), 0);
+    assert_int_equal(export_check_path(path, want, sizeof(want)), -1);
+    assert_int_equal(stat("/dev/null", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
     unlink(link);
-    unlink(target);
+    profile_free(p);
+}
 
-    /* a link to a device (think /dev/stdout) is not ours to replace */
-    assert_int_equal(symlink("/dev/null", link), 0);
-    assert_int_equal(export_to_file(&export_folded, p, NULL, link, err,
-                                    sizeof(err)), -1);
-    snprintf(want, sizeof(want),
-             "refusing to replace %s: it is a symlink to something that is "
-             "not a regular file",
-             link);
-    assert_string_equal(err, want);
-    unlink(link);
+/* A replaced file keeps its mode (and owner, as root); a new one is 0600
+ * whatever the umask: a profile holds the command line. */
+static void test_write_keeps_mode(void **state)
+{
+    struct profile *p = example();
+    char path[512], err[256] = "";
+    struct stat st;
+    mode_t old_mask = umask(022);
+
+    (void)state;
+    snprintf(path, sizeof(path), "%s/new.folded", tmpdir);
+    assert_int_equal(export_to_file(&export_folded, p, NULL, path, err,
+                                    sizeof(err)), 0);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0600);
+    unlink(path);
+
+    snprintf(path, sizeof(path), "%s/old.folded", tmpdir);
+    put_file(path, "old\n");
+    assert_int_equal(chmod(path, 0640), 0);
+    if (geteuid() == 0)
+        assert_int_equal(chown(path, 65534, 65534), 0);
+    assert_int_equal(export_to_file(&export_folded, p, NULL, path, err,
+                                    sizeof(err)), 0);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0640);
+    if (geteuid() == 0) {
+        assert_int_equal(st.st_uid, 65534);
+        assert_int_equal(st.st_gid, 65534);
+    }
+    unlink(path);
+    umask(old_mask);
+    profile_free(p);
+}
+
+/* The destination written by a "writer" that plants something there
+ * while it runs: the planted thing wins, nothing is renamed over it. */
+static char plant_path[512];
+static bool plant_replace;   /* replace an existing file, not create one */
+
+static int planting_write(const struct profile *p, const struct export_opts *o,
+                          FILE *f)
+{
+    char victim[600];
+
+    snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
+    if (plant_replace)
+        unlink(plant_path);
+    if (symlink(victim, plant_path) != 0)
+        return -1;
+    return export_folded_write(p, o, f);
+}
+
+static void test_write_race_with_symlink(void **state)
+{
+    static const struct exporter planting = {
+        .name = "planting", .exts = ".x", .desc = "plants a link",
+        .write = planting_write,
+    };
+    struct profile *p = example();
+    char want[700], names[512], victim[600];
+    struct stat st;
+    char *got;
+
+    (void)state;
+    snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
+    put_file(victim, "precious\n");
+    snprintf(plant_path, sizeof(plant_path), "%s/race.folded", tmpdir);
+    snprintf(want, sizeof(want), "cannot write %s: it was changed by someone "
+             "else while the profile was written; left as it is", plant_path);
+    for (int i = 0; i < 2; i++) {
+        plant_replace = i == 1;
+        if (plant_replace)
+            put_file(plant_path, "old\n");
+        assert_int_equal(export_fails_with_e(&planting, p, plant_path, want),
+                         0);
+        assert_int_equal(lstat(plant_path, &st), 0);
+        assert_true(S_ISLNK(st.st_mode));
+        list_dir(tmpdir, names, sizeof(names));
+        assert_string_equal(names, "race.folded victim");
+        unlink(plant_path);
+    }
+    got = fixture_slurp(victim, NULL);
+    assert_string_equal(got, "precious\n");
+    free(got);
+    unlink(victim);
+    profile_free(p);
+}
+
+/* "-", /dev/stdout and /dev/stderr name the descriptor: the profile goes
+ * where it points (here a file standing in as stdout), and nothing is
+ * created or renamed.  The real /dev/stdout is never named here: code
+ * without this rule would replace the system's link (issue 11, item 1). */
+static void test_write_std_descriptors(void **state)
+{
+    static const char *const names_in[] = { "-", "/dev/fd/1" };
+    struct profile *p = example();
+    char path[512], cwd[512], err[256] = "", names[512];
+    int saved = dup(1), fd;
+    char *got;
+
+    (void)state;
+    assert_int_equal(outfile_std_fd("-"), 1);
+    assert_int_equal(outfile_std_fd("/dev/stdout"), 1);
+    assert_int_equal(outfile_std_fd("/dev/stderr"), 2);
+    assert_int_equal(outfile_std_fd("/proc/self/fd/2"), 2);
+    assert_int_equal(outfile_std_fd("/dev/stdin"), -1);
+    assert_int_equal(outfile_std_fd("./-"), -1);
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    assert_int_equal(chdir(tmpdir), 0);   /* where "-" would be made */
+    snprintf(path, sizeof(path), "%s/stdout.txt", tmpdir);
+    for (size_t i = 0; i < 2; i++) {
+        fflush(stdout);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        assert_true(fd >= 0 && saved >= 0);
+        assert_int_equal(dup2(fd, 1), 1);
+        close(fd);
+        assert_int_equal(export_check_path(names_in[i], err, sizeof(err)), 0);
+        assert_int_equal(export_to_file(&export_folded, p, NULL, names_in[i],
+                                        err, sizeof(err)), 0);
+        assert_int_equal(dup2(saved, 1), 1);
+        got = fixture_slurp(path, NULL);
+        fixture_assert_same_lines(got, "main-100;main;a;b 3\n"
+                                  "main-100;main;a;c 1\n"
+                                  "worker-101;main;d 2\n");
+        free(got);
+        list_dir(tmpdir, names, sizeof(names));
+        assert_string_equal(names, "stdout.txt");
+    }
+    close(saved);
+    assert_int_equal(chdir(cwd), 0);
+    unlink(path);
+    profile_free(p);
+}
+
+/* Past a file size limit (ulimit -f) the write fails with EFBIG: said as
+ * "file too large" (not "too many samples"), and the temporary file goes.
+ * The child ignores SIGXFSZ as main() does. */
+static void test_write_file_size_limit(void **state)
+{
+    struct profile *p = profile_new();
+    uint32_t t = profile_thread(p, 1, "t");
+    char path[512], want[700], names[512];
+    int status = 0;
+    pid_t pid;
+
+    (void)state;
+    for (int i = 0; i < 400; i++) {
+        char name[64];
+
+        snprintf(name, sizeof(name), "function_with_a_long_name_%d", i);
+        FIXTURE_ADD_NAMES(p, t, fn, 1, "main", name);
+    }
+    snprintf(path, sizeof(path), "%s/big.folded", tmpdir);
+    snprintf(want, sizeof(want), "cannot write %s: file too large", path);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct rlimit rl = { 4096, 4096 };
+
+        signal(SIGXFSZ, SIG_IGN);
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+            _exit(2);
+        _exit(export_fails_with(p, path, want) ? 1 : 0);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    list_dir(tmpdir, names, sizeof(names));
+    assert_string_equal(names, "");
     profile_free(p);
 }
 
@@ -425,6 +611,7 @@ static void test_write_failure_keeps_old(void **state)
     };
     struct profile *p = example();
     char path[512], want[700], err[256], names[512];
+    char *got;
 
     (void)state;
     snprintf(path, sizeof(path), "%s/keep.x", tmpdir);
@@ -434,7 +621,9 @@ static void test_write_failure_keeps_old(void **state)
     snprintf(want, sizeof(want), "cannot write %s: no space left on device",
              path);
     assert_string_equal(err, want);
-    FIXTURE_ASSERT_TEXT(fixture_slurp(path, NULL), "old\n");
+    got = fixture_slurp(path, NULL);
+    assert_string_equal(got, "old\n");
+    free(got);
     list_dir(tmpdir, names, sizeof(names));
     assert_string_equal(names, "keep.x");   /* no temporary left behind */
     unlink(path);
@@ -473,8 +662,12 @@ int main(void)
         cmocka_unit_test(test_write_new_and_replace),
         cmocka_unit_test(test_write_missing_dir),
         cmocka_unit_test(test_write_readonly_dir),
-        cmocka_unit_test(test_write_refuses_foreign_symlink),
-        cmocka_unit_test(test_write_own_symlink),
+        cmocka_unit_test(test_write_refuses_symlinks),
+        cmocka_unit_test(test_write_refuses_system_dirs),
+        cmocka_unit_test(test_write_keeps_mode),
+        cmocka_unit_test(test_write_race_with_symlink),
+        cmocka_unit_test(test_write_std_descriptors),
+        cmocka_unit_test(test_write_file_size_limit),
         cmocka_unit_test(test_write_refuses_special),
         cmocka_unit_test(test_write_failure_keeps_old),
         cmocka_unit_test(test_write_relative_path),

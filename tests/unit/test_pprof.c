@@ -1120,6 +1120,53 @@ static void test_errors_structure(void **state)
     }
 }
 
+/* Files that cost far more than their size (issue 11, items 4 and 5): the
+ * reader's budgets refuse them with one line, before the cost. */
+static void test_bombs(void **state)
+{
+    static uint64_t fns[LOAD_MAX_DEPTH];
+    struct msg m = { 0 };
+    size_t gzlen;
+    char *gz;
+
+    (void)state;
+    /* 4: 5 million empty strings, 2 bytes each in the file and 33 in
+     * the reader (a span, a pointer, a NUL): past 64 MiB + 4 bytes a
+     * byte of message */
+    build(&m, BAD_NONE);
+    for (size_t i = 0; i < 5000000; i++)
+        pb_put_bytes(&m.b, PPROF_STRING_TABLE, "", 0);
+    expect_error((const char *)m.b.data, m.b.len,
+                 ": too many records: they would take more than 102 MiB of "
+                 "memory for a 9766 KiB profile message");
+    msg_free(&m);
+
+    /* ... and gzipped: 68 MB of message from 66 KB of gzip, refused
+     * while it inflates (past 64 MiB, at more than 64 times the file) */
+    m = (struct msg){ 0 };
+    build(&m, BAD_NONE);
+    for (size_t i = 0; i < 34000000; i++)
+        pb_put_bytes(&m.b, PPROF_STRING_TABLE, "", 0);
+    gz = gzip(m.b.data, m.b.len, &gzlen);
+    msg_free(&m);
+    expect_error(gz, gzlen, ": gunzipped data larger than 64 MiB, over 64 "
+                 "times the file");
+    free(gz);
+
+    /* 5: one location of 4,096 lines named by 8,000 samples: 33 million
+     * frames from 85 KB */
+    m = (struct msg){ 0 };
+    build(&m, BAD_NONE);
+    for (size_t i = 0; i < LOAD_MAX_DEPTH; i++)
+        fns[i] = 1;
+    put_location(&m, 2, 0, 0x20, fns, LOAD_MAX_DEPTH);
+    for (size_t i = 0; i < 8000; i++)
+        put_sample(&m, (uint64_t[]){ 2 }, 1, (uint64_t[]){ 1 }, 1);
+    expect_error((const char *)m.b.data, m.b.len,
+                 ": the samples expand to more than");
+    msg_free(&m);
+}
+
 static void test_errors_wire(void **state)
 {
     char err[256];
@@ -1316,6 +1363,7 @@ int main(void)
         cmocka_unit_test(test_thread_labels),
         cmocka_unit_test(test_errors_structure),
         cmocka_unit_test(test_errors_wire),
+        cmocka_unit_test(test_bombs),
         cmocka_unit_test(test_sniff),
         cmocka_unit_test(test_pb_varints),
         cmocka_unit_test(test_pb_fields),

@@ -602,6 +602,47 @@ static void test_merge_lines(void **state)
     profile_free(b);
 }
 
+/* Sums past the limits (issue 11, item 6): two files of 2^53 - 1
+ * samples merged, and sproftop could not read its own output; durations
+ * wrapped.  The merge is refused, dst unchanged. */
+static void test_merge_limits(void **state)
+{
+    struct profile *a = profile_new(), *b = profile_new();
+    uint32_t ta = profile_thread(a, 1, "t"), tb = profile_thread(b, 1, "t");
+    struct profile_meta m = { .duration_ns = PROFILE_DURATION_MAX - 5 };
+
+    (void)state;
+    add(a, ta, "main;a", PROFILE_COUNT_LIMIT - 1);
+    add(b, tb, "main;b", 1);
+    assert_int_equal(profile_merge(a, b), PROFILE_MERGE_REFUSED);
+    assert_string_equal(profile_merge_refusal(a, b),
+                        "the total sample count would reach 2^53");
+    assert_int_equal(profile_samples(a), PROFILE_COUNT_LIMIT - 1);
+    assert_int_equal(profile_frame_count(a), 3);   /* t-1, main, a: no b */
+    assert_int_equal(profile_merge(a, a), PROFILE_MERGE_REFUSED);
+    profile_free(a);
+
+    a = profile_new();
+    ta = profile_thread(a, 1, "t");
+    add(a, ta, "main;a", 3);
+    assert_int_equal(profile_set_meta(a, &m), 0);
+    m.duration_ns = 6;
+    assert_int_equal(profile_set_meta(b, &m), 0);
+    assert_int_equal(profile_merge(a, b), PROFILE_MERGE_REFUSED);
+    assert_string_equal(profile_merge_refusal(a, b),
+                        "the total duration would pass 2^63 ns");
+    assert_int_equal(profile_samples(a), 3);
+    assert_int_equal(profile_meta(a)->duration_ns, PROFILE_DURATION_MAX - 5);
+    m.duration_ns = 5;   /* exactly the limit is allowed */
+    assert_int_equal(profile_set_meta(b, &m), 0);
+    assert_null(profile_merge_refusal(a, b));
+    assert_int_equal(profile_merge(a, b), 0);
+    assert_int_equal(profile_meta(a)->duration_ns, PROFILE_DURATION_MAX);
+    assert_int_equal(profile_samples(a), 4);
+    profile_free(a);
+    profile_free(b);
+}
+
 static void test_clone_independent(void **state)
 {
     struct profile *p = example(true);
@@ -1087,6 +1128,7 @@ int main(void)
         cmocka_unit_test(test_merge_threads),
         cmocka_unit_test(test_merge_by_thread_name),
         cmocka_unit_test(test_merge_lines),
+        cmocka_unit_test(test_merge_limits),
         cmocka_unit_test(test_clone_independent),
         cmocka_unit_test(test_reset),
         cmocka_unit_test(test_lines_and_addrs),

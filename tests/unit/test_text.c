@@ -348,6 +348,42 @@ static void test_text_names(void **state)
     profile_free(p);
 }
 
+/* One name of 10,000 characters (issue 11, item 7): every row of the
+ * table was padded to it, and every rule too (60 MB of report from 35 KB
+ * of profile).  The caller and callee column cuts it to 100 characters,
+ * "..." included; the node's own row, not padded, keeps it whole. */
+static void test_text_long_name(void **state)
+{
+    struct profile *p = profile_new();
+    uint32_t t = profile_thread(p, 1, "t");
+    char *name = malloc(10001), *got, want[160];
+    size_t whole = 0;
+
+    (void)state;
+    memset(name, 'x', 10000);
+    name[10000] = '\0';
+    for (int i = 0; i < 50; i++) {
+        char leaf[32];
+
+        snprintf(leaf, sizeof(leaf), "leaf%d", i);
+        FIXTURE_ADD_IDS(p, t, 1, fn(p, "main", 1), fn(p, name, 2),
+                        fn(p, leaf, 3));
+    }
+    set_interval(p, 1000000);
+    got = write_mem(&export_text, p, 0, 0);
+    /* 53 nodes, each a block of a few rows: far below one padded row per
+     * node (530 KB) */
+    assert_true(strlen(got) < 100000);
+    for (const char *s = got; (s = strstr(s, name)); s += 10000)
+        whole++;
+    assert_int_equal(whole, 1);
+    snprintf(want, sizeof(want), "  %.97s... [2]", name);
+    assert_non_null(strstr(got, want));
+    free(got);
+    free(name);
+    profile_free(p);
+}
+
 /* What sproftop knows of the run follows Racket's header lines. */
 static void test_text_meta(void **state)
 {
@@ -457,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_text_cycle),
         cmocka_unit_test(test_text_empty),
         cmocka_unit_test(test_text_names),
+        cmocka_unit_test(test_text_long_name),
         cmocka_unit_test(test_text_meta),
         cmocka_unit_test(test_top_example),
         cmocka_unit_test(test_top_meta_and_names),
