@@ -1113,13 +1113,7 @@ static void target_gone(struct psampler *s)
         ;
     if (r != s->pid)
         return;
-    if (WIFEXITED(status)) {
-        s->live.exit_code = WEXITSTATUS(status);
-        s->live.exit_known = true;
-    } else if (WIFSIGNALED(status)) {
-        s->live.exit_signal = WTERMSIG(status);
-        s->live.exit_known = true;
-    }
+    sampler_stats_set_exit(&s->live, status);
 }
 
 static void *sampler_main(void *arg)
@@ -1127,16 +1121,7 @@ static void *sampler_main(void *arg)
     struct psampler *s = arg;
     char err[256] = "";
     int code = 1;
-    /* stop signals go to the main thread, whose handler sets the flag
-     * main reads */
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    sigaddset(&set, SIGQUIT);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    sampler_block_signals();
 
     int rc = (s->pcs = malloc((size_t)s->cfg.max_depth * sizeof *s->pcs)) ? 0 : -1;
     if (rc == 0)
@@ -1301,11 +1286,8 @@ int perf_sampler_probe(const struct sampler_config *cfg, struct perf_refusal *wh
 static void pf_halt(struct sampler *base)
 {
     struct psampler *s = (struct psampler *)base;
-    atomic_store(&s->stop, true);
-    if (!s->joined) {
-        pthread_join(s->thread, NULL);
-        s->joined = true;
-    }
+
+    sampler_join(s->thread, &s->stop, &s->joined);
 }
 
 static void pf_free(struct sampler *base)

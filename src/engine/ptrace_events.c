@@ -33,13 +33,7 @@ static bool is_stop_signal(int sig)
 static void target_gone(struct psampler *s, int status)
 {
     s->live.target = SAMPLER_EXITED;
-    if (WIFEXITED(status)) {
-        s->live.exit_code = WEXITSTATUS(status);
-        s->live.exit_known = true;
-    } else if (WIFSIGNALED(status)) {
-        s->live.exit_signal = WTERMSIG(status);
-        s->live.exit_known = true;
-    }
+    sampler_stats_set_exit(&s->live, status);
 }
 
 static void handle_exec(struct psampler *s, pid_t tid)

@@ -224,11 +224,7 @@ static void ps_halt(struct sampler *base)
 {
     struct psampler *s = (struct psampler *)base;
 
-    atomic_store(&s->stop, true);
-    if (!s->joined) {
-        pthread_join(s->thread, NULL);
-        s->joined = true;
-    }
+    sampler_join(s->thread, &s->stop, &s->joined);
 }
 
 static void ps_free(struct sampler *base)

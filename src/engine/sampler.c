@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "perf_sampler.h"
 #include "ptrace_sampler.h"
@@ -143,4 +144,24 @@ void sampler_block_signals(void)
     sigaddset(&set, SIGHUP);
     sigaddset(&set, SIGQUIT);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+void sampler_stats_set_exit(struct sampler_stats *st, int status)
+{
+    if (WIFEXITED(status)) {
+        st->exit_code = WEXITSTATUS(status);
+        st->exit_known = true;
+    } else if (WIFSIGNALED(status)) {
+        st->exit_signal = WTERMSIG(status);
+        st->exit_known = true;
+    }
+}
+
+void sampler_join(pthread_t thread, atomic_bool *stop, bool *joined)
+{
+    atomic_store(stop, true);
+    if (!*joined) {
+        pthread_join(thread, NULL);
+        *joined = true;
+    }
 }

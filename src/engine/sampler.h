@@ -27,6 +27,8 @@
 #ifndef SPROFTOP_SAMPLER_H
 #define SPROFTOP_SAMPLER_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -235,5 +237,14 @@ void sampler_describe_auto(bool idle, char *buf, size_t len);
  * so a backend can wait for it with sigtimedwait.  Call first thing on the
  * new thread. */
 void sampler_block_signals(void);
+
+/* For backends: record how the target ended from its wait status
+ * (exit_code, or exit_signal when a signal killed it; exit_known).  The
+ * backend's own thread, on its private copy of the figures. */
+void sampler_stats_set_exit(struct sampler_stats *st, int status);
+
+/* For backends' halt: set *stop, then join the backend's thread unless
+ * *joined says it was already joined.  Controlling thread. */
+void sampler_join(pthread_t thread, atomic_bool *stop, bool *joined);
 
 #endif
