@@ -273,7 +273,8 @@ int profile_time_copy(struct profile *dst, const struct profile *src)
     if (VEC_RESERVE(t->tn, t->tn_cap, s->ntn ? s->ntn : 1) < 0 ||
         idtab_copy(&t->tix, &s->tix) < 0)
         return -1;
-    memcpy(t->tn, s->tn, s->ntn * sizeof(*t->tn));
+    if (s->ntn)   /* s->tn may be NULL when empty: no memcpy(NULL, 0) */
+        memcpy(t->tn, s->tn, s->ntn * sizeof(*t->tn));
     t->ntn = s->ntn;
     for (uint32_t i = 0; i < s->nb; i++) {
         const struct tbucket *a = &s->b[i];
@@ -283,7 +284,8 @@ int profile_time_copy(struct profile *dst, const struct profile *src)
             continue;  /* dropped already: not worth copying */
         if (VEC_RESERVE(b->e, b->cap, a->n ? a->n : 1) < 0)
             return -1;
-        memcpy(b->e, a->e, a->n * sizeof(*b->e));
+        if (a->n)
+            memcpy(b->e, a->e, a->n * sizeof(*b->e));
         b->n = a->n;
         b->sec = a->sec;
         b->samples = a->samples;
