@@ -213,7 +213,6 @@ ui_start() {
     "${T[@]}" new-session -d -s "$name" -x 100 -y 30 \
         "cd '$TMPD' && env $* '$SPROFTOP' --no-confirm -F 500 -p $TARGET_PID 2>'$TMPD/$name.err'; echo \$? >'$TMPD/$name.rc'"
 }
-screen_has() { "${T[@]}" capture-pane -p -t "$1" 2>/dev/null | grep -Eq -- "$2"; }
 header_samples() {
     "${T[@]}" capture-pane -p -t "$1" 2>/dev/null | sed -n 's/.* Samples: \([0-9]*\).*/\1/p' | head -n 1
 }

@@ -387,6 +387,28 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
+# --- the live view in tmux ----------------------------------------------------
+# use_tmux NAME: a private tmux server (socket NAME-PID) in ${T[@]}, killed
+# on exit before cleanup; then screen, screen_has, header_value and keys
+# read and drive its sessions.
+use_tmux() {
+    command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
+    T=(tmux -L "$1-$$")
+    trap '"${T[@]}" kill-server >/dev/null 2>&1; cleanup' EXIT
+}
+
+# screen NAME: session NAME's screen now.
+screen() { "${T[@]}" capture-pane -p -t "$1" 2>/dev/null; }
+
+# screen_has NAME ERE: the screen matches ERE.
+screen_has() { screen "$1" | grep -Eq -- "$2"; }
+
+# header_value NAME LABEL: the value after "LABEL: " in the header.
+header_value() { screen "$1" | sed -n "s/.* $2: \([^ ]*\).*/\1/p" | head -n 1; }
+
+# keys NAME KEY...: tmux send-keys to session NAME.
+keys() { local n=$1; shift; "${T[@]}" send-keys -t "$n" "$@"; }
+
 # --- running sproftop --------------------------------------------------------
 
 # run_sproftop ARGS...: run sproftop bounded by $SP_TIMEOUT seconds (then

@@ -19,17 +19,10 @@
 . "$(dirname "$0")/lib.sh"
 require_sproftop
 require_targets split recurse noperf
-command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
 "$SPROFTOP" --version | grep -q '^sampler: auto picks perf' ||
     skip_all "perf_event_open is not permitted here"
 
-SOCK=sproftop-perf-$$
-T=(tmux -L "$SOCK")
-ui_cleanup() {
-    "${T[@]}" kill-server >/dev/null 2>&1
-    cleanup
-}
-trap ui_cleanup EXIT
+use_tmux sproftop-perf
 
 # start_ui NAME ARGS...: ARGS (the command) in a new 120x30 session NAME.
 start_ui() {
@@ -40,10 +33,6 @@ start_ui() {
     done
     "${T[@]}" new-session -d -s "$name" -x 120 -y 30 "$cmd 2>'$TMPD/$name.err'"
 }
-screen() { "${T[@]}" capture-pane -p -t "$1" 2>/dev/null; }
-screen_has() { screen "$1" | grep -Eq -- "$2"; }
-keys() { local n=$1; shift; "${T[@]}" send-keys -t "$n" "$@"; }
-header_value() { screen "$1" | sed -n "s/.* $2: \([^ ]*\).*/\1/p" | head -n 1; }
 # got NAME: the achieved rate in the header as a share of the asked one
 # ("On CPU: N%": a spinning thread is sampled at the rate asked), an
 # integer.

@@ -18,16 +18,8 @@
 . "$(dirname "$0")/lib.sh"
 require_sproftop
 require_targets demo phase
-command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
 
-SOCK=sproftop-ui-$$
-T=(tmux -L "$SOCK")
-
-ui_cleanup() {
-    "${T[@]}" kill-server >/dev/null 2>&1
-    cleanup
-}
-trap ui_cleanup EXIT
+use_tmux sproftop-ui
 
 # start_ui NAME ARGS...: run sproftop ARGS in a new 100x30 session NAME;
 # its exit status lands in $TMPD/NAME.rc.  With KEEP_PANE set the pane
@@ -44,27 +36,6 @@ start_ui() {
     cmd="$cmd 2>'$TMPD/$name.err'; echo \$? >'$TMPD/$name.rc'"
     [ -n "${KEEP_PANE:-}" ] && cmd="$cmd; exec cat"
     "${T[@]}" new-session -d -s "$name" -x 100 -y 30 "$cmd"
-}
-
-# screen NAME: the session's screen now.
-screen() {
-    "${T[@]}" capture-pane -p -t "$1" 2>/dev/null
-}
-
-# screen_has NAME ERE: the screen matches ERE.
-screen_has() {
-    screen "$1" | grep -Eq -- "$2"
-}
-
-# header_value NAME LABEL: the value after "LABEL: " in the header.
-header_value() {
-    screen "$1" | sed -n "s/.* $2: \([^ ]*\).*/\1/p" | head -n 1
-}
-
-keys() {
-    local name=$1
-    shift
-    "${T[@]}" send-keys -t "$name" "$@"
 }
 
 # samples_above NAME N: the header's sample count is above N.
