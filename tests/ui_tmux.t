@@ -162,7 +162,9 @@ check "the snapshot reads back (-i), as folded stacks" folded_well_formed "$TMPD
 cmp_ok "$(folded_count_frame "$TMPD/saved.folded" hash_chunk)" '>' 0 "the snapshot holds hash_chunk"
 
 # Quitting with samples taken since the save asks once (issue 12.5);
-# any other key stays, q again quits.
+# any other key stays, q again quits.  First a sample newer than the
+# save (bounded: a starved target may take a while).
+wait_until 30 samples_above live "$(header_value live Samples)"
 keys live q
 wait_until 10 screen_has live '^Quit\? [0-9]+ samples are not saved \(q: quit'
 check "q with unsaved samples asks first" \
