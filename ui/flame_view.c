@@ -227,7 +227,7 @@ static uint32_t flame_line_frame(struct view *v, size_t line)
     if (node == PROFILE_ROOT)
         return PROFILE_NONE;
     uint32_t f = profile_node(t, node)->frame;
-    return profile_frame(t, f)->kind == FRAME_THREAD ? PROFILE_NONE : f;
+    return profile_frame_is_level(profile_frame(t, f)) ? PROFILE_NONE : f;
 }
 
 static const char *box_name(const struct view *v, const struct box *b)
@@ -259,7 +259,7 @@ static attr_t box_attr(const struct view *v, const struct box *b)
         b->node == PROFILE_ROOT ? NULL : profile_frame(tree, n->frame);
     struct model_delta delta;
 
-    if (v->ctx->search && d && d->kind != FRAME_THREAD &&
+    if (v->ctx->search && d && !profile_frame_is_level(d) &&
         regexec(v->ctx->search, d->name, 0, NULL, 0) == 0)
         return t->attr[UC_MATCH];
     if (view_diff(v) && model_delta_node(m, b->node, &delta))

@@ -179,7 +179,7 @@ static void flat_refresh(struct view *v)
     size_t hidden = 0;
     for (size_t i = 0; i < m->nflat; i++) {
         const struct frame_desc *d = profile_frame(m->snap, m->flat[i].frame);
-        if (!d || d->kind == FRAME_THREAD)
+        if (!d || profile_frame_is_level(d))
             continue;
         if (m->hidden[m->flat[i].frame]) {
             hidden++;

@@ -96,10 +96,9 @@ static bool node_open(const struct view *v, uint32_t node)
 
     if (s & (ST_OPEN | ST_CLOSED))
         return s & ST_OPEN;
-    /* Thread rows start open so the first screen shows where time goes. */
-    return profile_node(p, node)->depth == 1 &&
-           profile_frame(p, profile_node(p, node)->frame)->kind ==
-               FRAME_THREAD &&
+    /* Process and thread rows start open so the first screen shows where
+     * time goes. */
+    return profile_frame_is_level(profile_frame(p, profile_node(p, node)->frame)) &&
            !tp->threads_closed;
 }
 
@@ -443,7 +442,7 @@ static void function_cell(struct view *v, size_t line, struct view_cell *c)
     const char *mark = !l->kids ? t->g.leaf : l->open ? t->g.open
                                                       : t->g.closed;
     snprintf(c->buf, sizeof(c->buf), "%s%s %s", guides, mark, d->name);
-    if (d->kind == FRAME_THREAD)
+    if (profile_frame_is_level(d))
         c->attr = t->attr[UC_VALUE];
 }
 
@@ -521,7 +520,7 @@ static uint32_t tree_line_frame(struct view *v, size_t line)
     if (node == PROFILE_NONE)
         return PROFILE_NONE;
     uint32_t f = profile_node(p, node)->frame;
-    return profile_frame(p, f)->kind == FRAME_THREAD ? PROFILE_NONE : f;
+    return profile_frame_is_level(profile_frame(p, f)) ? PROFILE_NONE : f;
 }
 
 /* A thread row stands for its thread (per-thread trees). */
@@ -589,7 +588,7 @@ static int search_row(void *arg, const struct tree_line *row)
     if (row->node == PROFILE_NONE)
         return 0;
     uint32_t f = profile_node(p, row->node)->frame;
-    bool match = profile_frame(p, f)->kind != FRAME_THREAD &&
+    bool match = !profile_frame_is_level(profile_frame(p, f)) &&
                  regexec(s->re, profile_frame(p, f)->name, 0, NULL, 0) == 0;
     if (row->node == s->from)
         s->passed = true;

@@ -57,6 +57,11 @@ enum frame_kind {
     FRAME_FUNC = 0,     /* a function (possibly inlined) */
     FRAME_THREAD = 1,   /* a thread root; name is "comm-TID" */
     FRAME_SPECIAL = 2,  /* "[truncated]", "[unknown]", "[idle]"... */
+    FRAME_PROCESS = 3,  /* a process root of a derived tree (struct
+                           profile_filter's process_roots): name "COMM
+                           (pid PID)", or "COMM (N processes)" for the
+                           processes profile_merge_commands merged; addr is
+                           the PID, the node's key (profile_node_key) */
 };
 
 /* What a frame is.  Strings are NUL-terminated; NULL means unknown. */
@@ -80,6 +85,13 @@ struct frame_desc {
                            offset in its module (not part of the
                            identity) */
 };
+
+/* Whether a frame is a level of the tree (a thread or process root)
+ * rather than code: views list it as a row but not as a function. */
+static inline bool profile_frame_is_level(const struct frame_desc *d)
+{
+    return d && (d->kind == FRAME_THREAD || d->kind == FRAME_PROCESS);
+}
 
 /* One frame of a stack handed to profile_add_stack. */
 struct stack_frame {
@@ -110,6 +122,9 @@ struct profile_thread {
     int64_t pid;      /* its process (profile_thread_set_process), 0 if
                          unknown */
     const char *process; /* the process's command name, NULL if unknown */
+    uint32_t processes; /* in a profile_merge_commands result: how many
+                           processes of its command merged into its
+                           process; 0 otherwise */
 };
 
 /* Metadata carried to exporters and the TUI header. */
@@ -210,8 +225,9 @@ uint32_t profile_thread_count(const struct profile *p);
 const struct profile_thread *profile_thread_at(const struct profile *p,
                                                uint32_t idx);
 
-/* Thread index owning a node (walks up to depth 1); PROFILE_NONE for the
- * root or a bad id. */
+/* Thread index owning a node (the thread node above it, also under a
+ * process root); PROFILE_NONE for the root, a bad id, or a node of a
+ * tree without thread nodes (merged threads). */
 uint32_t profile_node_thread(const struct profile *p, uint32_t node);
 
 /* --- ingest -------------------------------------------------------------- */
@@ -245,8 +261,9 @@ int profile_merge(struct profile *dst, const struct profile *src);
  * new profile in which the threads of p with the same process command and
  * thread name are one thread (the first one's tid and pid), its counts the
  * sum of theirs; threads of no known process merge by name alone.
- * Frames are re-interned, metadata copied, per-second counts dropped.
- * NULL on OOM.  Free with profile_free. */
+ * Each thread of a known process gets `processes`: how many processes
+ * of its command p has.  Frames are re-interned, metadata copied,
+ * per-second counts dropped.  NULL on OOM.  Free with profile_free. */
 struct profile *profile_merge_commands(const struct profile *p);
 /* Why merging src into dst would pass a limit of the sums, as a phrase
  * ("the total sample count would reach 2^53"), or NULL when it would
@@ -266,15 +283,16 @@ const struct profile_node *profile_node(const struct profile *p, uint32_t id);
 uint32_t profile_child(const struct profile *p, uint32_t parent,
                        uint32_t frame);
 
-/* Fill out[] with the frame ids from the thread node's child (the
- * root's child in a merged tree) down to `node` (bottom of stack first,
- * the thread frame excluded).  Returns the path length; writes at most
+/* Fill out[] with the frame ids from the first node below the process
+ * and thread nodes (the root's child in a tree without them) down to
+ * `node` (bottom of stack first, process and thread frames excluded).  Returns the path length; writes at most
  * cap entries. */
 size_t profile_node_path(const struct profile *p, uint32_t node,
                          uint32_t *out, size_t cap);
 
 /* Stable 64-bit key of a node: a hash of the frame ids on its path from
- * the root (thread frame included).  The same stack in another snapshot
+ * the root (thread frame included; a process frame by its PID, as its id
+ * depends on the derived profile).  The same stack in another snapshot
  * or derived profile with the same frame ids gets the same key; used by
  * the UI to keep nodes expanded across refreshes. */
 uint64_t profile_node_key(const struct profile *p, uint32_t node);
@@ -310,6 +328,13 @@ struct profile_filter {
                           walks, keys): per-thread walks (foreach_stack,
                           and so edges, merge, the exporters and a further
                           derive) find no stack in it */
+    int64_t pid;       /* keep only the threads of this process; 0: all */
+    bool process_roots; /* a process level above the thread level (above
+                          the stacks with merge_threads): root -> process
+                          (a FRAME_PROCESS node per PID) -> thread ->
+                          stack.  Like merge_threads, a tree for reading:
+                          the stacks hang below new nodes, the thread
+                          nodes of depth 1 stay, empty */
 };
 
 /* Build a derived profile (see struct profile_filter).  Frames, threads

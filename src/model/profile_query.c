@@ -10,6 +10,7 @@
  */
 #include "profile_impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,34 @@ const char *profile_merge_refusal(const struct profile *dst,
 static int merge_impl(struct profile *dst, const struct profile *src,
                       bool by_command);
 
+/* After merging src by command into dst: each thread of a known process
+ * learns how many processes of its command src has.  0 or -1 on OOM. */
+static int count_processes(struct profile *dst, const struct profile *src)
+{
+    bool *first = calloc(src->nthreads ? src->nthreads : 1, sizeof(*first));
+
+    if (!first)
+        return -1;
+    /* The first thread of each PID stands for its process. */
+    for (uint32_t t = 0; t < src->nthreads; t++) {
+        uint32_t u = 0;
+
+        while (u < t && src->th[u].pid != src->th[t].pid)
+            u++;
+        first[t] = src->th[t].pid && u == t;
+    }
+    for (uint32_t i = 0; i < dst->nthreads; i++) {
+        struct profile_thread *d = &dst->th[i];
+
+        d->processes = 0;
+        for (uint32_t t = 0; d->pid && t < src->nthreads; t++)
+            d->processes += first[t] &&
+                            same_str(src->th[t].process, d->process);
+    }
+    free(first);
+    return 0;
+}
+
 int profile_merge(struct profile *dst, const struct profile *src)
 {
     return merge_impl(dst, src, false);
@@ -90,7 +119,7 @@ struct profile *profile_merge_commands(const struct profile *p)
     struct profile *q = profile_new();
 
     /* into an empty profile: its metadata is p's */
-    if (q && merge_impl(q, p, true) < 0) {
+    if (q && (merge_impl(q, p, true) < 0 || count_processes(q, p) < 0)) {
         profile_free(q);
         return NULL;
     }
@@ -246,7 +275,9 @@ int profile_rename_frames(struct profile *p, const struct profile_rename *r,
 struct derive_ctx {
     struct profile *q;
     const struct profile_filter *f;
-    uint32_t *buf;  /* reversed stack for inverted views */
+    uint32_t *buf;    /* the levels, then the stack (reversed when
+                         inverted) */
+    uint32_t *proc;   /* with process_roots: each thread's process frame */
 };
 
 static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
@@ -254,8 +285,11 @@ static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
 {
     struct derive_ctx *d = ctx;
     const struct profile_filter *f = d->f;
+    uint32_t *out = d->buf;
 
     if (f->thread != PROFILE_NONE && f->thread != thread)
+        return 0;
+    if (f->pid && d->q->th[thread].pid != f->pid)
         return 0;
     if (f->focus != PROFILE_NONE) {
         size_t i = 0;
@@ -265,14 +299,53 @@ static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
         if (i == n)
             return 0;
     }
-    if (f->inverted) {
-        for (size_t i = 0; i < n; i++)
-            d->buf[i] = frames[n - 1 - i];
-        frames = d->buf;
+    if (!f->process_roots && !f->inverted)
+        return profile_tree_add(d->q, f->merge_threads ? PROFILE_ROOT
+                                                       : d->q->th[thread].node,
+                                frames, n, count);
+    if (f->process_roots) {
+        *out++ = d->proc[thread];
+        if (!f->merge_threads)
+            *out++ = d->q->th[thread].frame;
     }
+    for (size_t i = 0; i < n; i++)
+        out[i] = frames[f->inverted ? n - 1 - i : i];
+    n += (size_t)(out - d->buf);
+    if (f->process_roots)
+        return profile_tree_add(d->q, PROFILE_ROOT, d->buf, n, count);
     return profile_tree_add(d->q, f->merge_threads ? PROFILE_ROOT
                                                    : d->q->th[thread].node,
-                            frames, n, count);
+                            d->buf, n, count);
+}
+
+/* The process frame of every thread of q, interned into q: "COMM (pid
+ * PID)", or "COMM (N processes)" after profile_merge_commands. */
+static uint32_t *process_frames(struct profile *q)
+{
+    uint32_t *proc = malloc((q->nthreads ? q->nthreads : 1) * sizeof(*proc));
+
+    for (uint32_t t = 0; proc && t < q->nthreads; t++) {
+        const struct profile_thread *th = &q->th[t];
+        const char *comm = th->process ? th->process : th->name;
+        char name[256];
+
+        if (th->processes)
+            snprintf(name, sizeof(name), "%s (%u process%s)", comm,
+                     th->processes, th->processes == 1 ? "" : "es");
+        else if (th->pid)
+            snprintf(name, sizeof(name), "%s (pid %lld)", comm,
+                     (long long)th->pid);
+        else
+            snprintf(name, sizeof(name), "[unknown process]");
+        struct frame_desc fd = { .name = name, .kind = FRAME_PROCESS,
+                                 .addr = (uint64_t)th->pid };
+        proc[t] = profile_intern_frame(q, &fd);
+        if (proc[t] == PROFILE_NONE) {
+            free(proc);
+            return NULL;
+        }
+    }
+    return proc;
 }
 
 struct profile *profile_derive(const struct profile *p,
@@ -283,12 +356,17 @@ struct profile *profile_derive(const struct profile *p,
     if (!p || !f)
         return NULL;
     d.q = profile_copy(p, false);
-    d.buf = malloc((p->max_depth ? p->max_depth : 1) * sizeof(*d.buf));
+    d.buf = malloc((p->max_depth + 2) * sizeof(*d.buf));
+    if (d.q && f->process_roots && !(d.proc = process_frames(d.q))) {
+        profile_free(d.q);
+        d.q = NULL;
+    }
     if (!d.q || !d.buf || profile_foreach_stack(p, derive_stack, &d)) {
         profile_free(d.q);
         d.q = NULL;
     }
     free(d.buf);
+    free(d.proc);
     return d.q;
 }
 

@@ -342,20 +342,22 @@ size_t profile_node_path(const struct profile *p, uint32_t node,
                          uint32_t *out, size_t cap)
 {
     size_t len;
-    uint32_t top = node;
+    uint32_t levels = 0;
 
     if (!p || node >= p->nnodes || node == PROFILE_ROOT)
         return 0;
-    while (p->nodes[top].depth > 1)
-        top = p->nodes[top].parent;
-    /* Below a thread node, or (merged tree) from the root's child. */
-    len = p->nodes[node].depth -
-          (p->fd[p->nodes[top].frame].kind == FRAME_THREAD ? 1 : 0);
+    /* The process and thread nodes are the top of the path. */
+    for (uint32_t a = node; a != PROFILE_ROOT; a = p->nodes[a].parent)
+        levels += profile_frame_is_level(&p->fd[p->nodes[a].frame]);
+    len = p->nodes[node].depth - levels;
     for (size_t i = len; i-- > 0; node = p->nodes[node].parent)
         if (i < cap)
             out[i] = p->nodes[node].frame;
     return len;
 }
+
+/* A process frame is interned per derived profile: its PID is its key. */
+#define PROCESS_KEY_TAG 0x8000000000000000ull
 
 uint64_t profile_node_key(const struct profile *p, uint32_t node)
 {
@@ -365,8 +367,13 @@ uint64_t profile_node_key(const struct profile *p, uint32_t node)
         return 0;
     /* Hash leaf to root: the order is fixed, so equal paths give equal
      * keys in any profile that shares the frame ids. */
-    for (; node != PROFILE_ROOT; node = p->nodes[node].parent)
-        h = util_mix64(h ^ p->nodes[node].frame);
+    for (; node != PROFILE_ROOT; node = p->nodes[node].parent) {
+        const struct frame_desc *d = &p->fd[p->nodes[node].frame];
+
+        h = util_mix64(h ^ (d->kind == FRAME_PROCESS
+                                ? (d->addr | PROCESS_KEY_TAG)
+                                : p->nodes[node].frame));
+    }
     return h;
 }
 
@@ -374,10 +381,17 @@ uint32_t profile_node_thread(const struct profile *p, uint32_t node)
 {
     if (!p || node == PROFILE_ROOT || node >= p->nnodes)
         return PROFILE_NONE;
-    while (p->nodes[node].depth > 1)
+    while (node != PROFILE_ROOT &&
+           p->fd[p->nodes[node].frame].kind != FRAME_THREAD)
         node = p->nodes[node].parent;
+    if (node == PROFILE_ROOT)
+        return PROFILE_NONE;
+    /* Its own thread node, or (below a process root) one of its frame. */
     for (uint32_t t = 0; t < p->nthreads; t++)
         if (p->th[t].node == node)
+            return t;
+    for (uint32_t t = 0; t < p->nthreads; t++)
+        if (p->th[t].frame == p->nodes[node].frame)
             return t;
     return PROFILE_NONE;
 }

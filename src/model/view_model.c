@@ -22,8 +22,18 @@ static uint32_t thread_index(const struct profile *p, int64_t tid)
     return PROFILE_NONE;
 }
 
-/* The thread and focus parts of f over snap (what selects samples);
- * true when they select less than everything. */
+static bool has_pid(const struct profile *p, int64_t pid)
+{
+    uint32_t n = profile_thread_count(p);
+
+    for (uint32_t i = 0; pid && i < n; i++)
+        if (profile_thread_at(p, i)->pid == pid)
+            return true;
+    return false;
+}
+
+/* The process, thread and focus parts of f over snap (what selects
+ * samples); true when they select less than everything. */
 static bool sample_filter(const struct profile *snap,
                           const struct model_filter *f,
                           struct profile_filter *pf)
@@ -32,8 +42,26 @@ static bool sample_filter(const struct profile *snap,
         .thread = f->has_thread ? thread_index(snap, f->tid) : PROFILE_NONE,
         .focus = f->focus < profile_frame_count(snap) ? f->focus
                                                       : PROFILE_NONE,
+        .pid = f->has_process && has_pid(snap, f->pid) ? f->pid : 0,
     };
-    return pf->thread != PROFILE_NONE || pf->focus != PROFILE_NONE;
+    return pf->thread != PROFILE_NONE || pf->focus != PROFILE_NONE ||
+           pf->pid;
+}
+
+/* The one rule of process roots: the tree shows a process level when
+ * what it shows comes from more than one process, or from processes
+ * merged by command (the root says how many). */
+static bool process_roots(const struct profile *snap,
+                          const struct profile_filter *pf)
+{
+    uint32_t n = profile_thread_count(snap);
+
+    if (pf->pid || pf->thread != PROFILE_NONE)
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (profile_thread_at(snap, i)->processes > 1)
+            return true;
+    return profile_process_count(snap) > 1;
 }
 
 struct profile *model_filter_profile(const struct profile *snap,
@@ -64,6 +92,11 @@ static struct model *model_build(const struct profile *snap,
     bool filtered = sample_filter(snap, f, &pf);
     m->thread = pf.thread;
     m->focus = pf.focus;
+    m->pid = pf.pid;
+    /* A diff pairs the two trees by frame ids, which process frames
+     * (interned per tree) do not share: no process level with a
+     * baseline (own_tree). */
+    m->processes = !own_tree && process_roots(snap, &pf);
     if (filtered || own_tree) {
         m->derived = profile_derive(snap, &pf);
         if (!m->derived)
@@ -71,9 +104,12 @@ static struct model *model_build(const struct profile *snap,
         m->base = m->derived;
     }
     m->tree = m->base;
-    if (f->inverted || f->merge_threads) {
-        struct profile_filter shape = { PROFILE_NONE, PROFILE_NONE,
-                                        f->inverted, f->merge_threads };
+    if (f->inverted || f->merge_threads || m->processes) {
+        struct profile_filter shape = {
+            .thread = PROFILE_NONE, .focus = PROFILE_NONE,
+            .inverted = f->inverted, .merge_threads = f->merge_threads,
+            .process_roots = m->processes,
+        };
         m->shaped = profile_derive(m->base, &shape);
         if (!m->shaped)
             goto fail;

@@ -2,9 +2,11 @@
  * summarised.
  *
  * The UI takes a snapshot from the source, then builds a model over it:
- * the thread/focus filter applied (profile_derive), the tree as the tree
- * view shows it (bottom-up when inverted, without the thread level when
- * threads are merged), the flat table, the caller->callee
+ * the process/thread/focus filter applied (profile_derive), the tree as
+ * the tree view shows it (bottom-up when inverted, without the thread
+ * level when threads are merged, with a process level above it when it
+ * shows more than one process: the one rule of process roots), the flat
+ * table, the caller->callee
  * edges and Racket's hide rule per function.  Views only read a model;
  * ui.c rebuilds it when a new snapshot arrives or a filter changes, so
  * views never derive anything twice.  The text report (export_text)
@@ -29,6 +31,8 @@ struct model_filter {
     bool merge_threads; /* the tree has no thread level: one path taken by
                           several threads is one node.  The flat table and
                           the edges are over all threads either way */
+    bool has_process;  /* restrict every view to one process */
+    int64_t pid;       /* its PID (stable across snapshots) */
 };
 
 /* What a model can show beside the snapshot's own counts (model_new_ext). */
@@ -52,6 +56,12 @@ struct model {
     const struct profile *tree;   /* what the tree view walks: shaped or
                                      base */
     uint32_t thread;              /* filter's thread index, PROFILE_NONE = all */
+    int64_t pid;                  /* filter's process, 0 = all */
+    bool processes;               /* the tree has process roots (depth 1):
+                                     it shows more than one process, or
+                                     processes merged by command; never
+                                     with a baseline, whose tree is paired
+                                     by frame ids */
     uint32_t focus;               /* filter's focus frame, PROFILE_NONE */
     uint64_t total;               /* samples in base */
     struct profile_flat *flat;    /* per-function totals of base */
@@ -85,8 +95,8 @@ struct model_delta {
 };
 
 /* Build a model over `snap` (borrowed: it must outlive the model).  A
- * filter thread that snap does not have, or a focus frame out of range,
- * is ignored.  hide_self/hide_subs are percentages (see model_set_hide).
+ * filter thread or process that snap does not have, or a focus frame
+ * out of range, is ignored.  hide_self/hide_subs are percentages (see model_set_hide).
  * NULL on OOM.  Free with model_free. */
 struct model *model_new(const struct profile *snap,
                         const struct model_filter *f, double hide_self,
@@ -101,7 +111,7 @@ struct model *model_new_ext(struct profile *snap, const struct model_filter *f,
                             double hide_self, double hide_subs,
                             const struct model_extra *x);
 /* The samples f selects, to save or export "the view": snap with f's
- * thread and focus applied, as the flat table and the callers view count
+ * process, thread and focus applied, as the flat table and the callers view count
  * them (inverted and merge_threads shape only the tree: not applied).
  * A new profile, a plain copy when f selects everything; NULL on OOM.
  * Any thread; snap is only read. */

@@ -1,6 +1,7 @@
 /* test_model.c - the queries views read (view_model.h): Racket's hide
- * rule, the caller->callee edges with Racket's edge times, the thread and
- * focus filters and the inverted tree, on hand-made profiles.
+ * rule, the caller->callee edges with Racket's edge times, the process,
+ * thread and focus filters, the inverted tree and the process roots, on
+ * hand-made profiles.
  *
  * The hide rule lives once, in the model; the text report (export_text)
  * prints the functions the model does not hide, so every test of the rule
@@ -380,6 +381,191 @@ static void test_filter_profile(void **state)
     profile_free(p);
 }
 
+/* Three nginx processes (a master, two workers, the second with an io
+ * thread) and one redis: threads 100, 101, 102+103, 200. */
+static struct profile *procs_profile(void)
+{
+    struct profile *p = profile_new();
+    static const struct {
+        int64_t tid, pid;
+        const char *name, *comm, *stack;
+        uint64_t count;
+    } rows[] = {
+        { 100, 100, "nginx", "nginx", "main;master", 5 },
+        { 101, 101, "nginx", "nginx", "main;worker;parse", 20 },
+        { 102, 102, "nginx", "nginx", "main;worker;parse", 30 },
+        { 103, 102, "io", "nginx", "io_loop", 4 },
+        { 200, 200, "redis", "redis", "main;serve", 41 },
+    };
+
+    assert_non_null(p);
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        uint32_t t = profile_thread(p, rows[i].tid, rows[i].name);
+
+        assert_int_equal(profile_thread_set_process(p, t, rows[i].pid,
+                                                    rows[i].comm), 0);
+        fixture_add_folded(p, t, fn, rows[i].stack, rows[i].count);
+    }
+    return p;
+}
+
+/* The root's child whose process frame is named `name`, or NONE. */
+static uint32_t proc_root(const struct profile *t, const char *name)
+{
+    for (uint32_t c = profile_node(t, PROFILE_ROOT)->first_child;
+         c != PROFILE_NONE; c = profile_node(t, c)->next_sibling) {
+        const struct frame_desc *d = profile_frame(t, profile_node(t, c)->frame);
+
+        if (d->kind == FRAME_PROCESS && strcmp(d->name, name) == 0)
+            return c;
+    }
+    return PROFILE_NONE;
+}
+
+static uint32_t child_named(const struct profile *t, uint32_t node,
+                            const char *name)
+{
+    for (uint32_t c = profile_node(t, node)->first_child; c != PROFILE_NONE;
+         c = profile_node(t, c)->next_sibling)
+        if (strcmp(profile_frame(t, profile_node(t, c)->frame)->name, name) == 0)
+            return c;
+    return PROFILE_NONE;
+}
+
+/* More than one process: the tree's roots are processes, their threads
+ * under them per thread, their stacks directly when threads are merged;
+ * node paths and threads skip the levels; keys of process rows survive
+ * a snapshot with more frames. */
+static void test_process_roots(void **state)
+{
+    struct profile *p = procs_profile();
+    struct model_filter f = { .focus = PROFILE_NONE };
+    struct model *m = model_new(p, &f, 0, 0);
+    uint32_t w2, th, parse, path[8];
+
+    (void)state;
+    assert_non_null(m);
+    assert_true(m->processes);
+    assert_int_equal(profile_node_count(m->tree) > 0, 1);
+    w2 = proc_root(m->tree, "nginx (pid 102)");
+    assert_int_not_equal(w2, PROFILE_NONE);
+    assert_int_equal(profile_node(m->tree, w2)->total, 34);
+    assert_int_equal(profile_node(m->tree, proc_root(m->tree, "redis (pid 200)"))->total, 41);
+    assert_int_equal(profile_node(m->tree, proc_root(m->tree, "nginx (pid 100)"))->total, 5);
+    th = child_named(m->tree, w2, "io-103");
+    assert_int_not_equal(th, PROFILE_NONE);
+    assert_int_equal(profile_node(m->tree, th)->depth, 2);
+    assert_int_equal(profile_node_thread(m->tree, child_named(m->tree, th, "io_loop")),
+                     3);
+    parse = child_named(m->tree,
+                        child_named(m->tree,
+                                    child_named(m->tree,
+                                                child_named(m->tree, w2, "nginx-102"),
+                                                "main"), "worker"), "parse");
+    assert_int_equal(profile_node(m->tree, parse)->self, 30);
+    assert_int_equal(profile_node_path(m->tree, parse, path, 8), 3);
+    assert_int_equal(path[0], ID("main"));
+    assert_int_equal(path[2], ID("parse"));
+    uint64_t key = profile_node_key(m->tree, w2);
+    model_free(m);
+
+    /* threads merged: the stacks hang from the process itself */
+    f.merge_threads = true;
+    m = model_new(p, &f, 0, 0);
+    w2 = proc_root(m->tree, "nginx (pid 102)");
+    assert_int_equal(profile_node(m->tree, child_named(m->tree, w2, "io_loop"))->total, 4);
+    assert_int_equal(profile_node(m->tree, child_named(m->tree, w2, "main"))->total, 30);
+    assert_int_equal(profile_node_thread(m->tree, child_named(m->tree, w2, "main")),
+                     PROFILE_NONE);
+    model_free(m);
+
+    /* a later snapshot with a new frame: the process row keeps its key */
+    fn(p, "new_function");
+    f.merge_threads = false;
+    m = model_new(p, &f, 0, 0);
+    assert_int_equal(profile_node_key(m->tree, proc_root(m->tree, "nginx (pid 102)")),
+                     key);
+    /* inverted: leaves below each process and thread */
+    model_free(m);
+    f.inverted = true;
+    m = model_new(p, &f, 0, 0);
+    th = child_named(m->tree, proc_root(m->tree, "nginx (pid 101)"), "nginx-101");
+    assert_int_equal(profile_node(m->tree, child_named(m->tree, th, "parse"))->total, 20);
+    done(p, m);
+}
+
+/* One process: no process level, the tree is as before. */
+static void test_one_process_no_level(void **state)
+{
+    struct profile *p = fixture_example(fn, false);
+    struct model_filter f = { .focus = PROFILE_NONE, .merge_threads = true };
+    struct model *m;
+
+    (void)state;
+    profile_thread_set_process(p, 0, 100, "prog");
+    profile_thread_set_process(p, 1, 100, "prog");
+    m = model_new(p, &f, 0, 0);
+    assert_false(m->processes);
+    assert_int_equal(profile_node(m->tree, profile_child(m->tree, PROFILE_ROOT,
+                                                         ID("main")))->total, 6);
+    done(p, m);
+}
+
+/* Merged by command (J): one root per command that says how many
+ * processes it holds, its count the sum of theirs. */
+static void test_process_merge_command(void **state)
+{
+    struct profile *p = procs_profile();
+    struct profile *q = profile_merge_commands(p);
+    struct model_filter f = { .focus = PROFILE_NONE, .merge_threads = true };
+    struct model *m;
+    uint32_t ng;
+
+    (void)state;
+    assert_non_null(q);
+    m = model_new(q, &f, 0, 0);
+    assert_true(m->processes);
+    ng = proc_root(m->tree, "nginx (3 processes)");
+    assert_int_not_equal(ng, PROFILE_NONE);
+    assert_int_equal(profile_node(m->tree, ng)->total, 5 + 20 + 30 + 4);
+    assert_int_equal(profile_node(m->tree, child_named(m->tree, child_named(m->tree, ng, "main"), "worker"))->total,
+                     50);
+    assert_int_equal(profile_node(m->tree, proc_root(m->tree, "redis (1 process)"))->total,
+                     41);
+    model_free(m);
+    profile_free(q);
+    profile_free(p);
+}
+
+/* The process filter: every count is that process's; a PID the profile
+ * does not have is ignored; saving the view keeps only its threads. */
+static void test_process_filter(void **state)
+{
+    struct profile *p = procs_profile();
+    struct model_filter f = { .focus = PROFILE_NONE, .merge_threads = true,
+                              .has_process = true, .pid = 102 };
+    struct model *m = model_new(p, &f, 0, 0);
+    struct profile *q;
+
+    (void)state;
+    assert_int_equal(m->pid, 102);
+    assert_false(m->processes);
+    assert_int_equal(m->total, 34);
+    assert_int_equal(model_flat_of(m, ID("parse"))->total, 30);
+    assert_null(model_flat_of(m, ID("serve")));
+    assert_int_equal(profile_node(m->tree, profile_child(m->tree, PROFILE_ROOT,
+                                                         ID("io_loop")))->total, 4);
+    q = model_filter_profile(p, &f);
+    assert_int_equal(profile_samples(q), 34);
+    profile_free(q);
+    model_free(m);
+    f.pid = 999;
+    m = model_new(p, &f, 0, 0);
+    assert_int_equal(m->pid, 0);
+    assert_int_equal(m->total, 100);
+    done(p, m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -393,6 +579,10 @@ int main(void)
         cmocka_unit_test(test_merged_tree),
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_filter_profile),
+        cmocka_unit_test(test_process_roots),
+        cmocka_unit_test(test_one_process_no_level),
+        cmocka_unit_test(test_process_merge_command),
+        cmocka_unit_test(test_process_filter),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);
