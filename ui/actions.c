@@ -71,15 +71,32 @@ static void act_show_function(struct ui *ui, enum request req)
     ui_switch(ui, to);
 }
 
+/* The first thread of process pid in the model's snapshot, NULL. */
+static const struct profile_thread *process_thread(const struct ui *ui,
+                                                   int64_t pid)
+{
+    const struct profile *s = ui->model ? ui->model->snap : NULL;
+
+    for (uint32_t i = 0; s && i < profile_thread_count(s); i++)
+        if (profile_thread_at(s, i)->pid == pid)
+            return profile_thread_at(s, i);
+    return NULL;
+}
+
 /* f: only the stacks through the function under the cursor; on a
- * thread row, only that thread. */
+ * thread row, only that thread; on a process row, that process. */
 static void act_focus(struct ui *ui, enum request req)
 {
     const struct profile_thread *th = view_cursor_thread(ui_view(ui));
+    int64_t pid = view_cursor_process(ui_view(ui));
 
     (void)req;
     if (th) {
         ctx_show_thread(&ui->ctx, th);
+        return;
+    }
+    if (pid && (th = process_thread(ui, pid))) {
+        ctx_show_process(&ui->ctx, th);
         return;
     }
     uint32_t f = cursor_function(ui);
@@ -107,8 +124,9 @@ static void act_all_threads(struct ui *ui, enum request req)
 {
     (void)req;
     ui->ctx.filter.has_thread = false;
+    ui->ctx.filter.has_process = false;
     ui->ctx.want_model = true;
-    ctx_message(&ui->ctx, false, "showing all threads");
+    ctx_message(&ui->ctx, false, "showing all threads and processes");
 }
 
 /* [ ] { }: one threshold 0.5 points down or up. */
@@ -213,6 +231,7 @@ static ui_action *const ui_actions[REQ_COUNT] = {
     [REQ_VIEW_THREADS] = act_view,
     [REQ_VIEW_SOURCE] = act_view,
     [REQ_VIEW_FLAME] = act_view,
+    [REQ_VIEW_PROCS] = act_view,
     [REQ_VIEW_HELP] = act_view,
     [REQ_VIEW_NEXT] = act_view_next,
     [REQ_VIEW_PREV] = act_view_prev,

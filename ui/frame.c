@@ -110,6 +110,23 @@ static const char *thread_text(const struct ui *ui, char *buf, size_t n)
     return buf;
 }
 
+/* The process filter as the header shows it: "all", or "redis (pid
+ * 200)"; NULL when the profile has one process and no filter (nothing
+ * to say). */
+static const char *process_text(const struct ui *ui, char *buf, size_t n)
+{
+    const struct model *m = ui->model;
+
+    if (!ui->ctx.filter.has_process)
+        return m && profile_process_count(m->snap) > 1 ? "all" : NULL;
+    for (uint32_t i = 0; m && i < profile_thread_count(m->snap); i++)
+        if (m->pid && profile_thread_at(m->snap, i)->pid == m->pid)
+            return profile_process_label(profile_thread_at(m->snap, i), true,
+                                         buf, n);
+    snprintf(buf, n, "%lld", (long long)ui->ctx.filter.pid);
+    return buf;
+}
+
 /* Rows of header shown for the screen height: the less important rows
  * go first when the terminal is short. */
 static int header_rows(void)
@@ -248,6 +265,10 @@ static void header_filters(struct ui *ui)
     hdr_field(&h, "Hide:", v, "self %.1f%% subs %.1f%%", ui->ctx.hide_self,
               ui->ctx.hide_subs);
     hdr_field(&h, "Refresh:", v, "%gs", ui->opt.refresh_s);
+    char pa[128];
+    const char *proc = process_text(ui, pa, sizeof(pa));
+    if (proc)
+        hdr_field(&h, "Process:", v, "%s", proc);
     hdr_field(&h, "Thread:", v, "%s", thread_text(ui, a, sizeof(a)));
     hdr_field(&h, "Focus:", v, "%s",
               ui->model && ui->model->focus != PROFILE_NONE

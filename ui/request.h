@@ -25,6 +25,7 @@
     R(VIEW_THREADS,  NULL,      "Threads and their %CPU; Enter or f: only that one") \
     R(VIEW_SOURCE,   NULL,      "Source of the selected function, samples per line") \
     R(VIEW_FLAME,    NULL,      "Flame graph (icicle): Enter zooms in, Backspace out") \
+    R(VIEW_PROCS,    NULL,      "Processes and their share; Enter or f: only that one") \
     R(VIEW_HELP,     "Help",    "This help screen; again, Esc or q: back") \
     R(CLOSE,         NULL,      "Help: back to the view before it") \
     R(VIEW_NEXT,     "View",    "Next view") \
@@ -37,7 +38,7 @@
     R(MOVE_FIRST,    NULL,      "Move to the first line") \
     R(MOVE_LAST,     NULL,      "Move to the last line") \
     G("Tree and navigation") \
-    R(ENTER,         NULL,      "Open/close, show hidden rows; flat: callers; threads: pick") \
+    R(ENTER,         NULL,      "Open/close, show hidden rows; flat: callers; threads, procs: pick") \
     R(EXPAND,        NULL,      "Tree: expand, or go to the first child; source: scroll right") \
     R(COLLAPSE,      NULL,      "Tree: collapse, or go to the parent; source: scroll left") \
     R(EXPAND_ALL,    NULL,      "Tree: expand the whole subtree under the cursor") \
@@ -57,9 +58,9 @@
     R(SEARCH,        "Search",  "Search function names (extended regex, any case)") \
     R(SEARCH_NEXT,   NULL,      "Next match (expands the tree to reach it)") \
     R(SEARCH_PREV,   NULL,      "Previous match") \
-    R(FOCUS,         "Focus",   "Only stacks through the function (or thread) under the cursor") \
+    R(FOCUS,         "Focus",   "Only stacks through the function (thread, process) under the cursor") \
     R(UNFOCUS,       NULL,      "Clear the focus") \
-    R(ALL_THREADS,   NULL,      "Show all threads again") \
+    R(ALL_THREADS,   NULL,      "Show all threads and processes again") \
     R(HIDE_PROMPT,   NULL,      "Set the hide-self% and hide-subs% thresholds") \
     R(HIDE_SELF_LESS, NULL,     "Lower hide-self% by 0.5") \
     R(HIDE_SELF_MORE, NULL,     "Raise hide-self% by 0.5") \

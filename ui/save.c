@@ -90,11 +90,12 @@ static bool view_windowed(const struct ui *ui)
            profile_time_enabled(ui->snap);
 }
 
-/* Whether the view leaves samples out (a window, a thread or a focus
- * filter). */
+/* Whether the view leaves samples out (a window, a process, thread or
+ * focus filter). */
 static bool view_filtered(const struct ui *ui)
 {
     return ui->model && (ui->model->thread != PROFILE_NONE ||
+                         ui->model->pid ||
                          ui->model->focus != PROFILE_NONE ||
                          view_windowed(ui));
 }
@@ -114,26 +115,51 @@ static void save_label(struct ui *ui)
                  ui->save_all ? "view" : "all");
 }
 
-/* " of the view (last 5s, thread parser (101), focus f)", or "". */
+/* Append ", PART" (or "PART" first) to buf, n bytes. */
+static void add_part(char *buf, size_t n, const char *part)
+{
+    size_t o = strlen(buf);
+
+    if (part[0] && o < n)
+        snprintf(buf + o, n - o, "%s%s", o ? ", " : "", part);
+}
+
+/* " of the view (last 5s, process nginx (pid 102), thread parser (101),
+ * focus f)", or "". */
 static void view_text(const struct ui *ui, char *buf, size_t n)
 {
     const struct model *m = ui->model;
-    char th[128] = "", win[64] = "";
+    char parts[512] = "", part[256] = "";
 
     buf[0] = '\0';
     if (!view_filtered(ui))
         return;
     if (view_windowed(ui))
-        scope_label(&ui->scope, ui->snap, win, sizeof(win));
+        scope_label(&ui->scope, ui->snap, part, sizeof(part));
+    add_part(parts, sizeof(parts), part);
+    for (uint32_t i = 0; m->pid && i < profile_thread_count(m->snap); i++) {
+        const struct profile_thread *t = profile_thread_at(m->snap, i);
+        char name[200];
+
+        if (t->pid != m->pid)
+            continue;
+        snprintf(part, sizeof(part), "process %s",
+                 profile_process_label(t, true, name, sizeof(name)));
+        add_part(parts, sizeof(parts), part);
+        break;
+    }
     if (m->thread != PROFILE_NONE) {
         const struct profile_thread *t = profile_thread_at(m->snap, m->thread);
-        snprintf(th, sizeof(th), "%sthread %s (%lld)", win[0] ? ", " : "",
+        snprintf(part, sizeof(part), "thread %s (%lld)",
                  t->name ? t->name : "?", (long long)t->tid);
+        add_part(parts, sizeof(parts), part);
     }
-    snprintf(buf, n, " of the view (%s%s%s%s%s)", win, th,
-             (win[0] || th[0]) && m->focus != PROFILE_NONE ? ", " : "",
-             m->focus != PROFILE_NONE ? "focus " : "",
-             m->focus != PROFILE_NONE ? model_frame_name(m, m->focus) : "");
+    if (m->focus != PROFILE_NONE) {
+        snprintf(part, sizeof(part), "focus %s",
+                 model_frame_name(m, m->focus));
+        add_part(parts, sizeof(parts), part);
+    }
+    snprintf(buf, n, " of the view (%s)", parts);
 }
 
 void save_open(struct ui *ui)
@@ -232,6 +258,13 @@ void save_write(struct ui *ui, const char *path)
     bool view = !ui->save_all && view_filtered(ui);
     if (p && view)
         p = scope_apply(ui, p);  /* the window on screen, as it is now */
+    if (p && view && ui->scope.merge_commands) {
+        /* processes merged by command, as on screen (a process filter
+         * then names a command's processes) */
+        struct profile *merged = profile_merge_commands(p);
+        profile_free(p);
+        p = merged;
+    }
     struct profile *out = p && view ? model_filter_profile(p, &ui->ctx.filter)
                                     : p;
     if (!out) {

@@ -254,14 +254,16 @@ static void act_clear(struct ui *ui)
         ctx_message(&ui->ctx, false, "no time range");
 }
 
-/* Frame ids stay (merging re-interns them in order); the threads merged
- * away do not, so a thread filter is dropped. */
+/* Frame ids stay (merging re-interns them in order); the threads and
+ * processes merged away do not, so a thread or process filter is
+ * dropped. */
 static void act_merge_commands(struct ui *ui)
 {
     struct scope *s = &ui->scope;
 
     s->merge_commands = !s->merge_commands;
     ui->ctx.filter.has_thread = false;
+    ui->ctx.filter.has_process = false;
     ui->ctx.want_model = true;
     ctx_message(&ui->ctx, false, s->merge_commands
                 ? "processes of one command merged" : "every process apart");

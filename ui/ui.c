@@ -27,6 +27,7 @@
 #include "flat_view.h"
 #include "help_view.h"
 #include "profile.h"
+#include "procs_view.h"
 #include "script.h"
 #include "threads_view.h"
 #include "tree_view.h"
@@ -40,6 +41,7 @@ const struct view_ops *const ui_view_table[VIEW_COUNT] = {
     [VIEW_THREADS] = &threads_view_ops,
     [VIEW_SOURCE] = &source_view_ops,
     [VIEW_FLAME] = &flame_view_ops,
+    [VIEW_PROCS] = &procs_view_ops,
     [VIEW_HELP] = &help_view_ops,
 };
 

@@ -21,11 +21,25 @@ void ctx_message(struct ui_ctx *c, bool error, const char *fmt, ...)
 
 void ctx_show_thread(struct ui_ctx *c, const struct profile_thread *th)
 {
+    if (c->filter.has_process && c->filter.pid != th->pid)
+        c->filter.has_process = false;
     c->filter.has_thread = true;
     c->filter.tid = th->tid;
     c->want_model = true;
     ctx_message(c, false, "showing thread %s (%lld) only; A shows all threads",
                 th->name ? th->name : "?", (long long)th->tid);
+}
+
+void ctx_show_process(struct ui_ctx *c, const struct profile_thread *th)
+{
+    char name[256];
+
+    c->filter.has_process = true;
+    c->filter.pid = th->pid;
+    c->filter.has_thread = false;
+    c->want_model = true;
+    ctx_message(c, false, "showing process %s only; A shows all processes",
+                profile_process_label(th, true, name, sizeof(name)));
 }
 
 int view_init(struct view *v, const struct view_ops *ops,
@@ -221,6 +235,13 @@ const struct profile_thread *view_cursor_thread(struct view *v)
     if (v->lines == 0 || !v->ops->line_thread)
         return NULL;
     return v->ops->line_thread(v, v->cursor);
+}
+
+int64_t view_cursor_process(struct view *v)
+{
+    if (v->lines == 0 || !v->ops->line_process)
+        return 0;
+    return v->ops->line_process(v, v->cursor);
 }
 
 static bool generic_search(struct view *v, const regex_t *re, bool forward,

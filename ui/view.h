@@ -1,6 +1,7 @@
 /* view.h - the view abstraction: an ops table plus shared cursor logic.
  *
- * Each view (tree, flat, callers/callees, threads, source, help) fills in
+ * Each view (tree, flat, callers/callees, threads, source, flame,
+ * processes, help) fills in
  * a struct view_ops, like tig's view_ops or perf's ui_browser callbacks:
  * it builds its lines in refresh() from the current model.  Its columns
  * are declared once, in a table (perf's perf_hpp_fmt, htop's
@@ -33,7 +34,7 @@
 
 enum view_id {
     VIEW_TREE = 0, VIEW_FLAT, VIEW_CALLERS, VIEW_THREADS, VIEW_SOURCE,
-    VIEW_FLAME, VIEW_HELP, VIEW_COUNT
+    VIEW_FLAME, VIEW_PROCS, VIEW_HELP, VIEW_COUNT
 };
 
 /* State the UI shares with its views. */
@@ -42,7 +43,8 @@ struct ui_ctx {
     const struct theme *theme;
     const struct source_status *status;
     double hide_self, hide_subs;       /* thresholds, percent */
-    struct model_filter filter;        /* thread/focus/inverted in use */
+    struct model_filter filter;        /* process/thread/focus/inverted in
+                                          use */
     uint32_t selected;                 /* function for the callers and
                                           source views, PROFILE_NONE */
     const regex_t *search;             /* last search, NULL if none */
@@ -61,8 +63,13 @@ struct ui_ctx {
 void ctx_message(struct ui_ctx *c, bool error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Show only thread th in every view (the thread filter), and say so. */
+/* Show only thread th in every view (the thread filter), and say so.
+ * A process filter stays when th is one of its threads. */
 void ctx_show_thread(struct ui_ctx *c, const struct profile_thread *th);
+
+/* Show only the process of thread th in every view (the process filter,
+ * which replaces a thread filter), and say so. */
+void ctx_show_process(struct ui_ctx *c, const struct profile_thread *th);
 
 struct view;
 
@@ -117,6 +124,9 @@ struct view_ops {
     /* The thread a line stands for as a whole (a thread row), NULL if
      * none (NULL op: no line does). */
     const struct profile_thread *(*line_thread)(struct view *v, size_t line);
+    /* The PID of the process a line stands for as a whole (a process
+     * row), 0 if none (NULL op: no line does). */
+    int64_t (*line_process)(struct view *v, size_t line);
     /* The text a search matches on a line when it is not the name of
      * line_frame (threads: "NAME-TID"); NULL (the op or its result):
      * that name.  May write into buf (n bytes). */
@@ -214,6 +224,9 @@ uint32_t view_cursor_frame(struct view *v);
 
 /* The thread row under the cursor, NULL if none. */
 const struct profile_thread *view_cursor_thread(struct view *v);
+
+/* The PID of the process row under the cursor, 0 if none. */
+int64_t view_cursor_process(struct view *v);
 
 
 /* Run a search from the cursor (ops->search or the generic one); the

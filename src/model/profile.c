@@ -322,6 +322,23 @@ int profile_thread_set_process(struct profile *p, uint32_t idx, int64_t pid,
     return 0;
 }
 
+const char *profile_process_label(const struct profile_thread *th,
+                                  bool with_pid, char *buf, size_t n)
+{
+    const char *comm = th->process ? th->process : th->name;
+
+    if (th->processes)
+        snprintf(buf, n, "%s (%u process%s)", comm, th->processes,
+                 th->processes == 1 ? "" : "es");
+    else if (!th->pid)
+        snprintf(buf, n, "[unknown process]");
+    else if (with_pid)
+        snprintf(buf, n, "%s (pid %lld)", comm, (long long)th->pid);
+    else
+        snprintf(buf, n, "%s", comm);
+    return buf;
+}
+
 uint32_t profile_process_count(const struct profile *p)
 {
     uint32_t n = 0;

@@ -213,6 +213,14 @@ uint32_t profile_thread(struct profile *p, int64_t tid, const char *name);
 int profile_thread_set_process(struct profile *p, uint32_t idx, int64_t pid,
                                const char *name);
 
+/* The name a process goes by in the views, into buf (n bytes): its
+ * command ("nginx", the thread's name when unknown), then with_pid "
+ * (pid 102)", or after profile_merge_commands " (3 processes)" either
+ * way; "[unknown process]" for a thread of no known process.  Returns
+ * buf.  The process roots of a derived tree are named so. */
+const char *profile_process_label(const struct profile_thread *th,
+                                  bool with_pid, char *buf, size_t n);
+
 /* Number of distinct processes the threads belong to (threads with no
  * process known count as none).  O(threads^2) worst case: for exporters
  * and headers, not per sample. */

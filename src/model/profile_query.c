@@ -10,7 +10,6 @@
  */
 #include "profile_impl.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -318,25 +317,17 @@ static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
                             d->buf, n, count);
 }
 
-/* The process frame of every thread of q, interned into q: "COMM (pid
- * PID)", or "COMM (N processes)" after profile_merge_commands. */
+/* The process frame of every thread of q, interned into q and named by
+ * profile_process_label. */
 static uint32_t *process_frames(struct profile *q)
 {
     uint32_t *proc = malloc((q->nthreads ? q->nthreads : 1) * sizeof(*proc));
 
     for (uint32_t t = 0; proc && t < q->nthreads; t++) {
         const struct profile_thread *th = &q->th[t];
-        const char *comm = th->process ? th->process : th->name;
         char name[256];
 
-        if (th->processes)
-            snprintf(name, sizeof(name), "%s (%u process%s)", comm,
-                     th->processes, th->processes == 1 ? "" : "es");
-        else if (th->pid)
-            snprintf(name, sizeof(name), "%s (pid %lld)", comm,
-                     (long long)th->pid);
-        else
-            snprintf(name, sizeof(name), "[unknown process]");
+        profile_process_label(th, true, name, sizeof(name));
         struct frame_desc fd = { .name = name, .kind = FRAME_PROCESS,
                                  .addr = (uint64_t)th->pid };
         proc[t] = profile_intern_frame(q, &fd);

@@ -99,7 +99,7 @@ static void test_key_names(void **state)
     assert_string_equal(request_keys_string(REQ_BACK, buf, sizeof(buf)),
                         "Backspace, C-h");
     assert_string_equal(request_keys_string(REQ_VIEW_HELP, buf, sizeof(buf)),
-                        "h, ?, F1, 7");
+                        "h, ?, F1, 8");
     assert_string_equal(request_keys_string(REQ_NONE, buf, sizeof(buf)), "");
 }
 

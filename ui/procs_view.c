@@ -1,0 +1,286 @@
+/* procs_view.c - the processes view.
+ *
+ * See procs_view.h.  Rows are built from the snapshot's threads, grouped
+ * by PID (a thread of no known process is its own "[unknown process]"
+ * row, PID 0).  The share order keeps the previous refresh's order where
+ * shares are within SWAP_MARGIN of each other.
+ */
+#include "procs_view.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "vec.h"
+
+/* A row passes the one above it only with this much more of all samples
+ * (a fraction), so near-equal processes keep their places. */
+#define SWAP_MARGIN 0.005
+
+struct proc_row {
+    int64_t pid;        /* 0: threads of no known process */
+    uint32_t thread;    /* its first thread in the snapshot (command) */
+    uint32_t nthreads;
+    uint64_t samples;
+};
+
+struct procs_priv {
+    struct proc_row *rows;
+    size_t cap;
+    int64_t *order;     /* the PIDs in the order of the last refresh */
+    size_t norder, order_cap;
+    struct view_sort sort;
+};
+
+enum procs_col { PC_MARK, PC_PID, PC_COMMAND, PC_SHARE, PC_SAMPLES,
+                 PC_THREADS };
+
+/* The orders o cycles through: share (the first), then PID. */
+static const struct view_col procs_cols[] = {
+    { .id = PC_MARK, .width = 1 },       /* '*': the process shown alone */
+    { .id = PC_PID, .title = "PID", .width = 9, .gap = 1,
+      .flags = DT_RIGHT, .sort = "pid" },
+    { .id = PC_SHARE, .title = "Share", .width = 6, .flags = DT_RIGHT,
+      .sort = "share" },
+    { .id = PC_SAMPLES, .title = "Samples", .width = 8, .flags = DT_RIGHT },
+    { .id = PC_THREADS, .title = "Threads", .width = 7, .flags = DT_RIGHT },
+    { .id = PC_COMMAND, .title = "Command", .flags = DT_ELLIPSIS },
+};
+
+/* The row of pid among the first n, or n. */
+static size_t row_of(const struct proc_row *rows, size_t n, int64_t pid)
+{
+    size_t i = 0;
+
+    while (i < n && rows[i].pid != pid)
+        i++;
+    return i;
+}
+
+/* One row per process, in thread order; 0 or -1 on OOM. */
+static int build_rows(struct view *v, const struct profile *snap)
+{
+    struct procs_priv *pp = v->priv;
+    uint32_t n = profile_thread_count(snap);
+
+    v->lines = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        const struct profile_thread *th = profile_thread_at(snap, t);
+        size_t i = row_of(pp->rows, v->lines, th->pid);
+
+        if (i == v->lines) {
+            if (VEC_RESERVE(pp->rows, pp->cap, v->lines + 1) < 0)
+                return -1;
+            pp->rows[v->lines++] = (struct proc_row){ .pid = th->pid,
+                                                      .thread = t };
+        }
+        pp->rows[i].nthreads++;
+        pp->rows[i].samples += profile_node(snap, th->node)->total;
+    }
+    return 0;
+}
+
+/* Rank of a PID in the last refresh's order (new ones last). */
+static size_t old_rank(const struct procs_priv *pp, int64_t pid)
+{
+    for (size_t i = 0; i < pp->norder; i++)
+        if (pp->order[i] == pid)
+            return i;
+    return pp->norder;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+    const struct proc_row *x = a, *y = b;
+
+    return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Hottest first, with hysteresis: from the last order (new processes
+ * after, by samples), a row moves up past one only when it has more than
+ * SWAP_MARGIN of all samples more. */
+static void sort_by_share(struct procs_priv *pp, size_t n, uint64_t all)
+{
+    double margin = SWAP_MARGIN * (double)all;
+
+    for (size_t i = 1; i < n; i++) {
+        struct proc_row r = pp->rows[i];
+        size_t ri = old_rank(pp, r.pid), j = i;
+
+        /* first the old order, newcomers by samples */
+        while (j > 0) {
+            const struct proc_row *q = &pp->rows[j - 1];
+            size_t rq = old_rank(pp, q->pid);
+
+            if (rq < ri || (rq == ri && q->samples >= r.samples))
+                break;
+            pp->rows[j] = *q;
+            j--;
+        }
+        pp->rows[j] = r;
+    }
+    for (size_t i = 1; i < n; i++) {
+        struct proc_row r = pp->rows[i];
+        size_t j = i;
+
+        while (j > 0 && (double)r.samples >
+                            (double)pp->rows[j - 1].samples + margin) {
+            pp->rows[j] = pp->rows[j - 1];
+            j--;
+        }
+        pp->rows[j] = r;
+    }
+}
+
+static void procs_refresh(struct view *v)
+{
+    struct procs_priv *pp = v->priv;
+    const struct model *m = v->ctx->model;
+
+    v->lines = 0;
+    if (!m || build_rows(v, m->snap) < 0)
+        return;
+    if (procs_cols[pp->sort.col].id == PC_PID)
+        qsort(pp->rows, v->lines, sizeof(*pp->rows), by_pid);
+    else
+        sort_by_share(pp, v->lines,
+                      profile_node(m->snap, PROFILE_ROOT)->total);
+    if (pp->sort.reverse)
+        for (size_t i = 0, j = v->lines; i + 1 < j--; i++) {
+            struct proc_row r = pp->rows[i];
+            pp->rows[i] = pp->rows[j];
+            pp->rows[j] = r;
+        }
+    if (VEC_RESERVE(pp->order, pp->order_cap, v->lines ? v->lines : 1) < 0) {
+        pp->norder = 0;
+        return;
+    }
+    for (size_t i = 0; i < v->lines; i++)
+        pp->order[i] = pp->rows[i].pid;
+    pp->norder = v->lines;
+}
+
+static const struct profile_thread *row_thread(struct view *v, size_t line)
+{
+    const struct procs_priv *pp = v->priv;
+
+    return profile_thread_at(v->ctx->model->snap, pp->rows[line].thread);
+}
+
+static void procs_cell(struct view *v, size_t line, int col,
+                       struct view_cell *c)
+{
+    const struct procs_priv *pp = v->priv;
+    const struct model *m = v->ctx->model;
+    const struct proc_row *r = &pp->rows[line];
+
+    switch ((enum procs_col)col) {
+    case PC_MARK:
+        if (m->pid && m->pid == r->pid) {
+            c->text = "*";
+            c->attr = v->ctx->theme->attr[UC_VALUE];
+        }
+        break;
+    case PC_PID:
+        snprintf(c->buf, sizeof(c->buf), r->pid ? "%" PRId64 : "-", r->pid);
+        c->text = c->buf;
+        break;
+    case PC_COMMAND:
+        c->text = profile_process_label(row_thread(v, line), false, c->buf,
+                                        sizeof(c->buf));
+        break;
+    case PC_SHARE:
+        cell_pct(v, c, (double)r->samples,
+                 (double)profile_node(m->snap, PROFILE_ROOT)->total);
+        break;
+    case PC_SAMPLES:
+        cell_count(c, r->samples);
+        break;
+    case PC_THREADS:
+        snprintf(c->buf, sizeof(c->buf), "%u", r->nthreads);
+        c->text = c->buf;
+        break;
+    }
+}
+
+static uint64_t procs_line_key(struct view *v, size_t line)
+{
+    return (uint64_t)((const struct procs_priv *)v->priv)->rows[line].pid;
+}
+
+/* A search matches "PID COMMAND". */
+static const char *procs_line_name(struct view *v, size_t line, char *buf,
+                                   size_t n)
+{
+    const struct procs_priv *pp = v->priv;
+    char comm[256];
+
+    snprintf(buf, n, "%" PRId64 " %s", pp->rows[line].pid,
+             profile_process_label(row_thread(v, line), false, comm,
+                                   sizeof(comm)));
+    return buf;
+}
+
+static int64_t procs_line_process(struct view *v, size_t line)
+{
+    return ((const struct procs_priv *)v->priv)->rows[line].pid;
+}
+
+/* Enter: only the process under the cursor. */
+static bool procs_pick(struct view *v, enum request req)
+{
+    (void)req;
+    ctx_show_process(v->ctx, row_thread(v, v->cursor));
+    return true;
+}
+
+static const struct view_action procs_actions[] = {
+    { REQ_ENTER, procs_pick, true },
+    { REQ_NONE, NULL, false },
+};
+
+static const char *procs_info(struct view *v, char *buf, size_t n)
+{
+    const struct procs_priv *pp = v->priv;
+
+    if (!v->ctx->model)
+        return NULL;
+    snprintf(buf, n, "%zu process%s, by %s%s", v->lines,
+             v->lines == 1 ? "" : "es", procs_cols[pp->sort.col].sort,
+             pp->sort.reverse ? " (rev)" : "");
+    return buf;
+}
+
+static struct view_sort *procs_sort(struct view *v)
+{
+    struct procs_priv *pp = v->priv;
+
+    /* The share order starts over from the samples alone. */
+    pp->norder = 0;
+    return &pp->sort;
+}
+
+/* Share first: view_init starts on the first column that sorts (PID). */
+static int procs_open(struct view *v)
+{
+    ((struct procs_priv *)v->priv)->sort.col = 2;
+    return 0;
+}
+
+static void procs_close(struct view *v)
+{
+    struct procs_priv *pp = v->priv;
+
+    free(pp->rows);
+    free(pp->order);
+}
+
+const struct view_ops procs_view_ops = {
+    .name = "Procs", .priv_size = sizeof(struct procs_priv),
+    .open = procs_open, .refresh = procs_refresh, .close = procs_close,
+    VIEW_COLUMNS(procs_cols), .cell = procs_cell, .sort = procs_sort,
+    .actions = procs_actions,
+    .line_key = procs_line_key, .line_name = procs_line_name,
+    .line_process = procs_line_process,
+    .info = procs_info,
+};
