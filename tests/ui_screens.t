@@ -194,6 +194,22 @@ is "$(head -c 17 "$DIR/snap1.sampler" 2>/dev/null)" "@supersamplerV1.0" \
 is "$(as_folded "$DIR/snap1.sampler" | awk '{ n += $NF } END { print n }')" 1000 \
     "save-view: ...with every sample"
 
+# Several processes (issue 14): process roots, J, the processes view and
+# its filter over the tree and flat views.
+screens procs        procs        procs.folded 80 24 "$U8"
+ui_run procs-save procs-save procs.folded 80 24 "$U8"
+is "$RC" 0 "procs-save: exits 0"
+like "$(sed -n '23p' "$DIR/procs-save.1" 2>/dev/null)" \
+    '^saved 310 samples of the view \(process redis \(pid 200\)\) as folded to ~/redis' \
+    "procs-save: the message names the process"
+is "$(sort "$DIR/redis.folded" 2>/dev/null)" "$(grep '^redis-' "$UI/procs.folded" | sort)" \
+    "procs-save: the file holds the redis process's stacks, and only them"
+is "$(awk '{ n += $NF } END { print n }' "$DIR/nginx.folded" 2>/dev/null)" 690 \
+    "procs-save: with J, the view of nginx is its three processes' 690 samples"
+like "$(sed -n '23p' "$DIR/procs-save.2" 2>/dev/null)" \
+    '^saved 690 samples of the view \(process nginx \(3 processes\)\) as folded' \
+    "procs-save: ...and the message says it holds three processes"
+
 # The refresh interval has one range, -r's and d's (issue 12.10).
 screens refresh-range refresh-range demo.folded 80 20 "$U8" -r 3600
 run_sproftop -i "$UI/demo.folded" -r 3601

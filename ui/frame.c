@@ -269,7 +269,9 @@ static void header_filters(struct ui *ui)
     const char *proc = process_text(ui, pa, sizeof(pa));
     if (proc)
         hdr_field(&h, "Process:", v, "%s", proc);
-    hdr_field(&h, "Thread:", v, "%s", thread_text(ui, a, sizeof(a)));
+    /* "Thread: all" says nothing a "Process:" field does not. */
+    if (!proc || ui->ctx.filter.has_thread)
+        hdr_field(&h, "Thread:", v, "%s", thread_text(ui, a, sizeof(a)));
     hdr_field(&h, "Focus:", v, "%s",
               ui->model && ui->model->focus != PROFILE_NONE
                   ? model_frame_name(ui->model, ui->model->focus) : "none");

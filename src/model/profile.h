@@ -267,10 +267,11 @@ int profile_merge(struct profile *dst, const struct profile *src);
 
 /* Merge the processes that run the same command (all nginx workers): a
  * new profile in which the threads of p with the same process command and
- * thread name are one thread (the first one's tid and pid), its counts the
+ * thread name are one thread (the first one's tid), its counts the
  * sum of theirs; threads of no known process merge by name alone.
  * Each thread of a known process gets `processes`: how many processes
- * of its command p has.  Frames are re-interned, metadata copied,
+ * of its command p has, and the PID of the first of them (one command,
+ * one process).  Frames are re-interned, metadata copied,
  * per-second counts dropped.  NULL on OOM.  Free with profile_free. */
 struct profile *profile_merge_commands(const struct profile *p);
 /* Why merging src into dst would pass a limit of the sums, as a phrase

@@ -81,7 +81,8 @@ static int merge_impl(struct profile *dst, const struct profile *src,
                       bool by_command);
 
 /* After merging src by command into dst: each thread of a known process
- * learns how many processes of its command src has.  0 or -1 on OOM. */
+ * learns how many processes of its command src has, and takes the PID
+ * of the first, so the command is one process.  0 or -1 on OOM. */
 static int count_processes(struct profile *dst, const struct profile *src)
 {
     bool *first = calloc(src->nthreads ? src->nthreads : 1, sizeof(*first));
@@ -98,11 +99,17 @@ static int count_processes(struct profile *dst, const struct profile *src)
     }
     for (uint32_t i = 0; i < dst->nthreads; i++) {
         struct profile_thread *d = &dst->th[i];
+        int64_t pid = 0;
 
         d->processes = 0;
         for (uint32_t t = 0; d->pid && t < src->nthreads; t++)
-            d->processes += first[t] &&
-                            same_str(src->th[t].process, d->process);
+            if (first[t] && same_str(src->th[t].process, d->process)) {
+                d->processes++;
+                if (!pid)
+                    pid = src->th[t].pid;
+            }
+        if (pid)
+            d->pid = pid;  /* one process per command: its first one's */
     }
     free(first);
     return 0;

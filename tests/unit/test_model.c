@@ -523,6 +523,13 @@ static void test_process_merge_command(void **state)
 
     (void)state;
     assert_non_null(q);
+    /* one command, one process: every nginx thread has the first PID */
+    for (uint32_t i = 0; i < profile_thread_count(q); i++) {
+        const struct profile_thread *t = profile_thread_at(q, i);
+
+        assert_int_equal(t->pid, strcmp(t->process, "nginx") == 0 ? 100 : 200);
+    }
+    assert_int_equal(profile_process_count(q), 2);
     m = model_new(q, &f, 0, 0);
     assert_true(m->processes);
     ng = proc_root(m->tree, "nginx (3 processes)");
