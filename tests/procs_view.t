@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# procs_view.t - the processes view on a live multi-process session
+# (issue 14): `sproftop -p MASTER,W1,W2` on forkwork, in tmux; view 7
+# lists the three processes with their command, and Enter on one limits
+# the tree to it (its function, not the others').
+. "$(dirname "$0")/lib.sh"
+require_sproftop
+require_targets forkwork
+use_tmux sproftop-procs
+
+_workers_known() { grep -q '^WORKERS ' "$TARGET_OUT"; }
+
+start_target forkwork || bail_out "cannot start forkwork"
+m=$TARGET_PID
+wait_until 10 _workers_known || bail_out "forkwork did not print its workers"
+read -r _ w1 w2 <"$TARGET_OUT"
+note "master $m, workers $w1 $w2"
+
+"${T[@]}" new-session -d -s pv -x 120 -y 30 \
+    "'$SPROFTOP' -p '$m,$w1,$w2' -F 200 -r 0.2 --no-confirm 2>'$TMPD/pv.err'"
+
+# row PID: the processes view has a row for PID, running forkwork, with
+# samples.
+row() { screen pv | grep -Eq "^[>* ]+$1 +[0-9.]+% +[0-9]+ +1 +forkwork *\$"; }
+rows() { row "$m" && row "$w1" && row "$w2"; }
+
+wait_until 15 screen_has pv 'Samples: [1-9]' ||
+    diag "$(screen pv; cat "$TMPD/pv.err")"
+keys pv 7
+check "the processes view lists the master and both workers, named forkwork" \
+    wait_until 15 rows
+rows || diag "$(screen pv)"
+
+# Enter on the first worker: the header names it, and the tree (merged
+# threads, one process: no process root) has worker_one and neither of the
+# others' functions.
+keys pv / "$w1" Enter Enter
+check "Enter limits the views to that process (the header says so)" \
+    wait_until 10 screen_has pv "Process: forkwork \\(pid $w1\\)"
+keys pv 1 E
+check "the tree of that process reaches worker_one" \
+    wait_until 10 screen_has pv 'worker_one'
+check "...and shows no other process's function" \
+    eval '! screen_has pv "master_spin|worker_two"'
+keys pv A
+check "A shows every process again" \
+    wait_until 10 screen_has pv 'Process: all'
+keys pv q
+wait_until 10 eval '! "${T[@]}" has-session -t pv 2>/dev/null'
+for p in "$m" "$w1" "$w2"; do
+    assert_not_stopped "$p" "PID $p running and untraced afterwards"
+done
+done_testing
