@@ -262,13 +262,16 @@ static void threads_refresh(struct view *v)
                                       st->state == TARGET_STOPPED);
     for (uint32_t i = 0; i < n; i++) {
         const struct profile_thread *th = profile_thread_at(m->snap, i);
+        if (m->pid && th->pid != m->pid)
+            continue;  /* the process filter: its threads only */
         struct thread_row *r = &tp->rows[v->lines++];
         uint64_t ticks;
         r->index = i;
         r->samples = profile_node(m->snap, th->node)->total;
         r->cpu = IDTAB_NONE;
-        if (live && thread_stat(st->pid, th->tid, r->state, sizeof(r->state),
-                                &ticks))
+        /* each thread under its own process (-p takes a list) */
+        if (live && thread_stat(th->pid ? (pid_t)th->pid : st->pid, th->tid,
+                                r->state, sizeof(r->state), &ticks))
             r->cpu = cpu_update(tp, th->tid, ticks, now);
         else if (!live)
             snprintf(r->state, sizeof(r->state), "%s",
@@ -403,7 +406,7 @@ static const char *threads_info(struct view *v, char *buf, size_t n)
         return NULL;
     /* The order by TID goes without saying. */
     bool said = threads_cols[tp->sort.col].id != THC_TID || tp->sort.reverse;
-    snprintf(buf, n, "%u threads%s%s%s", profile_thread_count(m->snap),
+    snprintf(buf, n, "%zu threads%s%s%s", v->lines,
              said ? ", by " : "", said ? threads_cols[tp->sort.col].sort : "",
              tp->sort.reverse ? " (rev)" : "");
     return buf;

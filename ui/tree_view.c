@@ -537,6 +537,20 @@ static const struct profile_thread *tree_line_thread(struct view *v,
     return profile_thread_at(p, profile_node_thread(p, node));
 }
 
+/* A process row stands for its process (f limits the views to it). */
+static int64_t tree_line_process(struct view *v, size_t line)
+{
+    const struct tree_priv *tp = v->priv;
+    const struct profile *p = tree_prof(v);
+    uint32_t node = tp->lines[line].node;
+    const struct frame_desc *d;
+
+    if (node == PROFILE_NONE)
+        return 0;
+    d = profile_frame(p, profile_node(p, node)->frame);
+    return d->kind == FRAME_PROCESS ? (int64_t)d->addr : 0;
+}
+
 /* Rebuild the rows and put the cursor on `node`. */
 static void tree_show_node(struct view *v, uint32_t node)
 {
@@ -906,6 +920,6 @@ const struct view_ops tree_view_ops = {
     .shown = tree_shown,
     .actions = tree_actions,
     .line_key = tree_line_key, .line_frame = tree_line_frame,
-    .line_thread = tree_line_thread,
+    .line_thread = tree_line_thread, .line_process = tree_line_process,
     .search = tree_search, .info = tree_info, .touch = tree_touch,
 };
