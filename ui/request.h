@@ -47,8 +47,8 @@
     R(INVERT,        NULL,      "Tree, flame: bottom-up (inverted) tree, and back") \
     R(MERGE_THREADS, NULL,      "Tree: threads merged into one tree, or one per thread") \
     R(MERGE_COMMANDS, NULL,     "Every view: processes of one command merged (all workers)") \
-    R(SORT,          NULL,      "Sort flat, threads, callers; with a baseline, by change too") \
-    R(SORT_REVERSE,  NULL,      "Flat, threads: reverse the sort order") \
+    R(SORT,          NULL,      "Sort flat, threads, procs, callers; with a baseline, by change") \
+    R(SORT_REVERSE,  NULL,      "Flat, threads, procs: reverse the sort order") \
     R(CALLERS,       "Callers", "Callers/callees of the function under the cursor") \
     R(SOURCE,        NULL,      "Source of the function under the cursor") \
     R(BACK,          NULL,      "Callers: back to the previous function; flame: zoom out") \
