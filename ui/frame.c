@@ -118,7 +118,7 @@ static const char *process_text(const struct ui *ui, char *buf, size_t n)
     const struct model *m = ui->model;
 
     if (!ui->ctx.filter.has_process)
-        return m && profile_process_count(m->snap) > 1 ? "all" : NULL;
+        return m && profile_several_processes(m->snap) ? "all" : NULL;
     for (uint32_t i = 0; m && i < profile_thread_count(m->snap); i++)
         if (m->pid && profile_thread_at(m->snap, i)->pid == m->pid)
             return profile_process_label(profile_thread_at(m->snap, i), true,

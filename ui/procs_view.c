@@ -22,6 +22,7 @@ struct proc_row {
     uint32_t thread;    /* its first thread in the snapshot (command) */
     uint32_t nthreads;
     uint64_t samples;
+    size_t rank;        /* its place in the last refresh's order */
 };
 
 struct procs_priv {
@@ -98,23 +99,23 @@ static int by_pid(const void *a, const void *b)
 
 /* Hottest first, with hysteresis: from the last order (new processes
  * after, by samples), a row moves up past one only when it has more than
- * SWAP_MARGIN of all samples more. */
+ * SWAP_MARGIN of all samples more.  O(rows^2) at worst, for a few
+ * hundred processes. */
 static void sort_by_share(struct procs_priv *pp, size_t n, uint64_t all)
 {
     double margin = SWAP_MARGIN * (double)all;
 
+    for (size_t i = 0; i < n; i++)
+        pp->rows[i].rank = old_rank(pp, pp->rows[i].pid);
     for (size_t i = 1; i < n; i++) {
         struct proc_row r = pp->rows[i];
-        size_t ri = old_rank(pp, r.pid), j = i;
+        size_t j = i;
 
         /* first the old order, newcomers by samples */
-        while (j > 0) {
-            const struct proc_row *q = &pp->rows[j - 1];
-            size_t rq = old_rank(pp, q->pid);
-
-            if (rq < ri || (rq == ri && q->samples >= r.samples))
-                break;
-            pp->rows[j] = *q;
+        while (j > 0 && (pp->rows[j - 1].rank > r.rank ||
+                         (pp->rows[j - 1].rank == r.rank &&
+                          pp->rows[j - 1].samples < r.samples))) {
+            pp->rows[j] = pp->rows[j - 1];
             j--;
         }
         pp->rows[j] = r;

@@ -339,6 +339,21 @@ const char *profile_process_label(const struct profile_thread *th,
     return buf;
 }
 
+bool profile_several_processes(const struct profile *p)
+{
+    int64_t first = 0;
+
+    for (uint32_t i = 0; p && i < p->nthreads; i++) {
+        if (!p->th[i].pid)
+            continue;
+        if (!first)
+            first = p->th[i].pid;
+        else if (p->th[i].pid != first)
+            return true;
+    }
+    return false;
+}
+
 uint32_t profile_process_count(const struct profile *p)
 {
     uint32_t n = 0;

@@ -221,6 +221,10 @@ int profile_thread_set_process(struct profile *p, uint32_t idx, int64_t pid,
 const char *profile_process_label(const struct profile_thread *th,
                                   bool with_pid, char *buf, size_t n);
 
+/* Whether the threads belong to more than one known process: the
+ * O(threads) question profile_process_count answers slowly. */
+bool profile_several_processes(const struct profile *p);
+
 /* Number of distinct processes the threads belong to (threads with no
  * process known count as none).  O(threads^2) worst case: for exporters
  * and headers, not per sample. */
@@ -255,7 +259,8 @@ int profile_add_stack(struct profile *p, uint32_t thread,
 uint64_t profile_samples(const struct profile *p);
 
 /* Merge all of src into dst: frames are interned by identity, threads
- * matched by name (a src thread whose name no dst thread has is added
+ * matched by tid, name and process (the same thread), else by name (a
+ * src thread whose name no dst thread has is added
  * with its tid, or with an unused tid when dst has that tid already),
  * stacks added with their counts, line/address counts summed.  Metadata
  * of dst kept (fields dst never set, 0 or NULL, are taken from src),

@@ -48,7 +48,14 @@ static uint32_t merge_thread(struct profile *dst,
                              const struct profile_thread *t, bool by_command)
 {
     int64_t tid = t->tid;
+    uint32_t same = profile_tid_find(dst, tid);
 
+    /* The same thread (a later snapshot of one session): its tid, name
+     * and process, before any other thread of that name. */
+    if (!by_command && same != PROFILE_NONE &&
+        strcmp(dst->th[same].name, t->name) == 0 &&
+        dst->th[same].pid == t->pid)
+        return same;
     for (uint32_t i = 0; i < dst->nthreads; i++)
         if (strcmp(dst->th[i].name, t->name) == 0 &&
             (!by_command || (!dst->th[i].pid == !t->pid &&

@@ -61,7 +61,7 @@ static bool process_roots(const struct profile *snap,
     for (uint32_t i = 0; i < n; i++)
         if (profile_thread_at(snap, i)->processes > 1)
             return true;
-    return profile_process_count(snap) > 1;
+    return profile_several_processes(snap);
 }
 
 struct profile *model_filter_profile(const struct profile *snap,
