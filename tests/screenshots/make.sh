@@ -32,6 +32,7 @@ case $build in /*) ;; *) build=$top/$build ;; esac
 sproftop=${SPROFTOP:-$top/sproftop}
 demo=$build/targets/demo
 phase=$build/targets/phase
+forkwork=$build/targets/forkwork
 outdir=$top/screenshots
 work=$build/screenshots
 cols=110
@@ -65,7 +66,7 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
         die "cannot install ${need_pkgs[*]}"
     fi
 fi
-for f in "$sproftop" "$demo" "$phase"; do
+for f in "$sproftop" "$demo" "$phase" "$forkwork"; do
     [ -x "$f" ] || die "$f is not built; run 'make all targets' first"
 done
 
@@ -76,13 +77,16 @@ mkdir -p "$work" "$outdir" || die "cannot create $work"
 sock=sproftop-shots-$$
 tm=(tmux -L "$sock" -f /dev/null)
 demo_pid=""
+fw_pid=""
 finish() {
     "${tm[@]}" kill-server >/dev/null 2>&1
     rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"
-    if [ -n "$demo_pid" ]; then
-        kill -KILL "$demo_pid" 2>/dev/null
-        wait "$demo_pid" 2>/dev/null
-    fi
+    local p
+    for p in "$demo_pid" "$fw_pid"; do
+        [ -n "$p" ] || continue
+        kill -KILL "$p" 2>/dev/null
+        wait "$p" 2>/dev/null
+    done
 }
 trap finish EXIT
 trap 'exit 130' INT
@@ -234,8 +238,34 @@ fi
 if wanted help; then
     start_session help -i "${profile##*/}"
     keys help h
-    shoot help '\[7 Help\]'
+    shoot help '\[8 Help\]'
     shots+=(help)
+fi
+
+# procs: forkwork (a master and two forked workers, each in a function of
+# its own) recorded with -p MASTER,W1,W2, which takes the perf sampler:
+# the tree's roots are the three processes.  Skipped, saying why, where
+# perf_event_open is not permitted.  Its workers end with the master.
+if wanted procs; then
+    fw_out=$work/forkwork.out
+    "$forkwork" 60 </dev/null >"$fw_out" 2>/dev/null &
+    fw_pid=$!
+    wait_for 5 grep -q '^WORKERS ' "$fw_out" ||
+        die "procs: forkwork did not start its workers"
+    read -r _ w1 w2 <"$fw_out"
+    fw_rec=$work/forkwork${profile#"$work"/demo}
+    rm -f "$fw_rec"
+    if timeout -k 5 60 "$sproftop" -p "$fw_pid,$w1,$w2" -d "$rec_seconds" \
+        -F "$rec_freq" -o "$fw_rec" 2>"$work/procs.err"; then
+        start_session procs -i "${fw_rec##*/}"
+        shoot procs '^> .*(master_spin|worker_one|worker_two)'
+        shots+=(procs)
+    else
+        echo "screenshots: procs skipped: $(head -n 1 "$work/procs.err")" >&2
+    fi
+    kill -KILL "$fw_pid" 2>/dev/null
+    wait "$fw_pid" 2>/dev/null
+    fw_pid=""
 fi
 
 # window: a recording of phase (old_hot for 6 s, then new_hot), in the
@@ -290,7 +320,7 @@ if wanted save; then
 fi
 
 [ ${#shots[@]} -gt 0 ] ||
-    die "no such shot: $* (tree inverted flat callers help save window diff flame)"
+    die "no such shot: $* (tree inverted flat callers help save window diff flame procs)"
 
 # --- 3. HTML and PNG -----------------------------------------------------------
 
