@@ -380,7 +380,11 @@ static const char *src_info(struct view *v, char *buf, size_t n)
 
     if (!m || sp->shown == PROFILE_NONE)
         return NULL;
-    snprintf(buf, n, "%s", model_frame_name(m, sp->shown));
+    /* Line and address counts are kept per function, not per thread: a
+     * thread or process filter cannot narrow them, so say so. */
+    snprintf(buf, n, "%s%s", model_frame_name(m, sp->shown),
+             m->thread != PROFILE_NONE || m->pid ? " (counts: all threads)"
+                                                 : "");
     return buf;
 }
 
