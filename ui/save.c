@@ -115,13 +115,15 @@ static void save_label(struct ui *ui)
                  ui->save_all ? "view" : "all");
 }
 
-/* Append ", PART" (or "PART" first) to buf, n bytes. */
-static void add_part(char *buf, size_t n, const char *part)
+/* Append PART to buf (n bytes), after ", " unless *first. */
+static void add_part(char *buf, size_t n, const char *part, bool *first)
 {
     size_t o = strlen(buf);
 
-    if (part[0] && o < n)
-        snprintf(buf + o, n - o, "%s%s", o ? ", " : "", part);
+    if (!part[0] || o >= n)
+        return;
+    snprintf(buf + o, n - o, "%s%s", *first ? "" : ", ", part);
+    *first = false;
 }
 
 /* " of the view (last 5s, process nginx (pid 102), thread parser (101),
@@ -129,14 +131,16 @@ static void add_part(char *buf, size_t n, const char *part)
 static void view_text(const struct ui *ui, char *buf, size_t n)
 {
     const struct model *m = ui->model;
-    char parts[512] = "", part[256] = "";
+    char part[256] = "";
+    bool first = true;
 
     buf[0] = '\0';
     if (!view_filtered(ui))
         return;
+    snprintf(buf, n, " of the view (");
     if (view_windowed(ui))
         scope_label(&ui->scope, ui->snap, part, sizeof(part));
-    add_part(parts, sizeof(parts), part);
+    add_part(buf, n, part, &first);
     for (uint32_t i = 0; m->pid && i < profile_thread_count(m->snap); i++) {
         const struct profile_thread *t = profile_thread_at(m->snap, i);
         char name[200];
@@ -145,21 +149,21 @@ static void view_text(const struct ui *ui, char *buf, size_t n)
             continue;
         snprintf(part, sizeof(part), "process %s",
                  profile_process_label(t, true, name, sizeof(name)));
-        add_part(parts, sizeof(parts), part);
+        add_part(buf, n, part, &first);
         break;
     }
     if (m->thread != PROFILE_NONE) {
         const struct profile_thread *t = profile_thread_at(m->snap, m->thread);
         snprintf(part, sizeof(part), "thread %s (%lld)",
                  t->name ? t->name : "?", (long long)t->tid);
-        add_part(parts, sizeof(parts), part);
+        add_part(buf, n, part, &first);
     }
     if (m->focus != PROFILE_NONE) {
         snprintf(part, sizeof(part), "focus %s",
                  model_frame_name(m, m->focus));
-        add_part(parts, sizeof(parts), part);
+        add_part(buf, n, part, &first);
     }
-    snprintf(buf, n, " of the view (%s)", parts);
+    add_part(buf, n, ")", &(bool){ true });
 }
 
 void save_open(struct ui *ui)
