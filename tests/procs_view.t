@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # procs_view.t - the processes view on a live multi-process session
 # (issue 14): `sproftop -p MASTER,W1,W2` on forkwork, in tmux; view 7
-# lists the three processes with their command, and Enter on one limits
-# the tree to it (its function, not the others').
+# lists the three processes with their command, %CPU, CPU time and
+# state, and Enter on one limits the tree to it (its function, not the
+# others').
 . "$(dirname "$0")/lib.sh"
 require_sproftop
 require_targets forkwork
@@ -20,14 +21,17 @@ note "master $m, workers $w1 $w2"
     "'$SPROFTOP' -p '$m,$w1,$w2' -F 200 -r 0.2 --no-confirm 2>'$TMPD/pv.err'"
 
 # row PID: the processes view has a row for PID, running forkwork, with
-# samples.
-row() { screen pv | grep -Eq "^[>* ]+$1 +[0-9.]+% +[0-9]+ +1 +forkwork *\$"; }
+# samples, one thread, its %CPU (a number once two reads are half a
+# second apart), CPU time and state from /proc.
+row() {
+    screen pv | grep -Eq "^[>* ]+$1 +[0-9.]+% +[0-9]+ +1 +[0-9]+\.[0-9] +[0-9]+:[0-9]{2}\.[0-9]{2} +[a-z]+ +forkwork *\$"
+}
 rows() { row "$m" && row "$w1" && row "$w2"; }
 
 wait_until 15 screen_has pv 'Samples: [1-9]' ||
     diag "$(screen pv; cat "$TMPD/pv.err")"
 keys pv 7
-check "the processes view lists the master and both workers, named forkwork" \
+check "the processes view lists the master and both workers, named forkwork, with their CPU" \
     wait_until 15 rows
 rows || diag "$(screen pv)"
 

@@ -2,7 +2,8 @@
  *
  * See procs_view.h.  Rows are built from the snapshot's threads, grouped
  * by PID (a thread of no known process is its own "[unknown process]"
- * row, PID 0).  The share order keeps the previous refresh's order where
+ * row, PID 0); a live process's CPU time and state come from
+ * /proc/PID/stat (cpustat.h).  The share order keeps the previous refresh's order where
  * shares are within SWAP_MARGIN of each other.
  */
 #include "procs_view.h"
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "clock.h"
+#include "cpustat.h"
 #include "vec.h"
 
 /* A row passes the one above it only with this much more of all samples
@@ -23,6 +26,9 @@ struct proc_row {
     uint32_t nthreads;
     uint64_t samples;
     size_t rank;        /* its place in the last refresh's order */
+    uint32_t cpu;       /* index in the meter's samples, IDTAB_NONE: not
+                           read (a file, processes merged, gone) */
+    char state[16];     /* "running", "sleeping", "exited", "-" */
 };
 
 struct procs_priv {
@@ -31,10 +37,11 @@ struct procs_priv {
     int64_t *order;     /* the PIDs in the order of the last refresh */
     size_t norder, order_cap;
     struct view_sort sort;
+    struct cpu_meter cpu;   /* CPU time by PID */
 };
 
 enum procs_col { PC_MARK, PC_PID, PC_COMMAND, PC_SHARE, PC_SAMPLES,
-                 PC_THREADS };
+                 PC_THREADS, PC_CPU, PC_TIME, PC_STATE };
 
 /* The orders o cycles through: share (the first), then PID. */
 static const struct view_col procs_cols[] = {
@@ -45,6 +52,10 @@ static const struct view_col procs_cols[] = {
       .sort = "share" },
     { .id = PC_SAMPLES, .title = "Samples", .width = 8, .flags = DT_RIGHT },
     { .id = PC_THREADS, .title = "Threads", .width = 7, .flags = DT_RIGHT },
+    /* a live target's, from /proc/PID/stat (top's) */
+    { .id = PC_CPU, .title = "CPU%", .width = 5, .flags = DT_RIGHT },
+    { .id = PC_TIME, .title = "TIME+", .width = 9, .flags = DT_RIGHT },
+    { .id = PC_STATE, .title = "State", .width = 9 },
     { .id = PC_COMMAND, .title = "Command", .flags = DT_ELLIPSIS },
 };
 
@@ -133,6 +144,36 @@ static void sort_by_share(struct procs_priv *pp, size_t n, uint64_t all)
     }
 }
 
+/* Whether the processes are live, so /proc has their CPU time. */
+static bool procs_live(const struct view *v)
+{
+    const struct source_status *st = v->ctx->status;
+
+    return st && !st->is_file && (st->state == TARGET_RUNNING ||
+                                  st->state == TARGET_STOPPED);
+}
+
+/* Each row's state and CPU time, for a live target; rows that stand for
+ * several processes (J) are left unread. */
+static void read_cpu(struct view *v, const struct profile *snap)
+{
+    struct procs_priv *pp = v->priv;
+    bool live = procs_live(v);
+    uint64_t now = clock_mono_ns(), ticks;
+
+    for (size_t i = 0; i < v->lines; i++) {
+        struct proc_row *r = &pp->rows[i];
+
+        r->cpu = IDTAB_NONE;
+        snprintf(r->state, sizeof(r->state), "-");
+        if (!live || !r->pid ||
+            profile_thread_at(snap, r->thread)->processes > 1)
+            continue;
+        if (cpustat_read(r->pid, 0, r->state, sizeof(r->state), &ticks))
+            r->cpu = cpu_meter_update(&pp->cpu, r->pid, ticks, now);
+    }
+}
+
 static void procs_refresh(struct view *v)
 {
     struct procs_priv *pp = v->priv;
@@ -141,6 +182,7 @@ static void procs_refresh(struct view *v)
     v->lines = 0;
     if (!m || build_rows(v, m->snap) < 0)
         return;
+    read_cpu(v, m->snap);
     if (procs_cols[pp->sort.col].id == PC_PID)
         qsort(pp->rows, v->lines, sizeof(*pp->rows), by_pid);
     else
@@ -174,6 +216,8 @@ static void procs_cell(struct view *v, size_t line, int col,
     const struct procs_priv *pp = v->priv;
     const struct model *m = v->ctx->model;
     const struct proc_row *r = &pp->rows[line];
+    const struct cpu_sample *cpu = r->cpu != IDTAB_NONE ? &pp->cpu.v[r->cpu]
+                                                        : NULL;
 
     switch ((enum procs_col)col) {
     case PC_MARK:
@@ -201,7 +245,24 @@ static void procs_cell(struct view *v, size_t line, int col,
         snprintf(c->buf, sizeof(c->buf), "%u", r->nthreads);
         c->text = c->buf;
         break;
+    case PC_CPU:
+        c->text = cpustat_pct(cpu, c->buf, sizeof(c->buf));
+        break;
+    case PC_TIME:
+        if (cpu)
+            c->text = cpustat_time(cpu, c->buf, sizeof(c->buf));
+        break;
+    case PC_STATE:
+        c->text = r->state;
+        break;
     }
+}
+
+/* CPU columns only for a live target: a file has no /proc. */
+static bool procs_shown(struct view *v, int col)
+{
+    return (col != PC_CPU && col != PC_TIME && col != PC_STATE) ||
+           procs_live(v);
 }
 
 static uint64_t procs_line_key(struct view *v, size_t line)
@@ -274,12 +335,14 @@ static void procs_close(struct view *v)
 
     free(pp->rows);
     free(pp->order);
+    cpu_meter_free(&pp->cpu);
 }
 
 const struct view_ops procs_view_ops = {
     .name = "Procs", .priv_size = sizeof(struct procs_priv),
     .open = procs_open, .refresh = procs_refresh, .close = procs_close,
-    VIEW_COLUMNS(procs_cols), .cell = procs_cell, .sort = procs_sort,
+    VIEW_COLUMNS(procs_cols), .cell = procs_cell, .shown = procs_shown,
+    .sort = procs_sort,
     .actions = procs_actions,
     .line_key = procs_line_key, .line_name = procs_line_name,
     .line_process = procs_line_process,

@@ -2,7 +2,8 @@
  *
  * top's process list: one row per process of the snapshot (always all of
  * them, whatever the filter; one per command when J merged them), its
- * PID, command, share of the samples, samples and thread count.  Rows
+ * PID, command, share of the samples, samples and thread count, and for
+ * a live process its %CPU, CPU time (TIME+) and state, as top shows them.  Rows
  * are by share, hottest first, but a row passes the one above it only
  * when its share is clearly larger, so near-equal processes do not swap
  * places on every refresh (o sorts by PID instead).  / matches the

@@ -1,12 +1,9 @@
 /* threads_view.c - the threads view.
  *
  * See threads_view.h.  Thread states and CPU times come from
- * /proc/PID/task/TID/stat, read once per refresh for each thread: plain
- * procfs reads, no ptrace, so the UI thread never waits on the target.
- * %CPU is the CPU time a thread used between two reads at least
- * CPU_WINDOW_NS apart over the time between them (htop's).  Rows keep the
- * threads' own order (first seen first) unless o picks a sort, so a
- * refresh never moves the cursor's thread under it.
+ * /proc/PID/task/TID/stat (cpustat.h), read once per refresh for each
+ * thread.  Rows keep the threads' own order (first seen first) unless o
+ * picks a sort, so a refresh never moves the cursor's thread under it.
  */
 #include "threads_view.h"
 
@@ -14,40 +11,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clock.h"
+#include "cpustat.h"
 #include "idtab.h"
 #include "timeline.h"
-#include "util.h"
 #include "vec.h"
 #include "window.h"
-
-/* Reads closer than this give a noisy %CPU: the last one is kept. */
-#define CPU_WINDOW_NS 500000000ull
 
 struct thread_row {
     uint32_t index;     /* thread index in the snapshot */
     uint64_t samples;   /* its thread node's total */
     char state[16];     /* "running", "sleeping", "exited", "-" */
-    uint32_t cpu;       /* index in threads_priv's cpu[], IDTAB_NONE: not
+    uint32_t cpu;       /* index in the meter's samples, IDTAB_NONE: not
                            read (a file, or the thread is gone) */
-};
-
-/* CPU time of a live thread, by tid. */
-struct thread_cpu {
-    int64_t tid;
-    uint64_t ticks;     /* utime + stime at the last read, clock ticks */
-    uint64_t at_ns;     /* when (clock_mono_ns) */
-    double pct;         /* %CPU over the last window, -1: not yet known */
 };
 
 struct threads_priv {
     struct thread_row *rows;
     size_t cap;
-    struct idtab cpu_ix;    /* tid -> index in cpu[] */
-    struct thread_cpu *cpu;
-    size_t ncpu, cpu_cap;
+    struct cpu_meter cpu;   /* CPU time by tid */
     struct view_sort sort;  /* by TID unless o says otherwise */
     /* The strips: samples per second of each thread of the timeline. */
     uint64_t *series;     /* thread i's seconds at series[i * nsec] */
@@ -109,78 +92,6 @@ static const char *strip(struct view *v, uint32_t i, int width,
                           sizeof(c->buf));
 }
 
-/* The state letter of /proc/PID/task/TID/stat in words, and the thread's
- * CPU time so far (utime + stime, in clock ticks).  False when the thread
- * is gone. */
-static bool thread_stat(pid_t pid, int64_t tid, char *state, size_t n,
-                        uint64_t *ticks)
-{
-    char path[64], line[1024];
-    FILE *f;
-
-    snprintf(path, sizeof(path), "/proc/%d/task/%" PRId64 "/stat", (int)pid,
-             tid);
-    f = fopen(path, "re");
-    if (!f) {
-        snprintf(state, n, "exited");
-        return false;
-    }
-    size_t len = fread(line, 1, sizeof(line) - 1, f);
-    fclose(f);
-    line[len] = '\0';
-    /* The comm field may hold spaces and parentheses: the state follows
-     * the last ')', then ppid ... cmajflt (fields 4-13), utime, stime. */
-    const char *p = strrchr(line, ')');
-    char c = p && p[1] == ' ' ? p[2] : '?';
-    unsigned long long ut = 0, st = 0;
-    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-                     "%llu %llu", &ut, &st) != 2)
-        ut = st = 0;
-    *ticks = ut + st;
-    const char *word;
-    switch (c) {
-    case 'R': word = "running"; break;
-    case 'S': word = "sleeping"; break;
-    case 'D': word = "disk wait"; break;
-    case 'T': word = "stopped"; break;
-    case 't': word = "traced"; break;
-    case 'Z': word = "zombie"; break;
-    case 'X': word = "dead"; break;
-    case 'I': word = "idle"; break;
-    default: word = "?"; break;
-    }
-    snprintf(state, n, "%s", word);
-    return true;
-}
-
-/* Record a thread's CPU time read now; returns its index in cpu[], or
- * IDTAB_NONE on OOM. */
-static uint32_t cpu_update(struct threads_priv *tp, int64_t tid,
-                           uint64_t ticks, uint64_t now)
-{
-    uint64_t h = util_mix64((uint64_t)tid);
-    uint32_t id = idtab_find(&tp->cpu_ix, h, NULL, NULL);
-
-    if (id == IDTAB_NONE) {
-        if (VEC_RESERVE(tp->cpu, tp->cpu_cap, tp->ncpu + 1) < 0 ||
-            idtab_insert(&tp->cpu_ix, h, (uint32_t)tp->ncpu) < 0)
-            return IDTAB_NONE;
-        id = (uint32_t)tp->ncpu++;
-        tp->cpu[id] = (struct thread_cpu){ tid, ticks, now, -1 };
-        return id;
-    }
-    struct thread_cpu *c = &tp->cpu[id];
-    if (now - c->at_ns >= CPU_WINDOW_NS) {
-        long hz = sysconf(_SC_CLK_TCK);
-        double used = (double)(ticks - c->ticks) / (double)(hz > 0 ? hz : 100);
-        c->pct = ticks >= c->ticks ? 100.0 * used * 1e9 / (double)(now - c->at_ns)
-                                   : -1;
-        c->ticks = ticks;
-        c->at_ns = now;
-    }
-    return id;
-}
-
 enum threads_col { THC_MARK, THC_TID, THC_NAME, THC_SAMPLES, THC_SHARE,
                    THC_CPU, THC_TIME, THC_STATE, THC_STRIP };
 
@@ -212,7 +123,7 @@ struct sort_arg {
 
 static double row_pct(const struct threads_priv *tp, const struct thread_row *r)
 {
-    return r->cpu == IDTAB_NONE ? -1 : tp->cpu[r->cpu].pct;
+    return r->cpu == IDTAB_NONE ? -1 : tp->cpu.v[r->cpu].pct;
 }
 
 static int row_cmp(const void *a, const void *b, void *arg)
@@ -270,9 +181,9 @@ static void threads_refresh(struct view *v)
         r->samples = profile_node(m->snap, th->node)->total;
         r->cpu = IDTAB_NONE;
         /* each thread under its own process (-p takes a list) */
-        if (live && thread_stat(th->pid ? (pid_t)th->pid : st->pid, th->tid,
-                                r->state, sizeof(r->state), &ticks))
-            r->cpu = cpu_update(tp, th->tid, ticks, now);
+        if (live && cpustat_read(th->pid ? th->pid : st->pid, th->tid,
+                                 r->state, sizeof(r->state), &ticks))
+            r->cpu = cpu_meter_update(&tp->cpu, th->tid, ticks, now);
         else if (!live)
             snprintf(r->state, sizeof(r->state), "%s",
                      st && st->state == TARGET_EXITED ? "exited" : "-");
@@ -305,7 +216,7 @@ static void threads_cell(struct view *v, size_t line, int col,
     const struct model *m = v->ctx->model;
     const struct thread_row *r = &tp->rows[line];
     const struct profile_thread *th = profile_thread_at(m->snap, r->index);
-    const struct thread_cpu *cpu = r->cpu != IDTAB_NONE ? &tp->cpu[r->cpu]
+    const struct cpu_sample *cpu = r->cpu != IDTAB_NONE ? &tp->cpu.v[r->cpu]
                                                         : NULL;
     double all = (double)profile_node(m->snap, PROFILE_ROOT)->total;
 
@@ -330,20 +241,11 @@ static void threads_cell(struct view *v, size_t line, int col,
         cell_pct(v, c, (double)r->samples, all);
         break;
     case THC_CPU:
-        if (cpu && cpu->pct >= 0)
-            snprintf(c->buf, sizeof(c->buf), "%.1f", cpu->pct);
-        else
-            snprintf(c->buf, sizeof(c->buf), "-");
-        c->text = c->buf;
+        c->text = cpustat_pct(cpu, c->buf, sizeof(c->buf));
         break;
     case THC_TIME:
-        if (cpu) {
-            long hz = sysconf(_SC_CLK_TCK);
-            uint64_t cs = cpu->ticks * 100 / (uint64_t)(hz > 0 ? hz : 100);
-            snprintf(c->buf, sizeof(c->buf), "%" PRIu64 ":%02" PRIu64
-                     ".%02" PRIu64, cs / 6000, cs / 100 % 60, cs % 100);
-            c->text = c->buf;
-        }
+        if (cpu)
+            c->text = cpustat_time(cpu, c->buf, sizeof(c->buf));
         break;
     case THC_STATE:
         c->text = r->state;
@@ -422,8 +324,7 @@ static void threads_close(struct view *v)
     struct threads_priv *tp = v->priv;
 
     free(tp->rows);
-    free(tp->cpu);
-    idtab_free(&tp->cpu_ix);
+    cpu_meter_free(&tp->cpu);
     free(tp->series);
     free(tp->cols);
 }
