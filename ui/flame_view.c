@@ -230,6 +230,14 @@ static uint32_t flame_line_frame(struct view *v, size_t line)
     return profile_frame_is_level(profile_frame(t, f)) ? PROFILE_NONE : f;
 }
 
+/* A process box stands for its process (f limits the views to it). */
+static int64_t flame_line_process(struct view *v, size_t line)
+{
+    const struct flame_priv *fp = v->priv;
+
+    return model_node_pid(model_of(v), fp->boxes[line].node);
+}
+
 static const char *box_name(const struct view *v, const struct box *b)
 {
     const struct profile *t = model_of(v)->tree;
@@ -531,5 +539,6 @@ const struct view_ops flame_view_ops = {
     .refresh = flame_refresh, .close = flame_close, .draw = flame_draw,
     .actions = flame_actions,
     .line_key = flame_line_key, .line_frame = flame_line_frame,
+    .line_process = flame_line_process,
     .info = flame_info,
 };

@@ -541,14 +541,8 @@ static const struct profile_thread *tree_line_thread(struct view *v,
 static int64_t tree_line_process(struct view *v, size_t line)
 {
     const struct tree_priv *tp = v->priv;
-    const struct profile *p = tree_prof(v);
-    uint32_t node = tp->lines[line].node;
-    const struct frame_desc *d;
 
-    if (node == PROFILE_NONE)
-        return 0;
-    d = profile_frame(p, profile_node(p, node)->frame);
-    return d->kind == FRAME_PROCESS ? (int64_t)d->addr : 0;
+    return model_node_pid(v->ctx->model, tp->lines[line].node);
 }
 
 /* Rebuild the rows and put the cursor on `node`. */

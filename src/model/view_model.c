@@ -391,6 +391,17 @@ const struct profile_flat *model_flat_of(const struct model *m,
     return &m->flat[m->flat_of[frame]];
 }
 
+int64_t model_node_pid(const struct model *m, uint32_t node)
+{
+    const struct profile_node *n = profile_node(m->tree, node);
+    const struct frame_desc *d;
+
+    if (!n || node == PROFILE_ROOT)
+        return 0;
+    d = profile_frame(m->tree, n->frame);
+    return d && d->kind == FRAME_PROCESS ? (int64_t)d->addr : 0;
+}
+
 const char *model_frame_name(const struct model *m, uint32_t frame)
 {
     const struct frame_desc *d = profile_frame(m->snap, frame);

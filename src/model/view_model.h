@@ -163,6 +163,10 @@ bool model_node_hidden(const struct model *m, uint32_t node,
  * descending, then name, then node id (qsort_r style on node ids). */
 int model_node_cmp(const void *a, const void *b, void *model);
 
+/* The PID a process row (node of m->tree) stands for, 0 when node is
+ * not one. */
+int64_t model_node_pid(const struct model *m, uint32_t node);
+
 /* Name of a frame of the snapshot ("?" when out of range). */
 const char *model_frame_name(const struct model *m, uint32_t frame);
 

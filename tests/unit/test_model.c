@@ -450,6 +450,9 @@ static void test_process_roots(void **state)
     w2 = proc_root(m->tree, "nginx (pid 102)");
     assert_int_not_equal(w2, PROFILE_NONE);
     assert_int_equal(profile_node(m->tree, w2)->total, 34);
+    assert_int_equal(model_node_pid(m, w2), 102);
+    assert_int_equal(model_node_pid(m, PROFILE_ROOT), 0);
+    assert_int_equal(model_node_pid(m, PROFILE_NONE), 0);
     assert_int_equal(profile_node(m->tree, proc_root(m->tree, "redis (pid 200)"))->total, 41);
     assert_int_equal(profile_node(m->tree, proc_root(m->tree, "nginx (pid 100)"))->total, 5);
     th = child_named(m->tree, w2, "io-103");
@@ -463,6 +466,7 @@ static void test_process_roots(void **state)
                                                 child_named(m->tree, w2, "nginx-102"),
                                                 "main"), "worker"), "parse");
     assert_int_equal(profile_node(m->tree, parse)->self, 30);
+    assert_int_equal(model_node_pid(m, parse), 0);
     assert_int_equal(profile_node_path(m->tree, parse, path, 8), 3);
     assert_int_equal(path[0], ID("main"));
     assert_int_equal(path[2], ID("parse"));
