@@ -82,8 +82,9 @@ uint32_t cpu_meter_update(struct cpu_meter *m, int64_t id, uint64_t ticks,
     struct cpu_sample *c = &m->v[i];
     if (now - c->at_ns >= CPU_WINDOW_NS) {
         double used = (double)(ticks - c->ticks) / (double)clock_hz();
-        c->pct = ticks >= c->ticks ? 100.0 * used * 1e9 / (double)(now - c->at_ns)
-                                   : -1;
+        c->pct = ticks >= c->ticks
+                     ? 100.0 * used * 1e9 / (double)(now - c->at_ns)
+                     : -1;
         c->ticks = ticks;
         c->at_ns = now;
     }

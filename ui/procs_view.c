@@ -3,8 +3,8 @@
  * See procs_view.h.  Rows are built from the snapshot's threads, grouped
  * by PID (a thread of no known process is its own "[unknown process]"
  * row, PID 0); a live process's CPU time and state come from
- * /proc/PID/stat (cpustat.h).  The share order keeps the previous refresh's order where
- * shares are within SWAP_MARGIN of each other.
+ * /proc/PID/stat (cpustat.h).  The share order keeps the previous
+ * refresh's order where shares are within SWAP_MARGIN of each other.
  */
 #include "procs_view.h"
 

@@ -98,7 +98,8 @@ static bool node_open(const struct view *v, uint32_t node)
         return s & ST_OPEN;
     /* Process and thread rows start open so the first screen shows where
      * time goes. */
-    return profile_frame_is_level(profile_frame(p, profile_node(p, node)->frame)) &&
+    return profile_frame_is_level(
+               profile_frame(p, profile_node(p, node)->frame)) &&
            !tp->threads_closed;
 }
 

@@ -260,8 +260,8 @@ uint64_t profile_samples(const struct profile *p);
 
 /* Merge all of src into dst: frames are interned by identity, threads
  * matched by tid, name and process (the same thread), else by name (a
- * src thread whose name no dst thread has is added
- * with its tid, or with an unused tid when dst has that tid already),
+ * src thread whose name no dst thread has is added with its tid, or
+ * with an unused tid when dst has that tid already),
  * stacks added with their counts, line/address counts summed.  Metadata
  * of dst kept (fields dst never set, 0 or NULL, are taken from src),
  * duration summed.  dst may be src.  0; PROFILE_MERGE_REFUSED, dst
@@ -276,8 +276,8 @@ int profile_merge(struct profile *dst, const struct profile *src);
  * sum of theirs; threads of no known process merge by name alone.
  * Each thread of a known process gets `processes`: how many processes
  * of its command p has, and the PID of the first of them (one command,
- * one process).  Frames are re-interned, metadata copied,
- * per-second counts dropped.  NULL on OOM.  Free with profile_free. */
+ * one process).  Frames are re-interned, metadata copied, per-second
+ * counts dropped.  NULL on OOM.  Free with profile_free. */
 struct profile *profile_merge_commands(const struct profile *p);
 /* Why merging src into dst would pass a limit of the sums, as a phrase
  * ("the total sample count would reach 2^53"), or NULL when it would
@@ -299,8 +299,8 @@ uint32_t profile_child(const struct profile *p, uint32_t parent,
 
 /* Fill out[] with the frame ids from the first node below the process
  * and thread nodes (the root's child in a tree without them) down to
- * `node` (bottom of stack first, process and thread frames excluded).  Returns the path length; writes at most
- * cap entries. */
+ * `node` (bottom of stack first, process and thread frames excluded).
+ * Returns the path length; writes at most cap entries. */
 size_t profile_node_path(const struct profile *p, uint32_t node,
                          uint32_t *out, size_t cap);
 

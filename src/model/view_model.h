@@ -96,8 +96,8 @@ struct model_delta {
 
 /* Build a model over `snap` (borrowed: it must outlive the model).  A
  * filter thread or process that snap does not have, or a focus frame
- * out of range, is ignored.  hide_self/hide_subs are percentages (see model_set_hide).
- * NULL on OOM.  Free with model_free. */
+ * out of range, is ignored.  hide_self/hide_subs are percentages (see
+ * model_set_hide).  NULL on OOM.  Free with model_free. */
 struct model *model_new(const struct profile *snap,
                         const struct model_filter *f, double hide_self,
                         double hide_subs);
@@ -111,8 +111,9 @@ struct model *model_new_ext(struct profile *snap, const struct model_filter *f,
                             double hide_self, double hide_subs,
                             const struct model_extra *x);
 /* The samples f selects, to save or export "the view": snap with f's
- * process, thread and focus applied, as the flat table and the callers view count
- * them (inverted and merge_threads shape only the tree: not applied).
+ * process, thread and focus applied, as the flat table and the callers
+ * view count them (inverted and merge_threads shape only the tree: not
+ * applied).
  * A new profile, a plain copy when f selects everything; NULL on OOM.
  * Any thread; snap is only read. */
 struct profile *model_filter_profile(const struct profile *snap,

@@ -414,7 +414,8 @@ static uint32_t proc_root(const struct profile *t, const char *name)
 {
     for (uint32_t c = profile_node(t, PROFILE_ROOT)->first_child;
          c != PROFILE_NONE; c = profile_node(t, c)->next_sibling) {
-        const struct frame_desc *d = profile_frame(t, profile_node(t, c)->frame);
+        const struct frame_desc *d =
+            profile_frame(t, profile_node(t, c)->frame);
 
         if (d->kind == FRAME_PROCESS && strcmp(d->name, name) == 0)
             return c;
@@ -426,11 +427,20 @@ static uint32_t child_named(const struct profile *t, uint32_t node,
                             const char *name)
 {
     for (uint32_t c = profile_node(t, node)->first_child; c != PROFILE_NONE;
-         c = profile_node(t, c)->next_sibling)
-        if (strcmp(profile_frame(t, profile_node(t, c)->frame)->name, name) == 0)
+         c = profile_node(t, c)->next_sibling) {
+        const struct frame_desc *d =
+            profile_frame(t, profile_node(t, c)->frame);
+
+        if (strcmp(d->name, name) == 0)
             return c;
+    }
     return PROFILE_NONE;
 }
+
+/* In model m's tree: a process root, a child by name, a node's total. */
+#define PROC(name) proc_root(m->tree, (name))
+#define KID(node, name) child_named(m->tree, (node), (name))
+#define TOTAL(node) profile_node(m->tree, (node))->total
 
 /* More than one process: the tree's roots are processes, their threads
  * under them per thread, their stacks directly when threads are merged;
@@ -446,25 +456,19 @@ static void test_process_roots(void **state)
     (void)state;
     assert_non_null(m);
     assert_true(m->processes);
-    assert_int_equal(profile_node_count(m->tree) > 0, 1);
-    w2 = proc_root(m->tree, "nginx (pid 102)");
+    w2 = PROC("nginx (pid 102)");
     assert_int_not_equal(w2, PROFILE_NONE);
-    assert_int_equal(profile_node(m->tree, w2)->total, 34);
+    assert_int_equal(TOTAL(w2), 34);
     assert_int_equal(model_node_pid(m, w2), 102);
     assert_int_equal(model_node_pid(m, PROFILE_ROOT), 0);
     assert_int_equal(model_node_pid(m, PROFILE_NONE), 0);
-    assert_int_equal(profile_node(m->tree, proc_root(m->tree, "redis (pid 200)"))->total, 41);
-    assert_int_equal(profile_node(m->tree, proc_root(m->tree, "nginx (pid 100)"))->total, 5);
-    th = child_named(m->tree, w2, "io-103");
+    assert_int_equal(TOTAL(PROC("redis (pid 200)")), 41);
+    assert_int_equal(TOTAL(PROC("nginx (pid 100)")), 5);
+    th = KID(w2, "io-103");
     assert_int_not_equal(th, PROFILE_NONE);
     assert_int_equal(profile_node(m->tree, th)->depth, 2);
-    assert_int_equal(profile_node_thread(m->tree, child_named(m->tree, th, "io_loop")),
-                     3);
-    parse = child_named(m->tree,
-                        child_named(m->tree,
-                                    child_named(m->tree,
-                                                child_named(m->tree, w2, "nginx-102"),
-                                                "main"), "worker"), "parse");
+    assert_int_equal(profile_node_thread(m->tree, KID(th, "io_loop")), 3);
+    parse = KID(KID(KID(KID(w2, "nginx-102"), "main"), "worker"), "parse");
     assert_int_equal(profile_node(m->tree, parse)->self, 30);
     assert_int_equal(model_node_pid(m, parse), 0);
     assert_int_equal(profile_node_path(m->tree, parse, path, 8), 3);
@@ -476,10 +480,10 @@ static void test_process_roots(void **state)
     /* threads merged: the stacks hang from the process itself */
     f.merge_threads = true;
     m = model_new(p, &f, 0, 0);
-    w2 = proc_root(m->tree, "nginx (pid 102)");
-    assert_int_equal(profile_node(m->tree, child_named(m->tree, w2, "io_loop"))->total, 4);
-    assert_int_equal(profile_node(m->tree, child_named(m->tree, w2, "main"))->total, 30);
-    assert_int_equal(profile_node_thread(m->tree, child_named(m->tree, w2, "main")),
+    w2 = PROC("nginx (pid 102)");
+    assert_int_equal(TOTAL(KID(w2, "io_loop")), 4);
+    assert_int_equal(TOTAL(KID(w2, "main")), 30);
+    assert_int_equal(profile_node_thread(m->tree, KID(w2, "main")),
                      PROFILE_NONE);
     model_free(m);
 
@@ -487,14 +491,14 @@ static void test_process_roots(void **state)
     fn(p, "new_function");
     f.merge_threads = false;
     m = model_new(p, &f, 0, 0);
-    assert_int_equal(profile_node_key(m->tree, proc_root(m->tree, "nginx (pid 102)")),
+    assert_int_equal(profile_node_key(m->tree, PROC("nginx (pid 102)")),
                      key);
     /* inverted: leaves below each process and thread */
     model_free(m);
     f.inverted = true;
     m = model_new(p, &f, 0, 0);
-    th = child_named(m->tree, proc_root(m->tree, "nginx (pid 101)"), "nginx-101");
-    assert_int_equal(profile_node(m->tree, child_named(m->tree, th, "parse"))->total, 20);
+    th = KID(PROC("nginx (pid 101)"), "nginx-101");
+    assert_int_equal(TOTAL(KID(th, "parse")), 20);
     done(p, m);
 }
 
@@ -510,8 +514,7 @@ static void test_one_process_no_level(void **state)
     profile_thread_set_process(p, 1, 100, "prog");
     m = model_new(p, &f, 0, 0);
     assert_false(m->processes);
-    assert_int_equal(profile_node(m->tree, profile_child(m->tree, PROFILE_ROOT,
-                                                         ID("main")))->total, 6);
+    assert_int_equal(TOTAL(KID(PROFILE_ROOT, "main")), 6);
     done(p, m);
 }
 
@@ -531,18 +534,17 @@ static void test_process_merge_command(void **state)
     for (uint32_t i = 0; i < profile_thread_count(q); i++) {
         const struct profile_thread *t = profile_thread_at(q, i);
 
-        assert_int_equal(t->pid, strcmp(t->process, "nginx") == 0 ? 100 : 200);
+        assert_int_equal(t->pid,
+                         strcmp(t->process, "nginx") == 0 ? 100 : 200);
     }
     assert_int_equal(profile_process_count(q), 2);
     m = model_new(q, &f, 0, 0);
     assert_true(m->processes);
-    ng = proc_root(m->tree, "nginx (3 processes)");
+    ng = PROC("nginx (3 processes)");
     assert_int_not_equal(ng, PROFILE_NONE);
-    assert_int_equal(profile_node(m->tree, ng)->total, 5 + 20 + 30 + 4);
-    assert_int_equal(profile_node(m->tree, child_named(m->tree, child_named(m->tree, ng, "main"), "worker"))->total,
-                     50);
-    assert_int_equal(profile_node(m->tree, proc_root(m->tree, "redis (1 process)"))->total,
-                     41);
+    assert_int_equal(TOTAL(ng), 5 + 20 + 30 + 4);
+    assert_int_equal(TOTAL(KID(KID(ng, "main"), "worker")), 50);
+    assert_int_equal(TOTAL(PROC("redis (1 process)")), 41);
     model_free(m);
     profile_free(q);
     profile_free(p);
@@ -564,8 +566,7 @@ static void test_process_filter(void **state)
     assert_int_equal(m->total, 34);
     assert_int_equal(model_flat_of(m, ID("parse"))->total, 30);
     assert_null(model_flat_of(m, ID("serve")));
-    assert_int_equal(profile_node(m->tree, profile_child(m->tree, PROFILE_ROOT,
-                                                         ID("io_loop")))->total, 4);
+    assert_int_equal(TOTAL(KID(PROFILE_ROOT, "io_loop")), 4);
     q = model_filter_profile(p, &f);
     assert_int_equal(profile_samples(q), 34);
     profile_free(q);
