@@ -198,6 +198,8 @@ is "$(as_folded "$DIR/snap1.sampler" | awk '{ n += $NF } END { print n }')" 1000
 # its filter over the tree and flat views.
 screens procs        procs        procs.folded 80 24 "$U8"
 screens procs-order  procs-order  procs.folded 80 16 "$U8"
+UI_FILES=procs.folded screens procs-diff procs-diff procs-later.folded 80 20 "$U8" \
+    --baseline procs.folded
 ui_run procs-save procs-save procs.folded 80 24 "$U8"
 is "$RC" 0 "procs-save: exits 0"
 like "$(sed -n '23p' "$DIR/procs-save.1" 2>/dev/null)" \

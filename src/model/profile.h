@@ -351,6 +351,13 @@ struct profile_filter {
                           nodes of depth 1 stay, empty */
 };
 
+/* Intern the process frame of every thread of p (FRAME_PROCESS, named by
+ * profile_process_label), in thread order.  A tree derived from p with
+ * process_roots uses these ids; two profiles with the same frames and
+ * threads get the same ids, so their derived trees pair (a diff).  0, or
+ * -1 on OOM. */
+int profile_intern_process_frames(struct profile *p);
+
 /* Build a derived profile (see struct profile_filter).  Frames, threads
  * and metadata are copied; line/address counts are copied unfiltered.
  * NULL on OOM.  Free with profile_free. */

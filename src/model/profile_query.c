@@ -332,7 +332,7 @@ static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
 }
 
 /* The process frame of every thread of q, interned into q and named by
- * profile_process_label. */
+ * profile_process_label; NULL on OOM. */
 static uint32_t *process_frames(struct profile *q)
 {
     uint32_t *proc = malloc((q->nthreads ? q->nthreads : 1) * sizeof(*proc));
@@ -351,6 +351,14 @@ static uint32_t *process_frames(struct profile *q)
         }
     }
     return proc;
+}
+
+int profile_intern_process_frames(struct profile *p)
+{
+    uint32_t *proc = process_frames(p);
+
+    free(proc);
+    return proc ? 0 : -1;
 }
 
 struct profile *profile_derive(const struct profile *p,

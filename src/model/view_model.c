@@ -74,11 +74,13 @@ struct profile *model_filter_profile(const struct profile *snap,
 }
 
 /* The model of snap; own_tree derives the trees even without a filter,
- * so the model may add nodes to them (diff's grafts). */
+ * so the model may add nodes to them (diff's grafts); roots, when not
+ * NULL, says whether the tree has process roots (a baseline's follows
+ * its model's), else the one rule decides. */
 static struct model *model_build(const struct profile *snap,
                                  const struct model_filter *f,
                                  double hide_self, double hide_subs,
-                                 bool own_tree)
+                                 bool own_tree, const bool *roots)
 {
     struct model *m = calloc(1, sizeof(*m));
     struct profile_filter pf;
@@ -93,10 +95,7 @@ static struct model *model_build(const struct profile *snap,
     m->thread = pf.thread;
     m->focus = pf.focus;
     m->pid = pf.pid;
-    /* A diff pairs the two trees by frame ids, which process frames
-     * (interned per tree) do not share: no process level with a
-     * baseline (own_tree). */
-    m->processes = !own_tree && process_roots(snap, &pf);
+    m->processes = roots ? *roots : process_roots(snap, &pf);
     if (filtered || own_tree) {
         m->derived = profile_derive(snap, &pf);
         if (!m->derived)
@@ -147,7 +146,7 @@ struct model *model_new(const struct profile *snap,
                         const struct model_filter *f, double hide_self,
                         double hide_subs)
 {
-    return model_build(snap, f, hide_self, hide_subs, false);
+    return model_build(snap, f, hide_self, hide_subs, false, NULL);
 }
 
 /* Append to m->flat, with no samples, the functions only bm has. */
@@ -222,7 +221,7 @@ static int add_baseline(struct model *m, struct profile *bsnap,
                         const struct model_filter *f)
 {
     m->bsnap = bsnap;
-    m->bm = model_build(bsnap, f, 0, 0, true);
+    m->bm = model_build(bsnap, f, 0, 0, true, &m->processes);
     if (!m->bm || union_flat(m) < 0 || union_edges(m) < 0)
         return -1;
     /* The tree is m's own (derived or inverted): graft into it. */
@@ -242,9 +241,15 @@ struct model *model_new_ext(struct profile *snap, const struct model_filter *f,
     struct model *m = NULL;
     struct model_filter rf = *f;
 
-    if (x && x->baseline && !(bsnap = diff_align(snap, x->baseline)))
+    /* The diff pairs the trees by frame ids: both sides get their
+     * process frames at the same ids (they have the same frames and
+     * threads once aligned). */
+    if (x && x->baseline &&
+        (!(bsnap = diff_align(snap, x->baseline)) ||
+         profile_intern_process_frames(snap) < 0 ||
+         profile_intern_process_frames(bsnap) < 0))
         goto fail;
-    m = model_build(snap, f, hide_self, hide_subs, bsnap != NULL);
+    m = model_build(snap, f, hide_self, hide_subs, bsnap != NULL, NULL);
     if (!m)
         goto fail;
     if (x && x->own_snap)
@@ -258,7 +263,7 @@ struct model *model_new_ext(struct profile *snap, const struct model_filter *f,
     }
     rf.inverted = false;
     if (recent) {
-        if (!(m->rm = model_build(recent, &rf, 0, 0, false)))
+        if (!(m->rm = model_build(recent, &rf, 0, 0, false, NULL)))
             goto fail;
         m->rm->own_snap = recent;
         recent = NULL;

@@ -59,9 +59,9 @@ struct model {
     int64_t pid;                  /* filter's process, 0 = all */
     bool processes;               /* the tree has process roots (depth 1):
                                      it shows more than one process, or
-                                     processes merged by command; never
-                                     with a baseline, whose tree is paired
-                                     by frame ids */
+                                     processes merged by command (a
+                                     baseline's model follows its
+                                     model's) */
     uint32_t focus;               /* filter's focus frame, PROFILE_NONE */
     uint64_t total;               /* samples in base */
     struct profile_flat *flat;    /* per-function totals of base */

@@ -502,6 +502,34 @@ static void test_process_roots(void **state)
     done(p, m);
 }
 
+/* With a baseline the tree keeps its process roots, paired with the
+ * baseline's by path: a process row shows its change of share. */
+static void test_process_roots_diff(void **state)
+{
+    struct profile *cur = procs_profile();
+    struct profile *base = procs_profile();
+    struct model_filter f = { .focus = PROFILE_NONE, .merge_threads = true };
+    struct model_extra x = { .baseline = base };
+    struct model_delta d;
+    struct model *m;
+
+    (void)state;
+    fixture_add_folded(base, 4, fn, "main;serve", 100); /* redis, tid 200 */
+    m = model_new_ext(cur, &f, 0, 0, &x);
+    assert_non_null(m);
+    assert_true(m->processes);
+    assert_true(m->bm->processes);
+    /* redis: 41 of 100 now, 141 of 200 then */
+    assert_true(model_delta_node(m, PROC("redis (pid 200)"), &d));
+    assert_true(d.in_cur && d.in_base);
+    assert_true(d.total > -29.51 && d.total < -29.49);
+    assert_true(model_delta_node(m, PROC("nginx (pid 102)"), &d));
+    assert_true(d.total > 34 - 17.01 && d.total < 34 - 16.99);
+    model_free(m);
+    profile_free(base);
+    profile_free(cur);
+}
+
 /* One process: no process level, the tree is as before. */
 static void test_one_process_no_level(void **state)
 {
@@ -592,6 +620,7 @@ int main(void)
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_filter_profile),
         cmocka_unit_test(test_process_roots),
+        cmocka_unit_test(test_process_roots_diff),
         cmocka_unit_test(test_one_process_no_level),
         cmocka_unit_test(test_process_merge_command),
         cmocka_unit_test(test_process_filter),
