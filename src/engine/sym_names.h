@@ -10,6 +10,7 @@
 #define SPROFTOP_SYM_NAMES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct strarena;
 
@@ -26,6 +27,12 @@ const char *sym_names_demangle(struct strarena *a, const char *name);
 /* The basename of a mapped path, interned, without a " (deleted)" suffix
  * (so a rebuilt binary keeps its name). */
 const char *sym_names_basename(struct strarena *a, const char *path);
+
+/* "[module+0xOFFSET]" ("?" for a NULL module), interned: how code that
+ * no symbol names is named, by its file offset, as perf does.  NULL on
+ * OOM. */
+const char *sym_names_offset(struct strarena *a, const char *module,
+                             uint64_t offset);
 
 /* True when str ends with suffix. */
 int sym_names_ends_with(const char *str, const char *suffix);

@@ -54,7 +54,7 @@ static pid_t parse_pid(const char *arg)
 static struct symbols *open_target(pid_t pid, struct maps **maps)
 {
     char err[256];
-    struct symbols *s = symbols_new(pid, err, sizeof err);
+    struct symbols *s = symbols_new(NULL, pid, err, sizeof err);
     if (s == NULL) {
         fprintf(stderr, "symtest: %s\n", err);
         exit(1);
