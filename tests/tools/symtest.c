@@ -2,6 +2,9 @@
  *
  *   symtest [-v] PID ADDR...     symbolize each ADDR of process PID
  *   symtest --bench PID [N]      time uncached and cached lookups
+ *   symtest --share PID:ADDR...  one store for every PID (sym_store.h):
+ *                                symbolize each ADDR in its process,
+ *                                then free the symbolizers one by one
  *
  * ADDR is hex (0x optional); "ret:ADDR" marks a return address (the
  * symbolizer then looks at ADDR-1).  For each ADDR, one line per frame,
@@ -16,12 +19,18 @@
  * once the modules are loaded (symbols_load_maps empties the cache but
  * keeps the modules), and of cache hits.
  *
+ * --share prints, for each PID:ADDR, "PID name|module" of the first
+ * frame; then the store's --stats lines (sym_store_print_stats) once
+ * every process is loaded, and again after each symbolizer is freed,
+ * each block after a line "-- N symbolizers".
+ *
  * Errors: one line on stderr, exit 1; usage errors exit 2.
  */
 #include "symbols.h"
 
 #include "clock.h"
 #include "maps.h"
+#include "sym_store.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -34,7 +43,7 @@
 static void usage(void)
 {
     fprintf(stderr, "usage: symtest [-v] PID [ret:]ADDR... | "
-                    "symtest --bench PID [N]\n");
+                    "symtest --bench PID [N] | symtest --share PID:ADDR...\n");
     exit(2);
 }
 
@@ -75,6 +84,59 @@ static struct symbols *open_target(pid_t pid, struct maps **maps)
 static const char *str(const char *p)
 {
     return p != NULL ? p : "-";
+}
+
+/* --- share ---------------------------------------------------------------- */
+
+#define SHARE_MAX 16
+
+static int share_main(char **args, int n)
+{
+    if (n < 1 || n > SHARE_MAX)
+        usage();
+    struct sym_store *st = sym_store_new(NULL);
+    struct symbols *s[SHARE_MAX];
+    uint64_t addr[SHARE_MAX];
+    pid_t pid[SHARE_MAX];
+    if (st == NULL) {
+        fprintf(stderr, "symtest: out of memory\n");
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        char *colon = strchr(args[i], ':');
+        if (colon == NULL)
+            usage();
+        *colon = '\0';
+        pid[i] = parse_pid(args[i]);
+        char *end;
+        errno = 0;
+        addr[i] = strtoull(colon + 1, &end, 16);
+        if (errno != 0 || end == colon + 1 || *end != '\0')
+            usage();
+        char err[256];
+        struct maps *maps = maps_read(pid[i]);
+        s[i] = symbols_new(st, pid[i], err, sizeof err);
+        if (s[i] == NULL || maps == NULL ||
+            symbols_load_maps(s[i], maps->text, maps->text_len) != 0) {
+            fprintf(stderr, "symtest: process %d: %s\n", (int)pid[i],
+                    s[i] == NULL ? err : "cannot load its maps");
+            exit(1);
+        }
+        maps_free(maps);
+    }
+    for (int i = 0; i < n; i++) {
+        struct sym_frame f;
+        symbols_lookup(s[i], addr[i], false, &f, 1);
+        printf("%d %s|%s\n", (int)pid[i], f.name, str(f.module));
+    }
+    for (int i = 0; i <= n; i++) {
+        printf("-- %d symbolizers\n", n - i);
+        sym_store_print_stats(st, stdout);
+        if (i < n)
+            symbols_free(s[i]);
+    }
+    sym_store_free(st);
+    return 0;
 }
 
 static int lookup_main(pid_t pid, char **addrs, int n, bool verbose)
@@ -259,6 +321,8 @@ int main(int argc, char **argv)
         }
         return bench_main(parse_pid(argv[2]), (size_t)want);
     }
+    if (argc >= 2 && strcmp(argv[1], "--share") == 0)
+        return share_main(argv + 2, argc - 2);
     int i = 1;
     bool verbose = false;
     if (i < argc && strcmp(argv[i], "-v") == 0) {

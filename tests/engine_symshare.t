@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# engine_symshare.t - symbolization shared by build-id across processes:
+# -p A,B,C on three processes of one binary loads that binary (and libc)
+# once for all three (--stats lists the symbol store's modules and how
+# many processes use each), and every process still gets its own
+# functions named, under its own process root.  That a symbolizer freed
+# releases its modules is tests/symbols.t's (symtest --share).
+. "$(dirname "$0")/lib.sh"
+require_sproftop
+require_targets split
+
+pids=()
+for i in 1 2 3; do
+    start_target split || bail_out "cannot start split"
+    pids+=("$TARGET_PID")
+done
+out=$TMPD/three.folded
+run_sproftop -p "$(IFS=,; echo "${pids[*]}")" -d 3 -F 500 -o "$out" --stats
+is "$RC" 0 "sproftop -p A,B,C -d 3 --stats exits 0"
+[ "$RC" = 0 ] || diag_file "$ERR"
+
+is "$(grep -c '^  module split: ' "$ERR")" 1 \
+   "--stats: the store holds one module for the binary"
+like "$(grep '^  module split: ' "$ERR")" '^  module split: 3 processes$' \
+   "...used by the three processes"
+like "$(grep '^  module libc\.so\.6: ' "$ERR")" '^  module libc\.so\.6: 3 processes$' \
+   "...and one libc for the three"
+like "$(grep '^symbol store: ' "$ERR")" '^symbol store: ([0-9]+) modules shared by the processes \([0-9]+ references\), \1 loaded, 0 freed$' \
+   "--stats: each module loaded once"
+
+for p in "${pids[@]}"; do
+    read -r yes no < <(folded_under_root "$out" "split-$p" work_unit)
+    cmp_ok "$yes" '>' 0 "work_unit is named under split-$p ($yes samples)"
+    read -r yes no < <(folded_under_root "$out" "split-$p" func_a)
+    cmp_ok "$yes" '>' 0 "func_a is named under split-$p ($yes samples)"
+    assert_not_stopped "$p" "PID $p running and untraced afterwards"
+done
+is "$(folded_count_substr "$out" '[split+0x')" 0 "no frame of split is left unnamed"
+
+done_testing
