@@ -1,5 +1,5 @@
 /* sym_debug.h - where a module's separate debug info is found: the body
- * of libdwfl's find_debuginfo callback (symbols.c).
+ * of libdwfl's find_debuginfo callback (sym_store.c).
  *
  * In order: a file debuginfod fetched for the module's build-id
  * (sym_debug_add, from dbgfetch.h's answers); the build-id tree of the
@@ -16,7 +16,7 @@
  * itself, on the calling (collector) thread, for as long as the network
  * takes.  Those fetches are dbgfetch's job, on a thread of its own.
  *
- * Part of the symbolizer, collector thread only.  The module is
+ * Part of the symbolizer: one per symbol store, collector thread only.  The module is
  * libdwfl's, an opaque handle here.
  */
 #ifndef SPROFTOP_SYM_DEBUG_H

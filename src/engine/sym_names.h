@@ -1,10 +1,11 @@
 /* sym_names.h - how the symbolizer spells names: interned, demangled, and
  * modules by their basename.
  *
- * Every string the symbolizer hands out lives in its string arena
- * (strarena.h) until the next symbols_load_maps, so a frame may point at
- * it without a copy.  Used by symbols.c and sym_dwarf.c, on the collector
- * thread (or --dump's).  libc and libstdc++'s demangler only.
+ * Every string the symbolizer hands out lives in a string arena
+ * (strarena.h): its module's in the symbol store (as long as the module),
+ * or the process's (until the next symbols_load_maps), so a frame may
+ * point at it without a copy.  Used by symbols.c, sym_store.c and
+ * sym_dwarf.c, on the collector thread (or --dump's).  libc and libstdc++'s demangler only.
  */
 #ifndef SPROFTOP_SYM_NAMES_H
 #define SPROFTOP_SYM_NAMES_H
