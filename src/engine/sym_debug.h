@@ -28,6 +28,7 @@
 #define SYM_BUILD_ID_HEX 129  /* a build-id in hex (64 bytes at most) */
 
 struct Dwfl_Module;
+struct Elf;
 struct sym_debug;
 
 /* A finder over the debug root ($SPROFTOP_DEBUG_ROOT or /usr/lib/debug).
@@ -66,5 +67,8 @@ char *sym_debug_path_of(struct sym_debug *d, const char *build_id);
 /* mod's build-id in lowercase hex into hex (SYM_BUILD_ID_HEX bytes);
  * returns its length in bytes, 0 when it has none. */
 int sym_debug_build_id(struct Dwfl_Module *mod, char *hex);
+
+/* The same for an ELF file (its GNU build-id note). */
+int sym_debug_elf_build_id(struct Elf *elf, char *hex);
 
 #endif

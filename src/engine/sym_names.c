@@ -71,13 +71,21 @@ const char *sym_names_demangle(struct strarena *a, const char *name)
     return sym_names_intern(a, name);
 }
 
-const char *sym_names_basename(struct strarena *a, const char *path)
+size_t sym_names_base(const char *path, const char **start)
 {
     static const char del[] = " (deleted)";
     const char *b = util_basename(path);
     size_t n = strlen(b);
     if (sym_names_ends_with(b, del))
         n -= sizeof del - 1;
+    *start = b;
+    return n;
+}
+
+const char *sym_names_basename(struct strarena *a, const char *path)
+{
+    const char *b;
+    size_t n = sym_names_base(path, &b);
     return strarena_intern(a, b, n);
 }
 

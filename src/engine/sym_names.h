@@ -29,6 +29,10 @@ const char *sym_names_demangle(struct strarena *a, const char *name);
  * (so a rebuilt binary keeps its name). */
 const char *sym_names_basename(struct strarena *a, const char *path);
 
+/* The same, not interned: where it starts in path (*start), and its
+ * length. */
+size_t sym_names_base(const char *path, const char **start);
+
 /* "[module+0xOFFSET]" ("?" for a NULL module), interned: how code that
  * no symbol names is named, by its file offset, as perf does.  NULL on
  * OOM. */

@@ -20,7 +20,6 @@
  */
 #include "sym_store.h"
 
-#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -300,18 +299,6 @@ static int mod_read_segs(struct sym_mod *m, Elf *elf)
     return m->nsegs > 0 && m->high > m->low ? 0 : -1;
 }
 
-/* The build-id of elf in hex into hex ("" if none). */
-static void elf_build_id(Elf *elf, char *hex)
-{
-    const void *bits = NULL;
-    ssize_t n = dwelf_elf_gnu_build_id(elf, &bits);
-    hex[0] = '\0';
-    if (n <= 0 || n > (SYM_BUILD_ID_HEX - 1) / 2)
-        return;
-    for (ssize_t i = 0; i < n; i++)
-        snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)bits)[i]);
-}
-
 /* The module of key `key` with a reference taken, if loaded. */
 static struct sym_mod *mod_find(struct sym_store *st, const char *key)
 {
@@ -370,19 +357,16 @@ static struct sym_mod *mod_load(struct sym_store *st, const char *key,
 static void mod_key(char *key, size_t size, const char *build_id, int fd,
                     const char *name)
 {
-    char base[256];
-    struct strarena tmp = {0};
-    const char *b = sym_names_basename(&tmp, name);
-    snprintf(base, sizeof base, "%s", b != NULL ? b : name);
-    strarena_free(&tmp);
+    const char *base;
+    int n = (int)sym_names_base(name, &base);
     struct stat sb;
     if (build_id[0] || fd < 0 || fstat(fd, &sb) != 0)
-        snprintf(key, size, "%s/%s", build_id, base);
+        snprintf(key, size, "%s/%.*s", build_id, n, base);
     else
-        snprintf(key, size, "%llx:%llx:%llx:%lld.%09ld/%s",
+        snprintf(key, size, "%llx:%llx:%llx:%lld.%09ld/%.*s",
                  (unsigned long long)sb.st_dev, (unsigned long long)sb.st_ino,
                  (unsigned long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
-                 sb.st_mtim.tv_nsec, base);
+                 sb.st_mtim.tv_nsec, n, base);
 }
 
 struct sym_mod *sym_store_open(struct sym_store *st, pid_t pid,
@@ -397,7 +381,7 @@ struct sym_mod *sym_store_open(struct sym_store *st, pid_t pid,
     struct sym_mod *mod = NULL;
     if (elf != NULL && elf_kind(elf) == ELF_K_ELF) {
         char id[SYM_BUILD_ID_HEX], key[SYM_BUILD_ID_HEX + 320];
-        elf_build_id(elf, id);
+        sym_debug_elf_build_id(elf, id);
         mod_key(key, sizeof key, id, fd, name);
         mod = mod_find(st, key);
         if (mod == NULL && opened != NULL &&
@@ -423,7 +407,7 @@ struct sym_mod *sym_store_open_vdso(struct sym_store *st, pid_t pid,
     struct sym_mod *mod = NULL;
     if (elf != NULL && elf_kind(elf) == ELF_K_ELF) {
         char id[SYM_BUILD_ID_HEX], key[SYM_BUILD_ID_HEX + 64];
-        elf_build_id(elf, id);
+        sym_debug_elf_build_id(elf, id);
         /* without a build-id, one per process and range */
         if (id[0])
             snprintf(key, sizeof key, "%s/[vdso]", id);
