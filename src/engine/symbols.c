@@ -164,11 +164,13 @@ static bool is_held(const struct symbols *s, const struct sym_mod *mod)
     return false;
 }
 
-/* The module of file mapping i of the new snapshot: that of the same
- * mapping in the old one (walked along with *j, both sorted), that of
- * the previous mapping when it is the same file, or the store's.  The
- * reference the store gives is the caller's. */
-static struct sym_mod *module_of(struct symbols *s, size_t i,
+/* The binding of file mapping i of the new snapshot: that of the same
+ * mapping in the old one (walked along with *j, both sorted); that of
+ * the previous mapping when it is the same file, as the loader maps
+ * every segment of an object with one bias; else the store's module and
+ * the bias of this mapping's segment.  *taken: the store gave a
+ * reference, which is the caller's. */
+static struct binding binding_of(struct symbols *s, size_t i,
                                  const struct maps *old,
                                  const struct binding *oldbind, size_t *j,
                                  bool *taken)
@@ -179,14 +181,20 @@ static struct sym_mod *module_of(struct symbols *s, size_t i,
         (*j)++;
     if (old != NULL && *j < old->n && same_mapping(&old->v[*j], m) &&
         oldbind[*j].mod != NULL)
-        return oldbind[*j].mod;
+        return oldbind[*j];
     if (i > 0 && s->bind[i - 1].mod != NULL) {
         const struct map_entry *p = &s->maps->v[i - 1];
         if (p->inode == m->inode && strcmp(p->path, m->path) == 0)
-            return s->bind[i - 1].mod;
+            return s->bind[i - 1];
     }
-    *taken = true;
-    return sym_store_open(s->store, s->pid, s->root, m->path, m);
+    struct binding b = {sym_store_open(s->store, s->pid, s->root, m->path, m), 0};
+    *taken = b.mod != NULL;
+    if (b.mod != NULL && !sym_store_bias(b.mod, m->start, m->offset, &b.bias)) {
+        sym_store_release(s->store, b.mod);
+        b.mod = NULL;
+        *taken = false;
+    }
+    return b;
 }
 
 /* Bind every mapping of s->maps; the old snapshot's references are the
@@ -205,15 +213,14 @@ static int bind_maps(struct symbols *s, const struct maps *old,
         if (m->path[0] != '/')
             continue;
         bool taken;
-        struct sym_mod *mod = module_of(s, i, old, oldbind, &j, &taken);
-        if (mod == NULL)
+        struct binding b = binding_of(s, i, old, oldbind, &j, &taken);
+        if (b.mod == NULL)
             continue;
-        hold_once(s, mod);
+        hold_once(s, b.mod);
+        if (is_held(s, b.mod))
+            s->bind[i] = b;
         if (taken)
-            sym_store_release(s->store, mod);  /* held_once has its own */
-        if (is_held(s, mod) &&
-            sym_store_bias(mod, m->start, m->offset, &s->bind[i].bias))
-            s->bind[i].mod = mod;
+            sym_store_release(s->store, b.mod);  /* hold_once took its own */
     }
     if (s->vdso_end > s->vdso_start) {
         if (oldvdso->mod != NULL && old_vdso_start == s->vdso_start &&
