@@ -301,8 +301,9 @@ static int resolve(struct symbols *s, uint64_t addr, struct sym_frame *out,
      * Node.js (a non-PIE executable) has its JIT code right after its
      * file's mappings. */
     if (vdso || (m != NULL && m->path[0] == '/')) {
-        const struct binding *b = vdso ? &s->vdso : &s->bind[m - s->maps->v];
-        if (b->mod != NULL)
+        const struct binding *b = vdso ? &s->vdso
+                                  : s->bind ? &s->bind[m - s->maps->v] : NULL;
+        if (b != NULL && b->mod != NULL)
             return lookup_module(s, b, addr, out, max, true, hit);
         if (vdso)
             out[0] = (struct sym_frame){.name = "[vdso]", .module = "[vdso]"};
@@ -380,7 +381,7 @@ bool symbols_gained(const struct symbols *s, const char *build_id)
 int symbols_lookup_offset(struct symbols *s, const char *build_id,
                           uint64_t offset, struct sym_frame *out, int max)
 {
-    if (max < 1 || s->maps == NULL)
+    if (max < 1 || s->maps == NULL || s->bind == NULL)
         return 0;
     for (size_t i = 0; i < s->maps->n; i++) {
         const struct map_entry *m = &s->maps->v[i];
