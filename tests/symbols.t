@@ -150,11 +150,11 @@ like "$(block 2 | grep -c '^  module symtarget: 2 processes$')" '^1$' \
     "--share: the binary is loaded once, for both processes"
 like "$(block 2 | grep -c '^  module libc.so.6: 2 processes$')" '^1$' \
     "--share: so is libc"
-like "$(block 2 | head -n 1)" '^symbol store: ([0-9]+) modules shared by the processes \([0-9]+ references\), \1 loaded, 0 freed$' \
+like "$(block 2 | head -n 1)" '^symbol store: ([0-9]+) modules, [0-9]+ references by processes, \1 loaded, 0 freed$' \
     "--share: every module loaded once"
 like "$(block 1 | grep '^  module symtarget:')" '^  module symtarget: 1 processes$' \
     "--share: a freed symbolizer releases its references"
-like "$(block 0)" '^symbol store: 0 modules shared by the processes \(0 references\), ([0-9]+) loaded, \1 freed$' \
+like "$(block 0)" '^symbol store: 0 modules, 0 references by processes, ([0-9]+) loaded, \1 freed$' \
     "--share: the last one frees every module"
 
 # --- C++ -----------------------------------------------------------------

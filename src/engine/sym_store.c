@@ -207,8 +207,8 @@ void sym_store_get_stats(const struct sym_store *st,
 
 void sym_store_print_stats(const struct sym_store *st, FILE *f)
 {
-    fprintf(f, "symbol store: %u modules shared by the processes (%u "
-            "references), %" PRIu64 " loaded, %" PRIu64 " freed\n",
+    fprintf(f, "symbol store: %u modules, %u references by processes, "
+            "%" PRIu64 " loaded, %" PRIu64 " freed\n",
             st->stats.modules, st->stats.refs, st->stats.loads,
             st->stats.freed);
     for (size_t i = 0; i < st->nmods; i++)
