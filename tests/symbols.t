@@ -138,12 +138,15 @@ like "$(printf '%s' "$SYM" | tr '\n' ' ')" 'uncached lookups: [0-9.]+ us/lookup.
 # Two processes of one binary, at other load addresses: one load of each
 # module, both symbolized through it; freeing a symbolizer releases its
 # references, and the last one frees the modules.
+qsort1=$(val qsort)
 start_tool "$TOOLS/symtarget" || bail_out "a second symtarget did not start"
 pid2=$TPID
 plain2=$(val plain)
-sym --share "$pid:$plain" "$pid2:$plain2"
-is "$(printf '%s\n' "$SYM" | head -n 2)" "$pid plain_func|symtarget
-$pid2 plain_func|symtarget" "--share: the function is named in both processes"
+sym --share "$pid:$plain,$qsort1" "$pid2:$plain2,$(val qsort)"
+is "$(printf '%s\n' "$SYM" | head -n 4)" "$pid plain_func|symtarget
+$pid qsort|libc.so.6
+$pid2 plain_func|symtarget
+$pid2 qsort|libc.so.6" "--share: a function of the binary and one of libc named in both processes"
 # block N: the store's --stats lines once N symbolizers are left.
 block() { printf '%s\n' "$SYM" | awk -v n="-- $1 symbolizers" '/^-- / { on = $0 == n; next } on'; }
 like "$(block 2 | grep -c '^  module symtarget: 2 processes$')" '^1$' \

@@ -9,12 +9,13 @@
  * its DWARF, symbol table and name cache are shared by every process
  * mapping the same binary.
  *
- * symbols_load_maps binds the new snapshot's mappings: a mapping that
- * was already there (same range, offset, inode and path) keeps its
- * module; the others open their file (through /proc/PID/root or
- * map_files: sym_files.h) and the store finds the module by its key or
- * loads it.  Then the references of the old snapshot are dropped, so a
- * library the process (and no other) unloaded is freed.
+ * symbols_load_maps takes a new snapshot: a mapping that was already
+ * there (same range, offset, inode and path) keeps its module; the
+ * others are bound on the first lookup in them, when their file is
+ * opened (through /proc/PID/root or map_files: sym_files.h) and the
+ * store finds the module by its key or loads it, so only code that is
+ * sampled costs a file.  Then the references of the old snapshot are
+ * dropped, so a library the process (and no other) unloaded is freed.
  */
 #include "symbols.h"
 
@@ -34,10 +35,11 @@
 #include "target.h"
 #include "vec.h"
 
-/* What one mapping of the snapshot holds. */
+/* What one mapping of the snapshot holds, once bound. */
 struct binding {
     struct sym_mod *mod;  /* NULL: no module (not ELF, not a file) */
     uint64_t bias;        /* target address - module address */
+    bool done;            /* bound (on its first lookup) */
 };
 
 struct symbols {
@@ -144,61 +146,72 @@ static bool same_mapping(const struct map_entry *a, const struct map_entry *b)
            strcmp(a->path, b->path) == 0;
 }
 
-/* Add mod to the held list, with a reference, unless it is there. */
-static void hold_once(struct symbols *s, struct sym_mod *mod)
+static bool same_file(const struct map_entry *a, const struct map_entry *b)
 {
-    for (size_t i = 0; i < s->nheld; i++)
-        if (s->held[i] == mod)
-            return;
-    if (VEC_RESERVE(s->held, s->capheld, s->nheld + 1) < 0)
-        return;  /* unbound below: its mappings are named by offset */
-    sym_store_hold(mod);
-    s->held[s->nheld++] = mod;
+    return a->inode == b->inode && strcmp(a->path, b->path) == 0;
 }
 
-static bool is_held(const struct symbols *s, const struct sym_mod *mod)
+/* Add mod to the held list, with a reference, unless it is there.
+ * False when it is not held (OOM). */
+static bool hold_once(struct symbols *s, struct sym_mod *mod)
 {
     for (size_t i = 0; i < s->nheld; i++)
         if (s->held[i] == mod)
             return true;
-    return false;
+    if (VEC_RESERVE(s->held, s->capheld, s->nheld + 1) < 0)
+        return false;
+    sym_store_hold(mod);
+    s->held[s->nheld++] = mod;
+    return true;
 }
 
-/* The binding of file mapping i of the new snapshot: that of the same
- * mapping in the old one (walked along with *j, both sorted); that of
- * the previous mapping when it is the same file, as the loader maps
- * every segment of an object with one bias; else the store's module and
- * the bias of this mapping's segment.  *taken: the store gave a
- * reference, which is the caller's. */
-static struct binding binding_of(struct symbols *s, size_t i,
-                                 const struct maps *old,
-                                 const struct binding *oldbind, size_t *j,
-                                 bool *taken)
+/* Bind the file mappings around mapping i, on the first lookup in them:
+ * the consecutive mappings of one file are one object, which the loader
+ * maps with one bias, taken from the first of them (as libdwfl did); a
+ * mapping whose file is opened there (sym_store_open) and that no
+ * segment explains is left without a module. */
+static void bind_file(struct symbols *s, size_t i)
 {
-    const struct map_entry *m = &s->maps->v[i];
-    *taken = false;
-    while (old != NULL && *j < old->n && old->v[*j].start < m->start)
-        (*j)++;
-    if (old != NULL && *j < old->n && same_mapping(&old->v[*j], m) &&
-        oldbind[*j].mod != NULL)
-        return oldbind[*j];
-    if (i > 0 && s->bind[i - 1].mod != NULL) {
-        const struct map_entry *p = &s->maps->v[i - 1];
-        if (p->inode == m->inode && strcmp(p->path, m->path) == 0)
-            return s->bind[i - 1];
+    const struct map_entry *v = s->maps->v;
+    size_t first = i, end = i + 1;
+    while (first > 0 && same_file(&v[first - 1], &v[i]))
+        first--;
+    while (end < s->maps->n && same_file(&v[end], &v[i]))
+        end++;
+    struct sym_mod *mod = sym_store_open(s->store, s->pid, s->root,
+                                         v[first].path, &v[first]);
+    uint64_t bias = 0;
+    bool one_bias = mod != NULL &&
+                    sym_store_bias(mod, v[first].start, v[first].offset, &bias);
+    bool held = mod != NULL && hold_once(s, mod);
+    for (size_t k = first; k < end; k++) {
+        struct binding *b = &s->bind[k];
+        if (b->done)
+            continue;
+        *b = (struct binding){.done = true};
+        if (held && (one_bias || sym_store_bias(mod, v[k].start, v[k].offset,
+                                                &b->bias))) {
+            b->mod = mod;
+            if (one_bias)
+                b->bias = bias;
+        }
     }
-    struct binding b = {sym_store_open(s->store, s->pid, s->root, m->path, m), 0};
-    *taken = b.mod != NULL;
-    if (b.mod != NULL && !sym_store_bias(b.mod, m->start, m->offset, &b.bias)) {
-        sym_store_release(s->store, b.mod);
-        b.mod = NULL;
-        *taken = false;
-    }
-    return b;
+    sym_store_release(s->store, mod);  /* hold_once took its own */
 }
 
-/* Bind every mapping of s->maps; the old snapshot's references are the
- * caller's to drop.  0, or -1 when no module could be bound. */
+static void bind_vdso(struct symbols *s)
+{
+    s->vdso.done = true;
+    s->vdso.mod = sym_store_open_vdso(s->store, s->pid, s->vdso_start,
+                                      s->vdso_end);
+    if (s->vdso.mod != NULL)
+        sym_store_bias(s->vdso.mod, s->vdso_start, 0, &s->vdso.bias);
+}
+
+/* Take over the bindings of the mappings that did not change since the
+ * old snapshot (both are sorted); the others are bound on their first
+ * lookup.  The old snapshot's references are the caller's to drop.  0,
+ * or -1 when the snapshot has no file mapping nor [vdso]. */
 static int bind_maps(struct symbols *s, const struct maps *old,
                      const struct binding *oldbind,
                      const struct binding *oldvdso, uint64_t old_vdso_start,
@@ -207,32 +220,27 @@ static int bind_maps(struct symbols *s, const struct maps *old,
     s->bind = calloc(s->maps->n ? s->maps->n : 1, sizeof *s->bind);
     if (s->bind == NULL)
         return -1;
+    bool files = false;
     size_t j = 0;
     for (size_t i = 0; i < s->maps->n; i++) {
         const struct map_entry *m = &s->maps->v[i];
         if (m->path[0] != '/')
             continue;
-        bool taken;
-        struct binding b = binding_of(s, i, old, oldbind, &j, &taken);
-        if (b.mod == NULL)
-            continue;
-        hold_once(s, b.mod);
-        if (is_held(s, b.mod))
-            s->bind[i] = b;
-        if (taken)
-            sym_store_release(s->store, b.mod);  /* hold_once took its own */
+        files = true;
+        while (old != NULL && j < old->n && old->v[j].start < m->start)
+            j++;
+        if (old != NULL && j < old->n && same_mapping(&old->v[j], m) &&
+            oldbind[j].done &&
+            (oldbind[j].mod == NULL || hold_once(s, oldbind[j].mod)))
+            s->bind[i] = oldbind[j];
     }
-    if (s->vdso_end > s->vdso_start) {
-        if (oldvdso->mod != NULL && old_vdso_start == s->vdso_start &&
-            old_vdso_end == s->vdso_end) {
-            sym_store_hold(oldvdso->mod);
-            s->vdso = *oldvdso;
-        } else if ((s->vdso.mod = sym_store_open_vdso(
-                        s->store, s->pid, s->vdso_start, s->vdso_end))) {
-            sym_store_bias(s->vdso.mod, s->vdso_start, 0, &s->vdso.bias);
-        }
+    if (oldvdso->done && old_vdso_start == s->vdso_start &&
+        old_vdso_end == s->vdso_end) {
+        s->vdso = *oldvdso;
+        if (s->vdso.mod != NULL)
+            sym_store_hold(s->vdso.mod);
     }
-    return s->nheld > 0 || s->vdso.mod != NULL ? 0 : -1;
+    return files || s->vdso_end > s->vdso_start ? 0 : -1;
 }
 
 int symbols_load_maps(struct symbols *s, const char *maps, size_t len)
@@ -301,8 +309,17 @@ static int resolve(struct symbols *s, uint64_t addr, struct sym_frame *out,
      * Node.js (a non-PIE executable) has its JIT code right after its
      * file's mappings. */
     if (vdso || (m != NULL && m->path[0] == '/')) {
-        const struct binding *b = vdso ? &s->vdso
-                                  : s->bind ? &s->bind[m - s->maps->v] : NULL;
+        const struct binding *b = NULL;
+        if (vdso) {
+            if (!s->vdso.done)
+                bind_vdso(s);
+            b = &s->vdso;
+        } else if (s->bind != NULL) {
+            size_t i = (size_t)(m - s->maps->v);
+            if (!s->bind[i].done)
+                bind_file(s, i);
+            b = &s->bind[i];
+        }
         if (b != NULL && b->mod != NULL)
             return lookup_module(s, b, addr, out, max, true, hit);
         if (vdso)
@@ -386,9 +403,12 @@ int symbols_lookup_offset(struct symbols *s, const char *build_id,
     for (size_t i = 0; i < s->maps->n; i++) {
         const struct map_entry *m = &s->maps->v[i];
         const struct binding *b = &s->bind[i];
-        if (b->mod == NULL || offset < m->offset ||
-            offset - m->offset >= m->end - m->start ||
-            strcmp(sym_store_build_id(b->mod), build_id) != 0)
+        if (m->path[0] != '/' || offset < m->offset ||
+            offset - m->offset >= m->end - m->start)
+            continue;
+        if (!b->done)
+            bind_file(s, i);
+        if (b->mod == NULL || strcmp(sym_store_build_id(b->mod), build_id) != 0)
             continue;
         bool hit;
         return lookup_module(s, b, m->start + (offset - m->offset), out, max,

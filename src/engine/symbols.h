@@ -86,9 +86,10 @@ void symbols_free(struct symbols *s);
 
 /* (Re)load the module list from the text of /proc/PID/maps (len bytes, not
  * necessarily NUL-terminated), e.g. after exec, dlopen or dlclose.
- * Mappings that did not change keep their modules; modules no mapping
- * uses any more are released.  Returns 0, or -1 when no module could be
- * loaded. */
+ * Mappings that did not change keep their modules; the others find
+ * theirs in the store on their first lookup; modules no mapping uses any
+ * more are released.  Returns 0, or -1 when the text has no file mapping
+ * nor [vdso]. */
 int symbols_load_maps(struct symbols *s, const char *maps, size_t len);
 
 /* Symbolize `pc`.  `is_return_addr` means pc is a return address (every

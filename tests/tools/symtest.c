@@ -2,7 +2,8 @@
  *
  *   symtest [-v] PID ADDR...     symbolize each ADDR of process PID
  *   symtest --bench PID [N]      time uncached and cached lookups
- *   symtest --share PID:ADDR...  one store for every PID (sym_store.h):
+ *   symtest --share PID:ADDR[,ADDR...]...
+ *                                one store for every PID (sym_store.h):
  *                                symbolize each ADDR in its process,
  *                                then free the symbolizers one by one
  *
@@ -19,8 +20,7 @@
  * once the modules are loaded (symbols_load_maps empties the cache but
  * keeps the modules), and of cache hits.
  *
- * --share prints, for each PID:ADDR, "PID name|module" of the first
- * frame; then the store's --stats lines (sym_store_print_stats) once
+ * --share prints, for each ADDR, "PID name|module" of its first frame; then the store's --stats lines (sym_store_print_stats) once
  * every process is loaded, and again after each symbolizer is freed,
  * each block after a line "-- N symbolizers".
  *
@@ -43,7 +43,8 @@
 static void usage(void)
 {
     fprintf(stderr, "usage: symtest [-v] PID [ret:]ADDR... | "
-                    "symtest --bench PID [N] | symtest --share PID:ADDR...\n");
+                    "symtest --bench PID [N] | "
+                    "symtest --share PID:ADDR[,ADDR...]...\n");
     exit(2);
 }
 
@@ -96,7 +97,7 @@ static int share_main(char **args, int n)
         usage();
     struct sym_store *st = sym_store_new(NULL);
     struct symbols *s[SHARE_MAX];
-    uint64_t addr[SHARE_MAX];
+    char *addrs[SHARE_MAX];
     pid_t pid[SHARE_MAX];
     if (st == NULL) {
         fprintf(stderr, "symtest: out of memory\n");
@@ -108,11 +109,7 @@ static int share_main(char **args, int n)
             usage();
         *colon = '\0';
         pid[i] = parse_pid(args[i]);
-        char *end;
-        errno = 0;
-        addr[i] = strtoull(colon + 1, &end, 16);
-        if (errno != 0 || end == colon + 1 || *end != '\0')
-            usage();
+        addrs[i] = colon + 1;
         char err[256];
         struct maps *maps = maps_read(pid[i]);
         s[i] = symbols_new(st, pid[i], err, sizeof err);
@@ -125,9 +122,16 @@ static int share_main(char **args, int n)
         maps_free(maps);
     }
     for (int i = 0; i < n; i++) {
-        struct sym_frame f;
-        symbols_lookup(s[i], addr[i], false, &f, 1);
-        printf("%d %s|%s\n", (int)pid[i], f.name, str(f.module));
+        for (char *a = strtok(addrs[i], ","); a != NULL; a = strtok(NULL, ",")) {
+            char *end;
+            errno = 0;
+            uint64_t addr = strtoull(a, &end, 16);
+            if (errno != 0 || end == a || *end != '\0')
+                usage();
+            struct sym_frame f;
+            symbols_lookup(s[i], addr, false, &f, 1);
+            printf("%d %s|%s\n", (int)pid[i], f.name, str(f.module));
+        }
     }
     for (int i = 0; i <= n; i++) {
         printf("-- %d symbolizers\n", n - i);
