@@ -267,8 +267,6 @@ static void op_status(struct source *src, struct source_status *o)
     o->median_stop_ns = st.stop_median_ns;
     o->elapsed_ns = st.elapsed_ns;
     snprintf(o->error, sizeof o->error, "%.159s", st.error);
-    pthread_mutex_lock(&c->procs_lock);
-    pthread_mutex_unlock(&c->procs_lock);
     struct dbgfetch_stats ds;
     dbgfetch_get_stats(c->fetch, &ds);
     o->debuginfod = c->fetch != NULL;
