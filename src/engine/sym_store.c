@@ -236,6 +236,15 @@ static void cache_clear(struct sym_mod *m)
     m->nframes = 0;
 }
 
+void sym_store_forget(struct sym_store *st)
+{
+    for (size_t i = 0; i < st->nmods; i++)
+        if (st->mods[i] != NULL) {
+            cache_clear(st->mods[i]);
+            sym_dwarf_clear(st->mods[i]->dwarf);
+        }
+}
+
 static void mod_free(struct sym_mod *m)
 {
     if (m == NULL)

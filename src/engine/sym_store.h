@@ -68,6 +68,11 @@ void sym_store_get_stats(const struct sym_store *st,
  * number of processes using it. */
 void sym_store_print_stats(const struct sym_store *st, FILE *f);
 
+/* Empty every module's name cache and DWARF indexes (the modules stay
+ * loaded): the next lookups are misses.  For measurements (symtest
+ * --bench). */
+void sym_store_forget(struct sym_store *st);
+
 /* --- the symbolizer's side (symbols.c only) --- */
 
 /* The module of the file behind mapping m (path `name` as in the maps)

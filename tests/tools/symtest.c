@@ -17,8 +17,8 @@
  * --bench takes N addresses (default 20000) spread over the executable
  * file mappings of PID and reports, per module and overall: the cost of
  * the first lookups (libdwfl reading ELF and DWARF), of uncached lookups
- * once the modules are loaded (symbols_load_maps empties the cache but
- * keeps the modules), and of cache hits.
+ * once the modules are loaded (sym_store_forget empties the name caches
+ * but keeps the modules), and of cache hits.
  *
  * --share prints, for each ADDR, "PID name|module" of its first frame; then the store's --stats lines (sym_store_print_stats) once
  * every process is loaded, and again after each symbolizer is freed,
@@ -61,10 +61,11 @@ static pid_t parse_pid(const char *arg)
 }
 
 /* A symbolizer for pid with its current maps loaded; exits on error. */
-static struct symbols *open_target(pid_t pid, struct maps **maps)
+static struct symbols *open_target(struct sym_store *st, pid_t pid,
+                                   struct maps **maps)
 {
     char err[256];
-    struct symbols *s = symbols_new(NULL, pid, err, sizeof err);
+    struct symbols *s = symbols_new(st, pid, err, sizeof err);
     if (s == NULL) {
         fprintf(stderr, "symtest: %s\n", err);
         exit(1);
@@ -167,7 +168,7 @@ static int lookup_main(pid_t pid, char **addrs, int n, bool verbose)
         }
     }
     struct maps *maps;
-    struct symbols *s = open_target(pid, &maps);
+    struct symbols *s = open_target(NULL, pid, &maps);
     for (int i = 0; i < n; i++) {
         struct sym_frame f[MAX_FRAMES];
         int k = symbols_lookup(s, pcs[i], ret[i], f, MAX_FRAMES);
@@ -234,8 +235,13 @@ static struct bench_mod *bench_mod_of(struct bench_mod *mods, size_t *nmods,
 static int bench_main(pid_t pid, size_t want)
 {
     struct maps *maps;
+    struct sym_store *st = sym_store_new(NULL);
+    if (st == NULL) {
+        fprintf(stderr, "symtest: out of memory\n");
+        exit(1);
+    }
     uint64_t t0 = clock_mono_ns();
-    struct symbols *s = open_target(pid, &maps);
+    struct symbols *s = open_target(st, pid, &maps);
     uint64_t t_load = clock_mono_ns() - t0;
     size_t n = 0;
     uint64_t *addrs = bench_addrs(maps, want, &n);
@@ -265,10 +271,11 @@ static int bench_main(pid_t pid, size_t want)
         mod_of[i]->n++;
         cold += d;
     }
-    /* Pass 2: warm misses - the cache is emptied, the modules stay. */
+    /* Pass 2: warm misses - the caches are emptied, the modules stay. */
     t0 = clock_mono_ns();
     symbols_load_maps(s, maps->text, maps->text_len);
     uint64_t t_reload = clock_mono_ns() - t0;
+    sym_store_forget(st);
     struct symbols_stats st0, st1;
     symbols_get_stats(s, &st0);
     for (size_t i = 0; i < n; i++) {
@@ -309,6 +316,7 @@ static int bench_main(pid_t pid, size_t want)
     free(mod_of);
     free(addrs);
     symbols_free(s);
+    sym_store_free(st);
     maps_free(maps);
     return 0;
 }
