@@ -15,6 +15,7 @@
 #     info arrived merge under the names, and the client's cache serves a
 #     second run with the server gone; in the live view (tmux) the header
 #     counts the fetch and the tree shows the names.
+#     Two processes of the binary share the module, and both are named.
 #   - A profile saved as pprof keeps the build-ids (Mapping.build_id),
 #     reads back byte for byte, and is renamed when loaded with the debug
 #     info at hand (debug root or server).
@@ -156,7 +157,7 @@ probe() {
 }
 
 if ! command -v debuginfod >/dev/null || ! command -v debuginfod-find >/dev/null; then
-    skip 24 "Debian's debuginfod package is not installed (make deps)"
+    skip 30 "Debian's debuginfod package is not installed (make deps)"
     done_testing
 fi
 
@@ -197,6 +198,27 @@ DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$TMPD/cache-load \
     run_sproftop -i "$TMPD/bare.pb.gz" -o "$TMPD/loaded-fetched.folded"
 shares_ok "$TMPD/loaded-fetched.folded" hot_a hot_b hot_c \
     "the saved profile, loaded with DEBUGINFOD_URLS"
+
+# Two processes of the binary: one module in the symbol store, which
+# asks debuginfod once for the session, and both processes are named.
+start_target names-stripped 60 || bail_out "cannot start names-stripped"
+p1=$TARGET_PID
+start_target names-stripped 60 || bail_out "cannot start names-stripped"
+p2=$TARGET_PID
+DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$TMPD/cache-two \
+    run_sproftop -p "$p1,$p2" -d "$DUR" -F 500 -o "$TMPD/two.folded" --stats
+kill_pid "$p1"
+kill_pid "$p2"
+is "$RC" 0 "two processes sampled with DEBUGINFOD_URLS"
+like "$(stat_line '^debug info:')" 'debuginfod: 1 found, [0-9]+ missing, 0 gave up after [0-9]+ s, 0 pending' \
+    "--stats: the fetch for the two processes found"
+like "$(stat_line '^  module names-stripped: ')" '^  module names-stripped: 2 processes$' \
+    "--stats: one module for both"
+for p in "$p1" "$p2"; do
+    read -r yes no < <(folded_under_root "$TMPD/two.folded" "names-stripped-$p" hot_a)
+    cmp_ok "$yes" '>' 0 "hot_a named under names-stripped-$p ($yes samples)"
+done
+is "$(unnamed "$TMPD/two.folded")" "" "... and no frame of either left unnamed"
 
 # The live view, in a real terminal (tmux): the header counts the fetch.
 if command -v tmux >/dev/null; then

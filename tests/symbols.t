@@ -5,7 +5,7 @@
 # __builtin_return_address and __LINE__), so nothing here comes from nm or
 # addr2line.  Covers plain, inlined, C++, libc, [vdso], JIT (perf map),
 # stripped (functions named by their FDE start) and deleted binaries, unknown addresses, return addresses
-# (pc-1) and bad input.
+# (pc-1), bad input, and one store shared by two processes (symtest --share).
 . "$(dirname "$0")/lib.sh"
 
 case $BUILD in
@@ -133,6 +133,32 @@ sym --bench "$pid" 300
 is "$SYMRC" 0 "symtest --bench runs"
 like "$(printf '%s' "$SYM" | tr '\n' ' ')" 'uncached lookups: [0-9.]+ us/lookup.*cached lookups: [0-9.]+ ns/lookup' \
     "--bench reports uncached and cached costs"
+
+# --- one store for several processes (sym_store.h) ------------------------
+# Two processes of one binary, at other load addresses: one load of each
+# module, both symbolized through it; freeing a symbolizer releases its
+# references, and the last one frees the modules.
+qsort1=$(val qsort)
+start_tool "$TOOLS/symtarget" || bail_out "a second symtarget did not start"
+pid2=$TPID
+plain2=$(val plain)
+sym --share "$pid:$plain,$qsort1" "$pid2:$plain2,$(val qsort)"
+is "$(printf '%s\n' "$SYM" | head -n 4)" "$pid plain_func|symtarget
+$pid qsort|libc.so.6
+$pid2 plain_func|symtarget
+$pid2 qsort|libc.so.6" "--share: a function of the binary and one of libc named in both processes"
+# block N: the store's --stats lines once N symbolizers are left.
+block() { printf '%s\n' "$SYM" | awk -v n="-- $1 symbolizers" '/^-- / { on = $0 == n; next } on'; }
+like "$(block 2 | grep -c '^  module symtarget: 2 processes$')" '^1$' \
+    "--share: the binary is loaded once, for both processes"
+like "$(block 2 | grep -c '^  module libc.so.6: 2 processes$')" '^1$' \
+    "--share: so is libc"
+like "$(block 2 | head -n 1)" '^symbol store: ([0-9]+) modules, [0-9]+ references by processes, \1 loaded, 0 freed$' \
+    "--share: every module loaded once"
+like "$(block 1 | grep '^  module symtarget:')" '^  module symtarget: 1 processes$' \
+    "--share: a freed symbolizer releases its references"
+like "$(block 0)" '^symbol store: 0 modules, 0 references by processes, ([0-9]+) loaded, \1 freed$' \
+    "--share: the last one frees every module"
 
 # --- C++ -----------------------------------------------------------------
 start_tool "$TOOLS/symtarget-cxx" || bail_out "symtarget-cxx did not start"

@@ -11,6 +11,7 @@
 #include "fold.h"
 #include "ingest.h"
 #include "profile.h"
+#include "sym_store.h"
 #include "symbols.h"
 #include "target.h"
 #include "vec.h"
@@ -36,7 +37,6 @@ struct cproc {
     struct ingest *ingest;
     struct fold *fold;         /* procs[0]'s is the base, the others siblings */
     struct symbols *sym;       /* owned by fold; read for --stats after finish */
-    struct dbgfetch *fetch;    /* debuginfod fetches, NULL when off */
     pid_t pid;
     struct collect *c;
 };
@@ -61,6 +61,8 @@ struct collect {
 
     struct sampler *sampler;   /* procs[0]'s */
     struct fold *fold;         /* procs[0]'s: the profile every process adds to */
+    struct dbgfetch *fetch;    /* debuginfod fetches, NULL when off */
+    struct sym_store *store;   /* every process's modules (sym_store.h) */
     pid_t pid;                 /* procs[0]'s */
 
     pthread_t thread;          /* the collector */
@@ -265,17 +267,13 @@ static void op_status(struct source *src, struct source_status *o)
     o->median_stop_ns = st.stop_median_ns;
     o->elapsed_ns = st.elapsed_ns;
     snprintf(o->error, sizeof o->error, "%.159s", st.error);
-    pthread_mutex_lock(&c->procs_lock);
-    for (size_t i = 0; i < c->nprocs; i++) {
-        struct dbgfetch_stats ds;
-        dbgfetch_get_stats(c->procs[i]->fetch, &ds);
-        o->debuginfod |= c->procs[i]->fetch != NULL;
-        o->dbg_pending += ds.pending;
-        o->dbg_found += ds.found;
-        o->dbg_missing += ds.missing;
-        o->dbg_gave_up += ds.gave_up;
-    }
-    pthread_mutex_unlock(&c->procs_lock);
+    struct dbgfetch_stats ds;
+    dbgfetch_get_stats(c->fetch, &ds);
+    o->debuginfod = c->fetch != NULL;
+    o->dbg_pending = ds.pending;
+    o->dbg_found = ds.found;
+    o->dbg_missing = ds.missing;
+    o->dbg_gave_up = ds.gave_up;
 }
 
 static uint64_t op_generation(struct source *src)
@@ -352,7 +350,6 @@ static void proc_free(struct cproc *p)
         return;
     sampler_stop(p->sampler);
     fold_free(p->fold);
-    dbgfetch_free(p->fetch);  /* after the symbolizer that asks it */
     ingest_free(p->ingest);
     free(p);
 }
@@ -362,6 +359,8 @@ static void collect_free(struct collect *c)
     for (size_t i = c->nprocs; i-- > 0;)
         proc_free(c->procs[i]); /* siblings before the base */
     free(c->procs);
+    sym_store_free(c->store);  /* after the symbolizers */
+    dbgfetch_free(c->fetch);   /* after the store that asks it */
     pthread_mutex_destroy(&c->procs_lock);
     pthread_mutex_destroy(&c->pend_lock);
     pthread_mutex_destroy(&c->wake_lock);
@@ -429,13 +428,13 @@ static void print_debuginfo(struct cproc *p, const struct symbols_stats *ss,
                             FILE *f)
 {
     fprintf(f, "debug info: %" PRIu64 " modules without it", ss->no_debuginfo);
-    if (!p->fetch) {
+    if (!p->c->fetch) {
         fprintf(f, "; debuginfod off\n");
         return;
     }
     struct dbgfetch_stats ds;
     struct fold_stats fs;
-    dbgfetch_get_stats(p->fetch, &ds);
+    dbgfetch_get_stats(p->c->fetch, &ds);
     fold_get_stats(p->fold, &fs);
     fprintf(f, "; debuginfod: %u found, %u missing, %u gave up after %u s,"
             " %u pending%s%s\n",
@@ -473,6 +472,7 @@ static void op_print_stats(struct source *src, FILE *f)
     for (size_t i = 0; i < c->nprocs; i++)
         print_proc(c, c->procs[i], f);
     pthread_mutex_unlock(&c->procs_lock);
+    sym_store_print_stats(c->store, f);
 }
 
 static const struct source_ops live_ops = {
@@ -518,13 +518,11 @@ static struct cproc *proc_start(struct collect *c, const struct sampler_config *
         return NULL;
     }
     p->pid = sampler_pid(p->sampler);
-    p->sym = symbols_new(p->pid, err, errlen);
+    p->sym = symbols_new(c->store, p->pid, err, errlen);
     if (!p->sym) {
         proc_free(p);
         return NULL;
     }
-    p->fetch = dbgfetch_new();  /* NULL: $DEBUGINFOD_URLS names no server */
-    symbols_set_fetcher(p->sym, p->fetch);
     fold_set_symbols(p->fold, p->sym);
     char comm[64];
     target_thread_name(p->pid, p->pid, comm, sizeof comm);
@@ -652,6 +650,12 @@ static struct source *start_many(const struct sampler_config *cfg,
     c->child_cfg = *cfg;
     c->child_cfg.argv = NULL;
     c->t0_wall = clock_wall_ns();
+    c->fetch = dbgfetch_new();  /* NULL: $DEBUGINFOD_URLS names no server */
+    if (!(c->store = sym_store_new(c->fetch))) {
+        snprintf(err, errlen, "out of memory");
+        collect_free(c);
+        return NULL;
+    }
     for (size_t i = 0; i < (npids ? npids : 1); i++) {
         struct sampler_config one = *cfg;
         if (npids)

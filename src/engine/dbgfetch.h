@@ -3,7 +3,7 @@
  * collector or the UI: a slow or dead server costs a late name, nothing
  * else.
  *
- * The symbolizer asks (dbgfetch_request) for the build-ids of the modules
+ * The session's symbol store (sym_store.h) asks (dbgfetch_request) for the build-ids of the modules
  * it finds without debug info.  The fetch thread takes them one at a time,
  * in the order asked (the first modules met are the hot ones), through
  * elfutils' libdebuginfod client.  The client reads the servers from

@@ -132,7 +132,7 @@ static void print_all(struct psampler *s, struct symbols *sym, FILE *out)
 int dump_run(pid_t pid, FILE *out, char *err, size_t errlen, int *code)
 {
     *code = 1;
-    struct symbols *sym = symbols_new(pid, err, errlen);
+    struct symbols *sym = symbols_new(NULL, pid, err, errlen);
     if (!sym)
         return -1;
     struct sampler_config cfg;

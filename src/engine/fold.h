@@ -37,7 +37,7 @@ struct symbols;
 struct fold *fold_new(void);
 
 /* A fold for another process of the same session (-p with a list):
- * its own maps, symbolizer and pc cache, adding into base's profile
+ * its own maps, symbolizer (on the session's symbol store) and pc cache, adding into base's profile
  * under base's lock, so base's readers see every process.  NULL on OOM.
  * Free every sibling before its base.  Same thread rules as fold_new. */
 struct fold *fold_new_sibling(struct fold *base);

@@ -106,18 +106,30 @@ char *sym_debug_path_of(struct sym_debug *d, const char *build_id)
     return access(path, R_OK) == 0 ? strdup(path) : NULL;
 }
 
+/* n bytes of build-id in hex into hex; n, or 0 (and "") when there is
+ * none or it is too long. */
+static int to_hex(const unsigned char *bits, long n, char *hex)
+{
+    hex[0] = '\0';
+    if (bits == NULL || n <= 0 || n > (SYM_BUILD_ID_HEX - 1) / 2)
+        return 0;
+    for (long i = 0; i < n; i++)
+        snprintf(hex + 2 * i, 3, "%02x", bits[i]);
+    return (int)n;
+}
+
 int sym_debug_build_id(Dwfl_Module *mod, char *hex)
 {
     const unsigned char *bits = NULL;
     GElf_Addr vaddr;
-    int n = dwfl_module_build_id(mod, &bits, &vaddr);
-    if (n <= 0 || n > (SYM_BUILD_ID_HEX - 1) / 2) {
-        hex[0] = '\0';
-        return 0;
-    }
-    for (int i = 0; i < n; i++)
-        snprintf(hex + 2 * i, 3, "%02x", bits[i]);
-    return n;
+    return to_hex(bits, dwfl_module_build_id(mod, &bits, &vaddr), hex);
+}
+
+int sym_debug_elf_build_id(Elf *elf, char *hex)
+{
+    const void *bits = NULL;
+    ssize_t n = dwelf_elf_gnu_build_id(elf, &bits);
+    return to_hex(bits, (long)n, hex);
 }
 
 static int open_found(const char *path, char **found)
@@ -137,11 +149,7 @@ static int open_found(const char *path, char **found)
 static bool file_build_id(int fd, char *hex)
 {
     Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    const void *bits = NULL;
-    ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, &bits) : -1;
-    bool ok = n > 0 && n <= (SYM_BUILD_ID_HEX - 1) / 2;
-    for (ssize_t i = 0; ok && i < n; i++)
-        snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)bits)[i]);
+    bool ok = elf != NULL && sym_debug_elf_build_id(elf, hex) > 0;
     if (elf)
         elf_end(elf);
     return ok;

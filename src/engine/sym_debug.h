@@ -1,5 +1,5 @@
 /* sym_debug.h - where a module's separate debug info is found: the body
- * of libdwfl's find_debuginfo callback (symbols.c).
+ * of libdwfl's find_debuginfo callback (sym_store.c).
  *
  * In order: a file debuginfod fetched for the module's build-id
  * (sym_debug_add, from dbgfetch.h's answers); the build-id tree of the
@@ -16,7 +16,7 @@
  * itself, on the calling (collector) thread, for as long as the network
  * takes.  Those fetches are dbgfetch's job, on a thread of its own.
  *
- * Part of the symbolizer, collector thread only.  The module is
+ * Part of the symbolizer: one per symbol store, collector thread only.  The module is
  * libdwfl's, an opaque handle here.
  */
 #ifndef SPROFTOP_SYM_DEBUG_H
@@ -28,6 +28,7 @@
 #define SYM_BUILD_ID_HEX 129  /* a build-id in hex (64 bytes at most) */
 
 struct Dwfl_Module;
+struct Elf;
 struct sym_debug;
 
 /* A finder over the debug root ($SPROFTOP_DEBUG_ROOT or /usr/lib/debug).
@@ -66,5 +67,8 @@ char *sym_debug_path_of(struct sym_debug *d, const char *build_id);
 /* mod's build-id in lowercase hex into hex (SYM_BUILD_ID_HEX bytes);
  * returns its length in bytes, 0 when it has none. */
 int sym_debug_build_id(struct Dwfl_Module *mod, char *hex);
+
+/* The same for an ELF file (its GNU build-id note). */
+int sym_debug_elf_build_id(struct Elf *elf, char *hex);
 
 #endif

@@ -12,7 +12,8 @@
  * list and walk down only the one function's blocks (tests/tools/symtest
  * --bench: 10-20 us a miss).
  *
- * Part of the symbolizer (symbols.c), collector thread only.  The module
+ * Part of the symbolizer: one per module of the symbol store
+ * (sym_store.c), collector thread only.  The module
  * is libdwfl's, an opaque handle here.
  */
 #ifndef SPROFTOP_SYM_DWARF_H
@@ -25,7 +26,8 @@ struct strarena;
 struct sym_dwarf;
 struct sym_frame;
 
-/* A DWARF reader whose names go to `names` (the symbolizer's arena).
+/* A DWARF reader whose names go to `names` (its module's arena in the
+ * symbol store).
  * NULL on OOM. */
 struct sym_dwarf *sym_dwarf_new(struct strarena *names);
 

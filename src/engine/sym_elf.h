@@ -4,7 +4,7 @@
  * dwfl_module_addrinfo scans the whole symbol table on every call (200 us
  * in libstdc++'s 6000 symbols), so each module's table is sorted once,
  * on its first miss, and later lookups binary-search it.  Part of the
- * symbolizer (symbols.c), collector thread only.  The module is libdwfl's
+ * symbolizer (sym_store.c: one per module), collector thread only.  The module is libdwfl's
  * (an opaque handle here: no libdw header is needed to include this).
  */
 #ifndef SPROFTOP_SYM_ELF_H

@@ -9,7 +9,8 @@
  * per sampled address.  libdw's CFI calls give only the row of the CFI
  * table an address falls in, not its FDE: hence this table.
  *
- * Part of the symbolizer (symbols.c), collector thread only.  The module
+ * Part of the symbolizer (sym_store.c: one per module), collector
+ * thread only.  The module
  * is libdwfl's, an opaque handle here.
  */
 #ifndef SPROFTOP_SYM_FDE_H

@@ -1,5 +1,5 @@
-/* sym_files.h - the target's binaries as the target sees them, for
- * libdwfl's find_elf callback.
+/* sym_files.h - the target's binaries as the target sees them, for the
+ * symbol store to load a module from (sym_store_open).
  *
  * A module is opened through /proc/PID/root/PATH (a target in a container
  * sees other files than we do), checked against the mapped inode, else
@@ -7,7 +7,8 @@
  * privilege).  The [vdso] has no file: its image is copied from the
  * target's memory.
  *
- * Part of the symbolizer (symbols.c), collector thread only.  libc only.
+ * Part of the symbolizer (sym_store.c opens each module through the
+ * process that first maps it), collector thread only.  libc only.
  */
 #ifndef SPROFTOP_SYM_FILES_H
 #define SPROFTOP_SYM_FILES_H

@@ -1,7 +1,9 @@
 /* sym_names.c - interning, demangling and module names; see sym_names.h. */
 #include "sym_names.h"
 
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,12 +71,29 @@ const char *sym_names_demangle(struct strarena *a, const char *name)
     return sym_names_intern(a, name);
 }
 
-const char *sym_names_basename(struct strarena *a, const char *path)
+size_t sym_names_base(const char *path, const char **start)
 {
     static const char del[] = " (deleted)";
     const char *b = util_basename(path);
     size_t n = strlen(b);
     if (sym_names_ends_with(b, del))
         n -= sizeof del - 1;
+    *start = b;
+    return n;
+}
+
+const char *sym_names_basename(struct strarena *a, const char *path)
+{
+    const char *b;
+    size_t n = sym_names_base(path, &b);
     return strarena_intern(a, b, n);
+}
+
+const char *sym_names_offset(struct strarena *a, const char *module,
+                             uint64_t offset)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "[%s+0x%" PRIx64 "]", module ? module : "?",
+             offset);
+    return sym_names_intern(a, buf);
 }

@@ -1,15 +1,17 @@
 /* sym_names.h - how the symbolizer spells names: interned, demangled, and
  * modules by their basename.
  *
- * Every string the symbolizer hands out lives in its string arena
- * (strarena.h) until the next symbols_load_maps, so a frame may point at
- * it without a copy.  Used by symbols.c and sym_dwarf.c, on the collector
- * thread (or --dump's).  libc and libstdc++'s demangler only.
+ * Every string the symbolizer hands out lives in a string arena
+ * (strarena.h): its module's in the symbol store (as long as the module),
+ * or the process's (until the next symbols_load_maps), so a frame may
+ * point at it without a copy.  Used by symbols.c, sym_store.c and
+ * sym_dwarf.c, on the collector thread (or --dump's).  libc and libstdc++'s demangler only.
  */
 #ifndef SPROFTOP_SYM_NAMES_H
 #define SPROFTOP_SYM_NAMES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct strarena;
 
@@ -26,6 +28,16 @@ const char *sym_names_demangle(struct strarena *a, const char *name);
 /* The basename of a mapped path, interned, without a " (deleted)" suffix
  * (so a rebuilt binary keeps its name). */
 const char *sym_names_basename(struct strarena *a, const char *path);
+
+/* The same, not interned: where it starts in path (*start), and its
+ * length. */
+size_t sym_names_base(const char *path, const char **start);
+
+/* "[module+0xOFFSET]" ("?" for a NULL module), interned: how code that
+ * no symbol names is named, by its file offset, as perf does.  NULL on
+ * OOM. */
+const char *sym_names_offset(struct strarena *a, const char *module,
+                             uint64_t offset);
 
 /* True when str ends with suffix. */
 int sym_names_ends_with(const char *str, const char *suffix);

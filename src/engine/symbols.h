@@ -9,14 +9,23 @@
  * demangled, code no symbol names is named by the start of its function
  * in the unwind tables ("[module+0xSTART]"), and code outside file
  * mappings (JIT) is named from /tmp/perf-PID.map when that file belongs
- * to the target's user.  Results are cached by address.
+ * to the target's user.
  *
- * One thread calls into a given `struct symbols`: the collector thread
- * (fold.c), or --dump's (dump.c); it never touches ptrace and never runs
- * while a target thread is stopped.  No libdw type appears here, so a test
- * can link a fake symbolizer in its place (tests/unit/engine/
- * test_collect.c).  The parts: symbols.c, sym_debug.c, sym_dwarf.c,
- * sym_elf.c, sym_fde.c, sym_files.c, sym_names.c, jitmap.c.
+ * Shared by build-id: a `struct symbols` is one process's view (its
+ * maps, the load bias of each mapping, its perf map); the modules
+ * themselves, their DWARF and their name caches (by module address)
+ * live in the session's store (sym_store.h), loaded once however many
+ * processes map them, and freed when the last process that maps them
+ * lets go (exit, dlclose, exec).  Memory grows with distinct binaries,
+ * not with processes.
+ *
+ * Threads: a symbolizer and its store are used by one thread at a time:
+ * the collector thread (fold.c), or --dump's (dump.c); it never touches
+ * ptrace and never runs while a target thread is stopped.  No libdw type
+ * appears here, so a test can link a fake symbolizer in its place
+ * (tests/unit/engine/test_collect.c).  The parts: symbols.c, sym_store.c,
+ * sym_debug.c, sym_dwarf.c, sym_elf.c, sym_fde.c, sym_files.c,
+ * sym_names.c, jitmap.c.
  */
 #ifndef SPROFTOP_SYMBOLS_H
 #define SPROFTOP_SYMBOLS_H
@@ -27,7 +36,8 @@
 #include <sys/types.h>
 
 /* One frame of a symbolized address.  Strings are owned by the symbolizer
- * and stay valid until the next symbols_load_maps or symbols_free. */
+ * (or its store) and stay valid until the next symbols_load_maps or
+ * symbols_free. */
 struct sym_frame {
     const char *name;    /* demangled function name; "[module+0xOFF]" or
                             "[unknown]" when there is no symbol */
@@ -49,29 +59,37 @@ struct sym_frame {
 
 struct symbols_stats {
     uint64_t lookups;      /* symbols_lookup calls */
-    uint64_t hits;         /* answered from the address cache */
-    uint64_t misses;       /* resolved through libdwfl */
+    uint64_t hits;         /* answered from the store's name cache */
+    uint64_t misses;       /* resolved (through libdwfl, the perf map) */
     uint64_t miss_ns;      /* total time spent on misses */
     uint64_t reloads;      /* symbols_load_maps calls */
-    uint64_t no_debuginfo; /* modules (build-ids) met without debug info */
-    uint64_t late_debuginfo; /* debug files attached by symbols_update */
+    uint64_t no_debuginfo; /* modules (build-ids) met without debug info,
+                              by any process of the store */
+    uint64_t late_debuginfo; /* debug files attached to the store */
 };
 
-struct dbgfetch;
+struct sym_store;
 struct symbols;
 
 /* A symbolizer for process `pid` (its /proc/PID/root and map_files are used
- * to open binaries).  No modules until symbols_load_maps.  Returns NULL with
- * a one-line reason in err on failure. */
-struct symbols *symbols_new(pid_t pid, char *err, size_t errlen);
+ * to open binaries) whose modules come from `store` (sym_store.h: the
+ * session's, which must outlive it; its fetcher asks debuginfod), or
+ * from a store of its own when store is NULL (no fetching).  No modules
+ * until symbols_load_maps.  Returns NULL with a one-line reason in err on
+ * failure. */
+struct symbols *symbols_new(struct sym_store *store, pid_t pid, char *err,
+                            size_t errlen);
 
-/* Free everything.  NULL is a no-op. */
+/* Free everything, releasing its modules in the store.  NULL is a
+ * no-op. */
 void symbols_free(struct symbols *s);
 
 /* (Re)load the module list from the text of /proc/PID/maps (len bytes, not
- * necessarily NUL-terminated), e.g. after exec, dlopen or dlclose.  Clears
- * the address cache (an address may now belong to another library).
- * Returns 0, or -1 when nothing could be reported. */
+ * necessarily NUL-terminated), e.g. after exec, dlopen or dlclose.
+ * Mappings that did not change keep their modules; the others find
+ * theirs in the store on their first lookup; modules no mapping uses any
+ * more are released.  Returns 0, or -1 when the text has no file mapping
+ * nor [vdso]. */
 int symbols_load_maps(struct symbols *s, const char *maps, size_t len);
 
 /* Symbolize `pc`.  `is_return_addr` means pc is a return address (every
@@ -81,21 +99,17 @@ int symbols_load_maps(struct symbols *s, const char *maps, size_t len);
 int symbols_lookup(struct symbols *s, uint64_t pc, bool is_return_addr,
                    struct sym_frame *out, int max);
 
-/* Ask f (dbgfetch.h; not taken over, it must outlive s) for the debug
- * info of each module met without any.  NULL: no fetching.  Before the
- * first lookup. */
-void symbols_set_fetcher(struct symbols *s, struct dbgfetch *f);
-
-/* Attach the debug info fetched since the last call (the collector calls
- * this on its schedule; it never waits).  Returns how many modules
- * gained it.  When that is not 0, every lookup made before is stale
- * (the symbolizer's own cache is dropped; strings handed out stay
- * valid), and frames whose build_id symbols_gained() knows can be named
- * again with symbols_lookup_offset. */
+/* Attach the debug info the store's fetcher got since the last call of
+ * any symbolizer of the store (the collector calls this for each process
+ * on its schedule; it never waits).  Returns how many build-ids gained
+ * debug info since this symbolizer's last call.  When that is not 0,
+ * every lookup made before is stale (the modules' caches are dropped;
+ * strings handed out stay valid), and frames whose build_id
+ * symbols_gained() knows can be named again with symbols_lookup_offset. */
 int symbols_update(struct symbols *s);
 
-/* True when the last symbols_update gave build-id `build_id` its debug
- * info. */
+/* True when build-id `build_id` gained its debug info between this
+ * symbolizer's last two symbols_update calls. */
 bool symbols_gained(const struct symbols *s, const char *build_id);
 
 /* The frames (as symbols_lookup for a leaf pc) of the code at file
@@ -104,7 +118,7 @@ bool symbols_gained(const struct symbols *s, const char *build_id);
 int symbols_lookup_offset(struct symbols *s, const char *build_id,
                           uint64_t offset, struct sym_frame *out, int max);
 
-/* Counters since symbols_new. */
+/* Counters since symbols_new (the debug info ones are the store's). */
 void symbols_get_stats(const struct symbols *s, struct symbols_stats *out);
 
 #endif

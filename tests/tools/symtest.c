@@ -2,6 +2,10 @@
  *
  *   symtest [-v] PID ADDR...     symbolize each ADDR of process PID
  *   symtest --bench PID [N]      time uncached and cached lookups
+ *   symtest --share PID:ADDR[,ADDR...]...
+ *                                one store for every PID (sym_store.h):
+ *                                symbolize each ADDR in its process,
+ *                                then free the symbolizers one by one
  *
  * ADDR is hex (0x optional); "ret:ADDR" marks a return address (the
  * symbolizer then looks at ADDR-1).  For each ADDR, one line per frame,
@@ -13,8 +17,12 @@
  * --bench takes N addresses (default 20000) spread over the executable
  * file mappings of PID and reports, per module and overall: the cost of
  * the first lookups (libdwfl reading ELF and DWARF), of uncached lookups
- * once the modules are loaded (symbols_load_maps empties the cache but
- * keeps the modules), and of cache hits.
+ * once the modules are loaded (sym_store_forget empties the name caches
+ * but keeps the modules), and of cache hits.
+ *
+ * --share prints, for each ADDR, "PID name|module" of its first frame; then the store's --stats lines (sym_store_print_stats) once
+ * every process is loaded, and again after each symbolizer is freed,
+ * each block after a line "-- N symbolizers".
  *
  * Errors: one line on stderr, exit 1; usage errors exit 2.
  */
@@ -22,6 +30,7 @@
 
 #include "clock.h"
 #include "maps.h"
+#include "sym_store.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -34,7 +43,8 @@
 static void usage(void)
 {
     fprintf(stderr, "usage: symtest [-v] PID [ret:]ADDR... | "
-                    "symtest --bench PID [N]\n");
+                    "symtest --bench PID [N] | "
+                    "symtest --share PID:ADDR[,ADDR...]...\n");
     exit(2);
 }
 
@@ -51,10 +61,11 @@ static pid_t parse_pid(const char *arg)
 }
 
 /* A symbolizer for pid with its current maps loaded; exits on error. */
-static struct symbols *open_target(pid_t pid, struct maps **maps)
+static struct symbols *open_target(struct sym_store *st, pid_t pid,
+                                   struct maps **maps)
 {
     char err[256];
-    struct symbols *s = symbols_new(pid, err, sizeof err);
+    struct symbols *s = symbols_new(st, pid, err, sizeof err);
     if (s == NULL) {
         fprintf(stderr, "symtest: %s\n", err);
         exit(1);
@@ -75,6 +86,62 @@ static struct symbols *open_target(pid_t pid, struct maps **maps)
 static const char *str(const char *p)
 {
     return p != NULL ? p : "-";
+}
+
+/* --- share ---------------------------------------------------------------- */
+
+#define SHARE_MAX 16
+
+static int share_main(char **args, int n)
+{
+    if (n < 1 || n > SHARE_MAX)
+        usage();
+    struct sym_store *st = sym_store_new(NULL);
+    struct symbols *s[SHARE_MAX];
+    char *addrs[SHARE_MAX];
+    pid_t pid[SHARE_MAX];
+    if (st == NULL) {
+        fprintf(stderr, "symtest: out of memory\n");
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        char *colon = strchr(args[i], ':');
+        if (colon == NULL)
+            usage();
+        *colon = '\0';
+        pid[i] = parse_pid(args[i]);
+        addrs[i] = colon + 1;
+        char err[256];
+        struct maps *maps = maps_read(pid[i]);
+        s[i] = symbols_new(st, pid[i], err, sizeof err);
+        if (s[i] == NULL || maps == NULL ||
+            symbols_load_maps(s[i], maps->text, maps->text_len) != 0) {
+            fprintf(stderr, "symtest: process %d: %s\n", (int)pid[i],
+                    s[i] == NULL ? err : "cannot load its maps");
+            exit(1);
+        }
+        maps_free(maps);
+    }
+    for (int i = 0; i < n; i++) {
+        for (char *a = strtok(addrs[i], ","); a != NULL; a = strtok(NULL, ",")) {
+            char *end;
+            errno = 0;
+            uint64_t addr = strtoull(a, &end, 16);
+            if (errno != 0 || end == a || *end != '\0')
+                usage();
+            struct sym_frame f;
+            symbols_lookup(s[i], addr, false, &f, 1);
+            printf("%d %s|%s\n", (int)pid[i], f.name, str(f.module));
+        }
+    }
+    for (int i = 0; i <= n; i++) {
+        printf("-- %d symbolizers\n", n - i);
+        sym_store_print_stats(st, stdout);
+        if (i < n)
+            symbols_free(s[i]);
+    }
+    sym_store_free(st);
+    return 0;
 }
 
 static int lookup_main(pid_t pid, char **addrs, int n, bool verbose)
@@ -101,7 +168,7 @@ static int lookup_main(pid_t pid, char **addrs, int n, bool verbose)
         }
     }
     struct maps *maps;
-    struct symbols *s = open_target(pid, &maps);
+    struct symbols *s = open_target(NULL, pid, &maps);
     for (int i = 0; i < n; i++) {
         struct sym_frame f[MAX_FRAMES];
         int k = symbols_lookup(s, pcs[i], ret[i], f, MAX_FRAMES);
@@ -168,8 +235,13 @@ static struct bench_mod *bench_mod_of(struct bench_mod *mods, size_t *nmods,
 static int bench_main(pid_t pid, size_t want)
 {
     struct maps *maps;
+    struct sym_store *st = sym_store_new(NULL);
+    if (st == NULL) {
+        fprintf(stderr, "symtest: out of memory\n");
+        exit(1);
+    }
     uint64_t t0 = clock_mono_ns();
-    struct symbols *s = open_target(pid, &maps);
+    struct symbols *s = open_target(st, pid, &maps);
     uint64_t t_load = clock_mono_ns() - t0;
     size_t n = 0;
     uint64_t *addrs = bench_addrs(maps, want, &n);
@@ -199,10 +271,11 @@ static int bench_main(pid_t pid, size_t want)
         mod_of[i]->n++;
         cold += d;
     }
-    /* Pass 2: warm misses - the cache is emptied, the modules stay. */
+    /* Pass 2: warm misses - the caches are emptied, the modules stay. */
     t0 = clock_mono_ns();
     symbols_load_maps(s, maps->text, maps->text_len);
     uint64_t t_reload = clock_mono_ns() - t0;
+    sym_store_forget(st);
     struct symbols_stats st0, st1;
     symbols_get_stats(s, &st0);
     for (size_t i = 0; i < n; i++) {
@@ -243,6 +316,7 @@ static int bench_main(pid_t pid, size_t want)
     free(mod_of);
     free(addrs);
     symbols_free(s);
+    sym_store_free(st);
     maps_free(maps);
     return 0;
 }
@@ -259,6 +333,8 @@ int main(int argc, char **argv)
         }
         return bench_main(parse_pid(argv[2]), (size_t)want);
     }
+    if (argc >= 2 && strcmp(argv[1], "--share") == 0)
+        return share_main(argv + 2, argc - 2);
     int i = 1;
     bool verbose = false;
     if (i < argc && strcmp(argv[i], "-v") == 0) {

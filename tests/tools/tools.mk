@@ -20,7 +20,7 @@ TOOLS_MK  := $(TOOLS_SRC)/tools.mk
 TOOL_BINS := $(TOOLS_DIR)/symtest $(TOOLS_DIR)/symtarget \
              $(TOOLS_DIR)/symtarget-cxx $(TOOLS_DIR)/timedgen
 # The symbolizer and what it needs from below it.
-SYMBOLIZER_OBJS := $(addprefix $(BUILD)/src/engine/,symbols.o sym_debug.o sym_dwarf.o sym_fde.o \
+SYMBOLIZER_OBJS := $(addprefix $(BUILD)/src/engine/,symbols.o sym_store.o sym_debug.o sym_dwarf.o sym_fde.o \
                      sym_elf.o sym_files.o sym_names.o jitmap.o maps.o target.o \
                      dbgfetch.o) $(base_OBJS)
 

@@ -44,9 +44,10 @@ struct symbols {
 static struct symbols *fake;  /* the one the test made */
 static char names[2][64];     /* names handed out by the last lookup */
 
-struct symbols *symbols_new(pid_t pid, char *err, size_t errlen)
+struct symbols *symbols_new(struct sym_store *store, pid_t pid, char *err,
+                            size_t errlen)
 {
-    (void)pid, (void)err, (void)errlen;
+    (void)store, (void)pid, (void)err, (void)errlen;
     return calloc(1, sizeof(struct symbols));
 }
 
@@ -150,7 +151,7 @@ static int setup(void **state)
 {
     struct fx *x = calloc(1, sizeof *x);
     if (!x || !(x->f = fold_new()) || !(x->in = ingest_new(1 << 16)) ||
-        !(fake = symbols_new(1, NULL, 0)))
+        !(fake = symbols_new(NULL, 1, NULL, 0)))
         return -1;
     fold_set_symbols(x->f, fake);
     *state = x;
@@ -296,7 +297,7 @@ static void test_sibling(void **state)
     struct fold *f = x->f;
     struct ingest *in2 = ingest_new(1 << 16);
     struct fold *g = fold_new_sibling(f);
-    struct symbols *sym2 = symbols_new(2, NULL, 0);
+    struct symbols *sym2 = symbols_new(NULL, 2, NULL, 0);
     assert_non_null(in2);
     assert_non_null(g);
     assert_non_null(sym2);
