@@ -30,11 +30,12 @@ rate_and_override() {
     is "$RC:$(asked "$ERR")" "0:333.0" "--sampler $1 -F 333 asks 333 Hz"
 }
 
-# ms HZ: the header's Interval: for that rate
-ms() { awk -v h="$1" 'BEGIN {printf "%.2fms", 1000 / h}'; }
+# header_of HZ: the header's Rate: and Interval: for that rate, as
+# header_rate prints them ("99.0 10.10ms": one decimal below 100 Hz)
+header_of() { awk -v h="$1" 'BEGIN {printf (h < 100 ? "%.1f" : "%.0f") " %.2fms\n", h, 1000 / h}'; }
 
 # header_rate BACKEND [ARGS...]: the live view's Rate: and Interval:
-# fields, from a --script dump of its first screen
+# fields ("RATE INTERVAL"), from a --script dump of its first screen
 header_rate() {
     local b=$1
     shift
@@ -42,7 +43,7 @@ header_rate() {
     rm -f "$TMPD/rate.dump"
     TERM=xterm-256color LINES=30 COLUMNS=120 run_sproftop --no-confirm --sampler "$b" \
         -p "$pid" "$@" --script "$TMPD/rate.keys"
-    grep -o 'Rate: [0-9.]* Hz *Interval: [0-9.]*[mun]*s' "$TMPD/rate.dump" 2>/dev/null | tr -s ' '
+    sed -n 's/.* Rate: \([0-9.]*\) Hz *Interval: \([0-9.]*[mun]*s\).*/\1 \2/p' "$TMPD/rate.dump" 2>/dev/null
 }
 
 start_target split || bail_out "cannot start split"
@@ -57,7 +58,7 @@ plan 13
 
 # --- ptrace ----------------------------------------------------------------------
 rate_and_override ptrace "$PTRACE_HZ"
-is "$(header_rate ptrace)" "Rate: $PTRACE_HZ Hz Interval: $(ms "$PTRACE_HZ")" \
+is "$(header_rate ptrace)" "$(header_of "$PTRACE_HZ")" \
     "ptrace: the header shows the default rate"
 
 # auto, refused perf_event: ptrace's default, not perf's
@@ -78,9 +79,9 @@ if [ -n "$have_perf" ]; then
     is "$RC:$(asked "$ERR")" "0:$PERF_HZ.0 $PERF_HZ.0" "-p P1,P2: each process at perf's default"
     run_sproftop --sampler perf -p "$pid,$pid2" -F 333 -d 0.3 --stats -o "$TMPD/two2.folded"
     is "$RC:$(asked "$ERR")" "0:333.0 333.0" "-p P1,P2 -F 333: each process at 333 Hz"
-    is "$(header_rate perf)" "Rate: $PERF_HZ Hz Interval: $(ms "$PERF_HZ")" \
+    is "$(header_rate perf)" "$(header_of "$PERF_HZ")" \
         "perf: the header shows the default rate"
-    is "$(header_rate perf -F 50)" "Rate: 50.0 Hz Interval: 20.00ms" "perf: -F 50 in the header"
+    is "$(header_rate perf -F 50)" "50.0 20.00ms" "perf: -F 50 in the header"
 else
     skip 7 "perf_event is not permitted here"
 fi
@@ -89,7 +90,8 @@ fi
 printf ':refresh\n<\n:refresh\n:dump %s\nq\n' "$TMPD/half.dump" >"$TMPD/half.keys"
 TERM=xterm-256color LINES=30 COLUMNS=120 run_sproftop --no-confirm --sampler ptrace -p "$pid" \
     --script "$TMPD/half.keys"
-like "$(cat "$TMPD/half.dump" 2>/dev/null)" "Rate: $((PTRACE_HZ * 2)) Hz" "ptrace: < from the default doubles the rate"
+like "$(cat "$TMPD/half.dump" 2>/dev/null)" "Rate: $((PTRACE_HZ * 2)) Hz" \
+    "ptrace: < from the default doubles the rate"
 
 # --help names both defaults
 help=$("$SPROFTOP" --help)
