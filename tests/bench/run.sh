@@ -370,9 +370,9 @@ fi
 # Odd rates, so that the timer does not tick in lockstep with the target.
 # What the target pays is read per backend: perf never stops it, so its
 # CPU per unit of work (field 2 of pair); ptrace stops it, so CPU plus the
-# time stopped (field 4).  Two rules, both over the SWEEP_CHOOSE rows:
+# time stopped (field 4).  Over the SWEEP_CHOOSE rows, the default is
 #   median: the highest rate whose median, at that rate and at every lower
-#           one, is <= SWEEP_LIMIT;
+#           one, is <= SWEEP_LIMIT; checked by
 #   fit:    slowdown - 1 = rate x cost, least squares over every pair of
 #           every rate; the highest swept rate with rate x cost <=
 #           SWEEP_LIMIT - 1 (the high rates, where the cost stands well
