@@ -14,7 +14,7 @@ for sig in INT TERM HUP QUIT; do
     # Not through timeout(1): the signal must reach sproftop itself.  A
     # background job of a script ignores SIGINT and SIGQUIT until it
     # installs handlers, which sproftop must do.
-    spawn "$SPROFTOP" -p "$pid" -d 120 -o "$out" >"$TMPD/sig-$sig.out" 2>"$TMPD/sig-$sig.err"
+    spawn "$SPROFTOP" -p "$pid" -F 99 -d 120 -o "$out" >"$TMPD/sig-$sig.out" 2>"$TMPD/sig-$sig.err"
     sp=$SPAWN_PID
     attached() { sproftop_attached "$sp" "$pid"; }
     if ! wait_until 15 attached; then

@@ -51,7 +51,7 @@ struct opts {
     pid_t pid;            /* pids[0] */
     pid_t pids[MAX_PIDS]; /* -p PID[,PID...] */
     size_t npids;
-    double freq;
+    double freq;          /* -F; 0: each backend's default */
     double duration;
     const char *output;
     const char *format;
@@ -137,7 +137,8 @@ static void usage(FILE *f)
 "      --children        also sample every process the targets fork from\n"
 "                        now on (perf sampler)\n"
 "Sampling:\n"
-"  -F, --freq HZ         samples per second per thread (1..10000; 99)\n"
+"  -F, --freq HZ         samples per second per thread (1..10000; perf\n"
+"                        sampler %u, ptrace %u)\n"
 "  -d, --duration S      stop after S seconds (decimals allowed)\n"
 "      --idle            also sample threads blocked in the kernel\n"
 "                        (wall-clock view); default is on-CPU only\n"
@@ -166,7 +167,7 @@ static void usage(FILE *f)
 "Other:\n"
 "  -h, --help            this help;  -V, --version  version\n"
 "      --help-keys       the live view's keys, as a Markdown table\n"
-"\n");
+"\n", SAMPLER_PERF_HZ, SAMPLER_PTRACE_HZ);
     int col = fprintf(f, "Formats:");
     for (size_t i = 0; i < export_count(); i++) {
         const char *n = export_at(i)->name;
@@ -282,7 +283,6 @@ static const struct exporter *pick_format(const struct opts *o)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->freq = 99;
     o->refresh = 1.0;
     o->hide_self = 1.0;
     o->hide_subs = 2.0;
@@ -637,7 +637,10 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    cfg.interval_ns = (uint64_t)(1e9 / o.freq);
+    if (o.freq > 0) {
+        cfg.interval_ns = (uint64_t)(1e9 / o.freq);
+        cfg.interval_set = true;
+    }
     cfg.idle = o.idle;
     cfg.kind = o.sampler;
     if (o.stack_size) {

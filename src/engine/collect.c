@@ -298,6 +298,7 @@ static int op_set_interval(struct source *src, uint64_t ns)
     struct collect *c = src->impl;
     pthread_mutex_lock(&c->procs_lock);
     c->child_cfg.interval_ns = ns;
+    c->child_cfg.interval_set = true;
     for (size_t i = 0; i < c->nprocs; i++)
         sampler_set_interval(c->procs[i]->sampler, ns);
     pthread_mutex_unlock(&c->procs_lock);

@@ -14,7 +14,7 @@ void sampler_config_default(struct sampler_config *c)
 {
     memset(c, 0, sizeof *c);
     c->kind = SAMPLER_AUTO;
-    c->interval_ns = 1000000000ull / 99;
+    c->interval_ns = 1000000000ull / SAMPLER_PTRACE_HZ;
     c->stack_max = SAMPLER_PTRACE_STACK;
     c->max_depth = 512;
     c->placement = SAMPLER_PLACE_FREE;
@@ -31,6 +31,16 @@ int sampler_kind_parse(const char *name)
     return -1;
 }
 
+/* What a backend picks for itself when the caller did not set it. */
+static void use_backend_defaults(struct sampler_config *cfg, const struct sampler_config *in,
+                                 bool perf)
+{
+    cfg->stack_max = in->stack_max_set ? in->stack_max
+        : perf ? SAMPLER_PERF_STACK : SAMPLER_PTRACE_STACK;
+    cfg->interval_ns = in->interval_set ? in->interval_ns
+        : 1000000000ull / (perf ? SAMPLER_PERF_HZ : SAMPLER_PTRACE_HZ);
+}
+
 static void set_fallback(char *buf, size_t len, const struct perf_refusal *why)
 {
     snprintf(buf, len, "%s: using ptrace; %s for the faster sampler", why->cause, why->fix);
@@ -43,8 +53,7 @@ struct sampler *sampler_start(const struct sampler_config *cfg_in, char *err,
     char fallback[sizeof ((struct sampler *)0)->fallback] = "";
     struct sampler *s = NULL;
     if (cfg.kind != SAMPLER_PTRACE) {
-        if (!cfg.stack_max_set)
-            cfg.stack_max = SAMPLER_PERF_STACK;
+        use_backend_defaults(&cfg, cfg_in, true);
         if (cfg.stack_max > SAMPLER_PERF_STACK_MAX)
             cfg.stack_max = SAMPLER_PERF_STACK_MAX;
         struct perf_refusal why;
@@ -60,8 +69,8 @@ struct sampler *sampler_start(const struct sampler_config *cfg_in, char *err,
             else
                 goto out;
         }
-        cfg.stack_max = cfg_in->stack_max_set ? cfg_in->stack_max : SAMPLER_PTRACE_STACK;
     }
+    use_backend_defaults(&cfg, cfg_in, false);
     s = ptrace_backend.start(&cfg, err, errlen, code);
 out:
     if (s) {

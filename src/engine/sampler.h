@@ -47,6 +47,12 @@ struct ingest;
                                          docs/PERFORMANCE.md */
 #define SAMPLER_PERF_STACK_MAX 65528u /* a perf record is under 64 KiB */
 
+/* Samples per second per thread unless -F says otherwise: the highest
+ * common rate at which the target's slowdown stays about 1% (make bench,
+ * docs/PERFORMANCE.md section 9). */
+#define SAMPLER_PERF_HZ 199u
+#define SAMPLER_PTRACE_HZ 99u
+
 enum sampler_placement {
     SAMPLER_PLACE_FREE = 0, /* let the scheduler place the sampler */
     SAMPLER_PLACE_FOLLOW,   /* move to the CPU the due thread last ran on */
@@ -66,7 +72,9 @@ struct sampler_config {
     int child_out;             /* >= 0: the launched command's stdout and
                                   stderr go to this fd (its stdin stays
                                   as quiet_child says); -1: default */
-    uint64_t interval_ns;      /* per-thread sampling interval */
+    uint64_t interval_ns;      /* per-thread sampling interval... */
+    bool interval_set;         /* ...when set (-F, a rate change); otherwise
+                                  each backend uses its own default */
     bool idle;                 /* also sample blocked threads */
     size_t stack_max;          /* stack bytes copied per sample... */
     bool stack_max_set;        /* ...when set (--stack-size); otherwise
@@ -86,9 +94,10 @@ struct sampler_config {
     void *ctx;
 };
 
-/* Fill defaults: 99 Hz, on-CPU, each backend's stack copy size (ptrace
- * 256 KiB, perf SAMPLER_PERF_STACK), 512 frames, backend auto, a launched
- * command's output where sproftop's goes. */
+/* Fill defaults: each backend's rate (SAMPLER_PERF_HZ, SAMPLER_PTRACE_HZ)
+ * and stack copy size (ptrace 256 KiB, perf SAMPLER_PERF_STACK), on-CPU,
+ * 512 frames, backend auto, a launched command's output where sproftop's
+ * goes. */
 void sampler_config_default(struct sampler_config *c);
 
 enum sampler_target {

@@ -9,20 +9,31 @@
 #
 #   tests/bench/run.sh            (make bench builds what it needs first)
 #   REPS=3 WIN=1 tests/bench/run.sh   quicker, noisier
+#   SECTIONS="rates procs" [UPDATE=1] tests/bench/run.sh
+#                                 only those sections, their tables printed
+#                                 on stdout (UPDATE=1: they replace their own
+#                                 sections of docs/PERFORMANCE.md);
+#                                 sections: slowdown cost threads idle
+#                                 aggregate stackcopy signals rates procs
 set -u
 cd "$(dirname "$0")/../.."
 TOP=$PWD
 BUILD=${BUILD:-build}
 B=$TOP/$BUILD/bench
-SP=$TOP/sproftop
+SP=${SPROFTOP:-$TOP/sproftop}
 REPS=${REPS:-5}
 WIN=${WIN:-1}          # seconds per window
 OUT=${OUT:-docs/PERFORMANCE.md}
-TMP=$(mktemp -d /tmp/sproftop-bench.XXXXXX)
+SECTIONS=${SECTIONS:-all}
+# BENCH_TMP=DIR keeps the raw measurements there; a slowdown row whose
+# measurements DIR already holds is not measured again (a report rewritten
+# from a run's data).
+TMP=${BENCH_TMP:-$(mktemp -d /tmp/sproftop-bench.XXXXXX)}
+mkdir -p "$TMP"
 PIDS=()
 cleanup() {
     for p in "${PIDS[@]}"; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-    rm -rf "$TMP"
+    [ -n "${BENCH_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -31,6 +42,7 @@ have_perf=1
 perf record -q -F 99 -g -o "$TMP/probe.data" -- true >/dev/null 2>&1 || have_perf=0
 
 log() { printf '%s\n' "$*" >&2; }
+want() { [ "$SECTIONS" = all ] || [[ " $SECTIONS " == *" $1 "* ]]; }
 
 # median and min-max of numbers on stdin: "MED (MIN-MAX)"
 stats() {
@@ -38,6 +50,16 @@ stats() {
         m = NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2;
         printf "%.3f (%.3f-%.3f)", m, v[1], v[NR]}'
 }
+# met VALUE LIMIT le|ge: "met" or "**missed**"; m CELL: a cell's median;
+# K/C/T/H KEY: a slowdown row's wall, CPU, tool CPU and held cells
+met() { awk -v v="$1" -v lim="$2" -v op="$3" 'BEGIN {if (v !~ /^[0-9.]+$/ || lim !~ /^[0-9.]+$/) {print "not measured"; exit}
+    ok = op == "le" ? v <= lim : v >= lim; print ok ? "met" : "**missed**"}'; }
+m() { echo "$1" | awk '{print $1}'; }
+bn() { [ "$1" = spin ] && echo 'frame pointers' || echo 'no frame pointers'; }
+K() { echo "${SLOW[$1]:-not run}"; }
+C() { echo "${CSLOW[$1]:-not run}"; }
+T() { echo "${TSHARE[$1]:-not run}"; }
+H() { echo "${HSLOW[$1]:-not run}"; }
 median() { sort -g | awk '{v[NR]=$1} END {if (!NR) {print "nan"; exit} m = NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2; print m}'; }
 
 start_spin() { # BIN PROGRESS BUSY BLOCKED
@@ -50,27 +72,38 @@ stop_spin() { kill -KILL "$SPIN" 2>/dev/null; wait "$SPIN" 2>/dev/null; }
 # CPU time of all threads of a process, ns (schedstat: exact, unlike ticks)
 tcpu() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}'; }
 now() { date +%s.%N; }
+# CPU time of a process, ns, in clock ticks (/proc/PID/stat: coarse, but it
+# keeps the time of threads that have ended)
+pcpu() { awk -v hz="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); printf "%.0f\n", ($12 + $13) * 1e9 / hz}' /proc/"$1"/stat 2>/dev/null; }
 
-# total work units done so far by the spin target
-units() { od -An -t u8 -w64 -v "$1" | awk '{s += $1} END {printf "%d\n", s}'; }
-
-# one on/off pair: prints "WALL CPU": off_rate/on_rate, the slowdown, and
+# one on/off pair: prints "WALL CPU TOOL HELD": off_rate/on_rate, the slowdown;
 # the target's CPU time per unit of work with the profiler ÷ without it,
 # which other jobs on the machine do not blur (they change the target's
-# share of the CPUs, not what a unit costs it).  $@ = profiler command
+# share of the CPUs, not what a unit costs it); and the profiler's own CPU
+# over the "on" window, as a share of one core; and HELD per unit of work
+# with ÷ without, HELD being the target's threads' time not spent waiting
+# for a CPU (each thread's window minus its schedstat wait): for a target
+# that never blocks, its CPU time plus the time a sampler kept it stopped.
+# The target's readings come from tests/bench/snap.c.  $@ = profiler command
 # (runs for 0.4 + WIN + 0.3 s).
 pair() {
     local prog=$1; shift
-    local a b c d ca cb cc cd
-    a=$(units "$prog"); ca=$(tcpu "$SPIN"); sleep "$WIN"; b=$(units "$prog"); cb=$(tcpu "$SPIN")
+    local a b c d tc td tc0 td0
+    a=$("$B/snap" "$prog" "$SPIN"); sleep "$WIN"; b=$("$B/snap" "$prog" "$SPIN")
     "$@" >/dev/null 2>&1 &
     local tool=$!
     sleep 0.4
-    c=$(units "$prog"); cc=$(tcpu "$SPIN"); sleep "$WIN"; d=$(units "$prog"); cd=$(tcpu "$SPIN")
+    c=$("$B/snap" "$prog" "$SPIN"); tc=$(pcpu "$tool"); tc0=$(now)
+    sleep "$WIN"
+    d=$("$B/snap" "$prog" "$SPIN"); td=$(pcpu "$tool"); td0=$(now)
     wait "$tool"
-    awk -v off=$((b - a)) -v on=$((d - c)) -v coff="$(awk -v x="$cb" -v y="$ca" 'BEGIN {print x - y}')" \
-        -v con="$(awk -v x="$cd" -v y="$cc" 'BEGIN {print x - y}')" \
-        'BEGIN {printf "%.4f %.4f\n", on ? off / on : 0, (on && off && coff > 0) ? (con / on) / (coff / off) : 0}'
+    # the tool's share: -1 when it ended before the window did
+    echo "$a $b $c $d" | awk -v tool="$(awk -v x="${td:--1}" -v y="${tc:--1}" -v t1="$td0" -v t0="$tc0" 'BEGIN {print (x < 0 || y < 0) ? -1 : (x - y) / 1e9 / (t1 - t0)}')" '
+        # snap: UNITS RUN WAIT NOW THREADS, four times
+        {off = $6 - $1; on = $16 - $11; coff = $7 - $2; con = $17 - $12
+         hoff = $10 * ($9 - $4) - ($8 - $3); hon = $20 * ($19 - $14) - ($18 - $13)
+         printf "%.4f %.4f %.4f %.4f\n", on ? off / on : 0, (on && off && coff > 0) ? (con / on) / (coff / off) : 0, tool,
+                (on && off && hoff > 0) ? (hon / on) / (hoff / off) : 0}'
 }
 
 tool_cmd() { # TOOL HZ PID -> command words
@@ -93,27 +126,34 @@ tool_cmd() { # TOOL HZ PID -> command words
 # slowdown TOOL HZ BIN BUSY -> "median (min-max)" over REPS pairs; the
 # tools of one row are interleaved.  HOGS extra CPU-bound processes run
 # meanwhile (key suffix .hN).
-declare -A SLOW CSLOW
+declare -A SLOW CSLOW TSHARE HSLOW
 slowdown_row() { # BIN BUSY HZ TOOLS...
     local bin=$1 busy=$2 hz=$3; shift 3
-    local prog=$TMP/progress hogs=() h key
-    for ((h = 0; h < ${HOGS:-0}; h++)); do
-        "$B/spin" "$TMP/hog$h" 1 0 & PIDS+=($!); hogs+=($!)
+    local prog=$TMP/progress hogs=() h key t kept=1
+    for t in "$@"; do
+        [ -s "$TMP/pair.$t.$hz.$(basename "$bin").$busy.h${HOGS:-0}" ] || kept=0
     done
-    start_spin "$bin" "$prog" "$busy" 0
-    local r t
-    for ((r = 0; r < REPS; r++)); do
-        for t in "$@"; do
-            # shellcheck disable=SC2046
-            pair "$prog" $(tool_cmd "$t" "$hz" "$SPIN") >>"$TMP/pair.$t.$hz.$(basename "$bin").$busy.h${HOGS:-0}"
+    if [ $kept = 0 ]; then
+        for ((h = 0; h < ${HOGS:-0}; h++)); do
+            "$B/spin" "$TMP/hog$h" 1 0 & PIDS+=($!); hogs+=($!)
         done
-    done
-    stop_spin
-    for h in "${hogs[@]}"; do kill -KILL "$h" 2>/dev/null; wait "$h" 2>/dev/null; done
+        start_spin "$bin" "$prog" "$busy" 0
+        local r
+        for ((r = 0; r < REPS; r++)); do
+            for t in "$@"; do
+                # shellcheck disable=SC2046
+                pair "$prog" $(tool_cmd "$t" "$hz" "$SPIN") >>"$TMP/pair.$t.$hz.$(basename "$bin").$busy.h${HOGS:-0}"
+            done
+        done
+        stop_spin
+        for h in "${hogs[@]}"; do kill -KILL "$h" 2>/dev/null; wait "$h" 2>/dev/null; done
+    fi
     for t in "$@"; do
         key=$t.$hz.$(basename "$bin").$busy.h${HOGS:-0}
         SLOW[$key]=$(awk '{print $1}' "$TMP/pair.$key" | stats)
         CSLOW[$key]=$(awk '$2 > 0 {print $2}' "$TMP/pair.$key" | stats)
+        TSHARE[$key]=$(awk '$3 >= 0 {print $3}' "$TMP/pair.$key" | stats)
+        HSLOW[$key]=$(awk '$4 > 0 {print $4}' "$TMP/pair.$key" | stats)
     done
 }
 
@@ -145,6 +185,7 @@ cores=$(nproc)
 log "bench: $cores cores, REPS=$REPS, WIN=${WIN}s, perf: $([ $have_perf = 1 ] && echo yes || echo no)"
 
 # --- 1. single thread, 28 frames: slowdown vs perf --------------------------
+if want slowdown; then
 tools=(sp-perf sp-ptrace)
 [ $have_perf = 1 ] && tools+=(perf-dwarf perf-fp)
 for bin in "$B/spin" "$B/spin_nofp"; do
@@ -159,8 +200,10 @@ for bin in "$B/spin" "$B/spin_nofp"; do
 done
 log "1c. ptrace placement alternatives at 1000 Hz"
 slowdown_row "$B/spin" 1 1000 sproftop-follow sproftop-nospin
+fi
 
 # --- 2. cost per sample -----------------------------------------------------
+if want cost; then
 log "2. per-sample cost at 1000 Hz"
 : >"$TMP/cpu_sp"; : >"$TMP/cpu_rtt"; : >"$TMP/stop_sp"; : >"$TMP/p99_sp"; : >"$TMP/stop_rtt"; : >"$TMP/ratio"
 : >"$TMP/whole.perf"; : >"$TMP/whole.ptrace"; : >"$TMP/share.perf"; : >"$TMP/share.ptrace"; : >"$TMP/share.top"
@@ -197,6 +240,7 @@ for ((r = 0; r < REPS; r++)); do
     fi
 done
 stop_spin
+fi
 
 # --- 3. 8 busy threads on 2 CPUs: samples per second of thread CPU time ------
 # rate_run TOOL HZ PID: samples taken per second of the target's CPU time
@@ -216,11 +260,13 @@ rate_run() {
     awk -v n="${n:-0}" -v c="$((c1 - c0))" 'BEGIN {printf "%.1f\n", (c > 0 ? n / (c / 1e9) : 0)}'
 }
 declare -A RATE
+if want threads; then
 rtools=(sp-perf sp-ptrace)
 [ $have_perf = 1 ] && rtools+=(perf-record)
 for hz in 100 1000; do
     log "3. 8 threads at $hz Hz: ${rtools[*]}"
     start_spin "$B/spin" "$TMP/progress8" 8 0
+    for t in "${rtools[@]}"; do : >"$TMP/rate.$t.$hz"; done
     for ((r = 0; r < REPS; r++)); do
         for t in "${rtools[@]}"; do rate_run "$t" "$hz" "$SPIN" >>"$TMP/rate.$t.$hz"; done
     done
@@ -228,10 +274,12 @@ for hz in 100 1000; do
     for t in "${rtools[@]}"; do RATE[$t.$hz]=$(stats <"$TMP/rate.$t.$hz"); done
     slowdown_row "$B/spin" 8 "$hz" sp-perf sp-ptrace
 done
+fi
 
 # --- 4. 64 threads, 60 blocked: the cost of idle threads --------------------
-log "4. 4 busy + 60 blocked threads at 100 Hz"
 declare -A IDLE
+if want idle; then
+log "4. 4 busy + 60 blocked threads at 100 Hz"
 start_spin "$B/spin" "$TMP/progress64" 4 60
 for b in perf ptrace; do
     for mode in default idle; do
@@ -250,8 +298,11 @@ for b in perf ptrace; do
     done
 done
 stop_spin
+fi
 
 # --- 5. aggregate ingest, RSS, TUI redraw -------------------------------------
+nodes= big_nodes=
+if want aggregate; then
 log "5. aggregate and TUI"
 : >"$TMP/ingest"; : >"$TMP/rss"
 for ((r = 0; r < REPS; r++)); do
@@ -271,11 +322,12 @@ for ((r = 0; r < REPS; r++)); do
     awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {printf "%.3f\n", ((c - b) - (b - a)) / 50 * 1000}' >>"$TMP/redraw"
 done
 
+fi
+
 # --- 6. symbolization ---------------------------------------------------------
-sym_line=$(grep '^symbols:' "$TMP/stats_1k")
+sym_line=$(grep '^symbols:' "$TMP/stats_1k" 2>/dev/null)
 
 # --- 7. perf stack copy size ----------------------------------------------------
-log "7. stack copy sizes"
 SIZES="4096 8192 16384 32768 65528"
 # trunc_row NAME CMD...: % of samples cut short by the copy, per size
 declare -A TRUNC
@@ -291,6 +343,8 @@ trunc_row() {
     done
     kill -KILL $p 2>/dev/null; wait $p 2>/dev/null
 }
+if want stackcopy; then
+log "7. stack copy sizes"
 trunc_row "recurse (300 frames)" "$TOP/$BUILD/targets/recurse"
 trunc_row "deep (28 frames, C)" "$TOP/$BUILD/targets/deep"
 trunc_row "cxx (C++)" "$TOP/$BUILD/targets/cxx"
@@ -304,18 +358,136 @@ command -v node >/dev/null && trunc_row node node -e 'function f(n) { if (n == 0
 command -v ruby >/dev/null && trunc_row ruby ruby -e 'def f(n); if n == 0 then loop {} end; f(n - 1); end; f(50)'
 log "7b. slowdown by stack copy size at 5 kHz"
 slowdown_row "$B/spin" 1 5000 sp-perf-8k sp-perf-16k sp-perf-32k sp-perf-64k
+fi
 
 # --- 8. signal delivery delay ---------------------------------------------------
+if want signals; then
 log "8. signal delivery delay"
 SPROFTOP=$SP REPS=$REPS tests/bench/sigdelay.sh "$BUILD" >"$TMP/sigdelay.md"
+fi
+
+# --- 9. each backend's default rate: a sweep over common rates ----------------
+# Odd rates, so that the timer does not tick in lockstep with the target.
+# What the target pays is read per backend: perf never stops it, so its
+# CPU per unit of work (field 2 of pair); ptrace stops it, so CPU plus the
+# time stopped (field 4).  Over the SWEEP_CHOOSE rows, the default is
+#   median: the highest rate whose median, at that rate and at every lower
+#           one, is <= SWEEP_LIMIT; checked by
+#   fit:    slowdown - 1 = rate x cost, least squares over every pair of
+#           every rate; the highest swept rate with rate x cost <=
+#           SWEEP_LIMIT - 1 (the high rates, where the cost stands well
+#           above the noise, weigh the most).
+SWEEP_HZ=${SWEEP_HZ:-99 199 499 999 1999 3999}
+SWEEP_LIMIT=${SWEEP_LIMIT:-1.01}
+SWEEP_REPS=${SWEEP_REPS:-$REPS}
+SWEEP_ROWS=("spin 1" "spin_nofp 1" "spin 2")   # BIN BUSY_THREADS
+SWEEP_CHOOSE=("spin 1" "spin_nofp 1")
+declare -A CHOSEN FITTED COST DEFAULT_HZ
+sweep_field() { [ "$1" = ptrace ] && echo 4 || echo 2; }
+if want rates; then
+    for row in "${SWEEP_ROWS[@]}"; do
+        read -r bin busy <<<"$row"
+        for hz in $SWEEP_HZ; do
+            log "9. rate sweep: $bin, $busy busy thread(s), $hz Hz"
+            REPS=$SWEEP_REPS slowdown_row "$B/$bin" "$busy" "$hz" sp-perf sp-ptrace
+        done
+    done
+    for b in perf ptrace; do
+        f=$(sweep_field $b)
+        CHOSEN[$b]="none (even ${SWEEP_HZ%% *} Hz is over)"
+        for hz in $SWEEP_HZ; do
+            ok=1
+            for row in "${SWEEP_CHOOSE[@]}"; do
+                read -r bin busy <<<"$row"
+                med=$(awk -v f="$f" '$f > 0 {print $f}' "$TMP/pair.sp-$b.$hz.$bin.$busy.h0" | median)
+                [ "$(met "$med" "$SWEEP_LIMIT" le)" = met ] || ok=0
+            done
+            [ $ok = 1 ] || break
+            CHOSEN[$b]=$hz
+        done
+        : >"$TMP/fit.$b"
+        for row in "${SWEEP_CHOOSE[@]}"; do
+            read -r bin busy <<<"$row"
+            for hz in $SWEEP_HZ; do
+                awk -v f="$f" -v hz="$hz" '$f > 0 {print hz, $f}' "$TMP/pair.sp-$b.$hz.$bin.$busy.h0" >>"$TMP/fit.$b"
+            done
+        done
+        # cost: µs of the target's time per sample
+        COST[$b]=$(awk '{sxy += $1 * ($2 - 1); sxx += $1 * $1} END {if (sxx > 0) printf "%.2f", sxy / sxx * 1e6}' "$TMP/fit.$b")
+        FITTED[$b]="none (even ${SWEEP_HZ%% *} Hz is over)"
+        for hz in $SWEEP_HZ; do
+            awk -v c="${COST[$b]:-nan}" -v hz="$hz" -v l="$SWEEP_LIMIT" 'BEGIN {exit !(c ~ /^-?[0-9.]+$/ && hz * c / 1e6 <= l - 1)}' \
+                && FITTED[$b]=$hz
+        done
+    done
+    # what this build does without -F
+    start_spin "$B/spin" "$TMP/progress" 1 0
+    for b in perf ptrace; do
+        "$SP" --sampler $b -p "$SPIN" -d 0.5 --stats -o "$TMP/d.folded" 2>"$TMP/d.err" >/dev/null
+        DEFAULT_HZ[$b]=$(sed -n 's/.*asked \([0-9.]*\) Hz per thread.*/\1/p' "$TMP/d.err" | head -n 1)
+    done
+    stop_spin
+fi
+
+# --- 10. several processes (issue 14) -------------------------------------------
+# -a beside perf top -a -g at 99 Hz, with 2 busy processes and IDLE_PROCS
+# idle ones (build/targets/sleeper: 3 threads blocked in the kernel); and
+# the peak RSS of -p with 20 processes of one binary against -p with one.
+IDLE_PROCS=${IDLE_PROCS:-200}
+MACH_SECS=${MACH_SECS:-12}   # each tool's run; CPU from 4 s to MACH_SECS - 1
+MEM_SECS=${MEM_SECS:-4}
+# hwm PID: peak resident set so far, KiB
+hwm() { awk '/^VmHWM:/ {print $2}' /proc/"$1"/status 2>/dev/null; }
+if want procs && [ $have_perf = 1 ] && ! { [ -s "$TMP/all.top" ] && [ -s "$TMP/rssratio" ]; }; then
+    log "10. -a: 2 busy + $IDLE_PROCS idle processes, sproftop -a and perf top -a -g at 99 Hz"
+    bg=()
+    for ((i = 0; i < IDLE_PROCS; i++)); do
+        "$TOP/$BUILD/targets/sleeper" >/dev/null 2>&1 & PIDS+=($!); bg+=($!)
+    done
+    for i in 1 2; do "$B/spin" "$TMP/busy$i" 1 0 & PIDS+=($!); bg+=($!); done
+    sleep 1
+    : >"$TMP/all.sp"; : >"$TMP/all.top"; : >"$TMP/all.sprss"; : >"$TMP/all.toprss"
+    steady=$(awk -v s="$MACH_SECS" 'BEGIN {print s - 5}')
+    for ((r = 0; r < REPS; r++)); do
+        "$SP" -a -F 99 -d "$MACH_SECS" -o "$TMP/a.folded" >/dev/null 2>"$TMP/a.err" &
+        sp=$!
+        sleep 4
+        c0=$(tcpu $sp); t0=$(now); sleep "$steady"; c1=$(tcpu $sp); t1=$(now); hwm $sp >>"$TMP/all.sprss"
+        wait $sp
+        awk -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" 'BEGIN {if (c1 > c0) printf "%.5f\n", (c1 - c0) / 1e9 / (t1 - t0)}' >>"$TMP/all.sp"
+        # perf top needs a stdin that stays open (at EOF it spins)
+        (sleep $((MACH_SECS + 1)) | sh -c 'echo $$ >"$1"; exec timeout "$2" perf top --stdio -a -g -F 99 -d 2' \
+            sh "$TMP/atop.pid" "$MACH_SECS" >/dev/null 2>&1) &
+        ptj=$!
+        sleep 4
+        ptp=$(pgrep -P "$(cat "$TMP/atop.pid")" | head -n 1)
+        c0=$(tcpu "$ptp"); t0=$(now); sleep "$steady"; c1=$(tcpu "$ptp"); t1=$(now); hwm "$ptp" >>"$TMP/all.toprss"
+        wait $ptj
+        awk -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" 'BEGIN {if (c1 > c0) printf "%.5f\n", (c1 - c0) / 1e9 / (t1 - t0)}' >>"$TMP/all.top"
+    done
+    for p in "${bg[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+
+    log "10b. peak RSS: -p with 20 processes of one binary vs -p with one"
+    bg=()
+    for ((i = 0; i < 20; i++)); do "$TOP/$BUILD/targets/split" & PIDS+=($!); bg+=($!); done
+    sleep 1
+    list=$(IFS=,; echo "${bg[*]}")
+    : >"$TMP/rss1"; : >"$TMP/rss20"; : >"$TMP/rssratio"
+    for ((r = 0; r < REPS; r++)); do
+        /usr/bin/time -f %M -o "$TMP/t1" "$SP" -p "${bg[0]}" -F 99 -d "$MEM_SECS" -o "$TMP/m.folded" >/dev/null 2>&1
+        /usr/bin/time -f %M -o "$TMP/t20" "$SP" -p "$list" -F 99 -d "$MEM_SECS" -o "$TMP/m.folded" >/dev/null 2>&1
+        a=$(tail -n 1 "$TMP/t1"); z=$(tail -n 1 "$TMP/t20")
+        awk -v k="$a" 'BEGIN {printf "%.1f\n", k / 1024}' >>"$TMP/rss1"
+        awk -v k="$z" 'BEGIN {printf "%.1f\n", k / 1024}' >>"$TMP/rss20"
+        awk -v a="$a" -v z="$z" 'BEGIN {if (a > 0) printf "%.2f\n", z / a}' >>"$TMP/rssratio"
+    done
+    for p in "${bg[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+fi
 
 # --- report -------------------------------------------------------------------
-met() { awk -v v="$1" -v lim="$2" -v op="$3" 'BEGIN {if (v !~ /^[0-9.]+$/ || lim !~ /^[0-9.]+$/) {print "not measured"; exit}
-    ok = op == "le" ? v <= lim : v >= lim; print ok ? "met" : "**missed**"}'; }
-m() { echo "$1" | awk '{print $1}'; }
-bn() { [ "$1" = spin ] && echo 'frame pointers' || echo 'no frame pointers'; }
-K() { echo "${SLOW[$1]:-not run}"; }
-C() { echo "${CSLOW[$1]:-not run}"; }
+# Only some sections run: the others' cells are "not run", and the files
+# they would read are missing: not worth a line each on stderr.
+[ "$SECTIONS" = all ] || exec 3>&2 2>/dev/null
 # slow_cell KEY WALL_LIMIT CPU_LIMIT: "wall W (met), CPU C (met)"
 slow_cell() {
     local w c
@@ -369,9 +541,9 @@ done
 cat <<EOF
 | whole CPU per sample, 28 frames, 1 kHz (µs) | ≤ 20 | $whole_perf | $(met "$whole_perf" 20 le) | $(median <"$TMP/whole.ptrace") |
 | whole CPU at 1 kHz (share of a core) next to \`perf top --call-graph dwarf\` ($share_top) | ≤ 0.5 × perf top ($half_top) | $share_perf | $(met "$share_perf" "$half_top" le) | $(median <"$TMP/share.ptrace") |
-| 8 busy threads on $cores CPUs, 1 kHz: samples per second of thread CPU time | ≥ perf record's ($(m "${RATE[perf-record.1000]:-nan}")) | $(m "${RATE[sp-perf.1000]}") | $(met "$(m "${RATE[sp-perf.1000]}")" "$(m "${RATE[perf-record.1000]:-nan}")" ge) | $(m "${RATE[sp-ptrace.1000]}") |
-| 4 busy + 60 blocked threads, 100 Hz: whole CPU (share of a core) | ≤ 0.02 | $(m "${IDLE[share.perf.default]}") | $(met "$(m "${IDLE[share.perf.default]}")" 0.02 le) | $(m "${IDLE[share.ptrace.default]}") |
-| \`--idle\` on 60 blocked threads (4 busy), 100 Hz: whole CPU (share of a core) | ≤ 0.05 | $(m "${IDLE[share.perf.idle]}") | $(met "$(m "${IDLE[share.perf.idle]}")" 0.05 le) | $(m "${IDLE[share.ptrace.idle]}") |
+| 8 busy threads on $cores CPUs, 1 kHz: samples per second of thread CPU time | ≥ perf record's ($(m "${RATE[perf-record.1000]:-nan}")) | $(m "${RATE[sp-perf.1000]:-not run}") | $(met "$(m "${RATE[sp-perf.1000]:-not run}")" "$(m "${RATE[perf-record.1000]:-nan}")" ge) | $(m "${RATE[sp-ptrace.1000]:-not run}") |
+| 4 busy + 60 blocked threads, 100 Hz: whole CPU (share of a core) | ≤ 0.02 | $(m "${IDLE[share.perf.default]:-not run}") | $(met "$(m "${IDLE[share.perf.default]:-not run}")" 0.02 le) | $(m "${IDLE[share.ptrace.default]:-not run}") |
+| \`--idle\` on 60 blocked threads (4 busy), 100 Hz: whole CPU (share of a core) | ≤ 0.05 | $(m "${IDLE[share.perf.idle]:-not run}") | $(met "$(m "${IDLE[share.perf.idle]:-not run}")" 0.05 le) | $(m "${IDLE[share.ptrace.idle]:-not run}") |
 
 The sections below give each figure with its spread. "wall" is the
 slowdown the issue asks for; "CPU" is the target's CPU time per unit of
@@ -468,8 +640,8 @@ thread is taken.
 
 | asked per thread | perf | ptrace | perf record --call-graph dwarf | slowdown, perf | slowdown, ptrace |
 |---|---|---|---|---|---|
-| 100 Hz | ${RATE[sp-perf.100]} | ${RATE[sp-ptrace.100]} | ${RATE[perf-record.100]:-not run} | wall $(K sp-perf.100.spin.8.h0), CPU $(C sp-perf.100.spin.8.h0) | wall $(K sp-ptrace.100.spin.8.h0), CPU $(C sp-ptrace.100.spin.8.h0) |
-| 1000 Hz | ${RATE[sp-perf.1000]} | ${RATE[sp-ptrace.1000]} | ${RATE[perf-record.1000]:-not run} | wall $(K sp-perf.1000.spin.8.h0), CPU $(C sp-perf.1000.spin.8.h0) | wall $(K sp-ptrace.1000.spin.8.h0), CPU $(C sp-ptrace.1000.spin.8.h0) |
+| 100 Hz | ${RATE[sp-perf.100]:-not run} | ${RATE[sp-ptrace.100]:-not run} | ${RATE[perf-record.100]:-not run} | wall $(K sp-perf.100.spin.8.h0), CPU $(C sp-perf.100.spin.8.h0) | wall $(K sp-ptrace.100.spin.8.h0), CPU $(C sp-ptrace.100.spin.8.h0) |
+| 1000 Hz | ${RATE[sp-perf.1000]:-not run} | ${RATE[sp-ptrace.1000]:-not run} | ${RATE[perf-record.1000]:-not run} | wall $(K sp-perf.1000.spin.8.h0), CPU $(C sp-perf.1000.spin.8.h0) | wall $(K sp-ptrace.1000.spin.8.h0), CPU $(C sp-ptrace.1000.spin.8.h0) |
 
 ptrace's figure counts the ticks of threads that were runnable but
 waiting for a CPU (it stops them when they next run): more samples than
@@ -479,10 +651,10 @@ there was CPU time.
 
 | backend, mode | sproftop's whole CPU, share of a core | stops of blocked threads | stacks reused without unwinding |
 |---|---|---|---|
-| perf, default (on-CPU) | ${IDLE[share.perf.default]} | ${IDLE[bstops.perf.default]} | ${IDLE[reused.perf.default]} |
-| perf, --idle | ${IDLE[share.perf.idle]} | ${IDLE[bstops.perf.idle]} | ${IDLE[reused.perf.idle]} |
-| ptrace, default (on-CPU) | ${IDLE[share.ptrace.default]} | ${IDLE[bstops.ptrace.default]} | ${IDLE[reused.ptrace.default]} |
-| ptrace, --idle | ${IDLE[share.ptrace.idle]} | ${IDLE[bstops.ptrace.idle]} | ${IDLE[reused.ptrace.idle]} |
+| perf, default (on-CPU) | ${IDLE[share.perf.default]:-not run} | ${IDLE[bstops.perf.default]:-not run} | ${IDLE[reused.perf.default]:-not run} |
+| perf, --idle | ${IDLE[share.perf.idle]:-not run} | ${IDLE[bstops.perf.idle]:-not run} | ${IDLE[reused.perf.idle]:-not run} |
+| ptrace, default (on-CPU) | ${IDLE[share.ptrace.default]:-not run} | ${IDLE[bstops.ptrace.default]:-not run} | ${IDLE[reused.ptrace.default]:-not run} |
+| ptrace, --idle | ${IDLE[share.ptrace.idle]:-not run} | ${IDLE[bstops.ptrace.idle]:-not run} | ${IDLE[reused.ptrace.idle]:-not run} |
 
 The perf backend never stops a thread; with \`--idle\`, the 60 threads
 blocked since before the attach are read once from
@@ -513,7 +685,7 @@ EOF
 for name in "recurse (300 frames)" "deep (28 frames, C)" "cxx (C++)" python3 perl node ruby; do
     [ -n "${TRUNC["$name.4096"]:-}" ] || continue
     printf '| %s |' "$name"
-    for z in $SIZES; do printf ' %s |' "${TRUNC["$name.$z"]}"; done
+    for z in $SIZES; do printf ' %s |' "${TRUNC["$name.$z"]:-not run}"; done
     echo
 done
 cat <<EOF
@@ -547,6 +719,69 @@ nothing.
 
 $(cat "$TMP/sigdelay.md")
 
+## 9. Each backend's default rate (issue 12)
+
+The 28-frame target of section 1 (one busy thread, with frame pointers
+and without, and two busy threads) under each backend at common odd
+rates (odd, so that the timer does not tick in lockstep with the
+target), in interleaved on/off pairs, $SWEEP_REPS per cell. "CPU" is the
+target's CPU time per unit of work with ÷ without the profiler; "held"
+adds the time the target was stopped (its threads' time not spent
+waiting for a CPU, from schedstat: run time plus stopped time, for a
+target that never blocks), the figure that counts ptrace's stops; "wall"
+is its throughput without ÷ with; "sproftop" is sproftop's own CPU (all
+threads) over the window, as a share of one core (counted in clock
+ticks: ± 0.01).
+
+| target | rate | perf: CPU | perf: wall | perf: sproftop | ptrace: CPU | ptrace: held | ptrace: wall | ptrace: sproftop |
+|---|---|---|---|---|---|---|---|---|
+EOF
+for row in "${SWEEP_ROWS[@]}"; do
+    read -r bin busy <<<"$row"
+    t="$(bn $bin)"; [ "$busy" = 1 ] || t="$t, $busy threads"
+    for hz in $SWEEP_HZ; do
+        k=$hz.$bin.$busy.h0
+        echo "| $t | $hz Hz | $(C sp-perf.$k) | $(K sp-perf.$k) | $(T sp-perf.$k) | $(C sp-ptrace.$k) | $(H sp-ptrace.$k) | $(K sp-ptrace.$k) | $(T sp-ptrace.$k) |"
+    done
+done
+cat <<EOF
+
+The choice is read on the CPU column for perf (it never stops the
+target) and on the held column for ptrace (its stops are the larger part
+of what it costs): other jobs on the shared machine change the target's
+share of the CPUs from one window to the next, and so the wall column by
+several points, but not what a unit of work costs it nor how long the
+sampler keeps it stopped. The default is the median rule's rate, over
+the two single-thread rows: the highest rate whose median stays
+≤ $SWEEP_LIMIT, at that rate and at every lower one. The fit checks it:
+slowdown − 1 = rate × cost per sample, least squares over every pair of
+every rate (the high rates, where the cost stands well above the noise,
+weigh the most), and the highest swept rate at which rate × cost
+≤ $(awk -v l="$SWEEP_LIMIT" 'BEGIN {print (l - 1) * 100}') %.
+
+| backend | median rule | fit | cost per sample (fit), µs of the target's time | default of this build (\`--stats\` without \`-F\`) |
+|---|---|---|---|---|
+| perf | ${CHOSEN[perf]:-not run} Hz | ${FITTED[perf]:-not run} Hz | ${COST[perf]:-not run} | ${DEFAULT_HZ[perf]:-not measured} Hz |
+| ptrace | ${CHOSEN[ptrace]:-not run} Hz | ${FITTED[ptrace]:-not run} Hz | ${COST[ptrace]:-not run} | ${DEFAULT_HZ[ptrace]:-not measured} Hz |
+
+EOF
+cat "$TOP/tests/bench/notes_rates.md"
+cat <<EOF
+
+## 10. Several processes (issue 14)
+
+| figure | sproftop | peer | target |
+|---|---|---|---|
+| \`-a -F 99\`, 2 busy \`spin\` + $IDLE_PROCS idle \`sleeper\` processes (and the machine's other jobs): whole CPU, share of a core | $(stats <"$TMP/all.sp") | \`perf top -a -g -F 99\`: $(stats <"$TMP/all.top") | ≤ 0.5 × perf top: ratio $(awk -v a="$(median <"$TMP/all.sp")" -v t="$(median <"$TMP/all.top")" 'BEGIN {if (t + 0 > 0) printf "%.1f", a / t; else print "nan"}'), $(met "$(median <"$TMP/all.sp")" "$(awk -v t="$(median <"$TMP/all.top")" 'BEGIN {print (t == "" || t == "nan") ? "nan" : t / 2}')" le) |
+| the same run: resident memory at the end of the window, MiB | $(awk '{printf "%.1f\n", $1 / 1024}' "$TMP/all.sprss" | stats) | perf top: $(awk '{printf "%.1f\n", $1 / 1024}' "$TMP/all.toprss" | stats) | |
+| \`-p\` with 20 \`split\` processes: peak RSS, MiB | $(stats <"$TMP/rss20") | \`-p\` with one of them: $(stats <"$TMP/rss1") | ≤ 2 × one: ratio $(stats <"$TMP/rssratio"), $(met "$(median <"$TMP/rssratio")" 2 le) |
+
+The CPU figures are from \`/proc/PID/task/*/schedstat\` of the tool (for
+perf top, the perf process) between 4 s after its start and 1 s before
+its end; the runs of the two tools alternate, $REPS each. \`-a\` sees the
+whole machine, so the other jobs on it are in both tools' work.
+$(cat "$TOP/tests/bench/notes_procs.md")
+
 ## Commands
 
 - Section 1: \`sproftop --sampler perf|ptrace -p PID -F HZ -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\`,
@@ -562,7 +797,54 @@ $(cat "$TMP/sigdelay.md")
 - Section 5: \`$BUILD/bench/bench_profile ingest\`; \`sproftop -i BIG.folded --script KEYS\` with 50 \`:refresh\` lines minus a run without them.
 - Section 7: \`sproftop --sampler perf --stack-size N -p PID -F 500 -d 1.5 --stats\`.
 - Section 8: \`tests/bench/sigdelay.sh\` (\`$BUILD/bench/sigdelay recv|send\`, \`sproftop --sampler NAME -p PID -F 1000\` per backend).
-- Regenerate: \`make bench\` (REPS and WIN environment variables).
+- Section 9: \`sproftop --sampler perf|ptrace -p PID -F HZ -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\` for HZ in $SWEEP_HZ,
+  on \`$BUILD/bench/spin PROGRESS 1\`, \`spin_nofp PROGRESS 1\` and \`spin PROGRESS 2\`; \`SECTIONS=rates tests/bench/run.sh\` runs it alone.
+- Section 10: \`sproftop -a -F 99 -d $MACH_SECS -o FILE\` and \`perf top --stdio -a -g -F 99\` beside $IDLE_PROCS \`$BUILD/targets/sleeper\`
+  and 2 \`$BUILD/bench/spin\`; \`/usr/bin/time -f %M sproftop -p P1,...,P20 -F 99 -d $MEM_SECS -o FILE\` and the same with \`-p P1\`,
+  on 20 \`$BUILD/targets/split\`; \`SECTIONS=procs tests/bench/run.sh\` runs it alone.
+- Regenerate: \`make bench\` (REPS, WIN, SECTIONS, SWEEP_HZ, SWEEP_REPS, IDLE_PROCS environment variables).
 EOF
-} >"$OUT"
-log "wrote $OUT"
+} >"$TMP/doc.md"
+[ "$SECTIONS" = all ] || exec 2>&3 3>&-
+if [ "$SECTIONS" = all ]; then
+    cp "$TMP/doc.md" "$OUT"
+    log "wrote $OUT"
+else
+    # only the sections run, from their "## N." heading to the next one
+    nums=
+    for sec in $SECTIONS; do
+        case $sec in
+        slowdown) nums="$nums 1" ;; cost) nums="$nums 2 6" ;; threads) nums="$nums 3" ;;
+        idle) nums="$nums 4" ;; aggregate) nums="$nums 5" ;; stackcopy) nums="$nums 7" ;;
+        signals) nums="$nums 8" ;; rates) nums="$nums 9" ;; procs) nums="$nums 10" ;;
+        *) log "unknown section $sec" ;;
+        esac
+    done
+    awk -v nums="$nums" 'BEGIN {n = split(nums, a, " "); for (i = 1; i <= n; i++) keep[a[i] "."] = 1}
+        /^## / {on = ($2 in keep)} on' "$TMP/doc.md" >"$TMP/part.md"
+    cat "$TMP/part.md"
+    if [ "${UPDATE:-0}" = 1 ] && [ -f "$OUT" ]; then
+        # these sections (and the command list) replace the ones of the
+        # same number in $OUT; a new one N goes after section N-1, or
+        # before "## Commands"
+        when="Measured by \`SECTIONS=\"$SECTIONS\" UPDATE=1 tests/bench/run.sh\` on $(date -u +%Y-%m-%d), apart from the run of the other sections (REPS=$REPS)."
+        awk -v when="$when" '
+            FNR == NR {
+                if (/^## /) { cur = $2; order[++n] = cur; text[cur] = $0 "\n\n_" when "_\n"; next }
+                text[cur] = text[cur] $0 "\n"; next }
+            /^## / {
+                skip = 0
+                if (last != "" && (last + 1) "." in text && !((last + 1) "." in done)) {
+                    printf "%s", text[(last + 1) "."]; done[(last + 1) "."] = 1 }
+                if ($2 ~ /^[0-9]+\.$/) last = $2 + 0
+                if ($2 == "Commands")
+                    for (i = 1; i <= n; i++) if (!(order[i] in done)) { printf "%s", text[order[i]]; done[order[i]] = 1 }
+                if ($2 in text) { if (!($2 in done)) printf "%s", text[$2]; done[$2] = 1; skip = 1; next }
+            }
+            !skip' "$TMP/part.md" "$OUT" >"$TMP/new.md"
+        awk '/^## Commands/ {on = 1} on' "$TMP/doc.md" >"$TMP/cmds.md"
+        awk 'FNR == NR {c = c $0 "\n"; next} /^## Commands/ {printf "%s", c; exit} {print}' \
+            "$TMP/cmds.md" "$TMP/new.md" >"$OUT"
+        log "updated $OUT"
+    fi
+fi
