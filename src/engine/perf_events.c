@@ -86,7 +86,7 @@ static void attr_event(struct perf_event_attr *a, const struct perf_events_opts 
     a->sample_stack_user = o->stack_bytes;
     a->exclude_kernel = o->kernel ? 0 : 1;
     a->inherit = 1;
-    a->inherit_thread = 1;
+    a->inherit_thread = o->children ? 0 : 1;
     if (o->enable_on_exec) {
         a->disabled = 1;
         a->enable_on_exec = 1;
@@ -118,6 +118,30 @@ int perf_events_open(const struct perf_events_opts *o, enum perf_ev_kind kind,
     if (fd < 0)
         return -1;
     if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner_fd) < 0 ||
+        ioctl(fd, PERF_EVENT_IOC_ID, id) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+int perf_events_open_cpu(const struct perf_events_opts *o, enum perf_ev_kind kind,
+                         int cpu, int owner_fd, uint32_t wakeup_bytes, uint64_t *id)
+{
+    struct perf_event_attr a;
+    attr_event(&a, o, kind);
+    a.inherit = 0;
+    a.inherit_thread = 0;
+    if (owner_fd < 0) {
+        a.watermark = 1;
+        a.wakeup_watermark = wakeup_bytes;
+    }
+    int fd = sys_perf_event_open(&a, -1, cpu);
+    if (fd < 0)
+        return -1;
+    if ((owner_fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner_fd) < 0) ||
         ioctl(fd, PERF_EVENT_IOC_ID, id) < 0) {
         int e = errno;
         close(fd);

@@ -153,6 +153,7 @@ struct psampler {
     uint32_t win_threads;  /* distinct threads eligible in the window */
     int leader_status;     /* wait status of the leader's exit */
     bool leader_exited;
+    bool announced;        /* cfg.on_process told of the target */
     bool launch_pending;   /* launched child seized, exec not seen yet */
     int cpu_now;           /* CPU we pinned to, -1 if free */
     struct sampler_stats live;  /* the owner's figures; publish copies */
