@@ -109,15 +109,15 @@ static void attr_event(struct perf_event_attr *a, const struct perf_events_opts 
     }
 }
 
-int perf_events_open(const struct perf_events_opts *o, enum perf_ev_kind kind,
-                     pid_t tid, int cpu, int owner_fd, uint64_t *id)
+/* Open a on (pid, cpu), route its records into owner_fd's ring unless
+ * owner_fd < 0, and read its id: the fd, or -1 with errno. */
+static int open_routed(struct perf_event_attr *a, pid_t pid, int cpu, int owner_fd,
+                       uint64_t *id)
 {
-    struct perf_event_attr a;
-    attr_event(&a, o, kind);
-    int fd = sys_perf_event_open(&a, tid, cpu);
+    int fd = sys_perf_event_open(a, pid, cpu);
     if (fd < 0)
         return -1;
-    if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner_fd) < 0 ||
+    if ((owner_fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner_fd) < 0) ||
         ioctl(fd, PERF_EVENT_IOC_ID, id) < 0) {
         int e = errno;
         close(fd);
@@ -125,6 +125,14 @@ int perf_events_open(const struct perf_events_opts *o, enum perf_ev_kind kind,
         return -1;
     }
     return fd;
+}
+
+int perf_events_open(const struct perf_events_opts *o, enum perf_ev_kind kind,
+                     pid_t tid, int cpu, int owner_fd, uint64_t *id)
+{
+    struct perf_event_attr a;
+    attr_event(&a, o, kind);
+    return open_routed(&a, tid, cpu, owner_fd, id);
 }
 
 int perf_events_open_cpu(const struct perf_events_opts *o, enum perf_ev_kind kind,
@@ -138,17 +146,7 @@ int perf_events_open_cpu(const struct perf_events_opts *o, enum perf_ev_kind kin
         a.watermark = 1;
         a.wakeup_watermark = wakeup_bytes;
     }
-    int fd = sys_perf_event_open(&a, -1, cpu);
-    if (fd < 0)
-        return -1;
-    if ((owner_fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner_fd) < 0) ||
-        ioctl(fd, PERF_EVENT_IOC_ID, id) < 0) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-    }
-    return fd;
+    return open_routed(&a, -1, cpu, owner_fd, id);
 }
 
 static int paranoid_level(void)
