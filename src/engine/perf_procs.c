@@ -107,6 +107,11 @@ void pf_proc_exit(struct psampler *s, uint32_t i)
         close(p->stat_fd);
         p->stat_fd = -1;
     }
+    /* what only it used: a record read late makes them again if it can */
+    unwinder_free(p->unw);
+    p->unw = NULL;
+    maps_free(p->maps);
+    p->maps = NULL;
 }
 
 void pf_proc_announce(struct psampler *s, struct pproc *p)
@@ -396,10 +401,10 @@ void pf_procs_free(struct psampler *s)
 int pf_unwind_raw(struct psampler *s, struct pproc *p, const uint64_t *regs,
                   const uint8_t *stack, uint64_t len, enum unwind_end *end)
 {
-    if (p->maps_dirty)
+    if (p->maps_dirty || !p->maps)
         pf_proc_refresh_maps(s, p);
-    struct unwinder *u = pf_proc_unwinder(s, p);
-    if (!u) {
+    struct unwinder *u = p->maps ? pf_proc_unwinder(s, p) : NULL;
+    if (!u) { /* gone before its maps could be read */
         *end = UNWIND_OTHER;
         s->pcs[0] = regs[16];
         return 1;

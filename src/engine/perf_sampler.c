@@ -219,8 +219,10 @@ static void on_fork(struct psampler *s, const struct perf_record_task *r)
     }
     /* a new process: a pid we knew is used again */
     uint32_t old = pf_proc_find(s, pid);
-    if (old != PERF_NONE)
+    if (old != PERF_NONE) {
         pf_proc_exit(s, old);
+        s->procs[old].superseded = true;
+    }
     /* -a meets it at its first record; --children follows a target's */
     if (s->cfg.all || !s->cfg.children || parent == PERF_NONE ||
         s->procs[parent].exited)
@@ -238,8 +240,13 @@ static void on_exit_rec(struct psampler *s, const struct perf_record_task *r)
     uint32_t i = pf_thr_find(s, (pid_t)r->tid);
     if (i != PERF_NONE && s->thr[i].proc == pi)
         pf_thr_exit(s, i, r->time);
-    if (r->tid == r->pid)
-        s->procs[pi].leader_gone = true;
+    if (r->tid != r->pid)
+        return;
+    s->procs[pi].leader_gone = true;
+    /* -a watches no pidfd: a leader leaving with no thread of its process
+     * known to be alive is the process's end (a target's pidfd says so) */
+    if (!s->procs[pi].watched && s->procs[pi].nalive == 0)
+        pf_proc_exit(s, pi);
 }
 
 static void on_switch_in(struct psampler *s, const struct perf_event_header *h)
