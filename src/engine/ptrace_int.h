@@ -206,7 +206,10 @@ void pt_threads_free(struct psampler *s);
  * push every copy taken so far, each with maps no older than it (or
  * dropped when a library was replaced under it since); unwind_old: the
  * same, at an exec, for the copies of the image that is gone (with its
- * maps, before they are replaced); free: the copies and the maps. */
+ * maps, before they are replaced); free: the copies and the maps;
+ * announce: tell cfg.on_process of the target, once, before its first
+ * record or maps. */
+void pt_stop_announce(struct psampler *s);
 bool pt_stop_refresh_maps(struct psampler *s);
 void pt_stop_take(struct psampler *s, struct sthread *t, uint64_t t_seen);
 void pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,

@@ -73,6 +73,18 @@ static uint64_t vsize_now(struct psampler *s)
     return 0;
 }
 
+void pt_stop_announce(struct psampler *s)
+{
+    if (s->announced)
+        return;
+    s->announced = true;
+    if (!s->cfg.on_process)
+        return;
+    char comm[32];
+    target_thread_name(s->pid, s->pid, comm, sizeof comm);
+    s->cfg.on_process(s->cfg.ctx, s->pid, comm, false);
+}
+
 /* Re-read /proc/PID/maps; on change, bump the generation, tell the
  * unwinder and the collector.  Returns true when they changed.  A read
  * that fails or finds no mapping (a process has some) changes nothing,
@@ -114,12 +126,7 @@ bool pt_stop_refresh_maps(struct psampler *s)
     s->nchecked = 0;  /* its entries pointed into the old maps */
     s->gen++;
     unwinder_set_maps(s->unw, m);
-    if (!s->announced && s->cfg.on_process) {
-        char comm[32];
-        target_thread_name(s->pid, s->pid, comm, sizeof comm);
-        s->cfg.on_process(s->cfg.ctx, s->pid, comm, false);
-    }
-    s->announced = true;
+    pt_stop_announce(s);
     if (s->cfg.on_maps)
         s->cfg.on_maps(s->cfg.ctx, s->pid, s->gen, m->text, m->text_len);
     return true;

@@ -35,6 +35,7 @@ static void push_name(struct psampler *s, pid_t tid, const char *name)
 {
     if (!s->cfg.ingest)
         return; /* --dump has no ingest */
+    pt_stop_announce(s);
     struct ingest_rec h = {.type = INGEST_THREAD, .pid = s->pid, .tid = tid,
                            .time = clock_mono_ns(), .gen = s->gen};
     ingest_push(s->cfg.ingest, &h, name, strlen(name));
