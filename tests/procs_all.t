@@ -22,9 +22,9 @@ _run_seq=$((_run_seq + 1))
 ERR=$TMPD/all.err
 spawn timeout -k 5 "$SP_TIMEOUT" "$SPROFTOP" -a -d 12 -F 200 -o "$out" 2>"$ERR" >/dev/null
 sprof=$SPAWN_PID
-# a process started once sproftop samples: wait until it has attached to
-# every process (one sampler thread each: the count stops growing), then
-# start recurse from this shell, one of the processes it follows
+# a process started once sproftop samples: wait until it has attached
+# (its sampler and collector threads have started: the count stops
+# growing), then start recurse from this shell
 _last=-1
 _attached() {
     local p n=0

@@ -1,22 +1,28 @@
 /* collect.c - the live source; see collect.h.
  *
- * Owns the sampler, the ingest buffer, the fold (profile and symbolizer)
- * and the collector thread.  Lock order: none is nested; the collector
- * thread takes the ingest lock (swap) and the fold's locks one at a time.
+ * Owns the sampler (one, whatever the number of processes), its ingest
+ * buffer, the folds (a base holding the profile, and one sibling per
+ * process: its maps, pc cache and symbolizer) and the collector thread.
+ * The sampler announces each process (on_process) before its first maps
+ * or record; the collector hands each run of records to the fold of the
+ * process it names.  Lock order: none is nested; the collector thread
+ * takes the ingest lock (swap), procs_lock and the fold's locks one at a
+ * time.
  */
 #include "collect.h"
 
 #include "clock.h"
 #include "dbgfetch.h"
 #include "fold.h"
+#include "idtab.h"
 #include "ingest.h"
 #include "profile.h"
 #include "sym_store.h"
 #include "symbols.h"
 #include "target.h"
+#include "util.h"
 #include "vec.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -28,42 +34,32 @@
 
 #define INGEST_BYTES (8u << 20) /* per buffer: ~0.5 s of 64 threads x 1 kHz */
 #define PERIOD_NS 50000000ull   /* collector wake-up */
-#define PENDING_MAX 256         /* children reported, not yet attached */
 
-/* One sampled process (-p takes a list): its sampler, its ingest buffer
- * and its fold (maps and symbolizer), adding into the first's profile. */
+/* One sampled process (one image of it: an exec makes another): its
+ * fold, adding into the base's profile. */
 struct cproc {
-    struct sampler *sampler;
-    struct ingest *ingest;
-    struct fold *fold;         /* procs[0]'s is the base, the others siblings */
+    struct fold *fold;
     struct symbols *sym;       /* owned by fold; read for --stats after finish */
     pid_t pid;
-    struct collect *c;
+    bool old;                  /* a newer one has its pid */
 };
 
 struct collect {
     struct source src;
-    /* Processes: appended by collect_start, then (--children) by the
-     * collector thread alone, under procs_lock, which the controlling
-     * thread takes to walk them.  Each cproc stays where it is (it is
-     * its sampler's ctx). */
+    /* Processes: appended by the sampler thread (on_process), looked up
+     * by it (on_maps) and by the collector, walked by the controlling
+     * thread, all under procs_lock.  Each cproc stays where it is. */
     pthread_mutex_t procs_lock;
     struct cproc **procs;
     size_t nprocs, procs_cap;
-    struct sampler_config child_cfg; /* --children: how to start one */
-    bool children;
-    atomic_bool closing;       /* finish began: attach no more children */
+    struct idtab ids;          /* pid -> procs index (the newest image) */
 
-    /* children reported by samplers (on_child), for the collector */
-    pthread_mutex_t pend_lock;
-    pid_t pending[PENDING_MAX];
-    unsigned npending;
-
-    struct sampler *sampler;   /* procs[0]'s */
-    struct fold *fold;         /* procs[0]'s: the profile every process adds to */
-    struct dbgfetch *fetch;    /* debuginfod fetches, NULL when off */
+    struct sampler *sampler;
+    struct ingest *ingest;
+    struct fold *fold;         /* the base: the profile every process adds to */
+    struct dbgfetch *fetch;    /* debuginfod fetches for all, NULL when off */
     struct sym_store *store;   /* every process's modules (sym_store.h) */
-    pid_t pid;                 /* procs[0]'s */
+    pid_t pid;                 /* the first target (0 with -a) */
 
     pthread_t thread;          /* the collector */
     atomic_bool quit;
@@ -78,106 +74,118 @@ struct collect {
     bool idle;
 };
 
-/* sampler thread: the maps of a new generation */
-static void on_maps(void *ctx, uint64_t gen, const char *text, size_t len)
+struct pid_key {
+    struct collect *c;
+    pid_t pid;
+};
+
+static int proc_eq(void *ctx, uint32_t id)
 {
-    struct cproc *p = ctx;
-    fold_add_maps(p->fold, gen, text, len);
+    const struct pid_key *k = ctx;
+    return k->c->procs[id]->pid == k->pid && !k->c->procs[id]->old;
 }
 
-/* sampler thread: a process forked a child (--children) */
-static void on_child(void *ctx, pid_t pid)
+/* The newest image of pid; procs_lock held.  NULL when not announced. */
+static struct cproc *proc_find(struct collect *c, pid_t pid)
 {
-    struct collect *c = ((struct cproc *)ctx)->c;
-    pthread_mutex_lock(&c->pend_lock);
-    if (c->npending < PENDING_MAX)
-        c->pending[c->npending++] = pid;
-    pthread_mutex_unlock(&c->pend_lock);
-    pthread_mutex_lock(&c->wake_lock);
-    pthread_cond_signal(&c->wake);
-    pthread_mutex_unlock(&c->wake_lock);
+    struct pid_key k = {c, pid};
+    uint32_t i = idtab_find(&c->ids, util_mix64((uint64_t)pid), proc_eq, &k);
+    return i == IDTAB_NONE ? NULL : c->procs[i];
+}
+
+static void proc_free(struct cproc *p)
+{
+    if (!p)
+        return;
+    fold_free(p->fold);
+    free(p);
+}
+
+/* A fold for process pid, its samples marked with it, named comm.  Its
+ * symbolizer is made now, while the process surely exists.  NULL on
+ * failure (its records are then dropped). */
+static struct cproc *proc_new(struct collect *c, pid_t pid, const char *comm)
+{
+    struct cproc *p = calloc(1, sizeof *p);
+    char err[200];
+    if (!p || !(p->fold = fold_new_sibling(c->fold)) ||
+        !(p->sym = symbols_new(c->store, pid, err, sizeof err))) {
+        proc_free(p);
+        return NULL;
+    }
+    p->pid = pid;
+    fold_set_symbols(p->fold, p->sym);
+    fold_set_process(p->fold, pid, comm);
+    return p;
+}
+
+/* sampler thread: a process (or a new image of one, or a new process
+ * with a pid used before) will be named: its records go to a new fold */
+static void on_process(void *ctx, pid_t pid, const char *comm, bool exec)
+{
+    struct collect *c = ctx;
+    (void)exec;
+    struct cproc *p = proc_new(c, pid, comm);
+    if (!p)
+        return;
+    pthread_mutex_lock(&c->procs_lock);
+    int rc = VEC_RESERVE(c->procs, c->procs_cap, c->nprocs + 1);
+    if (rc == 0)
+        rc = idtab_reserve(&c->ids, c->nprocs + 1);
+    if (rc == 0) {
+        struct cproc *prev = proc_find(c, pid);
+        if (prev)
+            prev->old = true;
+        c->procs[c->nprocs] = p;
+        idtab_insert(&c->ids, util_mix64((uint64_t)pid), (uint32_t)c->nprocs);
+        c->nprocs++;
+    }
+    pthread_mutex_unlock(&c->procs_lock);
+    if (rc < 0)
+        proc_free(p);
+}
+
+/* sampler thread: the maps of a new generation of process pid */
+static void on_maps(void *ctx, pid_t pid, uint64_t gen, const char *text, size_t len)
+{
+    struct collect *c = ctx;
+    pthread_mutex_lock(&c->procs_lock);
+    struct cproc *p = proc_find(c, pid);
+    pthread_mutex_unlock(&c->procs_lock);
+    if (p)
+        fold_add_maps(p->fold, gen, text, len);
 }
 
 /* Collector thread, or the controlling one once the collector has ended:
- * only the collector appends, so it walks the list unlocked. */
+ * every run of records to its process's fold. */
 static void drain_once(struct collect *c)
 {
-    for (size_t i = 0; i < c->nprocs; i++) {
-        const uint8_t *data;
-        size_t len;
-        ingest_swap(c->procs[i]->ingest, &data, &len);
-        if (len)
-            fold_records(c->procs[i]->fold, data, len);
-        fold_update_names(c->procs[i]->fold);
+    const uint8_t *data;
+    size_t len, off = 0, n;
+    int32_t pid;
+    ingest_swap(c->ingest, &data, &len);
+    while ((n = ingest_run(data, len, off, &pid)) > 0) {
+        pthread_mutex_lock(&c->procs_lock);
+        struct cproc *p = proc_find(c, (pid_t)pid);
+        pthread_mutex_unlock(&c->procs_lock);
+        if (p)
+            fold_records(p->fold, data + off, n);
+        off += n;
+    }
+    pthread_mutex_lock(&c->procs_lock);
+    size_t np = c->nprocs;
+    pthread_mutex_unlock(&c->procs_lock);
+    for (size_t i = 0; i < np; i++) {
+        pthread_mutex_lock(&c->procs_lock);
+        struct cproc *p = c->procs[i];
+        pthread_mutex_unlock(&c->procs_lock);
+        fold_update_names(p->fold);
     }
 }
 
-static struct cproc *proc_start(struct collect *c, const struct sampler_config *cfg,
-                                char *err, size_t errlen, int *code);
-static void proc_free(struct cproc *p);
-
-/* Collector thread: attach to the children reported since the last tick
- * (one that is gone already, or refused, is let go without a word). */
-static void adopt_children(struct collect *c)
-{
-    pid_t todo[PENDING_MAX];
-    pthread_mutex_lock(&c->pend_lock);
-    unsigned n = c->npending;
-    memcpy(todo, c->pending, n * sizeof *todo);
-    c->npending = 0;
-    pthread_mutex_unlock(&c->pend_lock);
-    for (unsigned k = 0; k < n && !atomic_load(&c->closing); k++) {
-        bool known = false;
-        for (size_t i = 0; i < c->nprocs && !known; i++)
-            known = c->procs[i]->pid == todo[k];
-        if (known)
-            continue;
-        pthread_mutex_lock(&c->procs_lock);
-        struct sampler_config cfg = c->child_cfg;
-        pthread_mutex_unlock(&c->procs_lock);
-        cfg.pid = todo[k];
-        char err[200];
-        int code;
-        struct cproc *p = proc_start(c, &cfg, err, sizeof err, &code);
-        if (!p)
-            continue;
-        if (atomic_load(&c->paused))
-            sampler_set_paused(p->sampler, true);
-        pthread_mutex_lock(&c->procs_lock);
-        int rc = VEC_RESERVE(c->procs, c->procs_cap, c->nprocs + 1);
-        if (rc == 0)
-            c->procs[c->nprocs++] = p;
-        pthread_mutex_unlock(&c->procs_lock);
-        if (rc < 0)
-            proc_free(p);
-    }
-}
-
-/* The figures of every process summed into *st, the first's for the rest;
- * the target state is the liveliest of theirs. */
 static void get_stats(struct collect *c, struct sampler_stats *st)
 {
     sampler_get_stats(c->sampler, st);
-    pthread_mutex_lock(&c->procs_lock);
-    for (size_t i = 1; i < c->nprocs; i++) {
-        struct sampler_stats o;
-        sampler_get_stats(c->procs[i]->sampler, &o);
-        st->samples += o.samples;
-        st->truncated += o.truncated;
-        for (int k = 0; k < UNWIND_NCAUSES; k++)
-            st->unwind_end[k] += o.unwind_end[k];
-        st->lost += o.lost;
-        st->lost_ring += o.lost_ring;
-        st->throttled += o.throttled;
-        st->events += o.events;
-        st->threads += o.threads;
-        st->threads_seen += o.threads_seen;
-        if (o.target < st->target)
-            st->target = o.target;
-        if (!st->error[0])
-            snprintf(st->error, sizeof st->error, "%s", o.error);
-    }
-    pthread_mutex_unlock(&c->procs_lock);
 }
 
 static void update_meta(struct collect *c)
@@ -201,8 +209,6 @@ static void *collector_main(void *arg)
     struct collect *c = arg;
     sampler_block_signals();
     while (!atomic_load(&c->quit)) {
-        if (c->children)
-            adopt_children(c);
         drain_once(c);
         update_meta(c);
         /* The recent window moves with time even when no sample comes;
@@ -285,23 +291,15 @@ static uint64_t op_generation(struct source *src)
 static int op_set_paused(struct source *src, bool paused)
 {
     struct collect *c = src->impl;
-    pthread_mutex_lock(&c->procs_lock);
     atomic_store(&c->paused, paused);
-    for (size_t i = 0; i < c->nprocs; i++)
-        sampler_set_paused(c->procs[i]->sampler, paused);
-    pthread_mutex_unlock(&c->procs_lock);
+    sampler_set_paused(c->sampler, paused);
     return 0;
 }
 
 static int op_set_interval(struct source *src, uint64_t ns)
 {
     struct collect *c = src->impl;
-    pthread_mutex_lock(&c->procs_lock);
-    c->child_cfg.interval_ns = ns;
-    c->child_cfg.interval_set = true;
-    for (size_t i = 0; i < c->nprocs; i++)
-        sampler_set_interval(c->procs[i]->sampler, ns);
-    pthread_mutex_unlock(&c->procs_lock);
+    sampler_set_interval(c->sampler, ns);
     return 0;
 }
 
@@ -327,16 +325,9 @@ static void op_finish(struct source *src)
     struct collect *c = src->impl;
     if (atomic_exchange(&c->finished, true))
         return;
-    /* samplers first: after they have detached nothing new is pushed;
-     * then the collector, after which no child is added */
-    atomic_store(&c->closing, true);
-    pthread_mutex_lock(&c->procs_lock);
-    for (size_t i = 0; i < c->nprocs; i++)
-        sampler_halt(c->procs[i]->sampler);
-    pthread_mutex_unlock(&c->procs_lock);
+    /* the sampler first: after it has detached nothing new is pushed */
+    sampler_halt(c->sampler);
     stop_collector(c);
-    for (size_t i = 0; i < c->nprocs; i++) /* one the collector just added */
-        sampler_halt(c->procs[i]->sampler);
     /* both buffers: the one the collector had not swapped yet, then the
      * one the sampler was filling */
     drain_once(c);
@@ -345,25 +336,18 @@ static void op_finish(struct source *src)
 }
 
 /* Free what collect_start made; the threads have ended (or never ran). */
-static void proc_free(struct cproc *p)
-{
-    if (!p)
-        return;
-    sampler_stop(p->sampler);
-    fold_free(p->fold);
-    ingest_free(p->ingest);
-    free(p);
-}
-
 static void collect_free(struct collect *c)
 {
+    sampler_stop(c->sampler);
     for (size_t i = c->nprocs; i-- > 0;)
         proc_free(c->procs[i]); /* siblings before the base */
+    fold_free(c->fold);
+    sym_store_free(c->store); /* after the symbolizers */
+    dbgfetch_free(c->fetch);  /* after the store that asks it */
+    ingest_free(c->ingest);
     free(c->procs);
-    sym_store_free(c->store);  /* after the symbolizers */
-    dbgfetch_free(c->fetch);   /* after the store that asks it */
+    idtab_free(&c->ids);
     pthread_mutex_destroy(&c->procs_lock);
-    pthread_mutex_destroy(&c->pend_lock);
     pthread_mutex_destroy(&c->wake_lock);
     pthread_cond_destroy(&c->wake);
     free(c);
@@ -380,9 +364,9 @@ static void print_thread(void *ctx, const struct sampler_thread_stats *t)
 {
     FILE *f = ctx;
     double secs = (double)t->alive_ns / 1e9;
-    fprintf(f, "  %-8d %-16s %8" PRIu64 " samples  %8.1f Hz over %.2f s  (due %" PRIu64 ")\n",
-            (int)t->tid, t->name, t->samples, secs > 0 ? (double)t->samples / secs : 0.0,
-            secs, t->due);
+    fprintf(f, "  %-8d %-16s %8" PRIu64 " samples  %8.1f Hz over %.2f s  (due %" PRIu64
+            ", PID %d)\n", (int)t->tid, t->name, t->samples, secs > 0 ? (double)t->samples / secs : 0.0,
+            secs, t->due, (int)t->pid);
 }
 
 static void print_sampler(const struct sampler_stats *st, FILE *f)
@@ -390,15 +374,17 @@ static void print_sampler(const struct sampler_stats *st, FILE *f)
     fprintf(f, "sampler: %s, %u-byte stack copies%s%s\n", st->backend ? st->backend : "?",
             st->stack_bytes, st->fallback[0] ? "; " : "", st->fallback);
     if (st->backend && strcmp(st->backend, "perf") == 0)
-        fprintf(f, "perf: %u events open; lost in the ring buffers %" PRIu64 ", throttled %" PRIu64
-                "; off-CPU: %" PRIu64 " switch-outs, %.3f s\n", st->events, st->lost_ring,
+        fprintf(f, "perf: %u sampler thread(s), %u events open on %u CPUs; lost in the ring buffers %" PRIu64 ", throttled %" PRIu64
+                "; off-CPU: %" PRIu64 " switch-outs, %.3f s\n", st->sampler_threads, st->events,
+                st->cpus, st->lost_ring,
                 st->throttled, st->offcpu, (double)st->offcpu_ns / 1e9);
     fprintf(f, "samples: %" PRIu64 " (%" PRIu64 " reused idle stacks), stops %" PRIu64
             " (%" PRIu64 " of blocked threads), lost %" PRIu64 ", missed ticks %" PRIu64
             ", dropped at a library swap %" PRIu64 "\n",
             st->samples, st->reused, st->stops, st->stops_blocked, st->lost, st->missed,
             st->stale_maps);
-    fprintf(f, "threads: %u live, %u seen\n", st->threads, st->threads_seen);
+    fprintf(f, "threads: %u live, %u seen; processes: %u live, %u seen\n", st->threads,
+            st->threads_seen, st->processes, st->processes_seen);
 }
 
 static void print_costs(const struct sampler_stats *st, FILE *f)
@@ -425,54 +411,71 @@ static void print_costs(const struct sampler_stats *st, FILE *f)
             st->given_up);
 }
 
-static void print_debuginfo(struct cproc *p, const struct symbols_stats *ss,
-                            FILE *f)
+static void print_debuginfo(struct collect *c, const struct symbols_stats *ss,
+                            const struct fold_stats *fs, FILE *f)
 {
     fprintf(f, "debug info: %" PRIu64 " modules without it", ss->no_debuginfo);
-    if (!p->c->fetch) {
+    if (!c->fetch) {
         fprintf(f, "; debuginfod off\n");
         return;
     }
     struct dbgfetch_stats ds;
-    struct fold_stats fs;
-    dbgfetch_get_stats(p->c->fetch, &ds);
-    fold_get_stats(p->fold, &fs);
+    dbgfetch_get_stats(c->fetch, &ds);
     fprintf(f, "; debuginfod: %u found, %u missing, %u gave up after %u s,"
             " %u pending%s%s\n",
             ds.found, ds.missing, ds.gave_up, ds.timeout_s, ds.pending,
             ds.error[0] ? "; last error: " : "", ds.error);
     fprintf(f, "late names: %" PRIu64 " modules given debug info, %" PRIu64
             " frames renamed, %" PRIu64 " samples taken before\n",
-            ss->late_debuginfo, fs.renamed, fs.samples_before);
+            ss->late_debuginfo, fs->renamed, fs->samples_before);
 }
 
-static void print_proc(struct collect *c, struct cproc *p, FILE *f)
+/* The symbolizers' and folds' figures summed over every process. */
+static void sum_symbols(struct collect *c, struct symbols_stats *ss, struct fold_stats *fs)
 {
+    memset(ss, 0, sizeof *ss);
+    memset(fs, 0, sizeof *fs);
+    pthread_mutex_lock(&c->procs_lock);
+    for (size_t i = 0; i < c->nprocs; i++) {
+        struct symbols_stats o;
+        struct fold_stats g;
+        symbols_get_stats(c->procs[i]->sym, &o);
+        fold_get_stats(c->procs[i]->fold, &g);
+        ss->lookups += o.lookups;
+        ss->hits += o.hits;
+        ss->misses += o.misses;
+        ss->miss_ns += o.miss_ns;
+        ss->reloads += o.reloads;
+        ss->no_debuginfo += o.no_debuginfo;
+        ss->late_debuginfo += o.late_debuginfo;
+        fs->renamed += g.renamed;
+        if (!fs->samples_before)
+            fs->samples_before = g.samples_before;
+    }
+    pthread_mutex_unlock(&c->procs_lock);
+}
+
+static void op_print_stats(struct source *src, FILE *f)
+{
+    struct collect *c = src->impl;
     struct sampler_stats st;
-    sampler_get_stats(p->sampler, &st);
+    sampler_get_stats(c->sampler, &st);
     struct symbols_stats ss;
-    symbols_get_stats(p->sym, &ss);
+    struct fold_stats fs;
+    sum_symbols(c, &ss, &fs);
     double asked = st.interval_ns ? 1e9 / (double)st.interval_ns : 0;
     fprintf(f, "sproftop stats: PID %d, %.2f s, asked %.1f Hz per thread, mode %s\n",
-            (int)p->pid, (double)st.elapsed_ns / 1e9, asked, c->idle ? "idle (wall-clock)" : "on-CPU");
+            (int)c->pid, (double)st.elapsed_ns / 1e9, asked,
+            c->idle ? "idle (wall-clock)" : "on-CPU");
     print_sampler(&st, f);
-    sampler_foreach_thread(p->sampler, print_thread, f);
+    sampler_foreach_thread(c->sampler, print_thread, f);
     print_costs(&st, f);
     fprintf(f, "symbols: %" PRIu64 " lookups, %.1f%% cache hits, %" PRIu64
             " misses at %.1f us each, %" PRIu64 " map reloads\n",
             ss.lookups, ss.lookups ? 100.0 * (double)ss.hits / (double)ss.lookups : 0.0,
             ss.misses, ss.misses ? (double)ss.miss_ns / 1e3 / (double)ss.misses : 0.0,
             ss.reloads);
-    print_debuginfo(p, &ss, f);
-}
-
-static void op_print_stats(struct source *src, FILE *f)
-{
-    struct collect *c = src->impl;
-    pthread_mutex_lock(&c->procs_lock);
-    for (size_t i = 0; i < c->nprocs; i++)
-        print_proc(c, c->procs[i], f);
-    pthread_mutex_unlock(&c->procs_lock);
+    print_debuginfo(c, &ss, &fs, f);
     sym_store_print_stats(c->store, f);
 }
 
@@ -489,66 +492,6 @@ static const struct source_ops live_ops = {
 };
 
 /* --- start -------------------------------------------------------------- */
-
-/* Start sampling one process (cfg->pid, or cfg->argv to launch) into a
- * new fold: the base for the first, a sibling of procs[0]'s after.
- * NULL with err and *code on failure. */
-static struct cproc *proc_start(struct collect *c, const struct sampler_config *cfg_in,
-                                char *err, size_t errlen, int *code)
-{
-    struct cproc *p = calloc(1, sizeof *p);
-    if (p) {
-        p->c = c;
-        p->ingest = ingest_new(INGEST_BYTES);
-        p->fold = c->nprocs ? fold_new_sibling(c->procs[0]->fold) : fold_new();
-    }
-    if (!p || !p->ingest || !p->fold) {
-        snprintf(err, errlen, "out of memory");
-        *code = 1;
-        proc_free(p);
-        return NULL;
-    }
-    struct sampler_config cfg = *cfg_in;
-    cfg.ingest = p->ingest;
-    cfg.on_maps = on_maps;
-    cfg.on_child = c->children ? on_child : NULL;
-    cfg.ctx = p;
-    p->sampler = sampler_start(&cfg, err, errlen, code);
-    if (!p->sampler) {
-        proc_free(p);
-        return NULL;
-    }
-    p->pid = sampler_pid(p->sampler);
-    p->sym = symbols_new(c->store, p->pid, err, errlen);
-    if (!p->sym) {
-        proc_free(p);
-        return NULL;
-    }
-    fold_set_symbols(p->fold, p->sym);
-    char comm[64];
-    target_thread_name(p->pid, p->pid, comm, sizeof comm);
-    fold_set_process(p->fold, p->pid, comm);
-    return p;
-}
-
-struct source *collect_start(const struct sampler_config *cfg, char *err,
-                             size_t errlen, int *code)
-{
-    return collect_start_pids(cfg, &cfg->pid, 1, false, err, errlen, code);
-}
-
-static struct source *start_many(const struct sampler_config *cfg,
-                                  const pid_t *pids, size_t npids,
-                                  bool children, bool all, char *err,
-                                  size_t errlen, int *code);
-
-struct source *collect_start_pids(const struct sampler_config *cfg,
-                                  const pid_t *pids, size_t npids,
-                                  bool children, char *err, size_t errlen,
-                                  int *code)
-{
-    return start_many(cfg, pids, npids, children, false, err, errlen, code);
-}
 
 /* Whether this process may sample every process: root, CAP_PERFMON (or
  * CAP_SYS_ADMIN), or perf_event_paranoid <= 0.  0, or -1 with which one
@@ -579,61 +522,23 @@ static int all_allowed(char *err, size_t errlen)
     return -1;
 }
 
-struct source *collect_start_all(const struct sampler_config *cfg, char *err,
-                                 size_t errlen, int *code)
+static struct source *start(const struct sampler_config *cfg_in, char *err,
+                            size_t errlen, int *code)
 {
     *code = 1;
-    if (all_allowed(err, errlen) < 0)
-        return NULL;
-    DIR *d = opendir("/proc");
-    if (!d) {
-        snprintf(err, errlen, "cannot list /proc: %s", strerror(errno));
-        return NULL;
-    }
-    pid_t *pids = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *e;
-    char why[200];
-    while ((e = readdir(d))) {
-        char *end;
-        long pid = strtol(e->d_name, &end, 10);
-        if (*end || pid <= 0 || (pid_t)pid == getpid() ||
-            target_check((pid_t)pid, why, sizeof why) < 0)
-            continue;
-        if (VEC_RESERVE(pids, cap, n + 1) < 0)
-            break;
-        pids[n++] = (pid_t)pid;
-    }
-    closedir(d);
-    struct source *src = NULL;
-    if (!n)
-        snprintf(err, errlen, "no process to sample");
-    else
-        src = start_many(cfg, pids, n, true, true, err, errlen, code);
-    free(pids);
-    return src;
-}
-
-static struct source *start_many(const struct sampler_config *cfg,
-                                  const pid_t *pids, size_t npids,
-                                  bool children, bool all, char *err,
-                                  size_t errlen, int *code)
-{
-    *code = 1;
-    struct sampler_config many = *cfg;
-    if (npids > 1 || children) {
-        /* Each ptrace sampler thread waits with waitpid(-1), which also
-         * reaps the stops of the other threads' tracees; and only perf
-         * reports forks without stopping anyone. */
-        if (cfg->kind == SAMPLER_PTRACE) {
+    struct sampler_config cfg = *cfg_in;
+    if (cfg.npids > 1 || cfg.children || cfg.all) {
+        /* Each ptrace sampler waits with waitpid(-1), which would also
+         * reap another's stops; and only perf reports forks without
+         * stopping anyone, or samples a whole CPU. */
+        if (cfg.kind == SAMPLER_PTRACE) {
             snprintf(err, errlen, "%s need the perf_event sampler "
                      "(--sampler ptrace takes one process)",
-                     children ? "--children" : "several PIDs");
+                     cfg.all ? "-a" : cfg.children ? "--children" : "several PIDs");
             *code = 2;
             return NULL;
         }
-        many.kind = SAMPLER_PERF;
-        cfg = &many;
+        cfg.kind = SAMPLER_PERF;
     }
     struct collect *c = calloc(1, sizeof *c);
     if (!c) {
@@ -641,57 +546,32 @@ static struct source *start_many(const struct sampler_config *cfg,
         return NULL;
     }
     pthread_mutex_init(&c->procs_lock, NULL);
-    pthread_mutex_init(&c->pend_lock, NULL);
     pthread_mutex_init(&c->wake_lock, NULL);
     pthread_cond_init(&c->wake, NULL);
     c->src.ops = &live_ops;
     c->src.impl = c;
-    c->idle = cfg->idle;
-    c->children = children;
-    c->child_cfg = *cfg;
-    c->child_cfg.argv = NULL;
+    c->idle = cfg.idle;
     c->t0_wall = clock_wall_ns();
+    c->ingest = ingest_new(INGEST_BYTES);
+    c->fold = fold_new();
     c->fetch = dbgfetch_new();  /* NULL: $DEBUGINFOD_URLS names no server */
-    if (!(c->store = sym_store_new(c->fetch))) {
+    c->store = sym_store_new(c->fetch);
+    if (!c->ingest || !c->fold || !c->store) {
         snprintf(err, errlen, "out of memory");
         collect_free(c);
         return NULL;
     }
-    for (size_t i = 0; i < (npids ? npids : 1); i++) {
-        struct sampler_config one = *cfg;
-        if (npids)
-            one.pid = pids[i];
-        char why[200];
-        struct cproc *p = NULL;
-        if (VEC_RESERVE(c->procs, c->procs_cap, c->nprocs + 1) < 0) {
-            snprintf(why, sizeof why, "out of memory");
-        } else if ((p = proc_start(c, &one, why, sizeof why, code))) {
-            c->procs[c->nprocs++] = p;
-        }
-        if (!p && all) /* a process gone meanwhile */
-            continue;
-        if (!p) {
-            char name[24];
-            snprintf(name, sizeof name, "PID %d", npids ? (int)pids[i] : 0);
-            if (npids > 1 && !strstr(why, name))
-                snprintf(err, errlen, "%s: %s", name, why);
-            else
-                snprintf(err, errlen, "%s", why);
-            collect_free(c);
-            return NULL;
-        }
-        if (c->nprocs == 1) {
-            c->sampler = p->sampler;
-            c->fold = p->fold;
-            c->pid = p->pid;
-        }
-    }
-    if (!c->nprocs) {
-        snprintf(err, errlen, "no process could be sampled");
+    cfg.ingest = c->ingest;
+    cfg.on_process = on_process;
+    cfg.on_maps = on_maps;
+    cfg.ctx = c;
+    c->sampler = sampler_start(&cfg, err, errlen, code);
+    if (!c->sampler) {
         collect_free(c);
         return NULL;
     }
-    if (all) {
+    c->pid = sampler_pid(c->sampler);
+    if (cfg.all) {
         snprintf(c->comm, sizeof c->comm, "all");
         snprintf(c->cmdline, sizeof c->cmdline, "every process (-a)");
     } else {
@@ -701,8 +581,40 @@ static struct source *start_many(const struct sampler_config *cfg,
     update_meta(c);
     if (pthread_create(&c->thread, NULL, collector_main, c) != 0) {
         snprintf(err, errlen, "cannot start the collector thread");
+        atomic_store(&c->quit, true); /* stop_collector: nothing to join */
         collect_free(c);
         return NULL;
     }
     return &c->src;
+}
+
+struct source *collect_start(const struct sampler_config *cfg, char *err,
+                             size_t errlen, int *code)
+{
+    return start(cfg, err, errlen, code);
+}
+
+struct source *collect_start_pids(const struct sampler_config *cfg,
+                                  const pid_t *pids, size_t npids,
+                                  bool children, char *err, size_t errlen,
+                                  int *code)
+{
+    struct sampler_config many = *cfg;
+    many.pids = npids ? pids : NULL;
+    many.npids = npids;
+    many.children = children;
+    return start(&many, err, errlen, code);
+}
+
+struct source *collect_start_all(const struct sampler_config *cfg, char *err,
+                                 size_t errlen, int *code)
+{
+    *code = 1;
+    if (all_allowed(err, errlen) < 0)
+        return NULL;
+    struct sampler_config all = *cfg;
+    all.all = true;
+    all.pid = 0;
+    all.argv = NULL;
+    return start(&all, err, errlen, code);
 }

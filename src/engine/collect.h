@@ -1,9 +1,10 @@
 /* collect.h - the live source: sampler -> ingest -> fold -> profile.
  *
  * collect_start starts the sampler (which attaches) and a collector thread
- * that every 50 ms swaps the ingest buffer and folds the raw stacks into
- * the profile (fold.h: symbolized through a pc cache, so libdwfl is asked
- * once per address and maps generation).  The sampler never waits on the
+ * that every 50 ms swaps the ingest buffer and folds the raw stacks of
+ * each process into the profile, through that process's fold (fold.h:
+ * symbolized through a pc cache, so libdwfl is asked once per address
+ * and maps generation).  The sampler never waits on the
  * collector.
  *
  * The result is a `struct source` (source.h) for the TUI and batch mode;
@@ -23,35 +24,35 @@
 #include "sampler.h"
 #include "source.h"
 
-/* Start sampling per cfg (cfg->ingest and cfg->on_maps are filled in here).
+/* Start sampling per cfg (cfg->ingest, on_process, on_maps and ctx are
+ * filled in here).
  * Returns the live source, or NULL with a one-line reason in err and the
  * exit code to use in *code. */
 struct source *collect_start(const struct sampler_config *cfg, char *err,
                              size_t errlen, int *code);
 
-/* collect_start for several processes at once (-p PID,PID...): one
- * sampler each (cfg with its pid, or cfg->argv to launch when npids is
- * 0), one profile for all, each thread marked with its process.  With
- * children (--children), every process any of them forks from now on is
- * sampled too, from the collector's next tick (its sampler is started
- * when the FORK record is read; a process gone by then is missed), and
- * keeps its samples when it exits.  Several processes and children use
- * the perf backend (auto means perf; --sampler ptrace is refused, exit
- * code 2: ptrace samplers on threads of one process would reap each
- * other's stops).  pids[0] names the session (meta, the header).  Fails,
- * naming the PID, when any one cannot be attached; the ones already
- * attached are let go. */
+/* collect_start for several processes at once (-p PID,PID...): one perf
+ * sampler for all (cfg with its pids, or cfg->argv to launch when npids
+ * is 0), one profile for all, each process with its own fold (maps,
+ * symbolizer) marking its threads.  With children (--children), every
+ * process any of them forks from now on is sampled too: the events are
+ * inherited, and the sampler announces the child when its FORK record
+ * is read; it keeps its samples when it exits.  Several processes and
+ * children use the perf backend (auto means perf; --sampler ptrace is
+ * refused, exit code 2: ptrace samplers on threads of one process would
+ * reap each other's stops).  pids[0] names the session (meta, the
+ * header).  Fails, naming the PID, when any one cannot be attached; the
+ * ones already attached are let go. */
 struct source *collect_start_pids(const struct sampler_config *cfg,
                                   const pid_t *pids, size_t npids,
                                   bool children, char *err, size_t errlen,
                                   int *code);
 
-/* -a: every user process now (not sproftop, not kernel threads), and
- * every process they fork from now on (collect_start_pids with
- * children), so processes started later are sampled too.  A process
- * that cannot be attached (gone meanwhile) is skipped.  Needs root,
- * CAP_PERFMON or perf_event_paranoid <= 0: otherwise NULL and one line
- * in err saying which is missing.  The session is named "all". */
+/* -a: every user process (not sproftop, not kernel threads), now and
+ * started later, on every CPU: one perf sampler with one event per CPU
+ * (cfg->all).  A process gets its fold at its first sample.  Needs
+ * root, CAP_PERFMON or perf_event_paranoid <= 0: otherwise NULL and one
+ * line in err saying which is missing.  The session is named "all". */
 struct source *collect_start_all(const struct sampler_config *cfg, char *err,
                                  size_t errlen, int *code);
 

@@ -100,3 +100,17 @@ uint64_t ingest_lost(struct ingest *in)
 {
     return atomic_load(&in->lost);
 }
+
+size_t ingest_run(const uint8_t *data, size_t len, size_t off, int32_t *pid)
+{
+    size_t end = off;
+    const void *payload;
+    const struct ingest_rec *r = ingest_next(data, len, &end, &payload);
+    if (!r)
+        return 0;
+    *pid = r->pid;
+    size_t next = end;
+    while ((r = ingest_next(data, len, &next, &payload)) && r->pid == *pid)
+        end = next;
+    return end - off;
+}

@@ -29,8 +29,10 @@ enum ingest_flags {
 struct ingest_rec {
     uint32_t type;   /* enum ingest_type */
     uint32_t len;    /* payload bytes */
+    int32_t pid;     /* its process (one sampler may serve several) */
     int32_t tid;     /* thread id */
     uint32_t flags;  /* enum ingest_flags */
+    uint32_t pad;    /* 0 */
     uint64_t time;   /* CLOCK_MONOTONIC ns of the sample */
     uint64_t gen;    /* maps generation the pcs belong to */
     uint64_t count;  /* samples this stack stands for (an off-CPU stack
@@ -43,7 +45,7 @@ struct ingest;
 struct ingest *ingest_new(size_t bytes);
 void ingest_free(struct ingest *in);
 
-/* Append a record (header fields type/tid/flags/time/gen/count are taken
+/* Append a record (header fields type/pid/tid/flags/time/gen/count are taken
  * from *hdr, len from `len`).  Returns 0, or -1 when the buffer is full (the
  * record is dropped and counted in ingest_lost). */
 int ingest_push(struct ingest *in, const struct ingest_rec *hdr,
@@ -57,6 +59,11 @@ void ingest_swap(struct ingest *in, const uint8_t **data, size_t *len);
  * advances *off, or NULL at the end.  *payload points after the header. */
 const struct ingest_rec *ingest_next(const uint8_t *data, size_t len,
                                      size_t *off, const void **payload);
+
+/* The run of records at off that name the same process: its length in
+ * bytes (0 at the end), its pid in *pid.  A consumer that keeps one fold
+ * per process hands each run to its process's. */
+size_t ingest_run(const uint8_t *data, size_t len, size_t off, int32_t *pid);
 
 /* Records dropped because the buffer was full. */
 uint64_t ingest_lost(struct ingest *in);

@@ -86,7 +86,7 @@ static void attr_event(struct perf_event_attr *a, const struct perf_events_opts 
     a->sample_stack_user = o->stack_bytes;
     a->exclude_kernel = o->kernel ? 0 : 1;
     a->inherit = 1;
-    a->inherit_thread = 1;
+    a->inherit_thread = o->children ? 0 : 1;
     if (o->enable_on_exec) {
         a->disabled = 1;
         a->enable_on_exec = 1;
@@ -109,15 +109,15 @@ static void attr_event(struct perf_event_attr *a, const struct perf_events_opts 
     }
 }
 
-int perf_events_open(const struct perf_events_opts *o, enum perf_ev_kind kind,
-                     pid_t tid, int cpu, int owner_fd, uint64_t *id)
+/* Open a on (pid, cpu), route its records into owner_fd's ring unless
+ * owner_fd < 0, and read its id: the fd, or -1 with errno. */
+static int open_routed(struct perf_event_attr *a, pid_t pid, int cpu, int owner_fd,
+                       uint64_t *id)
 {
-    struct perf_event_attr a;
-    attr_event(&a, o, kind);
-    int fd = sys_perf_event_open(&a, tid, cpu);
+    int fd = sys_perf_event_open(a, pid, cpu);
     if (fd < 0)
         return -1;
-    if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner_fd) < 0 ||
+    if ((owner_fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner_fd) < 0) ||
         ioctl(fd, PERF_EVENT_IOC_ID, id) < 0) {
         int e = errno;
         close(fd);
@@ -125,6 +125,28 @@ int perf_events_open(const struct perf_events_opts *o, enum perf_ev_kind kind,
         return -1;
     }
     return fd;
+}
+
+int perf_events_open(const struct perf_events_opts *o, enum perf_ev_kind kind,
+                     pid_t tid, int cpu, int owner_fd, uint64_t *id)
+{
+    struct perf_event_attr a;
+    attr_event(&a, o, kind);
+    return open_routed(&a, tid, cpu, owner_fd, id);
+}
+
+int perf_events_open_cpu(const struct perf_events_opts *o, enum perf_ev_kind kind,
+                         int cpu, int owner_fd, uint32_t wakeup_bytes, uint64_t *id)
+{
+    struct perf_event_attr a;
+    attr_event(&a, o, kind);
+    a.inherit = 0;
+    a.inherit_thread = 0;
+    if (owner_fd < 0) {
+        a.watermark = 1;
+        a.wakeup_watermark = wakeup_bytes;
+    }
+    return open_routed(&a, -1, cpu, owner_fd, id);
 }
 
 static int paranoid_level(void)

@@ -11,6 +11,10 @@
  * perf_mmap), and one ring per thread would not survive 1,000 thread
  * creations a second.
  *
+ * With -a (every process) there is no thread to open events on: one
+ * event per CPU and kind with pid -1, the clock one owning its CPU's ring
+ * (no dummy owner), the switch one routed into it.
+ *
  * Two kinds of event:
  *   - PERF_EV_CLOCK: software cpu-clock, one sample every period of CPU
  *     time, user registers and stack; it also carries the side-band
@@ -43,6 +47,8 @@ struct perf_events_opts {
     uint32_t stack_bytes; /* user stack copied per sample (multiple of 8) */
     bool kernel;          /* keep kernel-mode samples (exclude_kernel 0) */
     bool enable_on_exec;  /* a launched command: start at its exec */
+    bool children;        /* inherited by forked processes too (else
+                             inherit_thread keeps them out) */
 };
 
 /* The CPUs events go on (/sys/devices/system/cpu/online).  Writes up to
@@ -61,6 +67,13 @@ int perf_events_open_owner(int cpu, uint32_t wakeup_bytes);
  * (ESRCH: the thread is gone). */
 int perf_events_open(const struct perf_events_opts *o, enum perf_ev_kind kind,
                      pid_t tid, int cpu, int owner_fd, uint64_t *id);
+
+/* Open an event of `kind` on every process running on CPU cpu (pid -1:
+ * needs root, CAP_PERFMON or perf_event_paranoid <= 0).  owner_fd < 0:
+ * it owns a ring (mmap it) that wakes a poller at wakeup_bytes; else its
+ * records go into owner_fd's ring.  Sets *id.  The fd, or -1 with errno. */
+int perf_events_open_cpu(const struct perf_events_opts *o, enum perf_ev_kind kind,
+                         int cpu, int owner_fd, uint32_t wakeup_bytes, uint64_t *id);
 
 /* Why perf_event cannot be used, in two parts, so that callers can say
  * "CAUSE: using ptrace; FIX for the faster sampler" or "CAUSE; FIX". */

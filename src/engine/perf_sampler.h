@@ -3,6 +3,14 @@
  * The kernel takes the samples: a software cpu-clock event on every
  * thread of the target copies the thread's user registers and the top of
  * its user stack into a per-CPU ring buffer from the timer interrupt.
+ * One sampler (one thread, one ring per CPU) serves every process of the
+ * session: a list of PIDs (cfg.pids), the children they fork
+ * (cfg.children: the events are inherited by forked processes, and a
+ * FORK record adds the child to the sampler's process table), or every
+ * process (cfg.all: one event per CPU with pid -1; a process joins the
+ * table at its first record).  Each process has its own maps and
+ * unwinder, and is announced through cfg.on_process before its first
+ * record; records carry its pid.
  * The target never stops and is never traced (TracerPid stays 0), no
  * blocked thread is touched, and signals reach it untouched.  The sampler
  * thread drains the rings, unwinds each copy with the unwinder (unwind.h,
@@ -32,8 +40,9 @@
 
 extern const struct sampler_backend perf_backend;
 
-/* Whether perf_event may sample cfg's target (its pid, or a command we
- * launch): 0, or -1 with why filled in.  Opens and closes one event. */
+/* Whether perf_event may sample cfg's target (its pid, the first of its
+ * pids, a command we launch, or with `all` a process of ours): 0, or -1
+ * with why filled in.  Opens and closes one event. */
 int perf_sampler_probe(const struct sampler_config *cfg,
                        struct perf_refusal *why);
 

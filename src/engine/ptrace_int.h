@@ -153,6 +153,7 @@ struct psampler {
     uint32_t win_threads;  /* distinct threads eligible in the window */
     int leader_status;     /* wait status of the leader's exit */
     bool leader_exited;
+    bool announced;        /* cfg.on_process told of the target */
     bool launch_pending;   /* launched child seized, exec not seen yet */
     int cpu_now;           /* CPU we pinned to, -1 if free */
     struct sampler_stats live;  /* the owner's figures; publish copies */
@@ -205,7 +206,10 @@ void pt_threads_free(struct psampler *s);
  * push every copy taken so far, each with maps no older than it (or
  * dropped when a library was replaced under it since); unwind_old: the
  * same, at an exec, for the copies of the image that is gone (with its
- * maps, before they are replaced); free: the copies and the maps. */
+ * maps, before they are replaced); free: the copies and the maps;
+ * announce: tell cfg.on_process of the target, once, before its first
+ * record or maps. */
+void pt_stop_announce(struct psampler *s);
 bool pt_stop_refresh_maps(struct psampler *s);
 void pt_stop_take(struct psampler *s, struct sthread *t, uint64_t t_seen);
 void pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,

@@ -73,6 +73,18 @@ static uint64_t vsize_now(struct psampler *s)
     return 0;
 }
 
+void pt_stop_announce(struct psampler *s)
+{
+    if (s->announced)
+        return;
+    s->announced = true;
+    if (!s->cfg.on_process)
+        return;
+    char comm[32];
+    target_thread_name(s->pid, s->pid, comm, sizeof comm);
+    s->cfg.on_process(s->cfg.ctx, s->pid, comm, false);
+}
+
 /* Re-read /proc/PID/maps; on change, bump the generation, tell the
  * unwinder and the collector.  Returns true when they changed.  A read
  * that fails or finds no mapping (a process has some) changes nothing,
@@ -114,8 +126,9 @@ bool pt_stop_refresh_maps(struct psampler *s)
     s->nchecked = 0;  /* its entries pointed into the old maps */
     s->gen++;
     unwinder_set_maps(s->unw, m);
+    pt_stop_announce(s);
     if (s->cfg.on_maps)
-        s->cfg.on_maps(s->cfg.ctx, s->gen, m->text, m->text_len);
+        s->cfg.on_maps(s->cfg.ctx, s->pid, s->gen, m->text, m->text_len);
     return true;
 }
 
@@ -216,7 +229,7 @@ void pt_stop_take(struct psampler *s, struct sthread *t, uint64_t t_seen)
 void pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,
                   const uint64_t *pcs, int n, uint32_t flags, uint64_t time)
 {
-    struct ingest_rec h = {.type = INGEST_SAMPLE, .tid = tid, .flags = flags,
+    struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = s->pid, .tid = tid, .flags = flags,
                            .time = time, .gen = s->gen};
     if (ingest_push(s->cfg.ingest, &h, pcs, (size_t)n * sizeof *pcs) < 0) {
         s->live.lost++;

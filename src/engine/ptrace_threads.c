@@ -8,7 +8,6 @@
  */
 #include "ptrace_int.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -36,7 +35,8 @@ static void push_name(struct psampler *s, pid_t tid, const char *name)
 {
     if (!s->cfg.ingest)
         return; /* --dump has no ingest */
-    struct ingest_rec h = {.type = INGEST_THREAD, .tid = tid,
+    pt_stop_announce(s);
+    struct ingest_rec h = {.type = INGEST_THREAD, .pid = s->pid, .tid = tid,
                            .time = clock_mono_ns(), .gen = s->gen};
     ingest_push(s->cfg.ingest, &h, name, strlen(name));
 }
@@ -55,6 +55,7 @@ static struct pt_stat *new_stat(struct psampler *s, const struct sthread *t)
     struct pt_stat *st = calloc(1, sizeof *st);
     if (!st)
         return NULL;
+    st->pub.pid = s->pid;
     st->pub.tid = t->tid;
     snprintf(st->pub.name, sizeof st->pub.name, "%s", t->name);
     st->born_ns = t->born_ns;
@@ -137,39 +138,42 @@ void pt_threads_rename(struct psampler *s, struct sthread *t, const char *name)
     pthread_mutex_unlock(&s->lock);
 }
 
+struct rescan {
+    struct psampler *s;
+    bool first;
+    int *first_errno;
+    int added;
+};
+
+static int rescan_one(void *ctx, pid_t tid)
+{
+    struct rescan *r = ctx;
+    struct sthread *t = pt_threads_find(r->s, tid);
+    if (t) {
+        t->seen = true;
+        return 0;
+    }
+    if (ptrace(PTRACE_SEIZE, tid, 0, (void *)(long)PTRACE_O_TRACEEXEC) < 0) {
+        if (r->first && r->first_errno && !*r->first_errno && errno != ESRCH)
+            *r->first_errno = errno;
+        return 0;
+    }
+    if (pt_threads_add(r->s, tid))
+        r->added++;
+    return 0;
+}
+
 /* One pass over /proc/PID/task: seize what is new, mark what is there.
  * Returns the number seized, or -1 with errno when the directory cannot
  * be read. */
 static int rescan_pass(struct psampler *s, bool first, int *first_errno)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/task", (int)s->pid);
-    DIR *d = opendir(path);
-    if (!d)
-        return -1;
     for (size_t i = 0; i < s->nthreads; i++)
         s->threads[i]->seen = false;
-    int added = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (de->d_name[0] < '0' || de->d_name[0] > '9')
-            continue;
-        pid_t tid = (pid_t)atoi(de->d_name);
-        struct sthread *t = pt_threads_find(s, tid);
-        if (t) {
-            t->seen = true;
-            continue;
-        }
-        if (ptrace(PTRACE_SEIZE, tid, 0, (void *)(long)PTRACE_O_TRACEEXEC) < 0) {
-            if (first && first_errno && !*first_errno && errno != ESRCH)
-                *first_errno = errno;
-            continue;
-        }
-        if (pt_threads_add(s, tid))
-            added++;
-    }
-    closedir(d);
-    return added;
+    struct rescan r = {s, first, first_errno, 0};
+    if (target_tasks(s->pid, rescan_one, &r) < 0)
+        return -1;
+    return r.added;
 }
 
 /* Seize every thread of the process not seized yet.  Returns the number

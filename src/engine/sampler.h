@@ -3,9 +3,11 @@
  *
  * A backend attaches to a target (or launches it), takes samples of its
  * threads' user stacks on a thread of its own, unwinds each copy
- * (unwind.h) and appends raw stacks (pcs) to the ingest buffer; it
- * reports maps changes through cfg->on_maps before any sample of the new
- * generation.  Nothing above this interface (collect.c, batch, the UI)
+ * (unwind.h) and appends raw stacks (pcs) to the ingest buffer, each
+ * record naming its process; it announces each process through
+ * cfg->on_process and reports maps changes through cfg->on_maps before
+ * any sample of the new generation.  The perf backend serves several
+ * processes with one thread (a PID list, --children, -a); ptrace one.  Nothing above this interface (collect.c, batch, the UI)
  * knows which backend runs.
  *
  * Backends:
@@ -67,7 +69,14 @@ enum sampler_kind {
 struct sampler_config {
     int kind;                  /* enum sampler_kind */
     pid_t pid;                 /* attach to this process... */
+    const pid_t *pids;         /* ...or to these (npids > 0; perf only;
+                                  pid is ignored then) */
+    size_t npids;
     char *const *argv;         /* ...or launch this command (pid == 0) */
+    bool children;             /* perf only: also every process the
+                                  targets fork from now on */
+    bool all;                  /* perf only: every process on every CPU
+                                  (pid, pids and argv unused) */
     bool quiet_child;          /* launched command's stdio -> /dev/null */
     int child_out;             /* >= 0: the launched command's stdout and
                                   stderr go to this fd (its stdin stays
@@ -82,15 +91,18 @@ struct sampler_config {
     int max_depth;             /* frames kept per stack */
     int placement;             /* enum sampler_placement */
     uint32_t spin_us;          /* busy-poll this long after interrupting */
-    struct ingest *ingest;     /* where raw stacks go */
-    /* Called on the sampler thread whenever the target's mappings change
+    struct ingest *ingest;     /* where raw stacks go (records carry their
+                                  process's pid) */
+    /* Called on the sampler thread when a process is first about to be
+     * named by a record or by on_maps (at attach, when a target forks a
+     * child with `children`, when `all` meets one), and again when it
+     * execs (exec true: a new image, comm its new name; its records from
+     * then on belong to the new one).  Must not block. */
+    void (*on_process)(void *ctx, pid_t pid, const char *comm, bool exec);
+    /* Called on the sampler thread whenever a process's mappings change
      * (attach, exec, dlopen...), before any sample of that generation. */
-    void (*on_maps)(void *ctx, uint64_t gen, const char *text, size_t len);
-    /* Called on the sampler thread when a thread of the target forks a
-     * new process (--children), with its PID, before the child is
-     * sampled (the caller starts a sampler for it).  perf backend only
-     * (FORK records); NULL: not wanted.  Must not block. */
-    void (*on_child)(void *ctx, pid_t pid);
+    void (*on_maps)(void *ctx, pid_t pid, uint64_t gen, const char *text,
+                    size_t len);
     void *ctx;
 };
 
@@ -131,6 +143,10 @@ struct sampler_stats {
     uint64_t offcpu;           /* perf --idle: switch-outs sampled */
     uint64_t offcpu_ns;        /* ...and the off-CPU time they stand for */
     uint32_t events;           /* perf: perf_event fds open */
+    uint32_t cpus;             /* perf: CPUs (one ring each) */
+    uint32_t processes;        /* processes sampled now (live) */
+    uint32_t processes_seen;   /* ...and ever */
+    uint32_t sampler_threads;  /* threads the backend runs (1) */
     uint32_t stack_bytes;      /* stack bytes copied per sample */
     uint64_t stale_maps;       /* ptrace: stacks dropped, a library having
                                   been replaced at their addresses since
@@ -160,6 +176,7 @@ struct sampler_stats {
 
 /* Per-thread figures for --stats. */
 struct sampler_thread_stats {
+    pid_t pid;           /* its process */
     pid_t tid;
     char name[32];
     uint64_t samples;
@@ -225,7 +242,8 @@ void sampler_foreach_thread(struct sampler *s,
                                        const struct sampler_thread_stats *t),
                             void *ctx);
 
-/* The PID of the target (the launched child's once launched). */
+/* The PID of the target (the launched child's once launched; the first
+ * listed of several; 0 with `all`). */
 pid_t sampler_pid(struct sampler *s);
 
 /* The name of the backend: "ptrace" or "perf". */

@@ -1,6 +1,7 @@
 /* target.c - /proc facts and attach-error messages; see target.h. */
 #include "target.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -218,6 +219,29 @@ int target_runtime(int sched_fd, uint64_t *ns)
     char *end;
     *ns = strtoull(buf, &end, 10);
     return end == buf ? -1 : 0;
+}
+
+int target_tasks(pid_t pid, int (*fn)(void *ctx, pid_t tid), void *ctx)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d) {
+        if (errno == ENOENT)
+            errno = ESRCH;
+        return -1;
+    }
+    int rc = 0;
+    struct dirent *de;
+    while (!rc && (de = readdir(d))) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        rc = fn(ctx, (pid_t)atoi(de->d_name));
+    }
+    int e = errno;
+    closedir(d);
+    errno = e;
+    return rc;
 }
 
 void target_thread_name(pid_t pid, pid_t tid, char *buf, size_t len)

@@ -42,6 +42,11 @@ int target_stat_vsize(int stat_fd, uint64_t *vsize);
  * /proc/PID/task/TID/schedstat fd (re-read with pread).  0, or -1. */
 int target_runtime(int sched_fd, uint64_t *ns);
 
+/* Call fn(ctx, tid) for every thread listed in /proc/PID/task, until fn
+ * returns non-zero.  Returns 0, fn's non-zero value, or -1 with errno
+ * (ESRCH: the process is gone) when the list cannot be read. */
+int target_tasks(pid_t pid, int (*fn)(void *ctx, pid_t tid), void *ctx);
+
 /* Read a thread's name (/proc/PID/task/TID/comm) into buf; "" if gone. */
 void target_thread_name(pid_t pid, pid_t tid, char *buf, size_t len);
 

@@ -285,7 +285,8 @@ static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
     struct unwinder *u = current;
     if (write || !u)
         return -UNW_EINVAL;
-    if (addr >= u->stack_addr && addr + 8 <= u->stack_addr + u->stack_len) {
+    /* differences, not sums: an address near 2^64 must not wrap into the copy */
+    if (addr >= u->stack_addr && u->stack_len >= 8 && addr - u->stack_addr <= u->stack_len - 8) {
         memcpy(valp, u->stack + (addr - u->stack_addr), 8);
         return 0;
     }

@@ -102,6 +102,49 @@ static void test_full(void **state)
     ingest_free(in);
 }
 
+/* One sampler serves several processes: the consumer hands each run of
+ * records naming one pid to that process's fold, whole and in order. */
+static void test_runs(void **state)
+{
+    (void)state;
+    struct ingest *in = ingest_new(4096);
+    static const int32_t pids[] = {7, 7, 9, 7, 7, 7, 11};
+    static const size_t want_n[] = {2, 1, 3, 1};
+    static const int32_t want_pid[] = {7, 9, 7, 11};
+    uint64_t v = 5;
+    assert_non_null(in);
+    for (size_t i = 0; i < sizeof pids / sizeof *pids; i++) {
+        struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = pids[i], .tid = (int)i};
+        assert_int_equal(ingest_push(in, &h, &v, i % 2 ? sizeof v : 3), 0);
+    }
+    const uint8_t *data;
+    size_t len, off = 0, n, k = 0;
+    int32_t pid;
+    ingest_swap(in, &data, &len);
+    int tid = 0;
+    while ((n = ingest_run(data, len, off, &pid)) > 0) {
+        assert_true(k < 4);
+        assert_int_equal(pid, want_pid[k]);
+        /* the run holds exactly its records, each of that pid */
+        size_t roff = 0, count = 0;
+        const void *payload;
+        const struct ingest_rec *r;
+        while ((r = ingest_next(data + off, n, &roff, &payload))) {
+            assert_int_equal(r->pid, pid);
+            assert_int_equal(r->tid, tid++);
+            count++;
+        }
+        assert_int_equal(roff, n);
+        assert_int_equal(count, want_n[k]);
+        off += n;
+        k++;
+    }
+    assert_int_equal(k, 4);
+    assert_int_equal(off, len);
+    assert_int_equal(ingest_run(data, len, off, &pid), 0);
+    ingest_free(in);
+}
+
 /* The producer pushes numbered records while the consumer swaps: every
  * record is either read once, in order, or counted lost. */
 #define NRECS 200000
@@ -161,6 +204,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_records),
         cmocka_unit_test(test_full),
+        cmocka_unit_test(test_runs),
         cmocka_unit_test(test_two_threads),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);

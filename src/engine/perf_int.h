@@ -1,0 +1,279 @@
+/* perf_int.h - the perf backend's parts and the state they share; see
+ * perf_sampler.h for what the backend promises.
+ *
+ * One sampler serves every process of a session: the targets of -p (one
+ * or a list), a launched command, the processes they fork (--children),
+ * or every process (-a).  It keeps a process table (pid -> maps,
+ * unwinder, comm) next to the thread table (tid -> its process); every
+ * record carries its pid and tid (PERF_SAMPLE_TID and the sample_id
+ * trailer), which route it.
+ *
+ *   perf_sampler.c  the thread's loop, draining the rings, the records,
+ *                   the stats, the ops table
+ *   perf_procs.c    the process and thread tables, their /proc scans,
+ *                   maps and unwinders
+ *   perf_attach.c   rings, events, attach and the refusals
+ *   perf_offcpu.c   --idle: off-CPU stacks and their weights
+ *
+ * Everything here runs on the sampler thread, except what is marked
+ * `lock` (read by the controlling thread through the ops).
+ */
+#ifndef SPROFTOP_PERF_INT_H
+#define SPROFTOP_PERF_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "idtab.h"
+#include "perf_events.h"
+#include "perf_sampler.h"
+#include "sampler.h"
+#include "target.h"
+#include "unwind.h"
+
+#define PERF_MAX_CPUS 1024
+#define PERF_UNWIND_KEEP 1024u /* unwind times kept for the median */
+#define PERF_NONE UINT32_MAX
+#define PERF_EP_PROC (1ull << 32) /* epoll data: a target's pidfd (| its
+                                     index); else a CPU's ring (its index) */
+
+struct maps;
+
+struct pev {               /* an event we opened */
+    int fd;                /* -1 once closed */
+    uint64_t id;
+    uint32_t thr;          /* the thread it was opened on (PERF_NONE:
+                              a CPU-wide event of -a) */
+    uint8_t kind;          /* enum perf_ev_kind */
+};
+
+struct pproc {             /* a process sampled */
+    pid_t pid;
+    char comm[32];
+    bool announced;        /* cfg.on_process told (for its image) */
+    bool exec_pending;     /* it exec'd after being announced */
+    bool watched;          /* a target: its exit counts (not with -a) */
+    bool exited;
+    bool superseded;       /* a newer process has the same pid */
+    bool leader_gone;      /* the leader exited; other threads run on */
+    bool maps_dirty;       /* an MMAP2 named a mapping we do not have */
+    bool maps_forced;      /* hand the next maps over even if the same */
+    int pidfd, stat_fd;    /* watched: -1 otherwise */
+    uint32_t nalive;       /* its live threads we know of */
+    struct maps *maps;
+    uint64_t gen;
+    uint64_t t_maps;
+    struct unwinder *unw;  /* made at its first unwind */
+};
+
+struct pthr {              /* a thread of a sampled process */
+    pid_t tid;
+    uint32_t proc;         /* index in procs */
+    char name[32];
+    bool alive;
+    bool superseded;       /* a newer thread has the same tid */
+    bool named;            /* its name went to the ingest */
+    bool own_events;       /* we opened events on it (it did not only
+                              inherit its creator's) */
+    uint32_t alive_pos;    /* index in the alive list */
+    uint32_t stats_idx;    /* index in the per-thread stats table */
+    uint64_t born_ns;
+    uint64_t dead_ns;      /* time of its EXIT record (alive: 0) */
+    uint64_t samples;
+    /* --idle: the stack it left the CPU with */
+    uint64_t *off_pcs;
+    int off_n;
+    uint32_t off_flags;
+    uint64_t off_ip, off_sp, off_bp; /* where that stack was taken */
+    bool have_off;
+    uint64_t t_out;        /* off CPU since then (ns); 0: on CPU */
+};
+
+struct precord {           /* a record of one drain, for the time merge */
+    uint64_t time;
+    uint32_t seq;
+    const struct perf_event_header *h;
+};
+
+struct perf_ring;
+
+struct psampler {
+    struct sampler base;   /* the interface; first, so a sampler * casts */
+    struct sampler_config cfg;
+    struct perf_events_opts eo;
+    pthread_t thread;
+    pid_t pid;             /* the first target (0 with -a) */
+    pid_t self;            /* sproftop: never sampled */
+    atomic_bool stop;
+    atomic_bool paused;
+    atomic_uint_fast64_t interval_ns;
+    bool joined;
+
+    /* attach handshake */
+    pthread_mutex_t lock;  /* guards: handshake, st, tstats */
+    pthread_cond_t cond;
+    int attach_done;       /* 0 waiting, 1 ok, -1 failed */
+    char attach_err[256];
+    int attach_code;
+    struct perf_refusal refusal;
+
+    /* sampler-thread-only state */
+    int cpus[PERF_MAX_CPUS];
+    int ncpus;
+    int *owners;           /* per CPU: the fd whose ring it is */
+    struct perf_ring *rings;
+    int epfd;
+    struct pev *evs;
+    size_t nevs, capevs;
+    struct idtab ev_ids;   /* sample id -> evs index */
+    struct pproc *procs;
+    size_t nprocs, capprocs;
+    struct idtab proc_ids; /* pid -> procs index (the newest) */
+    uint32_t procs_live;   /* not exited */
+    uint32_t watched_live; /* watched and not exited */
+    struct pthr *thr;
+    size_t nthr, capthr;
+    struct idtab thr_ids;  /* tid -> thr index (the newest) */
+    uint32_t *alive;       /* indexes of live threads */
+    size_t nalive, capalive;
+    struct precord *recs;
+    size_t nrecs, caprecs;
+    uint64_t *pcs;         /* unwind output, max_depth */
+    uint8_t *boot_buf;     /* --idle: stack of a thread blocked at attach */
+    bool launched;
+    struct target_spawn spawn;
+    bool is_paused;        /* as applied to the events */
+    uint64_t cur_interval;
+    uint64_t dither;       /* --idle: xorshift state for off-CPU weights */
+    uint64_t t_start, t_publish;
+    uint64_t win_start, win_samples, win_cpu;
+
+    struct sampler_stats st;   /* readers' copy (lock) */
+    struct sampler_stats live; /* the sampler thread's own */
+    uint32_t unw_last[PERF_UNWIND_KEEP]; /* the latest unwind times (ns) */
+    uint64_t unw_n;
+    struct sampler_thread_stats *tstats; /* lock */
+    size_t ntstats, captstats;
+};
+
+/* --- perf_procs.c -------------------------------------------------------- */
+
+/* The newest process with this pid, or PERF_NONE. */
+uint32_t pf_proc_find(struct psampler *s, pid_t pid);
+
+/* A process to sample from now on (a new one when pid's is gone or
+ * superseded).  watched: a target whose exit counts; it gets a pidfd in
+ * the epoll set and a stat fd.  PERF_NONE on OOM. */
+uint32_t pf_proc_add(struct psampler *s, pid_t pid, bool watched);
+
+/* Process i is gone (its pidfd said so). */
+void pf_proc_exit(struct psampler *s, uint32_t i);
+
+/* Tell cfg.on_process of process i unless it was (for its image). */
+void pf_proc_announce(struct psampler *s, struct pproc *p);
+
+/* The newest thread with this tid, or PERF_NONE. */
+uint32_t pf_thr_find(struct psampler *s, pid_t tid);
+
+/* A new thread of process proc (or a tid used again).  name NULL: read
+ * it from /proc.  PERF_NONE on OOM. */
+uint32_t pf_thr_add(struct psampler *s, uint32_t proc, pid_t tid,
+                    const char *name, uint64_t born);
+
+/* Thread i is gone.  Its events stay open: closing one would also end
+ * the copies every thread it created inherited. */
+void pf_thr_exit(struct psampler *s, uint32_t i, uint64_t now);
+
+/* Rename thread t (and tell the ingest once it was named there). */
+void pf_thr_rename(struct psampler *s, struct pthr *t, const char *name,
+                   uint64_t time);
+
+/* Push t's name to the ingest. */
+void pf_thr_push_name(struct psampler *s, struct pthr *t, uint64_t time);
+
+/* Copy t's figures to the readers' table (lock held). */
+void pf_thr_stats_sync(struct psampler *s, struct pthr *t, uint64_t now);
+
+/* One pass over /proc/PID/task of process proc: threads not known yet
+ * are added, with events of their own when open_new.  Returns how many,
+ * or -1 with errno when the kernel refuses (ESRCH: the process is gone). */
+int pf_procs_scan_tasks(struct psampler *s, uint32_t proc, bool open_new,
+                        uint64_t now);
+
+/* After a pause (no side-band record while disabled): forget threads
+ * that are gone, learn the ones made meanwhile, re-read names and maps. */
+void pf_procs_reconcile(struct psampler *s, uint64_t now);
+
+/* Read process p's maps again; on a change a new generation for its
+ * unwinder and cfg.on_maps.  Returns true when they changed. */
+bool pf_proc_refresh_maps(struct psampler *s, struct pproc *p);
+
+/* Process p's unwinder (made on first use); NULL when it cannot be. */
+struct unwinder *pf_proc_unwinder(struct psampler *s, struct pproc *p);
+
+/* Free both tables. */
+void pf_procs_free(struct psampler *s);
+
+/* Unwind a copy of a thread of process p into s->pcs (its maps re-read
+ * first when an MMAP2 made them stale, or after an IP outside them, at
+ * most once a second): the depth, and *end.  Not counted in the stats
+ * (pf_count_end). */
+int pf_unwind_raw(struct psampler *s, struct pproc *p, const uint64_t *regs,
+                  const uint8_t *stack, uint64_t len, enum unwind_end *end);
+
+/* --- perf_attach.c ------------------------------------------------------- */
+
+/* Open the rings (and, with -a, the CPU-wide events that own them),
+ * launch or attach to the targets.  0, or -1 with err and *code. */
+int pf_attach(struct psampler *s, char *err, size_t errlen, int *code);
+
+/* Open every event of thread i (one per CPU and kind).  0; -1 with errno
+ * when the kernel refuses (ESRCH: the thread is gone, not an error). */
+int pf_open_events(struct psampler *s, uint32_t i);
+
+/* Close the events opened on thread thr. */
+void pf_close_events_of(struct psampler *s, uint32_t thr);
+
+/* The event a sample came through, or NULL. */
+struct pev *pf_ev_find(struct psampler *s, uint64_t id);
+
+/* ioctl every open event (of kind, or all when kind < 0). */
+void pf_ioctl_all(struct psampler *s, unsigned long req, void *arg, int kind);
+
+/* A thread of pid perf_event_open accepts (see perf_sampler_probe). */
+pid_t pf_probe_tid(const struct sampler_config *cfg);
+
+/* Close the events and unmap the rings. */
+void pf_detach(struct psampler *s);
+
+/* --- perf_offcpu.c (--idle) ---------------------------------------------- */
+
+/* Thread t has been off CPU since t->t_out: count that time up to
+ * `until` with its stack. */
+void pf_off_count(struct psampler *s, struct pthr *t, uint64_t until);
+
+/* t leaves its CPU with this stack (a switch-out sample). */
+void pf_off_begin(struct psampler *s, struct pthr *t, const uint64_t *regs,
+                  const uint8_t *stack, uint64_t len, uint64_t time);
+
+/* Give every live thread blocked right now its stack. */
+void pf_off_bootstrap_blocked(struct psampler *s, uint64_t now);
+
+/* --- perf_sampler.c ------------------------------------------------------ */
+
+/* Count how a stack ended; returns its ingest flags. */
+uint32_t pf_count_end(struct psampler *s, enum unwind_end end);
+
+/* Unwind and count: the depth, and its ingest flags in *flags. */
+int pf_unwind(struct psampler *s, struct pproc *p, const uint64_t *regs,
+              const uint8_t *stack, uint64_t len, uint32_t *flags);
+
+/* Push a stack of thread t (named first). */
+void pf_push_stack(struct psampler *s, struct pthr *t, const uint64_t *pcs,
+                   int n, uint32_t flags, uint64_t time, uint64_t count);
+
+#endif
