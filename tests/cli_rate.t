@@ -76,9 +76,9 @@ if [ -n "$have_perf" ]; then
     is "$(stats_sampler "$ERR"):$(asked "$ERR")" "perf:$PERF_HZ.0" \
         "auto on perf asks perf's default"
     run_sproftop --sampler perf -p "$pid,$pid2" -d 0.3 --stats -o "$TMPD/two.folded"
-    is "$RC:$(asked "$ERR")" "0:$PERF_HZ.0 $PERF_HZ.0" "-p P1,P2: each process at perf's default"
+    is "$RC:$(asked "$ERR")" "0:$PERF_HZ.0" "-p P1,P2: one sampler for both, at perf's default"
     run_sproftop --sampler perf -p "$pid,$pid2" -F 333 -d 0.3 --stats -o "$TMPD/two2.folded"
-    is "$RC:$(asked "$ERR")" "0:333.0 333.0" "-p P1,P2 -F 333: each process at 333 Hz"
+    is "$RC:$(asked "$ERR")" "0:333.0" "-p P1,P2 -F 333: one sampler for both, at 333 Hz"
     is "$(header_rate perf)" "$(header_of "$PERF_HZ")" \
         "perf: the header shows the default rate"
     is "$(header_rate perf -F 50)" "50.0 20.00ms" "perf: -F 50 in the header"
