@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #define INGEST_BYTES (8u << 20) /* per buffer: ~0.5 s of 64 threads x 1 kHz */
-#define PERIOD_NS 50000000ull   /* collector wake-up */
+#define PERIOD_NS 100000000ull  /* collector wake-up */
 
 /* One sampled process (one image of it: an exec makes another): its
  * fold, adding into the base's profile. */

@@ -34,7 +34,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define DRAIN_NS 20000000ull     /* drain the rings at least this often */
+#define DRAIN_NS 100000000ull    /* drain the rings at least this often: a
+                                    wake-up costs more than a ring of
+                                    records (docs/PERFORMANCE.md, 10) */
 #define PUBLISH_NS 50000000ull   /* stats copied for readers this often */
 #define WINDOW_NS 1000000000ull  /* achieved-rate window */
 #define FLUSH_NS 100000000ull    /* --idle: count a long off-CPU stretch

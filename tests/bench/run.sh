@@ -772,7 +772,7 @@ cat <<EOF
 
 | figure | sproftop | peer | target |
 |---|---|---|---|
-| \`-a -F 99\`, 2 busy \`spin\` + $IDLE_PROCS idle \`sleeper\` processes (and the machine's other jobs): whole CPU, share of a core | $(stats <"$TMP/all.sp") | \`perf top -a -g -F 99\`: $(stats <"$TMP/all.top") | ≤ 0.5 × perf top: ratio $(awk -v a="$(median <"$TMP/all.sp")" -v t="$(median <"$TMP/all.top")" 'BEGIN {if (t + 0 > 0) printf "%.1f", a / t; else print "nan"}'), $(met "$(median <"$TMP/all.sp")" "$(awk -v t="$(median <"$TMP/all.top")" 'BEGIN {print (t == "" || t == "nan") ? "nan" : t / 2}')" le) |
+| \`-a -F 99\`, 2 busy \`spin\` + $IDLE_PROCS idle \`sleeper\` processes (and the machine's other jobs): whole CPU, ms per second | $(awk '{printf "%.2f\n", $1 * 1000}' "$TMP/all.sp" | stats) | \`perf top -a -g -F 99\`: $(awk '{printf "%.2f\n", $1 * 1000}' "$TMP/all.top" | stats) | ≤ 0.5 × perf top: ratio $(awk -v a="$(median <"$TMP/all.sp")" -v t="$(median <"$TMP/all.top")" 'BEGIN {if (t + 0 > 0) printf "%.2f", a / t; else print "nan"}'), $(met "$(median <"$TMP/all.sp")" "$(awk -v t="$(median <"$TMP/all.top")" 'BEGIN {print (t == "" || t == "nan") ? "nan" : t / 2}')" le) |
 | the same run: resident memory at the end of the window, MiB | $(awk '{printf "%.1f\n", $1 / 1024}' "$TMP/all.sprss" | stats) | perf top: $(awk '{printf "%.1f\n", $1 / 1024}' "$TMP/all.toprss" | stats) | |
 | \`-p\` with 20 \`split\` processes: peak RSS, MiB | $(stats <"$TMP/rss20") | \`-p\` with one of them: $(stats <"$TMP/rss1") | ≤ 2 × one: ratio $(stats <"$TMP/rssratio"), $(met "$(median <"$TMP/rssratio")" 2 le) |
 
