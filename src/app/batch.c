@@ -29,9 +29,9 @@ static void wait_for_end(struct source *src, const struct batch_opts *o)
         if (st.state == TARGET_EXITED || st.state == TARGET_DETACHED ||
             st.state == TARGET_NONE)
             return;
-        /* every 100 ms (a wake-up is most of an idle session's cost),
+        /* every 250 ms (a wake-up is most of an idle session's cost),
          * or when the duration ends */
-        uint64_t nap = 100000000ull;
+        uint64_t nap = 250000000ull;
         if (o->duration_s > 0) {
             double left = o->duration_s - (double)(clock_mono_ns() - t0) / 1e9;
             if (left * 1e9 < (double)nap)

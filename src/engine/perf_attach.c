@@ -30,7 +30,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define RING_FILL_MS 200u        /* a ring holds this long at the asked rate */
+#define RING_FILL_MS 400u        /* a ring holds this long at the asked rate:
+                                    the loop drains every 100 ms, and wakes
+                                    early only at half (a wake-up costs
+                                    more than the records it reads) */
 #define RING_MIN (256u << 10)
 #define RING_MAX (16u << 20)
 #define RING_FLOOR (64u << 10)   /* smallest ring when memory is locked */
@@ -153,7 +156,7 @@ static int setup_rings(struct psampler *s)
         s->owners[c] = -1;
     size_t bytes = ring_bytes(s);
     for (int c = 0; c < s->ncpus; c++) {
-        s->owners[c] = open_owner(s, c, (uint32_t)(bytes / 4));
+        s->owners[c] = open_owner(s, c, (uint32_t)(bytes / 2));
         if (s->owners[c] < 0)
             return -1;
         if (perf_ring_map(&s->rings[c], s->owners[c], bytes, RING_FLOOR) < 0) {

@@ -2,7 +2,7 @@
  * see perf_sampler.h, and perf_int.h for its parts.
  *
  * One loop on one thread, for every process of the session:
- *   1. wait (epoll) until a ring is a quarter full, a target exits, or
+ *   1. wait (epoll) until a ring is half full, a target exits, or
  *      DRAIN_NS passes;
  *   2. apply a pause, resume or new interval asked for meanwhile
  *      (PERF_EVENT_IOC_DISABLE / ENABLE / PERIOD on every event);

@@ -18,6 +18,7 @@
 
 #define PAGE 4096u
 #define PAGE_SLOTS 1024u /* read-only page cache: 4 MiB at most */
+#define END_SLOTS 256u   /* ends_chain answers by address, per maps */
 #define STACK_REACH (8u << 20) /* an address this close above a copied
                                   stack is taken as more of that stack */
 
@@ -65,6 +66,12 @@ struct unwinder {
     int badmem;
     int beyond_copy;       /* wanted stack past the copy, live reads off */
     int no_live;           /* unwinder_set_live_reads(u, 0) */
+    /* ends_chain's answers for this maps: the last frames of a program's
+     * stacks are a handful of addresses (_start, clone3), and asking the
+     * tables outside libunwind's own cache cost as much as the rest of
+     * the unwind (docs/PERFORMANCE.md, 10) */
+    uint64_t end_pc[END_SLOTS]; /* address + 1; 0: empty */
+    bool end_ok[END_SLOTS];
 };
 
 /* libunwind-ptrace hands its own UPT handle, not ours, to the accessors it
@@ -131,6 +138,7 @@ static void drop_caches(struct unwinder *u)
     }
     u->nupts = 0;
     u->nmtabs = 0;
+    memset(u->end_pc, 0, sizeof u->end_pc);
     for (size_t i = 0; i < PAGE_SLOTS; i++) {
         free(u->pages[i].data);
         u->pages[i].data = NULL;
@@ -465,12 +473,22 @@ int unwinder_saw_unknown(const struct unwinder *u)
  * address: look up the call, one byte before). */
 static bool ends_chain(struct unwinder *u, const uint64_t *pcs, int n)
 {
+    uint64_t pc = pcs[n - 1] - (n > 1 ? 1 : 0);
+    size_t slot = (size_t)(util_mix64(pc) % END_SLOTS);
+    if (u->end_pc[slot] == pc + 1)
+        return u->end_ok[slot];
     unw_proc_info_t pi;
     memset(&pi, 0, sizeof pi);
-    if (find_proc_info(u->as, pcs[n - 1] - (n > 1 ? 1 : 0), &pi, 0, NULL) < 0)
-        return false;
-    put_unwind_info(u->as, &pi, NULL);
-    return true;
+    bool ok = find_proc_info(u->as, pc, &pi, 0, NULL) >= 0;
+    if (ok)
+        put_unwind_info(u->as, &pi, NULL);
+    /* kept only when it depends on neither the copy nor an address
+     * outside the maps (which must go on setting saw_unknown) */
+    if (!u->beyond_copy && !u->badmem && maps_find(u->maps, pc)) {
+        u->end_pc[slot] = pc + 1;
+        u->end_ok[slot] = ok;
+    }
+    return ok;
 }
 
 int unwinder_unwind(struct unwinder *u, pid_t tid,
