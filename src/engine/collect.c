@@ -33,7 +33,8 @@
 #include <unistd.h>
 
 #define INGEST_BYTES (8u << 20) /* per buffer: ~0.5 s of 64 threads x 1 kHz */
-#define PERIOD_NS 100000000ull  /* collector wake-up */
+#define PERIOD_NS 200000000ull  /* collector wake-up: as often as the perf
+                                   sampler drains its rings */
 
 /* One sampled process (one image of it: an exec makes another): its
  * fold, adding into the base's profile. */

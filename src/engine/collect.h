@@ -1,7 +1,7 @@
 /* collect.h - the live source: sampler -> ingest -> fold -> profile.
  *
  * collect_start starts the sampler (which attaches) and a collector thread
- * that every 100 ms swaps the ingest buffer and folds the raw stacks of
+ * that every 200 ms swaps the ingest buffer and folds the raw stacks of
  * each process into the profile, through that process's fold (fold.h:
  * symbolized through a pc cache, so libdwfl is asked once per address
  * and maps generation).  The sampler never waits on the

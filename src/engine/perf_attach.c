@@ -30,8 +30,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define RING_FILL_MS 400u        /* a ring holds this long at the asked rate:
-                                    the loop drains every 100 ms, and wakes
+#define RING_FILL_MS 600u        /* a ring holds this long at the asked rate:
+                                    the loop drains every 200 ms, and wakes
                                     early only at half (a wake-up costs
                                     more than the records it reads) */
 #define RING_MIN (256u << 10)
@@ -302,7 +302,10 @@ int pf_attach(struct psampler *s, char *err, size_t errlen, int *code)
     s->eo.kernel = kernel;
     s->eo.children = s->cfg.children;
     raise_fd_limit();
-    if ((s->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 || setup_rings(s) < 0) {
+    struct epoll_event kick = {.events = EPOLLIN, .data.u64 = PERF_EP_KICK};
+    if ((s->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+        epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->kick_fd, &kick) < 0 ||
+        setup_rings(s) < 0) {
         refuse(s, s->cfg.all ? -1 : pids[0], errno, err, errlen, code);
         return -1;
     }

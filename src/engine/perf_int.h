@@ -40,6 +40,7 @@
 #define PERF_NONE UINT32_MAX
 #define PERF_EP_PROC (1ull << 32) /* epoll data: a target's pidfd (| its
                                      index); else a CPU's ring (its index) */
+#define PERF_EP_KICK (1ull << 33) /* epoll data: kick_fd */
 
 struct maps;
 
@@ -127,6 +128,9 @@ struct psampler {
     int *owners;           /* per CPU: the fd whose ring it is */
     struct perf_ring *rings;
     int epfd;
+    int kick_fd;           /* eventfd: a control or a halt asked for; the
+                              loop applies it at once instead of at its
+                              next drain */
     struct pev *evs;
     size_t nevs, capevs;
     struct idtab ev_ids;   /* sample id -> evs index */

@@ -29,12 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define DRAIN_NS 100000000ull    /* drain the rings at least this often: a
+#define DRAIN_NS 200000000ull    /* drain the rings at least this often: a
                                     wake-up costs more than a ring of
                                     records (docs/PERFORMANCE.md, 10) */
 #define PUBLISH_NS 50000000ull   /* stats copied for readers this often */
@@ -492,7 +493,11 @@ static void step(struct psampler *s)
     int nexited = 0;
     int n = epoll_wait(s->epfd, evs, 16, (int)(DRAIN_NS / 1000000));
     for (int k = 0; k < n; k++)
-        if (evs[k].data.u64 & PERF_EP_PROC)
+        if (evs[k].data.u64 == PERF_EP_KICK) {
+            uint64_t v;
+            if (read(s->kick_fd, &v, sizeof v) < 0)
+                continue; /* EAGAIN: another read took it */
+        } else if (evs[k].data.u64 & PERF_EP_PROC)
             exited[nexited++] = (uint32_t)(evs[k].data.u64 & ~PERF_EP_PROC);
     uint64_t now = clock_mono_ns();
     apply_controls(s, now);
@@ -566,6 +571,7 @@ static void sampler_free(struct psampler *s)
     free(s->recs);
     free(s->pcs);
     free(s->boot_buf);
+    close(s->kick_fd);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->cond);
     free(s);
@@ -586,6 +592,11 @@ struct sampler *perf_sampler_start(const struct sampler_config *cfg,
     s->pid = cfg->all ? 0 : cfg->npids ? cfg->pids[0] : cfg->pid;
     s->self = getpid();
     s->epfd = -1;
+    if ((s->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+        snprintf(err, errlen, "eventfd: %s", strerror(errno));
+        free(s);
+        return NULL;
+    }
     s->spawn.go_fd = s->spawn.err_fd = -1;
     s->eo.period_ns = cfg->interval_ns;
     s->eo.stack_bytes = (uint32_t)(cfg->stack_max & ~(size_t)7);
@@ -600,6 +611,7 @@ struct sampler *perf_sampler_start(const struct sampler_config *cfg,
     pthread_cond_init(&s->cond, NULL);
     if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
         snprintf(err, errlen, "cannot start the sampler thread");
+        close(s->kick_fd);
         pthread_mutex_destroy(&s->lock);
         pthread_cond_destroy(&s->cond);
         free(s);
@@ -635,9 +647,19 @@ int perf_sampler_probe(const struct sampler_config *cfg, struct perf_refusal *wh
     return perf_events_probe(pf_probe_tid(cfg), cfg->idle, &kernel, why);
 }
 
+/* Wake the loop (any thread): a control or a halt is waiting. */
+static void kick(struct psampler *s)
+{
+    uint64_t one = 1;
+    if (write(s->kick_fd, &one, sizeof one) < 0)
+        return; /* the counter is full: the loop is woken already */
+}
+
 static void pf_halt(struct sampler *base)
 {
     struct psampler *s = (struct psampler *)base;
+    atomic_store(&s->stop, true);
+    kick(s);
 
     sampler_join(s->thread, &s->stop, &s->joined);
 }
@@ -651,11 +673,13 @@ static void pf_free(struct sampler *base)
 static void pf_set_paused(struct sampler *base, bool paused)
 {
     atomic_store(&((struct psampler *)base)->paused, paused);
+    kick((struct psampler *)base);
 }
 
 static void pf_set_interval(struct sampler *base, uint64_t interval_ns)
 {
     atomic_store(&((struct psampler *)base)->interval_ns, interval_ns);
+    kick((struct psampler *)base);
 }
 
 static void pf_get_stats(struct sampler *base, struct sampler_stats *out)
