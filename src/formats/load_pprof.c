@@ -270,15 +270,19 @@ static int map_module(struct loader *ld, uint32_t map, const char **module)
 }
 
 /* The build-id of mapping index `map` (NULL for NONE or none), and the
- * file offset of addr in it (0 when unknown), into d.  0, or -1 with the
- * error set on a bad string index. */
+ * file offset of addr in it (0 when unknown), into d.  A build-id counts
+ * only beside a module (d->module, from map_module first): the writer
+ * puts build-ids on the mappings of named modules, so a nameless one's
+ * would not come back, and two frames that differ by it alone would
+ * merge on the next load.  0, or -1 with the error set on a bad string
+ * index. */
 static int map_build_id(struct loader *ld, uint32_t map, uint64_t addr,
                         struct frame_desc *d)
 {
     const struct mapping *m = map != NONE ? &ld->maps[map] : NULL;
     const char *s;
 
-    if (!m || !m->build_id)
+    if (!m || !m->build_id || !d->module)
         return 0;
     s = string_at(ld, m->build_id, m->off);
     if (!s)
