@@ -106,6 +106,20 @@ cmp_ok "$yes" '>' 5 "split's work_unit is sampled under $sr ($yes samples)"
 read -r yes _ < <(folded_under_root "$out3" "$rr" recurse)
 cmp_ok "$yes" '>' 5 "recurse's recursion is sampled under $rr ($yes samples)"
 
+# A child that is gone before its FORK record is read (it ran for less
+# than a drain) does not keep the session alive, and each process that
+# exits gives back the modules only it used: at the end the symbol store
+# holds none.
+printf '#!/bin/sh\n/bin/true\n%s 1\n' "$TARGETS/split" >"$script"
+run_sproftop --children --stats -F 500 -d 60 -o "$TMPD/short.folded" -- "$script"
+is "$RC" 0 "--children -- SCRIPT with a short child ends with the script"
+secs=$(sed -n 's/^sproftop stats: PID [0-9]*, \([0-9.]*\) s,.*/\1/p' "$ERR")
+ok "$(awk -v s="${secs:-99}" 'BEGIN { exit !(s < 50) }'; echo $?)" \
+    "...well before -d 60 ($secs s)"
+like "$(grep '^symbol store:' "$ERR")" \
+    '^symbol store: 0 modules, 0 references by processes, [1-9][0-9]* loaded, [1-9][0-9]* freed' \
+    "every exited process gave its modules back"
+
 run_sproftop --children --sampler ptrace -p "$m" -d 1
 is "$RC" 2 "--children with --sampler ptrace is refused"
 

@@ -39,8 +39,8 @@
 /* One sampled process (one image of it: an exec makes another): its
  * fold, adding into the base's profile. */
 struct cproc {
-    struct fold *fold;
-    struct symbols *sym;       /* owned by fold; read for --stats after finish */
+    struct fold *fold;         /* with its symbolizer, released when the
+                                  process exits (INGEST_EXIT) */
     pid_t pid;
     bool old;                  /* a newer one has its pid */
 };
@@ -108,14 +108,15 @@ static void proc_free(struct cproc *p)
 static struct cproc *proc_new(struct collect *c, pid_t pid, const char *comm)
 {
     struct cproc *p = calloc(1, sizeof *p);
+    struct symbols *sym = NULL;
     char err[200];
     if (!p || !(p->fold = fold_new_sibling(c->fold)) ||
-        !(p->sym = symbols_new(c->store, pid, err, sizeof err))) {
+        !(sym = symbols_new(c->store, pid, err, sizeof err))) {
         proc_free(p);
         return NULL;
     }
     p->pid = pid;
-    fold_set_symbols(p->fold, p->sym);
+    fold_set_symbols(p->fold, sym);
     fold_set_process(p->fold, pid, comm);
     return p;
 }
@@ -440,7 +441,7 @@ static void sum_symbols(struct collect *c, struct symbols_stats *ss, struct fold
     for (size_t i = 0; i < c->nprocs; i++) {
         struct symbols_stats o;
         struct fold_stats g;
-        symbols_get_stats(c->procs[i]->sym, &o);
+        fold_get_symbols_stats(c->procs[i]->fold, &o);
         fold_get_stats(c->procs[i]->fold, &g);
         ss->lookups += o.lookups;
         ss->hits += o.hits;

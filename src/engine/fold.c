@@ -56,7 +56,10 @@ struct fold {
     atomic_uint_fast64_t *generation; /* the base's */
 
     /* collector thread only */
-    struct symbols *sym;
+    struct symbols *sym;       /* NULL once released (fold_records met
+                                  the process's INGEST_EXIT) */
+    struct symbols_stats sym_st; /* its figures when it was released */
+    bool released;
     struct maps_gen *gens;     /* taken, still wanted; newest first */
     uint64_t cur_gen;          /* generation `pcs` is for */
     struct pc_cache pcs;
@@ -313,9 +316,30 @@ static void add_thread_name(struct fold *f, const struct ingest_rec *r,
     pthread_mutex_unlock(f->prof_lock);
 }
 
+/* The process is gone: what only it used goes (its symbolizer, giving
+ * back the modules no other process holds, its maps and its address
+ * cache).  Its samples stay in the profile; a record read after this
+ * (none should come) is dropped. */
+static void release(struct fold *f)
+{
+    if (f->released)
+        return;
+    f->released = true;
+    if (f->sym)
+        symbols_get_stats(f->sym, &f->sym_st);
+    symbols_free(f->sym);
+    f->sym = NULL;
+    free_gens(f->gens);
+    f->gens = NULL;
+    pc_cache_free(&f->pcs);
+    memset(&f->pcs, 0, sizeof f->pcs);
+}
+
 static bool add_sample(struct fold *f, const struct ingest_rec *r,
                        const void *payload)
 {
+    if (f->released)
+        return false;
     if (r->gen != f->cur_gen)
         use_gen(f, r->gen);
     long depth = symbolize(f, payload, r->len / sizeof(uint64_t), r->flags);
@@ -341,6 +365,8 @@ void fold_records(struct fold *f, const uint8_t *data, size_t len)
             add_thread_name(f, r, payload);
         else if (r->type == INGEST_SAMPLE)
             any |= add_sample(f, r, payload);
+        else if (r->type == INGEST_EXIT)
+            release(f);
     }
     if (any)
         atomic_fetch_add(f->generation, 1);
@@ -443,6 +469,16 @@ void fold_set_meta(struct fold *f, const struct profile_meta *m)
     pthread_mutex_lock(f->prof_lock);
     profile_set_meta(f->prof, m);
     pthread_mutex_unlock(f->prof_lock);
+}
+
+void fold_get_symbols_stats(struct fold *f, struct symbols_stats *out)
+{
+    if (f->sym)
+        symbols_get_stats(f->sym, out);
+    else if (f->released)
+        *out = f->sym_st;
+    else
+        memset(out, 0, sizeof *out);
 }
 
 void fold_get_stats(struct fold *f, struct fold_stats *out)

@@ -87,6 +87,13 @@ struct fold_stats {
 /* Counters since fold_new. */
 void fold_get_stats(struct fold *f, struct fold_stats *out);
 
+struct symbols_stats;
+/* The symbolizer's counters (symbols_get_stats), also once the fold has
+ * released it (its process exited: INGEST_EXIT).  Zeros before
+ * fold_set_symbols.  Once the collector has stopped (--stats after
+ * finish), like symbols_get_stats. */
+void fold_get_symbols_stats(struct fold *f, struct symbols_stats *out);
+
 /* A copy of the profile (profile_clone), owned by the caller; NULL on
  * OOM. */
 struct profile *fold_snapshot(struct fold *f);

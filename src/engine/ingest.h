@@ -17,6 +17,8 @@
 enum ingest_type {
     INGEST_SAMPLE = 1, /* payload: uint64_t pcs[n], leaf first */
     INGEST_THREAD = 2, /* payload: thread name (no NUL) */
+    INGEST_EXIT = 3,   /* no payload: the process `pid` is gone, and no
+                          record of it follows (perf backend) */
 };
 
 enum ingest_flags {

@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +85,13 @@ uint32_t pf_proc_add(struct psampler *s, pid_t pid, bool watched)
     idtab_insert(&s->proc_ids, util_mix64((uint64_t)pid), i);
     s->procs_live++;
     s->live.processes_seen++;
-    if (watched)
+    if (watched) {
         proc_watch(s, i);
+        /* gone and reaped before its FORK record was read (a child that
+         * ran for less than a drain): no pidfd will ever say so */
+        if (s->procs[i].pidfd < 0 && kill(pid, 0) < 0 && errno == ESRCH)
+            pf_proc_exit(s, i);
+    }
     return i;
 }
 
@@ -106,6 +112,13 @@ void pf_proc_exit(struct psampler *s, uint32_t i)
     if (p->stat_fd >= 0) {
         close(p->stat_fd);
         p->stat_fd = -1;
+    }
+    /* the collector may free what only it used once it reads this (the
+     * process's records are all before it: the drain came first) */
+    if (p->announced) {
+        struct ingest_rec h = {.type = INGEST_EXIT, .pid = p->pid,
+                               .time = clock_mono_ns(), .gen = p->gen};
+        ingest_push(s->cfg.ingest, &h, NULL, 0);
     }
     /* what only it used: a record read late makes them again if it can */
     unwinder_free(p->unw);
