@@ -51,6 +51,23 @@ check "A shows every process again" \
     wait_until 10 screen_has pv 'Process: all'
 keys pv q
 wait_until 10 eval '! "${T[@]}" has-session -t pv 2>/dev/null'
+
+# -a has no target PID: the header's first line names the whole machine
+# and shows no "PID 0"
+par=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
+if [ "$(id -u)" = 0 ] || [ "$par" -le 0 ]; then
+    "${T[@]}" new-session -d -s pa -x 120 -y 30 \
+        "'$SPROFTOP' -a -r 0.2 --no-confirm 2>'$TMPD/pa.err'"
+    check "-a: the header names every process" \
+        wait_until 15 screen_has pa '^ +every process \(-a\)'
+    unlike "$(screen pa | head -n 1)" 'PID' "-a: ...and shows no PID" ||
+        diag "$(screen pa | head -n 3; cat "$TMPD/pa.err")"
+    keys pa q
+    wait_until 10 eval '! "${T[@]}" has-session -t pa 2>/dev/null'
+else
+    skip 2 "-a needs root, CAP_PERFMON or perf_event_paranoid <= 0"
+fi
+
 for p in "$m" "$w1" "$w2"; do
     assert_not_stopped "$p" "PID $p running and untraced afterwards"
 done

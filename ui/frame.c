@@ -173,7 +173,8 @@ static void header_target(struct ui *ui)
                   s->cmdline[0] ? s->cmdline : s->comm);
         return;
     }
-    hdr_field(&h, "PID", t->attr[UC_VALUE], "%d", (int)s->pid);
+    if (s->pid > 0) /* -a has no target PID: its command line says so */
+        hdr_field(&h, "PID", t->attr[UC_VALUE], "%d", (int)s->pid);
     /* The command line takes what is left, clipped. */
     int start = h.x + 2;
     if (start < h.width)
