@@ -62,7 +62,7 @@ kill_pid "$m" # its workers die with it (PR_SET_PDEATHSIG): split gets the CPUs
 
 # --- 3. a ring overflowing is counted ------------------------------------------
 ERR=$TMPD/lost.err
-spawn timeout -k 5 "$SP_TIMEOUT" "$SPROFTOP" --sampler perf -p "$sp" -F 2000 -d 5 --stats \
+spawn timeout -k 5 "$SP_TIMEOUT" "$SPROFTOP" --sampler perf -p "$sp" -F 2000 -d 120 --stats \
     -o "$TMPD/lost.folded" 2>"$ERR" >/dev/null
 tmo=$SPAWN_PID
 sprof=
@@ -71,15 +71,34 @@ _sampling() {
     [ -n "$sprof" ] && [ "$(ls "/proc/$sprof/task" 2>/dev/null | wc -l)" -ge 3 ]
 }
 wait_until 10 _sampling || bail_out "sproftop did not start sampling"
-# stopped, sproftop reads nothing: at 2 kHz of 16 KiB copies the rings
-# (about 0.2 s of samples each) overflow well within the 2.5 s, even
-# with split on a CPU a quarter of the time
-sleep 0.5
+# Stopped, sproftop reads nothing.  It stays stopped until split has run
+# long enough to fill every ring (their sizes from sproftop's mappings)
+# with 2 kHz samples of 16 KiB and more, with half again to spare: a
+# condition on split's CPU time, bounded, not a fixed time.
+_rings() { grep -c 'anon_inode:\[perf_event\]' "/proc/$sprof/maps" 2>/dev/null; }
+wait_until 10 eval '[ "$(_rings)" -gt 0 ]' || bail_out "sproftop mapped no ring"
+ring_total=0
+while read -r range _ _ _ _ name; do
+    [ "$name" = 'anon_inode:[perf_event]' ] || continue
+    ring_total=$((ring_total + 0x${range#*-} - 0x${range%-*}))
+done <"/proc/$sprof/maps"
+need_ns=$((ring_total / 16384 * 500000 * 3 / 2))
+note "rings: $ring_total bytes; sproftop stays stopped for $need_ns ns of split's CPU"
+split_ns() { cat /proc/"$sp"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 kill -STOP "$sprof"
-sleep 2.5
+c0=$(split_ns)
+_filled() { [ $(($(split_ns) - c0)) -ge "$need_ns" ]; }
+wait_until 60 _filled || diag "split ran less than $need_ns ns in 60 s"
 kill -CONT "$sprof"
+# the kernel writes its LOST record at the first sample after the drain
+# makes room: let split run on (a tenth of a second of CPU: 200 samples),
+# then end sampling with SIGINT, whose last drain reads it
+c1=$(split_ns)
+_ran_on() { [ $(($(split_ns) - c1)) -ge 100000000 ]; }
+wait_until 30 _ran_on || diag "split did not run on after the CONT"
+kill -INT "$sprof"
 wait_exit "$tmo" 30
-is "$EXIT_RC" 0 "sproftop stopped for 2.5 s, then let go: exits 0"
+is "$EXIT_RC" 0 "sproftop stopped until its rings overflowed, then let go: exits 0"
 [ "$EXIT_RC" = 0 ] || diag_file "$ERR"
 lost=$(sed -n 's/.*lost in the ring buffers \([0-9]*\),.*/\1/p' "$ERR" | head -n 1)
 cmp_ok "${lost:-0}" '>' 0 "the overflow is counted: ${lost:-0} samples lost in the ring buffers" ||
