@@ -20,7 +20,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,12 +48,17 @@ uint32_t pf_proc_find(struct psampler *s, pid_t pid)
     return idtab_find(&s->proc_ids, util_mix64((uint64_t)pid), proc_eq, &k);
 }
 
-static void proc_watch(struct psampler *s, uint32_t i)
+/* Watch target i's exit through a pidfd.  False when it is gone already
+ * (reaped: a child that ran for less than a drain before its FORK record
+ * was read), which no pidfd would ever say. */
+static bool proc_watch(struct psampler *s, uint32_t i)
 {
     struct pproc *p = &s->procs[i];
     p->watched = true;
     s->watched_live++;
     p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+    if (p->pidfd < 0 && errno == ESRCH)
+        return false;
     if (p->pidfd >= 0) {
         struct epoll_event ev = {.events = EPOLLIN,
                                  .data.u64 = PERF_EP_PROC | i};
@@ -63,6 +67,7 @@ static void proc_watch(struct psampler *s, uint32_t i)
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)p->pid);
     p->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+    return true;
 }
 
 uint32_t pf_proc_add(struct psampler *s, pid_t pid, bool watched)
@@ -85,13 +90,8 @@ uint32_t pf_proc_add(struct psampler *s, pid_t pid, bool watched)
     idtab_insert(&s->proc_ids, util_mix64((uint64_t)pid), i);
     s->procs_live++;
     s->live.processes_seen++;
-    if (watched) {
-        proc_watch(s, i);
-        /* gone and reaped before its FORK record was read (a child that
-         * ran for less than a drain): no pidfd will ever say so */
-        if (s->procs[i].pidfd < 0 && kill(pid, 0) < 0 && errno == ESRCH)
-            pf_proc_exit(s, i);
-    }
+    if (watched && !proc_watch(s, i))
+        pf_proc_exit(s, i);
     return i;
 }
 
