@@ -116,16 +116,16 @@ help_formats=$(printf '%s\n' "$help_text" | awk '
 man_formats=$(section FORMATS | tags | awk '{ print $1 }')
 same_set "the man page's FORMATS are exactly the formats of --help" \
     "--help" "$help_formats" "docs/sproftop.1 FORMATS" "$man_formats"
-# Each format's file names, from its ".exts" in the exporters' registry
-# (src/formats/export.c), are on its FORMATS tag line, and no other name is.
+# Each format's file names, from its ".exts" in the format table
+# (src/formats/format.c), are on its FORMATS tag line, and no other name is.
 bad=""
 registry=$(sed -n 's/^ *\.name *= *"\([^"]*\)",.*/\1/p
                   s/^ *\.exts *= *"\([^"]*\)",.*/\1/p' \
-    "$TOP/src/formats/export.c" | paste - -)
+    "$TOP/src/formats/format.c" | paste - -)
 for name in $help_formats; do
     exts=$(awk -F'\t' -v n="$name" '$1 == n { print $2 }' <<<"$registry")
     if [ -z "$exts" ]; then
-        bad="$bad $name: no one-line .name/.exts in export.c;"
+        bad="$bad $name: no one-line .name/.exts in format.c;"
         continue
     fi
     tag=$(section FORMATS | tags | awk -v n="$name" '$1 == n' | tr -d '(),' |

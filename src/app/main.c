@@ -10,6 +10,7 @@
 #include "dump.h"
 #include "duration.h"
 #include "export.h"
+#include "format.h"
 #include "late_names.h"
 #include "launch.h"
 #include "load.h"
@@ -169,8 +170,8 @@ static void usage(FILE *f)
 "      --help-keys       the live view's keys, as a Markdown table\n"
 "\n", SAMPLER_PERF_HZ, SAMPLER_PTRACE_HZ);
     int col = fprintf(f, "Formats:");
-    for (size_t i = 0; i < export_count(); i++) {
-        const char *n = export_at(i)->name;
+    for (size_t i = 0; i < format_count(); i++) {
+        const char *n = format_at(i)->name;
         if (col + 1 + (int)strlen(n) > 79) {
             fprintf(f, "\n        ");
             col = 8;
@@ -272,12 +273,12 @@ static int parse_num(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
-static const struct exporter *pick_format(const struct opts *o)
+static const struct format *pick_format(const struct opts *o)
 {
     if (o->format)
-        return export_find(o->format);
-    const struct exporter *e = o->output ? export_for_path(o->output) : NULL;
-    return e ? e : export_find("folded");
+        return format_find(o->format);
+    const struct format *e = o->output ? format_for_path(o->output, false) : NULL;
+    return e ? e : format_find("folded");
 }
 
 static int parse_args(int argc, char **argv, struct opts *o)
@@ -403,17 +404,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
         return usage_error("%s", "--children follows live processes: give -p PID or -- CMD");
     if (o->dump && o->sampler == SAMPLER_PERF)
         return usage_error("%s", "--dump stops every thread once: it uses ptrace, not --sampler perf");
-    if (o->format && !export_find(o->format)) {
-        static char list[512];
-        size_t n = 0;
-        for (size_t i = 0; i < export_count() && n < sizeof list - 32; i++)
-            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", export_at(i)->name);
-        fprintf(stderr, "sproftop: unknown format '%s' (formats: %s)\n", o->format, list);
+    if (o->format && !format_find(o->format)) {
+        char list[512];
+        fprintf(stderr, "sproftop: unknown format '%s' (formats: %s)\n", o->format,
+                format_names(list, sizeof list, false));
         return 2;
     }
     if (o->format && !o->output && !o->inputs[0])
         return usage_error("%s", "-f needs -o FILE");
-    if (o->baseline && o->output && !export_takes_baseline(pick_format(o)))
+    if (o->baseline && o->output && !pick_format(o)->baseline)
         return usage_error("--baseline writes a differential profile only as folded or svg, not %s",
                            pick_format(o)->name);
     if ((o->cmd_output || o->keep_cmd) && !o->argv)
@@ -463,21 +462,18 @@ static void install_signals(void)
 /* The save prompt's view of the formats (ui.h: struct ui_save_ops). */
 static const char *ui_format_name(size_t i)
 {
-    return i < export_count() ? export_at(i)->name : NULL;
+    return i < format_count() ? format_at(i)->name : NULL;
 }
 
 static const char *ui_format_exts(size_t i)
 {
-    return i < export_count() ? export_at(i)->exts : NULL;
+    return i < format_count() ? format_at(i)->exts : NULL;
 }
 
 static long ui_format_for_path(const char *path)
 {
-    const struct exporter *e = export_for_path(path);
-    for (size_t i = 0; e && i < export_count(); i++)
-        if (export_at(i) == e)
-            return (long)i;
-    return -1;
+    const struct format *e = format_for_path(path, false);
+    return e ? (long)(e - format_at(0)) : -1;
 }
 
 static int ui_format_write(size_t i, const struct profile *p, const char *path,
@@ -493,7 +489,7 @@ static int ui_format_write(size_t i, const struct profile *p, const char *path,
     export_opts_default(&eo);
     eo.hide_self = hide_self;
     eo.hide_subs = hide_subs;
-    return export_to_file(export_at(i), p, &eo, path, err, errlen);
+    return export_to_file(format_at(i), p, &eo, path, err, errlen);
 }
 
 static void fill_ui_options(const struct opts *o, struct ui_options *u)

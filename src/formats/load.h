@@ -1,7 +1,8 @@
 /* load.h - reading saved profiles back (sproftop -i FILE).
  *
- * load_file reads a whole file, picks a reader by sniffing the content
- * (then by the file name's suffix) and returns a new profile.  Readers
+ * load_file reads a whole file, picks a reader from the format table
+ * (format.h) by sniffing the content (then by the file name's suffix)
+ * and returns a new profile.  Readers
  * take untrusted bytes: every length is bounded and any malformed input
  * gives a one-line error naming the file and, for text formats, the line.
  * Called by main.c for -i; the result is usually wrapped in
@@ -32,7 +33,16 @@ struct profile *load_file(const char *path, char *err, size_t errlen);
 struct profile *load_buffer(const char *buf, size_t len, const char *name,
                             char *err, size_t errlen);
 
-/* --- readers: one per src/formats/load_NAME.c, listed in load.c's table */
+/* --- readers: one per src/formats/load_NAME.c, named in its row of the
+ * format table (format.h) */
+
+/* Whether buf[0..len) (the start of a file, len > 0) holds the format. */
+typedef bool load_sniff_fn(const char *buf, size_t len);
+
+/* Parse buf[0..len) into a new profile, or NULL with a one-line reason
+ * in err; `name` (the file's) prefixes errors. */
+typedef struct profile *load_fn(const char *buf, size_t len,
+                                const char *name, char *err, size_t errlen);
 
 /* True when buf (the first bytes of a file, len > 0) looks like folded
  * stacks: its first non-blank line ends in whitespace and a count. */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "format.h"
 #include "load.h"
 #include "profile.h"
 
@@ -29,7 +30,7 @@ static char *fuzz_save_pprof(const struct profile *p, size_t *len)
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
 
-    if (!f || export_pprof.write(p, NULL, f) != 0)
+    if (!f || format_find("pprof")->write(p, NULL, f) != 0)
         abort();
     fclose(f);
     return buf;
@@ -109,16 +110,16 @@ static void fuzz_export_all(const struct profile *p)
     if (!null_out)
         abort();
     export_opts_default(&o);
-    for (size_t i = 0; i < export_count(); i++) {
-        const struct exporter *e = export_at(i);
+    for (size_t i = 0; i < format_count(); i++) {
+        const struct format *e = format_at(i);
 
-        if (e == &export_pprof ||
+        if (e == format_find("pprof") ||
             (e->per_sample && profile_samples(p) > FUZZ_PER_SAMPLE_MAX))
             continue;
         e->write(p, &o, null_out);
     }
     o.no_thread_root = true;
-    export_folded.write(p, &o, null_out);
+    format_find("folded")->write(p, &o, null_out);
     clearerr(null_out);
 }
 

