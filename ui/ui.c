@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "callers_view.h"
 #include "clock.h"
 #include "code_view.h"
@@ -53,9 +54,9 @@ double ui_now(void)
 void ui_options_default(struct ui_options *o)
 {
     memset(o, 0, sizeof(*o));
-    o->refresh_s = 1.0;
-    o->hide_self = 1.0;
-    o->hide_subs = 2.0;
+    o->refresh_s = UI_REFRESH_DEFAULT_S;
+    o->hide_self = SP_HIDE_SELF_DEFAULT;
+    o->hide_subs = SP_HIDE_SUBS_DEFAULT;
     o->confirm_quit = true;
 }
 

@@ -41,11 +41,12 @@ struct ui_save_ops {
 /* The refresh interval's range, for -r and the 'd' prompt. */
 #define UI_REFRESH_MIN_S 0.1
 #define UI_REFRESH_MAX_S 3600.0
+#define UI_REFRESH_DEFAULT_S 1.0
 
 struct ui_options {
     double refresh_s;           /* -r/--refresh SECONDS: new data at most this
-                                   often (default 1.0; UI_REFRESH_MIN_S ..
-                                   UI_REFRESH_MAX_S) */
+                                   often (UI_REFRESH_DEFAULT_S;
+                                   UI_REFRESH_MIN_S .. UI_REFRESH_MAX_S) */
     bool no_color;              /* --no-color; NO_COLOR set and non-empty in
                                    the environment has the same effect */
     const char *snapshot_dir;   /* --snapshot-dir DIR: where 's' proposes to
@@ -61,8 +62,8 @@ struct ui_options {
      * a new profile, or NULL with a one-line reason in err.  NULL: :load
      * fails the script. */
     struct profile *(*load)(const char *path, char *err, size_t errlen);
-    double hide_self;           /* --hide-self PCT (default 1.0) */
-    double hide_subs;           /* --hide-subs PCT (default 2.0) */
+    double hide_self;           /* --hide-self PCT (SP_HIDE_SELF_DEFAULT) */
+    double hide_subs;           /* --hide-subs PCT (SP_HIDE_SUBS_DEFAULT) */
     double duration_s;          /* -d SECONDS: ui_run returns after this long
                                    (0: until the user quits) */
     volatile sig_atomic_t *quit_flag; /* set non-zero by a signal handler

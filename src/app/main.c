@@ -6,6 +6,7 @@
  * usage errors.
  */
 #include "batch.h"
+#include "bounds.h"
 #include "collect.h"
 #include "dump.h"
 #include "duration.h"
@@ -138,7 +139,7 @@ static void usage(FILE *f)
 "      --children        also sample every process the targets fork from\n"
 "                        now on (perf sampler)\n"
 "Sampling:\n"
-"  -F, --freq HZ         samples per second per thread (1..10000; perf\n"
+"  -F, --freq HZ         samples per second per thread (%g..%g; perf\n"
 "                        sampler %u, ptrace %u)\n"
 "  -d, --duration S      stop after S seconds (decimals allowed)\n"
 "      --idle            also sample threads blocked in the kernel\n"
@@ -158,9 +159,9 @@ static void usage(FILE *f)
 "                        profile (two counts per line; red/blue frames)\n"
 "      --stats           print sampler statistics to stderr at the end\n"
 "Live view (a terminal on stdout and no -o):\n"
-"  -r, --refresh SECS    redraw interval (0.1..3600; 1)\n"
-"      --hide-self PCT   hide functions below PCT%% self... (1)\n"
-"      --hide-subs PCT   ...and with no caller/callee edge above PCT%% (2)\n"
+"  -r, --refresh SECS    redraw interval (%g..%g; %g)\n"
+"      --hide-self PCT   hide functions below PCT%% self... (%g)\n"
+"      --hide-subs PCT   ...and with no caller/callee edge above PCT%% (%g)\n"
 "      --snapshot-dir D  where `s` saves snapshots (current directory)\n"
 "      --no-color        no colours (also: NO_COLOR set)\n"
 "      --no-confirm      q quits at once, even with samples unsaved\n"
@@ -168,7 +169,9 @@ static void usage(FILE *f)
 "Other:\n"
 "  -h, --help            this help;  -V, --version  version\n"
 "      --help-keys       the live view's keys, as a Markdown table\n"
-"\n", SAMPLER_PERF_HZ, SAMPLER_PTRACE_HZ);
+"\n", SP_FREQ_MIN_HZ, SP_FREQ_MAX_HZ, SAMPLER_PERF_HZ, SAMPLER_PTRACE_HZ,
+            UI_REFRESH_MIN_S, UI_REFRESH_MAX_S, UI_REFRESH_DEFAULT_S,
+            SP_HIDE_SELF_DEFAULT, SP_HIDE_SUBS_DEFAULT);
     int col = fprintf(f, "Formats:");
     for (size_t i = 0; i < format_count(); i++) {
         const char *n = format_at(i)->name;
@@ -284,9 +287,9 @@ static const struct format *pick_format(const struct opts *o)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->refresh = 1.0;
-    o->hide_self = 1.0;
-    o->hide_subs = 2.0;
+    o->refresh = UI_REFRESH_DEFAULT_S;
+    o->hide_self = SP_HIDE_SELF_DEFAULT;
+    o->hide_subs = SP_HIDE_SUBS_DEFAULT;
     /* the environment's default backend; --sampler overrides it */
     const char *env = getenv("SPROFTOP_SAMPLER");
     if (env && *env && (o->sampler = sampler_kind_parse(env)) < 0)
@@ -320,8 +323,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
             break;
         }
         case 'F':
-            if (parse_num(optarg, 1, 10000, &v) < 0)
-                return usage_error("invalid frequency '%s': expected 1..10000 Hz", optarg);
+            if (parse_num(optarg, SP_FREQ_MIN_HZ, SP_FREQ_MAX_HZ, &v) < 0)
+                return usage_error("invalid frequency '%s': expected %g..%g Hz", optarg,
+                                   SP_FREQ_MIN_HZ, SP_FREQ_MAX_HZ);
             o->freq = v;
             break;
         case 'd':
@@ -337,8 +341,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
             break;
         case OPT_HIDE_SELF:
         case OPT_HIDE_SUBS:
-            if (parse_num(optarg, 0, 100, &v) < 0)
-                return usage_error("invalid threshold '%s': expected a percentage 0..100", optarg);
+            if (parse_num(optarg, 0, SP_HIDE_MAX, &v) < 0)
+                return usage_error("invalid threshold '%s': expected a percentage 0..%g", optarg,
+                                   SP_HIDE_MAX);
             *(c == OPT_HIDE_SELF ? &o->hide_self : &o->hide_subs) = v;
             break;
         case 'o': o->output = optarg; break;

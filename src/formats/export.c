@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "format.h"
 #include "outfile.h"
 #include "profile.h"
@@ -19,8 +20,8 @@ void export_opts_default(struct export_opts *o)
 {
     *o = (struct export_opts){
         .no_thread_root = false,
-        .hide_self = 1.0,
-        .hide_subs = 2.0,
+        .hide_self = SP_HIDE_SELF_DEFAULT,
+        .hide_subs = SP_HIDE_SUBS_DEFAULT,
     };
 }
 

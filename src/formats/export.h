@@ -21,8 +21,8 @@ struct export_opts {
     bool no_thread_root; /* folded: leave out the "name-TID" root frame */
     bool no_process_root;/* folded: leave out the "comm-PID" frame above
                             it (written when there are several processes) */
-    double hide_self;    /* text: hide-self threshold in percent (1.0) */
-    double hide_subs;    /* text: hide-subs threshold in percent (2.0) */
+    double hide_self;    /* text: hide-self threshold in percent */
+    double hide_subs;    /* text: hide-subs threshold in percent */
     const struct profile *baseline; /* differential output against this
                                        profile (folded: both counts per
                                        line; svg: coloured by change);
@@ -30,7 +30,8 @@ struct export_opts {
                                        cannot show a change ignore it */
 };
 
-/* Defaults: thread roots on, hide_self 1%, hide_subs 2%, no baseline. */
+/* Defaults: thread roots on, the hide thresholds' defaults (bounds.h),
+ * no baseline. */
 void export_opts_default(struct export_opts *o);
 
 /* Sample count past which export_to_file refuses the per-sample formats:
