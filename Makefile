@@ -146,12 +146,13 @@ tsan:
 	  SANITIZE='-fsanitize=thread' test-only PROVE_FLAGS=
 
 # --- documentation -----------------------------------------------------------
-# `make docs` regenerates the key tables of README.md and docs/sproftop.1 from
-# --help-keys; `make docs-check` runs tests/docs.t alone (make test runs it
+# `make docs` regenerates the key and option tables of README.md and
+# docs/sproftop.1 from --help-keys and --help-options; `make docs-check` runs tests/docs.t alone (make test runs it
 # too); `make screenshots` retakes screenshots/*.png from the real TUI.
 .PHONY: docs docs-check screenshots
 docs: all
 	@SPROFTOP=$(CURDIR)/$(BIN) tests/docs/keys.sh
+	@SPROFTOP=$(CURDIR)/$(BIN) tests/docs/options.sh
 
 docs-check: all
 	@SPROFTOP=$(CURDIR)/$(BIN) BUILD=$(BUILD) prove --exec '' tests/docs.t

@@ -3,7 +3,9 @@
 #
 #   - docs/sproftop.1 formats without a warning (groff -ww; mandoc -T lint
 #     when installed);
-#   - its OPTIONS are exactly the options of `sproftop --help`;
+#   - its OPTIONS are exactly the options of `sproftop --help`, and its
+#     OPTIONS section and README.md's option tables are what
+#     tests/docs/options.sh generates from `sproftop --help-options`;
 #   - its KEYS section and README.md's key table are what
 #     tests/docs/keys.sh generates from `sproftop --help-keys`;
 #   - its FORMATS, and the sections of docs/FORMATS.md, are exactly the
@@ -94,6 +96,18 @@ help_opts=$(printf '%s\n' "$help_text" | opt_words)
 man_opts=$(section OPTIONS | tags | opt_words)
 same_set "the man page's OPTIONS are exactly the options of --help" \
     "--help" "$help_opts" "docs/sproftop.1 OPTIONS" "$man_opts"
+
+# --- generated option tables ---------------------------------------------------
+
+out=$(SPROFTOP=$SPROFTOP "$TOP/tests/docs/options.sh" --check 2>&1)
+ok $? "README.md and docs/sproftop.1 option tables match --help-options (else: make docs)" ||
+    diag "$out"
+opts_md=$("$SPROFTOP" --help-options 2>&1)
+same_set "--help-options lists exactly the options of --help" \
+    "--help" "$help_opts" "--help-options" "$(printf '%s\n' "$opts_md" | grep '^| `' | cut -d'`' -f2 | opt_words)"
+man_items=$(section OPTIONS | grep -c '^\.TP')
+is "$man_items" "$(printf '%s\n' "$opts_md" | grep -c '^| `')" \
+    "the man page's OPTIONS section has one item per option"
 
 # --- generated key tables ------------------------------------------------------
 

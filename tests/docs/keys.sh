@@ -84,45 +84,11 @@ awk '
     exit 1
 }
 
-# replace FILE BEGIN_ERE END_ERE BLOCK OUT: FILE with the lines strictly
-# between the marker lines replaced by BLOCK's content, into OUT.  Fails
-# unless each marker is there exactly once, BEGIN before END.
-replace() {
-    # Through the environment: awk -v would eat the regexes' backslashes.
-    BEGIN_RE=$2 END_RE=$3 BLOCK=$4 awk '
-        BEGIN { begin = ENVIRON["BEGIN_RE"]; end = ENVIRON["END_RE"]
-                block = ENVIRON["BLOCK"] }
-        $0 ~ begin { nb++; print; while ((getline l < block) > 0) print l
-                     skip = 1; next }
-        $0 ~ end { ne++; if (!skip) bad = 1; skip = 0; print; next }
-        !skip { print }
-        END { exit (nb != 1 || ne != 1 || bad || skip) }
-    ' "$1" >"$5"
-}
-
-stale=()
-status=0
-# update FILE BEGIN_ERE END_ERE BLOCK WHAT
-update() {
-    local file=$1 new=$tmp/${1##*/}.new
-    if ! replace "$file" "$2" "$3" "$4" "$new"; then
-        echo "keys.sh: ${file#"$top"/} needs one '$5' begin marker and one end marker, in that order" >&2
-        status=1
-        return
-    fi
-    cmp -s "$file" "$new" && return
-    if [ "$check" = 1 ]; then
-        stale+=("${file#"$top"/}")
-    else
-        cat "$new" >"$file" && echo "keys.sh: updated ${file#"$top"/}"
-    fi
-}
+me=keys.sh
+# shellcheck source=tests/docs/lib.sh
+. "$top/tests/docs/lib.sh"
 
 update "$readme" '^<!-- keys:begin -->$' '^<!-- keys:end -->$' "$tmp/keys.md" '<!-- keys:begin -->'
 update "$man" '^\.\\" keys:begin' '^\.\\" keys:end' "$tmp/keys.roff" '.\" keys:begin'
 
-if [ ${#stale[@]} -gt 0 ]; then
-    echo "keys.sh: the key tables of ${stale[*]} are stale; run 'make docs' (tests/docs/keys.sh)" >&2
-    status=1
-fi
-exit "$status"
+finish "key tables"
