@@ -16,31 +16,10 @@
 # binary ($TOP/sproftop by default).
 set -u
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-sproftop=${SPROFTOP:-$top/sproftop}
-readme=$top/README.md
-man=$top/docs/sproftop.1
-check=0
-case ${1:-} in
---check) check=1 ;;
-"") ;;
-*)
-    echo "usage: tests/docs/keys.sh [--check]" >&2
-    exit 2
-    ;;
-esac
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sproftop-keys.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-if ! "$sproftop" --help-keys >"$tmp/keys.md" 2>"$tmp/err"; then
-    echo "keys.sh: $sproftop --help-keys failed: $(head -n 1 "$tmp/err")" >&2
-    exit 1
-fi
-if ! grep -q '^| `' "$tmp/keys.md"; then
-    echo "keys.sh: $sproftop --help-keys printed no key table" >&2
-    exit 1
-fi
+me=keys.sh
+# shellcheck source=tests/docs/lib.sh
+. "$(dirname "$0")/lib.sh"
+help_md --help-keys key "$tmp/keys.md"
 
 # The Markdown tables as man(7): a group becomes .SS, each row a .TP
 # whose tag is the keys in bold and whose body is the action.  Roff
@@ -83,10 +62,6 @@ awk '
     echo "keys.sh: unexpected line in --help-keys output" >&2
     exit 1
 }
-
-me=keys.sh
-# shellcheck source=tests/docs/lib.sh
-. "$top/tests/docs/lib.sh"
 
 update "$readme" '^<!-- keys:begin -->$' '^<!-- keys:end -->$' "$tmp/keys.md" '<!-- keys:begin -->'
 update "$man" '^\.\\" keys:begin' '^\.\\" keys:end' "$tmp/keys.roff" '.\" keys:begin'

@@ -1,8 +1,39 @@
 # tests/docs/lib.sh - what the generators of tests/docs/ share: put a
 # generated block between two marker lines of a file, or (with --check)
-# only say that the file is stale.  Sourced by keys.sh and options.sh,
-# which set: top (the source tree), tmp (a scratch directory), check (1
-# for --check) and me (their name, for messages).
+# only say that the file is stale.  Sourced by keys.sh and options.sh
+# with their arguments, after setting me (their name, for messages).
+
+# Set up: me=NAME.sh and the script's arguments ("" or --check) come
+# from the sourcing script; this sets top, sproftop (SPROFTOP, else
+# $top/sproftop), readme, man, check and a scratch directory tmp.
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+sproftop=${SPROFTOP:-$top/sproftop}
+readme=$top/README.md
+man=$top/docs/sproftop.1
+check=0
+case ${1:-} in
+--check) check=1 ;;
+"") ;;
+*)
+    echo "usage: tests/docs/$me [--check]" >&2
+    exit 2
+    ;;
+esac
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sproftop-docs.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# help_md OPTION WHAT OUT: `sproftop OPTION` (its Markdown tables) into
+# OUT, or exit 1 naming WHAT when it fails or prints no table.
+help_md() {
+    if ! "$sproftop" "$1" >"$3" 2>"$tmp/err"; then
+        echo "$me: $sproftop $1 failed: $(head -n 1 "$tmp/err")" >&2
+        exit 1
+    fi
+    if ! grep -q '^| `' "$3"; then
+        echo "$me: $sproftop $1 printed no $2 table" >&2
+        exit 1
+    fi
+}
 
 # replace FILE BEGIN_ERE END_ERE BLOCK OUT: FILE with the lines strictly
 # between the marker lines replaced by BLOCK's content, into OUT.  Fails

@@ -25,31 +25,10 @@
 # ($TOP/sproftop by default).
 set -u
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-sproftop=${SPROFTOP:-$top/sproftop}
-readme=$top/README.md
-man=$top/docs/sproftop.1
-check=0
-case ${1:-} in
---check) check=1 ;;
-"") ;;
-*)
-    echo "usage: tests/docs/options.sh [--check]" >&2
-    exit 2
-    ;;
-esac
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sproftop-options.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-if ! "$sproftop" --help-options >"$tmp/options.md" 2>"$tmp/err"; then
-    echo "options.sh: $sproftop --help-options failed: $(head -n 1 "$tmp/err")" >&2
-    exit 1
-fi
-if ! grep -q '^| `-' "$tmp/options.md"; then
-    echo "options.sh: $sproftop --help-options printed no option table" >&2
-    exit 1
-fi
+me=options.sh
+# shellcheck source=tests/docs/lib.sh
+. "$(dirname "$0")/lib.sh"
+help_md --help-options option "$tmp/options.md"
 
 # The Markdown as man(7), with the page's own text for each option and
 # group.  Roff escapes: a backslash is \e, a minus that starts an option
@@ -107,10 +86,6 @@ perl -e '
     echo "options.sh: cannot turn --help-options into roff" >&2
     exit 1
 }
-
-me=options.sh
-# shellcheck source=tests/docs/lib.sh
-. "$top/tests/docs/lib.sh"
 
 update "$readme" '^<!-- options:begin -->$' '^<!-- options:end -->$' "$tmp/options.md" '<!-- options:begin -->'
 update "$man" '^\.\\" options:begin' '^\.\\" options:end' "$tmp/options.roff" '.\" options:begin'
