@@ -21,6 +21,14 @@
 #include "util.h"
 #include "vec.h"
 
+int load_frame_kind(const char *name)
+{
+    size_t len = strlen(name);
+
+    return len > 1 && name[0] == '[' && name[len - 1] == ']' ? FRAME_SPECIAL
+                                                              : FRAME_FUNC;
+}
+
 /* Read all of fd; NULL with err filled on failure or when too big. */
 static char *read_all(int fd, const char *path, size_t *len, char *err,
                       size_t errlen)

@@ -33,6 +33,12 @@ struct profile *load_file(const char *path, char *err, size_t errlen);
 struct profile *load_buffer(const char *buf, size_t len, const char *name,
                             char *err, size_t errlen);
 
+/* The kind of a frame a reader met by its name: "[...]" names
+ * ("[unknown]", "[truncated]", "[idle]") are the special frames
+ * sproftop writes (FRAME_SPECIAL), any other a function (FRAME_FUNC).
+ * The one rule every reader applies. */
+int load_frame_kind(const char *name);
+
 /* --- readers: one per src/formats/load_NAME.c, named in its row of the
  * format table (format.h) */
 
