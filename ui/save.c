@@ -6,7 +6,8 @@
  * pprof (the richest format -i reads back); Tab and BackTab cycle the
  * formats and the default name, or the extension of a typed one,
  * follows; a typed name with a known extension picks its format, as -o
- * does.  It saves the view (the time window, the thread and focus
+ * does, and one with an extension no format has is refused (".json" is
+ * speedscope's, and the message says so).  It saves the view (the time window, the thread and focus
  * filters) unless Up or Down asks for every sample.  The file gets the
  * newest data, not the screen's copy.
  */
@@ -179,9 +180,11 @@ void save_open(struct ui *ui)
     save_label(ui);
 }
 
-void save_follow_name(struct ui *ui)
+/* Switch to the format the name's extension asks for; returns what
+ * for_path said (note: what to tell the user). */
+static long follow_name(struct ui *ui, const char *name, char *note, size_t n)
 {
-    long i = ui->opt.save->for_path ? ui->opt.save->for_path(ui->prompt.buf)
+    long i = ui->opt.save->for_path ? ui->opt.save->for_path(name, note, n)
                                     : -1;
 
     if (i >= 0 && (size_t)i < format_count(ui) && (size_t)i != ui->fmt_index) {
@@ -189,6 +192,14 @@ void save_follow_name(struct ui *ui)
         save_default_name(ui, ui->save_default, sizeof(ui->save_default));
         save_label(ui);
     }
+    return i;
+}
+
+void save_follow_name(struct ui *ui)
+{
+    char note[512];
+
+    follow_name(ui, ui->prompt.buf, note, sizeof(note));
 }
 
 void save_toggle_scope(struct ui *ui)
@@ -248,13 +259,18 @@ static const char *full_path(const char *path, char *buf, size_t n)
 
 void save_write(struct ui *ui, const char *path)
 {
-    char err[512], what[300], full[PATH_MAX + 1];
+    char err[512], what[300], full[PATH_MAX + 1], note[512] = "";
 
     if (!path[0]) {
         ctx_message(&ui->ctx, true, "no file name: nothing saved");
         return;
     }
-    save_follow_name(ui);
+    /* an extension no format has is refused, as -o refuses it; one that
+     * several formats end with (".json") is said aloud */
+    if (follow_name(ui, path, note, sizeof(note)) == -2) {
+        ctx_message(&ui->ctx, true, "nothing saved: %s: %s", path, note);
+        return;
+    }
     /* The newest data, not the screen's copy: sampling went on while the
      * user typed the name. */
     uint64_t gen = ui->src->ops->generation(ui->src);
@@ -287,10 +303,11 @@ void save_write(struct ui *ui, const char *path)
         what[0] = '\0';
         if (view)
             view_text(ui, what, sizeof(what));
-        ctx_message(&ui->ctx, false, "saved %llu samples%s as %s to %s",
+        ctx_message(&ui->ctx, false, "saved %llu samples%s as %s to %s%s%s",
                     (unsigned long long)profile_samples(out), what,
                     ui->opt.save->name(ui->fmt_index),
-                    full_path(path, full, sizeof(full)));
+                    full_path(path, full, sizeof(full)), note[0] ? "; " : "",
+                    note);
     }
     if (out != p)
         profile_free(out);

@@ -28,9 +28,12 @@ struct ui_save_ops {
      * first is proposed, as a suffix, or as a prefix when it ends in '.'
      * ("callgrind.out."). */
     const char *(*exts)(size_t i);
-    /* The format a file name asks for by its extension (as -o picks it),
-     * or -1 when it names none. */
-    long (*for_path)(const char *path);
+    /* The format a file name asks for by its extension (as -o picks it):
+     * its index, with in note (n bytes) what to tell the user when the
+     * extension is one several formats end with (".json"), else "";
+     * -1 when the name has no extension; -2 when no format has its
+     * extension, with the refusal and the formats in note. */
+    long (*for_path)(const char *path, char *note, size_t n);
     /* Write p to `path` in format i with these thresholds (formats that
      * hide rows use them).  0, or -1 with a one-line reason in err. */
     int (*write)(size_t i, const struct profile *p, const char *path,

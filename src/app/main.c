@@ -88,10 +88,11 @@ static const char *ui_format_exts(size_t i)
     return i < format_count() ? format_at(i)->exts : NULL;
 }
 
-static long ui_format_for_path(const char *path)
+static long ui_format_for_path(const char *path, char *note, size_t n)
 {
-    const struct format *e = format_for_path(path, false);
-    return e ? (long)(e - format_at(0)) : -1;
+    const struct format *e;
+    enum format_ext how = format_for_name(path, &e, note, n);
+    return e ? (long)(e - format_at(0)) : how == FORMAT_EXT_UNKNOWN ? -2 : -1;
 }
 
 static int ui_format_write(size_t i, const struct profile *p, const char *path,

@@ -596,6 +596,22 @@ const struct format *options_format(const struct opts *o)
     return e ? e : format_find("folded");
 }
 
+/* -o FILE without -f: a name whose extension no format has is refused,
+ * one that other formats' extensions end with too (".json") is written
+ * in the format that has it alone, and both say so on stderr.  0, or 2
+ * when refused. */
+static int output_format_note(const char *path)
+{
+    const struct format *f;
+    char msg[768];
+    enum format_ext how = format_for_name(path, &f, msg, sizeof msg);
+
+    if (how == FORMAT_EXT_UNKNOWN || how == FORMAT_EXT_SHARED)
+        fprintf(stderr, "sproftop: -o %s: %s%s\n", path, msg,
+                how == FORMAT_EXT_UNKNOWN ? "; or give -f NAME" : "");
+    return how == FORMAT_EXT_UNKNOWN ? 2 : 0;
+}
+
 /* The rules between options, once all are read. */
 static int check(const struct opts *o)
 {
@@ -630,6 +646,8 @@ static int check(const struct opts *o)
     }
     if (o->format && !o->output && !o->inputs[0])
         return usage_error("%s", "-f needs -o FILE");
+    if (o->output && !o->format && output_format_note(o->output) != 0)
+        return 2;
     if (o->baseline && o->output && !options_format(o)->baseline)
         return usage_error("--baseline writes a differential profile only "
                            "as %s, not %s", baseline_formats(list, sizeof list),

@@ -163,7 +163,12 @@ int export_speedscope_write(const struct profile *p,
     fputs("\n ],\n \"name\": ", f);
     write_file_name(m, f);
     fputs(",\n \"activeProfileIndex\": 0,\n \"exporter\": \"sproftop "
-          SPROFTOP_VERSION "\"\n}\n", f);
+          SPROFTOP_VERSION "\"", f);
+    /* Not speedscope's (which ignores it): the interval, so that sproftop
+     * -i divides the weights back into the same counts. */
+    if (c.interval > 1)
+        fprintf(f, ",\n \"sproftop_interval_ns\": %" PRIu64, c.interval);
+    fputs("\n}\n", f);
     rc = ferror(f) ? -1 : 0;
 out:
     free(c.index);

@@ -35,9 +35,10 @@ static const struct format formats[] = {
     },
     {
         .name = "speedscope",
-        .exts = ".speedscope.json",
+        .exts = ".speedscope.json .json",
         .desc = "speedscope JSON, one sampled profile per thread",
         .write = export_speedscope_write,
+        .sniff = load_speedscope_sniff, .load = load_speedscope,
     },
     {
         .name = "callgrind",
@@ -118,24 +119,29 @@ const struct format *format_find(const char *name)
     return NULL;
 }
 
+/* The next word of a space-separated list at *w (its length in *len);
+ * false at the end.  for (w = exts; next_word(&w, &len); w += len). */
+static bool next_word(const char **w, size_t *len)
+{
+    *w += strspn(*w, " ");
+    *len = strcspn(*w, " ");
+    return *len > 0;
+}
+
 /* Length of the longest word of `exts` that base ends with (or, for a
  * word ending in '.', starts with), 0 if none; base must be longer than
- * the word. */
-static size_t ext_match(const char *exts, const char *base)
+ * the word.  *word points at it. */
+static size_t ext_match(const char *exts, const char *base, const char **word)
 {
-    size_t blen = strlen(base), best = 0;
+    size_t blen = strlen(base), best = 0, len;
 
-    for (size_t len; *exts; exts += len) {
-        len = strcspn(exts, " ");
-        if (len == 0) {
-            len = 1;
-            continue;
-        }
-        bool prefix = exts[len - 1] == '.';
-        const char *at = prefix ? base : base + blen - len;
+    for (const char *w = exts; next_word(&w, &len); w += len) {
+        const char *at = w[len - 1] == '.' ? base : base + blen - len;
 
-        if (blen > len && len > best && strncasecmp(at, exts, len) == 0)
+        if (blen > len && len > best && strncasecmp(at, w, len) == 0) {
             best = len;
+            *word = w;
+        }
     }
     return best;
 }
@@ -144,9 +150,10 @@ const struct format *format_for_path(const char *path, bool readable)
 {
     const struct format *best = NULL;
     size_t best_len = 0;
+    const char *word;
 
     for (size_t i = 0; path && i < N_FORMATS; i++) {
-        size_t len = ext_match(formats[i].exts, util_basename(path));
+        size_t len = ext_match(formats[i].exts, util_basename(path), &word);
 
         if (len > best_len && (!readable || formats[i].load)) {
             best = &formats[i];
@@ -154,6 +161,56 @@ const struct format *format_for_path(const char *path, bool readable)
         }
     }
     return best;
+}
+
+/* Append "NAME: WORD" to buf (n bytes) for each extension word of a format
+ * other than `except` that is longer than ext[0..len) and ends with it
+ * (every format's first word when ext is NULL), ", "-separated; returns
+ * how many. */
+static size_t list_exts(char *buf, size_t n, const struct format *except,
+                        const char *ext, size_t len)
+{
+    size_t count = 0, used = strlen(buf), wl;
+
+    for (size_t i = 0; i < N_FORMATS; i++)
+        for (const char *w = formats[i].exts;
+             &formats[i] != except && next_word(&w, &wl); w += wl) {
+            if (ext ? wl <= len || strncasecmp(w + wl - len, ext, len) != 0
+                    : w != formats[i].exts)
+                continue;
+            if (used < n)
+                used += (size_t)snprintf(buf + used, n - used, "%s%s: %.*s",
+                                         count ? ", " : "", formats[i].name,
+                                         (int)wl, w);
+            count++;
+        }
+    return count;
+}
+
+enum format_ext format_for_name(const char *path, const struct format **f,
+                                char *msg, size_t n)
+{
+    const char *base = path ? util_basename(path) : "";
+    const char *dot = strrchr(base, '.'), *word = "";
+    char others[512] = "";
+
+    msg[0] = '\0';
+    if ((*f = format_for_path(path, false))) {
+        size_t len = ext_match((*f)->exts, base, &word);
+        const char *ext = base + strlen(base) - len;
+
+        if (word[len - 1] == '.' ||
+            !list_exts(others, sizeof(others), *f, ext, len))
+            return FORMAT_EXT_OWNED;
+        snprintf(msg, n, "%s is taken as %s (%s)", ext, (*f)->name, others);
+        return FORMAT_EXT_SHARED;
+    }
+    if (!dot || dot == base || !dot[1])
+        return FORMAT_EXT_NONE;
+    list_exts(others, sizeof(others), NULL, NULL, 0);
+    snprintf(msg, n, "no format has the extension %s (formats: %s)", dot,
+             others);
+    return FORMAT_EXT_UNKNOWN;
 }
 
 const char *format_names(char *buf, size_t n, bool readable)

@@ -52,6 +52,29 @@ const struct format *format_find(const char *name);
  * is never its own extension (".folded" matches nothing). */
 const struct format *format_for_path(const char *path, bool readable);
 
+/* What the extension of a file name to write says (format_for_name). */
+enum format_ext {
+    FORMAT_EXT_NONE,    /* the name has none ("out", "-", /dev/stdout):
+                           the caller's default format */
+    FORMAT_EXT_OWNED,   /* a format's own extension (".folded") */
+    FORMAT_EXT_SHARED,  /* an extension other formats' end with too
+                           (".json", not ".stackprof.json"): the format
+                           that has it alone, said aloud */
+    FORMAT_EXT_UNKNOWN, /* an extension no format has (".xyz"): refused */
+};
+
+/* The format to write the file `path` in, by its extension, into *f
+ * (NULL unless OWNED or SHARED), with a phrase for the user in msg (n
+ * bytes, at least 1; "" when there is nothing to say): for SHARED, which
+ * format the extension was taken for and the extensions of the others
+ * (".json is taken as speedscope (stackprof: .stackprof.json)"); for
+ * UNKNOWN, the refusal and every format's name and first extension.  An
+ * extension is what follows the last '.' of the file name, when that is
+ * neither its first nor its last character; a format's prefix
+ * ("callgrind.out.") counts as its extension. */
+enum format_ext format_for_name(const char *path, const struct format **f,
+                                char *msg, size_t n);
+
 /* The names of the formats, ", "-separated, into buf (n bytes); only
  * those with a reader when `readable`.  Returns buf. */
 const char *format_names(char *buf, size_t n, bool readable);

@@ -86,4 +86,16 @@ bool load_apple_sniff(const char *buf, size_t len);
 struct profile *load_apple(const char *buf, size_t len, const char *name,
                              char *err, size_t errlen);
 
+/* True when buf starts (after white space) with '{' and names
+ * www.speedscope.app (its "$schema") in its first 4 KiB. */
+bool load_speedscope_sniff(const char *buf, size_t len);
+
+/* Parse a speedscope JSON file (FORMATS.md section 4) from buf[0..len):
+ * one thread per sampled profile, counts from the weights (unit none) or
+ * from times divided by the interval ("sproftop_interval_ns", else the
+ * weights' common divisor).  Returns a new profile or NULL with err
+ * filled as "NAME: why" ("NAME: byte N: why" for bad JSON). */
+struct profile *load_speedscope(const char *buf, size_t len, const char *name,
+                                char *err, size_t errlen);
+
 #endif
