@@ -65,6 +65,20 @@ struct node_aux {
     uint32_t addr_e;     /* hint: addrs entry, likewise */
 };
 
+/* A call graph held instead of stacks (profile.h profile_set_graph). */
+struct profile_graph {
+    struct profile_flat *flat;   /* as profile_flat returns them */
+    size_t nflat;
+    struct profile_edge *edges;  /* sorted as profile_edges returns them */
+    size_t nedges;
+    uint64_t *thread_samples;    /* by thread index, nthreads entries */
+    uint32_t nthreads;
+    uint32_t *ft_off;            /* profile_frame_threads, nframes + 1 */
+    uint32_t *ft;
+    uint32_t nframes;            /* frames when it was set */
+    uint64_t samples;            /* the sum of thread_samples */
+};
+
 struct profile {
     struct strarena strs;        /* every string, by id */
 
@@ -105,6 +119,9 @@ struct profile {
 
     /* per-second counts (window.c), NULL when not kept */
     struct profile_time *time;
+
+    /* a call graph instead of stacks (profile_graph.c), NULL for stacks */
+    struct profile_graph *graph;
 
     /* metadata; strings are interned */
     struct profile_meta meta;    /* what profile_meta returns */
@@ -192,6 +209,13 @@ void profile_lc_clear(struct lcmap *m);
 int profile_lc_merge(struct lcmap *dst, const struct lcmap *src,
                      const uint32_t *fmap);
 void profile_lc_free(struct lcmap *m);
+
+/* --- profile_graph.c ----------------------------------------------------- */
+
+/* The graph's share of profile_free (and profile_reset: the samples go),
+ * and of profile_clone (dst->graph a deep copy of src's; 0 or -1). */
+void profile_graph_free(struct profile_graph *g);
+int profile_graph_copy(struct profile *dst, const struct profile *src);
 
 /* --- window.c ------------------------------------------------------------ */
 

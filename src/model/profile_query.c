@@ -76,6 +76,9 @@ const char *profile_merge_refusal(const struct profile *dst,
 {
     uint64_t a = profile_samples(dst), b = profile_samples(src);
 
+    if (!profile_has_stacks(dst) || !profile_has_stacks(src))
+        return PROFILE_NO_STACKS;
+
     if (a >= PROFILE_COUNT_LIMIT || b >= PROFILE_COUNT_LIMIT - a)
         return "the total sample count would reach 2^53";
     if (dst->meta.duration_ns > PROFILE_DURATION_MAX ||
@@ -129,7 +132,12 @@ int profile_merge(struct profile *dst, const struct profile *src)
 
 struct profile *profile_merge_commands(const struct profile *p)
 {
-    struct profile *q = profile_new();
+    struct profile *q;
+
+    /* a call graph knows no processes: nothing to merge */
+    if (!profile_has_stacks(p))
+        return profile_clone(p);
+    q = profile_new();
 
     /* into an empty profile: its metadata is p's */
     if (q && (merge_impl(q, p, true) < 0 || count_processes(q, p) < 0)) {
@@ -407,6 +415,8 @@ static int flat_enter(void *ctx, uint32_t node)
     if (c->onpath[n->frame]++ == 0)
         c->acc[n->frame].total += n->total;
     c->acc[n->frame].self += n->self;
+    /* the samples ending here have the frame onpath times in the stack */
+    c->acc[n->frame].leaf_time += (double)n->self / c->onpath[n->frame];
     return 0;
 }
 
@@ -437,6 +447,18 @@ static int cmp_flat(const void *a, const void *b, void *by_total)
     return (x->frame > y->frame) - (x->frame < y->frame);
 }
 
+/* profile_flat of a call graph: its rows, sorted as the tree's are. */
+static long graph_flat(const struct profile *p, struct profile_flat **out)
+{
+    size_t n = p->graph->nflat;
+
+    if (!(*out = malloc((n ? n : 1) * sizeof(**out))))
+        return -1;
+    memcpy(*out, p->graph->flat, n * sizeof(**out));
+    qsort_r(*out, n, sizeof(**out), cmp_flat, &(bool){ false });
+    return (long)n;
+}
+
 void profile_flat_sort_total(struct profile_flat *v, size_t n)
 {
     if (v && n > 1)
@@ -455,6 +477,11 @@ long profile_flat(const struct profile *p, struct profile_flat **out)
         free(c.acc);
         free(c.onpath);
         return -1;
+    }
+    if (p->graph) {
+        free(c.acc);
+        free(c.onpath);
+        return graph_flat(p, out);
     }
     profile_tree_walk(p, PROFILE_ROOT, flat_enter, flat_leave, &c);
     for (uint32_t i = 0; i < p->nframes; i++)
@@ -589,6 +616,16 @@ long profile_edges(const struct profile *p, struct profile_edge **out)
     long n = -1;
 
     *out = NULL;
+    if (p->graph) {
+        size_t ne = p->graph->nedges;
+
+        if (!(res = malloc((ne ? ne : 1) * sizeof(*res))))
+            return -1;
+        memcpy(res, p->graph->edges, ne * sizeof(*res));
+        qsort(res, ne, sizeof(*res), cmp_edge);
+        *out = res;
+        return (long)ne;
+    }
     c.occ = calloc(p->nframes ? p->nframes : 1, sizeof(*c.occ));
     c.outer = malloc((p->max_depth ? p->max_depth : 1) * sizeof(*c.outer));
     if (!c.occ || !c.outer || profile_foreach_stack(p, edge_stack, &c))
