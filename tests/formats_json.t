@@ -30,7 +30,7 @@ check "nothing was written" test ! -e "$TMPD/out.xyz"
 
 run_sproftop -i "$GOLDEN" -o "$TMPD/conv.json"
 is "$RC" 0 "-i x -o conv.json exits 0"
-is "$ERRS" "sproftop: -o $TMPD/conv.json: .json is taken as speedscope (stackprof: .stackprof.json)" \
+is "$ERRS" "sproftop: -o $TMPD/conv.json: .json is taken as speedscope (racket-json: .racket.json, stackprof: .stackprof.json)" \
     "stderr says .json was taken as speedscope, and where the other JSON formats go"
 like "$(head -c 200 "$TMPD/conv.json")" '"\$schema": "https://www.speedscope.app/file-format-schema.json"' \
     "conv.json is speedscope JSON"

@@ -313,6 +313,11 @@ static void act_pin(struct ui *ui)
         ctx_message(&ui->ctx, true, "nothing to pin yet");
         return;
     }
+    if (!profile_has_stacks(ui->model->snap)) {
+        ctx_message(&ui->ctx, true, "%s: no stacks to compare",
+                    PROFILE_NO_STACKS);
+        return;
+    }
     /* Its own copy of what the views show (no ring, no filter: the
      * filters apply to both sides later). */
     struct profile *b = profile_derive(ui->model->snap, &all);

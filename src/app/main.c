@@ -159,6 +159,12 @@ static int run_inputs(const struct opts *o)
             return 1;
         }
     }
+    if (o->base && !profile_has_stacks(p)) {
+        fprintf(stderr, "sproftop: --baseline: %s: %s\n", o->inputs[0], PROFILE_NO_STACKS);
+        profile_free(p);
+        profile_free(o->base);
+        return 1;
+    }
     /* code saved without its names, with its build-ids: name it now */
     (void)late_names_resolve(p, NULL);
     if (o->output) {
@@ -194,6 +200,12 @@ static int run_inputs(const struct opts *o)
     }
     struct ui_options u;
     fill_ui_options(o, &u);
+    /* s offers first a format that holds a call graph and reads back */
+    for (size_t i = 0; !o->format && !profile_has_stacks(p) && i < format_count(); i++)
+        if (format_at(i)->graph && format_at(i)->load) {
+            u.export_format = format_at(i)->name;
+            break;
+        }
     int rc = ui_run(src, &u);
     src->ops->close(src);
     return rc;
@@ -330,6 +342,12 @@ int main(int argc, char **argv)
         char err[512];
         if (!(o.base = load_file(o.baseline, err, sizeof err))) {
             fprintf(stderr, "sproftop: --baseline: %s\n", err);
+            return 1;
+        }
+        if (!profile_has_stacks(o.base)) {
+            fprintf(stderr, "sproftop: --baseline: %s: %s\n", o.baseline,
+                    PROFILE_NO_STACKS);
+            profile_free(o.base);
             return 1;
         }
     }

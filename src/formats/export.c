@@ -42,6 +42,17 @@ int export_to_file(const struct format *e, const struct profile *p,
         export_opts_default(&defaults);
         o = &defaults;
     }
+    if (!e->graph && !profile_has_stacks(p)) {
+        char names[128] = "";
+
+        for (size_t i = 0; i < format_count(); i++)
+            if (format_at(i)->graph)
+                snprintf(names + strlen(names), sizeof(names) - strlen(names),
+                         "%s%s", names[0] ? ", " : "", format_at(i)->name);
+        util_errf(err, errlen, "cannot write %s as %s: " PROFILE_NO_STACKS
+                  " (write it as %s)", path ? path : "", e->name, names);
+        return -1;
+    }
     if (e->per_sample && profile_samples(p) > EXPORT_PER_SAMPLE_MAX) {
         util_errf(err, errlen, "cannot write %s: too many samples for the %s "
                   "format (write pprof instead)", path ? path : "", e->name);

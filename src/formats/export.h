@@ -49,7 +49,8 @@ typedef int export_write_fn(const struct profile *p,
 export_write_fn export_folded_write, export_pprof_write,
     export_speedscope_write, export_callgrind_write, export_text_write,
     export_top_write, export_stackprof_write, export_apple_write,
-    export_samplingprof_write, export_dot_write, export_svg_write;
+    export_samplingprof_write, export_dot_write, export_svg_write,
+    export_racket_json_write;
 
 /* Check, before any work, that `path` can be written by export_to_file
  * (outfile_check: a standard descriptor that is open, or a writable
@@ -63,7 +64,8 @@ int export_check_path(const char *path, char *err, size_t errlen);
  * and owner of the file it replaces), fsync'd, then renamed over path,
  * never over a symlink or anything but the regular file that was checked
  * (outfile.h).  A per-sample format refuses more than
- * EXPORT_PER_SAMPLE_MAX samples.  Returns 0, or -1 with a one-line reason
+ * EXPORT_PER_SAMPLE_MAX samples, and a format that needs stacks a
+ * profile that holds a call graph (PROFILE_NO_STACKS).  Returns 0, or -1 with a one-line reason
  * in err (naming the path; "file too large" past a file size limit, which
  * needs SIGXFSZ ignored to be seen: the caller's business). */
 int export_to_file(const struct format *e, const struct profile *p,

@@ -53,6 +53,16 @@ static const struct format formats[] = {
         .desc = "Racket-style call graph report (honours "
                 "--hide-self/--hide-subs)",
         .write = export_text_write,
+        .graph = true,
+    },
+    {
+        .name = "racket-json",
+        .exts = ".racket.json",
+        .desc = "Racket's JSON call graph (json->profile of "
+                "profile/render-json)",
+        .write = export_racket_json_write,
+        .sniff = load_racket_sniff, .load = load_racket,
+        .graph = true,
     },
     {
         .name = "top",
@@ -88,6 +98,7 @@ static const struct format formats[] = {
         .exts = ".dot .gv",
         .desc = "graphviz call graph, stackprof style (dot -Tsvg)",
         .write = export_dot_write,
+        .graph = true,
     },
     {
         .name = "svg",

@@ -36,6 +36,9 @@ struct format {
                            EXPORT_PER_SAMPLE_MAX samples */
     bool baseline;      /* writes a differential profile when given a
                            baseline (export_opts.baseline) */
+    bool graph;         /* writes from a call graph alone, so also a
+                           profile without stacks (profile.h
+                           profile_has_stacks); the others refuse it */
 };
 
 /* Number of formats, and the i-th (in --help order), NULL past the end. */

@@ -98,4 +98,16 @@ bool load_speedscope_sniff(const char *buf, size_t len);
 struct profile *load_speedscope(const char *buf, size_t len, const char *name,
                                 char *err, size_t errlen);
 
+/* True when buf starts (after white space) with '{' and has a
+ * "sample_number" or "caller_time" key in its first 64 KiB. */
+bool load_racket_sniff(const char *buf, size_t len);
+
+/* Parse Racket's JSON profile (profile->json; docs/FORMATS.md) from
+ * buf[0..len): a profile that holds a call graph, not stacks (profile.h),
+ * in samples of total_time / sample_number.  Returns a new profile or
+ * NULL with err filled as "NAME: why" ("NAME: byte N: why" for bad JSON,
+ * "NAME: node N: why" for a bad node). */
+struct profile *load_racket(const char *buf, size_t len, const char *name,
+                            char *err, size_t errlen);
+
 #endif

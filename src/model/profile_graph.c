@@ -118,8 +118,6 @@ static bool graph_valid(const struct profile *p,
                         const struct profile_graph_desc *g, bool *in_flat,
                         bool *seen, uint64_t samples)
 {
-    uint64_t self = 0;
-
     for (size_t i = 0; i < g->nflat; i++) {
         const struct profile_flat *f = &g->flat[i];
 
@@ -128,10 +126,11 @@ static bool graph_valid(const struct profile *p,
             f->total > samples || !time_ok(f->leaf_time))
             return false;
         in_flat[f->frame] = true;
-        self += f->self;
     }
-    if (self > samples ||
-        !permutation(&g->flat[0].first, sizeof(*g->flat), g->nflat, seen))
+    /* (the selves may sum a little above the samples: a reader rounds
+     * each function's time to whole samples) */
+    if (g->nflat && !permutation(&g->flat[0].first, sizeof(*g->flat),
+                                 g->nflat, seen))
         return false;
     memset(seen, 0, g->nedges ? g->nedges : 1);
     for (size_t i = 0; i < g->nedges; i++) {

@@ -47,7 +47,7 @@ static void test_registry(void **state)
         assert_true(!format_at(i)->sniff == !format_at(i)->load);
     }
     assert_string_equal(format_names(names, sizeof(names), true),
-                        "folded, pprof, speedscope, sampler");
+                        "folded, pprof, speedscope, racket-json, sampler");
     assert_string_equal(format_names(names, 12, false), "folded, ppr");
     assert_true(format_count() >= 1);
     assert_ptr_equal(format_at(0), format_find("folded"));

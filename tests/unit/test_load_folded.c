@@ -315,7 +315,7 @@ static void test_load_file_detection(void **state)
     }
     assert_null(load_file(tmp_path, err, sizeof(err)));
     snprintf(want, sizeof(want),
-             "%s: unrecognized format (sproftop reads: folded, pprof, speedscope, sampler)", tmp_path);
+             "%s: unrecognized format (sproftop reads: folded, pprof, speedscope, racket-json, sampler)", tmp_path);
     assert_string_equal(err, want);
     unlink(tmp_path);
 
