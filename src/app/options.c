@@ -502,7 +502,7 @@ int options_markdown(FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
-/* --- parsing --------------------------------------------------------------- */
+/* --- parsing ------------------------------------------------------------ */
 
 static const struct option_row *row_of(int key)
 {

@@ -2,9 +2,9 @@
  *
  * Each format's writer lives in its own src/formats/export_NAME.c and
  * writes a profile to a FILE *, with libc (and zlib) only; the format
- * table (format.h) names and describes them.  Batch mode (-o), the TUI's snapshot
- * prompt and conversions (-i ... -o) all go through export_to_file, which
- * leaves where the bytes go to outfile.h.
+ * table (format.h) names and describes them.  Batch mode (-o), the TUI's
+ * snapshot prompt and conversions (-i ... -o) all go through
+ * export_to_file, which leaves where the bytes go to outfile.h.
  */
 #ifndef SPROFTOP_EXPORT_H
 #define SPROFTOP_EXPORT_H
@@ -65,9 +65,10 @@ int export_check_path(const char *path, char *err, size_t errlen);
  * never over a symlink or anything but the regular file that was checked
  * (outfile.h).  A per-sample format refuses more than
  * EXPORT_PER_SAMPLE_MAX samples, and a format that needs stacks a
- * profile that holds a call graph (PROFILE_NO_STACKS).  Returns 0, or -1 with a one-line reason
- * in err (naming the path; "file too large" past a file size limit, which
- * needs SIGXFSZ ignored to be seen: the caller's business). */
+ * profile that holds a call graph (PROFILE_NO_STACKS).  Returns 0, or -1
+ * with a one-line reason in err (naming the path; "file too large" past a
+ * file size limit, which needs SIGXFSZ ignored to be seen: the caller's
+ * business). */
 int export_to_file(const struct format *e, const struct profile *p,
                    const struct export_opts *o, const char *path,
                    char *err, size_t errlen);

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,19 @@
 #include "profile.h"
 #include "util.h"
 #include "vec.h"
+
+int load_error(char *err, size_t errlen, const char *name, const char *fmt,
+               ...)
+{
+    char why[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    util_errf(err, errlen, "%s: %s", name, why);
+    return -1;
+}
 
 int load_frame_kind(const char *name)
 {

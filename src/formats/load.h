@@ -33,6 +33,11 @@ struct profile *load_file(const char *path, char *err, size_t errlen);
 struct profile *load_buffer(const char *buf, size_t len, const char *name,
                             char *err, size_t errlen);
 
+/* A reader's error: "NAME: why" (why from fmt) into err (errlen bytes).
+ * Returns -1, for `return load_error(...)`. */
+int load_error(char *err, size_t errlen, const char *name, const char *fmt,
+               ...) __attribute__((format(printf, 4, 5)));
+
 /* The kind of a frame a reader met by its name: "[...]" names
  * ("[unknown]", "[truncated]", "[idle]") are the special frames
  * sproftop writes (FRAME_SPECIAL), any other a function (FRAME_FUNC).

@@ -34,7 +34,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,19 +80,8 @@ bool load_racket_sniff(const char *buf, size_t len)
             memmem(buf, lim, "\"caller_time\"", 13));
 }
 
-/* "NAME: why" into the error; returns -1. */
-__attribute__((format(printf, 2, 3)))
-static int fail(struct rk_load *l, const char *fmt, ...)
-{
-    char why[256];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof(why), fmt, ap);
-    va_end(ap);
-    util_errf(l->err, l->errlen, "%s: %s", l->name, why);
-    return -1;
-}
+/* "NAME: why" into the load's error; -1. */
+#define fail(l, ...) load_error((l)->err, (l)->errlen, (l)->name, __VA_ARGS__)
 
 /* A time in ms (finite, non-negative) from member key of obj. */
 static bool time_of(const struct rk_load *l, uint32_t obj, const char *key,

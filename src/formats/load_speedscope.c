@@ -27,7 +27,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,19 +63,8 @@ bool load_speedscope_sniff(const char *buf, size_t len)
            memmem(buf, lim, "www.speedscope.app", 18) != NULL;
 }
 
-/* "NAME: why" into the error; returns -1. */
-__attribute__((format(printf, 2, 3)))
-static int fail(struct ss_load *l, const char *fmt, ...)
-{
-    char why[256];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof(why), fmt, ap);
-    va_end(ap);
-    util_errf(l->err, l->errlen, "%s: %s", l->name, why);
-    return -1;
-}
+/* "NAME: why" into the load's error; -1. */
+#define fail(l, ...) load_error((l)->err, (l)->errlen, (l)->name, __VA_ARGS__)
 
 /* Nanoseconds per weight for a unit, 0 for "none", -1 for no time. */
 static double unit_scale(const struct json *j, uint32_t unit)

@@ -223,7 +223,8 @@ static uint32_t take_round(struct racket_graph *g, struct topo *t)
  * from its callers from those alive neighbours: a callee left with no
  * input becomes a source of the next round, a caller left with no output
  * a sink. */
-static void release(struct racket_graph *g, struct topo *t, const struct rg_node *n,
+static void release(struct racket_graph *g, struct topo *t,
+                    const struct rg_node *n,
                     bool callees)
 {
     const uint32_t *list = callees ? n->callees : n->callers;

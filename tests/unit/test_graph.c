@@ -19,7 +19,8 @@
 static struct profile *stacks(void)
 {
     struct profile *p = profile_new();
-    uint32_t t0 = profile_thread(p, 100, "main"), t1 = profile_thread(p, 101, "w");
+    uint32_t t0 = profile_thread(p, 100, "main");
+    uint32_t t1 = profile_thread(p, 101, "w");
     struct profile_meta m = { .interval_ns = 10000000 };
 
     ADD(p, t0, 3, "main", "a", "b");

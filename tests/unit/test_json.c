@@ -132,15 +132,18 @@ static void test_errors(void **state)
     assert_string_equal(parse_err("[1,]", 4), "byte 3: expected a value");
     assert_string_equal(parse_err("[1 2]", 5), "byte 3: expected ',' or ']'");
     assert_string_equal(parse_err("{\"a\" 1}", 7), "byte 5: expected ':'");
-    assert_string_equal(parse_err("{1: 2}", 6), "byte 1: expected a member name");
-    assert_string_equal(parse_err("{\"a\": 1", 7), "byte 7: expected ',' or '}'");
+    assert_string_equal(parse_err("{1: 2}", 6),
+                        "byte 1: expected a member name");
+    assert_string_equal(parse_err("{\"a\": 1", 7),
+                        "byte 7: expected ',' or '}'");
     assert_string_equal(parse_err("[01]", 4), "byte 1: bad number");
     assert_string_equal(parse_err("[1.]", 4), "byte 1: bad number");
     assert_string_equal(parse_err("[-]", 3), "byte 1: bad number");
     assert_string_equal(parse_err("[1e]", 4), "byte 1: bad number");
     assert_string_equal(parse_err("[\"a\nb\"]", 7),
                         "byte 3: control character in a string");
-    assert_string_equal(parse_err("[\"\\x\"]", 6), "byte 3: bad escape in a string");
+    assert_string_equal(parse_err("[\"\\x\"]", 6),
+                        "byte 3: bad escape in a string");
     assert_string_equal(parse_err("[\"\\u12g4\"]", 10),
                         "byte 3: bad \\u escape in a string");
     assert_string_equal(parse_err("[\"abc", 5), "byte 5: string not closed");
