@@ -57,6 +57,8 @@ struct ui_ctx {
     enum view_id want_view;            /* show this view (VIEW_COUNT: stay) */
     char msg[256];                     /* message for the status line */
     bool msg_error;
+    bool redraw;                       /* something changed: the shell
+                                          draws the frame again */
 };
 
 /* Set the status line message (printf-style). */
