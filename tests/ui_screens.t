@@ -4,7 +4,8 @@
 #
 # Each case runs `sproftop -i FIXTURE --script tests/ui/KEYS.keys` with
 # curses drawing to /dev/null; every `:dump FILE` in the script writes the
-# screen from curses' own buffer.  The dumps, in script order, must equal
+# screen from curses' own buffer, every `:print FILE` the view's lines
+# whole.  The dumps and prints, in script order, must equal
 # tests/ui/NAME.expected.  The environment is pinned (TERM, LINES,
 # COLUMNS, LC_ALL, TZ, HOME) so the screens are the same on every machine.
 #
@@ -56,7 +57,7 @@ screens() {
     while read -r _ f; do
         echo "=== $f" >>"$DIR/screens"
         cat "$DIR/$f" >>"$DIR/screens" 2>/dev/null || echo "(no dump)" >>"$DIR/screens"
-    done < <(grep '^:dump ' "$UI/$keys.keys")
+    done < <(grep -E '^:(dump|print) ' "$UI/$keys.keys")
 
     is "$RC" 0 "$name: exits 0"
     is "$(head -c 2000 "$DIR/err")" "" "$name: nothing on stderr"
@@ -232,6 +233,14 @@ like "$ERRS" 'bad2\.keys:1: unknown command :frobnicate' "unknown command: says 
 run_sproftop -i "$UI/demo.folded" --script "$TMPD/missing.keys"
 is "$RC" 2 "missing script: exit 2"
 assert_one_line_error "missing script: one-line error"
+
+# :print writes the view's lines whole (the tree's every row, its guides
+# unclipped); a view without rows (the flame graph) fails the run.
+screens print        print        deep.folded 80 24 "$U8"
+printf '6\n:print %s/flame.txt\n' "$TMPD" >"$TMPD/printflame.keys"
+TERM=xterm-256color run_sproftop -i "$UI/demo.folded" --script "$TMPD/printflame.keys"
+is "$RC" 1 ":print of the flame graph: exit 1"
+like "$ERRS" ':print: the Flame view has no rows to print' ":print of the flame graph: says why"
 
 # A dump that cannot be written fails the run (exit 1) after quitting.
 printf ':dump %s/no/such/dir/x\n' "$TMPD" >"$TMPD/baddump.keys"

@@ -51,7 +51,7 @@ int ui_print_keys(FILE *f)
 /* --- input ---------------------------------------------------------------- */
 
 enum input_kind { IN_NONE, IN_KEY, IN_MOUSE, IN_RESIZE, IN_DUMP, IN_REFRESH,
-                  IN_LOAD, IN_END };
+                  IN_LOAD, IN_PRINT, IN_END };
 
 struct input {
     enum input_kind kind;
@@ -78,7 +78,9 @@ static void ui_next_input(struct ui *ui, struct input *in)
             return;
         case SCRIPT_DUMP:
         case SCRIPT_LOAD:
-            in->kind = e->kind == SCRIPT_DUMP ? IN_DUMP : IN_LOAD;
+        case SCRIPT_PRINT:
+            in->kind = e->kind == SCRIPT_DUMP ? IN_DUMP
+                       : e->kind == SCRIPT_LOAD ? IN_LOAD : IN_PRINT;
             in->path = e->path;
             return;
         case SCRIPT_REFRESH:
@@ -135,6 +137,32 @@ static void ui_dump(struct ui *ui, const char *path)
     snprintf(what, sizeof(what), "cannot write screen dump %s: %s", path,
              strerror(errno));
     script_failed(ui, what);
+}
+
+/* :print PATH: the lines of the view on screen, whole, as text. */
+static void ui_print(struct ui *ui, const char *path)
+{
+    char what[PROMPT_MAX + 64];
+    struct view *v = tabs_fresh(&ui->tabs);
+    FILE *f;
+
+    if (!v->ops->cell) {
+        snprintf(what, sizeof(what), ":print: the %s view has no rows to "
+                 "print", v->ops->name);
+        script_failed(ui, what);
+        return;
+    }
+    int rc = (f = fopen(path, "we")) ? columns_print(v, f) : -1;
+    int err = errno;
+    if (f && fclose(f) != 0 && rc == 0) {
+        rc = -1;
+        err = errno;
+    }
+    if (rc < 0) {
+        snprintf(what, sizeof(what), "cannot write %s: %s", path,
+                 strerror(err));
+        script_failed(ui, what);
+    }
 }
 
 /* :load PATH: from now on the views show PATH, read by main.c's loader
@@ -246,6 +274,9 @@ static void ui_loop(struct ui *ui)
             break;
         case IN_LOAD:
             ui_load(ui, in.path);
+            break;
+        case IN_PRINT:
+            ui_print(ui, in.path);
             break;
         case IN_END:
             ui->quit = true;

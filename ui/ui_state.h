@@ -4,7 +4,7 @@
  * each own their state and stand in layers; a part calls only the
  * parts below it, never one above:
  *   ui.c       set-up, the main loop, the input choke point, scripted
- *              commands (:dump, :load)
+ *              commands (:dump, :print, :load)
  *   actions.c  keys and mouse clicks: the table of the UI's own requests
  *   ask.c      what the prompts ask for and what their answers do
  *   frame.c    the frame: header, tabs, footer, message line, dumps
