@@ -78,6 +78,7 @@ U8=C.UTF-8
 
 screens tree         tree         demo.folded 80 24 "$U8"
 screens first-screen first-screen demo.folded 80 24 "$U8"
+screens hot-self     hot-self     pyeval.folded 80 24 "$U8"
 screens pool         pool         pool.folded 80 24 "$U8"
 screens tree-ascii   tree-ascii   demo.folded 80 24 C
 screens inverted     inverted     demo.folded 80 24 "$U8"

@@ -42,7 +42,8 @@ struct tree_priv {
                               first row of this function, PROFILE_NONE */
     bool manual;           /* the user acted on the tree: until then every
                               refresh opens the hottest path (and only it)
-                              and puts the cursor at its end */
+                              and puts the cursor on its row of most self
+                              time (open_hot_path) */
 };
 
 static uint8_t ks_get(const struct keystate *k, uint64_t key)
@@ -622,13 +623,49 @@ static uint32_t hottest_child(const struct view *v, uint32_t node)
     return best;
 }
 
-/* Open the hottest path down from node; returns its last node. */
+/* What a row ranks by for E, the first screen and e: top-down, its
+ * self samples (perf top's first line is the hottest symbol); bottom-up,
+ * where self means nothing, a top function row's total (the samples it
+ * was itself running) and 0 below it.  0 for thread and process rows. */
+static uint64_t self_heat(const struct view *v, uint32_t node)
+{
+    const struct profile *p = tree_prof(v);
+    const struct profile_node *n = profile_node(p, node);
+
+    if (node == PROFILE_ROOT ||
+        profile_frame_is_level(profile_frame(p, n->frame)))
+        return 0;
+    if (!v->ctx->filter.inverted)
+        return n->self;
+    if (n->parent != PROFILE_ROOT &&
+        !profile_frame_is_level(
+            profile_frame(p, profile_node(p, n->parent)->frame)))
+        return 0;
+    return n->total;
+}
+
+/* Open the hottest path down from node (the hottest child each step);
+ * returns where the cursor goes: top-down, the node of most self
+ * samples on the path, node included (a small leaf below
+ * _PyEval_EvalFrameDefault is not where the time goes); bottom-up, or
+ * when no node on it has self samples, its last node (the outermost
+ * caller). */
 static uint32_t open_hot_path(struct view *v, uint32_t node)
 {
-    for (uint32_t c; (c = hottest_child(v, node)) != PROFILE_NONE; node = c)
+    uint32_t best = PROFILE_NONE;
+    uint64_t heat = 0;
+
+    for (uint32_t c;; node = c) {
+        if (!v->ctx->filter.inverted && self_heat(v, node) > heat) {
+            heat = self_heat(v, node);
+            best = node;
+        }
+        if ((c = hottest_child(v, node)) == PROFILE_NONE)
+            break;
         if (node != PROFILE_ROOT)
             node_set_open(v, node, true);
-    return node;
+    }
+    return best != PROFILE_NONE ? best : node;
 }
 
 static void expand_subtree(struct view *v, uint32_t node)
@@ -767,7 +804,8 @@ static bool tree_expand_all(struct view *v, enum request req)
     return true;
 }
 
-/* E: open the hottest path down from the cursor and go to its end. */
+/* E: open the hottest path down from the cursor and go to its hottest
+ * row by self time (open_hot_path). */
 static bool tree_expand_hot(struct view *v, enum request req)
 {
     uint32_t node = cursor_node(v);
@@ -776,6 +814,75 @@ static bool tree_expand_hot(struct view *v, enum request req)
     if (node == PROFILE_NONE)
         return true;
     tree_show_node(v, open_hot_path(v, node));
+    return true;
+}
+
+/* A row in the order e visits them: by self_heat, then walk order. */
+struct heat_rank {
+    uint32_t node;
+    uint64_t heat;
+    size_t order;
+};
+
+struct heat_ctx {
+    struct view *v;
+    struct heat_rank *r;
+    size_t n, cap, rows;
+};
+
+static int heat_row(void *arg, const struct tree_row *row)
+{
+    struct heat_ctx *h = arg;
+    uint64_t heat = row->node != PROFILE_NONE ? self_heat(h->v, row->node)
+                                              : 0;
+
+    h->rows++;
+    if (!heat)
+        return TREE_ON;
+    if (VEC_RESERVE(h->r, h->cap, h->n + 1) < 0)
+        return -1;
+    h->r[h->n++] = (struct heat_rank){ row->node, heat, h->rows };
+    return TREE_ON;
+}
+
+static int heat_cmp(const void *a, const void *b)
+{
+    const struct heat_rank *x = a, *y = b;
+
+    if (x->heat != y->heat)
+        return x->heat > y->heat ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* e: the row after the cursor's by self time, over every row the
+ * thresholds show (opened to reach it), from the hottest again after
+ * the last; from a row with no self time, the hottest. */
+static bool tree_next_hot(struct view *v, enum request req)
+{
+    const struct profile *p = tree_prof(v);
+    struct heat_ctx h = { .v = v };
+    uint32_t from = cursor_node(v);
+    size_t to = 0;
+
+    (void)req;
+    if (!p || tree_rows(v, true, heat_row, &h) < 0 || h.n == 0) {
+        ctx_message(v->ctx, true, "no row with self time");
+        free(h.r);
+        return true;
+    }
+    qsort(h.r, h.n, sizeof(*h.r), heat_cmp);
+    for (size_t i = 0; i < h.n; i++)
+        if (h.r[i].node == from)
+            to = i + 1 < h.n ? i + 1 : 0;
+    uint32_t node = h.r[to].node;
+    double all = (double)profile_node(p, PROFILE_ROOT)->total;
+    ctx_message(v->ctx, false, "by self time: %zu of %zu, %s %.1f%% "
+                "(e: next)", to + 1, h.n,
+                profile_frame(p, profile_node(p, node)->frame)->name,
+                all > 0 ? 100.0 * (double)h.r[to].heat / all : 0.0);
+    free(h.r);
+    tree_reveal(v, node);
+    tree_show_node(v, node);
     return true;
 }
 
@@ -827,6 +934,7 @@ static const struct view_action tree_actions[] = {
     { REQ_COLLAPSE, tree_collapse, true },
     { REQ_EXPAND_ALL, tree_expand_all, true },
     { REQ_EXPAND_HOT, tree_expand_hot, true },
+    { REQ_NEXT_HOT, tree_next_hot, false },
     { REQ_NONE, NULL, false },
 };
 
