@@ -40,6 +40,12 @@ struct tree_priv {
     bool by_delta;         /* with a baseline: children by their change */
     uint32_t seek_frame;   /* after an inversion: put the cursor on the
                               first row of this function, PROFILE_NONE */
+    uint64_t gen;          /* counts refreshes (the lines changed) */
+    struct slot_window {   /* screen_slot's last answer, and for what */
+        uint64_t gen;
+        size_t offset, end;
+        uint32_t w, off;
+    } win;
     bool manual;           /* the user acted on the tree: until then every
                               refresh opens the hottest path (and only it)
                               and puts the cursor on its row of most self
@@ -232,6 +238,7 @@ static void tree_refresh(struct view *v)
 
     v->lines = 0;
     v->tail_want = 0;
+    tp->gen++;
     if (!p)
         return;
     /* Until the user takes over, the screen follows the data: the
@@ -320,8 +327,9 @@ static const char *tree_title(struct view *v, int col)
  * level k + 1, and a row at level L > 0 has its connector (├─ or └─)
  * in slot L - 1; top rows have none.  A row shows the slots from `off`
  * (after a … when off > 0) and at most `w` of them: a row whose
- * connector falls past that shows … in the last one, then its
- * connector. */
+ * connector falls past that shows, in the last one, … and how many
+ * levels are not shown ("…3"), then its connector, so a parent and its
+ * child out there still differ. */
 #define MAX_SLOTS 160   /* most slots a cell draws (4 bytes each, UTF-8) */
 
 static void tree_guides(const struct view *v, size_t line, uint32_t off,
@@ -356,14 +364,47 @@ static void tree_guides(const struct view *v, size_t line, uint32_t off,
         o += (size_t)snprintf(buf + o, n - o, "%s",
                               last[k] ? g->blank : g->vert);
     if (clip && o < n)
-        o += (size_t)snprintf(buf + o, n - o, "%s ", g->ellipsis);
+        o += (size_t)snprintf(buf + o, n - o, "%s%u", g->ellipsis,
+                              conn - off - keep);
     if (o < n)
         snprintf(buf + o, n - o, "%s", l->last ? g->elbow : g->tee);
 }
 
+/* The first slot the screen shows, the same for every row on it, so a
+ * guide stays in its column from row to row and siblings line up
+ * however deep the tree is: as many of the shallower slots as leave the
+ * deepest row's connector within the w slots, but never past the
+ * shallowest row's connector (that row would lose its place); rows
+ * deeper than the w slots then show … for the slots between. */
+static uint32_t screen_slot(struct view *v, uint32_t w)
+{
+    struct tree_priv *tp = v->priv;
+    size_t end = v->offset + (size_t)(v->height > 0 ? v->height : 1);
+    uint32_t lo = UINT32_MAX, hi = 0;
+
+    if (tp->win.gen == tp->gen && tp->win.offset == v->offset &&
+        tp->win.end == end && tp->win.w == w)
+        return tp->win.off;
+    for (size_t i = v->offset; i < end && i < v->lines; i++) {
+        uint32_t level = tp->lines[i].level;
+
+        if (level == 0) {
+            lo = 0;
+            break;
+        }
+        lo = level - 1 < lo ? level - 1 : lo;
+        hi = level - 1 > hi ? level - 1 : hi;
+    }
+    uint32_t off = hi >= w ? hi - w + 1 : 0;
+    if (lo != UINT32_MAX && off > lo)
+        off = lo;
+    tp->win = (struct slot_window){ tp->gen, v->offset, end, w, off };
+    return off;
+}
+
 /* The function cell: the guides, the node's mark and its name.  On
- * screen a row shows its innermost levels of guides, as many as leave
- * room for the name; printed, all of them. */
+ * screen the guides take at most about half the cell, all rows from the
+ * same slot (screen_slot); printed, they are whole. */
 static void function_cell(struct view *v, size_t line, struct view_cell *c)
 {
     const struct tree_priv *tp = v->priv;
@@ -371,14 +412,12 @@ static void function_cell(struct view *v, size_t line, struct view_cell *c)
     const struct profile *p = tree_prof(v);
     const struct tree_row *l = &tp->lines[line];
     char guides[MAX_SLOTS * 4 + 16];
-    uint32_t maxlev = c->width > 24 ? (uint32_t)(c->width - 16) / 4 : 1;
-    uint32_t conn = l->level > 0 ? l->level - 1 : 0;
+    uint32_t w = c->width > 24 ? (uint32_t)(c->width - 16) / 4 + 1 : 2;
 
     if (c->print)
         tree_guides(v, line, 0, MAX_SLOTS, guides, sizeof(guides));
     else
-        tree_guides(v, line, conn > maxlev ? conn - maxlev : 0, maxlev + 1,
-                    guides, sizeof(guides));
+        tree_guides(v, line, screen_slot(v, w), w, guides, sizeof(guides));
     c->text = c->buf;
     if (l->node == PROFILE_NONE) {
         snprintf(c->buf, sizeof(c->buf), "%s%s %u hidden: under hide-subs "
