@@ -179,21 +179,34 @@ static enum tree_keep keep_folded(void *arg, uint32_t node)
     return node_hidden(v, node) ? TREE_FOLD : TREE_SHOW;
 }
 
+/* For a search: every child with samples, folded or not. */
+static enum tree_keep keep_every(void *arg, uint32_t node)
+{
+    return node_live(arg, node) ? TREE_SHOW : TREE_SKIP;
+}
+
 static bool open_of(void *arg, uint32_t node)
 {
     return node_open(arg, node);
 }
 
-/* Walk the tree's rows in display order, calling fn for each; `all`
- * walks as if every node were open (a search).  Returns fn's negative
- * value if it stopped the walk, -1 on OOM. */
-static int tree_rows(struct view *v, bool all, tree_row_fn fn, void *arg)
+/* Which rows a walk of the tree visits. */
+enum rows_of {
+    ROWS_SHOWN,     /* those on screen: open nodes, folding applied */
+    ROWS_OPEN,      /* as if every node were open (e: the next by self) */
+    ROWS_EVERY,     /* every node with samples, folded ones too (search) */
+};
+
+/* Walk the tree's rows in display order, calling fn for each.  Returns
+ * fn's negative value if it stopped the walk, -1 on OOM. */
+static int tree_rows(struct view *v, enum rows_of which, tree_row_fn fn,
+                     void *arg)
 {
     const struct tree_walk w = {
         .tree = tree_prof(v), .start = PROFILE_ROOT, .with_start = false,
         .cmp = child_cmp, .cmp_arg = v,
-        .keep = keep_folded, .open = all ? NULL : open_of,
-        .arg = v,
+        .keep = which == ROWS_EVERY ? keep_every : keep_folded,
+        .open = which == ROWS_SHOWN ? open_of : NULL, .arg = v,
     };
 
     return tree_walk(&w, fn, arg);
@@ -248,7 +261,7 @@ static void tree_refresh(struct view *v)
         ks_clear(&tp->st);
         hot = open_hot_path(v, PROFILE_ROOT);
     }
-    if (tree_rows(v, false, build_row, v) < 0)
+    if (tree_rows(v, ROWS_SHOWN, build_row, v) < 0)
         ctx_message(v->ctx, true, "out of memory building the tree");
     /* The location column is as wide as the widest location of any
      * function, shown or not, so it stays put as nodes open and close. */
@@ -555,6 +568,26 @@ static void tree_reveal(struct view *v, uint32_t node)
         node_set_open(v, a, true);
 }
 
+/* Where node, or an ancestor, is folded under hide-subs, its parent
+ * shows its folded rows from now on (as Enter on the "… hidden" row
+ * does), so node's row can be shown.  Returns whether one was folded. */
+static bool tree_unfold(struct view *v, uint32_t node)
+{
+    struct tree_priv *tp = v->priv;
+    const struct profile *p = tree_prof(v);
+    bool folded = false;
+
+    for (uint32_t a = node; a != PROFILE_NONE && a != PROFILE_ROOT;
+         a = profile_node(p, a)->parent) {
+        if (!node_hidden(v, a))
+            continue;
+        uint64_t key = profile_node_key(p, profile_node(p, a)->parent);
+        ks_put(&tp->st, key, ks_get(&tp->st, key) | ST_REVEAL);
+        folded = true;
+    }
+    return folded;
+}
+
 /* Any key or click the tree handles: the user has taken over. */
 static void tree_touch(struct view *v)
 {
@@ -620,7 +653,7 @@ static bool tree_search(struct view *v, const regex_t *re, bool forward,
         s.from = tp->lines[v->cursor].node;
     if (s.from == PROFILE_NONE)
         s.passed = true;
-    if (tree_rows(v, true, search_row, &s) < 0 || s.count == 0)
+    if (tree_rows(v, ROWS_EVERY, search_row, &s) < 0 || s.count == 0)
         return false;
 
     /* The next match, wrapping around; the cursor's row when it is the
@@ -633,6 +666,9 @@ static bool tree_search(struct view *v, const regex_t *re, bool forward,
     hit->nth = t.nth;
     hit->count = s.count;
     tree_touch(v);
+    if (tree_unfold(v, t.node))
+        snprintf(hit->note, sizeof(hit->note), "was under hide-subs %.1f%%",
+                 v->ctx->hide_subs);
     tree_reveal(v, t.node);
     tree_show_node(v, t.node);
     return true;
@@ -904,7 +940,7 @@ static bool tree_next_hot(struct view *v, enum request req)
     size_t to = 0;
 
     (void)req;
-    if (!p || tree_rows(v, true, heat_row, &h) < 0 || h.n == 0) {
+    if (!p || tree_rows(v, ROWS_OPEN, heat_row, &h) < 0 || h.n == 0) {
         ctx_message(v->ctx, true, "no row with self time");
         free(h.r);
         return true;
