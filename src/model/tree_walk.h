@@ -53,7 +53,7 @@ enum tree_keep {
 };
 
 /* What the row function says of a row. */
-enum tree_step {
+enum tree_walk_step {
     TREE_ON = 0,           /* a row; its children are walked if open */
     TREE_PRUNE,            /* a row, but its children are not walked */
     TREE_DROP,             /* not a row (no index), nor are its children;
@@ -75,7 +75,7 @@ struct tree_walk {
     void *arg;             /* for keep and open */
 };
 
-/* Called for each row in display order: returns an enum tree_step, or
+/* Called for each row in display order: returns an enum tree_walk_step, or
  * a negative number to stop the walk. */
 typedef int (*tree_row_fn)(void *arg, const struct tree_row *row);
 
