@@ -126,9 +126,12 @@ static struct model *model_build(const struct profile *snap,
     m->nedges = (size_t)n;
 
     m->flat_of = malloc((m->nframes ? m->nframes : 1) * sizeof(*m->flat_of));
-    m->hidden = calloc(m->nframes ? m->nframes : 1, sizeof(*m->hidden));
-    m->why = calloc(m->nframes ? m->nframes : 1, sizeof(*m->why));
-    if (!m->flat_of || !m->hidden || !m->why)
+    /* why and hidden: one block, a struct model_why then a bool per frame
+     * (model_free frees why) */
+    size_t nf = m->nframes ? m->nframes : 1;
+    m->why = calloc(nf, sizeof(*m->why) + sizeof(*m->hidden));
+    m->hidden = m->why ? (bool *)(m->why + nf) : NULL;
+    if (!m->flat_of || !m->why)
         goto fail;
     for (uint32_t i = 0; i < m->nframes; i++)
         m->flat_of[i] = PROFILE_NONE;
@@ -294,7 +297,6 @@ void model_free(struct model *m)
     free(m->flat);
     free(m->flat_of);
     free(m->edges);
-    free(m->hidden);
     free(m->why);
     free(m);
 }

@@ -70,7 +70,8 @@ struct model {
     uint32_t nframes;             /* frames of snap (length of flat_of) */
     struct profile_edge *edges;   /* caller->callee edges of base */
     size_t nedges;
-    bool *hidden;                 /* per frame: hidden by the thresholds */
+    bool *hidden;                 /* per frame: hidden by the thresholds
+                                     (in why's allocation) */
     size_t nhidden;               /* functions with samples that are hidden */
     struct model_why *why;        /* per frame: what the hide rule compared
                                      (model_set_hide) */
