@@ -22,10 +22,16 @@
 
 #include "profile.h"
 
-/* Intern base's frames (by identity: kind, name, module, file) and
- * threads into cur, adding no samples to cur, and return a new profile
- * with cur's frames, threads and ids that holds base's stacks (its tree;
- * no line counts) and base's metadata.  A thread of base is matched with
+/* Map base's frames and threads into cur, adding no samples to cur, and
+ * return a new profile with cur's frames, threads and ids that holds
+ * base's stacks (its tree; no line counts) and base's metadata.  Frames
+ * match by what the user sees, as difffolded.pl matches folded lines: a
+ * base frame is the cur frame with its identity, else the first cur
+ * frame of its name whose source file and first line agree where both
+ * know them (a function or special frame against either: formats differ
+ * on bracketed names), never by module or build-id, which one format
+ * carries and another lacks; else it is interned into cur as a new
+ * frame.  A thread of base is matched with
  * the thread of cur that has its tid and name, else the first with its
  * name (another run of the same program), else it becomes a new thread
  * of cur.  NULL on OOM (cur may then hold some of base's frames). */
