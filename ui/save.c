@@ -288,7 +288,7 @@ void save_write(struct ui *ui, const char *path)
         if (view)
             view_text(ui, what, sizeof(what));
         ctx_message(&ui->ctx, false, "saved %llu samples%s as %s to %s",
-                    (unsigned long long)profile_samples(out), what,
+                    (unsigned long long)profile_sample_count(out), what,
                     ui->opt.save->name(ui->fmt_index),
                     full_path(path, full, sizeof(full)));
     }

@@ -1,7 +1,9 @@
 /* export_folded.c - Brendan Gregg's folded stacks (FORMATS.md section 1).
  *
  * One line per unique stack, root first: "main-100;main;a;b 3", where the
- * root is the thread's current name and tid.  Read by flamegraph.pl,
+ * root is the thread's current name and tid, and the count the stack's
+ * weight in nominal intervals (export_write_counts: its samples, for a
+ * profile sampled at one rate).  Read by flamegraph.pl,
  * speedscope and Pyroscope, and by load_folded.
  *
  * Names are made safe for the line format: ';' becomes ':', newlines,
@@ -204,7 +206,7 @@ static int diff_write(const struct diff_pair *pair, struct folded_ctx *c,
     return rc;
 }
 
-int export_folded_write(const struct profile *p, const struct export_opts *o,
+static int write_folded(const struct profile *p, const struct export_opts *o,
                         FILE *f)
 {
     struct folded_ctx c = { p, o, f,
@@ -221,4 +223,12 @@ int export_folded_write(const struct profile *p, const struct export_opts *o,
     rc = diff_write(&d, &c, f);
     diff_pair_free(&d);
     return rc != 0 || ferror(f) ? -1 : 0;
+}
+
+/* Counts of the nominal interval: a file sampled at one rate is its
+ * samples (profile.h, "Weights"). */
+int export_folded_write(const struct profile *p, const struct export_opts *o,
+                        FILE *f)
+{
+    return export_write_counts(p, o, f, write_folded);
 }

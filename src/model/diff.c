@@ -172,9 +172,13 @@ struct profile *diff_align(struct profile *cur, const struct profile *base)
     a.q = profile_copy(cur, false);
     a.fmap = fmap;
     a.tmap = tmap;
-    if (!a.q || profile_foreach_stack(base, align_stack, &a) != 0 ||
+    if (!a.q)
+        goto fail;
+    a.q->unit_ns = base->unit_ns;  /* base's weights, as they are */
+    if (profile_foreach_stack(base, align_stack, &a) != 0 ||
         profile_set_meta(a.q, &base->meta) < 0)
         goto fail;
+    a.q->nsamples = base->nsamples;
     /* Line counts are cur's in the copy: the baseline's are not kept. */
     profile_lc_clear(&a.q->lines);
     profile_lc_clear(&a.q->addrs);

@@ -24,7 +24,8 @@
 
 /* Map base's frames and threads into cur, adding no samples to cur, and
  * return a new profile with cur's frames, threads and ids that holds
- * base's stacks (its tree; no line counts) and base's metadata.  Frames
+ * base's stacks (its tree, in base's weight unit; no line counts) and
+ * base's metadata.  Frames
  * match by what the user sees, as difffolded.pl matches folded lines: a
  * base frame is the cur frame with its identity, else the first cur
  * frame of its name whose source file and first line agree where both
@@ -67,9 +68,9 @@ int diff_pair_new(struct diff_pair *d, const struct profile *cur,
 void diff_pair_free(struct diff_pair *d);
 
 /* Call fn for every unique stack of either side, in d->cur's tree order
- * (profile_foreach_stack's), with its count in the baseline and now (one
- * of them may be 0).  Stops and returns fn's non-zero value; -1 on OOM;
- * 0 otherwise. */
+ * (profile_foreach_stack's), with its weight in the baseline and now (one
+ * of them may be 0; each in its own side's unit).  Stops and returns
+ * fn's non-zero value; -1 on OOM; 0 otherwise. */
 typedef int (*diff_stack_fn)(void *ctx, uint32_t thread,
                              const uint32_t *frames, size_t n,
                              uint64_t base_count, uint64_t cur_count);
