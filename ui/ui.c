@@ -157,6 +157,7 @@ void ui_tick(struct ui *ui, bool force)
         ui->have_generation = true;
         ui_take_snapshot(ui);
     }
+    header_cpu_update(&ui->hcpu, ui->snap, &ui->status);
     ui->next_refresh = ui_now() + ui->opt.refresh_s;
 }
 
@@ -481,6 +482,7 @@ out:
         view_close(&ui->views[i]);
     model_free(ui->model);
     profile_free(ui->snap);
+    header_cpu_free(&ui->hcpu);
     scope_free(&ui->scope);
     if (ui->have_re)
         regfree(&ui->re);

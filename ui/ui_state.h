@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "draw.h"
+#include "header_cpu.h"
 #include "prompt.h"
 #include "request.h"
 #include "source.h"
@@ -50,6 +51,7 @@ struct ui {
     enum view_id cur;
     enum view_id help_from;        /* the view help was opened from */
     struct source_status status;
+    struct header_cpu hcpu;        /* the header's On CPU (header_cpu.h) */
     uint64_t paused_ns;            /* sampling time lost to past pauses */
     uint64_t pause_start_ns;       /* status.elapsed_ns when the current
                                       pause began */
