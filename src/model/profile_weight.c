@@ -9,10 +9,6 @@
  */
 #include "profile_impl.h"
 
-#include <stdlib.h>
-
-#include "window.h"
-
 uint64_t profile_sample_count(const struct profile *p)
 {
     return p ? p->nsamples : 0;
