@@ -24,11 +24,12 @@
  *   - the count is the samples/count value, or the first sample type's
  *     when there is no samples/count; a sample type in units of time
  *     (cpu/nanoseconds, wall/...) is each sample's weight (profile.h,
- *     "Weights") when it is not count x period for every sample (a
- *     live run whose rate changed): the samples are then added again
- *     with their times, in that type's unit; otherwise the counts are
- *     the weights, each one period long, and a round trip keeps the
- *     bytes;
+ *     "Weights") when it is not count x period for every sample (off-CPU
+ *     stretches that are not whole periods, another producer's weights):
+ *     the samples are then added again with their times, in that type's
+ *     unit; otherwise the counts are the weights, each one period long
+ *     (sproftop writes counts of the shortest period, so a live run
+ *     whose rate changed loads so), and a round trip keeps the bytes;
  *   - a sample's time is its num label timestamp_ns (as export_pprof
  *     writes it) or end_timestamp_ns (Datadog's), wall-clock ns: a file
  *     with times gets per-second counts (window.h) over its newest hour,
@@ -631,13 +632,13 @@ static int add_sample(struct loader *ld, const struct span *sp,
                     "sample types", s.nvalues, ld->ntypes);
     if ((int64_t)s.value < 0)
         return pprof_fail(ld, s.value_off, "negative sample value");
+    if (s.value == 0)
+        return 0;
     if (ld->weigh) {
-        /* pass 2: note_time saw every time value positive, the sum
-         * below the limit */
+        /* pass 2: note_time saw each of these time values positive, and
+         * their sum below the limit */
         weight = s.tvalue;
     } else {
-        if (s.value == 0)
-            return 0;
         if (s.value >= PROFILE_COUNT_LIMIT ||
             profile_samples(ld->p) + s.value >= PROFILE_COUNT_LIMIT)
             return pprof_fail(ld, s.value_off, "total count reaches 2^53");
