@@ -52,6 +52,14 @@ export_write_fn export_folded_write, export_pprof_write,
     export_samplingprof_write, export_dot_write, export_svg_write,
     export_racket_json_write;
 
+/* For the writers of count formats: write(q, o', f) where q is p in
+ * counts of its nominal interval (profile_counts: the sample counts of a
+ * profile sampled at one rate) and o' is o with its baseline in counts
+ * too (o NULL: the defaults).  Returns write's result, or -1 on OOM.
+ * Any thread. */
+int export_write_counts(const struct profile *p, const struct export_opts *o,
+                        FILE *f, export_write_fn *write);
+
 /* Check, before any work, that `path` can be written by export_to_file
  * (outfile_check: a standard descriptor that is open, or a writable
  * directory outside /dev, /proc and /sys and no directory, symlink,

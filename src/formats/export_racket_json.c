@@ -17,8 +17,9 @@
  * nodes and of each node's callers and callees are racket_graph.h's, the
  * text report's: json->profile keeps the order, so Racket's text
  * renderer prints sproftop's `-f text` report from this file (nothing
- * hidden here: the renderer hides by its own thresholds).  Times are
- * samples x interval in ms (1 ms a sample without an interval); thread
+ * hidden here: the renderer hides by its own thresholds).  Times are the
+ * weights in ms (racket_graph_ms), sample_number the samples taken, so
+ * Racket's "once every" is their mean interval, as the text's is; thread
  * ids are the OS thread ids; a source is written only with a file and a
  * line, which is all Racket's srcloc can hold.  Not Racket's (it reads
  * keys by name, so it ignores them): "sproftop_first" on each node and
@@ -184,7 +185,7 @@ static void header(const struct rj *r)
     fputs(", \"cpu_time\": ", r->f);
     num(r->f, (double)r->g->samples * r->ms);
     fprintf(r->f, ", \"sample_number\": %" PRIu64 ",\n \"thread_times\": [",
-            r->g->samples);
+            profile_sample_count(p));
     for (uint32_t k = 0; named && k < r->off[profile_frame_count(p)]; k++)
         named[r->ft[k]] = true;
     for (uint32_t t = 0; t < nt; t++) {

@@ -21,8 +21,11 @@
  * Racket's topological order.  The Racket JSON writer writes the same
  * graph, so Racket's own renderer prints this report from it.
  *
- * Times are samples x interval in ms, rounded half to even as Racket's
+ * Times are weights in ms (profile.h: the time each sample stands for,
+ * the interval of a file of counts), rounded half to even as Racket's
  * exact arithmetic does; with no known interval a sample counts 1 ms.
+ * The sample count is the samples taken (profile_sample_count), each
+ * once every total / count ms: the interval, sampled at one rate.
  * Sources read "file:line:0" (the function's first line), and
  * "(unknown source)" without a file and a line, as Racket's renderer
  * prints a source it cannot place (a srcloc needs a line: the Racket JSON
@@ -262,12 +265,17 @@ static void write_header(FILE *f, const struct racket_graph *g,
 
     for (uint32_t i = 0; i < profile_thread_count(g->p); i++)
         nthreads += profile_thread_samples(g->p, i) > 0;
-    fmt_ms(total, sizeof(total), (double)g->samples * interval_ms);
-    fmt_ms(gran, sizeof(gran), g->samples ? interval_ms : 0);
+    uint64_t taken = profile_sample_count(g->p);
+    double total_ms = (double)g->samples * interval_ms;
+
+    fmt_ms(total, sizeof(total), total_ms);
+    fmt_ms(gran, sizeof(gran),
+           !taken ? 0
+           : taken == g->samples ? interval_ms : total_ms / (double)taken);
     fprintf(f, "Profiling results\n-----------------\n");
     fprintf(f, "  Total cpu time observed: %sms (out of %sms)\n", total, total);
     fprintf(f, "  Number of samples taken: %" PRIu64 " (once every %sms)\n",
-            g->samples, gran);
+            taken, gran);
     if (nthreads > 1)
         fprintf(f, "  Threads observed:        %" PRIu32 "\n", nthreads);
     /* Not in Racket's header: what sproftop knows of the run. */

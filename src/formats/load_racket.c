@@ -6,10 +6,11 @@
  * graph without stacks"): per function its self and total samples, per
  * edge Racket's caller and callee times, per thread its samples.
  *
- *   - Samples: a node's time divided by the time a sample stands for,
- *     total_time / sample_number, rounded to a whole sample (Racket's own
- *     profiler weighs each sample by the time around it, sproftop by its
- *     interval, which then divides exactly); edge times stay fractions.
+ *   - Weights: a node's time in whole nanoseconds (profile.h, "Weights":
+ *     a unit of 1 ns, as a live profile's), edge times as fractions of
+ *     them; sample_number is the samples taken, total_time / that their
+ *     interval (Racket's own profiler weighs each sample by the time
+ *     around it, sproftop by its interval).
  *   - Node 0 must be the "*" node (id and src false); its edges are
  *     read from the other nodes' lists.  Each edge between two nodes
  *     must be in its caller's callees and its callee's callers, once;
@@ -51,7 +52,9 @@ struct rk_load {
     const char *name;
     char *err;
     size_t errlen;
-    double ms;                  /* per sample */
+    uint64_t total;             /* weight of all samples, in ns */
+    uint64_t count;             /* samples taken */
+    uint64_t interval;          /* ns one stands for (their mean) */
     uint32_t nodes;             /* the nodes array */
     uint32_t nnodes;            /* its length, "*" included */
     uint32_t *node_at;          /* JSON node of each index */
@@ -90,18 +93,19 @@ static bool time_of(const struct rk_load *l, uint32_t obj, const char *key,
     return json_number(&l->j, json_get(&l->j, obj, key), ms) && *ms >= 0;
 }
 
-/* ms as whole samples, below 2^53; false past it. */
-static bool samples_of(const struct rk_load *l, double ms, uint64_t *n)
+/* ms as a weight: whole nanoseconds, below 2^53; false past it. */
+static bool weight_of(double ms, uint64_t *w)
 {
-    double s = nearbyint(ms / l->ms);
+    double ns = nearbyint(ms * 1e6);
 
-    if (!(s < (double)PROFILE_COUNT_LIMIT))
+    if (!(ns < (double)PROFILE_COUNT_LIMIT))
         return false;
-    *n = (uint64_t)s;
+    *w = (uint64_t)ns;
     return true;
 }
 
-/* total_time, sample_number: what a sample stands for. */
+/* total_time, sample_number: the weight of all samples, their count,
+ * and the interval one stands for. */
 static int read_totals(struct rk_load *l)
 {
     double total;
@@ -112,16 +116,12 @@ static int read_totals(struct rk_load *l)
                   (int64_t)PROFILE_COUNT_LIMIT - 1, &n))
         return fail(l, "not a Racket profile: no total_time and "
                     "sample_number");
-    if (n == 0 || total == 0)
+    if (!weight_of(total, &l->total))
+        return fail(l, "total_time is not a time in range");
+    if (n == 0 || l->total == 0)
         return fail(l, "no samples");
-    l->ms = total / (double)n;
-    if (!(l->ms > 0) || !isfinite(l->ms))
-        return fail(l, "total_time and sample_number give no time per "
-                    "sample");
-    /* in whole nanoseconds, the interval the profile keeps and the
-     * writer multiplies by again */
-    if (l->ms * 1e6 >= 1 && l->ms * 1e6 < 9e18)
-        l->ms = (double)llround(l->ms * 1e6) / 1e6;
+    l->count = (uint64_t)n;
+    l->interval = (l->total + l->count / 2) / l->count;
     return 0;
 }
 
@@ -192,7 +192,7 @@ static int read_threads(struct rk_load *l)
             return fail(l, "thread %" PRIu32 ": its id is not a number or "
                         "a string", k);
         if (!time_of(l, t, "time", &ms) ||
-            !samples_of(l, ms, &l->thread_samples[k]))
+            !weight_of(ms, &l->thread_samples[k]))
             return fail(l, "thread %" PRIu32 ": no time in range", k);
         if (json_type(j, id) == JSON_STRING &&
             !(tname = json_string(j, id, NULL)))
@@ -350,8 +350,8 @@ static int node_counts(struct rk_load *l, uint32_t i, uint32_t node,
     double total, self;
 
     if (!time_of(l, node, "total", &total) || !time_of(l, node, "self", &self)
-        || !samples_of(l, total, &row->total) ||
-        !samples_of(l, self, &row->self) || self > total)
+        || !weight_of(total, &row->total) ||
+        !weight_of(self, &row->self) || self > total)
         return fail(l, "node %" PRIu32 ": total and self are not times in "
                     "range, self at most total", i);
     row->frame = l->frame_of[i];
@@ -392,17 +392,16 @@ static int read_edge(struct rk_load *l, uint32_t i, uint32_t e,
                     "one of the %" PRIu32 " nodes", i, l->nnodes);
     if (!time_of(l, e, "caller_time", &ct) ||
         !time_of(l, e, "callee_time", &et) || !time_of(l, e, "total", &total)
-        || !samples_of(l, total, &out->samples) ||
-        !samples_of(l, ct, &(uint64_t){ 0 }) ||
-        !samples_of(l, et, &(uint64_t){ 0 }))
+        || !weight_of(total, &out->samples) ||
+        !weight_of(ct, &(uint64_t){ 0 }) || !weight_of(et, &(uint64_t){ 0 }))
         return fail(l, "node %" PRIu32 ": an edge's times are not times in "
                     "range", i);
     *caller = (uint32_t)a;
     *callee = (uint32_t)b;
     out->caller = a ? l->frame_of[a] : PROFILE_NONE;
     out->callee = l->frame_of[b];
-    out->caller_time = ct / l->ms;
-    out->callee_time = et / l->ms;
+    out->caller_time = ct * 1e6;
+    out->callee_time = et * 1e6;
     return 0;
 }
 
@@ -596,29 +595,27 @@ static uint32_t *frame_threads_off(const struct rk_load *l)
     return off;
 }
 
-/* The threads' samples add up to sample_number: whole samples of each
- * thread's time, the last one taking what rounding left (at most half a
- * sample a thread); a file without threads gets one. */
+/* The threads' weights add up to total_time: each thread's time in
+ * whole ns, the last one taking what rounding left (at most half a ns a
+ * thread); a file without threads gets one. */
 static int thread_totals(struct rk_load *l)
 {
-    int64_t n;
-    uint64_t sum = 0, diff;
+    uint64_t sum = 0, diff, n = l->total;
 
-    json_int(&l->j, json_get(&l->j, 0, "sample_number"), 0, INT64_MAX, &n);
     if (l->nthreads == 0) {
         if (profile_thread(l->p, 0, "thread") != 0)
             return fail(l, "out of memory");
-        l->thread_samples[0] = (uint64_t)n;
+        l->thread_samples[0] = n;
         l->nthreads = 1;
         return 0;
     }
     for (uint32_t t = 0; t < l->nthreads; t++)
         sum += l->thread_samples[t];
-    diff = sum > (uint64_t)n ? sum - (uint64_t)n : (uint64_t)n - sum;
+    diff = sum > n ? sum - n : n - sum;
     if (2 * diff > l->nthreads ||
-        (sum > (uint64_t)n && l->thread_samples[l->nthreads - 1] < diff))
+        (sum > n && l->thread_samples[l->nthreads - 1] < diff))
         return fail(l, "thread_times do not add up to total_time");
-    if (sum > (uint64_t)n)
+    if (sum > n)
         l->thread_samples[l->nthreads - 1] -= diff;
     else
         l->thread_samples[l->nthreads - 1] += diff;
@@ -638,14 +635,14 @@ static int read_file(struct rk_load *l)
     d = (struct profile_graph_desc){
         .flat = l->flat, .nflat = l->nnodes - 1, .edges = l->edges,
         .nedges = l->nedges, .thread_samples = l->thread_samples,
-        .frame_threads_off = l->ft_off, .frame_threads = l->ft };
+        .sample_count = l->count, .frame_threads_off = l->ft_off,
+        .frame_threads = l->ft };
     if (profile_set_graph(l->p, &d) < 0)
         return fail(l, "%s", errno == ENOMEM ? "out of memory"
                     : "the call graph does not hold together (a function's "
                       "total above all samples, or its self above its "
                       "total)");
-    if (l->ms * 1e6 >= 1 && l->ms * 1e6 < 9e18)
-        m.interval_ns = (uint64_t)llround(l->ms * 1e6);
+    m.interval_ns = l->interval;
     if (profile_set_meta(l->p, &m) < 0)
         return fail(l, "out of memory");
     return 0;
@@ -661,7 +658,7 @@ struct profile *load_racket(const char *buf, size_t len, const char *name,
 
     if (json_parse(&l.j, buf, len, why, sizeof(why)) < 0)
         fail(&l, "%s", why);
-    else if (!(l.p = profile_new()))
+    else if (!(l.p = profile_new()) || profile_set_weight_unit(l.p, 1) < 0)
         fail(&l, "out of memory");
     else
         rc = read_file(&l);

@@ -8,12 +8,13 @@
  *   - Threads: a profile named "NAME (tid N)" (export_speedscope's) is
  *     thread N named NAME; any other name is a thread of that name with
  *     the next unused id.
- *   - Counts: with unit "none" the weights are the counts (whole
- *     numbers).  With a unit of time they are converted to nanoseconds
- *     and divided by the interval: "sproftop_interval_ns" when the file
- *     has it (export_speedscope writes it, so its files come back with
- *     the same counts), else the greatest common divisor of the weights,
- *     which is the interval for a profiler that weighs each sample by it.
+ *   - Weights: with unit "none" the weights are counts (whole numbers).
+ *     With a unit of time they are nanoseconds (profile.h, "Weights": a
+ *     unit of 1 ns, as a live profile's), and the nominal interval, which
+ *     counts them, is "sproftop_interval_ns" when the file has it
+ *     (export_speedscope writes it, so its files come back with the same
+ *     times and counts), else the greatest common divisor of the weights,
+ *     the interval of a profiler that weighs each sample by it.
  *     "bytes" and "evented" profiles are not samples of time: refused.
  *   - The file's name "sproftop pid N: CMDLINE" gives the PID and the
  *     command line back.
@@ -281,14 +282,16 @@ static int read_profile(struct ss_load *l, uint32_t pr, uint32_t index,
             return fail(l, "profile %" PRIu32 ", sample %" PRIu32 ": the "
                         "weight is not a %s in range", index, k,
                         scale > 0 ? "time" : "whole count");
+        /* times weigh their ns, as a live profile's samples do; the
+         * samples they stand for are their nominal intervals */
         count = scale > 0 ? (v + l->interval / 2) / l->interval : v;
         if (count == 0 && v > 0)
             count = 1;
-        if (count >= PROFILE_COUNT_LIMIT - l->total)
+        if (v >= PROFILE_COUNT_LIMIT - l->total)
             return fail(l, "more than 2^53 samples");
-        if (count && profile_add_stack(l->p, th, l->stack, n, count) < 0)
+        if (v && profile_add_weighted(l->p, th, l->stack, n, count, v) < 0)
             return fail(l, "out of memory");
-        l->total += count;
+        l->total += v;
     }
     return 0;
 }
@@ -338,6 +341,7 @@ static struct profile *read_file(struct ss_load *l)
     if (find_interval(l, profiles) < 0)
         return NULL;
     if (!(l->p = profile_new()) ||
+        profile_set_weight_unit(l->p, l->interval ? 1 : 0) < 0 ||
         !(l->ids = malloc((l->nframes ? l->nframes : 1) * sizeof(*l->ids))) ||
         !(fnodes = frame_nodes(l))) {
         fail(l, "out of memory");

@@ -15,7 +15,10 @@ double racket_graph_ms(const struct profile *p)
 {
     const struct profile_meta *meta = profile_meta(p);
 
-    return meta->interval_ns ? (double)meta->interval_ns / 1e6 : 1.0;
+    /* ns for a live profile, an interval for a file of counts, 1 ms when
+     * that is unknown */
+    return profile_weight_unit(p) ? (double)profile_weight_unit(p) / 1e6
+           : meta->interval_ns ? (double)meta->interval_ns / 1e6 : 1.0;
 }
 
 /* Nodes from the flat table, edges from the model's edge list in

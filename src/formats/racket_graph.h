@@ -80,8 +80,9 @@ int racket_graph_build(struct racket_graph *g, const struct profile *p,
 /* Free what g holds (not g). */
 void racket_graph_free(struct racket_graph *g);
 
-/* The milliseconds a sample stands for: the profile's interval, or 1 ms
- * when it has none (Racket's times are in ms). */
+/* The milliseconds a unit of weight stands for (profile.h, "Weights"): a
+ * nanosecond for a live profile, the interval for a file of counts, 1 ms
+ * when that is unknown (Racket's times are in ms). */
 double racket_graph_ms(const struct profile *p);
 
 #endif

@@ -200,12 +200,39 @@ int profile_set_graph(struct profile *p, const struct profile_graph_desc *g)
             ok = false;
             err = ENOMEM;
         }
+        if (ok)
+            p->nsamples = g->sample_count;
     }
     free(in_flat);
     free(seen);
     if (!ok)
         errno = err;
     return ok ? 0 : -1;
+}
+
+void profile_graph_map(struct profile *p, profile_weight_map_fn fn,
+                       uint64_t k, double factor)
+{
+    struct profile_graph *g = p->graph;
+
+    if (!g)
+        return;
+    for (size_t i = 0; i < g->nflat; i++) {
+        g->flat[i].self = fn(p, g->flat[i].self, k);
+        g->flat[i].total = fn(p, g->flat[i].total, k);
+        g->flat[i].leaf_time *= factor;
+    }
+    for (size_t i = 0; i < g->nedges; i++) {
+        g->edges[i].samples = fn(p, g->edges[i].samples, k);
+        g->edges[i].outer = fn(p, g->edges[i].outer, k);
+        g->edges[i].caller_time *= factor;
+        g->edges[i].callee_time *= factor;
+    }
+    g->samples = 0;
+    for (uint32_t t = 0; t < g->nthreads; t++) {
+        g->thread_samples[t] = fn(p, g->thread_samples[t], k);
+        g->samples += g->thread_samples[t];
+    }
 }
 
 /* --- which threads each function runs in ---------------------------------- */

@@ -53,6 +53,7 @@ static void pieces_of(const struct profile *p, struct pieces *x)
     x->d = (struct profile_graph_desc){
         .flat = x->flat, .nflat = (size_t)x->nflat, .edges = x->edges,
         .nedges = (size_t)x->nedges, .thread_samples = x->th,
+        .sample_count = profile_sample_count(p),
         .frame_threads_off = x->off, .frame_threads = x->ft };
 }
 

@@ -75,21 +75,25 @@ static void test_round_trip(void **state)
     q = load_racket(j, len, "x.racket.json", err, sizeof(err));
     assert_non_null(q);
     assert_false(profile_has_stacks(q));
-    assert_int_equal(profile_samples(q), 8);
+    /* weights in ns, as a live profile's */
+    assert_int_equal(profile_weight_unit(q), 1);
+    assert_int_equal(profile_samples(q), 80000000);
+    assert_int_equal(profile_sample_count(q), 8);
     assert_int_equal(profile_meta(q)->interval_ns, 10000000);
     assert_int_equal(profile_thread_count(q), 2);
     assert_int_equal(profile_thread_at(q, 1)->tid, 101);
-    assert_int_equal(profile_thread_samples(q, 1), 2);
+    assert_int_equal(profile_thread_samples(q, 1), 20000000);
     np = profile_flat(p, &fp);
     nq = profile_flat(q, &fq);
     assert_int_equal(np, nq);
     for (long i = 0; i < np; i++) {
         assert_string_equal(profile_frame(q, fq[i].frame)->name,
                             profile_frame(p, fp[i].frame)->name);
-        assert_int_equal(fq[i].self, fp[i].self);
-        assert_int_equal(fq[i].total, fp[i].total);
+        /* p counts 10 ms samples, q weighs ns */
+        assert_int_equal(fq[i].self, fp[i].self * 10000000);
+        assert_int_equal(fq[i].total, fp[i].total * 10000000);
         assert_int_equal(fq[i].first, fp[i].first);
-        assert_true(fabs(fq[i].leaf_time - fp[i].leaf_time) < 1e-9);
+        assert_true(fabs(fq[i].leaf_time / 1e7 - fp[i].leaf_time) < 1e-9);
     }
     t1 = write_as("text", p, NULL);
     t2 = write_as("text", q, NULL);

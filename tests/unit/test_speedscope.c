@@ -215,7 +215,10 @@ static void test_round_trip(void **state)
     a = folded_of(p);
     b = folded_of(q);
     assert_string_equal(a, b);
-    assert_int_equal(profile_samples(q), 20);
+    /* times come back as ns weights, counted in 10 ms intervals */
+    assert_int_equal(profile_weight_unit(q), 1);
+    assert_int_equal(profile_samples(q), 200000000);
+    assert_int_equal(profile_sample_count(q), 20);
     assert_int_equal(profile_meta(q)->interval_ns, 10000000);
     assert_int_equal(profile_meta(q)->pid, 77);
     assert_string_equal(profile_meta(q)->cmdline, "./prog --x");
