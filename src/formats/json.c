@@ -250,6 +250,14 @@ static int after_value(struct parser *p, bool *more)
     return 0;
 }
 
+bool json_starts_object(const char *text, size_t len)
+{
+    struct parser p = { .s = text, .len = len };
+
+    skip_space(&p);
+    return p.pos < len && text[p.pos] == '{';
+}
+
 int json_parse(struct json *j, const char *text, size_t len, char *err,
                size_t errlen)
 {

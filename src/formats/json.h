@@ -44,6 +44,10 @@ struct json {
     uint32_t count;
 };
 
+/* Whether text[0..len) starts, after white space, with '{': what the
+ * JSON formats' sniffers look at first. */
+bool json_starts_object(const char *text, size_t len);
+
 /* Index text[0..len).  0, or -1 with "byte N: why" in err (N from 0). */
 int json_parse(struct json *j, const char *text, size_t len, char *err,
                size_t errlen);

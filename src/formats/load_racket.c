@@ -73,12 +73,9 @@ struct rk_load {
 
 bool load_racket_sniff(const char *buf, size_t len)
 {
-    size_t lim = len < SNIFF_BYTES ? len : SNIFF_BYTES, i = 0;
+    size_t lim = len < SNIFF_BYTES ? len : SNIFF_BYTES;
 
-    while (i < lim && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' ||
-                       buf[i] == '\t'))
-        i++;
-    return i < lim && buf[i] == '{' &&
+    return json_starts_object(buf, lim) &&
            (memmem(buf, lim, "\"sample_number\"", 15) ||
             memmem(buf, lim, "\"caller_time\"", 13));
 }

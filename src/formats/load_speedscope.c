@@ -55,12 +55,9 @@ struct ss_load {
 
 bool load_speedscope_sniff(const char *buf, size_t len)
 {
-    size_t lim = len < SNIFF_BYTES ? len : SNIFF_BYTES, i = 0;
+    size_t lim = len < SNIFF_BYTES ? len : SNIFF_BYTES;
 
-    while (i < lim && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' ||
-                       buf[i] == '\t'))
-        i++;
-    return i < lim && buf[i] == '{' &&
+    return json_starts_object(buf, lim) &&
            memmem(buf, lim, "www.speedscope.app", 18) != NULL;
 }
 
@@ -79,17 +76,6 @@ static double unit_scale(const struct json *j, uint32_t unit)
         if (json_string_is(j, unit, units[i].name))
             return units[i].ns;
     return -1;
-}
-
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-
-        a = b;
-        b = t;
-    }
-    return a;
 }
 
 /* The weight of sample node w in nanoseconds (scale > 0) or as a count
@@ -141,7 +127,7 @@ static int find_interval(struct ss_load *l, uint32_t profiles)
 
             if (!weight_of(j, w, s, &ns))
                 return fail(l, "a weight is not a time in range");
-            g = gcd(g, ns);
+            g = util_gcd(g, ns);
         }
     }
     if (key != JSON_NONE) {

@@ -47,17 +47,6 @@ struct merge_units {
     uint64_t fd, fs, unit;
 };
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 static struct merge_units merge_units(const struct profile *dst,
                                       const struct profile *src)
 {
@@ -75,7 +64,7 @@ static struct merge_units merge_units(const struct profile *dst,
         ed = es;
     if (!es)
         es = ed;
-    u.unit = gcd64(ed, es);
+    u.unit = util_gcd(ed, es);
     u.fd = ed / u.unit;
     u.fs = es / u.unit;
     return u;
