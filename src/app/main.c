@@ -592,7 +592,7 @@ int main(int argc, char **argv)
         return rc;
     install_signals();
     /* Debug info is fetched from $DEBUGINFOD_URLS on a thread of its own
-     * (src/engine/dbgfetch.h); without the variable nothing is fetched. */
+     * (src/symbols/dbgfetch.h); without the variable nothing is fetched. */
     if (o.no_debuginfod)
         unsetenv("DEBUGINFOD_URLS");
     if (o.baseline) {
