@@ -102,7 +102,7 @@ struct precord {           /* a record of one drain, for the time merge */
 
 struct perf_ring;
 
-struct psampler {
+struct pf_sampler {
     struct sampler base;   /* the interface; first, so a sampler * casts */
     struct sampler_config cfg;
     struct perf_events_opts eo;
@@ -167,117 +167,117 @@ struct psampler {
 /* --- perf_procs.c -------------------------------------------------------- */
 
 /* The newest process with this pid, or PERF_NONE. */
-uint32_t pf_proc_find(struct psampler *s, pid_t pid);
+uint32_t pf_proc_find(struct pf_sampler *s, pid_t pid);
 
 /* A process to sample from now on (a new one when pid's is gone or
  * superseded).  watched: a target whose exit counts; it gets a pidfd in
  * the epoll set and a stat fd.  PERF_NONE on OOM. */
-uint32_t pf_proc_add(struct psampler *s, pid_t pid, bool watched);
+uint32_t pf_proc_add(struct pf_sampler *s, pid_t pid, bool watched);
 
 /* Process i is gone (its pidfd said so). */
-void pf_proc_exit(struct psampler *s, uint32_t i);
+void pf_proc_exit(struct pf_sampler *s, uint32_t i);
 
 /* Tell cfg.on_process of process i unless it was (for its image). */
-void pf_proc_announce(struct psampler *s, struct pproc *p);
+void pf_proc_announce(struct pf_sampler *s, struct pproc *p);
 
 /* The newest thread with this tid, or PERF_NONE. */
-uint32_t pf_thr_find(struct psampler *s, pid_t tid);
+uint32_t pf_thr_find(struct pf_sampler *s, pid_t tid);
 
 /* A new thread of process proc (or a tid used again).  name NULL: read
  * it from /proc.  PERF_NONE on OOM. */
-uint32_t pf_thr_add(struct psampler *s, uint32_t proc, pid_t tid,
+uint32_t pf_thr_add(struct pf_sampler *s, uint32_t proc, pid_t tid,
                     const char *name, uint64_t born);
 
 /* Thread i is gone.  Its events stay open: closing one would also end
  * the copies every thread it created inherited. */
-void pf_thr_exit(struct psampler *s, uint32_t i, uint64_t now);
+void pf_thr_exit(struct pf_sampler *s, uint32_t i, uint64_t now);
 
 /* Rename thread t (and tell the ingest once it was named there). */
-void pf_thr_rename(struct psampler *s, struct pthr *t, const char *name,
+void pf_thr_rename(struct pf_sampler *s, struct pthr *t, const char *name,
                    uint64_t time);
 
 /* Push t's name to the ingest. */
-void pf_thr_push_name(struct psampler *s, struct pthr *t, uint64_t time);
+void pf_thr_push_name(struct pf_sampler *s, struct pthr *t, uint64_t time);
 
 /* Copy t's figures to the readers' table (lock held). */
-void pf_thr_stats_sync(struct psampler *s, struct pthr *t, uint64_t now);
+void pf_thr_stats_sync(struct pf_sampler *s, struct pthr *t, uint64_t now);
 
 /* One pass over /proc/PID/task of process proc: threads not known yet
  * are added, with events of their own when open_new.  Returns how many,
  * or -1 with errno when the kernel refuses (ESRCH: the process is gone). */
-int pf_procs_scan_tasks(struct psampler *s, uint32_t proc, bool open_new,
+int pf_procs_scan_tasks(struct pf_sampler *s, uint32_t proc, bool open_new,
                         uint64_t now);
 
 /* After a pause (no side-band record while disabled): forget threads
  * that are gone, learn the ones made meanwhile, re-read names and maps. */
-void pf_procs_reconcile(struct psampler *s, uint64_t now);
+void pf_procs_reconcile(struct pf_sampler *s, uint64_t now);
 
 /* Read process p's maps again; on a change a new generation for its
  * unwinder and cfg.on_maps.  Returns true when they changed. */
-bool pf_proc_refresh_maps(struct psampler *s, struct pproc *p);
+bool pf_proc_refresh_maps(struct pf_sampler *s, struct pproc *p);
 
 /* Process p's unwinder (made on first use); NULL when it cannot be. */
-struct unwinder *pf_proc_unwinder(struct psampler *s, struct pproc *p);
+struct unwinder *pf_proc_unwinder(struct pf_sampler *s, struct pproc *p);
 
 /* Free both tables. */
-void pf_procs_free(struct psampler *s);
+void pf_procs_free(struct pf_sampler *s);
 
 /* Unwind a copy of a thread of process p into s->pcs (its maps re-read
  * first when an MMAP2 made them stale, or after an IP outside them, at
  * most once a second): the depth, and *end.  Not counted in the stats
  * (pf_count_end). */
-int pf_unwind_raw(struct psampler *s, struct pproc *p, const uint64_t *regs,
+int pf_unwind_raw(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
                   const uint8_t *stack, uint64_t len, enum unwind_end *end);
 
 /* --- perf_attach.c ------------------------------------------------------- */
 
 /* Open the rings (and, with -a, the CPU-wide events that own them),
  * launch or attach to the targets.  0, or -1 with err and *code. */
-int pf_attach(struct psampler *s, char *err, size_t errlen, int *code);
+int pf_attach(struct pf_sampler *s, char *err, size_t errlen, int *code);
 
 /* Open every event of thread i (one per CPU and kind).  0; -1 with errno
  * when the kernel refuses (ESRCH: the thread is gone, not an error). */
-int pf_open_events(struct psampler *s, uint32_t i);
+int pf_open_events(struct pf_sampler *s, uint32_t i);
 
 /* Close the events opened on thread thr. */
-void pf_close_events_of(struct psampler *s, uint32_t thr);
+void pf_close_events_of(struct pf_sampler *s, uint32_t thr);
 
 /* The event a sample came through, or NULL. */
-struct pev *pf_ev_find(struct psampler *s, uint64_t id);
+struct pev *pf_ev_find(struct pf_sampler *s, uint64_t id);
 
 /* ioctl every open event (of kind, or all when kind < 0). */
-void pf_ioctl_all(struct psampler *s, unsigned long req, void *arg, int kind);
+void pf_ioctl_all(struct pf_sampler *s, unsigned long req, void *arg, int kind);
 
 /* A thread of pid perf_event_open accepts (see perf_sampler_probe). */
 pid_t pf_probe_tid(const struct sampler_config *cfg);
 
 /* Close the events and unmap the rings. */
-void pf_detach(struct psampler *s);
+void pf_detach(struct pf_sampler *s);
 
 /* --- perf_offcpu.c (--idle) ---------------------------------------------- */
 
 /* Thread t has been off CPU since t->t_out: count that time up to
  * `until` with its stack. */
-void pf_off_count(struct psampler *s, struct pthr *t, uint64_t until);
+void pf_off_count(struct pf_sampler *s, struct pthr *t, uint64_t until);
 
 /* t leaves its CPU with this stack (a switch-out sample). */
-void pf_off_begin(struct psampler *s, struct pthr *t, const uint64_t *regs,
+void pf_off_begin(struct pf_sampler *s, struct pthr *t, const uint64_t *regs,
                   const uint8_t *stack, uint64_t len, uint64_t time);
 
 /* Give every live thread blocked right now its stack. */
-void pf_off_bootstrap_blocked(struct psampler *s, uint64_t now);
+void pf_off_bootstrap_blocked(struct pf_sampler *s, uint64_t now);
 
 /* --- perf_sampler.c ------------------------------------------------------ */
 
 /* Count how a stack ended; returns its ingest flags. */
-uint32_t pf_count_end(struct psampler *s, enum unwind_end end);
+uint32_t pf_count_end(struct pf_sampler *s, enum unwind_end end);
 
 /* Unwind and count: the depth, and its ingest flags in *flags. */
-int pf_unwind(struct psampler *s, struct pproc *p, const uint64_t *regs,
+int pf_unwind(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
               const uint8_t *stack, uint64_t len, uint32_t *flags);
 
 /* Push a stack of thread t (named first). */
-void pf_push_stack(struct psampler *s, struct pthr *t, const uint64_t *pcs,
+void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
                    int n, uint32_t flags, uint64_t time, uint64_t count);
 
 #endif

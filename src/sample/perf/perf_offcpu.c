@@ -27,7 +27,7 @@
  * that follows it: measured 4-11 points too much spinning on halfsleep
  * under load), rounding would favour long stretches over short ones;
  * dithering is right on average for both. */
-void pf_off_count(struct psampler *s, struct pthr *t, uint64_t until)
+void pf_off_count(struct pf_sampler *s, struct pthr *t, uint64_t until)
 {
     if (!t->t_out || !t->have_off || until <= t->t_out)
         return;
@@ -44,7 +44,7 @@ void pf_off_count(struct psampler *s, struct pthr *t, uint64_t until)
     t->t_out = until;
 }
 
-void pf_off_begin(struct psampler *s, struct pthr *t, const uint64_t *regs,
+void pf_off_begin(struct pf_sampler *s, struct pthr *t, const uint64_t *regs,
                   const uint8_t *stack, uint64_t len, uint64_t time)
 {
     struct pproc *p = &s->procs[t->proc];
@@ -96,7 +96,7 @@ static bool fp_candidate(const struct maps *m, const uint8_t *buf, uint64_t sp,
 
 /* Read the stack of thread t, blocked in the kernel, and make it t's
  * off-CPU stack from `now`. */
-static void off_bootstrap(struct psampler *s, struct pthr *t, uint64_t now)
+static void off_bootstrap(struct pf_sampler *s, struct pthr *t, uint64_t now)
 {
     struct pproc *p = &s->procs[t->proc];
     char path[96];
@@ -153,7 +153,7 @@ static void off_bootstrap(struct psampler *s, struct pthr *t, uint64_t now)
     s->live.offcpu++;
 }
 
-void pf_off_bootstrap_blocked(struct psampler *s, uint64_t now)
+void pf_off_bootstrap_blocked(struct pf_sampler *s, uint64_t now)
 {
     if (!s->boot_buf && !(s->boot_buf = malloc(BOOT_STACK)))
         return;

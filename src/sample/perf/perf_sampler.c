@@ -45,7 +45,7 @@
 
 /* --- samples --------------------------------------------------------------- */
 
-void pf_push_stack(struct psampler *s, struct pthr *t, const uint64_t *pcs, int n,
+void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs, int n,
                    uint32_t flags, uint64_t time, uint64_t count)
 {
     struct pproc *p = &s->procs[t->proc];
@@ -66,7 +66,7 @@ void pf_push_stack(struct psampler *s, struct pthr *t, const uint64_t *pcs, int 
     t->samples++;
 }
 
-uint32_t pf_count_end(struct psampler *s, enum unwind_end end)
+uint32_t pf_count_end(struct pf_sampler *s, enum unwind_end end)
 {
     s->live.unwind_end[end]++;
     if (end == UNWIND_COMPLETE)
@@ -75,7 +75,7 @@ uint32_t pf_count_end(struct psampler *s, enum unwind_end end)
     return INGEST_F_TRUNCATED;
 }
 
-int pf_unwind(struct psampler *s, struct pproc *p, const uint64_t *regs,
+int pf_unwind(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
               const uint8_t *stack, uint64_t len, uint32_t *flags)
 {
     enum unwind_end end;
@@ -86,7 +86,7 @@ int pf_unwind(struct psampler *s, struct pproc *p, const uint64_t *regs,
 
 /* The process a record of pid belongs to: known, or (-a, or a child whose
  * FORK record was lost) added now.  PERF_NONE: not one of ours. */
-static uint32_t proc_of(struct psampler *s, pid_t pid)
+static uint32_t proc_of(struct pf_sampler *s, pid_t pid)
 {
     if (pid <= 0 || pid == s->self)
         return PERF_NONE;
@@ -96,7 +96,7 @@ static uint32_t proc_of(struct psampler *s, pid_t pid)
     return pf_proc_add(s, pid, !s->cfg.all);
 }
 
-static void on_sample(struct psampler *s, const struct perf_event_header *h)
+static void on_sample(struct pf_sampler *s, const struct perf_event_header *h)
 {
     struct perf_sample smp;
     if (perf_record_sample(h, &smp) < 0 || !smp.user_regs)
@@ -140,7 +140,7 @@ static void on_sample(struct psampler *s, const struct perf_event_header *h)
 
 /* An executable mapping was created: unless the maps we have hold it
  * already, read them again before the next sample. */
-static void on_mmap2(struct psampler *s, const struct perf_record_mmap2 *r,
+static void on_mmap2(struct pf_sampler *s, const struct perf_record_mmap2 *r,
                      const uint8_t *end)
 {
     if (!(r->prot & PROT_EXEC))
@@ -160,7 +160,7 @@ static void on_mmap2(struct psampler *s, const struct perf_record_mmap2 *r,
 /* COMM with COMM_EXEC: the process has a new image; every other thread is
  * gone (exec from a non-leader thread gives the caller the PID).  Once
  * announced, the new image is announced again as a process of its own. */
-static void on_exec(struct psampler *s, uint32_t pi, pid_t tid, const char *name,
+static void on_exec(struct pf_sampler *s, uint32_t pi, pid_t tid, const char *name,
                     uint64_t time)
 {
     for (size_t k = s->nalive; k-- > 0;) {
@@ -183,7 +183,7 @@ static void on_exec(struct psampler *s, uint32_t pi, pid_t tid, const char *name
     }
 }
 
-static void on_comm(struct psampler *s, const struct perf_event_header *h)
+static void on_comm(struct pf_sampler *s, const struct perf_event_header *h)
 {
     const uint8_t *end = (const uint8_t *)h + h->size;
     const struct perf_record_comm *r = (const struct perf_record_comm *)(h + 1);
@@ -205,7 +205,7 @@ static void on_comm(struct psampler *s, const struct perf_event_header *h)
         pf_thr_rename(s, &s->thr[i], name, sid.time);
 }
 
-static void on_fork(struct psampler *s, const struct perf_record_task *r)
+static void on_fork(struct pf_sampler *s, const struct perf_record_task *r)
 {
     pid_t pid = (pid_t)r->pid;
     uint32_t parent = pf_proc_find(s, (pid_t)r->ppid);
@@ -235,7 +235,7 @@ static void on_fork(struct psampler *s, const struct perf_record_task *r)
         pf_thr_add(s, pi, pid, name[0] ? name : NULL, r->time);
 }
 
-static void on_exit_rec(struct psampler *s, const struct perf_record_task *r)
+static void on_exit_rec(struct pf_sampler *s, const struct perf_record_task *r)
 {
     uint32_t pi = pf_proc_find(s, (pid_t)r->pid);
     if (pi == PERF_NONE)
@@ -252,7 +252,8 @@ static void on_exit_rec(struct psampler *s, const struct perf_record_task *r)
         pf_proc_exit(s, pi);
 }
 
-static void on_switch_in(struct psampler *s, const struct perf_event_header *h)
+static void on_switch_in(struct pf_sampler *s,
+                         const struct perf_event_header *h)
 {
     struct perf_sample_id sid;
     if (h->misc & PERF_RECORD_MISC_SWITCH_OUT || perf_record_id(h, &sid) < 0)
@@ -264,13 +265,13 @@ static void on_switch_in(struct psampler *s, const struct perf_event_header *h)
     }
 }
 
-static void count_lost(struct psampler *s, uint64_t n)
+static void count_lost(struct pf_sampler *s, uint64_t n)
 {
     s->live.lost_ring += n;
     s->live.lost += n;
 }
 
-static void on_record(struct psampler *s, const struct perf_event_header *h)
+static void on_record(struct pf_sampler *s, const struct perf_event_header *h)
 {
     switch (h->type) {
     case PERF_RECORD_SAMPLE:
@@ -325,7 +326,7 @@ static int rec_cmp(const void *a, const void *b)
 }
 
 /* Read every ring up to now and handle the records in time order. */
-static void drain(struct psampler *s)
+static void drain(struct pf_sampler *s)
 {
     s->nrecs = 0;
     for (int c = 0; c < s->ncpus; c++) {
@@ -354,7 +355,7 @@ static void drain(struct psampler *s)
 /* kill -STOP: nothing to do but say so (the kernel stops the threads,
  * and stopped threads take no samples).  Stopped when every target
  * still running is. */
-static void watch_stop(struct psampler *s)
+static void watch_stop(struct pf_sampler *s)
 {
     int running = 0, stopped = 0;
     for (size_t i = 0; i < s->nprocs; i++) {
@@ -380,7 +381,7 @@ static void watch_stop(struct psampler *s)
 
 /* CPU time the sampled processes used: the targets', or with -a every
  * CPU's busy time (/proc/stat). */
-static uint64_t targets_cpu_ns(struct psampler *s)
+static uint64_t targets_cpu_ns(struct pf_sampler *s)
 {
     uint64_t sum = 0;
     if (s->cfg.all) {
@@ -408,7 +409,7 @@ static int u32_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void publish(struct psampler *s, uint64_t now, bool force)
+static void publish(struct pf_sampler *s, uint64_t now, bool force)
 {
     if (!force && now - s->t_publish < PUBLISH_NS)
         return;
@@ -447,7 +448,7 @@ static void publish(struct psampler *s, uint64_t now, bool force)
 }
 
 /* Apply a pause, resume or new interval asked for by another thread. */
-static void apply_controls(struct psampler *s, uint64_t now)
+static void apply_controls(struct pf_sampler *s, uint64_t now)
 {
     bool paused = atomic_load(&s->paused);
     if (paused != s->is_paused) {
@@ -471,7 +472,7 @@ static void apply_controls(struct psampler *s, uint64_t now)
 }
 
 /* Every target is gone: the launched command's exit status. */
-static void target_gone(struct psampler *s)
+static void target_gone(struct pf_sampler *s)
 {
     s->live.target = SAMPLER_EXITED;
     if (!s->launched)
@@ -486,7 +487,7 @@ static void target_gone(struct psampler *s)
 }
 
 /* Wait for the rings or a target's exit; handle what came. */
-static void step(struct psampler *s)
+static void step(struct pf_sampler *s)
 {
     struct epoll_event evs[16];
     uint32_t exited[16];
@@ -519,7 +520,7 @@ static void step(struct psampler *s)
 
 static void *sampler_main(void *arg)
 {
-    struct psampler *s = arg;
+    struct pf_sampler *s = arg;
     char err[256] = "";
     int code = 1;
     sampler_block_signals();
@@ -564,7 +565,7 @@ static void *sampler_main(void *arg)
 
 /* --- lifecycle ----------------------------------------------------------------------- */
 
-static void sampler_free(struct psampler *s)
+static void sampler_free(struct pf_sampler *s)
 {
     pf_detach(s);
     pf_procs_free(s);
@@ -583,7 +584,7 @@ struct sampler *perf_sampler_start(const struct sampler_config *cfg,
 {
     *code = 1;
     memset(why, 0, sizeof *why);
-    struct psampler *s = calloc(1, sizeof *s);
+    struct pf_sampler *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, errlen, "out of memory");
         return NULL;
@@ -648,7 +649,7 @@ int perf_sampler_probe(const struct sampler_config *cfg, struct perf_refusal *wh
 }
 
 /* Wake the loop (any thread): a control or a halt is waiting. */
-static void kick(struct psampler *s)
+static void kick(struct pf_sampler *s)
 {
     uint64_t one = 1;
     if (write(s->kick_fd, &one, sizeof one) < 0)
@@ -657,7 +658,7 @@ static void kick(struct psampler *s)
 
 static void pf_halt(struct sampler *base)
 {
-    struct psampler *s = (struct psampler *)base;
+    struct pf_sampler *s = (struct pf_sampler *)base;
     atomic_store(&s->stop, true);
     kick(s);
 
@@ -667,24 +668,24 @@ static void pf_halt(struct sampler *base)
 static void pf_free(struct sampler *base)
 {
     pf_halt(base);
-    sampler_free((struct psampler *)base);
+    sampler_free((struct pf_sampler *)base);
 }
 
 static void pf_set_paused(struct sampler *base, bool paused)
 {
-    atomic_store(&((struct psampler *)base)->paused, paused);
-    kick((struct psampler *)base);
+    atomic_store(&((struct pf_sampler *)base)->paused, paused);
+    kick((struct pf_sampler *)base);
 }
 
 static void pf_set_interval(struct sampler *base, uint64_t interval_ns)
 {
-    atomic_store(&((struct psampler *)base)->interval_ns, interval_ns);
-    kick((struct psampler *)base);
+    atomic_store(&((struct pf_sampler *)base)->interval_ns, interval_ns);
+    kick((struct pf_sampler *)base);
 }
 
 static void pf_get_stats(struct sampler *base, struct sampler_stats *out)
 {
-    struct psampler *s = (struct psampler *)base;
+    struct pf_sampler *s = (struct pf_sampler *)base;
     pthread_mutex_lock(&s->lock);
     *out = s->st;
     out->interval_ns = atomic_load(&s->interval_ns);
@@ -695,7 +696,7 @@ static void pf_foreach_thread(struct sampler *base,
                               void (*fn)(void *ctx, const struct sampler_thread_stats *t),
                               void *ctx)
 {
-    struct psampler *s = (struct psampler *)base;
+    struct pf_sampler *s = (struct pf_sampler *)base;
     pthread_mutex_lock(&s->lock);
     for (size_t i = 0; i < s->ntstats; i++)
         fn(ctx, &s->tstats[i]);
@@ -704,7 +705,7 @@ static void pf_foreach_thread(struct sampler *base,
 
 static pid_t pf_pid(struct sampler *base)
 {
-    return ((struct psampler *)base)->pid;
+    return ((struct pf_sampler *)base)->pid;
 }
 
 const struct sampler_backend perf_backend = {

@@ -19,7 +19,7 @@
 
 /* Wait for the stops asked for, until none is pending or the time is up.
  * Each stop is sampled and detached at once. */
-static void collect_stops(struct psampler *s)
+static void collect_stops(struct pt_sampler *s)
 {
     uint64_t deadline = clock_mono_ns() + DUMP_WAIT_NS;
     while (pt_threads_pending(s) && clock_mono_ns() < deadline) {
@@ -51,7 +51,7 @@ static void collect_stops(struct psampler *s)
 }
 
 /* Seize pid and stop every thread once.  0, or -1 with err and *code. */
-static int stop_all(struct psampler *s, char *err, size_t errlen, int *code)
+static int stop_all(struct pt_sampler *s, char *err, size_t errlen, int *code)
 {
     if (pt_attach(s, err, errlen, code) < 0)
         return -1;
@@ -106,7 +106,7 @@ static int copy_by_tid(const void *a, const void *b)
 
 /* Unwind, symbolize and print every copy (all threads detached by now),
  * then the threads that did not stop. */
-static void print_all(struct psampler *s, struct symbols *sym, FILE *out)
+static void print_all(struct pt_sampler *s, struct symbols *sym, FILE *out)
 {
     symbols_load_maps(sym, s->maps ? s->maps->text : "",
                       s->maps ? s->maps->text_len : 0);
@@ -139,7 +139,7 @@ int dump_run(pid_t pid, FILE *out, char *err, size_t errlen, int *code)
     sampler_config_default(&cfg);
     cfg.pid = pid;
     cfg.max_depth = DUMP_DEPTH;
-    struct psampler *s = pt_new(&cfg);
+    struct pt_sampler *s = pt_new(&cfg);
     if (!s) {
         snprintf(err, errlen, "out of memory");
         symbols_free(sym);

@@ -88,7 +88,7 @@ struct sthread {
 /* A file-backed mapping found still in place (/proc/PID/map_files), and
  * when: copies taken before `at` need not check it again. */
 struct mod_check {
-    const struct map_entry *e;  /* in psampler.maps; reset with them */
+    const struct map_entry *e;  /* in pt_sampler.maps; reset with them */
     uint64_t at;
 };
 
@@ -105,7 +105,7 @@ struct copy {
     bool was_sleeping;     /* our stop broke into a blocking syscall */
 };
 
-struct psampler {
+struct pt_sampler {
     struct sampler base;   /* the interface; first, so a sampler * casts */
     struct sampler_config cfg;
     pid_t pid;             /* the target (the child, once launched) */
@@ -160,7 +160,7 @@ struct psampler {
     struct hist stop_h, lat_h, unw_h;
 };
 
-static inline void pt_assert_owner(const struct psampler *s)
+static inline void pt_assert_owner(const struct pt_sampler *s)
 {
     assert(pthread_equal(pthread_self(), s->owner));
     (void)s;
@@ -173,8 +173,8 @@ static inline void pt_assert_owner(const struct psampler *s)
  * thread (the sampler thread takes it over when it starts); NULL on OOM.
  * pt_free: free it all, on any thread once the owner has ended (or is the
  * caller); seized threads are left to the kernel's detach. */
-struct psampler *pt_new(const struct sampler_config *cfg);
-void pt_free(struct psampler *s);
+struct pt_sampler *pt_new(const struct sampler_config *cfg);
+void pt_free(struct pt_sampler *s);
 
 /* ptrace_threads.c: the thread table.  add: a thread just seized (NULL on
  * OOM); drop: forget a thread (gone, or no longer ours), closing its
@@ -185,19 +185,20 @@ void pt_free(struct psampler *s);
  * pending: threads interrupted whose stop has not come; publish: copy
  * per-thread counters to the readers' records; foreach: fn on every
  * record, without the lock held; free: drop all, free the records. */
-struct sthread *pt_threads_find(struct psampler *s, pid_t tid);
-struct sthread *pt_threads_add(struct psampler *s, pid_t tid);
-void pt_threads_drop(struct psampler *s, pid_t tid);
-void pt_threads_rename(struct psampler *s, struct sthread *t, const char *name);
-int pt_threads_rescan(struct psampler *s, bool first, int *first_errno);
-void pt_threads_refresh(struct psampler *s, uint64_t now);
-size_t pt_threads_pending(const struct psampler *s);
-void pt_threads_publish(struct psampler *s);
-void pt_threads_foreach(struct psampler *s,
+struct sthread *pt_threads_find(struct pt_sampler *s, pid_t tid);
+struct sthread *pt_threads_add(struct pt_sampler *s, pid_t tid);
+void pt_threads_drop(struct pt_sampler *s, pid_t tid);
+void pt_threads_rename(struct pt_sampler *s, struct sthread *t,
+                       const char *name);
+int pt_threads_rescan(struct pt_sampler *s, bool first, int *first_errno);
+void pt_threads_refresh(struct pt_sampler *s, uint64_t now);
+size_t pt_threads_pending(const struct pt_sampler *s);
+void pt_threads_publish(struct pt_sampler *s);
+void pt_threads_foreach(struct pt_sampler *s,
                         void (*fn)(void *ctx,
                                    const struct sampler_thread_stats *t),
                         void *ctx);
-void pt_threads_free(struct psampler *s);
+void pt_threads_free(struct pt_sampler *s);
 
 /* ptrace_stop.c: refresh_maps: re-read the maps, true when they changed
  * (new generation, told to the unwinder and cfg.on_maps); take: t is in
@@ -209,33 +210,33 @@ void pt_threads_free(struct psampler *s);
  * maps, before they are replaced); free: the copies and the maps;
  * announce: tell cfg.on_process of the target, once, before its first
  * record or maps. */
-void pt_stop_announce(struct psampler *s);
-bool pt_stop_refresh_maps(struct psampler *s);
-void pt_stop_take(struct psampler *s, struct sthread *t, uint64_t t_seen);
-void pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,
+void pt_stop_announce(struct pt_sampler *s);
+bool pt_stop_refresh_maps(struct pt_sampler *s);
+void pt_stop_take(struct pt_sampler *s, struct sthread *t, uint64_t t_seen);
+void pt_stop_push(struct pt_sampler *s, pid_t tid, struct sthread *t,
                   const uint64_t *pcs, int n, uint32_t flags, uint64_t time);
-void pt_stop_unwind(struct psampler *s);
-void pt_stop_unwind_old(struct psampler *s);
-void pt_stop_free(struct psampler *s);
+void pt_stop_unwind(struct pt_sampler *s);
+void pt_stop_unwind_old(struct pt_sampler *s);
+void pt_stop_free(struct pt_sampler *s);
 
 /* ptrace_events.c: drain: handle what waitpid reports without blocking,
  * returning how many, or -1 once the target is gone; wait: sleep until
  * deadline or a SIGCHLD; spin: busy-poll for pending stops, at most
  * spin_us; finish: wait (bounded) for the stops still pending at the
  * end. */
-int pt_events_drain(struct psampler *s);
+int pt_events_drain(struct pt_sampler *s);
 void pt_events_wait(uint64_t deadline);
-void pt_events_spin(struct psampler *s, uint32_t spin_us);
-void pt_events_finish(struct psampler *s);
+void pt_events_spin(struct pt_sampler *s, uint32_t spin_us);
+void pt_events_finish(struct pt_sampler *s);
 
 /* ptrace_tick.c: tick: interrupt every due thread, returning how many;
  * deadline: when the loop must next wake up. */
-int pt_tick(struct psampler *s, uint64_t now);
-uint64_t pt_tick_deadline(const struct psampler *s, uint64_t now);
+int pt_tick(struct pt_sampler *s, uint64_t now);
+uint64_t pt_tick_deadline(const struct pt_sampler *s, uint64_t now);
 
 /* ptrace_launch.c: seize cfg.pid, or launch cfg.argv (s->pid is then the
  * child's).  0, or -1 with a one-line reason in err and the exit code to
  * use in *code. */
-int pt_attach(struct psampler *s, char *err, size_t errlen, int *code);
+int pt_attach(struct pt_sampler *s, char *err, size_t errlen, int *code);
 
 #endif

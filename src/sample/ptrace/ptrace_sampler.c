@@ -30,9 +30,9 @@
 #define WINDOW_NS 1000000000ull   /* achieved-rate window */
 #define PUBLISH_NS 50000000ull    /* stats copied for readers this often */
 
-struct psampler *pt_new(const struct sampler_config *cfg)
+struct pt_sampler *pt_new(const struct sampler_config *cfg)
 {
-    struct psampler *s = calloc(1, sizeof *s);
+    struct pt_sampler *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->pcs = malloc((size_t)cfg->max_depth * sizeof *s->pcs);
@@ -54,7 +54,7 @@ struct psampler *pt_new(const struct sampler_config *cfg)
     return s;
 }
 
-void pt_free(struct psampler *s)
+void pt_free(struct pt_sampler *s)
 {
     /* the owner has ended (joined) or is the caller: its state is ours */
     s->owner = pthread_self();
@@ -71,7 +71,7 @@ void pt_free(struct psampler *s)
 
 /* The per-thread rate over the window that just ended: samples over the
  * threads that were eligible (ran, or blocked with --idle). */
-static void close_window(struct psampler *s, uint64_t now)
+static void close_window(struct pt_sampler *s, uint64_t now)
 {
     double secs = (double)(now - s->win_start) / 1e9;
     s->live.achieved_hz = s->win_threads
@@ -84,7 +84,7 @@ static void close_window(struct psampler *s, uint64_t now)
 
 /* Copy the sampler's figures to where readers see them: at most every
  * PUBLISH_NS (percentiles scan the histograms), or now when `force`. */
-static void publish(struct psampler *s, uint64_t now, bool force)
+static void publish(struct pt_sampler *s, uint64_t now, bool force)
 {
     if (!force && now - s->t_publish < PUBLISH_NS)
         return;
@@ -115,7 +115,7 @@ static void publish(struct psampler *s, uint64_t now, bool force)
 /* --- the thread ----------------------------------------------------------- */
 
 /* Attach (or launch), and tell ps_start how it went.  0 or -1. */
-static int start_up(struct psampler *s)
+static int start_up(struct pt_sampler *s)
 {
     char err[256] = "";
     int code = 1;
@@ -135,7 +135,7 @@ static int start_up(struct psampler *s)
 }
 
 /* The periodic work of one turn: threads, maps. */
-static void housekeeping(struct psampler *s, uint64_t now)
+static void housekeeping(struct pt_sampler *s, uint64_t now)
 {
     if (now >= s->t_rescan + PT_RESCAN_NS)
         pt_threads_refresh(s, now);
@@ -146,7 +146,7 @@ static void housekeeping(struct psampler *s, uint64_t now)
 
 static void *sampler_main(void *arg)
 {
-    struct psampler *s = arg;
+    struct pt_sampler *s = arg;
     s->owner = pthread_self();
     sampler_block_signals();
     if (start_up(s) < 0)
@@ -192,7 +192,7 @@ static struct sampler *ps_start(const struct sampler_config *cfg, char *err,
                                 size_t errlen, int *code)
 {
     *code = 1;
-    struct psampler *s = pt_new(cfg);
+    struct pt_sampler *s = pt_new(cfg);
     if (!s) {
         snprintf(err, errlen, "out of memory");
         return NULL;
@@ -222,7 +222,7 @@ static struct sampler *ps_start(const struct sampler_config *cfg, char *err,
 
 static void ps_halt(struct sampler *base)
 {
-    struct psampler *s = (struct psampler *)base;
+    struct pt_sampler *s = (struct pt_sampler *)base;
 
     sampler_join(s->thread, &s->stop, &s->joined);
 }
@@ -230,26 +230,26 @@ static void ps_halt(struct sampler *base)
 static void ps_free(struct sampler *base)
 {
     ps_halt(base);
-    pt_free((struct psampler *)base);
+    pt_free((struct pt_sampler *)base);
 }
 
 static void ps_set_paused(struct sampler *base, bool paused)
 {
-    struct psampler *s = (struct psampler *)base;
+    struct pt_sampler *s = (struct pt_sampler *)base;
 
     atomic_store(&s->paused, paused);
 }
 
 static void ps_set_interval(struct sampler *base, uint64_t interval_ns)
 {
-    struct psampler *s = (struct psampler *)base;
+    struct pt_sampler *s = (struct pt_sampler *)base;
 
     atomic_store(&s->interval_ns, interval_ns);
 }
 
 static void ps_get_stats(struct sampler *base, struct sampler_stats *out)
 {
-    struct psampler *s = (struct psampler *)base;
+    struct pt_sampler *s = (struct pt_sampler *)base;
 
     pthread_mutex_lock(&s->lock);
     *out = s->st;
@@ -262,12 +262,12 @@ static void ps_foreach_thread(struct sampler *base,
                                          const struct sampler_thread_stats *t),
                               void *ctx)
 {
-    pt_threads_foreach((struct psampler *)base, fn, ctx);
+    pt_threads_foreach((struct pt_sampler *)base, fn, ctx);
 }
 
 static pid_t ps_pid(struct sampler *base)
 {
-    return ((struct psampler *)base)->pid;
+    return ((struct pt_sampler *)base)->pid;
 }
 
 const struct sampler_backend ptrace_backend = {
