@@ -22,16 +22,18 @@
 #   symbols  src/symbols/   symbolizer, symbol store, debuginfod fetcher,
 #                           late names, JIT maps: libdw, debuginfod; sees
 #                           model and proc.  Never the sampler.
-#   sample   src/sample/    the sampling interface (sampler.h, backend.h,
-#                           the capabilities), the ingest buffer, the
+#   sample   src/sample/    the sampling interface (sampler.h for its
+#                           callers, backend.h for its backends: the
+#                           capabilities), the ingest buffer, the
 #                           unwinder's interface (unwind.h), a histogram.
-#                           libc only; sees base.  It knows its backends
-#                           only through backend.h's registry.
+#                           libc only; sees base.  It names its backends
+#                           only in sampler.c's registry of their tables.
 #   unwind   src/sample/unwind/   the libunwind unwinder behind unwind.h
 #   perf     src/sample/perf/     the perf_event backend: perf_event only,
 #                                 never ptrace; sees proc and sample
 #   ptrace   src/sample/ptrace/   the ptrace backend (and --dump's
-#                                 capture): ptrace only, never perf_event
+#                                 capture): ptrace only, never perf_event;
+#                                 both backends see sample-backend_API
 #   proc     src/proc/      a process seen from outside through /proc,
 #                           without tracing it: facts, maps, launching.
 #                           libc only; sees base.
@@ -69,10 +71,13 @@ app_DIR     := src/app
 
 # What a room shows the others.
 proc_API    := maps.h target.h
-sample_API  := sampler.h ingest.h unwind.h hist.h
+sample_API  := sampler.h backend.h ingest.h unwind.h hist.h
+# ...and what it shows its backends: what they implement and use, never
+# the calls made above them (sampler.h), so no arrow runs back from a
+# backend to the registry that lists it.
+sample-backend_API := backend.h ingest.h unwind.h hist.h
 symbols_API := symbols.h sym_store.h dbgfetch.h late_names.h
-collect_API := collect.h
-ptrace_API  := dump.h
+collect_API := collect.h dump.h
 API_DIR     := $(BUILD)/api
 api          = $(foreach r,$(1),-I$(API_DIR)/$(r))
 
@@ -80,15 +85,15 @@ base_INC    := -Isrc/base
 model_INC   := $(base_INC) -Isrc/model
 formats_INC := $(model_INC) -Isrc/formats
 proc_INC    := $(base_INC) -I$(proc_DIR)
-sample_INC  := $(base_INC) -I$(sample_DIR) -I$(perf_DIR) -I$(ptrace_DIR)
-unwind_INC  := $(base_INC) $(call api,proc sample) -I$(unwind_DIR)
-perf_INC    := $(base_INC) $(call api,proc sample) -I$(perf_DIR)
-ptrace_INC  := $(base_INC) $(call api,proc sample symbols) -I$(ptrace_DIR)
+sample_INC  := $(base_INC) -I$(sample_DIR)
+unwind_INC  := $(base_INC) $(call api,proc sample-backend) -I$(unwind_DIR)
+perf_INC    := $(base_INC) $(call api,proc sample-backend) -I$(perf_DIR)
+ptrace_INC  := $(base_INC) $(call api,proc sample-backend) -I$(ptrace_DIR)
 symbols_INC := $(model_INC) $(call api,proc) -I$(symbols_DIR)
 collect_INC := $(model_INC) $(call api,proc sample symbols) -I$(collect_DIR)
 frames_INC  := $(model_INC) -I$(frames_DIR)
 ui_INC      := $(model_INC) -Iui
-app_INC     := $(formats_INC) $(call api,sample symbols collect ptrace) -Iui \
+app_INC     := $(formats_INC) $(call api,sample symbols collect) -Iui \
                -Isrc/app
 
 # The system headers of each library; a folder is poisoned against those
@@ -135,8 +140,10 @@ $(POISON_STAMP): src/layers.mk
 	  mkdir -p $(POISON_DIR)/$(l)/$$(dirname $$h); \
 	  printf '#error "layer violation: <%s> is not for $(l) ($($(l)_DIR)/); see src/layers.mk"\n' \
 	    $$h >$(POISON_DIR)/$(l)/$$h; done;)
-	@$(foreach r,$(ROOMS),mkdir -p $(API_DIR)/$(r); for h in $($(r)_API); do \
-	  ln -s $(CURDIR)/$($(r)_DIR)/$$h $(API_DIR)/$(r)/$$h; done;)
+	@$(foreach r,$(ROOMS) sample-backend,mkdir -p $(API_DIR)/$(r); \
+	  for h in $($(r)_API); do \
+	  ln -s $(CURDIR)/$($(firstword $(subst -, ,$(r)))_DIR)/$$h $(API_DIR)/$(r)/$$h; \
+	  done;)
 	@touch $@
 
 define LAYER_RULE
@@ -157,12 +164,14 @@ LAYER_PROBES := \
   ui:'"export.h"' ui:'<libunwind.h>' \
   proc:'<libunwind.h>' proc:'"sampler.h"' proc:'"symbols.h"' \
   sample:'<linux/perf_event.h>' sample:'<libunwind.h>' sample:'"maps.h"' \
+  sample:'"perf_int.h"' sample:'"ptrace_int.h"' \
   unwind:'<sys/ptrace.h>' unwind:'<linux/perf_event.h>' \
-  unwind:'<elfutils/libdwfl.h>' unwind:'"symbols.h"' \
+  unwind:'<elfutils/libdwfl.h>' unwind:'"symbols.h"' unwind:'"sampler.h"' \
   perf:'<sys/ptrace.h>' perf:'"ptrace_int.h"' perf:'<libunwind.h>' \
   perf:'<elfutils/libdwfl.h>' perf:'"symbols.h"' \
   ptrace:'<linux/perf_event.h>' ptrace:'"perf_int.h"' ptrace:'<libunwind.h>' \
-  ptrace:'<elfutils/libdwfl.h>' \
+  ptrace:'<elfutils/libdwfl.h>' ptrace:'"symbols.h"' ptrace:'"sampler.h"' \
+  perf:'"sampler.h"' \
   symbols:'"sampler.h"' symbols:'<libunwind.h>' symbols:'<sys/ptrace.h>' \
   symbols:'<linux/perf_event.h>' \
   collect:'<libunwind.h>' collect:'<elfutils/libdwfl.h>' collect:'<sys/ptrace.h>' \
@@ -177,6 +186,12 @@ LAYER_PROBES += $(foreach r,$(ROOMS),\
   $(foreach h,$(filter-out unwind.h,$($(r)_API)),ui:'"$(h)"') \
   $(r):'"view.h"' $(r):'<curses.h>')
 
+# Above the sampling interface nothing names a backend: in the code (not
+# the comments) of these folders, "perf" and "ptrace" appear only in the
+# list of the --sampler option's names (which starts with "auto").  What a
+# backend can do, its refusals and its figures come from the interface.
+ABOVE_INTERFACE := collect formats model ui app
+
 .PHONY: check-layers
 check-layers: $(POISON_STAMP) | $(PKG_STAMP)
 	@fail=0; \
@@ -190,5 +205,12 @@ check-layers: $(POISON_STAMP) | $(PKG_STAMP)
 	    echo "fence down: $$3 may include $$2"; fail=1; fi; }; \
 	$(foreach p,$(LAYER_PROBES),probe '$($(firstword $(subst :, ,$(p)))_FLAGS)' \
 	  $(word 2,$(subst :, ,$(p))) $(firstword $(subst :, ,$(p)));) \
-	rm -f $(BUILD)/layer-probe.c $(BUILD)/layer.err; \
-	[ $$fail = 0 ] && echo "layers ok: $(LAYERS) ($(words $(LAYER_PROBES)) probes)"
+	for f in $(foreach l,$(ABOVE_INTERFACE),$($(l)_SRCS) $($(l)_HDRS)); do \
+	  $(CC) -fpreprocessed -dD -E -P -x c $$f >$(BUILD)/layer.code || fail=1; \
+	  if grep -iE 'perf|ptrace' $(BUILD)/layer.code | grep -v auto \
+	      >$(BUILD)/layer.err; then \
+	    echo "a backend named above the interface: $$f:"; \
+	    head -3 $(BUILD)/layer.err; fail=1; fi; \
+	done; \
+	rm -f $(BUILD)/layer-probe.c $(BUILD)/layer.err $(BUILD)/layer.code; \
+	[ $$fail = 0 ] && echo "layers ok: $(LAYERS) ($(words $(LAYER_PROBES)) probes; no backend named above the interface)"

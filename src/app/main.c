@@ -116,6 +116,7 @@ static const struct option long_opts[] = {
 
 static void usage(FILE *f)
 {
+    char all[96], children[64], rate[64], stack[96];
     fprintf(f,
 "usage: sproftop -p PID [options]           attach to a running process\n"
 "       sproftop [options] -- CMD [ARG...]  launch CMD under sampling\n"
@@ -132,19 +133,19 @@ static void usage(FILE *f)
 "                        ended: SIGTERM, SIGKILL 2 s later)\n"
 "  -i, --input FILE      load a saved profile (repeat to merge)\n"
 "      --dump            with -p: print every thread's stack once\n"
-"  -a, --all             every process (and those started later): needs root,\n"
-"                        CAP_PERFMON or perf_event_paranoid <= 0\n"
+"  -a, --all             every process (and those started later): needs\n"
+"                        %s\n"
 "      --children        also sample every process the targets fork from\n"
-"                        now on (perf sampler)\n"
+"                        now on (%s)\n"
 "Sampling:\n"
-"  -F, --freq HZ         samples per second per thread (1..10000; perf\n"
-"                        sampler %u, ptrace %u)\n"
+"  -F, --freq HZ         samples per second per thread (1..10000;\n"
+"                        %s)\n"
 "  -d, --duration S      stop after S seconds (decimals allowed)\n"
 "      --idle            also sample threads blocked in the kernel\n"
 "                        (wall-clock view); default is on-CPU only\n"
 "      --sampler NAME    auto (default: perf when permitted), perf, ptrace\n"
-"      --stack-size B    stack bytes copied per sample (perf: 16K, at most\n"
-"                        65528; ptrace: 256K); K and M suffixes\n"
+"      --stack-size B    stack bytes copied per sample; K and M suffixes\n"
+"                        (%s)\n"
 "      --no-debuginfod   fetch no debug info from $DEBUGINFOD_URLS\n"
 "Output (batch mode: -o, or stdout not a terminal):\n"
 "  -o, --output FILE     write the profile to FILE (- : stdout) at the end\n"
@@ -167,7 +168,10 @@ static void usage(FILE *f)
 "Other:\n"
 "  -h, --help            this help;  -V, --version  version\n"
 "      --help-keys       the live view's keys, as a Markdown table\n"
-"\n", SAMPLER_PERF_HZ, SAMPLER_PTRACE_HZ);
+"\n", sampler_about(SAMPLER_ABOUT_ALL, all, sizeof all),
+            sampler_about(SAMPLER_ABOUT_CHILDREN, children, sizeof children),
+            sampler_about(SAMPLER_ABOUT_RATE, rate, sizeof rate),
+            sampler_about(SAMPLER_ABOUT_STACK, stack, sizeof stack));
     int col = fprintf(f, "Formats:");
     for (size_t i = 0; i < export_count(); i++) {
         const char *n = export_at(i)->name;
@@ -397,12 +401,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         return usage_error("%s", "--dump needs -p PID");
     if (o->dump && o->npids > 1)
         return usage_error("%s", "--dump takes one PID");
-    if (o->all && (o->dump || o->sampler == SAMPLER_PTRACE))
-        return usage_error("%s", "-a samples every process with the perf_event sampler (no --dump, no --sampler ptrace)");
     if (o->children && o->ninputs > 0)
         return usage_error("%s", "--children follows live processes: give -p PID or -- CMD");
-    if (o->dump && o->sampler == SAMPLER_PERF)
-        return usage_error("%s", "--dump stops every thread once: it uses ptrace, not --sampler perf");
     if (o->format && !export_find(o->format)) {
         static char list[512];
         size_t n = 0;
@@ -428,7 +428,7 @@ static int run_dump(const struct opts *o)
 {
     char err[512];
     int code = 1;
-    if (dump_run(o->pid, stdout, err, sizeof err, &code) < 0) {
+    if (dump_run(o->pid, o->sampler, stdout, err, sizeof err, &code) < 0) {
         fprintf(stderr, "sproftop: %s\n", err);
         return code;
     }

@@ -33,8 +33,9 @@
 #include <unistd.h>
 
 #define INGEST_BYTES (8u << 20) /* per buffer: ~0.5 s of 64 threads x 1 kHz */
-#define PERIOD_NS 200000000ull  /* collector wake-up: as often as the perf
-                                   sampler drains its rings */
+#define PERIOD_NS 200000000ull  /* collector wake-up: as often as the
+                                   sampler that never stops the target
+                                   drains its rings */
 
 /* One sampled process (one image of it: an exec makes another): its
  * fold, adding into the base's profile. */
@@ -273,6 +274,7 @@ static void op_status(struct source *src, struct source_status *o)
     snprintf(o->backend, sizeof o->backend, "%s", st.backend ? st.backend : "");
     snprintf(o->fallback, sizeof o->fallback, "%s", st.fallback);
     o->median_stop_ns = st.stop_median_ns;
+    o->stops_target = !(st.caps & SAMPLER_CAP_NOSTOP);
     o->elapsed_ns = st.elapsed_ns;
     snprintf(o->error, sizeof o->error, "%.159s", st.error);
     struct dbgfetch_stats ds;
@@ -371,30 +373,21 @@ static void print_thread(void *ctx, const struct sampler_thread_stats *t)
             secs, t->due, (int)t->pid);
 }
 
+/* --stats: what every backend reports; each prints its own figures after
+ * the threads (sampler_print_stats). */
 static void print_sampler(const struct sampler_stats *st, FILE *f)
 {
     fprintf(f, "sampler: %s, %u-byte stack copies%s%s\n", st->backend ? st->backend : "?",
             st->stack_bytes, st->fallback[0] ? "; " : "", st->fallback);
-    if (st->backend && strcmp(st->backend, "perf") == 0)
-        fprintf(f, "perf: %u sampler thread(s), %u events open on %u CPUs; lost in the ring buffers %" PRIu64 ", throttled %" PRIu64
-                "; off-CPU: %" PRIu64 " switch-outs, %.3f s\n", st->sampler_threads, st->events,
-                st->cpus, st->lost_ring,
-                st->throttled, st->offcpu, (double)st->offcpu_ns / 1e9);
     fprintf(f, "samples: %" PRIu64 " (%" PRIu64 " reused idle stacks), stops %" PRIu64
-            " (%" PRIu64 " of blocked threads), lost %" PRIu64 ", missed ticks %" PRIu64
-            ", dropped at a library swap %" PRIu64 "\n",
-            st->samples, st->reused, st->stops, st->stops_blocked, st->lost, st->missed,
-            st->stale_maps);
+            ", lost %" PRIu64 ", throttled %" PRIu64 "\n", st->samples, st->reused,
+            st->stops, st->lost, st->throttled);
     fprintf(f, "threads: %u live, %u seen; processes: %u live, %u seen\n", st->threads,
             st->threads_seen, st->processes, st->processes_seen);
 }
 
 static void print_costs(const struct sampler_stats *st, FILE *f)
 {
-    fprintf(f, "target stop time per sample: median %.1f us, p99 %.1f us, max %.1f us"
-            " (interrupt->stop seen: median %.1f us)\n",
-            (double)st->stop_median_ns / 1e3, (double)st->stop_p99_ns / 1e3,
-            (double)st->stop_max_ns / 1e3, (double)st->latency_median_ns / 1e3);
     fprintf(f, "tracer CPU: %.1f ms total, %.1f us per sample; unwind median %.1f us\n",
             (double)st->tracer_cpu_ns / 1e6,
             st->samples ? (double)st->tracer_cpu_ns / 1e3 / (double)st->samples : 0.0,
@@ -407,10 +400,8 @@ static void print_costs(const struct sampler_stats *st, FILE *f)
         fprintf(f, " %s %" PRIu64, unwind_end_name((enum unwind_end)i), st->unwind_end[i]);
     fprintf(f, "\n");
     fprintf(f, "signals re-injected: %" PRIu64 ", group stops: %" PRIu64
-            ", EINTR restarts: %" PRIu64 ", stops that found the thread asleep"
-            " (not counted): %" PRIu64 ", interrupts given up: %" PRIu64 "\n",
-            st->signals, st->group_stops, st->eintr_restarts, st->discarded,
-            st->given_up);
+            ", EINTR restarts: %" PRIu64 "\n", st->signals, st->group_stops,
+            st->eintr_restarts);
 }
 
 static void print_debuginfo(struct collect *c, const struct symbols_stats *ss,
@@ -471,6 +462,7 @@ static void op_print_stats(struct source *src, FILE *f)
             c->idle ? "idle (wall-clock)" : "on-CPU");
     print_sampler(&st, f);
     sampler_foreach_thread(c->sampler, print_thread, f);
+    sampler_print_stats(c->sampler, f);
     print_costs(&st, f);
     fprintf(f, "symbols: %" PRIu64 " lookups, %.1f%% cache hits, %" PRIu64
             " misses at %.1f us each, %" PRIu64 " map reloads\n",
@@ -495,53 +487,11 @@ static const struct source_ops live_ops = {
 
 /* --- start -------------------------------------------------------------- */
 
-/* Whether this process may sample every process: root, CAP_PERFMON (or
- * CAP_SYS_ADMIN), or perf_event_paranoid <= 0.  0, or -1 with which one
- * is missing in err. */
-static int all_allowed(char *err, size_t errlen)
-{
-    int paranoid = 2;
-    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-    if (f) {
-        if (fscanf(f, "%d", &paranoid) != 1)
-            paranoid = 2;
-        fclose(f);
-    }
-    unsigned long long caps = 0;
-    char line[256];
-    if ((f = fopen("/proc/self/status", "r"))) {
-        while (fgets(line, sizeof line, f))
-            if (sscanf(line, "CapEff: %llx", &caps) == 1)
-                break;
-        fclose(f);
-    }
-    bool perfmon = caps & (1ull << 38), sys_admin = caps & (1ull << 21);
-    if (geteuid() == 0 || perfmon || sys_admin || paranoid <= 0)
-        return 0;
-    snprintf(err, errlen, "-a samples every process: it needs root, CAP_PERFMON "
-             "or perf_event_paranoid <= 0 (it is %d; sysctl "
-             "kernel.perf_event_paranoid=0)", paranoid);
-    return -1;
-}
-
 static struct source *start(const struct sampler_config *cfg_in, char *err,
                             size_t errlen, int *code)
 {
     *code = 1;
     struct sampler_config cfg = *cfg_in;
-    if (cfg.npids > 1 || cfg.children || cfg.all) {
-        /* Each ptrace sampler waits with waitpid(-1), which would also
-         * reap another's stops; and only perf reports forks without
-         * stopping anyone, or samples a whole CPU. */
-        if (cfg.kind == SAMPLER_PTRACE) {
-            snprintf(err, errlen, "%s need the perf_event sampler "
-                     "(--sampler ptrace takes one process)",
-                     cfg.all ? "-a" : cfg.children ? "--children" : "several PIDs");
-            *code = 2;
-            return NULL;
-        }
-        cfg.kind = SAMPLER_PERF;
-    }
     struct collect *c = calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, errlen, "out of memory");
@@ -611,9 +561,6 @@ struct source *collect_start_pids(const struct sampler_config *cfg,
 struct source *collect_start_all(const struct sampler_config *cfg, char *err,
                                  size_t errlen, int *code)
 {
-    *code = 1;
-    if (all_allowed(err, errlen) < 0)
-        return NULL;
     struct sampler_config all = *cfg;
     all.all = true;
     all.pid = 0;

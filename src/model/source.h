@@ -1,9 +1,9 @@
 /* source.h - where the TUI and batch mode get their data from.
  *
- * A source is either the live sampler (src/collect.c) or a static profile
- * loaded from files (src/source_file.c).  Both feed the same aggregate and
- * are read the same way, so UI tests run on recorded data and see the same
- * screen every time (ncdu's dir_scan/dir_import idea).
+ * A source is either the live sampler (src/collect/collect.c) or a
+ * static profile loaded from files (source_file.c).  Both feed the same
+ * aggregate and are read the same way, so UI tests run on recorded data
+ * and see the same screen every time (ncdu's dir_scan/dir_import idea).
  *
  * All ops are called from one thread (the UI / main thread).  The live
  * source does its work on its own threads; these calls only take short
@@ -48,10 +48,12 @@ struct source_status {
     uint64_t throttled;        /* times the kernel throttled sampling */
     uint64_t truncated_copy;   /* ...of unwind_failures: the stack copy
                                   was too small */
-    char backend[16];          /* sampler: "perf", "ptrace"; "" for a file */
+    char backend[16];          /* the sampler's name; "" for a file */
     char fallback[200];        /* why the faster sampler is not used, with
                                   the fix; "" when it is */
     uint64_t median_stop_ns;   /* median target stop time per sample */
+    bool stops_target;         /* the sampler stops the target's threads
+                                  (median_stop_ns means something) */
     uint64_t elapsed_ns;       /* since sampling started (or file span) */
     char error[160];           /* last runtime error, "" if none */
     bool debuginfod;           /* fetching debug info from debuginfod */

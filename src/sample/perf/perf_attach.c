@@ -68,7 +68,7 @@ static int ev_keep(struct pf_sampler *s, int fd, uint64_t id, uint32_t thr, int 
     s->evs[s->nevs] = (struct pev){fd, id, thr, (uint8_t)kind};
     idtab_insert(&s->ev_ids, util_mix64(id), (uint32_t)s->nevs);
     s->nevs++;
-    s->live.events++;
+    s->pf_live.events++;
     return 0;
 }
 
@@ -95,7 +95,7 @@ void pf_close_events_of(struct pf_sampler *s, uint32_t thr)
             continue;
         close(s->evs[i].fd);
         s->evs[i].fd = -1;
-        s->live.events--;
+        s->pf_live.events--;
     }
 }
 
@@ -127,7 +127,7 @@ static int open_owner(struct pf_sampler *s, int c, uint32_t wakeup)
     if (!s->cfg.all) {
         int fd = perf_events_open_owner(s->cpus[c], wakeup);
         if (fd >= 0)
-            s->live.events++;
+            s->pf_live.events++;
         return fd;
     }
     uint64_t id;
@@ -145,7 +145,7 @@ static bool is_owner(const struct pev *e)
 static int setup_rings(struct pf_sampler *s)
 {
     s->ncpus = perf_events_cpus(s->cpus, PERF_MAX_CPUS);
-    s->live.cpus = (uint32_t)s->ncpus;
+    s->pf_live.cpus = (uint32_t)s->ncpus;
     s->owners = malloc((size_t)s->ncpus * sizeof *s->owners);
     s->rings = calloc((size_t)s->ncpus, sizeof *s->rings);
     if (!s->owners || !s->rings) {
@@ -293,6 +293,8 @@ int pf_attach(struct pf_sampler *s, char *err, size_t errlen, int *code)
     size_t npids = s->cfg.npids ? s->cfg.npids : 1;
     if (!s->cfg.argv && !s->cfg.all && npids == 1 &&
         target_check(pids[0], err, errlen) < 0)
+        return -1;
+    if (s->cfg.all && perf_events_all_allowed(err, errlen) < 0)
         return -1;
     if (perf_events_probe(pf_probe_tid(&s->cfg), s->cfg.idle, &kernel, &s->refusal) < 0) {
         snprintf(err, errlen, "perf_event: %s; %s (or use --sampler ptrace)",

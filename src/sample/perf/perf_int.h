@@ -1,5 +1,38 @@
-/* perf_int.h - the perf backend's parts and the state they share; see
- * perf_sampler.h for what the backend promises.
+/* perf_int.h - the perf_event backend of the sampling interface: what it
+ * promises, its parts and the state they share.
+ *
+ * The kernel takes the samples: a software cpu-clock event on every
+ * thread of the target copies the thread's user registers and the top of
+ * its user stack into a per-CPU ring buffer from the timer interrupt.
+ * One sampler (one thread, one ring per CPU) serves every process of the
+ * session: a list of PIDs (cfg.pids), the children they fork
+ * (cfg.children: the events are inherited by forked processes, and a
+ * FORK record adds the child to the sampler's process table), or every
+ * process (cfg.all: one event per CPU with pid -1; a process joins the
+ * table at its first record).  Each process has its own maps and
+ * unwinder, and is announced through cfg.on_process before its first
+ * record; records carry its pid.
+ * The target never stops and is never traced (TracerPid stays 0), no
+ * blocked thread is touched, and signals reach it untouched.  The sampler
+ * thread drains the rings, unwinds each copy with the unwinder (unwind.h,
+ * live reads off) and pushes raw stacks to the ingest buffer, like the
+ * ptrace backend.
+ *
+ * The rings also carry what the ptrace backend polls /proc for: FORK and
+ * EXIT records (threads), COMM (names, renames, exec) and MMAP2
+ * (exec, dlopen: /proc/PID/maps is read again when one names a mapping
+ * the current maps do not hold).
+ *
+ * --idle samples every switch of a target thread off its CPU (the stack
+ * it blocks or is preempted in), and weights that stack by how long the
+ * thread stays off the CPU (up to its PERF_RECORD_SWITCH back in), in
+ * units of the sampling interval, so on-CPU and off-CPU time add up to
+ * wall-clock time.  Threads already blocked at attach (or at a resume)
+ * never switch out while we watch: their stack is read once from
+ * /proc/PID/task/TID/syscall (user SP and PC) and process_vm_readv.
+ *
+ * It is reached only through its table, perf_backend (backend.h;
+ * sampler.c's registry): what it can do is its caps there.
  *
  * One sampler serves every process of a session: the targets of -p (one
  * or a list), a launched command, the processes they fork (--children),
@@ -30,8 +63,7 @@
 
 #include "idtab.h"
 #include "perf_events.h"
-#include "perf_sampler.h"
-#include "sampler.h"
+#include "backend.h"
 #include "target.h"
 #include "unwind.h"
 
@@ -102,6 +134,16 @@ struct precord {           /* a record of one drain, for the time merge */
 
 struct perf_ring;
 
+/* What only this backend counts (--stats: its own line). */
+struct pf_stats {
+    uint64_t lost_ring;        /* of sampler_stats.lost: the ring buffers'
+                                  (PERF_RECORD_LOST, LOST_SAMPLES) */
+    uint64_t offcpu;           /* --idle: switch-outs sampled */
+    uint64_t offcpu_ns;        /* ...and the off-CPU time they stand for */
+    uint32_t events;           /* perf_event fds open */
+    uint32_t cpus;             /* CPUs (one ring each) */
+};
+
 struct pf_sampler {
     struct sampler base;   /* the interface; first, so a sampler * casts */
     struct sampler_config cfg;
@@ -120,7 +162,7 @@ struct pf_sampler {
     int attach_done;       /* 0 waiting, 1 ok, -1 failed */
     char attach_err[256];
     int attach_code;
-    struct perf_refusal refusal;
+    struct sampler_refusal refusal;
 
     /* sampler-thread-only state */
     int cpus[PERF_MAX_CPUS];
@@ -158,6 +200,8 @@ struct pf_sampler {
 
     struct sampler_stats st;   /* readers' copy (lock) */
     struct sampler_stats live; /* the sampler thread's own */
+    struct pf_stats pf_st;     /* readers' copy (lock) */
+    struct pf_stats pf_live;   /* the sampler thread's own */
     uint32_t unw_last[PERF_UNWIND_KEEP]; /* the latest unwind times (ns) */
     uint64_t unw_n;
     struct sampler_thread_stats *tstats; /* lock */
@@ -248,7 +292,7 @@ struct pev *pf_ev_find(struct pf_sampler *s, uint64_t id);
 /* ioctl every open event (of kind, or all when kind < 0). */
 void pf_ioctl_all(struct pf_sampler *s, unsigned long req, void *arg, int kind);
 
-/* A thread of pid perf_event_open accepts (see perf_sampler_probe). */
+/* A thread of pid perf_event_open accepts (see perf_backend.probe). */
 pid_t pf_probe_tid(const struct sampler_config *cfg);
 
 /* Close the events and unmap the rings. */

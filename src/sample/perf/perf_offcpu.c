@@ -1,4 +1,4 @@
-/* perf_offcpu.c - --idle for the perf sampler; see perf_sampler.h.
+/* perf_offcpu.c - --idle for the perf sampler; see perf_int.h.
  *
  * Every switch of a sampled thread off its CPU is sampled: its stack is
  * unwound (or reused, when it blocks again where it did last time) and
@@ -33,7 +33,7 @@ void pf_off_count(struct pf_sampler *s, struct pthr *t, uint64_t until)
         return;
     uint64_t iv = s->cur_interval;
     uint64_t w = until - t->t_out;
-    s->live.offcpu_ns += w;
+    s->pf_live.offcpu_ns += w;
     /* xorshift64: a generator of our own, no shared state */
     s->dither ^= s->dither << 13;
     s->dither ^= s->dither >> 7;
@@ -69,7 +69,7 @@ void pf_off_begin(struct pf_sampler *s, struct pthr *t, const uint64_t *regs,
         s->live.reused++;
     }
     t->t_out = time;
-    s->live.offcpu++;
+    s->pf_live.offcpu++;
 }
 
 /* A frame-pointer guess for a blocked thread: /proc gives only its SP and
@@ -150,7 +150,7 @@ static void off_bootstrap(struct pf_sampler *s, struct pthr *t, uint64_t now)
     t->off_bp = 0; /* unknown: the next switch-out unwinds again */
     t->have_off = true;
     t->t_out = now;
-    s->live.offcpu++;
+    s->pf_live.offcpu++;
 }
 
 void pf_off_bootstrap_blocked(struct pf_sampler *s, uint64_t now)

@@ -1,5 +1,5 @@
 /* perf_sampler.c - the perf_event sampling thread and the backend's ops;
- * see perf_sampler.h, and perf_int.h for its parts.
+ * see perf_int.h for what it promises and its parts.
  *
  * One loop on one thread, for every process of the session:
  *   1. wait (epoll) until a ring is half full, a target exits, or
@@ -13,17 +13,17 @@
  *   4. --idle: count the off-CPU time of threads still off CPU so far;
  *   5. publish the stats (at most every PUBLISH_NS).
  */
-#include "perf_sampler.h"
+#include "perf_int.h"
 
 #include "clock.h"
 #include "ingest.h"
 #include "maps.h"
-#include "perf_int.h"
 #include "perf_record.h"
 #include "perf_ring.h"
 #include "vec.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +34,9 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* This backend's table (at the end), which sampler.c's registry lists. */
+extern const struct sampler_backend perf_backend;
 
 #define DRAIN_NS 200000000ull    /* drain the rings at least this often: a
                                     wake-up costs more than a ring of
@@ -267,7 +270,7 @@ static void on_switch_in(struct pf_sampler *s,
 
 static void count_lost(struct pf_sampler *s, uint64_t n)
 {
-    s->live.lost_ring += n;
+    s->pf_live.lost_ring += n;
     s->live.lost += n;
 }
 
@@ -442,6 +445,7 @@ static void publish(struct pf_sampler *s, uint64_t now, bool force)
     uint32_t seen = s->st.threads_seen;
     s->st = *l;
     s->st.threads_seen = seen; /* counted by pf_thr_add under the lock */
+    s->pf_st = s->pf_live;
     for (size_t k = 0; k < s->nalive; k++)
         pf_thr_stats_sync(s, &s->thr[s->alive[k]], now);
     pthread_mutex_unlock(&s->lock);
@@ -578,9 +582,9 @@ static void sampler_free(struct pf_sampler *s)
     free(s);
 }
 
-struct sampler *perf_sampler_start(const struct sampler_config *cfg,
-                                   char *err, size_t errlen, int *code,
-                                   struct perf_refusal *why)
+static struct sampler *pf_start(const struct sampler_config *cfg, char *err,
+                                size_t errlen, int *code,
+                                struct sampler_refusal *why)
 {
     *code = 1;
     memset(why, 0, sizeof *why);
@@ -607,7 +611,6 @@ struct sampler *perf_sampler_start(const struct sampler_config *cfg,
     atomic_init(&s->paused, false);
     atomic_init(&s->interval_ns, cfg->interval_ns);
     s->live.target = SAMPLER_RUNNING;
-    s->live.sampler_threads = 1;
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
     if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
@@ -635,14 +638,8 @@ struct sampler *perf_sampler_start(const struct sampler_config *cfg,
     return &s->base;
 }
 
-static struct sampler *pf_start(const struct sampler_config *cfg, char *err,
-                                size_t errlen, int *code)
-{
-    struct perf_refusal why;
-    return perf_sampler_start(cfg, err, errlen, code, &why);
-}
-
-int perf_sampler_probe(const struct sampler_config *cfg, struct perf_refusal *why)
+static int pf_probe(const struct sampler_config *cfg,
+                    struct sampler_refusal *why)
 {
     bool kernel;
     return perf_events_probe(pf_probe_tid(cfg), cfg->idle, &kernel, why);
@@ -708,14 +705,38 @@ static pid_t pf_pid(struct sampler *base)
     return ((struct pf_sampler *)base)->pid;
 }
 
+static void pf_print_stats(struct sampler *base, FILE *f)
+{
+    struct pf_sampler *s = (struct pf_sampler *)base;
+    pthread_mutex_lock(&s->lock);
+    struct pf_stats st = s->pf_st;
+    uint64_t throttled = s->st.throttled;
+    pthread_mutex_unlock(&s->lock);
+    fprintf(f, "perf: 1 sampler thread(s), %u events open on %u CPUs; lost in "
+            "the ring buffers %" PRIu64 ", throttled %" PRIu64 "; off-CPU: %"
+            PRIu64 " switch-outs, %.3f s\n", st.events, st.cpus, st.lost_ring,
+            throttled, st.offcpu, (double)st.offcpu_ns / 1e9);
+}
+
 const struct sampler_backend perf_backend = {
     .name = "perf",
+    .title = "perf_event",
+    .caps = SAMPLER_CAP_MANY | SAMPLER_CAP_CHILDREN | SAMPLER_CAP_ALL |
+            SAMPLER_CAP_OFFCPU | SAMPLER_CAP_NOSTOP,
+    /* docs/PERFORMANCE.md: sections 9 (the rate) and 7 (16 KiB cut none
+     * of the targets measured; the kernel copies it all every sample) */
+    .default_hz = 199,
+    .default_stack = 16384,
+    .max_stack = 65528,   /* a perf record is under 64 KiB */
+    .all_needs = PERF_ALL_NEEDS,
+    .probe = pf_probe,
     .start = pf_start,
     .halt = pf_halt,
     .free = pf_free,
     .set_paused = pf_set_paused,
     .set_interval = pf_set_interval,
     .get_stats = pf_get_stats,
+    .print_stats = pf_print_stats,
     .foreach_thread = pf_foreach_thread,
     .pid = pf_pid,
 };

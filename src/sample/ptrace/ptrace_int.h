@@ -1,4 +1,24 @@
-/* ptrace_int.h - the inside of the ptrace backend, shared by its files.
+/* ptrace_int.h - the ptrace backend of the sampling interface: what it
+ * promises, and its inside, shared by its files.
+ *
+ * The sampler runs on its own thread, and that thread makes every ptrace
+ * call: it seizes the target (PTRACE_SEIZE, never SIGSTOP), and at each
+ * tick interrupts the due threads that are running, copies registers and
+ * the top of the stack, resumes each thread at once, then unwinds the
+ * copies and appends raw stacks (pcs) to the ingest buffer.
+ *
+ * The target is sacred:
+ *   - default (on-CPU) mode never interrupts a thread that is blocked in
+ *     the kernel, and a syscall that still returns EINTR because of our
+ *     interrupt (a race of a few microseconds) is restarted;
+ *   - signals that arrive during a stop are re-injected; group-stop
+ *     (kill -STOP) is respected with PTRACE_LISTEN;
+ *   - every wait is bounded; a thread slow to stop never delays others;
+ *   - detaching is done by the kernel when the sampler thread exits, which
+ *     releases even threads that are blocked, without interrupting them.
+ *
+ * It is reached only through its table, ptrace_backend (backend.h;
+ * sampler.c's registry): what it can do is its caps there.
  *
  *   ptrace_sampler.c  the backend's ops, the sampler thread's loop, and
  *                     the figures it publishes
@@ -10,14 +30,15 @@
  *                     exits
  *   ptrace_tick.c     which threads are due, and interrupting them
  *   ptrace_launch.c   attaching, or launching the command
- *   dump.c            --dump, on its caller's thread
+ *   ptrace_dump.c     --dump's capture (sampler_dump), on its caller's
+ *                     thread
  * Not an interface: only those files include it.  Functions are pt_ +
  * the file's subject.
  *
  * Threads and locks.  One thread makes every ptrace call and owns every
  * field below that is not marked otherwise: the sampler thread (or
  * --dump's caller), `owner`, which pt_assert_owner checks (assert: debug
- * builds).  The controlling thread (sampler.h's caller) only sets the
+ * builds).  The controlling thread (the interface's caller) only sets the
  * atomics and reads what `lock` guards: the attach handshake, `st` (the
  * published figures) and the list of per-thread figures.  Under `lock`
  * nothing is allocated or freed, and no syscall is made.
@@ -32,8 +53,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "backend.h"
 #include "hist.h"
-#include "sampler.h"
 #include "unwind.h"
 
 #define PT_RESCAN_NS 20000000ull  /* look for new threads every 20 ms */
@@ -105,6 +126,23 @@ struct copy {
     bool was_sleeping;     /* our stop broke into a blocking syscall */
 };
 
+/* What only this backend counts (--stats: its own lines). */
+struct pt_stats {
+    uint64_t stops_blocked;    /* of sampler_stats.stops: of threads that
+                                  were seen blocked */
+    uint64_t discarded;        /* on-CPU stops that found the thread asleep */
+    uint64_t missed;           /* ticks skipped: thread not stopped yet */
+    uint64_t given_up;         /* interrupts unanswered for 500 ms (a
+                                  thread in D, or a trap swallowed) */
+    uint64_t stale_maps;       /* stacks dropped, a library having been
+                                  replaced at their addresses since the
+                                  maps were read (named by neither it nor
+                                  the old) */
+    uint64_t stop_p99_ns;      /* stop seen -> resumed, p99 */
+    uint64_t stop_max_ns;      /* ...and the longest */
+    uint64_t latency_median_ns;/* interrupt -> stop seen, median */
+};
+
 struct pt_sampler {
     struct sampler base;   /* the interface; first, so a sampler * casts */
     struct sampler_config cfg;
@@ -125,6 +163,7 @@ struct pt_sampler {
     char attach_err[256];  /* under lock */
     int attach_code;       /* under lock */
     struct sampler_stats st;    /* under lock: what readers see */
+    struct pt_stats pt_st;      /* under lock: ...of this backend's own */
     struct pt_stat *stats;      /* under lock: every thread ever seized */
     struct pt_stat **stats_tail;
 
@@ -157,6 +196,7 @@ struct pt_sampler {
     bool launch_pending;   /* launched child seized, exec not seen yet */
     int cpu_now;           /* CPU we pinned to, -1 if free */
     struct sampler_stats live;  /* the owner's figures; publish copies */
+    struct pt_stats pt_live;    /* the owner's own figures; publish copies */
     struct hist stop_h, lat_h, unw_h;
 };
 
@@ -233,6 +273,12 @@ void pt_events_finish(struct pt_sampler *s);
  * deadline: when the loop must next wake up. */
 int pt_tick(struct pt_sampler *s, uint64_t now);
 uint64_t pt_tick_deadline(const struct pt_sampler *s, uint64_t now);
+
+/* ptrace_dump.c: the backend's dump op (sampler_dump's contract), on the
+ * calling thread, which becomes the owner. */
+int pt_dump(const struct sampler_config *cfg,
+            void (*fn)(void *ctx, const struct sampler_dump_thread *t),
+            char *err, size_t errlen, int *code);
 
 /* ptrace_launch.c: seize cfg.pid, or launch cfg.argv (s->pid is then the
  * child's).  0, or -1 with a one-line reason in err and the exit code to

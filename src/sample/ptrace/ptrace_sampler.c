@@ -1,5 +1,5 @@
 /* ptrace_sampler.c - the ptrace backend: its ops and its thread's loop;
- * see ptrace_sampler.h for what it promises, ptrace_int.h for its parts.
+ * see ptrace_int.h for what it promises and its parts.
  *
  * One loop on one thread:
  *   1. drain wait events (waitpid(-1, __WALL|WNOHANG)): our interrupt
@@ -16,15 +16,18 @@
  *   5. busy-poll briefly for the stops just asked for, then sleep in
  *      sigtimedwait(SIGCHLD) until the next tick or event.
  */
-#include "ptrace_sampler.h"
+#include "ptrace_int.h"
 
 #include "clock.h"
 #include "maps.h"
-#include "ptrace_int.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* This backend's table (at the end), which sampler.c's registry lists. */
+extern const struct sampler_backend ptrace_backend;
 
 #define MAPS_FAST_NS 10000000ull  /* maps re-read period right after exec */
 #define WINDOW_NS 1000000000ull   /* achieved-rate window */
@@ -91,9 +94,9 @@ static void publish(struct pt_sampler *s, uint64_t now, bool force)
     s->t_publish = now;
     struct sampler_stats *l = &s->live;
     l->stop_median_ns = hist_pct(&s->stop_h, 50);
-    l->stop_p99_ns = hist_pct(&s->stop_h, 99);
-    l->stop_max_ns = s->stop_h.max;
-    l->latency_median_ns = hist_pct(&s->lat_h, 50);
+    s->pt_live.stop_p99_ns = hist_pct(&s->stop_h, 99);
+    s->pt_live.stop_max_ns = s->stop_h.max;
+    s->pt_live.latency_median_ns = hist_pct(&s->lat_h, 50);
     l->unwind_median_ns = hist_pct(&s->unw_h, 50);
     l->tracer_cpu_ns = clock_thread_cpu_ns();
     l->elapsed_ns = now - s->t_start;
@@ -108,6 +111,7 @@ static void publish(struct pt_sampler *s, uint64_t now, bool force)
         close_window(s, now);
     pthread_mutex_lock(&s->lock);
     s->st = *l;
+    s->pt_st = s->pt_live;
     pthread_mutex_unlock(&s->lock);
     pt_threads_publish(s);
 }
@@ -189,9 +193,11 @@ static void *sampler_main(void *arg)
 /* --- the backend's ops ------------------------------------------------------ */
 
 static struct sampler *ps_start(const struct sampler_config *cfg, char *err,
-                                size_t errlen, int *code)
+                                size_t errlen, int *code,
+                                struct sampler_refusal *why)
 {
     *code = 1;
+    why->denied = false; /* the last resort: its failures are final */
     struct pt_sampler *s = pt_new(cfg);
     if (!s) {
         snprintf(err, errlen, "out of memory");
@@ -270,14 +276,43 @@ static pid_t ps_pid(struct sampler *base)
     return ((struct pt_sampler *)base)->pid;
 }
 
+static void ps_print_stats(struct sampler *base, FILE *f)
+{
+    struct pt_sampler *s = (struct pt_sampler *)base;
+    pthread_mutex_lock(&s->lock);
+    struct pt_stats st = s->pt_st;
+    uint64_t median = s->st.stop_median_ns;
+    pthread_mutex_unlock(&s->lock);
+    fprintf(f, "ptrace: %" PRIu64 " stops of blocked threads, missed ticks %"
+            PRIu64 ", dropped at a library swap %" PRIu64 ", stops that found "
+            "the thread asleep (not counted): %" PRIu64 ", interrupts given "
+            "up: %" PRIu64 "\n", st.stops_blocked, st.missed, st.stale_maps,
+            st.discarded, st.given_up);
+    fprintf(f, "target stop time per sample: median %.1f us, p99 %.1f us, "
+            "max %.1f us (interrupt->stop seen: median %.1f us)\n",
+            (double)median / 1e3, (double)st.stop_p99_ns / 1e3,
+            (double)st.stop_max_ns / 1e3, (double)st.latency_median_ns / 1e3);
+}
+
 const struct sampler_backend ptrace_backend = {
     .name = "ptrace",
+    .title = "ptrace",
+    .caps = SAMPLER_CAP_OFFCPU | SAMPLER_CAP_DUMP,
+    /* docs/PERFORMANCE.md, section 9: the highest rate at which the
+     * target's slowdown stays about 1% */
+    .default_hz = 99,
+    /* up to the stack's end: one process_vm_readv, the size costs
+     * nothing */
+    .default_stack = 256u << 10,
+    .max_stack = SIZE_MAX,
     .start = ps_start,
     .halt = ps_halt,
     .free = ps_free,
     .set_paused = ps_set_paused,
     .set_interval = ps_set_interval,
     .get_stats = ps_get_stats,
+    .print_stats = ps_print_stats,
     .foreach_thread = ps_foreach_thread,
     .pid = ps_pid,
+    .dump = pt_dump,
 };

@@ -221,7 +221,7 @@ void pt_stop_take(struct pt_sampler *s, struct sthread *t, uint64_t t_seen)
     t->state = T_FREE;
     s->live.stops++;
     if (t->was_blocked)
-        s->live.stops_blocked++;
+        s->pt_live.stops_blocked++;
     hist_add(&s->stop_h, t_res - t_seen);
     hist_add(&s->lat_h, t_seen - t->t_interrupt);
 }
@@ -323,7 +323,7 @@ static int unwind_copy(struct pt_sampler *s, const struct copy *c,
                !modules_in_place(s, c->time, s->pcs, n)) {
         /* replaced since the last read, before or after the copy */
         pt_stop_refresh_maps(s);
-        s->live.stale_maps++;
+        s->pt_live.stale_maps++;
         n = -1;
     }
     hist_add(&s->unw_h, clock_mono_ns() - t0);
@@ -355,7 +355,7 @@ void pt_stop_unwind(struct pt_sampler *s)
         struct copy *c = &s->copies[i];
         if (c->was_sleeping && !s->cfg.idle) {
             /* on-CPU mode: that moment was not CPU use */
-            s->live.discarded++;
+            s->pt_live.discarded++;
             continue;
         }
         enum unwind_end end;

@@ -51,11 +51,11 @@ static bool interrupt_settled(struct pt_sampler *s, struct sthread *t,
 {
     if (t->state != T_INTERRUPTED)
         return true;
-    s->live.missed++; /* still on its way to the last stop */
+    s->pt_live.missed++; /* still on its way to the last stop */
     if (now - t->t_interrupt < STOP_GIVEUP_NS)
         return false;
     t->state = T_FREE;
-    s->live.given_up++;
+    s->pt_live.given_up++;
     return true;
 }
 
