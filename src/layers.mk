@@ -70,7 +70,7 @@ ui_DIR      := ui
 app_DIR     := src/app
 
 # What a room shows the others.
-proc_API    := maps.h target.h
+proc_API    := maps.h target.h taskstat.h
 sample_API  := sampler.h backend.h ingest.h unwind.h hist.h
 # ...and what it shows its backends: what they implement and use, never
 # the calls made above them (sampler.h), so no arrow runs back from a

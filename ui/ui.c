@@ -313,6 +313,7 @@ static void ui_load(struct ui *ui, const char *path)
     if (ui->own_src)
         ui->own_src->ops->close(ui->own_src);
     ui->src = ui->own_src = src;
+    ui->ctx.source = src;
     ui_tick(ui, true);
 }
 
@@ -423,6 +424,7 @@ int ui_run(struct source *src, const struct ui_options *opts)
         return 1;
     }
     ui->src = src;
+    ui->ctx.source = src;
     ui->opt = *opts;
     if (!(ui->opt.refresh_s >= 0.1))
         ui->opt.refresh_s = 0.1;

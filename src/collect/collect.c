@@ -20,6 +20,7 @@
 #include "sym_store.h"
 #include "symbols.h"
 #include "target.h"
+#include "tasks.h"
 #include "util.h"
 #include "vec.h"
 
@@ -61,6 +62,7 @@ struct collect {
     struct fold *fold;         /* the base: the profile every process adds to */
     struct dbgfetch *fetch;    /* debuginfod fetches for all, NULL when off */
     struct sym_store *store;   /* every process's modules (sym_store.h) */
+    struct tasks *tasks;       /* the live threads' figures (tasks.h) */
     pid_t pid;                 /* the first target (0 with -a) */
 
     pthread_t thread;          /* the collector */
@@ -218,6 +220,7 @@ static void *collector_main(void *arg)
          * paused, it stays where the user stopped it. */
         if (!atomic_load(&c->paused))
             fold_advance(c->fold, clock_mono_ns());
+        tasks_refresh(c->tasks, c->sampler, clock_mono_ns());
         pthread_mutex_lock(&c->wake_lock);
         if (!atomic_load(&c->quit)) {
             /* pthread_cond_timedwait's default clock is CLOCK_REALTIME */
@@ -314,13 +317,28 @@ static int op_reset(struct source *src)
     return 0;
 }
 
+static void wake_collector(struct collect *c)
+{
+    pthread_mutex_lock(&c->wake_lock);
+    pthread_cond_signal(&c->wake);
+    pthread_mutex_unlock(&c->wake_lock);
+}
+
+static int op_tasks(struct source *src, struct source_tasks *out)
+{
+    struct collect *c = src->impl;
+    bool wake;
+    int rc = tasks_copy(c->tasks, out, clock_mono_ns(), &wake);
+    if (wake && !atomic_load(&c->quit))
+        wake_collector(c); /* nobody asked for a while: a table now */
+    return rc;
+}
+
 static void stop_collector(struct collect *c)
 {
     if (atomic_exchange(&c->quit, true))
         return;
-    pthread_mutex_lock(&c->wake_lock);
-    pthread_cond_signal(&c->wake);
-    pthread_mutex_unlock(&c->wake_lock);
+    wake_collector(c);
     pthread_join(c->thread, NULL);
 }
 
@@ -349,6 +367,7 @@ static void collect_free(struct collect *c)
     sym_store_free(c->store); /* after the symbolizers */
     dbgfetch_free(c->fetch);  /* after the store that asks it */
     ingest_free(c->ingest);
+    tasks_free(c->tasks);
     free(c->procs);
     idtab_free(&c->ids);
     pthread_mutex_destroy(&c->procs_lock);
@@ -483,6 +502,7 @@ static const struct source_ops live_ops = {
     .close = op_close,
     .finish = op_finish,
     .print_stats = op_print_stats,
+    .tasks = op_tasks,
 };
 
 /* --- start -------------------------------------------------------------- */
@@ -508,7 +528,8 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
     c->fold = fold_new();
     c->fetch = dbgfetch_new();  /* NULL: $DEBUGINFOD_URLS names no server */
     c->store = sym_store_new(c->fetch);
-    if (!c->ingest || !c->fold || !c->store) {
+    c->tasks = tasks_new();
+    if (!c->ingest || !c->fold || !c->store || !c->tasks) {
         snprintf(err, errlen, "out of memory");
         collect_free(c);
         return NULL;

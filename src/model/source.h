@@ -63,6 +63,25 @@ struct source_status {
     uint32_t dbg_gave_up;      /* ...given up after the time bound */
 };
 
+/* One live thread (tid != 0) or process (tid == 0), as top shows it. */
+struct source_task {
+    int64_t pid;               /* its process */
+    int64_t tid;               /* the thread; 0: the process as a whole */
+    uint64_t cpu_ns;           /* CPU time so far (user + system) */
+    double cpu_pct;            /* %CPU (100: one CPU) over the last half
+                                  second or more; -1 until known */
+    char state;                /* /proc's state letter (R, S, D, T, t, Z,
+                                  I...); 0: gone */
+};
+
+/* A copy of a source's table of tasks (the tasks op), owned by its
+ * reader. */
+struct source_tasks {
+    struct source_task *v;     /* sorted by pid, then tid (a process
+                                  before its threads) */
+    size_t n, cap;
+};
+
 struct source;
 
 struct source_ops {
@@ -91,12 +110,27 @@ struct source_ops {
     /* Write the --stats report (how sampling went) to f, after finish.
      * NULL when the source has none (a file). */
     void (*print_stats)(struct source *s, FILE *f);
+    /* The threads the sampler knows (gone ones with state 0) and their
+     * processes, with their state, CPU time and %CPU, gathered on the
+     * source's own thread (never this one) from the sampler's tables
+     * while someone asks: copied into *out, grown as needed, under a
+     * short lock.  The first call after a pause may find nothing yet.
+     * 0, or -1 on OOM (*out unchanged).  NULL when the source has none
+     * (a file). */
+    int (*tasks)(struct source *s, struct source_tasks *out);
 };
 
 struct source {
     const struct source_ops *ops;
     void *impl;
 };
+
+/* The task (pid, tid) of t (tid 0: the process), or NULL. */
+const struct source_task *source_task_find(const struct source_tasks *t,
+                                           int64_t pid, int64_t tid);
+
+/* Free what t holds; a zeroed t is fine, and is what it is left as. */
+void source_tasks_free(struct source_tasks *t);
 
 /* A source over a fixed profile (takes ownership of p).  `path` is shown in
  * the header as "file: NAME".  NULL on OOM (p is then freed). */

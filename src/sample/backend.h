@@ -154,6 +154,7 @@ struct sampler_thread_stats {
     uint64_t samples;
     uint64_t alive_ns;   /* time it was sampled */
     uint64_t due;        /* ticks it was due and running (or blocked, --idle) */
+    bool alive;          /* still running (as far as the sampler knows) */
 };
 
 /* One thread's stack, as sampler_dump hands it over. */
@@ -171,6 +172,8 @@ struct sampler {
     const struct sampler_backend *ops;
     char fallback[200];  /* set by sampler_start: see sampler_stats */
     uint32_t stack_bytes;/* set by sampler_start: see sampler_stats */
+    pid_t pid;           /* the target, set by the backend's start once
+                            attached (sampler_pid) */
 };
 
 /* Why a backend cannot serve a config, in two parts, so that sampler.c
@@ -222,7 +225,6 @@ struct sampler_backend {
                            void (*fn)(void *ctx,
                                       const struct sampler_thread_stats *t),
                            void *ctx);
-    pid_t (*pid)(struct sampler *s);
     /* With SAMPLER_CAP_DUMP: as sampler_dump.  NULL otherwise. */
     int (*dump)(const struct sampler_config *cfg,
                 void (*fn)(void *ctx, const struct sampler_dump_thread *t),

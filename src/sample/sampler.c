@@ -329,5 +329,5 @@ void sampler_foreach_thread(struct sampler *s,
 
 pid_t sampler_pid(struct sampler *s)
 {
-    return s->ops->pid(s);
+    return s->pid;
 }

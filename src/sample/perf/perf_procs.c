@@ -261,6 +261,7 @@ uint32_t pf_thr_add(struct pf_sampler *s, uint32_t proc, pid_t tid,
         memset(ts, 0, sizeof *ts);
         ts->pid = p->pid;
         ts->tid = tid;
+        ts->alive = true;
         snprintf(ts->name, sizeof ts->name, "%s", t->name);
     }
     s->st.threads_seen++;
@@ -275,6 +276,7 @@ void pf_thr_stats_sync(struct pf_sampler *s, struct pthr *t, uint64_t now)
     struct sampler_thread_stats *ts = &s->tstats[t->stats_idx];
     ts->samples = t->samples;
     ts->alive_ns = now - t->born_ns;
+    ts->alive = t->alive;
     ts->tid = t->tid;
 }
 

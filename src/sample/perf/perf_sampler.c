@@ -635,6 +635,7 @@ static struct sampler *pf_start(const struct sampler_config *cfg, char *err,
         return NULL;
     }
     s->base.ops = &perf_backend;
+    s->base.pid = s->pid;
     return &s->base;
 }
 
@@ -700,11 +701,6 @@ static void pf_foreach_thread(struct sampler *base,
     pthread_mutex_unlock(&s->lock);
 }
 
-static pid_t pf_pid(struct sampler *base)
-{
-    return ((struct pf_sampler *)base)->pid;
-}
-
 static void pf_print_stats(struct sampler *base, FILE *f)
 {
     struct pf_sampler *s = (struct pf_sampler *)base;
@@ -738,5 +734,4 @@ const struct sampler_backend perf_backend = {
     .get_stats = pf_get_stats,
     .print_stats = pf_print_stats,
     .foreach_thread = pf_foreach_thread,
-    .pid = pf_pid,
 };

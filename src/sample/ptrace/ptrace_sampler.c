@@ -223,6 +223,7 @@ static struct sampler *ps_start(const struct sampler_config *cfg, char *err,
         return NULL;
     }
     s->base.ops = &ptrace_backend;
+    s->base.pid = s->pid;
     return &s->base;
 }
 
@@ -271,11 +272,6 @@ static void ps_foreach_thread(struct sampler *base,
     pt_threads_foreach((struct pt_sampler *)base, fn, ctx);
 }
 
-static pid_t ps_pid(struct sampler *base)
-{
-    return ((struct pt_sampler *)base)->pid;
-}
-
 static void ps_print_stats(struct sampler *base, FILE *f)
 {
     struct pt_sampler *s = (struct pt_sampler *)base;
@@ -313,6 +309,5 @@ const struct sampler_backend ptrace_backend = {
     .get_stats = ps_get_stats,
     .print_stats = ps_print_stats,
     .foreach_thread = ps_foreach_thread,
-    .pid = ps_pid,
     .dump = pt_dump,
 };

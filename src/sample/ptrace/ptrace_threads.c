@@ -271,6 +271,7 @@ void pt_threads_foreach(struct pt_sampler *s,
     while (st) {
         pthread_mutex_lock(&s->lock);
         struct sampler_thread_stats t = st->pub;
+        t.alive = st->alive;
         if (st->alive)
             t.alive_ns = now - st->born_ns;
         struct pt_stat *next = st->next;
