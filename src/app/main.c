@@ -129,8 +129,8 @@ static void usage(FILE *f)
 "  -- CMD [ARG...]       launch CMD under sampling\n"
 "      --cmd-output FILE CMD's output and errors go to FILE (live view:\n"
 "                        /dev/null by default)\n"
-"      --keep-cmd        quitting the live view leaves CMD running (it is\n"
-"                        ended: SIGTERM, SIGKILL 2 s later)\n"
+"      --keep-cmd        CMD runs on when the session ends first (else it\n"
+"                        is ended: SIGTERM, SIGKILL 2 s later)\n"
 "  -i, --input FILE      load a saved profile (repeat to merge)\n"
 "      --dump            with -p: print every thread's stack once\n"
 "  -a, --all             every process (and those started later): needs\n"
@@ -675,15 +675,8 @@ int main(int argc, char **argv)
         src->ops->finish(src);
         if (o.stats)
             src->ops->print_stats(src, stderr);
-        /* A command sproftop launched ends with the session, as under
-         * perf record; an attached process (-p) is never touched. */
-        if (u.ends_command) {
-            struct source_status st;
-            src->ops->status(src, &st);
-            if (st.state != TARGET_EXITED && launch_end(st.pid, LAUNCH_GRACE_MS))
-                fprintf(stderr, "sproftop: %s (PID %d) was still running %u s after SIGTERM: "
-                        "killed\n", o.argv[0], (int)st.pid, LAUNCH_GRACE_MS / 1000);
-        }
+        if (o.argv)   /* launch.h: ended with the session, or kept */
+            launch_finish(src, stop_signal, o.keep_cmd, o.argv[0]);
         src->ops->close(src);
         return rc;
     }
@@ -693,6 +686,8 @@ int main(int argc, char **argv)
         .format = pick_format(&o),
         .stats = o.stats,
         .launched = o.argv != NULL,
+        .keep_cmd = o.keep_cmd,
+        .cmd_name = o.argv ? o.argv[0] : NULL,
         .stop = &stop_signal,
     };
     export_opts_default(&b.eopts);
