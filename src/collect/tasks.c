@@ -14,11 +14,12 @@
 struct tasks {
     /* the collector's */
     struct taskstat *stat;       /* kept-open stat files */
-    struct taskstat_fig *fig;    /* the threads, then their processes */
-    size_t nfig, fig_cap;
+    struct source_task *next;    /* the table being built: the threads,
+                                    then their processes */
+    size_t n, next_cap;
     size_t need;                 /* threads the last gathering counted */
-    struct source_task *next;    /* the table being built */
-    size_t next_cap;
+    struct taskstat_fig *fig;    /* the live ones, to be read */
+    size_t fig_cap;
     uint64_t at;                 /* last refresh (mono ns), 0: none */
     /* shared */
     atomic_uint_fast64_t asked;  /* last tasks_copy (mono ns), 0: never */
@@ -56,78 +57,77 @@ void tasks_free(struct tasks *t)
 static void gather_one(void *ctx, const struct sampler_thread_stats *st)
 {
     struct tasks *t = ctx;
-    if (t->need++ < t->fig_cap)
-        t->fig[t->nfig++] = (struct taskstat_fig){
+    if (t->need++ < t->next_cap)
+        t->next[t->n++] = (struct source_task){
             .pid = st->pid, .tid = st->tid, .state = st->alive ? 'R' : 0};
 }
 
-/* The sampler's threads into fig (state 'R': alive, to be read; 0:
+/* The sampler's threads into next (state 'R': alive, to be read; 0:
  * gone); the room grows between two passes, outside the lock. */
 static void gather(struct tasks *t, struct sampler *s)
 {
     for (int pass = 0; pass < 2; pass++) {
-        t->nfig = t->need = 0;
+        t->n = t->need = 0;
         sampler_foreach_thread(s, gather_one, t);
-        if (t->need <= t->fig_cap ||
-            VEC_RESERVE(t->fig, t->fig_cap, t->need * 2 + 16) < 0)
+        if (t->need <= t->next_cap ||
+            VEC_RESERVE(t->next, t->next_cap, t->need * 2 + 16) < 0)
             return;
     }
 }
 
-static int fig_cmp(const void *a, const void *b)
-{
-    const struct taskstat_fig *x = a, *y = b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    return (x->tid > y->tid) - (x->tid < y->tid);
-}
-
-/* Sort the threads, make a tid listed twice (used again) one entry,
- * alive if either is, and append one entry per process: to be read when
- * a thread of it is alive, else gone.  0, or -1 on OOM. */
+/* Make a tid listed twice (used again) one entry, alive if either is,
+ * and add one entry per process: to be read when a thread of it is
+ * alive, else gone.  The table's order (source_task_cmp) after.  0, or
+ * -1 on OOM. */
 static int add_processes(struct tasks *t)
 {
-    qsort(t->fig, t->nfig, sizeof *t->fig, fig_cmp);
+    qsort(t->next, t->n, sizeof *t->next, source_task_cmp);
     size_t n = 0, nproc = 0;
-    for (size_t i = 0; i < t->nfig; i++) {
-        struct taskstat_fig *prev = n ? &t->fig[n - 1] : NULL;
-        if (prev && prev->pid == t->fig[i].pid && prev->tid == t->fig[i].tid) {
-            prev->state |= t->fig[i].state;
+    for (size_t i = 0; i < t->n; i++) {
+        struct source_task *prev = n ? &t->next[n - 1] : NULL;
+        if (prev && prev->pid == t->next[i].pid && prev->tid == t->next[i].tid) {
+            prev->state |= t->next[i].state;
             continue;
         }
-        nproc += !prev || prev->pid != t->fig[i].pid;
-        t->fig[n++] = t->fig[i];
+        nproc += !prev || prev->pid != t->next[i].pid;
+        t->next[n++] = t->next[i];
     }
-    if (VEC_RESERVE(t->fig, t->fig_cap, n + nproc) < 0)
+    if (VEC_RESERVE(t->next, t->next_cap, n + nproc) < 0)
         return -1;
-    t->nfig = n;
+    t->n = n;
     for (size_t i = 0; i < n; i++) {
-        if (i > 0 && t->fig[i - 1].pid == t->fig[i].pid)
+        if (i > 0 && t->next[i - 1].pid == t->next[i].pid)
             continue;
-        struct taskstat_fig p = {.pid = t->fig[i].pid};
-        for (size_t j = i; j < n && t->fig[j].pid == p.pid; j++)
-            p.state |= t->fig[j].state;
-        t->fig[t->nfig++] = p;
+        struct source_task p = {.pid = t->next[i].pid};
+        for (size_t j = i; j < n && t->next[j].pid == p.pid; j++)
+            p.state |= t->next[j].state;
+        t->next[t->n++] = p;
     }
+    qsort(t->next, t->n, sizeof *t->next, source_task_cmp);
     return 0;
 }
 
-/* Read the live ones (state 'R' until read), moved to the front; the gone
- * ones (state 0) keep no figures. */
+/* Read the live ones (state 'R' until read) through taskstat; the gone
+ * ones (state 0) keep no figures.  0, or -1 on OOM. */
 static int read_live(struct tasks *t, uint64_t now)
 {
     size_t nlive = 0;
-    for (size_t i = 0; i < t->nfig; i++) {
-        struct taskstat_fig f = t->fig[i];
-        if (!f.state) {
-            t->fig[i].cpu_ns = 0;
-            t->fig[i].pct = -1;
-            continue;
-        }
-        t->fig[i] = t->fig[nlive];
-        t->fig[nlive++] = f;
+    if (VEC_RESERVE(t->fig, t->fig_cap, t->n) < 0)
+        return -1;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->next[i].state)
+            t->fig[nlive++] = (struct taskstat_fig){.pid = t->next[i].pid,
+                                                    .tid = t->next[i].tid};
+    if (taskstat_read(t->stat, t->fig, nlive, now) < 0)
+        return -1;
+    for (size_t i = 0, k = 0; i < t->n; i++) {
+        struct source_task *e = &t->next[i];
+        const struct taskstat_fig *f = e->state ? &t->fig[k++] : NULL;
+        e->cpu_ns = f ? f->cpu_ns : 0;
+        e->cpu_pct = f ? f->pct : -1;
+        e->state = f ? f->state : 0;
     }
-    return taskstat_read(t->stat, t->fig, nlive, now);
+    return 0;
 }
 
 void tasks_refresh(struct tasks *t, struct sampler *s, uint64_t now_ns)
@@ -138,21 +138,14 @@ void tasks_refresh(struct tasks *t, struct sampler *s, uint64_t now_ns)
         return;
     t->at = now_ns;
     gather(t, s);
-    if (add_processes(t) < 0 || read_live(t, now_ns) < 0 ||
-        VEC_RESERVE(t->next, t->next_cap, t->nfig) < 0)
+    if (add_processes(t) < 0 || read_live(t, now_ns) < 0)
         return;
-    qsort(t->fig, t->nfig, sizeof *t->fig, fig_cmp);
-    for (size_t i = 0; i < t->nfig; i++)
-        t->next[i] = (struct source_task){
-            .pid = t->fig[i].pid, .tid = t->fig[i].tid,
-            .cpu_ns = t->fig[i].cpu_ns, .cpu_pct = t->fig[i].pct,
-            .state = t->fig[i].state};
     pthread_mutex_lock(&t->lock);
     struct source_task *old = t->pub;
     size_t old_cap = t->pub_cap;
     t->pub = t->next;
     t->pub_cap = t->next_cap;
-    t->npub = t->nfig;
+    t->npub = t->n;
     t->next = old;
     t->next_cap = old_cap;
     pthread_mutex_unlock(&t->lock);

@@ -11,6 +11,12 @@ static int task_cmp(int64_t pid, int64_t tid, const struct source_task *t)
     return (tid > t->tid) - (tid < t->tid);
 }
 
+int source_task_cmp(const void *a, const void *b)
+{
+    const struct source_task *x = a;
+    return task_cmp(x->pid, x->tid, b);
+}
+
 const struct source_task *source_task_find(const struct source_tasks *t,
                                            int64_t pid, int64_t tid)
 {

@@ -125,6 +125,9 @@ struct source {
     void *impl;
 };
 
+/* The table's order, for qsort: by pid, then tid. */
+int source_task_cmp(const void *a, const void *b);
+
 /* The task (pid, tid) of t (tid 0: the process), or NULL. */
 const struct source_task *source_task_find(const struct source_tasks *t,
                                            int64_t pid, int64_t tid);

@@ -238,6 +238,31 @@ struct sampler_backend {
  * new thread. */
 void sampler_block_signals(void);
 
+/* The attach handshake between a backend's start (the controlling
+ * thread) and its sampler thread, which attaches or launches: the
+ * thread reports once, the start waits for it.  Guarded by the
+ * backend's stats lock. */
+struct sampler_attach {
+    int done;            /* 0 waiting, 1 attached, -1 failed */
+    char err[256];       /* why it failed */
+    int code;            /* ...and the exit code to use */
+};
+
+/* Sampler thread: report how attaching went (rc 0 or -1, with err and
+ * code) under lock, and wake the start waiting on cond. */
+void sampler_attach_report(struct sampler_attach *a, pthread_mutex_t *lock,
+                           pthread_cond_t *cond, int rc, const char *err,
+                           int code);
+
+/* Controlling thread (a backend's start): start the sampler thread
+ * (*thread, running fn(arg)) and wait on cond (under lock) for its
+ * report.  0 once attached; else -1 with the reason in err and *code,
+ * the thread (if it started) joined. */
+int sampler_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg,
+                         struct sampler_attach *a, pthread_mutex_t *lock,
+                         pthread_cond_t *cond, char *err, size_t errlen,
+                         int *code);
+
 /* For backends: record how the target ended from its wait status
  * (exit_code, or exit_signal when a signal killed it; exit_known).  The
  * backend's own thread, on its private copy of the figures. */

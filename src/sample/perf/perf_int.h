@@ -158,10 +158,8 @@ struct pf_sampler {
 
     /* attach handshake */
     pthread_mutex_t lock;  /* guards: handshake, st, tstats */
-    pthread_cond_t cond;
-    int attach_done;       /* 0 waiting, 1 ok, -1 failed */
-    char attach_err[256];
-    int attach_code;
+    pthread_cond_t cond;   /* attach handshake */
+    struct sampler_attach attach; /* under lock */
     struct sampler_refusal refusal;
 
     /* sampler-thread-only state */

@@ -538,13 +538,8 @@ static void *sampler_main(void *arg)
     s->win_cpu = targets_cpu_ns(s);
     if (rc == 0 && s->cfg.idle)
         pf_off_bootstrap_blocked(s, s->t_start);
-    pthread_mutex_lock(&s->lock);
-    s->attach_done = rc == 0 ? 1 : -1;
-    snprintf(s->attach_err, sizeof s->attach_err, "%s", err);
-    s->attach_code = code;
-    s->live.pid = s->st.pid = s->pid;
-    pthread_cond_broadcast(&s->cond);
-    pthread_mutex_unlock(&s->lock);
+    s->live.pid = s->pid;
+    sampler_attach_report(&s->attach, &s->lock, &s->cond, rc, err, code);
     if (rc < 0)
         return NULL;
 
@@ -613,23 +608,8 @@ static struct sampler *pf_start(const struct sampler_config *cfg, char *err,
     s->live.target = SAMPLER_RUNNING;
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
-    if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
-        snprintf(err, errlen, "cannot start the sampler thread");
-        close(s->kick_fd);
-        pthread_mutex_destroy(&s->lock);
-        pthread_cond_destroy(&s->cond);
-        free(s);
-        return NULL;
-    }
-    pthread_mutex_lock(&s->lock);
-    while (!s->attach_done)
-        pthread_cond_wait(&s->cond, &s->lock);
-    int ok = s->attach_done > 0;
-    pthread_mutex_unlock(&s->lock);
-    if (!ok) {
-        pthread_join(s->thread, NULL);
-        snprintf(err, errlen, "%s", s->attach_err);
-        *code = s->attach_code;
+    if (sampler_thread_start(&s->thread, sampler_main, s, &s->attach,
+                             &s->lock, &s->cond, err, errlen, code) < 0) {
         *why = s->refusal;
         sampler_free(s);
         return NULL;

@@ -159,9 +159,7 @@ struct pt_sampler {
 
     pthread_mutex_t lock;  /* guards the fields marked "under lock" */
     pthread_cond_t cond;   /* attach handshake */
-    int attach_done;       /* under lock: 0 waiting, 1 ok, -1 failed */
-    char attach_err[256];  /* under lock */
-    int attach_code;       /* under lock */
+    struct sampler_attach attach; /* under lock */
     struct sampler_stats st;    /* under lock: what readers see */
     struct pt_stats pt_st;      /* under lock: ...of this backend's own */
     struct pt_stat *stats;      /* under lock: every thread ever seized */

@@ -128,13 +128,8 @@ static int start_up(struct pt_sampler *s)
         rc = -1;
     if (rc == 0)
         pt_stop_refresh_maps(s);
-    pthread_mutex_lock(&s->lock);
-    s->attach_done = rc == 0 ? 1 : -1;
-    snprintf(s->attach_err, sizeof s->attach_err, "%s", err);
-    s->attach_code = code;
-    s->live.pid = s->st.pid = s->pid;
-    pthread_cond_broadcast(&s->cond);
-    pthread_mutex_unlock(&s->lock);
+    s->live.pid = s->pid;
+    sampler_attach_report(&s->attach, &s->lock, &s->cond, rc, err, code);
     return rc;
 }
 
@@ -203,22 +198,8 @@ static struct sampler *ps_start(const struct sampler_config *cfg, char *err,
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
-        snprintf(err, errlen, "cannot start the sampler thread");
-        pt_free(s);
-        return NULL;
-    }
-    pthread_mutex_lock(&s->lock);
-    while (!s->attach_done)
-        pthread_cond_wait(&s->cond, &s->lock);
-    int ok = s->attach_done > 0;
-    if (!ok) {
-        snprintf(err, errlen, "%s", s->attach_err);
-        *code = s->attach_code;
-    }
-    pthread_mutex_unlock(&s->lock);
-    if (!ok) {
-        pthread_join(s->thread, NULL);
+    if (sampler_thread_start(&s->thread, sampler_main, s, &s->attach,
+                             &s->lock, &s->cond, err, errlen, code) < 0) {
         pt_free(s);
         return NULL;
     }
