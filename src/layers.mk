@@ -16,9 +16,10 @@
 #
 # The engine is not one layer but rooms, each fenced on its own:
 #
-#   collect  src/collect/   the live source: ingest -> fold -> profile, and
-#                           --dump's printing.  libc only; sees model and the
-#                           rooms below through their API headers only.
+#   collect  src/collect/   the live source: ingest -> fold -> profile, the
+#                           live figures (tasks), --dump's printing.  libc
+#                           only; sees model and the rooms below through
+#                           their API headers only.
 #   symbols  src/symbols/   symbolizer, symbol store, debuginfod fetcher,
 #                           late names, JIT maps: libdw, debuginfod; sees
 #                           model and proc.  Never the sampler.
@@ -35,8 +36,8 @@
 #                                 capture): ptrace only, never perf_event;
 #                                 both backends see sample-backend_API
 #   proc     src/proc/      a process seen from outside through /proc,
-#                           without tracing it: facts, maps, launching.
-#                           libc only; sees base.
+#                           without tracing it: facts, maps, launching,
+#                           top's figures (taskstat).  libc only; sees base.
 #   frames   src/frames/    (empty yet) where issues 21-23 put the kernel
 #                           symbol table (/proc/kallsyms), the bounded
 #                           remote-memory reader and the CPython and Ruby
