@@ -44,7 +44,8 @@
  *   perf_sampler.c  the thread's loop, draining the rings, the records,
  *                   the stats, the ops table
  *   perf_procs.c    the process and thread tables, their /proc scans,
- *                   maps and unwinders
+ *                   maps and unwinders; unwinding, counting and pushing
+ *                   a stack
  *   perf_attach.c   rings, events, attach and the refusals
  *   perf_offcpu.c   --idle: off-CPU stacks and their weights
  *
@@ -264,6 +265,17 @@ struct unwinder *pf_proc_unwinder(struct pf_sampler *s, struct pproc *p);
 /* Free both tables. */
 void pf_procs_free(struct pf_sampler *s);
 
+/* Count how a stack ended; returns its ingest flags. */
+uint32_t pf_count_end(struct pf_sampler *s, enum unwind_end end);
+
+/* Unwind and count: the depth, and its ingest flags in *flags. */
+int pf_unwind(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
+              const uint8_t *stack, uint64_t len, uint32_t *flags);
+
+/* Push a stack of thread t (named first). */
+void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
+                   int n, uint32_t flags, uint64_t time, uint64_t count);
+
 /* Unwind a copy of a thread of process p into s->pcs (its maps re-read
  * first when an MMAP2 made them stale, or after an IP outside them, at
  * most once a second): the depth, and *end.  Not counted in the stats
@@ -308,18 +320,5 @@ void pf_off_begin(struct pf_sampler *s, struct pthr *t, const uint64_t *regs,
 
 /* Give every live thread blocked right now its stack. */
 void pf_off_bootstrap_blocked(struct pf_sampler *s, uint64_t now);
-
-/* --- perf_sampler.c ------------------------------------------------------ */
-
-/* Count how a stack ended; returns its ingest flags. */
-uint32_t pf_count_end(struct pf_sampler *s, enum unwind_end end);
-
-/* Unwind and count: the depth, and its ingest flags in *flags. */
-int pf_unwind(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
-              const uint8_t *stack, uint64_t len, uint32_t *flags);
-
-/* Push a stack of thread t (named first). */
-void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
-                   int n, uint32_t flags, uint64_t time, uint64_t count);
 
 #endif

@@ -445,3 +445,44 @@ int pf_unwind_raw(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
                                                                     : (uint32_t)took;
     return n;
 }
+
+/* --- stacks: unwound, counted, pushed ----------------------------------------- */
+
+void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs, int n,
+                   uint32_t flags, uint64_t time, uint64_t count)
+{
+    struct pproc *p = &s->procs[t->proc];
+    pf_proc_announce(s, p);
+    if (!t->named) {
+        if (!t->name[0]) /* launched: named at its exec, and that was lost */
+            target_thread_name(p->pid, t->tid, t->name, sizeof t->name);
+        pf_thr_push_name(s, t, time);
+    }
+    struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = p->pid, .tid = t->tid,
+                           .flags = flags, .time = time, .gen = p->gen,
+                           .count = count};
+    if (ingest_push(s->cfg.ingest, &h, pcs, (size_t)n * sizeof *pcs) < 0) {
+        s->live.lost++;
+        return;
+    }
+    s->live.samples++;
+    t->samples++;
+}
+
+uint32_t pf_count_end(struct pf_sampler *s, enum unwind_end end)
+{
+    s->live.unwind_end[end]++;
+    if (end == UNWIND_COMPLETE)
+        return 0;
+    s->live.truncated++;
+    return INGEST_F_TRUNCATED;
+}
+
+int pf_unwind(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
+              const uint8_t *stack, uint64_t len, uint32_t *flags)
+{
+    enum unwind_end end;
+    int n = pf_unwind_raw(s, p, regs, stack, len, &end);
+    *flags = pf_count_end(s, end);
+    return n;
+}
