@@ -449,7 +449,7 @@ int pf_unwind_raw(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
 /* --- stacks: unwound, counted, pushed ----------------------------------------- */
 
 void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs, int n,
-                   uint32_t flags, uint64_t time, uint64_t count)
+                   uint32_t flags, uint64_t time, uint64_t weight)
 {
     struct pproc *p = &s->procs[t->proc];
     pf_proc_announce(s, p);
@@ -460,7 +460,7 @@ void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs, in
     }
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = p->pid, .tid = t->tid,
                            .flags = flags, .time = time, .gen = p->gen,
-                           .count = count};
+                           .weight = weight};
     if (ingest_push(s->cfg.ingest, &h, pcs, (size_t)n * sizeof *pcs) < 0) {
         s->live.lost++;
         return;

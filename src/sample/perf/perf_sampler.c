@@ -47,6 +47,26 @@ extern const struct sampler_backend perf_backend;
 
 /* --- samples ---------------------------------------------------------------- */
 
+/* The events' interval is `ns` from `since` on (0: from the start).  The
+ * oldest change is forgotten when the list is full: a sample that old
+ * was read long ago (a drain is at most 200 ms). */
+static void interval_changed(struct pf_sampler *s, uint64_t since, uint64_t ns)
+{
+    if (s->nivs == PERF_INTERVALS) {
+        memmove(s->ivs, s->ivs + 1, (PERF_INTERVALS - 1) * sizeof *s->ivs);
+        s->nivs--;
+    }
+    s->ivs[s->nivs++] = (struct pf_interval){since, ns};
+}
+
+uint64_t pf_interval_at(const struct pf_sampler *s, uint64_t time)
+{
+    for (uint32_t i = s->nivs; i-- > 0;)
+        if (s->ivs[i].since <= time)
+            return s->ivs[i].ns;
+    return s->nivs ? s->ivs[0].ns : s->cur_interval;
+}
+
 /* The process a record of pid belongs to: known, or (-a, or a child whose
  * FORK record was lost) added now.  PERF_NONE: not one of ours. */
 static uint32_t proc_of(struct pf_sampler *s, pid_t pid)
@@ -95,7 +115,8 @@ static void on_sample(struct pf_sampler *s, const struct perf_event_header *h)
     t->t_out = 0;
     uint32_t flags;
     int n = pf_unwind(s, &s->procs[pi], smp.regs, smp.stack, smp.stack_len, &flags);
-    pf_push_stack(s, t, s->pcs, n, flags, smp.time, 1);
+    pf_push_stack(s, t, s->pcs, n, flags, smp.time,
+                  pf_interval_at(s, smp.time));
     s->win_samples++;
 }
 
@@ -432,6 +453,7 @@ static void apply_controls(struct pf_sampler *s, uint64_t now)
         /* reaches the events inherited from these too (measured) */
         pf_ioctl_all(s, PERF_EVENT_IOC_PERIOD, &iv, PERF_EV_CLOCK);
         s->cur_interval = iv;
+        interval_changed(s, clock_mono_ns(), iv);
     }
 }
 
@@ -561,7 +583,7 @@ static struct sampler *pf_start(const struct sampler_config *cfg, char *err,
     s->eo.period_ns = cfg->interval_ns;
     s->eo.stack_bytes = (uint32_t)(cfg->stack_max & ~(size_t)7);
     s->cur_interval = cfg->interval_ns;
-    s->dither = clock_mono_ns() | 1;
+    interval_changed(s, 0, cfg->interval_ns);
     atomic_init(&s->stop, false);
     atomic_init(&s->paused, false);
     atomic_init(&s->interval_ns, cfg->interval_ns);

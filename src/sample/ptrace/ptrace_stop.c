@@ -214,6 +214,7 @@ void pt_stop_take(struct pt_sampler *s, struct sthread *t, uint64_t t_seen)
         c->tid = t->tid;
         c->t = t;
         c->time = t_seen;
+        c->weight = t->weight;
         copy_stack(s, c, &r);
     }
     ptrace(s->dump_mode ? PTRACE_DETACH : PTRACE_CONT, t->tid, 0, 0);
@@ -227,10 +228,11 @@ void pt_stop_take(struct pt_sampler *s, struct sthread *t, uint64_t t_seen)
 }
 
 void pt_stop_push(struct pt_sampler *s, pid_t tid, struct sthread *t,
-                  const uint64_t *pcs, int n, uint32_t flags, uint64_t time)
+                  const uint64_t *pcs, int n, uint32_t flags, uint64_t time,
+                  uint64_t weight)
 {
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = s->pid, .tid = tid, .flags = flags,
-                           .time = time, .gen = s->gen};
+                           .time = time, .gen = s->gen, .weight = weight};
     if (ingest_push(s->cfg.ingest, &h, pcs, (size_t)n * sizeof *pcs) < 0) {
         s->live.lost++;
         return;
@@ -368,7 +370,7 @@ void pt_stop_unwind(struct pt_sampler *s)
             flags |= INGEST_F_TRUNCATED;
             s->live.truncated++;
         }
-        pt_stop_push(s, c->tid, c->t, s->pcs, n, flags, c->time);
+        pt_stop_push(s, c->tid, c->t, s->pcs, n, flags, c->time, c->weight);
         if (c->t && s->cfg.idle)
             keep_last(s, c, n, flags);
     }
