@@ -235,7 +235,7 @@ static int attach_pid(struct pf_sampler *s, pid_t pid, char *err, size_t errlen,
 {
     if (target_check(pid, err, errlen) < 0)
         return -1;
-    uint32_t proc = pf_proc_add(s, pid, true);
+    uint32_t proc = pf_proc_add(s, pid, true, NULL);
     if (proc == PERF_NONE) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -271,7 +271,7 @@ static int launch(struct pf_sampler *s, char *err, size_t errlen, int *code)
     s->pid = s->spawn.pid;
     s->launched = true;
     s->eo.enable_on_exec = true;
-    uint32_t proc = pf_proc_add(s, s->pid, true);
+    uint32_t proc = pf_proc_add(s, s->pid, true, NULL);
     uint32_t i = proc == PERF_NONE ? PERF_NONE
                                    : pf_thr_add(s, proc, s->pid, "", clock_mono_ns());
     if (i == PERF_NONE || pf_open_events(s, i) < 0) {

@@ -71,6 +71,9 @@
 #define PERF_MAX_CPUS 1024
 #define PERF_UNWIND_KEEP 1024u /* unwind times kept for the median */
 #define PERF_NONE UINT32_MAX
+#define PERF_GONE (UINT32_MAX - 1) /* pev.thr of a thread dropped from the
+                                      table (its events stay open) */
+#define PERF_EXITED_STATS 64u  /* exited threads kept in --stats' list */
 #define PERF_INTERVALS 16u     /* interval changes remembered (pf_interval_at):
                                   more than a drain's worth of key presses */
 #define PERF_EP_PROC (1ull << 32) /* epoll data: a target's pidfd (| its
@@ -96,13 +99,24 @@ struct pproc {             /* a process sampled */
     bool exited;
     bool superseded;       /* a newer process has the same pid */
     bool leader_gone;      /* the leader exited; other threads run on */
-    bool maps_dirty;       /* an MMAP2 named a mapping we do not have */
+    bool maps_dirty;       /* read /proc/PID/maps before the next unwind
+                              (met without them, or an MMAP2 came while
+                              they were not known) */
     bool maps_forced;      /* hand the next maps over even if the same */
+    bool known;            /* its maps (next, else maps) hold every
+                              executable mapping as of the last record
+                              handled: read from /proc, or inherited at
+                              its FORK, or empty at its exec, and kept
+                              by the MMAP2 records since (perf_maps.c) */
+    bool retired;          /* exited one drain ago: its records are all
+                              read, the collector told (INGEST_EXIT) */
     int pidfd, stat_fd;    /* watched: -1 otherwise */
     uint32_t nalive;       /* its live threads we know of */
-    struct maps *maps;
+    struct maps *maps;     /* handed over (generation gen) */
+    struct maps *next;     /* from the records, not handed over yet */
     uint64_t gen;
     uint64_t t_maps;
+    uint64_t exit_drain;   /* drains done when it exited */
     struct unwinder *unw;  /* made at its first unwind */
 };
 
@@ -119,6 +133,7 @@ struct pthr {              /* a thread of a sampled process */
     uint32_t stats_idx;    /* index in the per-thread stats table */
     uint64_t born_ns;
     uint64_t dead_ns;      /* time of its EXIT record (alive: 0) */
+    uint64_t dead_drain;   /* drains done when it exited */
     uint64_t samples;
     /* --idle: the stack it left the CPU with */
     uint64_t *off_pcs;
@@ -212,6 +227,12 @@ struct pf_sampler {
     uint64_t unw_n;
     struct sampler_thread_stats *tstats; /* lock */
     size_t ntstats, captstats;
+    uint64_t gone_threads;     /* lock: exited threads no longer in
+                                  tstats (PERF_EXITED_STATS) */
+    uint64_t gone_samples;     /* lock: ...and their samples */
+    uint64_t drains;           /* drains done */
+    uint32_t procs_retired;    /* retired, still in the table */
+    uint32_t thr_dead;         /* dead threads still in the table */
 };
 
 /* --- perf_procs.c -------------------------------------------------------- */
@@ -220,12 +241,25 @@ struct pf_sampler {
 uint32_t pf_proc_find(struct pf_sampler *s, pid_t pid);
 
 /* A process to sample from now on (a new one when pid's is gone or
- * superseded).  watched: a target whose exit counts; it gets a pidfd in
- * the epoll set and a stat fd.  PERF_NONE on OOM. */
-uint32_t pf_proc_add(struct pf_sampler *s, pid_t pid, bool watched);
+ * superseded), named comm (NULL: read from /proc).  watched: a target
+ * whose exit counts; it gets a pidfd in the epoll set and a stat fd.
+ * PERF_NONE on OOM. */
+uint32_t pf_proc_add(struct pf_sampler *s, pid_t pid, bool watched,
+                     const char *comm);
 
-/* Process i is gone (its pidfd said so). */
+/* Process i is gone (its pidfd or its last EXIT record said so).  Its
+ * records may still be read in this drain and the next (another CPU's
+ * ring): it is retired after that (pf_procs_retire). */
 void pf_proc_exit(struct pf_sampler *s, uint32_t i);
+
+/* After a drain: the processes that exited before the drain that just
+ * ended have had every record read: tell the collector (INGEST_EXIT),
+ * free their maps and unwinders, and, once there are enough of them,
+ * drop them and the threads gone since from the tables, so the tables
+ * hold what lives (and a drain's worth of the dead), not every process
+ * and thread ever seen.  final: the rings are read for good (the
+ * sampler is ending): every process that exited is retired. */
+void pf_procs_retire(struct pf_sampler *s, bool final);
 
 /* Tell cfg.on_process of process i unless it was (for its image). */
 void pf_proc_announce(struct pf_sampler *s, struct pproc *p);
@@ -262,9 +296,6 @@ int pf_procs_scan_tasks(struct pf_sampler *s, uint32_t proc, bool open_new,
  * that are gone, learn the ones made meanwhile, re-read names and maps. */
 void pf_procs_reconcile(struct pf_sampler *s, uint64_t now);
 
-/* Read process p's maps again; on a change a new generation for its
- * unwinder and cfg.on_maps.  Returns true when they changed. */
-bool pf_proc_refresh_maps(struct pf_sampler *s, struct pproc *p);
 
 /* Process p's unwinder (made on first use); NULL when it cannot be. */
 struct unwinder *pf_proc_unwinder(struct pf_sampler *s, struct pproc *p);
@@ -289,6 +320,37 @@ void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
  * (pf_count_end). */
 int pf_unwind_raw(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
                   const uint8_t *stack, uint64_t len, enum unwind_end *end);
+
+/* --- perf_maps.c --------------------------------------------------------- */
+
+/* Read process p's maps from /proc again (what the records built when
+ * it is gone); on a change a new generation for its unwinder and
+ * cfg.on_maps.  Returns true when they changed. */
+bool pf_proc_refresh_maps(struct pf_sampler *s, struct pproc *p);
+
+/* Before unwinding a sample of p: hand over the maps the records built,
+ * or read /proc when p has none or they went stale. */
+void pf_maps_current(struct pf_sampler *s, struct pproc *p);
+
+/* Whether p's maps change before its next unwind (pf_maps_current). */
+bool pf_maps_pending(const struct pproc *p);
+
+struct perf_record_mmap2;
+/* An MMAP2 record (end: the record's end): an executable mapping over
+ * its process's maps, or (maps not known) /proc read at the next
+ * unwind. */
+void pf_maps_mmap(struct pf_sampler *s, const struct perf_record_mmap2 *r,
+                  const uint8_t *end);
+
+/* child was forked by parent: it starts with parent's maps. */
+void pf_maps_fork(struct pf_sampler *s, struct pproc *child,
+                  const struct pproc *parent);
+
+/* p exec'd: no mapping until the MMAP2 records of the new image. */
+void pf_maps_exec(struct pf_sampler *s, struct pproc *p);
+
+/* Free p's maps and unwinder. */
+void pf_maps_free(struct pproc *p);
 
 /* --- perf_attach.c ------------------------------------------------------- */
 

@@ -45,7 +45,7 @@ void pf_off_begin(struct pf_sampler *s, struct pthr *t, const uint64_t *regs,
      * and frame pointers, is in the same call chain: reuse it, unwind
      * nothing. */
     if (!t->have_off || t->off_ip != regs[16] || t->off_sp != regs[7] ||
-        t->off_bp != regs[6] || p->maps_dirty) {
+        t->off_bp != regs[6] || pf_maps_pending(p)) {
         uint32_t flags;
         int n = pf_unwind(s, p, regs, stack, len, &flags);
         memcpy(t->off_pcs, s->pcs, (size_t)n * sizeof *s->pcs);
@@ -97,8 +97,7 @@ static void off_bootstrap(struct pf_sampler *s, struct pthr *t, uint64_t now)
     uint64_t sp, pc;
     int rc = target_syscall_sp_pc(fd, &sp, &pc);
     close(fd);
-    if (p->maps_dirty)
-        pf_proc_refresh_maps(s, p);
+    pf_maps_current(s, p);
     const struct map_entry *e = rc == 0 && p->maps ? maps_find(p->maps, sp) : NULL;
     if (!e)
         return;

@@ -74,9 +74,11 @@ static uint32_t proc_of(struct pf_sampler *s, pid_t pid)
     if (pid <= 0 || pid == s->self)
         return PERF_NONE;
     uint32_t pi = pf_proc_find(s, pid);
+    if (pi != PERF_NONE && s->procs[pi].retired)
+        pi = PERF_NONE; /* its records were all read: a new process */
     if (pi != PERF_NONE || !(s->cfg.all || s->cfg.children))
         return pi;
-    return pf_proc_add(s, pid, !s->cfg.all);
+    return pf_proc_add(s, pid, !s->cfg.all, NULL);
 }
 
 static void on_sample(struct pf_sampler *s, const struct perf_event_header *h)
@@ -122,25 +124,6 @@ static void on_sample(struct pf_sampler *s, const struct perf_event_header *h)
 
 /* --- side-band records ------------------------------------------------------ */
 
-/* An executable mapping was created: unless the maps we have hold it
- * already, read them again before the next sample. */
-static void on_mmap2(struct pf_sampler *s, const struct perf_record_mmap2 *r,
-                     const uint8_t *end)
-{
-    if (!(r->prot & PROT_EXEC))
-        return;
-    uint32_t pi = pf_proc_find(s, (pid_t)r->pid);
-    if (pi == PERF_NONE)
-        return;
-    struct pproc *p = &s->procs[pi];
-    const struct map_entry *e = p->maps ? maps_find(p->maps, r->addr) : NULL;
-    size_t room = (size_t)(end - (const uint8_t *)r->filename);
-    if (e && e->start == r->addr && e->x &&
-        strncmp(e->path, r->filename, room) == 0)
-        return;
-    p->maps_dirty = true;
-}
-
 /* COMM with COMM_EXEC: the process has a new image; every other thread is
  * gone (exec from a non-leader thread gives the caller the PID).  Once
  * announced, the new image is announced again as a process of its own. */
@@ -160,7 +143,7 @@ static void on_exec(struct pf_sampler *s, uint32_t pi, pid_t tid, const char *na
     if (p->announced)
         p->exec_pending = true;
     p->leader_gone = false; /* the caller has the PID now */
-    p->maps_dirty = true;
+    pf_maps_exec(s, p);
     if (i != PERF_NONE) {
         s->thr[i].have_off = false;
         pf_thr_rename(s, &s->thr[i], name, time);
@@ -210,13 +193,20 @@ static void on_fork(struct pf_sampler *s, const struct perf_record_task *r)
         pf_proc_exit(s, old);
         s->procs[old].superseded = true;
     }
-    /* -a meets it at its first record; --children follows a target's */
-    if (s->cfg.all || !s->cfg.children || parent == PERF_NONE ||
-        s->procs[parent].exited)
+    /* -a takes every process; --children follows a target's.  Met at its
+     * birth, it has its parent's maps and command until it execs, and
+     * keeps its records even when it is gone before they are read. */
+    if (!s->cfg.all && (!s->cfg.children || parent == PERF_NONE ||
+                        s->procs[parent].exited))
         return;
-    uint32_t pi = pf_proc_add(s, pid, true);
-    if (pi != PERF_NONE)
-        pf_thr_add(s, pi, pid, name[0] ? name : NULL, r->time);
+    const char *comm = parent != PERF_NONE ? s->procs[parent].comm
+                                           : name[0] ? name : NULL;
+    uint32_t pi = pf_proc_add(s, pid, !s->cfg.all, comm);
+    if (pi == PERF_NONE)
+        return;
+    if (parent != PERF_NONE)
+        pf_maps_fork(s, &s->procs[pi], &s->procs[parent]);
+    pf_thr_add(s, pi, pid, name[0] ? name : NULL, r->time);
 }
 
 static void on_exit_rec(struct pf_sampler *s, const struct perf_record_task *r)
@@ -227,12 +217,13 @@ static void on_exit_rec(struct pf_sampler *s, const struct perf_record_task *r)
     uint32_t i = pf_thr_find(s, (pid_t)r->tid);
     if (i != PERF_NONE && s->thr[i].proc == pi)
         pf_thr_exit(s, i, r->time);
-    if (r->tid != r->pid)
-        return;
-    s->procs[pi].leader_gone = true;
-    /* -a watches no pidfd: a leader leaving with no thread of its process
-     * known to be alive is the process's end (a target's pidfd says so) */
-    if (!s->procs[pi].watched && s->procs[pi].nalive == 0)
+    struct pproc *p = &s->procs[pi];
+    if (r->tid == r->pid)
+        p->leader_gone = true;
+    /* -a watches no pidfd: the leader gone and no thread of its process
+     * known to be alive is the process's end (a target's pidfd says so),
+     * whichever left last */
+    if (!p->watched && p->leader_gone && p->nalive == 0)
         pf_proc_exit(s, pi);
 }
 
@@ -263,8 +254,8 @@ static void on_record(struct pf_sampler *s, const struct perf_event_header *h)
         return;
     case PERF_RECORD_MMAP2:
         if (h->size >= sizeof *h + sizeof(struct perf_record_mmap2))
-            on_mmap2(s, (const struct perf_record_mmap2 *)(h + 1),
-                     (const uint8_t *)h + h->size);
+            pf_maps_mmap(s, (const struct perf_record_mmap2 *)(h + 1),
+                         (const uint8_t *)h + h->size);
         return;
     case PERF_RECORD_COMM:
         on_comm(s, h);
@@ -332,6 +323,7 @@ static void drain(struct pf_sampler *s)
         on_record(s, s->recs[i].h);
     for (int c = 0; c < s->ncpus; c++)
         perf_ring_end(&s->rings[c]);
+    s->drains++;
 }
 
 /* --- the thread ------------------------------------------------------------------- */
@@ -492,6 +484,7 @@ static void step(struct pf_sampler *s)
     /* after the drain: its last records, and any child it forked, are in */
     for (int k = 0; k < nexited; k++)
         pf_proc_exit(s, exited[k]);
+    pf_procs_retire(s, false);
     if (s->cfg.idle && !s->is_paused && s->live.target == SAMPLER_RUNNING) {
         /* `now` was taken before the rings were read: every record up
          * to it has been handled */
@@ -534,6 +527,7 @@ static void *sampler_main(void *arg)
     if (s->cfg.idle && !s->is_paused)
         for (size_t k = 0; k < s->nalive; k++)
             pf_off_count(s, &s->thr[s->alive[k]], now);
+    pf_procs_retire(s, true);
     if (gone) {
         target_gone(s);
     } else {
@@ -669,7 +663,12 @@ static void pf_print_stats(struct sampler *base, FILE *f)
     pthread_mutex_lock(&s->lock);
     struct pf_stats st = s->pf_st;
     uint64_t throttled = s->st.throttled;
+    uint64_t gone = s->gone_threads, gone_samples = s->gone_samples;
     pthread_mutex_unlock(&s->lock);
+    if (gone)
+        fprintf(f, "  ... and %" PRIu64 " more exited threads, %" PRIu64
+                " samples (the last %u exited are listed)\n", gone,
+                gone_samples, PERF_EXITED_STATS);
     fprintf(f, "perf: 1 sampler thread(s), %u events open on %u CPUs; lost in "
             "the ring buffers %" PRIu64 ", throttled %" PRIu64 "; off-CPU: %"
             PRIu64 " switch-outs, %.3f s\n", st.events, st.cpus, st.lost_ring,
