@@ -34,17 +34,29 @@
 #include <unistd.h>
 
 #define INGEST_BYTES (8u << 20) /* per buffer: ~0.5 s of 64 threads x 1 kHz */
+/* Exited processes that stay separate (the newest; older ones fold into
+ * their command's aggregate, profile.h "exited processes"), and how many
+ * more wait before a fold: each fold rebuilds the profile, so it is done
+ * for a batch (docs/PERFORMANCE.md, "A day of -a"). */
+#define EXITED_KEEP 64u
+#define EXITED_BATCH 64u
 #define PERIOD_NS 200000000ull  /* collector wake-up: as often as the
                                    sampler that never stops the target
                                    drains its rings */
 
 /* One sampled process (one image of it: an exec makes another): its
- * fold, adding into the base's profile. */
+ * fold, adding into the base's profile.  Freed once its last record is
+ * folded: its INGEST_EXIT, or (an image an exec replaced, a process
+ * whose pid is used again) the first record of the one after it. */
 struct cproc {
-    struct fold *fold;         /* with its symbolizer, released when the
-                                  process exits (INGEST_EXIT) */
+    struct fold *fold;         /* with its symbolizer */
     pid_t pid;
     bool old;                  /* a newer one has its pid */
+    uint64_t first_gen;        /* its records' maps generation is at least
+                                  this (sampler_config.on_process) */
+    struct cproc *prev;        /* the one before it with its pid, until
+                                  that one is freed */
+    uint32_t slot;             /* its index in procs */
 };
 
 struct collect {
@@ -53,9 +65,16 @@ struct collect {
      * by it (on_maps) and by the collector, walked by the controlling
      * thread, all under procs_lock.  Each cproc stays where it is. */
     pthread_mutex_t procs_lock;
-    struct cproc **procs;
+    struct cproc **procs;      /* NULL: freed (compacted away later) */
     size_t nprocs, procs_cap;
+    size_t nfreed;             /* NULL slots in procs */
     struct idtab ids;          /* pid -> procs index (the newest image) */
+    /* collector thread only */
+    int64_t *exited;           /* exited processes not folded yet, oldest
+                                  first (EXITED_KEEP stay) */
+    size_t nexited, exited_cap;
+    struct symbols_stats gone_sym; /* the symbolizers of freed processes */
+    struct fold_stats gone_fold;   /* under procs_lock, with the above */
 
     struct sampler *sampler;
     struct ingest *ingest;
@@ -89,7 +108,8 @@ struct pid_key {
 static int proc_eq(void *ctx, uint32_t id)
 {
     const struct pid_key *k = ctx;
-    return k->c->procs[id]->pid == k->pid && !k->c->procs[id]->old;
+    const struct cproc *p = k->c->procs[id];
+    return p && p->pid == k->pid && !p->old;
 }
 
 /* The newest image of pid; procs_lock held.  NULL when not announced. */
@@ -128,14 +148,17 @@ static struct cproc *proc_new(struct collect *c, pid_t pid, const char *comm)
 }
 
 /* sampler thread: a process (or a new image of one, or a new process
- * with a pid used before) will be named: its records go to a new fold */
-static void on_process(void *ctx, pid_t pid, const char *comm, bool exec)
+ * with a pid used before) will be named: its records, those of
+ * generation `gen` on, go to a new fold */
+static void on_process(void *ctx, pid_t pid, const char *comm, bool exec,
+                       uint64_t gen)
 {
     struct collect *c = ctx;
     (void)exec;
     struct cproc *p = proc_new(c, pid, comm);
     if (!p)
         return;
+    p->first_gen = gen;
     pthread_mutex_lock(&c->procs_lock);
     int rc = VEC_RESERVE(c->procs, c->procs_cap, c->nprocs + 1);
     if (rc == 0)
@@ -144,6 +167,8 @@ static void on_process(void *ctx, pid_t pid, const char *comm, bool exec)
         struct cproc *prev = proc_find(c, pid);
         if (prev)
             prev->old = true;
+        p->prev = prev;
+        p->slot = (uint32_t)c->nprocs;
         c->procs[c->nprocs] = p;
         idtab_insert(&c->ids, util_mix64((uint64_t)pid), (uint32_t)c->nprocs);
         c->nprocs++;
@@ -151,6 +176,76 @@ static void on_process(void *ctx, pid_t pid, const char *comm, bool exec)
     pthread_mutex_unlock(&c->procs_lock);
     if (rc < 0)
         proc_free(p);
+}
+
+/* procs without its freed slots, the index rebuilt; procs_lock held.
+ * Only when the room is there (no allocation under the lock): else later. */
+static void procs_compact(struct collect *c)
+{
+    size_t n = 0;
+    if (idtab_reserve(&c->ids, c->nprocs) < 0)
+        return;
+    idtab_clear(&c->ids);
+    for (size_t i = 0; i < c->nprocs; i++) {
+        struct cproc *p = c->procs[i];
+        if (!p)
+            continue;
+        p->slot = (uint32_t)n;
+        c->procs[n] = p;
+        if (!p->old)
+            idtab_insert(&c->ids, util_mix64((uint64_t)p->pid), (uint32_t)n);
+        n++;
+    }
+    c->nprocs = n;
+    c->nfreed = 0;
+}
+
+/* Collector thread: every record of p has been folded.  Free it (and
+ * the images before it); exited: it is a process's end, to be folded
+ * into its command's aggregate in time. */
+static void proc_done(struct collect *c, struct cproc *p, bool exited)
+{
+    if (exited && VEC_RESERVE(c->exited, c->exited_cap, c->nexited + 1) == 0)
+        c->exited[c->nexited++] = p->pid;
+    while (p) {
+        struct cproc *prev = p->prev;
+        struct symbols_stats o;
+        struct fold_stats g;
+        fold_get_symbols_stats(p->fold, &o);
+        fold_get_stats(p->fold, &g);
+        pthread_mutex_lock(&c->procs_lock);
+        /* a newer image points at it no more */
+        for (size_t i = p->slot + 1; i < c->nprocs; i++)
+            if (c->procs[i] && c->procs[i]->prev == p)
+                c->procs[i]->prev = NULL;
+        c->procs[p->slot] = NULL;
+        c->nfreed++;
+        c->gone_sym.lookups += o.lookups;
+        c->gone_sym.hits += o.hits;
+        c->gone_sym.misses += o.misses;
+        c->gone_sym.miss_ns += o.miss_ns;
+        c->gone_sym.reloads += o.reloads;
+        c->gone_fold.renamed += g.renamed;
+        if (!c->gone_fold.samples_before)
+            c->gone_fold.samples_before = g.samples_before;
+        if (c->nfreed >= 64 && 2 * c->nfreed >= c->nprocs)
+            procs_compact(c);
+        pthread_mutex_unlock(&c->procs_lock);
+        proc_free(p);
+        p = prev;
+    }
+}
+
+/* The image a record of pid in generation gen belongs to: the newest
+ * one whose records start at or before gen.  NULL when none is known. */
+static struct cproc *proc_route(struct collect *c, pid_t pid, uint64_t gen)
+{
+    pthread_mutex_lock(&c->procs_lock);
+    struct cproc *p = proc_find(c, pid);
+    while (p && gen < p->first_gen)
+        p = p->prev;
+    pthread_mutex_unlock(&c->procs_lock);
+    return p;
 }
 
 /* sampler thread: the maps of a new generation of process pid */
@@ -164,6 +259,51 @@ static void on_maps(void *ctx, pid_t pid, uint64_t gen, const char *text, size_t
         fold_add_maps(p->fold, gen, text, len);
 }
 
+/* Hand the records run[0..len) of one process to the folds of its
+ * images, each stretch of one image at once; an image whose next one
+ * has a record, or whose INGEST_EXIT came, is done. */
+static void fold_run(struct collect *c, pid_t pid, const uint8_t *run,
+                     size_t len)
+{
+    size_t off = 0, start = 0;
+    struct cproc *cur = NULL;
+    const void *payload;
+    const struct ingest_rec *r;
+    for (;;) {
+        size_t at = off;
+        r = ingest_next(run, len, &off, &payload);
+        struct cproc *p = r ? proc_route(c, pid, r->gen) : NULL;
+        if (r && p == cur && r->type != INGEST_EXIT)
+            continue;
+        if (cur && at > start)
+            fold_records(cur->fold, run + start, at - start);
+        if (!r)
+            return;
+        if (p && p->prev && r->type != INGEST_EXIT)
+            proc_done(c, p->prev, false); /* replaced: all folded */
+        if (p && r->type == INGEST_EXIT) {
+            fold_records(p->fold, run + at, off - at);
+            proc_done(c, p, true);
+            p = NULL;
+            at = off;
+        }
+        cur = p;
+        start = at;
+    }
+}
+
+/* Fold the exited processes beyond the newest EXITED_KEEP into their
+ * commands' aggregates, a batch at a time (final: all beyond them). */
+static void fold_exited(struct collect *c, bool final)
+{
+    if (c->nexited < EXITED_KEEP + (final ? 1 : EXITED_BATCH))
+        return;
+    size_t n = c->nexited - EXITED_KEEP;
+    fold_processes(c->fold, c->exited, n);
+    memmove(c->exited, c->exited + n, EXITED_KEEP * sizeof *c->exited);
+    c->nexited = EXITED_KEEP;
+}
+
 /* Collector thread, or the controlling one once the collector has ended:
  * every run of records to its process's fold. */
 static void drain_once(struct collect *c)
@@ -173,11 +313,7 @@ static void drain_once(struct collect *c)
     int32_t pid;
     ingest_swap(c->ingest, &data, &len);
     while ((n = ingest_run(data, len, off, &pid)) > 0) {
-        pthread_mutex_lock(&c->procs_lock);
-        struct cproc *p = proc_find(c, (pid_t)pid);
-        pthread_mutex_unlock(&c->procs_lock);
-        if (p)
-            fold_records(p->fold, data + off, n);
+        fold_run(c, (pid_t)pid, data + off, n);
         off += n;
     }
     pthread_mutex_lock(&c->procs_lock);
@@ -185,10 +321,12 @@ static void drain_once(struct collect *c)
     pthread_mutex_unlock(&c->procs_lock);
     for (size_t i = 0; i < np; i++) {
         pthread_mutex_lock(&c->procs_lock);
-        struct cproc *p = c->procs[i];
+        struct cproc *p = i < c->nprocs ? c->procs[i] : NULL;
         pthread_mutex_unlock(&c->procs_lock);
-        fold_update_names(p->fold);
+        if (p)
+            fold_update_names(p->fold);
     }
+    fold_exited(c, false);
 }
 
 static void get_stats(struct collect *c, struct sampler_stats *st)
@@ -370,6 +508,7 @@ static void op_finish(struct source *src)
      * one the sampler was filling */
     drain_once(c);
     drain_once(c);
+    fold_exited(c, true);
     update_meta(c);
 }
 
@@ -379,6 +518,7 @@ static void collect_free(struct collect *c)
     sampler_stop(c->sampler);
     for (size_t i = c->nprocs; i-- > 0;)
         proc_free(c->procs[i]); /* siblings before the base */
+    free(c->exited);
     fold_free(c->fold);
     sym_store_free(c->store); /* after the symbolizers */
     dbgfetch_free(c->fetch);  /* after the store that asks it */
@@ -461,12 +601,14 @@ static void print_debuginfo(struct collect *c, const struct symbols_stats *ss,
 /* The symbolizers' and folds' figures summed over every process. */
 static void sum_symbols(struct collect *c, struct symbols_stats *ss, struct fold_stats *fs)
 {
-    memset(ss, 0, sizeof *ss);
-    memset(fs, 0, sizeof *fs);
     pthread_mutex_lock(&c->procs_lock);
+    *ss = c->gone_sym;
+    *fs = c->gone_fold;
     for (size_t i = 0; i < c->nprocs; i++) {
         struct symbols_stats o;
         struct fold_stats g;
+        if (!c->procs[i])
+            continue;
         fold_get_symbols_stats(c->procs[i]->fold, &o);
         fold_get_stats(c->procs[i]->fold, &g);
         ss->lookups += o.lookups;
@@ -474,8 +616,11 @@ static void sum_symbols(struct collect *c, struct symbols_stats *ss, struct fold
         ss->misses += o.misses;
         ss->miss_ns += o.miss_ns;
         ss->reloads += o.reloads;
-        ss->no_debuginfo += o.no_debuginfo;
-        ss->late_debuginfo += o.late_debuginfo;
+        /* the store's counters, the same in each */
+        if (o.no_debuginfo > ss->no_debuginfo)
+            ss->no_debuginfo = o.no_debuginfo;
+        if (o.late_debuginfo > ss->late_debuginfo)
+            ss->late_debuginfo = o.late_debuginfo;
         fs->renamed += g.renamed;
         if (!fs->samples_before)
             fs->samples_before = g.samples_before;

@@ -430,6 +430,20 @@ void fold_update_names(struct fold *f)
     rename_frames(f);
 }
 
+void fold_processes(struct fold *base, const int64_t *pids, size_t n)
+{
+    if (n == 0)
+        return;
+    pthread_mutex_lock(base->prof_lock);
+    struct profile *q = profile_fold_processes(base->prof, pids, n);
+    if (q)
+        profile_replace(base->prof, q);
+    pthread_mutex_unlock(base->prof_lock);
+    profile_free(q);  /* the old contents */
+    if (q)
+        atomic_fetch_add(base->generation, 1);
+}
+
 struct profile *fold_snapshot(struct fold *f)
 {
     pthread_mutex_lock(f->prof_lock);

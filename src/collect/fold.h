@@ -76,6 +76,13 @@ void fold_advance(struct fold *f, uint64_t now_ns);
  * nothing arrived; never waits on a fetch. */
 void fold_update_names(struct fold *f);
 
+/* Collector thread: the processes pids[0..n) have exited and every
+ * record of theirs is folded: their threads join their commands'
+ * aggregates (profile_fold_processes), under prof_lock; frame ids stay,
+ * so every fold's pc cache stays good.  Base fold.  On OOM nothing
+ * changes (they stay separate). */
+void fold_processes(struct fold *base, const int64_t *pids, size_t n);
+
 /* --- readers: any thread (they take prof_lock) --- */
 
 struct fold_stats {

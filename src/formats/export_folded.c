@@ -101,23 +101,35 @@ static bool folded_frames(struct folded_ctx *c, uint32_t thread,
 {
     bool first = true;
 
-    if (c->process) {
-        const struct profile_thread *t = profile_thread_at(c->p, thread);
+    const struct profile_thread *t = profile_thread_at(c->p, thread);
 
-        write_name(c->f, t->process ? t->process : t->name);
-        fprintf(c->f, "-%lld", (long long)(t->pid ? t->pid : t->tid));
+    if (c->process) {
+        char label[256];
+
+        /* the exited processes of a command: "cc1 (1,040 exited)" */
+        if (profile_thread_is_exited(t)) {
+            write_name(c->f, profile_process_label(t, false, label,
+                                                   sizeof(label)));
+        } else {
+            write_name(c->f, t->process ? t->process : t->name);
+            fprintf(c->f, "-%lld", (long long)(t->pid ? t->pid : t->tid));
+        }
         first = false;
     }
     if (!c->o->no_thread_root) {
         /* The current name, not the thread frame's: the frame keeps the
          * name the thread had when first seen (often before its comm
-         * was known), a rename does not change it. */
-        const struct profile_thread *t = profile_thread_at(c->p, thread);
-
+         * was known), a rename does not change it.  An aggregate of
+         * exited processes has no tid: its frame's name, "cc1
+         * (exited)". */
         if (!first)
             putc_unlocked(';', c->f);
-        write_name(c->f, t->name);
-        fprintf(c->f, "-%lld", (long long)t->tid);
+        if (profile_thread_is_exited(t)) {
+            write_name(c->f, profile_frame(c->p, t->frame)->name);
+        } else {
+            write_name(c->f, t->name);
+            fprintf(c->f, "-%lld", (long long)t->tid);
+        }
         first = false;
     } else if (n == 0 && first) {
         return false;

@@ -141,6 +141,10 @@ struct profile_thread {
     uint32_t processes; /* in a profile_merge_commands result: how many
                            processes of its command merged into its
                            process; 0 otherwise */
+    uint32_t exited;  /* the exited processes of its command folded into
+                         it (profile_fold_processes): how many, for every
+                         thread of that command's aggregate; 0 for a
+                         thread of one process */
 };
 
 /* Metadata carried to exporters and the TUI header. */
@@ -234,8 +238,9 @@ int profile_thread_set_process(struct profile *p, uint32_t idx, int64_t pid,
 /* The name a process goes by in the views, into buf (n bytes): its
  * command ("nginx", the thread's name when unknown), then with_pid "
  * (pid 102)", or after profile_merge_commands " (3 processes)" either
- * way; "[unknown process]" for a thread of no known process.  Returns
- * buf.  The process roots of a derived tree are named so. */
+ * way, or for the aggregate of its exited processes " (1,040 exited)"
+ * either way; "[unknown process]" for a thread of no known process.
+ * Returns buf.  The process roots of a derived tree are named so. */
 const char *profile_process_label(const struct profile_thread *th,
                                   bool with_pid, char *buf, size_t n);
 
@@ -247,6 +252,46 @@ bool profile_several_processes(const struct profile *p);
  * process known count as none).  O(threads^2) worst case: for exporters
  * and headers, not per sample. */
 uint32_t profile_process_count(const struct profile *p);
+
+/* --- exited processes --------------------------------------------------
+ *
+ * A long session meets thousands of short processes (a build: a compiler
+ * per file).  Each keeps its own threads and stacks while it runs; once
+ * it has exited, its samples can join those of the other exited
+ * processes of its command, so the profile grows with the distinct
+ * commands and stacks, not with the processes seen.
+ *
+ * An aggregate is one thread per (command, thread name), marked with
+ * `exited` (how many processes of the command it holds) and a pid and
+ * tid of its own (negative: no process has them); the views name its
+ * process "cc1 (1,040 exited)".  Folding moves every weight as it is:
+ * the total, every function's self and total, the line and address
+ * counts and the per-second buckets are the same before and after; only
+ * the split by process and thread changes.  Thread indexes move (views
+ * keep threads and processes by tid and pid); frame ids stay, but those
+ * of the folded threads' FRAME_THREAD frames, which new threads reuse.
+ * The strings, the tree and the sample trie are rebuilt from what is
+ * left, so what the folded processes held alone is freed. */
+
+/* Whether thread th is an aggregate of exited processes. */
+static inline bool profile_thread_is_exited(const struct profile_thread *th)
+{
+    return th && th->exited > 0;
+}
+
+/* A new profile: p with the threads of the processes pids[0..n) (which
+ * have exited) folded into the aggregates of their commands (created
+ * when new; a pid with no thread in p, or an aggregate's, is ignored),
+ * and everything else as it was.  p is unchanged.  NULL on OOM, or when
+ * p holds a call graph (nothing to fold).  The collector builds it
+ * without its lock (it is the only writer) and swaps it in with
+ * profile_replace under it. */
+struct profile *profile_fold_processes(const struct profile *p,
+                                       const int64_t *pids, size_t n);
+
+/* p takes q's contents and q p's old ones (so pointers to p stay
+ * valid); the caller frees q. */
+void profile_replace(struct profile *p, struct profile *q);
 
 /* Number of threads (indexes 0 .. count-1, in creation order). */
 uint32_t profile_thread_count(const struct profile *p);

@@ -126,8 +126,9 @@ static int merge_impl(struct profile *dst, const struct profile *src,
                       bool by_command);
 
 /* After merging src by command into dst: each thread of a known process
- * learns how many processes of its command src has, and takes the PID
- * of the first, so the command is one process.  0 or -1 on OOM. */
+ * learns how many processes of its command src has (the exited ones of
+ * an aggregate counted), and takes the PID of the first, so the command
+ * is one process.  0 or -1 on OOM. */
 static int count_processes(struct profile *dst, const struct profile *src)
 {
     bool *first = calloc(src->nthreads ? src->nthreads : 1, sizeof(*first));
@@ -149,7 +150,8 @@ static int count_processes(struct profile *dst, const struct profile *src)
         d->processes = 0;
         for (uint32_t t = 0; d->pid && t < src->nthreads; t++)
             if (first[t] && same_str(src->th[t].process, d->process)) {
-                d->processes++;
+                /* an aggregate stands for its exited processes */
+                d->processes += src->th[t].exited ? src->th[t].exited : 1;
                 if (!pid)
                     pid = src->th[t].pid;
             }

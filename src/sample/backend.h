@@ -89,8 +89,13 @@ struct sampler_config {
      * named by a record or by on_maps (at attach, when a target forks a
      * child with `children`, when `all` meets one), and again when it
      * execs (exec true: a new image, comm its new name; its records from
-     * then on belong to the new one).  Must not block. */
-    void (*on_process)(void *ctx, pid_t pid, const char *comm, bool exec);
+     * then on belong to the new one).  Its records carry a maps
+     * generation of at least `gen`, those of an older image or of an
+     * older process with the same pid a smaller one (generations grow
+     * over the whole session), so a record names its image by (pid,
+     * gen).  Must not block. */
+    void (*on_process)(void *ctx, pid_t pid, const char *comm, bool exec,
+                       uint64_t gen);
     /* Called on the sampler thread whenever a process's mappings change
      * (attach, exec, dlopen...), before any sample of that generation. */
     void (*on_maps)(void *ctx, pid_t pid, uint64_t gen, const char *text,

@@ -231,6 +231,10 @@ struct pf_sampler {
                                   tstats (PERF_EXITED_STATS) */
     uint64_t gone_samples;     /* lock: ...and their samples */
     uint64_t drains;           /* drains done */
+    uint64_t gen_seq;          /* the last maps generation given, of any
+                                  process: generations grow over the
+                                  session, so (pid, gen) names an image
+                                  (sampler_config.on_process) */
     uint32_t procs_retired;    /* retired, still in the table */
     uint32_t thr_dead;         /* dead threads still in the table */
 };

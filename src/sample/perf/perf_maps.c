@@ -41,7 +41,7 @@ static bool maps_install(struct pf_sampler *s, struct pproc *p,
         unwinder_set_maps(p->unw, m);
     maps_free(p->maps);
     p->maps = m;
-    p->gen++;
+    p->gen = ++s->gen_seq;
     if (s->cfg.on_maps)
         s->cfg.on_maps(s->cfg.ctx, p->pid, p->gen, m->text, m->text_len);
     return true;

@@ -127,8 +127,12 @@ void pf_proc_announce(struct pf_sampler *s, struct pproc *p)
         return;
     if (!p->comm[0])
         target_thread_name(p->pid, p->pid, p->comm, sizeof p->comm);
+    /* a generation of its own: its records are told from those of the
+     * image before it, and of an older process with its pid */
+    p->gen = ++s->gen_seq;
     if (s->cfg.on_process)
-        s->cfg.on_process(s->cfg.ctx, p->pid, p->comm, p->exec_pending);
+        s->cfg.on_process(s->cfg.ctx, p->pid, p->comm, p->exec_pending,
+                          p->gen);
     if (p->exec_pending) {
         /* the new image's records go to a new process: its threads are
          * named there again, and its maps handed over again */

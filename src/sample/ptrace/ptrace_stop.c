@@ -82,7 +82,7 @@ void pt_stop_announce(struct pt_sampler *s)
         return;
     char comm[32];
     target_thread_name(s->pid, s->pid, comm, sizeof comm);
-    s->cfg.on_process(s->cfg.ctx, s->pid, comm, false);
+    s->cfg.on_process(s->cfg.ctx, s->pid, comm, false, 0);
 }
 
 /* Re-read /proc/PID/maps; on change, bump the generation, tell the
