@@ -38,6 +38,11 @@
  * their command's aggregate, profile.h "exited processes"), and how many
  * more wait before a fold: each fold rebuilds the profile, so it is done
  * for a batch (docs/PERFORMANCE.md, "A day of -a"). */
+/* A binary's module no process holds any more stays for the next
+ * process of it (a build's cc1 after cc1), this long, while the kept
+ * ones' files add up to at most this (docs/PERFORMANCE.md). */
+#define SYM_KEEP_BYTES (96ull << 20)
+#define SYM_KEEP_NS (60ull * 1000000000ull)
 #define EXITED_KEEP 64u
 #define EXITED_BATCH 64u
 #define PERIOD_NS 200000000ull  /* collector wake-up: as often as the
@@ -510,6 +515,8 @@ static void op_finish(struct source *src)
     drain_once(c);
     fold_exited(c, true);
     update_meta(c);
+    /* no process will take them again */
+    sym_store_drop_idle(c->store);
 }
 
 /* Free what collect_start made; the threads have ended (or never ran). */
@@ -689,6 +696,8 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
     c->fold = fold_new();
     c->fetch = dbgfetch_new();  /* NULL: $DEBUGINFOD_URLS names no server */
     c->store = sym_store_new(c->fetch);
+    if (c->store)
+        sym_store_set_keep(c->store, SYM_KEEP_BYTES, SYM_KEEP_NS);
     c->tasks = tasks_new();
     if (!c->ingest || !c->fold || !c->store || !c->tasks) {
         snprintf(err, errlen, "out of memory");
