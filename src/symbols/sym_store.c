@@ -117,6 +117,8 @@ struct sym_store {
     struct sym_mod **mods;     /* by key id; NULL when not loaded */
     size_t nmods, capmods;
 
+    uint32_t *key_loads;       /* by key id: times that module was loaded */
+    size_t capkey_loads;
     uint64_t keep_bytes, keep_ns; /* sym_store_set_keep */
     struct sym_mod *idle_newest, *idle_oldest; /* modules no process holds */
 
@@ -201,6 +203,7 @@ void sym_store_free(struct sym_store *st)
     for (size_t i = 0; i < st->nmods; i++)
         mod_free(st->mods[i]);
     free(st->mods);
+    free(st->key_loads);
     strarena_free(&st->keys);
     strarena_free(&st->asked);
     strarena_free(&st->gained);
@@ -225,13 +228,28 @@ void sym_store_print_stats(const struct sym_store *st, FILE *f)
         if (st->mods[i] != NULL && st->mods[i]->refs > 0)
             fprintf(f, "  module %s: %u processes\n", st->mods[i]->basename,
                     st->mods[i]->refs);
-    if (st->keep_bytes)
-        fprintf(f, "symbol reuse: %" PRIu64 " modules taken again after "
-                "their last process, %u kept now (%.1f MiB of files; at "
-                "most %.0f MiB, %.0f s)\n", st->stats.reused,
-                st->stats.idle, (double)st->stats.idle_bytes / 1048576.0,
-                (double)st->keep_bytes / 1048576.0,
-                (double)st->keep_ns / 1e9);
+    if (!st->keep_bytes)
+        return;
+    /* how often a binary was loaded: once is the aim */
+    uint32_t most = 0, keys = 0;
+    const char *most_key = "";
+    for (size_t i = 0; i < st->keys.nstr && i < st->capkey_loads; i++) {
+        if (!st->key_loads[i])
+            continue;
+        keys++;
+        if (st->key_loads[i] > most) {
+            most = st->key_loads[i];
+            most_key = strarena_str(&st->keys, (uint32_t)i);
+        }
+    }
+    const char *slash = strrchr(most_key, '/');
+    fprintf(f, "symbol reuse: %" PRIu64 " modules taken again after their "
+            "last process, %u kept now (%.1f MiB of files; at most %.0f "
+            "MiB, %.0f s); %u binaries loaded %" PRIu64 " times, at most "
+            "%u (%s)\n", st->stats.reused, st->stats.idle,
+            (double)st->stats.idle_bytes / 1048576.0,
+            (double)st->keep_bytes / 1048576.0, (double)st->keep_ns / 1e9,
+            keys, st->stats.loads, most, slash ? slash + 1 : most_key);
 }
 
 /* --- modules no process holds ---------------------------------------------- */
@@ -412,6 +430,10 @@ static struct sym_mod *mod_load(struct sym_store *st, const char *key,
         free(m);
         return NULL;
     }
+    if (VEC_RESERVE_ZERO(st->key_loads, st->capkey_loads, (size_t)id + 1) < 0) {
+        free(m);
+        return NULL;
+    }
     while (st->nmods <= id)
         st->mods[st->nmods++] = NULL;
     *m = (struct sym_mod){.st = st, .key = id, .refs = 1, .fd = -1};
@@ -440,6 +462,7 @@ static struct sym_mod *mod_load(struct sym_store *st, const char *key,
     st->stats.modules++;
     st->stats.refs++;
     st->stats.loads++;
+    st->key_loads[id]++;
     return m;
 }
 
