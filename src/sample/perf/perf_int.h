@@ -394,6 +394,12 @@ void pf_off_begin(struct pf_sampler *s, struct pthr *t, const uint64_t *regs,
 /* Give every live thread blocked right now its stack. */
 void pf_off_bootstrap_blocked(struct pf_sampler *s, uint64_t now);
 
+/* -a: put every thread of the machine that is blocked right now in the
+ * tables (its process too), so pf_off_bootstrap_blocked counts it from
+ * the start, as -p does its targets': a thread blocked all along never
+ * switches, so no record would name it. */
+void pf_off_meet_all(struct pf_sampler *s, uint64_t now);
+
 /* --- perf_sampler.c ------------------------------------------------------ */
 
 /* The interval the cpu-clock events had at `time` (CLOCK_MONOTONIC ns):

@@ -6,12 +6,14 @@
  * PERF_RECORD_SWITCH back in (ns: ingest_rec.weight).  Threads
  * already blocked at attach (or at a resume) never switch out while we
  * watch: their stack is read once from /proc/PID/task/TID/syscall (user
- * SP and PC) and process_vm_readv.
+ * SP and PC) and process_vm_readv.  With -a, no record names them
+ * either: /proc is walked for them first (pf_off_meet_all).
  */
 #include "perf_int.h"
 
 #include "maps.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +142,70 @@ static void off_bootstrap(struct pf_sampler *s, struct pthr *t, uint64_t now)
     t->have_off = true;
     t->t_out = now;
     s->pf_live.offcpu++;
+}
+
+/* The state letter of thread tid of pid, 0 when it cannot be read. */
+static char task_state(pid_t pid, pid_t tid)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    char st = target_stat_state(fd, NULL);
+    close(fd);
+    return st;
+}
+
+struct meet {
+    struct pf_sampler *s;
+    pid_t pid;
+    uint32_t proc;  /* PERF_NONE until a blocked thread needs it */
+    uint64_t now;
+};
+
+/* A thread of m->pid: into the tables when it is blocked now (it would
+ * not switch while we watch, so no record would ever name it). */
+static int meet_task(void *ctx, pid_t tid)
+{
+    struct meet *m = ctx;
+    struct pf_sampler *s = m->s;
+    char st = task_state(m->pid, tid);
+    if (st != 'S' && st != 'D')
+        return 0;
+    if (m->proc == PERF_NONE &&
+        (m->proc = pf_proc_add(s, m->pid, false, NULL)) == PERF_NONE)
+        return 1;
+    uint32_t i = pf_thr_find(s, tid);
+    if (i == PERF_NONE || !s->thr[i].alive || s->thr[i].proc != m->proc)
+        pf_thr_add(s, m->proc, tid, NULL, m->now);
+    return 0;
+}
+
+void pf_off_meet_all(struct pf_sampler *s, uint64_t now)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+    if (!d)
+        return;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        pid_t pid = (pid_t)atoi(de->d_name);
+        char cmd[8];
+        if (pid == s->self)
+            continue;
+        /* kernel threads have no command line, and no user stack */
+        target_cmdline(pid, cmd, sizeof cmd);
+        if (!cmd[0])
+            continue;
+        uint32_t known = pf_proc_find(s, pid);
+        struct meet m = {s, pid, known != PERF_NONE &&
+                                 !s->procs[known].exited ? known : PERF_NONE,
+                         now};
+        target_tasks(pid, meet_task, &m);
+    }
+    closedir(d);
 }
 
 void pf_off_bootstrap_blocked(struct pf_sampler *s, uint64_t now)

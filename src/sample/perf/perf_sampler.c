@@ -436,6 +436,8 @@ static void apply_controls(struct pf_sampler *s, uint64_t now)
                 s->thr[s->alive[k]].t_out = 0;
         } else {
             pf_procs_reconcile(s, now);
+            if (s->cfg.idle && s->cfg.all)
+                pf_off_meet_all(s, now);
             if (s->cfg.idle)
                 pf_off_bootstrap_blocked(s, now);
         }
@@ -511,6 +513,8 @@ static void *sampler_main(void *arg)
         pf_proc_refresh_maps(s, &s->procs[i]);
     s->t_start = s->win_start = s->t_publish = clock_mono_ns();
     s->win_cpu = targets_cpu_ns(s);
+    if (rc == 0 && s->cfg.idle && s->cfg.all)
+        pf_off_meet_all(s, s->t_start);
     if (rc == 0 && s->cfg.idle)
         pf_off_bootstrap_blocked(s, s->t_start);
     s->live.pid = s->pid;
