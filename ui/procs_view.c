@@ -6,6 +6,12 @@
  * source's table of tasks (ctx_tasks), gathered off the UI thread.  The
  * share order keeps the previous
  * refresh's order where shares are within SWAP_MARGIN of each other.
+ *
+ * Exited processes are rows too: the newest few each of its own, the
+ * others one row per command ("cc1 (1,040 exited)", profile.h "exited
+ * processes").  X hides them all (the rows the tasks table says are gone
+ * and the aggregates) and shows them again; the info line says how many
+ * it hides.
  */
 #include "procs_view.h"
 
@@ -29,6 +35,8 @@ struct proc_row {
     const struct source_task *cpu; /* its figures in tasks, NULL: none (a
                                       file, processes merged, gone) */
     const char *state;  /* "running", "sleeping", "exited", "-" */
+    bool exited;        /* an aggregate of exited processes, or a process
+                           the tasks table says is gone */
 };
 
 struct procs_priv {
@@ -38,6 +46,8 @@ struct procs_priv {
     size_t norder, order_cap;
     struct view_sort sort;
     struct source_tasks tasks; /* the live tasks, as of the refresh */
+    bool hide_exited;   /* X: the exited rows are left out */
+    size_t hidden;      /* ...how many were, at the last refresh */
 };
 
 enum procs_col { PC_MARK, PC_PID, PC_COMMAND, PC_SHARE, PC_SAMPLES,
@@ -163,17 +173,41 @@ static void read_cpu(struct view *v, const struct profile *snap)
     for (size_t i = 0; i < v->lines; i++) {
         struct proc_row *r = &pp->rows[i];
 
+        const struct profile_thread *th = profile_thread_at(snap, r->thread);
+
         r->cpu = NULL;
         r->state = "-";
-        if (!live || !r->pid ||
-            profile_thread_at(snap, r->thread)->processes > 1)
+        r->exited = profile_thread_is_exited(th);
+        if (r->exited)
+            r->state = cpustat_state(0);
+        if (!live || !r->pid || th->processes > 1 || r->exited)
             continue;
         r->cpu = source_task_find(&pp->tasks, r->pid, 0);
         if (r->cpu)
             r->state = cpustat_state(r->cpu->state);
-        if (r->cpu && !r->cpu->state)
+        if (r->cpu && !r->cpu->state) {
             r->cpu = NULL;  /* gone: no figures */
+            r->exited = true;
+        }
     }
+}
+
+/* X: the rows of exited processes left out. */
+static void drop_exited(struct view *v)
+{
+    struct procs_priv *pp = v->priv;
+    size_t n = 0;
+
+    pp->hidden = 0;
+    if (!pp->hide_exited)
+        return;
+    for (size_t i = 0; i < v->lines; i++) {
+        if (pp->rows[i].exited)
+            pp->hidden++;
+        else
+            pp->rows[n++] = pp->rows[i];
+    }
+    v->lines = n;
 }
 
 static void procs_refresh(struct view *v)
@@ -185,6 +219,7 @@ static void procs_refresh(struct view *v)
     if (!m || build_rows(v, m->snap) < 0)
         return;
     read_cpu(v, m->snap);
+    drop_exited(v);
     if (procs_cols[pp->sort.col].id == PC_PID)
         qsort(pp->rows, v->lines, sizeof(*pp->rows), by_pid);
     else
@@ -227,8 +262,9 @@ static void procs_cell(struct view *v, size_t line, int col,
             c->attr = v->ctx->theme->attr[UC_VALUE];
         }
         break;
-    case PC_PID:
-        snprintf(c->buf, sizeof(c->buf), r->pid ? "%" PRId64 : "-", r->pid);
+    case PC_PID:  /* exited processes' aggregate: no PID (< 0) */
+        snprintf(c->buf, sizeof(c->buf), r->pid > 0 ? "%" PRId64 : "-",
+                 r->pid);
         c->text = c->buf;
         break;
     case PC_COMMAND:
@@ -297,8 +333,25 @@ static bool procs_pick(struct view *v, enum request req)
     return true;
 }
 
+/* X: hide the exited processes, or show them again. */
+static bool procs_hide_exited(struct view *v, enum request req)
+{
+    struct procs_priv *pp = v->priv;
+
+    (void)req;
+    pp->hide_exited = !pp->hide_exited;
+    view_refresh(v);
+    if (pp->hide_exited)
+        ctx_message(v->ctx, false, "%zu exited process row%s hidden "
+                    "(X: show)", pp->hidden, pp->hidden == 1 ? "" : "s");
+    else
+        ctx_message(v->ctx, false, "exited processes shown (X: hide)");
+    return true;
+}
+
 static const struct view_action procs_actions[] = {
     { REQ_ENTER, procs_pick, true },
+    { REQ_HIDE_EXITED, procs_hide_exited, false },
     { REQ_NONE, NULL, false },
 };
 
@@ -308,9 +361,14 @@ static const char *procs_info(struct view *v, char *buf, size_t n)
 
     if (!v->ctx->model)
         return NULL;
-    snprintf(buf, n, "%zu process%s, by %s%s", v->lines,
-             v->lines == 1 ? "" : "es", procs_cols[pp->sort.col].sort,
-             pp->sort.reverse ? " (rev)" : "");
+    char hidden[48] = "";
+
+    if (pp->hide_exited)
+        snprintf(hidden, sizeof(hidden), " (%zu exited hidden)",
+                 pp->hidden);
+    snprintf(buf, n, "%zu process%s%s, by %s%s", v->lines,
+             v->lines == 1 ? "" : "es", hidden,
+             procs_cols[pp->sort.col].sort, pp->sort.reverse ? " (rev)" : "");
     return buf;
 }
 

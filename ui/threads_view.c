@@ -182,8 +182,10 @@ static void threads_refresh(struct view *v)
                                          th->pid ? th->pid : st->pid, th->tid)
                       : NULL;
         r->state = r->cpu ? cpustat_state(r->cpu->state)
-                   : !live && st && st->state == TARGET_EXITED ? "exited"
-                   : "-";
+                   : profile_thread_is_exited(th) ||
+                             (!live && st && st->state == TARGET_EXITED)
+                       ? "exited"
+                       : "-";
         if (r->cpu && !r->cpu->state)
             r->cpu = NULL;  /* gone: no figures */
     }
@@ -224,8 +226,9 @@ static void threads_cell(struct view *v, size_t line, int col,
             c->attr = v->ctx->theme->attr[UC_VALUE];
         }
         break;
-    case THC_TID:
-        snprintf(c->buf, sizeof(c->buf), "%" PRId64, th->tid);
+    case THC_TID:  /* exited processes' aggregate: no thread of its own */
+        snprintf(c->buf, sizeof(c->buf), profile_thread_is_exited(th)
+                 ? "-" : "%" PRId64, th->tid);
         c->text = c->buf;
         break;
     case THC_NAME:

@@ -16,7 +16,9 @@
  * above the thread: "nginx-100;nginx-101;main;a 3", the process's
  * command and PID, unless no_process_root drops it (no_thread_root drops
  * the thread level, independently).  A profile of one process is written
- * as before, without it.
+ * as before, without it.  The exited processes of a command folded into
+ * one aggregate (profile.h) are "cc1 (1,040 exited);cc1 (exited);...",
+ * which load_folded reads back as that aggregate.
  *
  * Samples that landed on a thread node itself (an empty stack) are written
  * as the bare thread frame; with no_thread_root there is no frame left to
@@ -221,9 +223,15 @@ static int diff_write(const struct diff_pair *pair, struct folded_ctx *c,
 static int write_folded(const struct profile *p, const struct export_opts *o,
                         FILE *f)
 {
+    bool exited = false;
+
+    /* an aggregate of exited processes always says so at its root */
+    for (uint32_t t = 0; t < profile_thread_count(p) && !exited; t++)
+        exited = profile_thread_is_exited(profile_thread_at(p, t));
     struct folded_ctx c = { p, o, f,
                             !(o && o->no_process_root) &&
-                                profile_process_count(p) > 1, NULL };
+                                (exited || profile_process_count(p) > 1),
+                            NULL };
     struct diff_pair d;
     int rc;
 

@@ -349,13 +349,14 @@ const char *profile_process_label(const struct profile_thread *th,
 {
     const char *comm = th->process ? th->process : th->name;
 
-    if (th->exited && !th->processes) {
-        char num[32];
+    char num[32];
 
+    if (th->exited && !th->processes)
         snprintf(buf, n, "%s (%s exited)", comm,
                  util_thousands(th->exited, num, sizeof(num)));
-    } else if (th->processes)
-        snprintf(buf, n, "%s (%u process%s)", comm, th->processes,
+    else if (th->processes)
+        snprintf(buf, n, "%s (%s process%s)", comm,
+                 util_thousands(th->processes, num, sizeof(num)),
                  th->processes == 1 ? "" : "es");
     else if (!th->pid)
         snprintf(buf, n, "[unknown process]");

@@ -293,6 +293,23 @@ struct profile *profile_fold_processes(const struct profile *p,
  * valid); the caller frees q. */
 void profile_replace(struct profile *p, struct profile *q);
 
+/* For the readers of files that name aggregates (export_folded's process
+ * and thread roots, pprof's labels): the aggregate thread of command cmd
+ * named name in p, made when p has none, holding `exited` processes
+ * (every aggregate of cmd then holds at least that many).  Its index,
+ * or PROFILE_NONE on OOM. */
+uint32_t profile_exited_thread(struct profile *p, const char *cmd,
+                               const char *name, uint32_t exited);
+
+/* Whether proc and thread are the process and thread roots the writers
+ * give an aggregate: proc "COMMAND (1,040 exited)", thread "NAME
+ * (exited)" or "COMMAND: NAME (exited)" (then maybe "#K", as frames are
+ * made unique).  Fills cmd, name (truncated to their sizes) and *exited
+ * when they are. */
+bool profile_exited_parse(const char *proc, const char *thread, char *cmd,
+                          size_t ncmd, char *name, size_t nname,
+                          uint32_t *exited);
+
 /* Number of threads (indexes 0 .. count-1, in creation order). */
 uint32_t profile_thread_count(const struct profile *p);
 

@@ -176,41 +176,8 @@ out:
     return rc;
 }
 
-/* An aggregate with no frame yet gets one: "NAME (exited)", or
- * "COMMAND: NAME (exited)" when its thread name is not its command's,
- * unique among q's frames; a free frame when there is one.  PROFILE_NONE
- * on OOM. */
 static uint32_t aggregate_frame(struct profile *q, const struct profile *p,
-                                const struct fthread *f)
-{
-    const char *name = profile_str(p, f->name);
-    const char *cmd = profile_str(p, f->proc);
-    size_t cap = strlen(name) + strlen(cmd) + 48;
-    char *buf = malloc(cap);
-    uint32_t id = PROFILE_NONE;
-
-    if (!buf)
-        return PROFILE_NONE;
-    for (unsigned k = 1; k < 1000000; k++) {
-        struct frame_desc d = { .name = buf, .kind = FRAME_THREAD };
-        int len = strcmp(name, cmd) == 0
-                      ? snprintf(buf, cap, "%s (exited)", name)
-                      : snprintf(buf, cap, "%s: %s (exited)", cmd, name);
-
-        if (k > 1)
-            snprintf(buf + len, cap - (size_t)len, "#%u", k);
-        if (profile_frame_lookup(q, &d) != PROFILE_NONE)
-            continue;
-        if (q->nfree > 0 &&
-            profile_frame_set(q, q->free_frames[q->nfree - 1], &d) == 0)
-            id = q->free_frames[--q->nfree];
-        else
-            id = profile_intern_frame(q, &d);
-        break;
-    }
-    free(buf);
-    return id;
-}
+                                const struct fthread *f);
 
 /* q's frames: p's, with the same ids, strings interned in q; the free
  * ones named "" and left out of the index.  0 or -1 on OOM. */
@@ -350,4 +317,159 @@ out:
         q = NULL;
     }
     return q;
+}
+
+#define EXITED_SUFFIX " (exited)"
+
+/* The frame name of the aggregate of command cmd's threads named name:
+ * "NAME (exited)", or "COMMAND: NAME (exited)" when the thread is not
+ * named as its command, then "#K" for the K-th of that name (K > 1). */
+static void exited_frame_name(char *buf, size_t cap, const char *cmd,
+                              const char *name, unsigned k)
+{
+    int len = strcmp(name, cmd) == 0
+                  ? snprintf(buf, cap, "%s" EXITED_SUFFIX, name)
+                  : snprintf(buf, cap, "%s: %s" EXITED_SUFFIX, cmd, name);
+
+    if (k > 1 && len >= 0 && (size_t)len < cap)
+        snprintf(buf + len, cap - (size_t)len, "#%u", k);
+}
+
+/* A name for the FRAME_THREAD frame of the aggregate of cmd's threads
+ * named name that no frame of q has, into *buf (malloc'd).  -1 on OOM. */
+static int exited_frame_pick(const struct profile *q, const char *cmd,
+                             const char *name, char **buf)
+{
+    size_t cap = strlen(name) + strlen(cmd) + 48;
+
+    if (!(*buf = malloc(cap)))
+        return -1;
+    for (unsigned k = 1; k < 1000000; k++) {
+        struct frame_desc d = { .name = *buf, .kind = FRAME_THREAD };
+
+        exited_frame_name(*buf, cap, cmd, name, k);
+        if (profile_frame_lookup(q, &d) == PROFILE_NONE)
+            return 0;
+    }
+    free(*buf);
+    return -1;
+}
+
+/* A FRAME_THREAD frame for that aggregate (a free frame when q has
+ * one).  PROFILE_NONE on OOM. */
+static uint32_t exited_frame(struct profile *q, const char *cmd,
+                             const char *name)
+{
+    char *buf;
+    uint32_t id;
+
+    if (exited_frame_pick(q, cmd, name, &buf) < 0)
+        return PROFILE_NONE;
+    struct frame_desc d = { .name = buf, .kind = FRAME_THREAD };
+
+    if (q->nfree > 0 &&
+        profile_frame_set(q, q->free_frames[q->nfree - 1], &d) == 0)
+        id = q->free_frames[--q->nfree];
+    else
+        id = profile_intern_frame(q, &d);
+    free(buf);
+    return id;
+}
+
+/* An aggregate with no frame yet gets one (exited_frame). */
+static uint32_t aggregate_frame(struct profile *q, const struct profile *p,
+                                const struct fthread *f)
+{
+    return exited_frame(q, profile_str(p, f->proc), profile_str(p, f->name));
+}
+
+bool profile_exited_parse(const char *proc, const char *thread, char *cmd,
+                          size_t ncmd, char *name, size_t nname,
+                          uint32_t *exited)
+{
+    /* "COMMAND (N exited)", N with commas between groups of three */
+    size_t pl = strlen(proc), tl = strlen(thread);
+    const char *open = strrchr(proc, '(');
+    const char *tail = " exited)";
+    uint64_t n = 0;
+
+    if (!open || open == proc || open[-1] != ' ' || pl < strlen(tail) ||
+        strcmp(proc + pl - strlen(tail), tail) != 0)
+        return false;
+    for (const char *c = open + 1; c < proc + pl - strlen(tail); c++) {
+        if (*c == ',')
+            continue;
+        if (*c < '0' || *c > '9' || n > UINT32_MAX / 10)
+            return false;
+        n = n * 10 + (uint64_t)(*c - '0');
+    }
+    if (n == 0 || n > UINT32_MAX)
+        return false;
+    size_t cl = (size_t)(open - 1 - proc);
+    /* "NAME (exited)", "COMMAND: NAME (exited)", maybe "#K" after */
+    const char *end = strstr(thread, EXITED_SUFFIX);
+    if (!end || cl == 0)
+        return false;
+    const char *after = end + strlen(EXITED_SUFFIX);
+    if (*after == '#')
+        for (after++; *after >= '0' && *after <= '9'; after++)
+            ;
+    if (*after || (size_t)(end - thread) > tl)
+        return false;
+    const char *nm = thread;
+    if ((size_t)(end - thread) > cl + 2 && strncmp(thread, proc, cl) == 0 &&
+        thread[cl] == ':' && thread[cl + 1] == ' ')
+        nm = thread + cl + 2;
+    if (end == nm)
+        return false;
+    snprintf(cmd, ncmd, "%.*s", (int)cl, proc);
+    snprintf(name, nname, "%.*s", (int)(end - nm), nm);
+    *exited = (uint32_t)n;
+    return true;
+}
+
+uint32_t profile_exited_thread(struct profile *p, const char *cmd,
+                               const char *name, uint32_t exited)
+{
+    int64_t pid = 0;
+    uint32_t found = PROFILE_NONE;
+
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        struct profile_thread *th = &p->th[t];
+
+        if (!th->exited || !th->process || strcmp(th->process, cmd) != 0)
+            continue;
+        pid = th->pid;
+        if (strcmp(th->name, name) == 0)
+            found = t;
+    }
+    if (found == PROFILE_NONE) {
+        char *buf;
+
+        if (!p->next_agg)
+            p->next_agg = AGG_ID_TOP;
+        if (!pid)
+            pid = --p->next_agg;
+        found = profile_thread(p, --p->next_agg, name);
+        if (found == PROFILE_NONE ||
+            profile_thread_set_process(p, found, pid, cmd) < 0 ||
+            exited_frame_pick(p, cmd, name, &buf) < 0)
+            return PROFILE_NONE;
+        /* its own frame renamed: its node stays where it hangs */
+        struct frame_desc d = { .name = buf, .kind = FRAME_THREAD };
+        int rc = profile_frame_set(p, p->th[found].frame, &d);
+
+        free(buf);
+        if (rc < 0)
+            return PROFILE_NONE;
+    }
+    /* every aggregate of the command holds the command's count */
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        struct profile_thread *th = &p->th[t];
+
+        if ((th->exited || t == found) && th->process &&
+            strcmp(th->process, cmd) == 0 && th->exited < exited)
+            th->exited = exited;
+    }
+    return found;
 }
