@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+struct annot_request;
+struct annotation;
 struct profile;
 
 enum target_state {
@@ -89,6 +91,13 @@ struct source_ops {
     /* Write the --stats report (how sampling went) to f, after finish.
      * NULL when the source has none (a file). */
     void (*print_stats)(struct source *s, FILE *f);
+    /* The machine code of the function rq names (annotate.h), read from
+     * its module's file: a new annotation (the caller frees it) whose
+     * `why` says in one line what could not be shown, or NULL on OOM.
+     * Opens and reads files: seconds at worst (a function is decoded to
+     * ANNOT_MAX_BYTES).  NULL when the source has no machine code. */
+    struct annotation *(*annotate)(struct source *s,
+                                   const struct annot_request *rq);
 };
 
 struct source {
@@ -99,5 +108,15 @@ struct source {
 /* A source over a fixed profile (takes ownership of p).  `path` is shown in
  * the header as "file: NAME".  NULL on OOM (p is then freed). */
 struct source *source_file_new(struct profile *p, const char *path);
+
+/* Where a file source's machine code comes from: the module files on
+ * this machine, found from what the profile p says of them (the engine
+ * fills it: src/engine/annot.h).  Same contract as the annotate op. */
+typedef struct annotation *source_annotate_fn(const struct profile *p,
+                                              const struct annot_request *rq);
+
+/* Give file source s (from source_file_new) its annotate op, served by
+ * fn over its profile; NULL: it has none. */
+void source_file_set_annotate(struct source *s, source_annotate_fn *fn);
 
 #endif
