@@ -9,8 +9,9 @@
 #
 #   app      src/app/      CLI, batch mode, --dump driver: sees everything
 #   ui       ui/           curses views: base, model (and ui/)
-#   engine   src/engine/   target, samplers, unwinder, symbolizer, collector:
-#                          base, model, libunwind, libdw, ptrace, perf_event
+#   engine   src/engine/   target, samplers, unwinder, symbolizer, collector,
+#                          disassembler: base, model, libunwind, libdw,
+#                          capstone, ptrace, perf_event
 #   formats  src/formats/  writers and readers: base, model (pure)
 #   model    src/model/    the profile and its queries, the source
 #                          interface: base (pure)
@@ -38,7 +39,8 @@ app_INC     := $(formats_INC) -Isrc/engine -Iui -Isrc/app
 POISON_ENGINE := sys/ptrace.h linux/ptrace.h linux/perf_event.h libunwind.h \
                  libunwind-ptrace.h libunwind-x86_64.h elfutils/libdwfl.h \
                  elfutils/libdw.h elfutils/libdwelf.h elfutils/debuginfod.h \
-                 elfutils/version.h libelf.h gelf.h dwarf.h
+                 elfutils/version.h libelf.h gelf.h dwarf.h \
+                 capstone/capstone.h capstone.h
 POISON_CURSES := curses.h ncurses.h ncursesw/curses.h ncursesw/ncurses.h \
                  term.h panel.h
 POISON_DIR    := $(BUILD)/poison
