@@ -21,6 +21,7 @@ void feed_init(struct feed *f, struct source *src, double refresh_s,
                         .ctx = ctx };
     f->refresh_s = refresh_s >= 0.1 ? refresh_s : 0.1;
     ctx->status = &f->status;
+    ctx->source = src;
 }
 
 void feed_free(struct feed *f)
@@ -149,9 +150,12 @@ int feed_load(struct feed *f, struct profile *q, const char *path)
 
     if (!src)
         return -1;
+    if (f->annotate_file)
+        source_file_set_annotate(src, f->annotate_file);
     if (f->own_src)
         f->own_src->ops->close(f->own_src);
     f->src = f->own_src = src;
+    f->ctx->source = src;
     feed_tick(f, true);
     return 0;
 }

@@ -42,6 +42,9 @@ struct ui_ctx {
     const struct model *model;         /* NULL before the first snapshot */
     const struct theme *theme;
     const struct source_status *status;
+    struct source *source;             /* what the data comes from: the
+                                          code view asks it for machine
+                                          code (its annotate op) */
     double hide_self, hide_subs;       /* thresholds, percent */
     struct model_filter filter;        /* process/thread/focus/inverted in
                                           use */
