@@ -22,12 +22,16 @@ struct batch_opts {
     struct export_opts eopts;
     bool stats;                      /* --stats to stderr */
     bool launched;                   /* exit with the command's status */
+    const char *annotate;            /* --annotate NAME: eopts.annotation
+                                        is NAME's code, from the source */
     volatile sig_atomic_t *stop;     /* signal number set by the handlers */
 };
 
 /* Run batch mode on any source, through its ops (closing it): a live
  * source is sampled until the end condition, then finished; a file is
- * written at once.  Returns the exit code: the launched command's status
+ * written at once.  The writers get the source's machine code
+ * (eopts.code: its annotate op) for --dump-instr and --annotate; a
+ * function --annotate cannot show is a one-line error.  Returns the exit code: the launched command's status
  * when launched, else 0, or 1 on a write error.  Main thread. */
 int batch_run(struct source *src, const struct batch_opts *o);
 

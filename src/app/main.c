@@ -5,6 +5,7 @@
  * Every error is one line on stderr; exit 1 for runtime failures, 2 for
  * usage errors.
  */
+#include "annot.h"
 #include "batch.h"
 #include "collect.h"
 #include "dump.h"
@@ -67,6 +68,8 @@ struct opts {
     const char *script;
     double hide_self, hide_subs;
     const char *baseline;   /* --baseline FILE */
+    const char *annotate;   /* --annotate NAME */
+    bool dump_instr;        /* --dump-instr */
     struct profile *base;   /* its profile, loaded by main (given to
                                ui_run, which frees it, or freed here) */
     char **argv;         /* command to launch */
@@ -78,7 +81,7 @@ enum {
     OPT_BASELINE,
     OPT_NO_CONFIRM, OPT_CMD_OUTPUT, OPT_KEEP_CMD, OPT_SAMPLER, OPT_STACK_SIZE,
     OPT_NO_PROCESS_ROOT, OPT_CHILDREN,
-    OPT_NO_DEBUGINFOD,
+    OPT_NO_DEBUGINFOD, OPT_ANNOTATE, OPT_DUMP_INSTR,
 };
 
 static const struct option long_opts[] = {
@@ -110,6 +113,8 @@ static const struct option long_opts[] = {
     {"help", no_argument, NULL, 'h'},
     {"help-keys", no_argument, NULL, OPT_HELP_KEYS},
     {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"annotate", required_argument, NULL, OPT_ANNOTATE},
+    {"dump-instr", no_argument, NULL, OPT_DUMP_INSTR},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
@@ -155,6 +160,10 @@ static void usage(FILE *f)
 "      --baseline FILE   compare with the profile in FILE: the live view's\n"
 "                        change columns; -f folded or svg: a differential\n"
 "                        profile (two counts per line; red/blue frames)\n"
+"      --annotate NAME   -f text: function NAME's instructions with their\n"
+"                        samples and source lines, not the call graph\n"
+"      --dump-instr      -f callgrind: a cost per instruction (positions:\n"
+"                        instr line, as valgrind --dump-instr=yes)\n"
 "      --stats           print sampler statistics to stderr at the end\n"
 "Live view (a terminal on stdout and no -o):\n"
 "  -r, --refresh SECS    redraw interval (0.1..3600; 1)\n"
@@ -223,6 +232,7 @@ static const struct {
     {OPT_STACK_SIZE, "a size in bytes"},
     {OPT_CMD_OUTPUT, "a file name for the command's output"},
     {OPT_BASELINE, "a profile file name"},
+    {OPT_ANNOTATE, "a function name"},
     {OPT_SNAPSHOT_DIR, "a directory"},
     {OPT_SCRIPT, "a script file name"},
     {OPT_HIDE_SELF, "a percentage"},
@@ -379,6 +389,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
         case OPT_SCRIPT: o->script = optarg; break;
         case OPT_BASELINE: o->baseline = optarg; break;
+        case OPT_ANNOTATE: o->annotate = optarg; break;
+        case OPT_DUMP_INSTR: o->dump_instr = true; break;
         case 'h': usage(stdout); exit(0);
         case OPT_HELP_KEYS: exit(ui_print_keys(stdout) < 0 || fflush(stdout) ? 1 : 0);
         case 'V': version(); exit(0);
@@ -416,6 +428,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
     if (o->baseline && o->output && !export_takes_baseline(pick_format(o)))
         return usage_error("--baseline writes a differential profile only as folded or svg, not %s",
                            pick_format(o)->name);
+    if (o->annotate && (!o->output || pick_format(o) != &export_text))
+        return usage_error("%s", "--annotate writes one function as text: give -o FILE.txt (or -f text)");
+    if (o->dump_instr && (!o->output || pick_format(o) != &export_callgrind))
+        return usage_error("%s", "--dump-instr is for the callgrind format: give -o callgrind.out.NAME (or -f callgrind)");
     if ((o->cmd_output || o->keep_cmd) && !o->argv)
         return usage_error("%s %s", o->cmd_output ? "--cmd-output" : "--keep-cmd",
                            "needs a command to launch: -- CMD");
@@ -503,6 +519,7 @@ static void fill_ui_options(const struct opts *o, struct ui_options *u)
     ui_options_default(u);
     u->save = &save;
     u->load = load_file;
+    u->annotate_file = annot_file;
     u->refresh_s = o->refresh;
     const char *nc = getenv("NO_COLOR");
     u->no_color = o->no_color || (nc && *nc);
@@ -546,6 +563,23 @@ static int run_inputs(const struct opts *o)
     }
     /* code saved without its names, with its build-ids: name it now */
     (void)late_names_resolve(p, NULL);
+    if (o->output && (o->annotate || o->dump_instr)) {
+        /* the writers read machine code through a source */
+        struct source *src = source_file_new(p, o->inputs[0]);
+        if (!src) {
+            fprintf(stderr, "sproftop: out of memory\n");
+            profile_free(o->base);
+            return 1;
+        }
+        source_file_set_annotate(src, annot_file);
+        struct batch_opts b = { .output = o->output, .format = pick_format(o),
+                                .annotate = o->annotate };
+        export_opts_default(&b.eopts);
+        b.eopts.dump_instr = o->dump_instr;
+        int rc = batch_run(src, &b);
+        profile_free(o->base);
+        return rc;
+    }
     if (o->output) {
         struct export_opts eo;
         export_opts_default(&eo);
@@ -577,6 +611,7 @@ static int run_inputs(const struct opts *o)
         fprintf(stderr, "sproftop: out of memory\n");
         return 1;
     }
+    source_file_set_annotate(src, annot_file);
     struct ui_options u;
     fill_ui_options(o, &u);
     int rc = ui_run(src, &u);
@@ -694,6 +729,7 @@ int main(int argc, char **argv)
         .stats = o.stats,
         .launched = o.argv != NULL,
         .stop = &stop_signal,
+        .annotate = o.annotate,
     };
     export_opts_default(&b.eopts);
     b.eopts.no_thread_root = o.no_thread_root;
@@ -701,6 +737,7 @@ int main(int argc, char **argv)
     b.eopts.hide_self = o.hide_self;
     b.eopts.hide_subs = o.hide_subs;
     b.eopts.baseline = o.base;
+    b.eopts.dump_instr = o.dump_instr;
     rc = batch_run(src, &b);
     profile_free(o.base);
     return rc;

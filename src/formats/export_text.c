@@ -726,6 +726,8 @@ static int write_table(FILE *f, const struct graph *g, const uint32_t *order,
 int export_text_write(const struct profile *p, const struct export_opts *o,
                       FILE *f)
 {
+    if (o && o->annotation)
+        return export_annotate_write(p, o, f);
     const struct model_filter all = { .focus = PROFILE_NONE };
     const struct profile_meta *meta = profile_meta(p);
     /* ms per unit of weight: ns for a live profile, an interval for a
