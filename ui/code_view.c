@@ -298,7 +298,7 @@ static bool src_shown(struct view *v, int col)
 }
 
 /* By line, the text column's title is the file, and how far it is
- * scrolled sideways; annotated, the function's module and range. */
+ * scrolled sideways; annotated, the function, its module and range. */
 static const char *src_title(struct view *v, int col)
 {
     struct src_priv *sp = v->priv;
@@ -308,9 +308,8 @@ static const char *src_title(struct view *v, int col)
     if (listing(sp)) {
         const struct annotation *a = sp->code;
         snprintf(sp->title, sizeof(sp->title), "%s in %s  0x%" PRIx64
-                 "-0x%" PRIx64 "  %s%s", a->name, a->module ? a->module : "?",
-                 a->start, a->end, a->path ? a->path : "",
-                 sp->hscroll ? "  [scrolled]" : "");
+                 "-0x%" PRIx64 "%s", a->name, a->module ? a->module : "?",
+                 a->start, a->end, sp->hscroll ? "  [scrolled]" : "");
         return sp->title;
     }
     const char *file = profile_frame(v->ctx->model->snap, sp->shown)->file;

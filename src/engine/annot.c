@@ -38,6 +38,9 @@
 #define FDE_ROWS_MAX 65536    /* CFI rows walked to find an FDE's end */
 #define INLINE_DEPTH 32       /* frames asked of sym_dwarf per address */
 #define BAD_RUN_MAX 8         /* undecodable bytes shown on one row */
+/* Decoded at most, to reach a big function's window (at tens of MB a
+ * second, a fraction of a second): a bigger one is refused. */
+#define ANNOT_DECODE_MAX (16u << 20)
 
 /* One annotation being made. */
 struct work {
@@ -72,6 +75,11 @@ static bool frame_ok(struct work *w)
     if (d->kind != FRAME_FUNC) {
         annotation_why(a, "%s is no function of native code: no machine "
                        "code to show", a->name);
+        return false;
+    }
+    if (d->module && d->module[0] == '[') {  /* [kernel.kallsyms], [vdso] */
+        annotation_why(a, "%s is in %s, no module file: no machine code to "
+                       "show", a->name, d->module);
         return false;
     }
     if (!d->module || !*d->module || strchr(d->module, '/')) {
@@ -313,31 +321,25 @@ static const char *callee_name(struct work *w, uint64_t t, char *buf,
 
 /* --- decoding ----------------------------------------------------------------- */
 
-/* Where to decode a function [lo, hi) of module addresses too big to
- * show whole: ANNOT_WINDOW bytes from its lowest sampled address within
- * half a window before its hottest (sampled addresses start
- * instructions, so decoding there is in step), said in a's why. */
+/* The part of a function [lo, hi) of module addresses too big to show
+ * whole that is shown: ANNOT_WINDOW bytes around its hottest address,
+ * said in a's why.  It is still decoded from its start (in step with
+ * its instructions: x86 code cannot be read backwards). */
 static void window(struct work *w, uint64_t x, uint64_t lo, uint64_t hi,
                    uint64_t *from, uint64_t *to)
 {
-    const struct annot_request *rq = w->rq;
-    uint64_t f = rq->focus ? rq->focus - w->bias : x;
+    uint64_t f = w->rq->focus ? w->rq->focus - w->bias : x;
 
     if (f < lo || f >= hi)
-        f = x;
-    *from = f;
-    for (size_t i = 0; i < rq->naddrs; i++) {
-        uint64_t m = rq->addrs[i] - w->bias;
-        if (m >= lo && m < *from && f - m <= ANNOT_WINDOW / 2)
-            *from = m;
-    }
-    if (!rq->focus && !rq->naddrs)
-        *from = lo;
-    *to = hi - *from > ANNOT_WINDOW ? *from + ANNOT_WINDOW : hi;
-    annotation_why(w->a, "%s is %" PRIu64 " KiB, more than %u: showing %u "
-                   "KiB from +0x%" PRIx64 ", around its hottest address",
+        f = lo;
+    *from = f - lo > ANNOT_WINDOW / 2 ? f - ANNOT_WINDOW / 2 : lo;
+    if (hi - *from < ANNOT_WINDOW)
+        *from = hi - ANNOT_WINDOW;
+    *to = *from + ANNOT_WINDOW;
+    annotation_why(w->a, "%s is %" PRIu64 " KiB, more than %u: showing the "
+                   "%u KiB around its hottest address, from +0x%" PRIx64,
                    w->a->name, (hi - lo) >> 10, ANNOT_MAX_BYTES >> 10,
-                   (unsigned)((*to - *from) >> 10), *from - lo);
+                   ANNOT_WINDOW >> 10, *from - lo);
 }
 
 /* Source line and innermost inlined function of module address m (its
@@ -370,9 +372,10 @@ static void line_of(struct work *w, uint64_t m, struct annot_insn *in,
     in->inlined = *inl;
 }
 
-/* Decode module addresses [from, to) of code into a. */
+/* Decode module addresses [from, to) of code into a, keeping the
+ * instructions from `keep` on. */
 static int decode(struct work *w, struct disasm *d, const uint8_t *code,
-                  uint64_t from, uint64_t to)
+                  uint64_t from, uint64_t to, uint64_t keep)
 {
     struct annotation *a = w->a;
     Dwfl_Line *row = NULL;
@@ -398,7 +401,7 @@ static int decode(struct work *w, struct disasm *d, const uint8_t *code,
              * byte that starts an instruction */
             size_t o = (size_t)snprintf(bad, sizeof(bad), "(bad)");
             in.kind = ANNOT_BAD;
-            if (!a->bad)
+            if (!a->bad && m >= keep)
                 first_bad = m;
             do {
                 o += (size_t)snprintf(bad + o, sizeof(bad) - o, " %02x",
@@ -409,11 +412,14 @@ static int decode(struct work *w, struct disasm *d, const uint8_t *code,
                                  left - in.len, m + in.len + w->bias,
                                  &probe));
             in.text = bad;
-            a->bad += in.len;
+            if (m >= keep)
+                a->bad += in.len;
         }
-        line_of(w, m, &in, &row, &inl, path, sizeof(path));
-        if (annotation_add(a, &in) < 0)
-            return -1;
+        if (m >= keep) {
+            line_of(w, m, &in, &row, &inl, path, sizeof(path));
+            if (annotation_add(a, &in) < 0)
+                return -1;
+        }
         m += in.len;
     }
     if (a->bad && !a->why[0])
@@ -441,11 +447,22 @@ static int annot_code(struct work *w, uint64_t x)
     a->end = hi + w->bias;
     from = lo;
     to = hi;
+    if (hi - lo > ANNOT_DECODE_MAX) {
+        annotation_why(a, "%s is %" PRIu64 " MiB: too big to decode (at most "
+                       "%u MiB)", a->name, (hi - lo) >> 20,
+                       ANNOT_DECODE_MAX >> 20);
+        return 0;
+    }
     if (hi - lo > ANNOT_MAX_BYTES)
         window(w, x, lo, hi, &from, &to);
-    const uint8_t *code = code_at(w, from, &to);
+    uint64_t end = to;
+    const uint8_t *code = code_at(w, lo, &end);
     if (!code)
         return 0;
+    if (end < to)
+        to = end;
+    if (from >= to)
+        from = lo;
     a->from = from + w->bias;
     a->to = to + w->bias;
     struct disasm *d = disasm_new(err, sizeof(err));
@@ -453,7 +470,7 @@ static int annot_code(struct work *w, uint64_t x)
         annotation_why(a, "%s", err);
         return 0;
     }
-    int rc = decode(w, d, code, from, to);
+    int rc = decode(w, d, code, lo, to, from);
     disasm_free(d);
     return rc;
 }
@@ -735,16 +752,20 @@ static int from_file(struct work *w, const char *path)
         annotation_why(w->a, "%s: cannot open it as ELF", path);
     } else if (d->build_id && strcmp(sym_store_build_id(mod), d->build_id)) {
         annotation_why(w->a, "%s changed since the profile was recorded: "
-                       "its build-id is %.16s..., the profile's %.16s...",
-                       path, sym_store_build_id(mod), d->build_id);
+                       "its build-id is %.12s..., the profile's %.12s...",
+                       w->a->module, sym_store_build_id(mod), d->build_id);
     } else if (work_module(w, mod)) {
-        bool found = d->build_id && d->offset
-                         ? offset_vaddr(w->elf, d->offset, &x) &&
-                               function_at(w, x, &lo, &hi)
-                         : symbol_named(w, d->name, &lo, &hi);
-        if (!found)
+        bool by_offset = d->build_id && d->offset;
+        bool at = by_offset ? offset_vaddr(w->elf, d->offset, &x)
+                            : symbol_named(w, d->name, &lo, &hi);
+        bool found = at && (!by_offset || function_at(w, x, &lo, &hi));
+        if (!at)
             annotation_why(w->a, "%s is not in %s: another build?",
                            w->a->name, path);
+        else if (!found)
+            annotation_why(w->a, "no function of %s holds its offset 0x%"
+                           PRIx64 " (no symbol, debug info or unwind entry "
+                           "covers it)", w->a->module, d->offset);
         else if (place(w, lo, hi) == 0)
             rc = annot_code(w, w->anchor ? w->anchor - w->bias : lo);
     }
@@ -774,6 +795,15 @@ struct annotation *annot_file(const struct profile *p,
     if (from_file(&w, path) < 0) {
         annotation_free(w.a);
         return NULL;
+    }
+    /* sproftop saves a function's samples at its start (pprof keeps one
+     * location per function): where they fell in it is not known */
+    if (w.a->n && rq->naddrs == 1 && rq->addrs[0] == w.a->start) {
+        w.a->unplaced = true;
+        if (!w.a->why[0])
+            annotation_why(w.a, "the profile keeps %s's samples, not where in "
+                           "it they fell: no share per instruction",
+                           w.a->name);
     }
     return w.a;
 }

@@ -120,7 +120,7 @@ static int write_listing(const struct profile *p, const struct export_opts *o,
             profile_weight_count(p, profile_samples(p)));
     if (a->why[0])
         fprintf(f, "  note:      %s\n", a->why);
-    if (k.outside)
+    if (k.outside && !a->unplaced)
         fprintf(f, "  not shown: %" PRIu64 " samples at addresses of the "
                 "function outside the part shown\n",
                 profile_weight_count(p, k.outside));

@@ -117,6 +117,8 @@ int annot_count(const struct annotation *a, const struct profile_linecount *c,
         size_t call = c[i].key ? annotation_find(a, c[i].key - 1) : SIZE_MAX;
         uint64_t below = c[i].total > c[i].self ? c[i].total - c[i].self : 0;
 
+        if (a->unplaced)
+            at = call = SIZE_MAX;
         if (at != SIZE_MAX) {
             out->self[at] += c[i].self;
             out->total[at] += c[i].self;

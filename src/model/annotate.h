@@ -70,6 +70,10 @@ struct annotation {
     struct annot_insn *insn; /* by address */
     size_t n, cap;
     uint64_t bad;            /* bytes that could not be decoded */
+    bool unplaced;           /* the profile knows the function's samples
+                                but not where in it they fell (a saved
+                                profile keeps one address per function):
+                                annot_count puts them on no instruction */
     char why[256];
     struct strarena strings;
 };
@@ -125,7 +129,8 @@ struct annot_counts {
                             samples taken below it (their return address
                             follows it) */
     uint64_t outside;    /* self weight at addresses no instruction
-                            shown holds (past a window, or misplaced) */
+                            shown holds (past a window, or misplaced),
+                            or all of it when a->unplaced */
     uint64_t fn_self;    /* the function's self weight, at every
                             address it was sampled at: what shares are
                             of */
