@@ -45,7 +45,8 @@ static void wait_for_end(struct source *src, const struct batch_opts *o)
 }
 
 /* export_opts.code: the source's annotate op. */
-static struct annotation *source_code(void *ctx, const struct annot_request *rq)
+static struct annotation *source_code(void *ctx,
+                                      const struct annot_request *rq)
 {
     struct source *src = ctx;
     return src->ops->annotate ? src->ops->annotate(src, rq) : NULL;
@@ -53,12 +54,15 @@ static struct annotation *source_code(void *ctx, const struct annot_request *rq)
 
 /* --annotate NAME: NAME's code in p, from the source; NULL with a
  * one-line reason in err. */
-static struct annotation *annotate_function(struct source *src, const struct profile *p,
-                                            const char *name, char *err, size_t errlen)
+static struct annotation *annotate_function(struct source *src,
+                                            const struct profile *p,
+                                            const char *name, char *err,
+                                            size_t errlen)
 {
     uint32_t f = annot_function(p, name);
     if (f == PROFILE_NONE) {
-        snprintf(err, errlen, "--annotate: no function '%s' with samples in the profile", name);
+        snprintf(err, errlen, "--annotate: no function '%s' with samples "
+                 "in the profile", name);
         return NULL;
     }
     struct profile_linecount *lc = NULL;
@@ -70,10 +74,11 @@ static struct annotation *annotate_function(struct source *src, const struct pro
         a = source_code(src, &rq);
     free(addrs);
     free(lc);
-    if (!a)
+    if (!a) {
         snprintf(err, errlen, "--annotate %s: %s", name,
-                 src->ops->annotate ? "out of memory" : "this source has no machine code");
-    else if (!a->n) {
+                 src->ops->annotate ? "out of memory"
+                                    : "this source has no machine code");
+    } else if (!a->n) {
         snprintf(err, errlen, "--annotate %s: %s", name, a->why);
         annotation_free(a);
         a = NULL;
@@ -96,11 +101,14 @@ static int write_output(struct source *src, const struct batch_opts *o)
         struct annotation *a = NULL;
         eo.code = source_code;
         eo.code_ctx = src;
-        if (o->annotate && !(eo.annotation = a = annotate_function(src, p, o->annotate,
-                                                                   err, sizeof err))) {
+        if (o->annotate)
+            eo.annotation = a = annotate_function(src, p, o->annotate, err,
+                                                  sizeof err);
+        if (o->annotate && !a) {
             fprintf(stderr, "sproftop: %s\n", err);
             rc = 1;
-        } else if (export_to_file(o->format, p, &eo, o->output, err, sizeof err) < 0) {
+        } else if (export_to_file(o->format, p, &eo, o->output, err,
+                                  sizeof err) < 0) {
             fprintf(stderr, "sproftop: %s\n", err);
             rc = 1;
         }

@@ -31,8 +31,9 @@ struct batch_opts {
  * source is sampled until the end condition, then finished; a file is
  * written at once.  The writers get the source's machine code
  * (eopts.code: its annotate op) for --dump-instr and --annotate; a
- * function --annotate cannot show is a one-line error.  Returns the exit code: the launched command's status
- * when launched, else 0, or 1 on a write error.  Main thread. */
+ * function --annotate cannot show is a one-line error.  Returns the
+ * exit code: the launched command's status when launched, else 0, or 1
+ * on a write error.  Main thread. */
 int batch_run(struct source *src, const struct batch_opts *o);
 
 #endif

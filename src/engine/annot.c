@@ -56,7 +56,7 @@ struct work {
     bool fdes_built;
 };
 
-/* --- what can be annotated ----------------------------------------------- */
+/* --- what can be annotated ------------------------------------------------ */
 
 /* Fill a's names from rq and say why there is nothing to decode, if so. */
 static bool frame_ok(struct work *w)
@@ -225,7 +225,7 @@ static bool function_at(struct work *w, uint64_t x, uint64_t *lo,
     return dwarf_extent(w, x, lo, hi) || fde_extent(w, x, lo, hi);
 }
 
-/* --- bytes and names -------------------------------------------------------- */
+/* --- bytes and names ------------------------------------------------------ */
 
 /* The file's bytes of module addresses [lo, *hi), *hi clipped to the end
  * of the section that holds lo; NULL with a's why set. */
@@ -319,7 +319,7 @@ static const char *callee_name(struct work *w, uint64_t t, char *buf,
     return plt_name(w, m, buf, n);
 }
 
-/* --- decoding ----------------------------------------------------------------- */
+/* --- decoding ------------------------------------------------------------- */
 
 /* The part of a function [lo, hi) of module addresses too big to show
  * whole that is shown: ANNOT_WINDOW bytes around its hottest address,
@@ -475,7 +475,7 @@ static int annot_code(struct work *w, uint64_t x)
     return rc;
 }
 
-/* --- live processes ----------------------------------------------------------- */
+/* --- live processes ------------------------------------------------------- */
 
 /* Whether mapped path is a file of module (a basename). */
 static bool is_module(const char *path, const char *module)
@@ -576,7 +576,7 @@ struct annotation *annot_live(const struct annot_proc *procs, size_t n,
     return w.a;
 }
 
-/* --- saved profiles ------------------------------------------------------------ */
+/* --- saved profiles ------------------------------------------------------- */
 
 /* path = dir/name when that is a regular file we can read. */
 static bool try_path(char *path, size_t n, const char *dir, size_t dlen,

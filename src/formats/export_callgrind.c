@@ -233,44 +233,17 @@ static uint32_t line_at(const struct cg *c, uint64_t addr, uint32_t line)
                                                    : line;
 }
 
-/* Self cost lines per instruction: "ADDRESS LINE COST" for each sampled
- * address (its line from the function's code), the rest at address 0. */
-static int put_self_instr(struct cg *c, uint32_t frame, uint32_t line)
-{
-    struct profile_linecount *lc = NULL;
-    long n = 0;
-    uint64_t known = 0, self = c->self[frame];
-
-    if (c->thread_of[frame] == NO_ID) {
-        n = profile_lines(c->p, frame, true, &lc);
-        if (n < 0)
-            return -1;
-    }
-    for (long i = 0; i < n; i++)
-        known += lc[i].self;
-    if (known > self)  /* address counts of a derived profile: unfiltered */
-        n = 0, known = 0;
-    for (long i = 0; i < n; i++)
-        if (lc[i].self)
-            fprintf(c->f, "0x%" PRIx64 " %" PRIu32 " %" PRIu64 "\n",
-                    lc[i].key, line_at(c, lc[i].key, line), lc[i].self);
-    if (self > known || (self == 0 && n == 0))
-        fprintf(c->f, "0 %" PRIu32 " %" PRIu64 "\n", line, self - known);
-    free(lc);
-    return 0;
-}
-
-/* Self cost lines: per source line where known, the rest at `line`. */
+/* Self cost lines: per source line where known, the rest at `line`;
+ * per instruction (instr), "ADDRESS LINE COST" per sampled address (its
+ * line from the function's code), the rest at address 0. */
 static int put_self(struct cg *c, uint32_t frame, uint32_t line)
 {
     struct profile_linecount *lc = NULL;
     long n = 0;
     uint64_t known = 0, self = c->self[frame];
 
-    if (c->instr)
-        return put_self_instr(c, frame, line);
     if (c->thread_of[frame] == NO_ID) {
-        n = profile_lines(c->p, frame, false, &lc);
+        n = profile_lines(c->p, frame, c->instr, &lc);
         if (n < 0)
             return -1;
     }
@@ -278,12 +251,19 @@ static int put_self(struct cg *c, uint32_t frame, uint32_t line)
         known += lc[i].self;
     if (known > self)  /* line counts of a derived profile: unfiltered */
         n = 0, known = 0;
-    for (long i = 0; i < n; i++)
-        if (lc[i].self)
-            fprintf(c->f, "%" PRIu64 " %" PRIu64 "\n", lc[i].key,
-                    lc[i].self);
+    for (long i = 0; i < n; i++) {
+        if (!lc[i].self)
+            continue;
+        if (c->instr)
+            fprintf(c->f, "0x%" PRIx64 " %" PRIu32 " ", lc[i].key,
+                    line_at(c, lc[i].key, line));
+        else
+            fprintf(c->f, "%" PRIu64 " ", lc[i].key);
+        fprintf(c->f, "%" PRIu64 "\n", lc[i].self);
+    }
     if (self > known || (self == 0 && n == 0))
-        fprintf(c->f, "%" PRIu32 " %" PRIu64 "\n", line, self - known);
+        fprintf(c->f, "%s%" PRIu32 " %" PRIu64 "\n", c->instr ? "0 " : "",
+                line, self - known);
     free(lc);
     return 0;
 }

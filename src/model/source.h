@@ -115,8 +115,9 @@ struct source *source_file_new(struct profile *p, const char *path);
 typedef struct annotation *source_annotate_fn(const struct profile *p,
                                               const struct annot_request *rq);
 
-/* Give file source s (from source_file_new) its annotate op, served by
- * fn over its profile; NULL: it has none. */
+/* Serve file source s's annotate op (from source_file_new) with fn over
+ * its profile; without it (or with NULL) the op says no module files
+ * are read. */
 void source_file_set_annotate(struct source *s, source_annotate_fn *fn);
 
 #endif

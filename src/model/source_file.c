@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annotate.h"
 #include "profile.h"
 #include "util.h"
 
@@ -85,22 +86,16 @@ static struct annotation *file_annotate(struct source *s,
                                         const struct annot_request *rq)
 {
     const struct file_source *fs = s->impl;
+    struct annotation *a;
 
-    return fs->annotate(fs->p, rq);
+    if (fs->annotate)
+        return fs->annotate(fs->p, rq);
+    if ((a = annotation_new()))
+        annotation_why(a, "no module files are read for this profile");
+    return a;
 }
 
 static const struct source_ops file_ops = {
-    .snapshot = file_snapshot,
-    .status = file_status,
-    .generation = file_generation,
-    .set_paused = file_set_paused,
-    .set_interval = file_set_interval,
-    .reset = file_reset,
-    .close = file_close,
-};
-
-/* The same, with machine code (source_file_set_annotate). */
-static const struct source_ops file_code_ops = {
     .snapshot = file_snapshot,
     .status = file_status,
     .generation = file_generation,
@@ -131,5 +126,4 @@ void source_file_set_annotate(struct source *s, source_annotate_fn *fn)
     struct file_source *fs = s->impl;
 
     fs->annotate = fn;
-    s->ops = fn ? &file_code_ops : &file_ops;
 }

@@ -231,7 +231,7 @@ static void test_find_label_request(void **state)
     teardown(&x);
 }
 
-/* --- the exports ------------------------------------------------------------ */
+/* --- the exports ---------------------------------------------------------- */
 
 static struct annotation *fake_code(void *ctx, const struct annot_request *rq)
 {
