@@ -104,7 +104,7 @@ DEB_PKGS := gcc g++ make pkg-config libncurses-dev libunwind-dev libdw-dev \
             libcmocka-dev zlib1g-dev elfutils perl tmux strace procps \
             ruby-stackprof golang-go graphviz valgrind libxml2-utils groff \
             clang libclang-rt-14-dev chromium nodejs openjdk-17-jdk-headless \
-            libcapstone-dev linux-perf
+            racket libcapstone-dev linux-perf
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
@@ -147,12 +147,13 @@ tsan:
 	  SANITIZE='-fsanitize=thread' test-only PROVE_FLAGS=
 
 # --- documentation -----------------------------------------------------------
-# `make docs` regenerates the key tables of README.md and docs/sproftop.1 from
-# --help-keys; `make docs-check` runs tests/docs.t alone (make test runs it
+# `make docs` regenerates the key and option tables of README.md and
+# docs/sproftop.1 from --help-keys and --help-options; `make docs-check` runs tests/docs.t alone (make test runs it
 # too); `make screenshots` retakes screenshots/*.png from the real TUI.
 .PHONY: docs docs-check screenshots
 docs: all
 	@SPROFTOP=$(CURDIR)/$(BIN) tests/docs/keys.sh
+	@SPROFTOP=$(CURDIR)/$(BIN) tests/docs/options.sh
 
 docs-check: all
 	@SPROFTOP=$(CURDIR)/$(BIN) BUILD=$(BUILD) prove --exec '' tests/docs.t

@@ -347,4 +347,5 @@ const struct view_ops procs_view_ops = {
     .line_key = procs_line_key, .line_name = procs_line_name,
     .line_process = procs_line_process,
     .info = procs_info,
+    .needs_stacks = true,
 };

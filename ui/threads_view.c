@@ -338,4 +338,5 @@ const struct view_ops threads_view_ops = {
     .line_key = threads_line_key, .line_name = threads_line_name,
     .line_thread = threads_line_thread,
     .info = threads_info,
+    .needs_stacks = true,
 };

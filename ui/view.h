@@ -159,6 +159,10 @@ struct view_ops {
      * top+height-1, `width` columns.  NULL: the column table. */
     void (*draw)(struct view *v, int header_y, int top, int height,
                  int width);
+    /* The view shows stacks (or what only stacks give: per-thread and
+     * per-line counts), which a profile that holds a call graph has not
+     * (profile.h): view_draw says PROFILE_NO_STACKS instead. */
+    bool needs_stacks;
 };
 
 struct view {

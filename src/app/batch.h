@@ -18,7 +18,7 @@ struct source;
 struct batch_opts {
     double duration_s;               /* 0: until the target exits */
     const char *output;              /* NULL: summary report on stdout */
-    const struct exporter *format;   /* with output */
+    const struct format *format;     /* with output */
     struct export_opts eopts;
     bool stats;                      /* --stats to stderr */
     bool launched;                   /* exit with the command's status */

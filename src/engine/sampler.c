@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "bounds.h"
 #include "perf_sampler.h"
 #include "ptrace_sampler.h"
 
@@ -110,11 +111,7 @@ void sampler_set_paused(struct sampler *s, bool paused)
 
 void sampler_set_interval(struct sampler *s, uint64_t interval_ns)
 {
-    if (interval_ns < 100000)
-        interval_ns = 100000;
-    if (interval_ns > 1000000000ull)
-        interval_ns = 1000000000ull;
-    s->ops->set_interval(s, interval_ns);
+    s->ops->set_interval(s, sp_interval_clamp(interval_ns));
 }
 
 void sampler_get_stats(struct sampler *s, struct sampler_stats *out)

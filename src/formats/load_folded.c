@@ -85,16 +85,12 @@ static bool thread_root(const char *s, size_t *name_len, int64_t *tid)
     return true;
 }
 
-/* Intern a frame name; "[...]" names ("[unknown]", "[idle]") are the
- * special frames sproftop itself writes, and an empty name is unknown. */
+/* Intern a frame name; an empty name is unknown. */
 static uint32_t intern_name(struct profile *p, const char *name)
 {
-    struct frame_desc d = { .name = *name ? name : "[unknown]",
-                            .kind = FRAME_FUNC };
-    size_t len = strlen(d.name);
+    struct frame_desc d = { .name = *name ? name : "[unknown]" };
 
-    if (len > 1 && d.name[0] == '[' && d.name[len - 1] == ']')
-        d.kind = FRAME_SPECIAL;
+    d.kind = (uint8_t)load_frame_kind(d.name);
     return profile_intern_frame(p, &d);
 }
 

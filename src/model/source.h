@@ -77,8 +77,9 @@ struct source_ops {
     /* Pause (true) or resume sampling; the target runs free while paused.
      * 0, or -1 when the source cannot (a file). */
     int (*set_paused)(struct source *s, bool paused);
-    /* Change the sampling interval (ns, clamped to 100us..1s); takes effect
-     * at the next tick.  0, or -1 when not applicable. */
+    /* Change the sampling interval (ns, clamped by sp_interval_clamp,
+     * bounds.h); takes effect at the next tick.  0, or -1 when not
+     * applicable. */
     int (*set_interval)(struct source *s, uint64_t interval_ns);
     /* Drop all samples collected so far.  0 or -1. */
     int (*reset)(struct source *s);

@@ -19,6 +19,7 @@
 #include "fixture.h"
 
 #include "annotate.h"
+#include "format.h"
 #include "srcfile.h"
 
 #include <errno.h>
@@ -249,7 +250,7 @@ static void test_export_listing(void **state)
     setup(&x);
     export_opts_default(&o);
     o.annotation = x.a;
-    out = fixture_write(&export_text, x.p, &o, NULL);
+    out = fixture_write(format_find("text"), x.p, &o, NULL);
     assert_non_null(strstr(out, "sproftop annotate: f\n"));
     assert_non_null(strstr(out, "  samples:   8 in the function, 10 in the "
                                 "profile\n"));
@@ -277,7 +278,7 @@ static void test_callgrind_instr(void **state)
     export_opts_default(&o);
     o.dump_instr = true;
     o.code = fake_code;
-    out = fixture_write(&export_callgrind, x.p, &o, NULL);
+    out = fixture_write(format_find("callgrind"), x.p, &o, NULL);
     assert_non_null(strstr(out, "positions: instr line\n"));
     /* f's own samples at their instruction, on its line */
     assert_non_null(strstr(out, "fn=(3)\n0x1004 10 3\n"));
@@ -287,12 +288,12 @@ static void test_callgrind_instr(void **state)
     free(out);
     /* without code: every address on the function's first line */
     o.code = NULL;
-    out = fixture_write(&export_callgrind, x.p, &o, NULL);
+    out = fixture_write(format_find("callgrind"), x.p, &o, NULL);
     assert_non_null(strstr(out, "fn=(3)\n0x1004 0 3\n"));
     free(out);
     /* and positions: line as before without dump_instr */
     o.dump_instr = false;
-    out = fixture_write(&export_callgrind, x.p, &o, NULL);
+    out = fixture_write(format_find("callgrind"), x.p, &o, NULL);
     assert_non_null(strstr(out, "positions: line\n"));
     free(out);
     teardown(&x);
