@@ -251,27 +251,41 @@ keys ui / && keys ui -l '^main$' && keys ui Enter
 wait_until 10 cursor_has ' main'
 keys ui a
 check "a on main: main's listing" wait_until 20 screen_has ui 'main in loops  0x'
-# move the cursor onto "callq two_loops": page down until it is on the
-# screen, then step onto it
+# goto_row ERE: the cursor onto the listing's row matching ERE: page
+# down until it is on the screen, then step onto it.
 screen_moved() { [ "$(screen ui | md5sum)" != "$1" ]; }
-for ((page = 0; page < 30; page++)); do
-    at=$(screen ui | grep -nE '^>' | cut -d: -f1)
-    to=$(screen ui | grep -nE 'call[a-z]* +two_loops' | head -n 1 | cut -d: -f1)
-    if [ -n "$at" ] && [ -n "$to" ]; then
-        if [ "$to" -gt "$at" ]; then k=j; n=$((to - at)); else k=k; n=$((at - to)); fi
-        for ((i = 0; i < n; i++)); do keys ui "$k"; done
-        break
-    fi
-    before=$(screen ui | md5sum)
-    keys ui NPage
-    wait_until 5 screen_moved "$before"
-done
-wait_until 10 cursor_has 'call[a-z]* +two_loops' ||
-    diag "the cursor is not on the call: $(screen ui)"
+goto_row() {
+    local page at to k n i before
+    keys ui g
+    wait_until 5 cursor_has '.'
+    for ((page = 0; page < 30; page++)); do
+        at=$(screen ui | grep -nE '^>' | cut -d: -f1)
+        to=$(screen ui | grep -nE -- "$1" | head -n 1 | cut -d: -f1)
+        if [ -n "$at" ] && [ -n "$to" ]; then
+            if [ "$to" -gt "$at" ]; then k=j; n=$((to - at)); else k=k; n=$((at - to)); fi
+            for ((i = 0; i < n; i++)); do keys ui "$k"; done
+            break
+        fi
+        before=$(screen ui | md5sum)
+        keys ui NPage
+        wait_until 5 screen_moved "$before"
+    done
+    wait_until 10 cursor_has "$1" ||
+        diag "the cursor is not on /$1/: $(screen ui)"
+}
+goto_row 'call[a-z]* +two_loops'
 keys ui Enter
 check "Enter on the call: the callee's listing" wait_until 20 screen_has ui 'two_loops in loops  0x'
 keys ui BSpace
 check "Backspace: back to main's" wait_until 20 screen_has ui 'main in loops  0x'
+# a call to a function without samples: its code all the same
+goto_row 'call[a-z]* +odd_code'
+keys ui Enter
+check "Enter on a call to a function without samples: its code" \
+    wait_until 20 screen_has ui 'odd_code in loops  0x'
+like "$(screen ui)" 'odd_code has no samples: its code alone' "... and says it has no samples"
+keys ui BSpace
+check "Backspace: back to main's again" wait_until 20 screen_has ui 'main in loops  0x'
 keys ui x
 check "x: main's source lines" wait_until 20 screen_has ui 'loops\.c'
 keys ui q

@@ -63,6 +63,8 @@ struct src_priv {
     size_t next_file;          /* the slot the next file takes */
     uint32_t back[CODE_BACK];  /* functions Enter on a call left */
     size_t nback;
+    bool callee;               /* code is a callee's that has no samples
+                                  (Enter on its call), not code_of's */
 };
 
 static void files_free(struct src_priv *sp)
@@ -82,6 +84,7 @@ static void code_free(struct src_priv *sp)
     free(sp->hot);
     sp->code = NULL;
     sp->code_of = PROFILE_NONE;
+    sp->callee = false;
     sp->rows = NULL;
     sp->hot = NULL;
     sp->nrows = sp->nhot = sp->hot_at = 0;
@@ -515,6 +518,10 @@ static uint64_t src_line_key(struct view *v, size_t line)
     if (sp->note && line == 0)
         return UINT64_MAX;
     line -= sp->note;
+    /* (asked before a refresh: the lines may be of the other mode) */
+    if (listing(sp) ? line >= sp->nrows
+                    : sp->by_addr ? line >= sp->ncounts : false)
+        return UINT64_MAX;
     if (listing(sp)) {
         const struct annot_row *r = &sp->rows[line];
         return sp->code->insn[r->insn].addr << 1 |
@@ -603,6 +610,42 @@ static uint32_t frame_at(const struct model *m, uint64_t t)
     return PROFILE_NONE;
 }
 
+/* Enter on a call to a function without samples: its code all the
+ * same, asked of the source by its start, with no counts to show. */
+static bool follow_unsampled(struct view *v, const struct annot_insn *in)
+{
+    struct src_priv *sp = v->priv;
+    struct source *src = v->ctx->source;
+    const char *name = in->target_name ? in->target_name : "the callee";
+    struct annot_request rq = {
+        .frame = { .name = name, .module = sp->code->module,
+                   .addr = in->target, .kind = FRAME_FUNC },
+        .at_start = true,
+    };
+    struct annotation *a = src && src->ops->annotate
+                               ? src->ops->annotate(src, &rq) : NULL;
+
+    if (!a || !a->n) {
+        ctx_message(v->ctx, true, "%s: %s", name,
+                    a ? a->why : "no machine code");
+        annotation_free(a);
+        return true;
+    }
+    uint32_t f = sp->shown;
+    if (sp->nback < CODE_BACK)
+        sp->back[sp->nback++] = f;
+    v->lines = 0;  /* they are the caller's rows, freed now */
+    code_free(sp);
+    sp->code = a;
+    sp->code_of = f;
+    sp->callee = true;
+    view_refresh(v);
+    view_goto(v, 0);
+    ctx_message(v->ctx, false, "%s has no samples: its code alone "
+                "(Backspace: back)", a->name);
+    return true;
+}
+
 /* Enter: on a call, the callee's listing (Backspace comes back); on a
  * jump in the function, its target. */
 static bool src_follow(struct view *v, enum request req)
@@ -629,11 +672,8 @@ static bool src_follow(struct view *v, enum request req)
         return true;
     }
     uint32_t f = frame_at(m, in->target);
-    if (f == PROFILE_NONE) {
-        ctx_message(v->ctx, true, "%s has no samples: nothing to annotate",
-                    in->target_name ? in->target_name : "the callee");
-        return true;
-    }
+    if (f == PROFILE_NONE)
+        return follow_unsampled(v, in);
     if (sp->nback == CODE_BACK) {
         memmove(sp->back, sp->back + 1, (CODE_BACK - 1) * sizeof(*sp->back));
         sp->nback--;
@@ -652,6 +692,10 @@ static bool src_back(struct view *v, enum request req)
     (void)req;
     if (!sp->nback)
         return false;
+    if (sp->callee) {
+        v->lines = 0;
+        code_free(sp);  /* the function's own code again */
+    }
     v->ctx->selected = sp->back[--sp->nback];
     view_refresh(v);
     return true;
@@ -676,10 +720,14 @@ static const char *src_info(struct view *v, char *buf, size_t n)
         return NULL;
     /* Line and address counts are kept per function, not per thread: a
      * thread or process filter cannot narrow them, so say so. */
-    snprintf(buf, n, "%s%s%s", sp->insns ? "annotate: " : "",
-             model_frame_name(m, sp->shown),
-             m->thread != PROFILE_NONE || m->pid ? " (counts: all threads)"
-                                                 : "");
+    if (listing(sp) && sp->callee)
+        snprintf(buf, n, "annotate: %s (called by %s)", sp->code->name,
+                 model_frame_name(m, sp->shown));
+    else
+        snprintf(buf, n, "%s%s%s", sp->insns ? "annotate: " : "",
+                 model_frame_name(m, sp->shown),
+                 m->thread != PROFILE_NONE || m->pid
+                     ? " (counts: all threads)" : "");
     return buf;
 }
 

@@ -336,10 +336,15 @@ static void window(struct work *w, uint64_t x, uint64_t lo, uint64_t hi,
     if (hi - *from < ANNOT_WINDOW)
         *from = hi - ANNOT_WINDOW;
     *to = *from + ANNOT_WINDOW;
-    annotation_why(w->a, "%s is %" PRIu64 " KiB, more than %u: showing the "
-                   "%u KiB around its hottest address, from +0x%" PRIx64,
-                   w->a->name, (hi - lo) >> 10, ANNOT_MAX_BYTES >> 10,
-                   ANNOT_WINDOW >> 10, *from - lo);
+    if (!w->rq->focus && !w->rq->naddrs)
+        annotation_why(w->a, "%s is %" PRIu64 " KiB, more than %u: showing "
+                       "its first %u KiB", w->a->name, (hi - lo) >> 10,
+                       ANNOT_MAX_BYTES >> 10, ANNOT_WINDOW >> 10);
+    else
+        annotation_why(w->a, "%s is %" PRIu64 " KiB, more than %u: showing "
+                       "the %u KiB around its hottest address, from +0x%"
+                       PRIx64, w->a->name, (hi - lo) >> 10,
+                       ANNOT_MAX_BYTES >> 10, ANNOT_WINDOW >> 10, *from - lo);
 }
 
 /* Source line and innermost inlined function of module address m (its
