@@ -40,12 +40,11 @@ LIBS_EXTRA := -lunwind-x86_64 -lunwind -lstdc++ -lpthread -lm -lz
 PKG_STAMP := $(BUILD)/.pkgs-ok
 include src/layers.mk
 MAIN_OBJ  := $(BUILD)/src/app/main.o
-LIB_OBJS  := $(filter-out $(MAIN_OBJ),$(PURE_OBJS) $(engine_OBJS) $(ui_OBJS) $(app_OBJS))
-ENGINE_OBJS := $(engine_OBJS)
+LIB_OBJS  := $(filter-out $(MAIN_OBJ),$(PURE_OBJS) $(ENGINE_OBJS) $(ui_OBJS) $(app_OBJS))
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
-# Engine unit tests (libc-only engine modules): ENGINE_UNIT_BINS, added to UNIT_BINS.
+# Engine unit tests (the libc-only rooms): ENGINE_UNIT_BINS, added to UNIT_BINS.
 include tests/unit/engine/unit.mk
 
 # The default build is ./sproftop; sanitizer builds put theirs in their

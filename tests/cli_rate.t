@@ -93,7 +93,7 @@ TERM=xterm-256color LINES=30 COLUMNS=120 run_sproftop --no-confirm --sampler ptr
 like "$(cat "$TMPD/half.dump" 2>/dev/null)" "Rate: $((PTRACE_HZ * 2)) Hz" \
     "ptrace: < from the default doubles the rate"
 
-# `<` and `>` past the interval's bounds (src/model/bounds.h): the rate
+# `<` and `>` past the interval's bounds (src/base/bounds.h): the rate
 # stops at the bound and the message line says it was clamped, and to what
 clamp_msg() {
     printf ':refresh\n%s\n:dump %s\nq\n' "$2" "$TMPD/clamp.dump" >"$TMPD/clamp.keys"

@@ -120,7 +120,7 @@ void feed_tick(struct feed *f, bool force)
         f->have_generation = true;
         take_snapshot(f);
     }
-    header_cpu_update(&f->hcpu, f->snap, &f->status);
+    header_cpu_update(&f->hcpu, f->src, &f->status);
     f->next_refresh = feed_now() + f->refresh_s;
 }
 

@@ -19,6 +19,12 @@ void ctx_message(struct ui_ctx *c, bool error, const char *fmt, ...)
     c->msg_error = error;
 }
 
+bool ctx_tasks(struct ui_ctx *c, struct source_tasks *out)
+{
+    return c->source && c->source->ops->tasks &&
+           c->source->ops->tasks(c->source, out) == 0;
+}
+
 void ctx_show_thread(struct ui_ctx *c, const struct profile_thread *th)
 {
     if (c->filter.has_process && c->filter.pid != th->pid)

@@ -42,9 +42,6 @@ struct ui_ctx {
     const struct model *model;         /* NULL before the first snapshot */
     const struct theme *theme;
     const struct source_status *status;
-    struct source *source;             /* what the data comes from: the
-                                          code view asks it for machine
-                                          code (its annotate op) */
     double hide_self, hide_subs;       /* thresholds, percent */
     struct model_filter filter;        /* process/thread/focus/inverted in
                                           use */
@@ -55,6 +52,11 @@ struct ui_ctx {
     const struct profile *timeline;    /* the whole snapshot, with its
                                           per-second ring (model->snap
                                           may be a window of it) */
+    struct source *source;             /* where the data comes from: its
+                                          live tasks (ctx_tasks), machine
+                                          code (the code view: its
+                                          annotate op); NULL in unit
+                                          tests */
     /* Set by views, acted on by ui.c after the request: */
     bool want_model;                   /* filter changed: rebuild */
     enum view_id want_view;            /* show this view (VIEW_COUNT: stay) */
@@ -75,6 +77,11 @@ void ctx_show_thread(struct ui_ctx *c, const struct profile_thread *th);
 /* Show only the process of thread th in every view (the process filter,
  * which replaces a thread filter), and say so. */
 void ctx_show_process(struct ui_ctx *c, const struct profile_thread *th);
+
+/* The live threads' and processes' figures (the source's tasks op) into
+ * *out, which the view owns (source_tasks_free); false when the source
+ * has none (a file) or could not copy them. */
+bool ctx_tasks(struct ui_ctx *c, struct source_tasks *out);
 
 struct view;
 

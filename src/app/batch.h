@@ -3,7 +3,9 @@
  * Ends when the duration is over, the target exits, or a stop signal
  * (SIGINT, SIGTERM, SIGHUP, SIGQUIT) sets *stop; then detaches, folds in
  * the pending samples and writes the output file (atomically) or, with no
- * output file, the text summary to stdout.
+ * output file, the text summary to stdout.  A launched command is then
+ * ended or kept as launch.h says, for batch mode and the live view
+ * alike.
  */
 #ifndef SPROFTOP_BATCH_H
 #define SPROFTOP_BATCH_H
@@ -21,7 +23,10 @@ struct batch_opts {
     const struct format *format;     /* with output */
     struct export_opts eopts;
     bool stats;                      /* --stats to stderr */
-    bool launched;                   /* exit with the command's status */
+    bool launched;                   /* a command was launched: its end
+                                        is launch_finish's (launch.h) */
+    bool keep_cmd;                   /* --keep-cmd */
+    const char *cmd_name;            /* the command, for messages */
     const char *annotate;            /* --annotate NAME: eopts.annotation
                                         is NAME's code, from the source */
     volatile sig_atomic_t *stop;     /* signal number set by the handlers */
@@ -32,7 +37,7 @@ struct batch_opts {
  * written at once.  The writers get the source's machine code
  * (eopts.code: its annotate op) for --dump-instr and --annotate; a
  * function --annotate cannot show is a one-line error.  Returns the
- * exit code: the launched command's status when launched, else 0, or 1
+ * exit code: launch_finish's when a command was launched, else 0, or 1
  * on a write error.  Main thread. */
 int batch_run(struct source *src, const struct batch_opts *o);
 

@@ -46,7 +46,7 @@ static int run_dump(const struct opts *o)
 {
     char err[512];
     int code = 1;
-    if (dump_run(o->pid, stdout, err, sizeof err, &code) < 0) {
+    if (dump_run(o->pid, o->sampler, stdout, err, sizeof err, &code) < 0) {
         fprintf(stderr, "sproftop: %s\n", err);
         return code;
     }
@@ -280,15 +280,8 @@ static int run_tui(const struct opts *o, struct source *src)
     src->ops->finish(src);
     if (o->stats)
         src->ops->print_stats(src, stderr);
-    /* A command sproftop launched ends with the session, as under
-     * perf record; an attached process (-p) is never touched. */
-    if (u.ends_command) {
-        struct source_status st;
-        src->ops->status(src, &st);
-        if (st.state != TARGET_EXITED && launch_end(st.pid, LAUNCH_GRACE_MS))
-            fprintf(stderr, "sproftop: %s (PID %d) was still running %u s after SIGTERM: "
-                    "killed\n", o->argv[0], (int)st.pid, LAUNCH_GRACE_MS / 1000);
-    }
+    if (o->argv)   /* launch.h: ended with the session, or kept */
+        launch_finish(src, stop_signal, o->keep_cmd, o->argv[0]);
     src->ops->close(src);
     return rc;
 }
@@ -302,6 +295,8 @@ static int run_batch(const struct opts *o, struct source *src)
         .format = options_format(o),
         .stats = o->stats,
         .launched = o->argv != NULL,
+        .keep_cmd = o->keep_cmd,
+        .cmd_name = o->argv ? o->argv[0] : NULL,
         .stop = &stop_signal,
         .annotate = o->annotate,
     };
@@ -357,7 +352,7 @@ int main(int argc, char **argv)
         return rc;
     install_signals();
     /* Debug info is fetched from $DEBUGINFOD_URLS on a thread of its own
-     * (src/engine/dbgfetch.h); without the variable nothing is fetched. */
+     * (src/symbols/dbgfetch.h); without the variable nothing is fetched. */
     if (o.no_debuginfod)
         unsetenv("DEBUGINFOD_URLS");
     if (o.baseline) {

@@ -142,9 +142,11 @@ static int set_freq(struct opts *o, const char *arg)
 
 static void help_freq(char *buf, size_t n)
 {
-    snprintf(buf, n, "samples per second per thread (%g..%g; perf sampler "
-             "%u, ptrace %u)", SP_FREQ_MIN_HZ, SP_FREQ_MAX_HZ,
-             SAMPLER_PERF_HZ, SAMPLER_PTRACE_HZ);
+    char rate[64];
+
+    snprintf(buf, n, "samples per second per thread (%g..%g; %s)",
+             SP_FREQ_MIN_HZ, SP_FREQ_MAX_HZ,
+             sampler_about(SAMPLER_ABOUT_RATE, rate, sizeof rate));
 }
 
 static int set_duration(struct opts *o, const char *arg)
@@ -158,8 +160,8 @@ static int set_duration(struct opts *o, const char *arg)
 static int set_sampler(struct opts *o, const char *arg)
 {
     if ((o->sampler = sampler_kind_parse(arg)) < 0)
-        return usage_error("invalid sampler '%s': expected auto, perf or "
-                           "ptrace", arg);
+        return usage_error("invalid sampler '%s': expected %s", arg,
+                           SAMPLER_NAMES);
     return 0;
 }
 
@@ -187,15 +189,33 @@ static int set_stack_size(struct opts *o, const char *arg)
 
 static void help_stack_size(char *buf, size_t n)
 {
-    snprintf(buf, n, "stack bytes copied per sample (perf: %uK, at most %u; "
-             "ptrace: %uK); K and M suffixes", SAMPLER_PERF_STACK >> 10,
-             SAMPLER_PERF_STACK_MAX, SAMPLER_PTRACE_STACK >> 10);
+    char stack[96];
+
+    snprintf(buf, n, "stack bytes copied per sample; K and M suffixes (%s)",
+             sampler_about(SAMPLER_ABOUT_STACK, stack, sizeof stack));
 }
 
 static void help_keep_cmd(char *buf, size_t n)
 {
-    snprintf(buf, n, "quitting the live view leaves CMD running (it is "
+    snprintf(buf, n, "CMD runs on when the session ends first (else it is "
              "ended: SIGTERM, SIGKILL %g s later)", LAUNCH_GRACE_MS / 1e3);
+}
+
+static void help_all(char *buf, size_t n)
+{
+    char all[96];
+
+    snprintf(buf, n, "every process (and those started later): needs %s",
+             sampler_about(SAMPLER_ABOUT_ALL, all, sizeof all));
+}
+
+static void help_children(char *buf, size_t n)
+{
+    char children[64];
+
+    snprintf(buf, n, "also sample every process the targets fork from now "
+             "on (%s)", sampler_about(SAMPLER_ABOUT_CHILDREN, children,
+                                      sizeof children));
 }
 
 /* The formats that can do something ("folded or svg"): those whose bool
@@ -345,13 +365,9 @@ static const struct option_row options[] = {
     { "dump", K_DUMP, NULL, NULL, G_TARGET,
       .help = "with -p: print every thread's stack once", FIELD(dump) },
     { "all", 'a', NULL, NULL, G_TARGET,
-      .help = "every process (and those started later): needs root, "
-              "CAP_PERFMON or perf_event_paranoid <= 0",
-      FIELD(all) },
+      .help_fn = help_all, FIELD(all) },
     { "children", K_CHILDREN, NULL, NULL, G_TARGET,
-      .help = "also sample every process the targets fork from now on "
-              "(perf sampler)",
-      FIELD(children) },
+      .help_fn = help_children, FIELD(children) },
 
     { "freq", 'F', "HZ", "a frequency in Hz", G_SAMPLING,
       .help_fn = help_freq, .set = set_freq },
@@ -656,16 +672,9 @@ static int check(const struct opts *o)
         return usage_error("%s", "--dump needs -p PID");
     if (o->dump && o->npids > 1)
         return usage_error("%s", "--dump takes one PID");
-    if (o->all && (o->dump || o->sampler == SAMPLER_PTRACE))
-        return usage_error("%s", "-a samples every process with the "
-                           "perf_event sampler (no --dump, no --sampler "
-                           "ptrace)");
     if (o->children && o->ninputs > 0)
         return usage_error("%s", "--children follows live processes: give "
                            "-p PID or -- CMD");
-    if (o->dump && o->sampler == SAMPLER_PERF)
-        return usage_error("%s", "--dump stops every thread once: it uses "
-                           "ptrace, not --sampler perf");
     if (o->format && !format_find(o->format)) {
         fprintf(stderr, "sproftop: unknown format '%s' (formats: %s)\n",
                 o->format, format_names(list, sizeof list, false));
@@ -702,8 +711,8 @@ int options_parse(int argc, char **argv, struct opts *o)
     defaults(o);
     /* the environment's default backend; --sampler overrides it */
     if (env && *env && (o->sampler = sampler_kind_parse(env)) < 0)
-        return usage_error("invalid SPROFTOP_SAMPLER '%s': expected auto, "
-                           "perf or ptrace", env);
+        return usage_error("invalid SPROFTOP_SAMPLER '%s': expected %s",
+                           env, SAMPLER_NAMES);
     getopt_tables(longs, shorts);
     opterr = 0;
     while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {

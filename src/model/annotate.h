@@ -2,7 +2,7 @@
  * samples per instruction (perf annotate's view of a function).
  *
  * The engine fills a struct annotation from the module's file
- * (src/engine/annot.c, where the disassembler and libdw stay): each
+ * (src/symbols/annot.c; the disassembler is src/disasm/): each
  * instruction's address in the target, length, text, jump or call
  * target, source file:line and innermost inlined function.  A source
  * hands one out through its annotate op (source.h).  Here it is plain

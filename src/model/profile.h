@@ -1,7 +1,7 @@
 /* profile.h - the aggregate: interned frames, one call tree, derived views.
  *
  * This is the profile model every other part reads or writes:
- *   - the collector (src/engine/collect.c) adds symbolized stacks to it;
+ *   - the collector (src/collect/collect.c) adds symbolized stacks to it;
  *   - the TUI (ui/, through view_model.h) and the writers
  *     (src/formats/export_*.c) read it, always through a private copy
  *     (profile_clone) or a derived profile (profile_derive), never while

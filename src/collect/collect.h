@@ -31,28 +31,27 @@
 struct source *collect_start(const struct sampler_config *cfg, char *err,
                              size_t errlen, int *code);
 
-/* collect_start for several processes at once (-p PID,PID...): one perf
+/* collect_start for several processes at once (-p PID,PID...): one
  * sampler for all (cfg with its pids, or cfg->argv to launch when npids
  * is 0), one profile for all, each process with its own fold (maps,
  * symbolizer) marking its threads.  With children (--children), every
- * process any of them forks from now on is sampled too: the events are
- * inherited, and the sampler announces the child when its FORK record
- * is read; it keeps its samples when it exits.  Several processes and
- * children use the perf backend (auto means perf; --sampler ptrace is
- * refused, exit code 2: ptrace samplers on threads of one process would
- * reap each other's stops).  pids[0] names the session (meta, the
- * header).  Fails, naming the PID, when any one cannot be attached; the
- * ones already attached are let go. */
+ * process any of them forks from now on is sampled too: the sampler
+ * announces the child (on_process); it keeps its samples when it exits.
+ * sampler_start chooses a backend that can (SAMPLER_CAP_MANY,
+ * SAMPLER_CAP_CHILDREN) and refuses, exit code 2, a --sampler that
+ * cannot.  pids[0] names the session (meta, the header).  Fails, naming
+ * the PID, when any one cannot be attached; the ones already attached
+ * are let go. */
 struct source *collect_start_pids(const struct sampler_config *cfg,
                                   const pid_t *pids, size_t npids,
                                   bool children, char *err, size_t errlen,
                                   int *code);
 
 /* -a: every user process (not sproftop, not kernel threads), now and
- * started later, on every CPU: one perf sampler with one event per CPU
- * (cfg->all).  A process gets its fold at its first sample.  Needs
- * root, CAP_PERFMON or perf_event_paranoid <= 0: otherwise NULL and one
- * line in err saying which is missing.  The session is named "all". */
+ * started later, on every CPU (cfg->all, SAMPLER_CAP_ALL).  A process
+ * gets its fold at its first sample.  Needs the privilege the backend
+ * names (sampler_about(SAMPLER_ABOUT_ALL)): otherwise NULL and one line
+ * in err saying which is missing.  The session is named "all". */
 struct source *collect_start_all(const struct sampler_config *cfg, char *err,
                                  size_t errlen, int *code);
 

@@ -1,5 +1,5 @@
 /* perf_sampler.c - the perf_event sampling thread and the backend's ops;
- * see perf_sampler.h, and perf_int.h for its parts.
+ * see perf_int.h for what it promises and its parts.
  *
  * One loop on one thread, for every process of the session:
  *   1. wait (epoll) until a ring is half full, a target exits, or
@@ -13,17 +13,16 @@
  *   4. --idle: count the off-CPU time of threads still off CPU so far;
  *   5. publish the stats (at most every PUBLISH_NS).
  */
-#include "perf_sampler.h"
+#include "perf_int.h"
 
 #include "clock.h"
-#include "ingest.h"
 #include "maps.h"
-#include "perf_int.h"
 #include "perf_record.h"
 #include "perf_ring.h"
 #include "vec.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +34,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* This backend's table (at the end), which sampler.c's registry lists. */
+extern const struct sampler_backend perf_backend;
+
 #define DRAIN_NS 200000000ull    /* drain the rings at least this often: a
                                     wake-up costs more than a ring of
                                     records (docs/PERFORMANCE.md, 10) */
@@ -43,12 +45,12 @@
 #define FLUSH_NS 100000000ull    /* --idle: count a long off-CPU stretch
                                     so far at least this often */
 
-/* --- samples --------------------------------------------------------------- */
+/* --- samples ---------------------------------------------------------------- */
 
 /* The events' interval is `ns` from `since` on (0: from the start).  The
  * oldest change is forgotten when the list is full: a sample that old
  * was read long ago (a drain is at most 200 ms). */
-static void interval_changed(struct psampler *s, uint64_t since, uint64_t ns)
+static void interval_changed(struct pf_sampler *s, uint64_t since, uint64_t ns)
 {
     if (s->nivs == PERF_INTERVALS) {
         memmove(s->ivs, s->ivs + 1, (PERF_INTERVALS - 1) * sizeof *s->ivs);
@@ -57,7 +59,7 @@ static void interval_changed(struct psampler *s, uint64_t since, uint64_t ns)
     s->ivs[s->nivs++] = (struct pf_interval){since, ns};
 }
 
-uint64_t pf_interval_at(const struct psampler *s, uint64_t time)
+uint64_t pf_interval_at(const struct pf_sampler *s, uint64_t time)
 {
     for (uint32_t i = s->nivs; i-- > 0;)
         if (s->ivs[i].since <= time)
@@ -65,48 +67,9 @@ uint64_t pf_interval_at(const struct psampler *s, uint64_t time)
     return s->nivs ? s->ivs[0].ns : s->cur_interval;
 }
 
-void pf_push_stack(struct psampler *s, struct pthr *t, const uint64_t *pcs, int n,
-                   uint32_t flags, uint64_t time, uint64_t weight)
-{
-    struct pproc *p = &s->procs[t->proc];
-    pf_proc_announce(s, p);
-    if (!t->named) {
-        if (!t->name[0]) /* launched: named at its exec, and that was lost */
-            target_thread_name(p->pid, t->tid, t->name, sizeof t->name);
-        pf_thr_push_name(s, t, time);
-    }
-    struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = p->pid, .tid = t->tid,
-                           .flags = flags, .time = time, .gen = p->gen,
-                           .weight = weight};
-    if (ingest_push(s->cfg.ingest, &h, pcs, (size_t)n * sizeof *pcs) < 0) {
-        s->live.lost++;
-        return;
-    }
-    s->live.samples++;
-    t->samples++;
-}
-
-uint32_t pf_count_end(struct psampler *s, enum unwind_end end)
-{
-    s->live.unwind_end[end]++;
-    if (end == UNWIND_COMPLETE)
-        return 0;
-    s->live.truncated++;
-    return INGEST_F_TRUNCATED;
-}
-
-int pf_unwind(struct psampler *s, struct pproc *p, const uint64_t *regs,
-              const uint8_t *stack, uint64_t len, uint32_t *flags)
-{
-    enum unwind_end end;
-    int n = pf_unwind_raw(s, p, regs, stack, len, &end);
-    *flags = pf_count_end(s, end);
-    return n;
-}
-
 /* The process a record of pid belongs to: known, or (-a, or a child whose
  * FORK record was lost) added now.  PERF_NONE: not one of ours. */
-static uint32_t proc_of(struct psampler *s, pid_t pid)
+static uint32_t proc_of(struct pf_sampler *s, pid_t pid)
 {
     if (pid <= 0 || pid == s->self)
         return PERF_NONE;
@@ -116,7 +79,7 @@ static uint32_t proc_of(struct psampler *s, pid_t pid)
     return pf_proc_add(s, pid, !s->cfg.all);
 }
 
-static void on_sample(struct psampler *s, const struct perf_event_header *h)
+static void on_sample(struct pf_sampler *s, const struct perf_event_header *h)
 {
     struct perf_sample smp;
     if (perf_record_sample(h, &smp) < 0 || !smp.user_regs)
@@ -161,7 +124,7 @@ static void on_sample(struct psampler *s, const struct perf_event_header *h)
 
 /* An executable mapping was created: unless the maps we have hold it
  * already, read them again before the next sample. */
-static void on_mmap2(struct psampler *s, const struct perf_record_mmap2 *r,
+static void on_mmap2(struct pf_sampler *s, const struct perf_record_mmap2 *r,
                      const uint8_t *end)
 {
     if (!(r->prot & PROT_EXEC))
@@ -181,7 +144,7 @@ static void on_mmap2(struct psampler *s, const struct perf_record_mmap2 *r,
 /* COMM with COMM_EXEC: the process has a new image; every other thread is
  * gone (exec from a non-leader thread gives the caller the PID).  Once
  * announced, the new image is announced again as a process of its own. */
-static void on_exec(struct psampler *s, uint32_t pi, pid_t tid, const char *name,
+static void on_exec(struct pf_sampler *s, uint32_t pi, pid_t tid, const char *name,
                     uint64_t time)
 {
     for (size_t k = s->nalive; k-- > 0;) {
@@ -204,7 +167,7 @@ static void on_exec(struct psampler *s, uint32_t pi, pid_t tid, const char *name
     }
 }
 
-static void on_comm(struct psampler *s, const struct perf_event_header *h)
+static void on_comm(struct pf_sampler *s, const struct perf_event_header *h)
 {
     const uint8_t *end = (const uint8_t *)h + h->size;
     const struct perf_record_comm *r = (const struct perf_record_comm *)(h + 1);
@@ -226,7 +189,7 @@ static void on_comm(struct psampler *s, const struct perf_event_header *h)
         pf_thr_rename(s, &s->thr[i], name, sid.time);
 }
 
-static void on_fork(struct psampler *s, const struct perf_record_task *r)
+static void on_fork(struct pf_sampler *s, const struct perf_record_task *r)
 {
     pid_t pid = (pid_t)r->pid;
     uint32_t parent = pf_proc_find(s, (pid_t)r->ppid);
@@ -256,7 +219,7 @@ static void on_fork(struct psampler *s, const struct perf_record_task *r)
         pf_thr_add(s, pi, pid, name[0] ? name : NULL, r->time);
 }
 
-static void on_exit_rec(struct psampler *s, const struct perf_record_task *r)
+static void on_exit_rec(struct pf_sampler *s, const struct perf_record_task *r)
 {
     uint32_t pi = pf_proc_find(s, (pid_t)r->pid);
     if (pi == PERF_NONE)
@@ -273,7 +236,8 @@ static void on_exit_rec(struct psampler *s, const struct perf_record_task *r)
         pf_proc_exit(s, pi);
 }
 
-static void on_switch_in(struct psampler *s, const struct perf_event_header *h)
+static void on_switch_in(struct pf_sampler *s,
+                         const struct perf_event_header *h)
 {
     struct perf_sample_id sid;
     if (h->misc & PERF_RECORD_MISC_SWITCH_OUT || perf_record_id(h, &sid) < 0)
@@ -285,13 +249,13 @@ static void on_switch_in(struct psampler *s, const struct perf_event_header *h)
     }
 }
 
-static void count_lost(struct psampler *s, uint64_t n)
+static void count_lost(struct pf_sampler *s, uint64_t n)
 {
-    s->live.lost_ring += n;
+    s->pf_live.lost_ring += n;
     s->live.lost += n;
 }
 
-static void on_record(struct psampler *s, const struct perf_event_header *h)
+static void on_record(struct pf_sampler *s, const struct perf_event_header *h)
 {
     switch (h->type) {
     case PERF_RECORD_SAMPLE:
@@ -346,7 +310,7 @@ static int rec_cmp(const void *a, const void *b)
 }
 
 /* Read every ring up to now and handle the records in time order. */
-static void drain(struct psampler *s)
+static void drain(struct pf_sampler *s)
 {
     s->nrecs = 0;
     for (int c = 0; c < s->ncpus; c++) {
@@ -375,7 +339,7 @@ static void drain(struct psampler *s)
 /* kill -STOP: nothing to do but say so (the kernel stops the threads,
  * and stopped threads take no samples).  Stopped when every target
  * still running is. */
-static void watch_stop(struct psampler *s)
+static void watch_stop(struct pf_sampler *s)
 {
     int running = 0, stopped = 0;
     for (size_t i = 0; i < s->nprocs; i++) {
@@ -401,7 +365,7 @@ static void watch_stop(struct psampler *s)
 
 /* CPU time the sampled processes used: the targets', or with -a every
  * CPU's busy time (/proc/stat). */
-static uint64_t targets_cpu_ns(struct psampler *s)
+static uint64_t targets_cpu_ns(struct pf_sampler *s)
 {
     uint64_t sum = 0;
     if (s->cfg.all) {
@@ -429,7 +393,7 @@ static int u32_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void publish(struct psampler *s, uint64_t now, bool force)
+static void publish(struct pf_sampler *s, uint64_t now, bool force)
 {
     if (!force && now - s->t_publish < PUBLISH_NS)
         return;
@@ -462,13 +426,14 @@ static void publish(struct psampler *s, uint64_t now, bool force)
     uint32_t seen = s->st.threads_seen;
     s->st = *l;
     s->st.threads_seen = seen; /* counted by pf_thr_add under the lock */
+    s->pf_st = s->pf_live;
     for (size_t k = 0; k < s->nalive; k++)
         pf_thr_stats_sync(s, &s->thr[s->alive[k]], now);
     pthread_mutex_unlock(&s->lock);
 }
 
 /* Apply a pause, resume or new interval asked for by another thread. */
-static void apply_controls(struct psampler *s, uint64_t now)
+static void apply_controls(struct pf_sampler *s, uint64_t now)
 {
     bool paused = atomic_load(&s->paused);
     if (paused != s->is_paused) {
@@ -493,7 +458,7 @@ static void apply_controls(struct psampler *s, uint64_t now)
 }
 
 /* Every target is gone: the launched command's exit status. */
-static void target_gone(struct psampler *s)
+static void target_gone(struct pf_sampler *s)
 {
     s->live.target = SAMPLER_EXITED;
     if (!s->launched)
@@ -508,7 +473,7 @@ static void target_gone(struct psampler *s)
 }
 
 /* Wait for the rings or a target's exit; handle what came. */
-static void step(struct psampler *s)
+static void step(struct pf_sampler *s)
 {
     struct epoll_event evs[16];
     uint32_t exited[16];
@@ -541,7 +506,7 @@ static void step(struct psampler *s)
 
 static void *sampler_main(void *arg)
 {
-    struct psampler *s = arg;
+    struct pf_sampler *s = arg;
     char err[256] = "";
     int code = 1;
     sampler_block_signals();
@@ -555,13 +520,8 @@ static void *sampler_main(void *arg)
     s->win_cpu = targets_cpu_ns(s);
     if (rc == 0 && s->cfg.idle)
         pf_off_bootstrap_blocked(s, s->t_start);
-    pthread_mutex_lock(&s->lock);
-    s->attach_done = rc == 0 ? 1 : -1;
-    snprintf(s->attach_err, sizeof s->attach_err, "%s", err);
-    s->attach_code = code;
-    s->live.pid = s->st.pid = s->pid;
-    pthread_cond_broadcast(&s->cond);
-    pthread_mutex_unlock(&s->lock);
+    s->live.pid = s->pid;
+    sampler_attach_report(&s->attach, &s->lock, &s->cond, rc, err, code);
     if (rc < 0)
         return NULL;
 
@@ -586,7 +546,7 @@ static void *sampler_main(void *arg)
 
 /* --- lifecycle ----------------------------------------------------------------------- */
 
-static void sampler_free(struct psampler *s)
+static void sampler_free(struct pf_sampler *s)
 {
     pf_detach(s);
     pf_procs_free(s);
@@ -599,13 +559,13 @@ static void sampler_free(struct psampler *s)
     free(s);
 }
 
-struct sampler *perf_sampler_start(const struct sampler_config *cfg,
-                                   char *err, size_t errlen, int *code,
-                                   struct perf_refusal *why)
+static struct sampler *pf_start(const struct sampler_config *cfg, char *err,
+                                size_t errlen, int *code,
+                                struct sampler_refusal *why)
 {
     *code = 1;
     memset(why, 0, sizeof *why);
-    struct psampler *s = calloc(1, sizeof *s);
+    struct pf_sampler *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, errlen, "out of memory");
         return NULL;
@@ -628,49 +588,28 @@ struct sampler *perf_sampler_start(const struct sampler_config *cfg,
     atomic_init(&s->paused, false);
     atomic_init(&s->interval_ns, cfg->interval_ns);
     s->live.target = SAMPLER_RUNNING;
-    s->live.sampler_threads = 1;
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
-    if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
-        snprintf(err, errlen, "cannot start the sampler thread");
-        close(s->kick_fd);
-        pthread_mutex_destroy(&s->lock);
-        pthread_cond_destroy(&s->cond);
-        free(s);
-        return NULL;
-    }
-    pthread_mutex_lock(&s->lock);
-    while (!s->attach_done)
-        pthread_cond_wait(&s->cond, &s->lock);
-    int ok = s->attach_done > 0;
-    pthread_mutex_unlock(&s->lock);
-    if (!ok) {
-        pthread_join(s->thread, NULL);
-        snprintf(err, errlen, "%s", s->attach_err);
-        *code = s->attach_code;
+    if (sampler_thread_start(&s->thread, sampler_main, s, &s->attach,
+                             &s->lock, &s->cond, err, errlen, code) < 0) {
         *why = s->refusal;
         sampler_free(s);
         return NULL;
     }
     s->base.ops = &perf_backend;
+    s->base.pid = s->pid;
     return &s->base;
 }
 
-static struct sampler *pf_start(const struct sampler_config *cfg, char *err,
-                                size_t errlen, int *code)
-{
-    struct perf_refusal why;
-    return perf_sampler_start(cfg, err, errlen, code, &why);
-}
-
-int perf_sampler_probe(const struct sampler_config *cfg, struct perf_refusal *why)
+static int pf_probe(const struct sampler_config *cfg,
+                    struct sampler_refusal *why)
 {
     bool kernel;
     return perf_events_probe(pf_probe_tid(cfg), cfg->idle, &kernel, why);
 }
 
 /* Wake the loop (any thread): a control or a halt is waiting. */
-static void kick(struct psampler *s)
+static void kick(struct pf_sampler *s)
 {
     uint64_t one = 1;
     if (write(s->kick_fd, &one, sizeof one) < 0)
@@ -679,7 +618,7 @@ static void kick(struct psampler *s)
 
 static void pf_halt(struct sampler *base)
 {
-    struct psampler *s = (struct psampler *)base;
+    struct pf_sampler *s = (struct pf_sampler *)base;
     atomic_store(&s->stop, true);
     kick(s);
 
@@ -689,24 +628,24 @@ static void pf_halt(struct sampler *base)
 static void pf_free(struct sampler *base)
 {
     pf_halt(base);
-    sampler_free((struct psampler *)base);
+    sampler_free((struct pf_sampler *)base);
 }
 
 static void pf_set_paused(struct sampler *base, bool paused)
 {
-    atomic_store(&((struct psampler *)base)->paused, paused);
-    kick((struct psampler *)base);
+    atomic_store(&((struct pf_sampler *)base)->paused, paused);
+    kick((struct pf_sampler *)base);
 }
 
 static void pf_set_interval(struct sampler *base, uint64_t interval_ns)
 {
-    atomic_store(&((struct psampler *)base)->interval_ns, interval_ns);
-    kick((struct psampler *)base);
+    atomic_store(&((struct pf_sampler *)base)->interval_ns, interval_ns);
+    kick((struct pf_sampler *)base);
 }
 
 static void pf_get_stats(struct sampler *base, struct sampler_stats *out)
 {
-    struct psampler *s = (struct psampler *)base;
+    struct pf_sampler *s = (struct pf_sampler *)base;
     pthread_mutex_lock(&s->lock);
     *out = s->st;
     out->interval_ns = atomic_load(&s->interval_ns);
@@ -717,26 +656,44 @@ static void pf_foreach_thread(struct sampler *base,
                               void (*fn)(void *ctx, const struct sampler_thread_stats *t),
                               void *ctx)
 {
-    struct psampler *s = (struct psampler *)base;
+    struct pf_sampler *s = (struct pf_sampler *)base;
     pthread_mutex_lock(&s->lock);
     for (size_t i = 0; i < s->ntstats; i++)
         fn(ctx, &s->tstats[i]);
     pthread_mutex_unlock(&s->lock);
 }
 
-static pid_t pf_pid(struct sampler *base)
+static void pf_print_stats(struct sampler *base, FILE *f)
 {
-    return ((struct psampler *)base)->pid;
+    struct pf_sampler *s = (struct pf_sampler *)base;
+    pthread_mutex_lock(&s->lock);
+    struct pf_stats st = s->pf_st;
+    uint64_t throttled = s->st.throttled;
+    pthread_mutex_unlock(&s->lock);
+    fprintf(f, "perf: 1 sampler thread(s), %u events open on %u CPUs; lost in "
+            "the ring buffers %" PRIu64 ", throttled %" PRIu64 "; off-CPU: %"
+            PRIu64 " switch-outs, %.3f s\n", st.events, st.cpus, st.lost_ring,
+            throttled, st.offcpu, (double)st.offcpu_ns / 1e9);
 }
 
 const struct sampler_backend perf_backend = {
     .name = "perf",
+    .title = "perf_event",
+    .caps = SAMPLER_CAP_MANY | SAMPLER_CAP_CHILDREN | SAMPLER_CAP_ALL |
+            SAMPLER_CAP_OFFCPU | SAMPLER_CAP_NOSTOP,
+    /* docs/PERFORMANCE.md: sections 9 (the rate) and 7 (16 KiB cut none
+     * of the targets measured; the kernel copies it all every sample) */
+    .default_hz = 199,
+    .default_stack = 16384,
+    .max_stack = 65528,   /* a perf record is under 64 KiB */
+    .all_needs = PERF_ALL_NEEDS,
+    .probe = pf_probe,
     .start = pf_start,
     .halt = pf_halt,
     .free = pf_free,
     .set_paused = pf_set_paused,
     .set_interval = pf_set_interval,
     .get_stats = pf_get_stats,
+    .print_stats = pf_print_stats,
     .foreach_thread = pf_foreach_thread,
-    .pid = pf_pid,
 };

@@ -23,7 +23,7 @@
 
 #define NAMES_NS 2000000000ull  /* thread names re-read this often */
 
-struct sthread *pt_threads_find(struct psampler *s, pid_t tid)
+struct sthread *pt_threads_find(struct pt_sampler *s, pid_t tid)
 {
     for (size_t i = 0; i < s->nthreads; i++)
         if (s->threads[i]->tid == tid)
@@ -31,7 +31,7 @@ struct sthread *pt_threads_find(struct psampler *s, pid_t tid)
     return NULL;
 }
 
-static void push_name(struct psampler *s, pid_t tid, const char *name)
+static void push_name(struct pt_sampler *s, pid_t tid, const char *name)
 {
     if (!s->cfg.ingest)
         return; /* --dump has no ingest */
@@ -50,7 +50,7 @@ static int open_task_file(pid_t pid, pid_t tid, const char *what)
 
 /* Its figures, on the readers' list (NULL on OOM: the thread is sampled
  * all the same). */
-static struct pt_stat *new_stat(struct psampler *s, const struct sthread *t)
+static struct pt_stat *new_stat(struct pt_sampler *s, const struct sthread *t)
 {
     struct pt_stat *st = calloc(1, sizeof *st);
     if (!st)
@@ -67,7 +67,7 @@ static struct pt_stat *new_stat(struct psampler *s, const struct sthread *t)
     return st;
 }
 
-struct sthread *pt_threads_add(struct psampler *s, pid_t tid)
+struct sthread *pt_threads_add(struct pt_sampler *s, pid_t tid)
 {
     pt_assert_owner(s);
     struct sthread *t;
@@ -95,7 +95,7 @@ struct sthread *pt_threads_add(struct psampler *s, pid_t tid)
     return t;
 }
 
-void pt_threads_drop(struct psampler *s, pid_t tid)
+void pt_threads_drop(struct pt_sampler *s, pid_t tid)
 {
     pt_assert_owner(s);
     size_t i = 0;
@@ -127,7 +127,8 @@ void pt_threads_drop(struct psampler *s, pid_t tid)
     free(t);
 }
 
-void pt_threads_rename(struct psampler *s, struct sthread *t, const char *name)
+void pt_threads_rename(struct pt_sampler *s, struct sthread *t,
+                       const char *name)
 {
     snprintf(t->name, sizeof t->name, "%s", name);
     push_name(s, t->tid, name);
@@ -139,7 +140,7 @@ void pt_threads_rename(struct psampler *s, struct sthread *t, const char *name)
 }
 
 struct rescan {
-    struct psampler *s;
+    struct pt_sampler *s;
     bool first;
     int *first_errno;
     int added;
@@ -166,7 +167,7 @@ static int rescan_one(void *ctx, pid_t tid)
 /* One pass over /proc/PID/task: seize what is new, mark what is there.
  * Returns the number seized, or -1 with errno when the directory cannot
  * be read. */
-static int rescan_pass(struct psampler *s, bool first, int *first_errno)
+static int rescan_pass(struct pt_sampler *s, bool first, int *first_errno)
 {
     for (size_t i = 0; i < s->nthreads; i++)
         s->threads[i]->seen = false;
@@ -179,7 +180,7 @@ static int rescan_pass(struct psampler *s, bool first, int *first_errno)
 /* Seize every thread of the process not seized yet.  Returns the number
  * of threads newly seized, or -1 with *first_errno from the first failure
  * when nothing at all could be seized and `first` is set. */
-int pt_threads_rescan(struct psampler *s, bool first, int *first_errno)
+int pt_threads_rescan(struct pt_sampler *s, bool first, int *first_errno)
 {
     int added = 0;
     /* Repeat until a pass finds nothing new: threads may be created
@@ -202,7 +203,7 @@ int pt_threads_rescan(struct psampler *s, bool first, int *first_errno)
  * usually after we seized them, and programs rename threads later too:
  * re-read the names of young threads at every rescan and of all threads
  * every NAMES_NS, and pass changes on. */
-static void refresh_names(struct psampler *s, uint64_t now)
+static void refresh_names(struct pt_sampler *s, uint64_t now)
 {
     bool all = now - s->t_names >= NAMES_NS;
     if (all)
@@ -220,7 +221,7 @@ static void refresh_names(struct psampler *s, uint64_t now)
 
 /* The periodic look at /proc: seize new threads, drop vanished ones,
  * re-read names. */
-void pt_threads_refresh(struct psampler *s, uint64_t now)
+void pt_threads_refresh(struct pt_sampler *s, uint64_t now)
 {
     pt_threads_rescan(s, false, NULL);
     for (size_t i = s->nthreads; i-- > 0;) {
@@ -235,7 +236,7 @@ void pt_threads_refresh(struct psampler *s, uint64_t now)
     refresh_names(s, now);
 }
 
-size_t pt_threads_pending(const struct psampler *s)
+size_t pt_threads_pending(const struct pt_sampler *s)
 {
     size_t n = 0;
     for (size_t i = 0; i < s->nthreads; i++)
@@ -243,7 +244,7 @@ size_t pt_threads_pending(const struct psampler *s)
     return n;
 }
 
-void pt_threads_publish(struct psampler *s)
+void pt_threads_publish(struct pt_sampler *s)
 {
     pthread_mutex_lock(&s->lock);
     for (size_t i = 0; i < s->nthreads; i++) {
@@ -256,7 +257,7 @@ void pt_threads_publish(struct psampler *s)
     pthread_mutex_unlock(&s->lock);
 }
 
-void pt_threads_foreach(struct psampler *s,
+void pt_threads_foreach(struct pt_sampler *s,
                         void (*fn)(void *ctx,
                                    const struct sampler_thread_stats *t),
                         void *ctx)
@@ -270,6 +271,7 @@ void pt_threads_foreach(struct psampler *s,
     while (st) {
         pthread_mutex_lock(&s->lock);
         struct sampler_thread_stats t = st->pub;
+        t.alive = st->alive;
         if (st->alive)
             t.alive_ns = now - st->born_ns;
         struct pt_stat *next = st->next;
@@ -279,7 +281,7 @@ void pt_threads_foreach(struct psampler *s,
     }
 }
 
-void pt_threads_free(struct psampler *s)
+void pt_threads_free(struct pt_sampler *s)
 {
     while (s->nthreads)
         pt_threads_drop(s, s->threads[s->nthreads - 1]->tid);

@@ -40,7 +40,7 @@
 #define ATTACH_PASSES 16         /* /proc/PID/task rescans at attach */
 
 struct ev_key {
-    struct psampler *s;
+    struct pf_sampler *s;
     uint64_t id;
 };
 
@@ -50,14 +50,14 @@ static int ev_eq(void *ctx, uint32_t i)
     return k->s->evs[i].id == k->id;
 }
 
-struct pev *pf_ev_find(struct psampler *s, uint64_t id)
+struct pev *pf_ev_find(struct pf_sampler *s, uint64_t id)
 {
     struct ev_key k = {s, id};
     uint32_t i = idtab_find(&s->ev_ids, util_mix64(id), ev_eq, &k);
     return i == IDTAB_NONE ? NULL : &s->evs[i];
 }
 
-static int ev_keep(struct psampler *s, int fd, uint64_t id, uint32_t thr, int kind)
+static int ev_keep(struct pf_sampler *s, int fd, uint64_t id, uint32_t thr, int kind)
 {
     if (VEC_RESERVE(s->evs, s->capevs, s->nevs + 1) < 0 ||
         idtab_reserve(&s->ev_ids, s->nevs + 1) < 0) {
@@ -68,11 +68,11 @@ static int ev_keep(struct psampler *s, int fd, uint64_t id, uint32_t thr, int ki
     s->evs[s->nevs] = (struct pev){fd, id, thr, (uint8_t)kind};
     idtab_insert(&s->ev_ids, util_mix64(id), (uint32_t)s->nevs);
     s->nevs++;
-    s->live.events++;
+    s->pf_live.events++;
     return 0;
 }
 
-int pf_open_events(struct psampler *s, uint32_t i)
+int pf_open_events(struct pf_sampler *s, uint32_t i)
 {
     int kinds = s->cfg.idle ? 2 : 1;
     for (int k = 0; k < kinds; k++) {
@@ -88,25 +88,25 @@ int pf_open_events(struct psampler *s, uint32_t i)
     return 0;
 }
 
-void pf_close_events_of(struct psampler *s, uint32_t thr)
+void pf_close_events_of(struct pf_sampler *s, uint32_t thr)
 {
     for (size_t i = 0; i < s->nevs; i++) {
         if (s->evs[i].thr != thr || s->evs[i].fd < 0)
             continue;
         close(s->evs[i].fd);
         s->evs[i].fd = -1;
-        s->live.events--;
+        s->pf_live.events--;
     }
 }
 
-void pf_ioctl_all(struct psampler *s, unsigned long req, void *arg, int kind)
+void pf_ioctl_all(struct pf_sampler *s, unsigned long req, void *arg, int kind)
 {
     for (size_t i = 0; i < s->nevs; i++)
         if (s->evs[i].fd >= 0 && (kind < 0 || s->evs[i].kind == kind))
             ioctl(s->evs[i].fd, req, arg);
 }
 
-static size_t ring_bytes(const struct psampler *s)
+static size_t ring_bytes(const struct pf_sampler *s)
 {
     /* at most one sample per interval on a CPU (one thread runs there at a
      * time), plus --idle's switch-outs, which are not bounded: assume as
@@ -122,12 +122,12 @@ static size_t ring_bytes(const struct psampler *s)
 
 /* The fd that owns CPU c's ring: -a's clock event on it (also an event
  * of evs, closed as the owner), else a dummy (counted as an event). */
-static int open_owner(struct psampler *s, int c, uint32_t wakeup)
+static int open_owner(struct pf_sampler *s, int c, uint32_t wakeup)
 {
     if (!s->cfg.all) {
         int fd = perf_events_open_owner(s->cpus[c], wakeup);
         if (fd >= 0)
-            s->live.events++;
+            s->pf_live.events++;
         return fd;
     }
     uint64_t id;
@@ -142,10 +142,10 @@ static bool is_owner(const struct pev *e)
     return e->thr == PERF_NONE && e->kind == PERF_EV_CLOCK;
 }
 
-static int setup_rings(struct psampler *s)
+static int setup_rings(struct pf_sampler *s)
 {
     s->ncpus = perf_events_cpus(s->cpus, PERF_MAX_CPUS);
-    s->live.cpus = (uint32_t)s->ncpus;
+    s->pf_live.cpus = (uint32_t)s->ncpus;
     s->owners = malloc((size_t)s->ncpus * sizeof *s->owners);
     s->rings = calloc((size_t)s->ncpus, sizeof *s->rings);
     if (!s->owners || !s->rings) {
@@ -189,7 +189,7 @@ static void raise_fd_limit(void)
     }
 }
 
-static void refuse(struct psampler *s, pid_t pid, int e, char *err, size_t errlen, int *code)
+static void refuse(struct pf_sampler *s, pid_t pid, int e, char *err, size_t errlen, int *code)
 {
     perf_events_explain(e, pid, false, &s->refusal);
     snprintf(err, errlen, "perf_event: %s; %s (or use --sampler ptrace)",
@@ -231,7 +231,7 @@ pid_t pf_probe_tid(const struct sampler_config *cfg)
 /* Attach to process pid: its threads (rescanned until a pass finds
  * nothing new: a thread made by one we have not opened yet inherits
  * nothing). */
-static int attach_pid(struct psampler *s, pid_t pid, char *err, size_t errlen, int *code)
+static int attach_pid(struct pf_sampler *s, pid_t pid, char *err, size_t errlen, int *code)
 {
     if (target_check(pid, err, errlen) < 0)
         return -1;
@@ -263,7 +263,7 @@ static int attach_pid(struct psampler *s, pid_t pid, char *err, size_t errlen, i
     return 0;
 }
 
-static int launch(struct psampler *s, char *err, size_t errlen, int *code)
+static int launch(struct pf_sampler *s, char *err, size_t errlen, int *code)
 {
     if (target_spawn(&s->spawn, s->cfg.argv, s->cfg.quiet_child,
                      s->cfg.child_out, err, errlen) < 0)
@@ -285,7 +285,7 @@ static int launch(struct psampler *s, char *err, size_t errlen, int *code)
     return target_spawn_go(&s->spawn, s->cfg.argv[0], err, errlen);
 }
 
-int pf_attach(struct psampler *s, char *err, size_t errlen, int *code)
+int pf_attach(struct pf_sampler *s, char *err, size_t errlen, int *code)
 {
     *code = 1;
     bool kernel;
@@ -293,6 +293,8 @@ int pf_attach(struct psampler *s, char *err, size_t errlen, int *code)
     size_t npids = s->cfg.npids ? s->cfg.npids : 1;
     if (!s->cfg.argv && !s->cfg.all && npids == 1 &&
         target_check(pids[0], err, errlen) < 0)
+        return -1;
+    if (s->cfg.all && perf_events_all_allowed(err, errlen) < 0)
         return -1;
     if (perf_events_probe(pf_probe_tid(&s->cfg), s->cfg.idle, &kernel, &s->refusal) < 0) {
         snprintf(err, errlen, "perf_event: %s; %s (or use --sampler ptrace)",
@@ -329,7 +331,7 @@ int pf_attach(struct psampler *s, char *err, size_t errlen, int *code)
     return 0;
 }
 
-void pf_detach(struct psampler *s)
+void pf_detach(struct pf_sampler *s)
 {
     for (size_t i = 0; i < s->nevs; i++)
         if (s->evs[i].fd >= 0 && !is_owner(&s->evs[i]))

@@ -209,6 +209,20 @@ int target_stat_vsize(int stat_fd, uint64_t *vsize)
     return end == p ? -1 : 0;
 }
 
+int target_stat_times(int stat_fd, char *state, uint64_t *cpu_ns)
+{
+    char buf[1024];
+    const char *s = stat_reread(stat_fd, buf, sizeof buf);
+    const char *p = stat_skip(s, 3, 14);  /* utime, then stime */
+    unsigned long long ut, st;
+    if (!p || sscanf(p, "%llu %llu", &ut, &st) != 2)
+        return -1;
+    long hz = sysconf(_SC_CLK_TCK);
+    *state = s[0];
+    *cpu_ns = (uint64_t)(ut + st) * (1000000000ull / (uint64_t)(hz > 0 ? hz : 100));
+    return 0;
+}
+
 int target_runtime(int sched_fd, uint64_t *ns)
 {
     char buf[128];

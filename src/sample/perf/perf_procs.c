@@ -32,7 +32,7 @@
 /* --- processes ------------------------------------------------------------- */
 
 struct pid_key {
-    struct psampler *s;
+    struct pf_sampler *s;
     pid_t pid;
 };
 
@@ -42,7 +42,7 @@ static int proc_eq(void *ctx, uint32_t id)
     return k->s->procs[id].pid == k->pid && !k->s->procs[id].superseded;
 }
 
-uint32_t pf_proc_find(struct psampler *s, pid_t pid)
+uint32_t pf_proc_find(struct pf_sampler *s, pid_t pid)
 {
     struct pid_key k = {s, pid};
     return idtab_find(&s->proc_ids, util_mix64((uint64_t)pid), proc_eq, &k);
@@ -51,7 +51,7 @@ uint32_t pf_proc_find(struct psampler *s, pid_t pid)
 /* Watch target i's exit through a pidfd.  False when it is gone already
  * (reaped: a child that ran for less than a drain before its FORK record
  * was read), which no pidfd would ever say. */
-static bool proc_watch(struct psampler *s, uint32_t i)
+static bool proc_watch(struct pf_sampler *s, uint32_t i)
 {
     struct pproc *p = &s->procs[i];
     p->watched = true;
@@ -70,7 +70,7 @@ static bool proc_watch(struct psampler *s, uint32_t i)
     return true;
 }
 
-uint32_t pf_proc_add(struct psampler *s, pid_t pid, bool watched)
+uint32_t pf_proc_add(struct pf_sampler *s, pid_t pid, bool watched)
 {
     uint32_t old = pf_proc_find(s, pid);
     if (old != PERF_NONE && !s->procs[old].exited)
@@ -95,7 +95,7 @@ uint32_t pf_proc_add(struct psampler *s, pid_t pid, bool watched)
     return i;
 }
 
-void pf_proc_exit(struct psampler *s, uint32_t i)
+void pf_proc_exit(struct pf_sampler *s, uint32_t i)
 {
     struct pproc *p = &s->procs[i];
     if (p->exited)
@@ -127,7 +127,7 @@ void pf_proc_exit(struct psampler *s, uint32_t i)
     p->maps = NULL;
 }
 
-void pf_proc_announce(struct psampler *s, struct pproc *p)
+void pf_proc_announce(struct pf_sampler *s, struct pproc *p)
 {
     if (p->announced && !p->exec_pending)
         return;
@@ -147,7 +147,7 @@ void pf_proc_announce(struct psampler *s, struct pproc *p)
     p->exec_pending = false;
 }
 
-bool pf_proc_refresh_maps(struct psampler *s, struct pproc *p)
+bool pf_proc_refresh_maps(struct pf_sampler *s, struct pproc *p)
 {
     struct maps *m = maps_read(p->pid);
     /* a zombie leader's maps are empty: read them through a live thread */
@@ -178,7 +178,7 @@ bool pf_proc_refresh_maps(struct psampler *s, struct pproc *p)
     return true;
 }
 
-struct unwinder *pf_proc_unwinder(struct psampler *s, struct pproc *p)
+struct unwinder *pf_proc_unwinder(struct pf_sampler *s, struct pproc *p)
 {
     if (p->unw)
         return p->unw;
@@ -201,13 +201,13 @@ static int thr_eq(void *ctx, uint32_t id)
     return k->s->thr[id].tid == k->pid && !k->s->thr[id].superseded;
 }
 
-uint32_t pf_thr_find(struct psampler *s, pid_t tid)
+uint32_t pf_thr_find(struct pf_sampler *s, pid_t tid)
 {
     struct pid_key k = {s, tid};
     return idtab_find(&s->thr_ids, util_mix64((uint64_t)tid), thr_eq, &k);
 }
 
-static void alive_add(struct psampler *s, uint32_t i)
+static void alive_add(struct pf_sampler *s, uint32_t i)
 {
     if (VEC_RESERVE(s->alive, s->capalive, s->nalive + 1) < 0)
         return; /* only --idle's flush and the scans walk this list */
@@ -215,7 +215,7 @@ static void alive_add(struct psampler *s, uint32_t i)
     s->alive[s->nalive++] = i;
 }
 
-static void alive_del(struct psampler *s, uint32_t i)
+static void alive_del(struct pf_sampler *s, uint32_t i)
 {
     uint32_t pos = s->thr[i].alive_pos;
     if (pos >= s->nalive || s->alive[pos] != i)
@@ -224,7 +224,7 @@ static void alive_del(struct psampler *s, uint32_t i)
     s->thr[s->alive[pos]].alive_pos = pos;
 }
 
-uint32_t pf_thr_add(struct psampler *s, uint32_t proc, pid_t tid,
+uint32_t pf_thr_add(struct pf_sampler *s, uint32_t proc, pid_t tid,
                     const char *name, uint64_t born)
 {
     uint32_t old = pf_thr_find(s, tid);
@@ -261,6 +261,7 @@ uint32_t pf_thr_add(struct psampler *s, uint32_t proc, pid_t tid,
         memset(ts, 0, sizeof *ts);
         ts->pid = p->pid;
         ts->tid = tid;
+        ts->alive = true;
         snprintf(ts->name, sizeof ts->name, "%s", t->name);
     }
     s->st.threads_seen++;
@@ -268,17 +269,18 @@ uint32_t pf_thr_add(struct psampler *s, uint32_t proc, pid_t tid,
     return i;
 }
 
-void pf_thr_stats_sync(struct psampler *s, struct pthr *t, uint64_t now)
+void pf_thr_stats_sync(struct pf_sampler *s, struct pthr *t, uint64_t now)
 {
     if (t->stats_idx == PERF_NONE)
         return;
     struct sampler_thread_stats *ts = &s->tstats[t->stats_idx];
     ts->samples = t->samples;
     ts->alive_ns = now - t->born_ns;
+    ts->alive = t->alive;
     ts->tid = t->tid;
 }
 
-void pf_thr_exit(struct psampler *s, uint32_t i, uint64_t now)
+void pf_thr_exit(struct pf_sampler *s, uint32_t i, uint64_t now)
 {
     struct pthr *t = &s->thr[i];
     if (!t->alive)
@@ -293,7 +295,7 @@ void pf_thr_exit(struct psampler *s, uint32_t i, uint64_t now)
     pthread_mutex_unlock(&s->lock);
 }
 
-void pf_thr_push_name(struct psampler *s, struct pthr *t, uint64_t time)
+void pf_thr_push_name(struct pf_sampler *s, struct pthr *t, uint64_t time)
 {
     struct pproc *p = &s->procs[t->proc];
     pf_proc_announce(s, p);
@@ -303,7 +305,7 @@ void pf_thr_push_name(struct psampler *s, struct pthr *t, uint64_t time)
         t->named = true;
 }
 
-void pf_thr_rename(struct psampler *s, struct pthr *t, const char *name, uint64_t time)
+void pf_thr_rename(struct pf_sampler *s, struct pthr *t, const char *name, uint64_t time)
 {
     if (!name[0] || strcmp(name, t->name) == 0)
         return;
@@ -320,7 +322,7 @@ void pf_thr_rename(struct psampler *s, struct pthr *t, const char *name, uint64_
 /* --- /proc scans ------------------------------------------------------------- */
 
 struct scan {
-    struct psampler *s;
+    struct pf_sampler *s;
     uint32_t proc;
     bool open_new;
     uint64_t now;
@@ -331,7 +333,7 @@ struct scan {
 static int scan_one(void *ctx, pid_t tid)
 {
     struct scan *c = ctx;
-    struct psampler *s = c->s;
+    struct pf_sampler *s = c->s;
     uint32_t i = pf_thr_find(s, tid);
     if (i != PERF_NONE && s->thr[i].alive && s->thr[i].proc == c->proc)
         return 0;
@@ -350,7 +352,7 @@ static int scan_one(void *ctx, pid_t tid)
     return 0;
 }
 
-int pf_procs_scan_tasks(struct psampler *s, uint32_t proc, bool open_new, uint64_t now)
+int pf_procs_scan_tasks(struct pf_sampler *s, uint32_t proc, bool open_new, uint64_t now)
 {
     struct scan c = {s, proc, open_new, now, 0, 0};
     int rc = target_tasks(s->procs[proc].pid, scan_one, &c);
@@ -363,7 +365,7 @@ int pf_procs_scan_tasks(struct psampler *s, uint32_t proc, bool open_new, uint64
     return c.added;
 }
 
-void pf_procs_reconcile(struct psampler *s, uint64_t now)
+void pf_procs_reconcile(struct pf_sampler *s, uint64_t now)
 {
     for (size_t k = s->nalive; k-- > 0;) {
         uint32_t i = s->alive[k];
@@ -390,7 +392,7 @@ void pf_procs_reconcile(struct psampler *s, uint64_t now)
     }
 }
 
-void pf_procs_free(struct psampler *s)
+void pf_procs_free(struct pf_sampler *s)
 {
     for (size_t i = 0; i < s->nprocs; i++) {
         struct pproc *p = &s->procs[i];
@@ -411,7 +413,7 @@ void pf_procs_free(struct psampler *s)
     idtab_free(&s->thr_ids);
 }
 
-int pf_unwind_raw(struct psampler *s, struct pproc *p, const uint64_t *regs,
+int pf_unwind_raw(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
                   const uint8_t *stack, uint64_t len, enum unwind_end *end)
 {
     if (p->maps_dirty || !p->maps)
@@ -441,5 +443,46 @@ int pf_unwind_raw(struct psampler *s, struct pproc *p, const uint64_t *regs,
     uint64_t took = clock_mono_ns() - t0;
     s->unw_last[s->unw_n++ % PERF_UNWIND_KEEP] = took > UINT32_MAX ? UINT32_MAX
                                                                     : (uint32_t)took;
+    return n;
+}
+
+/* --- stacks: unwound, counted, pushed ----------------------------------------- */
+
+void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs, int n,
+                   uint32_t flags, uint64_t time, uint64_t weight)
+{
+    struct pproc *p = &s->procs[t->proc];
+    pf_proc_announce(s, p);
+    if (!t->named) {
+        if (!t->name[0]) /* launched: named at its exec, and that was lost */
+            target_thread_name(p->pid, t->tid, t->name, sizeof t->name);
+        pf_thr_push_name(s, t, time);
+    }
+    struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = p->pid, .tid = t->tid,
+                           .flags = flags, .time = time, .gen = p->gen,
+                           .weight = weight};
+    if (ingest_push(s->cfg.ingest, &h, pcs, (size_t)n * sizeof *pcs) < 0) {
+        s->live.lost++;
+        return;
+    }
+    s->live.samples++;
+    t->samples++;
+}
+
+uint32_t pf_count_end(struct pf_sampler *s, enum unwind_end end)
+{
+    s->live.unwind_end[end]++;
+    if (end == UNWIND_COMPLETE)
+        return 0;
+    s->live.truncated++;
+    return INGEST_F_TRUNCATED;
+}
+
+int pf_unwind(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
+              const uint8_t *stack, uint64_t len, uint32_t *flags)
+{
+    enum unwind_end end;
+    int n = pf_unwind_raw(s, p, regs, stack, len, &end);
+    *flags = pf_count_end(s, end);
     return n;
 }

@@ -1,4 +1,24 @@
-/* ptrace_int.h - the inside of the ptrace backend, shared by its files.
+/* ptrace_int.h - the ptrace backend of the sampling interface: what it
+ * promises, and its inside, shared by its files.
+ *
+ * The sampler runs on its own thread, and that thread makes every ptrace
+ * call: it seizes the target (PTRACE_SEIZE, never SIGSTOP), and at each
+ * tick interrupts the due threads that are running, copies registers and
+ * the top of the stack, resumes each thread at once, then unwinds the
+ * copies and appends raw stacks (pcs) to the ingest buffer.
+ *
+ * The target is sacred:
+ *   - default (on-CPU) mode never interrupts a thread that is blocked in
+ *     the kernel, and a syscall that still returns EINTR because of our
+ *     interrupt (a race of a few microseconds) is restarted;
+ *   - signals that arrive during a stop are re-injected; group-stop
+ *     (kill -STOP) is respected with PTRACE_LISTEN;
+ *   - every wait is bounded; a thread slow to stop never delays others;
+ *   - detaching is done by the kernel when the sampler thread exits, which
+ *     releases even threads that are blocked, without interrupting them.
+ *
+ * It is reached only through its table, ptrace_backend (backend.h;
+ * sampler.c's registry): what it can do is its caps there.
  *
  *   ptrace_sampler.c  the backend's ops, the sampler thread's loop, and
  *                     the figures it publishes
@@ -10,14 +30,15 @@
  *                     exits
  *   ptrace_tick.c     which threads are due, and interrupting them
  *   ptrace_launch.c   attaching, or launching the command
- *   dump.c            --dump, on its caller's thread
+ *   ptrace_dump.c     --dump's capture (sampler_dump), on its caller's
+ *                     thread
  * Not an interface: only those files include it.  Functions are pt_ +
  * the file's subject.
  *
  * Threads and locks.  One thread makes every ptrace call and owns every
  * field below that is not marked otherwise: the sampler thread (or
  * --dump's caller), `owner`, which pt_assert_owner checks (assert: debug
- * builds).  The controlling thread (sampler.h's caller) only sets the
+ * builds).  The controlling thread (the interface's caller) only sets the
  * atomics and reads what `lock` guards: the attach handshake, `st` (the
  * published figures) and the list of per-thread figures.  Under `lock`
  * nothing is allocated or freed, and no syscall is made.
@@ -32,8 +53,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "backend.h"
 #include "hist.h"
-#include "sampler.h"
 #include "unwind.h"
 
 #define PT_RESCAN_NS 20000000ull  /* look for new threads every 20 ms */
@@ -91,7 +112,7 @@ struct sthread {
 /* A file-backed mapping found still in place (/proc/PID/map_files), and
  * when: copies taken before `at` need not check it again. */
 struct mod_check {
-    const struct map_entry *e;  /* in psampler.maps; reset with them */
+    const struct map_entry *e;  /* in pt_sampler.maps; reset with them */
     uint64_t at;
 };
 
@@ -109,7 +130,24 @@ struct copy {
     bool was_sleeping;     /* our stop broke into a blocking syscall */
 };
 
-struct psampler {
+/* What only this backend counts (--stats: its own lines). */
+struct pt_stats {
+    uint64_t stops_blocked;    /* of sampler_stats.stops: of threads that
+                                  were seen blocked */
+    uint64_t discarded;        /* on-CPU stops that found the thread asleep */
+    uint64_t missed;           /* ticks skipped: thread not stopped yet */
+    uint64_t given_up;         /* interrupts unanswered for 500 ms (a
+                                  thread in D, or a trap swallowed) */
+    uint64_t stale_maps;       /* stacks dropped, a library having been
+                                  replaced at their addresses since the
+                                  maps were read (named by neither it nor
+                                  the old) */
+    uint64_t stop_p99_ns;      /* stop seen -> resumed, p99 */
+    uint64_t stop_max_ns;      /* ...and the longest */
+    uint64_t latency_median_ns;/* interrupt -> stop seen, median */
+};
+
+struct pt_sampler {
     struct sampler base;   /* the interface; first, so a sampler * casts */
     struct sampler_config cfg;
     pid_t pid;             /* the target (the child, once launched) */
@@ -125,10 +163,9 @@ struct psampler {
 
     pthread_mutex_t lock;  /* guards the fields marked "under lock" */
     pthread_cond_t cond;   /* attach handshake */
-    int attach_done;       /* under lock: 0 waiting, 1 ok, -1 failed */
-    char attach_err[256];  /* under lock */
-    int attach_code;       /* under lock */
+    struct sampler_attach attach; /* under lock */
     struct sampler_stats st;    /* under lock: what readers see */
+    struct pt_stats pt_st;      /* under lock: ...of this backend's own */
     struct pt_stat *stats;      /* under lock: every thread ever seized */
     struct pt_stat **stats_tail;
 
@@ -161,10 +198,11 @@ struct psampler {
     bool launch_pending;   /* launched child seized, exec not seen yet */
     int cpu_now;           /* CPU we pinned to, -1 if free */
     struct sampler_stats live;  /* the owner's figures; publish copies */
+    struct pt_stats pt_live;    /* the owner's own figures; publish copies */
     struct hist stop_h, lat_h, unw_h;
 };
 
-static inline void pt_assert_owner(const struct psampler *s)
+static inline void pt_assert_owner(const struct pt_sampler *s)
 {
     assert(pthread_equal(pthread_self(), s->owner));
     (void)s;
@@ -177,8 +215,8 @@ static inline void pt_assert_owner(const struct psampler *s)
  * thread (the sampler thread takes it over when it starts); NULL on OOM.
  * pt_free: free it all, on any thread once the owner has ended (or is the
  * caller); seized threads are left to the kernel's detach. */
-struct psampler *pt_new(const struct sampler_config *cfg);
-void pt_free(struct psampler *s);
+struct pt_sampler *pt_new(const struct sampler_config *cfg);
+void pt_free(struct pt_sampler *s);
 
 /* ptrace_threads.c: the thread table.  add: a thread just seized (NULL on
  * OOM); drop: forget a thread (gone, or no longer ours), closing its
@@ -189,19 +227,20 @@ void pt_free(struct psampler *s);
  * pending: threads interrupted whose stop has not come; publish: copy
  * per-thread counters to the readers' records; foreach: fn on every
  * record, without the lock held; free: drop all, free the records. */
-struct sthread *pt_threads_find(struct psampler *s, pid_t tid);
-struct sthread *pt_threads_add(struct psampler *s, pid_t tid);
-void pt_threads_drop(struct psampler *s, pid_t tid);
-void pt_threads_rename(struct psampler *s, struct sthread *t, const char *name);
-int pt_threads_rescan(struct psampler *s, bool first, int *first_errno);
-void pt_threads_refresh(struct psampler *s, uint64_t now);
-size_t pt_threads_pending(const struct psampler *s);
-void pt_threads_publish(struct psampler *s);
-void pt_threads_foreach(struct psampler *s,
+struct sthread *pt_threads_find(struct pt_sampler *s, pid_t tid);
+struct sthread *pt_threads_add(struct pt_sampler *s, pid_t tid);
+void pt_threads_drop(struct pt_sampler *s, pid_t tid);
+void pt_threads_rename(struct pt_sampler *s, struct sthread *t,
+                       const char *name);
+int pt_threads_rescan(struct pt_sampler *s, bool first, int *first_errno);
+void pt_threads_refresh(struct pt_sampler *s, uint64_t now);
+size_t pt_threads_pending(const struct pt_sampler *s);
+void pt_threads_publish(struct pt_sampler *s);
+void pt_threads_foreach(struct pt_sampler *s,
                         void (*fn)(void *ctx,
                                    const struct sampler_thread_stats *t),
                         void *ctx);
-void pt_threads_free(struct psampler *s);
+void pt_threads_free(struct pt_sampler *s);
 
 /* ptrace_stop.c: refresh_maps: re-read the maps, true when they changed
  * (new generation, told to the unwinder and cfg.on_maps); take: t is in
@@ -213,34 +252,40 @@ void pt_threads_free(struct psampler *s);
  * maps, before they are replaced); free: the copies and the maps;
  * announce: tell cfg.on_process of the target, once, before its first
  * record or maps. */
-void pt_stop_announce(struct psampler *s);
-bool pt_stop_refresh_maps(struct psampler *s);
-void pt_stop_take(struct psampler *s, struct sthread *t, uint64_t t_seen);
-void pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,
+void pt_stop_announce(struct pt_sampler *s);
+bool pt_stop_refresh_maps(struct pt_sampler *s);
+void pt_stop_take(struct pt_sampler *s, struct sthread *t, uint64_t t_seen);
+void pt_stop_push(struct pt_sampler *s, pid_t tid, struct sthread *t,
                   const uint64_t *pcs, int n, uint32_t flags, uint64_t time,
                   uint64_t weight);
-void pt_stop_unwind(struct psampler *s);
-void pt_stop_unwind_old(struct psampler *s);
-void pt_stop_free(struct psampler *s);
+void pt_stop_unwind(struct pt_sampler *s);
+void pt_stop_unwind_old(struct pt_sampler *s);
+void pt_stop_free(struct pt_sampler *s);
 
 /* ptrace_events.c: drain: handle what waitpid reports without blocking,
  * returning how many, or -1 once the target is gone; wait: sleep until
  * deadline or a SIGCHLD; spin: busy-poll for pending stops, at most
  * spin_us; finish: wait (bounded) for the stops still pending at the
  * end. */
-int pt_events_drain(struct psampler *s);
+int pt_events_drain(struct pt_sampler *s);
 void pt_events_wait(uint64_t deadline);
-void pt_events_spin(struct psampler *s, uint32_t spin_us);
-void pt_events_finish(struct psampler *s);
+void pt_events_spin(struct pt_sampler *s, uint32_t spin_us);
+void pt_events_finish(struct pt_sampler *s);
 
 /* ptrace_tick.c: tick: interrupt every due thread, returning how many;
  * deadline: when the loop must next wake up. */
-int pt_tick(struct psampler *s, uint64_t now);
-uint64_t pt_tick_deadline(const struct psampler *s, uint64_t now);
+int pt_tick(struct pt_sampler *s, uint64_t now);
+uint64_t pt_tick_deadline(const struct pt_sampler *s, uint64_t now);
+
+/* ptrace_dump.c: the backend's dump op (sampler_dump's contract), on the
+ * calling thread, which becomes the owner. */
+int pt_dump(const struct sampler_config *cfg,
+            void (*fn)(void *ctx, const struct sampler_dump_thread *t),
+            char *err, size_t errlen, int *code);
 
 /* ptrace_launch.c: seize cfg.pid, or launch cfg.argv (s->pid is then the
  * child's).  0, or -1 with a one-line reason in err and the exit code to
  * use in *code. */
-int pt_attach(struct psampler *s, char *err, size_t errlen, int *code);
+int pt_attach(struct pt_sampler *s, char *err, size_t errlen, int *code);
 
 #endif

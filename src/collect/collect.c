@@ -21,6 +21,7 @@
 #include "sym_store.h"
 #include "symbols.h"
 #include "target.h"
+#include "tasks.h"
 #include "util.h"
 #include "vec.h"
 
@@ -34,8 +35,9 @@
 #include <unistd.h>
 
 #define INGEST_BYTES (8u << 20) /* per buffer: ~0.5 s of 64 threads x 1 kHz */
-#define PERIOD_NS 200000000ull  /* collector wake-up: as often as the perf
-                                   sampler drains its rings */
+#define PERIOD_NS 200000000ull  /* collector wake-up: as often as the
+                                   sampler that never stops the target
+                                   drains its rings */
 
 /* One sampled process (one image of it: an exec makes another): its
  * fold, adding into the base's profile. */
@@ -65,6 +67,7 @@ struct collect {
     struct fold *fold;         /* the base: the profile every process adds to */
     struct dbgfetch *fetch;    /* debuginfod fetches for all, NULL when off */
     struct sym_store *store;   /* every process's modules (sym_store.h) */
+    struct tasks *tasks;       /* the live threads' figures (tasks.h) */
     pid_t pid;                 /* the first target (0 with -a) */
 
     pthread_t thread;          /* the collector */
@@ -246,6 +249,7 @@ static void *collector_main(void *arg)
          * paused, it stays where the user stopped it. */
         if (!atomic_load(&c->paused))
             fold_advance(c->fold, clock_mono_ns());
+        tasks_refresh(c->tasks, c->sampler, clock_mono_ns());
         pthread_mutex_lock(&c->wake_lock);
         if (!atomic_load(&c->quit)) {
             /* pthread_cond_timedwait's default clock is CLOCK_REALTIME */
@@ -302,6 +306,7 @@ static void op_status(struct source *src, struct source_status *o)
     snprintf(o->backend, sizeof o->backend, "%s", st.backend ? st.backend : "");
     snprintf(o->fallback, sizeof o->fallback, "%s", st.fallback);
     o->median_stop_ns = st.stop_median_ns;
+    o->stops_target = !(st.caps & SAMPLER_CAP_NOSTOP);
     o->elapsed_ns = st.elapsed_ns;
     snprintf(o->error, sizeof o->error, "%.159s", st.error);
     struct dbgfetch_stats ds;
@@ -344,13 +349,28 @@ static int op_reset(struct source *src)
     return 0;
 }
 
+static void wake_collector(struct collect *c)
+{
+    pthread_mutex_lock(&c->wake_lock);
+    pthread_cond_signal(&c->wake);
+    pthread_mutex_unlock(&c->wake_lock);
+}
+
+static int op_tasks(struct source *src, struct source_tasks *out)
+{
+    struct collect *c = src->impl;
+    bool wake;
+    int rc = tasks_copy(c->tasks, out, clock_mono_ns(), &wake);
+    if (wake && !atomic_load(&c->quit))
+        wake_collector(c); /* nobody asked for a while: a table now */
+    return rc;
+}
+
 static void stop_collector(struct collect *c)
 {
     if (atomic_exchange(&c->quit, true))
         return;
-    pthread_mutex_lock(&c->wake_lock);
-    pthread_cond_signal(&c->wake);
-    pthread_mutex_unlock(&c->wake_lock);
+    wake_collector(c);
     pthread_join(c->thread, NULL);
 }
 
@@ -379,6 +399,7 @@ static void collect_free(struct collect *c)
     sym_store_free(c->store); /* after the symbolizers */
     dbgfetch_free(c->fetch);  /* after the store that asks it */
     ingest_free(c->ingest);
+    tasks_free(c->tasks);
     free(c->procs);
     idtab_free(&c->ids);
     pthread_mutex_destroy(&c->procs_lock);
@@ -403,30 +424,21 @@ static void print_thread(void *ctx, const struct sampler_thread_stats *t)
             secs, t->due, (int)t->pid);
 }
 
+/* --stats: what every backend reports; each prints its own figures after
+ * the threads (sampler_print_stats). */
 static void print_sampler(const struct sampler_stats *st, FILE *f)
 {
     fprintf(f, "sampler: %s, %u-byte stack copies%s%s\n", st->backend ? st->backend : "?",
             st->stack_bytes, st->fallback[0] ? "; " : "", st->fallback);
-    if (st->backend && strcmp(st->backend, "perf") == 0)
-        fprintf(f, "perf: %u sampler thread(s), %u events open on %u CPUs; lost in the ring buffers %" PRIu64 ", throttled %" PRIu64
-                "; off-CPU: %" PRIu64 " switch-outs, %.3f s\n", st->sampler_threads, st->events,
-                st->cpus, st->lost_ring,
-                st->throttled, st->offcpu, (double)st->offcpu_ns / 1e9);
     fprintf(f, "samples: %" PRIu64 " (%" PRIu64 " reused idle stacks), stops %" PRIu64
-            " (%" PRIu64 " of blocked threads), lost %" PRIu64 ", missed ticks %" PRIu64
-            ", dropped at a library swap %" PRIu64 "\n",
-            st->samples, st->reused, st->stops, st->stops_blocked, st->lost, st->missed,
-            st->stale_maps);
+            ", lost %" PRIu64 ", throttled %" PRIu64 "\n", st->samples, st->reused,
+            st->stops, st->lost, st->throttled);
     fprintf(f, "threads: %u live, %u seen; processes: %u live, %u seen\n", st->threads,
             st->threads_seen, st->processes, st->processes_seen);
 }
 
 static void print_costs(const struct sampler_stats *st, FILE *f)
 {
-    fprintf(f, "target stop time per sample: median %.1f us, p99 %.1f us, max %.1f us"
-            " (interrupt->stop seen: median %.1f us)\n",
-            (double)st->stop_median_ns / 1e3, (double)st->stop_p99_ns / 1e3,
-            (double)st->stop_max_ns / 1e3, (double)st->latency_median_ns / 1e3);
     fprintf(f, "tracer CPU: %.1f ms total, %.1f us per sample; unwind median %.1f us\n",
             (double)st->tracer_cpu_ns / 1e6,
             st->samples ? (double)st->tracer_cpu_ns / 1e3 / (double)st->samples : 0.0,
@@ -439,10 +451,8 @@ static void print_costs(const struct sampler_stats *st, FILE *f)
         fprintf(f, " %s %" PRIu64, unwind_end_name((enum unwind_end)i), st->unwind_end[i]);
     fprintf(f, "\n");
     fprintf(f, "signals re-injected: %" PRIu64 ", group stops: %" PRIu64
-            ", EINTR restarts: %" PRIu64 ", stops that found the thread asleep"
-            " (not counted): %" PRIu64 ", interrupts given up: %" PRIu64 "\n",
-            st->signals, st->group_stops, st->eintr_restarts, st->discarded,
-            st->given_up);
+            ", EINTR restarts: %" PRIu64 "\n", st->signals, st->group_stops,
+            st->eintr_restarts);
 }
 
 static void print_debuginfo(struct collect *c, const struct symbols_stats *ss,
@@ -503,6 +513,7 @@ static void op_print_stats(struct source *src, FILE *f)
             c->idle ? "idle (wall-clock)" : "on-CPU");
     print_sampler(&st, f);
     sampler_foreach_thread(c->sampler, print_thread, f);
+    sampler_print_stats(c->sampler, f);
     print_costs(&st, f);
     fprintf(f, "symbols: %" PRIu64 " lookups, %.1f%% cache hits, %" PRIu64
             " misses at %.1f us each, %" PRIu64 " map reloads\n",
@@ -586,58 +597,17 @@ static const struct source_ops live_ops = {
     .close = op_close,
     .finish = op_finish,
     .print_stats = op_print_stats,
+    .tasks = op_tasks,
     .annotate = op_annotate,
 };
 
 /* --- start -------------------------------------------------------------- */
-
-/* Whether this process may sample every process: root, CAP_PERFMON (or
- * CAP_SYS_ADMIN), or perf_event_paranoid <= 0.  0, or -1 with which one
- * is missing in err. */
-static int all_allowed(char *err, size_t errlen)
-{
-    int paranoid = 2;
-    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-    if (f) {
-        if (fscanf(f, "%d", &paranoid) != 1)
-            paranoid = 2;
-        fclose(f);
-    }
-    unsigned long long caps = 0;
-    char line[256];
-    if ((f = fopen("/proc/self/status", "r"))) {
-        while (fgets(line, sizeof line, f))
-            if (sscanf(line, "CapEff: %llx", &caps) == 1)
-                break;
-        fclose(f);
-    }
-    bool perfmon = caps & (1ull << 38), sys_admin = caps & (1ull << 21);
-    if (geteuid() == 0 || perfmon || sys_admin || paranoid <= 0)
-        return 0;
-    snprintf(err, errlen, "-a samples every process: it needs root, CAP_PERFMON "
-             "or perf_event_paranoid <= 0 (it is %d; sysctl "
-             "kernel.perf_event_paranoid=0)", paranoid);
-    return -1;
-}
 
 static struct source *start(const struct sampler_config *cfg_in, char *err,
                             size_t errlen, int *code)
 {
     *code = 1;
     struct sampler_config cfg = *cfg_in;
-    if (cfg.npids > 1 || cfg.children || cfg.all) {
-        /* Each ptrace sampler waits with waitpid(-1), which would also
-         * reap another's stops; and only perf reports forks without
-         * stopping anyone, or samples a whole CPU. */
-        if (cfg.kind == SAMPLER_PTRACE) {
-            snprintf(err, errlen, "%s need the perf_event sampler "
-                     "(--sampler ptrace takes one process)",
-                     cfg.all ? "-a" : cfg.children ? "--children" : "several PIDs");
-            *code = 2;
-            return NULL;
-        }
-        cfg.kind = SAMPLER_PERF;
-    }
     struct collect *c = calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, errlen, "out of memory");
@@ -654,7 +624,8 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
     c->fold = fold_new();
     c->fetch = dbgfetch_new();  /* NULL: $DEBUGINFOD_URLS names no server */
     c->store = sym_store_new(c->fetch);
-    if (!c->ingest || !c->fold || !c->store) {
+    c->tasks = tasks_new();
+    if (!c->ingest || !c->fold || !c->store || !c->tasks) {
         snprintf(err, errlen, "out of memory");
         collect_free(c);
         return NULL;
@@ -707,9 +678,6 @@ struct source *collect_start_pids(const struct sampler_config *cfg,
 struct source *collect_start_all(const struct sampler_config *cfg, char *err,
                                  size_t errlen, int *code)
 {
-    *code = 1;
-    if (all_allowed(err, errlen) < 0)
-        return NULL;
     struct sampler_config all = *cfg;
     all.all = true;
     all.pid = 0;

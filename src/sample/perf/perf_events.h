@@ -37,6 +37,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "backend.h"
+
 enum perf_ev_kind {
     PERF_EV_CLOCK = 0,
     PERF_EV_SWITCH,
@@ -75,26 +77,25 @@ int perf_events_open(const struct perf_events_opts *o, enum perf_ev_kind kind,
 int perf_events_open_cpu(const struct perf_events_opts *o, enum perf_ev_kind kind,
                          int cpu, int owner_fd, uint32_t wakeup_bytes, uint64_t *id);
 
-/* Why perf_event cannot be used, in two parts, so that callers can say
- * "CAUSE: using ptrace; FIX for the faster sampler" or "CAUSE; FIX". */
-struct perf_refusal {
-    char cause[88];   /* "perf_event_paranoid=3" */
-    char fix[72];     /* "sysctl kernel.perf_event_paranoid=2 or run as
-                         root" (both fit sampler_stats.fallback) */
-    bool denied;      /* a permission or a missing kernel feature (another
-                         backend may work), not the target itself */
-};
+/* What sampling every process (-a) takes: said by --help (the backend's
+ * all_needs) and by the refusal (perf_events_all_allowed). */
+#define PERF_ALL_NEEDS "root, CAP_PERFMON or perf_event_paranoid <= 0"
+
+/* Whether this process may open CPU-wide events on every process: root,
+ * CAP_PERFMON (or CAP_SYS_ADMIN), or perf_event_paranoid <= 0.  0, or
+ * -1 with the refusal (what is missing, and the fix) in err. */
+int perf_events_all_allowed(char *err, size_t errlen);
 
 /* Can pid (0: a process of our own, e.g. one we launch) be sampled with
  * perf_event, with --idle's context-switch samples when idle?  Returns 0
  * and sets *kernel (kernel-mode samples allowed), or -1 and fills *why. */
 int perf_events_probe(pid_t pid, bool idle, bool *kernel,
-                      struct perf_refusal *why);
+                      struct sampler_refusal *why);
 
 /* Fill *why for perf_event_open, or a ring's mmap, failing with errno e on
  * pid (for example EMFILE: more threads than the fd limit allows).
  * kernel_only: only kernel samples were refused (--idle needs them). */
 void perf_events_explain(int e, pid_t pid, bool kernel_only,
-                         struct perf_refusal *why);
+                         struct sampler_refusal *why);
 
 #endif

@@ -20,7 +20,7 @@
 
 #include "target.h"
 
-static int launch(struct psampler *s, char *err, size_t errlen)
+static int launch(struct pt_sampler *s, char *err, size_t errlen)
 {
     struct target_spawn sp;
     if (target_spawn(&sp, s->cfg.argv, s->cfg.quiet_child, s->cfg.child_out,
@@ -43,7 +43,7 @@ static int launch(struct psampler *s, char *err, size_t errlen)
 
 /* Seize the target, or launch it.  0, or -1 with a one-line reason and
  * the exit code to use.  Owner thread. */
-int pt_attach(struct psampler *s, char *err, size_t errlen, int *code)
+int pt_attach(struct pt_sampler *s, char *err, size_t errlen, int *code)
 {
     *code = 1;
     if (s->cfg.argv)

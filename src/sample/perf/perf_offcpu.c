@@ -1,4 +1,4 @@
-/* perf_offcpu.c - --idle for the perf sampler; see perf_sampler.h.
+/* perf_offcpu.c - --idle for the perf sampler; see perf_int.h.
  *
  * Every switch of a sampled thread off its CPU is sampled: its stack is
  * unwound (or reused, when it blocks again where it did last time) and
@@ -24,17 +24,17 @@
 /* The stretch off CPU so far, up to `until`, weighs its own length: no
  * rounding to intervals, so short and long stretches, and the on-CPU
  * samples around them (each its interval), add up to wall-clock time. */
-void pf_off_count(struct psampler *s, struct pthr *t, uint64_t until)
+void pf_off_count(struct pf_sampler *s, struct pthr *t, uint64_t until)
 {
     if (!t->t_out || !t->have_off || until <= t->t_out)
         return;
     uint64_t w = until - t->t_out;
-    s->live.offcpu_ns += w;
+    s->pf_live.offcpu_ns += w;
     pf_push_stack(s, t, t->off_pcs, t->off_n, t->off_flags, t->t_out, w);
     t->t_out = until;
 }
 
-void pf_off_begin(struct psampler *s, struct pthr *t, const uint64_t *regs,
+void pf_off_begin(struct pf_sampler *s, struct pthr *t, const uint64_t *regs,
                   const uint8_t *stack, uint64_t len, uint64_t time)
 {
     struct pproc *p = &s->procs[t->proc];
@@ -59,7 +59,7 @@ void pf_off_begin(struct psampler *s, struct pthr *t, const uint64_t *regs,
         s->live.reused++;
     }
     t->t_out = time;
-    s->live.offcpu++;
+    s->pf_live.offcpu++;
 }
 
 /* A frame-pointer guess for a blocked thread: /proc gives only its SP and
@@ -86,7 +86,7 @@ static bool fp_candidate(const struct maps *m, const uint8_t *buf, uint64_t sp,
 
 /* Read the stack of thread t, blocked in the kernel, and make it t's
  * off-CPU stack from `now`. */
-static void off_bootstrap(struct psampler *s, struct pthr *t, uint64_t now)
+static void off_bootstrap(struct pf_sampler *s, struct pthr *t, uint64_t now)
 {
     struct pproc *p = &s->procs[t->proc];
     char path[96];
@@ -140,10 +140,10 @@ static void off_bootstrap(struct psampler *s, struct pthr *t, uint64_t now)
     t->off_bp = 0; /* unknown: the next switch-out unwinds again */
     t->have_off = true;
     t->t_out = now;
-    s->live.offcpu++;
+    s->pf_live.offcpu++;
 }
 
-void pf_off_bootstrap_blocked(struct psampler *s, uint64_t now)
+void pf_off_bootstrap_blocked(struct pf_sampler *s, uint64_t now)
 {
     if (!s->boot_buf && !(s->boot_buf = malloc(BOOT_STACK)))
         return;

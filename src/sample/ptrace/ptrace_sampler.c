@@ -1,5 +1,5 @@
 /* ptrace_sampler.c - the ptrace backend: its ops and its thread's loop;
- * see ptrace_sampler.h for what it promises, ptrace_int.h for its parts.
+ * see ptrace_int.h for what it promises and its parts.
  *
  * One loop on one thread:
  *   1. drain wait events (waitpid(-1, __WALL|WNOHANG)): our interrupt
@@ -16,23 +16,26 @@
  *   5. busy-poll briefly for the stops just asked for, then sleep in
  *      sigtimedwait(SIGCHLD) until the next tick or event.
  */
-#include "ptrace_sampler.h"
+#include "ptrace_int.h"
 
 #include "clock.h"
 #include "maps.h"
-#include "ptrace_int.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* This backend's table (at the end), which sampler.c's registry lists. */
+extern const struct sampler_backend ptrace_backend;
 
 #define MAPS_FAST_NS 10000000ull  /* maps re-read period right after exec */
 #define WINDOW_NS 1000000000ull   /* achieved-rate window */
 #define PUBLISH_NS 50000000ull    /* stats copied for readers this often */
 
-struct psampler *pt_new(const struct sampler_config *cfg)
+struct pt_sampler *pt_new(const struct sampler_config *cfg)
 {
-    struct psampler *s = calloc(1, sizeof *s);
+    struct pt_sampler *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->pcs = malloc((size_t)cfg->max_depth * sizeof *s->pcs);
@@ -54,7 +57,7 @@ struct psampler *pt_new(const struct sampler_config *cfg)
     return s;
 }
 
-void pt_free(struct psampler *s)
+void pt_free(struct pt_sampler *s)
 {
     /* the owner has ended (joined) or is the caller: its state is ours */
     s->owner = pthread_self();
@@ -71,7 +74,7 @@ void pt_free(struct psampler *s)
 
 /* The per-thread rate over the window that just ended: samples over the
  * threads that were eligible (ran, or blocked with --idle). */
-static void close_window(struct psampler *s, uint64_t now)
+static void close_window(struct pt_sampler *s, uint64_t now)
 {
     double secs = (double)(now - s->win_start) / 1e9;
     s->live.achieved_hz = s->win_threads
@@ -84,16 +87,16 @@ static void close_window(struct psampler *s, uint64_t now)
 
 /* Copy the sampler's figures to where readers see them: at most every
  * PUBLISH_NS (percentiles scan the histograms), or now when `force`. */
-static void publish(struct psampler *s, uint64_t now, bool force)
+static void publish(struct pt_sampler *s, uint64_t now, bool force)
 {
     if (!force && now - s->t_publish < PUBLISH_NS)
         return;
     s->t_publish = now;
     struct sampler_stats *l = &s->live;
     l->stop_median_ns = hist_pct(&s->stop_h, 50);
-    l->stop_p99_ns = hist_pct(&s->stop_h, 99);
-    l->stop_max_ns = s->stop_h.max;
-    l->latency_median_ns = hist_pct(&s->lat_h, 50);
+    s->pt_live.stop_p99_ns = hist_pct(&s->stop_h, 99);
+    s->pt_live.stop_max_ns = s->stop_h.max;
+    s->pt_live.latency_median_ns = hist_pct(&s->lat_h, 50);
     l->unwind_median_ns = hist_pct(&s->unw_h, 50);
     l->tracer_cpu_ns = clock_thread_cpu_ns();
     l->elapsed_ns = now - s->t_start;
@@ -108,6 +111,7 @@ static void publish(struct psampler *s, uint64_t now, bool force)
         close_window(s, now);
     pthread_mutex_lock(&s->lock);
     s->st = *l;
+    s->pt_st = s->pt_live;
     pthread_mutex_unlock(&s->lock);
     pt_threads_publish(s);
 }
@@ -115,7 +119,7 @@ static void publish(struct psampler *s, uint64_t now, bool force)
 /* --- the thread ----------------------------------------------------------- */
 
 /* Attach (or launch), and tell ps_start how it went.  0 or -1. */
-static int start_up(struct psampler *s)
+static int start_up(struct pt_sampler *s)
 {
     char err[256] = "";
     int code = 1;
@@ -124,18 +128,13 @@ static int start_up(struct psampler *s)
         rc = -1;
     if (rc == 0)
         pt_stop_refresh_maps(s);
-    pthread_mutex_lock(&s->lock);
-    s->attach_done = rc == 0 ? 1 : -1;
-    snprintf(s->attach_err, sizeof s->attach_err, "%s", err);
-    s->attach_code = code;
-    s->live.pid = s->st.pid = s->pid;
-    pthread_cond_broadcast(&s->cond);
-    pthread_mutex_unlock(&s->lock);
+    s->live.pid = s->pid;
+    sampler_attach_report(&s->attach, &s->lock, &s->cond, rc, err, code);
     return rc;
 }
 
 /* The periodic work of one turn: threads, maps. */
-static void housekeeping(struct psampler *s, uint64_t now)
+static void housekeeping(struct pt_sampler *s, uint64_t now)
 {
     if (now >= s->t_rescan + PT_RESCAN_NS)
         pt_threads_refresh(s, now);
@@ -146,7 +145,7 @@ static void housekeeping(struct psampler *s, uint64_t now)
 
 static void *sampler_main(void *arg)
 {
-    struct psampler *s = arg;
+    struct pt_sampler *s = arg;
     s->owner = pthread_self();
     sampler_block_signals();
     if (start_up(s) < 0)
@@ -189,40 +188,29 @@ static void *sampler_main(void *arg)
 /* --- the backend's ops ------------------------------------------------------ */
 
 static struct sampler *ps_start(const struct sampler_config *cfg, char *err,
-                                size_t errlen, int *code)
+                                size_t errlen, int *code,
+                                struct sampler_refusal *why)
 {
     *code = 1;
-    struct psampler *s = pt_new(cfg);
+    why->denied = false; /* the last resort: its failures are final */
+    struct pt_sampler *s = pt_new(cfg);
     if (!s) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
-        snprintf(err, errlen, "cannot start the sampler thread");
-        pt_free(s);
-        return NULL;
-    }
-    pthread_mutex_lock(&s->lock);
-    while (!s->attach_done)
-        pthread_cond_wait(&s->cond, &s->lock);
-    int ok = s->attach_done > 0;
-    if (!ok) {
-        snprintf(err, errlen, "%s", s->attach_err);
-        *code = s->attach_code;
-    }
-    pthread_mutex_unlock(&s->lock);
-    if (!ok) {
-        pthread_join(s->thread, NULL);
+    if (sampler_thread_start(&s->thread, sampler_main, s, &s->attach,
+                             &s->lock, &s->cond, err, errlen, code) < 0) {
         pt_free(s);
         return NULL;
     }
     s->base.ops = &ptrace_backend;
+    s->base.pid = s->pid;
     return &s->base;
 }
 
 static void ps_halt(struct sampler *base)
 {
-    struct psampler *s = (struct psampler *)base;
+    struct pt_sampler *s = (struct pt_sampler *)base;
 
     sampler_join(s->thread, &s->stop, &s->joined);
 }
@@ -230,26 +218,26 @@ static void ps_halt(struct sampler *base)
 static void ps_free(struct sampler *base)
 {
     ps_halt(base);
-    pt_free((struct psampler *)base);
+    pt_free((struct pt_sampler *)base);
 }
 
 static void ps_set_paused(struct sampler *base, bool paused)
 {
-    struct psampler *s = (struct psampler *)base;
+    struct pt_sampler *s = (struct pt_sampler *)base;
 
     atomic_store(&s->paused, paused);
 }
 
 static void ps_set_interval(struct sampler *base, uint64_t interval_ns)
 {
-    struct psampler *s = (struct psampler *)base;
+    struct pt_sampler *s = (struct pt_sampler *)base;
 
     atomic_store(&s->interval_ns, interval_ns);
 }
 
 static void ps_get_stats(struct sampler *base, struct sampler_stats *out)
 {
-    struct psampler *s = (struct psampler *)base;
+    struct pt_sampler *s = (struct pt_sampler *)base;
 
     pthread_mutex_lock(&s->lock);
     *out = s->st;
@@ -262,22 +250,45 @@ static void ps_foreach_thread(struct sampler *base,
                                          const struct sampler_thread_stats *t),
                               void *ctx)
 {
-    pt_threads_foreach((struct psampler *)base, fn, ctx);
+    pt_threads_foreach((struct pt_sampler *)base, fn, ctx);
 }
 
-static pid_t ps_pid(struct sampler *base)
+static void ps_print_stats(struct sampler *base, FILE *f)
 {
-    return ((struct psampler *)base)->pid;
+    struct pt_sampler *s = (struct pt_sampler *)base;
+    pthread_mutex_lock(&s->lock);
+    struct pt_stats st = s->pt_st;
+    uint64_t median = s->st.stop_median_ns;
+    pthread_mutex_unlock(&s->lock);
+    fprintf(f, "ptrace: %" PRIu64 " stops of blocked threads, missed ticks %"
+            PRIu64 ", dropped at a library swap %" PRIu64 ", stops that found "
+            "the thread asleep (not counted): %" PRIu64 ", interrupts given "
+            "up: %" PRIu64 "\n", st.stops_blocked, st.missed, st.stale_maps,
+            st.discarded, st.given_up);
+    fprintf(f, "target stop time per sample: median %.1f us, p99 %.1f us, "
+            "max %.1f us (interrupt->stop seen: median %.1f us)\n",
+            (double)median / 1e3, (double)st.stop_p99_ns / 1e3,
+            (double)st.stop_max_ns / 1e3, (double)st.latency_median_ns / 1e3);
 }
 
 const struct sampler_backend ptrace_backend = {
     .name = "ptrace",
+    .title = "ptrace",
+    .caps = SAMPLER_CAP_OFFCPU | SAMPLER_CAP_DUMP,
+    /* docs/PERFORMANCE.md, section 9: the highest rate at which the
+     * target's slowdown stays about 1% */
+    .default_hz = 99,
+    /* up to the stack's end: one process_vm_readv, the size costs
+     * nothing */
+    .default_stack = 256u << 10,
+    .max_stack = SIZE_MAX,
     .start = ps_start,
     .halt = ps_halt,
     .free = ps_free,
     .set_paused = ps_set_paused,
     .set_interval = ps_set_interval,
     .get_stats = ps_get_stats,
+    .print_stats = ps_print_stats,
     .foreach_thread = ps_foreach_thread,
-    .pid = ps_pid,
+    .dump = pt_dump,
 };

@@ -30,13 +30,13 @@ static bool is_stop_signal(int sig)
     return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
-static void target_gone(struct psampler *s, int status)
+static void target_gone(struct pt_sampler *s, int status)
 {
     s->live.target = SAMPLER_EXITED;
     sampler_stats_set_exit(&s->live, status);
 }
 
-static void handle_exec(struct psampler *s, pid_t tid)
+static void handle_exec(struct pt_sampler *s, pid_t tid)
 {
     /* the copies taken before the exec show the old image: unwind them
      * with its maps while they are still here */
@@ -67,7 +67,7 @@ static void handle_exec(struct psampler *s, pid_t tid)
 }
 
 /* A thread exited.  Returns false when the process is gone. */
-static bool handle_exit(struct psampler *s, pid_t tid, int status)
+static bool handle_exit(struct pt_sampler *s, pid_t tid, int status)
 {
     pt_threads_drop(s, tid);
     if (tid == s->pid) {
@@ -84,7 +84,7 @@ static bool handle_exit(struct psampler *s, pid_t tid, int status)
 
 /* PTRACE_EVENT_STOP: a group-stop, our interrupt, or a stop we no longer
  * want (an interrupt given up on). */
-static void handle_event_stop(struct psampler *s, struct sthread *t, int sig,
+static void handle_event_stop(struct pt_sampler *s, struct sthread *t, int sig,
                               uint64_t t_seen)
 {
     if (is_stop_signal(sig)) {
@@ -102,7 +102,7 @@ static void handle_event_stop(struct psampler *s, struct sthread *t, int sig,
 }
 
 /* Handle one wait status.  Returns false when the target is gone. */
-static bool handle_event(struct psampler *s, pid_t tid, int status, uint64_t t_seen)
+static bool handle_event(struct pt_sampler *s, pid_t tid, int status, uint64_t t_seen)
 {
     if (WIFEXITED(status) || WIFSIGNALED(status))
         return handle_exit(s, tid, status);
@@ -133,7 +133,7 @@ static bool handle_event(struct psampler *s, pid_t tid, int status, uint64_t t_s
 
 /* Drain pending wait events.  Returns the number handled, -1 when the
  * target is gone. */
-int pt_events_drain(struct psampler *s)
+int pt_events_drain(struct pt_sampler *s)
 {
     int handled = 0;
     for (;;) {
@@ -174,7 +174,7 @@ void pt_events_wait(uint64_t deadline)
 
 /* Busy-poll for the stops just asked for, at most spin_us: a stop
  * reported to a sleeping tracer costs an idle-CPU wake-up (PTRACE.md). */
-void pt_events_spin(struct psampler *s, uint32_t spin_us)
+void pt_events_spin(struct pt_sampler *s, uint32_t spin_us)
 {
     uint64_t until = clock_mono_ns() + (uint64_t)spin_us * 1000;
     while (pt_threads_pending(s) && clock_mono_ns() < until) {
@@ -188,7 +188,7 @@ void pt_events_spin(struct psampler *s, uint32_t spin_us)
  * only our stop handling (pt_stop_take) restarts it; released by the
  * detach instead, the thread would see the EINTR.  Wait for them, bounded:
  * a thread in D may not stop for seconds. */
-void pt_events_finish(struct psampler *s)
+void pt_events_finish(struct pt_sampler *s)
 {
     uint64_t until = clock_mono_ns() + FINAL_WAIT_NS;
     while (pt_threads_pending(s) && clock_mono_ns() < until) {

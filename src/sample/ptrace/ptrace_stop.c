@@ -59,7 +59,7 @@ static bool restart_code(int64_t ret)
 }
 
 /* The process's vsize now, or 0 when it cannot be read. */
-static uint64_t vsize_now(struct psampler *s)
+static uint64_t vsize_now(struct pt_sampler *s)
 {
     uint64_t v;
     if (s->pstat_fd < 0) {
@@ -73,7 +73,7 @@ static uint64_t vsize_now(struct psampler *s)
     return 0;
 }
 
-void pt_stop_announce(struct psampler *s)
+void pt_stop_announce(struct pt_sampler *s)
 {
     if (s->announced)
         return;
@@ -90,7 +90,7 @@ void pt_stop_announce(struct psampler *s)
  * that fails or finds no mapping (a process has some) changes nothing,
  * not even the time of the last read: the maps it would replace are no
  * fresher for it. */
-bool pt_stop_refresh_maps(struct psampler *s)
+bool pt_stop_refresh_maps(struct pt_sampler *s)
 {
     /* read the size first: the maps are then at least as new as it */
     uint64_t vsize = vsize_now(s);
@@ -142,7 +142,7 @@ static void regs_to_dwarf(const struct user_regs_struct *r, uint64_t out[UNWIND_
 }
 
 /* A copy slot with its stack buffer; NULL on OOM. */
-static struct copy *new_copy(struct psampler *s)
+static struct copy *new_copy(struct pt_sampler *s)
 {
     if (VEC_RESERVE_ZERO(s->copies, s->capcopies, s->ncopies + 1) < 0)
         return NULL;
@@ -156,7 +156,7 @@ static struct copy *new_copy(struct psampler *s)
 /* A blocking syscall that our interrupt made fail with EINTR (epoll_wait,
  * sigtimedwait, recv with SO_RCVTIMEO) is restarted, unless a real
  * unblocked signal is pending, which is then what interrupted it. */
-static void undo_eintr(struct psampler *s, pid_t tid,
+static void undo_eintr(struct pt_sampler *s, pid_t tid,
                        const struct user_regs_struct *r)
 {
     if ((int64_t)r->orig_rax < 0 || (int64_t)r->rax != -EINTR ||
@@ -170,7 +170,7 @@ static void undo_eintr(struct psampler *s, pid_t tid,
 }
 
 /* Registers and the top of the stack of a stopped thread into c. */
-static void copy_stack(struct psampler *s, struct copy *c,
+static void copy_stack(struct pt_sampler *s, struct copy *c,
                        const struct user_regs_struct *r)
 {
     regs_to_dwarf(r, c->regs);
@@ -201,7 +201,7 @@ static void copy_stack(struct psampler *s, struct copy *c,
 
 /* The thread is in our interrupt stop: read registers, copy the stack,
  * undo an EINTR we caused, resume (--dump: detach). */
-void pt_stop_take(struct psampler *s, struct sthread *t, uint64_t t_seen)
+void pt_stop_take(struct pt_sampler *s, struct sthread *t, uint64_t t_seen)
 {
     struct user_regs_struct r;
     if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0) {
@@ -222,12 +222,12 @@ void pt_stop_take(struct psampler *s, struct sthread *t, uint64_t t_seen)
     t->state = T_FREE;
     s->live.stops++;
     if (t->was_blocked)
-        s->live.stops_blocked++;
+        s->pt_live.stops_blocked++;
     hist_add(&s->stop_h, t_res - t_seen);
     hist_add(&s->lat_h, t_seen - t->t_interrupt);
 }
 
-void pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,
+void pt_stop_push(struct pt_sampler *s, pid_t tid, struct sthread *t,
                   const uint64_t *pcs, int n, uint32_t flags, uint64_t time,
                   uint64_t weight)
 {
@@ -250,7 +250,7 @@ void pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,
  * dlopen), or in the second after an exec; else at most every
  * MAPS_UNKNOWN_NS, since a broken frame chain makes up unknown
  * addresses at every sample. */
-static bool maps_may_be_stale(struct psampler *s, const struct copy *c,
+static bool maps_may_be_stale(struct pt_sampler *s, const struct copy *c,
                               uint64_t now)
 {
     if (s->t_maps >= c->time)
@@ -264,7 +264,7 @@ static bool maps_may_be_stale(struct psampler *s, const struct copy *c,
 /* Whether the file-backed mapping e is still the one the maps name:
  * /proc/PID/map_files/START-END exists (the same range is mapped) and
  * is the same file.  True when that cannot be told. */
-static bool mapping_in_place(struct psampler *s, const struct map_entry *e)
+static bool mapping_in_place(struct pt_sampler *s, const struct map_entry *e)
 {
     char path[96];
     struct stat st;
@@ -279,7 +279,7 @@ static bool mapping_in_place(struct psampler *s, const struct map_entry *e)
 
 /* Whether every file-backed mapping pcs[0..n) runs through is still in
  * place, for a copy taken at `time`; each is looked at once per batch. */
-static bool modules_in_place(struct psampler *s, uint64_t time,
+static bool modules_in_place(struct pt_sampler *s, uint64_t time,
                              const uint64_t *pcs, int n)
 {
     const struct map_entry *last = NULL;
@@ -307,7 +307,7 @@ static bool modules_in_place(struct psampler *s, uint64_t time,
 
 /* Unwind one copy into s->pcs; *end says why it stopped.  -1: the copy
  * is dropped, a library having been replaced under it. */
-static int unwind_copy(struct psampler *s, const struct copy *c,
+static int unwind_copy(struct pt_sampler *s, const struct copy *c,
                        enum unwind_end *end)
 {
     uint64_t t0 = clock_mono_ns();
@@ -325,7 +325,7 @@ static int unwind_copy(struct psampler *s, const struct copy *c,
                !modules_in_place(s, c->time, s->pcs, n)) {
         /* replaced since the last read, before or after the copy */
         pt_stop_refresh_maps(s);
-        s->live.stale_maps++;
+        s->pt_live.stale_maps++;
         n = -1;
     }
     hist_add(&s->unw_h, clock_mono_ns() - t0);
@@ -334,7 +334,7 @@ static int unwind_copy(struct psampler *s, const struct copy *c,
 
 /* --idle: keep the stack of a thread stopped in a syscall, to reuse while
  * it stays blocked there. */
-static void keep_last(struct psampler *s, const struct copy *c, int n,
+static void keep_last(struct pt_sampler *s, const struct copy *c, int n,
                       uint32_t flags)
 {
     struct sthread *t = c->t;
@@ -351,13 +351,13 @@ static void keep_last(struct psampler *s, const struct copy *c, int n,
 }
 
 /* Unwind every copy taken since the last call (threads running again). */
-void pt_stop_unwind(struct psampler *s)
+void pt_stop_unwind(struct pt_sampler *s)
 {
     for (size_t i = 0; i < s->ncopies; i++) {
         struct copy *c = &s->copies[i];
         if (c->was_sleeping && !s->cfg.idle) {
             /* on-CPU mode: that moment was not CPU use */
-            s->live.discarded++;
+            s->pt_live.discarded++;
             continue;
         }
         enum unwind_end end;
@@ -379,14 +379,14 @@ void pt_stop_unwind(struct psampler *s)
     s->nchecked = 0;
 }
 
-void pt_stop_unwind_old(struct psampler *s)
+void pt_stop_unwind_old(struct pt_sampler *s)
 {
     s->old_image = true;
     pt_stop_unwind(s);
     s->old_image = false;
 }
 
-void pt_stop_free(struct psampler *s)
+void pt_stop_free(struct pt_sampler *s)
 {
     for (size_t i = 0; i < s->capcopies; i++)
         free(s->copies[i].buf);

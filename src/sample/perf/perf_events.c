@@ -161,7 +161,27 @@ static int paranoid_level(void)
     return v;
 }
 
-void perf_events_explain(int e, pid_t pid, bool kernel_only, struct perf_refusal *why)
+int perf_events_all_allowed(char *err, size_t errlen)
+{
+    int paranoid = paranoid_level();
+    unsigned long long caps = 0;
+    char line[256];
+    FILE *f = fopen("/proc/self/status", "re");
+    if (f) {
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "CapEff: %llx", &caps) == 1)
+                break;
+        fclose(f);
+    }
+    bool perfmon = caps & (1ull << 38), sys_admin = caps & (1ull << 21);
+    if (geteuid() == 0 || perfmon || sys_admin || paranoid <= 0)
+        return 0;
+    snprintf(err, errlen, "-a samples every process: it needs " PERF_ALL_NEEDS
+             " (it is %d; sysctl kernel.perf_event_paranoid=0)", paranoid);
+    return -1;
+}
+
+void perf_events_explain(int e, pid_t pid, bool kernel_only, struct sampler_refusal *why)
 {
     int par = paranoid_level();
     why->denied = true;
@@ -233,7 +253,7 @@ static int try_open(pid_t pid, enum perf_ev_kind kind, bool kernel)
 }
 
 int perf_events_probe(pid_t pid, bool idle, bool *kernel,
-                      struct perf_refusal *why)
+                      struct sampler_refusal *why)
 {
     *kernel = true;
     bool kernel_only = false;

@@ -20,7 +20,7 @@
 #define RAN_RECENT_NS 10000000ull   /* on-CPU: ran within this long */
 #define STOP_GIVEUP_NS 500000000ull /* an interrupt unanswered this long */
 
-static void place_on(struct psampler *s, int cpu)
+static void place_on(struct pt_sampler *s, int cpu)
 {
     if (cpu < 0 || cpu == s->cpu_now)
         return;
@@ -50,16 +50,16 @@ static bool due_now(struct sthread *t, uint64_t now, uint64_t iv)
  * for it; after STOP_GIVEUP_NS (a thread stuck in D, like a vfork parent,
  * or whose trap was swallowed) we stop waiting: if the stop comes after
  * all, it is resumed without a sample. */
-static bool interrupt_settled(struct psampler *s, struct sthread *t,
+static bool interrupt_settled(struct pt_sampler *s, struct sthread *t,
                               uint64_t now)
 {
     if (t->state != T_INTERRUPTED)
         return true;
-    s->live.missed++; /* still on its way to the last stop */
+    s->pt_live.missed++; /* still on its way to the last stop */
     if (now - t->t_interrupt < STOP_GIVEUP_NS)
         return false;
     t->state = T_FREE;
-    s->live.given_up++;
+    s->pt_live.given_up++;
     return true;
 }
 
@@ -81,7 +81,7 @@ static bool ran_recently(struct sthread *t, uint64_t now)
 
 /* --idle: push the thread's last stack again if it has not moved from the
  * blocking call it was sampled in.  True when it did. */
-static bool reuse_stack(struct psampler *s, struct sthread *t, uint64_t now)
+static bool reuse_stack(struct pt_sampler *s, struct sthread *t, uint64_t now)
 {
     uint64_t sp, pc;
     if (!t->have_last || t->syscall_fd < 0 ||
@@ -95,7 +95,7 @@ static bool reuse_stack(struct psampler *s, struct sthread *t, uint64_t now)
 }
 
 /* Count t as eligible in this rate window (it ran, or --idle). */
-static void count_eligible(struct psampler *s, struct sthread *t)
+static void count_eligible(struct pt_sampler *s, struct sthread *t)
 {
     if (t->win_mark != s->win_id + 1) {
         t->win_mark = s->win_id + 1;
@@ -106,7 +106,7 @@ static void count_eligible(struct psampler *s, struct sthread *t)
 
 /* Sample t now if it should be: interrupt it (true), reuse its stack, or
  * leave it alone. */
-static bool sample_thread(struct psampler *s, struct sthread *t, uint64_t now)
+static bool sample_thread(struct pt_sampler *s, struct sthread *t, uint64_t now)
 {
     if (!s->cfg.idle && !ran_recently(t, now))
         return false;
@@ -131,7 +131,7 @@ static bool sample_thread(struct psampler *s, struct sthread *t, uint64_t now)
 }
 
 /* Interrupt every due thread.  Returns how many interrupts were sent. */
-int pt_tick(struct psampler *s, uint64_t now)
+int pt_tick(struct pt_sampler *s, uint64_t now)
 {
     uint64_t iv = atomic_load(&s->interval_ns);
     bool paused = atomic_load(&s->paused);
@@ -148,7 +148,7 @@ int pt_tick(struct psampler *s, uint64_t now)
 
 /* When the loop must wake next: the earliest due thread, the next rescan,
  * and at least every 100 ms. */
-uint64_t pt_tick_deadline(const struct psampler *s, uint64_t now)
+uint64_t pt_tick_deadline(const struct pt_sampler *s, uint64_t now)
 {
     uint64_t d = now + 100000000ull;
     for (size_t i = 0; i < s->nthreads; i++) {

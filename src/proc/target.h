@@ -38,6 +38,12 @@ char target_stat_state(int stat_fd, int *cpu);
  * 0, or -1 when gone. */
 int target_stat_vsize(int stat_fd, uint64_t *vsize);
 
+/* State letter (field 3) and CPU time so far in ns (utime + stime,
+ * fields 14 and 15) from an open /proc/PID[/task/TID]/stat fd (re-read
+ * with pread): a thread's, or with the process's stat the whole
+ * process's (its exited threads included).  0, or -1 when gone. */
+int target_stat_times(int stat_fd, char *state, uint64_t *cpu_ns);
+
 /* Time the thread has spent on a CPU (ns), field 1 of an open
  * /proc/PID/task/TID/schedstat fd (re-read with pread).  0, or -1. */
 int target_runtime(int sched_fd, uint64_t *ns);
