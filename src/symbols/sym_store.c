@@ -483,6 +483,11 @@ const char *sym_store_build_id(const struct sym_mod *mod)
     return mod->build_id;
 }
 
+Dwfl_Module *sym_store_dwfl(const struct sym_mod *mod)
+{
+    return mod->mod;
+}
+
 /* --- resolving one address ---------------------------------------------------- */
 
 /* The file offset of module address addr, which is what perf shows and

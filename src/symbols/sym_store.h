@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+struct Dwfl_Module;
 struct dbgfetch;
 struct map_entry;
 struct sym_frame;
@@ -102,6 +103,12 @@ bool sym_store_bias(const struct sym_mod *mod, uint64_t start,
 
 /* mod's build-id in lowercase hex, "" when it has none. */
 const char *sym_store_build_id(const struct sym_mod *mod);
+
+/* mod's libdwfl module, at its ELF addresses (load bias 0), for a
+ * reader of its code and DWARF beside the symbolizer (annot.c, on a
+ * store of its own); valid while mod is held; NULL when its restart
+ * failed. */
+struct Dwfl_Module *sym_store_dwfl(const struct sym_mod *mod);
 
 /* The frames of module address addr, innermost first, at most max, as
  * symbols_lookup describes them but with sym_addr a module address;
