@@ -424,11 +424,12 @@ struct sym_mod *sym_store_preload(struct sym_store *st, const char *path)
     uint64_t loads = st->stats.loads;
     struct sym_mod *mod = open_fd(st, fd, path, path);
     /* a new module: what its first lookup would read, the debug file
-     * found and its sections (compressed in Debian's -dbg packages)
-     * inflated */
+     * found, its sections (compressed in Debian's -dbg packages)
+     * inflated and its address ranges indexed */
     Dwarf_Addr bias;
-    if (mod != NULL && st->stats.loads != loads && mod->mod != NULL)
-        dwfl_module_getdwarf(mod->mod, &bias);
+    if (mod != NULL && st->stats.loads != loads && mod->mod != NULL &&
+        dwfl_module_getdwarf(mod->mod, &bias) != NULL)
+        dwfl_module_addrdie(mod->mod, mod->low, &bias);
     return mod;
 }
 
