@@ -71,8 +71,8 @@ void sym_store_print_stats(const struct sym_store *st, FILE *f);
 /* The module of the ELF file at `path`, an absolute path without
  * symlinks (as the kernel names a mapping of it), with a reference
  * taken: the one loaded already with the same key, or a new one whose
- * DWARF (its debug file found, its sections read) is loaded now rather
- * than at its first lookup.  For a command about to be launched
+ * DWARF (its debug file found, its sections read, its address ranges
+ * indexed) is loaded now rather than at its first lookup.  For a command about to be launched
  * (sym_preload.h), so that this work is done before it runs.  NULL when
  * the file cannot be opened or is not ELF. */
 struct sym_mod *sym_store_preload(struct sym_store *st, const char *path);
