@@ -920,6 +920,7 @@ What sproftop loads before it launches the command (\`--stats\` of
 \`\`\`
 $(grep -E '^(loaded before the launch|symbol store)' "$TMP/launch.stats" 2>/dev/null)
 \`\`\`
+
 $(cat "$TOP/tests/bench/notes_launch.md")
 
 ## Commands
