@@ -498,6 +498,10 @@ LAUNCH_HZ=${LAUNCH_HZ:-199 1000}
 LAUNCH_REPS=${LAUNCH_REPS:-$((REPS > 9 ? REPS : 9))}
 LAUNCH_UNITS=${LAUNCH_UNITS:-36000}   # about 0.8 s of CPU
 LAUNCH_MODES=(alone sproftop perf)
+# LAUNCH_BEFORE=BINARY: another sproftop (an older build) in the same
+# rounds, for a before/after comparison
+LAUNCH_BEFORE=${LAUNCH_BEFORE:-}
+[ -n "$LAUNCH_BEFORE" ] && LAUNCH_MODES+=(before)
 # launch_run MODE HZ BIN: one run; prints the target's line and the
 # 1-minute load average when it started
 launch_run() {
@@ -506,6 +510,7 @@ launch_run() {
     case $1 in
     alone) line=$("$3" "$TMP/lprog" 1 0 "$LAUNCH_UNITS") ;;
     sproftop) line=$("$SP" -F "$2" -o "$TMP/l.folded" -- "$3" "$TMP/lprog" 1 0 "$LAUNCH_UNITS") ;;
+    before) line=$("$LAUNCH_BEFORE" -F "$2" -o "$TMP/l.folded" -- "$3" "$TMP/lprog" 1 0 "$LAUNCH_UNITS") ;;
     perf) line=$(perf record -q -F "$2" --call-graph dwarf -o "$TMP/l.data" -- \
                  "$3" "$TMP/lprog" 1 0 "$LAUNCH_UNITS" 2>/dev/null) ;;
     esac
@@ -912,6 +917,21 @@ for bin in spin spin_nofp; do
         echo "| $(bn $bin) | $hz Hz, profiler CPU while the target ran, ms | | $(launch_ms sproftop "$k") | $(launch_ms perf "$k") |"
     done
 done
+if [ -s "$TMP/launch.before.1000.spin" ]; then
+cat <<EOF
+
+The same rounds also ran \`$LAUNCH_BEFORE\` (LAUNCH_BEFORE, $("$LAUNCH_BEFORE" --version 2>/dev/null | head -n 1)):
+
+| target | rate | that build: wall ÷ alone | CPU ÷ alone | its CPU during the run, ms | % of the target's wall |
+|---|---|---|---|---|---|
+EOF
+for bin in spin spin_nofp; do
+    for hz in $LAUNCH_HZ; do
+        k=$hz.$bin
+        echo "| $(bn $bin) | $hz Hz | $(launch_ratio before "$k" 3) | $(launch_ratio before "$k" 4) | $(launch_ms before "$k") | $(launch_pct before "$k") |"
+    done
+done
+fi
 cat <<EOF
 
 What sproftop loads before it launches the command (\`--stats\` of
@@ -946,7 +966,8 @@ $(cat "$TOP/tests/bench/notes_launch.md")
 - Section 11: \`sproftop -F HZ -o FILE -- $BUILD/bench/spin PROGRESS 1 0 $LAUNCH_UNITS\`,
   \`perf record -q -F HZ --call-graph dwarf -o FILE -- $BUILD/bench/spin PROGRESS 1 0 $LAUNCH_UNITS\`
   and the command alone (and \`spin_nofp\`), HZ in $LAUNCH_HZ, beside 2 more \`$BUILD/bench/spin\`;
-  \`SECTIONS=launch tests/bench/run.sh\` runs it alone (LAUNCH_REPS, LAUNCH_HZ, LAUNCH_UNITS).
+  \`SECTIONS=launch tests/bench/run.sh\` runs it alone (LAUNCH_REPS, LAUNCH_HZ, LAUNCH_UNITS; LAUNCH_BEFORE=BINARY
+  adds another sproftop build to the rounds).
 - Regenerate: \`make bench\` (REPS, WIN, SECTIONS, SWEEP_HZ, SWEEP_REPS, IDLE_PROCS, LAUNCH_REPS environment variables).
 EOF
 } >"$TMP/doc.md"
