@@ -82,7 +82,7 @@ sample_API  := sampler.h backend.h ingest.h unwind.h hist.h
 # backend to the registry that lists it.
 sample-backend_API := backend.h ingest.h unwind.h hist.h
 disasm_API  := disasm.h
-symbols_API := symbols.h sym_store.h dbgfetch.h late_names.h annot.h
+symbols_API := symbols.h sym_store.h dbgfetch.h late_names.h sym_preload.h annot.h
 collect_API := collect.h dump.h
 API_DIR     := $(BUILD)/api
 api          = $(foreach r,$(1),-I$(API_DIR)/$(r))

@@ -18,6 +18,7 @@
 #include "idtab.h"
 #include "ingest.h"
 #include "profile.h"
+#include "sym_preload.h"
 #include "sym_store.h"
 #include "symbols.h"
 #include "target.h"
@@ -68,6 +69,9 @@ struct collect {
     struct dbgfetch *fetch;    /* debuginfod fetches for all, NULL when off */
     struct sym_store *store;   /* every process's modules (sym_store.h) */
     struct tasks *tasks;       /* the live threads' figures (tasks.h) */
+    struct sym_preload pre;    /* a launched command's modules, loaded
+                                  before it started, held until it exits
+                                  (its symbolizers find them there) */
     pid_t pid;                 /* the first target (0 with -a) */
 
     pthread_t thread;          /* the collector */
@@ -80,6 +84,7 @@ struct collect {
     pthread_mutex_t wake_lock;
     pthread_cond_t wake;
 
+    bool launched;             /* cfg.argv: a command was launched */
     uint64_t t0_wall;
     char comm[64];
     char cmdline[256];
@@ -194,6 +199,10 @@ static void drain_once(struct collect *c)
         pthread_mutex_unlock(&c->procs_lock);
         if (p)
             fold_records(p->fold, data + off, n);
+        /* the launched command is gone: what was loaded for it goes
+         * now, as what it used does (the store's thread: collector) */
+        if (p && c->pre.n && pid == c->pid && fold_released(p->fold))
+            sym_preload_release(&c->pre, c->store);
         off += n;
     }
     pthread_mutex_lock(&c->procs_lock);
@@ -396,6 +405,8 @@ static void collect_free(struct collect *c)
     for (size_t i = c->nprocs; i-- > 0;)
         proc_free(c->procs[i]); /* siblings before the base */
     fold_free(c->fold);
+    if (c->store)
+        sym_preload_release(&c->pre, c->store); /* still running */
     sym_store_free(c->store); /* after the symbolizers */
     dbgfetch_free(c->fetch);  /* after the store that asks it */
     ingest_free(c->ingest);
@@ -521,6 +532,9 @@ static void op_print_stats(struct source *src, FILE *f)
             ss.misses, ss.misses ? (double)ss.miss_ns / 1e3 / (double)ss.misses : 0.0,
             ss.reloads);
     print_debuginfo(c, &ss, &fs, f);
+    if (c->launched)
+        fprintf(f, "loaded before the launch: %zu modules in %.1f ms (%s)\n",
+                c->pre.loaded, (double)c->pre.ns / 1e6, c->pre.names);
     sym_store_print_stats(c->store, f);
 }
 
@@ -630,6 +644,11 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
         collect_free(c);
         return NULL;
     }
+    /* A command to launch: its start-up symbol work is done now, before
+     * it runs, not in its first fold (sym_preload.h). */
+    c->launched = cfg.argv != NULL;
+    if (c->launched)
+        sym_preload_run(&c->pre, c->store, cfg.argv[0]);
     cfg.ingest = c->ingest;
     cfg.on_process = on_process;
     cfg.on_maps = on_maps;

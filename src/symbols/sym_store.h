@@ -69,6 +69,15 @@ void sym_store_get_stats(const struct sym_store *st,
  * number of processes using it. */
 void sym_store_print_stats(const struct sym_store *st, FILE *f);
 
+/* The module of the ELF file at `path`, an absolute path without
+ * symlinks (as the kernel names a mapping of it), with a reference
+ * taken: the one loaded already with the same key, or a new one whose
+ * DWARF (its debug file found, its sections read, its address ranges
+ * indexed) is loaded now rather than at its first lookup.  For a command about to be launched
+ * (sym_preload.h), so that this work is done before it runs.  NULL when
+ * the file cannot be opened or is not ELF. */
+struct sym_mod *sym_store_preload(struct sym_store *st, const char *path);
+
 /* Empty every module's name cache and DWARF indexes (the modules stay
  * loaded): the next lookups are misses.  For measurements (symtest
  * --bench). */
@@ -100,6 +109,9 @@ void sym_store_release(struct sym_store *st, struct sym_mod *mod);
  * when no loadable segment of the module covers that offset. */
 bool sym_store_bias(const struct sym_mod *mod, uint64_t start,
                     uint64_t offset, uint64_t *bias);
+
+/* mod's file name (the basename of its path), as frames name it. */
+const char *sym_store_name(const struct sym_mod *mod);
 
 /* mod's build-id in lowercase hex, "" when it has none. */
 const char *sym_store_build_id(const struct sym_mod *mod);

@@ -72,6 +72,13 @@ $(TARGETS_DIR)/badfp: $(TARGETS_SRC)/badfp.c $(TARGETS_SRC)/common.h $(TARGETS_M
 	$(TARGET_CC) $(TARGET_BADFP) -o $@ $< $(TARGET_LDLIBS)
 	objcopy --remove-section=.debug_frame $@
 
+# libuser needs libA.so from its own directory: DT_RUNPATH $ORIGIN.
+TARGET_BINS    += $(TARGETS_DIR)/libuser
+$(TARGETS_DIR)/libuser: $(TARGETS_SRC)/libuser.c $(TARGETS_SRC)/common.h \
+		$(TARGETS_DIR)/libA.so $(TARGETS_MK)
+	$(TARGET_CC) $(TARGET_CFLAGS) -o $@ $< -L$(TARGETS_DIR) -l:libA.so \
+	  -Wl,--enable-new-dtags,-rpath,'$$ORIGIN' $(TARGET_LDLIBS)
+
 # Both from dlswap_lib.c, under the names a_* and b_*.
 $(TARGETS_DIR)/libA.so $(TARGETS_DIR)/libB.so: $(TARGETS_DIR)/lib%.so: \
 		$(TARGETS_SRC)/dlswap_lib.c $(TARGETS_MK)
