@@ -11,12 +11,14 @@
  */
 #include "collect.h"
 
+#include "annot.h"
 #include "clock.h"
 #include "dbgfetch.h"
 #include "fold.h"
 #include "idtab.h"
 #include "ingest.h"
 #include "profile.h"
+#include "sym_preload.h"
 #include "sym_store.h"
 #include "symbols.h"
 #include "target.h"
@@ -45,6 +47,7 @@
 #define SYM_KEEP_NS (60ull * 1000000000ull)
 #define EXITED_KEEP 64u
 #define EXITED_BATCH 64u
+#define GONE_MAPS_MAX 256u      /* executables whose last maps stay */
 #define PERIOD_NS 200000000ull  /* collector wake-up: as often as the
                                    sampler that never stops the target
                                    drains its rings */
@@ -62,6 +65,20 @@ struct cproc {
     struct cproc *prev;        /* the one before it with its pid, until
                                   that one is freed */
     uint32_t slot;             /* its index in procs */
+    char *maps;                /* the text of its last maps, for its code
+                                  once it has exited (annot.h); swapped
+                                  under procs_lock */
+    size_t maps_len;
+};
+
+/* The last maps of a freed image, kept for annotate (annot.h): one per
+ * executable (the first file its maps name), so what is kept grows with
+ * the binaries seen, not with the processes. */
+struct gone_maps {
+    char *exe;                 /* malloc'd */
+    char *maps;                /* malloc'd */
+    size_t len;
+    pid_t pid;
 };
 
 struct collect {
@@ -74,6 +91,9 @@ struct collect {
     size_t nprocs, procs_cap;
     size_t nfreed;             /* NULL slots in procs */
     struct idtab ids;          /* pid -> procs index (the newest image) */
+    struct gone_maps gone[GONE_MAPS_MAX]; /* newest first; written by the
+                                  collector, read by annotate */
+    size_t ngone;
     /* collector thread only */
     int64_t *exited;           /* exited processes not folded yet, oldest
                                   first (EXITED_KEEP stay) */
@@ -87,6 +107,9 @@ struct collect {
     struct dbgfetch *fetch;    /* debuginfod fetches for all, NULL when off */
     struct sym_store *store;   /* every process's modules (sym_store.h) */
     struct tasks *tasks;       /* the live threads' figures (tasks.h) */
+    struct sym_preload pre;    /* a launched command's modules, loaded
+                                  before it started, held until it exits
+                                  (its symbolizers find them there) */
     pid_t pid;                 /* the first target (0 with -a) */
 
     pthread_t thread;          /* the collector */
@@ -99,6 +122,7 @@ struct collect {
     pthread_mutex_t wake_lock;
     pthread_cond_t wake;
 
+    bool launched;             /* cfg.argv: a command was launched */
     uint64_t t0_wall;
     char comm[64];
     char cmdline[256];
@@ -130,6 +154,7 @@ static void proc_free(struct cproc *p)
     if (!p)
         return;
     fold_free(p->fold);
+    free(p->maps);
     free(p);
 }
 
@@ -205,6 +230,50 @@ static void procs_compact(struct collect *c)
     c->nfreed = 0;
 }
 
+/* The first file named in maps text[0..len) (its executable), malloc'd;
+ * NULL when none or on OOM. */
+static char *maps_exe(const char *text, size_t len)
+{
+    size_t i = 0;
+    while (text && i < len) {
+        size_t end = i;
+        while (end < len && text[end] != '\n')
+            end++;
+        const char *path = memchr(text + i, '/', end - i);
+        if (path) {
+            size_t n = (size_t)(text + end - path);
+            char *exe = malloc(n + 1);
+            if (exe) {
+                memcpy(exe, path, n);
+                exe[n] = '\0';
+            }
+            return exe;
+        }
+        i = end + 1;
+    }
+    return NULL;
+}
+
+/* p's maps become the last of its executable *exe (taken: *exe is set
+ * to what is to be freed); procs_lock held, no allocation. */
+static void gone_keep(struct collect *c, struct cproc *p, char **exe)
+{
+    size_t i = 0;
+    while (i < c->ngone && strcmp(c->gone[i].exe, *exe) != 0)
+        i++;
+    if (i == c->ngone && c->ngone < GONE_MAPS_MAX)
+        c->ngone++;
+    else if (i == c->ngone)
+        i--;    /* full: the oldest goes */
+    struct gone_maps old = c->gone[i];
+    memmove(c->gone + 1, c->gone, i * sizeof *c->gone);
+    c->gone[0] = (struct gone_maps){*exe, p->maps, p->maps_len, p->pid};
+    p->maps = NULL;
+    p->maps_len = 0;
+    free(old.maps);     /* free() under the lock: no allocation */
+    *exe = old.exe;
+}
+
 /* Collector thread: every record of p has been folded.  Free it (and
  * the images before it); exited: it is a process's end, to be folded
  * into its command's aggregate in time. */
@@ -212,13 +281,20 @@ static void proc_done(struct collect *c, struct cproc *p, bool exited)
 {
     if (exited && VEC_RESERVE(c->exited, c->exited_cap, c->nexited + 1) == 0)
         c->exited[c->nexited++] = p->pid;
+    /* the launched command is gone: what was loaded for it goes now, as
+     * what it used does (the store's thread: collector) */
+    if (exited && c->pre.n && p->pid == c->pid)
+        sym_preload_release(&c->pre, c->store);
     while (p) {
         struct cproc *prev = p->prev;
         struct symbols_stats o;
         struct fold_stats g;
         fold_get_symbols_stats(p->fold, &o);
         fold_get_stats(p->fold, &g);
+        char *exe = maps_exe(p->maps, p->maps_len);
         pthread_mutex_lock(&c->procs_lock);
+        if (exe)
+            gone_keep(c, p, &exe);
         /* a newer image points at it no more */
         for (size_t i = p->slot + 1; i < c->nprocs; i++)
             if (c->procs[i] && c->procs[i]->prev == p)
@@ -236,6 +312,7 @@ static void proc_done(struct collect *c, struct cproc *p, bool exited)
         if (c->nfreed >= 64 && 2 * c->nfreed >= c->nprocs)
             procs_compact(c);
         pthread_mutex_unlock(&c->procs_lock);
+        free(exe);
         proc_free(p);
         p = prev;
     }
@@ -257,9 +334,19 @@ static struct cproc *proc_route(struct collect *c, pid_t pid, uint64_t gen)
 static void on_maps(void *ctx, pid_t pid, uint64_t gen, const char *text, size_t len)
 {
     struct collect *c = ctx;
+    char *copy = malloc(len ? len : 1);  /* not under the lock */
+    if (copy)
+        memcpy(copy, text, len);
     pthread_mutex_lock(&c->procs_lock);
     struct cproc *p = proc_find(c, pid);
+    if (p && copy) {
+        char *old = p->maps;
+        p->maps = copy;
+        p->maps_len = len;
+        copy = old;
+    }
     pthread_mutex_unlock(&c->procs_lock);
+    free(copy);
     if (p)
         fold_add_maps(p->fold, gen, text, len);
 }
@@ -526,7 +613,13 @@ static void collect_free(struct collect *c)
     for (size_t i = c->nprocs; i-- > 0;)
         proc_free(c->procs[i]); /* siblings before the base */
     free(c->exited);
+    for (size_t i = 0; i < c->ngone; i++) {
+        free(c->gone[i].exe);
+        free(c->gone[i].maps);
+    }
     fold_free(c->fold);
+    if (c->store)
+        sym_preload_release(&c->pre, c->store); /* still running */
     sym_store_free(c->store); /* after the symbolizers */
     dbgfetch_free(c->fetch);  /* after the store that asks it */
     ingest_free(c->ingest);
@@ -657,7 +750,92 @@ static void op_print_stats(struct source *src, FILE *f)
             ss.misses, ss.misses ? (double)ss.miss_ns / 1e3 / (double)ss.misses : 0.0,
             ss.reloads);
     print_debuginfo(c, &ss, &fs, f);
+    if (c->launched)
+        fprintf(f, "loaded before the launch: %zu modules in %.1f ms (%s)\n",
+                c->pre.loaded, (double)c->pre.ns / 1e6, c->pre.names);
     sym_store_print_stats(c->store, f);
+}
+
+/* The processes and their last maps, copied for annot_live: room is
+ * made outside procs_lock (the sampler takes it: no allocation under
+ * it), then filled under it, again if they grew meanwhile.  The newest
+ * images first, then the last maps of each executable of the freed ones
+ * (gone).  The count, or -1 on OOM. */
+static long copy_procs(struct collect *c, struct annot_proc **out,
+                       char **text)
+{
+    for (int tries = 0; tries < 4; tries++) {
+        size_t cap = 0, need = 0, used = 0, n = 0;
+        pthread_mutex_lock(&c->procs_lock);
+        for (size_t i = 0; i < c->nprocs; i++)
+            if (c->procs[i]) {
+                need += c->procs[i]->maps_len;
+                cap++;
+            }
+        for (size_t i = 0; i < c->ngone; i++)
+            need += c->gone[i].len;
+        cap += c->ngone;
+        pthread_mutex_unlock(&c->procs_lock);
+        struct annot_proc *v = malloc((cap ? cap : 1) * sizeof *v);
+        char *buf = malloc(need ? need : 1);
+        if (!v || !buf) {
+            free(v);
+            free(buf);
+            return -1;
+        }
+        bool fits = true;
+        pthread_mutex_lock(&c->procs_lock);
+        for (size_t i = c->nprocs + c->ngone; i-- > 0 && fits;) {
+            pid_t pid;
+            const char *maps;
+            size_t len;
+            if (i >= c->ngone) {
+                const struct cproc *p = c->procs[i - c->ngone];
+                if (!p)
+                    continue;
+                pid = p->pid, maps = p->maps, len = maps ? p->maps_len : 0;
+            } else {
+                const struct gone_maps *g = &c->gone[c->ngone - 1 - i];
+                pid = g->pid, maps = g->maps, len = g->len;
+            }
+            fits = n < cap && used + len <= need;
+            if (!fits)
+                break;
+            if (len)
+                memcpy(buf + used, maps, len);
+            v[n++] = (struct annot_proc){pid, NULL, len};
+            used += len;
+        }
+        pthread_mutex_unlock(&c->procs_lock);
+        if (!fits) {
+            free(v);
+            free(buf);
+            continue;
+        }
+        for (size_t i = 0, o = 0; i < n; o += v[i].len, i++)
+            v[i].maps = v[i].len ? buf + o : NULL;
+        *out = v;
+        *text = buf;
+        return (long)n;
+    }
+    return -1;
+}
+
+/* The machine code of a function, from the file of one of the
+ * processes that map (or mapped) it (annot.h). */
+static struct annotation *op_annotate(struct source *src,
+                                      const struct annot_request *rq)
+{
+    struct collect *c = src->impl;
+    struct annot_proc *procs = NULL;
+    char *text = NULL;
+    long n = copy_procs(c, &procs, &text);
+    if (n < 0)
+        return NULL;
+    struct annotation *a = annot_live(procs, (size_t)n, rq);
+    free(procs);
+    free(text);
+    return a;
 }
 
 static const struct source_ops live_ops = {
@@ -671,6 +849,7 @@ static const struct source_ops live_ops = {
     .finish = op_finish,
     .print_stats = op_print_stats,
     .tasks = op_tasks,
+    .annotate = op_annotate,
 };
 
 /* --- start -------------------------------------------------------------- */
@@ -704,6 +883,11 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
         collect_free(c);
         return NULL;
     }
+    /* A command to launch: its start-up symbol work is done now, before
+     * it runs, not in its first fold (sym_preload.h). */
+    c->launched = cfg.argv != NULL;
+    if (c->launched)
+        sym_preload_run(&c->pre, c->store, cfg.argv[0]);
     cfg.ingest = c->ingest;
     cfg.on_process = on_process;
     cfg.on_maps = on_maps;

@@ -24,6 +24,7 @@
 #ifndef SPROFTOP_FOLD_H
 #define SPROFTOP_FOLD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
