@@ -182,7 +182,7 @@ static void threads_refresh(struct view *v)
                                          th->pid ? th->pid : st->pid, th->tid)
                       : NULL;
         r->state = r->cpu ? cpustat_state(r->cpu->state)
-                   : profile_thread_is_exited(th) ||
+                   : profile_thread_is_folded(th) ||
                              (!live && st && st->state == TARGET_EXITED)
                        ? "exited"
                        : "-";
@@ -226,8 +226,8 @@ static void threads_cell(struct view *v, size_t line, int col,
             c->attr = v->ctx->theme->attr[UC_VALUE];
         }
         break;
-    case THC_TID:  /* exited processes' aggregate: no thread of its own */
-        snprintf(c->buf, sizeof(c->buf), profile_thread_is_exited(th)
+    case THC_TID:  /* exited threads' aggregate: no thread of its own */
+        snprintf(c->buf, sizeof(c->buf), profile_thread_is_folded(th)
                  ? "-" : "%" PRId64, th->tid);
         c->text = c->buf;
         break;

@@ -28,6 +28,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -47,7 +48,11 @@
 #define SYM_KEEP_NS (60ull * 1000000000ull)
 #define EXITED_KEEP 64u
 #define EXITED_BATCH 64u
+/* Exited threads of live processes that wait before a fold: a thread
+ * pool that churns (docs/PERFORMANCE.md, "A day of -a"). */
+#define DEAD_BATCH 1024u
 #define GONE_MAPS_MAX 256u      /* executables whose last maps stay */
+#define TRIM_NS 5000000000ull   /* the heap given back at most this often */
 #define PERIOD_NS 200000000ull  /* collector wake-up: as often as the
                                    sampler that never stops the target
                                    drains its rings */
@@ -98,6 +103,10 @@ struct collect {
     int64_t *exited;           /* exited processes not folded yet, oldest
                                   first (EXITED_KEEP stay) */
     size_t nexited, exited_cap;
+    int64_t *dead;             /* exited threads of live processes not
+                                  folded yet (profile_thread_key) */
+    size_t ndead, dead_cap;
+    uint64_t trimmed_ns;       /* when the heap was last trimmed */
     struct symbols_stats gone_sym; /* the symbolizers of freed processes */
     struct fold_stats gone_fold;   /* under procs_lock, with the above */
 
@@ -364,6 +373,9 @@ static void fold_run(struct collect *c, pid_t pid, const uint8_t *run,
     for (;;) {
         size_t at = off;
         r = ingest_next(run, len, &off, &payload);
+        if (r && r->type == INGEST_THREAD_EXIT &&
+            VEC_RESERVE(c->dead, c->dead_cap, c->ndead + 1) == 0)
+            c->dead[c->ndead++] = profile_thread_key(r->pid, r->tid);
         struct cproc *p = r ? proc_route(c, pid, r->gen) : NULL;
         if (r && p == cur && r->type != INGEST_EXIT)
             continue;
@@ -385,13 +397,18 @@ static void fold_run(struct collect *c, pid_t pid, const uint8_t *run,
 }
 
 /* Fold the exited processes beyond the newest EXITED_KEEP into their
- * commands' aggregates, a batch at a time (final: all beyond them). */
+ * commands' aggregates, and the exited threads of live processes into
+ * their processes' exited threads, a batch at a time (final: all). */
 static void fold_exited(struct collect *c, bool final)
 {
-    if (c->nexited < EXITED_KEEP + (final ? 1 : EXITED_BATCH))
+    bool procs = c->nexited >= EXITED_KEEP + (final ? 1 : EXITED_BATCH);
+    if (!procs && c->ndead < (final ? 1 : DEAD_BATCH))
         return;
-    size_t n = c->nexited - EXITED_KEEP;
-    fold_processes(c->fold, c->exited, n);
+    size_t n = procs ? c->nexited - EXITED_KEEP : 0;
+    fold_processes(c->fold, c->exited, n, c->dead, c->ndead);
+    c->ndead = 0;
+    if (!procs)
+        return;
     memmove(c->exited, c->exited + n, EXITED_KEEP * sizeof *c->exited);
     c->nexited = EXITED_KEEP;
 }
@@ -452,6 +469,19 @@ static void update_meta(struct collect *c)
     fold_set_meta(c->fold, &m);
 }
 
+/* Collector thread: give the heap's free pages back to the system now
+ * and then.  Each fold of exited processes builds the profile anew and
+ * frees the old one, and modules come and go: the free space left
+ * between live blocks would otherwise stay in the RSS. */
+static void trim_heap(struct collect *c)
+{
+    uint64_t now = clock_mono_ns();
+    if (now - c->trimmed_ns < TRIM_NS)
+        return;
+    c->trimmed_ns = now;
+    malloc_trim(0);
+}
+
 static void *collector_main(void *arg)
 {
     struct collect *c = arg;
@@ -464,6 +494,7 @@ static void *collector_main(void *arg)
         if (!atomic_load(&c->paused))
             fold_advance(c->fold, clock_mono_ns());
         tasks_refresh(c->tasks, c->sampler, clock_mono_ns());
+        trim_heap(c);
         pthread_mutex_lock(&c->wake_lock);
         if (!atomic_load(&c->quit)) {
             /* pthread_cond_timedwait's default clock is CLOCK_REALTIME */
@@ -613,6 +644,7 @@ static void collect_free(struct collect *c)
     for (size_t i = c->nprocs; i-- > 0;)
         proc_free(c->procs[i]); /* siblings before the base */
     free(c->exited);
+    free(c->dead);
     for (size_t i = 0; i < c->ngone; i++) {
         free(c->gone[i].exe);
         free(c->gone[i].maps);

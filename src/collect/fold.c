@@ -210,12 +210,21 @@ static void use_gen(struct fold *f, uint64_t gen)
 }
 
 /* Intern n symbolized frames of pc in the profile, appending them to the
- * cache's pool (which has room).  Returns how many were interned. */
+ * cache's pool (which has room).  Returns how many were interned.
+ *
+ * The address they get is pc moved as far as their outermost function
+ * (sf[n - 1], the one that is no inlined instance) is from the start it
+ * was first interned with: the processes of one binary load it at other
+ * addresses (ASLR), and so their samples of one instruction count at one
+ * address, and the per-address counts grow with the code run, not with
+ * the processes (a build's thousands of cc1).  annot.c places the
+ * function by its file offset in the process it reads. */
 static uint32_t intern_frames(struct fold *f, const struct sym_frame *sf,
                               int n, uint64_t pc)
 {
     struct pc_cache *c = &f->pcs;
     uint32_t done = 0;
+    uint64_t at = pc;
     pthread_mutex_lock(f->prof_lock);
     for (int i = 0; i < n; i++) {
         struct frame_desc d = {
@@ -232,9 +241,14 @@ static uint32_t intern_frames(struct fold *f, const struct sym_frame *sf,
         uint32_t id = profile_intern_frame(f->prof, &d);
         if (id == PROFILE_NONE)
             break;
+        const struct frame_desc *first = profile_frame(f->prof, id);
+        if (i == n - 1 && !d.inlined && d.addr && first && first->addr)
+            at = pc + (first->addr - d.addr);  /* mod 2^64 */
         c->pool[c->npool++] = (struct stack_frame){id, sf[i].line, pc};
         done++;
     }
+    for (uint32_t k = 0; k < done; k++)
+        c->pool[c->npool - 1 - k].addr = at;
     pthread_mutex_unlock(f->prof_lock);
     return done;
 }
@@ -430,12 +444,14 @@ void fold_update_names(struct fold *f)
     rename_frames(f);
 }
 
-void fold_processes(struct fold *base, const int64_t *pids, size_t n)
+void fold_processes(struct fold *base, const int64_t *pids, size_t n,
+                    const int64_t *threads, size_t m)
 {
-    if (n == 0)
+    if (n == 0 && m == 0)
         return;
     pthread_mutex_lock(base->prof_lock);
-    struct profile *q = profile_fold_processes(base->prof, pids, n);
+    struct profile *q = profile_fold_processes(base->prof, pids, n,
+                                               threads, m);
     if (q)
         profile_replace(base->prof, q);
     pthread_mutex_unlock(base->prof_lock);

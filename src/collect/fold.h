@@ -77,12 +77,15 @@ void fold_advance(struct fold *f, uint64_t now_ns);
  * nothing arrived; never waits on a fetch. */
 void fold_update_names(struct fold *f);
 
-/* Collector thread: the processes pids[0..n) have exited and every
- * record of theirs is folded: their threads join their commands'
- * aggregates (profile_fold_processes), under prof_lock; frame ids stay,
- * so every fold's pc cache stays good.  Base fold.  On OOM nothing
- * changes (they stay separate). */
-void fold_processes(struct fold *base, const int64_t *pids, size_t n);
+/* Collector thread: the processes pids[0..n), and the threads keyed
+ * threads[0..m) (profile_thread_key) of processes that live on, have
+ * exited and every record of theirs is folded: their threads join their
+ * commands' aggregates, or their process's exited threads
+ * (profile_fold_processes), under prof_lock; frame ids stay, so every
+ * fold's pc cache stays good.  Base fold.  On OOM nothing changes (they
+ * stay separate). */
+void fold_processes(struct fold *base, const int64_t *pids, size_t n,
+                    const int64_t *threads, size_t m);
 
 /* --- readers: any thread (they take prof_lock) --- */
 

@@ -122,11 +122,11 @@ static bool folded_frames(struct folded_ctx *c, uint32_t thread,
         /* The current name, not the thread frame's: the frame keeps the
          * name the thread had when first seen (often before its comm
          * was known), a rename does not change it.  An aggregate of
-         * exited processes has no tid: its frame's name, "cc1
-         * (exited)". */
+         * exited processes, or of a process's exited threads, has no
+         * tid: its frame's name, "cc1 (exited)". */
         if (!first)
             putc_unlocked(';', c->f);
-        if (profile_thread_is_exited(t)) {
+        if (profile_thread_is_folded(t)) {
             write_name(c->f, profile_frame(c->p, t->frame)->name);
         } else {
             write_name(c->f, t->name);

@@ -271,7 +271,12 @@ uint32_t profile_process_count(const struct profile *p);
  * keep threads and processes by tid and pid); frame ids stay, but those
  * of the folded threads' FRAME_THREAD frames, which new threads reuse.
  * The strings, the tree and the sample trie are rebuilt from what is
- * left, so what the folded processes held alone is freed. */
+ * left, so what the folded processes held alone is freed.
+ *
+ * A live process's exited threads (a thread pool's churn) fold the same
+ * way into one thread per thread name of that process: its pid, a tid
+ * of its own (negative), `exited` 0, its frame named as an aggregate's
+ * ("NAME (exited)"); when the process exits, it folds with the rest. */
 
 /* Whether thread th is an aggregate of exited processes. */
 static inline bool profile_thread_is_exited(const struct profile_thread *th)
@@ -279,15 +284,36 @@ static inline bool profile_thread_is_exited(const struct profile_thread *th)
     return th && th->exited > 0;
 }
 
+/* Aggregates' pids and tids are below this: no process or thread has
+ * one. */
+#define PROFILE_AGG_ID_TOP (-(INT64_C(1) << 40))
+
+/* Whether thread th stands for exited threads: an aggregate of exited
+ * processes, or a live process's exited threads (no tid of its own). */
+static inline bool profile_thread_is_folded(const struct profile_thread *th)
+{
+    return th && (th->exited > 0 || th->tid < PROFILE_AGG_ID_TOP);
+}
+
+/* The key of thread tid of process pid in profile_fold_processes's
+ * list of exited threads (both fit in 32 bits on Linux). */
+static inline int64_t profile_thread_key(int64_t pid, int64_t tid)
+{
+    return (int64_t)((uint64_t)(uint32_t)pid << 32 | (uint32_t)tid);
+}
+
 /* A new profile: p with the threads of the processes pids[0..n) (which
  * have exited) folded into the aggregates of their commands (created
  * when new; a pid with no thread in p, or an aggregate's, is ignored),
- * and everything else as it was.  p is unchanged.  NULL on OOM, or when
- * p holds a call graph (nothing to fold).  The collector builds it
- * without its lock (it is the only writer) and swaps it in with
- * profile_replace under it. */
+ * and the threads keyed threads[0..m) (profile_thread_key; exited
+ * threads of processes that live on) into their process's thread of
+ * exited threads of their name, and everything else as it was.  p is
+ * unchanged.  NULL on OOM, or when p holds a call graph (nothing to
+ * fold).  The collector builds it and swaps it in with profile_replace,
+ * under its lock. */
 struct profile *profile_fold_processes(const struct profile *p,
-                                       const int64_t *pids, size_t n);
+                                       const int64_t *pids, size_t n,
+                                       const int64_t *threads, size_t m);
 
 /* p takes q's contents and q p's old ones (so pointers to p stay
  * valid); the caller frees q. */

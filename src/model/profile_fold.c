@@ -21,8 +21,6 @@
 #include "util.h"
 #include "vec.h"
 
-/* Aggregates take ids from here down: no process or thread has one. */
-#define AGG_ID_TOP (-(INT64_C(1) << 40))
 
 /* A thread of the new profile. */
 struct fthread {
@@ -32,6 +30,7 @@ struct fthread {
     int64_t tid, pid;
     uint32_t frame;     /* frame id (PROFILE_NONE: give it one) */
     uint32_t exited;    /* exited processes it holds */
+    bool dead;          /* the exited threads of a live process */
     uint32_t had;       /* ...before this fold */
     uint32_t total;     /* what every aggregate of its command holds */
 };
@@ -77,7 +76,7 @@ static uint32_t aggregate(struct plan *pl, uint32_t cmd, uint32_t name)
     for (size_t i = 0; i < pl->nth; i++) {
         struct fthread *f = &pl->th[i];
 
-        if ((!f->exited && f->from >= 0) || f->proc != cmd)
+        if ((!f->exited && f->from >= 0) || f->dead || f->proc != cmd)
             continue;  /* not an aggregate, or another command's */
         if (f->name == name)
             return (uint32_t)i;
@@ -94,9 +93,41 @@ static uint32_t aggregate(struct plan *pl, uint32_t cmd, uint32_t name)
     return (uint32_t)pl->nth++;
 }
 
+/* The thread (new index) of the exited threads named `name` of live
+ * process pid (an old one: a negative tid, no exited processes), made
+ * when there is none; PROFILE_NONE on OOM. */
+static uint32_t dead_threads(struct plan *pl, int64_t pid, uint32_t proc,
+                             uint32_t name)
+{
+    for (size_t i = 0; i < pl->nth; i++) {
+        const struct fthread *f = &pl->th[i];
+
+        if (f->pid == pid && f->name == name && f->tid < 0 && !f->exited)
+            return (uint32_t)i;
+    }
+    if (VEC_RESERVE(pl->th, pl->capth, pl->nth + 1) < 0)
+        return PROFILE_NONE;
+    pl->th[pl->nth] = (struct fthread){
+        .from = -1, .name = name, .proc = proc, .tid = --pl->next_agg,
+        .pid = pid, .frame = PROFILE_NONE, .dead = true,
+    };
+    return (uint32_t)pl->nth++;
+}
+
+/* Whether live thread th is one of threads[0..m) (sorted keys). */
+static bool thread_gone(const struct profile_thread *th,
+                        const int64_t *threads, size_t m)
+{
+    int64_t k = profile_thread_key(th->pid, th->tid);
+
+    return !th->exited && th->tid > 0 && th->tid != th->pid &&
+           bsearch(&k, threads, m, sizeof(*threads), pid_cmp);
+}
+
 /* Which threads stay, which fold into which aggregate, and how many
  * processes each command's aggregates gain.  0 or -1 on OOM. */
-static int make_plan(struct plan *pl, const int64_t *pids, size_t n)
+static int make_plan(struct plan *pl, const int64_t *pids, size_t n,
+                     const int64_t *threads, size_t m)
 {
     const struct profile *p = pl->p;
     bool *counted = calloc(n ? n : 1, sizeof(*counted)); /* per pid */
@@ -114,7 +145,8 @@ static int make_plan(struct plan *pl, const int64_t *pids, size_t n)
         const struct profile_thread *th = &p->th[t];
 
         pl->tmap[t] = PROFILE_NONE;
-        if (!th->exited && folded(pids, n, th->pid) >= 0)
+        if (!th->exited && (folded(pids, n, th->pid) >= 0 ||
+                            thread_gone(th, threads, m)))
             continue;
         if (VEC_RESERVE(pl->th, pl->capth, pl->nth + 1) < 0)
             goto out;
@@ -133,6 +165,14 @@ static int make_plan(struct plan *pl, const int64_t *pids, size_t n)
 
         if (pl->tmap[t] != PROFILE_NONE)
             continue;
+        if (folded(pids, n, th->pid) < 0) {  /* a live process's thread */
+            a = dead_threads(pl, th->pid, p->th_proc[t], p->th_name[t]);
+            if (a == PROFILE_NONE)
+                goto out;
+            pl->tmap[t] = a;
+            pl->free_frame[th->frame] = true;
+            continue;
+        }
         cmd = command_of(p, t);
         a = aggregate(pl, cmd, p->th_name[t]);
         if (a == PROFILE_NONE)
@@ -154,12 +194,13 @@ static int make_plan(struct plan *pl, const int64_t *pids, size_t n)
         struct fthread *f = &pl->th[i];
         uint32_t had = 0, gained = 0;
 
-        if (!f->exited && f->from >= 0)
+        if ((!f->exited && f->from >= 0) || f->dead)
             continue;
         for (size_t j = 0; j < pl->nth; j++) {
             const struct fthread *g = &pl->th[j];
 
-            if (g->proc != f->proc || (!g->exited && g->from >= 0))
+            if (g->proc != f->proc || (!g->exited && g->from >= 0) ||
+                g->dead)
                 continue;
             if (g->had > had)
                 had = g->had;
@@ -168,7 +209,7 @@ static int make_plan(struct plan *pl, const int64_t *pids, size_t n)
         f->total = had + gained;
     }
     for (size_t i = 0; i < pl->nth; i++)
-        if (pl->th[i].exited || pl->th[i].from < 0)
+        if ((pl->th[i].exited || pl->th[i].from < 0) && !pl->th[i].dead)
             pl->th[i].exited = pl->th[i].total;
     rc = 0;
 out:
@@ -274,20 +315,26 @@ static int readd_stack(void *ctx, uint32_t thread, const uint32_t *frames,
 }
 
 struct profile *profile_fold_processes(const struct profile *p,
-                                       const int64_t *pids_in, size_t n)
+                                       const int64_t *pids_in, size_t n,
+                                       const int64_t *threads_in, size_t m)
 {
     struct plan pl = { .p = p, .next_agg = p->next_agg ? p->next_agg
-                                                       : AGG_ID_TOP };
+                                                       : PROFILE_AGG_ID_TOP };
     struct profile *q = NULL;
     int64_t *pids = malloc((n ? n : 1) * sizeof(*pids));
+    int64_t *threads = malloc((m ? m : 1) * sizeof(*threads));
     bool ok = false;
 
-    if (!pids || !profile_has_stacks(p))
+    if (!pids || !threads || !profile_has_stacks(p))
         goto out;
     if (n)
         memcpy(pids, pids_in, n * sizeof(*pids));
+    if (m)
+        memcpy(threads, threads_in, m * sizeof(*threads));
     qsort(pids, n, sizeof(*pids), pid_cmp);
-    if (make_plan(&pl, pids, n) < 0 || !(q = calloc(1, sizeof(*q))))
+    qsort(threads, m, sizeof(*threads), pid_cmp);
+    if (make_plan(&pl, pids, n, threads, m) < 0 ||
+        !(q = calloc(1, sizeof(*q))))
         goto out;
     q->meta_cmdline = q->meta_comm = STR_NULL;
     q->unit_ns = p->unit_ns;
@@ -309,6 +356,7 @@ struct profile *profile_fold_processes(const struct profile *p,
     ok = true;
 out:
     free(pids);
+    free(threads);
     free(pl.tmap);
     free(pl.th);
     free(pl.free_frame);
@@ -380,7 +428,10 @@ static uint32_t exited_frame(struct profile *q, const char *cmd,
 static uint32_t aggregate_frame(struct profile *q, const struct profile *p,
                                 const struct fthread *f)
 {
-    return exited_frame(q, profile_str(p, f->proc), profile_str(p, f->name));
+    const char *name = profile_str(p, f->name);
+    const char *proc = profile_str(p, f->proc);
+
+    return exited_frame(q, proc ? proc : name, name);
 }
 
 bool profile_exited_parse(const char *proc, const char *thread, char *cmd,
@@ -447,7 +498,7 @@ uint32_t profile_exited_thread(struct profile *p, const char *cmd,
         char *buf;
 
         if (!p->next_agg)
-            p->next_agg = AGG_ID_TOP;
+            p->next_agg = PROFILE_AGG_ID_TOP;
         if (!pid)
             pid = --p->next_agg;
         found = profile_thread(p, --p->next_agg, name);

@@ -19,6 +19,9 @@ enum ingest_type {
     INGEST_THREAD = 2, /* payload: thread name (no NUL) */
     INGEST_EXIT = 3,   /* no payload: the process `pid` is gone, and no
                           record of it follows (perf backend) */
+    INGEST_THREAD_EXIT = 4, /* no payload: the thread `tid` of the live
+                          process `pid` is gone, and no record of it
+                          follows (perf backend) */
 };
 
 enum ingest_flags {

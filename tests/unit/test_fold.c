@@ -187,7 +187,7 @@ static void assert_same(const struct sums *a, const struct sums *b)
 /* Fold the processes pids[0..n) of p (replacing it). */
 static void fold(struct profile *p, const int64_t *pids, size_t n)
 {
-    struct profile *q = profile_fold_processes(p, pids, n);
+    struct profile *q = profile_fold_processes(p, pids, n, NULL, 0);
 
     assert_non_null(q);
     profile_replace(p, q);
@@ -330,11 +330,90 @@ static void test_fold_reuses_frames(void **state)
     profile_free(p);
 }
 
+/* A live process whose thread pool churns: 5,000 short threads, each
+ * folded once it has exited (by its key, a batch at a time), join its
+ * one thread of exited workers; every total stays, the threads do not
+ * grow; when the process exits, all of it joins its command's
+ * aggregates. */
+static void test_thread_churn(void **state)
+{
+    (void)state;
+    struct profile *p = profile_new();
+    struct funcs f;
+    const int64_t pid = 500;
+    int64_t keys[1024];
+    size_t nkeys = 0;
+    uint32_t most = 0;
+
+    assert_non_null(p);
+    assert_int_equal(profile_set_weight_unit(p, 1), 0);
+    assert_int_equal(profile_time_enable(p, WINDOW_LIVE_SECONDS), 0);
+    make_funcs(p, &f);
+    uint32_t lead = profile_thread(p, pid, "pool");
+    assert_int_equal(profile_thread_set_process(p, lead, pid, "pool"), 0);
+    for (int k = 0; k < 5000; k++) {
+        int64_t tid = 10000 + k;
+        uint32_t t = profile_thread(p, tid, "worker");
+        struct stack_frame a[] = {
+            { f.start, 0, 0x10 }, { f.parse, 20 + (uint32_t)(k % 4), 0x200 },
+        };
+
+        assert_int_equal(profile_thread_set_process(p, t, pid, "pool"), 0);
+        assert_int_equal(profile_add_weighted_at(p, t, a, 2, 1, 1000 + k,
+                                                 (uint64_t)(k / 100) * S), 0);
+        assert_int_equal(profile_add_weighted_at(p, lead, a, 1, 1, 7,
+                                                 (uint64_t)(k / 100) * S), 0);
+        keys[nkeys++] = profile_thread_key(pid, tid);
+        if (nkeys < 1024 && k != 4999)
+            continue;
+        struct sums before, after;
+        take_sums(p, &before);
+        struct profile *q = profile_fold_processes(p, NULL, 0, keys, nkeys);
+        assert_non_null(q);
+        profile_replace(p, q);
+        profile_free(q);
+        nkeys = 0;
+        take_sums(p, &after);
+        assert_same(&before, &after);
+        if (profile_thread_count(p) > most)
+            most = profile_thread_count(p);
+    }
+    assert_int_equal(most, 2);  /* the leader, the exited workers */
+    const struct profile_thread *w = profile_thread_at(p, 1);
+    assert_true(profile_thread_is_folded(w) && !profile_thread_is_exited(w));
+    assert_int_equal(w->pid, pid);
+    assert_string_equal(w->name, "worker");
+    assert_string_equal(w->process, "pool");
+    assert_string_equal(profile_frame(p, w->frame)->name,
+                        "pool: worker (exited)");
+    assert_false(profile_thread_is_folded(profile_thread_at(p, 0)));
+    /* the leader is never folded as a thread; an unknown key is ignored */
+    const int64_t odd[] = { profile_thread_key(pid, pid),
+                            profile_thread_key(pid, 99) };
+    struct profile *q = profile_fold_processes(p, NULL, 0, odd, 2);
+    assert_non_null(q);
+    assert_int_equal(profile_thread_count(q), 2);
+    profile_free(q);
+    /* the process exits: both join the command's aggregates */
+    struct sums before, after;
+    take_sums(p, &before);
+    const int64_t gone[] = { pid };
+    fold(p, gone, 1);
+    take_sums(p, &after);
+    assert_same(&before, &after);
+    assert_int_equal(profile_thread_count(p), 2);
+    assert_non_null(aggregate_of(p, "pool", "pool"));
+    assert_non_null(aggregate_of(p, "pool", "worker"));
+    assert_int_equal(aggregate_of(p, "pool", "worker")->exited, 1);
+    profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ten_thousand),
         cmocka_unit_test(test_fold_reuses_frames),
+        cmocka_unit_test(test_thread_churn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -436,6 +436,23 @@ static void tstats_compact(struct pf_sampler *s, const uint32_t *tmap,
     s->ntstats = n;
 }
 
+/* Dead thread t, whose records have all been read, leaves the table: a
+ * thread of a live process the collector knows is said to be gone, so
+ * its samples can join those of its process's other exited threads (a
+ * thread pool's churn would otherwise grow the profile's threads
+ * without end).  A full buffer loses only that: the thread stays a row. */
+static void thr_retire(struct pf_sampler *s, const struct pthr *t)
+{
+    const struct pproc *p = &s->procs[t->proc];
+    /* not the leader, nor a tid a newer thread has (an exec's leader) */
+    if (p->exited || !p->announced || !t->named || t->superseded ||
+        t->tid == p->pid)
+        return;
+    struct ingest_rec h = {.type = INGEST_THREAD_EXIT, .pid = p->pid,
+                           .tid = t->tid, .time = t->dead_ns, .gen = p->gen};
+    (void)ingest_push(s->cfg.ingest, &h, NULL, 0);
+}
+
 /* Drop the retired processes, and the dead threads whose records have
  * all been read, from both tables; every index into them moves. */
 static void compact(struct pf_sampler *s)
@@ -453,6 +470,7 @@ static void compact(struct pf_sampler *s)
         if (!thr_kept(s, t)) {
             tmap[i] = PERF_NONE;
             free(t->off_pcs);
+            thr_retire(s, t);
             continue;
         }
         tmap[i] = (uint32_t)nt;
