@@ -59,8 +59,7 @@
 
 /* One sampled process (one image of it: an exec makes another): its
  * fold, adding into the base's profile.  Freed once its last record is
- * folded: its INGEST_EXIT, or (an image an exec replaced, a process
- * whose pid is used again) the first record of the one after it. */
+ * folded: its process's INGEST_EXIT (the images before it with it). */
 struct cproc {
     struct fold *fold;         /* with its symbolizer */
     pid_t pid;
@@ -107,6 +106,7 @@ struct collect {
                                   folded yet (profile_thread_key) */
     size_t ndead, dead_cap;
     uint64_t trimmed_ns;       /* when the heap was last trimmed */
+    uint64_t unrouted;         /* samples of no image known (--stats) */
     struct symbols_stats gone_sym; /* the symbolizers of freed processes */
     struct fold_stats gone_fold;   /* under procs_lock, with the above */
 
@@ -316,6 +316,7 @@ static void proc_done(struct collect *c, struct cproc *p, bool exited)
         c->gone_sym.miss_ns += o.miss_ns;
         c->gone_sym.reloads += o.reloads;
         c->gone_fold.renamed += g.renamed;
+        c->gone_fold.dropped += g.dropped;
         if (!c->gone_fold.samples_before)
             c->gone_fold.samples_before = g.samples_before;
         if (c->nfreed >= 64 && 2 * c->nfreed >= c->nprocs)
@@ -361,8 +362,8 @@ static void on_maps(void *ctx, pid_t pid, uint64_t gen, const char *text, size_t
 }
 
 /* Hand the records run[0..len) of one process to the folds of its
- * images, each stretch of one image at once; an image whose next one
- * has a record, or whose INGEST_EXIT came, is done. */
+ * images, each stretch of one image at once; the images of a process
+ * whose INGEST_EXIT came are done. */
 static void fold_run(struct collect *c, pid_t pid, const uint8_t *run,
                      size_t len)
 {
@@ -377,14 +378,17 @@ static void fold_run(struct collect *c, pid_t pid, const uint8_t *run,
             VEC_RESERVE(c->dead, c->dead_cap, c->ndead + 1) == 0)
             c->dead[c->ndead++] = profile_thread_key(r->pid, r->tid);
         struct cproc *p = r ? proc_route(c, pid, r->gen) : NULL;
+        if (r && !p && r->type == INGEST_SAMPLE)
+            c->unrouted++;
         if (r && p == cur && r->type != INGEST_EXIT)
             continue;
         if (cur && at > start)
             fold_records(cur->fold, run + start, at - start);
         if (!r)
             return;
-        if (p && p->prev && r->type != INGEST_EXIT)
-            proc_done(c, p->prev, false); /* replaced: all folded */
+        /* An image an exec replaced stays until the process's end: the
+         * rings of the CPUs are read in turn, so its last records may
+         * come after the new image's first. */
         if (p && r->type == INGEST_EXIT) {
             fold_records(p->fold, run + at, off - at);
             proc_done(c, p, true);
@@ -754,6 +758,7 @@ static void sum_symbols(struct collect *c, struct symbols_stats *ss, struct fold
         if (o.late_debuginfo > ss->late_debuginfo)
             ss->late_debuginfo = o.late_debuginfo;
         fs->renamed += g.renamed;
+        fs->dropped += g.dropped;
         if (!fs->samples_before)
             fs->samples_before = g.samples_before;
     }
@@ -773,6 +778,8 @@ static void op_print_stats(struct source *src, FILE *f)
             (int)c->pid, (double)st.elapsed_ns / 1e9, asked,
             c->idle ? "idle (wall-clock)" : "on-CPU");
     print_sampler(&st, f);
+    fprintf(f, "dropped: %" PRIu64 " samples of no process the collector "
+            "knew, %" PRIu64 " out of memory\n", c->unrouted, fs.dropped);
     sampler_foreach_thread(c->sampler, print_thread, f);
     sampler_print_stats(c->sampler, f);
     print_costs(&st, f);

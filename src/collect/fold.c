@@ -381,8 +381,13 @@ void fold_records(struct fold *f, const uint8_t *data, size_t len)
     while ((r = ingest_next(data, len, &off, &payload))) {
         if (r->type == INGEST_THREAD)
             add_thread_name(f, r, payload);
-        else if (r->type == INGEST_SAMPLE)
-            any |= add_sample(f, r, payload);
+        else if (r->type == INGEST_SAMPLE && add_sample(f, r, payload))
+            any = true;
+        else if (r->type == INGEST_SAMPLE) {
+            pthread_mutex_lock(f->prof_lock);
+            f->st.dropped++;
+            pthread_mutex_unlock(f->prof_lock);
+        }
         else if (r->type == INGEST_EXIT)
             release(f);
     }

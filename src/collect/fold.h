@@ -93,6 +93,8 @@ struct fold_stats {
     uint64_t renamed;         /* frames named late (fold_update_names) */
     uint64_t samples_before;  /* samples in the profile when the first
                                  late names came */
+    uint64_t dropped;         /* samples not added: out of memory, or
+                                 after the process's end */
 };
 
 /* Counters since fold_new. */

@@ -218,6 +218,36 @@ void sym_store_get_stats(const struct sym_store *st,
     *out = st->stats;
 }
 
+/* --stats: the binaries loaded most often, at most LOADS_SHOWN of them,
+ * most first: "symbol loads: cc1 2, as 1, ...". */
+#define LOADS_SHOWN 12
+static void print_most_loaded(const struct sym_store *st, FILE *f)
+{
+    uint32_t top[LOADS_SHOWN];
+    size_t n = 0, cap = st->keys.nstr < st->capkey_loads ? st->keys.nstr
+                                                         : st->capkey_loads;
+    for (size_t i = 0; i < cap; i++) {
+        if (!st->key_loads[i])
+            continue;
+        size_t at = n < LOADS_SHOWN ? n++ : LOADS_SHOWN;
+        while (at > 0 && st->key_loads[top[at - 1]] < st->key_loads[i]) {
+            if (at < LOADS_SHOWN)
+                top[at] = top[at - 1];
+            at--;
+        }
+        if (at < LOADS_SHOWN)
+            top[at] = (uint32_t)i;
+    }
+    fprintf(f, "symbol loads:");
+    for (size_t k = 0; k < n; k++) {
+        const char *key = strarena_str(&st->keys, top[k]);
+        const char *slash = strrchr(key, '/');
+        fprintf(f, "%s %s %u", k ? "," : "", slash ? slash + 1 : key,
+                st->key_loads[top[k]]);
+    }
+    fprintf(f, "\n");
+}
+
 void sym_store_print_stats(const struct sym_store *st, FILE *f)
 {
     fprintf(f, "symbol store: %u modules, %u references by processes, "
@@ -250,6 +280,7 @@ void sym_store_print_stats(const struct sym_store *st, FILE *f)
             (double)st->stats.idle_bytes / 1048576.0,
             (double)st->keep_bytes / 1048576.0, (double)st->keep_ns / 1e9,
             keys, st->stats.loads, most, slash ? slash + 1 : most_key);
+    print_most_loaded(st, f);
 }
 
 /* --- modules no process holds ---------------------------------------------- */

@@ -83,7 +83,8 @@ void sym_store_get_stats(const struct sym_store *st,
 
 /* --stats: one line of totals, one line per loaded module with the
  * number of processes using it, and, when modules are kept for reuse,
- * a line "symbol reuse: ...". */
+ * a line "symbol reuse: ..." and a line "symbol loads: cc1 2, as 1,..."
+ * (the binaries loaded most often, with how many times). */
 void sym_store_print_stats(const struct sym_store *st, FILE *f);
 
 /* The module of the ELF file at `path`, an absolute path without
