@@ -20,6 +20,8 @@
 #include <stdlib.h>
 
 #include "cpustat.h"
+#include "idtab.h"
+#include "util.h"
 #include "vec.h"
 
 /* A row passes the one above it only with this much more of all samples
@@ -44,6 +46,8 @@ struct procs_priv {
     size_t cap;
     int64_t *order;     /* the PIDs in the order of the last refresh */
     size_t norder, order_cap;
+    struct idtab rows_ix; /* pid -> row, while the rows are built */
+    struct idtab order_ix; /* pid -> its index in order */
     struct view_sort sort;
     struct source_tasks tasks; /* the live tasks, as of the refresh */
     bool hide_exited;   /* X: the exited rows are left out */
@@ -69,29 +73,52 @@ static const struct view_col procs_cols[] = {
     { .id = PC_COMMAND, .title = "Command", .flags = DT_ELLIPSIS },
 };
 
-/* The row of pid among the first n, or n. */
-static size_t row_of(const struct proc_row *rows, size_t n, int64_t pid)
-{
-    size_t i = 0;
+struct pid_key {
+    const struct procs_priv *pp;
+    int64_t want;
+};
 
-    while (i < n && rows[i].pid != pid)
-        i++;
-    return i;
+static int row_eq(void *ctx, uint32_t id)
+{
+    const struct pid_key *k = ctx;
+
+    return k->pp->rows[id].pid == k->want;
 }
 
-/* One row per process, in thread order; 0 or -1 on OOM. */
+static int order_eq(void *ctx, uint32_t id)
+{
+    const struct pid_key *k = ctx;
+
+    return k->pp->order[id] == k->want;
+}
+
+/* The row of pid, or n (the rows so far) when it has none. */
+static size_t row_of(const struct procs_priv *pp, size_t n, int64_t pid)
+{
+    struct pid_key k = { pp, pid };
+    uint32_t id = n ? idtab_find(&pp->rows_ix, util_mix64((uint64_t)pid),
+                                 row_eq, &k)
+                    : IDTAB_NONE;
+
+    return id == IDTAB_NONE ? n : id;
+}
+
+/* One row per process, in thread order; 0 or -1 on OOM.  O(threads). */
 static int build_rows(struct view *v, const struct profile *snap)
 {
     struct procs_priv *pp = v->priv;
     uint32_t n = profile_thread_count(snap);
 
     v->lines = 0;
+    idtab_clear(&pp->rows_ix);
     for (uint32_t t = 0; t < n; t++) {
         const struct profile_thread *th = profile_thread_at(snap, t);
-        size_t i = row_of(pp->rows, v->lines, th->pid);
+        size_t i = row_of(pp, v->lines, th->pid);
 
         if (i == v->lines) {
-            if (VEC_RESERVE(pp->rows, pp->cap, v->lines + 1) < 0)
+            if (VEC_RESERVE(pp->rows, pp->cap, v->lines + 1) < 0 ||
+                idtab_insert(&pp->rows_ix, util_mix64((uint64_t)th->pid),
+                             (uint32_t)v->lines) < 0)
                 return -1;
             pp->rows[v->lines++] = (struct proc_row){ .pid = th->pid,
                                                       .thread = t };
@@ -105,10 +132,25 @@ static int build_rows(struct view *v, const struct profile *snap)
 /* Rank of a PID in the last refresh's order (new ones last). */
 static size_t old_rank(const struct procs_priv *pp, int64_t pid)
 {
-    for (size_t i = 0; i < pp->norder; i++)
-        if (pp->order[i] == pid)
-            return i;
-    return pp->norder;
+    struct pid_key k = { pp, pid };
+    uint32_t id = pp->norder ? idtab_find(&pp->order_ix,
+                                          util_mix64((uint64_t)pid),
+                                          order_eq, &k)
+                             : IDTAB_NONE;
+
+    return id == IDTAB_NONE ? pp->norder : id;
+}
+
+/* The old order, newcomers after it by samples (then PID). */
+static int by_rank(const void *a, const void *b)
+{
+    const struct proc_row *x = a, *y = b;
+
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->samples != y->samples)
+        return x->samples > y->samples ? -1 : 1;
+    return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
 static int by_pid(const void *a, const void *b)
@@ -120,27 +162,15 @@ static int by_pid(const void *a, const void *b)
 
 /* Hottest first, with hysteresis: from the last order (new processes
  * after, by samples), a row moves up past one only when it has more than
- * SWAP_MARGIN of all samples more.  O(rows^2) at worst, for a few
- * hundred processes. */
+ * SWAP_MARGIN of all samples more.  O(rows log rows) and the moves,
+ * which are few when the order holds. */
 static void sort_by_share(struct procs_priv *pp, size_t n, uint64_t all)
 {
     double margin = SWAP_MARGIN * (double)all;
 
     for (size_t i = 0; i < n; i++)
         pp->rows[i].rank = old_rank(pp, pp->rows[i].pid);
-    for (size_t i = 1; i < n; i++) {
-        struct proc_row r = pp->rows[i];
-        size_t j = i;
-
-        /* first the old order, newcomers by samples */
-        while (j > 0 && (pp->rows[j - 1].rank > r.rank ||
-                         (pp->rows[j - 1].rank == r.rank &&
-                          pp->rows[j - 1].samples < r.samples))) {
-            pp->rows[j] = pp->rows[j - 1];
-            j--;
-        }
-        pp->rows[j] = r;
-    }
+    qsort(pp->rows, n, sizeof(*pp->rows), by_rank);
     for (size_t i = 1; i < n; i++) {
         struct proc_row r = pp->rows[i];
         size_t j = i;
@@ -235,8 +265,15 @@ static void procs_refresh(struct view *v)
         pp->norder = 0;
         return;
     }
-    for (size_t i = 0; i < v->lines; i++)
+    pp->norder = 0;
+    idtab_clear(&pp->order_ix);
+    if (idtab_reserve(&pp->order_ix, v->lines) < 0)
+        return;  /* no order kept: the next refresh sorts afresh */
+    for (size_t i = 0; i < v->lines; i++) {
         pp->order[i] = pp->rows[i].pid;
+        (void)idtab_insert(&pp->order_ix, util_mix64((uint64_t)pp->order[i]),
+                           (uint32_t)i);
+    }
     pp->norder = v->lines;
 }
 
@@ -394,6 +431,8 @@ static void procs_close(struct view *v)
 
     free(pp->rows);
     free(pp->order);
+    idtab_free(&pp->rows_ix);
+    idtab_free(&pp->order_ix);
     source_tasks_free(&pp->tasks);
 }
 

@@ -15,7 +15,7 @@
 #                                 sections of docs/PERFORMANCE.md);
 #                                 sections: slowdown cost threads idle
 #                                 aggregate stackcopy signals rates procs
-#                                 launch
+#                                 launch long (an hour) manyprocs
 set -u
 cd "$(dirname "$0")/../.."
 TOP=$PWD
@@ -569,6 +569,77 @@ if want launch; then
         >/dev/null 2>"$TMP/launch.stats"
 fi
 
+# --- 12. a long -a session on a build loop (issue 24) ---------------------------
+# longrun.sh runs it (an hour by default); LONG_DIR=DIR whose "done" exists
+# reports a run made before (its own command: longrun.sh DIR MINUTES TOP).
+LONG_MINUTES=${LONG_MINUTES:-60}
+LONG_TOP=${LONG_TOP:-20}
+LONG_DIR=${LONG_DIR:-}
+if want long; then
+    if [ -n "$LONG_DIR" ] && [ -s "$LONG_DIR/done" ]; then
+        log "12. the long run of $LONG_DIR"
+    else
+        LONG_DIR=$TMP/long
+        log "12. $LONG_MINUTES minutes of -a on a build loop (perf top for $LONG_TOP)"
+        SPROFTOP=$SP "$TOP/tests/bench/longrun.sh" "$LONG_DIR" "$LONG_MINUTES" "$LONG_TOP"
+    fi
+fi
+LONG_TSV=${LONG_DIR:-$TMP/long}/rss.tsv
+# long_at MINUTE COLUMN: a column of rss.tsv at that minute
+long_at() { awk -v m="$1" -v c="$2" '$1 == m {print $c}' "$LONG_TSV" 2>/dev/null; }
+# long_cpu TSV_COLUMN MINUTES: CPU over the first MINUTES, % of one core
+long_cpu() {
+    awk -v c="$1" -v m="$2" '$1 == m && $c > 0 {printf "%.1f", $c / (m * 60e9) * 100}' \
+        "$LONG_TSV" 2>/dev/null
+}
+# long_half: the least-squares slope of RSS over the last half of the
+# run (MiB per minute), the change it makes over that half hour, and the
+# residuals' standard deviation (MiB): "SLOPE CHANGE SD"
+long_half() {
+    awk 'NR == FNR {n = $1; next} $1 > n / 2 {x = $1; y = $2 / 1024; k++
+            X[k] = x; Y[k] = y; sx += x; sy += y; sxx += x * x; sxy += x * y}
+        END {if (k < 3) {print "nan nan nan"; exit}
+            b = (k * sxy - sx * sy) / (k * sxx - sx * sx); a = (sy - b * sx) / k
+            for (i = 1; i <= k; i++) {r = Y[i] - a - b * X[i]; ss += r * r}
+            printf "%.2f %.1f %.1f\n", b, b * (X[k] - X[1]), sqrt(ss / (k - 2))}' \
+        <(tail -n 1 "$LONG_TSV") "$LONG_TSV" 2>/dev/null
+}
+
+# --- 13. 5,000 processes in the TUI (issue 24) -----------------------------------
+# a saved profile of 5,000 processes of 3 commands (3 stacks each, 6 of
+# 200 functions deep): each view redrawn 50 times (:refresh) minus a run
+# without, ms per redraw
+if want manyprocs; then
+    log "13. the tree, the processes view and the flame graph of 5,000 processes"
+    # FOLD=1: as a live session holds them, the newest 64 apart and the
+    # others in their commands' aggregates, "cc1 (1,645 exited)"
+    p5k() {
+        awk -v fold="$1" 'function commas(n) { return n < 1000 ? n : commas(int(n / 1000)) "," sprintf("%03d", n % 1000) }
+            BEGIN { srand(7); for (p = 0; p < 5000; p++) {
+            cmd = p % 3 == 0 ? "cc1" : p % 3 == 1 ? "as" : "sh"; pid = 10000 + p
+            root = cmd "-" pid ";" cmd "-" pid
+            if (fold && p < 4936) root = cmd " (" commas(int((4936 - p % 3 + 2) / 3)) " exited);" cmd " (exited)"
+            for (s = 0; s < 3; s++) { line = root ";main"
+                for (d = 0; d < 6; d++) line = line ";f" int(rand() * 200)
+                print line, 1 + int(rand() * 20) } } }'
+    }
+    p5k 0 >"$TMP/p5k.folded"
+    p5k 1 >"$TMP/p5k.f.folded"
+    for v in 1 6 7 f1 f6 f7; do
+        f=$TMP/p5k.folded
+        case $v in f*) f=$TMP/p5k.f.folded ;; esac
+        : >"$TMP/p5k.redraw.$v"
+        printf '%s\n' "${v#f}" >"$TMP/p5k.k0"
+        { printf '%s\n' "${v#f}"; for ((i = 0; i < 50; i++)); do printf ':refresh\n'; done; } >"$TMP/p5k.k50"
+        for ((r = 0; r < REPS; r++)); do
+            t0=$(date +%s.%N); TERM=xterm-256color LINES=40 COLUMNS=120 "$SP" -i "$f" --script "$TMP/p5k.k0" >/dev/null 2>&1; t1=$(date +%s.%N)
+            TERM=xterm-256color LINES=40 COLUMNS=120 "$SP" -i "$f" --script "$TMP/p5k.k50" >/dev/null 2>&1; t2=$(date +%s.%N)
+            awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {printf "%.3f\n", ((c - b) - (b - a)) / 50 * 1000}' >>"$TMP/p5k.redraw.$v"
+        done
+    done
+    p5k_load=$(cut -d' ' -f1 /proc/loadavg)
+fi
+
 # --- report -------------------------------------------------------------------
 # Only some sections run: the others' cells are "not run", and the files
 # they would read are missing: not worth a line each on stderr.
@@ -943,6 +1014,58 @@ $(grep -E '^(loaded before the launch|symbol store)' "$TMP/launch.stats" 2>/dev/
 
 $(cat "$TOP/tests/bench/notes_launch.md")
 
+## 12. A day of \`-a\`: an hour on a build loop (issue 24)
+
+\`tests/bench/longrun.sh DIR $LONG_MINUTES $LONG_TOP\`: a copy of this project is
+built again and again (\`make -B -j2 sproftop\`) while
+\`sproftop -a -d $((LONG_MINUTES * 60)) --stats -o FILE\` runs at its default rate;
+for the first $LONG_TOP minutes \`perf top --stdio -a -g -d 60\` runs beside it
+on the same loop. Every minute: sproftop's resident memory, the CPU time
+of its threads and of perf's (\`/proc/PID/task/*/schedstat\`) and the
+1-minute load average (the machine is shared: other sessions' builds and
+tests are in the load, and in what \`-a\` sees).
+
+| figure | value | aim |
+|---|---|---|
+| RSS at 2 minutes, MiB | $(awk -v k="$(long_at 2 2)" 'BEGIN {if (k != "") printf "%.1f", k / 1024}') | |
+| RSS at $LONG_MINUTES minutes, MiB | $(awk -v k="$(long_at "$LONG_MINUTES" 2)" 'BEGIN {if (k != "") printf "%.1f", k / 1024}') | ≤ 2 × at 2 minutes: ratio $(awk -v a="$(long_at "$LONG_MINUTES" 2)" -v b="$(long_at 2 2)" 'BEGIN {if (a != "" && b > 0) printf "%.2f", a / b; else print "nan"}'), $(met "$(awk -v a="$(long_at "$LONG_MINUTES" 2)" -v b="$(long_at 2 2)" 'BEGIN {if (a != "" && b > 0) printf "%.4f", a / b; else print "nan"}')" 2 le) |
+| RSS over the last half: least-squares slope, MiB per minute; the change it makes over that half; the residuals' standard deviation, MiB | $(long_half | awk '{printf "%s; %s; %s", $1, $2, $3}') | flat: the change within 2 standard deviations, $(long_half | awk '{c = $2 < 0 ? -$2 : $2; print ($3 == "nan") ? "not measured" : c <= 2 * $3 ? "met" : "**missed**"}') |
+| sproftop's CPU over the first $LONG_TOP minutes, % of one core | $(long_cpu 3 "$LONG_TOP") | |
+| \`perf top -a -g\`'s over the same minutes, % of one core | $(long_cpu 5 "$LONG_TOP") | sproftop ÷ perf top: $(awk -v a="$(long_cpu 3 "$LONG_TOP")" -v b="$(long_cpu 5 "$LONG_TOP")" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}') |
+| sproftop's CPU over the whole run, % of one core | $(long_cpu 3 "$LONG_MINUTES") | |
+| 1-minute load average over the run | $(awk '{print $4}' "$LONG_TSV" 2>/dev/null | stats) | |
+
+Module loads per binary (\`--stats\` at the end: the binaries loaded most
+often, with how many times, and the totals):
+
+\`\`\`
+$(grep -E '^(samples|dropped|threads|symbol reuse|symbol loads|symbol store):' "${LONG_DIR:-$TMP/long}/long.stats" 2>/dev/null)
+\`\`\`
+
+The curve, every minute (perf top's CPU in its first $LONG_TOP minutes):
+
+| minute | RSS, MiB | sproftop CPU in that minute, % of a core | perf top's | load |
+|---|---|---|---|---|
+$(awk '{c = prev == "" ? $3 : $3 - prev; p = pprev == "" ? $5 : $5 - pprev; prev = $3; pprev = $5
+        printf "| %d | %.1f | %.1f | %s | %s |\n", $1, $2 / 1024, c / 60e9 * 100,
+               ($5 > 0 && p > 0) ? sprintf("%.1f", p / 60e9 * 100) : "", $4}' "$LONG_TSV" 2>/dev/null)
+
+## 13. 5,000 processes in the TUI (issue 24)
+
+Saved profiles of 5,000 processes (\`cc1\`, \`as\` and \`sh\`, 3 stacks of 6
+of 200 functions each, ~120,000 nodes), opened with
+\`sproftop -i FILE --script KEYS\` in a 120x40 terminal: the view's key,
+then 50 \`:refresh\` (each a full refresh: snapshot, model, draw), minus
+the same run without them, per redraw. "apart": every process a root of
+its own (what a session would hold if nothing were folded); "folded": as
+a live session holds them, the newest 64 apart and the 4,936 others in
+their commands' aggregates. Load average at the end: ${p5k_load:-not run}.
+
+| view | apart: ms per redraw | aim | folded: ms per redraw | aim |
+|---|---|---|---|---|
+$(for v in "1 Tree" "6 Flame" "7 Procs"; do k=${v%% *}
+    echo "| $v | $(stats <"$TMP/p5k.redraw.$k") | ≤ 20: $(met "$(median <"$TMP/p5k.redraw.$k")" 20 le) | $(stats <"$TMP/p5k.redraw.f$k") | ≤ 20: $(met "$(median <"$TMP/p5k.redraw.f$k")" 20 le) |"; done)
+
 ## Commands
 
 - Section 1: \`sproftop --sampler perf|ptrace -p PID -F HZ -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\`,
@@ -968,6 +1091,10 @@ $(cat "$TOP/tests/bench/notes_launch.md")
   and the command alone (and \`spin_nofp\`), HZ in $LAUNCH_HZ, beside 2 more \`$BUILD/bench/spin\`;
   \`SECTIONS=launch tests/bench/run.sh\` runs it alone (LAUNCH_REPS, LAUNCH_HZ, LAUNCH_UNITS; LAUNCH_BEFORE=BINARY
   adds another sproftop build to the rounds).
+- Section 12: \`tests/bench/longrun.sh DIR $LONG_MINUTES $LONG_TOP\` (\`SECTIONS=long\`; LONG_MINUTES, LONG_TOP;
+  LONG_DIR=DIR reports a run made before).
+- Section 13: \`sproftop -i P5K.folded --script KEYS\` with the view's key and 50 \`:refresh\` lines minus a run
+  without them (\`SECTIONS=manyprocs\`).
 - Regenerate: \`make bench\` (REPS, WIN, SECTIONS, SWEEP_HZ, SWEEP_REPS, IDLE_PROCS, LAUNCH_REPS environment variables).
 EOF
 } >"$TMP/doc.md"
@@ -983,7 +1110,7 @@ else
         slowdown) nums="$nums 1" ;; cost) nums="$nums 2 6" ;; threads) nums="$nums 3" ;;
         idle) nums="$nums 4" ;; aggregate) nums="$nums 5" ;; stackcopy) nums="$nums 7" ;;
         signals) nums="$nums 8" ;; rates) nums="$nums 9" ;; procs) nums="$nums 10" ;;
-        launch) nums="$nums 11" ;;
+        launch) nums="$nums 11" ;; long) nums="$nums 12" ;; manyprocs) nums="$nums 13" ;;
         *) log "unknown section $sec" ;;
         esac
     done
