@@ -593,15 +593,15 @@ long_cpu() {
         "$LONG_TSV" 2>/dev/null
 }
 # long_half: the least-squares slope of RSS over the last half of the
-# run (MiB per minute), the change it makes over that half hour, and the
-# residuals' standard deviation (MiB): "SLOPE CHANGE SD"
+# run (MiB per minute), the change it makes over that half, and the
+# slope's standard error (from the residuals): "SLOPE CHANGE SE"
 long_half() {
     awk 'NR == FNR {n = $1; next} $1 > n / 2 {x = $1; y = $2 / 1024; k++
             X[k] = x; Y[k] = y; sx += x; sy += y; sxx += x * x; sxy += x * y}
         END {if (k < 3) {print "nan nan nan"; exit}
-            b = (k * sxy - sx * sy) / (k * sxx - sx * sx); a = (sy - b * sx) / k
+            d = k * sxx - sx * sx; b = (k * sxy - sx * sy) / d; a = (sy - b * sx) / k
             for (i = 1; i <= k; i++) {r = Y[i] - a - b * X[i]; ss += r * r}
-            printf "%.2f %.1f %.1f\n", b, b * (X[k] - X[1]), sqrt(ss / (k - 2))}' \
+            printf "%.2f %.1f %.2f\n", b, b * (X[k] - X[1]), sqrt(ss / (k - 2) / (d / k))}' \
         <(tail -n 1 "$LONG_TSV") "$LONG_TSV" 2>/dev/null
 }
 
@@ -1029,7 +1029,7 @@ tests are in the load, and in what \`-a\` sees).
 |---|---|---|
 | RSS at 2 minutes, MiB | $(awk -v k="$(long_at 2 2)" 'BEGIN {if (k != "") printf "%.1f", k / 1024}') | |
 | RSS at $LONG_MINUTES minutes, MiB | $(awk -v k="$(long_at "$LONG_MINUTES" 2)" 'BEGIN {if (k != "") printf "%.1f", k / 1024}') | ≤ 2 × at 2 minutes: ratio $(awk -v a="$(long_at "$LONG_MINUTES" 2)" -v b="$(long_at 2 2)" 'BEGIN {if (a != "" && b > 0) printf "%.2f", a / b; else print "nan"}'), $(met "$(awk -v a="$(long_at "$LONG_MINUTES" 2)" -v b="$(long_at 2 2)" 'BEGIN {if (a != "" && b > 0) printf "%.4f", a / b; else print "nan"}')" 2 le) |
-| RSS over the last half: least-squares slope, MiB per minute; the change it makes over that half; the residuals' standard deviation, MiB | $(long_half | awk '{printf "%s; %s; %s", $1, $2, $3}') | flat: the change within 2 standard deviations, $(long_half | awk '{c = $2 < 0 ? -$2 : $2; print ($3 == "nan") ? "not measured" : c <= 2 * $3 ? "met" : "**missed**"}') |
+| RSS over the last half: least-squares slope ± its standard error, MiB per minute; the change the slope makes over that half, MiB | $(long_half | awk '{printf "%s ± %s; %s", $1, $3, $2}') | flat: the slope within 2 standard errors of 0, $(long_half | awk '{b = $1 < 0 ? -$1 : $1; print ($3 == "nan") ? "not measured" : b <= 2 * $3 ? "met" : "**missed**"}') |
 | sproftop's CPU over the first $LONG_TOP minutes, % of one core | $(long_cpu 3 "$LONG_TOP") | |
 | \`perf top -a -g\`'s over the same minutes, % of one core | $(long_cpu 5 "$LONG_TOP") | sproftop ÷ perf top: $(awk -v a="$(long_cpu 3 "$LONG_TOP")" -v b="$(long_cpu 5 "$LONG_TOP")" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}') |
 | sproftop's CPU over the whole run, % of one core | $(long_cpu 3 "$LONG_MINUTES") | |
