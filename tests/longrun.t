@@ -40,28 +40,27 @@ exited_of() {
 }
 
 # --- 1. --children over short processes -----------------------------------------
-run_sproftop --children -F 499 --stats -o "$TMPD/30.folded" -- \
-    bash -c "for i in \$(seq 30); do '$FW' 60; done"
-is "$RC" 0 "30 short processes: --children exits 0"
-n=$(stats_samples "$ERR")
-is "$(folded_total "$TMPD/30.folded")" "$n" "30 short processes: the file holds every sample counted ($n)"
-is "$(stats_dropped "$ERR")" 0 "...and --stats drops none"
+# short N MS LABEL: N processes of MS ms of CPU each under --children:
+# four tests (the exit, the file's sum, no drop, where they are); sets
+# SEP and AGG (processes alone and folded that have samples)
+short() {
+    local f=$TMPD/$1.folded n
+    run_sproftop --children -F 499 --stats -o "$f" -- \
+        bash -c "for i in \$(seq $1); do '$FW' $2; done"
+    is "$RC" 0 "$3: --children exits 0"
+    n=$(stats_samples "$ERR")
+    is "$(folded_total "$f")" "$n" "$3: the file holds every sample counted ($n)"
+    is "$(stats_dropped "$ERR")" 0 "...and --stats drops none"
+    SEP=$(roots "$f" | grep -c '^fixedwork-[0-9]*$')
+    AGG=$(exited_of "$f" fixedwork)
+}
+short 30 60 "30 short processes"
 # each ran 60 ms of CPU: each has ~30 samples, so each is in the file,
 # as a root of its own or among its command's exited ones
-sep=$(roots "$TMPD/30.folded" | grep -c '^fixedwork-[0-9]*$')
-agg=$(exited_of "$TMPD/30.folded" fixedwork)
-is "$((sep + agg))" 30 "every one of the 30 processes has samples ($sep alone, $agg folded)"
-
-run_sproftop --children -F 499 --stats -o "$TMPD/300.folded" -- \
-    bash -c "for i in \$(seq 300); do '$FW' 2; done"
-is "$RC" 0 "300 very short processes: --children exits 0"
-n=$(stats_samples "$ERR")
-is "$(folded_total "$TMPD/300.folded")" "$n" "300 very short processes: the file holds every sample counted ($n)"
-is "$(stats_dropped "$ERR")" 0 "...and --stats drops none"
-sep=$(roots "$TMPD/300.folded" | grep -c '^fixedwork-[0-9]*$')
-agg=$(exited_of "$TMPD/300.folded" fixedwork)
-cmp_ok "$((sep + agg))" '<=' 300 "...in at most 300 processes ($sep alone, $agg folded)"
-cmp_ok "$sep" '<=' 64 "...of which at most the newest 64 stay apart"
+is "$((SEP + AGG))" 30 "every one of the 30 processes has samples ($SEP alone, $AGG folded)"
+short 300 2 "300 very short processes"
+cmp_ok "$((SEP + AGG))" '<=' 300 "...in at most 300 processes ($SEP alone, $AGG folded)"
+cmp_ok "$SEP" '<=' 64 "...of which at most the newest 64 stay apart"
 
 # --- 2. -a during a short build ---------------------------------------------------
 build() {

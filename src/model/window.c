@@ -255,7 +255,9 @@ static struct profile_time *ring_new(uint32_t nb)
     return t;
 }
 
-int profile_time_copy(struct profile *dst, const struct profile *src)
+/* dst->time: an empty ring of src's size and times (NULL without one in
+ * src).  0, or -1 on OOM. */
+static int ring_like(struct profile *dst, const struct profile *src)
 {
     const struct profile_time *s = src->time;
     struct profile_time *t;
@@ -270,6 +272,18 @@ int profile_time_copy(struct profile *dst, const struct profile *src)
     t->now_ns = s->now_ns;
     t->newest = s->newest;
     t->wall_offset = s->wall_offset;
+    return 0;
+}
+
+int profile_time_copy(struct profile *dst, const struct profile *src)
+{
+    const struct profile_time *s = src->time;
+    struct profile_time *t;
+
+    if (ring_like(dst, src) < 0)
+        return -1;
+    if (!(t = dst->time))
+        return 0;
     if (VEC_RESERVE(t->tn, t->tn_cap, s->ntn ? s->ntn : 1) < 0 ||
         idtab_copy(&t->tix, &s->tix) < 0)
         return -1;
@@ -331,16 +345,10 @@ int profile_time_remap(struct profile *dst, const struct profile *src,
     uint32_t *newid = NULL, *chain = NULL;
     int rc = -1;
 
-    dst->time = NULL;
-    if (!s)
-        return 0;
-    if (!(t = ring_new(s->nb)))
+    if (ring_like(dst, src) < 0)
         return -1;
-    dst->time = t;
-    t->any = s->any;
-    t->now_ns = s->now_ns;
-    t->newest = s->newest;
-    t->wall_offset = s->wall_offset;
+    if (!(t = dst->time))
+        return 0;
     newid = malloc((s->ntn ? s->ntn : 1) * sizeof(*newid));
     chain = malloc((s->ntn ? s->ntn : 1) * sizeof(*chain));
     if (!newid || !chain ||

@@ -606,8 +606,8 @@ long_half() {
 }
 
 # --- 13. 5,000 processes in the TUI (issue 24) -----------------------------------
-# a saved profile of 5,000 processes of 3 commands (3 stacks each, 6 of
-# 200 functions deep): each view redrawn 50 times (:refresh) minus a run
+# saved profiles of 5,000 processes of 3 commands (3 of their command's
+# 30 stacks each): each view redrawn 50 times (:refresh) minus a run
 # without, ms per redraw
 if want manyprocs; then
     log "13. the tree, the processes view and the flame graph of 5,000 processes"
@@ -615,13 +615,15 @@ if want manyprocs; then
     # others in their commands' aggregates, "cc1 (1,645 exited)"
     p5k() {
         awk -v fold="$1" 'function commas(n) { return n < 1000 ? n : commas(int(n / 1000)) "," sprintf("%03d", n % 1000) }
-            BEGIN { srand(7); for (p = 0; p < 5000; p++) {
-            cmd = p % 3 == 0 ? "cc1" : p % 3 == 1 ? "as" : "sh"; pid = 10000 + p
-            root = cmd "-" pid ";" cmd "-" pid
-            if (fold && p < 4936) root = cmd " (" commas(int((4936 - p % 3 + 2) / 3)) " exited);" cmd " (exited)"
-            for (s = 0; s < 3; s++) { line = root ";main"
-                for (d = 0; d < 6; d++) line = line ";f" int(rand() * 200)
-                print line, 1 + int(rand() * 20) } } }'
+            BEGIN { srand(7)
+            for (c = 0; c < 3; c++) for (k = 0; k < 30; k++) { st = "main"
+                for (d = 0; d < 6; d++) st = st ";f" c * 70 + int(rand() * 70)
+                pool[c, k] = st }
+            for (p = 0; p < 5000; p++) { c = p % 3; pid = 10000 + p
+                cmd = c == 0 ? "cc1" : c == 1 ? "as" : "sh"
+                root = cmd "-" pid ";" cmd "-" pid
+                if (fold && p < 4936) root = cmd " (" commas(int((4936 - c + 2) / 3)) " exited);" cmd " (exited)"
+                for (s = 0; s < 3; s++) print root ";" pool[c, int(rand() * 30)], 1 + int(rand() * 20) } }'
     }
     p5k 0 >"$TMP/p5k.folded"
     p5k 1 >"$TMP/p5k.f.folded"
@@ -1052,8 +1054,8 @@ $(awk '{c = prev == "" ? $3 : $3 - prev; p = pprev == "" ? $5 : $5 - pprev; prev
 
 ## 13. 5,000 processes in the TUI (issue 24)
 
-Saved profiles of 5,000 processes (\`cc1\`, \`as\` and \`sh\`, 3 stacks of 6
-of 200 functions each, ~120,000 nodes), opened with
+Saved profiles of 5,000 processes (\`cc1\`, \`as\` and \`sh\`, each process 3
+of its command's 30 stacks, 7 deep: 90 distinct stacks), opened with
 \`sproftop -i FILE --script KEYS\` in a 120x40 terminal: the view's key,
 then 50 \`:refresh\` (each a full refresh: snapshot, model, draw), minus
 the same run without them, per redraw. "apart": every process a root of
