@@ -1052,6 +1052,8 @@ $(awk '{c = prev == "" ? $3 : $3 - prev; p = pprev == "" ? $5 : $5 - pprev; prev
         printf "| %d | %.1f | %.1f | %s | %s |\n", $1, $2 / 1024, c / 60e9 * 100,
                ($5 > 0 && p > 0) ? sprintf("%.1f", p / 60e9 * 100) : "", $4}' "$LONG_TSV" 2>/dev/null)
 
+$(cat "$TOP/tests/bench/notes_long.md")
+
 ## 13. 5,000 processes in the TUI (issue 24)
 
 Saved profiles of 5,000 processes (\`cc1\`, \`as\` and \`sh\`, each process 3

@@ -415,5 +415,6 @@ int main(void)
         cmocka_unit_test(test_fold_reuses_frames),
         cmocka_unit_test(test_thread_churn),
     };
+    cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
