@@ -585,8 +585,11 @@ if want long; then
     fi
 fi
 LONG_TSV=${LONG_DIR:-$TMP/long}/rss.tsv
-# long_at MINUTE COLUMN: a column of rss.tsv at that minute
-long_at() { awk -v m="$1" -v c="$2" '$1 == m {print $c}' "$LONG_TSV" 2>/dev/null; }
+# LONG_DIR2=DIR: another run of longrun.sh over the same hour (another
+# build, say), reported beside the first
+LONG_DIR2=${LONG_DIR2:-}
+# long_at MINUTE COLUMN [TSV]: a column of rss.tsv at that minute
+long_at() { awk -v m="$1" -v c="$2" '$1 == m {print $c}' "${3:-$LONG_TSV}" 2>/dev/null; }
 # long_cpu TSV_COLUMN MINUTES: CPU over the first MINUTES, % of one core
 long_cpu() {
     awk -v c="$1" -v m="$2" '$1 == m && $c > 0 {printf "%.1f", $c / (m * 60e9) * 100}' \
@@ -602,7 +605,17 @@ long_half() {
             d = k * sxx - sx * sx; b = (k * sxy - sx * sy) / d; a = (sy - b * sx) / k
             for (i = 1; i <= k; i++) {r = Y[i] - a - b * X[i]; ss += r * r}
             printf "%.2f %.1f %.2f\n", b, b * (X[k] - X[1]), sqrt(ss / (k - 2) / (d / k))}' \
-        <(tail -n 1 "$LONG_TSV") "$LONG_TSV" 2>/dev/null
+        <(tail -n 1 "${1:-$LONG_TSV}") "${1:-$LONG_TSV}" 2>/dev/null
+}
+# long_rows TSV LAST: the rows of the summary table for one run
+long_rows() {
+    local t=$1 n=$2 a b r
+    a=$(long_at "$n" 2 "$t"); b=$(long_at 2 2 "$t")
+    r=$(awk -v a="$a" -v b="$b" 'BEGIN {if (a != "" && b > 0) printf "%.4f", a / b; else print "nan"}')
+    echo "| RSS at 2 minutes, MiB | $(awk -v k="$b" 'BEGIN {if (k != "") printf "%.1f", k / 1024}') | |"
+    echo "| RSS at $n minutes, MiB | $(awk -v k="$a" 'BEGIN {if (k != "") printf "%.1f", k / 1024}') | ≤ 2 × at 2 minutes: ratio $(printf '%.2f' "$r" 2>/dev/null || echo nan), $(met "$r" 2 le) |"
+    echo "| RSS over the last half: least-squares slope ± its standard error, MiB per minute; the change the slope makes over that half, MiB | $(long_half "$t" | awk '{printf "%s ± %s; %s", $1, $3, $2}') | flat: the slope within 2 standard errors of 0, $(long_half "$t" | awk '{b = $1 < 0 ? -$1 : $1; print ($3 == "nan") ? "not measured" : b <= 2 * $3 ? "met" : "**missed**"}') |"
+    echo "| the largest RSS over the run, MiB | $(awk '$2 > m {m = $2} END {printf "%.1f", m / 1024}' "$t" 2>/dev/null) | |"
 }
 
 # --- 13. 5,000 processes in the TUI (issue 24) -----------------------------------
@@ -1027,15 +1040,30 @@ of its threads and of perf's (\`/proc/PID/task/*/schedstat\`) and the
 1-minute load average (the machine is shared: other sessions' builds and
 tests are in the load, and in what \`-a\` sees).
 
+The sproftop measured: $(cat "${LONG_DIR:-$TMP/long}/binary" 2>/dev/null || echo 'not recorded').
+
 | figure | value | aim |
 |---|---|---|
-| RSS at 2 minutes, MiB | $(awk -v k="$(long_at 2 2)" 'BEGIN {if (k != "") printf "%.1f", k / 1024}') | |
-| RSS at $LONG_MINUTES minutes, MiB | $(awk -v k="$(long_at "$LONG_MINUTES" 2)" 'BEGIN {if (k != "") printf "%.1f", k / 1024}') | ≤ 2 × at 2 minutes: ratio $(awk -v a="$(long_at "$LONG_MINUTES" 2)" -v b="$(long_at 2 2)" 'BEGIN {if (a != "" && b > 0) printf "%.2f", a / b; else print "nan"}'), $(met "$(awk -v a="$(long_at "$LONG_MINUTES" 2)" -v b="$(long_at 2 2)" 'BEGIN {if (a != "" && b > 0) printf "%.4f", a / b; else print "nan"}')" 2 le) |
-| RSS over the last half: least-squares slope ± its standard error, MiB per minute; the change the slope makes over that half, MiB | $(long_half | awk '{printf "%s ± %s; %s", $1, $3, $2}') | flat: the slope within 2 standard errors of 0, $(long_half | awk '{b = $1 < 0 ? -$1 : $1; print ($3 == "nan") ? "not measured" : b <= 2 * $3 ? "met" : "**missed**"}') |
+$(long_rows "$LONG_TSV" "$LONG_MINUTES")
 | sproftop's CPU over the first $LONG_TOP minutes, % of one core | $(long_cpu 3 "$LONG_TOP") | |
 | \`perf top -a -g\`'s over the same minutes, % of one core | $(long_cpu 5 "$LONG_TOP") | sproftop ÷ perf top: $(awk -v a="$(long_cpu 3 "$LONG_TOP")" -v b="$(long_cpu 5 "$LONG_TOP")" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}') |
 | sproftop's CPU over the whole run, % of one core | $(long_cpu 3 "$LONG_MINUTES") | |
 | 1-minute load average over the run | $(awk '{print $4}' "$LONG_TSV" 2>/dev/null | stats) | |
+
+$(if [ -n "$LONG_DIR2" ] && [ -s "$LONG_DIR2/rss.tsv" ]; then
+cat <<EOF2
+A second run over the same loop in the same hour ($LONG_DIR2: $(cat "$LONG_DIR2/binary" 2>/dev/null || echo 'another build'), started
+$(( ($(stat -c %Y "$LONG_DIR2/loop.pid") - $(stat -c %Y "${LONG_DIR:-$TMP/long}/loop.pid")) / 60 )) minutes after the first, without perf top):
+
+| figure | value | aim |
+|---|---|---|
+$(long_rows "$LONG_DIR2/rss.tsv" "$(tail -n 1 "$LONG_DIR2/rss.tsv" | cut -d' ' -f1)")
+
+\`\`\`
+$(grep -E '^(samples|dropped|symbol reuse|symbol loads):' "$LONG_DIR2/long.stats" 2>/dev/null)
+\`\`\`
+EOF2
+fi)
 
 Module loads per binary (\`--stats\` at the end: the binaries loaded most
 often, with how many times, and the totals):
