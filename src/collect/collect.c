@@ -37,20 +37,22 @@
 #include <unistd.h>
 
 #define INGEST_BYTES (8u << 20) /* per buffer: ~0.5 s of 64 threads x 1 kHz */
-/* Exited processes that stay separate (the newest; older ones fold into
- * their command's aggregate, profile.h "exited processes"), and how many
- * more wait before a fold: each fold rebuilds the profile, so it is done
- * for a batch (docs/PERFORMANCE.md, "A day of -a"). */
 /* A binary's module no process holds any more stays for the next
  * process of it (a build's cc1 after cc1), this long, while the kept
  * ones' files add up to at most this (docs/PERFORMANCE.md). */
 #define SYM_KEEP_BYTES (96ull << 20)
 #define SYM_KEEP_NS (60ull * 1000000000ull)
+/* Exited processes that stay separate (the newest; older ones fold into
+ * their command's aggregate, profile.h "exited processes"), how many
+ * more wait before a fold, and how many exited threads of live
+ * processes (a thread pool that churns).  Each fold rebuilds the
+ * profile, O(its size): it is done for a batch, and at most once in
+ * FOLD_NS (a busy machine ends hundreds of processes a second:
+ * docs/PERFORMANCE.md, section 12). */
 #define EXITED_KEEP 64u
 #define EXITED_BATCH 64u
-/* Exited threads of live processes that wait before a fold: a thread
- * pool that churns (docs/PERFORMANCE.md, "A day of -a"). */
 #define DEAD_BATCH 1024u
+#define FOLD_NS 2000000000ull
 #define GONE_MAPS_MAX 256u      /* executables whose last maps stay */
 #define TRIM_NS 5000000000ull   /* the heap given back at most this often */
 #define PERIOD_NS 200000000ull  /* collector wake-up: as often as the
@@ -106,6 +108,7 @@ struct collect {
                                   folded yet (profile_thread_key) */
     size_t ndead, dead_cap;
     uint64_t trimmed_ns;       /* when the heap was last trimmed */
+    uint64_t folded_ns;        /* when exited ones were last folded */
     uint64_t unrouted;         /* samples of no image known (--stats) */
     struct symbols_stats gone_sym; /* the symbolizers of freed processes */
     struct fold_stats gone_fold;   /* under procs_lock, with the above */
@@ -402,12 +405,17 @@ static void fold_run(struct collect *c, pid_t pid, const uint8_t *run,
 
 /* Fold the exited processes beyond the newest EXITED_KEEP into their
  * commands' aggregates, and the exited threads of live processes into
- * their processes' exited threads, a batch at a time (final: all). */
+ * their processes' exited threads, a batch at a time, at most once in
+ * FOLD_NS (final: all, now). */
 static void fold_exited(struct collect *c, bool final)
 {
     bool procs = c->nexited >= EXITED_KEEP + (final ? 1 : EXITED_BATCH);
     if (!procs && c->ndead < (final ? 1 : DEAD_BATCH))
         return;
+    uint64_t now = clock_mono_ns();
+    if (!final && now - c->folded_ns < FOLD_NS)
+        return;
+    c->folded_ns = now;
     size_t n = procs ? c->nexited - EXITED_KEEP : 0;
     fold_processes(c->fold, c->exited, n, c->dead, c->ndead);
     c->ndead = 0;
