@@ -585,9 +585,9 @@ if want long; then
     fi
 fi
 LONG_TSV=${LONG_DIR:-$TMP/long}/rss.tsv
-# LONG_DIR2=DIR: another run of longrun.sh over the same hour (another
-# build, say), reported beside the first
-LONG_DIR2=${LONG_DIR2:-}
+# LONG_MORE="DIR...": other runs of longrun.sh on the same machine in
+# the same hour (other builds, say), reported after the first
+LONG_MORE=${LONG_MORE:-}
 # long_at MINUTE COLUMN [TSV]: a column of rss.tsv at that minute
 long_at() { awk -v m="$1" -v c="$2" '$1 == m {print $c}' "${3:-$LONG_TSV}" 2>/dev/null; }
 # long_cpu TSV_COLUMN MINUTES: CPU over the first MINUTES, % of one core
@@ -606,6 +606,15 @@ long_half() {
             for (i = 1; i <= k; i++) {r = Y[i] - a - b * X[i]; ss += r * r}
             printf "%.2f %.1f %.2f\n", b, b * (X[k] - X[1]), sqrt(ss / (k - 2) / (d / k))}' \
         <(tail -n 1 "${1:-$LONG_TSV}") "${1:-$LONG_TSV}" 2>/dev/null
+}
+# long_more_rows DIR: the summary rows of another run, with its CPU
+long_more_rows() {
+    local LONG_TSV=$1/rss.tsv n t
+    n=$(tail -n 1 "$LONG_TSV" | cut -d' ' -f1)
+    t=$(awk '$5 > 0 {n = $1} END {print n + 0}' "$LONG_TSV")
+    long_rows "$LONG_TSV" "$n"
+    [ "$t" -ge 5 ] && echo "| sproftop's CPU over its first $t minutes, % of one core; perf top's | $(long_cpu 3 "$t"); $(long_cpu 5 "$t") | sproftop ÷ perf top: $(awk -v a="$(long_cpu 3 "$t")" -v b="$(long_cpu 5 "$t")" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}') |"
+    echo "| sproftop's CPU over the whole run, % of one core | $(long_cpu 3 "$n") | |"
 }
 # long_rows TSV LAST: the rows of the summary table for one run
 long_rows() {
@@ -1050,20 +1059,22 @@ $(long_rows "$LONG_TSV" "$LONG_MINUTES")
 | sproftop's CPU over the whole run, % of one core | $(long_cpu 3 "$LONG_MINUTES") | |
 | 1-minute load average over the run | $(awk '{print $4}' "$LONG_TSV" 2>/dev/null | stats) | |
 
-$(if [ -n "$LONG_DIR2" ] && [ -s "$LONG_DIR2/rss.tsv" ]; then
+$(for d in $LONG_MORE; do [ -s "$d/rss.tsv" ] || continue
 cat <<EOF2
-A second run over the same loop in the same hour ($LONG_DIR2: $(cat "$LONG_DIR2/binary" 2>/dev/null || echo 'another build'), started
-$(( ($(stat -c %Y "$LONG_DIR2/loop.pid") - $(stat -c %Y "${LONG_DIR:-$TMP/long}/loop.pid")) / 60 )) minutes after the first, without perf top):
+Another run ($d: $(cat "$d/binary" 2>/dev/null || echo 'another build'), its loop started
+$(( ($(stat -c %Y "$d/loop.pid") - $(stat -c %Y "${LONG_DIR:-$TMP/long}/loop.pid")) / 60 )) minutes after the first's, $(tail -n 1 "$d/rss.tsv" | cut -d' ' -f1) minutes,
+perf top beside it for its first $(awk '$5 > 0 {n = $1} END {print n + 0}' "$d/rss.tsv") minutes):
 
 | figure | value | aim |
 |---|---|---|
-$(long_rows "$LONG_DIR2/rss.tsv" "$(tail -n 1 "$LONG_DIR2/rss.tsv" | cut -d' ' -f1)")
+$(long_more_rows "$d")
 
 \`\`\`
-$(grep -E '^(samples|dropped|symbol reuse|symbol loads):' "$LONG_DIR2/long.stats" 2>/dev/null)
+$(grep -E '^(samples|dropped|symbol reuse|symbol loads):' "$d/long.stats" 2>/dev/null)
 \`\`\`
+
 EOF2
-fi)
+done)
 
 Module loads per binary (\`--stats\` at the end: the binaries loaded most
 often, with how many times, and the totals):
