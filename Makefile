@@ -84,6 +84,11 @@ $(BUILD)/tests/unit/test_ui_%: tests/unit/test_ui_%.c $(UI_TEST_OBJS)
 	$(CC) $(CFLAGS_BASE) $(ui_FLAGS) -o $@ $< $(UI_TEST_OBJS) -lcmocka \
 	  $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null) -lm
 
+# The frames layer's unit test (test_frames.c) sees its headers too.
+$(BUILD)/tests/unit/test_frames: tests/unit/test_frames.c $(PURE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(frames_FLAGS) -o $@ $< $(PURE_OBJS) -lcmocka -lm -lz
+
 unit: $(UNIT_BINS)
 
 # Test targets: tests/targets/targets.mk defines TARGET_BINS and their rules.

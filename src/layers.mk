@@ -10,19 +10,23 @@
 #   app      src/app/      CLI, batch mode, --dump driver: sees everything
 #   ui       ui/           curses views: base, model (and ui/)
 #   engine   src/engine/   target, samplers, unwinder, symbolizer, collector:
-#                          base, model, libunwind, libdw, ptrace, perf_event
+#                          base, model, frames, libunwind, libdw, ptrace,
+#                          perf_event
 #   formats  src/formats/  writers and readers: base, model (pure)
+#   frames   src/frames/   frame sources beyond native code: kernel symbols
+#                          (kallsyms), off-CPU reasons: base, model (pure)
 #   model    src/model/    the profile and its queries, the source
 #                          interface: base (pure)
 #   base     src/base/     containers, hashing, clock, strings (pure)
 #
 # Layers below engine and ui are pure: libc (and zlib, for gzip) only.
 
-LAYERS := base model formats engine ui app
+LAYERS := base model frames formats engine ui app
 
 base_DIR    := src/base
 model_DIR   := src/model
 formats_DIR := src/formats
+frames_DIR  := src/frames
 engine_DIR  := src/engine
 ui_DIR      := ui
 app_DIR     := src/app
@@ -30,9 +34,10 @@ app_DIR     := src/app
 base_INC    := -Isrc/base
 model_INC   := $(base_INC) -Isrc/model
 formats_INC := $(model_INC) -Isrc/formats
-engine_INC  := $(model_INC) -Isrc/engine
+frames_INC  := $(model_INC) -Isrc/frames
+engine_INC  := $(frames_INC) -Isrc/engine
 ui_INC      := $(model_INC) -Iui
-app_INC     := $(formats_INC) -Isrc/engine -Iui -Isrc/app
+app_INC     := $(formats_INC) -Isrc/frames -Isrc/engine -Iui -Isrc/app
 
 # Headers the pure layers may not include, and those the UI may not.
 POISON_ENGINE := sys/ptrace.h linux/ptrace.h linux/perf_event.h libunwind.h \
@@ -49,6 +54,7 @@ engine_POISON := $(POISON_CURSES)
 base_FLAGS    := $(base_INC) -I$(POISON_DIR)/pure
 model_FLAGS   := $(model_INC) -I$(POISON_DIR)/pure
 formats_FLAGS := $(formats_INC) -I$(POISON_DIR)/pure
+frames_FLAGS  := $(frames_INC) -I$(POISON_DIR)/pure
 engine_FLAGS  := $(engine_INC) -I$(POISON_DIR)/engine $(PKG_CFLAGS)
 ui_FLAGS      := $(ui_INC) -I$(POISON_DIR)/ui $(PKG_CFLAGS)
 app_FLAGS     := $(app_INC) -I$(POISON_DIR)/engine $(PKG_CFLAGS)
@@ -61,7 +67,7 @@ POISON_STAMP := $(POISON_DIR)/.stamp
 $(POISON_STAMP): src/layers.mk
 	@rm -rf $(POISON_DIR)
 	@for h in $(pure_POISON); do mkdir -p $(POISON_DIR)/pure/$$(dirname $$h); \
-	  printf '#error "layer violation: <%s> is not for the pure layers (base, model, formats); see src/layers.mk"\n' $$h \
+	  printf '#error "layer violation: <%s> is not for the pure layers (base, model, frames, formats); see src/layers.mk"\n' $$h \
 	    >$(POISON_DIR)/pure/$$h; done
 	@for h in $(ui_POISON); do mkdir -p $(POISON_DIR)/ui/$$(dirname $$h); \
 	  printf '#error "layer violation: <%s> is not for ui/ (it sees base and model only); see src/layers.mk"\n' $$h \
@@ -78,8 +84,8 @@ $(BUILD)/$($(1)_DIR)/%.o: $($(1)_DIR)/%.c $(POISON_STAMP) | $(PKG_STAMP)
 endef
 $(foreach l,$(LAYERS),$(eval $(call LAYER_RULE,$(l))))
 
-PURE_OBJS := $(base_OBJS) $(model_OBJS) $(formats_OBJS)
-PURE_SRCS := $(base_SRCS) $(model_SRCS) $(formats_SRCS)
+PURE_OBJS := $(base_OBJS) $(model_OBJS) $(frames_OBJS) $(formats_OBJS)
+PURE_SRCS := $(base_SRCS) $(model_SRCS) $(frames_SRCS) $(formats_SRCS)
 
 # check-layers: every header compiles on its own with its layer's flags
 # (so a header that reaches up a layer fails too), and a probe proves the
@@ -91,6 +97,7 @@ check-layers: $(POISON_STAMP) | $(PKG_STAMP)
 	for l in $(LAYERS); do \
 	  case $$l in base) f='$(base_FLAGS)';; model) f='$(model_FLAGS)';; \
 	    formats) f='$(formats_FLAGS)';; engine) f='$(engine_FLAGS)';; \
+	    frames) f='$(frames_FLAGS)';; \
 	    ui) f='$(ui_FLAGS)';; app) f='$(app_FLAGS)';; esac; \
 	  for h in $$(ls $$(case $$l in ui) echo ui;; *) echo src/$$l;; esac)/*.h); do \
 	    if ! $(CC) $(CFLAGS_BASE) $$f -fsyntax-only -x c $$h 2>$(BUILD)/layer.err; then \
@@ -106,6 +113,11 @@ check-layers: $(POISON_STAMP) | $(PKG_STAMP)
 	probe '$(formats_FLAGS)' '<elfutils/libdwfl.h>' formats; \
 	probe '$(model_FLAGS)' '"export.h"' model; \
 	probe '$(formats_FLAGS)' '"collect.h"' formats; \
+	probe '$(frames_FLAGS)' '"collect.h"' frames; \
+	probe '$(frames_FLAGS)' '"export.h"' frames; \
+	probe '$(frames_FLAGS)' '<linux/perf_event.h>' frames; \
+	probe '$(formats_FLAGS)' '"ksyms.h"' formats; \
+	probe '$(ui_FLAGS)' '"ksyms.h"' ui; \
 	probe '$(ui_FLAGS)' '"collect.h"' ui; \
 	probe '$(ui_FLAGS)' '"export.h"' ui; \
 	probe '$(ui_FLAGS)' '<libunwind.h>' ui; \

@@ -62,7 +62,26 @@ enum frame_kind {
                            (pid PID)", or "COMM (N processes)" for the
                            processes profile_merge_commands merged; addr is
                            the PID, the node's key (profile_node_key) */
+    FRAME_REASON = 4,   /* why a thread was off its CPU (--idle): a
+                           synthetic leaf, "[off-CPU: disk I/O]" (see
+                           PROFILE_REASON_PREFIX), below the stack the
+                           thread left its CPU with */
 };
+
+/* Where a frame's code runs: part of the frame's identity.  Views and
+ * writers ask profile_frame_is_kernel, never a module's name. */
+enum frame_origin {
+    FRAME_ORIGIN_NATIVE = 0, /* user-space machine code */
+    FRAME_ORIGIN_KERNEL = 1, /* a kernel function (module PROFILE_KERNEL_
+                                MODULE, or "[MOD]" for a module's) */
+};
+
+/* The module of the kernel's own functions, as perf names it. */
+#define PROFILE_KERNEL_MODULE "[kernel.kallsyms]"
+/* Kernel addresses start here on x86-64 (the upper half). */
+#define PROFILE_KERNEL_ADDR 0xffff800000000000ull
+/* A reason frame's name: the prefix, the reason, "]". */
+#define PROFILE_REASON_PREFIX "[off-CPU: "
 
 /* What a frame is.  Strings are NUL-terminated; NULL means unknown. */
 struct frame_desc {
@@ -84,6 +103,7 @@ struct frame_desc {
     uint64_t offset;    /* with build_id: the function's start as a file
                            offset in its module (not part of the
                            identity) */
+    uint8_t origin;     /* enum frame_origin; part of the identity */
 };
 
 /* Whether a frame is a level of the tree (a thread or process root)
@@ -92,6 +112,29 @@ static inline bool profile_frame_is_level(const struct frame_desc *d)
 {
     return d && (d->kind == FRAME_THREAD || d->kind == FRAME_PROCESS);
 }
+
+/* Whether a frame is a kernel function (drawn with the [k] tag, written
+ * with the kernel's markers, hidden by profile_filter.hide_kernel). */
+static inline bool profile_frame_is_kernel(const struct frame_desc *d)
+{
+    return d && d->origin == FRAME_ORIGIN_KERNEL;
+}
+
+/* Whether a frame is an off-CPU reason (FRAME_REASON). */
+static inline bool profile_frame_is_reason(const struct frame_desc *d)
+{
+    return d && d->kind == FRAME_REASON;
+}
+
+/* The kind a frame read back from a file has, by its name: FRAME_REASON
+ * for "[off-CPU: ...]", FRAME_SPECIAL for any other "[...]" ("[unknown]",
+ * "[truncated]"), else FRAME_FUNC.  The readers' one rule. */
+enum frame_kind profile_name_kind(const char *name);
+
+/* The reason a reason frame names ("disk I/O" for "[off-CPU: disk
+ * I/O]"), into buf (n bytes); buf, or NULL when d is not a reason. */
+const char *profile_reason_label(const struct frame_desc *d, char *buf,
+                                 size_t n);
 
 /* One frame of a stack handed to profile_add_stack. */
 struct stack_frame {
@@ -169,7 +212,8 @@ int profile_set_meta(struct profile *p, const struct profile_meta *m);
 /* --- frames -------------------------------------------------------------- */
 
 /* Intern a frame: return the id of the frame with the same (kind, name,
- * module, file, build_id), creating it with d's other fields if new.
+ * module, file, build_id, origin), creating it with d's other fields if
+ * new.
  * Strings are copied.  Returns PROFILE_NONE on OOM. */
 uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d);
 
@@ -349,6 +393,20 @@ struct profile_filter {
                           stack.  Like merge_threads, a tree for reading:
                           the stacks hang below new nodes, the thread
                           nodes of depth 1 stay, empty */
+    bool hide_kernel;  /* leave the kernel frames out of every stack: a
+                          kernel sample's time goes to the user frame that
+                          made the system call (its leaf then), an
+                          off-CPU reason hangs below that frame */
+    uint8_t cpu;       /* enum profile_cpu_filter: keep every stack, or
+                          only the on-CPU ones (no reason leaf), or only
+                          the off-CPU ones */
+};
+
+/* Which samples of a wall-clock (--idle) profile a derived tree keeps. */
+enum profile_cpu_filter {
+    PROFILE_CPU_BOTH = 0, /* on and off CPU: wall-clock time */
+    PROFILE_CPU_ON,       /* on CPU only: stacks without a reason leaf */
+    PROFILE_CPU_OFF,      /* off CPU only: stacks with a reason leaf */
 };
 
 /* Intern the process frame of every thread of p (FRAME_PROCESS, named by
@@ -363,6 +421,19 @@ int profile_intern_process_frames(struct profile *p);
  * NULL on OOM.  Free with profile_free. */
 struct profile *profile_derive(const struct profile *p,
                                const struct profile_filter *f);
+
+/* The samples of one off-CPU reason in one thread. */
+struct profile_reason_count {
+    uint32_t frame;    /* its FRAME_REASON frame */
+    uint64_t samples;  /* samples that ended in it */
+};
+
+/* The reasons thread idx was off its CPU for: the samples of each reason
+ * frame in its part of the tree, most first (then by frame id), at most
+ * cap of them (the first cap met, when it has more).  Returns how many
+ * were written.  O(nodes of the thread), no allocation. */
+size_t profile_thread_reasons(const struct profile *p, uint32_t idx,
+                              struct profile_reason_count *out, size_t cap);
 
 /* Per-function totals. */
 struct profile_flat {

@@ -291,6 +291,7 @@ struct derive_ctx {
     uint32_t *buf;    /* the levels, then the stack (reversed when
                          inverted) */
     uint32_t *proc;   /* with process_roots: each thread's process frame */
+    uint32_t *kept;   /* with hide_kernel: the stack without them */
 };
 
 static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
@@ -311,6 +312,19 @@ static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
             i++;
         if (i == n)
             return 0;
+    }
+    if (f->cpu != PROFILE_CPU_BOTH &&
+        (n > 0 && d->q->fd[frames[n - 1]].kind == FRAME_REASON) !=
+            (f->cpu == PROFILE_CPU_OFF))
+        return 0;
+    if (f->hide_kernel) {
+        size_t k = 0;
+
+        for (size_t i = 0; i < n; i++)
+            if (d->q->fd[frames[i]].origin != FRAME_ORIGIN_KERNEL)
+                d->kept[k++] = frames[i];
+        frames = d->kept;
+        n = k;
     }
     if (!f->process_roots && !f->inverted)
         return profile_tree_add(d->q, f->merge_threads ? PROFILE_ROOT
@@ -370,7 +384,10 @@ struct profile *profile_derive(const struct profile *p,
         return NULL;
     d.q = profile_copy(p, false);
     d.buf = malloc((p->max_depth + 2) * sizeof(*d.buf));
-    if (d.q && f->process_roots && !(d.proc = process_frames(d.q))) {
+    if (f->hide_kernel)
+        d.kept = malloc((p->max_depth + 1) * sizeof(*d.kept));
+    if ((f->hide_kernel && !d.kept) ||
+        (d.q && f->process_roots && !(d.proc = process_frames(d.q)))) {
         profile_free(d.q);
         d.q = NULL;
     }
@@ -380,7 +397,51 @@ struct profile *profile_derive(const struct profile *p,
     }
     free(d.buf);
     free(d.proc);
+    free(d.kept);
     return d.q;
+}
+
+size_t profile_thread_reasons(const struct profile *p, uint32_t idx,
+                              struct profile_reason_count *out, size_t cap)
+{
+    const struct profile_thread *th = profile_thread_at(p, idx);
+    size_t n = 0;
+
+    if (!th)
+        return 0;
+    /* Every node below the thread's, without a stack: down to the first
+     * child, else across, else up until a parent has a next sibling. */
+    for (uint32_t id = p->nodes[th->node].first_child; id != PROFILE_NONE;) {
+        const struct profile_node *nd = &p->nodes[id];
+
+        if (nd->self && p->fd[nd->frame].kind == FRAME_REASON) {
+            size_t i = 0;
+
+            while (i < n && i < cap && out[i].frame != nd->frame)
+                i++;
+            if (i < cap) {
+                if (i == n)
+                    out[n++] = (struct profile_reason_count){ nd->frame, 0 };
+                out[i].samples += nd->self;
+            }
+        }
+        if (nd->first_child != PROFILE_NONE) {
+            id = nd->first_child;
+            continue;
+        }
+        while (id != th->node && p->nodes[id].next_sibling == PROFILE_NONE)
+            id = p->nodes[id].parent;
+        id = id == th->node ? PROFILE_NONE : p->nodes[id].next_sibling;
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && (out[j].samples > out[j - 1].samples ||
+                                     (out[j].samples == out[j - 1].samples &&
+                                      out[j].frame < out[j - 1].frame)); j--) {
+            struct profile_reason_count t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return n;
 }
 
 /* Flat table: a walk that keeps, per frame, how many times it is on the

@@ -32,8 +32,23 @@ static bool has_pid(const struct profile *p, int64_t pid)
     return false;
 }
 
-/* The process, thread and focus parts of f over snap (what selects
- * samples); true when they select less than everything. */
+/* Whether snap has a kernel frame (kernel) or a reason frame (!kernel):
+ * a filter of them changes nothing otherwise. */
+static bool has_frames(const struct profile *snap, bool kernel)
+{
+    uint32_t n = profile_frame_count(snap);
+
+    for (uint32_t i = 0; i < n; i++) {
+        const struct frame_desc *d = profile_frame(snap, i);
+        if (kernel ? profile_frame_is_kernel(d) : profile_frame_is_reason(d))
+            return true;
+    }
+    return false;
+}
+
+/* The process, thread, focus, kernel and CPU parts of f over snap (what
+ * selects samples or frames); true when they select less than
+ * everything. */
 static bool sample_filter(const struct profile *snap,
                           const struct model_filter *f,
                           struct profile_filter *pf)
@@ -43,9 +58,12 @@ static bool sample_filter(const struct profile *snap,
         .focus = f->focus < profile_frame_count(snap) ? f->focus
                                                       : PROFILE_NONE,
         .pid = f->has_process && has_pid(snap, f->pid) ? f->pid : 0,
+        .hide_kernel = f->hide_kernel && has_frames(snap, true),
+        .cpu = f->cpu != PROFILE_CPU_BOTH && has_frames(snap, false)
+                   ? f->cpu : PROFILE_CPU_BOTH,
     };
     return pf->thread != PROFILE_NONE || pf->focus != PROFILE_NONE ||
-           pf->pid;
+           pf->pid || pf->hide_kernel || pf->cpu != PROFILE_CPU_BOTH;
 }
 
 /* The one rule of process roots: the tree shows a process level when

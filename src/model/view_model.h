@@ -33,6 +33,11 @@ struct model_filter {
                           the edges are over all threads either way */
     bool has_process;  /* restrict every view to one process */
     int64_t pid;       /* its PID (stable across snapshots) */
+    bool hide_kernel;  /* kernel frames left out of every view (K): their
+                          time goes to the user frame below them */
+    uint8_t cpu;       /* enum profile_cpu_filter: with off-CPU reasons
+                          (--idle), on-CPU samples only, off-CPU only,
+                          or both */
 };
 
 /* What a model can show beside the snapshot's own counts (model_new_ext). */

@@ -80,8 +80,11 @@ $(TARGETS_DIR)/libA.so $(TARGETS_DIR)/libB.so: $(TARGETS_DIR)/lib%.so: \
 # --- perf backend targets (tests/perf_*.t) -----------------------------------
 # halfsleep: 50% of wall-clock time asleep in one chain, 50% spinning in
 # another (--idle shares); noperf: a helper that runs a command where
-# perf_event_open fails with EACCES (a seccomp filter), for auto's fallback.
-PERF_C_NAMES   := halfsleep noperf
+# perf_event_open fails with EACCES (a seccomp filter), for auto's fallback;
+# waits: threads that each wait in one way and measure it (the ground
+# truth for --idle's reasons); readzero: a read() loop, mostly kernel time
+# (kernel frames against perf record -g).
+PERF_C_NAMES   := halfsleep noperf waits readzero
 TARGET_BINS    += $(addprefix $(TARGETS_DIR)/,$(PERF_C_NAMES))
 
 $(addprefix $(TARGETS_DIR)/,$(PERF_C_NAMES)): $(TARGETS_DIR)/%: \
