@@ -62,6 +62,7 @@ struct opts {
     int sampler;         /* enum sampler_kind */
     size_t stack_size;   /* --stack-size, 0: the backend's default */
     bool no_debuginfod;
+    bool no_kernel;      /* --no-kernel */
     double refresh;
     const char *snapshot_dir;
     const char *script;
@@ -78,7 +79,7 @@ enum {
     OPT_BASELINE,
     OPT_NO_CONFIRM, OPT_CMD_OUTPUT, OPT_KEEP_CMD, OPT_SAMPLER, OPT_STACK_SIZE,
     OPT_NO_PROCESS_ROOT, OPT_CHILDREN,
-    OPT_NO_DEBUGINFOD,
+    OPT_NO_DEBUGINFOD, OPT_NO_KERNEL,
 };
 
 static const struct option long_opts[] = {
@@ -103,6 +104,7 @@ static const struct option long_opts[] = {
     {"cmd-output", required_argument, NULL, OPT_CMD_OUTPUT},
     {"keep-cmd", no_argument, NULL, OPT_KEEP_CMD},
     {"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
+    {"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
     {"snapshot-dir", required_argument, NULL, OPT_SNAPSHOT_DIR},
     {"script", required_argument, NULL, OPT_SCRIPT},
     {"hide-self", required_argument, NULL, OPT_HIDE_SELF},
@@ -146,6 +148,8 @@ static void usage(FILE *f)
 "      --stack-size B    stack bytes copied per sample (perf: 16K, at most\n"
 "                        65528; ptrace: 256K); K and M suffixes\n"
 "      --no-debuginfod   fetch no debug info from $DEBUGINFOD_URLS\n"
+"      --no-kernel       no kernel frames above the stacks (perf sampler:\n"
+"                        on where the kernel permits them)\n"
 "Output (batch mode: -o, or stdout not a terminal):\n"
 "  -o, --output FILE     write the profile to FILE (- : stdout) at the end\n"
 "  -f, --format NAME     output format; default from FILE's extension\n"
@@ -192,6 +196,8 @@ static void version(void)
     printf("sampler: auto picks %s\n", auto_pick);
     sampler_describe_auto(true, auto_pick, sizeof auto_pick);
     printf("sampler with --idle: auto picks %s\n", auto_pick);
+    sampler_describe_kernel(getenv("SPROFTOP_KALLSYMS"), auto_pick, sizeof auto_pick);
+    printf("%s\n", auto_pick);
 }
 
 __attribute__((format(printf, 1, 2)))
@@ -376,6 +382,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case OPT_CMD_OUTPUT: o->cmd_output = optarg; break;
         case OPT_KEEP_CMD: o->keep_cmd = true; break;
         case OPT_NO_DEBUGINFOD: o->no_debuginfod = true; break;
+        case OPT_NO_KERNEL: o->no_kernel = true; break;
         case OPT_SNAPSHOT_DIR: o->snapshot_dir = optarg; break;
         case OPT_SCRIPT: o->script = optarg; break;
         case OPT_BASELINE: o->baseline = optarg; break;
@@ -652,6 +659,8 @@ int main(int argc, char **argv)
         cfg.placement = SAMPLER_PLACE_FOLLOW;
     if ((env = getenv("SPROFTOP_SPIN_US")))
         cfg.spin_us = (uint32_t)strtoul(env, NULL, 10);
+    cfg.kernel_frames = !o.no_kernel;
+    cfg.kallsyms = getenv("SPROFTOP_KALLSYMS"); /* tests: odd kallsyms */
 
     char err[512];
     int code = 1;

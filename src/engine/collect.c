@@ -16,6 +16,7 @@
 #include "fold.h"
 #include "idtab.h"
 #include "ingest.h"
+#include "ksyms.h"
 #include "profile.h"
 #include "sym_store.h"
 #include "symbols.h"
@@ -58,6 +59,11 @@ struct collect {
     struct sampler *sampler;
     struct ingest *ingest;
     struct fold *fold;         /* the base: the profile every process adds to */
+    struct ksyms *ksyms;       /* kernel addresses' names, for every
+                                  process's fold (collector thread) */
+    bool show_kernel;          /* kernel frames go into the stacks */
+    char kernel_note[200];     /* why stacks have no (named) kernel
+                                  frames, with the fix; "" */
     struct dbgfetch *fetch;    /* debuginfod fetches for all, NULL when off */
     struct sym_store *store;   /* every process's modules (sym_store.h) */
     pid_t pid;                 /* the first target (0 with -a) */
@@ -110,13 +116,17 @@ static struct cproc *proc_new(struct collect *c, pid_t pid, const char *comm)
     struct cproc *p = calloc(1, sizeof *p);
     struct symbols *sym = NULL;
     char err[200];
+    /* -a's [kernel] pseudo process has kernel frames only: no maps, no
+     * symbolizer */
+    bool kernel = pid == PROFILE_KERNEL_PID;
     if (!p || !(p->fold = fold_new_sibling(c->fold)) ||
-        !(sym = symbols_new(c->store, pid, err, sizeof err))) {
+        (!kernel && !(sym = symbols_new(c->store, pid, err, sizeof err)))) {
         proc_free(p);
         return NULL;
     }
     p->pid = pid;
     fold_set_symbols(p->fold, sym);
+    fold_set_kernel(p->fold, c->ksyms, c->show_kernel);
     fold_set_process(p->fold, pid, comm);
     return p;
 }
@@ -211,6 +221,8 @@ static void *collector_main(void *arg)
     struct collect *c = arg;
     sampler_block_signals();
     while (!atomic_load(&c->quit)) {
+        /* a module loaded or unloaded: its names (at most once a second) */
+        ksyms_check(c->ksyms, clock_mono_ns());
         drain_once(c);
         update_meta(c);
         /* The recent window moves with time even when no sample comes;
@@ -272,6 +284,8 @@ static void op_status(struct source *src, struct source_status *o)
     o->throttled = st.throttled;
     snprintf(o->backend, sizeof o->backend, "%s", st.backend ? st.backend : "");
     snprintf(o->fallback, sizeof o->fallback, "%s", st.fallback);
+    snprintf(o->kernel, sizeof o->kernel, "%s", c->kernel_note);
+    o->kernel_frames = !st.kernel_off[0];
     o->median_stop_ns = st.stop_median_ns;
     o->elapsed_ns = st.elapsed_ns;
     snprintf(o->error, sizeof o->error, "%.159s", st.error);
@@ -346,6 +360,7 @@ static void collect_free(struct collect *c)
     fold_free(c->fold);
     sym_store_free(c->store); /* after the symbolizers */
     dbgfetch_free(c->fetch);  /* after the store that asks it */
+    ksyms_free(c->ksyms);     /* after the folds that name with it */
     ingest_free(c->ingest);
     free(c->procs);
     idtab_free(&c->ids);
@@ -387,6 +402,32 @@ static void print_sampler(const struct sampler_stats *st, FILE *f)
             st->stale_maps);
     fprintf(f, "threads: %u live, %u seen; processes: %u live, %u seen\n", st->threads,
             st->threads_seen, st->processes, st->processes_seen);
+}
+
+/* Kernel frames: whether they are taken, how they were named, and -a's
+ * kernel threads; the samples no view shows are counted here. */
+static void print_kernel(struct collect *c, const struct sampler_stats *st,
+                         const struct fold_stats *fs, FILE *f)
+{
+    struct ksyms_stats ks;
+    ksyms_get_stats(c->ksyms, &ks);
+    fprintf(f, "kernel: %s; %" PRIu64 " stacks with kernel frames, %" PRIu64
+            " samples with an address outside every symbol ([kernel]+0x...)\n",
+            c->kernel_note[0] ? c->kernel_note : "frames on", st->kstacks,
+            fs->kernel_unnamed);
+    fprintf(f, "kallsyms: %" PRIu64 " symbols, %" PRIu64 " modules, %" PRIu64
+            " lookups, %" PRIu64 " outside every symbol, %" PRIu64 " reads,"
+            " %" PRIu64 " bad lines%s%s\n", ks.symbols, ks.modules, ks.lookups,
+            ks.misses, ks.reloads, ks.bad_lines,
+            ks.hidden ? "; addresses hidden (all 0)" : "",
+            ks.unreadable ? "; unreadable" : "");
+    if (c->idle)
+        fprintf(f, "off-CPU reasons: %" PRIu64 " preemptions (waiting for a"
+                " CPU) of %" PRIu64 " switch-outs\n", st->preempted, st->offcpu);
+    if (st->kthread_samples || fs->idle_dropped)
+        fprintf(f, "kernel threads (-a): %" PRIu64 " samples of kernel threads"
+                " and interrupt work; idle loop left out: %" PRIu64
+                " samples\n", st->kthread_samples, fs->idle_dropped);
 }
 
 static void print_costs(const struct sampler_stats *st, FILE *f)
@@ -451,6 +492,8 @@ static void sum_symbols(struct collect *c, struct symbols_stats *ss, struct fold
         ss->no_debuginfo += o.no_debuginfo;
         ss->late_debuginfo += o.late_debuginfo;
         fs->renamed += g.renamed;
+        fs->kernel_unnamed += g.kernel_unnamed;
+        fs->idle_dropped += g.idle_dropped;
         if (!fs->samples_before)
             fs->samples_before = g.samples_before;
     }
@@ -478,6 +521,7 @@ static void op_print_stats(struct source *src, FILE *f)
             ss.misses, ss.misses ? (double)ss.miss_ns / 1e3 / (double)ss.misses : 0.0,
             ss.reloads);
     print_debuginfo(c, &ss, &fs, f);
+    print_kernel(c, &st, &fs, f);
     sym_store_print_stats(c->store, f);
 }
 
@@ -558,7 +602,9 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
     c->fold = fold_new();
     c->fetch = dbgfetch_new();  /* NULL: $DEBUGINFOD_URLS names no server */
     c->store = sym_store_new(c->fetch);
-    if (!c->ingest || !c->fold || !c->store) {
+    c->ksyms = ksyms_new(cfg.kallsyms); /* read at the first kernel frame */
+    c->show_kernel = cfg.kernel_frames;
+    if (!c->ingest || !c->fold || !c->store || !c->ksyms) {
         snprintf(err, errlen, "out of memory");
         collect_free(c);
         return NULL;
@@ -573,6 +619,12 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
         return NULL;
     }
     c->pid = sampler_pid(c->sampler);
+    struct sampler_stats st;
+    sampler_get_stats(c->sampler, &st);
+    if (st.kernel_off[0])
+        snprintf(c->kernel_note, sizeof c->kernel_note, "%s", st.kernel_off);
+    else
+        ksyms_refusal(cfg.kallsyms, c->kernel_note, sizeof c->kernel_note);
     if (cfg.all) {
         snprintf(c->comm, sizeof c->comm, "all");
         snprintf(c->cmdline, sizeof c->cmdline, "every process (-a)");

@@ -15,7 +15,9 @@
 #include <stdint.h>
 
 enum ingest_type {
-    INGEST_SAMPLE = 1, /* payload: uint64_t pcs[n], leaf first */
+    INGEST_SAMPLE = 1, /* payload: uint64_t pcs[n]: `kernel` kernel
+                          addresses, then the user stack, each leaf
+                          first */
     INGEST_THREAD = 2, /* payload: thread name (no NUL) */
     INGEST_EXIT = 3,   /* no payload: the process `pid` is gone, and no
                           record of it follows (perf backend) */
@@ -25,7 +27,18 @@ enum ingest_flags {
     INGEST_F_TRUNCATED = 1u << 0, /* stack cut short (depth, loop, error) */
     INGEST_F_REUSED = 1u << 1,    /* --idle: last stack of a blocked thread */
     INGEST_F_ERROR = 1u << 2,     /* unwinding failed at the first step */
+    INGEST_F_OFFCPU = 1u << 3,    /* --idle, perf: an off-CPU stretch; its
+                                     reason frame goes below the stack */
+    INGEST_F_PREEMPT = 1u << 4,   /* ...which began with a preemption (the
+                                     thread was runnable: it waits for a
+                                     CPU) */
 };
+
+/* With INGEST_F_OFFCPU and no kernel addresses: the reason the sampler
+ * found itself (enum offcpu_reason, from /proc/PID/task/TID/stack), 0
+ * when none. */
+#define INGEST_REASON_SHIFT 8
+#define INGEST_REASON_MASK (0xfu << INGEST_REASON_SHIFT)
 
 /* Record header; the payload follows, padded to 8 bytes. */
 struct ingest_rec {
@@ -34,7 +47,8 @@ struct ingest_rec {
     int32_t pid;     /* its process (one sampler may serve several) */
     int32_t tid;     /* thread id */
     uint32_t flags;  /* enum ingest_flags */
-    uint32_t pad;    /* 0 */
+    uint32_t kernel; /* of a sample's pcs, how many come first and are
+                        kernel addresses (0 for most) */
     uint64_t time;   /* CLOCK_MONOTONIC ns of the sample */
     uint64_t gen;    /* maps generation the pcs belong to */
     uint64_t count;  /* samples this stack stands for (an off-CPU stack
@@ -52,6 +66,12 @@ void ingest_free(struct ingest *in);
  * record is dropped and counted in ingest_lost). */
 int ingest_push(struct ingest *in, const struct ingest_rec *hdr,
                 const void *payload, size_t len);
+
+/* ingest_push for a sample: the payload is kpcs[0..nk) then pcs[0..n)
+ * (hdr->kernel is set to nk).  Same result and locking. */
+int ingest_push_stack(struct ingest *in, const struct ingest_rec *hdr,
+                      const uint64_t *kpcs, size_t nk, const uint64_t *pcs,
+                      size_t n);
 
 /* Consumer side: swap buffers and return the filled one in *data / *len.
  * The data stays valid until the next ingest_swap.  Only one consumer. */

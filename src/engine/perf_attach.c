@@ -300,6 +300,12 @@ int pf_attach(struct psampler *s, char *err, size_t errlen, int *code)
         return -1;
     }
     s->eo.kernel = kernel;
+    s->eo.kernel_frames = kernel && s->cfg.kernel_frames;
+    if (!s->cfg.kernel_frames)
+        snprintf(s->base.kernel_off, sizeof s->base.kernel_off,
+                 "kernel frames off (--no-kernel)");
+    else if (!kernel)
+        perf_events_kernel_refusal(s->base.kernel_off, sizeof s->base.kernel_off);
     s->eo.children = s->cfg.children;
     raise_fd_limit();
     struct epoll_event kick = {.events = EPOLLIN, .data.u64 = PERF_EP_KICK};

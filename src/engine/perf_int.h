@@ -30,6 +30,7 @@
 
 #include "idtab.h"
 #include "perf_events.h"
+#include "perf_record.h"
 #include "perf_sampler.h"
 #include "sampler.h"
 #include "target.h"
@@ -86,8 +87,10 @@ struct pthr {              /* a thread of a sampled process */
     uint64_t dead_ns;      /* time of its EXIT record (alive: 0) */
     uint64_t samples;
     /* --idle: the stack it left the CPU with */
-    uint64_t *off_pcs;
-    int off_n;
+    uint64_t *off_pcs;     /* max_depth user pcs, then PERF_RECORD_KSTACK
+                              kernel ones (off_kpcs) */
+    uint64_t *off_kpcs;
+    int off_n, off_nk;
     uint32_t off_flags;
     uint64_t off_ip, off_sp, off_bp; /* where that stack was taken */
     bool have_off;
@@ -147,6 +150,9 @@ struct psampler {
     struct precord *recs;
     size_t nrecs, caprecs;
     uint64_t *pcs;         /* unwind output, max_depth */
+    uint64_t kpcs[PERF_RECORD_KSTACK]; /* a sample's kernel call chain */
+    uint32_t kproc;        /* -a: the [kernel] pseudo process, or
+                              PERF_NONE before its first sample */
     uint8_t *boot_buf;     /* --idle: stack of a thread blocked at attach */
     bool launched;
     struct target_spawn spawn;
@@ -260,9 +266,14 @@ void pf_detach(struct psampler *s);
  * `until` with its stack. */
 void pf_off_count(struct psampler *s, struct pthr *t, uint64_t until);
 
-/* t leaves its CPU with this stack (a switch-out sample). */
+/* t leaves its CPU with this stack (a switch-out sample): its user
+ * registers and stack copy, and the kernel's call chain kpcs[0..nk). */
 void pf_off_begin(struct psampler *s, struct pthr *t, const uint64_t *regs,
-                  const uint8_t *stack, uint64_t len, uint64_t time);
+                  const uint8_t *stack, uint64_t len, uint64_t time,
+                  const uint64_t *kpcs, int nk);
+
+/* The switch-out record of t's stretch: preempted (still runnable). */
+void pf_off_preempted(struct psampler *s, struct pthr *t);
 
 /* Give every live thread blocked right now its stack. */
 void pf_off_bootstrap_blocked(struct psampler *s, uint64_t now);
@@ -276,8 +287,10 @@ uint32_t pf_count_end(struct psampler *s, enum unwind_end end);
 int pf_unwind(struct psampler *s, struct pproc *p, const uint64_t *regs,
               const uint8_t *stack, uint64_t len, uint32_t *flags);
 
-/* Push a stack of thread t (named first). */
+/* Push a stack of thread t (named first): the kernel's part kpcs[0..nk)
+ * above the user stack pcs[0..n), both leaf first. */
 void pf_push_stack(struct psampler *s, struct pthr *t, const uint64_t *pcs,
-                   int n, uint32_t flags, uint64_t time, uint64_t count);
+                   int n, uint32_t flags, uint64_t time, uint64_t count,
+                   const uint64_t *kpcs, int nk);
 
 #endif

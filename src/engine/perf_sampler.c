@@ -21,6 +21,7 @@
 #include "perf_int.h"
 #include "perf_record.h"
 #include "perf_ring.h"
+#include "profile.h"
 #include "vec.h"
 
 #include <errno.h>
@@ -46,7 +47,8 @@
 /* --- samples --------------------------------------------------------------- */
 
 void pf_push_stack(struct psampler *s, struct pthr *t, const uint64_t *pcs, int n,
-                   uint32_t flags, uint64_t time, uint64_t count)
+                   uint32_t flags, uint64_t time, uint64_t count,
+                   const uint64_t *kpcs, int nk)
 {
     struct pproc *p = &s->procs[t->proc];
     pf_proc_announce(s, p);
@@ -58,11 +60,13 @@ void pf_push_stack(struct psampler *s, struct pthr *t, const uint64_t *pcs, int 
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = p->pid, .tid = t->tid,
                            .flags = flags, .time = time, .gen = p->gen,
                            .count = count};
-    if (ingest_push(s->cfg.ingest, &h, pcs, (size_t)n * sizeof *pcs) < 0) {
+    if (ingest_push_stack(s->cfg.ingest, &h, kpcs, (size_t)nk, pcs,
+                          (size_t)n) < 0) {
         s->live.lost++;
         return;
     }
     s->live.samples++;
+    s->live.kstacks += nk > 0;
     t->samples++;
 }
 
@@ -96,14 +100,51 @@ static uint32_t proc_of(struct psampler *s, pid_t pid)
     return pf_proc_add(s, pid, !s->cfg.all);
 }
 
+/* -a: a sample of a kernel thread, or of interrupt work on the idle task
+ * (pid 0; the collector tells it from the idle loop by its stack): the
+ * thread of the [kernel] pseudo process, its kernel frames only. */
+static void on_kernel_sample(struct psampler *s, const struct perf_sample *smp)
+{
+    int nk = perf_record_kernel_chain(smp, s->kpcs, PERF_RECORD_KSTACK);
+    if (nk == 0)
+        return;
+    if (s->kproc == PERF_NONE) {
+        s->kproc = pf_proc_add(s, PROFILE_KERNEL_PID, false);
+        if (s->kproc == PERF_NONE)
+            return;
+        snprintf(s->procs[s->kproc].comm, sizeof s->procs[s->kproc].comm,
+                 "%s", PROFILE_KERNEL_PROCESS);
+    }
+    pid_t tid = (pid_t)smp->tid;
+    uint32_t i = pf_thr_find(s, tid);
+    if (i == PERF_NONE || s->thr[i].proc != s->kproc || !s->thr[i].alive) {
+        char name[32] = "swapper";
+        if (tid > 0)
+            target_thread_name(tid, tid, name, sizeof name);
+        i = pf_thr_add(s, s->kproc, tid, name, smp->time);
+        if (i == PERF_NONE)
+            return;
+    }
+    pf_push_stack(s, &s->thr[i], NULL, 0, 0, smp->time, 1, s->kpcs, nk);
+    s->live.kthread_samples++;
+    s->win_samples++;
+}
+
 static void on_sample(struct psampler *s, const struct perf_event_header *h)
 {
     struct perf_sample smp;
-    if (perf_record_sample(h, &smp) < 0 || !smp.user_regs)
-        return; /* a kernel thread, or no user context */
+    if (perf_record_sample(h, &smp) < 0)
+        return;
     struct pev *ev = pf_ev_find(s, smp.id);
     if (!ev || ev->fd < 0)
         return; /* an event closed since (a thread found twice) */
+    if (!smp.user_regs) {
+        /* a kernel thread, or no user context */
+        if (s->cfg.all && s->eo.kernel_frames && ev->kind == PERF_EV_CLOCK &&
+            (pid_t)smp.pid != s->self)
+            on_kernel_sample(s, &smp);
+        return;
+    }
     uint32_t pi = proc_of(s, (pid_t)smp.pid);
     if (pi == PERF_NONE)
         return;
@@ -125,14 +166,19 @@ static void on_sample(struct psampler *s, const struct perf_event_header *h)
         t->own_events = false;
     }
     if (ev->kind == PERF_EV_SWITCH) {
-        pf_off_begin(s, t, smp.regs, smp.stack, smp.stack_len, smp.time);
+        int nk = perf_record_kernel_chain(&smp, s->kpcs, PERF_RECORD_KSTACK);
+        pf_off_begin(s, t, smp.regs, smp.stack, smp.stack_len, smp.time,
+                     s->kpcs, nk);
         return;
     }
     /* on CPU: a switch-in record was lost if it still looks off CPU */
     t->t_out = 0;
     uint32_t flags;
     int n = pf_unwind(s, &s->procs[pi], smp.regs, smp.stack, smp.stack_len, &flags);
-    pf_push_stack(s, t, s->pcs, n, flags, smp.time, 1);
+    int nk = s->eo.kernel_frames
+                 ? perf_record_kernel_chain(&smp, s->kpcs, PERF_RECORD_KSTACK)
+                 : 0;
+    pf_push_stack(s, t, s->pcs, n, flags, smp.time, 1, s->kpcs, nk);
     s->win_samples++;
 }
 
@@ -252,12 +298,20 @@ static void on_exit_rec(struct psampler *s, const struct perf_record_task *r)
         pf_proc_exit(s, pi);
 }
 
-static void on_switch_in(struct psampler *s, const struct perf_event_header *h)
+/* A switch record: a switch-in ends the thread's off-CPU stretch; a
+ * switch-out (it follows the switch-out sample that began the stretch)
+ * says whether the thread was preempted. */
+static void on_switch(struct psampler *s, const struct perf_event_header *h)
 {
     struct perf_sample_id sid;
-    if (h->misc & PERF_RECORD_MISC_SWITCH_OUT || perf_record_id(h, &sid) < 0)
+    if (perf_record_id(h, &sid) < 0)
         return;
     uint32_t i = pf_thr_find(s, (pid_t)sid.tid);
+    if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+        if (i != PERF_NONE && h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+            pf_off_preempted(s, &s->thr[i]);
+        return;
+    }
     if (i != PERF_NONE && s->thr[i].t_out) {
         pf_off_count(s, &s->thr[i], sid.time);
         s->thr[i].t_out = 0;
@@ -294,7 +348,7 @@ static void on_record(struct psampler *s, const struct perf_event_header *h)
         return;
     case PERF_RECORD_SWITCH:
     case PERF_RECORD_SWITCH_CPU_WIDE:
-        on_switch_in(s, h);
+        on_switch(s, h);
         return;
     case PERF_RECORD_LOST:
         if (h->size >= sizeof *h + sizeof(struct perf_record_lost))
@@ -598,6 +652,7 @@ struct sampler *perf_sampler_start(const struct sampler_config *cfg,
         return NULL;
     }
     s->spawn.go_fd = s->spawn.err_fd = -1;
+    s->kproc = PERF_NONE;
     s->eo.period_ns = cfg->interval_ns;
     s->eo.stack_bytes = (uint32_t)(cfg->stack_max & ~(size_t)7);
     s->cur_interval = cfg->interval_ns;
@@ -645,6 +700,17 @@ int perf_sampler_probe(const struct sampler_config *cfg, struct perf_refusal *wh
 {
     bool kernel;
     return perf_events_probe(pf_probe_tid(cfg), cfg->idle, &kernel, why);
+}
+
+bool perf_sampler_kernel_allowed(const struct sampler_config *cfg, char *buf,
+                                 size_t n)
+{
+    bool kernel;
+    struct perf_refusal why;
+    if (perf_events_probe(pf_probe_tid(cfg), false, &kernel, &why) == 0 && kernel)
+        return true;
+    perf_events_kernel_refusal(buf, n);
+    return false;
 }
 
 /* Wake the loop (any thread): a control or a halt is waiting. */

@@ -30,6 +30,16 @@
  * never switch out while we watch: their stack is read once from
  * /proc/PID/task/TID/syscall (user SP and PC) and process_vm_readv.
  *
+ * Where the kernel permits kernel-mode samples (root, CAP_PERFMON,
+ * perf_event_paranoid <= 1), each sample also carries the kernel's call
+ * chain, pushed above the user stack (ingest_rec.kernel), unless
+ * cfg.kernel_frames is off; the --idle switch-outs always carry theirs,
+ * and whether the thread was preempted (the switch-out record's
+ * PERF_RECORD_MISC_SWITCH_OUT_PREEMPT): the collector names the reason
+ * from them.  With `all`, samples of kernel threads and of interrupt
+ * work on the idle task go to one pseudo process, PROFILE_KERNEL_PID
+ * ("[kernel]"), with kernel frames only.
+ *
  * Reached through sampler.h: sampler_start picks it.
  */
 #ifndef SPROFTOP_PERF_SAMPLER_H
@@ -45,6 +55,12 @@ extern const struct sampler_backend perf_backend;
  * with why filled in.  Opens and closes one event. */
 int perf_sampler_probe(const struct sampler_config *cfg,
                        struct perf_refusal *why);
+
+/* Whether perf_event gives cfg's target (as perf_sampler_probe) kernel
+ * call chains: true, or false with the one-line reason and fix in buf
+ * (n bytes).  Opens and closes an event or two. */
+bool perf_sampler_kernel_allowed(const struct sampler_config *cfg, char *buf,
+                                 size_t n);
 
 /* perf_backend.start, which also fills *why when perf_event was refused
  * (why->denied: a permission, a resource limit, a kernel feature, rather

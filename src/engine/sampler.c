@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "ksyms.h"
 #include "perf_sampler.h"
 #include "ptrace_sampler.h"
 
@@ -20,6 +21,7 @@ void sampler_config_default(struct sampler_config *c)
     c->placement = SAMPLER_PLACE_FREE;
     c->spin_us = 50;
     c->child_out = -1;
+    c->kernel_frames = true;
 }
 
 int sampler_kind_parse(const char *name)
@@ -72,6 +74,9 @@ struct sampler *sampler_start(const struct sampler_config *cfg_in, char *err,
     }
     use_backend_defaults(&cfg, cfg_in, false);
     s = ptrace_backend.start(&cfg, err, errlen, code);
+    if (s)
+        snprintf(s->kernel_off, sizeof s->kernel_off, "%s",
+                 SAMPLER_PTRACE_NO_KERNEL);
 out:
     if (s) {
         snprintf(s->fallback, sizeof s->fallback, "%s", fallback);
@@ -90,6 +95,23 @@ void sampler_describe_auto(bool idle, char *buf, size_t len)
         snprintf(buf, len, "perf (perf_event_open permitted)");
     else
         snprintf(buf, len, "ptrace (%s; %s for the faster sampler)", why.cause, why.fix);
+}
+
+void sampler_describe_kernel(const char *kallsyms, char *buf, size_t len)
+{
+    struct sampler_config cfg;
+    sampler_config_default(&cfg);
+    struct perf_refusal why;
+    char names[200];
+    if (perf_sampler_probe(&cfg, &why) < 0)
+        snprintf(buf, len, "%s", SAMPLER_PTRACE_NO_KERNEL);
+    else if (!perf_sampler_kernel_allowed(&cfg, buf, len))
+        return;
+    else if (ksyms_refusal(kallsyms, names, sizeof names))
+        snprintf(buf, len, "%s", names);
+    else
+        snprintf(buf, len, "kernel frames on (perf_event's kernel call chains, named "
+                 "from %s)", kallsyms ? kallsyms : KSYMS_PROC);
 }
 
 void sampler_halt(struct sampler *s)
@@ -123,6 +145,7 @@ void sampler_get_stats(struct sampler *s, struct sampler_stats *out)
     out->backend = s->ops->name;
     out->stack_bytes = s->stack_bytes;
     snprintf(out->fallback, sizeof out->fallback, "%s", s->fallback);
+    snprintf(out->kernel_off, sizeof out->kernel_off, "%s", s->kernel_off);
 }
 
 void sampler_foreach_thread(struct sampler *s,

@@ -85,6 +85,13 @@ struct sampler_config {
     bool interval_set;         /* ...when set (-F, a rate change); otherwise
                                   each backend uses its own default */
     bool idle;                 /* also sample blocked threads */
+    bool kernel_frames;        /* perf: the kernel's call chain above each
+                                  stack, where the kernel permits it (on
+                                  unless --no-kernel); --idle's reasons
+                                  read it either way */
+    const char *kallsyms;      /* kernel symbols from this file (NULL:
+                                  /proc/kallsyms; tests set
+                                  SPROFTOP_KALLSYMS) */
     size_t stack_max;          /* stack bytes copied per sample... */
     bool stack_max_set;        /* ...when set (--stack-size); otherwise
                                   each backend uses its own default */
@@ -142,6 +149,11 @@ struct sampler_stats {
                                   long: perf_cpu_time_max_percent) */
     uint64_t offcpu;           /* perf --idle: switch-outs sampled */
     uint64_t offcpu_ns;        /* ...and the off-CPU time they stand for */
+    uint64_t preempted;        /* ...of which preemptions (PERF_RECORD_
+                                  SWITCH out with MISC_SWITCH_OUT_PREEMPT) */
+    uint64_t kstacks;          /* perf: stacks pushed with kernel frames */
+    uint64_t kthread_samples;  /* perf -a: samples of kernel threads and
+                                  interrupt work (the [kernel] process) */
     uint32_t events;           /* perf: perf_event fds open */
     uint32_t cpus;             /* perf: CPUs (one ring each) */
     uint32_t processes;        /* processes sampled now (live) */
@@ -171,6 +183,9 @@ struct sampler_stats {
     const char *backend;       /* "ptrace", "perf": the backend running */
     char fallback[200];        /* why auto did not pick the faster backend,
                                   with the fix; "" when it did */
+    char kernel_off[200];      /* why stacks have no kernel frames, with
+                                  the fix ("kernel frames off: ..."); ""
+                                  when they have them */
     char error[200];           /* fatal error that ended sampling, or "" */
 };
 
@@ -188,6 +203,8 @@ struct sampler_thread_stats {
 struct sampler {
     const struct sampler_backend *ops;
     char fallback[200];  /* set by sampler_start: see sampler_stats */
+    char kernel_off[200];/* set by the backend or sampler_start: see
+                            sampler_stats */
     uint32_t stack_bytes;/* set by sampler_start: see sampler_stats */
 };
 
@@ -257,6 +274,16 @@ int sampler_kind_parse(const char *name);
  * user, and why (one line, with the fix when it is ptrace).  Probes
  * perf_event_open on the calling process.  Any thread. */
 void sampler_describe_auto(bool idle, char *buf, size_t len);
+
+/* For --version: whether auto's backend gives kernel frames to a process
+ * of this user: "on (...)", or why not with the fix, in one line.
+ * kallsyms: where their names come from (NULL: /proc/kallsyms). */
+void sampler_describe_kernel(const char *kallsyms, char *buf, size_t len);
+
+/* The line that says why the ptrace backend has no kernel frames. */
+#define SAMPLER_PTRACE_NO_KERNEL                                            \
+    "kernel frames off: the ptrace backend sees user stacks only; use "     \
+    "--sampler perf (perf_event_open) for them"
 
 /* The signal mask of every engine thread (a backend's, the collector's):
  * the stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT) go to the main

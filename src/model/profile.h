@@ -76,6 +76,11 @@ enum frame_origin {
                                 MODULE, or "[MOD]" for a module's) */
 };
 
+/* With -a, kernel threads and interrupt work are threads of one pseudo
+ * process: this PID (above any real one, PID_MAX_LIMIT), this name. */
+#define PROFILE_KERNEL_PID 4194304
+#define PROFILE_KERNEL_PROCESS "[kernel]"
+
 /* The module of the kernel's own functions, as perf names it. */
 #define PROFILE_KERNEL_MODULE "[kernel.kallsyms]"
 /* Kernel addresses start here on x86-64 (the upper half). */

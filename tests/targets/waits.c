@@ -77,11 +77,20 @@ struct meter {
     double w, c;
 };
 
+/* The call's window is from the wall clock read just before it to the
+ * one read just after it: the CPU clock is a system call, at whose
+ * return a thread can be preempted, and that wait for a CPU is no part
+ * of the call, so it is read outside the window. */
+static void meter_skip(struct meter *m)
+{
+    m->c = thread_cpu();
+    m->w = target_now();
+}
+
 static void meter_start(struct meter *m, struct acct *a)
 {
     m->a = a;
-    m->w = target_now();
-    m->c = thread_cpu();
+    meter_skip(m);
 }
 
 static void meter_call(struct meter *m)
@@ -90,14 +99,6 @@ static void meter_call(struct meter *m)
 
     m->a->in_wall += w - m->w;
     m->a->in_cpu += c - m->c;
-    m->w = w;
-    m->c = c;
-}
-
-static void meter_skip(struct meter *m)
-{
-    m->w = target_now();
-    m->c = thread_cpu();
 }
 
 SP_FRAME void spin_work(struct acct *a)
