@@ -100,33 +100,51 @@ static uint32_t proc_of(struct psampler *s, pid_t pid)
     return pf_proc_add(s, pid, !s->cfg.all);
 }
 
-/* -a: a sample of a kernel thread, or of interrupt work on the idle task
- * (pid 0; the collector tells it from the idle loop by its stack): the
- * thread of the [kernel] pseudo process, its kernel frames only. */
+/* -a: the process of a sample without user registers: a process of
+ * ours in its exit (its memory gone), or the [kernel] pseudo process for
+ * a kernel thread, or interrupt work on the idle task (pid 0; the
+ * collector tells it from the idle loop by its stack).  PERF_NONE on
+ * OOM. */
+static uint32_t kernel_sample_proc(struct psampler *s, pid_t pid, pid_t tid)
+{
+    uint32_t i = pf_thr_find(s, tid);
+    if (i != PERF_NONE && s->thr[i].alive && s->thr[i].proc == s->kproc &&
+        s->kproc != PERF_NONE)
+        return s->kproc;
+    uint32_t pi = pid > 0 ? pf_proc_find(s, pid) : PERF_NONE;
+    if (pi != PERF_NONE || (pid > 0 && !target_is_kthread(pid) &&
+                            (pi = proc_of(s, pid)) != PERF_NONE))
+        return pi;
+    if (s->kproc == PERF_NONE) {
+        s->kproc = pf_proc_add(s, PROFILE_KERNEL_PID, false);
+        if (s->kproc != PERF_NONE)
+            snprintf(s->procs[s->kproc].comm, sizeof s->procs[s->kproc].comm,
+                     "%s", PROFILE_KERNEL_PROCESS);
+    }
+    return s->kproc;
+}
+
+/* -a: a sample without user registers: its kernel frames only. */
 static void on_kernel_sample(struct psampler *s, const struct perf_sample *smp)
 {
     int nk = perf_record_kernel_chain(smp, s->kpcs, PERF_RECORD_KSTACK);
-    if (nk == 0)
+    pid_t pid = (pid_t)smp->pid, tid = (pid_t)smp->tid;
+    uint32_t pi;
+    if (nk == 0 || (pi = kernel_sample_proc(s, pid, tid)) == PERF_NONE)
         return;
-    if (s->kproc == PERF_NONE) {
-        s->kproc = pf_proc_add(s, PROFILE_KERNEL_PID, false);
-        if (s->kproc == PERF_NONE)
-            return;
-        snprintf(s->procs[s->kproc].comm, sizeof s->procs[s->kproc].comm,
-                 "%s", PROFILE_KERNEL_PROCESS);
-    }
-    pid_t tid = (pid_t)smp->tid;
     uint32_t i = pf_thr_find(s, tid);
-    if (i == PERF_NONE || s->thr[i].proc != s->kproc || !s->thr[i].alive) {
+    if (i == PERF_NONE || s->thr[i].proc != pi || !s->thr[i].alive) {
         char name[32] = "swapper";
         if (tid > 0)
-            target_thread_name(tid, tid, name, sizeof name);
-        i = pf_thr_add(s, s->kproc, tid, name, smp->time);
+            target_thread_name(pi == s->kproc ? tid : pid, tid, name,
+                               sizeof name);
+        i = pf_thr_add(s, pi, tid, name[0] ? name : "?", smp->time);
         if (i == PERF_NONE)
             return;
     }
     pf_push_stack(s, &s->thr[i], NULL, 0, 0, smp->time, 1, s->kpcs, nk);
-    s->live.kthread_samples++;
+    if (pi == s->kproc)
+        s->live.kthread_samples++;
     s->win_samples++;
 }
 

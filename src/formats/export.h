@@ -37,6 +37,11 @@ void export_opts_default(struct export_opts *o);
  * otherwise write without bound.  pprof carries the same data compactly. */
 #define EXPORT_PER_SAMPLE_MAX 50000000ull
 
+/* Folded stacks: the suffix of a kernel function's name, as FlameGraph's
+ * stackcollapse-perf.pl --kernel writes it ("read_zero_[k]"); written by
+ * export_folded, read back by load_folded. */
+#define FOLDED_KERNEL_MARK "_[k]"
+
 struct exporter {
     const char *name;   /* -f name, e.g. "folded" */
     const char *exts;   /* space-separated suffixes matched against the file

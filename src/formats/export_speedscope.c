@@ -4,7 +4,8 @@
  * One "sampled" profile per thread that has samples, named
  * "NAME (tid N)", holding that thread's unique stacks (frame indexes,
  * root first) and their weights.  The frames are shared: one entry per
- * frame any stack uses, with its file and first line when known.  With a
+ * frame any stack uses, with its file and first line when known (a
+ * kernel function: its module, "[kernel.kallsyms]").  With a
  * known sampling interval the unit is nanoseconds (weight = count x
  * interval) so speedscope shows time; otherwise "none" (plain counts).
  *
@@ -115,6 +116,10 @@ static void write_frames(const struct ss_ctx *c)
         if (d->file && d->file[0]) {
             fputs(", \"file\": ", c->f);
             escape_json(c->f, d->file, 0);
+        } else if (profile_frame_is_kernel(d) && d->module) {
+            /* a kernel function has no source file: its module */
+            fputs(", \"file\": ", c->f);
+            escape_json(c->f, d->module, 0);
         }
         if (d->line)
             fprintf(c->f, ", \"line\": %" PRIu32, d->line);

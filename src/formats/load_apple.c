@@ -213,9 +213,9 @@ static uint32_t sym_frame(struct rd *r, uint32_t i)
     mod = r->scratch + s->name_len + 1;
     d.name = *name ? name : "[unknown]";
     d.module = *mod ? mod : NULL;
-    if (strlen(d.name) > 1 && d.name[0] == '[' &&
-        d.name[strlen(d.name) - 1] == ']')
-        d.kind = FRAME_SPECIAL;
+    d.kind = (uint8_t)profile_name_kind(d.name);
+    if (d.module && strcmp(d.module, PROFILE_KERNEL_MODULE) == 0)
+        d.origin = FRAME_ORIGIN_KERNEL;
     s->frame = profile_intern_frame(r->p, &d);
     return s->frame;
 }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
 #include "profile.h"
 #include "util.h"
 #include "vec.h"
@@ -86,15 +87,22 @@ static bool thread_root(const char *s, size_t *name_len, int64_t *tid)
 }
 
 /* Intern a frame name; "[...]" names ("[unknown]", "[idle]") are the
- * special frames sproftop itself writes, and an empty name is unknown. */
-static uint32_t intern_name(struct profile *p, const char *name)
+ * special frames sproftop itself writes, "[off-CPU: ...]" its off-CPU
+ * reasons (profile_name_kind), a name ending in "_[k]" is a kernel
+ * function (FlameGraph's stackcollapse-perf.pl --kernel marks them so,
+ * as export_folded does), and an empty name is unknown.  name is
+ * writable: the "_[k]" is cut off. */
+static uint32_t intern_name(struct profile *p, char *name)
 {
-    struct frame_desc d = { .name = *name ? name : "[unknown]",
-                            .kind = FRAME_FUNC };
-    size_t len = strlen(d.name);
+    struct frame_desc d = { .name = *name ? name : "[unknown]" };
+    size_t len = strlen(name), mark = sizeof(FOLDED_KERNEL_MARK) - 1;
 
-    if (len > 1 && d.name[0] == '[' && d.name[len - 1] == ']')
-        d.kind = FRAME_SPECIAL;
+    if (len > mark && strcmp(name + len - mark, FOLDED_KERNEL_MARK) == 0) {
+        name[len - mark] = '\0';
+        d.origin = FRAME_ORIGIN_KERNEL;
+        d.module = PROFILE_KERNEL_MODULE;
+    }
+    d.kind = (uint8_t)profile_name_kind(d.name);
     return profile_intern_frame(p, &d);
 }
 

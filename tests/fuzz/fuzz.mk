@@ -1,4 +1,5 @@
-# tests/fuzz/fuzz.mk - libFuzzer targets for every reader (src/formats/load_*.c).
+# tests/fuzz/fuzz.mk - libFuzzer targets for every reader (src/formats/load_*.c),
+# and for the kallsyms parser (src/frames/ksyms.c).
 #
 # Included by the top-level Makefile after PURE_SRCS is set, or run on its
 # own (make -f tests/fuzz/fuzz.mk fuzz-build), when it reads the module
@@ -48,7 +49,7 @@ $(FUZZ_DIR)/obj/%.o: %.c
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) $(formats_INC) -o $@ $< \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) $(formats_INC) -Isrc/frames -o $@ $< \
 	  $(FUZZ_OBJS) -lz -lm
 
 # Replay the saved inputs: each must now load or fail cleanly.
