@@ -213,6 +213,10 @@ like "$(sed -n '23p' "$DIR/procs-save.2" 2>/dev/null)" \
     '^saved 690 samples of the view \(process nginx \(3 processes\)\) as folded' \
     "procs-save: ...and the message says it holds three processes"
 
+# Kernel frames and off-CPU reasons (issue 21): the [k] tag in every
+# view, K, z, and each thread's time by reason.
+screens kernel kernel kernel.folded 120 30 "$U8"
+
 # The refresh interval has one range, -r's and d's (issue 12.10).
 screens refresh-range refresh-range demo.folded 80 20 "$U8" -r 3600
 run_sproftop -i "$UI/demo.folded" -r 3601

@@ -263,13 +263,16 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
         break;
     case CCOL_FUNCTION:
         if (r->kind == CC_SELF) {
-            c->text = d->name;
-            c->attr = t->attr[UC_VALUE];
+            c->text = view_frame_label(d, c->buf, sizeof(c->buf));
+            c->attr = view_frame_attr(v, d, t->attr[UC_VALUE]);
             break;
         }
+        char name[512];
         snprintf(c->buf, sizeof(c->buf), "  %s %s",
-                 r->kind == CC_CALLER ? t->g.up : t->g.down, d->name);
+                 r->kind == CC_CALLER ? t->g.up : t->g.down,
+                 view_frame_label(d, name, sizeof(name)));
         c->text = c->buf;
+        c->attr = view_frame_attr(v, d, c->attr);
         break;
     case CCOL_MODULE:
         c->text = d->module;

@@ -276,6 +276,15 @@ static void header_filters(struct ui *ui)
     hdr_field(&h, "Focus:", v, "%s",
               ui->model && ui->model->focus != PROFILE_NONE
                   ? model_frame_name(ui->model, ui->model->focus) : "none");
+    /* K and z: what they leave out, once there is something to */
+    if (ui->ctx.filter.hide_kernel || (ui->model && ui->model->has_kernel))
+        hdr_field(&h, "Kernel:", v, "%s",
+                  ui->ctx.filter.hide_kernel ? "hidden" : "shown");
+    if (ui->model && ui->model->has_reasons)
+        hdr_field(&h, "Time:", v, "%s",
+                  ui->ctx.filter.cpu == PROFILE_CPU_ON ? "on-CPU"
+                  : ui->ctx.filter.cpu == PROFILE_CPU_OFF ? "off-CPU"
+                                                          : "on+off-CPU");
     if (ui->status.debuginfod)
         hdr_field(&h, "Debuginfod:", v, "%u ok %u wait %u miss",
                   ui->status.dbg_found, ui->status.dbg_pending,
@@ -357,6 +366,9 @@ static void draw_message(struct ui *ui, int y)
                   DT_ELLIPSIS);
     else if (ui->status.fallback[0])
         draw_text(t, y, 0, COLS, ui->status.fallback, t->attr[UC_INFO],
+                  DT_ELLIPSIS);
+    else if (ui->status.kernel[0])
+        draw_text(t, y, 0, COLS, ui->status.kernel, t->attr[UC_INFO],
                   DT_ELLIPSIS);
 }
 

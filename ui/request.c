@@ -88,6 +88,8 @@ static const struct keybinding keymap[] = {
     { ']', REQ_HIDE_SELF_MORE },
     { '{', REQ_HIDE_SUBS_LESS },
     { '}', REQ_HIDE_SUBS_MORE },
+    { 'K', REQ_TOGGLE_KERNEL },
+    { 'z', REQ_CPU_FILTER },
 
     { 'w', REQ_WINDOW },
     { 'W', REQ_WINDOW_PROMPT },

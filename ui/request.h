@@ -66,6 +66,8 @@
     R(HIDE_SELF_MORE, NULL,     "Raise hide-self% by 0.5") \
     R(HIDE_SUBS_LESS, NULL,     "Lower hide-subs% by 0.5") \
     R(HIDE_SUBS_MORE, NULL,     "Raise hide-subs% by 0.5") \
+    R(TOGGLE_KERNEL, NULL,      "Kernel frames [k] shown, or hidden (their time to the caller)") \
+    R(CPU_FILTER,    NULL,      "With --idle: all time, on-CPU only, or off-CPU by reason") \
     G("Time and baseline") \
     R(WINDOW,        NULL,      "Every view: the recent window (last N s) or since start") \
     R(WINDOW_PROMPT, NULL,      "Set the recent window's length in seconds (default 5)") \

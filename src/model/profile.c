@@ -366,6 +366,8 @@ const char *profile_process_label(const struct profile_thread *th,
     if (th->processes)
         snprintf(buf, n, "%s (%u process%s)", comm, th->processes,
                  th->processes == 1 ? "" : "es");
+    else if (th->pid == PROFILE_KERNEL_PID)
+        snprintf(buf, n, "%s", PROFILE_KERNEL_PROCESS);
     else if (!th->pid)
         snprintf(buf, n, "[unknown process]");
     else if (with_pid)

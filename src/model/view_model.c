@@ -110,6 +110,8 @@ static struct model *model_build(const struct profile *snap,
     m->base = snap;
 
     bool filtered = sample_filter(snap, f, &pf);
+    m->has_kernel = has_frames(snap, true);
+    m->has_reasons = has_frames(snap, false);
     m->thread = pf.thread;
     m->focus = pf.focus;
     m->pid = pf.pid;

@@ -69,6 +69,8 @@ struct model {
                                      model's) */
     uint32_t focus;               /* filter's focus frame, PROFILE_NONE */
     uint64_t total;               /* samples in base */
+    bool has_kernel;              /* snap has kernel frames */
+    bool has_reasons;             /* snap has off-CPU reason frames */
     struct profile_flat *flat;    /* per-function totals of base */
     size_t nflat;
     uint32_t *flat_of;            /* frame id -> index in flat, or NONE */
