@@ -167,9 +167,9 @@ static int paranoid_level(void)
 
 void perf_events_kernel_refusal(char *buf, size_t n)
 {
-    snprintf(buf, n, "kernel frames off: perf_event_paranoid=%d keeps kernel "
-             "samples from this user; sysctl kernel.perf_event_paranoid=1 or "
-             "run as root", paranoid_level());
+    snprintf(buf, n, "kernel frames off: perf_event_paranoid=%d (user mode "
+             "only); sysctl kernel.perf_event_paranoid=1 or run as root",
+             paranoid_level());
 }
 
 void perf_events_explain(int e, pid_t pid, bool kernel_only, struct perf_refusal *why)

@@ -101,8 +101,8 @@ int perf_events_probe(pid_t pid, bool idle, bool *kernel,
 
 /* Why kernel-mode samples (and so kernel frames) are refused to this
  * user, with the fix, in one line into buf (n bytes):
- * "kernel frames off: perf_event_paranoid=2 keeps kernel samples from
- * this user; sysctl kernel.perf_event_paranoid=1 or run as root". */
+ * "kernel frames off: perf_event_paranoid=2 (user mode only); sysctl
+ * kernel.perf_event_paranoid=1 or run as root". */
 void perf_events_kernel_refusal(char *buf, size_t n);
 
 /* Fill *why for perf_event_open, or a ring's mmap, failing with errno e on

@@ -384,18 +384,18 @@ bool ksyms_refusal(const char *path, char *buf, size_t n)
     if (lines == 0 || zero < lines)
         return false;
     int kptr = -1;
-    if ((f = fopen("/proc/sys/kernel/kptr_restrict", "re"))) {
+    if (!path && (f = fopen("/proc/sys/kernel/kptr_restrict", "re"))) {
         if (fscanf(f, "%d", &kptr) != 1)
             kptr = -1;
         fclose(f);
     }
     if (kptr >= 0)
-        snprintf(buf, n, "kernel frames unnamed: /proc/kallsyms hides kernel "
-                 "addresses (kptr_restrict=%d); sysctl kernel.kptr_restrict=0 "
-                 "or run as root", kptr);
+        snprintf(buf, n, "kernel frames unnamed: kallsyms hides addresses "
+                 "(kptr_restrict=%d); sysctl kernel.kptr_restrict=0 or run "
+                 "as root", kptr);
     else
-        snprintf(buf, n, "kernel frames unnamed: %s hides kernel addresses; "
-                 "sysctl kernel.kptr_restrict=0 or run as root",
+        snprintf(buf, n, "kernel frames unnamed: %s lists every address as 0;"
+                 " sysctl kernel.kptr_restrict=0 or run as root",
                  path ? path : KSYMS_PROC);
     return true;
 }
