@@ -224,7 +224,8 @@ static const char *why_text(const struct model *m, uint32_t thread,
     c->buf[0] = '\0';
     for (size_t i = 0; i <= n && o < sizeof(c->buf); i++) {
         char label[128];
-        if (!r[i].samples)
+        /* what rounds to 0% says nothing */
+        if (200 * r[i].samples < all)
             continue;
         int w = snprintf(c->buf + o, sizeof(c->buf) - o, "%s%s %.0f%%",
                          o ? "  " : "",

@@ -661,6 +661,8 @@ int main(int argc, char **argv)
         cfg.spin_us = (uint32_t)strtoul(env, NULL, 10);
     cfg.kernel_frames = !o.no_kernel;
     cfg.kallsyms = getenv("SPROFTOP_KALLSYMS"); /* tests: odd kallsyms */
+    if ((env = getenv("SPROFTOP_OFFCPU_REASONS")) && strcmp(env, "0") == 0)
+        cfg.reasons = false; /* a benchmark knob: --idle as before reasons */
 
     char err[512];
     int code = 1;

@@ -301,6 +301,7 @@ int pf_attach(struct psampler *s, char *err, size_t errlen, int *code)
     }
     s->eo.kernel = kernel;
     s->eo.kernel_frames = kernel && s->cfg.kernel_frames;
+    s->eo.switch_chain = kernel && s->cfg.reasons;
     if (!s->cfg.kernel_frames)
         snprintf(s->base.kernel_off, sizeof s->base.kernel_off,
                  "kernel frames off (--no-kernel)");

@@ -88,7 +88,8 @@ static void attr_event(struct perf_event_attr *a, const struct perf_events_opts 
     a->sample_stack_user = o->stack_bytes;
     a->exclude_kernel = o->kernel ? 0 : 1;
     a->exclude_callchain_kernel =
-        o->kernel && (kind == PERF_EV_SWITCH || o->kernel_frames) ? 0 : 1;
+        o->kernel && (kind == PERF_EV_SWITCH ? o->switch_chain
+                                             : o->kernel_frames) ? 0 : 1;
     a->inherit = 1;
     a->inherit_thread = o->children ? 0 : 1;
     if (o->enable_on_exec) {

@@ -52,8 +52,9 @@ struct perf_events_opts {
     uint32_t stack_bytes; /* user stack copied per sample (multiple of 8) */
     bool kernel;          /* keep kernel-mode samples (exclude_kernel 0) */
     bool kernel_frames;   /* with kernel: the kernel's call chain on the
-                             cpu-clock samples too (the context-switch
-                             samples always carry it: it names the wait) */
+                             cpu-clock samples */
+    bool switch_chain;    /* with kernel: ...and on the context-switch
+                             samples (it names the wait) */
     bool enable_on_exec;  /* a launched command: start at its exec */
     bool children;        /* inherited by forked processes too (else
                              inherit_thread keeps them out) */

@@ -59,7 +59,8 @@ static bool off_room(struct psampler *s, struct pthr *t)
 
 void pf_off_preempted(struct psampler *s, struct pthr *t)
 {
-    if (!t->t_out || !t->have_off || t->off_flags & INGEST_F_PREEMPT)
+    if (!t->t_out || !t->have_off || t->off_flags & INGEST_F_PREEMPT ||
+        !s->cfg.reasons)
         return;
     t->off_flags |= INGEST_F_PREEMPT;
     s->live.preempted++;
@@ -85,7 +86,7 @@ void pf_off_begin(struct psampler *s, struct pthr *t, const uint64_t *regs,
         int n = pf_unwind(s, p, regs, stack, len, &flags);
         memcpy(t->off_pcs, s->pcs, (size_t)n * sizeof *s->pcs);
         t->off_n = n;
-        t->off_flags = flags | INGEST_F_OFFCPU;
+        t->off_flags = flags | (s->cfg.reasons ? INGEST_F_OFFCPU : 0);
         t->off_ip = regs[16];
         t->off_sp = regs[7];
         t->off_bp = regs[6];
@@ -195,8 +196,9 @@ static void off_bootstrap(struct psampler *s, struct pthr *t, uint64_t now)
             keep_end = end;
         }
     }
-    t->off_flags = pf_count_end(s, keep_end) | INGEST_F_OFFCPU |
-                   boot_reason(p->pid, t->tid);
+    t->off_flags = pf_count_end(s, keep_end);
+    if (s->cfg.reasons)
+        t->off_flags |= INGEST_F_OFFCPU | boot_reason(p->pid, t->tid);
     t->off_nk = 0;
     t->off_ip = pc;
     t->off_sp = sp;

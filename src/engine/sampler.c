@@ -22,6 +22,7 @@ void sampler_config_default(struct sampler_config *c)
     c->spin_us = 50;
     c->child_out = -1;
     c->kernel_frames = true;
+    c->reasons = true;
 }
 
 int sampler_kind_parse(const char *name)

@@ -89,6 +89,10 @@ struct sampler_config {
                                   stack, where the kernel permits it (on
                                   unless --no-kernel); --idle's reasons
                                   read it either way */
+    bool reasons;              /* perf --idle: each off-CPU stretch's
+                                  reason, from the kernel's stack at the
+                                  switch-out (on; SPROFTOP_OFFCPU_REASONS=0,
+                                  a benchmark knob, turns it off) */
     const char *kallsyms;      /* kernel symbols from this file (NULL:
                                   /proc/kallsyms; tests set
                                   SPROFTOP_KALLSYMS) */

@@ -15,6 +15,7 @@
 #                                 sections of docs/PERFORMANCE.md);
 #                                 sections: slowdown cost threads idle
 #                                 aggregate stackcopy signals rates procs
+#                                 kernel
 set -u
 cd "$(dirname "$0")/../.."
 TOP=$PWD
@@ -112,6 +113,7 @@ tool_cmd() { # TOOL HZ PID -> command words
     case $1 in
     sp-perf) echo "$SP --sampler perf -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
     sp-ptrace) echo "$SP --sampler ptrace -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
+    sp-perf-nokernel) echo "$SP --sampler perf --no-kernel -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
     sp-perf-8k) echo "$SP --sampler perf --stack-size 8192 -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
     sp-perf-16k) echo "$SP --sampler perf --stack-size 16384 -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
     sp-perf-32k) echo "$SP --sampler perf --stack-size 32768 -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
@@ -484,6 +486,47 @@ if want procs && [ $have_perf = 1 ] && ! { [ -s "$TMP/all.top" ] && [ -s "$TMP/r
     for p in "${bg[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 fi
 
+# --- 11. kernel frames and off-CPU reasons (issue 21) -------------------------
+# a: sproftop's CPU per sample with kernel frames and without (--no-kernel),
+#    on spin_sys (every unit a 64 KiB read(): every sample has a kernel
+#    chain), 1 kHz, interleaved;
+# b: --idle with reasons, and as before them (SPROFTOP_OFFCPU_REASONS=0),
+#    on 4 busy + 60 blocked threads at 100 Hz (the busy ones, 4 on the
+#    CPUs, are preempted: a switch-out with a kernel stack each time);
+# c: the target's slowdown with kernel frames and without, spin_sys at
+#    1 kHz.
+declare -A KF
+if want kernel; then
+log "11. kernel frames: cost per sample, --idle reasons, the target"
+start_spin "$B/spin_sys" "$TMP/progress_sys" 1 0
+: >"$TMP/kf.on"; : >"$TMP/kf.off"; : >"$TMP/kf.diff"
+for ((r = 0; r < REPS; r++)); do
+    per= per2=
+    read -r _ per _ < <(cpu_run 6 --sampler perf -p "$SPIN" -F 1000)
+    [ $r = 0 ] && cp "$TMP/c.err" "$TMP/stats_kernel"
+    read -r _ per2 _ < <(cpu_run 6 --sampler perf --no-kernel -p "$SPIN" -F 1000)
+    [ -n "$per" ] && echo "$per" >>"$TMP/kf.on"
+    [ -n "$per2" ] && echo "$per2" >>"$TMP/kf.off"
+    [ -n "$per" ] && [ -n "$per2" ] && awk -v a="$per" -v b="$per2" 'BEGIN {printf "%.3f\n", a - b}' >>"$TMP/kf.diff"
+done
+stop_spin
+KF[on]=$(stats <"$TMP/kf.on"); KF[off]=$(stats <"$TMP/kf.off"); KF[diff]=$(stats <"$TMP/kf.diff")
+start_spin "$B/spin" "$TMP/progress64" 4 60
+: >"$TMP/rs.on"; : >"$TMP/rs.off"; : >"$TMP/rs.ratio"
+for ((r = 0; r < REPS; r++)); do
+    a= b=
+    read -r a _ _ < <(cpu_run 5 --sampler perf -p "$SPIN" -F 100 --idle)
+    [ $r = 0 ] && cp "$TMP/c.err" "$TMP/stats_reasons"
+    read -r b _ _ < <(SPROFTOP_OFFCPU_REASONS=0 cpu_run 5 --sampler perf -p "$SPIN" -F 100 --idle)
+    [ -n "$a" ] && echo "$a" >>"$TMP/rs.on"
+    [ -n "$b" ] && echo "$b" >>"$TMP/rs.off"
+    [ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN {if (b > 0) printf "%.3f\n", a / b}' >>"$TMP/rs.ratio"
+done
+stop_spin
+KF[rson]=$(stats <"$TMP/rs.on"); KF[rsoff]=$(stats <"$TMP/rs.off"); KF[rsratio]=$(stats <"$TMP/rs.ratio")
+slowdown_row "$B/spin_sys" 1 1000 sp-perf sp-perf-nokernel
+fi
+
 # --- report -------------------------------------------------------------------
 # Only some sections run: the others' cells are "not run", and the files
 # they would read are missing: not worth a line each on stderr.
@@ -782,6 +825,28 @@ its end; the runs of the two tools alternate, $REPS each. \`-a\` sees the
 whole machine, so the other jobs on it are in both tools' work.
 $(cat "$TOP/tests/bench/notes_procs.md")
 
+## 11. Kernel frames and off-CPU reasons (issue 21)
+
+| figure | with | without | change | target |
+|---|---|---|---|---|
+| sproftop's whole CPU per sample, µs: kernel frames (spin_sys, every sample with a kernel chain, 1 kHz) | $(echo "${KF[on]:-not run}") | \`--no-kernel\`: $(echo "${KF[off]:-not run}") | $(echo "${KF[diff]:-not run}") µs | ≤ 1 µs above: $(met "$(m "${KF[diff]:-x}")" 1 le) |
+| \`--idle\` on 4 busy + 60 blocked threads at 100 Hz: sproftop's whole CPU, share of a core | with reasons: $(echo "${KF[rson]:-not run}") | as before them (\`SPROFTOP_OFFCPU_REASONS=0\`): $(echo "${KF[rsoff]:-not run}") | ratio $(echo "${KF[rsratio]:-not run}") | ≤ 1.2×: $(met "$(m "${KF[rsratio]:-x}")" 1.2 le) |
+| spin_sys's slowdown at 1 kHz, CPU per unit with ÷ without | $(C sp-perf.1000.spin_sys.1.h0) | \`--no-kernel\`: $(C sp-perf-nokernel.1000.spin_sys.1.h0) | | unchanged within noise |
+| the same, wall | $(K sp-perf.1000.spin_sys.1.h0) | $(K sp-perf-nokernel.1000.spin_sys.1.h0) | | |
+
+Kernel frames cost sproftop the chain's bytes in each ring record, the
+kernel addresses' lookups in the collector's pc cache (kallsyms is read
+once, at the first kernel frame, about 0.1 s, outside the steady-state
+window), and deeper stacks in the tree; they cost the target the
+kernel's walk of its own stack in the sampling interrupt, which the
+slowdown rows compare.  The perf backend's \`--stats\` of the first
+run with kernel frames, and of the first \`--idle\` run with reasons:
+
+\`\`\`
+$(grep -E '^(samples|tracer|sproftop CPU|kernel|kallsyms)' "$TMP/stats_kernel" 2>/dev/null)
+$(grep -E '^(perf|sproftop CPU|kernel|off-CPU reasons)' "$TMP/stats_reasons" 2>/dev/null)
+\`\`\`
+
 ## Commands
 
 - Section 1: \`sproftop --sampler perf|ptrace -p PID -F HZ -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\`,
@@ -802,6 +867,10 @@ $(cat "$TOP/tests/bench/notes_procs.md")
 - Section 10: \`sproftop -a -F 99 -d $MACH_SECS -o FILE\` and \`perf top --stdio -a -g -F 99\` beside $IDLE_PROCS \`$BUILD/targets/sleeper\`
   and 2 \`$BUILD/bench/spin\`; \`/usr/bin/time -f %M sproftop -p P1,...,P20 -F 99 -d $MEM_SECS -o FILE\` and the same with \`-p P1\`,
   on 20 \`$BUILD/targets/split\`; \`SECTIONS=procs tests/bench/run.sh\` runs it alone.
+- Section 11: \`sproftop --sampler perf [--no-kernel] -p PID -F 1000 -d 6 --stats -o FILE\` on
+  \`$BUILD/bench/spin_sys PROGRESS 1\` (CPU between 1.5 s and 5.5 s), \`[SPROFTOP_OFFCPU_REASONS=0] sproftop
+  --sampler perf -p PID -F 100 -d 5 --idle --stats\` on \`$BUILD/bench/spin PROGRESS 4 60\`, and section 1's
+  pairs for \`--sampler perf [--no-kernel] -F 1000\` on spin_sys; \`SECTIONS=kernel tests/bench/run.sh\` runs it alone.
 - Regenerate: \`make bench\` (REPS, WIN, SECTIONS, SWEEP_HZ, SWEEP_REPS, IDLE_PROCS environment variables).
 EOF
 } >"$TMP/doc.md"
@@ -817,6 +886,7 @@ else
         slowdown) nums="$nums 1" ;; cost) nums="$nums 2 6" ;; threads) nums="$nums 3" ;;
         idle) nums="$nums 4" ;; aggregate) nums="$nums 5" ;; stackcopy) nums="$nums 7" ;;
         signals) nums="$nums 8" ;; rates) nums="$nums 9" ;; procs) nums="$nums 10" ;;
+        kernel) nums="$nums 11" ;;
         *) log "unknown section $sec" ;;
         esac
     done
