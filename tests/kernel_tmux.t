@@ -22,14 +22,10 @@ use_tmux sproftop-kernel
 # start_ui NAME ARGS...: sproftop ARGS in a new 120x30 session NAME; its
 # exit status lands in $TMPD/NAME.rc.
 start_ui() {
-    local name=$1 a cmd
+    local name=$1
     shift
-    cmd="cd '$TMPD' && '$SPROFTOP'"
-    for a in "$@"; do
-        cmd="$cmd '$a'"
-    done
-    cmd="$cmd 2>'$TMPD/$name.err'; echo \$? >'$TMPD/$name.rc'"
-    "${T[@]}" new-session -d -s "$name" -x 120 -y 30 "$cmd"
+    "${T[@]}" new-session -d -s "$name" -x 120 -y 30 \
+        "cd '$TMPD' && $(printf '%q ' "$SPROFTOP" "$@") 2>'$TMPD/$name.err'; echo \$? >'$TMPD/$name.rc'"
 }
 
 samples_above() {

@@ -174,17 +174,30 @@ static bool matches(const struct rule *r, const char *func, size_t n)
                      : n == l && strncmp(func, r->name, l) == 0;
 }
 
+/* The first rule of table[0..n) that func matches, or NULL (also for
+ * NULL or ""). */
+static const struct rule *first_match(const struct rule *table, size_t n,
+                                      const char *func)
+{
+    size_t len;
+
+    if (!func || !*func)
+        return NULL;
+    len = base_len(func);
+    for (size_t i = 0; i < n; i++)
+        if (matches(&table[i], func, len))
+            return &table[i];
+    return NULL;
+}
+
 enum offcpu_reason offcpu_reason_of(const char *func)
 {
-    size_t n;
+    const struct rule *r = first_match(rules, sizeof(rules) / sizeof(rules[0]),
+                                       func);
 
     if (!func || !*func)
         return OFFCPU_NONE;
-    n = base_len(func);
-    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
-        if (matches(&rules[i], func, n))
-            return (enum offcpu_reason)rules[i].reason;
-    return OFFCPU_OTHER;
+    return r ? (enum offcpu_reason)r->reason : OFFCPU_OTHER;
 }
 
 enum offcpu_reason offcpu_pick(const unsigned char *r, size_t n,
@@ -243,13 +256,6 @@ const char *offcpu_reason_frame(enum offcpu_reason r, const char *func,
 
 bool offcpu_irq_entry(const char *func)
 {
-    size_t n;
-
-    if (!func || !*func)
-        return false;
-    n = base_len(func);
-    for (size_t i = 0; i < sizeof(irq_rules) / sizeof(irq_rules[0]); i++)
-        if (matches(&irq_rules[i], func, n))
-            return true;
-    return false;
+    return first_match(irq_rules, sizeof(irq_rules) / sizeof(irq_rules[0]),
+                       func) != NULL;
 }

@@ -498,32 +498,31 @@ fi
 declare -A KF
 if want kernel; then
 log "11. kernel frames: cost per sample, --idle reasons, the target"
+# ab_runs NAME FIELD SECS OFF_ENV OFF_FLAG ARGS...: REPS alternating pairs
+# of cpu_run SECS ARGS (field FIELD of its line into NAME.on; the first
+# one's --stats kept as NAME.stats) and the same with OFF_FLAG added
+# under the environment OFF_ENV (NAME.off); KF[NAME.on], KF[NAME.off].
+ab_runs() {
+    local name=$1 field=$2 secs=$3 off_env=$4 off_flag=$5 r
+    shift 5
+    : >"$TMP/$name.on"; : >"$TMP/$name.off"
+    for ((r = 0; r < REPS; r++)); do
+        cpu_run "$secs" "$@" | awk -v f="$field" 'NF {print $f}' >>"$TMP/$name.on"
+        [ $r = 0 ] && cp "$TMP/c.err" "$TMP/$name.stats"
+        # shellcheck disable=SC2086
+        (export ${off_env:-SPROFTOP_BENCH_AB=1}; cpu_run "$secs" "$@" $off_flag) |
+            awk -v f="$field" 'NF {print $f}' >>"$TMP/$name.off"
+    done
+    KF[$name.on]=$(stats <"$TMP/$name.on"); KF[$name.off]=$(stats <"$TMP/$name.off")
+}
 start_spin "$B/spin_sys" "$TMP/progress_sys" 1 0
-: >"$TMP/kf.on"; : >"$TMP/kf.off"; : >"$TMP/kf.diff"
-for ((r = 0; r < REPS; r++)); do
-    per= per2=
-    read -r _ per _ < <(cpu_run 6 --sampler perf -p "$SPIN" -F 1000)
-    [ $r = 0 ] && cp "$TMP/c.err" "$TMP/stats_kernel"
-    read -r _ per2 _ < <(cpu_run 6 --sampler perf --no-kernel -p "$SPIN" -F 1000)
-    [ -n "$per" ] && echo "$per" >>"$TMP/kf.on"
-    [ -n "$per2" ] && echo "$per2" >>"$TMP/kf.off"
-    [ -n "$per" ] && [ -n "$per2" ] && awk -v a="$per" -v b="$per2" 'BEGIN {printf "%.3f\n", a - b}' >>"$TMP/kf.diff"
-done
+ab_runs kf 2 6 "" --no-kernel --sampler perf -p "$SPIN" -F 1000
 stop_spin
-KF[on]=$(stats <"$TMP/kf.on"); KF[off]=$(stats <"$TMP/kf.off"); KF[diff]=$(stats <"$TMP/kf.diff")
+KF[diff]=$(awk -v a="$(median <"$TMP/kf.on")" -v b="$(median <"$TMP/kf.off")" 'BEGIN {printf "%.3f", a - b}')
 start_spin "$B/spin" "$TMP/progress64" 4 60
-: >"$TMP/rs.on"; : >"$TMP/rs.off"; : >"$TMP/rs.ratio"
-for ((r = 0; r < REPS; r++)); do
-    a= b=
-    read -r a _ _ < <(cpu_run 5 --sampler perf -p "$SPIN" -F 100 --idle)
-    [ $r = 0 ] && cp "$TMP/c.err" "$TMP/stats_reasons"
-    read -r b _ _ < <(SPROFTOP_OFFCPU_REASONS=0 cpu_run 5 --sampler perf -p "$SPIN" -F 100 --idle)
-    [ -n "$a" ] && echo "$a" >>"$TMP/rs.on"
-    [ -n "$b" ] && echo "$b" >>"$TMP/rs.off"
-    [ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN {if (b > 0) printf "%.3f\n", a / b}' >>"$TMP/rs.ratio"
-done
+ab_runs rs 1 5 SPROFTOP_OFFCPU_REASONS=0 "" --sampler perf -p "$SPIN" -F 100 --idle
 stop_spin
-KF[rson]=$(stats <"$TMP/rs.on"); KF[rsoff]=$(stats <"$TMP/rs.off"); KF[rsratio]=$(stats <"$TMP/rs.ratio")
+KF[rsratio]=$(awk -v a="$(median <"$TMP/rs.on")" -v b="$(median <"$TMP/rs.off")" 'BEGIN {if (b > 0) printf "%.3f", a / b; else print "nan"}')
 slowdown_row "$B/spin_sys" 1 1000 sp-perf sp-perf-nokernel
 fi
 
@@ -829,8 +828,8 @@ $(cat "$TOP/tests/bench/notes_procs.md")
 
 | figure | with | without | change | target |
 |---|---|---|---|---|
-| sproftop's whole CPU per sample, µs: kernel frames (spin_sys, every sample with a kernel chain, 1 kHz) | $(echo "${KF[on]:-not run}") | \`--no-kernel\`: $(echo "${KF[off]:-not run}") | $(echo "${KF[diff]:-not run}") µs | ≤ 1 µs above: $(met "$(m "${KF[diff]:-x}")" 1 le) |
-| \`--idle\` on 4 busy + 60 blocked threads at 100 Hz: sproftop's whole CPU, share of a core | with reasons: $(echo "${KF[rson]:-not run}") | as before them (\`SPROFTOP_OFFCPU_REASONS=0\`): $(echo "${KF[rsoff]:-not run}") | ratio $(echo "${KF[rsratio]:-not run}") | ≤ 1.2×: $(met "$(m "${KF[rsratio]:-x}")" 1.2 le) |
+| sproftop's whole CPU per sample, µs: kernel frames (spin_sys, every sample with a kernel chain, 1 kHz) | ${KF[kf.on]:-not run} | \`--no-kernel\`: ${KF[kf.off]:-not run} | medians: ${KF[diff]:-not run} µs | ≤ 1 µs above: $(met "${KF[diff]:-x}" 1 le) |
+| \`--idle\` on 4 busy + 60 blocked threads at 100 Hz: sproftop's whole CPU, share of a core | with reasons: ${KF[rs.on]:-not run} | as before them (\`SPROFTOP_OFFCPU_REASONS=0\`): ${KF[rs.off]:-not run} | medians: ratio ${KF[rsratio]:-not run} | ≤ 1.2×: $(met "${KF[rsratio]:-x}" 1.2 le) |
 | spin_sys's slowdown at 1 kHz, CPU per unit with ÷ without | $(C sp-perf.1000.spin_sys.1.h0) | \`--no-kernel\`: $(C sp-perf-nokernel.1000.spin_sys.1.h0) | | unchanged within noise |
 | the same, wall | $(K sp-perf.1000.spin_sys.1.h0) | $(K sp-perf-nokernel.1000.spin_sys.1.h0) | | |
 
@@ -843,8 +842,8 @@ slowdown rows compare.  The perf backend's \`--stats\` of the first
 run with kernel frames, and of the first \`--idle\` run with reasons:
 
 \`\`\`
-$(grep -E '^(samples|tracer|sproftop CPU|kernel|kallsyms)' "$TMP/stats_kernel" 2>/dev/null)
-$(grep -E '^(perf|sproftop CPU|kernel|off-CPU reasons)' "$TMP/stats_reasons" 2>/dev/null)
+$(grep -E '^(samples|tracer|sproftop CPU|kernel|kallsyms)' "$TMP/kf.stats" 2>/dev/null)
+$(grep -E '^(perf|sproftop CPU|kernel|off-CPU reasons)' "$TMP/rs.stats" 2>/dev/null)
 \`\`\`
 
 ## Commands
