@@ -379,8 +379,8 @@ static const char *cc_info(struct view *v, char *buf, size_t n)
 
     if (!m || v->ctx->selected == PROFILE_NONE)
         return NULL;
-    snprintf(buf, n, "%s", model_frame_name(m, v->ctx->selected));
-    return buf;
+    const struct frame_desc *d = profile_frame(m->snap, v->ctx->selected);
+    return d ? view_frame_label(d, buf, n) : NULL;
 }
 
 static struct view_sort *cc_sort(struct view *v)

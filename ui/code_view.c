@@ -382,7 +382,10 @@ static const char *src_info(struct view *v, char *buf, size_t n)
         return NULL;
     /* Line and address counts are kept per function, not per thread: a
      * thread or process filter cannot narrow them, so say so. */
-    snprintf(buf, n, "%s%s", model_frame_name(m, sp->shown),
+    char name[512];
+    snprintf(buf, n, "%s%s",
+             view_frame_label(profile_frame(m->snap, sp->shown), name,
+                              sizeof(name)),
              m->thread != PROFILE_NONE || m->pid ? " (counts: all threads)"
                                                  : "");
     return buf;
@@ -395,9 +398,11 @@ static const char *src_empty(struct view *v, char *buf, size_t n)
 
     if (!m || sp->shown == PROFILE_NONE)
         return NULL;
+    char name[512];
     snprintf(buf, n, "%s: %s, and no sampled addresses",
-             model_frame_name(m, sp->shown), sp->err[0] ? sp->err
-                                                      : "no sampled lines");
+             view_frame_label(profile_frame(m->snap, sp->shown), name,
+                              sizeof(name)),
+             sp->err[0] ? sp->err : "no sampled lines");
     return buf;
 }
 

@@ -227,7 +227,8 @@ static void use_gen(struct fold *f, uint64_t gen)
                 p = &g->next;
             }
         }
-        symbols_load_maps(f->sym, best->text, best->len);
+        if (f->sym) /* -a's [kernel] process has none */
+            symbols_load_maps(f->sym, best->text, best->len);
     }
     pc_cache_clear(&f->pcs);
     f->cur_gen = gen;

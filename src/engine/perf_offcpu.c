@@ -92,7 +92,9 @@ void pf_off_begin(struct psampler *s, struct pthr *t, const uint64_t *regs,
         t->off_bp = regs[6];
         t->have_off = true;
     } else {
-        t->off_flags &= ~(uint32_t)INGEST_F_PREEMPT;
+        /* a new stretch: its own switch-out says if it was preempted,
+         * its own kernel stack why it waits */
+        t->off_flags &= ~((uint32_t)INGEST_F_PREEMPT | INGEST_REASON_MASK);
         s->live.reused++;
     }
     t->t_out = time;

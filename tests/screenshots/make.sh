@@ -334,10 +334,10 @@ record_waits() {
     [ -n "$waits_rec" ] && return "$waits_rec"
     waits_rec=1
     rm -f "$work/waits.pb.gz"
-    mkdir -p "$work/waits.d"
+    mkdir -p "$work/waits.disk"
     if "$sproftop" --version | grep -q '^kernel frames on' &&
         timeout -k 5 60 "$sproftop" --sampler perf --idle -F "$rec_freq" -d 5 \
-            -o "$work/waits.pb.gz" -- "$waits" 4 "$work/waits.d" "$work/waits.rep" \
+            -o "$work/waits.pb.gz" -- "$waits" 4 "$work/waits.disk" "$work/waits.rep" \
             >/dev/null 2>"$work/waits.err"; then
         waits_rec=0
     else
