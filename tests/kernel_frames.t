@@ -63,12 +63,18 @@ sp_shares() {
 start_target readzero || bail_out "cannot start readzero"
 rz=$TARGET_PID
 if "$PERF" record -q -o "$TMPD/probe.data" -e cpu-clock -- true >/dev/null 2>&1; then
-    spawn "$PERF" record -q -e cpu-clock -F 499 -g -p "$rz" -o "$TMPD/perf.data" \
-        -- sleep 4 >"$TMPD/perf.out" 2>&1
+    # Both sample the same stretch of readzero, until sproftop has 5,000
+    # samples (however long a loaded machine makes that take): two
+    # independent shares of 60% then differ by sqrt(2 x 0.6 x 0.4 / 5000)
+    # = 1 point (one standard deviation), and 3 points is 3 of them.
+    spawn timeout -s INT 120 "$PERF" record -q -e cpu-clock -F 999 -g -p "$rz" \
+        -o "$TMPD/perf.data" >"$TMPD/perf.out" 2>&1
     perf_pid=$SPAWN_PID
-    run_sproftop --sampler perf -p "$rz" -F 499 -d 4 --stats -o "$TMPD/rz.folded"
+    wait_until 10 test -s "$TMPD/perf.data"
+    sample_until 5000 90 --sampler perf -p "$rz" -F 999 --stats -o "$TMPD/rz.folded"
     is "$RC" 0 "readzero: sproftop exits 0"
-    wait_exit "$perf_pid" 20 || diag "perf record did not end"
+    kill -INT "$perf_pid" # timeout(1) hands it to perf record
+    wait_exit "$perf_pid" 30 || diag "perf record did not end"
     perf_shares "$TMPD/perf.data" | sort >"$TMPD/perf.shares"
     sp_shares "$TMPD/rz.folded" | sort >"$TMPD/sp.shares"
     # every kernel function of 2% (leaf) or 5% (anywhere) in either

@@ -49,7 +49,7 @@ check "K: the header says Kernel: hidden" wait_until 10 screen_has live 'Kernel:
 check "K: no kernel frame is left" wait_until 10 eval '! screen_has live "\[k\]"'
 check "K: their time is the read() wrapper's" \
     wait_until 10 screen_has live '^> .*__libc_read'
-keys live K
+keys live K g
 check "K again: [k] read_zero is back" wait_until 10 screen_has live '\[k\] read_zero'
 keys live q
 wait_until 10 exited live

@@ -290,5 +290,6 @@ int main(void)
         cmocka_unit_test(test_refusal),
         cmocka_unit_test(test_reasons),
     };
+    cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
