@@ -77,15 +77,17 @@ else
     place "$TMPD/A"
     SPROFTOP_KALLSYMS=$TMPD/ks spawn_sproftop mod --sampler perf -p "$rz" -d 30 --stats \
         -o "$TMPD/mod.pb.gz" || bail_out "sproftop did not start"
-    # The first read may be the one-line check of the header (are the
-    # addresses hidden?); the table itself is read at the first kernel
-    # frame, and only then is the file compared, once a second: so A is
-    # in use once it has been read twice.
+    # The file is read at the start (are the addresses hidden?), at the
+    # first kernel frame (the table), and then once a second to see
+    # whether it changed (read again when it did).  A table is surely in
+    # use, and has been for a second, once the file has been read twice
+    # since it was put in place (again: its times moved back, one more
+    # read); the first one, three times.
     again() { touch -d '1 minute ago' "$TMPD/ks" && wait_until 15 read_since; }
     phases=0
-    wait_until 15 read_since && again && phases=1 && place "$TMPD/B" &&
-        wait_until 15 read_since && phases=2 && place "$TMPD/A" &&
-        wait_until 15 read_since && phases=3
+    wait_until 15 read_since && again && again && phases=1 &&
+        place "$TMPD/B" && wait_until 15 read_since && again && phases=2 &&
+        place "$TMPD/A" && wait_until 15 read_since && again && phases=3
     is "$phases" 3 "module: each table was read while sampling"
     kill -INT "$SP_PID"
     wait_sproftop
