@@ -62,6 +62,8 @@ struct collect {
     struct ksyms *ksyms;       /* kernel addresses' names, for every
                                   process's fold (collector thread) */
     bool show_kernel;          /* kernel frames go into the stacks */
+    bool kernel_stacks;        /* the sampler takes kernel stacks: kernel
+                                  frames, or --idle's reasons */
     char kernel_note[200];     /* why stacks have no (named) kernel
                                   frames, with the fix; "" */
     struct dbgfetch *fetch;    /* debuginfod fetches for all, NULL when off */
@@ -220,6 +222,9 @@ static void *collector_main(void *arg)
 {
     struct collect *c = arg;
     sampler_block_signals();
+    /* kallsyms now, rather than at the first kernel frame, mid-session */
+    if (c->kernel_stacks)
+        ksyms_load(c->ksyms, clock_mono_ns());
     while (!atomic_load(&c->quit)) {
         /* a module loaded or unloaded: its names (at most once a second) */
         ksyms_check(c->ksyms, clock_mono_ns());
@@ -621,6 +626,7 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
     c->pid = sampler_pid(c->sampler);
     struct sampler_stats st;
     sampler_get_stats(c->sampler, &st);
+    c->kernel_stacks = st.kernel_stacks;
     if (st.kernel_off[0])
         snprintf(c->kernel_note, sizeof c->kernel_note, "%s", st.kernel_off);
     else

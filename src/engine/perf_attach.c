@@ -302,6 +302,8 @@ int pf_attach(struct psampler *s, char *err, size_t errlen, int *code)
     s->eo.kernel = kernel;
     s->eo.kernel_frames = kernel && s->cfg.kernel_frames;
     s->eo.switch_chain = kernel && s->cfg.reasons;
+    s->base.kernel_stacks = s->eo.kernel_frames ||
+                            (s->cfg.idle && s->eo.switch_chain);
     if (!s->cfg.kernel_frames)
         snprintf(s->base.kernel_off, sizeof s->base.kernel_off,
                  "kernel frames off (--no-kernel)");

@@ -147,6 +147,7 @@ void sampler_get_stats(struct sampler *s, struct sampler_stats *out)
     out->stack_bytes = s->stack_bytes;
     snprintf(out->fallback, sizeof out->fallback, "%s", s->fallback);
     snprintf(out->kernel_off, sizeof out->kernel_off, "%s", s->kernel_off);
+    out->kernel_stacks = s->kernel_stacks;
 }
 
 void sampler_foreach_thread(struct sampler *s,

@@ -190,6 +190,8 @@ struct sampler_stats {
     char kernel_off[200];      /* why stacks have no kernel frames, with
                                   the fix ("kernel frames off: ..."); ""
                                   when they have them */
+    bool kernel_stacks;        /* the backend takes kernel stacks: kernel
+                                  frames, or --idle's reasons */
     char error[200];           /* fatal error that ended sampling, or "" */
 };
 
@@ -209,6 +211,7 @@ struct sampler {
     char fallback[200];  /* set by sampler_start: see sampler_stats */
     char kernel_off[200];/* set by the backend or sampler_start: see
                             sampler_stats */
+    bool kernel_stacks;  /* set by the backend: see sampler_stats */
     uint32_t stack_bytes;/* set by sampler_start: see sampler_stats */
 };
 

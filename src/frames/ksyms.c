@@ -328,12 +328,17 @@ static void reload(struct ksyms *k, uint64_t now_ns)
     k->st.reloads++;
 }
 
+void ksyms_load(struct ksyms *k, uint64_t now_ns)
+{
+    if (!k->tried)
+        reload(k, now_ns);
+}
+
 bool ksyms_lookup(struct ksyms *k, uint64_t addr, uint64_t now_ns,
                   struct ksym_hit *out)
 {
     k->st.lookups++;
-    if (!k->tried)
-        reload(k, now_ns);
+    ksyms_load(k, now_ns);
     if (ksyms_table_lookup(k->t, addr, out))
         return true;
     k->st.misses++;

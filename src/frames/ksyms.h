@@ -91,6 +91,11 @@ void ksyms_free(struct ksyms *k);
 bool ksyms_lookup(struct ksyms *k, uint64_t addr, uint64_t now_ns,
                   struct ksym_hit *out);
 
+/* Read the source now unless it was (else the first lookup does): the
+ * collector does it as it starts, so the 0.1 s that /proc/kallsyms
+ * takes is not spent in the middle of a session. */
+void ksyms_load(struct ksyms *k, uint64_t now_ns);
+
 /* Once the source has been read, at most once a second of now_ns: read
  * it again if it changed (a module loaded or unloaded).  true when the
  * table was replaced (ksyms_epoch changed). */
