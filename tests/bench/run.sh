@@ -162,16 +162,16 @@ slowdown_row() { # BIN BUSY HZ TOOLS...
 
 # cpu_run SECS ARGS...: sproftop ARGS for SECS s with --stats; prints
 # "SHARE US_PER_SAMPLE SAMPLES_PER_S": its steady-state CPU (all threads,
-# from 1.5 s to SECS - 0.5 s: start-up and the final write left out) as a
-# share of one core, per sample, and the sample rate.
+# from CPU_WARM s (default 1.5) to SECS - 0.5 s: start-up and the final
+# write left out) as a share of one core, per sample, and the sample rate.
 cpu_run() {
-    local secs=$1; shift
+    local secs=$1 warm=${CPU_WARM:-1.5}; shift
     "$SP" "$@" -d "$secs" --stats -o "$TMP/c.folded" 2>"$TMP/c.err" >/dev/null &
     local sp=$!
-    sleep 1.5
+    sleep "$warm"
     local c0 t0 c1 t1
     c0=$(tcpu $sp); t0=$(now)
-    sleep "$(awk -v s="$secs" 'BEGIN {print s - 2}')"
+    sleep "$(awk -v s="$secs" -v w="$warm" 'BEGIN {print s - w - 0.5}')"
     c1=$(tcpu $sp); t1=$(now)
     wait $sp
     [ "$c1" -gt "$c0" ] 2>/dev/null || return 0 # it did not run through
@@ -516,7 +516,9 @@ ab_runs() {
     KF[$name.on]=$(stats <"$TMP/$name.on"); KF[$name.off]=$(stats <"$TMP/$name.off")
 }
 start_spin "$B/spin_sys" "$TMP/progress_sys" 1 0
-ab_runs kf 2 6 "" --no-kernel --sampler perf -p "$SPIN" -F 1000
+# reading kallsyms takes 0.1 s of CPU, spread over seconds on a loaded
+# machine: the window starts later
+CPU_WARM=4 ab_runs kf 2 9 "" --no-kernel --sampler perf -p "$SPIN" -F 1000
 stop_spin
 KF[diff]=$(awk -v a="$(median <"$TMP/kf.on")" -v b="$(median <"$TMP/kf.off")" 'BEGIN {printf "%.3f", a - b}')
 start_spin "$B/spin" "$TMP/progress64" 4 60
@@ -835,8 +837,8 @@ $(cat "$TOP/tests/bench/notes_procs.md")
 
 Kernel frames cost sproftop the chain's bytes in each ring record, the
 kernel addresses' lookups in the collector's pc cache (kallsyms is read
-once, at the first kernel frame, about 0.1 s, outside the steady-state
-window), and deeper stacks in the tree; they cost the target the
+once, as the collector starts: about 0.1 s on a quiet machine, before the
+steady-state window), and deeper stacks in the tree; they cost the target the
 kernel's walk of its own stack in the sampling interrupt, which the
 slowdown rows compare.  The perf backend's \`--stats\` of the first
 run with kernel frames, and of the first \`--idle\` run with reasons:
@@ -866,8 +868,8 @@ $(grep -E '^(perf|sproftop CPU|kernel|off-CPU reasons)' "$TMP/rs.stats" 2>/dev/n
 - Section 10: \`sproftop -a -F 99 -d $MACH_SECS -o FILE\` and \`perf top --stdio -a -g -F 99\` beside $IDLE_PROCS \`$BUILD/targets/sleeper\`
   and 2 \`$BUILD/bench/spin\`; \`/usr/bin/time -f %M sproftop -p P1,...,P20 -F 99 -d $MEM_SECS -o FILE\` and the same with \`-p P1\`,
   on 20 \`$BUILD/targets/split\`; \`SECTIONS=procs tests/bench/run.sh\` runs it alone.
-- Section 11: \`sproftop --sampler perf [--no-kernel] -p PID -F 1000 -d 6 --stats -o FILE\` on
-  \`$BUILD/bench/spin_sys PROGRESS 1\` (CPU between 1.5 s and 5.5 s), \`[SPROFTOP_OFFCPU_REASONS=0] sproftop
+- Section 11: \`sproftop --sampler perf [--no-kernel] -p PID -F 1000 -d 9 --stats -o FILE\` on
+  \`$BUILD/bench/spin_sys PROGRESS 1\` (CPU between 4 s and 8.5 s), \`[SPROFTOP_OFFCPU_REASONS=0] sproftop
   --sampler perf -p PID -F 100 -d 5 --idle --stats\` on \`$BUILD/bench/spin PROGRESS 4 60\`, and section 1's
   pairs for \`--sampler perf [--no-kernel] -F 1000\` on spin_sys; \`SECTIONS=kernel tests/bench/run.sh\` runs it alone.
 - Regenerate: \`make bench\` (REPS, WIN, SECTIONS, SWEEP_HZ, SWEEP_REPS, IDLE_PROCS environment variables).
