@@ -497,6 +497,7 @@ fi
 #    1 kHz.
 declare -A KF
 if want kernel; then
+KF[load0]=$(cut -d' ' -f1 /proc/loadavg)
 log "11. kernel frames: cost per sample, --idle reasons, the target"
 # ab_runs NAME FIELD SECS OFF_ENV OFF_FLAG ARGS...: REPS alternating pairs
 # of cpu_run SECS ARGS (field FIELD of its line into NAME.on; the first
@@ -516,9 +517,9 @@ ab_runs() {
     KF[$name.on]=$(stats <"$TMP/$name.on"); KF[$name.off]=$(stats <"$TMP/$name.off")
 }
 start_spin "$B/spin_sys" "$TMP/progress_sys" 1 0
-# reading kallsyms takes 0.1 s of CPU, spread over seconds on a loaded
-# machine: the window starts later
-CPU_WARM=4 ab_runs kf 2 9 "" --no-kernel --sampler perf -p "$SPIN" -F 1000
+# reading and parsing kallsyms takes about 60 ms of CPU, spread over up to
+# 4 s on a machine loaded 20 deep: the window starts at 6 s
+CPU_WARM=6 ab_runs kf 2 12 "" --no-kernel --sampler perf -p "$SPIN" -F 1000
 stop_spin
 KF[diff]=$(awk -v a="$(median <"$TMP/kf.on")" -v b="$(median <"$TMP/kf.off")" 'BEGIN {printf "%.3f", a - b}')
 start_spin "$B/spin" "$TMP/progress64" 4 60
@@ -526,6 +527,7 @@ ab_runs rs 1 5 SPROFTOP_OFFCPU_REASONS=0 "" --sampler perf -p "$SPIN" -F 100 --i
 stop_spin
 KF[rsratio]=$(awk -v a="$(median <"$TMP/rs.on")" -v b="$(median <"$TMP/rs.off")" 'BEGIN {if (b > 0) printf "%.3f", a / b; else print "nan"}')
 slowdown_row "$B/spin_sys" 1 1000 sp-perf sp-perf-nokernel
+KF[load1]=$(cut -d' ' -f1 /proc/loadavg)
 fi
 
 # --- report -------------------------------------------------------------------
@@ -837,10 +839,14 @@ $(cat "$TOP/tests/bench/notes_procs.md")
 
 Kernel frames cost sproftop the chain's bytes in each ring record, the
 kernel addresses' lookups in the collector's pc cache (kallsyms is read
-once, as the collector starts: about 0.1 s on a quiet machine, before the
-steady-state window), and deeper stacks in the tree; they cost the target the
+once, as the collector starts: about 60 ms of CPU, before the window),
+and deeper stacks in the tree; they cost the target the
 kernel's walk of its own stack in the sampling interrupt, which the
-slowdown rows compare.  The perf backend's \`--stats\` of the first
+slowdown rows compare.  The machine's load average was ${KF[load0]:-?} as
+this section began and ${KF[load1]:-?} as it ended: the more loaded, the
+fewer samples spin_sys gets a second, and the more of a sample's figure
+is sproftop's fixed work per second (the same in both modes: the
+difference of the medians is then within the spread of either).  The perf backend's \`--stats\` of the first
 run with kernel frames, and of the first \`--idle\` run with reasons:
 
 \`\`\`
@@ -868,8 +874,8 @@ $(grep -E '^(perf|sproftop CPU|kernel|off-CPU reasons)' "$TMP/rs.stats" 2>/dev/n
 - Section 10: \`sproftop -a -F 99 -d $MACH_SECS -o FILE\` and \`perf top --stdio -a -g -F 99\` beside $IDLE_PROCS \`$BUILD/targets/sleeper\`
   and 2 \`$BUILD/bench/spin\`; \`/usr/bin/time -f %M sproftop -p P1,...,P20 -F 99 -d $MEM_SECS -o FILE\` and the same with \`-p P1\`,
   on 20 \`$BUILD/targets/split\`; \`SECTIONS=procs tests/bench/run.sh\` runs it alone.
-- Section 11: \`sproftop --sampler perf [--no-kernel] -p PID -F 1000 -d 9 --stats -o FILE\` on
-  \`$BUILD/bench/spin_sys PROGRESS 1\` (CPU between 4 s and 8.5 s), \`[SPROFTOP_OFFCPU_REASONS=0] sproftop
+- Section 11: \`sproftop --sampler perf [--no-kernel] -p PID -F 1000 -d 12 --stats -o FILE\` on
+  \`$BUILD/bench/spin_sys PROGRESS 1\` (CPU between 6 s and 11.5 s), \`[SPROFTOP_OFFCPU_REASONS=0] sproftop
   --sampler perf -p PID -F 100 -d 5 --idle --stats\` on \`$BUILD/bench/spin PROGRESS 4 60\`, and section 1's
   pairs for \`--sampler perf [--no-kernel] -F 1000\` on spin_sys; \`SECTIONS=kernel tests/bench/run.sh\` runs it alone.
 - Regenerate: \`make bench\` (REPS, WIN, SECTIONS, SWEEP_HZ, SWEEP_REPS, IDLE_PROCS environment variables).
