@@ -18,7 +18,7 @@ WERROR     ?= 1
 CC         ?= cc
 PKG_CONFIG ?= pkg-config
 
-PKGS := ncursesw libunwind-ptrace libdw libdebuginfod
+PKGS := ncursesw libunwind-ptrace libdw libdebuginfod capstone
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wformat=2 -Wwrite-strings -Wundef -Wswitch-enum \
@@ -40,12 +40,11 @@ LIBS_EXTRA := -lunwind-x86_64 -lunwind -lstdc++ -lpthread -lm -lz
 PKG_STAMP := $(BUILD)/.pkgs-ok
 include src/layers.mk
 MAIN_OBJ  := $(BUILD)/src/app/main.o
-LIB_OBJS  := $(filter-out $(MAIN_OBJ),$(PURE_OBJS) $(engine_OBJS) $(ui_OBJS) $(app_OBJS))
-ENGINE_OBJS := $(engine_OBJS)
+LIB_OBJS  := $(filter-out $(MAIN_OBJ),$(PURE_OBJS) $(ENGINE_OBJS) $(ui_OBJS) $(app_OBJS))
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
-# Engine unit tests (libc-only engine modules): ENGINE_UNIT_BINS, added to UNIT_BINS.
+# Engine unit tests (the libc-only rooms): ENGINE_UNIT_BINS, added to UNIT_BINS.
 include tests/unit/engine/unit.mk
 
 # The default build is ./sproftop; sanitizer builds put theirs in their
@@ -84,11 +83,6 @@ $(BUILD)/tests/unit/test_ui_%: tests/unit/test_ui_%.c $(UI_TEST_OBJS)
 	$(CC) $(CFLAGS_BASE) $(ui_FLAGS) -o $@ $< $(UI_TEST_OBJS) -lcmocka \
 	  $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null) -lm
 
-# The frames layer's unit test (test_frames.c) sees its headers too.
-$(BUILD)/tests/unit/test_frames: tests/unit/test_frames.c $(PURE_OBJS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(frames_FLAGS) -o $@ $< $(PURE_OBJS) -lcmocka -lm -lz
-
 unit: $(UNIT_BINS)
 
 # Test targets: tests/targets/targets.mk defines TARGET_BINS and their rules.
@@ -108,7 +102,8 @@ DEB_PKGS := gcc g++ make pkg-config libncurses-dev libunwind-dev libdw-dev \
             libdebuginfod-dev debuginfod xz-utils \
             libcmocka-dev zlib1g-dev elfutils perl tmux strace procps \
             ruby-stackprof golang-go graphviz valgrind libxml2-utils groff \
-            clang libclang-rt-14-dev chromium nodejs openjdk-17-jdk-headless
+            clang libclang-rt-14-dev chromium nodejs openjdk-17-jdk-headless \
+            racket libcapstone-dev linux-perf
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
@@ -151,12 +146,13 @@ tsan:
 	  SANITIZE='-fsanitize=thread' test-only PROVE_FLAGS=
 
 # --- documentation -----------------------------------------------------------
-# `make docs` regenerates the key tables of README.md and docs/sproftop.1 from
-# --help-keys; `make docs-check` runs tests/docs.t alone (make test runs it
+# `make docs` regenerates the key and option tables of README.md and
+# docs/sproftop.1 from --help-keys and --help-options; `make docs-check` runs tests/docs.t alone (make test runs it
 # too); `make screenshots` retakes screenshots/*.png from the real TUI.
 .PHONY: docs docs-check screenshots
 docs: all
 	@SPROFTOP=$(CURDIR)/$(BIN) tests/docs/keys.sh
+	@SPROFTOP=$(CURDIR)/$(BIN) tests/docs/options.sh
 
 docs-check: all
 	@SPROFTOP=$(CURDIR)/$(BIN) BUILD=$(BUILD) prove --exec '' tests/docs.t

@@ -106,8 +106,9 @@ fi
 # --- text (Racket style) and top (stackprof style) ---------------------------
 T=$TMPD/x.text
 like "$(cat "$T")" "Number of samples taken: $total " "text: the sample count"
-# from a .sampler file the interval is unknown: 1 ms per sample
-t_a=$(sed -nE 's/^\[[0-9]+\] *([0-9]+)\([0-9.]+%\) *[0-9]+\([0-9.]+%\) *func_a .*/\1/p' "$T")
+# from a .sampler file the interval is unknown: 1 ms per sample; the
+# node numbers are right-aligned (" [5]" once there are ten nodes)
+t_a=$(sed -nE 's/^ *\[[0-9]+\] *([0-9]+)\([0-9.]+%\) *[0-9]+\([0-9.]+%\) *func_a .*/\1/p' "$T")
 is "$t_a" "$fa" "text: func_a's node line total is $fa ms"
 t_local=$(awk '$1 == "func_a" && $2 ~ /^\[[0-9]+\]/ { v = $NF } END { print v }' "$T")
 want_local=$(awk -v a="$a_wu" -v w="$wu" 'BEGIN { printf "%.1f", 100 * a / w }')

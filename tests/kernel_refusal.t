@@ -84,7 +84,7 @@ like "$(sed -n '23p' "$TMPD/w/hdr")" "^$why" "kptr_restrict: the header's messag
 unset KALLSYMS
 
 # --- the ptrace backend --------------------------------------------------------------------
-why="kernel frames off: the ptrace backend sees user stacks only; use --sampler perf \\(perf_event_open\\) for them"
+why="kernel frames off: the ptrace backend sees user stacks only; use --sampler perf \\(perf_event\\) for them"
 like "$("$TARGETS/noperf" "$SPROFTOP" --version | tail -n 1)" "^$why\$" \
     "ptrace (perf_event refused): --version gives the cause and the fix"
 run_sproftop --sampler ptrace -p "$TARGET_PID" -d 1 --stats -o "$TMPD/pt.folded"

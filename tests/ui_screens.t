@@ -4,7 +4,8 @@
 #
 # Each case runs `sproftop -i FIXTURE --script tests/ui/KEYS.keys` with
 # curses drawing to /dev/null; every `:dump FILE` in the script writes the
-# screen from curses' own buffer.  The dumps, in script order, must equal
+# screen from curses' own buffer, every `:print FILE` the view's lines
+# whole.  The dumps and prints, in script order, must equal
 # tests/ui/NAME.expected.  The environment is pinned (TERM, LINES,
 # COLUMNS, LC_ALL, TZ, HOME) so the screens are the same on every machine.
 #
@@ -56,7 +57,7 @@ screens() {
     while read -r _ f; do
         echo "=== $f" >>"$DIR/screens"
         cat "$DIR/$f" >>"$DIR/screens" 2>/dev/null || echo "(no dump)" >>"$DIR/screens"
-    done < <(grep '^:dump ' "$UI/$keys.keys")
+    done < <(grep -E '^:(dump|print) ' "$UI/$keys.keys")
 
     is "$RC" 0 "$name: exits 0"
     is "$(head -c 2000 "$DIR/err")" "" "$name: nothing on stderr"
@@ -77,12 +78,14 @@ U8=C.UTF-8
 
 screens tree         tree         demo.folded 80 24 "$U8"
 screens first-screen first-screen demo.folded 80 24 "$U8"
+screens hot-self     hot-self     pyeval.folded 80 24 "$U8"
 screens pool         pool         pool.folded 80 24 "$U8"
 screens tree-ascii   tree-ascii   demo.folded 80 24 C
 screens inverted     inverted     demo.folded 80 24 "$U8"
 screens flat         flat         demo.folded 80 24 "$U8"
 screens flat-enter   flat-enter   demo.folded 80 16 "$U8"
 screens callers      callers      demo.folded 80 24 "$U8"
+screens callers-why  callers-why  pycall.folded 100 20 "$U8"
 screens threads      threads      demo.folded 80 24 "$U8"
 screens threads-order threads-order pool.folded 80 20 "$U8"
 screens help         help         demo.folded 80 80 "$U8"
@@ -90,6 +93,8 @@ screens help-scroll  help-scroll  demo.folded 80 24 "$U8"
 screens help-close   help-close   demo.folded 80 16 "$U8"
 screens search       search       demo.folded 80 24 "$U8"
 screens search-feedback search-feedback demo.folded 80 20 "$U8"
+screens search-hidden search-hidden pyeval.folded 80 24 "$U8"
+screens search-procs search-procs allprocs.folded 80 24 "$U8"
 screens focus        focus        demo.folded 80 24 "$U8"
 screens thresholds   thresholds   demo.folded 80 24 "$U8"
 screens hidden-rows  hidden-rows  demo.folded 80 24 "$U8"
@@ -98,9 +103,12 @@ screens prompt       prompt       demo.folded 80 24 "$U8"
 screens prompt-replace prompt-replace demo.folded 80 20 "$U8"
 screens file-actions file-actions demo.folded 80 24 "$U8"
 screens deep         deep         deep.folded 80 24 "$U8"
+screens deep-tree    deep-tree    deep-tree.folded 80 24 "$U8"
+screens deep-tree-200 deep-tree deep-tree.folded 200 30 "$U8"
 screens source       source       demo.folded 80 24 "$U8"
 UI_FILES=prog.c screens source-scroll source-scroll example.pb.gz 80 14 "$U8"
 screens source-missing source-missing example.pb.gz 80 12 "$U8"
+screens annotate-nomodule annotate-nomodule example.pb.gz 80 12 "$U8"
 screens load         load         demo.folded 80 30 "$U8"
 screens wide         tree         demo.folded 120 40 "$U8"
 screens names        names        cxx.pb.gz 80 16 "$U8"
@@ -194,6 +202,33 @@ is "$(head -c 17 "$DIR/snap1.sampler" 2>/dev/null)" "@supersamplerV1.0" \
 is "$(as_folded "$DIR/snap1.sampler" | awk '{ n += $NF } END { print n }')" 1000 \
     "save-view: ...with every sample"
 
+# The name's extension (issue 19, item 8): .json is speedscope, and says
+# so; an extension no format has is refused, with the formats.
+ui_run save-json save-json demo.folded 200 24 "$U8"
+is "$RC" 0 "save-json: exits 0"
+msg() { sed -n '23p' "$DIR/save-json.$1" 2>/dev/null | sed 's/ *$//'; }
+is "$(msg 1)" "Save as speedscope (Tab: format): py.json" \
+    "save-json: typing py.json picks speedscope"
+is "$(msg 2)" "saved 1000 samples as speedscope to ~/py.json; .json is taken as speedscope (racket-json: .racket.json, stackprof: .stackprof.json)" \
+    "save-json: the message says .json was taken for speedscope"
+is "$(as_folded "$DIR/py.json")" "$(sort "$UI/demo.folded")" \
+    "save-json: the file is speedscope JSON that -i reads back as the fixture"
+is "$(msg 3)" "Save as speedscope (Tab: format): out.xyz" \
+    "save-json: out.xyz leaves the format alone while typed"
+like "$(msg 4)" '^nothing saved: out\.xyz: no format has the extension \.xyz \(formats: folded: \.folded, pprof: \.pb\.gz, speedscope: ' \
+    "save-json: Enter refuses it, listing the formats"
+check "save-json: nothing was written to out.xyz" test ! -e "$DIR/out.xyz"
+
+# A call graph without stacks (issue 28): flat and callers filled, the
+# other views and f say it holds a call graph, s offers racket-json.
+screens graph        graph        example.racket.json 80 24 "$U8"
+ui_run graph-save graph-save example.racket.json 80 24 "$U8"
+like "$(sed -n '23p' "$DIR/graph-save.1" 2>/dev/null)" \
+    '^Save as racket-json \(Tab: format\): [a-z]*ftop-example-0-[0-9-]+\.racket\.json$' \
+    "graph-save: s offers racket-json first for a call graph"
+like "$(sed -n '23p' "$DIR/graph-save.2" 2>/dev/null)" '^saved 6 samples as racket-json to ~/sproftop-example-0-' \
+    "graph-save: ...and saves it"
+
 # Several processes (issue 14): process roots, J, the processes view and
 # its filter over the tree and flat views.
 screens procs        procs        procs.folded 80 24 "$U8"
@@ -236,6 +271,14 @@ like "$ERRS" 'bad2\.keys:1: unknown command :frobnicate' "unknown command: says 
 run_sproftop -i "$UI/demo.folded" --script "$TMPD/missing.keys"
 is "$RC" 2 "missing script: exit 2"
 assert_one_line_error "missing script: one-line error"
+
+# :print writes the view's lines whole (the tree's every row, its guides
+# unclipped); a view without rows (the flame graph) fails the run.
+screens print        print        deep.folded 80 24 "$U8"
+printf '6\n:print %s/flame.txt\n' "$TMPD" >"$TMPD/printflame.keys"
+TERM=xterm-256color run_sproftop -i "$UI/demo.folded" --script "$TMPD/printflame.keys"
+is "$RC" 1 ":print of the flame graph: exit 1"
+like "$ERRS" ':print: the Flame view has no rows to print' ":print of the flame graph: says why"
 
 # A dump that cannot be written fails the run (exit 1) after quitting.
 printf ':dump %s/no/such/dir/x\n' "$TMPD" >"$TMPD/baddump.keys"

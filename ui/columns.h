@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "draw.h"
 
@@ -51,6 +52,8 @@ struct view_cell {
                             ellipsis, and the cells after it are left out
                             ("... 3 hidden", a section title) */
     int width;           /* in: the column's width on this row */
+    bool print;          /* in: for :print, not the screen: the whole
+                            text, nothing clipped to the width */
     char buf[1024];      /* room for the text */
 };
 
@@ -79,6 +82,14 @@ void columns_draw_titles(struct view *v, const struct col_layout *lay, int y,
 void columns_draw_line(struct view *v, const struct col_layout *lay,
                        size_t line, int y, int width);
 
+/* Write every line of v to f as the screen shows it, but whole: the
+ * column titles, then each line with the cursor's mark in column 0,
+ * the fixed columns where the screen has them, the flexible column
+ * unclipped and the tail column after the widest of it (perf's
+ * hist_browser__fprintf).  Trailing blanks trimmed.  0, or -1 with
+ * errno set on a write error. */
+int columns_print(struct view *v, FILE *f);
+
 /* A view's sort order: a column of its table that sorts (has a sort
  * name), maybe reversed.  o and O change it (view.c). */
 struct view_sort {
@@ -95,6 +106,9 @@ size_t columns_next_sort(const struct view_col *cols, size_t n, size_t cur);
  * (fmt_count), and a percentage of whole with its heat colour (fmt_pct,
  * theme_heat; whole 0 gives 0.0% uncoloured). */
 void cell_count(struct view_cell *c, uint64_t n);
+/* A weight of the view's snapshot (profile.h, "Weights") as the count it
+ * stands for (profile_weight_count: its samples, at one rate). */
+void cell_weight(struct view *v, struct view_cell *c, uint64_t w);
 void cell_pct(struct view *v, struct view_cell *c, double part, double whole);
 
 /* A change column's cell, from a row's change from the baseline: the

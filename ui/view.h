@@ -52,11 +52,18 @@ struct ui_ctx {
     const struct profile *timeline;    /* the whole snapshot, with its
                                           per-second ring (model->snap
                                           may be a window of it) */
+    struct source *source;             /* where the data comes from: its
+                                          live tasks (ctx_tasks), machine
+                                          code (the code view: its
+                                          annotate op); NULL in unit
+                                          tests */
     /* Set by views, acted on by ui.c after the request: */
     bool want_model;                   /* filter changed: rebuild */
     enum view_id want_view;            /* show this view (VIEW_COUNT: stay) */
     char msg[256];                     /* message for the status line */
     bool msg_error;
+    bool redraw;                       /* something changed: the shell
+                                          draws the frame again */
 };
 
 /* Set the status line message (printf-style). */
@@ -71,12 +78,19 @@ void ctx_show_thread(struct ui_ctx *c, const struct profile_thread *th);
  * which replaces a thread filter), and say so. */
 void ctx_show_process(struct ui_ctx *c, const struct profile_thread *th);
 
+/* The live threads' and processes' figures (the source's tasks op) into
+ * *out, which the view owns (source_tasks_free); false when the source
+ * has none (a file) or could not copy them. */
+bool ctx_tasks(struct ui_ctx *c, struct source_tasks *out);
+
 struct view;
 
 /* Where a search landed: match `nth` (from 1) of `count`, in the order
- * the view would list them. */
+ * the view would list them; `note` says what the view did to show it
+ * ("" when nothing: it was on a line already). */
 struct search_hit {
     size_t nth, count;
+    char note[128];
 };
 
 /* What a view does on one request (tig's view requests): run returns
@@ -152,6 +166,10 @@ struct view_ops {
      * top+height-1, `width` columns.  NULL: the column table. */
     void (*draw)(struct view *v, int header_y, int top, int height,
                  int width);
+    /* The view shows stacks (or what only stacks give: per-thread and
+     * per-line counts), which a profile that holds a call graph has not
+     * (profile.h): view_draw says PROFILE_NO_STACKS instead. */
+    bool needs_stacks;
 };
 
 struct view {
@@ -239,9 +257,21 @@ const struct profile_thread *view_cursor_thread(struct view *v);
 int64_t view_cursor_process(struct view *v);
 
 
-/* Run a search from the cursor (ops->search or the generic one); the
- * message says "match N of M", or that nothing matches. */
+/* Run a search from the cursor (ops->search or view_search_lines); the
+ * message says "match N of M", or that nothing matches, and then, when
+ * the view's lines are functions, how many functions that match the
+ * thresholds hide ("press t to show"). */
 void view_search(struct view *v, const regex_t *re, bool forward);
+
+/* How many functions of the model match re and are hidden by the
+ * thresholds (model->hidden, Racket's rule). */
+size_t view_hidden_matches(const struct view *v, const regex_t *re);
+
+/* The generic search: the next line (wrapping, the cursor's own line
+ * last) whose line_name, else its function's name, matches re; moves
+ * the cursor and fills *hit.  False when no line matches. */
+bool view_search_lines(struct view *v, const regex_t *re, bool forward,
+                       struct search_hit *hit);
 
 /* Mouse: a click on body row `row` (0-based from the first body row). */
 void view_click(struct view *v, int row);

@@ -5,9 +5,10 @@
  * "NAME (tid N)", holding that thread's unique stacks (frame indexes,
  * root first) and their weights.  The frames are shared: one entry per
  * frame any stack uses, with its file and first line when known (a
- * kernel function: its module, "[kernel.kallsyms]").  With a
- * known sampling interval the unit is nanoseconds (weight = count x
- * interval) so speedscope shows time; otherwise "none" (plain counts).
+ * kernel function: its module, "[kernel.kallsyms]").  When the profile's
+ * weights are times (a known interval, or a live profile's ns:
+ * profile_weight_ns) the unit is nanoseconds, so speedscope shows time
+ * even after a change of rate; otherwise "none" (plain counts).
  *
  * Strings are escaped for JSON: quote, backslash and control characters
  * (\n, \t, ... and \u00XX), and bytes that are not valid UTF-8 become
@@ -37,18 +38,16 @@ struct ss_ctx {
     uint32_t *index;     /* frame id -> shared frame index, or NO_INDEX */
     uint32_t *order;     /* shared frame index -> frame id */
     long nused;          /* shared frames */
-    uint64_t interval;   /* weight of one sample: interval, or 1 */
+    bool timed;          /* weights in nanoseconds, else counts */
     uint32_t thread;     /* thread of the open profile, NO_INDEX if none */
     uint64_t *weights;   /* weights of the open profile's samples */
     size_t nweights, weights_cap;
     bool first_profile;  /* no profile written yet */
 };
 
-static uint64_t weight_of(const struct ss_ctx *c, uint64_t count)
+static uint64_t weight_of(const struct ss_ctx *c, uint64_t weight)
 {
-    if (c->interval > 1 && count > UINT64_MAX / c->interval)
-        return UINT64_MAX;
-    return count * c->interval;
+    return c->timed ? profile_weight_ns(c->p, weight) : weight;
 }
 
 /* Close the open profile: its weights and end value. */
@@ -82,7 +81,7 @@ static void ss_open(struct ss_ctx *c, uint32_t thread)
     escape_json(c->f, name, 0);
     fprintf(c->f, ",\n   \"unit\": \"%s\",\n   \"startValue\": 0,\n"
                   "   \"samples\": [",
-            c->interval > 1 ? "nanoseconds" : "none");
+            c->timed ? "nanoseconds" : "none");
     c->thread = thread;
 }
 
@@ -148,7 +147,7 @@ int export_speedscope_write(const struct profile *p,
     struct ss_ctx c = {
         .p = p,
         .f = f,
-        .interval = m->interval_ns ? m->interval_ns : 1,
+        .timed = profile_weight_unit(p) ? true : m->interval_ns > 1,
         .thread = NO_INDEX,
         .first_profile = true,
     };
@@ -168,7 +167,13 @@ int export_speedscope_write(const struct profile *p,
     fputs("\n ],\n \"name\": ", f);
     write_file_name(m, f);
     fputs(",\n \"activeProfileIndex\": 0,\n \"exporter\": \"sproftop "
-          SPROFTOP_VERSION "\"\n}\n", f);
+          SPROFTOP_VERSION "\"", f);
+    /* Not speedscope's (which ignores it): the nominal interval, so that
+     * sproftop -i gets the same counts back from the times. */
+    if (c.timed && m->interval_ns)
+        fprintf(f, ",\n \"sproftop_interval_ns\": %" PRIu64,
+                m->interval_ns);
+    fputs("\n}\n", f);
     rc = ferror(f) ? -1 : 0;
 out:
     free(c.index);

@@ -181,6 +181,11 @@ enum frame_kind profile_name_kind(const char *name)
                ? FRAME_REASON : FRAME_SPECIAL;
 }
 
+bool profile_module_is_kernel(const char *module)
+{
+    return module && strcmp(module, PROFILE_KERNEL_MODULE) == 0;
+}
+
 const char *profile_reason_label(const struct frame_desc *d, char *buf,
                                  size_t n)
 {
@@ -476,6 +481,7 @@ void profile_free(struct profile *p)
     profile_lc_free(&p->lines);
     profile_lc_free(&p->addrs);
     profile_time_free(p->time);
+    profile_graph_free(p->graph);
     free(p);
 }
 
@@ -484,9 +490,12 @@ void profile_reset(struct profile *p)
     if (!p)
         return;
     profile_tree_rebuild(p);
+    p->nsamples = 0;
     profile_lc_clear(&p->lines);
     profile_lc_clear(&p->addrs);
     profile_time_clear(p->time);
+    profile_graph_free(p->graph);
+    p->graph = NULL;
 }
 
 /* Duplicate array src of n elements (at least one allocated); *cap gets
@@ -519,6 +528,7 @@ static int copy_tree(struct profile *q, const struct profile *p,
     q->nnodes = p->nnodes;
     q->max_depth = p->max_depth;
     q->samples = p->samples;
+    q->nsamples = p->nsamples;
     return 0;
 }
 
@@ -551,13 +561,14 @@ struct profile *profile_copy(const struct profile *p, bool with_tree)
         q->th[t].process = profile_str(q, q->th_proc[t]);
     }
     q->stamp = p->stamp;
+    q->unit_ns = p->unit_ns;
     q->meta = p->meta;
     q->meta_cmdline = p->meta_cmdline;
     q->meta_comm = p->meta_comm;
     q->meta.cmdline = profile_str(q, q->meta_cmdline);
     q->meta.comm = profile_str(q, q->meta_comm);
     if (copy_tree(q, p, with_tree) ||
-        (with_tree && profile_time_copy(q, p)))
+        (with_tree && (profile_time_copy(q, p) || profile_graph_copy(q, p))))
         goto fail;
     return q;
 fail:

@@ -1,7 +1,7 @@
 /* profile.h - the aggregate: interned frames, one call tree, derived views.
  *
  * This is the profile model every other part reads or writes:
- *   - the collector (src/engine/collect.c) adds symbolized stacks to it;
+ *   - the collector (src/collect/collect.c) adds symbolized stacks to it;
  *   - the TUI (ui/, through view_model.h) and the writers
  *     (src/formats/export_*.c) read it, always through a private copy
  *     (profile_clone) or a derived profile (profile_derive), never while
@@ -29,11 +29,26 @@
  *   keyed by frame id: two calls of f from the same path share a node
  *   whatever their call-site line.
  *
- *   node.total = samples whose stack passes through the node;
- *   node.self  = samples whose leaf is the node.
+ *   node.total = weight of the samples whose stack passes through it;
+ *   node.self  = weight of the samples whose leaf is the node.
  *   Memory grows with the number of unique stacks, not with samples.
  *
- *   Per function, samples are also counted per source line and per
+ *   Weights.  Every sample carries its weight, the time it stands for
+ *   (the interval of an on-CPU sample, the length of an off-CPU
+ *   stretch), as perf weights by period; every count of the model (node
+ *   self and total, line and address counts, the per-second buckets of
+ *   window.h, the flat table, the edges) sums weights, in units of
+ *   profile_weight_unit ns.  A live profile weighs in nanoseconds (unit
+ *   1), so a rate changed mid-run leaves every share true.  A file that
+ *   holds only counts keeps them as they are: unit 0, a sample weighs
+ *   one interval (meta.interval_ns, unknown when 0).  Shares are
+ *   ratios of weights; times come from profile_weight_ns; counts, as
+ *   views and count formats show them, from profile_weight_count: the
+ *   weight in units of the nominal interval (meta.interval_ns), which
+ *   is the sample count itself for a profile sampled at one rate.  The
+ *   number of samples taken is kept beside (profile_sample_count).
+ *
+ *   Per function, weights are also summed per source line and per
  *   sampled address (self and total), for the source view and for
  *   line-aware exporters.  These counts are global (not per thread).
  */
@@ -46,8 +61,9 @@
 
 #define PROFILE_NONE UINT32_MAX  /* "no frame/node/thread" */
 #define PROFILE_ROOT 0u          /* node id of the all-threads root */
-/* A profile's total count stays below PROFILE_COUNT_LIMIT: exact in a
- * double, as the writers need, and the readers refuse more.  Its
+/* A profile's total weight stays below PROFILE_COUNT_LIMIT: exact in a
+ * double, as the writers need, and the readers refuse more (a live
+ * profile in ns reaches it after 104 days of CPU time).  Its
  * duration is at most PROFILE_DURATION_MAX ns: pprof stores it signed. */
 #define PROFILE_COUNT_LIMIT (1ull << 53)
 #define PROFILE_DURATION_MAX ((uint64_t)INT64_MAX)
@@ -136,6 +152,12 @@ static inline bool profile_frame_is_reason(const struct frame_desc *d)
  * "[truncated]"), else FRAME_FUNC.  The readers' one rule. */
 enum frame_kind profile_name_kind(const char *name);
 
+/* Whether a module read back from a file makes its frame a kernel
+ * function: the kernel's own, PROFILE_KERNEL_MODULE.  (A kernel module's
+ * "[MOD]" cannot be told from a user mapping's "[vdso]" by its name.)
+ * The readers' one rule for a module's name. */
+bool profile_module_is_kernel(const char *module);
+
 /* The reason a reason frame names ("disk I/O" for "[off-CPU: disk
  * I/O]"), into buf (n bytes); buf, or NULL when d is not a reason. */
 const char *profile_reason_label(const struct frame_desc *d, char *buf,
@@ -157,8 +179,8 @@ struct profile_node {
     uint32_t first_child;  /* PROFILE_NONE when a leaf */
     uint32_t next_sibling; /* PROFILE_NONE when last */
     uint32_t depth;        /* 0 for the root, 1 for thread nodes, ... */
-    uint64_t self;         /* samples ending here */
-    uint64_t total;        /* samples passing through here */
+    uint64_t self;         /* weight of the samples ending here */
+    uint64_t total;        /* weight of the samples passing through */
 };
 
 /* A thread of the profile. */
@@ -180,7 +202,9 @@ struct profile_meta {
     int64_t pid;            /* target PID, 0 if unknown */
     const char *cmdline;    /* target command line (spaces between args) */
     const char *comm;       /* target command name */
-    uint64_t interval_ns;   /* sampling interval */
+    uint64_t interval_ns;   /* nominal sampling interval: the unit of
+                               profile_weight_count (a live profile: the
+                               shortest interval asked); 0 unknown */
     uint64_t start_ns;      /* wall-clock time of the first sample (Unix ns) */
     uint64_t duration_ns;   /* wall-clock span covered */
     bool idle;              /* wall-clock (--idle) rather than on-CPU */
@@ -293,21 +317,69 @@ uint32_t profile_node_thread(const struct profile *p, uint32_t node);
 
 /* --- ingest -------------------------------------------------------------- */
 
-/* Add `count` samples of one stack to thread `thread`.  frames[0] is the
- * bottom of the stack (outermost, e.g. _start), frames[n-1] the leaf.
- * n may be 0 (the sample lands on the thread node itself).
- * Updates node self/total, and per-function line and address counts
- * (total counted once per sample per distinct function/line/address,
- * self for the leaf).  Returns 0, or -1 on OOM or a bad thread/frame id
- * (then nothing is added). */
+/* Add `samples` samples of one stack to thread `thread`, weighing
+ * `weight` units of profile_weight_unit in all.  frames[0] is the bottom
+ * of the stack (outermost, e.g. _start), frames[n-1] the leaf.  n may be
+ * 0 (the samples land on the thread node itself).  Updates node
+ * self/total, and per-function line and address counts (total counted
+ * once per stack per distinct function/line/address, self for the leaf).
+ * A weight of 0 adds nothing.  Returns 0, or -1 on OOM or a bad
+ * thread/frame id (then nothing is added). */
+int profile_add_weighted(struct profile *p, uint32_t thread,
+                         const struct stack_frame *frames, size_t n,
+                         uint64_t samples, uint64_t weight);
+
+/* profile_add_weighted of `count` samples weighing one unit each: what a
+ * file of counts adds (unit 0: one interval each). */
 int profile_add_stack(struct profile *p, uint32_t thread,
                       const struct stack_frame *frames, size_t n,
                       uint64_t count);
 
-/* Total number of samples added (sum of all node self counts). */
+/* Total weight (the root's total: the sum of all node self weights), in
+ * profile_weight_unit units; the sample count for a unit of 0. */
 uint64_t profile_samples(const struct profile *p);
 
-/* Merge all of src into dst: frames are interned by identity, threads
+/* Samples added, whatever they weigh.  A profile derived from another
+ * (profile_derive, profile_window, diff_align) knows only weights: its
+ * count is profile_weight_count of its total weight. */
+uint64_t profile_sample_count(const struct profile *p);
+
+/* Nanoseconds per unit of weight; 0 when weights are counts of samples
+ * of the nominal interval (a file of counts). */
+uint64_t profile_weight_unit(const struct profile *p);
+
+/* Weigh in units of `ns` (1: nanoseconds; 0: counts).  Only while p has
+ * no sample: 0, or -1 (nothing changed) once it has some. */
+int profile_set_weight_unit(struct profile *p, uint64_t ns);
+
+/* Weight w of p in nanoseconds (saturating at UINT64_MAX), or 0 when p
+ * does not know the time a sample stands for (counts without an
+ * interval). */
+uint64_t profile_weight_ns(const struct profile *p, uint64_t w);
+
+/* Whether p's weights convert to time (profile_weight_ns is known). */
+bool profile_weight_timed(const struct profile *p);
+
+/* Weight w of p as a count of nominal intervals (meta.interval_ns),
+ * rounded to the nearest, and at least 1 when w is not 0: the sample
+ * count of a profile sampled at one rate.  w itself for a unit of 0 or
+ * an unknown interval. */
+uint64_t profile_weight_count(const struct profile *p, uint64_t w);
+
+/* For the writers of counts (folded, callgrind, ...): p when its weights
+ * are counts already (a unit of 0, or an unknown interval, or a unit
+ * equal to the interval); else, in *own, a copy whose every weight (tree,
+ * line and address counts, per-second buckets) is profile_weight_count
+ * of p's, with a unit of 0, so a profile sampled at one rate is written
+ * as before weights were kept.  NULL on OOM.  The caller frees *own
+ * (NULL when p is returned). */
+const struct profile *profile_counts(const struct profile *p,
+                                     struct profile **own);
+
+/* Merge all of src into dst: weights in different units are first put
+ * in a common one (the greatest common divisor of both sides' ns per
+ * unit, counts without a known interval taking the other side's
+ * interval), frames are interned by identity, threads
  * matched by tid, name and process (the same thread), else by name (a
  * src thread whose name no dst thread has is added with its tid, or
  * with an unused tid when dst has that tid already),
@@ -362,7 +434,7 @@ uint64_t profile_node_key(const struct profile *p, uint32_t node);
 
 /* Call fn for every unique stack (every node with self > 0), in
  * depth-first order: thread index, frames bottom first (thread frame
- * excluded), depth, and the self count.  Threads come in index order,
+ * excluded), depth, and the self weight.  Threads come in index order,
  * a thread's own samples (depth 0) first, children in the order they
  * were first added.  `frames` is valid only during the call.  Stops
  * early and returns fn's value when it returns non-zero; returns 0
@@ -446,9 +518,14 @@ struct profile_flat {
     uint32_t first;  /* rank of the function's first use: the order in
                         which profile_foreach_stack first meets it (a
                         stable tie-break for views and reports) */
-    uint64_t self;   /* samples with this function as leaf */
-    uint64_t total;  /* samples with this function anywhere in the stack,
-                        counted once per sample even under recursion */
+    uint64_t self;   /* weight of the samples with this function as leaf */
+    uint64_t total;  /* weight of the samples with this function anywhere
+                        in the stack, counted once per sample even under
+                        recursion */
+    double leaf_time; /* Racket's leaf -> "*" edge callee_time: the weight
+                        of each sample with this function as leaf, divided
+                        by its occurrences in that sample's stack (the
+                        edge's caller_time is self) */
 };
 
 /* Flat table over all threads of p, one entry per frame that has
@@ -483,8 +560,10 @@ struct profile_edge {
     uint32_t callee;     /* frame id */
     uint32_t seq;        /* first-use order, Racket's: per stack the bottom
                             edge, then the pairs from the leaf down */
-    uint64_t samples;    /* samples containing this edge, once per sample */
-    uint64_t outer;      /* samples in which this edge enters the callee's
+    uint64_t samples;    /* weight of the samples containing this edge,
+                            once per sample */
+    uint64_t outer;      /* weight of the samples in which this edge
+                            enters the callee's
                             outermost occurrence: a function's outer sums
                             to its total (callgrind's inclusive calls) */
     double caller_time;  /* sum of count / occurrences of the callee */
@@ -496,6 +575,68 @@ struct profile_edge {
  * leaf -> "*" edges are not listed, their caller_time is the leaf's self),
  * sorted by caller then callee.  *out malloc'd; count or -1 on OOM. */
 long profile_edges(const struct profile *p, struct profile_edge **out);
+
+/* Which threads each function has samples in: for frame id f, threads
+ * (*threads)[(*off)[f] .. (*off)[f + 1]), ascending thread indexes (off
+ * has profile_frame_count + 1 entries).  Both malloc'd (caller frees); 0,
+ * or -1 on OOM (then both are NULL). */
+int profile_frame_threads(const struct profile *p, uint32_t **off,
+                          uint32_t **threads);
+
+/* The samples of thread idx (its thread node's total, or the call
+ * graph's count for it); 0 for a bad index. */
+uint64_t profile_thread_samples(const struct profile *p, uint32_t idx);
+
+/* --- a call graph without stacks --------------------------------------------
+ *
+ * Some files hold a call graph, not stacks: Racket's JSON profile keeps,
+ * per function, its self and total time, per caller -> callee edge
+ * Racket's times, and per thread its time (weights, as in the tree).  A profile holds such a graph
+ * beside an empty tree (the root and the thread nodes, no samples in
+ * them), never turned into stacks it does not have:
+ *   - profile_samples, profile_thread_samples, profile_flat,
+ *     profile_edges and profile_frame_threads answer from the graph, so
+ *     what reads only those (the flat table and callers views, the hide
+ *     rule, the text, dot and Racket JSON writers) works unchanged;
+ *   - profile_has_stacks is false, and what needs stacks (the tree,
+ *     flame, threads, processes and source views, the stack formats,
+ *     filters, merging, baselines) asks it first and says
+ *     PROFILE_NO_STACKS instead;
+ *   - tree walks (profile_foreach_stack, derive, windows) find nothing. */
+#define PROFILE_NO_STACKS "this file holds a call graph, not stacks"
+
+/* False when p holds a call graph (profile_set_graph) instead of stacks. */
+bool profile_has_stacks(const struct profile *p);
+
+/* What profile_set_graph copies in. */
+struct profile_graph_desc {
+    const struct profile_flat *flat; /* one row per function with samples
+                                        (frame ids of p, FRAME_FUNC or
+                                        FRAME_SPECIAL, each once): self,
+                                        total, leaf_time, and `first`, the
+                                        function's rank (0..nflat-1, each
+                                        once) for ties */
+    size_t nflat;
+    const struct profile_edge *edges; /* one per (caller, callee): frames
+                                         of flat, caller PROFILE_NONE for
+                                         the stack bottom ("*"); seq the
+                                         edge's rank (each once) */
+    size_t nedges;
+    const uint64_t *thread_samples;   /* per thread of p: its weight */
+    uint64_t sample_count;            /* the samples taken
+                                         (profile_sample_count) */
+    const uint32_t *frame_threads_off; /* as profile_frame_threads */
+    const uint32_t *frame_threads;
+};
+
+/* Make p, a profile with frames and threads but no samples, hold the
+ * call graph g (copied), its weights in p's unit (profile_weight_unit,
+ * set before).  Checks what the model relies on: frame and thread ids
+ * in range, one row per function, one edge per pair, ranks a
+ * permutation, self <= total <= all, finite non-negative edge times, the
+ * total weight (sum of the threads') below PROFILE_COUNT_LIMIT.  0; -1 with
+ * errno EINVAL when g breaks one of those (p unchanged), or ENOMEM. */
+int profile_set_graph(struct profile *p, const struct profile_graph_desc *g);
 
 /* Per-line or per-address counts of one function. */
 struct profile_linecount {
@@ -510,5 +651,18 @@ struct profile_linecount {
  * none); count (0 when none) or -1 on OOM. */
 long profile_lines(const struct profile *p, uint32_t frame, bool by_addr,
                    struct profile_linecount **out);
+
+/* The samples of machine code [lo, hi) of module `module` (a basename;
+ * NULL: any), per sampled address, whatever frame names it (the
+ * function, or code inlined into it), as perf annotate counts an
+ * instruction: self, the weight of the samples whose leaf was at the
+ * address (summed over the frames there); total, self plus those of
+ * which it was a return address (the least total - self of the frames
+ * there: the innermost of an inline chain counts only the calls through
+ * it).  Sorted by address; *out malloc'd (NULL when none); count, or -1
+ * on OOM. */
+long profile_code_counts(const struct profile *p, const char *module,
+                         uint64_t lo, uint64_t hi,
+                         struct profile_linecount **out);
 
 #endif

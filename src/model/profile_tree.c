@@ -70,34 +70,34 @@ uint32_t profile_tree_node_add(struct profile *p, uint32_t parent,
 }
 
 /* One step down the tree, creating the child if needed (room reserved),
- * adding count to its total. */
+ * adding weight to its total. */
 static uint32_t tree_step(struct profile *p, uint32_t node, uint32_t frame,
-                          uint64_t count)
+                          uint64_t weight)
 {
     uint32_t child = profile_tree_find(p, node, frame);
 
     if (child == PROFILE_NONE)
         child = profile_tree_node_add(p, node, frame);
-    p->nodes[child].total += count;
+    p->nodes[child].total += weight;
     return child;
 }
 
 int profile_tree_add(struct profile *p, uint32_t thread_node,
-                     const uint32_t *frames, size_t n, uint64_t count)
+                     const uint32_t *frames, size_t n, uint64_t weight)
 {
     uint32_t node = thread_node;
 
-    if (count == 0)
+    if (weight == 0)
         return 0;
     if (n > ID_LIMIT || profile_tree_reserve(p, n))
         return -1;
-    p->nodes[PROFILE_ROOT].total += count;
+    p->nodes[PROFILE_ROOT].total += weight;
     if (node != PROFILE_ROOT)
-        p->nodes[node].total += count;
+        p->nodes[node].total += weight;
     for (size_t i = 0; i < n; i++)
-        node = tree_step(p, node, frames[i], count);
-    p->nodes[node].self += count;
-    p->samples += count;
+        node = tree_step(p, node, frames[i], weight);
+    p->nodes[node].self += weight;
+    p->samples += weight;
     return 0;
 }
 
@@ -165,10 +165,10 @@ static struct lcent *lc_get(struct lcmap *m, uint32_t frame, uint64_t key)
     return &m->e[id];
 }
 
-/* Count one stack's (frame, key); *hint is the entry this tree node used
- * last time, checked before probing the index. */
+/* Count one stack's (frame, key) with its weight; *hint is the entry
+ * this tree node used last time, checked before probing the index. */
 static void lc_count(struct lcmap *m, uint32_t frame, uint64_t key,
-                     uint32_t stamp, uint64_t count, bool leaf,
+                     uint32_t stamp, uint64_t weight, bool leaf,
                      uint32_t *hint)
 {
     struct lcent *e;
@@ -183,10 +183,10 @@ static void lc_count(struct lcmap *m, uint32_t frame, uint64_t key,
     }
     if (e->stamp != stamp) {
         e->stamp = stamp;
-        e->total += count;
+        e->total += weight;
     }
     if (leaf)
-        e->self += count;
+        e->self += weight;
 }
 
 int profile_lc_init(struct lcmap *m)
@@ -213,15 +213,15 @@ int profile_lc_copy(struct lcmap *dst, const struct lcmap *src)
 }
 
 int profile_lc_merge(struct lcmap *dst, const struct lcmap *src,
-                     const uint32_t *fmap)
+                     const uint32_t *fmap, uint64_t k)
 {
     if (lc_reserve(dst, src->n))
         return -1;
     for (size_t i = 0; i < src->n; i++) {
         struct lcent *e = lc_get(dst, fmap[src->e[i].frame], src->e[i].key);
 
-        e->self += src->e[i].self;
-        e->total += src->e[i].total;
+        e->self += src->e[i].self * k;
+        e->total += src->e[i].total * k;
     }
     return 0;
 }
@@ -262,6 +262,73 @@ long profile_lines(const struct profile *p, uint32_t frame, bool by_addr,
     return n;
 }
 
+/* One frame's counts at one address, for profile_code_counts. */
+struct code_count {
+    uint64_t key, self, thru;
+};
+
+static int cmp_code_count(const void *a, const void *b)
+{
+    const struct code_count *x = a, *y = b;
+
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+long profile_code_counts(const struct profile *p, const char *module,
+                         uint64_t lo, uint64_t hi,
+                         struct profile_linecount **out)
+{
+    const struct lcmap *m = &p->addrs;
+    struct code_count *v = NULL;
+    size_t n = 0;
+    uint32_t mod = module ? strarena_lookup(&p->strs, module, strlen(module))
+                          : STR_NULL;
+
+    *out = NULL;
+    if (module && mod == UINT32_MAX)
+        return 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < m->n; i++) {
+            const struct lcent *e = &m->e[i];
+            if (e->key < lo || e->key >= hi ||
+                (module && p->fid[e->frame].module != mod))
+                continue;
+            if (v)
+                v[n] = (struct code_count){ e->key, e->self,
+                                            e->total - e->self };
+            n++;
+        }
+        if (pass == 0) {
+            if (n == 0)
+                return 0;
+            if (!(v = malloc(n * sizeof(*v))))
+                return -1;
+            n = 0;
+        }
+    }
+    qsort(v, n, sizeof(*v), cmp_code_count);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (o && v[o - 1].key == v[i].key) {
+            v[o - 1].self += v[i].self;
+            if (v[i].thru < v[o - 1].thru)
+                v[o - 1].thru = v[i].thru;
+        } else {
+            v[o++] = v[i];
+        }
+    }
+    *out = malloc(o * sizeof(**out));
+    if (!*out) {
+        free(v);
+        return -1;
+    }
+    for (size_t i = 0; i < o; i++)
+        (*out)[i] = (struct profile_linecount){ v[i].key, v[i].self,
+                                                v[i].self + v[i].thru };
+    free(v);
+    return (long)o;
+}
+
 /* --- ingest -------------------------------------------------------------- */
 
 /* The stamp that dedups per-sample totals, for the next stack. */
@@ -278,9 +345,9 @@ static void next_stamp(struct profile *p)
     p->stamp = 1;
 }
 
-int profile_add_stack(struct profile *p, uint32_t thread,
-                      const struct stack_frame *frames, size_t n,
-                      uint64_t count)
+int profile_add_weighted(struct profile *p, uint32_t thread,
+                         const struct stack_frame *frames, size_t n,
+                         uint64_t samples, uint64_t weight)
 {
     uint32_t node;
 
@@ -289,7 +356,7 @@ int profile_add_stack(struct profile *p, uint32_t thread,
     for (size_t i = 0; i < n; i++)
         if (frames[i].frame >= p->nframes)
             return -1;
-    if (count == 0)
+    if (weight == 0)
         return 0;
     /* Reserve everything first so an OOM leaves the profile untouched. */
     if (profile_tree_reserve(p, n) || lc_reserve(&p->lines, n) ||
@@ -297,25 +364,33 @@ int profile_add_stack(struct profile *p, uint32_t thread,
         return -1;
     next_stamp(p);
     node = p->th[thread].node;
-    p->nodes[PROFILE_ROOT].total += count;
-    p->nodes[node].total += count;
+    p->nodes[PROFILE_ROOT].total += weight;
+    p->nodes[node].total += weight;
     for (size_t i = 0; i < n; i++) {
         bool leaf = i + 1 == n;
 
-        node = tree_step(p, node, frames[i].frame, count);
-        lc_count(&p->lines, frames[i].frame, frames[i].line, p->stamp, count,
-                 leaf, &p->aux[node].line_e);
-        lc_count(&p->addrs, frames[i].frame, frames[i].addr, p->stamp, count,
-                 leaf, &p->aux[node].addr_e);
+        node = tree_step(p, node, frames[i].frame, weight);
+        lc_count(&p->lines, frames[i].frame, frames[i].line, p->stamp,
+                 weight, leaf, &p->aux[node].line_e);
+        lc_count(&p->addrs, frames[i].frame, frames[i].addr, p->stamp,
+                 weight, leaf, &p->aux[node].addr_e);
     }
-    p->nodes[node].self += count;
-    p->samples += count;
+    p->nodes[node].self += weight;
+    p->samples += weight;
+    p->nsamples += samples;
     return 0;
+}
+
+int profile_add_stack(struct profile *p, uint32_t thread,
+                      const struct stack_frame *frames, size_t n,
+                      uint64_t count)
+{
+    return profile_add_weighted(p, thread, frames, n, count, count);
 }
 
 uint64_t profile_samples(const struct profile *p)
 {
-    return p ? p->samples : 0;
+    return !p ? 0 : p->graph ? p->graph->samples : p->samples;
 }
 
 /* --- node queries -------------------------------------------------------- */

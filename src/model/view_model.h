@@ -77,8 +77,11 @@ struct model {
     uint32_t nframes;             /* frames of snap (length of flat_of) */
     struct profile_edge *edges;   /* caller->callee edges of base */
     size_t nedges;
-    bool *hidden;                 /* per frame: hidden by the thresholds */
+    bool *hidden;                 /* per frame: hidden by the thresholds
+                                     (in why's allocation) */
     size_t nhidden;               /* functions with samples that are hidden */
+    struct model_why *why;        /* per frame: what the hide rule compared
+                                     (model_set_hide) */
 
     /* With a baseline (diff): its model over the aligned baseline, with
      * the same filter.  flat and edges then also hold, with no samples,
@@ -94,6 +97,23 @@ struct model {
     struct model *rm;             /* owned; NULL without */
 };
 
+/* What the hide rule compares for one function f (Racket's
+ * get-hidden): its self share of all samples, and its largest share on
+ * each side of its edges.  Each share is "of the other function's
+ * time": an edge f -> x counts f's caller_time over x's total (the part
+ * of x's time spent under calls from f), an edge y -> f counts f's
+ * callee_time over y's total (the part of y's time spent in f; y
+ * PROFILE_NONE: the stack bottom, over all samples).  Racket's leaf ->
+ * "*" edge is f's self over all samples: the self share again. */
+struct model_why {
+    double self;                  /* self / all samples, 0..1 */
+    double of_callee;             /* largest share over f's callee edges */
+    uint32_t callee;              /* ...that callee (PROFILE_NONE: none) */
+    double of_caller;             /* largest share over f's caller edges */
+    uint32_t caller;              /* ...that caller (PROFILE_NONE: the
+                                     stack bottom) */
+};
+
 /* A row's change from the baseline: shares in percent of each side's
  * samples, and on which sides it has samples. */
 struct model_delta {
@@ -103,7 +123,9 @@ struct model_delta {
 
 /* Build a model over `snap` (borrowed: it must outlive the model).  A
  * filter thread or process that snap does not have, or a focus frame
- * out of range, is ignored.  hide_self/hide_subs are percentages (see
+ * out of range, is ignored; so is every filter and shape when snap holds
+ * a call graph (profile_has_stacks false): then the flat table and the
+ * edges are the graph's, and the tree has no stacks.  hide_self/hide_subs are percentages (see
  * model_set_hide).  NULL on OOM.  Free with model_free. */
 struct model *model_new(const struct profile *snap,
                         const struct model_filter *f, double hide_self,
@@ -121,8 +143,9 @@ struct model *model_new_ext(struct profile *snap, const struct model_filter *f,
  * process, thread and focus applied, as the flat table and the callers
  * view count them (inverted and merge_threads shape only the tree: not
  * applied).
- * A new profile, a plain copy when f selects everything; NULL on OOM.
- * Any thread; snap is only read. */
+ * A new profile, a plain copy when f selects everything or snap holds a
+ * call graph (which has no stacks to select); NULL on OOM.  Any thread;
+ * snap is only read. */
 struct profile *model_filter_profile(const struct profile *snap,
                                      const struct model_filter *f);
 
@@ -139,6 +162,11 @@ void model_free(struct model *m);
  * samples) and the bottom edge (over all samples).  Both thresholds at 0
  * hide nothing.  Caller: whoever owns m (the UI thread, an exporter). */
 void model_set_hide(struct model *m, double hide_self, double hide_subs);
+
+/* What the hide rule compared for function `frame` (the current side;
+ * with a baseline a function also shows when the baseline shows it).
+ * false when the frame has no samples. */
+bool model_why(const struct model *m, uint32_t frame, struct model_why *w);
 
 /* Flat entry of a frame, NULL when the frame has no samples in base. */
 const struct profile_flat *model_flat_of(const struct model *m,

@@ -14,8 +14,9 @@
 # Seeds are read from tests/fuzz/corpus/NAME/; what a run learns goes to
 # $(BUILD)/fuzz/corpus/NAME/ and crashes to $(BUILD)/fuzz/crash-NAME-*.
 # A crash input worth keeping is copied to tests/fuzz/regress/NAME/.
-# The pure modules are compiled again with clang and the sanitizers into
-# $(BUILD)/fuzz/obj/; the fuzzers link only them (no curses, no ptrace).
+# The pure modules and the frames room (libc only) are compiled again with
+# clang and the sanitizers into $(BUILD)/fuzz/obj/; the fuzzers link only
+# them (no curses, no ptrace).
 
 ifndef SPROFTOP_FUZZ_MK
 SPROFTOP_FUZZ_MK := 1
@@ -33,7 +34,8 @@ FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
                 -Wall -Wextra -MMD -MP -DSPROFTOP_VERSION='"$(VERSION)"'
 FUZZ_NAMES   := $(sort $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_BINS    := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
-FUZZ_OBJS    := $(PURE_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
+FUZZ_OBJS    := $(PURE_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) \
+                $(frames_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 # libFuzzer options for a bounded, reproducible run: a slow input (10 s)
 # or a memory hog (2 GiB) is a finding too.
 FUZZ_RUN_OPTS := -timeout=10 -rss_limit_mb=2048 -max_len=$(FUZZ_MAX_LEN) \
@@ -45,7 +47,7 @@ fuzz-build: $(FUZZ_BINS)
 
 $(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(formats_INC) -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(formats_INC) -Isrc/frames -c -o $@ $<
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)

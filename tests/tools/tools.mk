@@ -2,7 +2,7 @@
 #
 # Included by the top-level Makefile; builds $(TOOL_BINS) into
 # $(BUILD)/tools/:
-#   symtest        drives src/symbols.c (tests/symbols.t, and by hand:
+#   symtest        drives src/symbols/ (tests/symbols.t, and by hand:
 #                  `symtest PID ADDR...`, `symtest --bench PID`)
 #   symtarget      C code whose addresses and lines it prints itself
 #   symtarget-cxx  the same for C++ (namespaces, templates, inlining)
@@ -19,15 +19,15 @@ TOOLS_SRC := tests/tools
 TOOLS_MK  := $(TOOLS_SRC)/tools.mk
 TOOL_BINS := $(TOOLS_DIR)/symtest $(TOOLS_DIR)/symtarget \
              $(TOOLS_DIR)/symtarget-cxx $(TOOLS_DIR)/timedgen
-# The symbolizer and what it needs from below it.
-SYMBOLIZER_OBJS := $(addprefix $(BUILD)/src/engine/,symbols.o sym_store.o sym_debug.o sym_dwarf.o sym_fde.o \
-                     sym_elf.o sym_files.o sym_names.o jitmap.o maps.o target.o \
-                     dbgfetch.o) $(base_OBJS)
+# The symbols room and what it sees below it (late_names needs the model,
+# annot.c the disassembler).
+SYMBOLIZER_OBJS := $(symbols_OBJS) $(disasm_OBJS) $(proc_OBJS) \
+                   $(model_OBJS) $(base_OBJS)
 
 $(TOOLS_DIR)/symtest: $(TOOLS_SRC)/symtest.c $(SYMBOLIZER_OBJS) $(TOOLS_MK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(engine_FLAGS) -o $@ $< $(SYMBOLIZER_OBJS) \
-	  $(PKG_LIBS) -lstdc++ -lpthread -lz
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(symbols_FLAGS) -o $@ $< $(SYMBOLIZER_OBJS) \
+	  $(PKG_LIBS) -lstdc++ -lpthread -lm -lz
 
 $(TOOLS_DIR)/symtarget: $(TOOLS_SRC)/symtarget.c $(TOOLS_MK)
 	@mkdir -p $(dir $@)

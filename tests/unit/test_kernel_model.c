@@ -189,7 +189,7 @@ static void test_formats(void **state)
 
     export_opts_default(&o);
     /* folded: "_[k]" on kernel functions, the reason as a frame */
-    char *folded = fixture_write(&export_folded, p, &o, &len);
+    char *folded = fixture_write(format_find("folded"), p, &o, &len);
     assert_non_null(strstr(folded, "app-10;main;read;entry_SYSCALL_64_[k];"
                                    "read_zero_[k] 5\n"));
     assert_non_null(strstr(folded, ";schedule_[k];[off-CPU: disk I/O] 4\n"));
@@ -199,14 +199,18 @@ static void test_formats(void **state)
     assert_kernel(q, "read", false);
     assert_int_equal(profile_frame(q, fixture_find_frame(q, "[off-CPU: lock]"))
                          ->kind, FRAME_REASON);
-    char *again = fixture_write(&export_folded, q, &o, NULL);
+    char *again = fixture_write(format_find("folded"), q, &o, NULL);
+    assert_string_equal(again, folded);
+    free(again);
+    /* no options at all: the defaults' output, kernel marks and all */
+    again = fixture_write(format_find("folded"), p, NULL, NULL);
     assert_string_equal(again, folded);
     free(again);
     free(folded);
     profile_free(q);
 
     /* pprof: the [kernel.kallsyms] mapping; back the same, byte for byte */
-    char *pb = fixture_write(&export_pprof, p, &o, &len);
+    char *pb = fixture_write(format_find("pprof"), p, &o, &len);
     q = load_pprof(pb, len, "k.pb.gz", err, sizeof(err));
     assert_non_null(q);
     assert_kernel(q, "schedule", true);
@@ -214,7 +218,7 @@ static void test_formats(void **state)
     assert_int_equal(profile_frame(q, fixture_find_frame(q, "[off-CPU: disk I/O]"))
                          ->kind, FRAME_REASON);
     size_t len2;
-    char *pb2 = fixture_write(&export_pprof, q, &o, &len2);
+    char *pb2 = fixture_write(format_find("pprof"), q, &o, &len2);
     assert_int_equal(len2, len);
     assert_memory_equal(pb2, pb, len);
     free(pb2);
@@ -222,10 +226,20 @@ static void test_formats(void **state)
     profile_free(q);
 
     /* speedscope: the kernel's module as a kernel function's file */
-    char *ss = fixture_write(&export_speedscope, p, &o, NULL);
+    char *ss = fixture_write(format_find("speedscope"), p, &o, NULL);
     assert_non_null(strstr(ss, "{\"name\": \"read_zero\", \"file\": "
                                "\"[kernel.kallsyms]\"}"));
     assert_non_null(strstr(ss, "{\"name\": \"[off-CPU: disk I/O]\"}"));
+    /* ...read back: kernel functions again, written the same */
+    q = load_speedscope(ss, strlen(ss), "k.speedscope.json", err,
+                        sizeof(err));
+    assert_non_null(q);
+    assert_kernel(q, "read_zero", true);
+    assert_kernel(q, "read", false);
+    char *ss2 = fixture_write(format_find("speedscope"), q, &o, NULL);
+    assert_string_equal(ss2, ss);
+    free(ss2);
+    profile_free(q);
     free(ss);
     profile_free(p);
 }
