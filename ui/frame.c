@@ -171,6 +171,29 @@ static void header_target(struct ui *ui)
                   DT_ELLIPSIS);
 }
 
+/* The threads the threads view lists (the snapshot's, of the process
+ * shown alone), and the live ones of those processes (the sampler's,
+ * sleeping ones included, which an on-CPU profile may not have sampled
+ * yet); *live is 0 for a file. */
+static uint32_t header_threads(const struct ui *ui, uint32_t *live)
+{
+    const struct model *m = ui->feed.model;
+    const struct source_tasks *t = &ui->feed.hcpu.tasks;
+    uint32_t n = 0;
+
+    *live = ui->feed.status.is_file ? 0 : ui->feed.status.threads;
+    if (!m)
+        return ui->feed.status.threads;
+    for (uint32_t i = 0; i < profile_thread_count(m->snap); i++)
+        n += !m->pid || profile_thread_at(m->snap, i)->pid == m->pid;
+    if (m->pid && *live) {
+        *live = 0;
+        for (size_t i = 0; i < t->n; i++)
+            *live += t->v[i].pid == m->pid && t->v[i].tid && t->v[i].state;
+    }
+    return n;
+}
+
 /* Row 1: the target's state and the sampling rate. */
 static void header_state(struct ui *ui)
 {
@@ -180,7 +203,11 @@ static void header_state(struct ui *ui)
     struct hdr h = { ui, 1, 1, COLS };
     char a[64], b[64], c[64];
 
-    hdr_field(&h, "Threads:", v, "%u", s->threads);
+    uint32_t live, shown = header_threads(ui, &live);
+    if (live && live != shown)
+        hdr_field(&h, "Threads:", v, "%u (%u live)", shown, live);
+    else
+        hdr_field(&h, "Threads:", v, "%u", shown);
     hdr_field(&h, "State:", s->state == TARGET_EXITED ? t->attr[UC_ERROR] : v,
               "%s", state_text(s, a, sizeof(a)));
     hdr_field(&h, "Mode:", v, "%s", s->idle ? "wall-clock (idle)" : "on-CPU");
