@@ -161,13 +161,34 @@ static void header_target(struct ui *ui)
                   s->cmdline[0] ? s->cmdline : s->comm);
         return;
     }
-    if (s->pid > 0) /* -a has no target PID: its command line says so */
+    const struct model *m = ui->feed.model;
+    const char *what = s->cmdline[0] ? s->cmdline : s->comm;
+    char pids[256], label[128];
+    /* the whole snapshot's processes: J merges them in m->snap only */
+    size_t np = ui->feed.snap ? profile_pid_list(ui->feed.snap, pids,
+                                                 sizeof pids) : 0;
+    if (m && ui->ctx.filter.has_process && m->pid) {
+        /* one process shown alone: it, not the session's first */
+        for (uint32_t i = 0; i < profile_thread_count(m->snap); i++)
+            if (profile_thread_at(m->snap, i)->pid == m->pid) {
+                what = profile_process_label(profile_thread_at(m->snap, i),
+                                             false, label, sizeof label);
+                break;
+            }
+        hdr_field(&h, "PID", t->attr[UC_VALUE], "%lld", (long long)m->pid);
+    } else if (np > 1) {
+        if (s->pid <= 0) /* -a: how many, not which */
+            hdr_field(&h, "Processes:", t->attr[UC_VALUE], "%zu", np);
+        else
+            hdr_field(&h, "PIDs", t->attr[UC_VALUE], "%s", pids);
+    } else if (s->pid > 0) {
+        /* -a has no target PID: its command line says so */
         hdr_field(&h, "PID", t->attr[UC_VALUE], "%d", (int)s->pid);
+    }
     /* The command line takes what is left, clipped. */
     int start = h.x + 2;
     if (start < h.width)
-        draw_text(t, 0, start, h.width - start,
-                  s->cmdline[0] ? s->cmdline : s->comm, t->attr[UC_NORMAL],
+        draw_text(t, 0, start, h.width - start, what, t->attr[UC_NORMAL],
                   DT_ELLIPSIS);
 }
 

@@ -566,6 +566,13 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
     } else {
         target_thread_name(c->pid, c->pid, c->comm, sizeof c->comm);
         target_cmdline(c->pid, c->cmdline, sizeof c->cmdline);
+        /* -p A,B: the session is all of them, "cmd A | cmd B" */
+        for (size_t i = 1; i < cfg.npids && cfg.pids; i++) {
+            char one[sizeof c->cmdline];
+            size_t len = strlen(c->cmdline);
+            target_cmdline(cfg.pids[i], one, sizeof one);
+            snprintf(c->cmdline + len, sizeof c->cmdline - len, " | %s", one);
+        }
     }
     update_meta(c);
     if (pthread_create(&c->thread, NULL, collector_main, c) != 0) {

@@ -160,6 +160,30 @@ static int count_processes(struct profile *dst, const struct profile *src)
     return 0;
 }
 
+size_t profile_command_members(const struct profile *p, const char *process,
+                               int64_t *pids, size_t max, uint32_t *threads)
+{
+    size_t n = 0;
+
+    *threads = 0;
+    for (uint32_t t = 0; process && p && t < p->nthreads; t++) {
+        uint32_t u = 0;
+
+        /* merge_thread's rule: a known process of the same command */
+        if (!p->th[t].pid || !same_str(p->th[t].process, process))
+            continue;
+        (*threads)++;
+        while (u < t && p->th[u].pid != p->th[t].pid)
+            u++;
+        if (u < t)
+            continue;
+        if (n < max)
+            pids[n] = p->th[t].pid;
+        n++;
+    }
+    return n;
+}
+
 int profile_merge(struct profile *dst, const struct profile *src)
 {
     return merge_impl(dst, src, false);
