@@ -21,7 +21,8 @@
 #                           only; sees model and the rooms below through
 #                           their API headers only.
 #   symbols  src/symbols/   symbolizer, symbol store, debuginfod fetcher,
-#                           late names, JIT maps: libdw, debuginfod; sees
+#                           late names, JIT maps: libdw, debuginfod, libiberty
+#                           (demangling); sees
 #                           model and proc.  Never the sampler.
 #   sample   src/sample/    the sampling interface (sampler.h for its
 #                           callers, backend.h for its backends: the
@@ -106,16 +107,18 @@ H_DW     := elfutils/libdwfl.h elfutils/libdw.h elfutils/libdwelf.h \
             elfutils/debuginfod.h elfutils/version.h libelf.h gelf.h dwarf.h
 H_CURSES := curses.h ncurses.h ncursesw/curses.h ncursesw/ncurses.h \
             term.h panel.h
-H_ENGINE := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_DW)
+# libiberty's demangler: the symbols room's alone (sym_names.c)
+H_IBERTY := libiberty/demangle.h libiberty/libiberty.h
+H_ENGINE := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_DW) $(H_IBERTY)
 
 $(foreach l,base model formats $(LIBC_ROOMS),\
   $(eval $(l)_POISON := $(H_ENGINE) $(H_CURSES)))
-unwind_POISON  := $(H_PTRACE) $(H_PERF) $(H_DW) $(H_CURSES)
-perf_POISON    := $(H_PTRACE) $(H_UNWIND) $(H_DW) $(H_CURSES)
-ptrace_POISON  := $(H_PERF) $(H_UNWIND) $(H_DW) $(H_CURSES)
+unwind_POISON  := $(H_PTRACE) $(H_PERF) $(H_DW) $(H_IBERTY) $(H_CURSES)
+perf_POISON    := $(H_PTRACE) $(H_UNWIND) $(H_DW) $(H_IBERTY) $(H_CURSES)
+ptrace_POISON  := $(H_PERF) $(H_UNWIND) $(H_DW) $(H_IBERTY) $(H_CURSES)
 symbols_POISON := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_CURSES)
 ui_POISON      := $(H_ENGINE)
-app_POISON     := $(H_PTRACE) $(H_PERF) $(H_CURSES)
+app_POISON     := $(H_PTRACE) $(H_PERF) $(H_IBERTY) $(H_CURSES)
 
 # Which folders need the libraries' own flags (pkg-config).
 PKG_LAYERS := unwind symbols ui app
@@ -174,7 +177,8 @@ LAYER_PROBES := \
   ptrace:'<elfutils/libdwfl.h>' ptrace:'"symbols.h"' ptrace:'"sampler.h"' \
   perf:'"sampler.h"' \
   symbols:'"sampler.h"' symbols:'<libunwind.h>' symbols:'<sys/ptrace.h>' \
-  symbols:'<linux/perf_event.h>' \
+  symbols:'<linux/perf_event.h>' app:'<libiberty/demangle.h>' \
+  collect:'<libiberty/demangle.h>' \
   collect:'<libunwind.h>' collect:'<elfutils/libdwfl.h>' collect:'<sys/ptrace.h>' \
   collect:'"sym_dwarf.h"' collect:'"perf_int.h"' collect:'"ptrace_int.h"' \
   frames:'<elfutils/libdwfl.h>' frames:'<libunwind.h>' frames:'<sys/ptrace.h>' \

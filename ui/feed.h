@@ -44,6 +44,8 @@ struct feed {
     struct tabs *tabs;             /* told of a new model */
     struct ui_ctx *ctx;            /* model, timeline, messages */
     struct header_cpu hcpu;        /* the header's On CPU (header_cpu.h) */
+    bool told_nodebug;             /* the hint about hot code without
+                                      debug info was given */
 };
 
 /* Monotonic time in seconds. */

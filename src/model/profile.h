@@ -353,6 +353,14 @@ int profile_merge(struct profile *dst, const struct profile *src);
  * one process).  Frames are re-interned, metadata copied, per-second
  * counts dropped.  NULL on OOM.  Free with profile_free. */
 struct profile *profile_merge_commands(const struct profile *p);
+/* The modules whose code p names without their debug info (frames that
+ * carry a build_id: "[module+0xOFF]" or a symbol table's name) and that
+ * take at least min_share (0..1) of p's self weight: the hottest first,
+ * up to max of their names into mods (strings of p).  Returns how many
+ * there are.  O(nodes + frames x such modules). */
+size_t profile_hot_nodebug(const struct profile *p, double min_share,
+                           const char **mods, size_t max);
+
 /* What profile_merge_commands merged into one process of command
  * `process` (a thread's `process`): the PIDs of p's processes of that
  * command, the first `max` of them into pids (in thread order), and
