@@ -95,7 +95,7 @@ symbols_INC := $(model_INC) $(call api,proc) -I$(symbols_DIR)
 collect_INC := $(model_INC) $(call api,proc sample symbols) -I$(collect_DIR)
 frames_INC  := $(model_INC) -I$(frames_DIR)
 ui_INC      := $(model_INC) -Iui
-app_INC     := $(formats_INC) $(call api,sample symbols collect) -Iui \
+app_INC     := $(formats_INC) $(call api,proc sample symbols collect) -Iui \
                -Isrc/app
 
 # The system headers of each library; a folder is poisoned against those
