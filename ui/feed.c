@@ -92,6 +92,16 @@ void feed_set_hide(struct feed *f)
     tabs_mark_stale(f->tabs);
 }
 
+/* Once a session: the process whose stacks the copy cuts, and the fix
+ * (the header says "stack copy too small", not for whom). */
+static void hint_copy(struct feed *f)
+{
+    if (f->told_copy || !f->status.copy_note[0])
+        return;
+    f->told_copy = true;
+    ctx_message(f->ctx, false, "%s", f->status.copy_note);
+}
+
 /* Once a session: hot code named without its debug info (no lines, no
  * inlined frames) where no debuginfod server is asked, with the fix. */
 static void hint_nodebug(struct feed *f)
@@ -129,6 +139,7 @@ static void take_snapshot(struct feed *f)
     f->snap = p;
     f->ctx->timeline = p;
     hint_nodebug(f);
+    hint_copy(f);
 }
 
 /* Status every tick; a snapshot only when the aggregate changed. */

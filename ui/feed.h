@@ -46,6 +46,7 @@ struct feed {
     struct header_cpu hcpu;        /* the header's On CPU (header_cpu.h) */
     bool told_nodebug;             /* the hint about hot code without
                                       debug info was given */
+    bool told_copy;                /* ...and the one about the stack copy */
 };
 
 /* Monotonic time in seconds. */
