@@ -76,23 +76,36 @@ keys "$s" q
 wait_until 10 eval "! \"\${T[@]}\" has-session -t '$s' 2>/dev/null"
 
 # --- 4. a process name -----------------------------------------------------------
-run_sproftop -p '^forkwork$' -d 1 -o "$TMPD/named.folded"
-is "$RC" 0 "-p '^forkwork\$' exits 0"
-like "$ERRS" "names 3 processes; taking all: $m \\(forkwork\\) $w1 \\(forkwork\\) $w2 \\(forkwork\\)" \
+# Copies under names of this run's own (a name is at most 15 characters),
+# so other processes of the machine, another test's forkwork, never match.
+fw=fw$$
+sp=sp$$
+cp "$TARGETS/forkwork" "$TMPD/$fw"
+cp "$TARGETS/split" "$TMPD/$sp"
+spawn "$TMPD/$fw" 300 >"$TMPD/$fw.out" 2>/dev/null
+n0=$SPAWN_PID
+spawn "$TMPD/$sp" 300 >/dev/null 2>&1
+s0=$SPAWN_PID
+wait_until 10 test -s "$TMPD/$fw.out" || bail_out "$fw did not fork"
+read -r _ n1 n2 <"$TMPD/$fw.out"
+wait_until 10 _exe_is "$s0" "$TMPD/$sp" || bail_out "$sp did not start"
+run_sproftop -p "^$fw\$" -d 1 -o "$TMPD/named.folded"
+is "$RC" 0 "-p '^$fw\$' exits 0"
+like "$ERRS" "names 3 processes; taking all: $n0 \\($fw\\) $n1 \\($fw\\) $n2 \\($fw\\)" \
     "...takes all three and says which"
-for p in "$m" "$w1" "$w2"; do
-    like "$(cut -d';' -f1 "$TMPD/named.folded" | sort -u | tr '\n' ' ')" "forkwork-$p" \
+for p in "$n0" "$n1" "$n2"; do
+    like "$(cut -d';' -f1 "$TMPD/named.folded" | sort -u | tr '\n' ' ')" "$fw-$p" \
         "...and samples $p"
 done
-run_sproftop --pid-of '^split$' -d 1 -o "$TMPD/split.folded"
-is "$RC" 0 "--pid-of '^split\$' exits 0"
-like "$(cut -d';' -f1 "$TMPD/split.folded" | sort -u)" "^split-$a\$" "...and samples split alone"
+run_sproftop --pid-of "^$sp\$" -d 1 -o "$TMPD/split.folded"
+is "$RC" 0 "--pid-of '^$sp\$' exits 0"
+like "$(cut -d';' -f1 "$TMPD/split.folded" | sort -u)" "^$sp-$s0\$" "...and samples it alone"
 run_sproftop -p no-such-process-name -d 1 -o "$TMPD/none.folded"
 is "$RC" 1 "a name no process has: exit 1"
 is "$(wc -l <"$ERR")" 1 "...with one line"
 like "$ERRS" "no process is named 'no-such-process-name'" "...that says so"
 
-for p in "$a" "$b" "$m" "$w1" "$w2"; do
+for p in "$a" "$b" "$m" "$w1" "$w2" "$n0" "$n1" "$n2" "$s0"; do
     assert_not_stopped "$p" "PID $p running and untraced afterwards"
 done
 done_testing

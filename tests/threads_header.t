@@ -35,38 +35,43 @@ threads_agree() {
     [ "$hdr" = "$view" ] && [ "$hdr" = "$2" ] && [ "$live" = "$3" ]
 }
 
+# threads_session SESSION COLS SHOWN LIVE DESC SPROFTOP_ARGS: sproftop in
+# tmux at COLS columns, the threads view shown, its header checked
+threads_session() {
+    local s=$1 cols=$2 shown=$3 live=$4 desc=$5
+    "${T[@]}" new-session -d -s "$s" -x "$cols" -y 24 \
+        "'$SPROFTOP' -r 0.3 --no-confirm $6 2>'$TMPD/$s.err'"
+    wait_until 20 screen_has "$s" 'Samples: [1-9]' || diag "$(screen "$s")"
+    keys "$s" 4
+    check "$desc" wait_until 20 threads_agree "$s" "$shown" "$live"
+    threads_agree "$s" "$shown" "$live" ||
+        diag "header, live, view: $(_counts "$s")" "$(screen "$s")"
+}
+session_end() {
+    keys "$1" q
+    wait_until 10 eval "! \"\${T[@]}\" has-session -t '$1' 2>/dev/null"
+}
+
 # --- 1. -p: two workers spin, the main thread waits ----------------------------------
 start_target threads 2 || bail_out "cannot start threads"
 pid=$TARGET_PID
 wait_until 10 eval '[ "$(thread_count "$pid")" = 3 ]' || bail_out "threads has not 3 threads"
 s=p80
-"${T[@]}" new-session -d -s "$s" -x 80 -y 24 \
-    "'$SPROFTOP' -p $pid -r 0.3 --no-confirm 2>'$TMPD/$s.err'"
-wait_until 20 screen_has "$s" 'Samples: [1-9]' || diag "$(screen "$s")"
-keys "$s" 4
-check "-p: the header's Threads is the view's 2, with 3 live beside it" \
-    wait_until 20 threads_agree "$s" 2 3
-threads_agree "$s" 2 3 || diag "header, live, view: $(_counts "$s")" "$(screen "$s")"
+threads_session "$s" 80 2 3 "-p: the header's Threads is the view's 2, with 3 live beside it" \
+    "-p $pid"
 
 # --- 2. 80 columns: the strip's title ---------------------------------------------------
 _title() { screen "$s" | grep -E '^ +TID +Name' | head -n 1; }
 check "at 80 columns the strip is titled Samples/s, not cut to S" \
     wait_until 10 eval '_title | grep -Eq "Samples/s$"'
 _title | grep -Eq 'Samples/s$' || diag "$(_title)"
-keys "$s" q
-wait_until 10 eval "! \"\${T[@]}\" has-session -t '$s' 2>/dev/null"
+session_end "$s"
 
 # --- 1b. --children: the shell waits, its child works -----------------------------------
-s=kids
-"${T[@]}" new-session -d -s "$s" -x 120 -y 30 \
-    "'$SPROFTOP' --children -r 0.3 --no-confirm -- /bin/sh -c '\"$TARGETS/threads\" 2 60; true' 2>'$TMPD/$s.err'"
-wait_until 20 screen_has "$s" 'Samples: [1-9]' || diag "$(screen "$s")"
-keys "$s" 4
-check "--children: the header's Threads is the view's 2, with 4 live (the shell too)" \
-    wait_until 20 threads_agree "$s" 2 4
-threads_agree "$s" 2 4 || diag "header, live, view: $(_counts "$s")" "$(screen "$s")"
-keys "$s" q
-wait_until 10 eval "! \"\${T[@]}\" has-session -t '$s' 2>/dev/null"
+threads_session kids 120 2 4 \
+    "--children: the header's Threads is the view's 2, with 4 live (the shell too)" \
+    "--children -- /bin/sh -c '\"$TARGETS/threads\" 2 60; true'"
+session_end kids
 
 # --- 3. the stack copy: which process, and the fix ---------------------------------------
 start_target recurse || bail_out "cannot start recurse"
@@ -83,8 +88,7 @@ note="stack copy too small for recurse \\(pid $r\\): [0-9]+% of its stacks cut; 
 check "the live view says once which process the copy cuts, and the fix" \
     wait_until 20 screen_has "$s" "$note"
 screen_has "$s" "$note" || diag "$(screen "$s")"
-keys "$s" q
-wait_until 10 eval "! \"\${T[@]}\" has-session -t '$s' 2>/dev/null"
+session_end "$s"
 
 assert_not_stopped "$pid" "threads running and untraced afterwards"
 assert_not_stopped "$r" "recurse running and untraced afterwards"

@@ -146,13 +146,14 @@ static int set_pid_of(struct opts *o, const char *arg)
     return 0;
 }
 
-/* perf's syntax: a comma-separated list; -p may be repeated.  Anything
- * but digits and commas is a process name (set_pid_of). */
+/* perf's syntax: a comma-separated list; -p may be repeated.  What
+ * starts like no number ("nginx", not "12x" or "-5", which are bad
+ * lists) is a process name (set_pid_of). */
 static int set_pid(struct opts *o, const char *arg)
 {
     const char *q = arg;
 
-    if (arg[strspn(arg, "0123456789,")] != '\0')
+    if (arg[0] && !strchr("0123456789+-, ", arg[0]))
         return set_pid_of(o, arg);
 
     do {

@@ -413,8 +413,9 @@ static void print_thread(void *ctx, const struct sampler_thread_stats *t)
 }
 
 /* The processes whose stacks the stack copy cuts short, worst first:
- * found in two walks of the sampler's threads (which pids, then their
- * sums), with no allocation under its stats lock. */
+ * found in two walks of the sampler's threads (which pids: those of the
+ * CUT_MAX threads cut most; then their sums), with no allocation under
+ * its stats lock. */
 #define CUT_MAX 8
 struct cut_proc {
     pid_t pid;
@@ -425,6 +426,7 @@ struct cut_walk {
     struct cut_proc p[CUT_MAX];
     size_t n;
     bool sum;                  /* the second walk */
+    bool summed;               /* ...has begun: the first's cuts reset */
 };
 
 static void cut_visit(void *ctx, const struct sampler_thread_stats *t)
@@ -435,9 +437,25 @@ static void cut_visit(void *ctx, const struct sampler_thread_stats *t)
     while (i < w->n && w->p[i].pid != t->pid)
         i++;
     if (!w->sum) {
-        if (t->cut && i == w->n && w->n < CUT_MAX)
-            w->p[w->n++] = (struct cut_proc){ .pid = t->pid };
+        /* which: the processes of the threads cut most (a full table
+         * gives up its least cut one) */
+        size_t least = 0;
+        for (size_t k = 1; k < w->n; k++)
+            least = w->p[k].cut < w->p[least].cut ? k : least;
+        if (!t->cut)
+            return;
+        if (i < w->n)
+            w->p[i].cut = t->cut > w->p[i].cut ? t->cut : w->p[i].cut;
+        else if (w->n < CUT_MAX)
+            w->p[w->n++] = (struct cut_proc){ .pid = t->pid, .cut = t->cut };
+        else if (t->cut > w->p[least].cut)
+            w->p[least] = (struct cut_proc){ .pid = t->pid, .cut = t->cut };
         return;
+    }
+    if (!w->summed) {
+        w->summed = true;
+        for (size_t k = 0; k < w->n; k++)
+            w->p[k].cut = 0;
     }
     if (i == w->n)
         return;
