@@ -47,6 +47,8 @@ struct feed {
     bool told_nodebug;             /* the hint about hot code without
                                       debug info was given */
     bool told_copy;                /* ...and the one about the stack copy */
+    source_annotate_fn *annotate_file; /* machine code for a file a :load
+                                      opens (ui_options), NULL: none */
 };
 
 /* Monotonic time in seconds. */

@@ -338,6 +338,11 @@ static void release(struct fold *f)
     memset(&f->pcs, 0, sizeof f->pcs);
 }
 
+bool fold_released(const struct fold *f)
+{
+    return f->released;
+}
+
 static bool add_sample(struct fold *f, const struct ingest_rec *r,
                        const void *payload)
 {

@@ -19,8 +19,10 @@ TOOLS_SRC := tests/tools
 TOOLS_MK  := $(TOOLS_SRC)/tools.mk
 TOOL_BINS := $(TOOLS_DIR)/symtest $(TOOLS_DIR)/symtarget \
              $(TOOLS_DIR)/symtarget-cxx $(TOOLS_DIR)/timedgen
-# The symbols room and what it sees below it (late_names needs the model).
-SYMBOLIZER_OBJS := $(symbols_OBJS) $(proc_OBJS) $(model_OBJS) $(base_OBJS)
+# The symbols room and what it sees below it (late_names needs the model,
+# annot.c the disassembler).
+SYMBOLIZER_OBJS := $(symbols_OBJS) $(disasm_OBJS) $(proc_OBJS) \
+                   $(model_OBJS) $(base_OBJS)
 
 $(TOOLS_DIR)/symtest: $(TOOLS_SRC)/symtest.c $(SYMBOLIZER_OBJS) $(TOOLS_MK)
 	@mkdir -p $(dir $@)
