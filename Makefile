@@ -73,7 +73,8 @@ $(PKG_STAMP):
 # Unit tests link only the pure modules: no curses, ptrace, libunwind, libdw.
 $(BUILD)/tests/unit/%: tests/unit/%.c $(PURE_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(formats_FLAGS) -o $@ $< $(PURE_OBJS) -lcmocka -lm -lz
+	$(CC) $(CFLAGS_BASE) $(formats_FLAGS) -Isrc/frames -Itests/fuzz -o $@ $< \
+	  $(PURE_OBJS) -lcmocka -lm -lz
 
 # UI unit tests (test_ui_*.c) link the UI's objects and curses: key codes
 # are curses constants.  They open no terminal.  Only the layers the UI may

@@ -12,16 +12,19 @@
 #   engine   src/engine/   target, samplers, unwinder, symbolizer, collector:
 #                          base, model, libunwind, libdw, ptrace, perf_event
 #   formats  src/formats/  writers and readers: base, model (pure)
+#   frames   src/frames/   interpreter frame readers over a bounded view
+#                          of another process's memory: base, model (pure)
 #   model    src/model/    the profile and its queries, the source
 #                          interface: base (pure)
 #   base     src/base/     containers, hashing, clock, strings (pure)
 #
 # Layers below engine and ui are pure: libc (and zlib, for gzip) only.
 
-LAYERS := base model formats engine ui app
+LAYERS := base model frames formats engine ui app
 
 base_DIR    := src/base
 model_DIR   := src/model
+frames_DIR  := src/frames
 formats_DIR := src/formats
 engine_DIR  := src/engine
 ui_DIR      := ui
@@ -29,8 +32,9 @@ app_DIR     := src/app
 
 base_INC    := -Isrc/base
 model_INC   := $(base_INC) -Isrc/model
+frames_INC  := $(model_INC) -Isrc/frames
 formats_INC := $(model_INC) -Isrc/formats
-engine_INC  := $(model_INC) -Isrc/engine
+engine_INC  := $(model_INC) -Isrc/frames -Isrc/engine
 ui_INC      := $(model_INC) -Iui
 app_INC     := $(formats_INC) -Isrc/engine -Iui -Isrc/app
 
@@ -48,6 +52,7 @@ engine_POISON := $(POISON_CURSES)
 
 base_FLAGS    := $(base_INC) -I$(POISON_DIR)/pure
 model_FLAGS   := $(model_INC) -I$(POISON_DIR)/pure
+frames_FLAGS  := $(frames_INC) -I$(POISON_DIR)/pure
 formats_FLAGS := $(formats_INC) -I$(POISON_DIR)/pure
 engine_FLAGS  := $(engine_INC) -I$(POISON_DIR)/engine $(PKG_CFLAGS)
 ui_FLAGS      := $(ui_INC) -I$(POISON_DIR)/ui $(PKG_CFLAGS)
@@ -61,7 +66,7 @@ POISON_STAMP := $(POISON_DIR)/.stamp
 $(POISON_STAMP): src/layers.mk
 	@rm -rf $(POISON_DIR)
 	@for h in $(pure_POISON); do mkdir -p $(POISON_DIR)/pure/$$(dirname $$h); \
-	  printf '#error "layer violation: <%s> is not for the pure layers (base, model, formats); see src/layers.mk"\n' $$h \
+	  printf '#error "layer violation: <%s> is not for the pure layers (base, model, frames, formats); see src/layers.mk"\n' $$h \
 	    >$(POISON_DIR)/pure/$$h; done
 	@for h in $(ui_POISON); do mkdir -p $(POISON_DIR)/ui/$$(dirname $$h); \
 	  printf '#error "layer violation: <%s> is not for ui/ (it sees base and model only); see src/layers.mk"\n' $$h \
@@ -78,8 +83,8 @@ $(BUILD)/$($(1)_DIR)/%.o: $($(1)_DIR)/%.c $(POISON_STAMP) | $(PKG_STAMP)
 endef
 $(foreach l,$(LAYERS),$(eval $(call LAYER_RULE,$(l))))
 
-PURE_OBJS := $(base_OBJS) $(model_OBJS) $(formats_OBJS)
-PURE_SRCS := $(base_SRCS) $(model_SRCS) $(formats_SRCS)
+PURE_OBJS := $(base_OBJS) $(model_OBJS) $(frames_OBJS) $(formats_OBJS)
+PURE_SRCS := $(base_SRCS) $(model_SRCS) $(frames_SRCS) $(formats_SRCS)
 
 # check-layers: every header compiles on its own with its layer's flags
 # (so a header that reaches up a layer fails too), and a probe proves the
@@ -90,6 +95,7 @@ check-layers: $(POISON_STAMP) | $(PKG_STAMP)
 	@set -e; fail=0; \
 	for l in $(LAYERS); do \
 	  case $$l in base) f='$(base_FLAGS)';; model) f='$(model_FLAGS)';; \
+	    frames) f='$(frames_FLAGS)';; \
 	    formats) f='$(formats_FLAGS)';; engine) f='$(engine_FLAGS)';; \
 	    ui) f='$(ui_FLAGS)';; app) f='$(app_FLAGS)';; esac; \
 	  for h in $$(ls $$(case $$l in ui) echo ui;; *) echo src/$$l;; esac)/*.h); do \
@@ -106,6 +112,10 @@ check-layers: $(POISON_STAMP) | $(PKG_STAMP)
 	probe '$(formats_FLAGS)' '<elfutils/libdwfl.h>' formats; \
 	probe '$(model_FLAGS)' '"export.h"' model; \
 	probe '$(formats_FLAGS)' '"collect.h"' formats; \
+	probe '$(frames_FLAGS)' '<sys/ptrace.h>' frames; \
+	probe '$(frames_FLAGS)' '"collect.h"' frames; \
+	probe '$(frames_FLAGS)' '"export.h"' frames; \
+	probe '$(formats_FLAGS)' '"pyread.h"' formats; \
 	probe '$(ui_FLAGS)' '"collect.h"' ui; \
 	probe '$(ui_FLAGS)' '"export.h"' ui; \
 	probe '$(ui_FLAGS)' '<libunwind.h>' ui; \

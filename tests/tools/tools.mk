@@ -8,6 +8,8 @@
 #   symtarget-cxx  the same for C++ (namespaces, templates, inlining)
 #   timedgen       writes a pprof file whose samples carry times, from a
 #                  text spec (the timeline and window fixtures)
+#   pystack        drives the CPython frame reader (src/frames/pyread.h):
+#                  a live process's Python stacks, or a captured image
 #
 # symtest is built like the engine (CFLAGS_BASE, SANITIZE), so `make asan`
 # checks the symbolizer.  The targets are built with fixed flags and never
@@ -18,7 +20,8 @@ TOOLS_DIR := $(BUILD)/tools
 TOOLS_SRC := tests/tools
 TOOLS_MK  := $(TOOLS_SRC)/tools.mk
 TOOL_BINS := $(TOOLS_DIR)/symtest $(TOOLS_DIR)/symtarget \
-             $(TOOLS_DIR)/symtarget-cxx $(TOOLS_DIR)/timedgen
+             $(TOOLS_DIR)/symtarget-cxx $(TOOLS_DIR)/timedgen \
+             $(TOOLS_DIR)/pystack
 # The symbolizer and what it needs from below it.
 SYMBOLIZER_OBJS := $(addprefix $(BUILD)/src/engine/,symbols.o sym_store.o sym_debug.o sym_dwarf.o sym_fde.o \
                      sym_elf.o sym_files.o sym_names.o jitmap.o maps.o target.o \
@@ -40,6 +43,12 @@ $(TOOLS_DIR)/symtarget-cxx: $(TOOLS_SRC)/symtarget_cxx.cc $(TOOLS_MK)
 $(TOOLS_DIR)/timedgen: $(TOOLS_SRC)/timedgen.c $(PURE_OBJS) $(TOOLS_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(formats_FLAGS) -o $@ $< $(PURE_OBJS) -lm -lz
+
+$(TOOLS_DIR)/pystack: $(TOOLS_SRC)/pystack.c tests/fuzz/pyimage.h \
+		$(BUILD)/src/engine/maps.o $(PURE_OBJS) $(TOOLS_MK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(engine_FLAGS) -Itests/fuzz -o $@ $< \
+	  $(BUILD)/src/engine/maps.o $(PURE_OBJS) -lm -lz
 
 .PHONY: tools
 tools: $(TOOL_BINS)
