@@ -387,6 +387,17 @@ static void print_sampler(const struct sampler_stats *st, FILE *f)
             st->stale_maps);
     fprintf(f, "threads: %u live, %u seen; processes: %u live, %u seen\n", st->threads,
             st->threads_seen, st->processes, st->processes_seen);
+    if (st->script[0])
+        fprintf(f, "python: %s; %" PRIu64 " samples with Python frames,"
+                " Python frames unreadable %" PRIu64 " (%s)\n", st->script,
+                st->script_samples, st->script_torn,
+                st->backend && strcmp(st->backend, "perf") == 0
+                    ? "read in the sampling interrupt by a BPF program"
+                    : "read while the thread is stopped");
+    if (st->script_orphans || st->script_dropped)
+        fprintf(f, "python BPF walks: %" PRIu64 " without their sample (lost),"
+                " %" PRIu64 " the ring had no room for\n",
+                st->script_orphans, st->script_dropped);
 }
 
 static void print_costs(const struct sampler_stats *st, FILE *f)

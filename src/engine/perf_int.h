@@ -32,6 +32,7 @@
 #include "perf_events.h"
 #include "perf_sampler.h"
 #include "sampler.h"
+#include "script.h"
 #include "target.h"
 #include "unwind.h"
 
@@ -69,6 +70,9 @@ struct pproc {             /* a process sampled */
     uint64_t gen;
     uint64_t t_maps;
     struct unwinder *unw;  /* made at its first unwind */
+    struct script_proc *script; /* the interpreter it runs, or NULL */
+    uint64_t script_since; /* its threads walked by the BPF program for
+                              samples from then on (0: they are not) */
 };
 
 struct pthr {              /* a thread of a sampled process */
@@ -90,6 +94,8 @@ struct pthr {              /* a thread of a sampled process */
     int off_n;
     uint32_t off_flags;
     uint64_t off_ip, off_sp, off_bp; /* where that stack was taken */
+    struct script_stack *off_py; /* and its Python stack (a Python
+                                    process's thread), or NULL */
     bool have_off;
     uint64_t t_out;        /* off CPU since then (ns); 0: on CPU */
 };
@@ -101,6 +107,7 @@ struct precord {           /* a record of one drain, for the time merge */
 };
 
 struct perf_ring;
+struct pf_pybpf;
 
 struct psampler {
     struct sampler base;   /* the interface; first, so a sampler * casts */
@@ -147,6 +154,11 @@ struct psampler {
     struct precord *recs;
     size_t nrecs, caprecs;
     uint64_t *pcs;         /* unwind output, max_depth */
+    struct pf_pybpf *pybpf;/* Python frames read at sample time (loaded
+                              when the first Python process is found) */
+    bool pybpf_tried;      /* ...and whether loading was tried */
+    char pybpf_why[200];   /* why it could not be, or "" */
+    struct script_stack py;/* one sample's Python stack */
     uint8_t *boot_buf;     /* --idle: stack of a thread blocked at attach */
     bool launched;
     struct target_spawn spawn;
@@ -276,8 +288,28 @@ uint32_t pf_count_end(struct psampler *s, enum unwind_end end);
 int pf_unwind(struct psampler *s, struct pproc *p, const uint64_t *regs,
               const uint8_t *stack, uint64_t len, uint32_t *flags);
 
-/* Push a stack of thread t (named first). */
+/* Push a stack of thread t (named first), with py's Python frames
+ * spliced in (script.h; NULL: none). */
 void pf_push_stack(struct psampler *s, struct pthr *t, const uint64_t *pcs,
-                   int n, uint32_t flags, uint64_t time, uint64_t count);
+                   int n, uint32_t flags, uint64_t time, uint64_t count,
+                   const struct script_stack *py);
+
+/* The Python stack of thread t's sample at `time` into *py: the BPF
+ * program's record of that moment, for a thread of a Python process
+ * walked since before it (py->have false otherwise; a record that is
+ * missing gives a torn stack). */
+void pf_script_sample(struct psampler *s, struct pthr *t, uint64_t time,
+                      struct script_stack *py);
+
+/* Process p maps an interpreter (its maps were just read): load the BPF
+ * program once, attach it to every sampling event, and walk p's threads
+ * from now on. */
+void pf_script_found(struct psampler *s, struct pproc *p);
+
+/* Process p is gone or has a new image: forget its interpreter. */
+void pf_script_forget(struct psampler *s, struct pproc *p);
+
+/* A sampling event was opened: the BPF program goes on it too. */
+void pf_script_attach(struct psampler *s, int fd);
 
 #endif

@@ -121,6 +121,7 @@ void pf_proc_exit(struct psampler *s, uint32_t i)
         ingest_push(s->cfg.ingest, &h, NULL, 0);
     }
     /* what only it used: a record read late makes them again if it can */
+    pf_script_forget(s, p);
     unwinder_free(p->unw);
     p->unw = NULL;
     maps_free(p->maps);
@@ -175,6 +176,9 @@ bool pf_proc_refresh_maps(struct psampler *s, struct pproc *p)
     p->gen++;
     if (s->cfg.on_maps)
         s->cfg.on_maps(s->cfg.ctx, p->pid, p->gen, m->text, m->text_len);
+    /* the interpreter, once its executable or libpython is mapped */
+    if (!p->script && (p->script = script_proc_find(p->pid, m)))
+        pf_script_found(s, p);
     return true;
 }
 
@@ -400,9 +404,12 @@ void pf_procs_free(struct psampler *s)
             close(p->stat_fd);
         unwinder_free(p->unw);
         maps_free(p->maps);
+        script_proc_free(p->script);
     }
-    for (size_t i = 0; i < s->nthr; i++)
+    for (size_t i = 0; i < s->nthr; i++) {
         free(s->thr[i].off_pcs);
+        free(s->thr[i].off_py);
+    }
     free(s->procs);
     free(s->thr);
     free(s->alive);

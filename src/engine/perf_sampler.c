@@ -19,6 +19,7 @@
 #include "ingest.h"
 #include "maps.h"
 #include "perf_int.h"
+#include "perf_pybpf.h"
 #include "perf_record.h"
 #include "perf_ring.h"
 #include "vec.h"
@@ -42,11 +43,17 @@
 #define WINDOW_NS 1000000000ull  /* achieved-rate window */
 #define FLUSH_NS 100000000ull    /* --idle: count a long off-CPU stretch
                                     so far at least this often */
+#define TRIM_NS 50000000ull      /* BPF records of Python frames are kept
+                                    this long past a drain's last record:
+                                    one whose sample is written just after
+                                    the ring heads were read is taken at
+                                    the next drain */
 
 /* --- samples --------------------------------------------------------------- */
 
 void pf_push_stack(struct psampler *s, struct pthr *t, const uint64_t *pcs, int n,
-                   uint32_t flags, uint64_t time, uint64_t count)
+                   uint32_t flags, uint64_t time, uint64_t count,
+                   const struct script_stack *py)
 {
     struct pproc *p = &s->procs[t->proc];
     pf_proc_announce(s, p);
@@ -58,9 +65,21 @@ void pf_push_stack(struct psampler *s, struct pthr *t, const uint64_t *pcs, int 
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = p->pid, .tid = t->tid,
                            .flags = flags, .time = time, .gen = p->gen,
                            .count = count};
-    if (ingest_push(s->cfg.ingest, &h, pcs, (size_t)n * sizeof *pcs) < 0) {
+    const uint64_t *words;
+    int nwords;
+    switch (script_push(p->script, s->cfg.ingest, &h, pcs, n, py, &words,
+                        &nwords)) {
+    case SCRIPT_LOST:
         s->live.lost++;
         return;
+    case SCRIPT_PUSHED:
+        s->live.script_samples++;
+        break;
+    case SCRIPT_TORN:
+        s->live.script_torn++;
+        break;
+    case SCRIPT_NATIVE:
+        break;
     }
     s->live.samples++;
     t->samples++;
@@ -132,7 +151,8 @@ static void on_sample(struct psampler *s, const struct perf_event_header *h)
     t->t_out = 0;
     uint32_t flags;
     int n = pf_unwind(s, &s->procs[pi], smp.regs, smp.stack, smp.stack_len, &flags);
-    pf_push_stack(s, t, s->pcs, n, flags, smp.time, 1);
+    pf_script_sample(s, t, smp.time, &s->py);
+    pf_push_stack(s, t, s->pcs, n, flags, smp.time, 1, &s->py);
     s->win_samples++;
 }
 
@@ -177,6 +197,10 @@ static void on_exec(struct psampler *s, uint32_t pi, pid_t tid, const char *name
         p->exec_pending = true;
     p->leader_gone = false; /* the caller has the PID now */
     p->maps_dirty = true;
+    /* the interpreter found is the old image's, unless the maps were read
+     * after the exec (a launched command, read as it started) */
+    if (p->t_maps <= time)
+        pf_script_forget(s, p);
     if (i != PERF_NONE) {
         s->thr[i].have_off = false;
         pf_thr_rename(s, &s->thr[i], name, time);
@@ -341,12 +365,21 @@ static void drain(struct psampler *s)
             s->nrecs++;
         }
     }
+    /* the BPF program wrote each sample's Python frames before the
+     * kernel wrote the sample: every sample read now has its record */
+    if (s->pybpf) {
+        pf_pybpf_consume(s->pybpf);
+        for (size_t i = 0; i < s->nprocs; i++)
+            script_next_generation(s->procs[i].script);
+    }
     if (s->nrecs > 1)
         qsort(s->recs, s->nrecs, sizeof *s->recs, rec_cmp);
     for (size_t i = 0; i < s->nrecs; i++)
         on_record(s, s->recs[i].h);
     for (int c = 0; c < s->ncpus; c++)
         perf_ring_end(&s->rings[c]);
+    if (s->pybpf && s->nrecs > 0 && s->recs[s->nrecs - 1].time > TRIM_NS)
+        pf_pybpf_trim(s->pybpf, s->recs[s->nrecs - 1].time - TRIM_NS);
 }
 
 /* --- the thread ------------------------------------------------------------------- */
@@ -425,6 +458,12 @@ static void publish(struct psampler *s, uint64_t now, bool force)
     l->tracer_cpu_ns = clock_thread_cpu_ns();
     l->elapsed_ns = now - s->t_start;
     l->threads = (uint32_t)s->nalive;
+    if (s->pybpf) {
+        struct pf_pybpf_stats b;
+        pf_pybpf_get_stats(s->pybpf, &b);
+        l->script_orphans = b.orphans;
+        l->script_dropped = b.dropped;
+    }
     l->processes = s->procs_live;
     if (l->target == SAMPLER_RUNNING || l->target == SAMPLER_STOPPED)
         watch_stop(s);
@@ -568,6 +607,7 @@ static void sampler_free(struct psampler *s)
 {
     pf_detach(s);
     pf_procs_free(s);
+    pf_pybpf_free(s->pybpf);
     free(s->recs);
     free(s->pcs);
     free(s->boot_buf);

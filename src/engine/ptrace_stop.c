@@ -42,6 +42,7 @@
 #include "clock.h"
 #include "ingest.h"
 #include "maps.h"
+#include "stackword.h"
 #include "target.h"
 #include "vec.h"
 
@@ -126,6 +127,10 @@ bool pt_stop_refresh_maps(struct psampler *s)
     s->nchecked = 0;  /* its entries pointed into the old maps */
     s->gen++;
     unwinder_set_maps(s->unw, m);
+    /* the interpreter, once its executable or libpython is mapped */
+    if (!s->script && (s->script = script_proc_find(s->pid, m)))
+        snprintf(s->live.script, sizeof s->live.script, "%s",
+                 script_proc_label(s->script));
     pt_stop_announce(s);
     if (s->cfg.on_maps)
         s->cfg.on_maps(s->cfg.ctx, s->pid, s->gen, m->text, m->text_len);
@@ -215,6 +220,8 @@ void pt_stop_take(struct psampler *s, struct sthread *t, uint64_t t_seen)
         c->t = t;
         c->time = t_seen;
         copy_stack(s, c, &r);
+        /* the Python frames of this moment, before the thread runs on */
+        script_walk(s->script, t->tid, &c->py);
     }
     ptrace(s->dump_mode ? PTRACE_DETACH : PTRACE_CONT, t->tid, 0, 0);
     uint64_t t_res = clock_mono_ns();
@@ -226,19 +233,43 @@ void pt_stop_take(struct psampler *s, struct sthread *t, uint64_t t_seen)
     hist_add(&s->lat_h, t_seen - t->t_interrupt);
 }
 
-void pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,
-                  const uint64_t *pcs, int n, uint32_t flags, uint64_t time)
+bool pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,
+                  const uint64_t *pcs, int n, uint32_t flags, uint64_t time,
+                  const struct script_stack *py, const uint64_t **words,
+                  int *nwords)
 {
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = s->pid, .tid = tid, .flags = flags,
                            .time = time, .gen = s->gen};
-    if (ingest_push(s->cfg.ingest, &h, pcs, (size_t)n * sizeof *pcs) < 0) {
+    const uint64_t *w;
+    int nw;
+    switch (script_push(s->script, s->cfg.ingest, &h, pcs, n, py, &w, &nw)) {
+    case SCRIPT_LOST:
         s->live.lost++;
-        return;
+        return false;
+    case SCRIPT_PUSHED:
+        s->live.script_samples++;
+        break;
+    case SCRIPT_TORN:
+        s->live.script_torn++;
+        break;
+    case SCRIPT_NATIVE:
+        /* a reused stack carries the Python frames it was pushed with */
+        for (int i = 0; !py && i < n; i++)
+            if (stackword_is_python(pcs[i])) {
+                s->live.script_samples++;
+                break;
+            }
+        break;
     }
     s->live.samples++;
     s->win_samples++;
     if (t)
         t->samples++;
+    if (words) {
+        *words = w;
+        *nwords = nw;
+    }
+    return true;
 }
 
 /* An IP outside every known mapping: are the maps worth re-reading?
@@ -330,17 +361,20 @@ static int unwind_copy(struct psampler *s, const struct copy *c,
     return n;
 }
 
-/* --idle: keep the stack of a thread stopped in a syscall, to reuse while
- * it stays blocked there. */
-static void keep_last(struct psampler *s, const struct copy *c, int n,
-                      uint32_t flags)
+/* --idle: keep the stack (the words pushed: native and Python frames) of
+ * a thread stopped in a syscall, to reuse while it stays blocked there. */
+static void keep_last(struct psampler *s, const struct copy *c,
+                      const uint64_t *words, int n, uint32_t flags)
 {
     struct sthread *t = c->t;
+    size_t cap = (size_t)s->cfg.max_depth + SCRIPT_EXTRA_WORDS;
     if (!t->last_pcs)
-        t->last_pcs = malloc((size_t)s->cfg.max_depth * sizeof *t->last_pcs);
+        t->last_pcs = malloc(cap * sizeof *t->last_pcs);
     if (!t->last_pcs)
         return;
-    memcpy(t->last_pcs, s->pcs, (size_t)n * sizeof *s->pcs);
+    if ((size_t)n > cap)
+        n = (int)cap;
+    memcpy(t->last_pcs, words, (size_t)n * sizeof *words);
     t->last_n = n;
     t->last_flags = flags;
     t->have_last = c->in_syscall;
@@ -351,6 +385,7 @@ static void keep_last(struct psampler *s, const struct copy *c, int n,
 /* Unwind every copy taken since the last call (threads running again). */
 void pt_stop_unwind(struct psampler *s)
 {
+    script_next_generation(s->script);
     for (size_t i = 0; i < s->ncopies; i++) {
         struct copy *c = &s->copies[i];
         if (c->was_sleeping && !s->cfg.idle) {
@@ -368,9 +403,11 @@ void pt_stop_unwind(struct psampler *s)
             flags |= INGEST_F_TRUNCATED;
             s->live.truncated++;
         }
-        pt_stop_push(s, c->tid, c->t, s->pcs, n, flags, c->time);
-        if (c->t && s->cfg.idle)
-            keep_last(s, c, n, flags);
+        const uint64_t *words;
+        int nwords;
+        if (pt_stop_push(s, c->tid, c->t, s->pcs, n, flags, c->time, &c->py,
+                         &words, &nwords) && c->t && s->cfg.idle)
+            keep_last(s, c, words, nwords, flags);
     }
     s->ncopies = 0;
     /* a new batch looks at the mappings again */
@@ -393,6 +430,8 @@ void pt_stop_free(struct psampler *s)
     s->ncopies = s->capcopies = 0;
     maps_free(s->maps);
     s->maps = NULL;
+    script_proc_free(s->script);
+    s->script = NULL;
     if (s->pstat_fd >= 0)
         close(s->pstat_fd);
     s->pstat_fd = -1;

@@ -140,6 +140,17 @@ struct sampler_stats {
     uint64_t throttled;        /* perf: PERF_RECORD_THROTTLE, the kernel
                                   slowing sampling down (interrupts too
                                   long: perf_cpu_time_max_percent) */
+    uint64_t script_samples;   /* stacks pushed with Python frames */
+    uint64_t script_torn;      /* stacks of a Python process whose Python
+                                  frames could not be read ("Python frames
+                                  unreadable"): native frames only */
+    char script[96];           /* the interpreter found ("Python 3.11.2",
+                                  or why it is not read); "" if none */
+    uint64_t script_orphans;   /* perf: walks of the BPF program whose
+                                  sample never came (lost) */
+    uint64_t script_dropped;   /* perf: walks the BPF ring had no room
+                                  for (their samples count as
+                                  unreadable) */
     uint64_t offcpu;           /* perf --idle: switch-outs sampled */
     uint64_t offcpu_ns;        /* ...and the off-CPU time they stand for */
     uint32_t events;           /* perf: perf_event fds open */

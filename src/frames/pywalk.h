@@ -15,6 +15,9 @@
  * the next frame is a shim the C stack owns).  Names and lines are read
  * later from the code objects, by pyread.c, through a cache.
  *
+ * Each walk is a start and a step function over a small state, run in a
+ * bounded loop: user space with `for` (pywalk_thread, pywalk_frames),
+ * the BPF program with bpf_loop, so its verifier checks a step once.
  * Bounded: PYWALK_MAX_INTERPS x PYWALK_MAX_THREADS thread states,
  * PYWALK_MAX_DEPTH frames; a cycle in the chain (torn memory) is found by
  * Brent's method in constant space; a frame whose owner is out of range
@@ -79,6 +82,30 @@ enum pywalk_status {
                           Python thread (or not one yet) */
 };
 
+/* The state of a thread-state search, one step per thread state (so the
+ * BPF program can run it with bpf_loop: a verifier checks a step once). */
+struct pywalk_find {
+    uint64_t tid;      /* wanted */
+    uint64_t interp;   /* interpreter being searched */
+    uint64_t ts;       /* next thread state to look at (0: the interp's
+                          first) */
+    uint32_t seen;     /* thread states of this interpreter looked at */
+    uint32_t interps;  /* interpreters started */
+    uint64_t found;    /* the answer, once done */
+    int done;
+};
+
+/* The state of a walk along the frame chain, one step per frame. */
+struct pywalk_chain {
+    uint64_t frame;    /* the next frame to read (0: done) */
+    uint64_t tortoise; /* Brent's cycle check */
+    uint32_t power, lam;
+    uint32_t k;        /* frames written */
+    uint32_t max;      /* at most this many (<= PYWALK_MAX_DEPTH) */
+    int status;        /* enum pywalk_status, once done */
+    int done;
+};
+
 #endif /* SPROFTOP_PYWALK_H */
 
 /* The functions, once the includer has said how to read (a header that
@@ -108,36 +135,68 @@ PYWALK_INLINE int pywalk_read_u64(void *ctx, uint64_t addr, uint64_t *out)
     return 0;
 }
 
-/* The thread state of native thread tid, or 0 (none, or unreadable).
- * hint: a thread state this TID had before, tried first (0: none). */
-PYWALK_INLINE uint64_t pywalk_thread(void *ctx, const struct py_walk *o,
-                                     uint64_t runtime, uint64_t tid,
-                                     uint64_t hint)
+/* Start a search for tid's thread state, trying hint first (a thread
+ * state this TID had before; 0: none).  Returns 1 when already done
+ * (found, or unreadable), 0 when pywalk_find_step must run. */
+PYWALK_INLINE int pywalk_find_start(void *ctx, const struct py_walk *o,
+                                    uint64_t runtime, uint64_t tid,
+                                    uint64_t hint, struct pywalk_find *w)
 {
     uint64_t v;
+    w->tid = tid;
+    w->ts = 0;
+    w->seen = 0;
+    w->interps = 1;
+    w->found = 0;
+    w->done = 0;
     if (hint && pywalk_read_u64(ctx, hint + o->tstate_native_tid, &v) == 0 &&
-        v == tid)
-        return hint;
-    uint64_t interp;
-    if (pywalk_read_u64(ctx, runtime + o->runtime_interp_head, &interp) < 0)
-        return 0;
-    for (int i = 0; i < PYWALK_MAX_INTERPS && interp; i++) {
-        uint64_t ts;
-        if (pywalk_read_u64(ctx, interp + o->interp_threads_head, &ts) < 0)
-            return 0;
-        for (int j = 0; j < PYWALK_MAX_THREADS && ts; j++) {
-            if (pywalk_read_u64(ctx, ts + o->tstate_native_tid, &v) < 0)
-                return 0;
-            if (v == tid)
-                return ts;
-            if (pywalk_read_u64(ctx, ts + o->tstate_next, &ts) < 0)
-                return 0;
-        }
-        if (pywalk_read_u64(ctx, interp + o->interp_next, &interp) < 0)
-            return 0;
+        v == tid) {
+        w->found = hint;
+        return w->done = 1;
     }
+    if (pywalk_read_u64(ctx, runtime + o->runtime_interp_head, &w->interp) < 0
+        || !w->interp)
+        return w->done = 1;
     return 0;
 }
+
+/* Look at one thread state.  Returns 1 when the search is over. */
+PYWALK_INLINE int pywalk_find_step(void *ctx, const struct py_walk *o,
+                                   struct pywalk_find *w)
+{
+    uint64_t v;
+    if (w->done)
+        return 1;
+    if (!w->ts && w->seen == 0 &&
+        pywalk_read_u64(ctx, w->interp + o->interp_threads_head, &w->ts) < 0)
+        return w->done = 1;
+    if (!w->ts || w->seen >= PYWALK_MAX_THREADS) {
+        /* this interpreter's threads are done: the next interpreter */
+        if (w->interps >= PYWALK_MAX_INTERPS ||
+            pywalk_read_u64(ctx, w->interp + o->interp_next, &w->interp) < 0
+            || !w->interp)
+            return w->done = 1;
+        w->interps++;
+        w->ts = 0;
+        w->seen = 0;
+        return 0;
+    }
+    w->seen++;
+    if (pywalk_read_u64(ctx, w->ts + o->tstate_native_tid, &v) < 0)
+        return w->done = 1;
+    if (v == w->tid) {
+        w->found = w->ts;
+        return w->done = 1;
+    }
+    if (pywalk_read_u64(ctx, w->ts + o->tstate_next, &w->ts) < 0)
+        return w->done = 1;
+    if (!w->ts)
+        w->seen = PYWALK_MAX_THREADS; /* end of the list */
+    return 0;
+}
+
+/* Steps a search may take: every interpreter's threads and its end. */
+#define PYWALK_FIND_STEPS (PYWALK_MAX_INTERPS * (PYWALK_MAX_THREADS + 2))
 
 /* The frame thread state ts runs now (0: none, between Python calls), in
  * *frame.  0, or -1 when unreadable. */
@@ -159,63 +218,109 @@ PYWALK_INLINE int pywalk_current(void *ctx, const struct py_walk *o,
     return 0;
 }
 
-/* Walk from `frame` (pywalk_current's) at most `max` frames (at most
- * PYWALK_MAX_DEPTH) into out[], leaf first; entry[i] is set to 1 when a
- * native _PyEval_EvalFrameDefault call began at out[i] (else 0).  *n gets
- * the count.  Returns an enum pywalk_status. */
+PYWALK_INLINE void pywalk_chain_start(struct pywalk_chain *w, uint64_t frame,
+                                      uint32_t max)
+{
+    w->frame = frame;
+    w->tortoise = frame;
+    w->power = 1;
+    w->lam = 0;
+    w->k = 0;
+    w->max = max < PYWALK_MAX_DEPTH ? max : PYWALK_MAX_DEPTH;
+    w->status = PYWALK_OK;
+    w->done = frame ? 0 : 1;
+}
+
+/* Read one frame into out[w->k] (and entry[]): out and entry have
+ * PYWALK_MAX_DEPTH slots.  Returns 1 when the walk is over (w->status
+ * says why). */
+PYWALK_INLINE int pywalk_chain_step(void *ctx, const struct py_walk *o,
+                                    struct pywalk_chain *w,
+                                    struct pywalk_frame *out, uint8_t *entry)
+{
+    uint8_t buf[PYWALK_FRAME_BYTES];
+    if (w->done)
+        return 1;
+    if (PYWALK_READ(ctx, buf, sizeof buf, w->frame) != 0) {
+        w->status = PYWALK_TORN;
+        return w->done = 1;
+    }
+    uint32_t owner = o->frame_owner < sizeof buf ? buf[o->frame_owner]
+                                                  : PYWALK_NONE;
+    uint32_t k = w->k;
+    if (owner > o->owner_max || k > PYWALK_MAX_DEPTH) {
+        w->status = PYWALK_TORN;
+        return w->done = 1;
+    }
+    if (owner == o->owner_cstack) {
+        /* a shim: the frame above it began a native call */
+        if (k > 0 && k <= PYWALK_MAX_DEPTH)
+            entry[k - 1] = 1;
+    } else {
+        if (k >= w->max || k >= PYWALK_MAX_DEPTH) {
+            w->status = PYWALK_DEPTH;
+            return w->done = 1;
+        }
+        out[k].code = pywalk_word(buf, sizeof buf, o->frame_code);
+        out[k].instr = pywalk_word(buf, sizeof buf, o->frame_instr);
+        entry[k] = o->frame_is_entry < sizeof buf &&
+                   buf[o->frame_is_entry] ? 1 : 0;
+        w->k = k + 1;
+    }
+    uint64_t next = pywalk_word(buf, sizeof buf, o->frame_previous);
+    /* Brent: a chain that comes back to a frame loops */
+    if (next && next == w->tortoise) {
+        w->status = PYWALK_TORN;
+        return w->done = 1;
+    }
+    if (++w->lam == w->power) {
+        w->tortoise = next;
+        w->power *= 2;
+        w->lam = 0;
+    }
+    w->frame = next;
+    if (!next)
+        return w->done = 1;
+    return 0;
+}
+
+/* Steps a chain walk may take: every frame, and a shim below each. */
+#define PYWALK_CHAIN_STEPS (PYWALK_MAX_DEPTH * 2)
+
+#ifndef __bpf__
+/* User space drives the steps with plain loops. */
+
+/* The thread state of native thread tid, or 0 (none, or unreadable). */
+PYWALK_INLINE uint64_t pywalk_thread(void *ctx, const struct py_walk *o,
+                                     uint64_t runtime, uint64_t tid,
+                                     uint64_t hint)
+{
+    struct pywalk_find w;
+    if (!pywalk_find_start(ctx, o, runtime, tid, hint, &w))
+        for (int i = 0; i < PYWALK_FIND_STEPS; i++)
+            if (pywalk_find_step(ctx, o, &w))
+                break;
+    return w.found;
+}
+
+/* Walk from `frame` at most `max` frames into out[] and entry[] (both of
+ * PYWALK_MAX_DEPTH), leaf first.  *n gets the count.  Returns an enum
+ * pywalk_status. */
 PYWALK_INLINE int pywalk_frames(void *ctx, const struct py_walk *o,
                                 uint64_t frame, struct pywalk_frame *out,
                                 uint8_t *entry, uint32_t max, uint32_t *n)
 {
-    uint8_t buf[PYWALK_FRAME_BYTES];
-    uint64_t tortoise = frame;
-    uint32_t power = 1, lam = 0, k = 0;
-    int status = PYWALK_OK;
-    if (max > PYWALK_MAX_DEPTH)
-        max = PYWALK_MAX_DEPTH;
-    for (int i = 0; i < PYWALK_MAX_DEPTH * 2 && frame; i++) {
-        if (PYWALK_READ(ctx, buf, sizeof buf, frame) != 0) {
-            status = PYWALK_TORN;
+    struct pywalk_chain w;
+    pywalk_chain_start(&w, frame, max);
+    int i;
+    for (i = 0; i < PYWALK_CHAIN_STEPS; i++)
+        if (pywalk_chain_step(ctx, o, &w, out, entry))
             break;
-        }
-        uint32_t owner = o->frame_owner < sizeof buf ? buf[o->frame_owner]
-                                                      : PYWALK_NONE;
-        if (owner > o->owner_max) {
-            status = PYWALK_TORN;
-            break;
-        }
-        if (owner == o->owner_cstack) {
-            /* a shim: the frame above it began a native call */
-            if (k > 0)
-                entry[k - 1] = 1;
-        } else {
-            if (k >= max) {
-                status = PYWALK_DEPTH;
-                break;
-            }
-            out[k].code = pywalk_word(buf, sizeof buf, o->frame_code);
-            out[k].instr = pywalk_word(buf, sizeof buf, o->frame_instr);
-            entry[k] = o->frame_is_entry < sizeof buf &&
-                       buf[o->frame_is_entry] ? 1 : 0;
-            k++;
-        }
-        uint64_t next = pywalk_word(buf, sizeof buf, o->frame_previous);
-        /* Brent: a chain that comes back to a frame loops */
-        if (next && next == tortoise) {
-            status = PYWALK_TORN;
-            break;
-        }
-        if (++lam == power) {
-            tortoise = next;
-            power *= 2;
-            lam = 0;
-        }
-        frame = next;
-    }
-    if (status == PYWALK_OK && frame)
-        status = PYWALK_DEPTH; /* more shims than frames: cut all the same */
-    *n = k;
-    return status;
+    if (i == PYWALK_CHAIN_STEPS)
+        w.status = PYWALK_DEPTH; /* more shims than frames: cut */
+    *n = w.k;
+    return w.status;
 }
+#endif
 
 #endif /* PYWALK_READ */

@@ -64,6 +64,16 @@ enum frame_kind {
                            the PID, the node's key (profile_node_key) */
 };
 
+/* Where a frame's code runs: part of the frame's identity.  Views and
+ * writers ask profile_frame_is_python, never a module's name. */
+enum frame_origin {
+    FRAME_ORIGIN_NATIVE = 0, /* user-space machine code */
+    FRAME_ORIGIN_KERNEL = 1, /* a kernel function */
+    FRAME_ORIGIN_PYTHON = 2, /* a Python function: name its qualified
+                                name, file its .py file, module that
+                                file's name, line its first line */
+};
+
 /* What a frame is.  Strings are NUL-terminated; NULL means unknown. */
 struct frame_desc {
     const char *name;   /* demangled function name; never NULL */
@@ -84,6 +94,7 @@ struct frame_desc {
     uint64_t offset;    /* with build_id: the function's start as a file
                            offset in its module (not part of the
                            identity) */
+    uint8_t origin;     /* enum frame_origin; part of the identity */
 };
 
 /* Whether a frame is a level of the tree (a thread or process root)
@@ -91,6 +102,13 @@ struct frame_desc {
 static inline bool profile_frame_is_level(const struct frame_desc *d)
 {
     return d && (d->kind == FRAME_THREAD || d->kind == FRAME_PROCESS);
+}
+
+/* Whether a frame is a Python function (an interpreter's frame, not the
+ * interpreter's own C code). */
+static inline bool profile_frame_is_python(const struct frame_desc *d)
+{
+    return d && d->origin == FRAME_ORIGIN_PYTHON;
 }
 
 /* One frame of a stack handed to profile_add_stack. */
@@ -169,7 +187,8 @@ int profile_set_meta(struct profile *p, const struct profile_meta *m);
 /* --- frames -------------------------------------------------------------- */
 
 /* Intern a frame: return the id of the frame with the same (kind, name,
- * module, file, build_id), creating it with d's other fields if new.
+ * module, file, build_id, origin), creating it with d's other fields if
+ * new.
  * Strings are copied.  Returns PROFILE_NONE on OOM. */
 uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d);
 

@@ -1,0 +1,105 @@
+/* script.h - interpreter frames in a sampled process's stacks: what both
+ * sampling backends share to show Python functions where the native
+ * stack shows the interpreter's eval loop.
+ *
+ * A backend asks script_proc_find when it reads a process's maps: a
+ * process that maps no interpreter gets NULL and pays nothing more.  One
+ * that runs CPython gets a reader (src/frames/pyread.h) over
+ * process_vm_readv, or, for a version without a layout row, a note and no
+ * reader.  Then per sample:
+ *   - the Python stack of the thread at the moment of the sample: ptrace
+ *     walks it while the thread is stopped (script_walk); perf has it
+ *     from the BPF program that walked it in the sampling interrupt
+ *     (perf_pybpf.c), as a struct script_stack;
+ *   - script_push resolves it (names through the reader's code cache),
+ *     splices it into the unwound native stack (stackword_splice: each
+ *     native _PyEval_EvalFrameDefault frame becomes the Python frames it
+ *     runs), announces code objects the collector has not seen
+ *     (INGEST_CODE) and pushes the sample.  A stack that cannot be read
+ *     keeps its native frames and is flagged INGEST_F_SCRIPT_TORN, which
+ *     --stats counts as "Python frames unreadable".
+ *
+ * All calls: the sampler thread that owns the process.
+ */
+#ifndef SPROFTOP_SCRIPT_H
+#define SPROFTOP_SCRIPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pyread.h"
+
+struct ingest;
+struct ingest_rec;
+struct maps;
+
+enum script_lang {
+    SCRIPT_NONE = 0,
+    SCRIPT_PYTHON = 1,
+};
+
+/* Words a sample may take once spliced: its native frames and as many
+ * Python frames as a walk keeps. */
+#define SCRIPT_EXTRA_WORDS PYWALK_MAX_DEPTH
+
+/* One sample's interpreter stack as walked, not resolved yet. */
+struct script_stack {
+    struct pyread_stack py;
+    bool have;           /* a walk (or a BPF record) was made */
+};
+
+struct script_proc;
+
+/* The interpreter process pid runs, from its maps m (the python
+ * executable or libpython it maps, probed from its memory): NULL when it
+ * maps none (or on OOM).  A version without a layout row gets a
+ * script_proc with no reader, for its label. */
+struct script_proc *script_proc_find(pid_t pid, const struct maps *m);
+
+/* NULL is a no-op. */
+void script_proc_free(struct script_proc *sp);
+
+/* What the header and --stats say about it: "Python 3.11.2", or for a
+ * version that is not read "Python 3.9: not read (3.11, 3.12, 3.13
+ * are)". */
+const char *script_proc_label(const struct script_proc *sp);
+
+/* The reader, or NULL when the version is not read. */
+struct pyread *script_proc_reader(const struct script_proc *sp);
+
+/* Walk thread tid's Python stack now (the thread is stopped, or the
+ * caller accepts a racing read).  Leaves st->have false when there is no
+ * reader. */
+void script_walk(struct script_proc *sp, pid_t tid, struct script_stack *st);
+
+/* A new batch of samples: the code cache checks its entries again. */
+void script_next_generation(struct script_proc *sp);
+
+/* What script_push did with one sample. */
+enum script_push_result {
+    SCRIPT_PUSHED = 0,   /* pushed with its Python frames spliced in */
+    SCRIPT_NATIVE,       /* pushed native only: the thread had no Python
+                            frame (not a Python thread, or outside any
+                            Python call) */
+    SCRIPT_TORN,         /* pushed native only, flagged
+                            INGEST_F_SCRIPT_TORN: its Python frames could
+                            not be read */
+    SCRIPT_LOST,         /* not pushed: the ingest buffer is full */
+};
+
+/* Splice st into the native stack pcs[0..n) (leaf first) and push the
+ * sample with header hdr (its flags get INGEST_F_SCRIPT_TORN when st
+ * could not be read); code objects the collector has not seen go first.
+ * sp NULL or st->have false: pushed as it is (SCRIPT_NATIVE).  The
+ * words pushed are left in *words, *nwords (valid until the next call),
+ * for a backend that keeps a blocked thread's last stack. */
+enum script_push_result script_push(struct script_proc *sp,
+                                    struct ingest *in,
+                                    const struct ingest_rec *hdr,
+                                    const uint64_t *pcs, int n,
+                                    const struct script_stack *st,
+                                    const uint64_t **words, int *nwords);
+
+#endif
