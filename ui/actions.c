@@ -129,6 +129,17 @@ static void act_all_threads(struct ui *ui, enum request req)
     ctx_message(&ui->ctx, false, "showing all threads and processes");
 }
 
+/* P: stacks with Python frames show only those, and back. */
+static void act_python_only(struct ui *ui, enum request req)
+{
+    (void)req;
+    ui->ctx.filter.python_only = !ui->ctx.filter.python_only;
+    ui->ctx.want_model = true;
+    ctx_message(&ui->ctx, false, ui->ctx.filter.python_only
+                ? "Python frames only (P: native frames again)"
+                : "native and Python frames");
+}
+
 /* [ ] { }: one threshold 0.5 points down or up. */
 static void act_hide_step(struct ui *ui, enum request req)
 {
@@ -242,6 +253,7 @@ static ui_action *const ui_actions[REQ_COUNT] = {
     [REQ_FOCUS] = act_focus,
     [REQ_UNFOCUS] = act_unfocus,
     [REQ_ALL_THREADS] = act_all_threads,
+    [REQ_PYTHON_ONLY] = act_python_only,
     [REQ_HIDE_PROMPT] = act_ask,
     [REQ_HIDE_SELF_LESS] = act_hide_step,
     [REQ_HIDE_SELF_MORE] = act_hide_step,

@@ -243,6 +243,11 @@ static void header_counts(struct ui *ui)
     if (!s->is_file && strcmp(s->backend, "perf") != 0)
         hdr_field(&h, "Stop/sample:", v, "%s",
                   fmt_duration(s->median_stop_ns, a, sizeof(a)));
+    /* "Python 3.11.2", or the one line saying why its frames are not
+     * read (a version without a layout, BPF refused) */
+    if (s->script[0])
+        hdr_field(&h, "Interpreter:", strchr(s->script, ':') ? err : v,
+                  "%s", s->script);
     if (s->is_file) {
         if (s->elapsed_ns)
             hdr_field(&h, "Span:", v, "%s",
@@ -276,6 +281,8 @@ static void header_filters(struct ui *ui)
     hdr_field(&h, "Focus:", v, "%s",
               ui->model && ui->model->focus != PROFILE_NONE
                   ? model_frame_name(ui->model, ui->model->focus) : "none");
+    if (ui->ctx.filter.python_only)
+        hdr_field(&h, "Frames:", v, "Python only");
     if (ui->status.debuginfod)
         hdr_field(&h, "Debuginfod:", v, "%u ok %u wait %u miss",
                   ui->status.dbg_found, ui->status.dbg_pending,

@@ -432,6 +432,7 @@ int ui_run(struct source *src, const struct ui_options *opts)
     ui->ctx.hide_subs = opts->hide_subs;
     ui->ctx.filter.focus = PROFILE_NONE;
     ui->ctx.filter.merge_threads = true;
+    ui->ctx.filter.python_only = opts->python_only;
     ui->ctx.selected = PROFILE_NONE;
     scope_init(&ui->scope);
     ui->ctx.scope = &ui->scope;

@@ -58,6 +58,7 @@ struct opts {
     const char *inputs[MAX_INPUTS];
     int ninputs;
     bool idle, stats, dump, no_thread_root, no_process_root, children, all, no_color, no_confirm, keep_cmd;
+    bool python_only;     /* --python-only */
     const char *cmd_output;  /* --cmd-output FILE */
     int sampler;         /* enum sampler_kind */
     size_t stack_size;   /* --stack-size, 0: the backend's default */
@@ -78,7 +79,7 @@ enum {
     OPT_BASELINE,
     OPT_NO_CONFIRM, OPT_CMD_OUTPUT, OPT_KEEP_CMD, OPT_SAMPLER, OPT_STACK_SIZE,
     OPT_NO_PROCESS_ROOT, OPT_CHILDREN,
-    OPT_NO_DEBUGINFOD,
+    OPT_NO_DEBUGINFOD, OPT_PYTHON_ONLY,
 };
 
 static const struct option long_opts[] = {
@@ -97,6 +98,7 @@ static const struct option long_opts[] = {
     {"dump", no_argument, NULL, OPT_DUMP},
     {"no-thread-root", no_argument, NULL, OPT_NO_THREAD_ROOT},
     {"no-process-root", no_argument, NULL, OPT_NO_PROCESS_ROOT},
+    {"python-only", no_argument, NULL, OPT_PYTHON_ONLY},
     {"children", no_argument, NULL, OPT_CHILDREN},
     {"no-color", no_argument, NULL, OPT_NO_COLOR},
     {"no-confirm", no_argument, NULL, OPT_NO_CONFIRM},
@@ -152,6 +154,8 @@ static void usage(FILE *f)
 "      --no-thread-root  folded: no thread frame at the root of stacks\n"
 "      --no-process-root folded: no process frame above the threads (written\n"
 "                        when the profile holds several processes)\n"
+"      --python-only     stacks with Python frames keep only those (native\n"
+"                        frames fold into their Python caller; key P)\n"
 "      --baseline FILE   compare with the profile in FILE: the live view's\n"
 "                        change columns; -f folded or svg: a differential\n"
 "                        profile (two counts per line; red/blue frames)\n"
@@ -369,6 +373,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case OPT_DUMP: o->dump = true; break;
         case OPT_NO_THREAD_ROOT: o->no_thread_root = true; break;
         case OPT_NO_PROCESS_ROOT: o->no_process_root = true; break;
+        case OPT_PYTHON_ONLY: o->python_only = true; break;
         case OPT_CHILDREN: o->children = true; break;
         case 'a': o->all = true; break;
         case OPT_NO_COLOR: o->no_color = true; break;
@@ -515,6 +520,7 @@ static void fill_ui_options(const struct opts *o, struct ui_options *u)
     u->baseline = o->base;
     u->baseline_name = o->baseline ? util_basename(o->baseline) : NULL;
     u->confirm_quit = !o->no_confirm;
+    u->python_only = o->python_only;
 }
 
 static int run_inputs(const struct opts *o)
@@ -551,6 +557,7 @@ static int run_inputs(const struct opts *o)
         export_opts_default(&eo);
         eo.no_thread_root = o->no_thread_root;
         eo.no_process_root = o->no_process_root;
+        eo.python_only = o->python_only;
         eo.hide_self = o->hide_self;
         eo.hide_subs = o->hide_subs;
         eo.baseline = o->base;
@@ -698,6 +705,7 @@ int main(int argc, char **argv)
     export_opts_default(&b.eopts);
     b.eopts.no_thread_root = o.no_thread_root;
     b.eopts.no_process_root = o.no_process_root;
+    b.eopts.python_only = o.python_only;
     b.eopts.hide_self = o.hide_self;
     b.eopts.hide_subs = o.hide_subs;
     b.eopts.baseline = o.base;

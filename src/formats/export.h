@@ -27,6 +27,8 @@ struct export_opts {
                                        line; svg: coloured by change);
                                        NULL: none, and the formats that
                                        cannot show a change ignore it */
+    bool python_only;    /* --python-only: stacks with Python frames keep
+                            only them (profile_filter.python_only) */
 };
 
 /* Defaults: thread roots on, hide_self 1%, hide_subs 2%, no baseline. */

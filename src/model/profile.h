@@ -368,6 +368,10 @@ struct profile_filter {
                           stack.  Like merge_threads, a tree for reading:
                           the stacks hang below new nodes, the thread
                           nodes of depth 1 stay, empty */
+    bool python_only;  /* a stack with Python frames keeps only them (and
+                          its special frames, "[truncated]"): the time of
+                          native frames goes to their Python caller, as
+                          py-spy shows it; other stacks stay whole */
 };
 
 /* Intern the process frame of every thread of p (FRAME_PROCESS, named by

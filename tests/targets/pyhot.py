@@ -1,7 +1,11 @@
 # pyhot.py - the Python ground truth: three functions take 60%, 30% and
 # 10% of the main thread's CPU, alternating every few milliseconds (6, 3
-# and 1 ms of CPU time each round), run from module level for --cpu
-# seconds of CPU time in all.
+# and 1 ms of CPU time each round on average), run from module level for
+# --cpu seconds of CPU time in all.  Each call's length varies at random
+# (0.5 to 1.5 times its mean): a fixed 10 ms round would be in step with
+# a sampler's fixed period (perf samples every 5.025 ms of CPU time at
+# 199 Hz, so the same phases of the round would be sampled again and
+# again).
 #
 #   /usr/bin/python3 pyhot.py [--cpu SECONDS] [--log FILE]
 #
@@ -13,6 +17,7 @@
 #                          which function ran: the accuracy harness
 #                          (tests/tools/pyaccuracy) compares a sampler's
 #                          Python leaf with it
+import random
 import sys
 import time
 
@@ -32,30 +37,34 @@ switches = []
 spent = {"py_sixty": 0.0, "py_thirty": 0.0, "py_ten": 0.0}
 
 
-def py_sixty():
-    end = clock() + 0.006
+def py_sixty(t):
+    end = clock() + t
     while clock() < end:
         pass
 
 
-def py_thirty():
-    end = clock() + 0.003
+def py_thirty(t):
+    end = clock() + t
     while clock() < end:
         pass
 
 
-def py_ten():
-    end = clock() + 0.001
+def py_ten(t):
+    end = clock() + t
     while clock() < end:
         pass
+
+
+jitter = random.Random(19).uniform
 
 
 rounds = int(cpu / 0.010)
 for _ in range(rounds):
-    for f in (py_sixty, py_thirty, py_ten):
+    for f, mean in ((py_sixty, 0.006), (py_thirty, 0.003), (py_ten, 0.001)):
+        t = mean * jitter(0.5, 1.5)
         switches.append((now(), f.__name__))
         t0 = clock()
-        f()
+        f(t)
         spent[f.__name__] += clock() - t0
 switches.append((now(), "end"))
 

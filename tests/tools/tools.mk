@@ -10,6 +10,9 @@
 #                  text spec (the timeline and window fixtures)
 #   pystack        drives the CPython frame reader (src/frames/pyread.h):
 #                  a live process's Python stacks, or a captured image
+#   pyaccuracy     runs a sampler on tests/targets/pyhot.py and says how
+#                  often its Python leaf is the function the target's own
+#                  log says ran at that moment
 #
 # symtest is built like the engine (CFLAGS_BASE, SANITIZE), so `make asan`
 # checks the symbolizer.  The targets are built with fixed flags and never
@@ -21,7 +24,7 @@ TOOLS_SRC := tests/tools
 TOOLS_MK  := $(TOOLS_SRC)/tools.mk
 TOOL_BINS := $(TOOLS_DIR)/symtest $(TOOLS_DIR)/symtarget \
              $(TOOLS_DIR)/symtarget-cxx $(TOOLS_DIR)/timedgen \
-             $(TOOLS_DIR)/pystack
+             $(TOOLS_DIR)/pystack $(TOOLS_DIR)/pyaccuracy
 # The symbolizer and what it needs from below it.
 SYMBOLIZER_OBJS := $(addprefix $(BUILD)/src/engine/,symbols.o sym_store.o sym_debug.o sym_dwarf.o sym_fde.o \
                      sym_elf.o sym_files.o sym_names.o jitmap.o maps.o target.o \
@@ -49,6 +52,12 @@ $(TOOLS_DIR)/pystack: $(TOOLS_SRC)/pystack.c tests/fuzz/pyimage.h \
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(engine_FLAGS) -Itests/fuzz -o $@ $< \
 	  $(BUILD)/src/engine/maps.o $(PURE_OBJS) -lm -lz
+
+$(TOOLS_DIR)/pyaccuracy: $(TOOLS_SRC)/pyaccuracy.c $(engine_OBJS) $(PURE_OBJS) \
+		$(TOOLS_MK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(engine_FLAGS) -o $@ $< $(engine_OBJS) $(PURE_OBJS) \
+	  $(PKG_LIBS) $(LIBS_EXTRA)
 
 .PHONY: tools
 tools: $(TOOL_BINS)
