@@ -170,6 +170,21 @@ uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d)
     return id;
 }
 
+enum frame_origin profile_origin_of(const char *module, const char *file)
+{
+    if (!module || !file || !*module)
+        return FRAME_ORIGIN_NATIVE;
+    const char *base = strrchr(file, '/');
+    size_t n = strlen(file);
+
+    base = base ? base + 1 : file;
+    if (strcmp(module, base) != 0)
+        return FRAME_ORIGIN_NATIVE;
+    return (n > 3 && strcmp(file + n - 3, ".py") == 0) ||
+                   (file[0] == '<' && file[n - 1] == '>')
+               ? FRAME_ORIGIN_PYTHON : FRAME_ORIGIN_NATIVE;
+}
+
 const struct frame_desc *profile_frame(const struct profile *p, uint32_t id)
 {
     return p && id < p->nframes ? &p->fd[id] : NULL;

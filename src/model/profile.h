@@ -111,6 +111,12 @@ static inline bool profile_frame_is_python(const struct frame_desc *d)
     return d && d->origin == FRAME_ORIGIN_PYTHON;
 }
 
+/* The origin of a frame read back from a file (pprof, folded): a Python
+ * function when its module is its own file's name and that file is
+ * Python's (".py", or an interpreter's own "<frozen ...>"), as sproftop
+ * and py-spy write Python frames; else native.  The readers' one rule. */
+enum frame_origin profile_origin_of(const char *module, const char *file);
+
 /* One frame of a stack handed to profile_add_stack. */
 struct stack_frame {
     uint32_t frame; /* interned frame id */
