@@ -9,7 +9,8 @@
 #
 #   /usr/bin/python3 pyhot.py [--cpu SECONDS] [--log FILE]
 #
-# With --log it writes, at the end, its own record:
+# It prints "ready" as it starts its calls.  With --log it writes, at the
+# end, its own record:
 #   share NAME PERCENT     each function's share of the CPU time the
 #                          three took (time.thread_time around each call)
 #   switch NS NAME         every call's start, CLOCK_MONOTONIC ns
@@ -59,6 +60,7 @@ jitter = random.Random(19).uniform
 
 
 rounds = int(cpu / 0.010)
+print("ready", flush=True)
 for _ in range(rounds):
     for f, mean in ((py_sixty, 0.006), (py_thirty, 0.003), (py_ten, 0.001)):
         t = mean * jitter(0.5, 1.5)
