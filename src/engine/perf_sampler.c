@@ -370,7 +370,7 @@ static void drain(struct psampler *s)
     if (s->pybpf) {
         pf_pybpf_consume(s->pybpf);
         for (size_t i = 0; i < s->nprocs; i++)
-            script_next_generation(s->procs[i].script);
+            script_next_generation(s->procs[i].script, clock_mono_ns());
     }
     if (s->nrecs > 1)
         qsort(s->recs, s->nrecs, sizeof *s->recs, rec_cmp);

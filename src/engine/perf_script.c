@@ -11,9 +11,10 @@
  * every process when the kernel refuses the program (the header and
  * --stats say why).
  *
- * SPROFTOP_PY_READ=drain reads the frames from user space when the
- * sample is drained instead (up to 200 ms late): the design this one
- * replaced, kept to measure what it costs in accuracy (make bench).
+ * SPROFTOP_PY_READ=drain (script.h) reads the frames from user space
+ * when the sample is drained instead (up to 200 ms late): the design
+ * this one replaced, kept to measure what it costs in accuracy (make
+ * bench).
  */
 #include "perf_int.h"
 
@@ -42,16 +43,9 @@ static size_t ring_bytes(const struct psampler *s)
                     / 1000);
 }
 
-/* Whether SPROFTOP_PY_READ=drain asks for the stale read (sampler
- * thread only). */
 static bool read_at_drain(void)
 {
-    static int v = -1;
-    if (v < 0) {
-        const char *e = getenv("SPROFTOP_PY_READ");
-        v = e && strcmp(e, "drain") == 0;
-    }
-    return v;
+    return script_read_mode() == SCRIPT_READ_DRAIN;
 }
 
 /* Load the program once; false when it cannot be (pybpf_why says why). */

@@ -385,7 +385,7 @@ static void keep_last(struct psampler *s, const struct copy *c,
 /* Unwind every copy taken since the last call (threads running again). */
 void pt_stop_unwind(struct psampler *s)
 {
-    script_next_generation(s->script);
+    script_next_generation(s->script, clock_mono_ns());
     for (size_t i = 0; i < s->ncopies; i++) {
         struct copy *c = &s->copies[i];
         if (c->was_sleeping && !s->cfg.idle) {

@@ -21,15 +21,31 @@ struct script_proc {
     struct pyread *r;          /* NULL: a version not read */
     char label[96];
     uint32_t announced;        /* code ids below this were pushed */
+    uint64_t t_gen;            /* when the code cache's generation began */
     uint64_t words[MAX_WORDS + SCRIPT_EXTRA_WORDS];
     uint64_t script[PYWALK_MAX_DEPTH];
     bool entry[PYWALK_MAX_DEPTH];
     struct pyread_frame fr[PYWALK_MAX_DEPTH];
 };
 
+enum script_read_mode script_read_mode(void)
+{
+    static _Atomic int mode = -1;
+    int v = mode;
+    if (v < 0) {
+        const char *e = getenv("SPROFTOP_PY_READ");
+        v = !e ? SCRIPT_READ_DEFAULT
+            : strcmp(e, "off") == 0 ? SCRIPT_READ_OFF
+            : strcmp(e, "drain") == 0 ? SCRIPT_READ_DRAIN
+            : SCRIPT_READ_DEFAULT;
+        mode = v;
+    }
+    return (enum script_read_mode)v;
+}
+
 struct script_proc *script_proc_find(pid_t pid, const struct maps *m)
 {
-    if (!m)
+    if (!m || script_read_mode() == SCRIPT_READ_OFF)
         return NULL;
     struct rmem *mem = NULL;
     struct pyread_info best;
@@ -101,10 +117,12 @@ void script_walk(struct script_proc *sp, pid_t tid, struct script_stack *st)
     st->have = true;
 }
 
-void script_next_generation(struct script_proc *sp)
+void script_next_generation(struct script_proc *sp, uint64_t now_ns)
 {
-    if (sp && sp->r)
-        pyread_next_generation(sp->r);
+    if (!sp || !sp->r || now_ns - sp->t_gen < SCRIPT_GENERATION_NS)
+        return;
+    sp->t_gen = now_ns;
+    pyread_next_generation(sp->r);
 }
 
 /* Push the code objects the collector has not seen.  0, or -1 when the

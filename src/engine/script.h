@@ -50,6 +50,18 @@ struct script_stack {
     bool have;           /* a walk (or a BPF record) was made */
 };
 
+/* SPROFTOP_PY_READ, a measuring knob (make bench): "off" reads no
+ * interpreter frames at all (the native-only baseline), "drain" has the
+ * perf backend read them from user space when it drains a sample rather
+ * than in the sampling interrupt (the stale read this design replaced).
+ * Any thread; read once. */
+enum script_read_mode {
+    SCRIPT_READ_DEFAULT = 0,
+    SCRIPT_READ_OFF,
+    SCRIPT_READ_DRAIN,
+};
+enum script_read_mode script_read_mode(void);
+
 struct script_proc;
 
 /* The interpreter process pid runs, from its maps m (the python
@@ -74,8 +86,11 @@ struct pyread *script_proc_reader(const struct script_proc *sp);
  * reader. */
 void script_walk(struct script_proc *sp, pid_t tid, struct script_stack *st);
 
-/* A new batch of samples: the code cache checks its entries again. */
-void script_next_generation(struct script_proc *sp);
+/* Time has come to now_ns (CLOCK_MONOTONIC), at a new batch of samples:
+ * every SCRIPT_GENERATION_NS the code cache checks its entries again at
+ * their next use (one small read per code object and generation). */
+#define SCRIPT_GENERATION_NS 100000000ull
+void script_next_generation(struct script_proc *sp, uint64_t now_ns);
 
 /* What script_push did with one sample. */
 enum script_push_result {
