@@ -4,7 +4,8 @@
 #
 # Each case runs `sproftop -i FIXTURE --script tests/ui/KEYS.keys` with
 # curses drawing to /dev/null; every `:dump FILE` in the script writes the
-# screen from curses' own buffer.  The dumps, in script order, must equal
+# screen from curses' own buffer, every `:print FILE` the view's lines
+# whole.  The dumps and prints, in script order, must equal
 # tests/ui/NAME.expected.  The environment is pinned (TERM, LINES,
 # COLUMNS, LC_ALL, TZ, HOME) so the screens are the same on every machine.
 #
@@ -56,7 +57,7 @@ screens() {
     while read -r _ f; do
         echo "=== $f" >>"$DIR/screens"
         cat "$DIR/$f" >>"$DIR/screens" 2>/dev/null || echo "(no dump)" >>"$DIR/screens"
-    done < <(grep '^:dump ' "$UI/$keys.keys")
+    done < <(grep -E '^:(dump|print) ' "$UI/$keys.keys")
 
     is "$RC" 0 "$name: exits 0"
     is "$(head -c 2000 "$DIR/err")" "" "$name: nothing on stderr"
@@ -77,12 +78,14 @@ U8=C.UTF-8
 
 screens tree         tree         demo.folded 80 24 "$U8"
 screens first-screen first-screen demo.folded 80 24 "$U8"
+screens hot-self     hot-self     pyeval.folded 80 24 "$U8"
 screens pool         pool         pool.folded 80 24 "$U8"
 screens tree-ascii   tree-ascii   demo.folded 80 24 C
 screens inverted     inverted     demo.folded 80 24 "$U8"
 screens flat         flat         demo.folded 80 24 "$U8"
 screens flat-enter   flat-enter   demo.folded 80 16 "$U8"
 screens callers      callers      demo.folded 80 24 "$U8"
+screens callers-why  callers-why  pycall.folded 100 20 "$U8"
 screens threads      threads      demo.folded 80 24 "$U8"
 screens threads-order threads-order pool.folded 80 20 "$U8"
 screens help         help         demo.folded 80 80 "$U8"
@@ -90,6 +93,8 @@ screens help-scroll  help-scroll  demo.folded 80 24 "$U8"
 screens help-close   help-close   demo.folded 80 16 "$U8"
 screens search       search       demo.folded 80 24 "$U8"
 screens search-feedback search-feedback demo.folded 80 20 "$U8"
+screens search-hidden search-hidden pyeval.folded 80 24 "$U8"
+screens search-procs search-procs allprocs.folded 80 24 "$U8"
 screens focus        focus        demo.folded 80 24 "$U8"
 screens python       python       python.folded 100 30 "$U8"
 screens thresholds   thresholds   demo.folded 80 24 "$U8"
@@ -99,6 +104,8 @@ screens prompt       prompt       demo.folded 80 24 "$U8"
 screens prompt-replace prompt-replace demo.folded 80 20 "$U8"
 screens file-actions file-actions demo.folded 80 24 "$U8"
 screens deep         deep         deep.folded 80 24 "$U8"
+screens deep-tree    deep-tree    deep-tree.folded 80 24 "$U8"
+screens deep-tree-200 deep-tree deep-tree.folded 200 30 "$U8"
 screens source       source       demo.folded 80 24 "$U8"
 UI_FILES=prog.c screens source-scroll source-scroll example.pb.gz 80 14 "$U8"
 screens source-missing source-missing example.pb.gz 80 12 "$U8"
@@ -233,6 +240,14 @@ like "$ERRS" 'bad2\.keys:1: unknown command :frobnicate' "unknown command: says 
 run_sproftop -i "$UI/demo.folded" --script "$TMPD/missing.keys"
 is "$RC" 2 "missing script: exit 2"
 assert_one_line_error "missing script: one-line error"
+
+# :print writes the view's lines whole (the tree's every row, its guides
+# unclipped); a view without rows (the flame graph) fails the run.
+screens print        print        deep.folded 80 24 "$U8"
+printf '6\n:print %s/flame.txt\n' "$TMPD" >"$TMPD/printflame.keys"
+TERM=xterm-256color run_sproftop -i "$UI/demo.folded" --script "$TMPD/printflame.keys"
+is "$RC" 1 ":print of the flame graph: exit 1"
+like "$ERRS" ':print: the Flame view has no rows to print' ":print of the flame graph: says why"
 
 # A dump that cannot be written fails the run (exit 1) after quitting.
 printf ':dump %s/no/such/dir/x\n' "$TMPD" >"$TMPD/baddump.keys"

@@ -1,16 +1,18 @@
 /* actions.c - what keys and clicks do: the UI's table of requests.
  *
- * See ui_state.h.  A key becomes a request through the key table
+ * See actions.h.  A key becomes a request through the key table
  * (request.c); ui_actions[] below says what the UI itself does for each
  * request it owns (switching views, filters, sampling, prompts).  Any
  * other request goes to the view on screen, whose own table (view.h)
  * knows it or not; an unknown one says "not available in the X view".
  */
-#include "ui_state.h"
+#include "actions.h"
 
 #include <stdio.h>
 
+#include "ask.h"
 #include "profile.h"
+#include "ui_state.h"
 #include "view_model.h"
 
 typedef void ui_action(struct ui *ui, enum request req);
@@ -20,9 +22,9 @@ static void act_view(struct ui *ui, enum request req)
     enum view_id to = (enum view_id)(VIEW_TREE + (req - REQ_VIEW_TREE));
 
     /* The help key closes help the way it opened it. */
-    if (to == VIEW_HELP && ui->cur == VIEW_HELP)
-        to = ui->help_from;
-    ui_switch(ui, to);
+    if (to == VIEW_HELP && ui->tabs.cur == VIEW_HELP)
+        to = ui->tabs.help_from;
+    tabs_switch(&ui->tabs, to);
 }
 
 /* Esc: help goes back to the view it was opened from; elsewhere Esc
@@ -30,26 +32,27 @@ static void act_view(struct ui *ui, enum request req)
 static void act_close(struct ui *ui, enum request req)
 {
     (void)req;
-    if (ui->cur == VIEW_HELP)
-        ui_switch(ui, ui->help_from);
+    if (ui->tabs.cur == VIEW_HELP)
+        tabs_switch(&ui->tabs, ui->tabs.help_from);
 }
 
 static void act_view_next(struct ui *ui, enum request req)
 {
     (void)req;
-    ui_switch(ui, (enum view_id)((ui->cur + 1) % VIEW_COUNT));
+    tabs_switch(&ui->tabs, (enum view_id)((ui->tabs.cur + 1) % VIEW_COUNT));
 }
 
 static void act_view_prev(struct ui *ui, enum request req)
 {
     (void)req;
-    ui_switch(ui, (enum view_id)((ui->cur + VIEW_COUNT - 1) % VIEW_COUNT));
+    tabs_switch(&ui->tabs, (enum view_id)((ui->tabs.cur + VIEW_COUNT - 1) %
+                                          VIEW_COUNT));
 }
 
 /* The function under the cursor, or a message saying there is none. */
 static uint32_t cursor_function(struct ui *ui)
 {
-    uint32_t f = view_cursor_frame(ui_view(ui));
+    uint32_t f = view_cursor_frame(tabs_view(&ui->tabs));
 
     if (f == PROFILE_NONE)
         ctx_message(&ui->ctx, true, "no function under the cursor");
@@ -66,16 +69,16 @@ static void act_show_function(struct ui *ui, enum request req)
     if (f == PROFILE_NONE)
         return;
     ui->ctx.selected = f;
-    if (ui->cur == to)
-        view_refresh(ui_view(ui));
-    ui_switch(ui, to);
+    if (ui->tabs.cur == to)
+        view_refresh(tabs_view(&ui->tabs));
+    tabs_switch(&ui->tabs, to);
 }
 
 /* The first thread of process pid in the model's snapshot, NULL. */
 static const struct profile_thread *process_thread(const struct ui *ui,
                                                    int64_t pid)
 {
-    const struct profile *s = ui->model ? ui->model->snap : NULL;
+    const struct profile *s = ui->feed.model ? ui->feed.model->snap : NULL;
 
     for (uint32_t i = 0; s && i < profile_thread_count(s); i++)
         if (profile_thread_at(s, i)->pid == pid)
@@ -87,8 +90,8 @@ static const struct profile_thread *process_thread(const struct ui *ui,
  * thread row, only that thread; on a process row, that process. */
 static void act_focus(struct ui *ui, enum request req)
 {
-    const struct profile_thread *th = view_cursor_thread(ui_view(ui));
-    int64_t pid = view_cursor_process(ui_view(ui));
+    const struct profile_thread *th = view_cursor_thread(tabs_view(&ui->tabs));
+    int64_t pid = view_cursor_process(tabs_view(&ui->tabs));
 
     (void)req;
     if (th) {
@@ -105,7 +108,7 @@ static void act_focus(struct ui *ui, enum request req)
     ui->ctx.filter.focus = f;
     ui->ctx.want_model = true;
     ctx_message(&ui->ctx, false, "focus on %s (F clears)",
-                ui->model ? model_frame_name(ui->model, f) : "?");
+                ui->feed.model ? model_frame_name(ui->feed.model, f) : "?");
 }
 
 static void act_unfocus(struct ui *ui, enum request req)
@@ -157,13 +160,14 @@ static void act_pause(struct ui *ui, enum request req)
     (void)req;
     if (ask_sampling_over(ui, "nothing to pause"))
         return;
-    bool to = !ui->status.paused;
-    if (ui->src->ops->set_paused(ui->src, to) < 0) {
+    struct feed *f = &ui->feed;
+    bool to = !f->status.paused;
+    if (f->src->ops->set_paused(f->src, to) < 0) {
         ctx_message(&ui->ctx, true, "%s cannot be paused",
-                    ui->status.is_file ? "a loaded file" : "this source");
+                    f->status.is_file ? "a loaded file" : "this source");
         return;
     }
-    ui_status(ui);
+    feed_status(f);
     ctx_message(&ui->ctx, false, to ? "sampling paused (p resumes)"
                                     : "sampling resumed");
 }
@@ -171,7 +175,8 @@ static void act_pause(struct ui *ui, enum request req)
 /* < and >: half or twice the interval (10 ms when the source has none). */
 static void act_interval_step(struct ui *ui, enum request req)
 {
-    uint64_t ns = ui->status.interval_ns ? ui->status.interval_ns : 10000000u;
+    uint64_t ns = ui->feed.status.interval_ns ? ui->feed.status.interval_ns
+                                              : 10000000u;
 
     ask_set_interval(ui, req == REQ_INTERVAL_HALVE ? ns / 2 : ns * 2);
 }
@@ -179,7 +184,7 @@ static void act_interval_step(struct ui *ui, enum request req)
 static void act_refresh_now(struct ui *ui, enum request req)
 {
     (void)req;
-    ui_tick(ui, true);
+    feed_tick(&ui->feed, true);
     clearok(curscr, TRUE);
 }
 
@@ -194,40 +199,30 @@ static void act_ask(struct ui *ui, enum request req)
         [REQ_INTERVAL_PROMPT] = ASK_INTERVAL,
         [REQ_REFRESH_PROMPT] = ASK_REFRESH,
         [REQ_RESET] = ASK_RESET,
+        [REQ_WINDOW_PROMPT] = ASK_WINDOW,
+        [REQ_SAVE] = ASK_SAVE,
     };
 
     ask_open(ui, purpose[req]);
 }
 
-static void act_save(struct ui *ui, enum request req)
-{
-    (void)req;
-    save_open(ui);
-}
-
 static void act_scope(struct ui *ui, enum request req)
 {
-    scope_act(ui, req);
-}
+    struct scope_env e = ui_scope_env(ui);
 
-bool actions_unsaved(struct ui *ui)
-{
-    if (ui->status.is_file || ui->status.samples == 0)
-        return false;
-    return !ui->saved ||
-           ui->src->ops->generation(ui->src) != ui->saved_generation;
+    scope_act(&ui->scope, &e, req);
 }
 
 /* q: in help, back to the view; else quit, asking once when that would
  * lose samples (as perf top does). */
 static void act_quit(struct ui *ui, enum request req)
 {
-    if (ui->cur == VIEW_HELP) {
+    if (ui->tabs.cur == VIEW_HELP) {
         act_close(ui, req);
         return;
     }
-    ui_status(ui);
-    if (ui->opt.confirm_quit && actions_unsaved(ui)) {
+    feed_status(&ui->feed);
+    if (ui->opt.confirm_quit && save_unsaved(&ui->save, &ui->feed)) {
         ask_open(ui, ASK_QUIT);
         return;
     }
@@ -260,7 +255,7 @@ static ui_action *const ui_actions[REQ_COUNT] = {
     [REQ_HIDE_SUBS_LESS] = act_hide_step,
     [REQ_HIDE_SUBS_MORE] = act_hide_step,
     [REQ_WINDOW] = act_scope,
-    [REQ_WINDOW_PROMPT] = act_scope,
+    [REQ_WINDOW_PROMPT] = act_ask,
     [REQ_TIME_EARLIER] = act_scope,
     [REQ_TIME_LATER] = act_scope,
     [REQ_TIME_MARK] = act_scope,
@@ -275,23 +270,20 @@ static ui_action *const ui_actions[REQ_COUNT] = {
     [REQ_INTERVAL_PROMPT] = act_ask,
     [REQ_REFRESH_PROMPT] = act_ask,
     [REQ_REFRESH_NOW] = act_refresh_now,
-    [REQ_SAVE] = act_save,
+    [REQ_SAVE] = act_ask,
     [REQ_RESET] = act_ask,
     [REQ_QUIT] = act_quit,
 };
 
-void actions_run(struct ui *ui, enum request req)
+/* Act on one request: the UI's own from its table, the rest by the
+ * view on screen. */
+static void actions_run(struct ui *ui, enum request req)
 {
-    struct view *v = ui_view(ui);
-
     if (req > REQ_NONE && req < REQ_COUNT && ui_actions[req]) {
         ui_actions[req](ui, req);
         return;
     }
-    if (ui->stale[ui->cur]) {
-        ui->stale[ui->cur] = false;
-        view_refresh(v);
-    }
+    struct view *v = tabs_fresh(&ui->tabs);
     if (!view_request(v, req) && req != REQ_NONE)
         ctx_message(&ui->ctx, true, "not available in the %s view",
                     v->ops->name);
@@ -302,17 +294,17 @@ static void after_request(struct ui *ui)
 {
     if (ui->ctx.want_model) {
         ui->ctx.want_model = false;
-        ui_rebuild_model(ui);
+        feed_rebuild(&ui->feed);
     }
     if (ui->ctx.want_view != VIEW_COUNT) {
-        ui_switch(ui, ui->ctx.want_view);
+        tabs_switch(&ui->tabs, ui->ctx.want_view);
         ui->ctx.want_view = VIEW_COUNT;
     }
 }
 
 void actions_key(struct ui *ui, int key)
 {
-    ui->dirty = true;
+    ui->ctx.redraw = true;
     if (ui->prompt.active) {
         ask_done(ui, prompt_key(&ui->prompt, key));
     } else {
@@ -324,9 +316,10 @@ void actions_key(struct ui *ui, int key)
 
 void actions_mouse(struct ui *ui, const MEVENT *me)
 {
-    struct view *v = ui_view(ui);
+    struct tabs *tb = &ui->tabs;
+    struct view *v = tabs_view(tb);
 
-    ui->dirty = true;
+    ui->ctx.redraw = true;
     if (me->bstate & BUTTON4_PRESSED) {
         view_scroll(v, -3);
         return;
@@ -340,14 +333,14 @@ void actions_mouse(struct ui *ui, const MEVENT *me)
     if (!(me->bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED |
                         BUTTON1_DOUBLE_CLICKED)))
         return;
-    if (me->y == ui->tab_y) {
+    if (me->y == tb->tab_y) {
         for (int i = 0; i < VIEW_COUNT; i++)
-            if (me->x >= ui->tab_x[i] && me->x < ui->tab_x[i + 1])
-                ui_switch(ui, (enum view_id)i);
+            if (me->x >= tb->tab_x[i] && me->x < tb->tab_x[i + 1])
+                tabs_switch(tb, (enum view_id)i);
         return;
     }
-    if (me->y >= ui->body_top && me->y < ui->body_top + ui->body_h) {
-        view_click(v, me->y - ui->body_top);
+    if (me->y >= tb->body_top && me->y < tb->body_top + tb->body_h) {
+        view_click(v, me->y - tb->body_top);
         if (me->bstate & BUTTON1_DOUBLE_CLICKED) {
             actions_run(ui, REQ_ENTER);
             after_request(ui);

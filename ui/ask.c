@@ -1,11 +1,11 @@
 /* ask.c - the prompts of the TUI: what each asks and what its answer does.
  *
- * See ui_state.h.  One table, asks[], gives each purpose its label, its
+ * See ask.h.  One table, asks[], gives each purpose its label, its
  * initial text and the function that acts on the answer; the line editor
  * itself is prompt.c.  Durations typed here go through the same parser
  * as -r and -d (src/base/duration.h).
  */
-#include "ui_state.h"
+#include "ask.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "duration.h"
+#include "ui_state.h"
 #include "view_model.h"
 
 /* The source clamps intervals to this range too; clamping here lets the
@@ -24,20 +25,20 @@ void ask_set_hide(struct ui *ui, double self, double subs)
 {
     ui->ctx.hide_self = self < 0 ? 0 : self > 100 ? 100 : self;
     ui->ctx.hide_subs = subs < 0 ? 0 : subs > 100 ? 100 : subs;
-    if (ui->model)
-        model_set_hide(ui->model, ui->ctx.hide_self, ui->ctx.hide_subs);
-    ui_mark_stale(ui);
+    feed_set_hide(&ui->feed);
     ctx_message(&ui->ctx, false, "hide-self %.1f%%  hide-subs %.1f%%",
                 ui->ctx.hide_self, ui->ctx.hide_subs);
 }
 
 bool ask_sampling_over(struct ui *ui, const char *what)
 {
-    ui_status(ui);
-    if (ui->status.is_file || (ui->status.state != TARGET_EXITED &&
-                               ui->status.state != TARGET_DETACHED))
+    const struct source_status *st = &ui->feed.status;
+
+    feed_status(&ui->feed);
+    if (st->is_file || (st->state != TARGET_EXITED &&
+                        st->state != TARGET_DETACHED))
         return false;
-    ctx_message(&ui->ctx, true, "%s: %s", ui->status.state == TARGET_EXITED
+    ctx_message(&ui->ctx, true, "%s: %s", st->state == TARGET_EXITED
                 ? "the target has exited" : "sampling has ended", what);
     return true;
 }
@@ -53,15 +54,15 @@ void ask_set_interval(struct ui *ui, uint64_t ns)
         ns = INTERVAL_MIN_NS;
     if (ns > INTERVAL_MAX_NS)
         ns = INTERVAL_MAX_NS;
-    if (ui->src->ops->set_interval(ui->src, ns) < 0) {
+    if (ui->feed.src->ops->set_interval(ui->feed.src, ns) < 0) {
         ctx_message(&ui->ctx, true, "the sampling interval of %s cannot change",
-                    ui->status.is_file ? "a loaded file" : "this source");
+                    ui->feed.status.is_file ? "a loaded file" : "this source");
         return;
     }
-    ui_status(ui);
+    feed_status(&ui->feed);
     ctx_message(&ui->ctx, false, "sampling every %s (%s)%s",
                 fmt_duration(ns, a, sizeof(a)),
-                frame_hz(1e9 / (double)ns, b, sizeof(b)),
+                fmt_hz(1e9 / (double)ns, b, sizeof(b)),
                 clamped ? ", clamped to 100us..1s" : "");
 }
 
@@ -93,7 +94,7 @@ static void answer_search(struct ui *ui, char *text)
     ui->have_re = true;
     ui->ctx.search = &ui->re;
     snprintf(ui->search_text, sizeof(ui->search_text), "%s", text);
-    view_search(ui_view(ui), &ui->re, true);
+    view_search(tabs_fresh(&ui->tabs), &ui->re, true);
 }
 
 /* "SELF SUBS" or "SELF" percentages; '%' and ',' may be typed too. */
@@ -137,14 +138,16 @@ static void answer_refresh(struct ui *ui, char *text)
                     UI_REFRESH_MIN_S, UI_REFRESH_MAX_S);
         return;
     }
-    ui->opt.refresh_s = s;
-    ui->next_refresh = ui_now() + s;
+    ui->feed.refresh_s = s;
+    ui->feed.next_refresh = feed_now() + s;
     ctx_message(&ui->ctx, false, "refreshing every %gs", s);
 }
 
 static void answer_save(struct ui *ui, char *text)
 {
-    save_write(ui, text);
+    struct save_env e = ui_save_env(ui);
+
+    save_write(&ui->save, &e, text);
 }
 
 static void answer_reset(struct ui *ui, char *text)
@@ -153,11 +156,11 @@ static void answer_reset(struct ui *ui, char *text)
         ctx_message(&ui->ctx, false, "reset cancelled");
         return;
     }
-    if (ui->src->ops->reset(ui->src) < 0) {
+    if (ui->feed.src->ops->reset(ui->feed.src) < 0) {
         ctx_message(&ui->ctx, true, "this source cannot be reset");
         return;
     }
-    ui_tick(ui, true);
+    feed_tick(&ui->feed, true);
     ctx_message(&ui->ctx, false, "all samples forgotten");
 }
 
@@ -170,7 +173,9 @@ static void answer_window(struct ui *ui, char *text)
         ctx_message(&ui->ctx, true, "recent window: seconds from 1 to 3600");
         return;
     }
-    scope_set_recent(ui, (uint32_t)s);
+    struct scope_env e = ui_scope_env(ui);
+
+    scope_set_recent(&ui->scope, &e, (uint32_t)s);
 }
 
 static void initial_window(struct ui *ui, char *buf, size_t n)
@@ -184,7 +189,7 @@ static void answer_quit(struct ui *ui, char *text)
     if (text[0] == 'q' || text[0] == 'y' || text[0] == 'Y')
         ui->quit = true;
     else if (text[0] == 's')
-        save_open(ui);
+        ask_open(ui, ASK_SAVE);
     else
         ctx_message(&ui->ctx, false, "not quitting");
 }
@@ -192,7 +197,7 @@ static void answer_quit(struct ui *ui, char *text)
 static void label_quit(struct ui *ui, char *buf, size_t n)
 {
     snprintf(buf, n, "Quit? %llu samples are not saved%s (q: quit, s: save, "
-             "other: stay) ", (unsigned long long)ui->status.samples,
+             "other: stay) ", (unsigned long long)ui->feed.status.samples,
              ui->opt.ends_command ? " and the command will be ended" : "");
 }
 
@@ -209,13 +214,13 @@ static void initial_hide(struct ui *ui, char *buf, size_t n)
 /* The current rate, in a form the prompt reads back exactly. */
 static void initial_interval(struct ui *ui, char *buf, size_t n)
 {
-    if (ui->status.interval_ns)
-        snprintf(buf, n, "%.6ghz", 1e9 / (double)ui->status.interval_ns);
+    if (ui->feed.status.interval_ns)
+        snprintf(buf, n, "%.6ghz", 1e9 / (double)ui->feed.status.interval_ns);
 }
 
 static void initial_refresh(struct ui *ui, char *buf, size_t n)
 {
-    snprintf(buf, n, "%g", ui->opt.refresh_s);
+    snprintf(buf, n, "%g", ui->feed.refresh_s);
 }
 
 static const struct ask {
@@ -236,7 +241,7 @@ static const struct ask {
                        initial_interval, answer_interval },
     [ASK_REFRESH] = { "Refresh every (seconds): ", NULL, false,
                       initial_refresh, answer_refresh },
-    /* save.c opens it, with its own label and default name. */
+    /* The save dialog opens it, with its own label and default name. */
     [ASK_SAVE] = { "", NULL, false, NULL, answer_save },
     [ASK_RESET] = { "Forget all samples? (y/n) ", NULL, true, NULL,
                     answer_reset },
@@ -249,6 +254,12 @@ void ask_open(struct ui *ui, enum ask_purpose purpose)
 {
     const struct ask *a = &asks[purpose];
     char initial[PROMPT_MAX] = "", label[sizeof(ui->prompt.label)];
+
+    if (purpose == ASK_SAVE) {
+        struct save_env e = ui_save_env(ui);
+        save_open(&ui->save, &e, ASK_SAVE);
+        return;
+    }
 
     if (a->initial)
         a->initial(ui, initial, sizeof(initial));
@@ -263,12 +274,13 @@ void ask_done(struct ui *ui, enum prompt_result r)
     struct prompt *p = &ui->prompt;
 
     if (p->purpose == ASK_SAVE && r != PROMPT_SUBMIT && r != PROMPT_CANCEL) {
+        struct save_env e = ui_save_env(ui);
         if (r == PROMPT_TAB || r == PROMPT_BACKTAB)
-            save_cycle(ui, r == PROMPT_TAB ? 1 : -1);
+            save_cycle(&ui->save, &e, r == PROMPT_TAB ? 1 : -1);
         else if (r == PROMPT_UPDOWN)
-            save_toggle_scope(ui);
+            save_toggle_scope(&ui->save, &e);
         else
-            save_follow_name(ui);
+            save_follow_name(&ui->save, &e);
         return;
     }
     if (r == PROMPT_CANCEL) {

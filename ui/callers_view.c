@@ -21,6 +21,7 @@ struct cc_row {
     uint64_t samples;     /* edge samples (or the function's total) */
     double time;          /* Racket edge time */
     uint32_t count;       /* titles: rows in the section; hidden: count */
+    uint32_t hidden;      /* titles: rows the thresholds hide */
 };
 
 /* Navigation history for Backspace; older entries fall off the end. */
@@ -143,8 +144,10 @@ static void add_section(struct view *v, uint32_t f, bool callers)
     if (v->lines > first)
         qsort_r(cp->rows + first, v->lines - first, sizeof(struct cc_row),
                 row_cmp, &sa);
-    if (title < v->lines)
+    if (title < v->lines) {
         cp->rows[title].count = (uint32_t)(v->lines - first);
+        cp->rows[title].hidden = cp->reveal == f ? 0 : hidden;
+    }
     if (hidden)
         cc_push(v, (struct cc_row){ .kind = callers ? CC_HIDDEN_CALLERS
                                                     : CC_HIDDEN_CALLEES,
@@ -207,7 +210,11 @@ static void note_cell(struct view *v, const struct cc_row *r,
 
     if (col != (title ? CCOL_SAMPLES : CCOL_FUNCTION))
         return;
-    if (title)
+    if (title && r->hidden)
+        snprintf(c->buf, sizeof(c->buf), "%s of %s: %u shown, %u hidden",
+                 r->kind == CC_TITLE_CALLERS ? "Callers" : "Callees",
+                 name, r->count, r->hidden);
+    else if (title)
         snprintf(c->buf, sizeof(c->buf), "%s of %s: %u",
                  r->kind == CC_TITLE_CALLERS ? "Callers" : "Callees",
                  name, r->count);
@@ -220,6 +227,54 @@ static void note_cell(struct view *v, const struct cc_row *r,
     c->text = c->buf;
     c->attr = t->attr[title ? UC_LABEL : UC_DIM];
     c->span = true;
+}
+
+/* "of X's time" (or "of all samples" for the stack bottom). */
+static const char *share_of(const struct model *m, uint32_t other, char *buf,
+                            size_t n)
+{
+    if (other == PROFILE_NONE)
+        snprintf(buf, n, "of all samples");
+    else
+        snprintf(buf, n, "of %s's time", model_frame_name(m, other));
+    return buf;
+}
+
+/* " (…)": why the one hide rule (model_why) shows a row that this
+ * pane's own edge would not (its Local% is under hide-subs: its self
+ * time, or its share of another function's time elsewhere), or hides a
+ * row the pane lists dimmed (its self and its largest share); "" when
+ * the row's Local% says it already. */
+static const char *why_note(const struct view *v, const struct cc_row *r,
+                            char *buf, size_t n)
+{
+    const struct model *m = v->ctx->model;
+    const struct profile_flat *sel = model_flat_of(m, v->ctx->selected);
+    struct model_why w;
+    bool hidden = m->hidden[r->frame];
+    char of[200];
+
+    buf[0] = '\0';
+    if (!sel || !sel->total || !model_why(m, r->frame, &w) ||
+        (!hidden && 100.0 * r->time > v->ctx->hide_subs * (double)sel->total))
+        return buf;
+    bool by_caller = w.of_caller > w.of_callee;
+    uint32_t other = by_caller ? w.caller : w.callee;
+    double share = 100 * (by_caller ? w.of_caller : w.of_callee);
+    /* as the Self% column has it (fmt_pct), to the same rounding */
+    double self = 100.0 * (double)model_flat_of(m, r->frame)->self /
+                  (double)m->total;
+    bool any = by_caller || w.callee != PROFILE_NONE;
+
+    if (hidden && any)
+        snprintf(buf, n, " (self %.1f%%; at most %.1f%% %s)", self, share,
+                 share_of(m, other, of, sizeof(of)));
+    else if (hidden || self > v->ctx->hide_self || self > v->ctx->hide_subs)
+        snprintf(buf, n, " (self %.1f%%)", self);
+    else
+        snprintf(buf, n, " (%.1f%% %s)", share,
+                 share_of(m, other, of, sizeof(of)));
+    return buf;
 }
 
 static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
@@ -267,8 +322,10 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
             c->attr = t->attr[UC_VALUE];
             break;
         }
-        snprintf(c->buf, sizeof(c->buf), "  %s %s",
-                 r->kind == CC_CALLER ? t->g.up : t->g.down, d->name);
+        char why[300];
+        snprintf(c->buf, sizeof(c->buf), "  %s %s%s",
+                 r->kind == CC_CALLER ? t->g.up : t->g.down, d->name,
+                 why_note(v, r, why, sizeof(why)));
         c->text = c->buf;
         break;
     case CCOL_MODULE:

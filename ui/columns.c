@@ -11,7 +11,10 @@
  */
 #include "columns.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "view.h"
 
@@ -153,6 +156,122 @@ void columns_draw_line(struct view *v, const struct col_layout *lay,
         draw_text(t, y, x[i] + col->inset, w[i] - col->inset, s, c.attr,
                   col->flags & (DT_RIGHT | DT_ELLIPSIS));
     }
+}
+
+/* A printed line: text and its width in columns so far. */
+struct pline {
+    char buf[8192];
+    size_t len;
+    int col;
+};
+
+/* Append s at column x (blanks up to it; one blank after text that ran
+ * past x), padded on the left to `right` columns when right > 0. */
+static void pline_put(const struct theme *t, struct pline *l, int x,
+                      const char *s, int right)
+{
+    int w = text_width(t, s);
+    int pad = right > w ? right - w : 0;
+
+    if (x < l->col)
+        x = l->col + 1;
+    for (int n = x - l->col + pad; n > 0 && l->len + 1 < sizeof(l->buf);
+         n--)
+        l->buf[l->len++] = ' ';
+    size_t sl = strlen(s);
+    if (l->len + sl >= sizeof(l->buf))
+        sl = sizeof(l->buf) - l->len - 1;
+    memcpy(l->buf + l->len, s, sl);
+    l->len += sl;
+    l->buf[l->len] = '\0';
+    l->col = x + pad + w;
+}
+
+/* Where the tail column goes in print: after the widest flexible cell
+ * (and its title), two blanks on; 0 without a flexible column. */
+static int print_tail_x(struct view *v, const struct col_layout *lay,
+                        int flex)
+{
+    const struct theme *t = v->ctx->theme;
+    const struct view_col *col;
+    int widest = 0;
+
+    if (flex < 0)
+        return 0;
+    col = &v->ops->cols[flex];
+    const char *title = v->ops->title ? v->ops->title(v, col->id) : NULL;
+    widest = text_width(t, title ? title : col->title ? col->title : "");
+    for (size_t line = 0; line < v->lines; line++) {
+        struct view_cell c = { .width = lay->w[flex], .print = true };
+        v->ops->cell(v, line, col->id, &c);
+        if (c.text && !c.span && text_width(t, c.text) > widest)
+            widest = text_width(t, c.text);
+    }
+    return lay->x[flex] + col->inset + widest + 2;
+}
+
+/* The title row, or line `line` (SIZE_MAX: the titles), into l. */
+static void print_row(struct view *v, const struct col_layout *lay,
+                      size_t line, int tail_x, struct pline *l)
+{
+    const struct theme *t = v->ctx->theme;
+
+    l->len = 0;
+    l->col = 0;
+    l->buf[0] = '\0';
+    if (line != SIZE_MAX)
+        pline_put(t, l, 0, line == v->cursor ? ">" : "", 0);
+    for (size_t i = 0; i < v->ops->ncols && i < VIEW_MAX_COLS; i++) {
+        const struct view_col *col = &v->ops->cols[i];
+        bool tail = col->flags & VIEW_COL_TAIL;
+        struct view_cell c = { .width = lay->w[i], .print = true };
+        const char *s;
+
+        if (!col_shown(v, col) || (tail && v->tail_want <= 0))
+            continue;
+        if (line == SIZE_MAX) {
+            s = v->ops->title ? v->ops->title(v, col->id) : NULL;
+            s = s ? s : col->title;
+        } else {
+            v->ops->cell(v, line, col->id, &c);
+            s = c.text;
+        }
+        if (!s || !s[0])
+            continue;
+        int x = tail ? tail_x : lay->x[i] + (line == SIZE_MAX ? 0
+                                                               : col->inset);
+        pline_put(t, l, x, s, col->flags & DT_RIGHT ? lay->w[i] : 0);
+        if (c.span)
+            break;
+    }
+    while (l->len && l->buf[l->len - 1] == ' ')
+        l->buf[--l->len] = '\0';
+}
+
+int columns_print(struct view *v, FILE *f)
+{
+    struct col_layout lay;
+    struct pline *l = malloc(sizeof(*l));
+    int flex = -1;
+
+    if (!l) {
+        errno = ENOMEM;
+        return -1;
+    }
+    columns_layout(v, COLS > 0 ? COLS : 80, &lay);
+    for (size_t i = 0; i < v->ops->ncols && i < VIEW_MAX_COLS; i++)
+        if (lay.on[i] && v->ops->cols[i].width == 0 &&
+            !(v->ops->cols[i].flags & VIEW_COL_TAIL))
+            flex = (int)i;
+    int tail_x = print_tail_x(v, &lay, flex);
+    print_row(v, &lay, SIZE_MAX, tail_x, l);
+    fprintf(f, "%s\n", l->buf);
+    for (size_t line = 0; line < v->lines; line++) {
+        print_row(v, &lay, line, tail_x, l);
+        fprintf(f, "%s\n", l->buf);
+    }
+    free(l);
+    return ferror(f) ? -1 : 0;
 }
 
 size_t columns_next_sort(const struct view_col *cols, size_t n, size_t cur)

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "draw.h"
 
@@ -51,6 +52,8 @@ struct view_cell {
                             ellipsis, and the cells after it are left out
                             ("... 3 hidden", a section title) */
     int width;           /* in: the column's width on this row */
+    bool print;          /* in: for :print, not the screen: the whole
+                            text, nothing clipped to the width */
     char buf[1024];      /* room for the text */
 };
 
@@ -78,6 +81,14 @@ void columns_draw_titles(struct view *v, const struct col_layout *lay, int y,
 /* Draw line `line` of v on row y, cell by cell. */
 void columns_draw_line(struct view *v, const struct col_layout *lay,
                        size_t line, int y, int width);
+
+/* Write every line of v to f as the screen shows it, but whole: the
+ * column titles, then each line with the cursor's mark in column 0,
+ * the fixed columns where the screen has them, the flexible column
+ * unclipped and the tail column after the widest of it (perf's
+ * hist_browser__fprintf).  Trailing blanks trimmed.  0, or -1 with
+ * errno set on a write error. */
+int columns_print(struct view *v, FILE *f);
 
 /* A view's sort order: a column of its table that sorts (has a sort
  * name), maybe reversed.  o and O change it (view.c). */

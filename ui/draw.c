@@ -293,6 +293,15 @@ const char *fmt_elapsed(uint64_t ns, char *buf, size_t n)
     return buf;
 }
 
+const char *fmt_hz(double hz, char *buf, size_t n)
+{
+    if (hz >= 100 || hz == 0)
+        snprintf(buf, n, "%.0f Hz", hz);
+    else
+        snprintf(buf, n, "%.1f Hz", hz);
+    return buf;
+}
+
 const char *fmt_pct(double part, double whole, char *buf, size_t n)
 {
     double p = whole > 0 ? 100.0 * part / whole : 0.0;

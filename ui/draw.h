@@ -113,6 +113,9 @@ const char *fmt_duration(uint64_t ns, char *buf, size_t n);
  * "3:05", "1:02:03". */
 const char *fmt_elapsed(uint64_t ns, char *buf, size_t n);
 
+/* A rate as the header shows it: "99.0 Hz", "250 Hz". */
+const char *fmt_hz(double hz, char *buf, size_t n);
+
 /* A percentage of part/whole in 6 characters ("100.0%", "  0.5%");
  * whole 0 gives "  0.0%". */
 const char *fmt_pct(double part, double whole, char *buf, size_t n);

@@ -1,14 +1,15 @@
 /* flame_view.c - the icicle; see flame_view.h.
  *
- * refresh lays the frames out as boxes, breadth first from the zoomed
- * frame: each box knows its node, its depth below the zoom, its parent
- * box and its columns.  A box starts at its samples' offset from the
- * zoomed frame's left edge, scaled to the width, and ends where the
- * next sample offset falls, so siblings tile their parent exactly and a
- * frame's width is proportional to its samples (to one column).  Frames
- * under one column, or folded by the hide-subs rule the tree view uses,
- * are left out with their subtrees.  Breadth first gives the boxes row
- * by row, left to right, so the boxes are the view's lines: the cursor,
+ * refresh lays the frames out as boxes with the model's tree walker
+ * (tree_walk.h) from the zoomed frame: each box knows its node, its
+ * depth below the zoom, its parent box and its columns.  A box starts
+ * at its samples' offset from the zoomed frame's left edge (the walk's
+ * row offset), scaled to the width, and ends where the next sample
+ * offset falls, so siblings tile their parent exactly and a frame's
+ * width is proportional to its samples (to one column).  Frames under
+ * one column, or folded by the hide-subs rule the tree view uses, are
+ * left out with their subtrees.  The boxes are then put row by row,
+ * left to right (breadth first), and are the view's lines: the cursor,
  * its key across refreshes, search and n/N are the generic ones.
  *
  * The zoom is kept as the path of frame ids from the root, so a refresh
@@ -21,9 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tree_walk.h"
 #include "vec.h"
 
-#define NO_BOX UINT32_MAX
+#define NO_BOX TREE_NO_ROW  /* the walk numbers boxes as its rows */
 #define FLAME_HISTORY 64
 
 /* A frame as laid out. */
@@ -53,8 +55,6 @@ struct flame_priv {
     uint32_t top;            /* first depth on screen */
     int width;               /* columns the layout was made for */
     bool by_heat;            /* colour by share, else by module */
-    uint32_t *kids;          /* scratch for sorting children */
-    size_t kids_cap;
     uint8_t *module_fill;    /* frame id -> fills[] index of its module */
     size_t module_fill_cap;
     uint32_t nmodule_fill;   /* frames it covers */
@@ -84,16 +84,6 @@ static uint32_t resolve_zoom(struct view *v)
     return node;
 }
 
-static int push_box(struct view *v, struct box b)
-{
-    struct flame_priv *fp = v->priv;
-
-    if (VEC_RESERVE(fp->boxes, fp->cap, v->lines + 1) < 0)
-        return -1;
-    fp->boxes[v->lines++] = b;
-    return 0;
-}
-
 /* The columns of a box of `samples` at `offset`, scaled so the zoomed
  * frame's `all` samples fill `width`. */
 static void place(struct box *b, uint64_t samples, uint64_t all, int width)
@@ -104,37 +94,76 @@ static void place(struct box *b, uint64_t samples, uint64_t all, int width)
     b->w = (int)((double)(b->offset + samples) * scale) - b->x;
 }
 
-/* Boxes for the children of box i, hottest first. */
-static int layout_children(struct view *v, uint32_t i, uint64_t all)
+/* What the icicle leaves out: empty frames, and those the hide-subs
+ * rule folds in the tree view. */
+static enum tree_keep flame_keep(void *arg, uint32_t node)
+{
+    const struct view *v = arg;
+    const struct model *m = model_of(v);
+
+    return profile_node(m->tree, node)->total == 0 ||
+                   model_node_hidden(m, node, v->ctx->hide_subs)
+               ? TREE_SKIP : TREE_SHOW;
+}
+
+struct layout {
+    struct view *v;
+    uint64_t all;       /* the zoomed frame's samples */
+};
+
+/* A row of the walk as a box, unless it is under one column (then
+ * neither are its children). */
+static int add_box(void *arg, const struct tree_row *row)
+{
+    struct layout *l = arg;
+    struct flame_priv *fp = l->v->priv;
+    const struct profile *t = model_of(l->v)->tree;
+    struct box b = { .node = row->node, .parent = row->parent,
+                     .depth = row->level, .offset = row->offset };
+
+    /* The zoomed frame takes the whole width (no rounding). */
+    if (row->level == 0)
+        b.w = fp->width;
+    else
+        place(&b, profile_node(t, row->node)->total, l->all, fp->width);
+    if (b.w < 1)
+        return TREE_DROP;
+    if (VEC_RESERVE(fp->boxes, fp->cap, l->v->lines + 1) < 0)
+        return -1;
+    fp->boxes[l->v->lines++] = b;
+    return TREE_ON;
+}
+
+/* Boxes come from the walk depth first; the view wants them row by
+ * row, left to right: a stable sort by depth (depth first already has
+ * each row left to right), the parents renumbered.  0, or -1 on OOM. */
+static int rows_first(struct view *v)
 {
     struct flame_priv *fp = v->priv;
-    const struct model *m = model_of(v);
-    const struct profile *t = m->tree;
-    struct box parent = fp->boxes[i];
-    size_t n = 0;
+    size_t n = v->lines, at = 0;
+    uint32_t maxd = 0, *where = malloc((n ? n : 1) * sizeof(*where));
+    struct box *out = malloc((n ? n : 1) * sizeof(*out));
 
-    for (uint32_t c = profile_node(t, parent.node)->first_child;
-         c != PROFILE_NONE; c = profile_node(t, c)->next_sibling) {
-        if (profile_node(t, c)->total == 0 ||
-            model_node_hidden(m, c, v->ctx->hide_subs))
-            continue;
-        if (VEC_RESERVE(fp->kids, fp->kids_cap, n + 1) < 0)
-            return -1;
-        fp->kids[n++] = c;
+    if (!where || !out) {
+        free(where);
+        free(out);
+        return -1;
     }
-    if (n > 1)
-        qsort_r(fp->kids, n, sizeof(*fp->kids), model_node_cmp, (void *)m);
-    uint64_t off = parent.offset;
-    for (size_t k = 0; k < n; k++) {
-        uint64_t total = profile_node(t, fp->kids[k])->total;
-        struct box b = { .node = fp->kids[k], .parent = i,
-                         .depth = parent.depth + 1, .offset = off };
-
-        place(&b, total, all, fp->width);
-        off += total;
-        if (b.w >= 1 && push_box(v, b) < 0)
-            return -1;
-    }
+    for (size_t i = 0; i < n; i++)
+        if (fp->boxes[i].depth > maxd)
+            maxd = fp->boxes[i].depth;
+    for (uint32_t d = 0; d <= maxd; d++)
+        for (size_t i = 0; i < n; i++)
+            if (fp->boxes[i].depth == d) {
+                where[i] = (uint32_t)at;
+                out[at++] = fp->boxes[i];
+            }
+    for (size_t i = 0; i < n; i++)
+        if (out[i].parent != NO_BOX)
+            out[i].parent = where[out[i].parent];
+    memcpy(fp->boxes, out, n * sizeof(*out));
+    free(where);
+    free(out);
     return 0;
 }
 
@@ -147,19 +176,15 @@ static void flame_layout(struct view *v)
     if (!m || !profile_node(m->tree, PROFILE_ROOT)->total)
         return;
     fp->zoom = resolve_zoom(v);
-    uint64_t all = profile_node(m->tree, fp->zoom)->total;
-    struct box root = { .node = fp->zoom, .parent = NO_BOX, .x = 0,
-                        .w = fp->width };
+    struct layout l = { v, profile_node(m->tree, fp->zoom)->total };
+    const struct tree_walk w = {
+        .tree = m->tree, .start = fp->zoom, .with_start = true,
+        .cmp = model_node_cmp, .cmp_arg = (void *)m, .keep = flame_keep,
+        .arg = v,
+    };
 
-    if (push_box(v, root) < 0)
-        goto oom;
-    /* The boxes list is its own breadth-first queue. */
-    for (size_t i = 0; i < v->lines; i++)
-        if (layout_children(v, (uint32_t)i, all) < 0)
-            goto oom;
-    return;
-oom:
-    ctx_message(v->ctx, true, "out of memory laying out the flame graph");
+    if (tree_walk(&w, add_box, &l) < 0 || rows_first(v) < 0)
+        ctx_message(v->ctx, true, "out of memory laying out the flame graph");
 }
 
 /* Module colours: the modules in the order the profile first met them
@@ -530,7 +555,6 @@ static void flame_close(struct view *v)
 
     free(fp->boxes);
     free(fp->path);
-    free(fp->kids);
     free(fp->module_fill);
 }
 

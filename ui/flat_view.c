@@ -278,6 +278,24 @@ static bool flat_enter(struct view *v, enum request req)
     return true;
 }
 
+/* A search finds hidden functions too: when one matches, the hidden
+ * functions are listed (dimmed, as Enter on the "… hidden" row does)
+ * before the search runs over the lines. */
+static bool flat_search(struct view *v, const regex_t *re, bool forward,
+                        struct search_hit *hit)
+{
+    struct flat_priv *fp = v->priv;
+    size_t hidden = fp->reveal ? 0 : view_hidden_matches(v, re);
+
+    if (hidden) {
+        fp->reveal = true;
+        view_refresh(v);
+        snprintf(hit->note, sizeof(hit->note), "%zu w%s hidden: listed, "
+                 "dimmed", hidden, hidden == 1 ? "as" : "ere");
+    }
+    return view_search_lines(v, re, forward, hit);
+}
+
 static const struct view_action flat_actions[] = {
     { REQ_ENTER, flat_enter, true },
     { REQ_NONE, NULL, false },
@@ -322,6 +340,7 @@ const struct view_ops flat_view_ops = {
     .name = "Flat", .priv_size = sizeof(struct flat_priv),
     .refresh = flat_refresh, .close = flat_close,
     VIEW_COLUMNS(flat_cols), .cell = flat_cell, .sort = flat_sort,
+    .search = flat_search,
     .title = flat_title, .shown = flat_shown,
     .actions = flat_actions,
     .line_key = flat_line_key, .line_frame = flat_line_frame,

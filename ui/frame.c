@@ -1,20 +1,17 @@
 /* frame.c - the frame around the view: header, tabs, footer, messages.
  *
- * See ui_state.h.  frame_draw lays the screen out from the top: the
- * header (up to four rows, the least important dropped first on a short
- * terminal), the timeline strip when the data has times, the tab bar
- * with the view's own status on its right, the view's column header and
- * body, the message or prompt line and the footer of keys, generated
- * from the request table.  Then one refresh().
- * frame_dump writes what curses holds, for the screen tests.
+ * See frame.h.  It reads every part of the shell (ui_state.h) and
+ * changes none but the tabs' record of the layout; frame_dump writes
+ * what curses holds, for the screen tests.
  */
-#include "ui_state.h"
+#include "frame.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "profile.h"
+#include "ui_state.h"
 #include "view_model.h"
 
 /* Below this the layout cannot show one body row with its bars. */
@@ -85,18 +82,9 @@ static const char *state_text(const struct source_status *s, char *buf,
     return buf;
 }
 
-const char *frame_hz(double hz, char *buf, size_t n)
-{
-    if (hz >= 100 || hz == 0)
-        snprintf(buf, n, "%.0f Hz", hz);
-    else
-        snprintf(buf, n, "%.1f Hz", hz);
-    return buf;
-}
-
 static const char *thread_text(const struct ui *ui, char *buf, size_t n)
 {
-    const struct model *m = ui->model;
+    const struct model *m = ui->feed.model;
 
     if (!ui->ctx.filter.has_thread)
         return "all";
@@ -115,7 +103,7 @@ static const char *thread_text(const struct ui *ui, char *buf, size_t n)
  * to say). */
 static const char *process_text(const struct ui *ui, char *buf, size_t n)
 {
-    const struct model *m = ui->model;
+    const struct model *m = ui->feed.model;
 
     if (!ui->ctx.filter.has_process)
         return m && profile_several_processes(m->snap) ? "all" : NULL;
@@ -157,7 +145,7 @@ static int baseline_badge(struct ui *ui, int right)
  * right. */
 static void header_target(struct ui *ui)
 {
-    const struct source_status *s = &ui->status;
+    const struct source_status *s = &ui->feed.status;
     const struct theme *t = &ui->theme;
     struct hdr h = { ui, 0, 1, COLS };
     int right = COLS;
@@ -186,7 +174,7 @@ static void header_target(struct ui *ui)
 /* Row 1: the target's state and the sampling rate. */
 static void header_state(struct ui *ui)
 {
-    const struct source_status *s = &ui->status;
+    const struct source_status *s = &ui->feed.status;
     const struct theme *t = &ui->theme;
     attr_t v = t->attr[UC_VALUE];
     struct hdr h = { ui, 1, 1, COLS };
@@ -200,7 +188,7 @@ static void header_state(struct ui *ui)
     if (!s->interval_ns)
         return;
     double asked = 1e9 / (double)s->interval_ns;
-    hdr_field(&h, "Rate:", v, "%s", frame_hz(asked, b, sizeof(b)));
+    hdr_field(&h, "Rate:", v, "%s", fmt_hz(asked, b, sizeof(b)));
     /* What the achieved rate means depends on the mode: on-CPU, a thread
      * is sampled only while it runs, so it is the share of time the
      * sampled threads ran; with --idle every thread is due every tick,
@@ -209,7 +197,7 @@ static void header_state(struct ui *ui)
         s->state == TARGET_RUNNING) {
         if (s->idle)
             hdr_field(&h, "Achieved:", v, "%s",
-                      frame_hz(s->achieved_hz, c, sizeof(c)));
+                      fmt_hz(s->achieved_hz, c, sizeof(c)));
         else
             hdr_field(&h, "On CPU:", v, "%.0f%%",
                       s->achieved_hz >= asked ? 100.0
@@ -222,7 +210,7 @@ static void header_state(struct ui *ui)
 /* Row 2: how the sampling goes. */
 static void header_counts(struct ui *ui)
 {
-    const struct source_status *s = &ui->status;
+    const struct source_status *s = &ui->feed.status;
     const struct theme *t = &ui->theme;
     attr_t v = t->attr[UC_VALUE], err = t->attr[UC_ERROR];
     struct hdr h = { ui, 2, 1, COLS };
@@ -256,7 +244,7 @@ static void header_counts(struct ui *ui)
     }
     uint64_t paused;
     hdr_field(&h, "Sampling:", v, "%s",
-              fmt_elapsed(ui_sampling_ns(ui, &paused), a, sizeof(a)));
+              fmt_elapsed(feed_sampling_ns(&ui->feed, &paused), a, sizeof(a)));
     if (s->paused)
         hdr_field(&h, "Paused:", v, "%s", fmt_elapsed(paused, a, sizeof(a)));
 }
@@ -270,7 +258,7 @@ static void header_filters(struct ui *ui)
 
     hdr_field(&h, "Hide:", v, "self %.1f%% subs %.1f%%", ui->ctx.hide_self,
               ui->ctx.hide_subs);
-    hdr_field(&h, "Refresh:", v, "%gs", ui->opt.refresh_s);
+    hdr_field(&h, "Refresh:", v, "%gs", ui->feed.refresh_s);
     char pa[128];
     const char *proc = process_text(ui, pa, sizeof(pa));
     if (proc)
@@ -279,14 +267,15 @@ static void header_filters(struct ui *ui)
     if (!proc || ui->ctx.filter.has_thread)
         hdr_field(&h, "Thread:", v, "%s", thread_text(ui, a, sizeof(a)));
     hdr_field(&h, "Focus:", v, "%s",
-              ui->model && ui->model->focus != PROFILE_NONE
-                  ? model_frame_name(ui->model, ui->model->focus) : "none");
+              ui->feed.model && ui->feed.model->focus != PROFILE_NONE
+                  ? model_frame_name(ui->feed.model, ui->feed.model->focus)
+                  : "none");
     if (ui->ctx.filter.python_only)
         hdr_field(&h, "Frames:", v, "Python only");
-    if (ui->status.debuginfod)
+    if (ui->feed.status.debuginfod)
         hdr_field(&h, "Debuginfod:", v, "%u ok %u wait %u miss",
-                  ui->status.dbg_found, ui->status.dbg_pending,
-                  ui->status.dbg_missing + ui->status.dbg_gave_up);
+                  ui->feed.status.dbg_found, ui->feed.status.dbg_pending,
+                  ui->feed.status.dbg_missing + ui->feed.status.dbg_gave_up);
 }
 
 /* The header's rows, most important first. */
@@ -297,21 +286,22 @@ static void (*const header_row[])(struct ui *ui) = {
 static void draw_tabs(struct ui *ui, int y)
 {
     const struct theme *t = &ui->theme;
+    struct tabs *tb = &ui->tabs;
     int x = 0;
     char label[32], info[256];
 
-    ui->tab_y = y;
+    tb->tab_y = y;
     for (int i = 0; i < VIEW_COUNT; i++) {
-        bool on = (int)ui->cur == i;
+        bool on = (int)tb->cur == i;
         snprintf(label, sizeof(label), on ? "[%d %s]" : " %d %s ", i + 1,
-                 ui_view_table[i]->name);
-        ui->tab_x[i] = x;
+                 tabs_table[i]->name);
+        tb->tab_x[i] = x;
         x += draw_text(t, y, x, COLS - x, label,
                        t->attr[on ? UC_TAB_ACTIVE : UC_TAB], 0);
     }
-    ui->tab_x[VIEW_COUNT] = x;
+    tb->tab_x[VIEW_COUNT] = x;
 
-    struct view *v = ui_view(ui);
+    struct view *v = tabs_view(tb);
     const char *vi = v->ops->info ? v->ops->info(v, info, sizeof(info)) : NULL;
     char right[PROMPT_MAX + 300];
     snprintf(right, sizeof(right), "%s%s%s%s", vi ? vi : "",
@@ -359,11 +349,11 @@ static void draw_message(struct ui *ui, int y)
     if (ui->ctx.msg[0])
         draw_text(t, y, 0, COLS, ui->ctx.msg,
                   t->attr[ui->ctx.msg_error ? UC_ERROR : UC_INFO], DT_ELLIPSIS);
-    else if (ui->status.error[0])
-        draw_text(t, y, 0, COLS, ui->status.error, t->attr[UC_ERROR],
+    else if (ui->feed.status.error[0])
+        draw_text(t, y, 0, COLS, ui->feed.status.error, t->attr[UC_ERROR],
                   DT_ELLIPSIS);
-    else if (ui->status.fallback[0])
-        draw_text(t, y, 0, COLS, ui->status.fallback, t->attr[UC_INFO],
+    else if (ui->feed.status.fallback[0])
+        draw_text(t, y, 0, COLS, ui->feed.status.fallback, t->attr[UC_INFO],
                   DT_ELLIPSIS);
 }
 
@@ -396,34 +386,33 @@ static void draw_too_small(struct ui *ui)
 
 void frame_draw(struct ui *ui)
 {
+    struct tabs *tb = &ui->tabs;
+
     erase();
     if (COLS < MIN_COLS || LINES < MIN_LINES) {
-        ui->body_h = 0;
+        tb->body_h = 0;
         draw_too_small(ui);
         curs_set(0);
         refresh();
         return;
     }
     int rows = header_rows();
-    int strip = timeline_rows(ui);
-    struct view *v = ui_view(ui);
+    int strip = timeline_rows(ui->feed.snap);
 
-    ui->body_top = rows + strip + 2;
-    ui->body_h = LINES - ui->body_top - 2;
+    tb->body_top = rows + strip + 2;
+    tb->body_h = LINES - tb->body_top - 2;
     /* Every view knows the page size before it places a cursor, even one
      * never drawn yet (the source view centres its hottest line). */
     for (int i = 0; i < VIEW_COUNT; i++)
-        ui->views[i].height = ui->body_h;
-    if (ui->stale[ui->cur]) {
-        ui->stale[ui->cur] = false;
-        view_refresh(v);
-    }
+        tb->views[i].height = tb->body_h;
+    struct view *v = tabs_fresh(tb);
     for (int r = 0; r < rows; r++)
         header_row[r](ui);
     if (strip)
-        timeline_draw(ui, rows);
+        timeline_draw(&ui->timeline, &ui->theme, ui->feed.snap, &ui->scope,
+                      rows);
     draw_tabs(ui, rows + strip);
-    view_draw(v, rows + strip + 1, ui->body_top, ui->body_h, COLS);
+    view_draw(v, rows + strip + 1, tb->body_top, tb->body_h, COLS);
     draw_footer(ui, LINES - 1);
     draw_message(ui, LINES - 2);
     /* The prompt left the terminal cursor at its edit position. */

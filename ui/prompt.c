@@ -76,49 +76,34 @@ static void delete_range(struct prompt *p, size_t from, size_t to)
     p->pos = from;
 }
 
-enum prompt_result prompt_key(struct prompt *p, int key)
+/* A y/n question: Esc cancels, any other key is the answer. */
+static enum prompt_result oneshot_key(struct prompt *p, int key)
 {
-    if (p->oneshot) {
-        if (key == 27 || key == CTRL_KEY('g')) {
-            p->active = false;
-            return PROMPT_CANCEL;
-        }
-        p->buf[0] = key > 0 && key < 256 ? (char)key : '\0';
-        p->buf[1] = '\0';
-        p->len = strlen(p->buf);
-        p->active = false;
-        return PROMPT_SUBMIT;
-    }
-    /* With the old value selected, typing replaces it and Backspace or
-     * Delete clears it; any other key but Tab keeps the text (moving the
-     * cursor to edit it) and drops the selection. */
-    if (p->selected && key != '\t' && key != KEY_BTAB && key != KEY_UP &&
-        key != KEY_DOWN) {
-        p->selected = false;
-        if (is_delete_key(key)) {
-            delete_range(p, 0, p->len);
-            return PROMPT_EDITING;
-        }
-        if (is_text_key(key))
-            delete_range(p, 0, p->len);
-    }
-    switch (key) {
-    case '\n':
-    case '\r':
-    case KEY_ENTER:
-        p->active = false;
-        return PROMPT_SUBMIT;
-    case 27:
-    case CTRL_KEY('g'):
-        p->active = false;
+    p->active = false;
+    if (key == 27 || key == CTRL_KEY('g'))
         return PROMPT_CANCEL;
-    case '\t':
-        return PROMPT_TAB;
-    case KEY_BTAB:
-        return PROMPT_BACKTAB;
-    case KEY_UP:
-    case KEY_DOWN:
-        return PROMPT_UPDOWN;
+    p->buf[0] = key > 0 && key < 256 ? (char)key : '\0';
+    p->buf[1] = '\0';
+    p->len = strlen(p->buf);
+    return PROMPT_SUBMIT;
+}
+
+/* Delete back to the start of the word before the cursor (C-w). */
+static void delete_word(struct prompt *p)
+{
+    size_t from = p->pos;
+
+    while (from > 0 && p->buf[from - 1] == ' ')
+        from--;
+    while (from > 0 && p->buf[from - 1] != ' ')
+        from--;
+    delete_range(p, from, p->pos);
+}
+
+/* An editing key: move, delete, or insert a character. */
+static void edit_key(struct prompt *p, int key)
+{
+    switch (key) {
     case KEY_BACKSPACE:
     case 127:
     case CTRL_KEY('h'):
@@ -153,15 +138,9 @@ enum prompt_result prompt_key(struct prompt *p, int key)
         p->buf[p->pos] = '\0';
         p->len = p->pos;
         break;
-    case CTRL_KEY('w'): {
-        size_t from = p->pos;
-        while (from > 0 && p->buf[from - 1] == ' ')
-            from--;
-        while (from > 0 && p->buf[from - 1] != ' ')
-            from--;
-        delete_range(p, from, p->pos);
+    case CTRL_KEY('w'):
+        delete_word(p);
         break;
-    }
     default:
         if (is_text_key(key) && p->len + 1 < sizeof(p->buf)) {
             memmove(p->buf + p->pos + 1, p->buf + p->pos, p->len - p->pos + 1);
@@ -170,7 +149,46 @@ enum prompt_result prompt_key(struct prompt *p, int key)
         }
         break;
     }
-    return PROMPT_EDITING;
+}
+
+enum prompt_result prompt_key(struct prompt *p, int key)
+{
+    if (p->oneshot)
+        return oneshot_key(p, key);
+    /* With the old value selected, typing replaces it and Backspace or
+     * Delete clears it; any other key but Tab keeps the text (moving the
+     * cursor to edit it) and drops the selection. */
+    if (p->selected && key != '\t' && key != KEY_BTAB && key != KEY_UP &&
+        key != KEY_DOWN) {
+        p->selected = false;
+        if (is_delete_key(key)) {
+            delete_range(p, 0, p->len);
+            return PROMPT_EDITING;
+        }
+        if (is_text_key(key))
+            delete_range(p, 0, p->len);
+    }
+    switch (key) {
+    case '\n':
+    case '\r':
+    case KEY_ENTER:
+        p->active = false;
+        return PROMPT_SUBMIT;
+    case 27:
+    case CTRL_KEY('g'):
+        p->active = false;
+        return PROMPT_CANCEL;
+    case '\t':
+        return PROMPT_TAB;
+    case KEY_BTAB:
+        return PROMPT_BACKTAB;
+    case KEY_UP:
+    case KEY_DOWN:
+        return PROMPT_UPDOWN;
+    default:
+        edit_key(p, key);
+        return PROMPT_EDITING;
+    }
 }
 
 void prompt_draw(const struct prompt *p, const struct theme *t, int y,

@@ -63,6 +63,7 @@ static const struct keybinding keymap[] = {
     { KEY_LEFT, REQ_COLLAPSE },
     { '*', REQ_EXPAND_ALL },
     { 'E', REQ_EXPAND_HOT },
+    { 'e', REQ_NEXT_HOT },
     { 'C', REQ_COLLAPSE_ALL },
     { 'I', REQ_INVERT },
     { 'T', REQ_MERGE_THREADS },

@@ -42,7 +42,8 @@
     R(EXPAND,        NULL,      "Tree: expand, or go to the first child; source: scroll right") \
     R(COLLAPSE,      NULL,      "Tree: collapse, or go to the parent; source: scroll left") \
     R(EXPAND_ALL,    NULL,      "Tree: expand the whole subtree under the cursor") \
-    R(EXPAND_HOT,    "Hot",     "Tree: expand the hottest path from the cursor") \
+    R(EXPAND_HOT,    "Hot",     "Tree: open the hottest path; cursor on its most self time") \
+    R(NEXT_HOT,      NULL,      "Tree: next row by self time (first: the hottest)") \
     R(COLLAPSE_ALL,  NULL,      "Tree: collapse everything") \
     R(INVERT,        NULL,      "Tree, flame: bottom-up (inverted) tree, and back") \
     R(MERGE_THREADS, NULL,      "Tree: threads merged into one tree, or one per thread") \

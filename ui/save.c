@@ -1,7 +1,6 @@
 /* save.c - the save dialog: 's' writes a snapshot in a chosen format.
  *
- * See ui_state.h.  The formats come from main.c through struct
- * ui_save_ops (ui.h), so the UI includes no formats header.  The prompt
+ * See save.h.  The prompt
  * proposes sproftop-COMM-PID-YYYYmmdd-HHMMSS.EXT in --snapshot-dir, in
  * pprof (the richest format -i reads back); Tab and BackTab cycle the
  * formats and the default name, or the extension of a typed one,
@@ -10,7 +9,7 @@
  * filters) unless Up or Down asks for every sample.  The file gets the
  * newest data, not the screen's copy.
  */
-#include "ui_state.h"
+#include "save.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -18,36 +17,41 @@
 #include <string.h>
 #include <time.h>
 
+#include "feed.h"
 #include "profile.h"
+#include "scope.h"
+#include "view.h"
 #include "view_model.h"
 #include "window.h"
 
 /* Number of formats the save prompt offers. */
-static size_t format_count(const struct ui *ui)
+static size_t format_count(const struct save_dialog *d)
 {
     size_t n = 0;
 
-    while (ui->opt.save && ui->opt.save->name(n))
+    while (d->ops && d->ops->name(n))
         n++;
     return n;
 }
 
-size_t save_initial_format(const struct ui *ui)
+void save_init(struct save_dialog *d, const struct ui_options *o)
 {
-    const char *want = ui->opt.export_format ? ui->opt.export_format
-                                             : "pprof";
+    const char *want = o->export_format ? o->export_format : "pprof";
 
-    for (size_t i = 0; i < format_count(ui); i++)
-        if (strcmp(ui->opt.save->name(i), want) == 0)
-            return i;
-    return 0;
+    *d = (struct save_dialog){ .ops = o->save, .dir = o->snapshot_dir };
+    for (size_t i = 0; i < format_count(d); i++)
+        if (strcmp(d->ops->name(i), want) == 0) {
+            d->fmt = i;
+            break;
+        }
 }
 
 /* The first file name word of format i: a suffix (".folded"), or a
  * prefix when the word ends with '.' ("callgrind.out."). */
-static void first_ext(const struct ui *ui, size_t i, char *buf, size_t n)
+static void first_ext(const struct save_dialog *d, size_t i, char *buf,
+                      size_t n)
 {
-    const char *exts = ui->opt.save->exts(i);
+    const char *exts = d->ops->exts(i);
     size_t len = strcspn(exts ? exts : "", " ");
 
     if (len >= n)
@@ -56,63 +60,64 @@ static void first_ext(const struct ui *ui, size_t i, char *buf, size_t n)
     buf[len] = '\0';
 }
 
-static void save_default_name(struct ui *ui, char *buf, size_t n)
+/* The default name for the current format, into d->default_name. */
+static void default_name(struct save_dialog *d, const struct save_env *e)
 {
+    const struct source_status *st = &e->feed->status;
     char comm[64], stamp[32], ext[64];
     struct tm tm;
-    const char *dir = ui->opt.snapshot_dir;
+    const char *dir = d->dir;
 
-    snprintf(comm, sizeof(comm), "%s", ui->status.comm[0] ? ui->status.comm
-                                                          : "profile");
+    snprintf(comm, sizeof(comm), "%s", st->comm[0] ? st->comm : "profile");
     for (char *c = comm; *c; c++)
         if (*c == '/' || *c == ' ' || (unsigned char)*c < 32)
             *c = '_';
     /* A loaded file's "comm" is its basename: drop its suffix so the name
      * does not read "x.folded-0-...folded". */
-    char *dot = ui->status.is_file ? strchr(comm, '.') : NULL;
+    char *dot = st->is_file ? strchr(comm, '.') : NULL;
     if (dot && dot != comm)
         *dot = '\0';
-    localtime_r(&ui->save_time, &tm);
+    localtime_r(&d->time, &tm);
     strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-    first_ext(ui, ui->fmt_index, ext, sizeof(ext));
+    first_ext(d, d->fmt, ext, sizeof(ext));
     size_t el = strlen(ext);
     bool prefix = el && ext[el - 1] == '.';
-    snprintf(buf, n, "%s%s%ssproftop-%s-%d-%s%s", dir ? dir : "",
+    snprintf(d->default_name, sizeof(d->default_name),
+             "%s%s%ssproftop-%s-%d-%s%s", dir ? dir : "",
              dir && dir[0] && dir[strlen(dir) - 1] != '/' ? "/" : "",
-             prefix ? ext : "", comm, (int)ui->status.pid, stamp,
-             prefix ? "" : ext);
+             prefix ? ext : "", comm, (int)st->pid, stamp, prefix ? "" : ext);
 }
 
 /* Whether the views show part of the time (the recent window, a range). */
-static bool view_windowed(const struct ui *ui)
+static bool view_windowed(const struct save_env *e)
 {
-    return ui->scope.time != SCOPE_ALL && ui->snap &&
-           profile_time_enabled(ui->snap);
+    return e->scope->time != SCOPE_ALL && e->feed->snap &&
+           profile_time_enabled(e->feed->snap);
 }
 
 /* Whether the view leaves samples out (a window, a process, thread or
  * focus filter). */
-static bool view_filtered(const struct ui *ui)
+static bool view_filtered(const struct save_env *e)
 {
-    return ui->model && (ui->model->thread != PROFILE_NONE ||
-                         ui->model->pid ||
-                         ui->model->focus != PROFILE_NONE ||
-                         view_windowed(ui));
+    const struct model *m = e->feed->model;
+
+    return m && (m->thread != PROFILE_NONE || m->pid ||
+                 m->focus != PROFILE_NONE || view_windowed(e));
 }
 
 /* "Save view as pprof (Up: all; Tab: format): ": what is saved, how. */
-static void save_label(struct ui *ui)
+static void save_label(const struct save_dialog *d, const struct save_env *e)
 {
-    const char *fmt = ui->opt.save->name(ui->fmt_index);
+    const char *fmt = d->ops->name(d->fmt);
+    struct prompt *p = e->prompt;
 
-    if (!view_filtered(ui))
-        snprintf(ui->prompt.label, sizeof(ui->prompt.label),
-                 "Save as %s (Tab: format): ", fmt);
+    if (!view_filtered(e))
+        snprintf(p->label, sizeof(p->label), "Save as %s (Tab: format): ",
+                 fmt);
     else
-        snprintf(ui->prompt.label, sizeof(ui->prompt.label),
+        snprintf(p->label, sizeof(p->label),
                  "Save %s as %s (Up: %s; Tab: format): ",
-                 ui->save_all ? "all" : "view", fmt,
-                 ui->save_all ? "view" : "all");
+                 d->all ? "all" : "view", fmt, d->all ? "view" : "all");
 }
 
 /* Append PART to buf (n bytes), after ", " unless *first. */
@@ -128,18 +133,18 @@ static void add_part(char *buf, size_t n, const char *part, bool *first)
 
 /* " of the view (last 5s, process nginx (pid 102), thread parser (101),
  * focus f)", or "". */
-static void view_text(const struct ui *ui, char *buf, size_t n)
+static void view_text(const struct save_env *e, char *buf, size_t n)
 {
-    const struct model *m = ui->model;
+    const struct model *m = e->feed->model;
     char part[256] = "";
     bool first = true;
 
     buf[0] = '\0';
-    if (!view_filtered(ui))
+    if (!view_filtered(e))
         return;
     snprintf(buf, n, " of the view (");
-    if (view_windowed(ui))
-        scope_label(&ui->scope, ui->snap, part, sizeof(part));
+    if (view_windowed(e))
+        scope_label(e->scope, e->feed->snap, part, sizeof(part));
     add_part(buf, n, part, &first);
     for (uint32_t i = 0; m->pid && i < profile_thread_count(m->snap); i++) {
         const struct profile_thread *t = profile_thread_at(m->snap, i);
@@ -166,64 +171,64 @@ static void view_text(const struct ui *ui, char *buf, size_t n)
     add_part(buf, n, ")", &(bool){ true });
 }
 
-void save_open(struct ui *ui)
+void save_open(struct save_dialog *d, const struct save_env *e, int purpose)
 {
-    if (format_count(ui) == 0) {
-        ctx_message(&ui->ctx, true, "no export formats");
+    if (format_count(d) == 0) {
+        ctx_message(e->ctx, true, "no export formats");
         return;
     }
-    ui->save_time = time(NULL);
-    ui->save_all = false;
-    save_default_name(ui, ui->save_default, sizeof(ui->save_default));
-    prompt_open(&ui->prompt, ASK_SAVE, "", ui->save_default, false);
-    save_label(ui);
+    d->time = time(NULL);
+    d->all = false;
+    default_name(d, e);
+    prompt_open(e->prompt, purpose, "", d->default_name, false);
+    save_label(d, e);
 }
 
-void save_follow_name(struct ui *ui)
+void save_follow_name(struct save_dialog *d, const struct save_env *e)
 {
-    long i = ui->opt.save->for_path ? ui->opt.save->for_path(ui->prompt.buf)
-                                    : -1;
+    long i = d->ops->for_path ? d->ops->for_path(e->prompt->buf) : -1;
 
-    if (i >= 0 && (size_t)i < format_count(ui) && (size_t)i != ui->fmt_index) {
-        ui->fmt_index = (size_t)i;
-        save_default_name(ui, ui->save_default, sizeof(ui->save_default));
-        save_label(ui);
+    if (i >= 0 && (size_t)i < format_count(d) && (size_t)i != d->fmt) {
+        d->fmt = (size_t)i;
+        default_name(d, e);
+        save_label(d, e);
     }
 }
 
-void save_toggle_scope(struct ui *ui)
+void save_toggle_scope(struct save_dialog *d, const struct save_env *e)
 {
-    if (!view_filtered(ui))
+    if (!view_filtered(e))
         return;
-    ui->save_all = !ui->save_all;
-    save_label(ui);
+    d->all = !d->all;
+    save_label(d, e);
 }
 
-void save_cycle(struct ui *ui, int step)
+void save_cycle(struct save_dialog *d, const struct save_env *e, int step)
 {
+    struct prompt *p = e->prompt;
     char old_ext[64], new_ext[64], name[PROMPT_MAX];
-    bool was_default = strcmp(ui->prompt.buf, ui->save_default) == 0;
+    bool was_default = strcmp(p->buf, d->default_name) == 0;
 
-    first_ext(ui, ui->fmt_index, old_ext, sizeof(old_ext));
-    size_t n = format_count(ui);
-    ui->fmt_index = (ui->fmt_index + (step < 0 ? n - 1 : 1)) % n;
-    first_ext(ui, ui->fmt_index, new_ext, sizeof(new_ext));
-    save_default_name(ui, ui->save_default, sizeof(ui->save_default));
-    save_label(ui);
+    first_ext(d, d->fmt, old_ext, sizeof(old_ext));
+    size_t n = format_count(d);
+    d->fmt = (d->fmt + (step < 0 ? n - 1 : 1)) % n;
+    first_ext(d, d->fmt, new_ext, sizeof(new_ext));
+    default_name(d, e);
+    save_label(d, e);
     if (was_default) {
-        bool sel = ui->prompt.selected;
-        prompt_set(&ui->prompt, ui->save_default);
+        bool sel = p->selected;
+        prompt_set(p, d->default_name);
         if (sel)
-            prompt_select(&ui->prompt);
+            prompt_select(p);
         return;
     }
-    size_t bl = strlen(ui->prompt.buf), ol = strlen(old_ext);
+    size_t bl = strlen(p->buf), ol = strlen(old_ext);
     if (ol && old_ext[ol - 1] != '.' && bl > ol &&
-        strcmp(ui->prompt.buf + bl - ol, old_ext) == 0 &&
+        strcmp(p->buf + bl - ol, old_ext) == 0 &&
         new_ext[0] && new_ext[strlen(new_ext) - 1] != '.') {
-        snprintf(name, sizeof(name), "%.*s%s", (int)(bl - ol), ui->prompt.buf,
+        snprintf(name, sizeof(name), "%.*s%s", (int)(bl - ol), p->buf,
                  new_ext);
-        prompt_set(&ui->prompt, name);
+        prompt_set(p, name);
     }
 }
 
@@ -246,53 +251,73 @@ static const char *full_path(const char *path, char *buf, size_t n)
     return buf;
 }
 
-void save_write(struct ui *ui, const char *path)
+/* A new snapshot to save: the view as it is now (its window, merged
+ * commands and filters), or every sample; NULL on OOM.  *view says
+ * which. */
+static struct profile *snapshot_to_save(const struct save_dialog *d,
+                                        const struct save_env *e, bool *view)
 {
-    char err[512], what[300], full[PATH_MAX + 1];
-
-    if (!path[0]) {
-        ctx_message(&ui->ctx, true, "no file name: nothing saved");
-        return;
-    }
-    save_follow_name(ui);
+    struct source *src = e->feed->src;
     /* The newest data, not the screen's copy: sampling went on while the
      * user typed the name. */
-    uint64_t gen = ui->src->ops->generation(ui->src);
-    struct profile *p = ui->src->ops->snapshot(ui->src);
-    bool view = !ui->save_all && view_filtered(ui);
-    if (p && view)
-        p = scope_apply(ui, p);  /* the window on screen, as it is now */
-    if (p && view && ui->scope.merge_commands) {
+    struct profile *p = src->ops->snapshot(src);
+
+    *view = !d->all && view_filtered(e);
+    if (p && *view)
+        p = scope_apply(e->scope, p);  /* the window on screen, as it is */
+    if (p && *view && e->scope->merge_commands) {
         /* processes merged by command, as on screen (a process filter
          * then names a command's processes) */
         struct profile *merged = profile_merge_commands(p);
         profile_free(p);
         p = merged;
     }
-    struct profile *out = p && view ? model_filter_profile(p, &ui->ctx.filter)
-                                    : p;
-    if (!out) {
-        profile_free(p);
-        ctx_message(&ui->ctx, true, "out of memory taking a snapshot");
+    if (!p || !*view)
+        return p;
+    struct profile *out = model_filter_profile(p, &e->ctx->filter);
+    profile_free(p);
+    return out;
+}
+
+void save_write(struct save_dialog *d, const struct save_env *e,
+                const char *path)
+{
+    char err[512], what[300], full[PATH_MAX + 1];
+    bool view;
+
+    if (!path[0]) {
+        ctx_message(e->ctx, true, "no file name: nothing saved");
         return;
     }
-    if (ui->opt.save->write(ui->fmt_index, out, path, ui->ctx.hide_self,
-                            ui->ctx.hide_subs, err, sizeof(err)) < 0) {
-        ctx_message(&ui->ctx, true, "%s", err);
+    save_follow_name(d, e);
+    uint64_t gen = e->feed->src->ops->generation(e->feed->src);
+    struct profile *out = snapshot_to_save(d, e, &view);
+    if (!out) {
+        ctx_message(e->ctx, true, "out of memory taking a snapshot");
+        return;
+    }
+    if (d->ops->write(d->fmt, out, path, e->ctx->hide_self,
+                      e->ctx->hide_subs, err, sizeof(err)) < 0) {
+        ctx_message(e->ctx, true, "%s", err);
     } else {
         if (!view) {
-            ui->saved = true;
-            ui->saved_generation = gen;
+            d->saved = true;
+            d->saved_generation = gen;
         }
         what[0] = '\0';
         if (view)
-            view_text(ui, what, sizeof(what));
-        ctx_message(&ui->ctx, false, "saved %llu samples%s as %s to %s",
+            view_text(e, what, sizeof(what));
+        ctx_message(e->ctx, false, "saved %llu samples%s as %s to %s",
                     (unsigned long long)profile_samples(out), what,
-                    ui->opt.save->name(ui->fmt_index),
-                    full_path(path, full, sizeof(full)));
+                    d->ops->name(d->fmt), full_path(path, full, sizeof(full)));
     }
-    if (out != p)
-        profile_free(out);
-    profile_free(p);
+    profile_free(out);
+}
+
+bool save_unsaved(const struct save_dialog *d, const struct feed *f)
+{
+    if (f->status.is_file || f->status.samples == 0)
+        return false;
+    return !d->saved ||
+           f->src->ops->generation(f->src) != d->saved_generation;
 }

@@ -1,7 +1,7 @@
 /* scope.c - the time window, the timeline's cursor and mark, and the
  * pinned baseline: their requests, and the model each snapshot gives.
  *
- * See scope.h and ui_state.h.  The views never see a window being cut:
+ * See scope.h.  The views never see a window being cut:
  * scope_model hands model_new_ext the window of the snapshot (a profile
  * the model owns), the recent window for the flat table's recent
  * columns, and the baseline, so every view, the thresholds and the
@@ -15,8 +15,7 @@
 #include <time.h>
 
 #include "profile.h"
-#include "timeline.h"
-#include "ui_state.h"
+#include "view.h"
 #include "view_model.h"
 #include "window.h"
 
@@ -24,7 +23,6 @@ void scope_init(struct scope *s)
 {
     memset(s, 0, sizeof(*s));
     s->recent_s = SCOPE_RECENT_DEFAULT;
-    s->step = 1;
 }
 
 void scope_free(struct scope *s)
@@ -86,9 +84,9 @@ static bool scope_seconds(const struct scope *s, const struct profile *snap,
     return false;
 }
 
-struct model *scope_model(struct ui *ui, struct profile *snap)
+struct model *scope_model(const struct scope *s, struct profile *snap,
+                          const struct ui_ctx *ctx)
 {
-    const struct scope *s = &ui->scope;
     struct model_extra x = { .baseline = s->diff ? s->baseline : NULL };
     struct profile *shown = snap;
     uint64_t from, to;
@@ -113,67 +111,72 @@ struct model *scope_model(struct ui *ui, struct profile *snap)
         profile_time_recent(snap, s->recent_s, &from, &to);
         x.recent = profile_window(snap, from, to);
     }
-    return model_new_ext(shown, &ui->ctx.filter, ui->ctx.hide_self,
-                         ui->ctx.hide_subs, &x);
+    return model_new_ext(shown, &ctx->filter, ctx->hide_self, ctx->hide_subs,
+                         &x);
 }
 
-struct profile *scope_apply(struct ui *ui, struct profile *p)
+struct profile *scope_apply(const struct scope *s, struct profile *p)
 {
     uint64_t from, to;
     struct profile *w;
 
-    if (!scope_seconds(&ui->scope, p, &from, &to))
+    if (!scope_seconds(s, p, &from, &to))
         return p;
     w = profile_window(p, from, to);
     profile_free(p);
     return w;
 }
 
+bool scope_shows(const struct scope *s, const struct profile *snap,
+                 uint64_t sec)
+{
+    uint64_t from, to;
+
+    return scope_seconds(s, snap, &from, &to) && sec >= from && sec <= to;
+}
+
 /* Rebuild every view over the new window; say what is shown. */
-static void scope_changed(struct ui *ui)
+static void scope_changed(const struct scope *s, const struct scope_env *e)
 {
     char label[64];
 
-    ui->ctx.want_model = true;
-    ctx_message(&ui->ctx, false, "showing %s",
-                scope_label(&ui->scope, ui->snap, label, sizeof(label)));
+    e->ctx->want_model = true;
+    ctx_message(e->ctx, false, "showing %s",
+                scope_label(s, e->snap, label, sizeof(label)));
 }
 
 /* The snapshot keeps times; else say why the request cannot apply. */
-static bool has_times(struct ui *ui)
+static bool has_times(const struct scope_env *e)
 {
-    if (ui->snap && profile_time_enabled(ui->snap))
+    if (e->snap && profile_time_enabled(e->snap))
         return true;
-    ctx_message(&ui->ctx, true, "this profile has no sample times");
+    ctx_message(e->ctx, true, "this profile has no sample times");
     return false;
 }
 
-void scope_set_recent(struct ui *ui, uint32_t secs)
+void scope_set_recent(struct scope *s, const struct scope_env *e,
+                      uint32_t secs)
 {
-    ui->scope.recent_s = secs;
-    ui->scope.time = SCOPE_RECENT;
-    ui->scope.cursor_on = ui->scope.marking = false;
-    if (has_times(ui))
-        scope_changed(ui);
+    s->recent_s = secs;
+    s->time = SCOPE_RECENT;
+    s->cursor_on = s->marking = false;
+    if (has_times(e))
+        scope_changed(s, e);
 }
 
 /* w: the recent window, or since the start again. */
-static void act_window(struct ui *ui)
+static void act_window(struct scope *s, const struct scope_env *e)
 {
-    struct scope *s = &ui->scope;
-
-    if (!has_times(ui))
+    if (!has_times(e))
         return;
     s->time = s->time == SCOPE_RECENT ? SCOPE_ALL : SCOPE_RECENT;
     s->cursor_on = s->marking = false;
-    scope_changed(ui);
+    scope_changed(s, e);
 }
 
 /* The range follows the cursor while a mark is set. */
-static void follow_mark(struct ui *ui)
+static void follow_mark(struct scope *s, const struct scope_env *e)
 {
-    struct scope *s = &ui->scope;
-
     if (!s->marking)
         return;
     s->from = s->mark < s->cursor ? s->mark : s->cursor;
@@ -181,21 +184,22 @@ static void follow_mark(struct ui *ui)
     if (s->time != SCOPE_RANGE)
         s->before = s->time;
     s->time = SCOPE_RANGE;
-    scope_changed(ui);
+    scope_changed(s, e);
 }
 
 /* , and .: the time cursor one column earlier or later (dir 0: only
  * bring it out); out first at the newest second. */
-static void act_move(struct ui *ui, int dir)
+static void act_move(struct scope *s, const struct scope_env *e, int dir)
 {
-    struct scope *s = &ui->scope;
-    uint64_t first;
-    uint32_t n;
+    struct profile_timespan sp;
     char clock[16];
 
-    if (!has_times(ui) || !timeline_span(ui->snap, &first, &n))
+    if (!has_times(e))
         return;
-    uint64_t last = first + n - 1, step = s->step ? s->step : 1;
+    profile_time_span(e->snap, &sp);
+    if (!sp.on || !sp.any)
+        return;
+    uint64_t first = sp.first, last = sp.last, step = e->step ? e->step : 1;
     if (!s->cursor_on) {
         s->cursor_on = true;
         s->cursor = last;
@@ -210,93 +214,84 @@ static void act_move(struct ui *ui, int dir)
         s->cursor = first;
     if (s->cursor > last)
         s->cursor = last;
-    ui->dirty = true;
-    follow_mark(ui);
+    e->ctx->redraw = true;
+    follow_mark(s, e);
     if (!s->marking)
-        ctx_message(&ui->ctx, false, "time cursor at %s (m marks a range end)",
-                    scope_clock(ui->snap, s->cursor, clock, sizeof(clock)));
+        ctx_message(e->ctx, false, "time cursor at %s (m marks a range end)",
+                    scope_clock(e->snap, s->cursor, clock, sizeof(clock)));
 }
 
 /* m: mark here (the range is mark..cursor from now on); again: keep the
  * range and put the cursor away. */
-static void act_mark(struct ui *ui)
+static void act_mark(struct scope *s, const struct scope_env *e)
 {
-    struct scope *s = &ui->scope;
-
-    if (!has_times(ui))
+    if (!has_times(e))
         return;
     if (s->marking) {
         s->marking = false;
         s->cursor_on = false;
-        ui->dirty = true;
-        ctx_message(&ui->ctx, false, "range kept (M clears it)");
+        e->ctx->redraw = true;
+        ctx_message(e->ctx, false, "range kept (M clears it)");
         return;
     }
     if (!s->cursor_on)
-        act_move(ui, 0);
+        act_move(s, e, 0);
     s->marking = true;
     s->mark = s->cursor;
-    follow_mark(ui);
+    follow_mark(s, e);
 }
 
-static void act_clear(struct ui *ui)
+static void act_clear(struct scope *s, const struct scope_env *e)
 {
-    struct scope *s = &ui->scope;
     bool had = s->time == SCOPE_RANGE || s->cursor_on;
 
     s->cursor_on = s->marking = false;
     if (s->time == SCOPE_RANGE)
         s->time = s->before;
-    ui->dirty = true;
+    e->ctx->redraw = true;
     if (had)
-        scope_changed(ui);
+        scope_changed(s, e);
     else
-        ctx_message(&ui->ctx, false, "no time range");
+        ctx_message(e->ctx, false, "no time range");
 }
 
 /* Frame ids stay (merging re-interns them in order); the threads and
  * processes merged away do not, so a thread or process filter is
  * dropped. */
-static void act_merge_commands(struct ui *ui)
+static void act_merge_commands(struct scope *s, const struct scope_env *e)
 {
-    struct scope *s = &ui->scope;
-
     s->merge_commands = !s->merge_commands;
-    ui->ctx.filter.has_thread = false;
-    ui->ctx.filter.has_process = false;
-    ui->ctx.want_model = true;
-    ctx_message(&ui->ctx, false, s->merge_commands
+    e->ctx->filter.has_thread = false;
+    e->ctx->filter.has_process = false;
+    e->ctx->want_model = true;
+    ctx_message(e->ctx, false, s->merge_commands
                 ? "processes of one command merged" : "every process apart");
 }
 
-static void act_recent_col(struct ui *ui)
+static void act_recent_col(struct scope *s, const struct scope_env *e)
 {
-    struct scope *s = &ui->scope;
-
-    if (!has_times(ui))
+    if (!has_times(e))
         return;
     s->recent_col = !s->recent_col;
-    ui->ctx.want_model = true;
-    ctx_message(&ui->ctx, false, s->recent_col
+    e->ctx->want_model = true;
+    ctx_message(e->ctx, false, s->recent_col
                 ? "flat: the last %us beside the totals" : "flat: totals only",
                 s->recent_s);
 }
 
-int scope_set_baseline(struct ui *ui, struct profile *b, const char *name)
+void scope_set_baseline(struct scope *s, struct ui_ctx *ctx,
+                        struct profile *b, const char *name)
 {
-    struct scope *s = &ui->scope;
-
     profile_free(s->baseline);
     s->baseline = b;
     s->diff = b != NULL;
     snprintf(s->baseline_name, sizeof(s->baseline_name), "%s",
              name ? name : "");
-    ui->ctx.want_model = true;
-    return 0;
+    ctx->want_model = true;
 }
 
 /* b: what is shown now becomes the baseline; again: no baseline. */
-static void act_pin(struct ui *ui)
+static void act_pin(struct scope *s, const struct scope_env *e)
 {
     const struct profile_filter all = { .thread = PROFILE_NONE,
                                         .focus = PROFILE_NONE };
@@ -304,65 +299,60 @@ static void act_pin(struct ui *ui)
     time_t now = time(NULL);
     struct tm tm;
 
-    if (ui->scope.baseline) {
-        scope_set_baseline(ui, NULL, NULL);
-        ctx_message(&ui->ctx, false, "baseline unpinned");
+    if (s->baseline) {
+        scope_set_baseline(s, e->ctx, NULL, NULL);
+        ctx_message(e->ctx, false, "baseline unpinned");
         return;
     }
-    if (!ui->model) {
-        ctx_message(&ui->ctx, true, "nothing to pin yet");
+    if (!e->model) {
+        ctx_message(e->ctx, true, "nothing to pin yet");
         return;
     }
     /* Its own copy of what the views show (no ring, no filter: the
      * filters apply to both sides later). */
-    struct profile *b = profile_derive(ui->model->snap, &all);
+    struct profile *b = profile_derive(e->model->snap, &all);
     if (!b) {
-        ctx_message(&ui->ctx, true, "out of memory pinning the baseline");
+        ctx_message(e->ctx, true, "out of memory pinning the baseline");
         return;
     }
     /* A live pin says when; a file's data has no "when" of its own. */
     localtime_r(&now, &tm);
     strftime(stamp, sizeof(stamp), " %H:%M:%S", &tm);
-    snprintf(name, sizeof(name), "pinned%s (%s)",
-             ui->status.is_file ? "" : stamp,
-             scope_label(&ui->scope, ui->snap, label, sizeof(label)));
-    scope_set_baseline(ui, b, name);
-    ctx_message(&ui->ctx, false, "%s as the baseline (D hides the change, "
+    snprintf(name, sizeof(name), "pinned%s (%s)", e->is_file ? "" : stamp,
+             scope_label(s, e->snap, label, sizeof(label)));
+    scope_set_baseline(s, e->ctx, b, name);
+    ctx_message(e->ctx, false, "%s as the baseline (D hides the change, "
                 "b unpins)", name);
 }
 
-static void act_diff(struct ui *ui)
+static void act_diff(struct scope *s, const struct scope_env *e)
 {
-    struct scope *s = &ui->scope;
-
     if (!s->baseline) {
-        ctx_message(&ui->ctx, true, "no baseline: b pins what is shown");
+        ctx_message(e->ctx, true, "no baseline: b pins what is shown");
         return;
     }
     s->diff = !s->diff;
-    ui->ctx.want_model = true;
-    ctx_message(&ui->ctx, false, s->diff ? "change from the baseline shown"
-                                         : "change from the baseline hidden");
+    e->ctx->want_model = true;
+    ctx_message(e->ctx, false, s->diff ? "change from the baseline shown"
+                                       : "change from the baseline hidden");
 }
 
-void scope_act(struct ui *ui, enum request req)
+void scope_act(struct scope *s, const struct scope_env *e, enum request req)
 {
     if (req == REQ_WINDOW)
-        act_window(ui);
-    else if (req == REQ_WINDOW_PROMPT)
-        ask_open(ui, ASK_WINDOW);
+        act_window(s, e);
     else if (req == REQ_TIME_EARLIER || req == REQ_TIME_LATER)
-        act_move(ui, req == REQ_TIME_EARLIER ? -1 : 1);
+        act_move(s, e, req == REQ_TIME_EARLIER ? -1 : 1);
     else if (req == REQ_TIME_MARK)
-        act_mark(ui);
+        act_mark(s, e);
     else if (req == REQ_TIME_CLEAR)
-        act_clear(ui);
+        act_clear(s, e);
     else if (req == REQ_RECENT_COLUMN)
-        act_recent_col(ui);
+        act_recent_col(s, e);
     else if (req == REQ_MERGE_COMMANDS)
-        act_merge_commands(ui);
+        act_merge_commands(s, e);
     else if (req == REQ_PIN)
-        act_pin(ui);
+        act_pin(s, e);
     else if (req == REQ_DIFF)
-        act_diff(ui);
+        act_diff(s, e);
 }

@@ -48,6 +48,7 @@ static const struct {
     { ":type ", SCRIPT_KEY, NULL },
     { ":dump ", SCRIPT_DUMP, NULL },
     { ":load ", SCRIPT_LOAD, NULL },
+    { ":print ", SCRIPT_PRINT, NULL },
     { ":refresh", SCRIPT_REFRESH, NULL },
     { ":resize ", SCRIPT_RESIZE, ":resize COLS LINES" },
 };
@@ -79,6 +80,7 @@ static int parse_command(struct script *s, struct script_event e,
         }
         case SCRIPT_DUMP:
         case SCRIPT_LOAD:
+        case SCRIPT_PRINT:
             if (!(e.path = strdup(arg)))
                 return -1;
             break;

@@ -5,6 +5,8 @@
  *   q                     a single character is that key
  *   :type TEXT            the characters of TEXT, one key each
  *   :dump PATH            write the screen (curses' own buffer) to PATH
+ *   :print PATH           write every line of the view on screen to PATH,
+ *                         whole (columns.h: columns_print)
  *   :refresh              take a snapshot and redraw now
  *   :load PATH            show the profile in PATH from now on, as if the
  *                         data had changed under the views (a refresh
@@ -25,13 +27,15 @@ enum script_kind {
     SCRIPT_REFRESH,   /* take a snapshot now */
     SCRIPT_RESIZE,    /* cols, lines */
     SCRIPT_LOAD,      /* path: load a profile file */
+    SCRIPT_PRINT,     /* path: print the view's lines */
 };
 
 struct script_event {
     enum script_kind kind;
     int key;           /* SCRIPT_KEY */
     int cols, lines;   /* SCRIPT_RESIZE */
-    char *path;        /* SCRIPT_DUMP, SCRIPT_LOAD; owned by the script */
+    char *path;        /* SCRIPT_DUMP, SCRIPT_LOAD, SCRIPT_PRINT; owned by
+                          the script */
     int lineno;        /* line in the script file, for messages */
 };
 

@@ -1,6 +1,6 @@
 /* timeline.c - the strip of samples per second under the header.
  *
- * See timeline.h and ui_state.h.  The strip shows the window in words,
+ * See timeline.h.  The strip shows the window in words,
  * the seconds of the snapshot's ring as block characters (those the
  * views show highlighted, the time cursor as the cursor bar), and the
  * peak rate, or the cursor's time while the cursor is out.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "profile.h"
-#include "ui_state.h"
+#include "scope.h"
 #include "window.h"
 
 /* The label's room, so the strip does not move as the window changes:
@@ -78,55 +78,36 @@ const char *timeline_spark(const struct theme *t, const uint64_t *c,
     return buf;
 }
 
-int timeline_rows(const struct ui *ui)
+int timeline_rows(const struct profile *snap)
 {
     uint64_t first;
     uint32_t n;
 
     /* Below 10 lines the body needs every row. */
-    return LINES >= 10 && ui->snap && profile_time_enabled(ui->snap) &&
-                   timeline_span(ui->snap, &first, &n)
+    return LINES >= 10 && snap && profile_time_enabled(snap) &&
+                   timeline_span(snap, &first, &n)
                ? 1 : 0;
 }
 
-/* Whether second s is one the views show. */
-static bool shown(const struct ui *ui, uint64_t s)
+void timeline_draw(struct timeline *tl, const struct theme *t,
+                   const struct profile *snap, const struct scope *sc, int y)
 {
-    const struct scope *sc = &ui->scope;
-    uint64_t from, to;
-
-    switch (sc->time) {
-    case SCOPE_ALL:
-        return false;
-    case SCOPE_RECENT:
-        profile_time_recent(ui->snap, sc->recent_s, &from, &to);
-        return s >= from && s <= to;
-    case SCOPE_RANGE:
-        return s >= sc->from && s <= sc->to;
-    }
-    return false;
-}
-
-void timeline_draw(struct ui *ui, int y)
-{
-    const struct theme *t = &ui->theme;
-    struct scope *sc = &ui->scope;
     uint64_t first, max, peak = 0;
     uint32_t n;
     char label[64], right[64];
 
-    if (!timeline_span(ui->snap, &first, &n))
+    if (!timeline_span(snap, &first, &n))
         return;
     uint64_t *v = malloc(n * sizeof(*v)), *c = malloc((n + 1) * sizeof(*c));
     if (!v || !c)
         goto out;
-    profile_time_series(ui->snap, PROFILE_NONE, first, n, v);
+    profile_time_series(snap, PROFILE_NONE, first, n, v);
     for (uint32_t i = 0; i < n; i++)
         if (v[i] > peak)
             peak = v[i];
     snprintf(right, sizeof(right), "peak %llu/s", (unsigned long long)peak);
 
-    scope_label(sc, ui->snap, label, sizeof(label));
+    scope_label(sc, snap, label, sizeof(label));
     int lw = draw_text(t, y, 1, COLS - 2, label, t->attr[UC_VALUE], 0);
     int x = 1 + (lw > LABEL_W ? lw : LABEL_W) + 2;
     int room = COLS - x - 1, rw = text_width(t, right) + 2;
@@ -135,14 +116,14 @@ void timeline_draw(struct ui *ui, int y)
         room -= rw;
     else
         right[0] = '\0';
-    sc->step = timeline_step(n, room);
-    uint32_t cols = timeline_columns(v, n, sc->step, c, &max);
+    tl->step = timeline_step(n, room);
+    uint32_t cols = timeline_columns(v, n, tl->step, c, &max);
     for (uint32_t i = 0; i < cols; i++) {
-        uint64_t s0 = first + (uint64_t)i * sc->step;
-        uint64_t s1 = s0 + sc->step - 1;
+        uint64_t s0 = first + (uint64_t)i * tl->step;
+        uint64_t s1 = s0 + tl->step - 1;
         attr_t a = t->attr[UC_INFO];
 
-        if (shown(ui, s0) || shown(ui, s1))
+        if (scope_shows(sc, snap, s0) || scope_shows(sc, snap, s1))
             a = t->attr[UC_SELECT];
         if (sc->cursor_on && sc->cursor >= s0 && sc->cursor <= s1)
             a = t->attr[UC_CURSOR];

@@ -1,10 +1,11 @@
 /* tree_view.c - the call tree view.
  *
- * One walker (tree_walk) produces the rows in display order: thread nodes,
- * then each open node's children sorted by total, with the children under
- * the hide-subs share folded into one "hidden" row.  Line building, search
- * (which walks as if every node were open) and the hottest-path expansion
- * all go through it, so what search finds is exactly what can be shown.
+ * The model's walker (src/model/tree_walk.h) produces the rows in display
+ * order: thread nodes, then each open node's children sorted by total,
+ * with the children under the hide-subs share folded into one "hidden"
+ * row.  Line building, search (which walks as if every node were open
+ * and none folded) and :print all go through it, so what search finds is
+ * exactly what can be shown.
  */
 #include "tree_view.h"
 
@@ -13,21 +14,11 @@
 #include <string.h>
 
 #include "idtab.h"
+#include "tree_walk.h"
 #include "vec.h"
 
-#define NO_LINE UINT32_MAX
+#define NO_LINE TREE_NO_ROW
 
-/* A row, as the walker emits it and the view stores it. */
-struct tree_line {
-    uint32_t node;         /* node of model->tree, PROFILE_NONE: hidden row */
-    uint32_t parent;       /* index of the parent row, NO_LINE at top */
-    uint32_t level;        /* 0 for thread rows */
-    uint32_t nhidden;      /* hidden row: how many children it stands for */
-    uint64_t hidden_total; /* hidden row: their samples */
-    bool last;             /* last row among its siblings */
-    bool open;             /* expanded (and has children) */
-    bool kids;             /* has children, shown or hidden */
-};
 
 /* Expansion state, keyed by profile_node_key (a hash of the node's path
  * of frames): the idtab maps a key to its index in `val`.  It never
@@ -42,16 +33,23 @@ struct keystate {
 };
 
 struct tree_priv {
-    struct tree_line *lines;
+    struct tree_row *lines;
     size_t cap;
     struct keystate st;
     bool threads_closed;   /* after collapse-all thread rows start closed */
     bool by_delta;         /* with a baseline: children by their change */
     uint32_t seek_frame;   /* after an inversion: put the cursor on the
                               first row of this function, PROFILE_NONE */
+    uint64_t gen;          /* counts refreshes (the lines changed) */
+    struct slot_window {   /* screen_slot's last answer, and for what */
+        uint64_t gen;
+        size_t offset, end;
+        uint32_t w, off;
+    } win;
     bool manual;           /* the user acted on the tree: until then every
                               refresh opens the hottest path (and only it)
-                              and puts the cursor at its end */
+                              and puts the cursor on its row of most self
+                              time (open_hot_path) */
 };
 
 static uint8_t ks_get(const struct keystate *k, uint64_t key)
@@ -170,101 +168,51 @@ static bool has_kids(const struct view *v, uint32_t node)
     return false;
 }
 
-typedef int (*walk_fn)(void *arg, const struct tree_line *row);
+/* What becomes of a child in the tree: folded under hide-subs (unless
+ * its parent shows them all), skipped when empty. */
+static enum tree_keep keep_folded(void *arg, uint32_t node)
+{
+    struct view *v = arg;
 
-/* The walk's stack of rows still to emit, and a scratch list of the
- * children being sorted. */
-struct walk {
-    struct view *v;
-    bool all;                /* as if every node were open */
-    struct tree_line *stack;
-    size_t sn, scap;
-    uint32_t *kids;
-    size_t nkids, kcap;
+    if (!node_live(v, node))
+        return TREE_SKIP;
+    return node_hidden(v, node) ? TREE_FOLD : TREE_SHOW;
+}
+
+/* For a search: every child with samples, folded or not. */
+static enum tree_keep keep_every(void *arg, uint32_t node)
+{
+    return node_live(arg, node) ? TREE_SHOW : TREE_SKIP;
+}
+
+static bool open_of(void *arg, uint32_t node)
+{
+    return node_open(arg, node);
+}
+
+/* Which rows a walk of the tree visits. */
+enum rows_of {
+    ROWS_SHOWN,     /* those on screen: open nodes, folding applied */
+    ROWS_OPEN,      /* as if every node were open (e: the next by self) */
+    ROWS_EVERY,     /* every node with samples, folded ones too (search) */
 };
 
-/* Push the rows under `parent` (emitted as row parent_index): its shown
- * children, hottest first, then one row for those under the hide-subs
- * share.  0, or -1 on OOM. */
-static int push_children(struct walk *w, const struct tree_line *parent,
-                         uint32_t parent_index)
+/* Walk the tree's rows in display order, calling fn for each.  Returns
+ * fn's negative value if it stopped the walk, -1 on OOM. */
+static int tree_rows(struct view *v, enum rows_of which, tree_row_fn fn,
+                     void *arg)
 {
-    const struct profile *p = tree_prof(w->v);
-    uint32_t nh = 0;
-    uint64_t ht = 0;
+    const struct tree_walk w = {
+        .tree = tree_prof(v), .start = PROFILE_ROOT, .with_start = false,
+        .cmp = child_cmp, .cmp_arg = v,
+        .keep = which == ROWS_EVERY ? keep_every : keep_folded,
+        .open = which == ROWS_SHOWN ? open_of : NULL, .arg = v,
+    };
 
-    w->nkids = 0;
-    for (uint32_t c = profile_node(p, parent->node)->first_child;
-         c != PROFILE_NONE; c = profile_node(p, c)->next_sibling) {
-        /* Filters leave empty nodes behind: not even hidden. */
-        if (!node_live(w->v, c))
-            continue;
-        if (node_hidden(w->v, c)) {
-            nh++;
-            ht += profile_node(p, c)->total;
-        } else if (VEC_RESERVE(w->kids, w->kcap, w->nkids + 1) < 0) {
-            return -1;
-        } else {
-            w->kids[w->nkids++] = c;
-        }
-    }
-    if (w->nkids > 1)
-        qsort_r(w->kids, w->nkids, sizeof(uint32_t), child_cmp, w->v);
-    if (VEC_RESERVE(w->stack, w->scap, w->sn + w->nkids + 1) < 0)
-        return -1;
-    uint32_t level = parent->node == PROFILE_ROOT ? 0 : parent->level + 1;
-    /* Pushed in reverse: the hidden row comes out last. */
-    if (nh)
-        w->stack[w->sn++] = (struct tree_line){
-            .node = PROFILE_NONE, .parent = parent_index, .level = level,
-            .nhidden = nh, .hidden_total = ht, .last = true };
-    for (size_t i = w->nkids; i-- > 0;) {
-        uint32_t c = w->kids[i];
-        bool k = has_kids(w->v, c);
-        w->stack[w->sn++] = (struct tree_line){
-            .node = c, .parent = parent_index, .level = level,
-            .last = i + 1 == w->nkids && !nh, .kids = k,
-            .open = k && (w->all || node_open(w->v, c)) };
-    }
-    return 0;
+    return tree_walk(&w, fn, arg);
 }
 
-/* Walk rows in display order, calling fn for each (its index is the
- * number of rows emitted before it).  `all` walks as if every node were
- * open.  Returns fn's non-zero value if it stopped the walk, -1 on OOM. */
-static int tree_walk(struct view *v, bool all, walk_fn fn, void *arg)
-{
-    struct walk w = { .v = v, .all = all };
-    uint32_t emitted = 0;
-    int ret = 0;
-    /* The root itself is not a row: its children (threads) are level 0. */
-    struct tree_line cur = { .node = PROFILE_ROOT, .parent = NO_LINE };
-
-    if (!tree_prof(v))
-        return 0;
-    for (;;) {
-        uint32_t index = NO_LINE;
-        if (cur.node != PROFILE_ROOT) {
-            if ((ret = fn(arg, &cur)) != 0)
-                break;
-            index = emitted++;
-        }
-        if ((cur.node == PROFILE_ROOT || (cur.kids && cur.open)) &&
-            push_children(&w, &cur, index) < 0) {
-            ret = -1;
-            break;
-        }
-        if (w.sn == 0)
-            break;
-        /* The parent index of a popped row was fixed when it was pushed. */
-        cur = w.stack[--w.sn];
-    }
-    free(w.stack);
-    free(w.kids);
-    return ret;
-}
-
-static int build_row(void *arg, const struct tree_line *row)
+static int build_row(void *arg, const struct tree_row *row)
 {
     struct view *v = arg;
     struct tree_priv *tp = v->priv;
@@ -303,6 +251,7 @@ static void tree_refresh(struct view *v)
 
     v->lines = 0;
     v->tail_want = 0;
+    tp->gen++;
     if (!p)
         return;
     /* Until the user takes over, the screen follows the data: the
@@ -312,7 +261,7 @@ static void tree_refresh(struct view *v)
         ks_clear(&tp->st);
         hot = open_hot_path(v, PROFILE_ROOT);
     }
-    if (tree_walk(v, false, build_row, v) < 0)
+    if (tree_rows(v, ROWS_SHOWN, build_row, v) < 0)
         ctx_message(v->ctx, true, "out of memory building the tree");
     /* The location column is as wide as the widest location of any
      * function, shown or not, so it stays put as nodes open and close. */
@@ -387,53 +336,105 @@ static const char *tree_title(struct view *v, int col)
     return col == TC_FUNCTION ? "Function (callers below)" : NULL;
 }
 
-/* Guides of the ancestors of `line`, outermost first, into buf: at most
- * `maxlev` levels (the innermost ones) are drawn. */
-static void tree_guides(const struct view *v, size_t line, char *buf,
-                        size_t n, uint32_t maxlev)
+/* Guide slots: slot k (two columns) is the guide of the ancestor at
+ * level k + 1, and a row at level L > 0 has its connector (├─ or └─)
+ * in slot L - 1; top rows have none.  A row shows the slots from `off`
+ * (after a … when off > 0) and at most `w` of them: a row whose
+ * connector falls past that shows, in the last one, … and how many
+ * levels are not shown ("…3"), then its connector, so a parent and its
+ * child out there still differ. */
+#define MAX_SLOTS 160   /* most slots a cell draws (4 bytes each, UTF-8) */
+
+static void tree_guides(const struct view *v, size_t line, uint32_t off,
+                        uint32_t w, char *buf, size_t n)
 {
     const struct tree_priv *tp = v->priv;
     const struct glyphs *g = &v->ctx->theme->g;
-    const struct tree_line *l = &tp->lines[line];
-    bool last[64];
-    uint32_t levels = l->level > 1 ? l->level - 1 : 0;
-    uint32_t shown = levels < maxlev ? levels : maxlev;
+    const struct tree_row *l = &tp->lines[line];
+    bool last[MAX_SLOTS];
     size_t o = 0;
 
-    if (shown > 64)
-        shown = 64;
-    /* Walk up just `shown` ancestors: deep recursion stays O(screen). */
+    buf[0] = '\0';
+    if (l->level == 0)
+        return;
+    uint32_t conn = l->level - 1;
+    uint32_t before = conn > off ? conn - off : 0;  /* ancestor slots */
+    bool clip = w > 0 && before >= w;
+    uint32_t keep = clip ? w - 1 : before;
+
+    if (keep > MAX_SLOTS)
+        keep = MAX_SLOTS;
+    /* Up from the parent (slot conn - 1) to the ancestor in slot off. */
     uint32_t p = l->parent;
-    for (uint32_t k = shown; k > 0 && p != NO_LINE; k--) {
-        last[k - 1] = tp->lines[p].last;
+    for (uint32_t slot = conn; slot-- > off && p != NO_LINE;) {
+        if (slot - off < keep)
+            last[slot - off] = tp->lines[p].last;
         p = tp->lines[p].parent;
     }
-    buf[0] = '\0';
-    if (shown < levels)
+    if (off > 0)
         o += (size_t)snprintf(buf + o, n - o, "%s", g->ellipsis);
-    for (uint32_t k = 0; k < shown && o < n; k++)
+    for (uint32_t k = 0; k < keep && o < n; k++)
         o += (size_t)snprintf(buf + o, n - o, "%s",
                               last[k] ? g->blank : g->vert);
-    if (l->level > 0 && o < n)
+    if (clip && o < n)
+        o += (size_t)snprintf(buf + o, n - o, "%s%u", g->ellipsis,
+                              conn - off - keep);
+    if (o < n)
         snprintf(buf + o, n - o, "%s", l->last ? g->elbow : g->tee);
 }
 
-/* The function cell: the guides, the node's mark and its name, as many
- * levels of guides as leave room for the name. */
+/* The first slot the screen shows, the same for every row on it, so a
+ * guide stays in its column from row to row and siblings line up
+ * however deep the tree is: as many of the shallower slots as leave the
+ * deepest row's connector within the w slots, but never past the
+ * shallowest row's connector (that row would lose its place); rows
+ * deeper than the w slots then show … for the slots between. */
+static uint32_t screen_slot(struct view *v, uint32_t w)
+{
+    struct tree_priv *tp = v->priv;
+    size_t end = v->offset + (size_t)(v->height > 0 ? v->height : 1);
+    uint32_t lo = UINT32_MAX, hi = 0;
+
+    if (tp->win.gen == tp->gen && tp->win.offset == v->offset &&
+        tp->win.end == end && tp->win.w == w)
+        return tp->win.off;
+    for (size_t i = v->offset; i < end && i < v->lines; i++) {
+        uint32_t level = tp->lines[i].level;
+
+        if (level == 0) {
+            lo = 0;
+            break;
+        }
+        lo = level - 1 < lo ? level - 1 : lo;
+        hi = level - 1 > hi ? level - 1 : hi;
+    }
+    uint32_t off = hi >= w ? hi - w + 1 : 0;
+    if (lo != UINT32_MAX && off > lo)
+        off = lo;
+    tp->win = (struct slot_window){ tp->gen, v->offset, end, w, off };
+    return off;
+}
+
+/* The function cell: the guides, the node's mark and its name.  On
+ * screen the guides take at most about half the cell, all rows from the
+ * same slot (screen_slot); printed, they are whole. */
 static void function_cell(struct view *v, size_t line, struct view_cell *c)
 {
     const struct tree_priv *tp = v->priv;
     const struct theme *t = v->ctx->theme;
     const struct profile *p = tree_prof(v);
-    const struct tree_line *l = &tp->lines[line];
-    char guides[512];
-    uint32_t maxlev = c->width > 24 ? (uint32_t)(c->width - 16) / 4 : 1;
+    const struct tree_row *l = &tp->lines[line];
+    char guides[MAX_SLOTS * 4 + 16];
+    uint32_t w = c->width > 24 ? (uint32_t)(c->width - 16) / 4 + 1 : 2;
 
-    tree_guides(v, line, guides, sizeof(guides), maxlev);
+    if (c->print)
+        tree_guides(v, line, 0, MAX_SLOTS, guides, sizeof(guides));
+    else
+        tree_guides(v, line, screen_slot(v, w), w, guides, sizeof(guides));
     c->text = c->buf;
     if (l->node == PROFILE_NONE) {
         snprintf(c->buf, sizeof(c->buf), "%s%s %u hidden: under hide-subs "
-                 "%.1f%%", guides, t->g.ellipsis, l->nhidden,
+                 "%.1f%%", guides, t->g.ellipsis, l->nfolded,
                  v->ctx->hide_subs);
         c->attr = t->attr[UC_DIM];
         return;
@@ -452,12 +453,12 @@ static void tree_cell(struct view *v, size_t line, int col,
 {
     const struct tree_priv *tp = v->priv;
     const struct profile *p = tree_prof(v);
-    const struct tree_line *l = &tp->lines[line];
+    const struct tree_row *l = &tp->lines[line];
     double root = (double)profile_node(p, PROFILE_ROOT)->total;
     const struct profile_node *nd =
         l->node != PROFILE_NONE ? profile_node(p, l->node) : NULL;
     /* A hidden row shows its children's share and count, dimmed. */
-    double total = nd ? (double)nd->total : (double)l->hidden_total;
+    double total = nd ? (double)nd->total : (double)l->folded_total;
     struct model_delta d;
 
     switch ((enum tree_col)col) {
@@ -479,7 +480,7 @@ static void tree_cell(struct view *v, size_t line, int col,
             cell_pct(v, c, (double)nd->self, root);
         return;
     case TC_SAMPLES:
-        cell_count(c, nd ? nd->total : l->hidden_total);
+        cell_count(c, nd ? nd->total : l->folded_total);
         break;
     case TC_FUNCTION:
         function_cell(v, line, c);
@@ -502,7 +503,7 @@ static void tree_cell(struct view *v, size_t line, int col,
 static uint64_t tree_line_key(struct view *v, size_t line)
 {
     const struct tree_priv *tp = v->priv;
-    const struct tree_line *l = &tp->lines[line];
+    const struct tree_row *l = &tp->lines[line];
 
     if (l->node != PROFILE_NONE)
         return profile_node_key(tree_prof(v), l->node);
@@ -567,6 +568,26 @@ static void tree_reveal(struct view *v, uint32_t node)
         node_set_open(v, a, true);
 }
 
+/* Where node, or an ancestor, is folded under hide-subs, its parent
+ * shows its folded rows from now on (as Enter on the "… hidden" row
+ * does), so node's row can be shown.  Returns whether one was folded. */
+static bool tree_unfold(struct view *v, uint32_t node)
+{
+    struct tree_priv *tp = v->priv;
+    const struct profile *p = tree_prof(v);
+    bool folded = false;
+
+    for (uint32_t a = node; a != PROFILE_NONE && a != PROFILE_ROOT;
+         a = profile_node(p, a)->parent) {
+        if (!node_hidden(v, a))
+            continue;
+        uint64_t key = profile_node_key(p, profile_node(p, a)->parent);
+        ks_put(&tp->st, key, ks_get(&tp->st, key) | ST_REVEAL);
+        folded = true;
+    }
+    return folded;
+}
+
 /* Any key or click the tree handles: the user has taken over. */
 static void tree_touch(struct view *v)
 {
@@ -589,7 +610,7 @@ struct search_ctx {
      * first after it, and the cursor's own row when it matches */
 };
 
-static int search_row(void *arg, const struct tree_line *row)
+static int search_row(void *arg, const struct tree_row *row)
 {
     struct search_ctx *s = arg;
     const struct profile *p = tree_prof(s->v);
@@ -632,7 +653,7 @@ static bool tree_search(struct view *v, const regex_t *re, bool forward,
         s.from = tp->lines[v->cursor].node;
     if (s.from == PROFILE_NONE)
         s.passed = true;
-    if (tree_walk(v, true, search_row, &s) < 0 || s.count == 0)
+    if (tree_rows(v, ROWS_EVERY, search_row, &s) < 0 || s.count == 0)
         return false;
 
     /* The next match, wrapping around; the cursor's row when it is the
@@ -645,6 +666,9 @@ static bool tree_search(struct view *v, const regex_t *re, bool forward,
     hit->nth = t.nth;
     hit->count = s.count;
     tree_touch(v);
+    if (tree_unfold(v, t.node))
+        snprintf(hit->note, sizeof(hit->note), "was under hide-subs %.1f%%",
+                 v->ctx->hide_subs);
     tree_reveal(v, t.node);
     tree_show_node(v, t.node);
     return true;
@@ -674,13 +698,49 @@ static uint32_t hottest_child(const struct view *v, uint32_t node)
     return best;
 }
 
-/* Open the hottest path down from node; returns its last node. */
+/* What a row ranks by for E, the first screen and e: top-down, its
+ * self samples (perf top's first line is the hottest symbol); bottom-up,
+ * where self means nothing, a top function row's total (the samples it
+ * was itself running) and 0 below it.  0 for thread and process rows. */
+static uint64_t self_heat(const struct view *v, uint32_t node)
+{
+    const struct profile *p = tree_prof(v);
+    const struct profile_node *n = profile_node(p, node);
+
+    if (node == PROFILE_ROOT ||
+        profile_frame_is_level(profile_frame(p, n->frame)))
+        return 0;
+    if (!v->ctx->filter.inverted)
+        return n->self;
+    if (n->parent != PROFILE_ROOT &&
+        !profile_frame_is_level(
+            profile_frame(p, profile_node(p, n->parent)->frame)))
+        return 0;
+    return n->total;
+}
+
+/* Open the hottest path down from node (the hottest child each step);
+ * returns where the cursor goes: top-down, the node of most self
+ * samples on the path, node included (a small leaf below
+ * _PyEval_EvalFrameDefault is not where the time goes); bottom-up, or
+ * when no node on it has self samples, its last node (the outermost
+ * caller). */
 static uint32_t open_hot_path(struct view *v, uint32_t node)
 {
-    for (uint32_t c; (c = hottest_child(v, node)) != PROFILE_NONE; node = c)
+    uint32_t best = PROFILE_NONE;
+    uint64_t heat = 0;
+
+    for (uint32_t c;; node = c) {
+        if (!v->ctx->filter.inverted && self_heat(v, node) > heat) {
+            heat = self_heat(v, node);
+            best = node;
+        }
+        if ((c = hottest_child(v, node)) == PROFILE_NONE)
+            break;
         if (node != PROFILE_ROOT)
             node_set_open(v, node, true);
-    return node;
+    }
+    return best != PROFILE_NONE ? best : node;
 }
 
 static void expand_subtree(struct view *v, uint32_t node)
@@ -745,7 +805,7 @@ static bool tree_collapse_all(struct view *v, enum request req)
 }
 
 /* The cursor's row (the view has lines: the actions are on_line). */
-static const struct tree_line *cursor_row(const struct view *v)
+static const struct tree_row *cursor_row(const struct view *v)
 {
     return &((const struct tree_priv *)v->priv)->lines[v->cursor];
 }
@@ -755,7 +815,7 @@ static const struct tree_line *cursor_row(const struct view *v)
 static bool tree_toggle(struct view *v, enum request req)
 {
     struct tree_priv *tp = v->priv;
-    const struct tree_line *l = cursor_row(v);
+    const struct tree_row *l = cursor_row(v);
 
     (void)req;
     if (l->node == PROFILE_NONE) {
@@ -764,8 +824,8 @@ static bool tree_toggle(struct view *v, enum request req)
         uint64_t key = profile_node_key(tree_prof(v), parent);
         ks_put(&tp->st, key, ks_get(&tp->st, key) | ST_REVEAL);
         ctx_message(v->ctx, false, "%u row%s under hide-subs %.1f%% shown "
-                    "here; t or { } change it everywhere", l->nhidden,
-                    l->nhidden == 1 ? "" : "s", v->ctx->hide_subs);
+                    "here; t or { } change it everywhere", l->nfolded,
+                    l->nfolded == 1 ? "" : "s", v->ctx->hide_subs);
         view_refresh(v);
     } else if (l->kids) {
         node_set_open(v, l->node, !l->open);
@@ -777,7 +837,7 @@ static bool tree_toggle(struct view *v, enum request req)
 /* Right: open the node, or go to its first child when open. */
 static bool tree_expand(struct view *v, enum request req)
 {
-    const struct tree_line *l = cursor_row(v);
+    const struct tree_row *l = cursor_row(v);
 
     (void)req;
     if (l->node == PROFILE_NONE || !l->kids)
@@ -794,7 +854,7 @@ static bool tree_expand(struct view *v, enum request req)
 /* Left: close the node, or go to its parent when closed. */
 static bool tree_collapse(struct view *v, enum request req)
 {
-    const struct tree_line *l = cursor_row(v);
+    const struct tree_row *l = cursor_row(v);
 
     (void)req;
     if (l->node != PROFILE_NONE && l->open) {
@@ -819,7 +879,8 @@ static bool tree_expand_all(struct view *v, enum request req)
     return true;
 }
 
-/* E: open the hottest path down from the cursor and go to its end. */
+/* E: open the hottest path down from the cursor and go to its hottest
+ * row by self time (open_hot_path). */
 static bool tree_expand_hot(struct view *v, enum request req)
 {
     uint32_t node = cursor_node(v);
@@ -828,6 +889,75 @@ static bool tree_expand_hot(struct view *v, enum request req)
     if (node == PROFILE_NONE)
         return true;
     tree_show_node(v, open_hot_path(v, node));
+    return true;
+}
+
+/* A row in the order e visits them: by self_heat, then walk order. */
+struct heat_rank {
+    uint32_t node;
+    uint64_t heat;
+    size_t order;
+};
+
+struct heat_ctx {
+    struct view *v;
+    struct heat_rank *r;
+    size_t n, cap, rows;
+};
+
+static int heat_row(void *arg, const struct tree_row *row)
+{
+    struct heat_ctx *h = arg;
+    uint64_t heat = row->node != PROFILE_NONE ? self_heat(h->v, row->node)
+                                              : 0;
+
+    h->rows++;
+    if (!heat)
+        return TREE_ON;
+    if (VEC_RESERVE(h->r, h->cap, h->n + 1) < 0)
+        return -1;
+    h->r[h->n++] = (struct heat_rank){ row->node, heat, h->rows };
+    return TREE_ON;
+}
+
+static int heat_cmp(const void *a, const void *b)
+{
+    const struct heat_rank *x = a, *y = b;
+
+    if (x->heat != y->heat)
+        return x->heat > y->heat ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* e: the row after the cursor's by self time, over every row the
+ * thresholds show (opened to reach it), from the hottest again after
+ * the last; from a row with no self time, the hottest. */
+static bool tree_next_hot(struct view *v, enum request req)
+{
+    const struct profile *p = tree_prof(v);
+    struct heat_ctx h = { .v = v };
+    uint32_t from = cursor_node(v);
+    size_t to = 0;
+
+    (void)req;
+    if (!p || tree_rows(v, ROWS_OPEN, heat_row, &h) < 0 || h.n == 0) {
+        ctx_message(v->ctx, true, "no row with self time");
+        free(h.r);
+        return true;
+    }
+    qsort(h.r, h.n, sizeof(*h.r), heat_cmp);
+    for (size_t i = 0; i < h.n; i++)
+        if (h.r[i].node == from)
+            to = i + 1 < h.n ? i + 1 : 0;
+    uint32_t node = h.r[to].node;
+    double all = (double)profile_node(p, PROFILE_ROOT)->total;
+    ctx_message(v->ctx, false, "by self time: %zu of %zu, %s %.1f%% "
+                "(e: next)", to + 1, h.n,
+                profile_frame(p, profile_node(p, node)->frame)->name,
+                all > 0 ? 100.0 * (double)h.r[to].heat / all : 0.0);
+    free(h.r);
+    tree_reveal(v, node);
+    tree_show_node(v, node);
     return true;
 }
 
@@ -879,6 +1009,7 @@ static const struct view_action tree_actions[] = {
     { REQ_COLLAPSE, tree_collapse, true },
     { REQ_EXPAND_ALL, tree_expand_all, true },
     { REQ_EXPAND_HOT, tree_expand_hot, true },
+    { REQ_NEXT_HOT, tree_next_hot, false },
     { REQ_NONE, NULL, false },
 };
 

@@ -244,8 +244,8 @@ int64_t view_cursor_process(struct view *v)
     return v->ops->line_process(v, v->cursor);
 }
 
-static bool generic_search(struct view *v, const regex_t *re, bool forward,
-                           struct search_hit *hit)
+bool view_search_lines(struct view *v, const regex_t *re, bool forward,
+                       struct search_hit *hit)
 {
     size_t to = SIZE_MAX;
 
@@ -271,17 +271,41 @@ static bool generic_search(struct view *v, const regex_t *re, bool forward,
     return true;
 }
 
+size_t view_hidden_matches(const struct view *v, const regex_t *re)
+{
+    const struct model *m = v->ctx->model;
+    size_t n = 0;
+
+    for (size_t i = 0; m && i < m->nflat; i++) {
+        uint32_t f = m->flat[i].frame;
+        const struct frame_desc *d = profile_frame(m->snap, f);
+
+        if (m->hidden[f] && d && !profile_frame_is_level(d) &&
+            regexec(re, d->name, 0, NULL, 0) == 0)
+            n++;
+    }
+    return n;
+}
+
 void view_search(struct view *v, const regex_t *re, bool forward)
 {
-    struct search_hit hit = { 0, 0 };
+    struct search_hit hit = { 0, 0, "" };
     bool found = v->ops->search ? v->ops->search(v, re, forward, &hit)
-                                : generic_search(v, re, forward, &hit);
+                                : view_search_lines(v, re, forward, &hit);
+    /* Lines that are functions: say what the thresholds keep from it. */
+    size_t hidden = !found && !v->ops->line_name ? view_hidden_matches(v, re)
+                                                  : 0;
 
-    if (!found)
+    if (hidden)
+        ctx_message(v->ctx, true, "no match shown: %zu hidden by hide-self "
+                    "%.1f%%, hide-subs %.1f%%: press t to show", hidden,
+                    v->ctx->hide_self, v->ctx->hide_subs);
+    else if (!found)
         ctx_message(v->ctx, true, "no match in the %s view", v->ops->name);
     else
-        ctx_message(v->ctx, false, "match %zu of %zu (n: next, N: previous)",
-                    hit.nth, hit.count);
+        ctx_message(v->ctx, false, "match %zu of %zu (n: next, N: previous)"
+                    "%s%s", hit.nth, hit.count, hit.note[0] ? "; " : "",
+                    hit.note);
 }
 
 static void view_touch(struct view *v)

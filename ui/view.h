@@ -57,6 +57,8 @@ struct ui_ctx {
     enum view_id want_view;            /* show this view (VIEW_COUNT: stay) */
     char msg[256];                     /* message for the status line */
     bool msg_error;
+    bool redraw;                       /* something changed: the shell
+                                          draws the frame again */
 };
 
 /* Set the status line message (printf-style). */
@@ -74,9 +76,11 @@ void ctx_show_process(struct ui_ctx *c, const struct profile_thread *th);
 struct view;
 
 /* Where a search landed: match `nth` (from 1) of `count`, in the order
- * the view would list them. */
+ * the view would list them; `note` says what the view did to show it
+ * ("" when nothing: it was on a line already). */
 struct search_hit {
     size_t nth, count;
+    char note[128];
 };
 
 /* What a view does on one request (tig's view requests): run returns
@@ -229,9 +233,21 @@ const struct profile_thread *view_cursor_thread(struct view *v);
 int64_t view_cursor_process(struct view *v);
 
 
-/* Run a search from the cursor (ops->search or the generic one); the
- * message says "match N of M", or that nothing matches. */
+/* Run a search from the cursor (ops->search or view_search_lines); the
+ * message says "match N of M", or that nothing matches, and then, when
+ * the view's lines are functions, how many functions that match the
+ * thresholds hide ("press t to show"). */
 void view_search(struct view *v, const regex_t *re, bool forward);
+
+/* How many functions of the model match re and are hidden by the
+ * thresholds (model->hidden, Racket's rule). */
+size_t view_hidden_matches(const struct view *v, const regex_t *re);
+
+/* The generic search: the next line (wrapping, the cursor's own line
+ * last) whose line_name, else its function's name, matches re; moves
+ * the cursor and fills *hit.  False when no line matches. */
+bool view_search_lines(struct view *v, const regex_t *re, bool forward,
+                       struct search_hit *hit);
 
 /* Mouse: a click on body row `row` (0-based from the first body row). */
 void view_click(struct view *v, int row);

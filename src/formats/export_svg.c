@@ -40,6 +40,7 @@
 
 #include "diff.h"
 #include "profile.h"
+#include "tree_walk.h"
 #include "util.h"
 
 #define SVG_WIDTH 1200
@@ -242,6 +243,7 @@ struct svg_ctx {
     const struct diff_pair *diff; /* with a baseline, else NULL */
     uint64_t ball;        /* the baseline's samples */
     double maxdelta;      /* largest change of share of a frame drawn */
+    bool visit;           /* the walk writes frames (else it measures) */
 };
 
 /* A node's change of self share since the baseline (fractions): what
@@ -361,64 +363,40 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t x)
     fputs("</text></g>\n", c->f);
 }
 
-/* Depth-first over frames wide enough to draw; `visit` false only
- * measures the depth. */
+/* One frame of the walk: measured (c->visit false: depth, largest
+ * change) or written; frames narrower than min_w are left out with
+ * their subtrees, in place (their siblings keep their x). */
+static int svg_frame(void *arg, const struct tree_row *row)
+{
+    struct svg_ctx *c = arg;
+    const struct profile_node *n = profile_node(c->p, row->node);
+
+    if (n->total < c->min_w || n->total == 0)
+        return TREE_DROP;
+    if (n->depth > c->max_depth)
+        c->max_depth = n->depth;
+    if (!c->visit && c->diff) {
+        double d = node_delta(c, row->node);
+
+        if (d > c->maxdelta || -d > c->maxdelta)
+            c->maxdelta = d > 0 ? d : -d;
+    }
+    if (c->visit)
+        write_frame(c, row->node, row->offset);
+    return TREE_ON;
+}
+
+/* Depth-first over frames wide enough to draw, children by name (the
+ * model's one walker); `visit` false only measures. */
 static int walk(struct svg_ctx *c, bool visit)
 {
-    uint32_t nn = profile_node_count(c->p);
-    uint32_t *stack = malloc((size_t)nn * sizeof(*stack));
-    uint64_t *xs = malloc((size_t)nn * sizeof(*xs));
-    uint32_t *kids = malloc((size_t)nn * sizeof(*kids));
-    size_t top = 0;
+    const struct tree_walk w = {
+        .tree = c->p, .start = PROFILE_ROOT, .with_start = true,
+        .cmp = cmp_child, .cmp_arg = (void *)c->p,
+    };
 
-    if (!stack || !xs || !kids) {
-        free(stack);
-        free(xs);
-        free(kids);
-        return -1;
-    }
-    stack[top] = PROFILE_ROOT;
-    xs[top++] = 0;
-    while (top > 0) {
-        uint32_t id = stack[--top];
-        uint64_t x = xs[top];
-        const struct profile_node *n = profile_node(c->p, id);
-        uint32_t nk = 0;
-
-        if (n->total < c->min_w || n->total == 0)
-            continue;
-        if (n->depth > c->max_depth)
-            c->max_depth = n->depth;
-        if (!visit && c->diff) {
-            double d = node_delta(c, id);
-
-            if (d > c->maxdelta || -d > c->maxdelta)
-                c->maxdelta = d > 0 ? d : -d;
-        }
-        if (visit)
-            write_frame(c, id, x);
-        for (uint32_t k = n->first_child; k != PROFILE_NONE;
-             k = profile_node(c->p, k)->next_sibling)
-            kids[nk++] = k;
-        qsort_r(kids, nk, sizeof(*kids), cmp_child, (void *)c->p);
-        /* push in reverse so the first by name is drawn first */
-        {
-            uint64_t off = x;
-
-            for (uint32_t k = 0; k < nk; k++) {
-                uint64_t w = profile_node(c->p, kids[k])->total;
-
-                xs[top + nk - 1 - k] = off;
-                stack[top + nk - 1 - k] = kids[k];
-                off += w;
-            }
-            top += nk;
-        }
-    }
-    free(stack);
-    free(xs);
-    free(kids);
-    return 0;
+    c->visit = visit;
+    return tree_walk(&w, svg_frame, c) < 0 ? -1 : 0;
 }
 
 static void write_subtitle(FILE *f, const struct profile *p)

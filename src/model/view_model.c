@@ -139,8 +139,12 @@ static struct model *model_build(const struct profile *snap,
     m->nedges = (size_t)n;
 
     m->flat_of = malloc((m->nframes ? m->nframes : 1) * sizeof(*m->flat_of));
-    m->hidden = calloc(m->nframes ? m->nframes : 1, sizeof(*m->hidden));
-    if (!m->flat_of || !m->hidden)
+    /* why and hidden: one block, a struct model_why then a bool per frame
+     * (model_free frees why) */
+    size_t nf = m->nframes ? m->nframes : 1;
+    m->why = calloc(nf, sizeof(*m->why) + sizeof(*m->hidden));
+    m->hidden = m->why ? (bool *)(m->why + nf) : NULL;
+    if (!m->flat_of || !m->why)
         goto fail;
     for (uint32_t i = 0; i < m->nframes; i++)
         m->flat_of[i] = PROFILE_NONE;
@@ -306,7 +310,7 @@ void model_free(struct model *m)
     free(m->flat);
     free(m->flat_of);
     free(m->edges);
-    free(m->hidden);
+    free(m->why);
     free(m);
 }
 
@@ -321,10 +325,40 @@ static double frame_total(const struct model *m, uint32_t frame)
  * threshold (1/100 of 100 samples) must not miss it by a rounding. */
 #define HIDE_EPS 1e-9
 
-static void share_max(double *slot, double time, double total)
+/* Keep the larger share time / total in *slot, with the frame it is of. */
+static void share_max(double *slot, uint32_t *of, uint32_t frame,
+                      double time, double total)
 {
-    if (total > 0 && time / total > *slot)
+    if (total > 0 && time / total > *slot) {
         *slot = time / total;
+        *of = frame;
+    }
+}
+
+/* Fill m->why for every function: self share and the largest share of
+ * each side of its edges. */
+static void compute_why(struct model *m)
+{
+    double all = (double)m->total;
+
+    for (uint32_t i = 0; i < m->nframes; i++)
+        m->why[i] = (struct model_why){ .callee = PROFILE_NONE,
+                                        .caller = PROFILE_NONE };
+    for (size_t i = 0; i < m->nedges; i++) {
+        const struct profile_edge *e = &m->edges[i];
+
+        if (e->caller < m->nframes)
+            share_max(&m->why[e->caller].of_callee, &m->why[e->caller].callee,
+                      e->callee, e->caller_time, frame_total(m, e->callee));
+        if (e->callee < m->nframes)
+            share_max(&m->why[e->callee].of_caller, &m->why[e->callee].caller,
+                      e->caller, e->callee_time,
+                      e->caller == PROFILE_NONE ? all
+                                                : frame_total(m, e->caller));
+    }
+    for (size_t i = 0; i < m->nflat; i++)
+        if (m->flat[i].frame < m->nframes && all > 0)
+            m->why[m->flat[i].frame].self = (double)m->flat[i].self / all;
 }
 
 /* With a baseline, a function stays visible when either side shows it:
@@ -352,53 +386,37 @@ void model_set_hide(struct model *m, double hide_self, double hide_subs)
 {
     double self_f = hide_self > 0 ? hide_self / 100.0 : 0;
     double subs_f = hide_subs > 0 ? hide_subs / 100.0 : 0;
-    double all = (double)m->total;
 
     m->nhidden = 0;
     for (uint32_t i = 0; i < m->nframes; i++)
         m->hidden[i] = false;
+    compute_why(m);
     if (self_f <= 0 && subs_f <= 0)
         return;
-
-    /* Largest share of each frame's callee edges (edge caller_time over
-     * the callee's total) and of its caller edges (callee_time over the
-     * caller's total; the stack bottom's total is every sample). */
-    double *callee_max = calloc(m->nframes ? m->nframes : 1, sizeof(double));
-    double *caller_max = calloc(m->nframes ? m->nframes : 1, sizeof(double));
-    if (!callee_max || !caller_max) {
-        free(callee_max);
-        free(caller_max);
-        return; /* on OOM show everything rather than guess */
-    }
-    for (size_t i = 0; i < m->nedges; i++) {
-        const struct profile_edge *e = &m->edges[i];
-
-        if (e->caller < m->nframes)
-            share_max(&callee_max[e->caller], e->caller_time,
-                      frame_total(m, e->callee));
-        if (e->callee < m->nframes)
-            share_max(&caller_max[e->callee], e->callee_time,
-                      e->caller == PROFILE_NONE ? all
-                                                : frame_total(m, e->caller));
-    }
     for (size_t i = 0; i < m->nflat; i++) {
         uint32_t f = m->flat[i].frame;
-        double self = all > 0 ? (double)m->flat[i].self / all : 0;
+        const struct model_why *w = &m->why[f];
 
         if (f >= m->nframes)
             continue;
-        /* Racket's leaf -> "*" edge: its caller_time is the self time,
-         * over the "*" node's total, every sample. */
-        share_max(&callee_max[f], (double)m->flat[i].self, all);
-        m->hidden[f] = all <= 0 ||
-                       (self <= self_f + HIDE_EPS &&
-                        callee_max[f] <= subs_f + HIDE_EPS &&
-                        caller_max[f] <= subs_f + HIDE_EPS);
+        /* Racket's leaf -> "*" edge is a callee edge too: its caller_time
+         * is the self time, over the "*" node's total, every sample. */
+        m->hidden[f] = m->total == 0 ||
+                       (w->self <= self_f + HIDE_EPS &&
+                        w->self <= subs_f + HIDE_EPS &&
+                        w->of_callee <= subs_f + HIDE_EPS &&
+                        w->of_caller <= subs_f + HIDE_EPS);
         m->nhidden += m->hidden[f];
     }
-    free(callee_max);
-    free(caller_max);
     and_baseline_hidden(m, hide_self, hide_subs);
+}
+
+bool model_why(const struct model *m, uint32_t frame, struct model_why *w)
+{
+    if (!model_flat_of(m, frame))
+        return false;
+    *w = m->why[frame];
+    return true;
 }
 
 const struct profile_flat *model_flat_of(const struct model *m,

@@ -73,8 +73,11 @@ struct model {
     uint32_t nframes;             /* frames of snap (length of flat_of) */
     struct profile_edge *edges;   /* caller->callee edges of base */
     size_t nedges;
-    bool *hidden;                 /* per frame: hidden by the thresholds */
+    bool *hidden;                 /* per frame: hidden by the thresholds
+                                     (in why's allocation) */
     size_t nhidden;               /* functions with samples that are hidden */
+    struct model_why *why;        /* per frame: what the hide rule compared
+                                     (model_set_hide) */
 
     /* With a baseline (diff): its model over the aligned baseline, with
      * the same filter.  flat and edges then also hold, with no samples,
@@ -88,6 +91,23 @@ struct model {
     uint32_t nbnode;
     /* With a recent window: its model, same filter, not inverted. */
     struct model *rm;             /* owned; NULL without */
+};
+
+/* What the hide rule compares for one function f (Racket's
+ * get-hidden): its self share of all samples, and its largest share on
+ * each side of its edges.  Each share is "of the other function's
+ * time": an edge f -> x counts f's caller_time over x's total (the part
+ * of x's time spent under calls from f), an edge y -> f counts f's
+ * callee_time over y's total (the part of y's time spent in f; y
+ * PROFILE_NONE: the stack bottom, over all samples).  Racket's leaf ->
+ * "*" edge is f's self over all samples: the self share again. */
+struct model_why {
+    double self;                  /* self / all samples, 0..1 */
+    double of_callee;             /* largest share over f's callee edges */
+    uint32_t callee;              /* ...that callee (PROFILE_NONE: none) */
+    double of_caller;             /* largest share over f's caller edges */
+    uint32_t caller;              /* ...that caller (PROFILE_NONE: the
+                                     stack bottom) */
 };
 
 /* A row's change from the baseline: shares in percent of each side's
@@ -135,6 +155,11 @@ void model_free(struct model *m);
  * samples) and the bottom edge (over all samples).  Both thresholds at 0
  * hide nothing.  Caller: whoever owns m (the UI thread, an exporter). */
 void model_set_hide(struct model *m, double hide_self, double hide_subs);
+
+/* What the hide rule compared for function `frame` (the current side;
+ * with a baseline a function also shows when the baseline shows it).
+ * false when the frame has no samples. */
+bool model_why(const struct model *m, uint32_t frame, struct model_why *w);
 
 /* Flat entry of a frame, NULL when the frame has no samples in base. */
 const struct profile_flat *model_flat_of(const struct model *m,

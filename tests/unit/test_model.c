@@ -109,6 +109,61 @@ static void test_hide_recursive_case(void **state)
     done(p, m);
 }
 
+/* The edge of the callers pane between f and g, NULL if none. */
+static const struct profile_edge *edge_of(const struct model *m, uint32_t f,
+                                          uint32_t g)
+{
+    for (size_t i = 0; i < m->nedges; i++)
+        if (m->edges[i].caller == f && m->edges[i].callee == g)
+            return &m->edges[i];
+    return NULL;
+}
+
+/* Issue 19.7, the callers pane of _PyEval_EvalFrameDefault: the callee
+ * PyObject_Vectorcall (1 sample under it) is shown while
+ * PyObject_Malloc (70) is hidden.  That is the one hide rule, Racket's:
+ * it hides functions, not edges.  Malloc is a leaf with 70 of 20000
+ * samples (0.35% <= hide-self 1%), 70 of _PyEval's 19600 (0.36% <= 2%)
+ * is all it has as a callee; so it is hidden wherever it appears.
+ * Vectorcall has no self time and 1 of _PyEval's samples, but it makes
+ * all of builtin_len's time (100% > 2%): shown, everywhere.  model_why
+ * gives the pane those figures, so it can say why. */
+static void test_hide_callers_pane_case(void **state)
+{
+    struct profile *p = fixture_folded(fn,
+        "main;_PyEval_EvalFrameDefault 19129\n"
+        "main;_PyEval_EvalFrameDefault;PyObject_Malloc 70\n"
+        "main;_PyEval_EvalFrameDefault;PyObject_Vectorcall;builtin_len 1\n"
+        "main;_PyEval_EvalFrameDefault;list_append 400\n"
+        "main;slot_tp_call;PyObject_Vectorcall;builtin_len 399\n"
+        "main;slot_tp_call 1\n");
+    struct model *m = model_all(p, 1.0, 2.0);
+    uint32_t eval = ID("_PyEval_EvalFrameDefault");
+    uint32_t vcall = ID("PyObject_Vectorcall"), malloc_ = ID("PyObject_Malloc");
+    struct model_why w;
+
+    (void)state;
+    assert_int_equal(edge_of(m, eval, vcall)->samples, 1);
+    assert_int_equal(edge_of(m, eval, malloc_)->samples, 70);
+    assert_true(m->hidden[malloc_]);
+    assert_false(m->hidden[vcall]);
+    assert_report_agrees(p, m, 1.0, 2.0);
+
+    assert_true(model_why(m, malloc_, &w));
+    assert_true(w.self > 0.0034 && w.self < 0.0036);       /* 70 / 20000 */
+    assert_int_equal(w.caller, eval);
+    assert_true(w.of_caller > 0.0035 && w.of_caller < 0.0036); /* / 19600 */
+    assert_int_equal(w.callee, PROFILE_NONE);               /* a leaf */
+    assert_true(w.of_callee == 0);
+
+    assert_true(model_why(m, vcall, &w));
+    assert_true(w.self == 0);
+    assert_int_equal(w.callee, ID("builtin_len"));
+    assert_true(w.of_callee > 0.999);                       /* 400 / 400 */
+    assert_false(model_why(m, PROFILE_NONE - 1, &w));
+    done(p, m);
+}
+
 /* main -> a (199 samples) and main -> b (1): b's shares are all 0.5%. */
 static void test_hide_thresholds(void **state)
 {
@@ -610,6 +665,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hide_recursive_case),
+        cmocka_unit_test(test_hide_callers_pane_case),
         cmocka_unit_test(test_hide_thresholds),
         cmocka_unit_test(test_hide_star_edges),
         cmocka_unit_test(test_edges_recursion),

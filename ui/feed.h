@@ -1,0 +1,82 @@
+/* feed.h - the data the TUI shows: the source, its status, the snapshot
+ * and the model built over it.
+ *
+ * The shell keeps one struct feed.  Every refresh interval feed_tick
+ * reads the source's status (accounting for pauses) and, when its
+ * generation changed, takes a snapshot and has the scope build the
+ * model over it; the views are told through the tabs (their cursors
+ * noted on the old model, their lines rebuilt over the new one).  The
+ * feed owns the snapshot and the model; it calls only the scope and the
+ * tabs below it.  UI thread only.
+ */
+#ifndef SPROFTOP_FEED_H
+#define SPROFTOP_FEED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "source.h"
+
+struct model;
+struct profile;
+struct scope;
+struct tabs;
+struct ui_ctx;
+
+struct feed {
+    struct source *src;            /* what the views show */
+    struct source *own_src;        /* a file source a :load opened (closed
+                                      by feed_free) */
+    struct source_status status;   /* as last read */
+    uint64_t paused_ns;            /* sampling time lost to past pauses */
+    uint64_t pause_start_ns;       /* status.elapsed_ns when the current
+                                      pause began */
+    bool was_paused;               /* status.paused at the last read */
+    struct profile *snap;          /* owned: the last snapshot */
+    struct model *model;           /* owned: the model over it (it
+                                      borrows snap) */
+    uint64_t generation;           /* the source's, at the last snapshot */
+    bool have_generation;
+    double refresh_s;              /* new data at most this often */
+    double next_refresh;           /* monotonic seconds */
+    const struct scope *scope;     /* builds the model (scope_model) */
+    struct tabs *tabs;             /* told of a new model */
+    struct ui_ctx *ctx;            /* model, timeline, messages */
+};
+
+/* Monotonic time in seconds. */
+double feed_now(void);
+
+/* Set up over src, refreshing every refresh_s seconds (at least 0.1). */
+void feed_init(struct feed *f, struct source *src, double refresh_s,
+               const struct scope *scope, struct tabs *tabs,
+               struct ui_ctx *ctx);
+
+/* Free the snapshot, the model and a source of the feed's own. */
+void feed_free(struct feed *f);
+
+/* Read the source's status (and redraw), accounting for pauses. */
+void feed_status(struct feed *f);
+
+/* How long the source has been sampling, pauses excluded; and, when
+ * paused, for how long (else 0) in *paused_for. */
+uint64_t feed_sampling_ns(const struct feed *f, uint64_t *paused_for);
+
+/* Status, then a new snapshot and model when the source's generation
+ * changed (or `force`); schedules the next tick. */
+void feed_tick(struct feed *f, bool force);
+
+/* A new model over the current snapshot with the current filter,
+ * thresholds and scope (after one changed); keeps the old one on OOM. */
+void feed_rebuild(struct feed *f);
+
+/* Apply new hide thresholds (ctx's) to the model; the views rebuild. */
+void feed_set_hide(struct feed *f);
+
+/* From now on show profile q (owned from now on), read from `path`, as
+ * if the data had changed under the views: its samples over the frames
+ * and threads of the current snapshot, so the views' keys mean the same
+ * functions, in a file source of the feed's own.  0, or -1 on OOM. */
+int feed_load(struct feed *f, struct profile *q, const char *path);
+
+#endif
