@@ -118,6 +118,25 @@ for b in "${backends[@]}"; do
     kill_pid "$TARGET_PID"
 done
 
+# a thread that sleeps and wakes all the time: its Python frames are read
+# at each switch off the CPU too (perf: in the switch-out's sample), so
+# every sleep's stack holds sleeper (how the wall-clock time splits
+# depends on the machine's load: a spin of 20 ms of CPU takes longer)
+for b in "${backends[@]}"; do
+    start_py pyhalf.py 60 || bail_out "pyhalf.py does not start"
+    run_sproftop --sampler "$b" -p "$TARGET_PID" --idle -F 200 -d 2 -o "$TMPD/half.$b.folded"
+    f=$TMPD/half.$b.folded
+    read -r slp lost spn < <(awk '{ c = $NF
+        if (/nanosleep/) { if (index($0, ";sleeper (pyhalf.py:17);")) a += c; else b += c }
+        else if (index($0, ";spinner (pyhalf.py:11)")) s += c }
+        END { printf "%d %d %d\n", a, b, s }' "$f")
+    note "$b: $slp samples asleep in sleeper, $spn spinning in spinner, of $(folded_total "$f")"
+    cmp_ok "$slp" '>' 0 "$b: --idle: the sleeps are under sleeper ($slp samples)"
+    is "$lost" 0 "$b: --idle: no sleep without its Python frames"
+    cmp_ok "$spn" '>' 0 "$b: --idle: the spins are under spinner ($spn samples)"
+    kill_pid "$TARGET_PID"
+done
+
 # --- 3. several processes -----------------------------------------------------------
 if [ -n "$perf_why" ]; then
     skip 3 "$perf_why"
