@@ -184,6 +184,31 @@ else
     wait_exit "$sp" 20
     kill_pid "$TARGET_PID"
 fi
+# The BPF program refused (an unprivileged user at perf_event_paranoid 2:
+# perf samples its own processes in user mode, BPF needs privileges):
+# the perf sampler keeps native frames and says why, in one line; ptrace
+# reads the frames.
+par=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
+if [ "$(id -u)" = 0 ] && [ "$par" = 2 ] && command -v setpriv >/dev/null; then
+    nobody=$TMPD/nobody
+    mkdir -p "$nobody" && chmod 777 "$nobody" && chmod o+x "$TMPD"
+    as_nobody() {
+        timeout -k 5 40 setpriv --reuid 65534 --regid 65534 --clear-groups "$@"
+    }
+    as_nobody "$SPROFTOP" --sampler perf --stats -o "$nobody/perf.folded" -- \
+        "$PY" "$PYT/pyhot.py" --cpu 1 >/dev/null 2>"$TMPD/nobody.err"
+    like "$(grep -o 'python: .*' "$TMPD/nobody.err")" \
+        "python: Python $pyver: not read, BPF refused: needs root, or CAP_BPF and CAP_PERFMON \(or --sampler ptrace\)" \
+        "uid 65534, perf: one line says why Python frames are not read, with the fix"
+    is "$(grep -c 'pyhot.py' "$nobody/perf.folded" 2>/dev/null)" 0 "uid 65534, perf: native frames only"
+    as_nobody "$SPROFTOP" --sampler ptrace -o "$nobody/ptrace.folded" -- \
+        "$PY" "$PYT/pyhot.py" --cpu 1 >/dev/null 2>&1
+    cmp_ok "$(grep -c 'py_sixty (pyhot.py:' "$nobody/ptrace.folded" 2>/dev/null)" '>' 0 \
+        "uid 65534, ptrace: the Python frames are read"
+else
+    skip 3 "needs root (to become uid 65534) and perf_event_paranoid 2 (it is $par)"
+fi
+
 # A stand-in for a CPython without a layout: its name says 3.9 and it
 # exports Py_Initialize (what libpython3.9 does), nothing else.
 printf '#include <unistd.h>\nvoid Py_Initialize(void) {}\nint main(void) { for (;;) pause(); }\n' >"$TMPD/py39.c"

@@ -83,12 +83,11 @@ struct pf_pybpf *pf_pybpf_new(size_t ring_bytes, char *why, size_t whylen)
     if (err) {
         int e = err < 0 ? -err : err;
         if (e == EPERM || e == EACCES)
-            snprintf(why, whylen, "the kernel refused the BPF program that "
-                     "reads Python frames (it needs CAP_BPF and "
-                     "CAP_PERFMON, or root)");
+            snprintf(why, whylen, "BPF refused: needs root, or CAP_BPF and "
+                     "CAP_PERFMON (or --sampler ptrace)");
         else
-            snprintf(why, whylen, "the BPF program that reads Python frames "
-                     "did not load: %s", last_msg[0] ? last_msg : strerror(e));
+            snprintf(why, whylen, "its BPF program did not load: %s",
+                     last_msg[0] ? last_msg : strerror(e));
         pf_pybpf_free(b);
         return NULL;
     }

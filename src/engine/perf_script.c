@@ -85,7 +85,7 @@ void pf_script_found(struct psampler *s, struct pproc *p)
         return; /* the header names the first interpreter found */
     if (r && !s->pybpf && !read_at_drain())
         snprintf(s->live.script, sizeof s->live.script,
-                 "%s: frames not read (BPF refused)", label);
+                 "%.24s: not read, %.120s", label, s->pybpf_why);
     else
         snprintf(s->live.script, sizeof s->live.script, "%s", label);
 }

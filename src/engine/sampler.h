@@ -144,8 +144,9 @@ struct sampler_stats {
     uint64_t script_torn;      /* stacks of a Python process whose Python
                                   frames could not be read ("Python frames
                                   unreadable"): native frames only */
-    char script[96];           /* the interpreter found ("Python 3.11.2",
-                                  or why it is not read); "" if none */
+    char script[160];          /* the interpreter found ("Python 3.11.2"),
+                                  or why its frames are not read; "" if
+                                  none */
     uint64_t script_orphans;   /* perf: walks of the BPF program whose
                                   sample never came (lost) */
     uint64_t script_dropped;   /* perf: walks the BPF ring had no room
