@@ -152,7 +152,8 @@ static int on_record(void *ctx, void *data, size_t len)
         .tid = r->tid, .n = r->n, .time = r->time,
         .off = (uint32_t)b->nframes, .status = (uint8_t)r->status,
     };
-    memcpy(b->frames + b->nframes, r->f, r->n * sizeof r->f[0]);
+    if (r->n)
+        memcpy(b->frames + b->nframes, r->f, r->n * sizeof r->f[0]);
     b->nframes += r->n;
     b->sorted = false;
     return 0;
@@ -231,7 +232,7 @@ void pf_pybpf_trim(struct pf_pybpf *b, uint64_t upto)
         b->recs[k++] = b->recs[i];
     }
     b->nrecs = k;
-    if (k == 0) {
+    if (k == 0 || b->nframes == 0) {
         b->nframes = 0;
         return;
     }
@@ -240,12 +241,14 @@ void pf_pybpf_trim(struct pf_pybpf *b, uint64_t upto)
         return; /* keep the arena as it is: offsets still hold */
     size_t used = 0;
     for (size_t i = 0; i < k; i++) {
-        memcpy(nf + used, b->frames + b->recs[i].off,
-               b->recs[i].n * sizeof *nf);
+        if (b->recs[i].n)
+            memcpy(nf + used, b->frames + b->recs[i].off,
+                   b->recs[i].n * sizeof *nf);
         b->recs[i].off = (uint32_t)used;
         used += b->recs[i].n;
     }
-    memcpy(b->frames, nf, used * sizeof *nf);
+    if (used)
+        memcpy(b->frames, nf, used * sizeof *nf);
     free(nf);
     b->nframes = used;
 }

@@ -220,6 +220,12 @@ int main(int argc, char **argv)
     printf("sampler %s script \"%s\" torn %llu\n",
            st.backend ? st.backend : "?", st.script,
            (unsigned long long)st.script_torn);
+    fflush(stdout);
     sampler_stop(s);
+    ingest_free(cfg.ingest);
+    for (int q = 0; q < MAX_CODES; q++)
+        free(names[q]);
+    free(smps);
+    free(sws);
     return 0;
 }

@@ -46,7 +46,7 @@ static void test_rmem_image(void **state)
                               {0x8000, "abc", 4}, {0x9000, "abcd", 4}};
     struct rmem *m = rmem_open_image(segs, 4);
     assert_non_null(m);
-    uint8_t buf[64];
+    uint8_t buf[128];
     assert_int_equal(rmem_copy(m, 0x1000, buf, 100), 0);
     assert_memory_equal(buf, a, 64);
     /* overlap: the first listed wins; a read across two segments fails */
