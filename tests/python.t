@@ -24,13 +24,7 @@
 require_sproftop
 require_targets split
 
-PY=/usr/bin/python3
-[ -x "$PY" ] || skip_all "Debian's $PY is not installed (make deps)"
-pyver=$("$PY" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
-case $pyver in
-    3.11.*) ;;
-    *) skip_all "these tests read Debian 12's python3 3.11, found $pyver" ;;
-esac
+require_python
 SP_TIMEOUT=40
 PYT=$TOP/tests/targets
 
@@ -80,8 +74,8 @@ for b in "${backends[@]}"; do
     run_sproftop --sampler "$b" -p "$pid" --idle -F 200 -d 1.5 --stats -o "$TMPD/stacks.$b.folded"
     f=$TMPD/stacks.$b.folded
     is "$RC" 0 "$b: sproftop exits 0"
-    like "$ERRS" "python: Python $pyver; [1-9][0-9]* samples with Python frames, Python frames unreadable 0" \
-        "$b: --stats names Python $pyver, frames read, none unreadable"
+    like "$ERRS" "python: Python $PYVER; [1-9][0-9]* samples with Python frames, Python frames unreadable 0" \
+        "$b: --stats names Python $PYVER, frames read, none unreadable"
     cmp_ok "$(chain "$f" "${MAIN[@]}")" '>' 0 \
         "$b: the main thread's Python frames, in order: <module>;main;Outer.Inner.méthode;函数;f𠀀"
     # sorted() is C: its frames stand between f𠀀 and the slow_key it calls
@@ -198,7 +192,7 @@ if [ "$(id -u)" = 0 ] && [ "$par" = 2 ] && command -v setpriv >/dev/null; then
     as_nobody "$SPROFTOP" --sampler perf --stats -o "$nobody/perf.folded" -- \
         "$PY" "$PYT/pyhot.py" --cpu 1 >/dev/null 2>"$TMPD/nobody.err"
     like "$(grep -o 'python: .*' "$TMPD/nobody.err")" \
-        "python: Python $pyver: not read, BPF refused: needs root, or CAP_BPF and CAP_PERFMON \(or --sampler ptrace\)" \
+        "python: Python $PYVER: not read, BPF refused: needs root, or CAP_BPF and CAP_PERFMON \(or --sampler ptrace\)" \
         "uid 65534, perf: one line says why Python frames are not read, with the fix"
     is "$(grep -c 'pyhot.py' "$nobody/perf.folded" 2>/dev/null)" 0 "uid 65534, perf: native frames only"
     as_nobody "$SPROFTOP" --sampler ptrace -o "$nobody/ptrace.folded" -- \

@@ -17,10 +17,7 @@
 #               (--python-only keeps it).
 . "$(dirname "$0")/lib.sh"
 require_sproftop
-PY=/usr/bin/python3
-[ -x "$PY" ] || skip_all "Debian's $PY is not installed (make deps)"
-"$PY" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' ||
-    skip_all "reads Debian 12's python3 3.11"
+require_python
 NPM_PREFIX=${NPM_PREFIX:-$TOP/build/npm}
 export HOME=$TMPD/home GOCACHE=$TMPD/gocache PPROF_TMPDIR=$TMPD/pprof
 mkdir -p "$HOME"

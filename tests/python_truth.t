@@ -19,10 +19,7 @@
 #     200 ms later, they agree about 45% of the time: make bench).
 . "$(dirname "$0")/lib.sh"
 require_sproftop
-PY=/usr/bin/python3
-[ -x "$PY" ] || skip_all "Debian's $PY is not installed (make deps)"
-"$PY" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' ||
-    skip_all "reads Debian 12's python3 3.11"
+require_python
 ACC=$TOP/$BUILD/tools/pyaccuracy
 case $BUILD in /*) ACC=$BUILD/tools/pyaccuracy ;; esac
 [ -x "$ACC" ] || skip_all "$ACC not built: make targets"

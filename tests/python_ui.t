@@ -13,10 +13,7 @@
 # Every wait is bounded polling of the captured screen.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
-PY=/usr/bin/python3
-[ -x "$PY" ] || skip_all "Debian's $PY is not installed (make deps)"
-"$PY" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' ||
-    skip_all "reads Debian 12's python3 3.11"
+require_python
 use_tmux sproftop-pyui
 
 # start_ui NAME ARGS...: sproftop ARGS in a new 110x34 session NAME.

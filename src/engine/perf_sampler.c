@@ -65,24 +65,9 @@ void pf_push_stack(struct psampler *s, struct pthr *t, const uint64_t *pcs, int 
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = p->pid, .tid = t->tid,
                            .flags = flags, .time = time, .gen = p->gen,
                            .count = count};
-    const uint64_t *words;
-    int nwords;
-    switch (script_push(p->script, s->cfg.ingest, &h, pcs, n, py, &words,
-                        &nwords)) {
-    case SCRIPT_LOST:
-        s->live.lost++;
-        return;
-    case SCRIPT_PUSHED:
-        s->live.script_samples++;
-        break;
-    case SCRIPT_TORN:
-        s->live.script_torn++;
-        break;
-    case SCRIPT_NATIVE:
-        break;
-    }
-    s->live.samples++;
-    t->samples++;
+    if (script_push(p->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
+                    NULL, NULL))
+        t->samples++;
 }
 
 uint32_t pf_count_end(struct psampler *s, enum unwind_end end)

@@ -42,7 +42,6 @@
 #include "clock.h"
 #include "ingest.h"
 #include "maps.h"
-#include "stackword.h"
 #include "target.h"
 #include "vec.h"
 
@@ -240,35 +239,12 @@ bool pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,
 {
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = s->pid, .tid = tid, .flags = flags,
                            .time = time, .gen = s->gen};
-    const uint64_t *w;
-    int nw;
-    switch (script_push(s->script, s->cfg.ingest, &h, pcs, n, py, &w, &nw)) {
-    case SCRIPT_LOST:
-        s->live.lost++;
+    if (!script_push(s->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
+                     words, nwords))
         return false;
-    case SCRIPT_PUSHED:
-        s->live.script_samples++;
-        break;
-    case SCRIPT_TORN:
-        s->live.script_torn++;
-        break;
-    case SCRIPT_NATIVE:
-        /* a reused stack carries the Python frames it was pushed with */
-        for (int i = 0; !py && i < n; i++)
-            if (stackword_is_python(pcs[i])) {
-                s->live.script_samples++;
-                break;
-            }
-        break;
-    }
-    s->live.samples++;
     s->win_samples++;
     if (t)
         t->samples++;
-    if (words) {
-        *words = w;
-        *nwords = nw;
-    }
     return true;
 }
 

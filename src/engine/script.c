@@ -10,6 +10,7 @@
 #include "pylayout.h"
 #include "pyread.h"
 #include "rmem.h"
+#include "sampler.h"
 #include "stackword.h"
 
 #define MAX_WORDS 1024   /* native frames kept (max_depth caps them) plus
@@ -156,48 +157,61 @@ static int announce(struct script_proc *sp, struct ingest *in, int32_t tid,
     return 0;
 }
 
-enum script_push_result script_push(struct script_proc *sp,
-                                    struct ingest *in,
-                                    const struct ingest_rec *hdr,
-                                    const uint64_t *pcs, int n,
-                                    const struct script_stack *st,
-                                    const uint64_t **words, int *nwords)
+bool script_push(struct script_proc *sp, struct ingest *in,
+                 struct sampler_stats *st, const struct ingest_rec *hdr,
+                 const uint64_t *pcs, int n, const struct script_stack *py,
+                 const uint64_t **words, int *nwords)
 {
-    *words = pcs;
-    *nwords = n;
-    if (!sp || !st || !st->have || !sp->r)
-        return ingest_push(in, hdr, pcs, (size_t)n * sizeof *pcs) < 0
-                   ? SCRIPT_LOST : SCRIPT_NATIVE;
-    bool torn = false;
-    int k = 0;
-    if (st->py.status != PYWALK_NONE_THREAD)
-        k = pyread_resolve(sp->r, &st->py, sp->fr, &torn);
+    const uint64_t *w = pcs;
+    int nw = n;
     struct ingest_rec h = *hdr;
-    enum script_push_result res = SCRIPT_NATIVE;
-    if (k < 0 || torn) {
-        /* a prefix of the frames may have resolved: a stack with a hole
-         * is not shown, the native one is */
-        h.flags |= INGEST_F_SCRIPT_TORN;
-        res = SCRIPT_TORN;
-    } else if (k > 0) {
-        if (announce(sp, in, hdr->tid, hdr->time) < 0)
-            return SCRIPT_LOST;
-        for (int i = 0; i < k; i++) {
-            sp->script[i] = stackword_python(sp->fr[i].code, sp->fr[i].line);
-            sp->entry[i] = sp->fr[i].entry;
+    bool spliced = false, torn = false;
+    if (sp && sp->r && py && py->have) {
+        int k = 0;
+        if (py->py.status != PYWALK_NONE_THREAD)
+            k = pyread_resolve(sp->r, &py->py, sp->fr, &torn);
+        if (k < 0 || torn) {
+            /* a prefix of the frames may have resolved: a stack with a
+             * hole is not shown, the native one is */
+            h.flags |= INGEST_F_SCRIPT_TORN;
+            torn = true;
+        } else if (k > 0) {
+            if (announce(sp, in, hdr->tid, hdr->time) < 0) {
+                st->lost++;
+                return false;
+            }
+            for (int i = 0; i < k; i++) {
+                sp->script[i] = stackword_python(sp->fr[i].code,
+                                                 sp->fr[i].line);
+                sp->entry[i] = sp->fr[i].entry;
+            }
+            const struct pyread_info *info = pyread_info(sp->r);
+            struct stackword_splice_in si = {
+                .pcs = pcs, .npcs = n > MAX_WORDS ? MAX_WORDS : (size_t)n,
+                .eval_lo = info->eval_lo, .eval_hi = info->eval_hi,
+                .script = sp->script, .entry = sp->entry,
+                .nscript = (size_t)k,
+            };
+            nw = (int)stackword_splice(&si, sp->words,
+                                       sizeof sp->words / sizeof sp->words[0]);
+            w = sp->words;
+            spliced = true;
         }
-        const struct pyread_info *info = pyread_info(sp->r);
-        struct stackword_splice_in si = {
-            .pcs = pcs, .npcs = n > MAX_WORDS ? MAX_WORDS : (size_t)n,
-            .eval_lo = info->eval_lo, .eval_hi = info->eval_hi,
-            .script = sp->script, .entry = sp->entry, .nscript = (size_t)k,
-        };
-        *nwords = (int)stackword_splice(&si, sp->words,
-                                        sizeof sp->words / sizeof sp->words[0]);
-        *words = sp->words;
-        res = SCRIPT_PUSHED;
+    } else {
+        /* a stack pushed before and kept (a blocked thread's) */
+        for (int i = 0; i < n && !spliced; i++)
+            spliced = stackword_is_python(pcs[i]);
     }
-    if (ingest_push(in, &h, *words, (size_t)*nwords * sizeof **words) < 0)
-        return SCRIPT_LOST;
-    return res;
+    if (ingest_push(in, &h, w, (size_t)nw * sizeof *w) < 0) {
+        st->lost++;
+        return false;
+    }
+    st->samples++;
+    st->script_samples += spliced;
+    st->script_torn += torn;
+    if (words) {
+        *words = w;
+        *nwords = nw;
+    }
+    return true;
 }

@@ -34,6 +34,7 @@
 struct ingest;
 struct ingest_rec;
 struct maps;
+struct sampler_stats;
 
 enum script_lang {
     SCRIPT_NONE = 0,
@@ -92,29 +93,19 @@ void script_walk(struct script_proc *sp, pid_t tid, struct script_stack *st);
 #define SCRIPT_GENERATION_NS 100000000ull
 void script_next_generation(struct script_proc *sp, uint64_t now_ns);
 
-/* What script_push did with one sample. */
-enum script_push_result {
-    SCRIPT_PUSHED = 0,   /* pushed with its Python frames spliced in */
-    SCRIPT_NATIVE,       /* pushed native only: the thread had no Python
-                            frame (not a Python thread, or outside any
-                            Python call) */
-    SCRIPT_TORN,         /* pushed native only, flagged
-                            INGEST_F_SCRIPT_TORN: its Python frames could
-                            not be read */
-    SCRIPT_LOST,         /* not pushed: the ingest buffer is full */
-};
-
-/* Splice st into the native stack pcs[0..n) (leaf first) and push the
- * sample with header hdr (its flags get INGEST_F_SCRIPT_TORN when st
+/* Splice py into the native stack pcs[0..n) (leaf first) and push the
+ * sample with header hdr (its flags get INGEST_F_SCRIPT_TORN when py
  * could not be read); code objects the collector has not seen go first.
- * sp NULL or st->have false: pushed as it is (SCRIPT_NATIVE).  The
- * words pushed are left in *words, *nwords (valid until the next call),
- * for a backend that keeps a blocked thread's last stack. */
-enum script_push_result script_push(struct script_proc *sp,
-                                    struct ingest *in,
-                                    const struct ingest_rec *hdr,
-                                    const uint64_t *pcs, int n,
-                                    const struct script_stack *st,
-                                    const uint64_t **words, int *nwords);
+ * sp NULL or py->have false: pushed as it is (a stack kept from an
+ * earlier push holds its Python frames already).  Counts it in *st:
+ * samples, and script_samples (with Python frames) or script_torn; lost
+ * when the ingest buffer is full, and then returns false.  The words
+ * pushed are left in *words, *nwords (when words is not NULL; valid until
+ * the next call), for a backend that keeps a blocked thread's last
+ * stack. */
+bool script_push(struct script_proc *sp, struct ingest *in,
+                 struct sampler_stats *st, const struct ingest_rec *hdr,
+                 const uint64_t *pcs, int n, const struct script_stack *py,
+                 const uint64_t **words, int *nwords);
 
 #endif

@@ -90,21 +90,13 @@ enum {
     DO_END = 584,
 };
 
-static uint64_t word(const uint8_t *b, size_t off)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | b[off + (size_t)i];
-    return v;
-}
-
 int pylayout_from_debug_offsets(const uint8_t *buf, size_t len,
                                 struct py_layout *l)
 {
     if (len < DO_END || memcmp(buf, "xdebugpy", 8) != 0 ||
         l->major != 3 || l->minor != 13)
         return -1;
-    uint64_t ver = word(buf, DO_VERSION); /* PY_VERSION_HEX */
+    uint64_t ver = pywalk_word(buf, DO_END, DO_VERSION); /* PY_VERSION_HEX */
     if ((ver >> 24) != l->major || ((ver >> 16) & 0xff) != l->minor)
         return -1;
     struct py_layout n = *l;
@@ -133,7 +125,7 @@ int pylayout_from_debug_offsets(const uint8_t *buf, size_t len,
         {&n.str_ascii_data, DO_UN_ASCII_SIZE, 128},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-        uint64_t v = word(buf, f[i].at);
+        uint64_t v = pywalk_word(buf, DO_END, (uint32_t)f[i].at);
         if (v > f[i].max)
             return -1;
         *f[i].dst = (uint32_t)v;

@@ -202,16 +202,6 @@ int pyread_walk(struct pyread *r, int64_t tid, struct pyread_stack *st)
     return st->status;
 }
 
-static uint64_t word_at(const uint8_t *b, size_t len, uint32_t off)
-{
-    if (off > len || len - off < 8)
-        return 0;
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | b[off + (uint32_t)i];
-    return v;
-}
-
 /* Append code point c as UTF-8 to out (n used of cap); false when full. */
 static bool put_utf8(char *out, size_t cap, size_t *n, uint32_t c)
 {
@@ -258,9 +248,9 @@ static char *read_str(struct pyread *r, uint64_t addr, size_t cap)
     size_t hlen = l->str_compact_data;
     if (!addr || hlen > sizeof hdr || hlen < 8 ||
         rmem_copy(r->m, addr, hdr, hlen) < 0 ||
-        word_at(hdr, hlen, l->ob_type) != r->info.unicode_type)
+        pywalk_word(hdr, (uint32_t)hlen, l->ob_type) != r->info.unicode_type)
         return NULL;
-    uint64_t length = word_at(hdr, hlen, l->str_length);
+    uint64_t length = pywalk_word(hdr, (uint32_t)hlen, l->str_length);
     if (l->str_state + 4 > hlen)
         return NULL;
     uint32_t state = (uint32_t)hdr[l->str_state] |
@@ -322,9 +312,9 @@ static int read_bytes(struct pyread *r, uint64_t addr, size_t max,
     size_t hlen = l->bytes_data;
     if (!addr || hlen > sizeof hdr || hlen < 8 ||
         rmem_copy(r->m, addr, hdr, hlen) < 0 ||
-        word_at(hdr, hlen, l->ob_type) != r->info.bytes_type)
+        pywalk_word(hdr, (uint32_t)hlen, l->ob_type) != r->info.bytes_type)
         return -1;
-    uint64_t n = word_at(hdr, hlen, l->bytes_size);
+    uint64_t n = pywalk_word(hdr, (uint32_t)hlen, l->bytes_size);
     if (n > max)
         return -1;
     uint8_t *b = malloc(n ? n : 1);
@@ -350,11 +340,11 @@ static int read_head(struct pyread *r, uint64_t addr, struct code_head *h)
     size_t len = l->code_header;
     if (len > sizeof b || rmem_copy(r->m, addr, b, len) < 0)
         return -1;
-    h->type = word_at(b, len, l->ob_type);
-    h->size = word_at(b, len, l->var_size);
-    h->qualname_p = word_at(b, len, l->code_qualname);
-    h->filename_p = word_at(b, len, l->code_filename);
-    h->linetable_p = word_at(b, len, l->code_linetable);
+    h->type = pywalk_word(b, (uint32_t)len, l->ob_type);
+    h->size = pywalk_word(b, (uint32_t)len, l->var_size);
+    h->qualname_p = pywalk_word(b, (uint32_t)len, l->code_qualname);
+    h->filename_p = pywalk_word(b, (uint32_t)len, l->code_filename);
+    h->linetable_p = pywalk_word(b, (uint32_t)len, l->code_linetable);
     h->firstlineno = 0;
     if (l->code_firstlineno + 4 <= len)
         h->firstlineno = (int32_t)((uint32_t)b[l->code_firstlineno] |

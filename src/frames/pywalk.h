@@ -106,16 +106,9 @@ struct pywalk_chain {
     int done;
 };
 
-#endif /* SPROFTOP_PYWALK_H */
-
-/* The functions, once the includer has said how to read (a header that
- * includes this one for the types alone comes first, without it). */
-#if defined(PYWALK_READ) && !defined(SPROFTOP_PYWALK_FUNCS)
-#define SPROFTOP_PYWALK_FUNCS
-
 /* A little-endian word of buf at off (buf has len bytes); 0 when the
  * offset does not fit (the caller treats 0 as "none" or torn). */
-PYWALK_INLINE uint64_t pywalk_word(const uint8_t *buf, uint32_t len,
+static inline uint64_t pywalk_word(const uint8_t *buf, uint32_t len,
                                    uint32_t off)
 {
     if (off > len - 8 || len < 8)
@@ -125,6 +118,13 @@ PYWALK_INLINE uint64_t pywalk_word(const uint8_t *buf, uint32_t len,
         v = v << 8 | buf[off + (uint32_t)i];
     return v;
 }
+
+#endif /* SPROFTOP_PYWALK_H */
+
+/* The functions, once the includer has said how to read (a header that
+ * includes this one for the types alone comes first, without it). */
+#if defined(PYWALK_READ) && !defined(SPROFTOP_PYWALK_FUNCS)
+#define SPROFTOP_PYWALK_FUNCS
 
 PYWALK_INLINE int pywalk_read_u64(void *ctx, uint64_t addr, uint64_t *out)
 {
