@@ -302,7 +302,7 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
                                                           : CHANGE_TOTAL);
         break;
     case CCOL_SAMPLES:
-        cell_count(c, r->samples);
+        cell_weight(v, c, r->samples);
         break;
     case CCOL_LOCAL_PCT:
         if (r->kind != CC_SELF && sel && sel->total > 0)

@@ -291,7 +291,7 @@ static void src_cell(struct view *v, size_t line, int col,
     case SC_TOTAL: {
         uint64_t k = !n ? 0 : col == SC_SELF ? n->self : n->total;
         if (k) {
-            cell_count(c, k);
+            cell_weight(v, c, k);
             c->attr = theme_heat(t, fn > 0 ? (double)k / fn : 0);
         }
         return;

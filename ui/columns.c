@@ -287,6 +287,11 @@ void cell_count(struct view_cell *c, uint64_t n)
     c->text = fmt_count(n, c->width, c->buf, sizeof(c->buf));
 }
 
+void cell_weight(struct view *v, struct view_cell *c, uint64_t w)
+{
+    cell_count(c, profile_weight_count(v->ctx->model->snap, w));
+}
+
 void cell_pct(struct view *v, struct view_cell *c, double part, double whole)
 {
     c->text = fmt_pct(part, whole, c->buf, sizeof(c->buf));

@@ -106,6 +106,9 @@ size_t columns_next_sort(const struct view_col *cols, size_t n, size_t cur);
  * (fmt_count), and a percentage of whole with its heat colour (fmt_pct,
  * theme_heat; whole 0 gives 0.0% uncoloured). */
 void cell_count(struct view_cell *c, uint64_t n);
+/* A weight of the view's snapshot (profile.h, "Weights") as the count it
+ * stands for (profile_weight_count: its samples, at one rate). */
+void cell_weight(struct view *v, struct view_cell *c, uint64_t w);
 void cell_pct(struct view *v, struct view_cell *c, double part, double whole);
 
 /* A change column's cell, from a row's change from the baseline: the

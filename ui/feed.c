@@ -27,6 +27,7 @@ void feed_free(struct feed *f)
 {
     model_free(f->model);
     profile_free(f->snap);
+    header_cpu_free(&f->hcpu);
     if (f->own_src)
         f->own_src->ops->close(f->own_src);
     f->model = NULL;
@@ -118,6 +119,7 @@ void feed_tick(struct feed *f, bool force)
         f->have_generation = true;
         take_snapshot(f);
     }
+    header_cpu_update(&f->hcpu, f->snap, &f->status);
     f->next_refresh = feed_now() + f->refresh_s;
 }
 

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "header_cpu.h"
 #include "source.h"
 
 struct model;
@@ -42,6 +43,7 @@ struct feed {
     const struct scope *scope;     /* builds the model (scope_model) */
     struct tabs *tabs;             /* told of a new model */
     struct ui_ctx *ctx;            /* model, timeline, messages */
+    struct header_cpu hcpu;        /* the header's On CPU (header_cpu.h) */
 };
 
 /* Monotonic time in seconds. */

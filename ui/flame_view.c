@@ -343,7 +343,7 @@ static void draw_title(struct view *v, int y, int width)
     const struct profile_node *n = profile_node(tree, b->node);
     uint64_t all = profile_node(tree, PROFILE_ROOT)->total;
     snprintf(left, sizeof(left), "%s: %llu samples, %.1f%%", box_name(v, b),
-             (unsigned long long)n->total,
+             (unsigned long long)profile_weight_count(tree, n->total),
              all ? 100.0 * (double)n->total / (double)all : 0.0);
     if (fp->zoom != PROFILE_ROOT)
         snprintf(right, sizeof(right), "zoom: %s (Backspace: out)",

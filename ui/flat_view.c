@@ -243,7 +243,7 @@ static void flat_cell(struct view *v, size_t line, int col,
         break;
     case FC_SELF:
     case FC_TOTAL:
-        cell_count(c, n);
+        cell_weight(v, c, n);
         break;
     case FC_SELF_PCT:
     case FC_TOTAL_PCT:

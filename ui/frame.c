@@ -189,20 +189,17 @@ static void header_state(struct ui *ui)
         return;
     double asked = 1e9 / (double)s->interval_ns;
     hdr_field(&h, "Rate:", v, "%s", fmt_hz(asked, b, sizeof(b)));
-    /* What the achieved rate means depends on the mode: on-CPU, a thread
-     * is sampled only while it runs, so it is the share of time the
-     * sampled threads ran; with --idle every thread is due every tick,
-     * so it is how well the sampler keeps up. */
-    if (!s->is_file && s->achieved_hz > 0 && !s->paused &&
-        s->state == TARGET_RUNNING) {
-        if (s->idle)
-            hdr_field(&h, "Achieved:", v, "%s",
-                      fmt_hz(s->achieved_hz, c, sizeof(c)));
-        else
-            hdr_field(&h, "On CPU:", v, "%.0f%%",
-                      s->achieved_hz >= asked ? 100.0
-                                              : 100.0 * s->achieved_hz / asked);
-    }
+    /* On CPU: how much of their time the live threads ran, from their
+     * CPU times (oncpu.h), whatever the rate.  With --idle every thread
+     * is due every tick: the rate it got says how well the sampler keeps
+     * up. */
+    if (s->idle && !s->is_file && s->achieved_hz > 0 && !s->paused &&
+        s->state == TARGET_RUNNING)
+        hdr_field(&h, "Achieved:", v, "%s",
+                  fmt_hz(s->achieved_hz, c, sizeof(c)));
+    else if (!s->idle && ui->feed.hcpu.on_cpu >= 0 &&
+             s->state == TARGET_RUNNING)
+        hdr_field(&h, "On CPU:", v, "%.0f%%", ui->feed.hcpu.on_cpu);
     hdr_field(&h, "Interval:", v, "%s",
               fmt_duration(s->interval_ns, a, sizeof(a)));
 }

@@ -16,8 +16,9 @@
 static const struct request_info header_rows[] = {
     { REQ_NONE, NULL, "The header" },
     { REQ_NONE, "Rate", "Samples per second asked, per thread" },
-    { REQ_NONE, "On CPU", "How much of the time the threads ran (on-CPU "
-                          "mode samples them only then)" },
+    { REQ_NONE, "On CPU", "How much of their time the live threads ran: "
+                          "the mean of their CPU% (threads view); one busy "
+                          "and one sleeping: 50%" },
     { REQ_NONE, "Achieved", "With --idle: samples per second each thread "
                             "got" },
     { REQ_NONE, "Stop/sample", "Median time a thread stays stopped for one "

@@ -239,7 +239,7 @@ static void procs_cell(struct view *v, size_t line, int col,
                  (double)profile_node(m->snap, PROFILE_ROOT)->total);
         break;
     case PC_SAMPLES:
-        cell_count(c, r->samples);
+        cell_weight(v, c, r->samples);
         break;
     case PC_THREADS:
         snprintf(c->buf, sizeof(c->buf), "%u", r->nthreads);

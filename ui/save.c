@@ -308,7 +308,7 @@ void save_write(struct save_dialog *d, const struct save_env *e,
         if (view)
             view_text(e, what, sizeof(what));
         ctx_message(e->ctx, false, "saved %llu samples%s as %s to %s",
-                    (unsigned long long)profile_samples(out), what,
+                    (unsigned long long)profile_sample_count(out), what,
                     d->ops->name(d->fmt), full_path(path, full, sizeof(full)));
     }
     profile_free(out);

@@ -235,7 +235,7 @@ static void threads_cell(struct view *v, size_t line, int col,
         c->text = th->name ? th->name : "?";
         break;
     case THC_SAMPLES:
-        cell_count(c, r->samples);
+        cell_weight(v, c, r->samples);
         break;
     case THC_SHARE:
         cell_pct(v, c, (double)r->samples, all);

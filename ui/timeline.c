@@ -105,7 +105,8 @@ void timeline_draw(struct timeline *tl, const struct theme *t,
     for (uint32_t i = 0; i < n; i++)
         if (v[i] > peak)
             peak = v[i];
-    snprintf(right, sizeof(right), "peak %llu/s", (unsigned long long)peak);
+    snprintf(right, sizeof(right), "peak %llu/s",
+             (unsigned long long)profile_weight_count(snap, peak));
 
     scope_label(sc, snap, label, sizeof(label));
     int lw = draw_text(t, y, 1, COLS - 2, label, t->attr[UC_VALUE], 0);

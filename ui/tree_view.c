@@ -480,7 +480,7 @@ static void tree_cell(struct view *v, size_t line, int col,
             cell_pct(v, c, (double)nd->self, root);
         return;
     case TC_SAMPLES:
-        cell_count(c, nd ? nd->total : l->folded_total);
+        cell_weight(v, c, nd ? nd->total : l->folded_total);
         break;
     case TC_FUNCTION:
         function_cell(v, line, c);

@@ -66,6 +66,9 @@ struct collect {
     atomic_bool quit;
     atomic_bool finished;
     atomic_bool paused;        /* as last set by set_paused */
+    atomic_uint_fast64_t min_interval; /* shortest interval asked so far:
+                                  the profile's nominal interval, so no
+                                  on-CPU sample counts less than 1 */
     pthread_mutex_t wake_lock;
     pthread_cond_t wake;
 
@@ -190,6 +193,16 @@ static void get_stats(struct collect *c, struct sampler_stats *st)
     sampler_get_stats(c->sampler, st);
 }
 
+/* The sampler runs at `ns` now: the nominal interval is the shortest. */
+static uint64_t note_interval(struct collect *c, uint64_t ns)
+{
+    uint_fast64_t cur = atomic_load(&c->min_interval);
+    while (ns && (!cur || ns < cur) &&
+           !atomic_compare_exchange_weak(&c->min_interval, &cur, ns))
+        ;
+    return atomic_load(&c->min_interval);
+}
+
 static void update_meta(struct collect *c)
 {
     struct sampler_stats st;
@@ -198,7 +211,7 @@ static void update_meta(struct collect *c)
         .pid = c->pid,
         .cmdline = c->cmdline,
         .comm = c->comm,
-        .interval_ns = st.interval_ns,
+        .interval_ns = note_interval(c, st.interval_ns),
         .start_ns = c->t0_wall,
         .duration_ns = st.elapsed_ns,
         .idle = c->idle,
@@ -302,7 +315,10 @@ static int op_set_paused(struct source *src, bool paused)
 static int op_set_interval(struct source *src, uint64_t ns)
 {
     struct collect *c = src->impl;
+    struct sampler_stats st;
     sampler_set_interval(c->sampler, ns);
+    get_stats(c, &st);  /* the interval as the sampler clamped it */
+    note_interval(c, st.interval_ns);
     return 0;
 }
 

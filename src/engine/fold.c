@@ -97,6 +97,9 @@ struct fold *fold_new(void)
     if (!f)
         return NULL;
     f->prof = profile_new();
+    /* Each record weighs its ns (ingest_rec.weight): the profile too. */
+    if (f->prof)
+        (void)profile_set_weight_unit(f->prof, 1);
     struct frame_desc trunc = {.name = "[truncated]", .kind = FRAME_SPECIAL};
     /* Samples carry CLOCK_MONOTONIC times (struct ingest_rec): per-second
      * counts of the last minute for the recent window and the timeline. */
@@ -407,8 +410,9 @@ static bool add_sample(struct fold *f, const struct ingest_rec *r,
     pthread_mutex_lock(f->prof_lock);
     uint32_t th = fold_thread(f, r->tid, NULL);
     int rc = th == PROFILE_NONE ? -1
-             : profile_add_stack_at(f->prof, th, f->stack, (size_t)depth,
-                                    r->count ? r->count : 1, r->time);
+             : profile_add_weighted_at(f->prof, th, f->stack, (size_t)depth,
+                                       1, r->weight ? r->weight : 1,
+                                       r->time);
     pthread_mutex_unlock(f->prof_lock);
     return rc == 0;
 }
@@ -470,7 +474,7 @@ static void rename_frames(struct fold *f)
         if (profile_rename_frames(f->prof, r, n) == 0)
             f->st.renamed += n;
         if (!f->st.samples_before)
-            f->st.samples_before = profile_samples(f->prof);
+            f->st.samples_before = profile_sample_count(f->prof);
         pthread_mutex_unlock(f->prof_lock);
         atomic_fetch_add(f->generation, 1);
     }
@@ -498,7 +502,7 @@ struct profile *fold_snapshot(struct fold *f)
 uint64_t fold_samples(struct fold *f)
 {
     pthread_mutex_lock(f->prof_lock);
-    uint64_t n = profile_samples(f->prof);
+    uint64_t n = profile_sample_count(f->prof);
     pthread_mutex_unlock(f->prof_lock);
     return n;
 }

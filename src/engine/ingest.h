@@ -56,8 +56,9 @@ struct ingest_rec {
     uint32_t pad;    /* 0 */
     uint64_t time;   /* CLOCK_MONOTONIC ns of the sample */
     uint64_t gen;    /* maps generation the pcs belong to */
-    uint64_t count;  /* samples this stack stands for (an off-CPU stack
-                        weighted by how long the thread slept); 0 is 1 */
+    uint64_t weight; /* ns this sample stands for: the interval of an
+                        on-CPU sample, the length of an off-CPU stretch
+                        (profile.h, "Weights"); 0 counts 1 ns */
 };
 
 struct ingest;
@@ -66,7 +67,7 @@ struct ingest;
 struct ingest *ingest_new(size_t bytes);
 void ingest_free(struct ingest *in);
 
-/* Append a record (header fields type/pid/tid/flags/time/gen/count are taken
+/* Append a record (header fields type/pid/tid/flags/time/gen/weight are taken
  * from *hdr, len from `len`).  Returns 0, or -1 when the buffer is full (the
  * record is dropped and counted in ingest_lost). */
 int ingest_push(struct ingest *in, const struct ingest_rec *hdr,

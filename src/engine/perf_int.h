@@ -39,6 +39,8 @@
 #define PERF_MAX_CPUS 1024
 #define PERF_UNWIND_KEEP 1024u /* unwind times kept for the median */
 #define PERF_NONE UINT32_MAX
+#define PERF_INTERVALS 16u     /* interval changes remembered (pf_interval_at):
+                                  more than a drain's worth of key presses */
 #define PERF_EP_PROC (1ull << 32) /* epoll data: a target's pidfd (| its
                                      index); else a CPU's ring (its index) */
 #define PERF_EP_KICK (1ull << 33) /* epoll data: kick_fd */
@@ -164,7 +166,12 @@ struct psampler {
     struct target_spawn spawn;
     bool is_paused;        /* as applied to the events */
     uint64_t cur_interval;
-    uint64_t dither;       /* --idle: xorshift state for off-CPU weights */
+    /* The intervals the events had, oldest first, each since when
+     * (monotonic ns): on-CPU samples read late still get theirs. */
+    struct pf_interval {
+        uint64_t since, ns;
+    } ivs[PERF_INTERVALS];
+    uint32_t nivs;
     uint64_t t_start, t_publish;
     uint64_t win_start, win_samples, win_cpu;
 
@@ -288,12 +295,17 @@ uint32_t pf_count_end(struct psampler *s, enum unwind_end end);
 int pf_unwind(struct psampler *s, struct pproc *p, const uint64_t *regs,
               const uint8_t *stack, uint64_t len, uint32_t *flags);
 
-/* Push a stack of thread t (named first), with py's Python frames
- * spliced in (script.h; NULL: none). */
+/* Push a stack of thread t (named first), weighing `weight` ns, with
+ * py's Python frames spliced in (script.h; NULL: none). */
 void pf_push_stack(struct psampler *s, struct pthr *t, const uint64_t *pcs,
-                   int n, uint32_t flags, uint64_t time, uint64_t count,
+                   int n, uint32_t flags, uint64_t time, uint64_t weight,
                    const struct script_stack *py);
 
+/* The interval the cpu-clock events had at `time` (CLOCK_MONOTONIC ns):
+ * the weight of an on-CPU sample taken then.  Not the sample's
+ * PERF_SAMPLE_PERIOD: after PERF_EVENT_IOC_PERIOD the kernel (6.x)
+ * still reports a cpu-clock event's first period there. */
+uint64_t pf_interval_at(const struct psampler *s, uint64_t time);
 /* The Python stack of thread t's sample at `time` into *py: the BPF
  * program's record of that moment, for a thread of a Python process
  * walked since before it (py->have false otherwise; a record that is

@@ -3,7 +3,7 @@
  * Every switch of a sampled thread off its CPU is sampled: its stack is
  * unwound (or reused, when it blocks again where it did last time) and
  * weighted by how long the thread stays off the CPU, up to its
- * PERF_RECORD_SWITCH back in, in units of the sampling interval.  Threads
+ * PERF_RECORD_SWITCH back in (ns: ingest_rec.weight).  Threads
  * already blocked at attach (or at a resume) never switch out while we
  * watch: their stack is read once from /proc/PID/task/TID/syscall (user
  * SP and PC) and process_vm_readv.
@@ -21,27 +21,17 @@
 
 #define BOOT_STACK (256u << 10)  /* stack read for a thread blocked at attach */
 
-/* The fraction of an interval left over counts as one more with that
- * probability: a remainder carried to the thread's next stretch would
- * land on whatever stack that one has (a sleep's remainder on the spin
- * that follows it: measured 4-11 points too much spinning on halfsleep
- * under load), rounding would favour long stretches over short ones;
- * dithering is right on average for both. */
+/* The stretch off CPU so far, up to `until`, weighs its own length: no
+ * rounding to intervals, so short and long stretches, and the on-CPU
+ * samples around them (each its interval), add up to wall-clock time. */
 void pf_off_count(struct psampler *s, struct pthr *t, uint64_t until)
 {
     if (!t->t_out || !t->have_off || until <= t->t_out)
         return;
-    uint64_t iv = s->cur_interval;
     uint64_t w = until - t->t_out;
     s->live.offcpu_ns += w;
-    /* xorshift64: a generator of our own, no shared state */
-    s->dither ^= s->dither << 13;
-    s->dither ^= s->dither >> 7;
-    s->dither ^= s->dither << 17;
-    uint64_t n = w / iv + (s->dither % iv < w % iv ? 1 : 0);
-    if (n)
-        pf_push_stack(s, t, t->off_pcs, t->off_n, t->off_flags, t->t_out, n,
-                      t->off_py);
+    pf_push_stack(s, t, t->off_pcs, t->off_n, t->off_flags, t->t_out, w,
+                  t->off_py);
     t->t_out = until;
 }
 

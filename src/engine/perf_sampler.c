@@ -51,8 +51,28 @@
 
 /* --- samples --------------------------------------------------------------- */
 
+/* The events' interval is `ns` from `since` on (0: from the start).  The
+ * oldest change is forgotten when the list is full: a sample that old
+ * was read long ago (a drain is at most 200 ms). */
+static void interval_changed(struct psampler *s, uint64_t since, uint64_t ns)
+{
+    if (s->nivs == PERF_INTERVALS) {
+        memmove(s->ivs, s->ivs + 1, (PERF_INTERVALS - 1) * sizeof *s->ivs);
+        s->nivs--;
+    }
+    s->ivs[s->nivs++] = (struct pf_interval){since, ns};
+}
+
+uint64_t pf_interval_at(const struct psampler *s, uint64_t time)
+{
+    for (uint32_t i = s->nivs; i-- > 0;)
+        if (s->ivs[i].since <= time)
+            return s->ivs[i].ns;
+    return s->nivs ? s->ivs[0].ns : s->cur_interval;
+}
+
 void pf_push_stack(struct psampler *s, struct pthr *t, const uint64_t *pcs, int n,
-                   uint32_t flags, uint64_t time, uint64_t count,
+                   uint32_t flags, uint64_t time, uint64_t weight,
                    const struct script_stack *py)
 {
     struct pproc *p = &s->procs[t->proc];
@@ -64,7 +84,7 @@ void pf_push_stack(struct psampler *s, struct pthr *t, const uint64_t *pcs, int 
     }
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = p->pid, .tid = t->tid,
                            .flags = flags, .time = time, .gen = p->gen,
-                           .count = count};
+                           .weight = weight};
     if (script_push(p->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
                     NULL, NULL))
         t->samples++;
@@ -137,7 +157,8 @@ static void on_sample(struct psampler *s, const struct perf_event_header *h)
     uint32_t flags;
     int n = pf_unwind(s, &s->procs[pi], smp.regs, smp.stack, smp.stack_len, &flags);
     pf_script_sample(s, t, smp.time, &s->py);
-    pf_push_stack(s, t, s->pcs, n, flags, smp.time, 1, &s->py);
+    pf_push_stack(s, t, s->pcs, n, flags, smp.time,
+                  pf_interval_at(s, smp.time), &s->py);
     s->win_samples++;
 }
 
@@ -491,6 +512,7 @@ static void apply_controls(struct psampler *s, uint64_t now)
         /* reaches the events inherited from these too (measured) */
         pf_ioctl_all(s, PERF_EVENT_IOC_PERIOD, &iv, PERF_EV_CLOCK);
         s->cur_interval = iv;
+        interval_changed(s, clock_mono_ns(), iv);
     }
 }
 
@@ -626,7 +648,7 @@ struct sampler *perf_sampler_start(const struct sampler_config *cfg,
     s->eo.period_ns = cfg->interval_ns;
     s->eo.stack_bytes = (uint32_t)(cfg->stack_max & ~(size_t)7);
     s->cur_interval = cfg->interval_ns;
-    s->dither = clock_mono_ns() | 1;
+    interval_changed(s, 0, cfg->interval_ns);
     atomic_init(&s->stop, false);
     atomic_init(&s->paused, false);
     atomic_init(&s->interval_ns, cfg->interval_ns);

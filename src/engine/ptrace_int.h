@@ -71,6 +71,9 @@ struct sthread {
     bool seen;             /* found in the latest /proc rescan */
     bool was_blocked;      /* state S/D when interrupted */
     uint64_t next_due;     /* monotonic ns */
+    uint64_t slot_ns;      /* the interval next_due was set with */
+    uint64_t weight;       /* ns its sample at the last due stands for:
+                              the slot it was due in */
     uint64_t t_interrupt;
     uint64_t born_ns;
     struct pt_stat *stat;  /* its figures, or NULL (OOM) */
@@ -100,6 +103,7 @@ struct copy {
     uint8_t *buf;          /* stack_max bytes */
     size_t len;
     uint64_t time;
+    uint64_t weight;       /* ns the sample stands for (sthread.weight) */
     struct sthread *t;     /* NULL when the thread vanished since */
     uint64_t sc_sp, sc_pc; /* user SP/PC if the stop was in a syscall */
     bool in_syscall;
@@ -219,8 +223,8 @@ bool pt_stop_refresh_maps(struct psampler *s);
 void pt_stop_take(struct psampler *s, struct sthread *t, uint64_t t_seen);
 bool pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,
                   const uint64_t *pcs, int n, uint32_t flags, uint64_t time,
-                  const struct script_stack *py, const uint64_t **words,
-                  int *nwords);
+                  uint64_t weight, const struct script_stack *py,
+                  const uint64_t **words, int *nwords);
 void pt_stop_unwind(struct psampler *s);
 void pt_stop_unwind_old(struct psampler *s);
 void pt_stop_free(struct psampler *s);

@@ -218,6 +218,7 @@ void pt_stop_take(struct psampler *s, struct sthread *t, uint64_t t_seen)
         c->tid = t->tid;
         c->t = t;
         c->time = t_seen;
+        c->weight = t->weight;
         copy_stack(s, c, &r);
         /* the Python frames of this moment, before the thread runs on */
         script_walk(s->script, t->tid, &c->py);
@@ -234,11 +235,11 @@ void pt_stop_take(struct psampler *s, struct sthread *t, uint64_t t_seen)
 
 bool pt_stop_push(struct psampler *s, pid_t tid, struct sthread *t,
                   const uint64_t *pcs, int n, uint32_t flags, uint64_t time,
-                  const struct script_stack *py, const uint64_t **words,
-                  int *nwords)
+                  uint64_t weight, const struct script_stack *py,
+                  const uint64_t **words, int *nwords)
 {
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = s->pid, .tid = tid, .flags = flags,
-                           .time = time, .gen = s->gen};
+                           .time = time, .gen = s->gen, .weight = weight};
     if (!script_push(s->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
                      words, nwords))
         return false;
@@ -381,8 +382,9 @@ void pt_stop_unwind(struct psampler *s)
         }
         const uint64_t *words;
         int nwords;
-        if (pt_stop_push(s, c->tid, c->t, s->pcs, n, flags, c->time, &c->py,
-                         &words, &nwords) && c->t && s->cfg.idle)
+        if (pt_stop_push(s, c->tid, c->t, s->pcs, n, flags, c->time,
+                         c->weight, &c->py, &words, &nwords) &&
+            c->t && s->cfg.idle)
             keep_last(s, c, words, nwords, flags);
     }
     s->ncopies = 0;

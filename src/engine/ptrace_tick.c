@@ -31,11 +31,15 @@ static void place_on(struct psampler *s, int cpu)
         s->cpu_now = cpu;
 }
 
-/* Whether t is due now (and moves its schedule on if so). */
+/* Whether t is due now (and moves its schedule on if so).  A sample
+ * taken now stands for the slot it was due in: the interval its due time
+ * was set with, which after a rate change is the old one (t->weight). */
 static bool due_now(struct sthread *t, uint64_t now, uint64_t iv)
 {
     if (t->next_due > now)
         return false;
+    t->weight = t->slot_ns ? t->slot_ns : iv;
+    t->slot_ns = iv;
     t->next_due += iv;
     if (t->next_due <= now)
         t->next_due = now + iv; /* fell behind: don't burst */
@@ -85,7 +89,8 @@ static bool reuse_stack(struct psampler *s, struct sthread *t, uint64_t now)
         sp != t->last_sp || pc != t->last_pc)
         return false;
     pt_stop_push(s, t->tid, t, t->last_pcs, t->last_n,
-                 t->last_flags | INGEST_F_REUSED, now, NULL, NULL, NULL);
+                 t->last_flags | INGEST_F_REUSED, now, t->weight, NULL, NULL,
+                 NULL);
     s->live.reused++;
     return true;
 }

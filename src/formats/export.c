@@ -207,7 +207,8 @@ int export_to_file(const struct exporter *e, const struct profile *p,
         export_opts_default(&defaults);
         o = &defaults;
     }
-    if (e->per_sample && profile_samples(p) > EXPORT_PER_SAMPLE_MAX) {
+    if (e->per_sample && profile_weight_count(p, profile_samples(p)) >
+                             EXPORT_PER_SAMPLE_MAX) {
         util_errf(err, errlen, "cannot write %s: too many samples for the %s "
                   "format (write pprof instead)", path ? path : "", e->name);
         return -1;
@@ -237,4 +238,27 @@ int export_to_file(const struct exporter *e, const struct profile *p,
     werr = rc == 0 ? 0 : errno ? errno : ferror(of.f) ? EIO : ENOMEM;
     profile_free(py);
     return outfile_finish(&of, werr, err, errlen);
+}
+
+int export_write_counts(const struct profile *p, const struct export_opts *o,
+                        FILE *f, export_write_fn *write)
+{
+    struct profile *own = NULL, *own_base = NULL;
+    const struct profile *q = profile_counts(p, &own);
+    struct export_opts oc;
+    int rc = -1;
+
+    if (!o)
+        export_opts_default(&oc);
+    else
+        oc = *o;
+    if (q && oc.baseline &&
+        !(oc.baseline = profile_counts(oc.baseline, &own_base)))
+        q = NULL;
+    o = &oc;
+    if (q)
+        rc = write(q, o, f);
+    profile_free(own);
+    profile_free(own_base);
+    return rc;
 }

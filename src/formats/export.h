@@ -77,6 +77,14 @@ export_write_fn export_folded_write, export_pprof_write,
     export_top_write, export_stackprof_write, export_apple_write,
     export_samplingprof_write, export_dot_write, export_svg_write;
 
+/* For the writers of count formats: write(q, o', f) where q is p in
+ * counts of its nominal interval (profile_counts: the sample counts of a
+ * profile sampled at one rate) and o' is o with its baseline in counts
+ * too (o NULL: the defaults).  Returns write's result, or -1 on OOM.
+ * Any thread. */
+int export_write_counts(const struct profile *p, const struct export_opts *o,
+                        FILE *f, export_write_fn *write);
+
 /* Whether format e writes a differential profile when given a baseline
  * (folded and svg). */
 bool export_takes_baseline(const struct exporter *e);

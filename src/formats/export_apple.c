@@ -230,8 +230,8 @@ static int write_stack(void *ctx, uint32_t thread, const uint32_t *frames,
     return 0;
 }
 
-int export_apple_write(const struct profile *p, const struct export_opts *o,
-                         FILE *f)
+static int write_apple(const struct profile *p, const struct export_opts *o,
+                       FILE *f)
 {
     uint32_t nf = profile_frame_count(p), nt = profile_thread_count(p);
     struct apple_ctx c = {
@@ -284,4 +284,12 @@ out:
     free(c.tid_of);
     free(c.line);
     return rc;
+}
+
+/* Counts of the nominal interval: a file sampled at one rate is its
+ * samples (profile.h, "Weights"). */
+int export_apple_write(const struct profile *p, const struct export_opts *o,
+                       FILE *f)
+{
+    return export_write_counts(p, o, f, write_apple);
 }

@@ -360,8 +360,8 @@ static void put_header(struct cg *c, uint64_t summary)
     fprintf(c->f, "events: Samples\nsummary: %" PRIu64 "\n", summary);
 }
 
-int export_callgrind_write(const struct profile *p,
-                           const struct export_opts *o, FILE *f)
+static int write_callgrind(const struct profile *p, const struct export_opts *o,
+                           FILE *f)
 {
     uint32_t nf = profile_frame_count(p), alloc = nf ? nf : 1;
     struct cg c = {
@@ -412,4 +412,12 @@ out:
     idtab_free(&c.ob.ix);
     free(c.thread_name);
     return rc;
+}
+
+/* Counts of the nominal interval: a file sampled at one rate is its
+ * samples (profile.h, "Weights"). */
+int export_callgrind_write(const struct profile *p, const struct export_opts *o,
+                           FILE *f)
+{
+    return export_write_counts(p, o, f, write_callgrind);
 }

@@ -90,7 +90,7 @@ static void write_legend(FILE *f, const struct profile *p, long shown,
     fputs("\"];\n", f);
 }
 
-int export_dot_write(const struct profile *p, const struct export_opts *o,
+static int write_dot(const struct profile *p, const struct export_opts *o,
                      FILE *f)
 {
     uint64_t all = profile_samples(p);
@@ -158,4 +158,12 @@ out:
     free(flat);
     free(edges);
     return rc;
+}
+
+/* Counts of the nominal interval: a file sampled at one rate is its
+ * samples (profile.h, "Weights"). */
+int export_dot_write(const struct profile *p, const struct export_opts *o,
+                     FILE *f)
+{
+    return export_write_counts(p, o, f, write_dot);
 }

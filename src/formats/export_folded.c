@@ -1,7 +1,9 @@
 /* export_folded.c - Brendan Gregg's folded stacks (FORMATS.md section 1).
  *
  * One line per unique stack, root first: "main-100;main;a;b 3", where the
- * root is the thread's current name and tid.  Read by flamegraph.pl,
+ * root is the thread's current name and tid, and the count the stack's
+ * weight in nominal intervals (export_write_counts: its samples, for a
+ * profile sampled at one rate).  Read by flamegraph.pl,
  * speedscope and Pyroscope, and by load_folded.
  *
  * Names are made safe for the line format: ';' becomes ':', newlines,
@@ -26,17 +28,23 @@
  * With a baseline (export_opts.baseline) each line carries two counts,
  * the baseline's then the profile's, "main;a;b 5 3", the format
  * difffolded.pl writes and flamegraph.pl draws as a differential flame
- * graph: every stack of either side, threads matched as diff.h says.
+ * graph: every stack of either side, threads and frames matched as
+ * diff.h says, one line per stack as written (two threads' stacks that
+ * read the same, as with no_thread_root, are summed on one line).
  */
 #include "export.h"
 
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diff.h"
 #include "escape.h"
 #include "profile.h"
+#include "strarena.h"
+#include "vec.h"
 
 static bool is_space(char c)
 {
@@ -86,6 +94,7 @@ struct folded_ctx {
     const struct export_opts *o;
     FILE *f;
     bool process;  /* write the process level */
+    struct diff_lines *diff; /* a differential file's lines, or NULL */
 };
 
 /* The stack part of a line, up to the counts; false when there is
@@ -145,23 +154,77 @@ static int folded_stack(void *ctx, uint32_t thread, const uint32_t *frames,
     return ferror(c->f) ? -1 : 0;
 }
 
+/* The differential lines, merged: a stack written the same way for two
+ * threads of the pair (--no-thread-root; a thread of the baseline that
+ * no thread of the profile matches, such as the Sampler format's
+ * Thread_XXXX) is one line with the sums, as difffolded.pl makes it. */
+struct diff_lines {
+    struct strarena lines;  /* each stack's text, ids in first-seen order */
+    uint64_t (*counts)[2];  /* by line id: baseline, profile */
+    size_t n, cap;          /* counts set, allocated */
+    char *buf;              /* the line being written (open_memstream) */
+    size_t len;
+};
+
 static int folded_diff_stack(void *ctx, uint32_t thread,
                              const uint32_t *frames, size_t n,
                              uint64_t base_count, uint64_t cur_count)
 {
     struct folded_ctx *c = ctx;
+    struct diff_lines *d = c->diff;
+    uint32_t id;
+    long len;
 
-    if (folded_frames(c, thread, frames, n))
-        fprintf(c->f, " %" PRIu64 " %" PRIu64 "\n", base_count, cur_count);
-    return ferror(c->f) ? -1 : 0;
+    rewind(c->f);
+    if (!folded_frames(c, thread, frames, n))
+        return 0;
+    if (fflush(c->f) != 0 || ferror(c->f) || (len = ftell(c->f)) < 0)
+        return -1;
+    id = strarena_intern_id(&d->lines, d->buf, (size_t)len);
+    if (id == UINT32_MAX || VEC_RESERVE(d->counts, d->cap, id + 1) < 0)
+        return -1;
+    while (d->n <= id) {
+        d->counts[d->n][0] = d->counts[d->n][1] = 0;
+        d->n++;
+    }
+    d->counts[id][0] += base_count;
+    d->counts[id][1] += cur_count;
+    return 0;
 }
 
-int export_folded_write(const struct profile *p, const struct export_opts *o,
+/* Write every merged line of the pair d to f. */
+static int diff_write(const struct diff_pair *pair, struct folded_ctx *c,
+                      FILE *f)
+{
+    struct diff_lines d = { 0 };
+    FILE *mem = open_memstream(&d.buf, &d.len);
+    int rc = -1;
+
+    if (!mem)
+        return -1;
+    c->p = pair->cur;
+    c->f = mem;
+    c->diff = &d;
+    if (diff_foreach_stack(pair, folded_diff_stack, c) == 0) {
+        for (uint32_t i = 0; i < d.lines.nstr; i++)
+            fprintf(f, "%s %" PRIu64 " %" PRIu64 "\n",
+                    strarena_str(&d.lines, i), d.counts[i][0],
+                    d.counts[i][1]);
+        rc = ferror(f) ? -1 : 0;
+    }
+    fclose(mem);
+    free(d.buf);
+    free(d.counts);
+    strarena_free(&d.lines);
+    return rc;
+}
+
+static int write_folded(const struct profile *p, const struct export_opts *o,
                         FILE *f)
 {
     struct folded_ctx c = { p, o, f,
                             !(o && o->no_process_root) &&
-                                profile_process_count(p) > 1 };
+                                profile_process_count(p) > 1, NULL };
     struct diff_pair d;
     int rc;
 
@@ -170,8 +233,15 @@ int export_folded_write(const struct profile *p, const struct export_opts *o,
                    ? -1 : 0;
     if (diff_pair_new(&d, p, o->baseline) < 0)
         return -1;
-    c.p = d.cur;
-    rc = diff_foreach_stack(&d, folded_diff_stack, &c);
+    rc = diff_write(&d, &c, f);
     diff_pair_free(&d);
     return rc != 0 || ferror(f) ? -1 : 0;
+}
+
+/* Counts of the nominal interval: a file sampled at one rate is its
+ * samples (profile.h, "Weights"). */
+int export_folded_write(const struct profile *p, const struct export_opts *o,
+                        FILE *f)
+{
+    return export_write_counts(p, o, f, write_folded);
 }

@@ -6,7 +6,11 @@
  *
  * What goes where
  *   sample_type   samples/count, then cpu/nanoseconds (wall/nanoseconds
- *                 for --idle profiles) = count x interval;
+ *                 for --idle profiles): a stack's weight as a count of
+ *                 nominal intervals (profile_weight_count: its samples,
+ *                 sampled at one rate) and as time (profile_weight_ns),
+ *                 so go tool pprof's Total is the time the samples stand
+ *                 for even when the rate changed;
  *   sample        one per unique stack of each thread, with the labels
  *                 thread_id (num) and thread_name (str), and pid (num)
  *                 and process_name (str) for a thread whose process is
@@ -296,17 +300,18 @@ static bool same_run(const struct profile *p, uint32_t a, uint32_t b)
 
 /* --- samples ------------------------------------------------------------- */
 
-static uint64_t saturating_mul(uint64_t a, uint64_t b)
+/* A weight as pprof's int64 time value (nanoseconds), capped. */
+static uint64_t time_value(const struct profile *p, uint64_t weight)
 {
-    if (a && b > (uint64_t)INT64_MAX / a)
-        return (uint64_t)INT64_MAX;
-    return a * b;
+    uint64_t ns = profile_weight_ns(p, weight);
+
+    return ns > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : ns;
 }
 
 /* One Sample: the stack, its count, its thread, and the wall-clock second
  * `second` of the profile's ring (UINT64_MAX: none). */
 static int write_sample_at(void *ctx, uint32_t thread, const uint32_t *frames,
-                           size_t n, uint64_t second, uint64_t count)
+                           size_t n, uint64_t second, uint64_t weight)
 {
     struct writer *w = ctx;
     const struct profile_thread *t = profile_thread_at(w->p, thread);
@@ -334,8 +339,8 @@ static int write_sample_at(void *ctx, uint32_t thread, const uint32_t *frames,
         w->ids[i] = w->ids[nids - 1 - i];
         w->ids[nids - 1 - i] = tmp;
     }
-    values[0] = count;
-    values[1] = saturating_mul(count, w->meta->interval_ns);
+    values[0] = profile_weight_count(w->p, weight);
+    values[1] = time_value(w->p, weight);
     pb_buf_clear(&w->msg);
     pb_put_packed(&w->msg, PPROF_SAMPLE_LOCATION_ID, w->ids, nids);
     pb_put_packed(&w->msg, PPROF_SAMPLE_VALUE, values, 2);
@@ -574,7 +579,7 @@ static int encode(struct writer *w, struct pb_buf *out)
         pb_put_uint(out, PPROF_PERIOD, m->interval_ns);
     pb_put_packed(out, PPROF_COMMENT, comments, ncomments);
     /* Without an interval every time value is 0: show counts instead. */
-    if (!m->interval_ns)
+    if (!profile_weight_timed(w->p))
         pb_put_uint(out, PPROF_DEFAULT_SAMPLE_TYPE, s_samples);
     return w->oom || out->oom || w->msg.oom || w->sub.oom || w->samples.oom
                ? -1

@@ -81,7 +81,7 @@ static int rank_edges(void *ctx, uint32_t thread, const uint32_t *frames,
     return 0;
 }
 
-int export_samplingprof_write(const struct profile *p,
+static int write_samplingprof(const struct profile *p,
                               const struct export_opts *o, FILE *f)
 {
     const struct profile_meta *m = profile_meta(p);
@@ -150,4 +150,12 @@ out:
     free(flat);
     free(by_id);
     return rc;
+}
+
+/* Counts of the nominal interval: a file sampled at one rate is its
+ * samples (profile.h, "Weights"). */
+int export_samplingprof_write(const struct profile *p,
+                              const struct export_opts *o, FILE *f)
+{
+    return export_write_counts(p, o, f, write_samplingprof);
 }

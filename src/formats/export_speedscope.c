@@ -4,9 +4,10 @@
  * One "sampled" profile per thread that has samples, named
  * "NAME (tid N)", holding that thread's unique stacks (frame indexes,
  * root first) and their weights.  The frames are shared: one entry per
- * frame any stack uses, with its file and first line when known.  With a
- * known sampling interval the unit is nanoseconds (weight = count x
- * interval) so speedscope shows time; otherwise "none" (plain counts).
+ * frame any stack uses, with its file and first line when known.  When
+ * the profile's weights are times (a known interval, or a live profile's
+ * ns: profile_weight_ns) the unit is nanoseconds, so speedscope shows
+ * time even after a change of rate; otherwise "none" (plain counts).
  *
  * Strings are escaped for JSON: quote, backslash and control characters
  * (\n, \t, ... and \u00XX), and bytes that are not valid UTF-8 become
@@ -36,18 +37,16 @@ struct ss_ctx {
     uint32_t *index;     /* frame id -> shared frame index, or NO_INDEX */
     uint32_t *order;     /* shared frame index -> frame id */
     long nused;          /* shared frames */
-    uint64_t interval;   /* weight of one sample: interval, or 1 */
+    bool timed;          /* weights in nanoseconds, else counts */
     uint32_t thread;     /* thread of the open profile, NO_INDEX if none */
     uint64_t *weights;   /* weights of the open profile's samples */
     size_t nweights, weights_cap;
     bool first_profile;  /* no profile written yet */
 };
 
-static uint64_t weight_of(const struct ss_ctx *c, uint64_t count)
+static uint64_t weight_of(const struct ss_ctx *c, uint64_t weight)
 {
-    if (c->interval > 1 && count > UINT64_MAX / c->interval)
-        return UINT64_MAX;
-    return count * c->interval;
+    return c->timed ? profile_weight_ns(c->p, weight) : weight;
 }
 
 /* Close the open profile: its weights and end value. */
@@ -81,7 +80,7 @@ static void ss_open(struct ss_ctx *c, uint32_t thread)
     escape_json(c->f, name, 0);
     fprintf(c->f, ",\n   \"unit\": \"%s\",\n   \"startValue\": 0,\n"
                   "   \"samples\": [",
-            c->interval > 1 ? "nanoseconds" : "none");
+            c->timed ? "nanoseconds" : "none");
     c->thread = thread;
 }
 
@@ -143,7 +142,7 @@ int export_speedscope_write(const struct profile *p,
     struct ss_ctx c = {
         .p = p,
         .f = f,
-        .interval = m->interval_ns ? m->interval_ns : 1,
+        .timed = profile_weight_unit(p) ? true : m->interval_ns > 1,
         .thread = NO_INDEX,
         .first_profile = true,
     };

@@ -306,8 +306,8 @@ static void write_frames(struct sp_ctx *c, struct profile_flat **by_frame,
     js_close(c->j, '}');
 }
 
-int export_stackprof_write(const struct profile *p,
-                           const struct export_opts *o, FILE *f)
+static int write_stackprof(const struct profile *p, const struct export_opts *o,
+                           FILE *f)
 {
     const struct profile_meta *m = profile_meta(p);
     uint32_t nf = profile_frame_count(p);
@@ -365,4 +365,12 @@ out:
     free(flat);
     free(edges);
     return rc;
+}
+
+/* Counts of the nominal interval: a file sampled at one rate is its
+ * samples (profile.h, "Weights"). */
+int export_stackprof_write(const struct profile *p, const struct export_opts *o,
+                           FILE *f)
+{
+    return export_write_counts(p, o, f, write_stackprof);
 }

@@ -422,7 +422,7 @@ static void write_subtitle(FILE *f, const struct profile *p)
 /* The graph of c->p (set up by export_svg_write). */
 static int write_graph(struct svg_ctx *c, FILE *f);
 
-int export_svg_write(const struct profile *p, const struct export_opts *o,
+static int write_svg(const struct profile *p, const struct export_opts *o,
                      FILE *f)
 {
     struct svg_ctx c = { .p = p, .f = f };
@@ -496,4 +496,12 @@ static int write_graph(struct svg_ctx *cp, FILE *f)
         return 0;
 fail:
     return -1;
+}
+
+/* Counts of the nominal interval: a file sampled at one rate is its
+ * samples (profile.h, "Weights"). */
+int export_svg_write(const struct profile *p, const struct export_opts *o,
+                     FILE *f)
+{
+    return export_write_counts(p, o, f, write_svg);
 }

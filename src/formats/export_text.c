@@ -24,8 +24,11 @@
  * callers and callees by edge time.  Ties, which Racket leaves to hash
  * order, are broken by first use in the profile.
  *
- * Times are samples x interval in ms, rounded half to even as Racket's
+ * Times are weights in ms (profile.h: the time each sample stands for,
+ * the interval of a file of counts), rounded half to even as Racket's
  * exact arithmetic does; with no known interval a sample counts 1 ms.
+ * The sample count is the samples taken (profile_sample_count), each
+ * once every total / count ms: the interval, sampled at one rate.
  * Sources read "file:line:0" (the function's first line), the module when
  * the file is unknown, "(unknown source)" when both are; names lose
  * control characters (one row per line).  Widths count UTF-8 characters.
@@ -646,12 +649,17 @@ static void write_header(FILE *f, const struct graph *g, double interval_ms,
     for (uint32_t i = 0; i < profile_thread_count(g->p); i++)
         nthreads += profile_node(g->p, profile_thread_at(g->p, i)->node)
                         ->total > 0;
-    fmt_ms(total, sizeof(total), (double)g->samples * interval_ms);
-    fmt_ms(gran, sizeof(gran), g->samples ? interval_ms : 0);
+    uint64_t taken = profile_sample_count(g->p);
+    double total_ms = (double)g->samples * interval_ms;
+
+    fmt_ms(total, sizeof(total), total_ms);
+    fmt_ms(gran, sizeof(gran),
+           !taken ? 0
+           : taken == g->samples ? interval_ms : total_ms / (double)taken);
     fprintf(f, "Profiling results\n-----------------\n");
     fprintf(f, "  Total cpu time observed: %sms (out of %sms)\n", total, total);
     fprintf(f, "  Number of samples taken: %" PRIu64 " (once every %sms)\n",
-            g->samples, gran);
+            taken, gran);
     if (nthreads > 1)
         fprintf(f, "  Threads observed:        %" PRIu32 "\n", nthreads);
     /* Not in Racket's header: what sproftop knows of the run. */
@@ -720,8 +728,12 @@ int export_text_write(const struct profile *p, const struct export_opts *o,
 {
     const struct model_filter all = { .focus = PROFILE_NONE };
     const struct profile_meta *meta = profile_meta(p);
-    double interval_ms = meta->interval_ns ? (double)meta->interval_ns / 1e6
-                                           : 1.0;
+    /* ms per unit of weight: ns for a live profile, an interval for a
+     * file of counts, 1 ms when that is unknown */
+    double interval_ms = profile_weight_unit(p)
+                             ? (double)profile_weight_unit(p) / 1e6
+                         : meta->interval_ns ? (double)meta->interval_ns / 1e6
+                                             : 1.0;
     struct model *m = model_new(p, &all, o->hide_self, o->hide_subs);
     struct graph g = { .p = p };
     uint32_t *order = NULL, *scratch = NULL, label = 0;

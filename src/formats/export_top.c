@@ -85,7 +85,7 @@ static int write_table(const struct profile *p, FILE *f)
     return 0;
 }
 
-int export_top_write(const struct profile *p, const struct export_opts *o,
+static int write_top(const struct profile *p, const struct export_opts *o,
                      FILE *f)
 {
     const struct profile_meta *m = profile_meta(p);
@@ -134,4 +134,12 @@ int export_top_write(const struct profile *p, const struct export_opts *o,
         return 0;
 fail:
     return -1;
+}
+
+/* Counts of the nominal interval: a file sampled at one rate is its
+ * samples (profile.h, "Weights"). */
+int export_top_write(const struct profile *p, const struct export_opts *o,
+                     FILE *f)
+{
+    return export_write_counts(p, o, f, write_top);
 }

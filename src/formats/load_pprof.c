@@ -22,7 +22,14 @@
  *     the module's debug info is found (profile_rename_frames); such a
  *     frame is code (FRAME_FUNC) even when its name is in brackets;
  *   - the count is the samples/count value, or the first sample type's
- *     when there is no samples/count;
+ *     when there is no samples/count; a sample type in units of time
+ *     (cpu/nanoseconds, wall/...) is each sample's weight (profile.h,
+ *     "Weights") when it is not count x period for every sample (off-CPU
+ *     stretches that are not whole periods, another producer's weights):
+ *     the samples are then added again with their times, in that type's
+ *     unit; otherwise the counts are the weights, each one period long
+ *     (sproftop writes counts of the shortest period, so a live run
+ *     whose rate changed loads so), and a round trip keeps the bytes;
  *   - a sample's time is its num label timestamp_ns (as export_pprof
  *     writes it) or end_timestamp_ns (Datadog's), wall-clock ns: a file
  *     with times gets per-second counts (window.h) over its newest hour,
@@ -461,6 +468,8 @@ struct sample {
     uint64_t value;              /* the one we count */
     uint32_t value_index;        /* which one that is */
     size_t value_off;
+    uint64_t tvalue;             /* the time value (loader.time_index) */
+    size_t tvalue_off;
     bool has_tid, has_name, has_time, has_pid, has_pname;
     int64_t tid;
     int64_t pid;                 /* label pid */
@@ -488,13 +497,33 @@ static int on_value(struct loader *ld, void *ctx, uint64_t v, size_t off)
 {
     struct sample *s = ctx;
 
-    (void)ld;
     if (s->nvalues == s->value_index) {
         s->value = v;
         s->value_off = off;
     }
+    if (s->nvalues == ld->time_index) {
+        s->tvalue = v;
+        s->tvalue_off = off;
+    }
     s->nvalues++;
     return 0;
+}
+
+/* Pass 1 (counts): note whether the sample's time value is its count x
+ * period, and sum the times. */
+static void note_time(struct loader *ld, const struct sample *s)
+{
+    unsigned __int128 t = (unsigned __int128)s->tvalue * ld->time_ns;
+
+    if (ld->time_index == NONE)
+        return;
+    if (t != (unsigned __int128)s->value * ld->period_ns)
+        ld->times_agree = false;
+    if (!s->tvalue || (int64_t)s->tvalue < 0)
+        ld->times_known = false;
+    ld->time_total = t > UINT64_MAX - ld->time_total
+                         ? UINT64_MAX
+                         : ld->time_total + (uint64_t)t;
 }
 
 static int parse_label(struct loader *ld, const struct pb_field *mf,
@@ -573,6 +602,7 @@ static int add_sample(struct loader *ld, const struct span *sp,
     struct pb_field f;
     size_t depth = 0;
     uint32_t thread;
+    uint64_t weight;
     int rc;
 
     pb_reader_sub(&r, &mf);
@@ -605,9 +635,17 @@ static int add_sample(struct loader *ld, const struct span *sp,
         return pprof_fail(ld, s.value_off, "negative sample value");
     if (s.value == 0)
         return 0;
-    if (s.value >= PROFILE_COUNT_LIMIT ||
-        profile_samples(ld->p) + s.value >= PROFILE_COUNT_LIMIT)
-        return pprof_fail(ld, s.value_off, "total count reaches 2^53");
+    if (ld->weigh) {
+        /* pass 2: note_time saw each of these time values positive, and
+         * their sum below the limit */
+        weight = s.tvalue;
+    } else {
+        if (s.value >= PROFILE_COUNT_LIMIT ||
+            profile_samples(ld->p) + s.value >= PROFILE_COUNT_LIMIT)
+            return pprof_fail(ld, s.value_off, "total count reaches 2^53");
+        note_time(ld, &s);
+        weight = s.value;
+    }
     /* Locations leaf first, each location's frames bottom first. */
     for (uint32_t i = s.nlocids; i-- > 0;) {
         const struct location *loc = &ld->locs[ld->loc_scratch[i]];
@@ -639,11 +677,50 @@ static int add_sample(struct loader *ld, const struct span *sp,
     if (s.has_time && !profile_time_enabled(ld->p) &&
         profile_time_enable(ld->p, WINDOW_MAX_SECONDS) < 0)
         return pprof_oom(ld);
-    if (s.has_time ? profile_add_stack_at(ld->p, thread, ld->stack, depth,
-                                          s.value, s.time)
-                   : profile_add_stack(ld->p, thread, ld->stack, depth,
-                                       s.value))
+    if (s.has_time ? profile_add_weighted_at(ld->p, thread, ld->stack, depth,
+                                             s.value, weight, s.time)
+                   : profile_add_weighted(ld->p, thread, ld->stack, depth,
+                                          s.value, weight))
         return pprof_oom(ld);
+    return 0;
+}
+
+/* ns per unit of a sample type's unit, 0 when it is not a time. */
+static uint64_t time_unit_ns(const char *unit)
+{
+    static const struct {
+        const char *name;
+        uint64_t ns;
+    } units[] = { { "nanoseconds", 1 }, { "microseconds", 1000 },
+                  { "milliseconds", 1000000 }, { "seconds", 1000000000 } };
+
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (strcmp(unit, units[i].name) == 0)
+            return units[i].ns;
+    return 0;
+}
+
+/* Add every sample (pass 4); then, when their times do not agree with
+ * their counts, again weighing their times.  0 or -1. */
+static int add_samples(struct loader *ld, const struct idpair *locs,
+                       uint32_t value_index)
+{
+    ld->times_agree = ld->times_known = true;
+    for (size_t i = 0; i < ld->nsamples; i++)
+        if (add_sample(ld, &ld->samples[i], locs, value_index))
+            return -1;
+    /* Without a period no count comes back out of a time: keep counts. */
+    if (ld->time_index == NONE || !ld->period_ns || ld->times_agree ||
+        !ld->times_known || ld->time_total >= PROFILE_COUNT_LIMIT)
+        return 0;
+    profile_reset(ld->p);
+    if (profile_set_weight_unit(ld->p, ld->time_ns) < 0)
+        return pprof_oom(ld);
+    ld->weigh = true;
+    ld->frames_used = 0;
+    for (size_t i = 0; i < ld->nsamples; i++)
+        if (add_sample(ld, &ld->samples[i], locs, value_index))
+            return -1;
     return 0;
 }
 
@@ -720,6 +797,24 @@ static struct profile *decode(struct loader *ld, const uint8_t *data,
     }
     if (value_index == NONE)
         value_index = 0;
+    ld->time_index = NONE;
+    if (ld->has_period_type && (int64_t)ld->period > 0) {
+        const char *u = string_at(ld, ld->period_type.unit,
+                                  ld->period_type.off);
+
+        if (!u)
+            goto out;
+        if (strcmp(u, "nanoseconds") == 0)
+            ld->period_ns = ld->period;
+    }
+    for (size_t i = 0; i < ld->ntypes && ld->time_index == NONE; i++) {
+        uint64_t ns = time_unit_ns(ld->str[ld->types[i].unit]);
+
+        if (ns && i != value_index) {
+            ld->time_index = (uint32_t)i;
+            ld->time_ns = ns;
+        }
+    }
     if (index_ids(ld, ld->maps, ld->nmaps, sizeof(*ld->maps),
                   offsetof(struct mapping, id), offsetof(struct mapping, off),
                   "mapping", &maps) ||
@@ -739,9 +834,8 @@ static struct profile *decode(struct loader *ld, const uint8_t *data,
     }
     if (build_frames(ld, maps, fns))
         goto out;
-    for (size_t i = 0; i < ld->nsamples; i++)
-        if (add_sample(ld, &ld->samples[i], locs, value_index))
-            goto out;
+    if (add_samples(ld, locs, value_index))
+        goto out;
     if (profile_samples(ld->p) == 0) {
         util_errf(ld->err, ld->errlen, "%s: no samples (all values are 0)",
                   ld->name);

@@ -129,7 +129,17 @@ struct loader {
     uint32_t *frames;      /* per location: its frames, bottom first */
     uint32_t *frame_lines; /* and their line numbers */
 
-    /* Pass 4: the result. */
+    /* Pass 4: the result.  The samples are added as counts (their
+     * value_index value) while the time values (time_index, time_ns ns
+     * each) agree with count x period; when some does not (a live run
+     * whose rate changed), they are added again weighing their time. */
+    uint32_t time_index;   /* a sample type in units of time, or NONE */
+    uint64_t period_ns;    /* the period in ns, 0 when not known */
+    uint64_t time_ns;      /* ns per unit of that type */
+    bool weigh;            /* adding with the time values as weights */
+    bool times_agree;      /* every time value is count x period */
+    bool times_known;      /* every sample counted has a time value */
+    uint64_t time_total;   /* sum of the time values in ns (saturating) */
     struct profile *p;
     struct stack_frame *stack;  /* one sample's stack, LOAD_MAX_DEPTH */
     uint32_t *loc_scratch;      /* its location indexes, leaf first */

@@ -94,7 +94,7 @@ static void put_header(const struct profile *p, FILE *f)
         fputs("  pid:       -\n", f);
     fputs("  command:   ", f);
     put_name(f, cmd ? cmd : "-", 0);
-    fprintf(f, "\n  samples:   %" PRIu64 "\n", profile_samples(p));
+    fprintf(f, "\n  samples:   %" PRIu64 "\n", profile_sample_count(p));
     fprintf(f, "  threads:   %" PRIu32 "\n", profile_thread_count(p));
     if (m->interval_ns)
         fprintf(f, "  interval:  %.4g ms (%.5g Hz)\n",
@@ -112,17 +112,24 @@ static void put_header(const struct profile *p, FILE *f)
 int report_write_summary(const struct profile *p, FILE *f, int top_n)
 {
     struct profile_flat *flat = NULL;
-    struct table t = { .p = p, .f = f, .total = profile_samples(p) };
+    struct profile *own;
     long n, with_self = 0;
 
     put_header(p, f);
+    /* The rows count nominal intervals (their samples, at one rate). */
+    if (!(p = profile_counts(p, &own)))
+        return -1;
+    struct table t = { .p = p, .f = f, .total = profile_samples(p) };
     if (t.total == 0) {
         fputs("\nno samples\n", f);
+        profile_free(own);
         return ferror(f) ? -1 : 0;
     }
     n = profile_flat(p, &flat);
-    if (n < 0)
+    if (n < 0) {
+        profile_free(own);
         return -1;
+    }
     while (with_self < n && flat[with_self].self > 0)
         with_self++;
     t.rows = flat;
@@ -132,5 +139,6 @@ int report_write_summary(const struct profile *p, FILE *f, int top_n)
     t.n = top_n > 0 && top_n < n ? top_n : n;
     put_table(&t, "Top functions by total", false);
     free(flat);
+    profile_free(own);
     return ferror(f) ? -1 : 0;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "profile_impl.h"
+#include "util.h"
 
 /* The thread of cur that base's thread `t` stands for, made if none. */
 static uint32_t align_thread(struct profile *cur,
@@ -34,6 +35,100 @@ static uint32_t align_thread(struct profile *cur,
         return profile_thread(cur, tid, t->name);
     }
     return profile_thread(cur, t->tid, t->name);
+}
+
+/* cur's frames by name: the first frame of each name, and for each
+ * frame the next one of the same name (PROFILE_NONE ends a chain). */
+struct name_index {
+    const struct profile *p;
+    struct idtab ix;       /* hash of a name -> its first frame */
+    uint32_t *next;        /* frame -> next frame of the same name */
+    const char *probe;     /* name being looked up */
+};
+
+static uint64_t name_hash(const char *name)
+{
+    return util_hash_bytes(name, strlen(name), 0);
+}
+
+static int name_eq(void *ctx, uint32_t id)
+{
+    const struct name_index *x = ctx;
+
+    return strcmp(x->p->fd[id].name, x->probe) == 0;
+}
+
+/* Index the frames cur has now.  0, or -1 on OOM. */
+static int name_index_build(struct name_index *x, const struct profile *p)
+{
+    uint32_t *last;
+
+    *x = (struct name_index){ .p = p };
+    x->next = malloc((p->nframes ? p->nframes : 1) * sizeof(*x->next));
+    last = malloc((p->nframes ? p->nframes : 1) * sizeof(*last));
+    if (!x->next || !last || idtab_reserve(&x->ix, p->nframes) < 0) {
+        free(last);
+        return -1;
+    }
+    for (uint32_t f = 0; f < p->nframes; f++) {
+        uint64_t h = name_hash(p->fd[f].name);
+        uint32_t first;
+
+        x->next[f] = PROFILE_NONE;
+        x->probe = p->fd[f].name;
+        first = idtab_find(&x->ix, h, name_eq, x);
+        if (first == IDTAB_NONE) {
+            (void)idtab_insert(&x->ix, h, f);
+            last[f] = f;
+        } else {
+            x->next[last[first]] = f;
+            last[first] = f;
+        }
+    }
+    free(last);
+    return 0;
+}
+
+static void name_index_free(struct name_index *x)
+{
+    idtab_free(&x->ix);
+    free(x->next);
+}
+
+/* Whether two frames are one row to the user: a function (or a special
+ * frame such as "[truncated]": formats disagree on which kind bracketed
+ * names are) against a function, a level against the same level, and a
+ * source file and a first line that agree wherever both know them.  The
+ * module and the build-id do not count: one format carries them and
+ * another does not (folded, difffolded.pl's input, carries names only). */
+static bool same_row(const struct frame_desc *a, const struct frame_desc *b)
+{
+    bool code_a = a->kind == FRAME_FUNC || a->kind == FRAME_SPECIAL;
+    bool code_b = b->kind == FRAME_FUNC || b->kind == FRAME_SPECIAL;
+
+    if (code_a != code_b || (!code_a && a->kind != b->kind))
+        return false;
+    if (a->file && b->file && strcmp(a->file, b->file) != 0)
+        return false;
+    return !a->line || !b->line || a->line == b->line;
+}
+
+/* The frame of cur that base's frame d stands for: the one with d's
+ * identity, else the first of d's name that is the same row (same_row),
+ * else d interned as a new frame.  PROFILE_NONE on OOM. */
+static uint32_t align_frame(struct profile *cur, struct name_index *x,
+                            const struct frame_desc *d)
+{
+    uint32_t id = profile_frame_lookup(cur, d);
+
+    if (id != PROFILE_NONE)
+        return id;
+    x->probe = d->name;
+    for (id = idtab_find(&x->ix, name_hash(d->name), name_eq, x);
+         id != IDTAB_NONE && id != PROFILE_NONE; id = x->next[id])
+        if (same_row(&cur->fd[id], d))
+            return id;
+    return profile_intern_frame(cur, d);
 }
 
 struct align_ctx {
@@ -60,23 +155,30 @@ struct profile *diff_align(struct profile *cur, const struct profile *base)
     uint32_t *fmap = malloc((nf ? nf : 1) * sizeof(*fmap));
     uint32_t *tmap = malloc((nt ? nt : 1) * sizeof(*tmap));
     struct align_ctx a = { 0 };
+    struct name_index x = { 0 };
+    uint32_t i = 0;
 
     a.buf = malloc((base->max_depth + 1) * sizeof(*a.buf));
-    if (!fmap || !tmap || !a.buf)
+    if (fmap && tmap && a.buf && name_index_build(&x, cur) == 0)
+        while (i < nf &&
+               (fmap[i] = align_frame(cur, &x, &base->fd[i])) != PROFILE_NONE)
+            i++;
+    name_index_free(&x);
+    if (!fmap || !tmap || !a.buf || i < nf)
         goto fail;
-    for (uint32_t i = 0; i < nf; i++)
-        if ((fmap[i] = profile_intern_frame(cur, &base->fd[i])) ==
-            PROFILE_NONE)
-            goto fail;
-    for (uint32_t i = 0; i < nt; i++)
+    for (i = 0; i < nt; i++)
         if ((tmap[i] = align_thread(cur, &base->th[i])) == PROFILE_NONE)
             goto fail;
     a.q = profile_copy(cur, false);
     a.fmap = fmap;
     a.tmap = tmap;
-    if (!a.q || profile_foreach_stack(base, align_stack, &a) != 0 ||
+    if (!a.q)
+        goto fail;
+    a.q->unit_ns = base->unit_ns;  /* base's weights, as they are */
+    if (profile_foreach_stack(base, align_stack, &a) != 0 ||
         profile_set_meta(a.q, &base->meta) < 0)
         goto fail;
+    a.q->nsamples = base->nsamples;
     /* Line counts are cur's in the copy: the baseline's are not kept. */
     profile_lc_clear(&a.q->lines);
     profile_lc_clear(&a.q->addrs);

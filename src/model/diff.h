@@ -22,10 +22,17 @@
 
 #include "profile.h"
 
-/* Intern base's frames (by identity: kind, name, module, file) and
- * threads into cur, adding no samples to cur, and return a new profile
- * with cur's frames, threads and ids that holds base's stacks (its tree;
- * no line counts) and base's metadata.  A thread of base is matched with
+/* Map base's frames and threads into cur, adding no samples to cur, and
+ * return a new profile with cur's frames, threads and ids that holds
+ * base's stacks (its tree, in base's weight unit; no line counts) and
+ * base's metadata.  Frames
+ * match by what the user sees, as difffolded.pl matches folded lines: a
+ * base frame is the cur frame with its identity, else the first cur
+ * frame of its name whose source file and first line agree where both
+ * know them (a function or special frame against either: formats differ
+ * on bracketed names), never by module or build-id, which one format
+ * carries and another lacks; else it is interned into cur as a new
+ * frame.  A thread of base is matched with
  * the thread of cur that has its tid and name, else the first with its
  * name (another run of the same program), else it becomes a new thread
  * of cur.  NULL on OOM (cur may then hold some of base's frames). */
@@ -61,9 +68,9 @@ int diff_pair_new(struct diff_pair *d, const struct profile *cur,
 void diff_pair_free(struct diff_pair *d);
 
 /* Call fn for every unique stack of either side, in d->cur's tree order
- * (profile_foreach_stack's), with its count in the baseline and now (one
- * of them may be 0).  Stops and returns fn's non-zero value; -1 on OOM;
- * 0 otherwise. */
+ * (profile_foreach_stack's), with its weight in the baseline and now (one
+ * of them may be 0; each in its own side's unit).  Stops and returns
+ * fn's non-zero value; -1 on OOM; 0 otherwise. */
 typedef int (*diff_stack_fn)(void *ctx, uint32_t thread,
                              const uint32_t *frames, size_t n,
                              uint64_t base_count, uint64_t cur_count);

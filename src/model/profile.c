@@ -470,6 +470,7 @@ void profile_reset(struct profile *p)
     if (!p)
         return;
     profile_tree_rebuild(p);
+    p->nsamples = 0;
     profile_lc_clear(&p->lines);
     profile_lc_clear(&p->addrs);
     profile_time_clear(p->time);
@@ -505,6 +506,7 @@ static int copy_tree(struct profile *q, const struct profile *p,
     q->nnodes = p->nnodes;
     q->max_depth = p->max_depth;
     q->samples = p->samples;
+    q->nsamples = p->nsamples;
     return 0;
 }
 
@@ -537,6 +539,7 @@ struct profile *profile_copy(const struct profile *p, bool with_tree)
         q->th[t].process = profile_str(q, q->th_proc[t]);
     }
     q->stamp = p->stamp;
+    q->unit_ns = p->unit_ns;
     q->meta = p->meta;
     q->meta_cmdline = p->meta_cmdline;
     q->meta_comm = p->meta_comm;

@@ -29,11 +29,26 @@
  *   keyed by frame id: two calls of f from the same path share a node
  *   whatever their call-site line.
  *
- *   node.total = samples whose stack passes through the node;
- *   node.self  = samples whose leaf is the node.
+ *   node.total = weight of the samples whose stack passes through it;
+ *   node.self  = weight of the samples whose leaf is the node.
  *   Memory grows with the number of unique stacks, not with samples.
  *
- *   Per function, samples are also counted per source line and per
+ *   Weights.  Every sample carries its weight, the time it stands for
+ *   (the interval of an on-CPU sample, the length of an off-CPU
+ *   stretch), as perf weights by period; every count of the model (node
+ *   self and total, line and address counts, the per-second buckets of
+ *   window.h, the flat table, the edges) sums weights, in units of
+ *   profile_weight_unit ns.  A live profile weighs in nanoseconds (unit
+ *   1), so a rate changed mid-run leaves every share true.  A file that
+ *   holds only counts keeps them as they are: unit 0, a sample weighs
+ *   one interval (meta.interval_ns, unknown when 0).  Shares are
+ *   ratios of weights; times come from profile_weight_ns; counts, as
+ *   views and count formats show them, from profile_weight_count: the
+ *   weight in units of the nominal interval (meta.interval_ns), which
+ *   is the sample count itself for a profile sampled at one rate.  The
+ *   number of samples taken is kept beside (profile_sample_count).
+ *
+ *   Per function, weights are also summed per source line and per
  *   sampled address (self and total), for the source view and for
  *   line-aware exporters.  These counts are global (not per thread).
  */
@@ -46,8 +61,9 @@
 
 #define PROFILE_NONE UINT32_MAX  /* "no frame/node/thread" */
 #define PROFILE_ROOT 0u          /* node id of the all-threads root */
-/* A profile's total count stays below PROFILE_COUNT_LIMIT: exact in a
- * double, as the writers need, and the readers refuse more.  Its
+/* A profile's total weight stays below PROFILE_COUNT_LIMIT: exact in a
+ * double, as the writers need, and the readers refuse more (a live
+ * profile in ns reaches it after 104 days of CPU time).  Its
  * duration is at most PROFILE_DURATION_MAX ns: pprof stores it signed. */
 #define PROFILE_COUNT_LIMIT (1ull << 53)
 #define PROFILE_DURATION_MAX ((uint64_t)INT64_MAX)
@@ -133,8 +149,8 @@ struct profile_node {
     uint32_t first_child;  /* PROFILE_NONE when a leaf */
     uint32_t next_sibling; /* PROFILE_NONE when last */
     uint32_t depth;        /* 0 for the root, 1 for thread nodes, ... */
-    uint64_t self;         /* samples ending here */
-    uint64_t total;        /* samples passing through here */
+    uint64_t self;         /* weight of the samples ending here */
+    uint64_t total;        /* weight of the samples passing through */
 };
 
 /* A thread of the profile. */
@@ -156,7 +172,9 @@ struct profile_meta {
     int64_t pid;            /* target PID, 0 if unknown */
     const char *cmdline;    /* target command line (spaces between args) */
     const char *comm;       /* target command name */
-    uint64_t interval_ns;   /* sampling interval */
+    uint64_t interval_ns;   /* nominal sampling interval: the unit of
+                               profile_weight_count (a live profile: the
+                               shortest interval asked); 0 unknown */
     uint64_t start_ns;      /* wall-clock time of the first sample (Unix ns) */
     uint64_t duration_ns;   /* wall-clock span covered */
     bool idle;              /* wall-clock (--idle) rather than on-CPU */
@@ -269,21 +287,69 @@ uint32_t profile_node_thread(const struct profile *p, uint32_t node);
 
 /* --- ingest -------------------------------------------------------------- */
 
-/* Add `count` samples of one stack to thread `thread`.  frames[0] is the
- * bottom of the stack (outermost, e.g. _start), frames[n-1] the leaf.
- * n may be 0 (the sample lands on the thread node itself).
- * Updates node self/total, and per-function line and address counts
- * (total counted once per sample per distinct function/line/address,
- * self for the leaf).  Returns 0, or -1 on OOM or a bad thread/frame id
- * (then nothing is added). */
+/* Add `samples` samples of one stack to thread `thread`, weighing
+ * `weight` units of profile_weight_unit in all.  frames[0] is the bottom
+ * of the stack (outermost, e.g. _start), frames[n-1] the leaf.  n may be
+ * 0 (the samples land on the thread node itself).  Updates node
+ * self/total, and per-function line and address counts (total counted
+ * once per stack per distinct function/line/address, self for the leaf).
+ * A weight of 0 adds nothing.  Returns 0, or -1 on OOM or a bad
+ * thread/frame id (then nothing is added). */
+int profile_add_weighted(struct profile *p, uint32_t thread,
+                         const struct stack_frame *frames, size_t n,
+                         uint64_t samples, uint64_t weight);
+
+/* profile_add_weighted of `count` samples weighing one unit each: what a
+ * file of counts adds (unit 0: one interval each). */
 int profile_add_stack(struct profile *p, uint32_t thread,
                       const struct stack_frame *frames, size_t n,
                       uint64_t count);
 
-/* Total number of samples added (sum of all node self counts). */
+/* Total weight (the root's total: the sum of all node self weights), in
+ * profile_weight_unit units; the sample count for a unit of 0. */
 uint64_t profile_samples(const struct profile *p);
 
-/* Merge all of src into dst: frames are interned by identity, threads
+/* Samples added, whatever they weigh.  A profile derived from another
+ * (profile_derive, profile_window, diff_align) knows only weights: its
+ * count is profile_weight_count of its total weight. */
+uint64_t profile_sample_count(const struct profile *p);
+
+/* Nanoseconds per unit of weight; 0 when weights are counts of samples
+ * of the nominal interval (a file of counts). */
+uint64_t profile_weight_unit(const struct profile *p);
+
+/* Weigh in units of `ns` (1: nanoseconds; 0: counts).  Only while p has
+ * no sample: 0, or -1 (nothing changed) once it has some. */
+int profile_set_weight_unit(struct profile *p, uint64_t ns);
+
+/* Weight w of p in nanoseconds (saturating at UINT64_MAX), or 0 when p
+ * does not know the time a sample stands for (counts without an
+ * interval). */
+uint64_t profile_weight_ns(const struct profile *p, uint64_t w);
+
+/* Whether p's weights convert to time (profile_weight_ns is known). */
+bool profile_weight_timed(const struct profile *p);
+
+/* Weight w of p as a count of nominal intervals (meta.interval_ns),
+ * rounded to the nearest, and at least 1 when w is not 0: the sample
+ * count of a profile sampled at one rate.  w itself for a unit of 0 or
+ * an unknown interval. */
+uint64_t profile_weight_count(const struct profile *p, uint64_t w);
+
+/* For the writers of counts (folded, callgrind, ...): p when its weights
+ * are counts already (a unit of 0, or an unknown interval, or a unit
+ * equal to the interval); else, in *own, a copy whose every weight (tree,
+ * line and address counts, per-second buckets) is profile_weight_count
+ * of p's, with a unit of 0, so a profile sampled at one rate is written
+ * as before weights were kept.  NULL on OOM.  The caller frees *own
+ * (NULL when p is returned). */
+const struct profile *profile_counts(const struct profile *p,
+                                     struct profile **own);
+
+/* Merge all of src into dst: weights in different units are first put
+ * in a common one (the greatest common divisor of both sides' ns per
+ * unit, counts without a known interval taking the other side's
+ * interval), frames are interned by identity, threads
  * matched by tid, name and process (the same thread), else by name (a
  * src thread whose name no dst thread has is added with its tid, or
  * with an unused tid when dst has that tid already),
@@ -338,7 +404,7 @@ uint64_t profile_node_key(const struct profile *p, uint32_t node);
 
 /* Call fn for every unique stack (every node with self > 0), in
  * depth-first order: thread index, frames bottom first (thread frame
- * excluded), depth, and the self count.  Threads come in index order,
+ * excluded), depth, and the self weight.  Threads come in index order,
  * a thread's own samples (depth 0) first, children in the order they
  * were first added.  `frames` is valid only during the call.  Stops
  * early and returns fn's value when it returns non-zero; returns 0
@@ -399,9 +465,10 @@ struct profile_flat {
     uint32_t first;  /* rank of the function's first use: the order in
                         which profile_foreach_stack first meets it (a
                         stable tie-break for views and reports) */
-    uint64_t self;   /* samples with this function as leaf */
-    uint64_t total;  /* samples with this function anywhere in the stack,
-                        counted once per sample even under recursion */
+    uint64_t self;   /* weight of the samples with this function as leaf */
+    uint64_t total;  /* weight of the samples with this function anywhere
+                        in the stack, counted once per sample even under
+                        recursion */
 };
 
 /* Flat table over all threads of p, one entry per frame that has
@@ -436,8 +503,10 @@ struct profile_edge {
     uint32_t callee;     /* frame id */
     uint32_t seq;        /* first-use order, Racket's: per stack the bottom
                             edge, then the pairs from the leaf down */
-    uint64_t samples;    /* samples containing this edge, once per sample */
-    uint64_t outer;      /* samples in which this edge enters the callee's
+    uint64_t samples;    /* weight of the samples containing this edge,
+                            once per sample */
+    uint64_t outer;      /* weight of the samples in which this edge
+                            enters the callee's
                             outermost occurrence: a function's outer sums
                             to its total (callgrind's inclusive calls) */
     double caller_time;  /* sum of count / occurrences of the callee */

@@ -6,6 +6,8 @@
  *                    walks, and per-line / per-address counts;
  *   profile_query.c  what is computed from the tree: merge, derive, the
  *                    flat table, the caller->callee edges;
+ *   profile_weight.c what weights mean: their unit, time and count, the
+ *                    copy in counts the count writers read;
  *   window.c         the per-second ring of samples (window.h);
  *   diff.c           aligning and matching a baseline (diff.h).
  *
@@ -35,8 +37,8 @@ struct lcent {
     uint32_t frame;  /* function */
     uint32_t stamp;  /* add_stack call that last counted total */
     uint64_t key;    /* line or address */
-    uint64_t self;   /* samples with this as the leaf's line/address */
-    uint64_t total;  /* samples containing it, once per sample */
+    uint64_t self;   /* weight with this as the leaf's line/address */
+    uint64_t total;  /* weight of the samples containing it, once each */
 };
 
 struct lcmap {
@@ -95,7 +97,9 @@ struct profile {
     uint32_t nnodes;             /* nodes used */
     struct idtab child_ix;       /* (parent, frame) -> child node */
     uint32_t max_depth;          /* deepest node's depth */
-    uint64_t samples;            /* sum of all self counts */
+    uint64_t samples;            /* sum of all self weights */
+    uint64_t nsamples;           /* samples added (profile_sample_count) */
+    uint64_t unit_ns;            /* ns per unit of weight, 0: counts */
 
     /* per-function counts */
     struct lcmap lines;          /* keyed (frame, line) */
@@ -132,9 +136,9 @@ uint32_t profile_frame_lookup(const struct profile *p,
                               const struct frame_desc *d);
 
 /* Copy everything but the tree; with_tree copies the tree (and the
- * per-second ring) as well, otherwise the copy gets empty thread nodes
- * and no ring.  Ids of strings, frames
- * and threads are kept.  NULL on OOM. */
+ * per-second ring and the sample count) as well, otherwise the copy gets
+ * empty thread nodes, no ring and no samples.  Ids of strings, frames
+ * and threads, and the weight unit, are kept.  NULL on OOM. */
 struct profile *profile_copy(const struct profile *p, bool with_tree);
 
 /* --- profile_tree.c ------------------------------------------------------ */
@@ -155,11 +159,21 @@ uint32_t profile_tree_node_add(struct profile *p, uint32_t parent,
  * thread order), with empty counts; room for them must exist. */
 void profile_tree_rebuild(struct profile *p);
 
-/* Add a stack of plain frame ids below a thread node, or below the root
- * itself for a merged tree (tree only: no line/address counts).  Frames
- * must be valid.  0 or -1 on OOM, then nothing was added. */
+/* Add a stack of plain frame ids, weighing `weight`, below a thread
+ * node, or below the root itself for a merged tree (tree only: no
+ * line/address counts, no sample count).  Frames must be valid.  0 or -1
+ * on OOM, then nothing was added. */
 int profile_tree_add(struct profile *p, uint32_t thread_node,
-                     const uint32_t *frames, size_t n, uint64_t count);
+                     const uint32_t *frames, size_t n, uint64_t weight);
+
+/* The sample count of a profile built from another's weights (a derived
+ * tree, a window, an aligned baseline): profile_weight_count of its
+ * total weight. */
+void profile_count_from_weight(struct profile *p);
+
+/* Multiply every weight of p (tree, line and address counts, per-second
+ * buckets) by k, which the caller has checked cannot pass the limits. */
+void profile_scale_weights(struct profile *p, uint64_t k);
 
 /* Depth-first walk of the subtree below `top` (top excluded): enter(n)
  * before a node's children, leave(n) (may be NULL) after them.  Stops
@@ -184,13 +198,13 @@ int profile_tree_stacks(const struct profile *p, profile_node_stack_fn fn,
                         void *ctx);
 
 /* Line/address counter maps: an empty map, a copy, forgetting every
- * counter, adding src's counters into dst with frame ids mapped through
- * fmap, freeing.  0 or -1 on OOM. */
+ * counter, adding src's counters times k into dst with frame ids mapped
+ * through fmap, freeing.  0 or -1 on OOM. */
 int profile_lc_init(struct lcmap *m);
 int profile_lc_copy(struct lcmap *dst, const struct lcmap *src);
 void profile_lc_clear(struct lcmap *m);
 int profile_lc_merge(struct lcmap *dst, const struct lcmap *src,
-                     const uint32_t *fmap);
+                     const uint32_t *fmap, uint64_t k);
 void profile_lc_free(struct lcmap *m);
 
 /* --- window.c ------------------------------------------------------------ */
@@ -201,5 +215,12 @@ void profile_lc_free(struct lcmap *m);
 void profile_time_free(struct profile_time *t);
 void profile_time_clear(struct profile_time *t);
 int profile_time_copy(struct profile *dst, const struct profile *src);
+
+/* Every bucket entry w of the ring becomes fn(p, w) (its bucket's sum
+ * follows), for profile_counts and profile_scale_weights. */
+typedef uint64_t (*profile_weight_map_fn)(const struct profile *p,
+                                          uint64_t w, uint64_t k);
+void profile_time_map(struct profile *p, profile_weight_map_fn fn,
+                      uint64_t k);
 
 #endif

@@ -23,17 +23,62 @@ struct merge_ctx {
     const uint32_t *fmap;  /* src frame id -> dst frame id */
     const uint32_t *tmap;  /* src thread index -> dst thread index */
     uint32_t *buf;         /* mapped frames */
+    uint64_t k;            /* src weight -> dst weight factor */
 };
 
 static int merge_stack(void *ctx, uint32_t thread, const uint32_t *frames,
-                       size_t n, uint64_t count)
+                       size_t n, uint64_t weight)
 {
     struct merge_ctx *m = ctx;
 
     for (size_t i = 0; i < n; i++)
         m->buf[i] = m->fmap[frames[i]];
     return profile_tree_add(m->dst, m->dst->th[m->tmap[thread]].node, m->buf,
-                            n, count);
+                            n, weight * m->k);
+}
+
+/* Weights of dst and src in one unit: dst's weights are to be multiplied
+ * by fd, src's by fs, to weigh in units of *unit ns.  The same unit needs
+ * nothing (two files of counts add up, whatever their intervals); an
+ * empty dst takes src's unit; otherwise the unit is the greatest common
+ * divisor of both sides' ns per unit, a count of unknown length taking
+ * the other side's interval. */
+struct merge_units {
+    uint64_t fd, fs, unit;
+};
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static struct merge_units merge_units(const struct profile *dst,
+                                      const struct profile *src)
+{
+    struct merge_units u = { 1, 1, dst->unit_ns };
+    uint64_t ed = dst->unit_ns ? dst->unit_ns : dst->meta.interval_ns;
+    uint64_t es = src->unit_ns ? src->unit_ns : src->meta.interval_ns;
+
+    if (dst->unit_ns == src->unit_ns)
+        return u;
+    if (dst->samples == 0) {
+        u.unit = src->unit_ns;
+        return u;
+    }
+    if (!ed)
+        ed = es;
+    if (!es)
+        es = ed;
+    u.unit = gcd64(ed, es);
+    u.fd = ed / u.unit;
+    u.fs = es / u.unit;
+    return u;
 }
 
 /* Thread of dst that src thread `t` merges into, created if needed. */
@@ -74,9 +119,11 @@ static uint32_t merge_thread(struct profile *dst,
 const char *profile_merge_refusal(const struct profile *dst,
                                   const struct profile *src)
 {
-    uint64_t a = profile_samples(dst), b = profile_samples(src);
+    struct merge_units u = merge_units(dst, src);
+    unsigned __int128 a = (unsigned __int128)profile_samples(dst) * u.fd;
+    unsigned __int128 b = (unsigned __int128)profile_samples(src) * u.fs;
 
-    if (a >= PROFILE_COUNT_LIMIT || b >= PROFILE_COUNT_LIMIT - a)
+    if (a + b >= PROFILE_COUNT_LIMIT)
         return "the total sample count would reach 2^53";
     if (dst->meta.duration_ns > PROFILE_DURATION_MAX ||
         src->meta.duration_ns > PROFILE_DURATION_MAX - dst->meta.duration_ns)
@@ -142,7 +189,8 @@ struct profile *profile_merge_commands(const struct profile *p)
 static int merge_impl(struct profile *dst, const struct profile *src,
                       bool by_command)
 {
-    struct merge_ctx m = { .dst = dst };
+    struct merge_ctx m = { .dst = dst, .k = 1 };
+    struct merge_units u;
     uint32_t *fmap = NULL, *tmap = NULL;
     const struct profile_meta *sm = &src->meta;
     struct profile_meta meta;
@@ -177,10 +225,18 @@ static int merge_impl(struct profile *dst, const struct profile *src,
     }
     m.fmap = fmap;
     m.tmap = tmap;
-    if (profile_foreach_stack(src, merge_stack, &m) ||
-        profile_lc_merge(&dst->lines, &src->lines, fmap) ||
-        profile_lc_merge(&dst->addrs, &src->addrs, fmap))
+    u = merge_units(dst, src);
+    /* Room first, so the rescaled dst cannot be left half merged. */
+    if (profile_tree_reserve(dst, src->nnodes))
         goto out;
+    profile_scale_weights(dst, u.fd);
+    dst->unit_ns = u.unit;
+    m.k = u.fs;
+    if (profile_foreach_stack(src, merge_stack, &m) ||
+        profile_lc_merge(&dst->lines, &src->lines, fmap, u.fs) ||
+        profile_lc_merge(&dst->addrs, &src->addrs, fmap, u.fs))
+        goto out;
+    dst->nsamples += src->nsamples;
     /* dst's metadata wins; fields it never set are taken from src. */
     meta = dst->meta;
     meta.duration_ns += sm->duration_ns;
@@ -210,7 +266,7 @@ out:
 static int remap_frames(struct profile *p, const uint32_t *fmap)
 {
     struct profile *q = profile_copy(p, false);
-    struct merge_ctx m = { .dst = q, .fmap = fmap };
+    struct merge_ctx m = { .dst = q, .fmap = fmap, .k = 1 };
     uint32_t *tmap = malloc((p->nthreads ? p->nthreads : 1) * sizeof(*tmap));
     int rc = -1;
 
@@ -223,9 +279,10 @@ static int remap_frames(struct profile *p, const uint32_t *fmap)
     profile_lc_clear(&q->lines);
     profile_lc_clear(&q->addrs);
     if (profile_foreach_stack(p, merge_stack, &m) ||
-        profile_lc_merge(&q->lines, &p->lines, fmap) ||
-        profile_lc_merge(&q->addrs, &p->addrs, fmap))
+        profile_lc_merge(&q->lines, &p->lines, fmap, 1) ||
+        profile_lc_merge(&q->addrs, &p->addrs, fmap, 1))
         goto out;
+    q->nsamples = p->nsamples;
     struct profile tmp = *p;
     *p = *q;
     *q = tmp;
@@ -396,6 +453,10 @@ struct profile *profile_derive(const struct profile *p,
     if (!d.q || !d.buf || profile_foreach_stack(p, derive_stack, &d)) {
         profile_free(d.q);
         d.q = NULL;
+    } else if (d.q->samples == p->samples) {
+        d.q->nsamples = p->nsamples;  /* reshaped, nothing left out */
+    } else {
+        profile_count_from_weight(d.q);
     }
     free(d.buf);
     free(d.proc);

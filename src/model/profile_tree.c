@@ -70,34 +70,34 @@ uint32_t profile_tree_node_add(struct profile *p, uint32_t parent,
 }
 
 /* One step down the tree, creating the child if needed (room reserved),
- * adding count to its total. */
+ * adding weight to its total. */
 static uint32_t tree_step(struct profile *p, uint32_t node, uint32_t frame,
-                          uint64_t count)
+                          uint64_t weight)
 {
     uint32_t child = profile_tree_find(p, node, frame);
 
     if (child == PROFILE_NONE)
         child = profile_tree_node_add(p, node, frame);
-    p->nodes[child].total += count;
+    p->nodes[child].total += weight;
     return child;
 }
 
 int profile_tree_add(struct profile *p, uint32_t thread_node,
-                     const uint32_t *frames, size_t n, uint64_t count)
+                     const uint32_t *frames, size_t n, uint64_t weight)
 {
     uint32_t node = thread_node;
 
-    if (count == 0)
+    if (weight == 0)
         return 0;
     if (n > ID_LIMIT || profile_tree_reserve(p, n))
         return -1;
-    p->nodes[PROFILE_ROOT].total += count;
+    p->nodes[PROFILE_ROOT].total += weight;
     if (node != PROFILE_ROOT)
-        p->nodes[node].total += count;
+        p->nodes[node].total += weight;
     for (size_t i = 0; i < n; i++)
-        node = tree_step(p, node, frames[i], count);
-    p->nodes[node].self += count;
-    p->samples += count;
+        node = tree_step(p, node, frames[i], weight);
+    p->nodes[node].self += weight;
+    p->samples += weight;
     return 0;
 }
 
@@ -165,10 +165,10 @@ static struct lcent *lc_get(struct lcmap *m, uint32_t frame, uint64_t key)
     return &m->e[id];
 }
 
-/* Count one stack's (frame, key); *hint is the entry this tree node used
- * last time, checked before probing the index. */
+/* Count one stack's (frame, key) with its weight; *hint is the entry
+ * this tree node used last time, checked before probing the index. */
 static void lc_count(struct lcmap *m, uint32_t frame, uint64_t key,
-                     uint32_t stamp, uint64_t count, bool leaf,
+                     uint32_t stamp, uint64_t weight, bool leaf,
                      uint32_t *hint)
 {
     struct lcent *e;
@@ -183,10 +183,10 @@ static void lc_count(struct lcmap *m, uint32_t frame, uint64_t key,
     }
     if (e->stamp != stamp) {
         e->stamp = stamp;
-        e->total += count;
+        e->total += weight;
     }
     if (leaf)
-        e->self += count;
+        e->self += weight;
 }
 
 int profile_lc_init(struct lcmap *m)
@@ -213,15 +213,15 @@ int profile_lc_copy(struct lcmap *dst, const struct lcmap *src)
 }
 
 int profile_lc_merge(struct lcmap *dst, const struct lcmap *src,
-                     const uint32_t *fmap)
+                     const uint32_t *fmap, uint64_t k)
 {
     if (lc_reserve(dst, src->n))
         return -1;
     for (size_t i = 0; i < src->n; i++) {
         struct lcent *e = lc_get(dst, fmap[src->e[i].frame], src->e[i].key);
 
-        e->self += src->e[i].self;
-        e->total += src->e[i].total;
+        e->self += src->e[i].self * k;
+        e->total += src->e[i].total * k;
     }
     return 0;
 }
@@ -278,9 +278,9 @@ static void next_stamp(struct profile *p)
     p->stamp = 1;
 }
 
-int profile_add_stack(struct profile *p, uint32_t thread,
-                      const struct stack_frame *frames, size_t n,
-                      uint64_t count)
+int profile_add_weighted(struct profile *p, uint32_t thread,
+                         const struct stack_frame *frames, size_t n,
+                         uint64_t samples, uint64_t weight)
 {
     uint32_t node;
 
@@ -289,7 +289,7 @@ int profile_add_stack(struct profile *p, uint32_t thread,
     for (size_t i = 0; i < n; i++)
         if (frames[i].frame >= p->nframes)
             return -1;
-    if (count == 0)
+    if (weight == 0)
         return 0;
     /* Reserve everything first so an OOM leaves the profile untouched. */
     if (profile_tree_reserve(p, n) || lc_reserve(&p->lines, n) ||
@@ -297,20 +297,28 @@ int profile_add_stack(struct profile *p, uint32_t thread,
         return -1;
     next_stamp(p);
     node = p->th[thread].node;
-    p->nodes[PROFILE_ROOT].total += count;
-    p->nodes[node].total += count;
+    p->nodes[PROFILE_ROOT].total += weight;
+    p->nodes[node].total += weight;
     for (size_t i = 0; i < n; i++) {
         bool leaf = i + 1 == n;
 
-        node = tree_step(p, node, frames[i].frame, count);
-        lc_count(&p->lines, frames[i].frame, frames[i].line, p->stamp, count,
-                 leaf, &p->aux[node].line_e);
-        lc_count(&p->addrs, frames[i].frame, frames[i].addr, p->stamp, count,
-                 leaf, &p->aux[node].addr_e);
+        node = tree_step(p, node, frames[i].frame, weight);
+        lc_count(&p->lines, frames[i].frame, frames[i].line, p->stamp,
+                 weight, leaf, &p->aux[node].line_e);
+        lc_count(&p->addrs, frames[i].frame, frames[i].addr, p->stamp,
+                 weight, leaf, &p->aux[node].addr_e);
     }
-    p->nodes[node].self += count;
-    p->samples += count;
+    p->nodes[node].self += weight;
+    p->samples += weight;
+    p->nsamples += samples;
     return 0;
+}
+
+int profile_add_stack(struct profile *p, uint32_t thread,
+                      const struct stack_frame *frames, size_t n,
+                      uint64_t count)
+{
+    return profile_add_weighted(p, thread, frames, n, count, count);
 }
 
 uint64_t profile_samples(const struct profile *p)

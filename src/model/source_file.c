@@ -40,7 +40,7 @@ static void file_status(struct source *s, struct source_status *out)
     snprintf(out->cmdline, sizeof(out->cmdline), "%s", fs->path);
     out->threads = profile_thread_count(fs->p);
     out->interval_ns = m->interval_ns;
-    out->samples = profile_samples(fs->p);
+    out->samples = profile_sample_count(fs->p);
     out->elapsed_ns = m->duration_ns;
 }
 

@@ -47,15 +47,15 @@ struct tnode {
     uint64_t addr;    /* the frame's address in this sample */
 };
 
-/* A sample's count in one second (packed: there are many). */
+/* A sample's weight in one second (packed: there are many). */
 struct tb_ent {
     uint32_t stack;   /* trie node of the sample */
-    uint32_t count_lo, count_hi;  /* the count, split to keep 12 bytes */
+    uint32_t count_lo, count_hi;  /* the weight, split to keep 12 bytes */
 };
 
 struct tbucket {
     uint64_t sec;         /* second held, NO_SECOND when never used */
-    uint64_t samples;     /* sum of counts */
+    uint64_t samples;     /* sum of the weights */
     struct tb_ent *e;     /* entries, dense */
     size_t n, cap;
 };
@@ -328,17 +328,17 @@ int64_t profile_time_wall_offset(const struct profile *p)
     return p->time ? p->time->wall_offset : 0;
 }
 
-int profile_add_stack_at(struct profile *p, uint32_t thread,
-                         const struct stack_frame *frames, size_t n,
-                         uint64_t count, uint64_t t_ns)
+int profile_add_weighted_at(struct profile *p, uint32_t thread,
+                            const struct stack_frame *frames, size_t n,
+                            uint64_t samples, uint64_t weight, uint64_t t_ns)
 {
     struct profile_time *t = p ? p->time : NULL;
     uint64_t s = t_ns / WINDOW_NS_PER_S;
     struct tbucket *b;
 
     if (!t)
-        return profile_add_stack(p, thread, frames, n, count);
-    if (count && (!t->any || s > t->newest || t->newest - s < t->nb)) {
+        return profile_add_weighted(p, thread, frames, n, samples, weight);
+    if (weight && (!t->any || s > t->newest || t->newest - s < t->nb)) {
         /* Reserve the trie and the bucket first: the tree then either
          * takes the sample whole or not at all, and the ring follows. */
         if (t->ntn + n + 1 > ID_LIMIT ||
@@ -349,12 +349,38 @@ int profile_add_stack_at(struct profile *p, uint32_t thread,
         b = bucket_for(t, s);
         if (bucket_reserve(b, 1) < 0)
             return -1;
-        if (profile_add_stack(p, thread, frames, n, count) < 0)
+        if (profile_add_weighted(p, thread, frames, n, samples, weight) < 0)
             return -1;
-        bucket_count(t, b, trie_add(t, thread, frames, n), count);
+        bucket_count(t, b, trie_add(t, thread, frames, n), weight);
         return 0;
     }
-    return profile_add_stack(p, thread, frames, n, count);
+    return profile_add_weighted(p, thread, frames, n, samples, weight);
+}
+
+int profile_add_stack_at(struct profile *p, uint32_t thread,
+                         const struct stack_frame *frames, size_t n,
+                         uint64_t count, uint64_t t_ns)
+{
+    return profile_add_weighted_at(p, thread, frames, n, count, count, t_ns);
+}
+
+void profile_time_map(struct profile *p, profile_weight_map_fn fn,
+                      uint64_t k)
+{
+    struct profile_time *t = p->time;
+
+    for (uint32_t i = 0; t && i < t->nb; i++) {
+        struct tbucket *b = &t->b[i];
+
+        b->samples = 0;
+        for (size_t e = 0; e < b->n; e++) {
+            uint64_t w = fn(p, ent_count(&b->e[e]), k);
+
+            b->e[e].count_lo = (uint32_t)w;
+            b->e[e].count_hi = (uint32_t)(w >> 32);
+            b->samples += w;
+        }
+    }
 }
 
 int profile_time_fit(struct profile *p)
@@ -512,7 +538,7 @@ struct profile *profile_window(const struct profile *p, uint64_t from,
         if (!acc[id])
             continue;
         trie_frames(t, (uint32_t)id, buf);
-        if (profile_add_stack(q, k->thread, buf, k->depth, acc[id]) < 0)
+        if (profile_add_weighted(q, k->thread, buf, k->depth, 0, acc[id]) < 0)
             goto fail;
     }
     meta = *profile_meta(p);
@@ -528,6 +554,7 @@ struct profile *profile_window(const struct profile *p, uint64_t from,
     }
     if (profile_set_meta(q, &meta) < 0)
         goto fail;
+    profile_count_from_weight(q);
     free(acc);
     free(buf);
     return q;

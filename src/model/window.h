@@ -2,8 +2,9 @@
  * profile of any stretch of it (the recent window, a selected range).
  *
  * A profile can keep, beside its call tree, a ring of per-second buckets:
- * each bucket counts the samples of each unique stack added during that
- * second.  A stack here is the full sample - thread, and per frame the
+ * each bucket sums the weights (profile.h) of each unique stack added
+ * during that second, so a second sampled at twice the rate is no
+ * taller.  A stack here is the full sample - thread, and per frame the
  * frame, line and address - interned once in a trie, so a window replays
  * exactly what the tree, the flat table and the source view would have
  * counted.  The ring holds the newest `seconds` seconds; a bucket is
@@ -60,10 +61,17 @@ int64_t profile_time_wall_offset(const struct profile *p);
  * seconds.  0, or -1 on OOM (the ring is then as it was). */
 int profile_time_fit(struct profile *p);
 
-/* profile_add_stack, and count the stack in the bucket of t_ns.  A time
- * past the newest second moves the ring on (as profile_time_advance); a
- * time older than the ring counts in the tree only.  Without a ring it
- * is profile_add_stack.  0, or -1 on OOM or bad ids (nothing added). */
+/* profile_add_weighted, and add the weight to the stack's in the bucket
+ * of t_ns.  A time past the newest second moves the ring on (as
+ * profile_time_advance); a time older than the ring counts in the tree
+ * only.  Without a ring it is profile_add_weighted.  0, or -1 on OOM or
+ * bad ids (nothing added). */
+int profile_add_weighted_at(struct profile *p, uint32_t thread,
+                            const struct stack_frame *frames, size_t n,
+                            uint64_t samples, uint64_t weight, uint64_t t_ns);
+
+/* profile_add_weighted_at of `count` samples of one unit each (a file of
+ * counts with times). */
 int profile_add_stack_at(struct profile *p, uint32_t thread,
                          const struct stack_frame *frames, size_t n,
                          uint64_t count, uint64_t t_ns);
@@ -87,7 +95,7 @@ struct profile_timespan {
 /* Fill *out (all zero without a ring or before any time). */
 void profile_time_span(const struct profile *p, struct profile_timespan *out);
 
-/* Samples in each of the n seconds from `first` (out[i] for second
+/* Weight in each of the n seconds from `first` (out[i] for second
  * first + i; 0 for a second the ring does not hold), over every thread
  * (thread == PROFILE_NONE) or one thread index.  Returns the largest
  * value written. */
@@ -104,15 +112,17 @@ void profile_time_recent(const struct profile *p, uint32_t secs,
 /* A new profile holding only the samples of seconds from .. to
  * (inclusive): same frame and thread ids as p, its tree and its
  * line/address counts those of the samples in range, no ring of its own;
- * metadata of p with start_ns and duration_ns of the range.  NULL on OOM
+ * p's weight unit, a sample count from its weight
+ * (profile_sample_count); metadata of p with start_ns and duration_ns of
+ * the range.  NULL on OOM
  * or without a ring.  Free with profile_free. */
 struct profile *profile_window(const struct profile *p, uint64_t from,
                                uint64_t to);
 
 /* For writers that keep times (pprof): call fn for every (stack, second)
  * the ring holds, in tree order (profile_foreach_stack's), seconds
- * ascending within a stack, with the count in that second; then (with
- * second UINT64_MAX) the samples of the stack the ring does not hold
+ * ascending within a stack, with the weight in that second; then (with
+ * second UINT64_MAX) the weight of the stack the ring does not hold
  * (older than it, or added without a time), when there are any.  The
  * tree stack is given as profile_foreach_stack gives it.  Stops and
  * returns fn's non-zero value; -1 on OOM; 0 otherwise. */

@@ -49,6 +49,16 @@ static struct profile *fuzz_reload(const char *buf, size_t len)
     return q;
 }
 
+/* What a save must keep of p: its time when its weights have one (the
+ * units may change: a file of times whose times agree with its counts
+ * loads as counts), else its count. */
+static uint64_t fuzz_amount(const struct profile *p)
+{
+    uint64_t w = profile_samples(p);
+
+    return profile_weight_timed(p) ? profile_weight_ns(p, w) : w;
+}
+
 /* save -> load -> save.  `strict`: p itself came from the pprof reader,
  * so the first save must already be the fixed point; otherwise (another
  * reader built p) the first save normalizes and the second must be. */
@@ -80,10 +90,10 @@ static void fuzz_pprof_fixed_point(const struct profile *p, bool strict)
         fprintf(stderr, "pprof: save -> load -> save changed the bytes\n");
         abort();
     }
-    if (profile_samples(p1) != profile_samples(p)) {
-        fprintf(stderr, "pprof: the reloaded profile has %llu samples, not "
-                        "%llu\n", (unsigned long long)profile_samples(p1),
-                (unsigned long long)profile_samples(p));
+    if (fuzz_amount(p1) != fuzz_amount(p)) {
+        fprintf(stderr, "pprof: the reloaded profile weighs %llu, not "
+                        "%llu\n", (unsigned long long)fuzz_amount(p1),
+                (unsigned long long)fuzz_amount(p));
         abort();
     }
     profile_free(p1);
@@ -113,7 +123,8 @@ static void fuzz_export_all(const struct profile *p)
         const struct exporter *e = export_at(i);
 
         if (e == &export_pprof ||
-            (e->per_sample && profile_samples(p) > FUZZ_PER_SAMPLE_MAX))
+            (e->per_sample && profile_weight_count(p, profile_samples(p)) >
+                                  FUZZ_PER_SAMPLE_MAX))
             continue;
         e->write(p, &o, null_out);
     }

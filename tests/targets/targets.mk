@@ -21,6 +21,7 @@ TARGET_NOFP    := -std=gnu11 -D_GNU_SOURCE -g -O2 -fomit-frame-pointer -pthread 
 TARGET_NOUNWIND := $(TARGET_NOFP) -fno-asynchronous-unwind-tables -fno-unwind-tables
 
 TARGET_C_NAMES := demo split deep recurse threads blocked sleeper ticker phase \
+                  rates \
                   forkwork
 TARGET_BINS    := $(addprefix $(TARGETS_DIR)/,$(TARGET_C_NAMES) deep_nofp \
                     deep_nounwind cxx)

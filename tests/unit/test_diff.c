@@ -229,6 +229,107 @@ static void test_align(void **state)
     profile_free(b);
 }
 
+/* Issue 19.1: a baseline from another format.  The current profile has
+ * what pprof and a live run carry (module, build-id, file, first line),
+ * the baseline only names, as a folded file; "[truncated]" is code in
+ * one and a special frame in the other.  Every frame must pair by what
+ * the user sees, so no row is new and no stack is written twice; a
+ * function whose source file differs from the baseline's is another
+ * function. */
+static uint32_t rich(struct profile *p, const char *name, const char *file,
+                     uint32_t line, uint8_t kind)
+{
+    struct frame_desc d = { .name = name, .module = "demo", .file = file,
+                            .line = line, .kind = kind,
+                            .build_id = "abcdef" };
+    uint32_t id = profile_intern_frame(p, &d);
+
+    assert_int_not_equal(id, PROFILE_NONE);
+    return id;
+}
+
+static void add_ids(struct profile *p, uint32_t t, const uint32_t *ids,
+                    size_t n, uint64_t count)
+{
+    struct stack_frame st[8];
+
+    for (size_t i = 0; i < n; i++)
+        st[i] = (struct stack_frame){ .frame = ids[i] };
+    assert_int_equal(profile_add_stack(p, t, st, n, count), 0);
+}
+
+static uint32_t bare(struct profile *p, const char *name)
+{
+    struct frame_desc d = { .name = name, .kind = FRAME_FUNC };
+
+    if (name[0] == '[')
+        d.kind = FRAME_SPECIAL;
+    return profile_intern_frame(p, &d);
+}
+
+static int count_line(void *ctx, uint32_t thread, const uint32_t *frames,
+                      size_t n, uint64_t base_count, uint64_t cur_count)
+{
+    uint64_t *seen = ctx;
+
+    (void)thread;
+    (void)frames;
+    (void)n;
+    seen[0]++;
+    seen[1] += base_count && cur_count;
+    return 0;
+}
+
+static void test_align_across_formats(void **state)
+{
+    struct profile *cur = profile_new(), *base = profile_new();
+    uint32_t tc = profile_thread(cur, 7, "demo"), tb = profile_thread(base, 7,
+                                                                      "demo");
+    uint32_t c_main = rich(cur, "main", "demo.c", 10, FRAME_FUNC);
+    uint32_t c_hot = rich(cur, "hot", "demo.c", 20, FRAME_FUNC);
+    uint32_t c_tr = rich(cur, "[truncated]", NULL, 0, FRAME_FUNC);
+    uint32_t c_other = rich(cur, "helper", "other.c", 5, FRAME_FUNC);
+    uint32_t cs1[] = { c_main, c_hot }, cs2[] = { c_main, c_tr },
+             cs3[] = { c_main, c_other };
+    uint32_t bs1[] = { bare(base, "main"), bare(base, "hot") };
+    uint32_t bs2[] = { bs1[0], bare(base, "[truncated]") };
+    struct frame_desc helper = { .name = "helper", .file = "helper.c",
+                                 .kind = FRAME_FUNC };
+    uint32_t bs3[] = { bs1[0], profile_intern_frame(base, &helper) };
+    struct model_delta d;
+    struct diff_pair pair;
+    uint64_t seen[2] = { 0, 0 };
+
+    (void)state;
+    add_ids(cur, tc, cs1, 2, 71);
+    add_ids(cur, tc, cs2, 2, 19);
+    add_ids(cur, tc, cs3, 2, 10);
+    add_ids(base, tb, bs1, 2, 50);
+    add_ids(base, tb, bs2, 2, 40);
+    add_ids(base, tb, bs3, 2, 10);
+    struct model *m = diff_model(cur, base, false, 0, 0);
+    /* main, hot, [truncated], helper (demo.c) and helper (helper.c). */
+    assert_int_equal(m->nflat, 5);
+    assert_true(model_delta_frame(m, c_hot, &d));
+    assert_true(d.in_cur && d.in_base);
+    assert_float_equal(d.self, 71 - 50, 1e-9);
+    assert_true(model_delta_frame(m, c_tr, &d));
+    assert_true(d.in_cur && d.in_base);
+    assert_float_equal(d.self, 19 - 40, 1e-9);
+    assert_true(model_delta_frame(m, c_other, &d));
+    assert_true(d.in_cur && !d.in_base);
+    model_free(m);
+    /* The writers' pairing: one line per stack, both counts on the two
+     * stacks both sides have. */
+    assert_int_equal(diff_pair_new(&pair, cur, base), 0);
+    assert_int_equal(diff_foreach_stack(&pair, count_line, seen), 0);
+    assert_int_equal(seen[0], 4);
+    assert_int_equal(seen[1], 2);
+    diff_pair_free(&pair);
+    profile_free(cur);
+    profile_free(base);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_hide_either_side),
         cmocka_unit_test(test_baseline_only_thread),
         cmocka_unit_test(test_align),
+        cmocka_unit_test(test_align_across_formats),
     };
 
     cmocka_set_message_output(CM_OUTPUT_TAP);
