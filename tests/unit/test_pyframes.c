@@ -626,5 +626,6 @@ int main(void)
         cmocka_unit_test(test_debug_offsets),
         cmocka_unit_test(test_splice),
     };
+    cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
