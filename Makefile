@@ -40,12 +40,11 @@ LIBS_EXTRA := -lunwind-x86_64 -lunwind -lstdc++ -lpthread -lm -lz
 PKG_STAMP := $(BUILD)/.pkgs-ok
 include src/layers.mk
 MAIN_OBJ  := $(BUILD)/src/app/main.o
-LIB_OBJS  := $(filter-out $(MAIN_OBJ),$(PURE_OBJS) $(engine_OBJS) $(ui_OBJS) $(app_OBJS))
-ENGINE_OBJS := $(engine_OBJS)
+LIB_OBJS  := $(filter-out $(MAIN_OBJ),$(PURE_OBJS) $(ENGINE_OBJS) $(ui_OBJS) $(app_OBJS))
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
-# Engine unit tests (libc-only engine modules): ENGINE_UNIT_BINS, added to UNIT_BINS.
+# Engine unit tests (the libc-only rooms): ENGINE_UNIT_BINS, added to UNIT_BINS.
 include tests/unit/engine/unit.mk
 
 # The default build is ./sproftop; sanitizer builds put theirs in their
@@ -73,8 +72,7 @@ $(PKG_STAMP):
 # Unit tests link only the pure modules: no curses, ptrace, libunwind, libdw.
 $(BUILD)/tests/unit/%: tests/unit/%.c $(PURE_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(formats_FLAGS) -Isrc/frames -Itests/fuzz -o $@ $< \
-	  $(PURE_OBJS) -lcmocka -lm -lz
+	$(CC) $(CFLAGS_BASE) $(formats_FLAGS) -o $@ $< $(PURE_OBJS) -lcmocka -lm -lz
 
 # UI unit tests (test_ui_*.c) link the UI's objects and curses: key codes
 # are curses constants.  They open no terminal.  Only the layers the UI may
@@ -102,8 +100,8 @@ $(BPF_OBJ): src/frames/bpf/pyframes.bpf.c src/frames/pywalk.h src/frames/pybpf.h
 $(BPF_SKEL): $(BPF_OBJ)
 	@mkdir -p $(dir $@)
 	$(BPFTOOL) gen skeleton $< name pyframes >$@.tmp && mv $@.tmp $@
-$(BUILD)/src/engine/perf_pybpf.o: $(BPF_SKEL)
-$(BUILD)/src/engine/perf_pybpf.o: engine_FLAGS += -I$(BUILD)/gen
+$(BUILD)/src/sample/perf/perf_pybpf.o: $(BPF_SKEL)
+$(BUILD)/src/sample/perf/perf_pybpf.o: perf_FLAGS += -I$(BUILD)/gen
 
 # Test targets: tests/targets/targets.mk defines TARGET_BINS and their rules.
 include tests/targets/targets.mk
@@ -123,7 +121,7 @@ DEB_PKGS := gcc g++ make pkg-config libncurses-dev libunwind-dev libdw-dev \
             libcmocka-dev zlib1g-dev elfutils perl tmux strace procps \
             ruby-stackprof golang-go graphviz valgrind libxml2-utils groff \
             clang libclang-rt-14-dev chromium nodejs openjdk-17-jdk-headless \
-            libbpf-dev bpftool python3
+            racket libbpf-dev bpftool python3
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
@@ -166,12 +164,13 @@ tsan:
 	  SANITIZE='-fsanitize=thread' test-only PROVE_FLAGS=
 
 # --- documentation -----------------------------------------------------------
-# `make docs` regenerates the key tables of README.md and docs/sproftop.1 from
-# --help-keys; `make docs-check` runs tests/docs.t alone (make test runs it
+# `make docs` regenerates the key and option tables of README.md and
+# docs/sproftop.1 from --help-keys and --help-options; `make docs-check` runs tests/docs.t alone (make test runs it
 # too); `make screenshots` retakes screenshots/*.png from the real TUI.
 .PHONY: docs docs-check screenshots
 docs: all
 	@SPROFTOP=$(CURDIR)/$(BIN) tests/docs/keys.sh
+	@SPROFTOP=$(CURDIR)/$(BIN) tests/docs/options.sh
 
 docs-check: all
 	@SPROFTOP=$(CURDIR)/$(BIN) BUILD=$(BUILD) prove --exec '' tests/docs.t

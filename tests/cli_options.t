@@ -37,4 +37,14 @@ while read -r opt; do
     unlike "$ERRS" "needs a value" "$opt without its value: says what it needs ($ERRS)"
 done < <("$SPROFTOP" --help | sed -n 's/^ *\(-[A-Za-z], \)\{0,1\}\(--[a-z][a-z-]*\) [A-Z][A-Z]*.*/\2/p' | sort -u)
 
+# Every option of the table (--help-options) is one getopt_long knows,
+# in each of its forms: none is "unknown" (given after -p and -i, so
+# that a flag ends in a usage error, not a run).
+while read -r tag; do
+    for form in $(printf '%s\n' "$tag" | grep -oE '(^| )--?[A-Za-z][A-Za-z-]*'); do
+        run_sproftop -p 1 -i none "$form"
+        unlike "$ERRS" "unknown option" "$form is an option getopt knows"
+    done
+done < <("$SPROFTOP" --help-options | sed -n 's/^| `\([^`]*\)`.*/\1/p' | grep -v '^-- ')
+
 done_testing

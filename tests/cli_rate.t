@@ -54,7 +54,7 @@ pid2=$TARGET_PID
 have_perf=
 "$SPROFTOP" --version | grep -q '^sampler: auto picks perf' && have_perf=1
 
-plan 13
+plan 15
 
 # --- ptrace ----------------------------------------------------------------------
 rate_and_override ptrace "$PTRACE_HZ"
@@ -92,6 +92,20 @@ TERM=xterm-256color LINES=30 COLUMNS=120 run_sproftop --no-confirm --sampler ptr
     --script "$TMPD/half.keys"
 like "$(cat "$TMPD/half.dump" 2>/dev/null)" "Rate: $((PTRACE_HZ * 2)) Hz" \
     "ptrace: < from the default doubles the rate"
+
+# `<` and `>` past the interval's bounds (src/base/bounds.h): the rate
+# stops at the bound and the message line says it was clamped, and to what
+clamp_msg() {
+    printf ':refresh\n%s\n:dump %s\nq\n' "$2" "$TMPD/clamp.dump" >"$TMPD/clamp.keys"
+    rm -f "$TMPD/clamp.dump"
+    TERM=xterm-256color LINES=30 COLUMNS=120 run_sproftop --no-confirm --sampler ptrace \
+        -p "$pid" -F "$1" --script "$TMPD/clamp.keys"
+    grep -o 'sampling every .*' "$TMPD/clamp.dump" 2>/dev/null | sed 's/ *$//'
+}
+is "$(clamp_msg 9000 '<')" "sampling every 100.0us (10000 Hz), clamped to 100.0us..1.00s" \
+    "< from 9000 Hz stops at 10 kHz and says it was clamped"
+is "$(clamp_msg 1 '>')" "sampling every 1.00s (1.0 Hz), clamped to 100.0us..1.00s" \
+    "> from 1 Hz stops at 1 Hz and says it was clamped"
 
 # --help names both defaults
 help=$("$SPROFTOP" --help)

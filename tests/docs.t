@@ -3,7 +3,9 @@
 #
 #   - docs/sproftop.1 formats without a warning (groff -ww; mandoc -T lint
 #     when installed);
-#   - its OPTIONS are exactly the options of `sproftop --help`;
+#   - its OPTIONS are exactly the options of `sproftop --help`, and its
+#     OPTIONS section and README.md's option tables are what
+#     tests/docs/options.sh generates from `sproftop --help-options`;
 #   - its KEYS section and README.md's key table are what
 #     tests/docs/keys.sh generates from `sproftop --help-keys`;
 #   - its FORMATS, and the sections of docs/FORMATS.md, are exactly the
@@ -95,6 +97,18 @@ man_opts=$(section OPTIONS | tags | opt_words)
 same_set "the man page's OPTIONS are exactly the options of --help" \
     "--help" "$help_opts" "docs/sproftop.1 OPTIONS" "$man_opts"
 
+# --- generated option tables ---------------------------------------------------
+
+out=$(SPROFTOP=$SPROFTOP "$TOP/tests/docs/options.sh" --check 2>&1)
+ok $? "README.md and docs/sproftop.1 option tables match --help-options (else: make docs)" ||
+    diag "$out"
+opts_md=$("$SPROFTOP" --help-options 2>&1)
+same_set "--help-options lists exactly the options of --help" \
+    "--help" "$help_opts" "--help-options" "$(printf '%s\n' "$opts_md" | grep '^| `' | cut -d'`' -f2 | opt_words)"
+man_items=$(section OPTIONS | grep -c '^\.TP')
+is "$man_items" "$(printf '%s\n' "$opts_md" | grep -c '^| `')" \
+    "the man page's OPTIONS section has one item per option"
+
 # --- generated key tables ------------------------------------------------------
 
 out=$(SPROFTOP=$SPROFTOP "$TOP/tests/docs/keys.sh" --check 2>&1)
@@ -116,16 +130,16 @@ help_formats=$(printf '%s\n' "$help_text" | awk '
 man_formats=$(section FORMATS | tags | awk '{ print $1 }')
 same_set "the man page's FORMATS are exactly the formats of --help" \
     "--help" "$help_formats" "docs/sproftop.1 FORMATS" "$man_formats"
-# Each format's file names, from its ".exts" in the exporters' registry
-# (src/formats/export.c), are on its FORMATS tag line, and no other name is.
+# Each format's file names, from its ".exts" in the format table
+# (src/formats/format.c), are on its FORMATS tag line, and no other name is.
 bad=""
 registry=$(sed -n 's/^ *\.name *= *"\([^"]*\)",.*/\1/p
                   s/^ *\.exts *= *"\([^"]*\)",.*/\1/p' \
-    "$TOP/src/formats/export.c" | paste - -)
+    "$TOP/src/formats/format.c" | paste - -)
 for name in $help_formats; do
     exts=$(awk -F'\t' -v n="$name" '$1 == n { print $2 }' <<<"$registry")
     if [ -z "$exts" ]; then
-        bad="$bad $name: no one-line .name/.exts in export.c;"
+        bad="$bad $name: no one-line .name/.exts in format.c;"
         continue
     fi
     tag=$(section FORMATS | tags | awk -v n="$name" '$1 == n' | tr -d '(),' |

@@ -68,6 +68,12 @@ for f in json.load(open(sys.argv[1]))["shared"]["frames"]:
     if f["name"] == "slow_key":
         print("%s:%s" % (f.get("file"), f.get("line")))' "$TMPD/x.speedscope.json")
 is "$fr" "$SCRIPT:32" "speedscope: slow_key's frame has its file and line"
+"$SPROFTOP" -i "$TMPD/x.speedscope.json" --python-only -f folded \
+    -o "$TMPD/ss.folded" 2>"$TMPD/ss.err"
+is "$(grep -c '__clock_nanosleep' "$TMPD/ss.folded")" 0 \
+    "speedscope read back: a frame whose file is a .py is Python's (--python-only keeps those alone)"
+like "$(cat "$TMPD/ss.folded")" ";slow_key \(pystacks.py:[0-9]+\);" \
+    "speedscope read back: slow_key is a Python frame again"
 
 # --- callgrind ------------------------------------------------------------------
 if command -v callgrind_annotate >/dev/null 2>&1; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# symbols.t - the symbolizer (src/engine/symbols.c and its parts), driven by tests/tools/symtest
+# symbols.t - the symbolizer (src/symbols/symbols.c and its parts), driven by tests/tools/symtest
 # on running processes whose code addresses and source lines are known:
 # tests/tools/symtarget(-cxx) print them (taken with &func,
 # __builtin_return_address and __LINE__), so nothing here comes from nm or

@@ -202,6 +202,33 @@ is "$(head -c 17 "$DIR/snap1.sampler" 2>/dev/null)" "@supersamplerV1.0" \
 is "$(as_folded "$DIR/snap1.sampler" | awk '{ n += $NF } END { print n }')" 1000 \
     "save-view: ...with every sample"
 
+# The name's extension (issue 19, item 8): .json is speedscope, and says
+# so; an extension no format has is refused, with the formats.
+ui_run save-json save-json demo.folded 200 24 "$U8"
+is "$RC" 0 "save-json: exits 0"
+msg() { sed -n '23p' "$DIR/save-json.$1" 2>/dev/null | sed 's/ *$//'; }
+is "$(msg 1)" "Save as speedscope (Tab: format): py.json" \
+    "save-json: typing py.json picks speedscope"
+is "$(msg 2)" "saved 1000 samples as speedscope to ~/py.json; .json is taken as speedscope (racket-json: .racket.json, stackprof: .stackprof.json)" \
+    "save-json: the message says .json was taken for speedscope"
+is "$(as_folded "$DIR/py.json")" "$(sort "$UI/demo.folded")" \
+    "save-json: the file is speedscope JSON that -i reads back as the fixture"
+is "$(msg 3)" "Save as speedscope (Tab: format): out.xyz" \
+    "save-json: out.xyz leaves the format alone while typed"
+like "$(msg 4)" '^nothing saved: out\.xyz: no format has the extension \.xyz \(formats: folded: \.folded, pprof: \.pb\.gz, speedscope: ' \
+    "save-json: Enter refuses it, listing the formats"
+check "save-json: nothing was written to out.xyz" test ! -e "$DIR/out.xyz"
+
+# A call graph without stacks (issue 28): flat and callers filled, the
+# other views and f say it holds a call graph, s offers racket-json.
+screens graph        graph        example.racket.json 80 24 "$U8"
+ui_run graph-save graph-save example.racket.json 80 24 "$U8"
+like "$(sed -n '23p' "$DIR/graph-save.1" 2>/dev/null)" \
+    '^Save as racket-json \(Tab: format\): [a-z]*ftop-example-0-[0-9-]+\.racket\.json$' \
+    "graph-save: s offers racket-json first for a call graph"
+like "$(sed -n '23p' "$DIR/graph-save.2" 2>/dev/null)" '^saved 6 samples as racket-json to ~/sproftop-example-0-' \
+    "graph-save: ...and saves it"
+
 # Several processes (issue 14): process roots, J, the processes view and
 # its filter over the tree and flat views.
 screens procs        procs        procs.folded 80 24 "$U8"

@@ -105,6 +105,11 @@ static void act_focus(struct ui *ui, enum request req)
     uint32_t f = cursor_function(ui);
     if (f == PROFILE_NONE)
         return;
+    if (ui->feed.model && !profile_has_stacks(ui->feed.model->snap)) {
+        ctx_message(&ui->ctx, true, "%s: no stacks to focus on",
+                    PROFILE_NO_STACKS);
+        return;
+    }
     ui->ctx.filter.focus = f;
     ui->ctx.want_model = true;
     ctx_message(&ui->ctx, false, "focus on %s (F clears)",

@@ -12,19 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "duration.h"
 #include "ui_state.h"
 #include "view_model.h"
 
-/* The source clamps intervals to this range too; clamping here lets the
- * message say what was actually asked. */
-#define INTERVAL_MIN_NS 100000ull
-#define INTERVAL_MAX_NS 1000000000ull
-
 void ask_set_hide(struct ui *ui, double self, double subs)
 {
-    ui->ctx.hide_self = self < 0 ? 0 : self > 100 ? 100 : self;
-    ui->ctx.hide_subs = subs < 0 ? 0 : subs > 100 ? 100 : subs;
+    ui->ctx.hide_self = sp_hide_clamp(self);
+    ui->ctx.hide_subs = sp_hide_clamp(subs);
     feed_set_hide(&ui->feed);
     ctx_message(&ui->ctx, false, "hide-self %.1f%%  hide-subs %.1f%%",
                 ui->ctx.hide_self, ui->ctx.hide_subs);
@@ -43,17 +39,19 @@ bool ask_sampling_over(struct ui *ui, const char *what)
     return true;
 }
 
-void ask_set_interval(struct ui *ui, uint64_t ns)
+/* The source clamps the interval too (source.h); clamping here lets the
+ * message say what was actually asked. */
+void ask_set_interval(struct ui *ui, uint64_t asked)
 {
-    char a[32], b[32];
-    bool clamped = ns < INTERVAL_MIN_NS || ns > INTERVAL_MAX_NS;
+    char a[32], b[32], lo[32], hi[32], why[80] = "";
+    uint64_t ns = sp_interval_clamp(asked);
 
     if (ask_sampling_over(ui, "the rate cannot change"))
         return;
-    if (ns < INTERVAL_MIN_NS)
-        ns = INTERVAL_MIN_NS;
-    if (ns > INTERVAL_MAX_NS)
-        ns = INTERVAL_MAX_NS;
+    if (ns != asked)
+        snprintf(why, sizeof(why), ", clamped to %s..%s",
+                 fmt_duration(SP_INTERVAL_MIN_NS, lo, sizeof(lo)),
+                 fmt_duration(SP_INTERVAL_MAX_NS, hi, sizeof(hi)));
     if (ui->feed.src->ops->set_interval(ui->feed.src, ns) < 0) {
         ctx_message(&ui->ctx, true, "the sampling interval of %s cannot change",
                     ui->feed.status.is_file ? "a loaded file" : "this source");
@@ -62,8 +60,7 @@ void ask_set_interval(struct ui *ui, uint64_t ns)
     feed_status(&ui->feed);
     ctx_message(&ui->ctx, false, "sampling every %s (%s)%s",
                 fmt_duration(ns, a, sizeof(a)),
-                fmt_hz(1e9 / (double)ns, b, sizeof(b)),
-                clamped ? ", clamped to 100us..1s" : "");
+                fmt_hz(1e9 / (double)ns, b, sizeof(b)), why);
 }
 
 static void answer_search(struct ui *ui, char *text)
@@ -106,7 +103,8 @@ static void answer_hide(struct ui *ui, char *text)
         if (*c == '%' || *c == ',')
             *c = ' ';
     int n = sscanf(text, "%lf %lf", &a, &b);
-    if (n < 1 || a < 0 || a > 100 || (n == 2 && (b < 0 || b > 100))) {
+    if (n < 1 || a < 0 || a > SP_HIDE_MAX ||
+        (n == 2 && (b < 0 || b > SP_HIDE_MAX))) {
         ctx_message(&ui->ctx, true, "expected \"SELF SUBS\" percentages, "
                     "e.g. \"1 2\"");
         return;

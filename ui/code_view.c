@@ -423,4 +423,5 @@ const struct view_ops source_view_ops = {
     .actions = src_actions,
     .line_key = src_line_key, .line_frame = src_line_frame,
     .empty = src_empty, .info = src_info,
+    .needs_stacks = true,
 };

@@ -21,6 +21,7 @@ void feed_init(struct feed *f, struct source *src, double refresh_s,
                         .ctx = ctx };
     f->refresh_s = refresh_s >= 0.1 ? refresh_s : 0.1;
     ctx->status = &f->status;
+    ctx->source = src;
 }
 
 void feed_free(struct feed *f)
@@ -119,7 +120,7 @@ void feed_tick(struct feed *f, bool force)
         f->have_generation = true;
         take_snapshot(f);
     }
-    header_cpu_update(&f->hcpu, f->snap, &f->status);
+    header_cpu_update(&f->hcpu, f->src, &f->status);
     f->next_refresh = feed_now() + f->refresh_s;
 }
 
@@ -152,6 +153,7 @@ int feed_load(struct feed *f, struct profile *q, const char *path)
     if (f->own_src)
         f->own_src->ops->close(f->own_src);
     f->src = f->own_src = src;
+    f->ctx->source = src;
     feed_tick(f, true);
     return 0;
 }

@@ -565,4 +565,5 @@ const struct view_ops flame_view_ops = {
     .line_key = flame_line_key, .line_frame = flame_line_frame,
     .line_process = flame_line_process,
     .info = flame_info,
+    .needs_stacks = true,
 };

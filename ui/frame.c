@@ -225,7 +225,7 @@ static void header_counts(struct ui *ui)
                   (unsigned long long)s->lost);
     if (!s->is_file && s->backend[0])
         hdr_field(&h, "Sampler:", v, "%s", s->backend);
-    if (!s->is_file && strcmp(s->backend, "perf") != 0)
+    if (!s->is_file && s->stops_target)
         hdr_field(&h, "Stop/sample:", v, "%s",
                   fmt_duration(s->median_stop_ns, a, sizeof(a)));
     /* "Python 3.11.2", or the one line saying why its frames are not

@@ -2,8 +2,9 @@
  *
  * See procs_view.h.  Rows are built from the snapshot's threads, grouped
  * by PID (a thread of no known process is its own "[unknown process]"
- * row, PID 0); a live process's CPU time and state come from
- * /proc/PID/stat (cpustat.h).  The share order keeps the previous
+ * row, PID 0); a live process's state, %CPU and CPU time come from the
+ * source's table of tasks (ctx_tasks), gathered off the UI thread.  The
+ * share order keeps the previous
  * refresh's order where shares are within SWAP_MARGIN of each other.
  */
 #include "procs_view.h"
@@ -12,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "clock.h"
 #include "cpustat.h"
 #include "vec.h"
 
@@ -26,9 +26,9 @@ struct proc_row {
     uint32_t nthreads;
     uint64_t samples;
     size_t rank;        /* its place in the last refresh's order */
-    uint32_t cpu;       /* index in the meter's samples, IDTAB_NONE: not
-                           read (a file, processes merged, gone) */
-    char state[16];     /* "running", "sleeping", "exited", "-" */
+    const struct source_task *cpu; /* its figures in tasks, NULL: none (a
+                                      file, processes merged, gone) */
+    const char *state;  /* "running", "sleeping", "exited", "-" */
 };
 
 struct procs_priv {
@@ -37,7 +37,7 @@ struct procs_priv {
     int64_t *order;     /* the PIDs in the order of the last refresh */
     size_t norder, order_cap;
     struct view_sort sort;
-    struct cpu_meter cpu;   /* CPU time by PID */
+    struct source_tasks tasks; /* the live tasks, as of the refresh */
 };
 
 enum procs_col { PC_MARK, PC_PID, PC_COMMAND, PC_SHARE, PC_SAMPLES,
@@ -144,7 +144,7 @@ static void sort_by_share(struct procs_priv *pp, size_t n, uint64_t all)
     }
 }
 
-/* Whether the processes are live, so /proc has their CPU time. */
+/* Whether the processes are live, so the source has their figures. */
 static bool procs_live(const struct view *v)
 {
     const struct source_status *st = v->ctx->status;
@@ -158,19 +158,21 @@ static bool procs_live(const struct view *v)
 static void read_cpu(struct view *v, const struct profile *snap)
 {
     struct procs_priv *pp = v->priv;
-    bool live = procs_live(v);
-    uint64_t now = clock_mono_ns(), ticks;
+    bool live = procs_live(v) && ctx_tasks(v->ctx, &pp->tasks);
 
     for (size_t i = 0; i < v->lines; i++) {
         struct proc_row *r = &pp->rows[i];
 
-        r->cpu = IDTAB_NONE;
-        snprintf(r->state, sizeof(r->state), "-");
+        r->cpu = NULL;
+        r->state = "-";
         if (!live || !r->pid ||
             profile_thread_at(snap, r->thread)->processes > 1)
             continue;
-        if (cpustat_read(r->pid, 0, r->state, sizeof(r->state), &ticks))
-            r->cpu = cpu_meter_update(&pp->cpu, r->pid, ticks, now);
+        r->cpu = source_task_find(&pp->tasks, r->pid, 0);
+        if (r->cpu)
+            r->state = cpustat_state(r->cpu->state);
+        if (r->cpu && !r->cpu->state)
+            r->cpu = NULL;  /* gone: no figures */
     }
 }
 
@@ -216,8 +218,7 @@ static void procs_cell(struct view *v, size_t line, int col,
     const struct procs_priv *pp = v->priv;
     const struct model *m = v->ctx->model;
     const struct proc_row *r = &pp->rows[line];
-    const struct cpu_sample *cpu = r->cpu != IDTAB_NONE ? &pp->cpu.v[r->cpu]
-                                                        : NULL;
+    const struct source_task *cpu = r->cpu;
 
     switch ((enum procs_col)col) {
     case PC_MARK:
@@ -335,7 +336,7 @@ static void procs_close(struct view *v)
 
     free(pp->rows);
     free(pp->order);
-    cpu_meter_free(&pp->cpu);
+    source_tasks_free(&pp->tasks);
 }
 
 const struct view_ops procs_view_ops = {
@@ -347,4 +348,5 @@ const struct view_ops procs_view_ops = {
     .line_key = procs_line_key, .line_name = procs_line_name,
     .line_process = procs_line_process,
     .info = procs_info,
+    .needs_stacks = true,
 };

@@ -5,7 +5,8 @@
  * pprof (the richest format -i reads back); Tab and BackTab cycle the
  * formats and the default name, or the extension of a typed one,
  * follows; a typed name with a known extension picks its format, as -o
- * does.  It saves the view (the time window, the thread and focus
+ * does, and one with an extension no format has is refused (".json" is
+ * speedscope's, and the message says so).  It saves the view (the time window, the thread and focus
  * filters) unless Up or Down asks for every sample.  The file gets the
  * newest data, not the screen's copy.
  */
@@ -184,15 +185,26 @@ void save_open(struct save_dialog *d, const struct save_env *e, int purpose)
     save_label(d, e);
 }
 
-void save_follow_name(struct save_dialog *d, const struct save_env *e)
+/* Switch to the format the name's extension asks for; returns what
+ * for_path said (note: what to tell the user). */
+static long follow_name(struct save_dialog *d, const struct save_env *e,
+                        const char *name, char *note, size_t n)
 {
-    long i = d->ops->for_path ? d->ops->for_path(e->prompt->buf) : -1;
+    long i = d->ops->for_path ? d->ops->for_path(name, note, n) : -1;
 
     if (i >= 0 && (size_t)i < format_count(d) && (size_t)i != d->fmt) {
         d->fmt = (size_t)i;
         default_name(d, e);
         save_label(d, e);
     }
+    return i;
+}
+
+void save_follow_name(struct save_dialog *d, const struct save_env *e)
+{
+    char note[512];
+
+    follow_name(d, e, e->prompt->buf, note, sizeof(note));
 }
 
 void save_toggle_scope(struct save_dialog *d, const struct save_env *e)
@@ -282,14 +294,19 @@ static struct profile *snapshot_to_save(const struct save_dialog *d,
 void save_write(struct save_dialog *d, const struct save_env *e,
                 const char *path)
 {
-    char err[512], what[300], full[PATH_MAX + 1];
+    char err[512], what[300], full[PATH_MAX + 1], note[512] = "";
     bool view;
 
     if (!path[0]) {
         ctx_message(e->ctx, true, "no file name: nothing saved");
         return;
     }
-    save_follow_name(d, e);
+    /* an extension no format has is refused, as -o refuses it; one that
+     * several formats end with (".json") is said aloud */
+    if (follow_name(d, e, path, note, sizeof(note)) == -2) {
+        ctx_message(e->ctx, true, "nothing saved: %s: %s", path, note);
+        return;
+    }
     uint64_t gen = e->feed->src->ops->generation(e->feed->src);
     struct profile *out = snapshot_to_save(d, e, &view);
     if (!out) {
@@ -307,9 +324,10 @@ void save_write(struct save_dialog *d, const struct save_env *e,
         what[0] = '\0';
         if (view)
             view_text(e, what, sizeof(what));
-        ctx_message(e->ctx, false, "saved %llu samples%s as %s to %s",
+        ctx_message(e->ctx, false, "saved %llu samples%s as %s to %s%s%s",
                     (unsigned long long)profile_sample_count(out), what,
-                    d->ops->name(d->fmt), full_path(path, full, sizeof(full)));
+                    d->ops->name(d->fmt), full_path(path, full, sizeof(full)),
+                    note[0] ? "; " : "", note);
     }
     profile_free(out);
 }

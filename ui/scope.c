@@ -308,6 +308,11 @@ static void act_pin(struct scope *s, const struct scope_env *e)
         ctx_message(e->ctx, true, "nothing to pin yet");
         return;
     }
+    if (!profile_has_stacks(e->model->snap)) {
+        ctx_message(e->ctx, true, "%s: no stacks to compare",
+                    PROFILE_NO_STACKS);
+        return;
+    }
     /* Its own copy of what the views show (no ring, no filter: the
      * filters apply to both sides later). */
     struct profile *b = profile_derive(e->model->snap, &all);

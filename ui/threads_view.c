@@ -1,8 +1,9 @@
 /* threads_view.c - the threads view.
  *
- * See threads_view.h.  Thread states and CPU times come from
- * /proc/PID/task/TID/stat (cpustat.h), read once per refresh for each
- * thread.  Rows keep the threads' own order (first seen first) unless o
+ * See threads_view.h.  A live thread's state, %CPU and CPU time come
+ * from the source's table of tasks (ctx_tasks: gathered off the UI
+ * thread from the sampler's own tables), copied once per refresh.  Rows
+ * keep the threads' own order (first seen first) unless o
  * picks a sort, so a refresh never moves the cursor's thread under it.
  */
 #include "threads_view.h"
@@ -12,9 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
 #include "cpustat.h"
-#include "idtab.h"
 #include "timeline.h"
 #include "vec.h"
 #include "window.h"
@@ -22,15 +21,15 @@
 struct thread_row {
     uint32_t index;     /* thread index in the snapshot */
     uint64_t samples;   /* its thread node's total */
-    char state[16];     /* "running", "sleeping", "exited", "-" */
-    uint32_t cpu;       /* index in the meter's samples, IDTAB_NONE: not
-                           read (a file, or the thread is gone) */
+    const char *state;  /* "running", "sleeping", "exited", "-" */
+    const struct source_task *cpu; /* its figures in tasks, NULL: none (a
+                                      file, or the thread is gone) */
 };
 
 struct threads_priv {
     struct thread_row *rows;
     size_t cap;
-    struct cpu_meter cpu;   /* CPU time by tid */
+    struct source_tasks tasks; /* the live tasks, as of the refresh */
     struct view_sort sort;  /* by TID unless o says otherwise */
     /* The strips: samples per second of each thread of the timeline. */
     uint64_t *series;     /* thread i's seconds at series[i * nsec] */
@@ -121,9 +120,9 @@ struct sort_arg {
     bool reverse;
 };
 
-static double row_pct(const struct threads_priv *tp, const struct thread_row *r)
+static double row_pct(const struct thread_row *r)
 {
-    return r->cpu == IDTAB_NONE ? -1 : tp->cpu.v[r->cpu].pct;
+    return r->cpu ? r->cpu->cpu_pct : -1;
 }
 
 static int row_cmp(const void *a, const void *b, void *arg)
@@ -132,7 +131,7 @@ static int row_cmp(const void *a, const void *b, void *arg)
     const struct thread_row *x = a, *y = b;
     int64_t xt = profile_thread_at(s->snap, x->index)->tid;
     int64_t yt = profile_thread_at(s->snap, y->index)->tid;
-    double xp = row_pct(s->tp, x), yp = row_pct(s->tp, y);
+    double xp = row_pct(x), yp = row_pct(y);
     int c = 0;
 
     switch (s->by) {
@@ -161,7 +160,6 @@ static void threads_refresh(struct view *v)
     struct threads_priv *tp = v->priv;
     const struct model *m = v->ctx->model;
     const struct source_status *st = v->ctx->status;
-    uint64_t now = clock_mono_ns();
 
     v->lines = 0;
     if (!m)
@@ -169,24 +167,25 @@ static void threads_refresh(struct view *v)
     uint32_t n = profile_thread_count(m->snap);
     if (VEC_RESERVE(tp->rows, tp->cap, n) < 0)
         return;
-    bool live = st && st->pid > 0 && (st->state == TARGET_RUNNING ||
-                                      st->state == TARGET_STOPPED);
+    bool live = st && (st->state == TARGET_RUNNING ||
+                       st->state == TARGET_STOPPED) &&
+                ctx_tasks(v->ctx, &tp->tasks);
     for (uint32_t i = 0; i < n; i++) {
         const struct profile_thread *th = profile_thread_at(m->snap, i);
         if (m->pid && th->pid != m->pid)
             continue;  /* the process filter: its threads only */
         struct thread_row *r = &tp->rows[v->lines++];
-        uint64_t ticks;
         r->index = i;
         r->samples = profile_node(m->snap, th->node)->total;
-        r->cpu = IDTAB_NONE;
         /* each thread under its own process (-p takes a list) */
-        if (live && cpustat_read(th->pid ? th->pid : st->pid, th->tid,
-                                 r->state, sizeof(r->state), &ticks))
-            r->cpu = cpu_meter_update(&tp->cpu, th->tid, ticks, now);
-        else if (!live)
-            snprintf(r->state, sizeof(r->state), "%s",
-                     st && st->state == TARGET_EXITED ? "exited" : "-");
+        r->cpu = live ? source_task_find(&tp->tasks,
+                                         th->pid ? th->pid : st->pid, th->tid)
+                      : NULL;
+        r->state = r->cpu ? cpustat_state(r->cpu->state)
+                   : !live && st && st->state == TARGET_EXITED ? "exited"
+                   : "-";
+        if (r->cpu && !r->cpu->state)
+            r->cpu = NULL;  /* gone: no figures */
     }
     struct sort_arg sa = { tp, m->snap,
                            (enum threads_col)threads_cols[tp->sort.col].id,
@@ -196,8 +195,8 @@ static void threads_refresh(struct view *v)
     load_series(v);
 }
 
-/* CPU columns only for a live target: a file has no /proc; strips when
- * the data has times. */
+/* CPU columns only for a live target (a file has no live tasks); strips
+ * when the data has times. */
 static bool threads_shown(struct view *v, int col)
 {
     const struct source_status *st = v->ctx->status;
@@ -205,8 +204,7 @@ static bool threads_shown(struct view *v, int col)
 
     if (col == THC_STRIP)
         return tp->nsec > 0;
-    return (col != THC_CPU && col != THC_TIME) ||
-           (st && !st->is_file && st->pid > 0);
+    return (col != THC_CPU && col != THC_TIME) || (st && !st->is_file);
 }
 
 static void threads_cell(struct view *v, size_t line, int col,
@@ -216,8 +214,7 @@ static void threads_cell(struct view *v, size_t line, int col,
     const struct model *m = v->ctx->model;
     const struct thread_row *r = &tp->rows[line];
     const struct profile_thread *th = profile_thread_at(m->snap, r->index);
-    const struct cpu_sample *cpu = r->cpu != IDTAB_NONE ? &tp->cpu.v[r->cpu]
-                                                        : NULL;
+    const struct source_task *cpu = r->cpu;
     double all = (double)profile_node(m->snap, PROFILE_ROOT)->total;
 
     switch ((enum threads_col)col) {
@@ -324,7 +321,7 @@ static void threads_close(struct view *v)
     struct threads_priv *tp = v->priv;
 
     free(tp->rows);
-    cpu_meter_free(&tp->cpu);
+    source_tasks_free(&tp->tasks);
     free(tp->series);
     free(tp->cols);
 }
@@ -338,4 +335,5 @@ const struct view_ops threads_view_ops = {
     .line_key = threads_line_key, .line_name = threads_line_name,
     .line_thread = threads_line_thread,
     .info = threads_info,
+    .needs_stacks = true,
 };

@@ -1048,4 +1048,5 @@ const struct view_ops tree_view_ops = {
     .line_key = tree_line_key, .line_frame = tree_line_frame,
     .line_thread = tree_line_thread, .line_process = tree_line_process,
     .search = tree_search, .info = tree_info, .touch = tree_touch,
+    .needs_stacks = true,
 };

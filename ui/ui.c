@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "actions.h"
+#include "bounds.h"
 #include "crash.h"
 #include "frame.h"
 #include "help_view.h"
@@ -32,9 +33,9 @@
 void ui_options_default(struct ui_options *o)
 {
     memset(o, 0, sizeof(*o));
-    o->refresh_s = 1.0;
-    o->hide_self = 1.0;
-    o->hide_subs = 2.0;
+    o->refresh_s = UI_REFRESH_DEFAULT_S;
+    o->hide_self = SP_HIDE_SELF_DEFAULT;
+    o->hide_subs = SP_HIDE_SUBS_DEFAULT;
     o->confirm_quit = true;
 }
 

@@ -22,9 +22,12 @@ struct ui_save_ops {
      * first is proposed, as a suffix, or as a prefix when it ends in '.'
      * ("callgrind.out."). */
     const char *(*exts)(size_t i);
-    /* The format a file name asks for by its extension (as -o picks it),
-     * or -1 when it names none. */
-    long (*for_path)(const char *path);
+    /* The format a file name asks for by its extension (as -o picks it):
+     * its index, with in note (n bytes) what to tell the user when the
+     * extension is one several formats end with (".json"), else "";
+     * -1 when the name has no extension; -2 when no format has its
+     * extension, with the refusal and the formats in note. */
+    long (*for_path)(const char *path, char *note, size_t n);
     /* Write p to `path` in format i with these thresholds (formats that
      * hide rows use them).  0, or -1 with a one-line reason in err. */
     int (*write)(size_t i, const struct profile *p, const char *path,
@@ -35,11 +38,12 @@ struct ui_save_ops {
 /* The refresh interval's range, for -r and the 'd' prompt. */
 #define UI_REFRESH_MIN_S 0.1
 #define UI_REFRESH_MAX_S 3600.0
+#define UI_REFRESH_DEFAULT_S 1.0
 
 struct ui_options {
     double refresh_s;           /* -r/--refresh SECONDS: new data at most this
-                                   often (default 1.0; UI_REFRESH_MIN_S ..
-                                   UI_REFRESH_MAX_S) */
+                                   often (UI_REFRESH_DEFAULT_S;
+                                   UI_REFRESH_MIN_S .. UI_REFRESH_MAX_S) */
     bool no_color;              /* --no-color; NO_COLOR set and non-empty in
                                    the environment has the same effect */
     const char *snapshot_dir;   /* --snapshot-dir DIR: where 's' proposes to
@@ -55,8 +59,8 @@ struct ui_options {
      * a new profile, or NULL with a one-line reason in err.  NULL: :load
      * fails the script. */
     struct profile *(*load)(const char *path, char *err, size_t errlen);
-    double hide_self;           /* --hide-self PCT (default 1.0) */
-    double hide_subs;           /* --hide-subs PCT (default 2.0) */
+    double hide_self;           /* --hide-self PCT (SP_HIDE_SELF_DEFAULT) */
+    double hide_subs;           /* --hide-subs PCT (SP_HIDE_SUBS_DEFAULT) */
     double duration_s;          /* -d SECONDS: ui_run returns after this long
                                    (0: until the user quits) */
     volatile sig_atomic_t *quit_flag; /* set non-zero by a signal handler

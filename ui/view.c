@@ -19,6 +19,12 @@ void ctx_message(struct ui_ctx *c, bool error, const char *fmt, ...)
     c->msg_error = error;
 }
 
+bool ctx_tasks(struct ui_ctx *c, struct source_tasks *out)
+{
+    return c->source && c->source->ops->tasks &&
+           c->source->ops->tasks(c->source, out) == 0;
+}
+
 void ctx_show_thread(struct ui_ctx *c, const struct profile_thread *th)
 {
     if (c->filter.has_process && c->filter.pid != th->pid)
@@ -143,6 +149,15 @@ void view_draw(struct view *v, int header_y, int top, int height,
 
     v->height = height > 0 ? height : 1;
     view_clamp(v);
+    if (v->ops->needs_stacks && v->ctx->model &&
+        !profile_has_stacks(v->ctx->model->snap)) {
+        if (header_y >= 0)
+            draw_text(t, header_y, 0, width, "", t->attr[UC_COLHDR], DT_PAD);
+        if (height > 0)
+            draw_text(t, top, 2, width - 2, PROFILE_NO_STACKS ": see 2 "
+                      "Flat and 3 Callers", t->attr[UC_DIM], DT_ELLIPSIS);
+        return;
+    }
     if (v->ops->draw) {
         v->ops->draw(v, header_y, top, height, width);
         return;

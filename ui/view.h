@@ -52,6 +52,9 @@ struct ui_ctx {
     const struct profile *timeline;    /* the whole snapshot, with its
                                           per-second ring (model->snap
                                           may be a window of it) */
+    struct source *source;             /* where the data comes from: its
+                                          live tasks (ctx_tasks); NULL in
+                                          unit tests */
     /* Set by views, acted on by ui.c after the request: */
     bool want_model;                   /* filter changed: rebuild */
     enum view_id want_view;            /* show this view (VIEW_COUNT: stay) */
@@ -72,6 +75,11 @@ void ctx_show_thread(struct ui_ctx *c, const struct profile_thread *th);
 /* Show only the process of thread th in every view (the process filter,
  * which replaces a thread filter), and say so. */
 void ctx_show_process(struct ui_ctx *c, const struct profile_thread *th);
+
+/* The live threads' and processes' figures (the source's tasks op) into
+ * *out, which the view owns (source_tasks_free); false when the source
+ * has none (a file) or could not copy them. */
+bool ctx_tasks(struct ui_ctx *c, struct source_tasks *out);
 
 struct view;
 
@@ -156,6 +164,10 @@ struct view_ops {
      * top+height-1, `width` columns.  NULL: the column table. */
     void (*draw)(struct view *v, int header_y, int top, int height,
                  int width);
+    /* The view shows stacks (or what only stacks give: per-thread and
+     * per-line counts), which a profile that holds a call graph has not
+     * (profile.h): view_draw says PROFILE_NO_STACKS instead. */
+    bool needs_stacks;
 };
 
 struct view {

@@ -2,15 +2,14 @@
 #include "batch.h"
 
 #include "clock.h"
+#include "launch.h"
 #include "profile.h"
 #include "report.h"
 #include "source.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 
 /* Wait until the duration is over, a stop signal came, or the source has
@@ -65,29 +64,6 @@ static int write_output(struct source *src, const struct batch_opts *o)
     return rc;
 }
 
-/* The exit status of the launched command.  A command that outlived the
- * sampling (duration over, or we were signalled) is treated as timeout(1)
- * does: the signal is passed on, and we wait for it to end. */
-static int launched_status(const struct source_status *st,
-                           const struct batch_opts *o)
-{
-    if (st->state == TARGET_EXITED)
-        return st->exit_signal ? 128 + st->exit_signal : st->exit_code;
-    if (st->pid <= 0)
-        return 0;
-    if (o->stop && *o->stop)
-        kill(st->pid, (int)*o->stop);
-    int status = 0;
-    pid_t r;
-    while ((r = waitpid(st->pid, &status, 0)) < 0 && errno == EINTR)
-        ;
-    if (r != st->pid)
-        return 0;
-    if (WIFSIGNALED(status))
-        return 128 + WTERMSIG(status);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-}
-
 int batch_run(struct source *src, const struct batch_opts *o)
 {
     wait_for_end(src, o);
@@ -96,10 +72,9 @@ int batch_run(struct source *src, const struct batch_opts *o)
     int rc = write_output(src, o);
     if (o->stats && src->ops->print_stats)
         src->ops->print_stats(src, stderr);
-    struct source_status st;
-    src->ops->status(src, &st);
     if (o->launched) {
-        int status = launched_status(&st, o);
+        int status = launch_finish(src, o->stop ? (int)*o->stop : 0,
+                                   o->keep_cmd, o->cmd_name);
         if (rc == 0)
             rc = status;
     }

@@ -9,6 +9,17 @@
 #include <string.h>
 #include <unistd.h>
 
+uint64_t util_gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 uint64_t util_mix64(uint64_t x)
 {
     x += 0x9e3779b97f4a7c15ull;

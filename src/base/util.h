@@ -17,6 +17,9 @@
  * result, so sequential ids hash to unrelated slots. */
 uint64_t util_mix64(uint64_t x);
 
+/* The greatest common divisor of a and b (gcd(0, b) is b). */
+uint64_t util_gcd(uint64_t a, uint64_t b);
+
 /* FNV-1a over len bytes, finished with util_mix64 so the low bits used
  * as a table index are well mixed. */
 uint64_t util_hash_bytes(const void *data, size_t len, uint64_t seed);

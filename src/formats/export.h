@@ -1,10 +1,10 @@
-/* export.h - the registry of output formats and the atomic file writer.
+/* export.h - writing a profile: the writers and the atomic file writer.
  *
  * Each format's writer lives in its own src/formats/export_NAME.c and
- * writes a profile to a FILE *, with libc (and zlib) only; export.c's
- * table names and describes them.  Batch mode (-o), the TUI's snapshot
- * prompt and conversions (-i ... -o) all go through export_to_file, which
- * leaves where the bytes go to outfile.h.
+ * writes a profile to a FILE *, with libc (and zlib) only; the format
+ * table (format.h) names and describes them.  Batch mode (-o), the TUI's
+ * snapshot prompt and conversions (-i ... -o) all go through
+ * export_to_file, which leaves where the bytes go to outfile.h.
  */
 #ifndef SPROFTOP_EXPORT_H
 #define SPROFTOP_EXPORT_H
@@ -14,14 +14,15 @@
 #include <stdio.h>
 
 struct profile;
+struct format;
 
 /* Options some formats honour. */
 struct export_opts {
     bool no_thread_root; /* folded: leave out the "name-TID" root frame */
     bool no_process_root;/* folded: leave out the "comm-PID" frame above
                             it (written when there are several processes) */
-    double hide_self;    /* text: hide-self threshold in percent (1.0) */
-    double hide_subs;    /* text: hide-subs threshold in percent (2.0) */
+    double hide_self;    /* text: hide-self threshold in percent */
+    double hide_subs;    /* text: hide-subs threshold in percent */
     const struct profile *baseline; /* differential output against this
                                        profile (folded: both counts per
                                        line; svg: coloured by change);
@@ -31,7 +32,8 @@ struct export_opts {
                             only them (profile_filter.python_only) */
 };
 
-/* Defaults: thread roots on, hide_self 1%, hide_subs 2%, no baseline. */
+/* Defaults: thread roots on, the hide thresholds' defaults (bounds.h),
+ * no baseline. */
 void export_opts_default(struct export_opts *o);
 
 /* Sample count past which export_to_file refuses the per-sample formats:
@@ -39,43 +41,18 @@ void export_opts_default(struct export_opts *o);
  * otherwise write without bound.  pprof carries the same data compactly. */
 #define EXPORT_PER_SAMPLE_MAX 50000000ull
 
-struct exporter {
-    const char *name;   /* -f name, e.g. "folded" */
-    const char *exts;   /* space-separated suffixes matched against the file
-                           name, e.g. ".folded .collapsed"; a leading word
-                           ending in '.' is a prefix ("callgrind.out.") */
-    const char *desc;   /* one line for --help and the docs */
-    bool per_sample;    /* writes something per sample (not per stack), so
-                           export_to_file refuses profiles of more than
-                           EXPORT_PER_SAMPLE_MAX samples */
-    /* Write p to f.  Returns 0, or -1 with errno set when the format
-     * knows why (EOVERFLOW, or a failed call's errno); left 0,
-     * export_to_file reports ENOMEM, or EIO when f has its error flag. */
-    int (*write)(const struct profile *p, const struct export_opts *o,
-                 FILE *f);
-};
-
-/* The formats, described and listed in the registry (export.c). */
-extern const struct exporter export_folded;
-extern const struct exporter export_pprof;
-extern const struct exporter export_speedscope;
-extern const struct exporter export_callgrind;
-extern const struct exporter export_text;
-extern const struct exporter export_top;
-extern const struct exporter export_stackprof;
-extern const struct exporter export_apple;
-extern const struct exporter export_samplingprof;
-extern const struct exporter export_dot;
-extern const struct exporter export_svg;
-
-/* The writers, one in each src/formats/export_NAME.c: each is the write
- * of its format's struct exporter.  Any thread; they read p only. */
+/* A writer, one in each src/formats/export_NAME.c, named in its row of
+ * the format table (format.h).  Writes p to f.  Returns 0, or -1 with
+ * errno set when the format knows why (EOVERFLOW, or a failed call's
+ * errno); left 0, export_to_file reports ENOMEM, or EIO when f has its
+ * error flag.  Any thread; a writer reads p only. */
 typedef int export_write_fn(const struct profile *p,
                             const struct export_opts *o, FILE *f);
 export_write_fn export_folded_write, export_pprof_write,
     export_speedscope_write, export_callgrind_write, export_text_write,
     export_top_write, export_stackprof_write, export_apple_write,
-    export_samplingprof_write, export_dot_write, export_svg_write;
+    export_samplingprof_write, export_dot_write, export_svg_write,
+    export_racket_json_write;
 
 /* For the writers of count formats: write(q, o', f) where q is p in
  * counts of its nominal interval (profile_counts: the sample counts of a
@@ -84,20 +61,6 @@ export_write_fn export_folded_write, export_pprof_write,
  * Any thread. */
 int export_write_counts(const struct profile *p, const struct export_opts *o,
                         FILE *f, export_write_fn *write);
-
-/* Whether format e writes a differential profile when given a baseline
- * (folded and svg). */
-bool export_takes_baseline(const struct exporter *e);
-
-/* Number of formats, and the i-th (in --help order). */
-size_t export_count(void);
-const struct exporter *export_at(size_t i);
-
-/* Format by -f name, NULL if unknown. */
-const struct exporter *export_find(const char *name);
-
-/* Format implied by a file name's suffix or prefix, NULL if none. */
-const struct exporter *export_for_path(const char *path);
 
 /* Check, before any work, that `path` can be written by export_to_file
  * (outfile_check: a standard descriptor that is open, or a writable
@@ -111,10 +74,12 @@ int export_check_path(const char *path, char *err, size_t errlen);
  * and owner of the file it replaces), fsync'd, then renamed over path,
  * never over a symlink or anything but the regular file that was checked
  * (outfile.h).  A per-sample format refuses more than
- * EXPORT_PER_SAMPLE_MAX samples.  Returns 0, or -1 with a one-line reason
- * in err (naming the path; "file too large" past a file size limit, which
- * needs SIGXFSZ ignored to be seen: the caller's business). */
-int export_to_file(const struct exporter *e, const struct profile *p,
+ * EXPORT_PER_SAMPLE_MAX samples, and a format that needs stacks a
+ * profile that holds a call graph (PROFILE_NO_STACKS).  Returns 0, or -1
+ * with a one-line reason in err (naming the path; "file too large" past a
+ * file size limit, which needs SIGXFSZ ignored to be seen: the caller's
+ * business). */
+int export_to_file(const struct format *e, const struct profile *p,
                    const struct export_opts *o, const char *path,
                    char *err, size_t errlen);
 

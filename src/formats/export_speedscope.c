@@ -162,7 +162,13 @@ int export_speedscope_write(const struct profile *p,
     fputs("\n ],\n \"name\": ", f);
     write_file_name(m, f);
     fputs(",\n \"activeProfileIndex\": 0,\n \"exporter\": \"sproftop "
-          SPROFTOP_VERSION "\"\n}\n", f);
+          SPROFTOP_VERSION "\"", f);
+    /* Not speedscope's (which ignores it): the nominal interval, so that
+     * sproftop -i gets the same counts back from the times. */
+    if (c.timed && m->interval_ns)
+        fprintf(f, ",\n \"sproftop_interval_ns\": %" PRIu64,
+                m->interval_ns);
+    fputs("\n}\n", f);
     rc = ferror(f) ? -1 : 0;
 out:
     free(c.index);

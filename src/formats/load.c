@@ -10,48 +10,48 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format.h"
 #include "profile.h"
 #include "util.h"
 #include "vec.h"
 
-struct loader {
-    const char *name;  /* format name for messages */
-    const char *exts;  /* space-separated file name suffixes */
-    bool (*sniff)(const char *buf, size_t len);
-    struct profile *(*load)(const char *buf, size_t len, const char *name,
-                            char *err, size_t errlen);
-};
-
-/* Sniffers run in this order; put the most specific (magic bytes) first. */
-static const struct loader loaders[] = {
-    { "sampler", ".sampler", load_apple_sniff, load_apple },
-    { "pprof", ".pb.gz .pprof .pb", load_pprof_sniff, load_pprof },
-    { "folded", ".folded .collapsed .stacks", load_folded_sniff,
-      load_folded },
-};
-
-#define N_LOADERS (sizeof(loaders) / sizeof(loaders[0]))
-
-static bool has_suffix(const char *path, const char *exts)
+int load_error(char *err, size_t errlen, const char *name, const char *fmt,
+               ...)
 {
-    size_t plen = strlen(path);
+    char why[256];
+    va_list ap;
 
-    while (*exts) {
-        size_t len = strcspn(exts, " ");
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    util_errf(err, errlen, "%s: %s", name, why);
+    return -1;
+}
 
-        if (len && plen > len &&
-            strncasecmp(path + plen - len, exts, len) == 0)
-            return true;
-        exts += len + (exts[len] == ' ');
+int load_frame_kind(const char *name)
+{
+    size_t len = strlen(name);
+
+    return len > 1 && name[0] == '[' && name[len - 1] == ']' ? FRAME_SPECIAL
+                                                              : FRAME_FUNC;
+}
+
+void load_python_origin(struct frame_desc *d)
+{
+    const char *base = d->file ? strrchr(d->file, '/') : NULL;
+
+    base = base ? base + 1 : d->file;
+    if (profile_origin_of(base, d->file) == FRAME_ORIGIN_PYTHON) {
+        d->module = base;
+        d->origin = FRAME_ORIGIN_PYTHON;
     }
-    return false;
 }
 
 /* Read all of fd; NULL with err filled on failure or when too big. */
@@ -127,10 +127,27 @@ struct profile *load_file(const char *path, char *err, size_t errlen)
     return p;
 }
 
+/* The reader for buf: the first format whose magic its content has, then
+ * one whose loose sniff takes it, then the one the name's suffix names;
+ * NULL when none. */
+static const struct format *pick_reader(const char *buf, size_t len,
+                                        const char *name)
+{
+    for (int loose = 0; loose < 2; loose++)
+        for (size_t i = 0; i < format_count(); i++) {
+            const struct format *f = format_at(i);
+
+            if (f->sniff && f->sniff_loose == loose && f->sniff(buf, len))
+                return f;
+        }
+    return format_for_path(name, true);
+}
+
 struct profile *load_buffer(const char *buf, size_t len, const char *name,
                             char *err, size_t errlen)
 {
-    const struct loader *l = NULL;
+    const struct format *f;
+    char names[256];
 
     if (!name)
         name = "<buffer>";
@@ -138,21 +155,10 @@ struct profile *load_buffer(const char *buf, size_t len, const char *name,
         util_errf(err, errlen, "%s: no samples (empty file)", name);
         return NULL;
     }
-    for (size_t i = 0; i < N_LOADERS && !l; i++)
-        if (loaders[i].sniff(buf, len))
-            l = &loaders[i];
-    for (size_t i = 0; i < N_LOADERS && !l; i++)
-        if (has_suffix(name, loaders[i].exts))
-            l = &loaders[i];
-    if (!l) {
-        char names[128] = "";
-
-        for (size_t i = 0; i < N_LOADERS; i++)
-            snprintf(names + strlen(names), sizeof(names) - strlen(names),
-                     "%s%s", i ? ", " : "", loaders[i].name);
+    if (!(f = pick_reader(buf, len, name))) {
         util_errf(err, errlen, "%s: unrecognized format (sproftop reads: %s)",
-                  name, names);
+                  name, format_names(names, sizeof(names), true));
         return NULL;
     }
-    return l->load(buf, len, name, err, errlen);
+    return f->load(buf, len, name, err, errlen);
 }

@@ -1,7 +1,8 @@
 /* load.h - reading saved profiles back (sproftop -i FILE).
  *
- * load_file reads a whole file, picks a reader by sniffing the content
- * (then by the file name's suffix) and returns a new profile.  Readers
+ * load_file reads a whole file, picks a reader from the format table
+ * (format.h) by sniffing the content (then by the file name's suffix)
+ * and returns a new profile.  Readers
  * take untrusted bytes: every length is bounded and any malformed input
  * gives a one-line error naming the file and, for text formats, the line.
  * Called by main.c for -i; the result is usually wrapped in
@@ -13,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct frame_desc;
 struct profile;
 
 #define LOAD_MAX_FILE (1024ull * 1024 * 1024) /* bytes read from a file */
@@ -32,7 +34,34 @@ struct profile *load_file(const char *path, char *err, size_t errlen);
 struct profile *load_buffer(const char *buf, size_t len, const char *name,
                             char *err, size_t errlen);
 
-/* --- readers: one per src/formats/load_NAME.c, listed in load.c's table */
+/* A reader's error: "NAME: why" (why from fmt) into err (errlen bytes).
+ * Returns -1, for `return load_error(...)`. */
+int load_error(char *err, size_t errlen, const char *name, const char *fmt,
+               ...) __attribute__((format(printf, 4, 5)));
+
+/* The kind of a frame a reader met by its name: "[...]" names
+ * ("[unknown]", "[truncated]", "[idle]") are the special frames
+ * sproftop writes (FRAME_SPECIAL), any other a function (FRAME_FUNC).
+ * The one rule every reader applies. */
+int load_frame_kind(const char *name);
+
+/* A frame a reader met with a source file and no module (folded's
+ * "NAME (FILE:LINE)", speedscope's "file"): when FILE is Python's, d
+ * becomes the Python function sproftop and py-spy write that way (its
+ * module FILE's base name, origin FRAME_ORIGIN_PYTHON:
+ * profile_origin_of); otherwise d is left as it is. */
+void load_python_origin(struct frame_desc *d);
+
+/* --- readers: one per src/formats/load_NAME.c, named in its row of the
+ * format table (format.h) */
+
+/* Whether buf[0..len) (the start of a file, len > 0) holds the format. */
+typedef bool load_sniff_fn(const char *buf, size_t len);
+
+/* Parse buf[0..len) into a new profile, or NULL with a one-line reason
+ * in err; `name` (the file's) prefixes errors. */
+typedef struct profile *load_fn(const char *buf, size_t len,
+                                const char *name, char *err, size_t errlen);
 
 /* True when buf (the first bytes of a file, len > 0) looks like folded
  * stacks: its first non-blank line ends in whitespace and a count. */
@@ -69,5 +98,29 @@ bool load_apple_sniff(const char *buf, size_t len);
  * new profile or NULL with err filled as "NAME: byte N: why" (N from 0). */
 struct profile *load_apple(const char *buf, size_t len, const char *name,
                              char *err, size_t errlen);
+
+/* True when buf starts (after white space) with '{' and names
+ * www.speedscope.app (its "$schema") in its first 4 KiB. */
+bool load_speedscope_sniff(const char *buf, size_t len);
+
+/* Parse a speedscope JSON file (FORMATS.md section 4) from buf[0..len):
+ * one thread per sampled profile, counts from the weights (unit none) or
+ * from times divided by the interval ("sproftop_interval_ns", else the
+ * weights' common divisor).  Returns a new profile or NULL with err
+ * filled as "NAME: why" ("NAME: byte N: why" for bad JSON). */
+struct profile *load_speedscope(const char *buf, size_t len, const char *name,
+                                char *err, size_t errlen);
+
+/* True when buf starts (after white space) with '{' and has a
+ * "sample_number" or "caller_time" key in its first 64 KiB. */
+bool load_racket_sniff(const char *buf, size_t len);
+
+/* Parse Racket's JSON profile (profile->json; docs/FORMATS.md) from
+ * buf[0..len): a profile that holds a call graph, not stacks (profile.h),
+ * in samples of total_time / sample_number.  Returns a new profile or
+ * NULL with err filled as "NAME: why" ("NAME: byte N: why" for bad JSON,
+ * "NAME: node N: why" for a bad node). */
+struct profile *load_racket(const char *buf, size_t len, const char *name,
+                            char *err, size_t errlen);
 
 #endif

@@ -213,9 +213,7 @@ static uint32_t sym_frame(struct rd *r, uint32_t i)
     mod = r->scratch + s->name_len + 1;
     d.name = *name ? name : "[unknown]";
     d.module = *mod ? mod : NULL;
-    if (strlen(d.name) > 1 && d.name[0] == '[' &&
-        d.name[strlen(d.name) - 1] == ']')
-        d.kind = FRAME_SPECIAL;
+    d.kind = (uint8_t)load_frame_kind(d.name);
     s->frame = profile_intern_frame(r->p, &d);
     return s->frame;
 }

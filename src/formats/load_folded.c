@@ -110,16 +110,14 @@ static bool python_frame(const char *name, char *buf, size_t cap,
     buf[open - 1 - name] = '\0';
     memcpy(file, open + 1, file_len);
     file[file_len] = '\0';
-    const char *base = strrchr(file, '/');
-    if (profile_origin_of(base ? base + 1 : file, file) !=
-        FRAME_ORIGIN_PYTHON || !buf[0])
-        return false;
     long line = strtol(colon + 1, NULL, 10);
-    *d = (struct frame_desc){ .name = buf, .module = base ? base + 1 : file,
-                              .file = file, .kind = FRAME_FUNC,
-                              .line = line > 0 && line < INT32_MAX
-                                          ? (uint32_t)line : 0,
-                              .origin = FRAME_ORIGIN_PYTHON };
+    struct frame_desc py = { .name = buf, .file = file, .kind = FRAME_FUNC,
+                             .line = line > 0 && line < INT32_MAX
+                                         ? (uint32_t)line : 0 };
+    load_python_origin(&py);
+    if (py.origin != FRAME_ORIGIN_PYTHON || !buf[0])
+        return false;
+    *d = py;
     return true;
 }
 
@@ -128,15 +126,12 @@ static bool python_frame(const char *name, char *buf, size_t cap,
  * function, and an empty name is unknown. */
 static uint32_t intern_name(struct profile *p, const char *name)
 {
-    struct frame_desc d = { .name = *name ? name : "[unknown]",
-                            .kind = FRAME_FUNC };
-    size_t len = strlen(d.name);
+    struct frame_desc d = { .name = *name ? name : "[unknown]" };
     char buf[512];
 
-    if (len > 1 && d.name[0] == '[' && d.name[len - 1] == ']')
-        d.kind = FRAME_SPECIAL;
-    else if (python_frame(d.name, buf, sizeof(buf), &d))
+    if (python_frame(d.name, buf, sizeof(buf), &d))
         return profile_intern_frame(p, &d);
+    d.kind = (uint8_t)load_frame_kind(d.name);
     return profile_intern_frame(p, &d);
 }
 

@@ -252,15 +252,6 @@ static const char *nonempty(const char *s)
     return s && *s ? s : NULL;
 }
 
-static enum frame_kind kind_of(const char *name)
-{
-    size_t len = strlen(name);
-
-    /* "[unknown]", "[truncated]"...: the special frames sproftop writes. */
-    return len > 1 && name[0] == '[' && name[len - 1] == ']' ? FRAME_SPECIAL
-                                                              : FRAME_FUNC;
-}
-
 /* The module of mapping index `map` in *module (NULL for NONE or an
  * empty name).  0, or -1 with the error set on a bad string index. */
 static int map_module(struct loader *ld, uint32_t map, const char **module)
@@ -355,7 +346,7 @@ static int intern_keys(struct loader *ld)
         d.name = *name ? name : "[unknown]";
         d.file = nonempty(file);
         d.line = fn->start_line <= UINT32_MAX ? (uint32_t)fn->start_line : 0;
-        d.kind = (uint8_t)kind_of(d.name);
+        d.kind = (uint8_t)load_frame_kind(d.name);
         d.origin = (uint8_t)profile_origin_of(d.module, d.file);
         if (map_build_id(ld, key->map, key->addr, &d))
             return -1;

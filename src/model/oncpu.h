@@ -2,9 +2,8 @@
  * threads ran.
  *
  * One definition over plain per-thread figures, so that whoever measures
- * them (the UI reads /proc today, as the threads and processes views do;
- * a sampler's own thread figures could feed it the same way) gets the
- * same number.  Independent of the sampling rate: it is not a count of
+ * them (the sampler's own thread table, through the source's tasks op,
+ * as the threads and processes views read it) gets the same number.  Independent of the sampling rate: it is not a count of
  * samples.  Pure: libc only, no state.
  */
 #ifndef SPROFTOP_ONCPU_H

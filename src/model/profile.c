@@ -462,6 +462,7 @@ void profile_free(struct profile *p)
     profile_lc_free(&p->lines);
     profile_lc_free(&p->addrs);
     profile_time_free(p->time);
+    profile_graph_free(p->graph);
     free(p);
 }
 
@@ -474,6 +475,8 @@ void profile_reset(struct profile *p)
     profile_lc_clear(&p->lines);
     profile_lc_clear(&p->addrs);
     profile_time_clear(p->time);
+    profile_graph_free(p->graph);
+    p->graph = NULL;
 }
 
 /* Duplicate array src of n elements (at least one allocated); *cap gets
@@ -546,7 +549,7 @@ struct profile *profile_copy(const struct profile *p, bool with_tree)
     q->meta.cmdline = profile_str(q, q->meta_cmdline);
     q->meta.comm = profile_str(q, q->meta_comm);
     if (copy_tree(q, p, with_tree) ||
-        (with_tree && profile_time_copy(q, p)))
+        (with_tree && (profile_time_copy(q, p) || profile_graph_copy(q, p))))
         goto fail;
     return q;
 fail:

@@ -1,7 +1,7 @@
 /* profile.h - the aggregate: interned frames, one call tree, derived views.
  *
  * This is the profile model every other part reads or writes:
- *   - the collector (src/engine/collect.c) adds symbolized stacks to it;
+ *   - the collector (src/collect/collect.c) adds symbolized stacks to it;
  *   - the TUI (ui/, through view_model.h) and the writers
  *     (src/formats/export_*.c) read it, always through a private copy
  *     (profile_clone) or a derived profile (profile_derive), never while
@@ -469,6 +469,10 @@ struct profile_flat {
     uint64_t total;  /* weight of the samples with this function anywhere
                         in the stack, counted once per sample even under
                         recursion */
+    double leaf_time; /* Racket's leaf -> "*" edge callee_time: the weight
+                        of each sample with this function as leaf, divided
+                        by its occurrences in that sample's stack (the
+                        edge's caller_time is self) */
 };
 
 /* Flat table over all threads of p, one entry per frame that has
@@ -518,6 +522,68 @@ struct profile_edge {
  * leaf -> "*" edges are not listed, their caller_time is the leaf's self),
  * sorted by caller then callee.  *out malloc'd; count or -1 on OOM. */
 long profile_edges(const struct profile *p, struct profile_edge **out);
+
+/* Which threads each function has samples in: for frame id f, threads
+ * (*threads)[(*off)[f] .. (*off)[f + 1]), ascending thread indexes (off
+ * has profile_frame_count + 1 entries).  Both malloc'd (caller frees); 0,
+ * or -1 on OOM (then both are NULL). */
+int profile_frame_threads(const struct profile *p, uint32_t **off,
+                          uint32_t **threads);
+
+/* The samples of thread idx (its thread node's total, or the call
+ * graph's count for it); 0 for a bad index. */
+uint64_t profile_thread_samples(const struct profile *p, uint32_t idx);
+
+/* --- a call graph without stacks --------------------------------------------
+ *
+ * Some files hold a call graph, not stacks: Racket's JSON profile keeps,
+ * per function, its self and total time, per caller -> callee edge
+ * Racket's times, and per thread its time (weights, as in the tree).  A profile holds such a graph
+ * beside an empty tree (the root and the thread nodes, no samples in
+ * them), never turned into stacks it does not have:
+ *   - profile_samples, profile_thread_samples, profile_flat,
+ *     profile_edges and profile_frame_threads answer from the graph, so
+ *     what reads only those (the flat table and callers views, the hide
+ *     rule, the text, dot and Racket JSON writers) works unchanged;
+ *   - profile_has_stacks is false, and what needs stacks (the tree,
+ *     flame, threads, processes and source views, the stack formats,
+ *     filters, merging, baselines) asks it first and says
+ *     PROFILE_NO_STACKS instead;
+ *   - tree walks (profile_foreach_stack, derive, windows) find nothing. */
+#define PROFILE_NO_STACKS "this file holds a call graph, not stacks"
+
+/* False when p holds a call graph (profile_set_graph) instead of stacks. */
+bool profile_has_stacks(const struct profile *p);
+
+/* What profile_set_graph copies in. */
+struct profile_graph_desc {
+    const struct profile_flat *flat; /* one row per function with samples
+                                        (frame ids of p, FRAME_FUNC or
+                                        FRAME_SPECIAL, each once): self,
+                                        total, leaf_time, and `first`, the
+                                        function's rank (0..nflat-1, each
+                                        once) for ties */
+    size_t nflat;
+    const struct profile_edge *edges; /* one per (caller, callee): frames
+                                         of flat, caller PROFILE_NONE for
+                                         the stack bottom ("*"); seq the
+                                         edge's rank (each once) */
+    size_t nedges;
+    const uint64_t *thread_samples;   /* per thread of p: its weight */
+    uint64_t sample_count;            /* the samples taken
+                                         (profile_sample_count) */
+    const uint32_t *frame_threads_off; /* as profile_frame_threads */
+    const uint32_t *frame_threads;
+};
+
+/* Make p, a profile with frames and threads but no samples, hold the
+ * call graph g (copied), its weights in p's unit (profile_weight_unit,
+ * set before).  Checks what the model relies on: frame and thread ids
+ * in range, one row per function, one edge per pair, ranks a
+ * permutation, self <= total <= all, finite non-negative edge times, the
+ * total weight (sum of the threads') below PROFILE_COUNT_LIMIT.  0; -1 with
+ * errno EINVAL when g breaks one of those (p unchanged), or ENOMEM. */
+int profile_set_graph(struct profile *p, const struct profile_graph_desc *g);
 
 /* Per-line or per-address counts of one function. */
 struct profile_linecount {

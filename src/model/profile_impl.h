@@ -67,6 +67,20 @@ struct node_aux {
     uint32_t addr_e;     /* hint: addrs entry, likewise */
 };
 
+/* A call graph held instead of stacks (profile.h profile_set_graph). */
+struct profile_graph {
+    struct profile_flat *flat;   /* as profile_flat returns them */
+    size_t nflat;
+    struct profile_edge *edges;  /* sorted as profile_edges returns them */
+    size_t nedges;
+    uint64_t *thread_samples;    /* by thread index, nthreads entries */
+    uint32_t nthreads;
+    uint32_t *ft_off;            /* profile_frame_threads, nframes + 1 */
+    uint32_t *ft;
+    uint32_t nframes;            /* frames when it was set */
+    uint64_t samples;            /* the sum of thread_samples */
+};
+
 struct profile {
     struct strarena strs;        /* every string, by id */
 
@@ -109,6 +123,9 @@ struct profile {
 
     /* per-second counts (window.c), NULL when not kept */
     struct profile_time *time;
+
+    /* a call graph instead of stacks (profile_graph.c), NULL for stacks */
+    struct profile_graph *graph;
 
     /* metadata; strings are interned */
     struct profile_meta meta;    /* what profile_meta returns */
@@ -207,6 +224,14 @@ int profile_lc_merge(struct lcmap *dst, const struct lcmap *src,
                      const uint32_t *fmap, uint64_t k);
 void profile_lc_free(struct lcmap *m);
 
+/* --- profile_graph.c ----------------------------------------------------- */
+
+
+/* The graph's share of profile_free (and profile_reset: the samples go),
+ * and of profile_clone (dst->graph a deep copy of src's; 0 or -1). */
+void profile_graph_free(struct profile_graph *g);
+int profile_graph_copy(struct profile *dst, const struct profile *src);
+
 /* --- window.c ------------------------------------------------------------ */
 
 /* The ring's share of profile_free, profile_reset (forget every count and
@@ -222,5 +247,11 @@ typedef uint64_t (*profile_weight_map_fn)(const struct profile *p,
                                           uint64_t w, uint64_t k);
 void profile_time_map(struct profile *p, profile_weight_map_fn fn,
                       uint64_t k);
+
+/* The graph's share of the same change (profile_graph.c): every weight
+ * w becomes fn(p, w, k), every edge time t (a fraction of weights)
+ * t * factor.  No graph: nothing. */
+void profile_graph_map(struct profile *p, profile_weight_map_fn fn,
+                       uint64_t k, double factor);
 
 #endif

@@ -47,17 +47,6 @@ struct merge_units {
     uint64_t fd, fs, unit;
 };
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 static struct merge_units merge_units(const struct profile *dst,
                                       const struct profile *src)
 {
@@ -75,7 +64,7 @@ static struct merge_units merge_units(const struct profile *dst,
         ed = es;
     if (!es)
         es = ed;
-    u.unit = gcd64(ed, es);
+    u.unit = util_gcd(ed, es);
     u.fd = ed / u.unit;
     u.fs = es / u.unit;
     return u;
@@ -123,6 +112,8 @@ const char *profile_merge_refusal(const struct profile *dst,
     unsigned __int128 a = (unsigned __int128)profile_samples(dst) * u.fd;
     unsigned __int128 b = (unsigned __int128)profile_samples(src) * u.fs;
 
+    if (!profile_has_stacks(dst) || !profile_has_stacks(src))
+        return PROFILE_NO_STACKS;
     if (a + b >= PROFILE_COUNT_LIMIT)
         return "the total sample count would reach 2^53";
     if (dst->meta.duration_ns > PROFILE_DURATION_MAX ||
@@ -176,7 +167,12 @@ int profile_merge(struct profile *dst, const struct profile *src)
 
 struct profile *profile_merge_commands(const struct profile *p)
 {
-    struct profile *q = profile_new();
+    struct profile *q;
+
+    /* a call graph knows no processes: nothing to merge */
+    if (!profile_has_stacks(p))
+        return profile_clone(p);
+    q = profile_new();
 
     /* into an empty profile: its metadata is p's */
     if (q && (merge_impl(q, p, true) < 0 || count_processes(q, p) < 0)) {
@@ -488,6 +484,8 @@ static int flat_enter(void *ctx, uint32_t node)
     if (c->onpath[n->frame]++ == 0)
         c->acc[n->frame].total += n->total;
     c->acc[n->frame].self += n->self;
+    /* the samples ending here have the frame onpath times in the stack */
+    c->acc[n->frame].leaf_time += (double)n->self / c->onpath[n->frame];
     return 0;
 }
 
@@ -518,6 +516,18 @@ static int cmp_flat(const void *a, const void *b, void *by_total)
     return (x->frame > y->frame) - (x->frame < y->frame);
 }
 
+/* profile_flat of a call graph: its rows, sorted as the tree's are. */
+static long graph_flat(const struct profile *p, struct profile_flat **out)
+{
+    size_t n = p->graph->nflat;
+
+    if (!(*out = malloc((n ? n : 1) * sizeof(**out))))
+        return -1;
+    memcpy(*out, p->graph->flat, n * sizeof(**out));
+    qsort_r(*out, n, sizeof(**out), cmp_flat, &(bool){ false });
+    return (long)n;
+}
+
 void profile_flat_sort_total(struct profile_flat *v, size_t n)
 {
     if (v && n > 1)
@@ -536,6 +546,11 @@ long profile_flat(const struct profile *p, struct profile_flat **out)
         free(c.acc);
         free(c.onpath);
         return -1;
+    }
+    if (p->graph) {
+        free(c.acc);
+        free(c.onpath);
+        return graph_flat(p, out);
     }
     profile_tree_walk(p, PROFILE_ROOT, flat_enter, flat_leave, &c);
     for (uint32_t i = 0; i < p->nframes; i++)
@@ -670,6 +685,16 @@ long profile_edges(const struct profile *p, struct profile_edge **out)
     long n = -1;
 
     *out = NULL;
+    if (p->graph) {
+        size_t ne = p->graph->nedges;
+
+        if (!(res = malloc((ne ? ne : 1) * sizeof(*res))))
+            return -1;
+        memcpy(res, p->graph->edges, ne * sizeof(*res));
+        qsort(res, ne, sizeof(*res), cmp_edge);
+        *out = res;
+        return (long)ne;
+    }
     c.occ = calloc(p->nframes ? p->nframes : 1, sizeof(*c.occ));
     c.outer = malloc((p->max_depth ? p->max_depth : 1) * sizeof(*c.outer));
     if (!c.occ || !c.outer || profile_foreach_stack(p, edge_stack, &c))

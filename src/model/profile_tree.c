@@ -323,7 +323,7 @@ int profile_add_stack(struct profile *p, uint32_t thread,
 
 uint64_t profile_samples(const struct profile *p)
 {
-    return p ? p->samples : 0;
+    return !p ? 0 : p->graph ? p->graph->samples : p->samples;
 }
 
 /* --- node queries -------------------------------------------------------- */

@@ -83,7 +83,7 @@ static uint64_t map_scale(const struct profile *p, uint64_t w, uint64_t k)
  * again from the new self weights (a parent's id is below its
  * children's), so the tree stays whole. */
 static void map_weights(struct profile *p, profile_weight_map_fn fn,
-                        uint64_t k)
+                        uint64_t k, double factor)
 {
     struct lcmap *maps[2] = { &p->lines, &p->addrs };
 
@@ -100,12 +100,13 @@ static void map_weights(struct profile *p, profile_weight_map_fn fn,
             maps[m]->e[i].total = fn(p, maps[m]->e[i].total, k);
         }
     profile_time_map(p, fn, k);
+    profile_graph_map(p, fn, k, factor);
 }
 
 void profile_scale_weights(struct profile *p, uint64_t k)
 {
     if (k != 1)
-        map_weights(p, map_scale, k);
+        map_weights(p, map_scale, k, (double)k);
 }
 
 void profile_count_from_weight(struct profile *p)
@@ -123,7 +124,8 @@ const struct profile *profile_counts(const struct profile *p,
         return p;
     if (!(q = profile_copy(p, true)))
         return NULL;
-    map_weights(q, map_count, 0);
+    map_weights(q, map_count, 0,
+                (double)q->unit_ns / (double)q->meta.interval_ns);
     q->unit_ns = 0;
     *own = q;
     return q;

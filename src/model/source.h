@@ -1,9 +1,9 @@
 /* source.h - where the TUI and batch mode get their data from.
  *
- * A source is either the live sampler (src/collect.c) or a static profile
- * loaded from files (src/source_file.c).  Both feed the same aggregate and
- * are read the same way, so UI tests run on recorded data and see the same
- * screen every time (ncdu's dir_scan/dir_import idea).
+ * A source is either the live sampler (src/collect/collect.c) or a
+ * static profile loaded from files (source_file.c).  Both feed the same
+ * aggregate and are read the same way, so UI tests run on recorded data
+ * and see the same screen every time (ncdu's dir_scan/dir_import idea).
  *
  * All ops are called from one thread (the UI / main thread).  The live
  * source does its work on its own threads; these calls only take short
@@ -48,13 +48,15 @@ struct source_status {
     uint64_t throttled;        /* times the kernel throttled sampling */
     uint64_t truncated_copy;   /* ...of unwind_failures: the stack copy
                                   was too small */
-    char backend[16];          /* sampler: "perf", "ptrace"; "" for a file */
+    char backend[16];          /* the sampler's name; "" for a file */
     char fallback[200];        /* why the faster sampler is not used, with
                                   the fix; "" when it is */
     char script[160];          /* the interpreter found in the target
                                   ("Python 3.11.2"), or why its frames are
                                   not read; "" when none */
     uint64_t median_stop_ns;   /* median target stop time per sample */
+    bool stops_target;         /* the sampler stops the target's threads
+                                  (median_stop_ns means something) */
     uint64_t elapsed_ns;       /* since sampling started (or file span) */
     char error[160];           /* last runtime error, "" if none */
     bool debuginfod;           /* fetching debug info from debuginfod */
@@ -62,6 +64,25 @@ struct source_status {
     uint32_t dbg_found;        /* ...debug files fetched (or cached) */
     uint32_t dbg_missing;      /* ...that no server had (or answered) */
     uint32_t dbg_gave_up;      /* ...given up after the time bound */
+};
+
+/* One live thread (tid != 0) or process (tid == 0), as top shows it. */
+struct source_task {
+    int64_t pid;               /* its process */
+    int64_t tid;               /* the thread; 0: the process as a whole */
+    uint64_t cpu_ns;           /* CPU time so far (user + system) */
+    double cpu_pct;            /* %CPU (100: one CPU) over the last half
+                                  second or more; -1 until known */
+    char state;                /* /proc's state letter (R, S, D, T, t, Z,
+                                  I...); 0: gone */
+};
+
+/* A copy of a source's table of tasks (the tasks op), owned by its
+ * reader. */
+struct source_tasks {
+    struct source_task *v;     /* sorted by pid, then tid (a process
+                                  before its threads) */
+    size_t n, cap;
 };
 
 struct source;
@@ -78,8 +99,9 @@ struct source_ops {
     /* Pause (true) or resume sampling; the target runs free while paused.
      * 0, or -1 when the source cannot (a file). */
     int (*set_paused)(struct source *s, bool paused);
-    /* Change the sampling interval (ns, clamped to 100us..1s); takes effect
-     * at the next tick.  0, or -1 when not applicable. */
+    /* Change the sampling interval (ns, clamped by sp_interval_clamp,
+     * bounds.h); takes effect at the next tick.  0, or -1 when not
+     * applicable. */
     int (*set_interval)(struct source *s, uint64_t interval_ns);
     /* Drop all samples collected so far.  0 or -1. */
     int (*reset)(struct source *s);
@@ -92,12 +114,30 @@ struct source_ops {
     /* Write the --stats report (how sampling went) to f, after finish.
      * NULL when the source has none (a file). */
     void (*print_stats)(struct source *s, FILE *f);
+    /* The threads the sampler knows (gone ones with state 0) and their
+     * processes, with their state, CPU time and %CPU, gathered on the
+     * source's own thread (never this one) from the sampler's tables
+     * while someone asks: copied into *out, grown as needed, under a
+     * short lock.  The first call after a pause may find nothing yet.
+     * 0, or -1 on OOM (*out unchanged).  NULL when the source has none
+     * (a file). */
+    int (*tasks)(struct source *s, struct source_tasks *out);
 };
 
 struct source {
     const struct source_ops *ops;
     void *impl;
 };
+
+/* The table's order, for qsort: by pid, then tid. */
+int source_task_cmp(const void *a, const void *b);
+
+/* The task (pid, tid) of t (tid 0: the process), or NULL. */
+const struct source_task *source_task_find(const struct source_tasks *t,
+                                           int64_t pid, int64_t tid);
+
+/* Free what t holds; a zeroed t is fine, and is what it is left as. */
+void source_tasks_free(struct source_tasks *t);
 
 /* A source over a fixed profile (takes ownership of p).  `path` is shown in
  * the header as "file: NAME".  NULL on OOM (p is then freed). */

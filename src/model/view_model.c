@@ -82,8 +82,9 @@ struct profile *model_filter_profile(const struct profile *snap,
 {
     struct profile_filter pf;
 
-    return sample_filter(snap, f, &pf) ? profile_derive(snap, &pf)
-                                       : profile_clone(snap);
+    /* a call graph cannot be filtered: it is saved whole */
+    return sample_filter(snap, f, &pf) && profile_has_stacks(snap)
+               ? profile_derive(snap, &pf) : profile_clone(snap);
 }
 
 /* The model of snap; own_tree derives the trees even without a filter,
@@ -104,19 +105,28 @@ static struct model *model_build(const struct profile *snap,
     m->nframes = profile_frame_count(snap);
     m->base = snap;
 
+    /* a call graph has no stacks to filter or shape: its flat table and
+     * edges are the model (profile.h, "a call graph without stacks") */
+    bool stacks = profile_has_stacks(snap);
     bool filtered = sample_filter(snap, f, &pf);
+
+    if (!stacks) {
+        filtered = false;
+        pf = (struct profile_filter){ .thread = PROFILE_NONE,
+                                      .focus = PROFILE_NONE };
+    }
     m->thread = pf.thread;
     m->focus = pf.focus;
     m->pid = pf.pid;
-    m->processes = roots ? *roots : process_roots(snap, &pf);
-    if (filtered || own_tree) {
+    m->processes = stacks && (roots ? *roots : process_roots(snap, &pf));
+    if (stacks && (filtered || own_tree)) {
         m->derived = profile_derive(snap, &pf);
         if (!m->derived)
             goto fail;
         m->base = m->derived;
     }
     m->tree = m->base;
-    if (f->inverted || f->merge_threads || m->processes) {
+    if (stacks && (f->inverted || f->merge_threads || m->processes)) {
         struct profile_filter shape = {
             .thread = PROFILE_NONE, .focus = PROFILE_NONE,
             .inverted = f->inverted, .merge_threads = f->merge_threads,
@@ -127,7 +137,7 @@ static struct model *model_build(const struct profile *snap,
             goto fail;
         m->tree = m->shaped;
     }
-    m->total = profile_node(m->base, PROFILE_ROOT)->total;
+    m->total = profile_samples(m->base);
 
     long n = profile_flat(m->base, &m->flat);
     if (n < 0)

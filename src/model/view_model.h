@@ -119,7 +119,9 @@ struct model_delta {
 
 /* Build a model over `snap` (borrowed: it must outlive the model).  A
  * filter thread or process that snap does not have, or a focus frame
- * out of range, is ignored.  hide_self/hide_subs are percentages (see
+ * out of range, is ignored; so is every filter and shape when snap holds
+ * a call graph (profile_has_stacks false): then the flat table and the
+ * edges are the graph's, and the tree has no stacks.  hide_self/hide_subs are percentages (see
  * model_set_hide).  NULL on OOM.  Free with model_free. */
 struct model *model_new(const struct profile *snap,
                         const struct model_filter *f, double hide_self,
@@ -137,8 +139,9 @@ struct model *model_new_ext(struct profile *snap, const struct model_filter *f,
  * process, thread and focus applied, as the flat table and the callers
  * view count them (inverted and merge_threads shape only the tree: not
  * applied).
- * A new profile, a plain copy when f selects everything; NULL on OOM.
- * Any thread; snap is only read. */
+ * A new profile, a plain copy when f selects everything or snap holds a
+ * call graph (which has no stacks to select); NULL on OOM.  Any thread;
+ * snap is only read. */
 struct profile *model_filter_profile(const struct profile *snap,
                                      const struct model_filter *f);
 

@@ -13,7 +13,7 @@
  * counting everything since the start, as before.
  *
  * Who calls what:
- *   - the live collector (src/engine/collect.c) enables the ring, adds
+ *   - the live collector (src/collect/collect.c) enables the ring, adds
  *     each sample with its CLOCK_MONOTONIC time and advances "now" every
  *     tick, under its profile lock;
  *   - loaders of files with per-sample times (pprof's timestamp labels)

@@ -16,31 +16,10 @@
 # binary ($TOP/sproftop by default).
 set -u
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-sproftop=${SPROFTOP:-$top/sproftop}
-readme=$top/README.md
-man=$top/docs/sproftop.1
-check=0
-case ${1:-} in
---check) check=1 ;;
-"") ;;
-*)
-    echo "usage: tests/docs/keys.sh [--check]" >&2
-    exit 2
-    ;;
-esac
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sproftop-keys.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-if ! "$sproftop" --help-keys >"$tmp/keys.md" 2>"$tmp/err"; then
-    echo "keys.sh: $sproftop --help-keys failed: $(head -n 1 "$tmp/err")" >&2
-    exit 1
-fi
-if ! grep -q '^| `' "$tmp/keys.md"; then
-    echo "keys.sh: $sproftop --help-keys printed no key table" >&2
-    exit 1
-fi
+me=keys.sh
+# shellcheck source=tests/docs/lib.sh
+. "$(dirname "$0")/lib.sh"
+help_md --help-keys key "$tmp/keys.md"
 
 # The Markdown tables as man(7): a group becomes .SS, each row a .TP
 # whose tag is the keys in bold and whose body is the action.  Roff
@@ -84,45 +63,7 @@ awk '
     exit 1
 }
 
-# replace FILE BEGIN_ERE END_ERE BLOCK OUT: FILE with the lines strictly
-# between the marker lines replaced by BLOCK's content, into OUT.  Fails
-# unless each marker is there exactly once, BEGIN before END.
-replace() {
-    # Through the environment: awk -v would eat the regexes' backslashes.
-    BEGIN_RE=$2 END_RE=$3 BLOCK=$4 awk '
-        BEGIN { begin = ENVIRON["BEGIN_RE"]; end = ENVIRON["END_RE"]
-                block = ENVIRON["BLOCK"] }
-        $0 ~ begin { nb++; print; while ((getline l < block) > 0) print l
-                     skip = 1; next }
-        $0 ~ end { ne++; if (!skip) bad = 1; skip = 0; print; next }
-        !skip { print }
-        END { exit (nb != 1 || ne != 1 || bad || skip) }
-    ' "$1" >"$5"
-}
-
-stale=()
-status=0
-# update FILE BEGIN_ERE END_ERE BLOCK WHAT
-update() {
-    local file=$1 new=$tmp/${1##*/}.new
-    if ! replace "$file" "$2" "$3" "$4" "$new"; then
-        echo "keys.sh: ${file#"$top"/} needs one '$5' begin marker and one end marker, in that order" >&2
-        status=1
-        return
-    fi
-    cmp -s "$file" "$new" && return
-    if [ "$check" = 1 ]; then
-        stale+=("${file#"$top"/}")
-    else
-        cat "$new" >"$file" && echo "keys.sh: updated ${file#"$top"/}"
-    fi
-}
-
 update "$readme" '^<!-- keys:begin -->$' '^<!-- keys:end -->$' "$tmp/keys.md" '<!-- keys:begin -->'
 update "$man" '^\.\\" keys:begin' '^\.\\" keys:end' "$tmp/keys.roff" '.\" keys:begin'
 
-if [ ${#stale[@]} -gt 0 ]; then
-    echo "keys.sh: the key tables of ${stale[*]} are stale; run 'make docs' (tests/docs/keys.sh)" >&2
-    status=1
-fi
-exit "$status"
+finish "key tables"

@@ -34,7 +34,7 @@
 #include "clock.h"
 #include "ingest.h"
 #include "sampler.h"
-#include "script.h"
+#include "script_frames.h"
 #include "stackword.h"
 #include "vec.h"
 

@@ -1,4 +1,4 @@
-/* symtest.c - drive src/engine/symbols.c by hand or from tests/symbols.t.
+/* symtest.c - drive src/symbols/symbols.c by hand or from tests/symbols.t.
  *
  *   symtest [-v] PID ADDR...     symbolize each ADDR of process PID
  *   symtest --bench PID [N]      time uncached and cached lookups

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "format.h"
 #include "profile.h"
 #include "window.h"
 
@@ -75,7 +76,7 @@ int main(int argc, char **argv)
                             .start_ns = base * WINDOW_NS_PER_S });
     profile_time_fit(p);
     export_opts_default(&o);
-    if (export_pprof.write(p, &o, stdout) < 0 || fflush(stdout)) {
+    if (format_find("pprof")->write(p, &o, stdout) < 0 || fflush(stdout)) {
         fprintf(stderr, "timedgen: cannot write\n");
         return 1;
     }

@@ -2,7 +2,7 @@
 #
 # Included by the top-level Makefile; builds $(TOOL_BINS) into
 # $(BUILD)/tools/:
-#   symtest        drives src/symbols.c (tests/symbols.t, and by hand:
+#   symtest        drives src/symbols/ (tests/symbols.t, and by hand:
 #                  `symtest PID ADDR...`, `symtest --bench PID`)
 #   symtarget      C code whose addresses and lines it prints itself
 #   symtarget-cxx  the same for C++ (namespaces, templates, inlining)
@@ -25,15 +25,17 @@ TOOLS_MK  := $(TOOLS_SRC)/tools.mk
 TOOL_BINS := $(TOOLS_DIR)/symtest $(TOOLS_DIR)/symtarget \
              $(TOOLS_DIR)/symtarget-cxx $(TOOLS_DIR)/timedgen \
              $(TOOLS_DIR)/pystack $(TOOLS_DIR)/pyaccuracy
-# The symbolizer and what it needs from below it.
-SYMBOLIZER_OBJS := $(addprefix $(BUILD)/src/engine/,symbols.o sym_store.o sym_debug.o sym_dwarf.o sym_fde.o \
-                     sym_elf.o sym_files.o sym_names.o jitmap.o maps.o target.o \
-                     dbgfetch.o) $(base_OBJS)
+# The symbols room and what it sees below it (late_names needs the model).
+SYMBOLIZER_OBJS := $(symbols_OBJS) $(proc_OBJS) $(model_OBJS) $(base_OBJS)
+# The CPython reader without script_frames.c (which pushes to the ingest
+# buffer), and the maps it reads a process's through.
+PYREADER_OBJS := $(filter-out %/script_frames.o,$(frames_OBJS)) \
+                 $(BUILD)/$(proc_DIR)/maps.o $(base_OBJS)
 
 $(TOOLS_DIR)/symtest: $(TOOLS_SRC)/symtest.c $(SYMBOLIZER_OBJS) $(TOOLS_MK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(engine_FLAGS) -o $@ $< $(SYMBOLIZER_OBJS) \
-	  $(PKG_LIBS) -lstdc++ -lpthread -lz
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(symbols_FLAGS) -o $@ $< $(SYMBOLIZER_OBJS) \
+	  $(PKG_LIBS) -lstdc++ -lpthread -lm -lz
 
 $(TOOLS_DIR)/symtarget: $(TOOLS_SRC)/symtarget.c $(TOOLS_MK)
 	@mkdir -p $(dir $@)
@@ -48,16 +50,17 @@ $(TOOLS_DIR)/timedgen: $(TOOLS_SRC)/timedgen.c $(PURE_OBJS) $(TOOLS_MK)
 	$(CC) $(CFLAGS_BASE) $(formats_FLAGS) -o $@ $< $(PURE_OBJS) -lm -lz
 
 $(TOOLS_DIR)/pystack: $(TOOLS_SRC)/pystack.c tests/fuzz/pyimage.h \
-		$(BUILD)/src/engine/maps.o $(PURE_OBJS) $(TOOLS_MK)
+		$(PYREADER_OBJS) $(TOOLS_MK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(engine_FLAGS) -Itests/fuzz -o $@ $< \
-	  $(BUILD)/src/engine/maps.o $(PURE_OBJS) -lm -lz
+	$(CC) $(CFLAGS_BASE) $(frames_FLAGS) -Itests/fuzz -o $@ $< \
+	  $(PYREADER_OBJS) -lm -lz
 
-$(TOOLS_DIR)/pyaccuracy: $(TOOLS_SRC)/pyaccuracy.c $(engine_OBJS) $(PURE_OBJS) \
+# pyaccuracy runs a sampler as the collector does, through sampler.h.
+$(TOOLS_DIR)/pyaccuracy: $(TOOLS_SRC)/pyaccuracy.c $(ENGINE_OBJS) $(PURE_OBJS) \
 		$(TOOLS_MK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(engine_FLAGS) -o $@ $< $(engine_OBJS) $(PURE_OBJS) \
-	  $(PKG_LIBS) $(LIBS_EXTRA)
+	$(CC) $(CFLAGS_BASE) $(collect_FLAGS) -o $@ $< \
+	  $(ENGINE_OBJS) $(PURE_OBJS) $(PKG_LIBS) $(LIBS_EXTRA)
 
 .PHONY: tools
 tools: $(TOOL_BINS)

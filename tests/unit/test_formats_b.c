@@ -31,7 +31,7 @@ static struct profile *example(void)
     return p;
 }
 
-static char *write_mem(const struct exporter *e, const struct profile *p)
+static char *write_mem(const struct format *e, const struct profile *p)
 {
     return fixture_write(e, p, NULL, NULL);
 }
@@ -48,16 +48,16 @@ static size_t count_of(const char *hay, const char *needle)
 static void test_registry(void **state)
 {
     (void)state;
-    assert_ptr_equal(export_find("samplingprof"), &export_samplingprof);
-    assert_ptr_equal(export_find("stackprof"), &export_stackprof);
-    assert_ptr_equal(export_find("dot"), &export_dot);
-    assert_ptr_equal(export_find("svg"), &export_svg);
-    assert_ptr_equal(export_for_path("a.samplingprof"), &export_samplingprof);
-    assert_ptr_equal(export_for_path("a.stackprof.json"), &export_stackprof);
-    assert_ptr_equal(export_for_path("A.DOT"), &export_dot);
-    assert_ptr_equal(export_for_path("a.gv"), &export_dot);
-    assert_ptr_equal(export_for_path("flame.svg"), &export_svg);
-    assert_null(export_for_path("a.svg.txt.bak"));
+    assert_ptr_equal(format_find("samplingprof"), format_find("samplingprof"));
+    assert_ptr_equal(format_find("stackprof"), format_find("stackprof"));
+    assert_ptr_equal(format_find("dot"), format_find("dot"));
+    assert_ptr_equal(format_find("svg"), format_find("svg"));
+    assert_ptr_equal(format_for_path("a.samplingprof", false), format_find("samplingprof"));
+    assert_ptr_equal(format_for_path("a.stackprof.json", false), format_find("stackprof"));
+    assert_ptr_equal(format_for_path("A.DOT", false), format_find("dot"));
+    assert_ptr_equal(format_for_path("a.gv", false), format_find("dot"));
+    assert_ptr_equal(format_for_path("flame.svg", false), format_find("svg"));
+    assert_null(format_for_path("a.svg.txt.bak", false));
 }
 
 /* --- samplingprof ------------------------------------------------------------ */
@@ -65,7 +65,7 @@ static void test_registry(void **state)
 static void test_samplingprof_golden(void **state)
 {
     struct profile *p = example();
-    char *got = write_mem(&export_samplingprof, p);
+    char *got = write_mem(format_find("samplingprof"), p);
     char *want = fixture_slurp(DATA_DIR "/example.samplingprof",
                                NULL);
 
@@ -162,7 +162,7 @@ static void test_samplingprof_parse(void **state)
     ADD(p, t1, 4, m, f);
     assert_int_equal(profile_add_stack(p, t1, NULL, 0, 1), 0);
     assert_int_equal(profile_set_meta(p, &meta), 0);
-    got = write_mem(&export_samplingprof, p);
+    got = write_mem(format_find("samplingprof"), p);
     assert_int_equal(got[strlen(got) - 1], '\n');
     parse_samplingprof(got, &r);
     assert_true(r.runtime > 29.99 && r.runtime < 30.01);   /* 12 x 2.5 ms */
@@ -222,7 +222,7 @@ static void test_samplingprof_names(void **state)
 
     (void)state;
     ADD(p, t, 1, a, b, c);
-    got = write_mem(&export_samplingprof, p);
+    got = write_mem(format_find("samplingprof"), p);
     assert_non_null(strstr(got, "\n\n/usr/include/c++/12/bits/stl_map.h:511:"
                                 "std..map<int; std..string>..operator[],0\n"
                                 "lib.x;y.so:0:a b;c.d,1\n"
@@ -238,7 +238,7 @@ static void test_samplingprof_empty(void **state)
     struct profile *p = profile_new();
 
     (void)state;
-    FIXTURE_ASSERT_TEXT(write_mem(&export_samplingprof, p), "0.0\n\n\n\n");
+    FIXTURE_ASSERT_TEXT(write_mem(format_find("samplingprof"), p), "0.0\n\n\n\n");
     profile_free(p);
 }
 
@@ -281,7 +281,7 @@ static char *without_metadata(const char *json, char **meta)
 static void test_stackprof_golden(void **state)
 {
     struct profile *p = example();
-    char *got = write_mem(&export_stackprof, p);
+    char *got = write_mem(format_find("stackprof"), p);
     char *want = fixture_slurp(DATA_DIR "/example.stackprof.json",
                                NULL);
     char *gm, *wm, *g = without_metadata(got, &gm), *w = without_metadata(want, &wm);
@@ -319,7 +319,7 @@ static void test_stackprof_meta_and_names(void **state)
     assert_int_equal(profile_set_meta(p, &m), 0);
     ADD(p, t, 2, b, a);
     assert_int_equal(profile_add_stack(p, t, NULL, 0, 1), 0);
-    got = write_mem(&export_stackprof, p);
+    got = write_mem(format_find("stackprof"), p);
     assert_non_null(strstr(got, " \"mode\": \"wall\",\n \"interval\": 1000,\n"
                                 " \"samples\": 3,\n"));
     assert_non_null(strstr(got, "  \"pid\": 42,\n"
@@ -355,7 +355,7 @@ static void test_stackprof_empty(void **state)
     struct profile *p = profile_new();
 
     (void)state;
-    FIXTURE_ASSERT_TEXT(write_mem(&export_stackprof, p),
+    FIXTURE_ASSERT_TEXT(write_mem(format_find("stackprof"), p),
         "{\n"
         " \"version\": 1.2,\n"
         " \"mode\": \"cpu\",\n"
@@ -378,7 +378,7 @@ static void test_dot_example(void **state)
     struct profile *p = example();
 
     (void)state;
-    FIXTURE_ASSERT_TEXT(write_mem(&export_dot, p),
+    FIXTURE_ASSERT_TEXT(write_mem(format_find("dot"), p),
         "digraph profile {\n"
         "Legend [shape=plaintext,fontsize=24,label=\"Total samples: 6\\l"
         "Interval: 10.000 ms (on CPU)\\lShowing top 120 nodes, 5 shown\\l"
@@ -425,7 +425,7 @@ static void test_dot_names_and_limits(void **state)
         ids[1] = fn(p, name, 0);
         fixture_add_ids(p, t, ids, 2, i < 150 ? 10 : 1, true);
     }
-    got = write_mem(&export_dot, p);
+    got = write_mem(format_find("dot"), p);
     assert_non_null(strstr(got, "label=\"run \\\"it\\\" (pid 9)\\l"));
     assert_non_null(strstr(got, "[label=\"op\\\"er\\\\a tor<int, \xef\xbf\xbd>\\n"));
     assert_non_null(strstr(got, "Showing top 120 nodes, 120 shown\\l"
@@ -450,7 +450,7 @@ static void test_dot_light_edges(void **state)
     ADD(p, t, 1000, m, a);
     ADD(p, t, 1000, m, b);
     ADD(p, t, 1, m, a, b);     /* 1 of 2001 < 3 */
-    got = write_mem(&export_dot, p);
+    got = write_mem(format_find("dot"), p);
     assert_non_null(strstr(got, "Dropped edges with < 3 samples\\l"));
     assert_non_null(strstr(got, "  \"1\" -> \"2\" [label=\"1001\"]"));
     assert_non_null(strstr(got, "  \"1\" -> \"3\" [label=\"1000\"]"));
@@ -465,7 +465,7 @@ static void test_dot_light_edges(void **state)
 static void test_svg_example(void **state)
 {
     struct profile *p = example();
-    char *got = write_mem(&export_svg, p);
+    char *got = write_mem(format_find("svg"), p);
 
     (void)state;
     assert_int_equal(strncmp(got, "<?xml version=\"1.0\"", 19), 0);
@@ -532,7 +532,7 @@ static void test_svg_names(void **state)
     (void)state;
     assert_int_equal(profile_set_meta(p, &m), 0);
     ADD(p, t, 1, f);
-    got = write_mem(&export_svg, p);
+    got = write_mem(format_find("svg"), p);
     assert_escaped(got);
     assert_non_null(strstr(got, "<title>std::map&lt;int, std::string&gt;::"
                                 "operator[] &apos;q&apos; &quot;d&quot; "
@@ -552,14 +552,14 @@ static void test_svg_small_and_empty(void **state)
     char *got;
 
     (void)state;
-    got = write_mem(&export_svg, p);
+    got = write_mem(format_find("svg"), p);
     assert_non_null(strstr(got, ">no samples</text>"));
     assert_int_equal(count_of(got, "<g class=\"f\""), 0);
     free(got);
     /* 1 sample in 100001 is 0.012 px wide: left out */
     ADD(p, t, 100000, big);
     ADD(p, t, 1, tiny);
-    got = write_mem(&export_svg, p);
+    got = write_mem(format_find("svg"), p);
     assert_non_null(strstr(got, "<title>big\n"));
     assert_null(strstr(got, "<title>tiny\n"));
     assert_int_equal(count_of(got, "<g class=\"f\""), 3);

@@ -14,7 +14,7 @@ static char *to_folded(const struct profile *p, bool no_thread_root)
 
     export_opts_default(&o);
     o.no_thread_root = no_thread_root;
-    return fixture_write(&export_folded, p, &o, NULL);
+    return fixture_write(format_find("folded"), p, &o, NULL);
 }
 
 static struct profile *load_str(const char *text, char *err, size_t errlen)
@@ -122,7 +122,7 @@ static void test_process_roots(void **state)
     struct export_opts o;
     export_opts_default(&o);
     o.no_process_root = true;
-    out = fixture_write(&export_folded, p, &o, NULL);
+    out = fixture_write(format_find("folded"), p, &o, NULL);
     assert_string_equal(out, "nginx-10;main;a 3\nnginx-20;main;b 2\nio-21;c 1\n");
     free(out);
     profile_free(p);
@@ -315,7 +315,7 @@ static void test_load_file_detection(void **state)
     }
     assert_null(load_file(tmp_path, err, sizeof(err)));
     snprintf(want, sizeof(want),
-             "%s: unrecognized format (sproftop reads: sampler, pprof, folded)", tmp_path);
+             "%s: unrecognized format (sproftop reads: folded, pprof, speedscope, racket-json, sampler)", tmp_path);
     assert_string_equal(err, want);
     unlink(tmp_path);
 

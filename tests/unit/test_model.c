@@ -63,7 +63,7 @@ static void assert_report_agrees(const struct profile *p,
     export_opts_default(&o);
     o.hide_self = hide_self;
     o.hide_subs = hide_subs;
-    text = fixture_write(&export_text, p, &o, NULL);
+    text = fixture_write(format_find("text"), p, &o, NULL);
     for (size_t i = 0; i < m->nflat; i++) {
         const char *name = profile_frame(p, m->flat[i].frame)->name;
 

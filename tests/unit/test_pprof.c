@@ -132,7 +132,7 @@ static char *dump(const struct profile *p, bool attrs)
 /* Bytes of the pprof export of p. */
 static char *write_pprof(const struct profile *p, size_t *len)
 {
-    return fixture_write(&export_pprof, p, NULL, len);
+    return fixture_write(format_find("pprof"), p, NULL, len);
 }
 
 /* p written as pprof is exactly want[0..len). */

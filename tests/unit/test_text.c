@@ -33,7 +33,7 @@ static struct profile *example(void)
     return p;
 }
 
-static char *write_mem(const struct exporter *e, const struct profile *p,
+static char *write_mem(const struct format *e, const struct profile *p,
                        double hide_self, double hide_subs)
 {
     struct export_opts o;
@@ -114,7 +114,7 @@ static int line_index(const char *text, const char *words, int from)
 static void assert_golden(double hide_self, double hide_subs)
 {
     struct profile *p = example();
-    char *got = write_mem(&export_text, p, hide_self, hide_subs);
+    char *got = write_mem(format_find("text"), p, hide_self, hide_subs);
     char *want = fixture_slurp(DATA_DIR "/racket-text.expected", NULL);
 
     assert_string_equal(got, want);
@@ -132,10 +132,10 @@ static void test_text_golden(void **state)
 static void test_text_registry(void **state)
 {
     (void)state;
-    assert_ptr_equal(export_find("text"), &export_text);
-    assert_ptr_equal(export_for_path("report.txt"), &export_text);
-    assert_ptr_equal(export_find("top"), &export_top);
-    assert_ptr_equal(export_for_path("x.top"), &export_top);
+    assert_ptr_equal(format_find("text"), format_find("text"));
+    assert_ptr_equal(format_for_path("report.txt", false), format_find("text"));
+    assert_ptr_equal(format_find("top"), format_find("top"));
+    assert_ptr_equal(format_for_path("x.top", false), format_find("top"));
 }
 
 /* With the default thresholds nothing of the example is small enough to
@@ -168,7 +168,7 @@ static struct profile *small_ones(void)
 static void test_text_hiding(void **state)
 {
     struct profile *p = small_ones();
-    char *got = write_mem(&export_text, p, 1.0, 2.0);
+    char *got = write_mem(format_find("text"), p, 1.0, 2.0);
 
     (void)state;
     assert_string_equal(
@@ -192,19 +192,19 @@ static void test_text_hiding(void **state)
         "---------------------------------------------\n");
     free(got);
     /* thresholds at 0 show everything, tiny and b included */
-    got = write_mem(&export_text, p, 0, 0);
+    got = write_mem(format_find("text"), p, 0, 0);
     assert_null(strstr(got, "Hiding"));
     assert_true(has_line_words(got, "[3] 10(0.5%) 10(0.5%) b prog.c:40:0"));
     assert_true(has_line_words(got, "[4] 10(0.5%) 10(0.5%) tiny prog.c:30:0"));
     assert_true(has_line_words(got, "tiny [4] 0.5%"));
     free(got);
     /* only hide-self: every edge share is above 0%, so nothing hides */
-    got = write_mem(&export_text, p, 5.0, 0);
+    got = write_mem(format_find("text"), p, 5.0, 0);
     assert_null(strstr(got, "Hiding"));
     free(got);
     /* a huge hide-subs with hide-self 1%: main (self 0%, all its edge
      * shares <= 100%) hides too; a (99% self) stays */
-    got = write_mem(&export_text, p, 1.0, 100.0);
+    got = write_mem(format_find("text"), p, 1.0, 100.0);
     assert_non_null(strstr(got, "(Hiding functions with self<1.0% and "
                                 "local<100.0%: 3 of 4 hidden)\n"));
     assert_true(has_line_words(got, "[1] 1990(99.5%) 1980(99.0%) a prog.c:20:0"));
@@ -227,7 +227,7 @@ static void test_text_recursion(void **state)
     FIXTURE_ADD_IDS(p, t, 1, m, f, f, f);
     FIXTURE_ADD_IDS(p, t, 1, m, f);
     set_interval(p, 10000000);
-    got = write_mem(&export_text, p, 0, 0);
+    got = write_mem(format_find("text"), p, 0, 0);
     assert_true(has_line_words(got, "[1] 20(100.0%) 0(0.0%) main prog.c:10:0"));
     assert_true(has_line_words(got, "f [2] 100.0%"));   /* main -> f */
     assert_true(has_line_words(got, "[2] 20(100.0%) 20(100.0%) f prog.c:20:0"));
@@ -265,7 +265,7 @@ static void test_text_cycle(void **state)
     FIXTURE_ADD_IDS(p, t, 2, m, b, a);
     FIXTURE_ADD_IDS(p, t, 1, other);
     set_interval(p, 1000000);
-    got = write_mem(&export_text, p, 0, 0);
+    got = write_mem(format_find("text"), p, 0, 0);
     assert_true(has_line_words(got, "[1] 6(85.7%) 0(0.0%) main prog.c:10:0"));
     assert_true(has_line_words(got, "[2] 1(14.3%) 1(14.3%) other prog.c:40:0"));
     /* Worked by hand: main and other are sources (other also a sink);
@@ -287,7 +287,7 @@ static void test_text_empty(void **state)
     struct profile *p = profile_new();
 
     (void)state;
-    FIXTURE_ASSERT_TEXT(write_mem(&export_text, p, 1.0, 2.0),
+    FIXTURE_ASSERT_TEXT(write_mem(format_find("text"), p, 1.0, 2.0),
         "Profiling results\n"
         "-----------------\n"
         "  Total cpu time observed: 0ms (out of 0ms)\n"
@@ -302,8 +302,9 @@ static void test_text_empty(void **state)
 }
 
 /* Names with control characters stay on one line; widths count UTF-8
- * characters, so "ü" pads like one column; an unknown source reads as
- * the module, or "(unknown source)"; long sources are cut from the left
+ * characters, so "ü" pads like one column; a source without a file and
+ * a line reads "(unknown source)", the module too, as Racket prints what
+ * its srcloc cannot place; long sources are cut from the left
  * to keep name+src within 50 characters, as Racket does. */
 static void test_text_names(void **state)
 {
@@ -325,9 +326,9 @@ static void test_text_names(void **state)
     (void)state;
     FIXTURE_ADD_IDS(p, t, 1, a, b, c);
     set_interval(p, 1000000);
-    got = write_mem(&export_text, p, 0, 0);
+    got = write_mem(format_find("text"), p, 0, 0);
     assert_true(has_line_words(got, "[1] 1(100.0%) 0(0.0%) br ok en (unknown source)"));
-    assert_true(has_line_words(got, "[2] 1(100.0%) 0(0.0%) \xc3\xbc libü.so"));
+    assert_true(has_line_words(got, "[2] 1(100.0%) 0(0.0%) \xc3\xbc (unknown source)"));
     /* 38 characters of name leave 11 for the source: "..." and its
      * last 8 characters */
     assert_true(has_line_words(got, "[3] 1(100.0%) 1(100.0%) "
@@ -370,7 +371,7 @@ static void test_text_long_name(void **state)
                         fn(p, leaf, 3));
     }
     set_interval(p, 1000000);
-    got = write_mem(&export_text, p, 0, 0);
+    got = write_mem(format_find("text"), p, 0, 0);
     /* 53 nodes, each a block of a few rows: far below one padded row per
      * node (530 KB) */
     assert_true(strlen(got) < 100000);
@@ -395,7 +396,7 @@ static void test_text_meta(void **state)
 
     (void)state;
     assert_int_equal(profile_set_meta(p, &m), 0);
-    got = write_mem(&export_text, p, 0, 0);
+    got = write_mem(format_find("text"), p, 0, 0);
     assert_non_null(strstr(got, "  Threads observed:        2\n"
                                 "  Command:                 prog --x y "
                                 "(pid 4242)\n"
@@ -412,7 +413,7 @@ static void test_top_example(void **state)
     struct profile *p = example();
 
     (void)state;
-    FIXTURE_ASSERT_TEXT(write_mem(&export_top, p, 1, 2),
+    FIXTURE_ASSERT_TEXT(write_mem(format_find("top"), p, 1, 2),
         "==================================\n"
         "  Mode: cpu(10000)\n"
         "  Samples: 6 (0.00% miss rate)\n"
@@ -454,7 +455,7 @@ static void test_top_meta_and_names(void **state)
     (void)state;
     assert_int_equal(profile_set_meta(p, &m), 0);
     FIXTURE_ADD_IDS(p, t, 2, f);
-    got = write_mem(&export_top, p, 1, 2);
+    got = write_mem(format_find("top"), p, 1, 2);
     assert_non_null(strstr(got, "  Mode: wall(2000)\n"));
     assert_non_null(strstr(got, "  Command: prog --x y (pid 4242)\n"));
     assert_non_null(strstr(got, "  Threads: 1, interval 2.000 ms, "
@@ -470,7 +471,7 @@ static void test_top_empty(void **state)
     struct profile *p = profile_new();
 
     (void)state;
-    FIXTURE_ASSERT_TEXT(write_mem(&export_top, p, 1, 2),
+    FIXTURE_ASSERT_TEXT(write_mem(format_find("top"), p, 1, 2),
         "==================================\n"
         "  Mode: cpu(0)\n"
         "  Samples: 0 (0.00% miss rate)\n"

@@ -96,11 +96,11 @@ static void test_count_formats(void **state)
     struct export_opts o = opts();
 
     (void)state;
-    FIXTURE_ASSERT_TEXT(fixture_write(&export_folded, p, &o, NULL),
+    FIXTURE_ASSERT_TEXT(fixture_write(format_find("folded"), p, &o, NULL),
                         "t-7;main;a 1000\nt-7;main;b 1000\n");
     /* the differential one too, each side its own */
     o.baseline = p;
-    FIXTURE_ASSERT_TEXT(fixture_write(&export_folded, p, &o, NULL),
+    FIXTURE_ASSERT_TEXT(fixture_write(format_find("folded"), p, &o, NULL),
                         "t-7;main;a 1000 1000\nt-7;main;b 1000 1000\n");
     profile_free(p);
 }
@@ -110,7 +110,7 @@ static void test_constant_rate_same_bytes(void **state)
 {
     struct profile *ns = profile_new(), *counts = profile_new();
     uint32_t t1, t2;
-    size_t n = export_count();
+    size_t n = format_count();
     struct export_opts o = opts();
 
     (void)state;
@@ -124,7 +124,7 @@ static void test_constant_rate_same_bytes(void **state)
     set_interval(ns, 10 * MS);
     set_interval(counts, 10 * MS);
     for (size_t i = 0; i < n; i++) {
-        const struct exporter *e = export_at(i);
+        const struct format *e = format_at(i);
         size_t la, lb;
         char *a = fixture_write(e, ns, &o, &la);
         char *b = fixture_write(e, counts, &o, &lb);
@@ -146,14 +146,14 @@ static void pprof_round_trip(struct profile *p, uint64_t *unit)
     struct export_opts o = opts();
     size_t l1, l2;
     char err[256];
-    char *a = fixture_write(&export_pprof, p, &o, &l1), *b;
+    char *a = fixture_write(format_find("pprof"), p, &o, &l1), *b;
     struct profile *q = load_pprof(a, l1, "w.pb.gz", err, sizeof(err));
 
     assert_non_null(q);
     assert_int_equal(profile_weight_ns(q, profile_samples(q)),
                      profile_weight_ns(p, profile_samples(p)));
     *unit = profile_weight_unit(q);
-    b = fixture_write(&export_pprof, q, &o, &l2);
+    b = fixture_write(format_find("pprof"), q, &o, &l2);
     assert_int_equal(l1, l2);
     assert_memory_equal(a, b, l1);
     free(a);
@@ -184,7 +184,7 @@ static void test_text_header(void **state)
 {
     struct profile *p = changed_rate();
     struct export_opts o = opts();
-    char *t = fixture_write(&export_text, p, &o, NULL);
+    char *t = fixture_write(format_find("text"), p, &o, NULL);
 
     (void)state;
     assert_non_null(strstr(t, "Total cpu time observed: 2000ms (out of "

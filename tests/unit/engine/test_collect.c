@@ -1,4 +1,4 @@
-/* test_collect.c - the collector's fold (src/engine/fold.c) with a fake
+/* test_collect.c - the collector's fold (src/collect/fold.c) with a fake
  * symbolizer: raw stacks in ingest records become symbolized stacks in
  * the profile, with the maps of their generation, through a pc cache.
  *
@@ -28,7 +28,7 @@
 #include "fold.h"
 #include "ingest.h"
 #include "profile.h"
-#include "script.h"
+#include "script_frames.h"
 #include "stackword.h"
 #include "symbols.h"
 

@@ -1,5 +1,5 @@
 /* test_ingest.c - the double buffer between the sampler and the collector
- * (src/engine/ingest.c): records come out as they went in, padded and
+ * (src/sample/ingest.c): records come out as they went in, padded and
  * whole; a full buffer drops and counts; a swap hands over what was
  * pushed and starts an empty buffer; a producer and a consumer on two
  * threads lose nothing that was not counted lost. */

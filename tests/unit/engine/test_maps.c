@@ -1,4 +1,4 @@
-/* test_maps.c - the one /proc/PID/maps parser (src/engine/maps.c): the
+/* test_maps.c - the one /proc/PID/maps parser (src/proc/maps.c): the
  * fields of each line, the lines it must skip, sorting, lookup, and a
  * real maps file read from this process. */
 #include <setjmp.h>

@@ -1,0 +1,554 @@
+/* fold.c - ingest records -> symbolized stacks in the profile; see fold.h. */
+#include "fold.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "idtab.h"
+#include "ingest.h"
+#include "profile.h"
+#include "script_frames.h"
+#include "stackword.h"
+#include "symbols.h"
+#include "util.h"
+#include "vec.h"
+#include "window.h"
+
+#define MAX_INLINE 16  /* frames one address can expand to */
+
+/* The maps text of one generation, handed from the sampler. */
+struct maps_gen {
+    struct maps_gen *next;
+    uint64_t gen;
+    size_t len;
+    char text[];
+};
+
+/* The frames of one (pc, is_return): pool[off .. off + n). */
+struct pc_entry {
+    uint32_t off;
+    uint32_t n;
+};
+
+/* The frames of every (pc, is_return) seen in one maps generation, so the
+ * symbolizer is asked once per address and generation. */
+struct pc_cache {
+    struct pc_entry *v;        /* by id */
+    size_t n, cap;
+    struct idtab ids;          /* util_mix64(pc << 1 | is_return) -> id; a
+                                  bijection, so the hash is the key */
+    struct stack_frame *pool;  /* the frames of every entry */
+    size_t npool, cappool;
+};
+
+struct fold {
+    pthread_mutex_t maps_lock; /* guards incoming only */
+    struct maps_gen *incoming; /* handed over, not taken yet; newest first */
+
+    pthread_mutex_t own_lock;  /* the base's prof_lock */
+    pthread_mutex_t *prof_lock;/* guards prof: own_lock, or the base's */
+    struct profile *prof;      /* owned by the base; siblings share it */
+    struct fold *base;         /* NULL for a base; a sibling's base */
+    atomic_uint_fast64_t own_generation;
+    atomic_uint_fast64_t *generation; /* the base's */
+
+    /* collector thread only */
+    struct symbols *sym;       /* NULL once released (fold_records met
+                                  the process's INGEST_EXIT) */
+    struct symbols_stats sym_st; /* its figures when it was released */
+    bool released;
+    struct maps_gen *gens;     /* taken, still wanted; newest first */
+    uint64_t cur_gen;          /* generation `pcs` is for */
+    struct pc_cache pcs;
+    struct stack_frame *stack; /* scratch: one stack, bottom first */
+    size_t capstack;
+    uint32_t *code_frame;      /* interpreter code id (INGEST_CODE) ->
+                                  frame id, PROFILE_NONE when unknown */
+    size_t ncode, capcode;
+    uint32_t f_truncated;      /* the "[truncated]" frame */
+    int64_t pid;               /* the process this fold's samples come
+                                  from (fold_set_process), or 0 */
+    char comm[64];
+    struct fold_stats st;      /* under prof_lock */
+};
+
+static void pc_cache_clear(struct pc_cache *c)
+{
+    idtab_clear(&c->ids);
+    c->n = 0;
+    c->npool = 0;
+}
+
+static void pc_cache_free(struct pc_cache *c)
+{
+    idtab_free(&c->ids);
+    free(c->v);
+    free(c->pool);
+}
+
+struct fold *fold_new(void)
+{
+    struct fold *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->prof = profile_new();
+    /* Each record weighs its ns (ingest_rec.weight): the profile too. */
+    if (f->prof)
+        (void)profile_set_weight_unit(f->prof, 1);
+    struct frame_desc trunc = {.name = "[truncated]", .kind = FRAME_SPECIAL};
+    /* Samples carry CLOCK_MONOTONIC times (struct ingest_rec): per-second
+     * counts of the last minute for the recent window and the timeline. */
+    if (!f->prof ||
+        (f->f_truncated = profile_intern_frame(f->prof, &trunc)) == PROFILE_NONE ||
+        profile_time_enable(f->prof, WINDOW_LIVE_SECONDS) < 0) {
+        profile_free(f->prof);
+        free(f);
+        return NULL;
+    }
+    profile_time_set_wall_offset(f->prof,
+                                 (int64_t)(clock_wall_ns() - clock_mono_ns()));
+    pthread_mutex_init(&f->maps_lock, NULL);
+    pthread_mutex_init(&f->own_lock, NULL);
+    f->prof_lock = &f->own_lock;
+    f->generation = &f->own_generation;
+    return f;
+}
+
+struct fold *fold_new_sibling(struct fold *base)
+{
+    struct fold *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->base = base;
+    f->prof = base->prof;
+    f->prof_lock = base->prof_lock;
+    f->generation = base->generation;
+    f->f_truncated = base->f_truncated;
+    pthread_mutex_init(&f->maps_lock, NULL);
+    return f;
+}
+
+static void free_gens(struct maps_gen *g)
+{
+    while (g) {
+        struct maps_gen *next = g->next;
+        free(g);
+        g = next;
+    }
+}
+
+void fold_free(struct fold *f)
+{
+    if (!f)
+        return;
+    free_gens(f->incoming);
+    free_gens(f->gens);
+    symbols_free(f->sym);
+    if (!f->base)
+        profile_free(f->prof);
+    pc_cache_free(&f->pcs);
+    free(f->stack);
+    free(f->code_frame);
+    pthread_mutex_destroy(&f->maps_lock);
+    if (!f->base)
+        pthread_mutex_destroy(&f->own_lock);
+    free(f);
+}
+
+void fold_set_symbols(struct fold *f, struct symbols *sym)
+{
+    f->sym = sym;
+}
+
+void fold_add_maps(struct fold *f, uint64_t gen, const char *text, size_t len)
+{
+    struct maps_gen *g = malloc(sizeof *g + len + 1);
+    if (!g)
+        return;
+    g->gen = gen;
+    g->len = len;
+    memcpy(g->text, text, len);
+    g->text[len] = '\0';
+    pthread_mutex_lock(&f->maps_lock);
+    g->next = f->incoming;
+    f->incoming = g;
+    pthread_mutex_unlock(&f->maps_lock);
+}
+
+/* Switch the symbolizer to generation gen (the newest text at or before
+ * it) and empty the pc cache. */
+static void use_gen(struct fold *f, uint64_t gen)
+{
+    pthread_mutex_lock(&f->maps_lock);
+    struct maps_gen *taken = f->incoming;
+    f->incoming = NULL;
+    pthread_mutex_unlock(&f->maps_lock);
+    while (taken) {
+        struct maps_gen *next = taken->next;
+        taken->next = f->gens;
+        f->gens = taken;
+        taken = next;
+    }
+    struct maps_gen *best = NULL;
+    for (struct maps_gen *g = f->gens; g; g = g->next)
+        if (g->gen <= gen && (!best || g->gen > best->gen))
+            best = g;
+    if (best) {
+        /* older generations will not be asked for again */
+        for (struct maps_gen **p = &f->gens; *p;) {
+            struct maps_gen *g = *p;
+            if (g->gen < best->gen) {
+                *p = g->next;
+                free(g);
+            } else {
+                p = &g->next;
+            }
+        }
+        symbols_load_maps(f->sym, best->text, best->len);
+    }
+    pc_cache_clear(&f->pcs);
+    f->cur_gen = gen;
+}
+
+/* Intern n symbolized frames of pc in the profile, appending them to the
+ * cache's pool (which has room).  Returns how many were interned. */
+static uint32_t intern_frames(struct fold *f, const struct sym_frame *sf,
+                              int n, uint64_t pc)
+{
+    struct pc_cache *c = &f->pcs;
+    uint32_t done = 0;
+    pthread_mutex_lock(f->prof_lock);
+    for (int i = 0; i < n; i++) {
+        struct frame_desc d = {
+            .name = sf[i].name,
+            .module = sf[i].module,
+            .file = sf[i].file,
+            .addr = sf[i].sym_addr,
+            .line = sf[i].func_line,
+            .kind = FRAME_FUNC,
+            .inlined = sf[i].inlined,
+            .build_id = sf[i].build_id,
+            .offset = sf[i].offset,
+        };
+        uint32_t id = profile_intern_frame(f->prof, &d);
+        if (id == PROFILE_NONE)
+            break;
+        c->pool[c->npool++] = (struct stack_frame){id, sf[i].line, pc};
+        done++;
+    }
+    pthread_mutex_unlock(f->prof_lock);
+    return done;
+}
+
+/* Frames of one address, innermost first; NULL on OOM. */
+static const struct pc_entry *lookup_pc(struct fold *f, uint64_t pc, bool is_ret)
+{
+    struct pc_cache *c = &f->pcs;
+    uint64_t h = util_mix64(pc << 1 | (is_ret ? 1 : 0));
+    uint32_t id = idtab_find(&c->ids, h, NULL, NULL);
+    if (id != IDTAB_NONE)
+        return &c->v[id];
+    struct sym_frame sf[MAX_INLINE];
+    int n = symbols_lookup(f->sym, pc, is_ret, sf, MAX_INLINE);
+    if (n < 1 || VEC_RESERVE(c->pool, c->cappool, c->npool + (size_t)n) < 0 ||
+        VEC_RESERVE(c->v, c->cap, c->n + 1) < 0 ||
+        idtab_insert(&c->ids, h, (uint32_t)c->n) < 0)
+        return NULL;
+    struct pc_entry *e = &c->v[c->n++];
+    e->off = (uint32_t)c->npool;
+    e->n = intern_frames(f, sf, n, pc);
+    return e;
+}
+
+/* Symbolize one raw stack (leaf first) into f->stack, bottom first.
+ * Returns its depth, or -1 on OOM. */
+static long symbolize(struct fold *f, const uint64_t *pcs, size_t n,
+                      uint32_t flags)
+{
+    size_t depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (stackword_is_python(pcs[i])) {
+            /* a Python frame: its code object was announced before */
+            uint32_t code = stackword_code(pcs[i]);
+            if (code >= f->ncode || f->code_frame[code] == PROFILE_NONE)
+                continue;
+            if (VEC_RESERVE(f->stack, f->capstack, depth + 2) < 0)
+                return -1;
+            f->stack[depth++] = (struct stack_frame){
+                f->code_frame[code], stackword_line(pcs[i]), 0};
+            continue;
+        }
+        const struct pc_entry *e = lookup_pc(f, pcs[i], i > 0);
+        if (!e || VEC_RESERVE(f->stack, f->capstack, depth + e->n + 1) < 0)
+            return -1;
+        memcpy(f->stack + depth, f->pcs.pool + e->off, e->n * sizeof *f->stack);
+        depth += e->n;
+    }
+    if (flags & INGEST_F_TRUNCATED) {
+        if (VEC_RESERVE(f->stack, f->capstack, depth + 1) < 0)
+            return -1;
+        f->stack[depth++] = (struct stack_frame){f->f_truncated, 0, 0};
+    }
+    for (size_t i = 0; i < depth / 2; i++) {
+        struct stack_frame t = f->stack[i];
+        f->stack[i] = f->stack[depth - 1 - i];
+        f->stack[depth - 1 - i] = t;
+    }
+    return (long)depth;
+}
+
+void fold_set_process(struct fold *f, int64_t pid, const char *comm)
+{
+    f->pid = pid;
+    snprintf(f->comm, sizeof f->comm, "%s", comm ? comm : "");
+}
+
+/* The thread of tid (renamed to name unless NULL), marked with the fold's
+ * process when new; PROFILE_NONE on OOM.  Under prof_lock. */
+static uint32_t fold_thread(struct fold *f, int64_t tid, const char *name)
+{
+    uint32_t th = profile_thread(f->prof, tid, name);
+    if (th == PROFILE_NONE || !f->pid)
+        return th;
+    if (!profile_thread_at(f->prof, th)->pid)
+        profile_thread_set_process(f->prof, th, f->pid, f->comm[0] ? f->comm : NULL);
+    else if (tid == f->pid && name) { /* the leader renamed: exec, prctl */
+        snprintf(f->comm, sizeof f->comm, "%s", name);
+        profile_thread_set_process(f->prof, th, f->pid, name);
+    }
+    return th;
+}
+
+/* An interpreter's code object: the frame its id stands for from now on
+ * in this process's samples. */
+static void add_code(struct fold *f, const struct ingest_rec *r,
+                     const void *payload)
+{
+    struct ingest_code ic;
+    if (r->len < sizeof ic)
+        return;
+    memcpy(&ic, payload, sizeof ic);
+    if (ic.lang != SCRIPT_PYTHON || ic.id > STACKWORD_MAX_CODE ||
+        (size_t)ic.name_len + ic.file_len > r->len - sizeof ic)
+        return;
+    const char *p = (const char *)payload + sizeof ic;
+    char *name = strndup(p, ic.name_len);
+    char *file = strndup(p + ic.name_len, ic.file_len);
+    if (!name || !file ||
+        VEC_RESERVE(f->code_frame, f->capcode, (size_t)ic.id + 1) < 0) {
+        free(name);
+        free(file);
+        return;
+    }
+    while (f->ncode <= ic.id)
+        f->code_frame[f->ncode++] = PROFILE_NONE;
+    const char *base = strrchr(file, '/');
+    struct frame_desc d = {
+        .name = name,
+        .module = base ? base + 1 : file,
+        .file = file,
+        .line = ic.firstlineno > 0 ? (uint32_t)ic.firstlineno : 0,
+        .kind = FRAME_FUNC,
+        .origin = FRAME_ORIGIN_PYTHON,
+    };
+    pthread_mutex_lock(f->prof_lock);
+    f->code_frame[ic.id] = profile_intern_frame(f->prof, &d);
+    pthread_mutex_unlock(f->prof_lock);
+    free(name);
+    free(file);
+}
+
+static void add_thread_name(struct fold *f, const struct ingest_rec *r,
+                            const void *payload)
+{
+    char name[64];
+    size_t l = r->len < sizeof name - 1 ? r->len : sizeof name - 1;
+    memcpy(name, payload, l);
+    name[l] = '\0';
+    pthread_mutex_lock(f->prof_lock);
+    fold_thread(f, r->tid, name[0] ? name : "?");
+    pthread_mutex_unlock(f->prof_lock);
+}
+
+/* The process is gone: what only it used goes (its symbolizer, giving
+ * back the modules no other process holds, its maps and its address
+ * cache).  Its samples stay in the profile; a record read after this
+ * (none should come) is dropped. */
+static void release(struct fold *f)
+{
+    if (f->released)
+        return;
+    f->released = true;
+    if (f->sym)
+        symbols_get_stats(f->sym, &f->sym_st);
+    symbols_free(f->sym);
+    f->sym = NULL;
+    free_gens(f->gens);
+    f->gens = NULL;
+    pc_cache_free(&f->pcs);
+    memset(&f->pcs, 0, sizeof f->pcs);
+    free(f->code_frame);
+    f->code_frame = NULL;
+    f->ncode = f->capcode = 0;
+}
+
+static bool add_sample(struct fold *f, const struct ingest_rec *r,
+                       const void *payload)
+{
+    if (f->released)
+        return false;
+    if (r->gen != f->cur_gen)
+        use_gen(f, r->gen);
+    long depth = symbolize(f, payload, r->len / sizeof(uint64_t), r->flags);
+    if (depth < 0)
+        return false;
+    pthread_mutex_lock(f->prof_lock);
+    uint32_t th = fold_thread(f, r->tid, NULL);
+    int rc = th == PROFILE_NONE ? -1
+             : profile_add_weighted_at(f->prof, th, f->stack, (size_t)depth,
+                                       1, r->weight ? r->weight : 1,
+                                       r->time);
+    pthread_mutex_unlock(f->prof_lock);
+    return rc == 0;
+}
+
+void fold_records(struct fold *f, const uint8_t *data, size_t len)
+{
+    size_t off = 0;
+    const void *payload;
+    const struct ingest_rec *r;
+    bool any = false;
+    while ((r = ingest_next(data, len, &off, &payload))) {
+        if (r->type == INGEST_THREAD)
+            add_thread_name(f, r, payload);
+        else if (r->type == INGEST_SAMPLE)
+            any |= add_sample(f, r, payload);
+        else if (r->type == INGEST_EXIT)
+            release(f);
+        else if (r->type == INGEST_CODE && !f->released)
+            add_code(f, r, payload);
+    }
+    if (any)
+        atomic_fetch_add(f->generation, 1);
+}
+
+/* Name again the frames of the modules the last symbols_update gave
+ * debug info: each takes what the code at its offset is now (the
+ * function, outside any inlined instance), in place or merged into a
+ * frame that already has that name (profile_rename_frames).  The
+ * collector is the profile's only writer, so it reads the frames without
+ * the lock and takes it only to rename. */
+static void rename_frames(struct fold *f)
+{
+    struct profile_rename *r = NULL;
+    size_t n = 0, cap = 0;
+    uint32_t count = profile_frame_count(f->prof);
+    for (uint32_t id = 0; id < count; id++) {
+        const struct frame_desc *d = profile_frame(f->prof, id);
+        struct sym_frame sf[MAX_INLINE];
+        int k;
+        if (!d->build_id || !symbols_gained(f->sym, d->build_id) ||
+            (k = symbols_lookup_offset(f->sym, d->build_id, d->offset, sf,
+                                       MAX_INLINE)) < 1 ||
+            VEC_RESERVE(r, cap, n + 1) < 0)
+            continue;
+        const struct sym_frame *o = &sf[k - 1];
+        r[n++] = (struct profile_rename){id, {
+            .name = o->name,
+            .module = o->module,
+            .file = o->file,
+            .addr = o->sym_addr,
+            .line = o->func_line,
+            .kind = FRAME_FUNC,
+            .build_id = o->build_id,
+            .offset = o->offset,
+        }};
+    }
+    if (n > 0) {
+        pthread_mutex_lock(f->prof_lock);
+        if (profile_rename_frames(f->prof, r, n) == 0)
+            f->st.renamed += n;
+        if (!f->st.samples_before)
+            f->st.samples_before = profile_sample_count(f->prof);
+        pthread_mutex_unlock(f->prof_lock);
+        atomic_fetch_add(f->generation, 1);
+    }
+    free(r);
+}
+
+void fold_update_names(struct fold *f)
+{
+    if (!f->sym || symbols_update(f->sym) == 0)
+        return;
+    /* Every address is looked up again: new samples get the names, the
+     * inlined frames and the lines. */
+    pc_cache_clear(&f->pcs);
+    rename_frames(f);
+}
+
+struct profile *fold_snapshot(struct fold *f)
+{
+    pthread_mutex_lock(f->prof_lock);
+    struct profile *p = profile_clone(f->prof);
+    pthread_mutex_unlock(f->prof_lock);
+    return p;
+}
+
+uint64_t fold_samples(struct fold *f)
+{
+    pthread_mutex_lock(f->prof_lock);
+    uint64_t n = profile_sample_count(f->prof);
+    pthread_mutex_unlock(f->prof_lock);
+    return n;
+}
+
+void fold_advance(struct fold *f, uint64_t now_ns)
+{
+    pthread_mutex_lock(f->prof_lock);
+    bool moved = profile_time_advance(f->prof, now_ns);
+    pthread_mutex_unlock(f->prof_lock);
+    if (moved)
+        atomic_fetch_add(f->generation, 1);
+}
+
+uint64_t fold_generation(struct fold *f)
+{
+    return atomic_load(f->generation);
+}
+
+void fold_reset(struct fold *f)
+{
+    pthread_mutex_lock(f->prof_lock);
+    profile_reset(f->prof);
+    pthread_mutex_unlock(f->prof_lock);
+    atomic_fetch_add(f->generation, 1);
+}
+
+void fold_set_meta(struct fold *f, const struct profile_meta *m)
+{
+    pthread_mutex_lock(f->prof_lock);
+    profile_set_meta(f->prof, m);
+    pthread_mutex_unlock(f->prof_lock);
+}
+
+void fold_get_symbols_stats(struct fold *f, struct symbols_stats *out)
+{
+    if (f->sym)
+        symbols_get_stats(f->sym, out);
+    else if (f->released)
+        *out = f->sym_st;
+    else
+        memset(out, 0, sizeof *out);
+}
+
+void fold_get_stats(struct fold *f, struct fold_stats *out)
+{
+    pthread_mutex_lock(f->prof_lock);
+    *out = f->st;
+    pthread_mutex_unlock(f->prof_lock);
+}

@@ -1,0 +1,172 @@
+/* perf_offcpu.c - --idle for the perf sampler; see perf_int.h.
+ *
+ * Every switch of a sampled thread off its CPU is sampled: its stack is
+ * unwound (or reused, when it blocks again where it did last time) and
+ * weighted by how long the thread stays off the CPU, up to its
+ * PERF_RECORD_SWITCH back in (ns: ingest_rec.weight).  Threads
+ * already blocked at attach (or at a resume) never switch out while we
+ * watch: their stack is read once from /proc/PID/task/TID/syscall (user
+ * SP and PC) and process_vm_readv.
+ */
+#include "perf_int.h"
+
+#include "maps.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define BOOT_STACK (256u << 10)  /* stack read for a thread blocked at attach */
+
+/* The stretch off CPU so far, up to `until`, weighs its own length: no
+ * rounding to intervals, so short and long stretches, and the on-CPU
+ * samples around them (each its interval), add up to wall-clock time. */
+void pf_off_count(struct pf_sampler *s, struct pthr *t, uint64_t until)
+{
+    if (!t->t_out || !t->have_off || until <= t->t_out)
+        return;
+    uint64_t w = until - t->t_out;
+    s->pf_live.offcpu_ns += w;
+    pf_push_stack(s, t, t->off_pcs, t->off_n, t->off_flags, t->t_out, w,
+                  t->off_py);
+    t->t_out = until;
+}
+
+void pf_off_begin(struct pf_sampler *s, struct pthr *t, const uint64_t *regs,
+                  const uint8_t *stack, uint64_t len, uint64_t time)
+{
+    struct pproc *p = &s->procs[t->proc];
+    if (!t->off_pcs &&
+        !(t->off_pcs = malloc((size_t)s->cfg.max_depth * sizeof *t->off_pcs)))
+        return;
+    /* A thread that blocks again in the same call, with the same stack
+     * and frame pointers, is in the same call chain: reuse it, unwind
+     * nothing. */
+    if (!t->have_off || t->off_ip != regs[16] || t->off_sp != regs[7] ||
+        t->off_bp != regs[6] || p->maps_dirty) {
+        uint32_t flags;
+        int n = pf_unwind(s, p, regs, stack, len, &flags);
+        memcpy(t->off_pcs, s->pcs, (size_t)n * sizeof *s->pcs);
+        t->off_n = n;
+        t->off_flags = flags;
+        t->off_ip = regs[16];
+        t->off_sp = regs[7];
+        t->off_bp = regs[6];
+        t->have_off = true;
+    } else {
+        s->live.reused++;
+    }
+    /* its Python stack of this moment: a thread that blocks again at the
+     * same native place may run other Python code (Python calls Python
+     * without a native frame) */
+    if (p->script && (t->off_py || (t->off_py = malloc(sizeof *t->off_py))))
+        pf_script_sample(s, t, time, t->off_py);
+    t->t_out = time;
+    s->pf_live.offcpu++;
+}
+
+/* A frame-pointer guess for a blocked thread: /proc gives only its SP and
+ * PC, and code built with frame pointers finds its caller through %rbp.
+ * A candidate is a stack slot holding a saved %rbp (0, or a slot further
+ * up) followed by an address in executable memory (a return address). */
+static bool fp_candidate(const struct maps *m, const uint8_t *buf, uint64_t sp,
+                         uint64_t len, uint64_t off)
+{
+    uint64_t saved, ret;
+    memcpy(&saved, buf + off, 8);
+    memcpy(&ret, buf + off + 8, 8);
+    const struct map_entry *e = maps_find(m, ret);
+    if (!e || !e->x)
+        return false;
+    if (saved == 0)
+        return true;
+    if (saved <= sp + off || saved + 16 > sp + len || (saved & 7))
+        return false;
+    memcpy(&ret, buf + (saved - sp) + 8, 8);
+    e = maps_find(m, ret);
+    return e && e->x;
+}
+
+/* Read the stack of thread t, blocked in the kernel, and make it t's
+ * off-CPU stack from `now`. */
+static void off_bootstrap(struct pf_sampler *s, struct pthr *t, uint64_t now)
+{
+    struct pproc *p = &s->procs[t->proc];
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)p->pid, (int)t->tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    uint64_t sp, pc;
+    int rc = target_syscall_sp_pc(fd, &sp, &pc);
+    close(fd);
+    if (p->maps_dirty)
+        pf_proc_refresh_maps(s, p);
+    const struct map_entry *e = rc == 0 && p->maps ? maps_find(p->maps, sp) : NULL;
+    if (!e)
+        return;
+    uint64_t len = e->end - sp < BOOT_STACK ? e->end - sp : BOOT_STACK;
+    struct iovec local = {s->boot_buf, len};
+    struct iovec remote = {(void *)(uintptr_t)sp, len};
+    ssize_t got = process_vm_readv(t->tid, &local, 1, &remote, 1, 0);
+    if (got < 16)
+        return;
+    len = (uint64_t)got;
+    uint64_t regs[UNWIND_NREGS] = {0};
+    regs[7] = sp;
+    regs[16] = pc;
+    /* Try %rbp = 0 first (code without frame pointers needs none), then
+     * the first few frame-pointer candidates; keep the deepest stack. */
+    uint64_t best[8] = {0};
+    int nbest = 1;
+    for (uint64_t off = 0; off + 16 <= len && nbest < 8; off += 8)
+        if (fp_candidate(p->maps, s->boot_buf, sp, len, off))
+            best[nbest++] = sp + off;
+    if (!t->off_pcs &&
+        !(t->off_pcs = malloc((size_t)s->cfg.max_depth * sizeof *t->off_pcs)))
+        return;
+    int keep_n = -1;
+    enum unwind_end keep_end = UNWIND_OTHER;
+    for (int k = 0; k < nbest && keep_end != UNWIND_COMPLETE; k++) {
+        regs[6] = best[k];
+        enum unwind_end end;
+        int n = pf_unwind_raw(s, p, regs, s->boot_buf, len, &end);
+        if (n > keep_n || end == UNWIND_COMPLETE) {
+            memcpy(t->off_pcs, s->pcs, (size_t)n * sizeof *s->pcs);
+            t->off_n = keep_n = n;
+            keep_end = end;
+        }
+    }
+    t->off_flags = pf_count_end(s, keep_end);
+    /* blocked: its Python frames hold still while we read them */
+    if (p->script && (t->off_py || (t->off_py = malloc(sizeof *t->off_py))))
+        script_walk(p->script, t->tid, t->off_py);
+    t->off_ip = pc;
+    t->off_sp = sp;
+    t->off_bp = 0; /* unknown: the next switch-out unwinds again */
+    t->have_off = true;
+    t->t_out = now;
+    s->pf_live.offcpu++;
+}
+
+void pf_off_bootstrap_blocked(struct pf_sampler *s, uint64_t now)
+{
+    if (!s->boot_buf && !(s->boot_buf = malloc(BOOT_STACK)))
+        return;
+    for (size_t k = 0; k < s->nalive; k++) {
+        struct pthr *t = &s->thr[s->alive[k]];
+        char path[96];
+        snprintf(path, sizeof path, "/proc/%d/task/%d/stat",
+                 (int)s->procs[t->proc].pid, (int)t->tid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        char st = target_stat_state(fd, NULL);
+        close(fd);
+        if (st == 'S' || st == 'D')
+            off_bootstrap(s, t, now);
+    }
+}
