@@ -286,7 +286,10 @@ export DEBUGINFOD_CACHE_PATH=$TMPD/cache-hole
 DEBUGINFOD_URLS=http://127.0.0.1:$(cat "$TMPD/hole.port") DEBUGINFOD_MAXTIME=2 FRESH_CACHE=1 \
     profile names-stripped "$TMPD/hole.folded" 4
 shares_ok "$TMPD/hole.folded" "$A" "$B" "$C" "silent server: frames stay unnamed"
-like "$(stat_line '^debug info:')" 'debuginfod: 0 found, 0 missing, 1 gave up after 2 s' \
+# A run sampled again on a loaded machine may sample a second module
+# without debug info (and fetch it too): every fetch is given up, none
+# is found or missed.
+like "$(stat_line '^debug info:')" 'debuginfod: 0 found, 0 missing, [1-9][0-9]* gave up after 2 s' \
     "--stats: the fetch was given up after DEBUGINFOD_MAXTIME (2 s)"
 like "$(stat_line '^samples:')" ', lost 0,' "silent server: no sample lost"
 
