@@ -8,7 +8,7 @@
  * address has, the frame's code id (the sampler's reader's, per process)
  * in bits 47-24 and its current line in bits 23-0.  The collector names
  * each word by its kind: the symbolizer for addresses, the code table the
- * sampler announced (INGEST_PYCODE records) for script frames.
+ * sampler announced (INGEST_CODE records) for script frames.
  *
  * Pure; any thread.  libc only.
  */
