@@ -18,7 +18,7 @@ WERROR     ?= 1
 CC         ?= cc
 PKG_CONFIG ?= pkg-config
 
-PKGS := ncursesw libunwind-ptrace libdw libdebuginfod libbpf
+PKGS := ncursesw libunwind-ptrace libdw libdebuginfod libbpf capstone
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wformat=2 -Wwrite-strings -Wundef -Wswitch-enum \
@@ -121,7 +121,7 @@ DEB_PKGS := gcc g++ make pkg-config libncurses-dev libunwind-dev libdw-dev \
             libcmocka-dev zlib1g-dev elfutils perl tmux strace procps \
             ruby-stackprof golang-go graphviz valgrind libxml2-utils groff \
             clang libclang-rt-14-dev chromium nodejs openjdk-17-jdk-headless \
-            racket libbpf-dev bpftool python3
+            racket libbpf-dev bpftool python3 libcapstone-dev linux-perf
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \

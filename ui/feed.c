@@ -150,6 +150,8 @@ int feed_load(struct feed *f, struct profile *q, const char *path)
 
     if (!src)
         return -1;
+    if (f->annotate_file)
+        source_file_set_annotate(src, f->annotate_file);
     if (f->own_src)
         f->own_src->ops->close(f->own_src);
     f->src = f->own_src = src;

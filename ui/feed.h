@@ -44,6 +44,8 @@ struct feed {
     struct tabs *tabs;             /* told of a new model */
     struct ui_ctx *ctx;            /* model, timeline, messages */
     struct header_cpu hcpu;        /* the header's On CPU (header_cpu.h) */
+    source_annotate_fn *annotate_file; /* machine code for a file a :load
+                                      opens (ui_options), NULL: none */
 };
 
 /* Monotonic time in seconds. */

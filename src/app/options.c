@@ -43,6 +43,7 @@ enum {
     K_HELP_OPTIONS, K_BASELINE, K_NO_CONFIRM, K_CMD_OUTPUT, K_KEEP_CMD,
     K_SAMPLER, K_STACK_SIZE, K_NO_PROCESS_ROOT, K_CHILDREN, K_NO_DEBUGINFOD,
     K_PYTHON_ONLY,
+    K_ANNOTATE, K_DUMP_INSTR,
 };
 
 typedef int set_fn(struct opts *o, const char *arg);
@@ -218,18 +219,40 @@ static void help_children(char *buf, size_t n)
                                       sizeof children));
 }
 
-/* The formats that write a differential profile ("folded or svg"), from
- * the format table, into buf. */
-static const char *baseline_formats(char *buf, size_t n)
+/* The formats that can do something ("folded or svg"): those whose bool
+ * capability at offset `can` of struct format is set (FORMAT_BASELINE,
+ * ...), from the format table, into buf. */
+#define FORMAT_BASELINE offsetof(struct format, baseline)
+#define FORMAT_ANNOTATE offsetof(struct format, annotate)
+#define FORMAT_INSTR offsetof(struct format, instr)
+static const char *formats_with(char *buf, size_t n, size_t can)
 {
     size_t used = 0;
 
     buf[0] = '\0';
     for (size_t i = 0; i < format_count() && used < n; i++)
-        if (format_at(i)->baseline)
+        if (*(const bool *)((const char *)format_at(i) + can))
             used += (size_t)snprintf(buf + used, n - used, "%s%s",
                                      used ? " or " : "", format_at(i)->name);
     return buf;
+}
+
+static void help_annotate(char *buf, size_t n)
+{
+    char list[128];
+
+    snprintf(buf, n, "-f %s: function NAME's instructions with their "
+             "samples and source lines, not the call graph",
+             formats_with(list, sizeof(list), FORMAT_ANNOTATE));
+}
+
+static void help_dump_instr(char *buf, size_t n)
+{
+    char list[128];
+
+    snprintf(buf, n, "-f %s: a cost per instruction (positions: instr "
+             "line, as valgrind --dump-instr=yes)",
+             formats_with(list, sizeof(list), FORMAT_INSTR));
 }
 
 static void help_baseline(char *buf, size_t n)
@@ -238,7 +261,7 @@ static void help_baseline(char *buf, size_t n)
 
     snprintf(buf, n, "compare with the profile in FILE: the live view's "
              "change columns; -f %s: a differential profile (two counts per "
-             "line; red/blue frames)", baseline_formats(list, sizeof(list)));
+             "line; red/blue frames)", formats_with(list, sizeof(list), FORMAT_BASELINE));
 }
 
 static int set_refresh(struct opts *o, const char *arg)
@@ -385,6 +408,10 @@ static const struct option_row options[] = {
       FIELD(python_only) },
     { "baseline", K_BASELINE, "FILE", "a profile file name", G_OUTPUT,
       .help_fn = help_baseline, FIELD(baseline) },
+    { "annotate", K_ANNOTATE, "NAME", "a function name", G_OUTPUT,
+      .help_fn = help_annotate, FIELD(annotate) },
+    { "dump-instr", K_DUMP_INSTR, NULL, NULL, G_OUTPUT,
+      .help_fn = help_dump_instr, FIELD(dump_instr) },
     { "stats", K_STATS, NULL, NULL, G_OUTPUT,
       .help = "print sampler statistics to stderr at the end",
       FIELD(stats) },
@@ -664,8 +691,15 @@ static int check(const struct opts *o)
         return 2;
     if (o->baseline && o->output && !options_format(o)->baseline)
         return usage_error("--baseline writes a differential profile only "
-                           "as %s, not %s", baseline_formats(list, sizeof list),
+                           "as %s, not %s", formats_with(list, sizeof list, FORMAT_BASELINE),
                            options_format(o)->name);
+    if (o->annotate && (!o->output || !options_format(o)->annotate))
+        return usage_error("--annotate writes one function as %s: give -o "
+                           "FILE in it", formats_with(list, sizeof list,
+                                                    FORMAT_ANNOTATE));
+    if (o->dump_instr && (!o->output || !options_format(o)->instr))
+        return usage_error("--dump-instr is for %s: give -o FILE in it",
+                           formats_with(list, sizeof list, FORMAT_INSTR));
     if ((o->cmd_output || o->keep_cmd) && !o->argv)
         return usage_error("%s %s", o->cmd_output ? "--cmd-output"
                            : "--keep-cmd", "needs a command to launch: -- CMD");

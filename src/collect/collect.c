@@ -11,12 +11,14 @@
  */
 #include "collect.h"
 
+#include "annot.h"
 #include "clock.h"
 #include "dbgfetch.h"
 #include "fold.h"
 #include "idtab.h"
 #include "ingest.h"
 #include "profile.h"
+#include "sym_preload.h"
 #include "sym_store.h"
 #include "symbols.h"
 #include "target.h"
@@ -45,6 +47,10 @@ struct cproc {
                                   process exits (INGEST_EXIT) */
     pid_t pid;
     bool old;                  /* a newer one has its pid */
+    char *maps;                /* the text of its last maps, for its code
+                                  once it has exited (annot.h); swapped
+                                  under procs_lock */
+    size_t maps_len;
 };
 
 struct collect {
@@ -63,6 +69,9 @@ struct collect {
     struct dbgfetch *fetch;    /* debuginfod fetches for all, NULL when off */
     struct sym_store *store;   /* every process's modules (sym_store.h) */
     struct tasks *tasks;       /* the live threads' figures (tasks.h) */
+    struct sym_preload pre;    /* a launched command's modules, loaded
+                                  before it started, held until it exits
+                                  (its symbolizers find them there) */
     pid_t pid;                 /* the first target (0 with -a) */
 
     pthread_t thread;          /* the collector */
@@ -75,6 +84,7 @@ struct collect {
     pthread_mutex_t wake_lock;
     pthread_cond_t wake;
 
+    bool launched;             /* cfg.argv: a command was launched */
     uint64_t t0_wall;
     char comm[64];
     char cmdline[256];
@@ -105,6 +115,7 @@ static void proc_free(struct cproc *p)
     if (!p)
         return;
     fold_free(p->fold);
+    free(p->maps);
     free(p);
 }
 
@@ -157,9 +168,19 @@ static void on_process(void *ctx, pid_t pid, const char *comm, bool exec)
 static void on_maps(void *ctx, pid_t pid, uint64_t gen, const char *text, size_t len)
 {
     struct collect *c = ctx;
+    char *copy = malloc(len ? len : 1);  /* not under the lock */
+    if (copy)
+        memcpy(copy, text, len);
     pthread_mutex_lock(&c->procs_lock);
     struct cproc *p = proc_find(c, pid);
+    if (p && copy) {
+        char *old = p->maps;
+        p->maps = copy;
+        p->maps_len = len;
+        copy = old;
+    }
     pthread_mutex_unlock(&c->procs_lock);
+    free(copy);
     if (p)
         fold_add_maps(p->fold, gen, text, len);
 }
@@ -178,6 +199,10 @@ static void drain_once(struct collect *c)
         pthread_mutex_unlock(&c->procs_lock);
         if (p)
             fold_records(p->fold, data + off, n);
+        /* the launched command is gone: what was loaded for it goes
+         * now, as what it used does (the store's thread: collector) */
+        if (p && c->pre.n && pid == c->pid && fold_released(p->fold))
+            sym_preload_release(&c->pre, c->store);
         off += n;
     }
     pthread_mutex_lock(&c->procs_lock);
@@ -381,6 +406,8 @@ static void collect_free(struct collect *c)
     for (size_t i = c->nprocs; i-- > 0;)
         proc_free(c->procs[i]); /* siblings before the base */
     fold_free(c->fold);
+    if (c->store)
+        sym_preload_release(&c->pre, c->store); /* still running */
     sym_store_free(c->store); /* after the symbolizers */
     dbgfetch_free(c->fetch);  /* after the store that asks it */
     ingest_free(c->ingest);
@@ -510,7 +537,73 @@ static void op_print_stats(struct source *src, FILE *f)
             ss.misses, ss.misses ? (double)ss.miss_ns / 1e3 / (double)ss.misses : 0.0,
             ss.reloads);
     print_debuginfo(c, &ss, &fs, f);
+    if (c->launched)
+        fprintf(f, "loaded before the launch: %zu modules in %.1f ms (%s)\n",
+                c->pre.loaded, (double)c->pre.ns / 1e6, c->pre.names);
     sym_store_print_stats(c->store, f);
+}
+
+/* The processes and their last maps, copied for annot_live: room is
+ * made outside procs_lock (the sampler takes it: no allocation under
+ * it), then filled under it, again if the maps grew meanwhile.  The
+ * newest images first.  The count, or -1 on OOM. */
+static long copy_procs(struct collect *c, struct annot_proc **out,
+                       char **text)
+{
+    for (int tries = 0; tries < 4; tries++) {
+        size_t cap, need = 0, used = 0;
+        pthread_mutex_lock(&c->procs_lock);
+        cap = c->nprocs;
+        for (size_t i = 0; i < cap; i++)
+            need += c->procs[i]->maps_len;
+        pthread_mutex_unlock(&c->procs_lock);
+        struct annot_proc *v = malloc((cap ? cap : 1) * sizeof *v);
+        char *buf = malloc(need ? need : 1);
+        if (!v || !buf) {
+            free(v);
+            free(buf);
+            return -1;
+        }
+        bool fits = true;
+        pthread_mutex_lock(&c->procs_lock);
+        for (size_t i = 0; i < cap && fits; i++) {
+            const struct cproc *p = c->procs[cap - 1 - i];
+            fits = used + p->maps_len <= need;
+            if (fits && p->maps)
+                memcpy(buf + used, p->maps, p->maps_len);
+            v[i] = (struct annot_proc){p->pid, NULL, p->maps ? p->maps_len : 0};
+            used += v[i].len;
+        }
+        pthread_mutex_unlock(&c->procs_lock);
+        if (!fits) {
+            free(v);
+            free(buf);
+            continue;
+        }
+        for (size_t i = 0, o = 0; i < cap; o += v[i].len, i++)
+            v[i].maps = v[i].len ? buf + o : NULL;
+        *out = v;
+        *text = buf;
+        return (long)cap;
+    }
+    return -1;
+}
+
+/* The machine code of a function, from the file of one of the
+ * processes that map (or mapped) it (annot.h). */
+static struct annotation *op_annotate(struct source *src,
+                                      const struct annot_request *rq)
+{
+    struct collect *c = src->impl;
+    struct annot_proc *procs = NULL;
+    char *text = NULL;
+    long n = copy_procs(c, &procs, &text);
+    if (n < 0)
+        return NULL;
+    struct annotation *a = annot_live(procs, (size_t)n, rq);
+    free(procs);
+    free(text);
+    return a;
 }
 
 static const struct source_ops live_ops = {
@@ -524,6 +617,7 @@ static const struct source_ops live_ops = {
     .finish = op_finish,
     .print_stats = op_print_stats,
     .tasks = op_tasks,
+    .annotate = op_annotate,
 };
 
 /* --- start -------------------------------------------------------------- */
@@ -555,6 +649,11 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
         collect_free(c);
         return NULL;
     }
+    /* A command to launch: its start-up symbol work is done now, before
+     * it runs, not in its first fold (sym_preload.h). */
+    c->launched = cfg.argv != NULL;
+    if (c->launched)
+        sym_preload_run(&c->pre, c->store, cfg.argv[0]);
     cfg.ingest = c->ingest;
     cfg.on_process = on_process;
     cfg.on_maps = on_maps;

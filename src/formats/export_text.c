@@ -342,6 +342,8 @@ static int write_table(FILE *f, const struct racket_graph *g,
 int export_text_write(const struct profile *p, const struct export_opts *o,
                       FILE *f)
 {
+    if (o && o->annotation)
+        return export_annotate_write(p, o, f);
     double interval_ms = racket_graph_ms(p);
     struct racket_graph g;
     int rc = -1;

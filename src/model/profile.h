@@ -599,4 +599,17 @@ struct profile_linecount {
 long profile_lines(const struct profile *p, uint32_t frame, bool by_addr,
                    struct profile_linecount **out);
 
+/* The samples of machine code [lo, hi) of module `module` (a basename;
+ * NULL: any), per sampled address, whatever frame names it (the
+ * function, or code inlined into it), as perf annotate counts an
+ * instruction: self, the weight of the samples whose leaf was at the
+ * address (summed over the frames there); total, self plus those of
+ * which it was a return address (the least total - self of the frames
+ * there: the innermost of an inline chain counts only the calls through
+ * it).  Sorted by address; *out malloc'd (NULL when none); count, or -1
+ * on OOM. */
+long profile_code_counts(const struct profile *p, const char *module,
+                         uint64_t lo, uint64_t hi,
+                         struct profile_linecount **out);
+
 #endif

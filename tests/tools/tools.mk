@@ -25,8 +25,10 @@ TOOLS_MK  := $(TOOLS_SRC)/tools.mk
 TOOL_BINS := $(TOOLS_DIR)/symtest $(TOOLS_DIR)/symtarget \
              $(TOOLS_DIR)/symtarget-cxx $(TOOLS_DIR)/timedgen \
              $(TOOLS_DIR)/pystack $(TOOLS_DIR)/pyaccuracy
-# The symbols room and what it sees below it (late_names needs the model).
-SYMBOLIZER_OBJS := $(symbols_OBJS) $(proc_OBJS) $(model_OBJS) $(base_OBJS)
+# The symbols room and what it sees below it (late_names needs the model,
+# annot.c the disassembler).
+SYMBOLIZER_OBJS := $(symbols_OBJS) $(disasm_OBJS) $(proc_OBJS) \
+                   $(model_OBJS) $(base_OBJS)
 # The CPython reader without script_frames.c (which pushes to the ingest
 # buffer), and the maps it reads a process's through.
 PYREADER_OBJS := $(filter-out %/script_frames.o,$(frames_OBJS)) \
