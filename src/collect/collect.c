@@ -399,6 +399,7 @@ static void op_status(struct source *src, struct source_status *o)
     snprintf(o->fallback, sizeof o->fallback, "%s", st.fallback);
     snprintf(o->kernel, sizeof o->kernel, "%s", c->kernel_note);
     o->kernel_frames = !st.kernel_off[0];
+    snprintf(o->script, sizeof o->script, "%s", st.script);
     o->median_stop_ns = st.stop_median_ns;
     o->stops_target = !(st.caps & SAMPLER_CAP_NOSTOP);
     o->elapsed_ns = st.elapsed_ns;
@@ -639,6 +640,10 @@ static void print_sampler(const struct sampler_stats *st, FILE *f)
             st->stops, st->lost, st->throttled);
     fprintf(f, "threads: %u live, %u seen; processes: %u live, %u seen\n", st->threads,
             st->threads_seen, st->processes, st->processes_seen);
+    if (st->script[0])
+        fprintf(f, "python: %s; %" PRIu64 " samples with Python frames,"
+                " Python frames unreadable %" PRIu64 "\n", st->script,
+                st->script_samples, st->script_torn);
 }
 
 /* Kernel frames: whether they are taken, how they were named, and -a's

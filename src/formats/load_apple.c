@@ -214,8 +214,7 @@ static uint32_t sym_frame(struct rd *r, uint32_t i)
     d.name = *name ? name : "[unknown]";
     d.module = *mod ? mod : NULL;
     d.kind = (uint8_t)profile_name_kind(d.name);
-    if (profile_module_is_kernel(d.module))
-        d.origin = FRAME_ORIGIN_KERNEL;
+    d.origin = (uint8_t)profile_origin_of(d.module, NULL);
     s->frame = profile_intern_frame(r->p, &d);
     return s->frame;
 }

@@ -265,7 +265,7 @@ static int map_module(struct loader *ld, uint32_t map, struct frame_desc *d)
         s = string_at(ld, ld->maps[map].filename, ld->maps[map].off);
         if (!s)
             return -1;
-        if (profile_module_is_kernel(s) ||
+        if (profile_origin_of(s, NULL) == FRAME_ORIGIN_KERNEL ||
             ld->maps[map].memory_start >= PROFILE_KERNEL_ADDR)
             d->origin = FRAME_ORIGIN_KERNEL;
     }
@@ -353,6 +353,9 @@ static int intern_keys(struct loader *ld)
         d.file = nonempty(file);
         d.line = fn->start_line <= UINT32_MAX ? (uint32_t)fn->start_line : 0;
         d.kind = (uint8_t)profile_name_kind(d.name);
+        /* map_module found a kernel mapping by its address, or not */
+        if (d.origin != FRAME_ORIGIN_KERNEL)
+            d.origin = (uint8_t)profile_origin_of(d.module, d.file);
         if (map_build_id(ld, key->map, key->addr, &d))
             return -1;
         key->frame = profile_intern_frame(ld->p, &d);

@@ -162,10 +162,12 @@ static uint32_t frame_id(struct ss_load *l, uint32_t k, uint32_t node)
         d.file = file && *file ? file : NULL;
         d.line = (uint32_t)line;
         /* a kernel function's file is its module (export_speedscope) */
-        if (profile_module_is_kernel(d.file)) {
+        if (profile_origin_of(d.file, NULL) == FRAME_ORIGIN_KERNEL) {
             d.module = d.file;
             d.file = NULL;
             d.origin = FRAME_ORIGIN_KERNEL;
+        } else {
+            load_python_origin(&d);
         }
         l->ids[k] = profile_intern_frame(l->p, &d);
     }

@@ -181,9 +181,21 @@ enum frame_kind profile_name_kind(const char *name)
                ? FRAME_REASON : FRAME_SPECIAL;
 }
 
-bool profile_module_is_kernel(const char *module)
+enum frame_origin profile_origin_of(const char *module, const char *file)
 {
-    return module && strcmp(module, PROFILE_KERNEL_MODULE) == 0;
+    if (module && strcmp(module, PROFILE_KERNEL_MODULE) == 0)
+        return FRAME_ORIGIN_KERNEL;
+    if (!module || !file || !*module)
+        return FRAME_ORIGIN_NATIVE;
+    const char *base = strrchr(file, '/');
+    size_t n = strlen(file);
+
+    base = base ? base + 1 : file;
+    if (strcmp(module, base) != 0)
+        return FRAME_ORIGIN_NATIVE;
+    return (n > 3 && strcmp(file + n - 3, ".py") == 0) ||
+                   (file[0] == '<' && file[n - 1] == '>')
+               ? FRAME_ORIGIN_PYTHON : FRAME_ORIGIN_NATIVE;
 }
 
 const char *profile_reason_label(const struct frame_desc *d, char *buf,

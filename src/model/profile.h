@@ -85,11 +85,15 @@ enum frame_kind {
 };
 
 /* Where a frame's code runs: part of the frame's identity.  Views and
- * writers ask profile_frame_is_kernel, never a module's name. */
+ * writers ask profile_frame_is_kernel or profile_frame_is_python, never
+ * a module's name.  A frame has one: native, kernel or script (Python). */
 enum frame_origin {
     FRAME_ORIGIN_NATIVE = 0, /* user-space machine code */
     FRAME_ORIGIN_KERNEL = 1, /* a kernel function (module PROFILE_KERNEL_
                                 MODULE, or "[MOD]" for a module's) */
+    FRAME_ORIGIN_PYTHON = 2, /* a Python function: name its qualified
+                                name, file its .py file, module that
+                                file's name, line its first line */
 };
 
 /* With -a, kernel threads and interrupt work are threads of one pseudo
@@ -141,6 +145,13 @@ static inline bool profile_frame_is_kernel(const struct frame_desc *d)
     return d && d->origin == FRAME_ORIGIN_KERNEL;
 }
 
+/* Whether a frame is a Python function (an interpreter's frame, not the
+ * interpreter's own C code). */
+static inline bool profile_frame_is_python(const struct frame_desc *d)
+{
+    return d && d->origin == FRAME_ORIGIN_PYTHON;
+}
+
 /* Whether a frame is an off-CPU reason (FRAME_REASON). */
 static inline bool profile_frame_is_reason(const struct frame_desc *d)
 {
@@ -149,14 +160,18 @@ static inline bool profile_frame_is_reason(const struct frame_desc *d)
 
 /* The kind a frame read back from a file has, by its name: FRAME_REASON
  * for "[off-CPU: ...]", FRAME_SPECIAL for any other "[...]" ("[unknown]",
- * "[truncated]"), else FRAME_FUNC.  The readers' one rule. */
+ * "[truncated]"), else FRAME_FUNC.  The readers' one rule for a name. */
 enum frame_kind profile_name_kind(const char *name);
 
-/* Whether a module read back from a file makes its frame a kernel
- * function: the kernel's own, PROFILE_KERNEL_MODULE.  (A kernel module's
- * "[MOD]" cannot be told from a user mapping's "[vdso]" by its name.)
- * The readers' one rule for a module's name. */
-bool profile_module_is_kernel(const char *module);
+/* The origin of a frame read back from a file by its module and file
+ * (either may be NULL): a kernel function when its module is the
+ * kernel's own, PROFILE_KERNEL_MODULE (a kernel module's "[MOD]" cannot
+ * be told from a user mapping's "[vdso]" by its name); a Python function
+ * when its module is its own file's name and that file is Python's
+ * (".py", or an interpreter's own "<frozen ...>"), as sproftop and py-spy
+ * write Python frames; else native.  The readers' one rule for an
+ * origin. */
+enum frame_origin profile_origin_of(const char *module, const char *file);
 
 /* The reason a reason frame names ("disk I/O" for "[off-CPU: disk
  * I/O]"), into buf (n bytes); buf, or NULL when d is not a reason. */
@@ -494,6 +509,11 @@ struct profile_filter {
                           stack.  Like merge_threads, a tree for reading:
                           the stacks hang below new nodes, the thread
                           nodes of depth 1 stay, empty */
+    bool python_only;  /* a stack with Python frames keeps only them (and
+                          its special frames, "[truncated]", and its
+                          off-CPU reason): the time of
+                          native frames goes to their Python caller, as
+                          py-spy shows it; other stacks stay whole */
     bool hide_kernel;  /* leave the kernel frames out of every stack: a
                           kernel sample's time goes to the user frame that
                           made the system call (its leaf then), an

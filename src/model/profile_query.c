@@ -424,7 +424,8 @@ struct derive_ctx {
     uint32_t *buf;    /* the levels, then the stack (reversed when
                          inverted) */
     uint32_t *proc;   /* with process_roots: each thread's process frame */
-    uint32_t *kept;   /* with hide_kernel: the stack without them */
+    uint32_t *kept;   /* with hide_kernel or python_only: the stack
+                         without what they leave out */
 };
 
 static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
@@ -450,14 +451,27 @@ static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
         (n > 0 && d->q->fd[frames[n - 1]].kind == FRAME_REASON) !=
             (f->cpu == PROFILE_CPU_OFF))
         return 0;
-    if (f->hide_kernel) {
-        size_t k = 0;
+    if (f->hide_kernel || f->python_only) {
+        size_t k = 0, py = 0;
 
-        for (size_t i = 0; i < n; i++)
-            if (d->q->fd[frames[i]].origin != FRAME_ORIGIN_KERNEL)
-                d->kept[k++] = frames[i];
-        frames = d->kept;
-        n = k;
+        for (size_t i = 0; f->python_only && i < n; i++)
+            py += profile_frame_is_python(&d->q->fd[frames[i]]);
+        for (size_t i = 0; i < n; i++) {
+            const struct frame_desc *fd = &d->q->fd[frames[i]];
+
+            if (f->hide_kernel && profile_frame_is_kernel(fd))
+                continue;
+            /* with Python frames: they, the special frames and the
+             * off-CPU reason */
+            if (py && !profile_frame_is_python(fd) &&
+                fd->kind != FRAME_SPECIAL && fd->kind != FRAME_REASON)
+                continue;
+            d->kept[k++] = frames[i];
+        }
+        if (f->hide_kernel || py) {
+            frames = d->kept;
+            n = k;
+        }
     }
     if (!f->process_roots && !f->inverted)
         return profile_tree_add(d->q, f->merge_threads ? PROFILE_ROOT
@@ -517,9 +531,9 @@ struct profile *profile_derive(const struct profile *p,
         return NULL;
     d.q = profile_copy(p, false);
     d.buf = malloc((p->max_depth + 2) * sizeof(*d.buf));
-    if (f->hide_kernel)
+    if (f->hide_kernel || f->python_only)
         d.kept = malloc((p->max_depth + 1) * sizeof(*d.kept));
-    if ((f->hide_kernel && !d.kept) ||
+    if (((f->hide_kernel || f->python_only) && !d.kept) ||
         (d.q && f->process_roots && !(d.proc = process_frames(d.q)))) {
         profile_free(d.q);
         d.q = NULL;

@@ -58,6 +58,9 @@ struct source_status {
     bool kernel_frames;        /* kernel frames are taken (perf) */
     char kernel[200];          /* why stacks have no (named) kernel
                                   frames, with the fix; "" when they do */
+    char script[160];          /* the interpreter found in the target
+                                  ("Python 3.11.2"), or why its frames are
+                                  not read; "" when none */
     uint64_t median_stop_ns;   /* median target stop time per sample */
     bool stops_target;         /* the sampler stops the target's threads
                                   (median_stop_ns means something) */

@@ -32,22 +32,22 @@ static bool has_pid(const struct profile *p, int64_t pid)
     return false;
 }
 
-/* Whether snap has a kernel frame (kernel) or a reason frame (!kernel):
- * a filter of them changes nothing otherwise. */
-static bool has_frames(const struct profile *snap, bool kernel)
+/* Whether snap has a frame `is` says yes to (a kernel function, an
+ * off-CPU reason, a Python function): a filter of them changes nothing
+ * otherwise. */
+static bool has_frames(const struct profile *snap,
+                       bool (*is)(const struct frame_desc *))
 {
     uint32_t n = profile_frame_count(snap);
 
-    for (uint32_t i = 0; i < n; i++) {
-        const struct frame_desc *d = profile_frame(snap, i);
-        if (kernel ? profile_frame_is_kernel(d) : profile_frame_is_reason(d))
+    for (uint32_t i = 0; i < n; i++)
+        if (is(profile_frame(snap, i)))
             return true;
-    }
     return false;
 }
 
-/* The process, thread, focus, kernel and CPU parts of f over snap (what
- * selects samples or frames); true when they select less than
+/* The process, thread, focus, kernel, CPU and Python parts of f over
+ * snap (what selects samples or frames); true when they select less than
  * everything. */
 static bool sample_filter(const struct profile *snap,
                           const struct model_filter *f,
@@ -58,12 +58,17 @@ static bool sample_filter(const struct profile *snap,
         .focus = f->focus < profile_frame_count(snap) ? f->focus
                                                       : PROFILE_NONE,
         .pid = f->has_process && has_pid(snap, f->pid) ? f->pid : 0,
-        .hide_kernel = f->hide_kernel && has_frames(snap, true),
-        .cpu = f->cpu != PROFILE_CPU_BOTH && has_frames(snap, false)
+        .hide_kernel = f->hide_kernel &&
+                       has_frames(snap, profile_frame_is_kernel),
+        .cpu = f->cpu != PROFILE_CPU_BOTH &&
+                       has_frames(snap, profile_frame_is_reason)
                    ? f->cpu : PROFILE_CPU_BOTH,
+        .python_only = f->python_only &&
+                       has_frames(snap, profile_frame_is_python),
     };
     return pf->thread != PROFILE_NONE || pf->focus != PROFILE_NONE ||
-           pf->pid || pf->hide_kernel || pf->cpu != PROFILE_CPU_BOTH;
+           pf->pid || pf->hide_kernel || pf->cpu != PROFILE_CPU_BOTH ||
+           pf->python_only;
 }
 
 /* The one rule of process roots: the tree shows a process level when
@@ -114,8 +119,8 @@ static struct model *model_build(const struct profile *snap,
      * edges are the model (profile.h, "a call graph without stacks") */
     bool stacks = profile_has_stacks(snap);
     bool filtered = sample_filter(snap, f, &pf);
-    m->has_kernel = has_frames(snap, true);
-    m->has_reasons = has_frames(snap, false);
+    m->has_kernel = has_frames(snap, profile_frame_is_kernel);
+    m->has_reasons = has_frames(snap, profile_frame_is_reason);
 
     if (!stacks) {
         filtered = false;

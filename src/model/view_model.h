@@ -38,6 +38,9 @@ struct model_filter {
     uint8_t cpu;       /* enum profile_cpu_filter: with off-CPU reasons
                           (--idle), on-CPU samples only, off-CPU only,
                           or both */
+    bool python_only;  /* stacks with Python frames show only those (P,
+                          --python-only): native frames' time goes to
+                          their Python caller */
 };
 
 /* What a model can show beside the snapshot's own counts (model_new_ext). */

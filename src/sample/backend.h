@@ -39,9 +39,10 @@ enum sampler_cap {
                                        stack, ingest_rec.kernel), where
                                        the kernel permits them
                                        (kernel_probe) */
-    SAMPLER_CAP_SCRIPT = 1u << 5,   /* script frames (CPython, Ruby) read
-                                       from the target: issues 22/23; no
-                                       backend has it yet */
+    SAMPLER_CAP_SCRIPT = 1u << 5,   /* script frames read from the
+                                       target (CPython: issue 22; Ruby:
+                                       issue 23), spliced into its native
+                                       stacks (src/frames/script_frames.h) */
     SAMPLER_CAP_DUMP = 1u << 6,     /* stop every thread once and unwind
                                        it (sampler_dump, --dump) */
     SAMPLER_CAP_NOSTOP = 1u << 7,   /* samples without ever stopping the
@@ -150,6 +151,14 @@ struct sampler_stats {
     uint64_t kthread_samples;  /* ...with `all`: samples of kernel threads
                                   and interrupt work (the
                                   SAMPLER_KERNEL_PID process) */
+    uint64_t script_samples;   /* stacks pushed with script frames */
+    uint64_t script_torn;      /* stacks of a script process whose script
+                                  frames could not be read ("Python
+                                  frames unreadable"): native frames
+                                  only */
+    char script[160];          /* the interpreter found ("Python 3.11.2"),
+                                  or why its frames are not read; "" if
+                                  none */
     uint32_t processes;        /* processes sampled now (live) */
     uint32_t processes_seen;   /* ...and ever */
     uint32_t stack_bytes;      /* stack bytes copied per sample */

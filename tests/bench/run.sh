@@ -15,7 +15,7 @@
 #                                 sections of docs/PERFORMANCE.md);
 #                                 sections: slowdown cost threads idle
 #                                 aggregate stackcopy signals rates procs
-#                                 launch kernel
+#                                 launch python kernel
 set -u
 cd "$(dirname "$0")/../.."
 TOP=$PWD
@@ -570,7 +570,62 @@ if want launch; then
         >/dev/null 2>"$TMP/launch.stats"
 fi
 
-# --- 12. kernel frames and off-CPU reasons (issue 21) -------------------------
+# --- 12. Python frames (issue 22) ------------------------------------------------
+# pyspin.py's fixed work 12 Python frames deep, with sproftop reading its
+# Python frames and with SPROFTOP_PY_READ=off (native frames only), the
+# two interleaved: sproftop's CPU per sample at 1 kHz on each backend, and
+# the target's slowdown at the perf backend's default rate; then the
+# accuracy of each way of reading (tests/tools/pyaccuracy on pyhot.py):
+# perf's BPF program in the sampling interrupt, perf reading at the drain
+# (SPROFTOP_PY_READ=drain), ptrace during its stop.
+PYBIN=/usr/bin/python3
+declare -A PYC
+if want python && [ -x "$PYBIN" ]; then
+    log "python frames"
+    prog=$TMP/pyprogress
+    "$PYBIN" "$TOP/tests/bench/pyspin.py" "$prog" & PIDS+=($!)
+    SPIN=$!
+    sleep 0.5
+    secs=$(awk -v w="$WIN" 'BEGIN {print w + 0.7}')
+    for ((r = 0; r < REPS; r++)); do
+        for mode in default off; do
+            export SPROFTOP_PY_READ=$mode
+            for b in perf ptrace; do
+                cpu_run 4 --sampler "$b" -p "$SPIN" -F 1000 | awk '{print $2}' >>"$TMP/py.cpu.$b.$mode"
+            done
+            pair "$prog" "$SP" --sampler perf -p "$SPIN" -F 199 -d "$secs" -o "$TMP/s.folded" \
+                >>"$TMP/py.pair.$mode"
+            unset SPROFTOP_PY_READ
+        done
+    done
+    stop_spin
+    for b in perf ptrace; do
+        for mode in default off; do
+            PYC[cpu.$b.$mode]=$(stats <"$TMP/py.cpu.$b.$mode")
+        done
+        PYC[cpu.$b.diff]=$(paste "$TMP/py.cpu.$b.default" "$TMP/py.cpu.$b.off" |
+            awk 'NF == 2 {printf "%.2f\n", $1 - $2}' | stats)
+    done
+    for mode in default off; do
+        PYC[wall.$mode]=$(awk '{print $1}' "$TMP/py.pair.$mode" | stats)
+        PYC[slow.$mode]=$(awk '$2 > 0 {print $2}' "$TMP/py.pair.$mode" | stats)
+    done
+    acc() { # DESIGN SAMPLER [ENV]: one pyaccuracy run's accuracy
+        env ${3:-} "$TOP/$BUILD/tools/pyaccuracy" --sampler "$2" -F 1000 --log "$TMP/acc.log" -- \
+            "$PYBIN" "$TOP/tests/targets/pyhot.py" --cpu 1.5 --log "$TMP/acc.log" 2>/dev/null |
+            awk '$1 == "accuracy" {print $2}' >>"$TMP/py.acc.$1"
+    }
+    for ((r = 0; r < REPS; r++)); do
+        acc bpf perf
+        acc drain perf SPROFTOP_PY_READ=drain
+        acc stop ptrace
+    done
+    for d in bpf drain stop; do
+        PYC[acc.$d]=$(stats <"$TMP/py.acc.$d")
+    done
+fi
+
+# --- 13. kernel frames and off-CPU reasons (issue 21) -------------------------
 # a: sproftop's CPU per sample with kernel frames and without (--no-kernel),
 #    on spin_sys (every unit a 64 KiB read(): every sample has a kernel
 #    chain), 1 kHz, interleaved;
@@ -582,7 +637,7 @@ fi
 declare -A KF
 if want kernel; then
 KF[load0]=$(cut -d' ' -f1 /proc/loadavg)
-log "12. kernel frames: cost per sample, --idle reasons, the target"
+log "13. kernel frames: cost per sample, --idle reasons, the target"
 # ab_runs NAME FIELD SECS OFF_ENV OFF_FLAG ARGS...: REPS alternating pairs
 # of cpu_run SECS ARGS (field FIELD of its line into NAME.on; the first
 # one's --stats kept as NAME.stats) and the same with OFF_FLAG added
@@ -987,8 +1042,36 @@ $(grep -E '^(loaded before the launch|symbol store)' "$TMP/launch.stats" 2>/dev/
 \`\`\`
 
 $(cat "$TOP/tests/bench/notes_launch.md")
+## 12. Python frames (issue 22)
 
-## 12. Kernel frames and off-CPU reasons (issue 21)
+| figure | perf backend | ptrace backend | target |
+|---|---|---|---|
+| sproftop's whole CPU per sample, pyspin.py at 1 kHz, reading Python frames (µs) | ${PYC[cpu.perf.default]:-not run} | ${PYC[cpu.ptrace.default]:-not run} | |
+| ...the same target read natively only, \`SPROFTOP_PY_READ=off\` (µs) | ${PYC[cpu.perf.off]:-not run} | ${PYC[cpu.ptrace.off]:-not run} | |
+| what Python frames add per sample, pairs of the rows above (µs) | ${PYC[cpu.perf.diff]:-not run} | ${PYC[cpu.ptrace.diff]:-not run} | ≤ 5: perf $(met "$(m "${PYC[cpu.perf.diff]:-n/a}")" 5 le) |
+| the target's slowdown at 199 Hz (perf), CPU per unit of work, reading Python frames | ${PYC[slow.default]:-not run} | | unchanged within noise |
+| ...native frames only | ${PYC[slow.off]:-not run} | | |
+| the same, wall clock: reading / native only | ${PYC[wall.default]:-not run} / ${PYC[wall.off]:-not run} | | |
+| accuracy: share of samples (%) whose Python leaf is the function pyhot.py's own log says ran then | ${PYC[acc.bpf]:-not run} (BPF, in the sampling interrupt) | ${PYC[acc.stop]:-not run} (during the stop) | |
+| ...perf reading the frames when it drains the sample, up to 200 ms later (\`SPROFTOP_PY_READ=drain\`) | ${PYC[acc.drain]:-not run} | | |
+
+pyspin.py does fixed units of work 12 Python frames deep; the rows read
+it once with Python frames and once without, interleaved, $REPS times.
+The CPU per sample is sproftop's whole process (sampler, collector, main)
+between 1.5 s and 3.5 s of a 4 s run, over the samples it took. The
+perf backend's Python cost is mostly the target's: the BPF program walks
+the frames in the sampling interrupt (its time is the target's, so it
+shows in the slowdown rows); sproftop then names them through its code
+cache, which checks each code object once per drain. The ptrace
+backend walks the frames during its stop, a few reads through
+process_vm_readv. The accuracy rows run tests/tools/pyaccuracy, which
+runs the real sampler and compares each sample's Python leaf, at the
+sample's CLOCK_MONOTONIC time, with the function pyhot.py's log (its own
+calls' start times) says ran then: three functions of 60/30/10% take
+turns every few milliseconds, so a read made 200 ms late agrees about as
+often as chance (0.6² + 0.3² + 0.1² = 46%).
+
+## 13. Kernel frames and off-CPU reasons (issue 21)
 
 | figure | with | without | change | target |
 |---|---|---|---|---|
@@ -1039,7 +1122,10 @@ $(grep -E '^(perf|sproftop CPU|kernel|off-CPU reasons)' "$TMP/rs.stats" 2>/dev/n
   and the command alone (and \`spin_nofp\`), HZ in $LAUNCH_HZ, beside 2 more \`$BUILD/bench/spin\`;
   \`SECTIONS=launch tests/bench/run.sh\` runs it alone (LAUNCH_REPS, LAUNCH_HZ, LAUNCH_UNITS; LAUNCH_BEFORE=BINARY
   adds another sproftop build to the rounds).
-- Section 12: \`sproftop --sampler perf [--no-kernel] -p PID -F 1000 -d 12 --stats -o FILE\` on
+- Section 12: \`/usr/bin/python3 tests/bench/pyspin.py PROGRESS\`, \`[SPROFTOP_PY_READ=off] sproftop --sampler perf|ptrace -p PID -F 1000 -d 4 --stats\`
+  and \`sproftop --sampler perf -p PID -F 199 -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\` (windows); \`[SPROFTOP_PY_READ=drain] $BUILD/tools/pyaccuracy --sampler perf|ptrace -F 1000 --log LOG -- /usr/bin/python3 tests/targets/pyhot.py --cpu 1.5 --log LOG\`;
+  \`SECTIONS=python tests/bench/run.sh\` runs it alone.
+- Section 13: \`sproftop --sampler perf [--no-kernel] -p PID -F 1000 -d 12 --stats -o FILE\` on
   \`$BUILD/bench/spin_sys PROGRESS 1\` (CPU between 6 s and 11.5 s), \`[SPROFTOP_OFFCPU_REASONS=0] sproftop
   --sampler perf -p PID -F 100 -d 5 --idle --stats\` on \`$BUILD/bench/spin PROGRESS 4 60\`, and section 1's
   pairs for \`--sampler perf [--no-kernel] -F 1000\` on spin_sys; \`SECTIONS=kernel tests/bench/run.sh\` runs it alone.
@@ -1059,7 +1145,8 @@ else
         idle) nums="$nums 4" ;; aggregate) nums="$nums 5" ;; stackcopy) nums="$nums 7" ;;
         signals) nums="$nums 8" ;; rates) nums="$nums 9" ;; procs) nums="$nums 10" ;;
         launch) nums="$nums 11" ;;
-        kernel) nums="$nums 12" ;;
+        python) nums="$nums 12" ;;
+        kernel) nums="$nums 13" ;;
         *) log "unknown section $sec" ;;
         esac
     done

@@ -4,7 +4,8 @@
  * frame below them, the on/off-CPU filter keeps the stacks it names, a
  * thread's reasons are counted, and the folded, pprof and speedscope
  * writers mark kernel frames so that the readers (folded, pprof) give
- * them back. */
+ * them back; a stack of native, Python and kernel frames keeps each
+ * frame's one origin through the writers and readers and the filters. */
 #include "fixture.h"
 
 #include "load.h"
@@ -244,6 +245,93 @@ static void test_formats(void **state)
     profile_free(p);
 }
 
+/* origin: the one origin of frame `name` of q */
+static int origin_of(const struct profile *q, const char *name)
+{
+    return profile_frame(q, fixture_find_frame(q, name))->origin;
+}
+
+/* main (native) -> handle (Python) -> read (native) -> [k] read_zero,
+ * x4, and the same ending in [k] schedule;[off-CPU: disk I/O], x2. */
+static struct profile *mixed_profile(void)
+{
+    struct profile *p = profile_new();
+    uint32_t t = profile_thread(p, 10, "app");
+    uint32_t m = fixture_frame(p, "main", "app", NULL, 0);
+    struct frame_desc py = { .name = "handle", .module = "srv.py",
+                             .file = "/srv/srv.py", .line = 12,
+                             .kind = FRAME_FUNC,
+                             .origin = FRAME_ORIGIN_PYTHON };
+    uint32_t h = profile_intern_frame(p, &py);
+    uint32_t rd = fixture_frame(p, "read", "libc.so.6", NULL, 0);
+    uint32_t z = kframe(p, "read_zero"), sc = kframe(p, "schedule");
+    uint32_t disk = rframe(p, "[off-CPU: disk I/O]");
+
+    assert_int_not_equal(h, PROFILE_NONE);
+    FIXTURE_ADD_IDS(p, t, 4, m, h, rd, z);
+    FIXTURE_ADD_IDS(p, t, 2, m, h, rd, sc, disk);
+    return p;
+}
+
+static void assert_origins(const struct profile *q)
+{
+    assert_int_equal(origin_of(q, "main"), FRAME_ORIGIN_NATIVE);
+    assert_int_equal(origin_of(q, "handle"), FRAME_ORIGIN_PYTHON);
+    assert_int_equal(origin_of(q, "read"), FRAME_ORIGIN_NATIVE);
+    assert_int_equal(origin_of(q, "read_zero"), FRAME_ORIGIN_KERNEL);
+    assert_int_equal(origin_of(q, "schedule"), FRAME_ORIGIN_KERNEL);
+    assert_int_equal(profile_frame(q, fixture_find_frame(
+                         q, "[off-CPU: disk I/O]"))->kind, FRAME_REASON);
+}
+
+static void test_one_origin(void **state)
+{
+    (void)state;
+    struct profile *p = mixed_profile(), *q;
+    struct export_opts o;
+    char err[256];
+    size_t len;
+
+    export_opts_default(&o);
+    assert_origins(p);
+    /* folded: py-spy's "name (file:line)" and stackcollapse's "_[k]" */
+    char *f = fixture_write(format_find("folded"), p, &o, &len);
+    assert_non_null(strstr(f, "app-10;main;handle (srv.py:12);read;"
+                              "read_zero_[k] 4\n"));
+    q = load_folded(f, len, "m.folded", err, sizeof(err));
+    assert_non_null(q);
+    assert_origins(q);
+    profile_free(q);
+    free(f);
+    /* pprof and speedscope: the same origins back */
+    f = fixture_write(format_find("pprof"), p, &o, &len);
+    q = load_pprof(f, len, "m.pb.gz", err, sizeof(err));
+    assert_non_null(q);
+    assert_origins(q);
+    profile_free(q);
+    free(f);
+    f = fixture_write(format_find("speedscope"), p, &o, &len);
+    q = load_speedscope(f, len, "m.speedscope.json", err, sizeof(err));
+    assert_non_null(q);
+    assert_origins(q);
+    profile_free(q);
+    free(f);
+
+    /* K and P together: the Python frame and the reason stay, main (a
+     * native caller of Python) and read, read_zero, schedule go */
+    struct profile_filter pf = { .thread = PROFILE_NONE,
+                                 .focus = PROFILE_NONE,
+                                 .hide_kernel = true, .python_only = true };
+    q = profile_derive(p, &pf);
+    assert_non_null(q);
+    char *t = fixture_write(format_find("folded"), q, &o, NULL);
+    assert_string_equal(t, "app-10;handle (srv.py:12) 4\n"
+                           "app-10;handle (srv.py:12);[off-CPU: disk I/O] 2\n");
+    free(t);
+    profile_free(q);
+    profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -251,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_thread_reasons),
         cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_one_origin),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
