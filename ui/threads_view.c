@@ -229,11 +229,13 @@ static const char *why_text(const struct model *m, uint32_t thread,
         /* what rounds to 0% says nothing */
         if (200 * r[i].samples < all)
             continue;
+        const char *what =
+            r[i].frame == PROFILE_NONE
+                ? "on CPU"
+                : profile_reason_label(profile_frame(m->snap, r[i].frame),
+                                       label, sizeof(label));
         int w = snprintf(c->buf + o, sizeof(c->buf) - o, "%s%s %.0f%%",
-                         o ? "  " : "",
-                         r[i].frame == PROFILE_NONE ? "on CPU"
-                         : profile_reason_label(profile_frame(m->snap, r[i].frame),
-                                                label, sizeof(label)),
+                         o ? "  " : "", what,
                          100.0 * (double)r[i].samples / (double)all);
         if (w < 0)
             break;

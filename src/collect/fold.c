@@ -298,8 +298,8 @@ static void kernel_frame(struct fold *f, uint64_t pc, bool is_ret,
 
 /* Frames of one address, innermost first; NULL on OOM.  kernel: pc is a
  * kernel address of the sample's call chain. */
-static const struct pc_entry *lookup_pc(struct fold *f, uint64_t pc, bool is_ret,
-                                        bool kernel)
+static const struct pc_entry *lookup_pc(struct fold *f, uint64_t pc,
+                                        bool is_ret, bool kernel)
 {
     struct pc_cache *c = &f->pcs;
     uint64_t h = util_mix64(pc << 1 | (is_ret ? 1 : 0));

@@ -216,7 +216,8 @@ static void test_formats(void **state)
     assert_non_null(q);
     assert_kernel(q, "schedule", true);
     assert_kernel(q, "main", false);
-    assert_int_equal(profile_frame(q, fixture_find_frame(q, "[off-CPU: disk I/O]"))
+    assert_int_equal(profile_frame(q, fixture_find_frame(
+                         q, "[off-CPU: disk I/O]"))
                          ->kind, FRAME_REASON);
     size_t len2;
     char *pb2 = fixture_write(format_find("pprof"), q, &o, &len2);

@@ -113,7 +113,8 @@ static uint32_t boot_reason(pid_t pid, pid_t tid)
     /* "[<0>] do_nanosleep+0x6d/0x140" per line, innermost first */
     const char *names[64];
     size_t n = 0, which;
-    for (char *line = strtok(buf, "\n"); line && n < 64; line = strtok(NULL, "\n")) {
+    for (char *line = strtok(buf, "\n"); line && n < 64;
+         line = strtok(NULL, "\n")) {
         char *name = strchr(line, ']');
         if (name && name[1] == ' ')
             names[n++] = name + 2;

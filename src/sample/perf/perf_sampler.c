@@ -110,7 +110,8 @@ static uint32_t kernel_sample_proc(struct pf_sampler *s, pid_t pid, pid_t tid)
 }
 
 /* -a: a sample without user registers: its kernel frames only. */
-static void on_kernel_sample(struct pf_sampler *s, const struct perf_sample *smp)
+static void on_kernel_sample(struct pf_sampler *s,
+                             const struct perf_sample *smp)
 {
     int nk = perf_record_kernel_chain(smp, s->kpcs, PERF_RECORD_KSTACK);
     pid_t pid = (pid_t)smp->pid, tid = (pid_t)smp->tid;
@@ -714,7 +715,8 @@ static int pf_kernel_probe(const struct sampler_config *cfg, char *buf,
 {
     bool kernel;
     struct sampler_refusal why;
-    if (perf_events_probe(pf_probe_tid(cfg), false, &kernel, &why) == 0 && kernel)
+    if (perf_events_probe(pf_probe_tid(cfg), false, &kernel, &why) == 0 &&
+        kernel)
         return 0;
     perf_events_kernel_refusal(buf, n);
     return -1;
