@@ -22,8 +22,9 @@
 #                           their API headers only.
 #   symbols  src/symbols/   symbolizer, symbol store, debuginfod fetcher,
 #                           late names, JIT maps, a function's machine code
-#                           (annot.c): libdw, debuginfod; sees model, proc
-#                           and disasm.  Never the sampler.
+#                           (annot.c): libdw, debuginfod, libiberty
+#                           (demangling); sees model, proc and disasm.
+#                           Never the sampler.
 #   disasm   src/disasm/    x86-64 code to text: capstone, and only here;
 #                           sees base and model (annotate.h's kinds).
 #   sample   src/sample/    the sampling interface (sampler.h for its
@@ -34,18 +35,27 @@
 #                           only in sampler.c's registry of their tables.
 #   unwind   src/sample/unwind/   the libunwind unwinder behind unwind.h
 #   perf     src/sample/perf/     the perf_event backend: perf_event only,
-#                                 never ptrace; sees proc and sample
+#                                 never ptrace; sees proc, sample and
+#                                 frames (--idle's reasons)
 #   ptrace   src/sample/ptrace/   the ptrace backend (and --dump's
 #                                 capture): ptrace only, never perf_event;
 #                                 both backends see sample-backend_API
 #   proc     src/proc/      a process seen from outside through /proc,
 #                           without tracing it: facts, maps, launching,
 #                           top's figures (taskstat).  libc only; sees base.
-#   frames   src/frames/    (empty yet) where issues 21-23 put the kernel
-#                           symbol table (/proc/kallsyms), the bounded
-#                           remote-memory reader and the CPython and Ruby
-#                           frame readers.  libc only; sees base and model
-#                           (later proc and sample's plain headers).
+#   frames   src/frames/    frame sources beyond native user code: the
+#                           kernel symbol table (/proc/kallsyms: ksyms.h),
+#                           why a thread waits (offcpu_reason.h), and
+#                           interpreter frames read from another process
+#                           (issue 22: the bounded remote-memory reader,
+#                           exported ELF symbols from memory, CPython's
+#                           layouts, walk, code cache and line tables, the
+#                           BPF program's twin of the walk in bpf/) and
+#                           what both backends share to put them in a
+#                           stack (script_frames.c); issue 23 adds Ruby.
+#                           libc only; sees base, model, proc and sample's
+#                           backend headers; the backends and collect see
+#                           its API.
 #
 # A room shows the others only its API headers (ROOM_API below): they are
 # linked into $(BUILD)/api/ROOM/, and a room that may see ROOM gets that
@@ -84,6 +94,8 @@ sample-backend_API := backend.h ingest.h unwind.h hist.h
 disasm_API  := disasm.h
 symbols_API := symbols.h sym_store.h dbgfetch.h late_names.h sym_preload.h annot.h
 collect_API := collect.h dump.h
+frames_API  := ksyms.h offcpu_reason.h script_frames.h stackword.h \
+               pyread.h pylayout.h pywalk.h pybpf.h
 API_DIR     := $(BUILD)/api
 api          = $(foreach r,$(1),-I$(API_DIR)/$(r))
 
@@ -93,15 +105,18 @@ formats_INC := $(model_INC) -Isrc/formats
 proc_INC    := $(base_INC) -I$(proc_DIR)
 sample_INC  := $(base_INC) -I$(sample_DIR)
 unwind_INC  := $(base_INC) $(call api,proc sample-backend) -I$(unwind_DIR)
-perf_INC    := $(base_INC) $(call api,proc sample-backend) -I$(perf_DIR)
-ptrace_INC  := $(base_INC) $(call api,proc sample-backend) -I$(ptrace_DIR)
+perf_INC    := $(base_INC) $(call api,proc sample-backend frames) \
+               -I$(perf_DIR)
+ptrace_INC  := $(base_INC) $(call api,proc sample-backend frames) \
+               -I$(ptrace_DIR)
 disasm_INC  := $(model_INC) -I$(disasm_DIR)
 symbols_INC := $(model_INC) $(call api,proc disasm) -I$(symbols_DIR)
-collect_INC := $(model_INC) $(call api,proc sample symbols) -I$(collect_DIR)
-frames_INC  := $(model_INC) -I$(frames_DIR)
+collect_INC := $(model_INC) $(call api,proc sample symbols frames) \
+               -I$(collect_DIR)
+frames_INC  := $(model_INC) $(call api,proc sample-backend) -I$(frames_DIR)
 ui_INC      := $(model_INC) -Iui
-app_INC     := $(formats_INC) $(call api,sample symbols collect) -Iui \
-               -Isrc/app
+app_INC     := $(formats_INC) \
+               $(call api,proc sample symbols collect frames) -Iui -Isrc/app
 
 # The system headers of each library; a folder is poisoned against those
 # it may not use.
@@ -113,18 +128,25 @@ H_DW     := elfutils/libdwfl.h elfutils/libdw.h elfutils/libdwelf.h \
 H_CAPSTONE := capstone/capstone.h capstone.h
 H_CURSES := curses.h ncurses.h ncursesw/curses.h ncursesw/ncurses.h \
             term.h panel.h
-H_ENGINE := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_DW) $(H_CAPSTONE)
+# libiberty's demangler: the symbols room's alone (sym_names.c)
+H_IBERTY := libiberty/demangle.h libiberty/libiberty.h
+H_ENGINE := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_DW) $(H_CAPSTONE) \
+            $(H_IBERTY)
 
 $(foreach l,base model formats $(LIBC_ROOMS),\
   $(eval $(l)_POISON := $(H_ENGINE) $(H_CURSES)))
-unwind_POISON  := $(H_PTRACE) $(H_PERF) $(H_DW) $(H_CAPSTONE) $(H_CURSES)
-perf_POISON    := $(H_PTRACE) $(H_UNWIND) $(H_DW) $(H_CAPSTONE) $(H_CURSES)
-ptrace_POISON  := $(H_PERF) $(H_UNWIND) $(H_DW) $(H_CAPSTONE) $(H_CURSES)
-disasm_POISON  := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_DW) $(H_CURSES)
+unwind_POISON  := $(H_PTRACE) $(H_PERF) $(H_DW) $(H_CAPSTONE) $(H_IBERTY) \
+                  $(H_CURSES)
+perf_POISON    := $(H_PTRACE) $(H_UNWIND) $(H_DW) $(H_CAPSTONE) $(H_IBERTY) \
+                  $(H_CURSES)
+ptrace_POISON  := $(H_PERF) $(H_UNWIND) $(H_DW) $(H_CAPSTONE) $(H_IBERTY) \
+                  $(H_CURSES)
+disasm_POISON  := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_DW) $(H_IBERTY) \
+                  $(H_CURSES)
 symbols_POISON := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_CAPSTONE) \
                   $(H_CURSES)
 ui_POISON      := $(H_ENGINE)
-app_POISON     := $(H_PTRACE) $(H_PERF) $(H_CAPSTONE) $(H_CURSES)
+app_POISON     := $(H_PTRACE) $(H_PERF) $(H_CAPSTONE) $(H_IBERTY) $(H_CURSES)
 
 # Which folders need the libraries' own flags (pkg-config).
 PKG_LAYERS := unwind disasm symbols ui app
@@ -186,10 +208,14 @@ LAYER_PROBES := \
   symbols:'<linux/perf_event.h>' symbols:'<capstone/capstone.h>' \
   disasm:'<elfutils/libdwfl.h>' disasm:'<libunwind.h>' disasm:'"symbols.h"' \
   disasm:'"sym_store.h"' collect:'<capstone/capstone.h>' \
+  app:'<libiberty/demangle.h>' collect:'<libiberty/demangle.h>' \
   collect:'<libunwind.h>' collect:'<elfutils/libdwfl.h>' collect:'<sys/ptrace.h>' \
   collect:'"sym_dwarf.h"' collect:'"perf_int.h"' collect:'"ptrace_int.h"' \
   frames:'<elfutils/libdwfl.h>' frames:'<libunwind.h>' frames:'<sys/ptrace.h>' \
-  frames:'"sampler.h"' frames:'"symbols.h"' \
+  frames:'"sampler.h"' frames:'"symbols.h"' frames:'"perf_int.h"' \
+  frames:'"ptrace_int.h"' frames:'"collect.h"' frames:'"export.h"' \
+  frames:'<linux/perf_event.h>' formats:'"pyread.h"' formats:'"ksyms.h"' \
+  collect:'"rmem.h"' \
   app:'<ncurses.h>' app:'<sys/ptrace.h>' app:'"perf_int.h"' app:'"sym_dwarf.h"' \
   app:'<capstone/capstone.h>' app:'"disasm.h"'
 # ...and every API header of every room is out of the UI's reach (but

@@ -62,7 +62,8 @@ static uint32_t cursor_function(struct ui *ui)
 
 /* 'c' and 'a': the callers of the function under the cursor, or its
  * instructions annotated (rebuilt when already on screen: the function
- * changed). */
+ * changed); a script function (Python) has no machine code of its own,
+ * so 'a' shows its source lines with their samples. */
 static void act_show_function(struct ui *ui, enum request req)
 {
     enum view_id to = req == REQ_CALLERS ? VIEW_CALLERS : VIEW_SOURCE;
@@ -71,8 +72,14 @@ static void act_show_function(struct ui *ui, enum request req)
     if (f == PROFILE_NONE)
         return;
     ui->ctx.selected = f;
-    if (req == REQ_ANNOTATE)
-        code_view_annotate(&ui->tabs.views[VIEW_SOURCE]);
+    if (req == REQ_ANNOTATE) {
+        const struct profile *snap = ui->feed.model ? ui->feed.model->snap
+                                                    : NULL;
+        bool script = snap &&
+            profile_frame_is_python(profile_frame(snap, f));
+
+        code_view_annotate(&ui->tabs.views[VIEW_SOURCE], !script);
+    }
     if (ui->tabs.cur == to)
         view_refresh(tabs_view(&ui->tabs));
     tabs_switch(&ui->tabs, to);
@@ -139,6 +146,60 @@ static void act_all_threads(struct ui *ui, enum request req)
     ui->ctx.filter.has_process = false;
     ui->ctx.want_model = true;
     ctx_message(&ui->ctx, false, "showing all threads and processes");
+}
+
+/* K: kernel frames shown or hidden (their time then goes to the user
+ * frame that called into the kernel, as without kernel frames). */
+static void act_kernel(struct ui *ui, enum request req)
+{
+    bool hide = !ui->ctx.filter.hide_kernel;
+
+    (void)req;
+    if (hide && !(ui->feed.model && ui->feed.model->has_kernel)) {
+        ctx_message(&ui->ctx, true, "no kernel frames here%s%s",
+                    ui->feed.status.kernel[0] ? ": " : "",
+                    ui->feed.status.kernel);
+        return;
+    }
+    ui->ctx.filter.hide_kernel = hide;
+    ui->ctx.want_model = true;
+    ctx_message(&ui->ctx, false, hide ? "kernel frames hidden: their time is "
+                                        "their callers' (K shows them)"
+                                      : "kernel frames shown, tagged [k]");
+}
+
+/* z: with off-CPU reasons (--idle), both kinds of time, on-CPU only,
+ * off-CPU only, and round again. */
+static void act_cpu_filter(struct ui *ui, enum request req)
+{
+    static const char *const said[] = {
+        [PROFILE_CPU_BOTH] = "on-CPU and off-CPU time (wall clock)",
+        [PROFILE_CPU_ON] = "on-CPU time only",
+        [PROFILE_CPU_OFF] = "off-CPU time only, by reason",
+    };
+    uint8_t to = (uint8_t)((ui->ctx.filter.cpu + 1) % 3);
+
+    (void)req;
+    if (to != PROFILE_CPU_BOTH &&
+        !(ui->feed.model && ui->feed.model->has_reasons)) {
+        ctx_message(&ui->ctx, true, "no off-CPU reasons here: sample with "
+                                    "--idle where kernel stacks are taken");
+        return;
+    }
+    ui->ctx.filter.cpu = to;
+    ui->ctx.want_model = true;
+    ctx_message(&ui->ctx, false, "showing %s (z: next)", said[to]);
+}
+
+/* P: stacks with Python frames show only those, and back. */
+static void act_python_only(struct ui *ui, enum request req)
+{
+    (void)req;
+    ui->ctx.filter.python_only = !ui->ctx.filter.python_only;
+    ui->ctx.want_model = true;
+    ctx_message(&ui->ctx, false, ui->ctx.filter.python_only
+                ? "Python frames only (P: native frames again)"
+                : "native and Python frames");
 }
 
 /* [ ] { }: one threshold 0.5 points down or up. */
@@ -246,11 +307,14 @@ static ui_action *const ui_actions[REQ_COUNT] = {
     [REQ_FOCUS] = act_focus,
     [REQ_UNFOCUS] = act_unfocus,
     [REQ_ALL_THREADS] = act_all_threads,
+    [REQ_PYTHON_ONLY] = act_python_only,
     [REQ_HIDE_PROMPT] = act_ask,
     [REQ_HIDE_SELF_LESS] = act_hide_step,
     [REQ_HIDE_SELF_MORE] = act_hide_step,
     [REQ_HIDE_SUBS_LESS] = act_hide_step,
     [REQ_HIDE_SUBS_MORE] = act_hide_step,
+    [REQ_TOGGLE_KERNEL] = act_kernel,
+    [REQ_CPU_FILTER] = act_cpu_filter,
     [REQ_WINDOW] = act_scope,
     [REQ_WINDOW_PROMPT] = act_ask,
     [REQ_TIME_EARLIER] = act_scope,

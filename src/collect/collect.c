@@ -5,7 +5,10 @@
  * process: its maps, pc cache and symbolizer) and the collector thread.
  * The sampler announces each process (on_process) before its first maps
  * or record; the collector hands each run of records to the fold of the
- * process it names.  Lock order: none is nested; the collector thread
+ * process it names (an exec announces a new image: the samples the old
+ * one left in the buffer, of an older maps generation than the new
+ * image's first, still go to the old image's fold, whose symbolizer
+ * knows their code).  Lock order: none is nested; the collector thread
  * takes the ingest lock (swap), procs_lock and the fold's locks one at a
  * time.
  */
@@ -17,6 +20,7 @@
 #include "fold.h"
 #include "idtab.h"
 #include "ingest.h"
+#include "ksyms.h"
 #include "profile.h"
 #include "sym_preload.h"
 #include "sym_store.h"
@@ -35,6 +39,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* -a's kernel threads: the sampler's pseudo process is the model's. */
+_Static_assert(SAMPLER_KERNEL_PID == PROFILE_KERNEL_PID &&
+                   sizeof SAMPLER_KERNEL_PROCESS ==
+                       sizeof PROFILE_KERNEL_PROCESS,
+               "the [kernel] process: sampler and model agree");
 
 #define INGEST_BYTES (8u << 20) /* per buffer: ~0.5 s of 64 threads x 1 kHz */
 /* A binary's module no process holds any more stays for the next
@@ -116,6 +126,13 @@ struct collect {
     struct sampler *sampler;
     struct ingest *ingest;
     struct fold *fold;         /* the base: the profile every process adds to */
+    struct ksyms *ksyms;       /* kernel addresses' names, for every
+                                  process's fold (collector thread) */
+    bool show_kernel;          /* kernel frames go into the stacks */
+    bool kernel_stacks;        /* the sampler takes kernel stacks: kernel
+                                  frames, or --idle's reasons */
+    char kernel_note[200];     /* why stacks have no (named) kernel
+                                  frames, with the fix; "" */
     struct dbgfetch *fetch;    /* debuginfod fetches for all, NULL when off */
     struct sym_store *store;   /* every process's modules (sym_store.h) */
     struct tasks *tasks;       /* the live threads' figures (tasks.h) */
@@ -178,13 +195,17 @@ static struct cproc *proc_new(struct collect *c, pid_t pid, const char *comm)
     struct cproc *p = calloc(1, sizeof *p);
     struct symbols *sym = NULL;
     char err[200];
+    /* -a's [kernel] pseudo process has kernel frames only: no maps, no
+     * symbolizer */
+    bool kernel = pid == PROFILE_KERNEL_PID;
     if (!p || !(p->fold = fold_new_sibling(c->fold)) ||
-        !(sym = symbols_new(c->store, pid, err, sizeof err))) {
+        (!kernel && !(sym = symbols_new(c->store, pid, err, sizeof err)))) {
         proc_free(p);
         return NULL;
     }
     p->pid = pid;
     fold_set_symbols(p->fold, sym);
+    fold_set_kernel(p->fold, c->ksyms, c->show_kernel);
     fold_set_process(p->fold, pid, comm);
     return p;
 }
@@ -196,6 +217,8 @@ static void on_process(void *ctx, pid_t pid, const char *comm, bool exec,
                        uint64_t gen)
 {
     struct collect *c = ctx;
+    /* an exec's old image and an earlier process of the pid alike stay
+     * linked (prev) until their records are all folded: proc_route */
     (void)exec;
     struct cproc *p = proc_new(c, pid, comm);
     if (!p)
@@ -352,6 +375,8 @@ static void on_maps(void *ctx, pid_t pid, uint64_t gen, const char *text, size_t
         memcpy(copy, text, len);
     pthread_mutex_lock(&c->procs_lock);
     struct cproc *p = proc_find(c, pid);
+    if (p && !p->first_gen)
+        p->first_gen = gen;
     if (p && copy) {
         char *old = p->maps;
         p->maps = copy;
@@ -498,7 +523,12 @@ static void *collector_main(void *arg)
 {
     struct collect *c = arg;
     sampler_block_signals();
+    /* kallsyms now, rather than at the first kernel frame, mid-session */
+    if (c->kernel_stacks)
+        ksyms_load(c->ksyms, clock_mono_ns());
     while (!atomic_load(&c->quit)) {
+        /* a module loaded or unloaded: its names (at most once a second) */
+        ksyms_check(c->ksyms, clock_mono_ns());
         drain_once(c);
         update_meta(c);
         /* The recent window moves with time even when no sample comes;
@@ -538,6 +568,9 @@ static enum target_state target_state_of(int sampler_target)
     }
 }
 
+static void cut_note(struct collect *c, const struct sampler_stats *st,
+                     char *buf, size_t n);
+
 static void op_status(struct source *src, struct source_status *o)
 {
     struct collect *c = src->impl;
@@ -558,10 +591,14 @@ static void op_status(struct source *src, struct source_status *o)
     o->samples = fold_samples(c->fold);
     o->unwind_failures = st.truncated;
     o->truncated_copy = st.unwind_end[UNWIND_COPY];
+    cut_note(c, &st, o->copy_note, sizeof o->copy_note);
     o->lost = st.lost; /* ingest full, or the kernel's ring buffer full */
     o->throttled = st.throttled;
     snprintf(o->backend, sizeof o->backend, "%s", st.backend ? st.backend : "");
     snprintf(o->fallback, sizeof o->fallback, "%s", st.fallback);
+    snprintf(o->kernel, sizeof o->kernel, "%s", c->kernel_note);
+    o->kernel_frames = !st.kernel_off[0];
+    snprintf(o->script, sizeof o->script, "%s", st.script);
     o->median_stop_ns = st.stop_median_ns;
     o->stops_target = !(st.caps & SAMPLER_CAP_NOSTOP);
     o->elapsed_ns = st.elapsed_ns;
@@ -666,6 +703,7 @@ static void collect_free(struct collect *c)
         sym_preload_release(&c->pre, c->store); /* still running */
     sym_store_free(c->store); /* after the symbolizers */
     dbgfetch_free(c->fetch);  /* after the store that asks it */
+    ksyms_free(c->ksyms);     /* after the folds that name with it */
     ingest_free(c->ingest);
     tasks_free(c->tasks);
     free(c->procs);
@@ -692,6 +730,113 @@ static void print_thread(void *ctx, const struct sampler_thread_stats *t)
             secs, t->due, (int)t->pid);
 }
 
+/* The processes whose stacks the stack copy cuts short, worst first:
+ * found in two walks of the sampler's threads (which pids: those of the
+ * CUT_MAX threads cut most; then their sums), with no allocation under
+ * its stats lock. */
+#define CUT_MAX 8
+struct cut_proc {
+    pid_t pid;
+    char name[32];             /* its leader's name, else a thread's */
+    uint64_t samples, cut;
+};
+struct cut_walk {
+    struct cut_proc p[CUT_MAX];
+    size_t n;
+    bool sum;                  /* the second walk */
+    bool summed;               /* ...has begun: the first's cuts reset */
+};
+
+static void cut_visit(void *ctx, const struct sampler_thread_stats *t)
+{
+    struct cut_walk *w = ctx;
+    size_t i = 0;
+
+    while (i < w->n && w->p[i].pid != t->pid)
+        i++;
+    if (!w->sum) {
+        /* which: the processes of the threads cut most (a full table
+         * gives up its least cut one) */
+        size_t least = 0;
+        for (size_t k = 1; k < w->n; k++)
+            least = w->p[k].cut < w->p[least].cut ? k : least;
+        if (!t->cut)
+            return;
+        if (i < w->n)
+            w->p[i].cut = t->cut > w->p[i].cut ? t->cut : w->p[i].cut;
+        else if (w->n < CUT_MAX)
+            w->p[w->n++] = (struct cut_proc){ .pid = t->pid, .cut = t->cut };
+        else if (t->cut > w->p[least].cut)
+            w->p[least] = (struct cut_proc){ .pid = t->pid, .cut = t->cut };
+        return;
+    }
+    if (!w->summed) {
+        w->summed = true;
+        for (size_t k = 0; k < w->n; k++)
+            w->p[k].cut = 0;
+    }
+    if (i == w->n)
+        return;
+    w->p[i].samples += t->samples;
+    w->p[i].cut += t->cut;
+    if (!w->p[i].name[0] || t->tid == t->pid)
+        snprintf(w->p[i].name, sizeof w->p[i].name, "%s", t->name);
+}
+
+static int cut_cmp(const void *a, const void *b)
+{
+    const struct cut_proc *x = a, *y = b;
+    return (x->cut < y->cut) - (x->cut > y->cut);
+}
+
+/* Fills w (worst first); returns how many processes are cut. */
+static size_t cut_procs(struct collect *c, struct cut_walk *w)
+{
+    memset(w, 0, sizeof *w);
+    sampler_foreach_thread(c->sampler, cut_visit, w);
+    w->sum = true;
+    sampler_foreach_thread(c->sampler, cut_visit, w);
+    qsort(w->p, w->n, sizeof w->p[0], cut_cmp);
+    return w->n;
+}
+
+/* "stack copy too small for NAME (pid P): 40% of its stacks cut; try
+ * --stack-size N" for the worst process, "" when none is cut. */
+static void cut_note(struct collect *c, const struct sampler_stats *st,
+                     char *buf, size_t n)
+{
+    struct cut_walk w;
+
+    buf[0] = '\0';
+    if (!st->unwind_end[UNWIND_COPY] || !cut_procs(c, &w))
+        return;
+    const struct cut_proc *p = &w.p[0];
+    snprintf(buf, n, "stack copy too small for %s (pid %d)%s: %.0f%% of "
+             "its stacks cut; try --stack-size %u", p->name, (int)p->pid,
+             w.n > 1 ? " and others" : "",
+             p->samples ? 100.0 * (double)p->cut / (double)p->samples : 0.0,
+             2 * st->stack_bytes);
+}
+
+/* --stats: which processes the copy cuts, and by how much. */
+static void print_cut(struct collect *c, const struct sampler_stats *st,
+                      FILE *f)
+{
+    struct cut_walk w;
+
+    if (!st->unwind_end[UNWIND_COPY] || !cut_procs(c, &w))
+        return;
+    fprintf(f, "stack copy too small: %" PRIu64 " stacks (%.1f%% of all);",
+            st->unwind_end[UNWIND_COPY],
+            st->samples ? 100.0 * (double)st->unwind_end[UNWIND_COPY] /
+                              (double)st->samples : 0.0);
+    for (size_t i = 0; i < w.n; i++)
+        fprintf(f, "%s %s (pid %d) %" PRIu64 " of %" PRIu64, i ? "," : "",
+                w.p[i].name, (int)w.p[i].pid, w.p[i].cut, w.p[i].samples);
+    fprintf(f, "%s; try --stack-size %u\n", w.n == CUT_MAX ? ", ..." : "",
+            2 * st->stack_bytes);
+}
+
 /* --stats: what every backend reports; each prints its own figures after
  * the threads (sampler_print_stats). */
 static void print_sampler(const struct sampler_stats *st, FILE *f)
@@ -703,6 +848,33 @@ static void print_sampler(const struct sampler_stats *st, FILE *f)
             st->stops, st->lost, st->throttled);
     fprintf(f, "threads: %u live, %u seen; processes: %u live, %u seen\n", st->threads,
             st->threads_seen, st->processes, st->processes_seen);
+    if (st->script[0])
+        fprintf(f, "python: %s; %" PRIu64 " samples with Python frames,"
+                " Python frames unreadable %" PRIu64 "\n", st->script,
+                st->script_samples, st->script_torn);
+}
+
+/* Kernel frames: whether they are taken, how they were named, and -a's
+ * kernel threads; the samples no view shows are counted here. */
+static void print_kernel(struct collect *c, const struct sampler_stats *st,
+                         const struct fold_stats *fs, FILE *f)
+{
+    struct ksyms_stats ks;
+    ksyms_get_stats(c->ksyms, &ks);
+    fprintf(f, "kernel: %s; %" PRIu64 " stacks with kernel frames, %" PRIu64
+            " samples with an address outside every symbol ([kernel]+0x...)\n",
+            c->kernel_note[0] ? c->kernel_note : "frames on", st->kstacks,
+            fs->kernel_unnamed);
+    fprintf(f, "kallsyms: %" PRIu64 " symbols, %" PRIu64 " modules, %" PRIu64
+            " lookups, %" PRIu64 " outside every symbol, %" PRIu64 " reads,"
+            " %" PRIu64 " bad lines%s%s\n", ks.symbols, ks.modules, ks.lookups,
+            ks.misses, ks.reloads, ks.bad_lines,
+            ks.hidden ? "; addresses hidden (all 0)" : "",
+            ks.unreadable ? "; unreadable" : "");
+    if (st->kthread_samples || fs->idle_dropped)
+        fprintf(f, "kernel threads (-a): %" PRIu64 " samples of kernel threads"
+                " and interrupt work; idle loop left out: %" PRIu64
+                " samples\n", st->kthread_samples, fs->idle_dropped);
 }
 
 static void print_costs(const struct sampler_stats *st, FILE *f)
@@ -767,6 +939,8 @@ static void sum_symbols(struct collect *c, struct symbols_stats *ss, struct fold
             ss->late_debuginfo = o.late_debuginfo;
         fs->renamed += g.renamed;
         fs->dropped += g.dropped;
+        fs->kernel_unnamed += g.kernel_unnamed;
+        fs->idle_dropped += g.idle_dropped;
         if (!fs->samples_before)
             fs->samples_before = g.samples_before;
     }
@@ -791,12 +965,14 @@ static void op_print_stats(struct source *src, FILE *f)
     sampler_foreach_thread(c->sampler, print_thread, f);
     sampler_print_stats(c->sampler, f);
     print_costs(&st, f);
+    print_cut(c, &st, f);
     fprintf(f, "symbols: %" PRIu64 " lookups, %.1f%% cache hits, %" PRIu64
             " misses at %.1f us each, %" PRIu64 " map reloads\n",
             ss.lookups, ss.lookups ? 100.0 * (double)ss.hits / (double)ss.lookups : 0.0,
             ss.misses, ss.misses ? (double)ss.miss_ns / 1e3 / (double)ss.misses : 0.0,
             ss.reloads);
     print_debuginfo(c, &ss, &fs, f);
+    print_kernel(c, &st, &fs, f);
     if (c->launched)
         fprintf(f, "loaded before the launch: %zu modules in %.1f ms (%s)\n",
                 c->pre.loaded, (double)c->pre.ns / 1e6, c->pre.names);
@@ -924,8 +1100,10 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
     c->store = sym_store_new(c->fetch);
     if (c->store)
         sym_store_set_keep(c->store, SYM_KEEP_BYTES, SYM_KEEP_NS);
+    c->ksyms = ksyms_new(cfg.kallsyms); /* read as the collector starts */
+    c->show_kernel = cfg.kernel_frames;
     c->tasks = tasks_new();
-    if (!c->ingest || !c->fold || !c->store || !c->tasks) {
+    if (!c->ingest || !c->fold || !c->store || !c->ksyms || !c->tasks) {
         snprintf(err, errlen, "out of memory");
         collect_free(c);
         return NULL;
@@ -945,12 +1123,26 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
         return NULL;
     }
     c->pid = sampler_pid(c->sampler);
+    struct sampler_stats st;
+    sampler_get_stats(c->sampler, &st);
+    c->kernel_stacks = st.kernel_stacks;
+    if (st.kernel_off[0])
+        snprintf(c->kernel_note, sizeof c->kernel_note, "%s", st.kernel_off);
+    else
+        ksyms_refusal(cfg.kallsyms, c->kernel_note, sizeof c->kernel_note);
     if (cfg.all) {
         snprintf(c->comm, sizeof c->comm, "all");
         snprintf(c->cmdline, sizeof c->cmdline, "every process (-a)");
     } else {
         target_thread_name(c->pid, c->pid, c->comm, sizeof c->comm);
         target_cmdline(c->pid, c->cmdline, sizeof c->cmdline);
+        /* -p A,B: the session is all of them, "cmd A | cmd B" */
+        for (size_t i = 1; i < cfg.npids && cfg.pids; i++) {
+            char one[sizeof c->cmdline];
+            size_t len = strlen(c->cmdline);
+            target_cmdline(cfg.pids[i], one, sizeof one);
+            snprintf(c->cmdline + len, sizeof c->cmdline - len, " | %s", one);
+        }
     }
     update_meta(c);
     if (pthread_create(&c->thread, NULL, collector_main, c) != 0) {

@@ -51,6 +51,15 @@ void fold_free(struct fold *f);
  * first fold_records. */
 void fold_set_symbols(struct fold *f, struct symbols *sym);
 
+struct ksyms;
+/* Kernel addresses (a sample's first ingest_rec.kernel pcs) are named
+ * from k, the session's (ksyms.h; NULL: all "[kernel]+0x..."), which the
+ * collector thread alone uses; show: they go into the stacks (else only
+ * an off-CPU record's reason is read from them).  An off-CPU record
+ * (INGEST_F_OFFCPU) ends in its reason frame ("[off-CPU: disk I/O]",
+ * offcpu_reason.h) either way.  Before the first fold_records. */
+void fold_set_kernel(struct fold *f, struct ksyms *k, bool show);
+
 /* The process this fold's samples come from: every thread it adds is
  * marked with it (profile_thread_set_process).  Before the first
  * fold_records. */
@@ -95,6 +104,9 @@ struct fold_stats {
                                  late names came */
     uint64_t dropped;         /* samples not added: out of memory, or
                                  after the process's end */
+    uint64_t kernel_unnamed;  /* samples with a kernel address outside
+                                 every symbol ("[kernel]+0x...") */
+    uint64_t idle_dropped;    /* -a: samples of the idle loop, left out */
 };
 
 /* Counters since fold_new. */

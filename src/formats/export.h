@@ -30,6 +30,8 @@ struct export_opts {
                                        line; svg: coloured by change);
                                        NULL: none, and the formats that
                                        cannot show a change ignore it */
+    bool python_only;    /* --python-only: stacks with Python frames keep
+                            only them (profile_filter.python_only) */
     const struct annotation *annotation; /* text: this function's
                                        instructions with their samples
                                        (annotate.h), instead of the call
@@ -53,6 +55,11 @@ void export_opts_default(struct export_opts *o);
  * a profile counted in, say, nanoseconds (a converted Go profile) would
  * otherwise write without bound.  pprof carries the same data compactly. */
 #define EXPORT_PER_SAMPLE_MAX 50000000ull
+
+/* Folded stacks: the suffix of a kernel function's name, as FlameGraph's
+ * stackcollapse-perf.pl --kernel writes it ("read_zero_[k]"); written by
+ * export_folded, read back by load_folded. */
+#define FOLDED_KERNEL_MARK "_[k]"
 
 /* A writer, one in each src/formats/export_NAME.c, named in its row of
  * the format table (format.h).  Writes p to f.  Returns 0, or -1 with

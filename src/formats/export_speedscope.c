@@ -4,10 +4,11 @@
  * One "sampled" profile per thread that has samples, named
  * "NAME (tid N)", holding that thread's unique stacks (frame indexes,
  * root first) and their weights.  The frames are shared: one entry per
- * frame any stack uses, with its file and first line when known.  When
- * the profile's weights are times (a known interval, or a live profile's
- * ns: profile_weight_ns) the unit is nanoseconds, so speedscope shows
- * time even after a change of rate; otherwise "none" (plain counts).
+ * frame any stack uses, with its file and first line when known (a
+ * kernel function: its module, "[kernel.kallsyms]").  When the profile's
+ * weights are times (a known interval, or a live profile's ns:
+ * profile_weight_ns) the unit is nanoseconds, so speedscope shows time
+ * even after a change of rate; otherwise "none" (plain counts).
  *
  * Strings are escaped for JSON: quote, backslash and control characters
  * (\n, \t, ... and \u00XX), and bytes that are not valid UTF-8 become
@@ -114,6 +115,10 @@ static void write_frames(const struct ss_ctx *c)
         if (d->file && d->file[0]) {
             fputs(", \"file\": ", c->f);
             escape_json(c->f, d->file, 0);
+        } else if (profile_frame_is_kernel(d) && d->module) {
+            /* a kernel function has no source file: its module */
+            fputs(", \"file\": ", c->f);
+            escape_json(c->f, d->module, 0);
         }
         if (d->line)
             fprintf(c->f, ", \"line\": %" PRIu32, d->line);
@@ -121,15 +126,18 @@ static void write_frames(const struct ss_ctx *c)
     }
 }
 
-static void write_file_name(const struct profile_meta *m, FILE *f)
+static void write_file_name(const struct profile *p, FILE *f)
 {
-    char name[4096];
+    const struct profile_meta *m = profile_meta(p);
+    char name[4096], pids[256];
+    size_t np = profile_pid_list(p, pids, sizeof pids);
+    const char *word = np > 1 ? "pids" : "pid";
 
-    if (m->pid && m->cmdline && m->cmdline[0])
-        snprintf(name, sizeof(name), "sproftop pid %lld: %s",
-                 (long long)m->pid, m->cmdline);
-    else if (m->pid)
-        snprintf(name, sizeof(name), "sproftop pid %lld", (long long)m->pid);
+    if (np && m->cmdline && m->cmdline[0])
+        snprintf(name, sizeof(name), "sproftop %s %s: %s", word, pids,
+                 m->cmdline);
+    else if (np)
+        snprintf(name, sizeof(name), "sproftop %s %s", word, pids);
     else
         snprintf(name, sizeof(name), "sproftop");
     escape_json(f, name, 0);
@@ -160,7 +168,7 @@ int export_speedscope_write(const struct profile *p,
         goto out;
     ss_close(&c);
     fputs("\n ],\n \"name\": ", f);
-    write_file_name(m, f);
+    write_file_name(p, f);
     fputs(",\n \"activeProfileIndex\": 0,\n \"exporter\": \"sproftop "
           SPROFTOP_VERSION "\"", f);
     /* Not speedscope's (which ignores it): the nominal interval, so that

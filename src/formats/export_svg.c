@@ -307,8 +307,18 @@ static void color(const struct frame_desc *d, uint32_t depth, char *out,
         snprintf(out, cap, "rgb(180,180,180)");
         return;
     }
-    /* warm colours, stable per name */
+    if (profile_frame_is_reason(d)) {
+        snprintf(out, cap, "rgb(120,160,230)");
+        return;
+    }
+    /* kernel functions orange, as FlameGraph draws "_[k]" frames */
     h = util_hash_bytes(d->name, strlen(d->name), 0);
+    if (profile_frame_is_kernel(d)) {
+        snprintf(out, cap, "rgb(%u,%u,0)", 220 + (unsigned)(h % 36),
+                 130 + (unsigned)((h >> 16) % 40));
+        return;
+    }
+    /* warm colours, stable per name */
     snprintf(out, cap, "rgb(%u,%u,%u)", 205 + (unsigned)(h % 51),
              (unsigned)((h >> 16) % 231), (unsigned)((h >> 32) % 56));
 }
@@ -407,8 +417,10 @@ static void write_subtitle(FILE *f, const struct profile *p)
         xml_text(f, m->cmdline ? m->cmdline : m->comm);
         fputs(" ", f);
     }
-    if (m->pid)
-        fprintf(f, "(pid %" PRId64 ") ", m->pid);
+    char pids[256];
+    size_t np = profile_pid_list(p, pids, sizeof pids);
+    if (np)
+        fprintf(f, "(%s %s) ", np > 1 ? "pids" : "pid", pids);
     fprintf(f, "- %" PRIu64 " samples, %" PRIu32 " thread%s",
             profile_samples(p), profile_thread_count(p),
             profile_thread_count(p) == 1 ? "" : "s");

@@ -35,12 +35,15 @@ int load_error(char *err, size_t errlen, const char *name, const char *fmt,
     return -1;
 }
 
-int load_frame_kind(const char *name)
+void load_python_origin(struct frame_desc *d)
 {
-    size_t len = strlen(name);
+    const char *base = d->file ? strrchr(d->file, '/') : NULL;
 
-    return len > 1 && name[0] == '[' && name[len - 1] == ']' ? FRAME_SPECIAL
-                                                              : FRAME_FUNC;
+    base = base ? base + 1 : d->file;
+    if (profile_origin_of(base, d->file) == FRAME_ORIGIN_PYTHON) {
+        d->module = base;
+        d->origin = FRAME_ORIGIN_PYTHON;
+    }
 }
 
 /* Read all of fd; NULL with err filled on failure or when too big. */

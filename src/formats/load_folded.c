@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
 #include "profile.h"
 #include "util.h"
 #include "vec.h"
@@ -96,12 +97,63 @@ static bool exited_root(const char *s, const char *tail)
     return l > t && strcmp(s + l - t, tail) == 0;
 }
 
-/* Intern a frame name; an empty name is unknown. */
-static uint32_t intern_name(struct profile *p, const char *name)
+/* A Python function as py-spy and sproftop write it, "NAME (FILE:LINE)"
+ * with FILE Python's (profile_origin_of): its parts into d, the name
+ * copied into buf (cap bytes).  False when name is not one. */
+static bool python_frame(const char *name, char *buf, size_t cap,
+                         struct frame_desc *d)
+{
+    size_t len = strlen(name);
+    const char *open = len > 4 && name[len - 1] == ')' ? strrchr(name, '(')
+                                                       : NULL;
+    const char *colon = open ? strrchr(open, ':') : NULL;
+
+    if (!open || open == name || open[-1] != ' ' || !colon ||
+        colon + 2 > name + len - 1 || (size_t)(open - name) >= cap)
+        return false;
+    for (const char *c = colon + 1; c < name + len - 1; c++)
+        if (!is_digit(*c))
+            return false;
+    size_t file_len = (size_t)(colon - open - 1);
+    char *file = buf + (open - name);
+    if ((size_t)(open - name) + file_len + 1 >= cap)
+        return false;
+    memcpy(buf, name, (size_t)(open - 1 - name));
+    buf[open - 1 - name] = '\0';
+    memcpy(file, open + 1, file_len);
+    file[file_len] = '\0';
+    long line = strtol(colon + 1, NULL, 10);
+    struct frame_desc py = { .name = buf, .file = file, .kind = FRAME_FUNC,
+                             .line = line > 0 && line < INT32_MAX
+                                         ? (uint32_t)line : 0 };
+    load_python_origin(&py);
+    if (py.origin != FRAME_ORIGIN_PYTHON || !buf[0])
+        return false;
+    *d = py;
+    return true;
+}
+
+/* Intern a frame name; "[...]" names ("[unknown]", "[idle]") are the
+ * special frames sproftop itself writes, "[off-CPU: ...]" its off-CPU
+ * reasons (profile_name_kind), "NAME (FILE.py:LINE)" a Python function,
+ * a name ending in "_[k]" a kernel function (FlameGraph's
+ * stackcollapse-perf.pl --kernel marks them so, as export_folded does),
+ * and an empty name is unknown.  name is writable: the "_[k]" is cut
+ * off. */
+static uint32_t intern_name(struct profile *p, char *name)
 {
     struct frame_desc d = { .name = *name ? name : "[unknown]" };
+    size_t len = strlen(name), mark = sizeof(FOLDED_KERNEL_MARK) - 1;
+    char buf[512];
 
-    d.kind = (uint8_t)load_frame_kind(d.name);
+    if (python_frame(d.name, buf, sizeof(buf), &d))
+        return profile_intern_frame(p, &d);
+    if (len > mark && strcmp(name + len - mark, FOLDED_KERNEL_MARK) == 0) {
+        name[len - mark] = '\0';
+        d.origin = FRAME_ORIGIN_KERNEL;
+        d.module = PROFILE_KERNEL_MODULE;
+    }
+    d.kind = (uint8_t)profile_name_kind(d.name);
     return profile_intern_frame(p, &d);
 }
 

@@ -44,6 +44,12 @@ uint32_t profile_str_intern(struct profile *p, const char *s)
 
 /* --- frames -------------------------------------------------------------- */
 
+/* A frame's kind and origin as one key of its identity. */
+static uint32_t frame_key(const struct frame_desc *d)
+{
+    return (uint32_t)d->kind | (uint32_t)d->origin << 8;
+}
+
 static uint64_t frame_hash(uint32_t kind, const struct frame_ids *k)
 {
     return util_mix64(((uint64_t)k->name << 32 | k->module) ^
@@ -62,7 +68,7 @@ static int frame_eq(void *ctx, uint32_t id)
     const struct frame_probe *q = ctx;
     const struct frame_ids *f = &q->p->fid[id];
 
-    return q->p->fd[id].kind == q->kind && f->name == q->k->name &&
+    return frame_key(&q->p->fd[id]) == q->kind && f->name == q->k->name &&
            f->module == q->k->module && f->file == q->k->file &&
            f->build_id == q->k->build_id;
 }
@@ -127,14 +133,14 @@ uint32_t profile_frame_lookup(const struct profile *p,
 
     if (!d->name || frame_ids_find(p, d, &k) != 0)
         return PROFILE_NONE;
-    return frame_find(p, d->kind, &k);
+    return frame_find(p, frame_key(d), &k);
 }
 
 int profile_frame_set(struct profile *p, uint32_t id,
                       const struct frame_desc *d)
 {
     struct frame_ids k;
-    uint8_t kind = p->fd[id].kind;
+    uint8_t kind = p->fd[id].kind, origin = p->fd[id].origin;
 
     /* The old identity's slot stays in the index, but frame_eq no longer
      * matches it: only the new identity finds the frame. */
@@ -143,9 +149,11 @@ int profile_frame_set(struct profile *p, uint32_t id,
         return -1;
     p->fd[id] = *d;
     p->fd[id].kind = kind;
+    p->fd[id].origin = origin;
     p->fid[id] = k;
     frame_strs(p, id);
-    (void)idtab_insert(&p->frame_ix, frame_hash(kind, &k), id);
+    (void)idtab_insert(&p->frame_ix, frame_hash(frame_key(&p->fd[id]), &k),
+                       id);
     return 0;
 }
 
@@ -157,7 +165,7 @@ uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d)
     if (!p || !d || !d->name)
         return PROFILE_NONE;
     if (frame_ids_find(p, d, &k) == 0) {
-        id = frame_find(p, d->kind, &k);
+        id = frame_find(p, frame_key(d), &k);
         if (id != PROFILE_NONE)
             return id;
     }
@@ -170,8 +178,52 @@ uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d)
     p->fd[id] = *d;
     p->fid[id] = k;
     frame_strs(p, id);
-    (void)idtab_insert(&p->frame_ix, frame_hash(d->kind, &k), id);
+    (void)idtab_insert(&p->frame_ix, frame_hash(frame_key(d), &k), id);
     return id;
+}
+
+enum frame_kind profile_name_kind(const char *name)
+{
+    size_t len = name ? strlen(name) : 0;
+    size_t pre = sizeof(PROFILE_REASON_PREFIX) - 1;
+
+    if (len < 2 || name[0] != '[' || name[len - 1] != ']')
+        return FRAME_FUNC;
+    return len > pre && strncmp(name, PROFILE_REASON_PREFIX, pre) == 0
+               ? FRAME_REASON : FRAME_SPECIAL;
+}
+
+enum frame_origin profile_origin_of(const char *module, const char *file)
+{
+    if (module && strcmp(module, PROFILE_KERNEL_MODULE) == 0)
+        return FRAME_ORIGIN_KERNEL;
+    if (!module || !file || !*module)
+        return FRAME_ORIGIN_NATIVE;
+    const char *base = strrchr(file, '/');
+    size_t n = strlen(file);
+
+    base = base ? base + 1 : file;
+    if (strcmp(module, base) != 0)
+        return FRAME_ORIGIN_NATIVE;
+    return (n > 3 && strcmp(file + n - 3, ".py") == 0) ||
+                   (file[0] == '<' && file[n - 1] == '>')
+               ? FRAME_ORIGIN_PYTHON : FRAME_ORIGIN_NATIVE;
+}
+
+const char *profile_reason_label(const struct frame_desc *d, char *buf,
+                                 size_t n)
+{
+    size_t pre = sizeof(PROFILE_REASON_PREFIX) - 1, len;
+
+    if (!profile_frame_is_reason(d) || n == 0)
+        return NULL;
+    len = strlen(d->name);
+    if (len > pre && strncmp(d->name, PROFILE_REASON_PREFIX, pre) == 0 &&
+        d->name[len - 1] == ']')
+        snprintf(buf, n, "%.*s", (int)(len - pre - 1), d->name + pre);
+    else
+        snprintf(buf, n, "%s", d->name);
+    return buf;
 }
 
 const struct frame_desc *profile_frame(const struct profile *p, uint32_t id)
@@ -241,7 +293,8 @@ static int frame_index(const struct profile *p, struct idtab *out)
     if (idtab_reserve(out, p->nframes) < 0)
         return -1;
     for (uint32_t id = 0; id < p->nframes; id++)
-        (void)idtab_insert(out, frame_hash(p->fd[id].kind, &p->fid[id]), id);
+        (void)idtab_insert(out, frame_hash(frame_key(&p->fd[id]), &p->fid[id]),
+                           id);
     return 0;
 }
 
@@ -358,6 +411,8 @@ const char *profile_process_label(const struct profile_thread *th,
         snprintf(buf, n, "%s (%s process%s)", comm,
                  util_thousands(th->processes, num, sizeof(num)),
                  th->processes == 1 ? "" : "es");
+    else if (th->pid == PROFILE_KERNEL_PID)
+        snprintf(buf, n, "%s", PROFILE_KERNEL_PROCESS);
     else if (!th->pid)
         snprintf(buf, n, "[unknown process]");
     else if (with_pid)
@@ -395,6 +450,51 @@ uint32_t profile_process_count(const struct profile *p)
         n += j == i;
     }
     return n;
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+size_t profile_pid_list(const struct profile *p, char *buf, size_t n)
+{
+    int64_t *v = p && p->nthreads ? malloc(p->nthreads * sizeof(*v)) : NULL;
+    size_t k = 0, distinct = 0, len = 0;
+
+    if (n)
+        buf[0] = '\0';
+    for (uint32_t i = 0; v && i < p->nthreads; i++)
+        if (p->th[i].pid)
+            v[k++] = p->th[i].pid;
+    if (!k) {
+        free(v);
+        if (p && p->meta.pid && n)
+            snprintf(buf, n, "%lld", (long long)p->meta.pid);
+        return p && p->meta.pid ? 1 : 0;
+    }
+    qsort(v, k, sizeof(*v), pid_cmp);
+    for (size_t i = 0; i < k; i++) {
+        if (i && v[i] == v[i - 1])
+            continue;
+        distinct++;
+        char one[24];
+        int w = snprintf(one, sizeof one, "%s%lld", len ? "," : "",
+                         (long long)v[i]);
+        /* room for this one and a last ",..." */
+        if (len + (size_t)w + 5 > n) {
+            if (len + 5 <= n)
+                len += (size_t)snprintf(buf + len, n - len, ",...");
+            len = n; /* full: count the rest only */
+            continue;
+        }
+        memcpy(buf + len, one, (size_t)w + 1);
+        len += (size_t)w;
+    }
+    free(v);
+    return distinct;
 }
 
 uint32_t profile_thread_count(const struct profile *p)

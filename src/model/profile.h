@@ -78,7 +78,35 @@ enum frame_kind {
                            (pid PID)", or "COMM (N processes)" for the
                            processes profile_merge_commands merged; addr is
                            the PID, the node's key (profile_node_key) */
+    FRAME_REASON = 4,   /* why a thread was off its CPU (--idle): a
+                           synthetic leaf, "[off-CPU: disk I/O]" (see
+                           PROFILE_REASON_PREFIX), below the stack the
+                           thread left its CPU with */
 };
+
+/* Where a frame's code runs: part of the frame's identity.  Views and
+ * writers ask profile_frame_is_kernel or profile_frame_is_python, never
+ * a module's name.  A frame has one: native, kernel or script (Python). */
+enum frame_origin {
+    FRAME_ORIGIN_NATIVE = 0, /* user-space machine code */
+    FRAME_ORIGIN_KERNEL = 1, /* a kernel function (module PROFILE_KERNEL_
+                                MODULE, or "[MOD]" for a module's) */
+    FRAME_ORIGIN_PYTHON = 2, /* a Python function: name its qualified
+                                name, file its .py file, module that
+                                file's name, line its first line */
+};
+
+/* With -a, kernel threads and interrupt work are threads of one pseudo
+ * process: this PID (above any real one, PID_MAX_LIMIT), this name. */
+#define PROFILE_KERNEL_PID 4194304
+#define PROFILE_KERNEL_PROCESS "[kernel]"
+
+/* The module of the kernel's own functions, as perf names it. */
+#define PROFILE_KERNEL_MODULE "[kernel.kallsyms]"
+/* Kernel addresses start here on x86-64 (the upper half). */
+#define PROFILE_KERNEL_ADDR 0xffff800000000000ull
+/* A reason frame's name: the prefix, the reason, "]". */
+#define PROFILE_REASON_PREFIX "[off-CPU: "
 
 /* What a frame is.  Strings are NUL-terminated; NULL means unknown. */
 struct frame_desc {
@@ -100,6 +128,7 @@ struct frame_desc {
     uint64_t offset;    /* with build_id: the function's start as a file
                            offset in its module (not part of the
                            identity) */
+    uint8_t origin;     /* enum frame_origin; part of the identity */
 };
 
 /* Whether a frame is a level of the tree (a thread or process root)
@@ -108,6 +137,46 @@ static inline bool profile_frame_is_level(const struct frame_desc *d)
 {
     return d && (d->kind == FRAME_THREAD || d->kind == FRAME_PROCESS);
 }
+
+/* Whether a frame is a kernel function (drawn with the [k] tag, written
+ * with the kernel's markers, hidden by profile_filter.hide_kernel). */
+static inline bool profile_frame_is_kernel(const struct frame_desc *d)
+{
+    return d && d->origin == FRAME_ORIGIN_KERNEL;
+}
+
+/* Whether a frame is a Python function (an interpreter's frame, not the
+ * interpreter's own C code). */
+static inline bool profile_frame_is_python(const struct frame_desc *d)
+{
+    return d && d->origin == FRAME_ORIGIN_PYTHON;
+}
+
+/* Whether a frame is an off-CPU reason (FRAME_REASON). */
+static inline bool profile_frame_is_reason(const struct frame_desc *d)
+{
+    return d && d->kind == FRAME_REASON;
+}
+
+/* The kind a frame read back from a file has, by its name: FRAME_REASON
+ * for "[off-CPU: ...]", FRAME_SPECIAL for any other "[...]" ("[unknown]",
+ * "[truncated]"), else FRAME_FUNC.  The readers' one rule for a name. */
+enum frame_kind profile_name_kind(const char *name);
+
+/* The origin of a frame read back from a file by its module and file
+ * (either may be NULL): a kernel function when its module is the
+ * kernel's own, PROFILE_KERNEL_MODULE (a kernel module's "[MOD]" cannot
+ * be told from a user mapping's "[vdso]" by its name); a Python function
+ * when its module is its own file's name and that file is Python's
+ * (".py", or an interpreter's own "<frozen ...>"), as sproftop and py-spy
+ * write Python frames; else native.  The readers' one rule for an
+ * origin. */
+enum frame_origin profile_origin_of(const char *module, const char *file);
+
+/* The reason a reason frame names ("disk I/O" for "[off-CPU: disk
+ * I/O]"), into buf (n bytes); buf, or NULL when d is not a reason. */
+const char *profile_reason_label(const struct frame_desc *d, char *buf,
+                                 size_t n);
 
 /* One frame of a stack handed to profile_add_stack. */
 struct stack_frame {
@@ -191,7 +260,8 @@ int profile_set_meta(struct profile *p, const struct profile_meta *m);
 /* --- frames -------------------------------------------------------------- */
 
 /* Intern a frame: return the id of the frame with the same (kind, name,
- * module, file, build_id), creating it with d's other fields if new.
+ * module, file, build_id, origin), creating it with d's other fields if
+ * new.
  * Strings are copied.  Returns PROFILE_NONE on OOM. */
 uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d);
 
@@ -247,6 +317,14 @@ const char *profile_process_label(const struct profile_thread *th,
 /* Whether the threads belong to more than one known process: the
  * O(threads) question profile_process_count answers slowly. */
 bool profile_several_processes(const struct profile *p);
+
+/* The processes a profile is of, as exporters and the header name them:
+ * the distinct PIDs of its threads, ascending, as "3011,3012" into buf
+ * (n bytes; a list that does not fit ends in ",..."), or meta.pid when
+ * no thread has one, or "" when no PID is known.  Returns how many PIDs
+ * there are (0, 1: "pid N", more: "pids A,B").  O(threads log threads);
+ * allocates (on OOM: meta.pid only).  Any thread, p not changing. */
+size_t profile_pid_list(const struct profile *p, char *buf, size_t n);
 
 /* Number of distinct processes the threads belong to (threads with no
  * process known count as none).  O(threads^2) worst case: for exporters
@@ -433,6 +511,22 @@ int profile_merge(struct profile *dst, const struct profile *src);
  * one process).  Frames are re-interned, metadata copied, per-second
  * counts dropped.  NULL on OOM.  Free with profile_free. */
 struct profile *profile_merge_commands(const struct profile *p);
+/* The modules whose code p names without their debug info (frames that
+ * carry a build_id: "[module+0xOFF]" or a symbol table's name) and that
+ * take at least min_share (0..1) of p's self weight: the hottest first,
+ * up to max of their names into mods (strings of p).  Returns how many
+ * there are.  O(nodes + frames x such modules). */
+size_t profile_hot_nodebug(const struct profile *p, double min_share,
+                           const char **mods, size_t max);
+
+/* What profile_merge_commands merged into one process of command
+ * `process` (a thread's `process`): the PIDs of p's processes of that
+ * command, the first `max` of them into pids (in thread order), and
+ * through *threads how many threads they have in p.  Returns how many
+ * processes (0 when process is NULL).  O(threads^2) worst case: for a
+ * view's refresh, not per sample. */
+size_t profile_command_members(const struct profile *p, const char *process,
+                               int64_t *pids, size_t max, uint32_t *threads);
 /* Why merging src into dst would pass a limit of the sums, as a phrase
  * ("the total sample count would reach 2^53"), or NULL when it would
  * not.  A static string. */
@@ -503,6 +597,25 @@ struct profile_filter {
                           stack.  Like merge_threads, a tree for reading:
                           the stacks hang below new nodes, the thread
                           nodes of depth 1 stay, empty */
+    bool python_only;  /* a stack with Python frames keeps only them (and
+                          its special frames, "[truncated]", and its
+                          off-CPU reason): the time of
+                          native frames goes to their Python caller, as
+                          py-spy shows it; other stacks stay whole */
+    bool hide_kernel;  /* leave the kernel frames out of every stack: a
+                          kernel sample's time goes to the user frame that
+                          made the system call (its leaf then), an
+                          off-CPU reason hangs below that frame */
+    uint8_t cpu;       /* enum profile_cpu_filter: keep every stack, or
+                          only the on-CPU ones (no reason leaf), or only
+                          the off-CPU ones */
+};
+
+/* Which samples of a wall-clock (--idle) profile a derived tree keeps. */
+enum profile_cpu_filter {
+    PROFILE_CPU_BOTH = 0, /* on and off CPU: wall-clock time */
+    PROFILE_CPU_ON,       /* on CPU only: stacks without a reason leaf */
+    PROFILE_CPU_OFF,      /* off CPU only: stacks with a reason leaf */
 };
 
 /* Intern the process frame of every thread of p (FRAME_PROCESS, named by
@@ -517,6 +630,19 @@ int profile_intern_process_frames(struct profile *p);
  * NULL on OOM.  Free with profile_free. */
 struct profile *profile_derive(const struct profile *p,
                                const struct profile_filter *f);
+
+/* The samples of one off-CPU reason in one thread. */
+struct profile_reason_count {
+    uint32_t frame;    /* its FRAME_REASON frame */
+    uint64_t samples;  /* samples that ended in it */
+};
+
+/* The reasons thread idx was off its CPU for: the samples of each reason
+ * frame in its part of the tree, most first (then by frame id), at most
+ * cap of them (the first cap met, when it has more).  Returns how many
+ * were written.  O(nodes of the thread), no allocation. */
+size_t profile_thread_reasons(const struct profile *p, uint32_t idx,
+                              struct profile_reason_count *out, size_t cap);
 
 /* Per-function totals. */
 struct profile_flat {

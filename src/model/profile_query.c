@@ -162,6 +162,86 @@ static int count_processes(struct profile *dst, const struct profile *src)
     return 0;
 }
 
+struct mod_heat {
+    const char *name;
+    uint64_t self;
+};
+
+size_t profile_hot_nodebug(const struct profile *p, double min_share,
+                           const char **mods, size_t max)
+{
+    uint64_t *self = p && p->nframes ? calloc(p->nframes, sizeof(*self))
+                                     : NULL;
+    struct mod_heat *m = NULL;
+    size_t nm = 0, cap = 0, n = 0;
+    uint64_t all = p ? p->nodes[PROFILE_ROOT].total : 0;
+
+    if (!self || !all) {
+        free(self);
+        return 0;
+    }
+    for (uint32_t i = 1; i < p->nnodes; i++)
+        if (p->nodes[i].frame < p->nframes)
+            self[p->nodes[i].frame] += p->nodes[i].self;
+    for (uint32_t f = 0; f < p->nframes; f++) {
+        const struct frame_desc *d = &p->fd[f];
+        size_t k = 0;
+
+        if (!self[f] || !d->build_id || !d->module)
+            continue;
+        while (k < nm && strcmp(m[k].name, d->module) != 0)
+            k++;
+        if (k == nm) {
+            if (VEC_RESERVE(m, cap, nm + 1) < 0)
+                break;
+            m[nm++] = (struct mod_heat){ d->module, 0 };
+        }
+        m[k].self += self[f];
+    }
+    /* the hot ones, hottest first (a few modules: a selection sort) */
+    for (size_t i = 0; i < nm; i++) {
+        size_t best = i;
+        for (size_t k = i + 1; k < nm; k++)
+            if (m[k].self > m[best].self)
+                best = k;
+        struct mod_heat t = m[i];
+        m[i] = m[best];
+        m[best] = t;
+        if ((double)m[i].self < min_share * (double)all)
+            break;
+        if (n < max)
+            mods[n] = m[i].name;
+        n++;
+    }
+    free(m);
+    free(self);
+    return n;
+}
+
+size_t profile_command_members(const struct profile *p, const char *process,
+                               int64_t *pids, size_t max, uint32_t *threads)
+{
+    size_t n = 0;
+
+    *threads = 0;
+    for (uint32_t t = 0; process && p && t < p->nthreads; t++) {
+        uint32_t u = 0;
+
+        /* merge_thread's rule: a known process of the same command */
+        if (!p->th[t].pid || !same_str(p->th[t].process, process))
+            continue;
+        (*threads)++;
+        while (u < t && p->th[u].pid != p->th[t].pid)
+            u++;
+        if (u < t)
+            continue;
+        if (n < max)
+            pids[n] = p->th[t].pid;
+        n++;
+    }
+    return n;
+}
+
 int profile_merge(struct profile *dst, const struct profile *src)
 {
     return merge_impl(dst, src, false);
@@ -346,6 +426,8 @@ struct derive_ctx {
     uint32_t *buf;    /* the levels, then the stack (reversed when
                          inverted) */
     uint32_t *proc;   /* with process_roots: each thread's process frame */
+    uint32_t *kept;   /* with hide_kernel or python_only: the stack
+                         without what they leave out */
 };
 
 static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
@@ -366,6 +448,32 @@ static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
             i++;
         if (i == n)
             return 0;
+    }
+    if (f->cpu != PROFILE_CPU_BOTH &&
+        (n > 0 && d->q->fd[frames[n - 1]].kind == FRAME_REASON) !=
+            (f->cpu == PROFILE_CPU_OFF))
+        return 0;
+    if (f->hide_kernel || f->python_only) {
+        size_t k = 0, py = 0;
+
+        for (size_t i = 0; f->python_only && i < n; i++)
+            py += profile_frame_is_python(&d->q->fd[frames[i]]);
+        for (size_t i = 0; i < n; i++) {
+            const struct frame_desc *fd = &d->q->fd[frames[i]];
+
+            if (f->hide_kernel && profile_frame_is_kernel(fd))
+                continue;
+            /* with Python frames: they, the special frames and the
+             * off-CPU reason */
+            if (py && !profile_frame_is_python(fd) &&
+                fd->kind != FRAME_SPECIAL && fd->kind != FRAME_REASON)
+                continue;
+            d->kept[k++] = frames[i];
+        }
+        if (f->hide_kernel || py) {
+            frames = d->kept;
+            n = k;
+        }
     }
     if (!f->process_roots && !f->inverted)
         return profile_tree_add(d->q, f->merge_threads ? PROFILE_ROOT
@@ -425,7 +533,10 @@ struct profile *profile_derive(const struct profile *p,
         return NULL;
     d.q = profile_copy(p, false);
     d.buf = malloc((p->max_depth + 2) * sizeof(*d.buf));
-    if (d.q && f->process_roots && !(d.proc = process_frames(d.q))) {
+    if (f->hide_kernel || f->python_only)
+        d.kept = malloc((p->max_depth + 1) * sizeof(*d.kept));
+    if (((f->hide_kernel || f->python_only) && !d.kept) ||
+        (d.q && f->process_roots && !(d.proc = process_frames(d.q)))) {
         profile_free(d.q);
         d.q = NULL;
     }
@@ -439,7 +550,51 @@ struct profile *profile_derive(const struct profile *p,
     }
     free(d.buf);
     free(d.proc);
+    free(d.kept);
     return d.q;
+}
+
+size_t profile_thread_reasons(const struct profile *p, uint32_t idx,
+                              struct profile_reason_count *out, size_t cap)
+{
+    const struct profile_thread *th = profile_thread_at(p, idx);
+    size_t n = 0;
+
+    if (!th)
+        return 0;
+    /* Every node below the thread's, without a stack: down to the first
+     * child, else across, else up until a parent has a next sibling. */
+    for (uint32_t id = p->nodes[th->node].first_child; id != PROFILE_NONE;) {
+        const struct profile_node *nd = &p->nodes[id];
+
+        if (nd->self && p->fd[nd->frame].kind == FRAME_REASON) {
+            size_t i = 0;
+
+            while (i < n && i < cap && out[i].frame != nd->frame)
+                i++;
+            if (i < cap) {
+                if (i == n)
+                    out[n++] = (struct profile_reason_count){ nd->frame, 0 };
+                out[i].samples += nd->self;
+            }
+        }
+        if (nd->first_child != PROFILE_NONE) {
+            id = nd->first_child;
+            continue;
+        }
+        while (id != th->node && p->nodes[id].next_sibling == PROFILE_NONE)
+            id = p->nodes[id].parent;
+        id = id == th->node ? PROFILE_NONE : p->nodes[id].next_sibling;
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && (out[j].samples > out[j - 1].samples ||
+                                     (out[j].samples == out[j - 1].samples &&
+                                      out[j].frame < out[j - 1].frame)); j--) {
+            struct profile_reason_count t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return n;
 }
 
 /* Flat table: a walk that keeps, per frame, how many times it is on the

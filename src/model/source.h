@@ -50,9 +50,17 @@ struct source_status {
     uint64_t throttled;        /* times the kernel throttled sampling */
     uint64_t truncated_copy;   /* ...of unwind_failures: the stack copy
                                   was too small */
+    char copy_note[160];       /* ...for which process, and the fix ("" if
+                                  none) */
     char backend[16];          /* the sampler's name; "" for a file */
     char fallback[200];        /* why the faster sampler is not used, with
                                   the fix; "" when it is */
+    bool kernel_frames;        /* kernel frames are taken (perf) */
+    char kernel[200];          /* why stacks have no (named) kernel
+                                  frames, with the fix; "" when they do */
+    char script[160];          /* the interpreter found in the target
+                                  ("Python 3.11.2"), or why its frames are
+                                  not read; "" when none */
     uint64_t median_stop_ns;   /* median target stop time per sample */
     bool stops_target;         /* the sampler stops the target's threads
                                   (median_stop_ns means something) */

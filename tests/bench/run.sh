@@ -15,7 +15,8 @@
 #                                 sections of docs/PERFORMANCE.md);
 #                                 sections: slowdown cost threads idle
 #                                 aggregate stackcopy signals rates procs
-#                                 launch long (an hour) manyprocs
+#                                 launch python kernel long (an hour)
+#                                 manyprocs
 set -u
 cd "$(dirname "$0")/../.."
 TOP=$PWD
@@ -113,6 +114,7 @@ tool_cmd() { # TOOL HZ PID -> command words
     case $1 in
     sp-perf) echo "$SP --sampler perf -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
     sp-ptrace) echo "$SP --sampler ptrace -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
+    sp-perf-nokernel) echo "$SP --sampler perf --no-kernel -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
     sp-perf-8k) echo "$SP --sampler perf --stack-size 8192 -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
     sp-perf-16k) echo "$SP --sampler perf --stack-size 16384 -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
     sp-perf-32k) echo "$SP --sampler perf --stack-size 32768 -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
@@ -161,16 +163,16 @@ slowdown_row() { # BIN BUSY HZ TOOLS...
 
 # cpu_run SECS ARGS...: sproftop ARGS for SECS s with --stats; prints
 # "SHARE US_PER_SAMPLE SAMPLES_PER_S": its steady-state CPU (all threads,
-# from 1.5 s to SECS - 0.5 s: start-up and the final write left out) as a
-# share of one core, per sample, and the sample rate.
+# from CPU_WARM s (default 1.5) to SECS - 0.5 s: start-up and the final
+# write left out) as a share of one core, per sample, and the sample rate.
 cpu_run() {
-    local secs=$1; shift
+    local secs=$1 warm=${CPU_WARM:-1.5}; shift
     "$SP" "$@" -d "$secs" --stats -o "$TMP/c.folded" 2>"$TMP/c.err" >/dev/null &
     local sp=$!
-    sleep 1.5
+    sleep "$warm"
     local c0 t0 c1 t1
     c0=$(tcpu $sp); t0=$(now)
-    sleep "$(awk -v s="$secs" 'BEGIN {print s - 2}')"
+    sleep "$(awk -v s="$secs" -v w="$warm" 'BEGIN {print s - w - 0.5}')"
     c1=$(tcpu $sp); t1=$(now)
     wait $sp
     [ "$c1" -gt "$c0" ] 2>/dev/null || return 0 # it did not run through
@@ -569,7 +571,104 @@ if want launch; then
         >/dev/null 2>"$TMP/launch.stats"
 fi
 
-# --- 12. a long -a session on a build loop (issue 24) ---------------------------
+# --- 12. Python frames (issue 22) ------------------------------------------------
+# pyspin.py's fixed work 12 Python frames deep, with sproftop reading its
+# Python frames and with SPROFTOP_PY_READ=off (native frames only), the
+# two interleaved: sproftop's CPU per sample at 1 kHz on each backend, and
+# the target's slowdown at the perf backend's default rate; then the
+# accuracy of each way of reading (tests/tools/pyaccuracy on pyhot.py):
+# perf's BPF program in the sampling interrupt, perf reading at the drain
+# (SPROFTOP_PY_READ=drain), ptrace during its stop.
+PYBIN=/usr/bin/python3
+declare -A PYC
+if want python && [ -x "$PYBIN" ]; then
+    log "python frames"
+    prog=$TMP/pyprogress
+    "$PYBIN" "$TOP/tests/bench/pyspin.py" "$prog" & PIDS+=($!)
+    SPIN=$!
+    sleep 0.5
+    secs=$(awk -v w="$WIN" 'BEGIN {print w + 0.7}')
+    for ((r = 0; r < REPS; r++)); do
+        for mode in default off; do
+            export SPROFTOP_PY_READ=$mode
+            for b in perf ptrace; do
+                cpu_run 4 --sampler "$b" -p "$SPIN" -F 1000 | awk '{print $2}' >>"$TMP/py.cpu.$b.$mode"
+            done
+            pair "$prog" "$SP" --sampler perf -p "$SPIN" -F 199 -d "$secs" -o "$TMP/s.folded" \
+                >>"$TMP/py.pair.$mode"
+            unset SPROFTOP_PY_READ
+        done
+    done
+    stop_spin
+    for b in perf ptrace; do
+        for mode in default off; do
+            PYC[cpu.$b.$mode]=$(stats <"$TMP/py.cpu.$b.$mode")
+        done
+        PYC[cpu.$b.diff]=$(paste "$TMP/py.cpu.$b.default" "$TMP/py.cpu.$b.off" |
+            awk 'NF == 2 {printf "%.2f\n", $1 - $2}' | stats)
+    done
+    for mode in default off; do
+        PYC[wall.$mode]=$(awk '{print $1}' "$TMP/py.pair.$mode" | stats)
+        PYC[slow.$mode]=$(awk '$2 > 0 {print $2}' "$TMP/py.pair.$mode" | stats)
+    done
+    acc() { # DESIGN SAMPLER [ENV]: one pyaccuracy run's accuracy
+        env ${3:-} "$TOP/$BUILD/tools/pyaccuracy" --sampler "$2" -F 1000 --log "$TMP/acc.log" -- \
+            "$PYBIN" "$TOP/tests/targets/pyhot.py" --cpu 1.5 --log "$TMP/acc.log" 2>/dev/null |
+            awk '$1 == "accuracy" {print $2}' >>"$TMP/py.acc.$1"
+    }
+    for ((r = 0; r < REPS; r++)); do
+        acc bpf perf
+        acc drain perf SPROFTOP_PY_READ=drain
+        acc stop ptrace
+    done
+    for d in bpf drain stop; do
+        PYC[acc.$d]=$(stats <"$TMP/py.acc.$d")
+    done
+fi
+
+# --- 13. kernel frames and off-CPU reasons (issue 21) -------------------------
+# a: sproftop's CPU per sample with kernel frames and without (--no-kernel),
+#    on spin_sys (every unit a 64 KiB read(): every sample has a kernel
+#    chain), 1 kHz, interleaved;
+# b: --idle with reasons, and as before them (SPROFTOP_OFFCPU_REASONS=0),
+#    on 4 busy + 60 blocked threads at 100 Hz (the busy ones, 4 on the
+#    CPUs, are preempted: a switch-out with a kernel stack each time);
+# c: the target's slowdown with kernel frames and without, spin_sys at
+#    1 kHz.
+declare -A KF
+if want kernel; then
+KF[load0]=$(cut -d' ' -f1 /proc/loadavg)
+log "13. kernel frames: cost per sample, --idle reasons, the target"
+# ab_runs NAME FIELD SECS OFF_ENV OFF_FLAG ARGS...: REPS alternating pairs
+# of cpu_run SECS ARGS (field FIELD of its line into NAME.on; the first
+# one's --stats kept as NAME.stats) and the same with OFF_FLAG added
+# under the environment OFF_ENV (NAME.off); KF[NAME.on], KF[NAME.off].
+ab_runs() {
+    local name=$1 field=$2 secs=$3 off_env=$4 off_flag=$5 r
+    shift 5
+    : >"$TMP/$name.on"; : >"$TMP/$name.off"
+    for ((r = 0; r < REPS; r++)); do
+        cpu_run "$secs" "$@" | awk -v f="$field" 'NF {print $f}' >>"$TMP/$name.on"
+        [ $r = 0 ] && cp "$TMP/c.err" "$TMP/$name.stats"
+        # shellcheck disable=SC2086
+        (export ${off_env:-SPROFTOP_BENCH_AB=1}; cpu_run "$secs" "$@" $off_flag) |
+            awk -v f="$field" 'NF {print $f}' >>"$TMP/$name.off"
+    done
+    KF[$name.on]=$(stats <"$TMP/$name.on"); KF[$name.off]=$(stats <"$TMP/$name.off")
+}
+start_spin "$B/spin_sys" "$TMP/progress_sys" 1 0
+# reading and parsing kallsyms takes about 60 ms of CPU, spread over up to
+# 4 s on a machine loaded 20 deep: the window starts at 6 s
+CPU_WARM=6 ab_runs kf 2 12 "" --no-kernel --sampler perf -p "$SPIN" -F 1000
+stop_spin
+KF[diff]=$(awk -v a="$(median <"$TMP/kf.on")" -v b="$(median <"$TMP/kf.off")" 'BEGIN {printf "%.3f", a - b}')
+start_spin "$B/spin" "$TMP/progress64" 4 60
+ab_runs rs 1 5 SPROFTOP_OFFCPU_REASONS=0 "" --sampler perf -p "$SPIN" -F 100 --idle
+stop_spin
+KF[rsratio]=$(awk -v a="$(median <"$TMP/rs.on")" -v b="$(median <"$TMP/rs.off")" 'BEGIN {if (b > 0) printf "%.3f", a / b; else print "nan"}')
+slowdown_row "$B/spin_sys" 1 1000 sp-perf sp-perf-nokernel
+KF[load1]=$(cut -d' ' -f1 /proc/loadavg)
+# --- 14. a long -a session on a build loop (issue 24) ---------------------------
 # longrun.sh runs it (an hour by default); LONG_DIR=DIR whose "done" exists
 # reports a run made before (its own command: longrun.sh DIR MINUTES TOP).
 LONG_MINUTES=${LONG_MINUTES:-60}
@@ -577,10 +676,10 @@ LONG_TOP=${LONG_TOP:-20}
 LONG_DIR=${LONG_DIR:-}
 if want long; then
     if [ -n "$LONG_DIR" ] && [ -s "$LONG_DIR/done" ]; then
-        log "12. the long run of $LONG_DIR"
+        log "14. the long run of $LONG_DIR"
     else
         LONG_DIR=$TMP/long
-        log "12. $LONG_MINUTES minutes of -a on a build loop (perf top for $LONG_TOP)"
+        log "14. $LONG_MINUTES minutes of -a on a build loop (perf top for $LONG_TOP)"
         SPROFTOP=$SP "$TOP/tests/bench/longrun.sh" "$LONG_DIR" "$LONG_MINUTES" "$LONG_TOP"
     fi
 fi
@@ -627,12 +726,12 @@ long_rows() {
     echo "| the largest RSS over the run, MiB | $(awk '$2 > m {m = $2} END {printf "%.1f", m / 1024}' "$t" 2>/dev/null) | |"
 }
 
-# --- 13. 5,000 processes in the TUI (issue 24) -----------------------------------
+# --- 15. 5,000 processes in the TUI (issue 24) -----------------------------------
 # saved profiles of 5,000 processes of 3 commands (3 of their command's
 # 30 stacks each): each view redrawn 50 times (:refresh) minus a run
 # without, ms per redraw
 if want manyprocs; then
-    log "13. the tree, the processes view and the flame graph of 5,000 processes"
+    log "15. the tree, the processes view and the flame graph of 5,000 processes"
     # FOLD=1: as a live session holds them, the newest 64 apart and the
     # others in their commands' aggregates, "cc1 (1,645 exited)"
     p5k() {
@@ -1037,8 +1136,62 @@ $(grep -E '^(loaded before the launch|symbol store)' "$TMP/launch.stats" 2>/dev/
 \`\`\`
 
 $(cat "$TOP/tests/bench/notes_launch.md")
+## 12. Python frames (issue 22)
 
-## 12. A day of \`-a\`: an hour on a build loop (issue 24)
+| figure | perf backend | ptrace backend | target |
+|---|---|---|---|
+| sproftop's whole CPU per sample, pyspin.py at 1 kHz, reading Python frames (µs) | ${PYC[cpu.perf.default]:-not run} | ${PYC[cpu.ptrace.default]:-not run} | |
+| ...the same target read natively only, \`SPROFTOP_PY_READ=off\` (µs) | ${PYC[cpu.perf.off]:-not run} | ${PYC[cpu.ptrace.off]:-not run} | |
+| what Python frames add per sample, pairs of the rows above (µs) | ${PYC[cpu.perf.diff]:-not run} | ${PYC[cpu.ptrace.diff]:-not run} | ≤ 5: perf $(met "$(m "${PYC[cpu.perf.diff]:-n/a}")" 5 le) |
+| the target's slowdown at 199 Hz (perf), CPU per unit of work, reading Python frames | ${PYC[slow.default]:-not run} | | unchanged within noise |
+| ...native frames only | ${PYC[slow.off]:-not run} | | |
+| the same, wall clock: reading / native only | ${PYC[wall.default]:-not run} / ${PYC[wall.off]:-not run} | | |
+| accuracy: share of samples (%) whose Python leaf is the function pyhot.py's own log says ran then | ${PYC[acc.bpf]:-not run} (BPF, in the sampling interrupt) | ${PYC[acc.stop]:-not run} (during the stop) | |
+| ...perf reading the frames when it drains the sample, up to 200 ms later (\`SPROFTOP_PY_READ=drain\`) | ${PYC[acc.drain]:-not run} | | |
+
+pyspin.py does fixed units of work 12 Python frames deep; the rows read
+it once with Python frames and once without, interleaved, $REPS times.
+The CPU per sample is sproftop's whole process (sampler, collector, main)
+between 1.5 s and 3.5 s of a 4 s run, over the samples it took. The
+perf backend's Python cost is mostly the target's: the BPF program walks
+the frames in the sampling interrupt (its time is the target's, so it
+shows in the slowdown rows); sproftop then names them through its code
+cache, which checks each code object once per drain. The ptrace
+backend walks the frames during its stop, a few reads through
+process_vm_readv. The accuracy rows run tests/tools/pyaccuracy, which
+runs the real sampler and compares each sample's Python leaf, at the
+sample's CLOCK_MONOTONIC time, with the function pyhot.py's log (its own
+calls' start times) says ran then: three functions of 60/30/10% take
+turns every few milliseconds, so a read made 200 ms late agrees about as
+often as chance (0.6² + 0.3² + 0.1² = 46%).
+
+## 13. Kernel frames and off-CPU reasons (issue 21)
+
+| figure | with | without | change | target |
+|---|---|---|---|---|
+| sproftop's whole CPU per sample, µs: kernel frames (spin_sys, every sample with a kernel chain, 1 kHz) | ${KF[kf.on]:-not run} | \`--no-kernel\`: ${KF[kf.off]:-not run} | medians: ${KF[diff]:-not run} µs | ≤ 1 µs above: $(met "${KF[diff]:-x}" 1 le) |
+| \`--idle\` on 4 busy + 60 blocked threads at 100 Hz: sproftop's whole CPU, share of a core | with reasons: ${KF[rs.on]:-not run} | as before them (\`SPROFTOP_OFFCPU_REASONS=0\`): ${KF[rs.off]:-not run} | medians: ratio ${KF[rsratio]:-not run} | ≤ 1.2×: $(met "${KF[rsratio]:-x}" 1.2 le) |
+| spin_sys's slowdown at 1 kHz, CPU per unit with ÷ without | $(C sp-perf.1000.spin_sys.1.h0) | \`--no-kernel\`: $(C sp-perf-nokernel.1000.spin_sys.1.h0) | | unchanged within noise |
+| the same, wall | $(K sp-perf.1000.spin_sys.1.h0) | $(K sp-perf-nokernel.1000.spin_sys.1.h0) | | |
+
+Kernel frames cost sproftop the chain's bytes in each ring record, the
+kernel addresses' lookups in the collector's pc cache (kallsyms is read
+once, as the collector starts: about 60 ms of CPU, before the window),
+and deeper stacks in the tree; they cost the target the
+kernel's walk of its own stack in the sampling interrupt, which the
+slowdown rows compare.  The machine's load average was ${KF[load0]:-?} as
+this section began and ${KF[load1]:-?} as it ended: the more loaded, the
+fewer samples spin_sys gets a second, and the more of a sample's figure
+is sproftop's fixed work per second (the same in both modes: the
+difference of the medians is then within the spread of either).  The perf backend's \`--stats\` of the first
+run with kernel frames, and of the first \`--idle\` run with reasons:
+
+\`\`\`
+$(grep -E '^(samples|tracer|sproftop CPU|kernel|kallsyms)' "$TMP/kf.stats" 2>/dev/null)
+$(grep -E '^(perf|sproftop CPU|kernel|off-CPU reasons)' "$TMP/rs.stats" 2>/dev/null)
+\`\`\`
+
+## 14. A day of \`-a\`: an hour on a build loop (issue 24)
 
 \`tests/bench/longrun.sh DIR $LONG_MINUTES $LONG_TOP\`: a copy of this project is
 built again and again (\`make -B -j2 sproftop\`) while
@@ -1093,7 +1246,7 @@ $(awk '{c = prev == "" ? $3 : $3 - prev; p = pprev == "" ? $5 : $5 - pprev; prev
 
 $(cat "$TOP/tests/bench/notes_long.md")
 
-## 13. 5,000 processes in the TUI (issue 24)
+## 15. 5,000 processes in the TUI (issue 24)
 
 Saved profiles of 5,000 processes (\`cc1\`, \`as\` and \`sh\`, each process 3
 of its command's 30 stacks, 7 deep: 90 distinct stacks), opened with
@@ -1134,9 +1287,16 @@ $(for v in "1 Tree" "6 Flame" "7 Procs"; do k=${v%% *}
   and the command alone (and \`spin_nofp\`), HZ in $LAUNCH_HZ, beside 2 more \`$BUILD/bench/spin\`;
   \`SECTIONS=launch tests/bench/run.sh\` runs it alone (LAUNCH_REPS, LAUNCH_HZ, LAUNCH_UNITS; LAUNCH_BEFORE=BINARY
   adds another sproftop build to the rounds).
-- Section 12: \`tests/bench/longrun.sh DIR $LONG_MINUTES $LONG_TOP\` (\`SECTIONS=long\`; LONG_MINUTES, LONG_TOP;
+- Section 12: \`/usr/bin/python3 tests/bench/pyspin.py PROGRESS\`, \`[SPROFTOP_PY_READ=off] sproftop --sampler perf|ptrace -p PID -F 1000 -d 4 --stats\`
+  and \`sproftop --sampler perf -p PID -F 199 -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\` (windows); \`[SPROFTOP_PY_READ=drain] $BUILD/tools/pyaccuracy --sampler perf|ptrace -F 1000 --log LOG -- /usr/bin/python3 tests/targets/pyhot.py --cpu 1.5 --log LOG\`;
+  \`SECTIONS=python tests/bench/run.sh\` runs it alone.
+- Section 13: \`sproftop --sampler perf [--no-kernel] -p PID -F 1000 -d 12 --stats -o FILE\` on
+  \`$BUILD/bench/spin_sys PROGRESS 1\` (CPU between 6 s and 11.5 s), \`[SPROFTOP_OFFCPU_REASONS=0] sproftop
+  --sampler perf -p PID -F 100 -d 5 --idle --stats\` on \`$BUILD/bench/spin PROGRESS 4 60\`, and section 1's
+  pairs for \`--sampler perf [--no-kernel] -F 1000\` on spin_sys; \`SECTIONS=kernel tests/bench/run.sh\` runs it alone.
+- Section 14: \`tests/bench/longrun.sh DIR $LONG_MINUTES $LONG_TOP\` (\`SECTIONS=long\`; LONG_MINUTES, LONG_TOP;
   LONG_DIR=DIR reports a run made before).
-- Section 13: \`sproftop -i P5K.folded --script KEYS\` with the view's key and 50 \`:refresh\` lines minus a run
+- Section 15: \`sproftop -i P5K.folded --script KEYS\` with the view's key and 50 \`:refresh\` lines minus a run
   without them (\`SECTIONS=manyprocs\`).
 - Regenerate: \`make bench\` (REPS, WIN, SECTIONS, SWEEP_HZ, SWEEP_REPS, IDLE_PROCS, LAUNCH_REPS environment variables).
 EOF
@@ -1153,7 +1313,10 @@ else
         slowdown) nums="$nums 1" ;; cost) nums="$nums 2 6" ;; threads) nums="$nums 3" ;;
         idle) nums="$nums 4" ;; aggregate) nums="$nums 5" ;; stackcopy) nums="$nums 7" ;;
         signals) nums="$nums 8" ;; rates) nums="$nums 9" ;; procs) nums="$nums 10" ;;
-        launch) nums="$nums 11" ;; long) nums="$nums 12" ;; manyprocs) nums="$nums 13" ;;
+        launch) nums="$nums 11" ;;
+        python) nums="$nums 12" ;;
+        kernel) nums="$nums 13" ;;
+        long) nums="$nums 14" ;; manyprocs) nums="$nums 15" ;;
         *) log "unknown section $sec" ;;
         esac
     done

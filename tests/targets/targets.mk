@@ -42,6 +42,12 @@ $(TARGETS_DIR)/deep_nounwind: $(TARGETS_SRC)/deep.c $(TARGETS_SRC)/common.h $(TA
 	$(TARGET_CC) $(TARGET_NOUNWIND) -o $@ $< $(TARGET_LDLIBS)
 	objcopy --remove-section=.debug_frame $@
 
+# Rust v0 symbol names on C code, and no debug info: named from .symtab.
+TARGET_BINS += $(TARGETS_DIR)/rustnames
+$(TARGETS_DIR)/rustnames: $(TARGETS_SRC)/rustnames.c $(TARGETS_SRC)/common.h $(TARGETS_MK)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(filter-out -g,$(TARGET_CFLAGS)) -g0 -o $@ $< $(TARGET_LDLIBS)
+
 $(TARGETS_DIR)/cxx: $(TARGETS_SRC)/cxx.cc $(TARGETS_MK)
 	@mkdir -p $(dir $@)
 	$(TARGET_CXX) -std=c++17 -g -O1 -fno-omit-frame-pointer -pthread \
@@ -96,8 +102,11 @@ $(TARGETS_DIR)/libA.so $(TARGETS_DIR)/libB.so: $(TARGETS_DIR)/lib%.so: \
 # --- perf backend targets (tests/perf_*.t) -----------------------------------
 # halfsleep: 50% of wall-clock time asleep in one chain, 50% spinning in
 # another (--idle shares); noperf: a helper that runs a command where
-# perf_event_open fails with EACCES (a seccomp filter), for auto's fallback.
-PERF_C_NAMES   := halfsleep noperf
+# perf_event_open fails with EACCES (a seccomp filter), for auto's fallback;
+# waits: threads that each wait in one way and measure it (the ground
+# truth for --idle's reasons); readzero: a read() loop, mostly kernel time
+# (kernel frames against perf record -g).
+PERF_C_NAMES   := halfsleep noperf waits readzero
 TARGET_BINS    += $(addprefix $(TARGETS_DIR)/,$(PERF_C_NAMES))
 
 $(addprefix $(TARGETS_DIR)/,$(PERF_C_NAMES)): $(TARGETS_DIR)/%: \

@@ -82,6 +82,7 @@ int pf_open_events(struct pf_sampler *s, uint32_t i)
                                       s->cpus[c], s->owners[c], &id);
             if (fd < 0 || ev_keep(s, fd, id, i, k) < 0)
                 return -1;
+            pf_script_attach(s, fd);
             s->thr[i].own_events = true;
         }
     }
@@ -240,6 +241,9 @@ static int attach_pid(struct pf_sampler *s, pid_t pid, char *err, size_t errlen,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    /* its maps now, so that a Python process's events carry the BPF
+     * program that reads its frames from their first sample */
+    pf_proc_refresh_maps(s, &s->procs[proc]);
     uint64_t now = clock_mono_ns();
     int pass = 0, n;
     do {
@@ -302,6 +306,14 @@ int pf_attach(struct pf_sampler *s, char *err, size_t errlen, int *code)
         return -1;
     }
     s->eo.kernel = kernel;
+    s->eo.kernel_frames = kernel && s->cfg.kernel_frames;
+    s->eo.switch_chain = kernel && s->cfg.reasons;
+    s->base.kernel_stacks = s->eo.kernel_frames ||
+                            (s->cfg.idle && s->eo.switch_chain);
+    /* --no-kernel is said by sampler_start, for every backend */
+    if (s->cfg.kernel_frames && !kernel)
+        perf_events_kernel_refusal(s->base.kernel_off,
+                                   sizeof s->base.kernel_off);
     s->eo.children = s->cfg.children;
     raise_fd_limit();
     struct epoll_event kick = {.events = EPOLLIN, .data.u64 = PERF_EP_KICK};

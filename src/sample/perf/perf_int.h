@@ -31,6 +31,16 @@
  * never switch out while we watch: their stack is read once from
  * /proc/PID/task/TID/syscall (user SP and PC) and process_vm_readv.
  *
+ * Where the kernel permits kernel-mode samples (root, CAP_PERFMON,
+ * perf_event_paranoid <= 1), each sample also carries the kernel's call
+ * chain, pushed above the user stack (ingest_rec.kernel), unless
+ * cfg.kernel_frames is off (SAMPLER_CAP_KERNEL); the --idle switch-outs
+ * always carry theirs, and whether the thread was preempted (the
+ * switch-out record's PERF_RECORD_MISC_SWITCH_OUT_PREEMPT): the collector
+ * names the reason from them.  With `all`, samples of kernel threads and
+ * of interrupt work on the idle task go to one pseudo process,
+ * SAMPLER_KERNEL_PID ("[kernel]"), with kernel frames only.
+ *
  * It is reached only through its table, perf_backend (backend.h;
  * sampler.c's registry): what it can do is its caps there.
  *
@@ -48,6 +58,10 @@
  *                   a stack
  *   perf_attach.c   rings, events, attach and the refusals
  *   perf_offcpu.c   --idle: off-CPU stacks and their weights
+ *   perf_script.c   Python frames: a Python process found, its frames
+ *                   matched to its samples
+ *   perf_pybpf.c    ...read at sample time by a BPF program on the
+ *                   sampling events (perf_pybpf.h)
  *
  * Everything here runs on the sampler thread, except what is marked
  * `lock` (read by the controlling thread through the ops).
@@ -65,6 +79,8 @@
 #include "idtab.h"
 #include "perf_events.h"
 #include "backend.h"
+#include "perf_record.h"
+#include "script_frames.h"
 #include "target.h"
 #include "unwind.h"
 
@@ -118,6 +134,9 @@ struct pproc {             /* a process sampled */
     uint64_t t_maps;
     uint64_t exit_drain;   /* drains done when it exited */
     struct unwinder *unw;  /* made at its first unwind */
+    struct script_proc *script; /* the interpreter it runs, or NULL */
+    uint64_t script_since; /* its threads walked by the BPF program for
+                              samples from then on (0: they are not) */
 };
 
 struct pthr {              /* a thread of a sampled process */
@@ -135,11 +154,16 @@ struct pthr {              /* a thread of a sampled process */
     uint64_t dead_ns;      /* time of its EXIT record (alive: 0) */
     uint64_t dead_drain;   /* drains done when it exited */
     uint64_t samples;
+    uint64_t cut;          /* on-CPU samples the copy's end cut short */
     /* --idle: the stack it left the CPU with */
-    uint64_t *off_pcs;
-    int off_n;
+    uint64_t *off_pcs;     /* max_depth user pcs, then PERF_RECORD_KSTACK
+                              kernel ones (off_kpcs) */
+    uint64_t *off_kpcs;
+    int off_n, off_nk;
     uint32_t off_flags;
     uint64_t off_ip, off_sp, off_bp; /* where that stack was taken */
+    struct script_stack *off_py; /* and its Python stack (a Python
+                                    process's thread), or NULL */
     bool have_off;
     uint64_t t_out;        /* off CPU since then (ns); 0: on CPU */
 };
@@ -151,6 +175,7 @@ struct precord {           /* a record of one drain, for the time merge */
 };
 
 struct perf_ring;
+struct pf_pybpf;
 
 /* What only this backend counts (--stats: its own line). */
 struct pf_stats {
@@ -158,8 +183,14 @@ struct pf_stats {
                                   (PERF_RECORD_LOST, LOST_SAMPLES) */
     uint64_t offcpu;           /* --idle: switch-outs sampled */
     uint64_t offcpu_ns;        /* ...and the off-CPU time they stand for */
+    uint64_t preempted;        /* ...of which preemptions (PERF_RECORD_
+                                  SWITCH out with MISC_SWITCH_OUT_PREEMPT) */
     uint32_t events;           /* perf_event fds open */
     uint32_t cpus;             /* CPUs (one ring each) */
+    bool script_bpf;           /* Python frames read by the BPF program */
+    uint64_t script_orphans;   /* ...its walks whose sample never came */
+    uint64_t script_dropped;   /* ...walks its ring had no room for (their
+                                  samples count as unreadable) */
 };
 
 struct pf_sampler {
@@ -205,6 +236,14 @@ struct pf_sampler {
     struct precord *recs;
     size_t nrecs, caprecs;
     uint64_t *pcs;         /* unwind output, max_depth */
+    uint64_t kpcs[PERF_RECORD_KSTACK]; /* a sample's kernel call chain */
+    uint32_t kproc;        /* -a: the [kernel] pseudo process, or
+                              PERF_NONE before its first sample */
+    struct pf_pybpf *pybpf;/* Python frames read at sample time (loaded
+                              when the first Python process is found) */
+    bool pybpf_tried;      /* ...and whether loading was tried */
+    char pybpf_why[200];   /* why it could not be, or "" */
+    struct script_stack py;/* one sample's Python stack */
     uint8_t *boot_buf;     /* --idle: stack of a thread blocked at attach */
     bool launched;
     struct target_spawn spawn;
@@ -225,6 +264,7 @@ struct pf_sampler {
     struct pf_stats pf_live;   /* the sampler thread's own */
     uint32_t unw_last[PERF_UNWIND_KEEP]; /* the latest unwind times (ns) */
     uint64_t unw_n;
+    enum unwind_end last_end; /* how pf_unwind's last unwind ended */
     struct sampler_thread_stats *tstats; /* lock */
     size_t ntstats, captstats;
     uint64_t gone_threads;     /* lock: exited threads no longer in
@@ -314,9 +354,14 @@ uint32_t pf_count_end(struct pf_sampler *s, enum unwind_end end);
 int pf_unwind(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
               const uint8_t *stack, uint64_t len, uint32_t *flags);
 
-/* Push a stack of thread t (named first), weighing `weight` ns. */
+/* Push a stack of thread t (named first), weighing `weight` ns: the
+ * kernel's part kpcs[0..nk) above the user stack pcs[0..n), both leaf
+ * first, with py's Python frames spliced into the user part
+ * (script_frames.h; NULL: none). */
 void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
-                   int n, uint32_t flags, uint64_t time, uint64_t weight);
+                   int n, uint32_t flags, uint64_t time, uint64_t weight,
+                   const struct script_stack *py, const uint64_t *kpcs,
+                   int nk);
 
 /* Unwind a copy of a thread of process p into s->pcs (its maps re-read
  * first when an MMAP2 made them stale, or after an IP outside them, at
@@ -387,9 +432,14 @@ void pf_detach(struct pf_sampler *s);
  * `until` with its stack. */
 void pf_off_count(struct pf_sampler *s, struct pthr *t, uint64_t until);
 
-/* t leaves its CPU with this stack (a switch-out sample). */
+/* t leaves its CPU with this stack (a switch-out sample): its user
+ * registers and stack copy, and the kernel's call chain kpcs[0..nk). */
 void pf_off_begin(struct pf_sampler *s, struct pthr *t, const uint64_t *regs,
-                  const uint8_t *stack, uint64_t len, uint64_t time);
+                  const uint8_t *stack, uint64_t len, uint64_t time,
+                  const uint64_t *kpcs, int nk);
+
+/* The switch-out record of t's stretch: preempted (still runnable). */
+void pf_off_preempted(struct pf_sampler *s, struct pthr *t);
 
 /* Give every live thread blocked right now its stack. */
 void pf_off_bootstrap_blocked(struct pf_sampler *s, uint64_t now);
@@ -407,5 +457,25 @@ void pf_off_meet_all(struct pf_sampler *s, uint64_t now);
  * PERF_SAMPLE_PERIOD: after PERF_EVENT_IOC_PERIOD the kernel (6.x)
  * still reports a cpu-clock event's first period there. */
 uint64_t pf_interval_at(const struct pf_sampler *s, uint64_t time);
+
+/* --- perf_script.c (Python frames) --------------------------------------- */
+
+/* The Python stack of thread t's sample at `time` into *py: the BPF
+ * program's record of that moment, for a thread of a Python process
+ * walked since before it (py->have false otherwise; a record that is
+ * missing gives a torn stack). */
+void pf_script_sample(struct pf_sampler *s, struct pthr *t, uint64_t time,
+                      struct script_stack *py);
+
+/* Process p maps an interpreter (its maps were just read): load the BPF
+ * program once, attach it to every sampling event, and walk p's threads
+ * from now on. */
+void pf_script_found(struct pf_sampler *s, struct pproc *p);
+
+/* Process p is gone or has a new image: forget its interpreter. */
+void pf_script_forget(struct pf_sampler *s, struct pproc *p);
+
+/* A sampling event was opened: the BPF program goes on it too. */
+void pf_script_attach(struct pf_sampler *s, int fd);
 
 #endif

@@ -44,6 +44,10 @@ static bool maps_install(struct pf_sampler *s, struct pproc *p,
     p->gen = ++s->gen_seq;
     if (s->cfg.on_maps)
         s->cfg.on_maps(s->cfg.ctx, p->pid, p->gen, m->text, m->text_len);
+    /* the interpreter, once its executable or libpython is mapped */
+    if (!p->script && !p->exited &&
+        (p->script = script_proc_find(p->pid, m)))
+        pf_script_found(s, p);
     return true;
 }
 

@@ -11,7 +11,9 @@
  */
 #include "perf_int.h"
 
+#include "ingest.h"
 #include "maps.h"
+#include "offcpu_reason.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -32,17 +34,41 @@ void pf_off_count(struct pf_sampler *s, struct pthr *t, uint64_t until)
         return;
     uint64_t w = until - t->t_out;
     s->pf_live.offcpu_ns += w;
-    pf_push_stack(s, t, t->off_pcs, t->off_n, t->off_flags, t->t_out, w);
+    pf_push_stack(s, t, t->off_pcs, t->off_n, t->off_flags, t->t_out, w,
+                  t->off_py, t->off_kpcs, t->off_nk);
     t->t_out = until;
 }
 
+/* t's room for an off-CPU stack: max_depth user pcs, then the kernel's. */
+static bool off_room(struct pf_sampler *s, struct pthr *t)
+{
+    size_t n = (size_t)s->cfg.max_depth + PERF_RECORD_KSTACK;
+    if (!t->off_pcs && !(t->off_pcs = malloc(n * sizeof *t->off_pcs)))
+        return false;
+    t->off_kpcs = t->off_pcs + s->cfg.max_depth;
+    return true;
+}
+
+void pf_off_preempted(struct pf_sampler *s, struct pthr *t)
+{
+    if (!t->t_out || !t->have_off || t->off_flags & INGEST_F_PREEMPT ||
+        !s->cfg.reasons)
+        return;
+    t->off_flags |= INGEST_F_PREEMPT;
+    s->pf_live.preempted++;
+}
+
 void pf_off_begin(struct pf_sampler *s, struct pthr *t, const uint64_t *regs,
-                  const uint8_t *stack, uint64_t len, uint64_t time)
+                  const uint8_t *stack, uint64_t len, uint64_t time,
+                  const uint64_t *kpcs, int nk)
 {
     struct pproc *p = &s->procs[t->proc];
-    if (!t->off_pcs &&
-        !(t->off_pcs = malloc((size_t)s->cfg.max_depth * sizeof *t->off_pcs)))
+    if (!off_room(s, t))
         return;
+    /* The kernel's part, where the reason is read, is new every time:
+     * the same user call can wait for different things. */
+    memcpy(t->off_kpcs, kpcs, (size_t)nk * sizeof *kpcs);
+    t->off_nk = nk;
     /* A thread that blocks again in the same call, with the same stack
      * and frame pointers, is in the same call chain: reuse it, unwind
      * nothing. */
@@ -52,16 +78,51 @@ void pf_off_begin(struct pf_sampler *s, struct pthr *t, const uint64_t *regs,
         int n = pf_unwind(s, p, regs, stack, len, &flags);
         memcpy(t->off_pcs, s->pcs, (size_t)n * sizeof *s->pcs);
         t->off_n = n;
-        t->off_flags = flags;
+        t->off_flags = flags | (s->cfg.reasons ? INGEST_F_OFFCPU : 0);
         t->off_ip = regs[16];
         t->off_sp = regs[7];
         t->off_bp = regs[6];
         t->have_off = true;
     } else {
+        /* a new stretch: its own switch-out says if it was preempted,
+         * its own kernel stack why it waits */
+        t->off_flags &= ~((uint32_t)INGEST_F_PREEMPT | INGEST_REASON_MASK);
         s->live.reused++;
     }
+    /* its Python stack of this moment: a thread that blocks again at the
+     * same native place may run other Python code (Python calls Python
+     * without a native frame) */
+    if (p->script && (t->off_py || (t->off_py = malloc(sizeof *t->off_py))))
+        pf_script_sample(s, t, time, t->off_py);
     t->t_out = time;
     s->pf_live.offcpu++;
+}
+
+/* The reason a thread blocked since before we watched waits for, from
+ * the names /proc/PID/task/TID/stack gives (root only; 0 otherwise). */
+static uint32_t boot_reason(pid_t pid, pid_t tid)
+{
+    char path[96], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stack", (int)pid, (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (got <= 0)
+        return 0;
+    buf[got] = '\0';
+    /* "[<0>] do_nanosleep+0x6d/0x140" per line, innermost first */
+    const char *names[64];
+    size_t n = 0, which;
+    for (char *line = strtok(buf, "\n"); line && n < 64;
+         line = strtok(NULL, "\n")) {
+        char *name = strchr(line, ']');
+        if (name && name[1] == ' ')
+            names[n++] = name + 2;
+    }
+    enum offcpu_reason r = offcpu_classify(names, n, false, &which);
+    return (uint32_t)r << INGEST_REASON_SHIFT;
 }
 
 /* A frame-pointer guess for a blocked thread: /proc gives only its SP and
@@ -120,8 +181,7 @@ static void off_bootstrap(struct pf_sampler *s, struct pthr *t, uint64_t now)
     for (uint64_t off = 0; off + 16 <= len && nbest < 8; off += 8)
         if (fp_candidate(p->maps, s->boot_buf, sp, len, off))
             best[nbest++] = sp + off;
-    if (!t->off_pcs &&
-        !(t->off_pcs = malloc((size_t)s->cfg.max_depth * sizeof *t->off_pcs)))
+    if (!off_room(s, t))
         return;
     int keep_n = -1;
     enum unwind_end keep_end = UNWIND_OTHER;
@@ -136,6 +196,12 @@ static void off_bootstrap(struct pf_sampler *s, struct pthr *t, uint64_t now)
         }
     }
     t->off_flags = pf_count_end(s, keep_end);
+    if (s->cfg.reasons)
+        t->off_flags |= INGEST_F_OFFCPU | boot_reason(p->pid, t->tid);
+    t->off_nk = 0;
+    /* blocked: its Python frames hold still while we read them */
+    if (p->script && (t->off_py || (t->off_py = malloc(sizeof *t->off_py))))
+        script_walk(p->script, t->tid, t->off_py);
     t->off_ip = pc;
     t->off_sp = sp;
     t->off_bp = 0; /* unknown: the next switch-out unwinds again */

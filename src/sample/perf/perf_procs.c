@@ -242,6 +242,7 @@ void pf_thr_stats_sync(struct pf_sampler *s, struct pthr *t, uint64_t now)
         return;
     struct sampler_thread_stats *ts = &s->tstats[t->stats_idx];
     ts->samples = t->samples;
+    ts->cut = t->cut;
     ts->alive_ns = now - t->born_ns;
     ts->alive = t->alive;
     ts->tid = t->tid;
@@ -393,6 +394,7 @@ static void proc_retire(struct pf_sampler *s, uint32_t pi, uint64_t now)
             pf_thr_exit(s, s->alive[k], now); /* no EXIT record was read */
     p->retired = true;
     s->procs_retired++;
+    pf_script_forget(s, p); /* its records are all read: the drains came */
     pf_maps_free(p);
 }
 
@@ -498,6 +500,8 @@ static void compact(struct pf_sampler *s)
     }
     for (size_t i = 0; i < nt; i++)
         s->thr[i].proc = pmap[s->thr[i].proc];
+    if (s->kproc != PERF_NONE) /* -a's [kernel] process never exits */
+        s->kproc = pmap[s->kproc];
     for (size_t k = 0; k < s->nalive; k++) {
         s->alive[k] = tmap[s->alive[k]];
         s->thr[s->alive[k]].alive_pos = (uint32_t)k;
@@ -552,9 +556,12 @@ void pf_procs_free(struct pf_sampler *s)
         if (p->stat_fd >= 0)
             close(p->stat_fd);
         pf_maps_free(p);
+        script_proc_free(p->script);
     }
-    for (size_t i = 0; i < s->nthr; i++)
+    for (size_t i = 0; i < s->nthr; i++) {
         free(s->thr[i].off_pcs);
+        free(s->thr[i].off_py);
+    }
     free(s->procs);
     free(s->thr);
     free(s->alive);
@@ -597,8 +604,10 @@ int pf_unwind_raw(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
 
 /* --- stacks: unwound, counted, pushed ----------------------------------------- */
 
-void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs, int n,
-                   uint32_t flags, uint64_t time, uint64_t weight)
+void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
+                   int n, uint32_t flags, uint64_t time, uint64_t weight,
+                   const struct script_stack *py, const uint64_t *kpcs,
+                   int nk)
 {
     struct pproc *p = &s->procs[t->proc];
     pf_proc_announce(s, p);
@@ -610,12 +619,11 @@ void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs, in
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = p->pid, .tid = t->tid,
                            .flags = flags, .time = time, .gen = p->gen,
                            .weight = weight};
-    if (ingest_push(s->cfg.ingest, &h, pcs, (size_t)n * sizeof *pcs) < 0) {
-        s->live.lost++;
-        return;
+    if (script_push(p->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
+                    kpcs, nk, NULL, NULL)) {
+        s->live.kstacks += nk > 0;
+        t->samples++;
     }
-    s->live.samples++;
-    t->samples++;
 }
 
 uint32_t pf_count_end(struct pf_sampler *s, enum unwind_end end)
@@ -633,5 +641,6 @@ int pf_unwind(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
     enum unwind_end end;
     int n = pf_unwind_raw(s, p, regs, stack, len, &end);
     *flags = pf_count_end(s, end);
+    s->last_end = end;
     return n;
 }

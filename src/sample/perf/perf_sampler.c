@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "maps.h"
+#include "perf_pybpf.h"
 #include "perf_record.h"
 #include "perf_ring.h"
 #include "vec.h"
@@ -44,6 +45,11 @@ extern const struct sampler_backend perf_backend;
 #define WINDOW_NS 1000000000ull  /* achieved-rate window */
 #define FLUSH_NS 100000000ull    /* --idle: count a long off-CPU stretch
                                     so far at least this often */
+#define TRIM_NS 50000000ull      /* BPF records of Python frames are kept
+                                    this long past a drain's last record:
+                                    one whose sample is written just after
+                                    the ring heads were read is taken at
+                                    the next drain */
 
 /* --- samples ---------------------------------------------------------------- */
 
@@ -81,14 +87,71 @@ static uint32_t proc_of(struct pf_sampler *s, pid_t pid)
     return pf_proc_add(s, pid, !s->cfg.all, NULL);
 }
 
+/* -a: the process of a sample without user registers: a process of
+ * ours in its exit (its memory gone), or the [kernel] pseudo process for
+ * a kernel thread, or interrupt work on the idle task (pid 0; the
+ * collector tells it from the idle loop by its stack).  PERF_NONE on
+ * OOM. */
+static uint32_t kernel_sample_proc(struct pf_sampler *s, pid_t pid, pid_t tid)
+{
+    uint32_t i = pf_thr_find(s, tid);
+    if (i != PERF_NONE && s->thr[i].alive && s->thr[i].proc == s->kproc &&
+        s->kproc != PERF_NONE)
+        return s->kproc;
+    uint32_t pi = pid > 0 ? pf_proc_find(s, pid) : PERF_NONE;
+    if (pi != PERF_NONE || (pid > 0 && !target_is_kthread(pid) &&
+                            (pi = proc_of(s, pid)) != PERF_NONE))
+        return pi;
+    if (s->kproc == PERF_NONE) {
+        s->kproc = pf_proc_add(s, SAMPLER_KERNEL_PID, false, NULL);
+        if (s->kproc != PERF_NONE)
+            snprintf(s->procs[s->kproc].comm, sizeof s->procs[s->kproc].comm,
+                     "%s", SAMPLER_KERNEL_PROCESS);
+    }
+    return s->kproc;
+}
+
+/* -a: a sample without user registers: its kernel frames only. */
+static void on_kernel_sample(struct pf_sampler *s,
+                             const struct perf_sample *smp)
+{
+    int nk = perf_record_kernel_chain(smp, s->kpcs, PERF_RECORD_KSTACK);
+    pid_t pid = (pid_t)smp->pid, tid = (pid_t)smp->tid;
+    uint32_t pi;
+    if (nk == 0 || (pi = kernel_sample_proc(s, pid, tid)) == PERF_NONE)
+        return;
+    uint32_t i = pf_thr_find(s, tid);
+    if (i == PERF_NONE || s->thr[i].proc != pi || !s->thr[i].alive) {
+        char name[32] = "swapper";
+        if (tid > 0)
+            target_thread_name(pi == s->kproc ? tid : pid, tid, name,
+                               sizeof name);
+        i = pf_thr_add(s, pi, tid, name[0] ? name : "?", smp->time);
+        if (i == PERF_NONE)
+            return;
+    }
+    pf_push_stack(s, &s->thr[i], NULL, 0, 0, smp->time,
+                  pf_interval_at(s, smp->time), NULL, s->kpcs, nk);
+    if (pi == s->kproc)
+        s->live.kthread_samples++;
+    s->win_samples++;
+}
+
 static void on_sample(struct pf_sampler *s, const struct perf_event_header *h)
 {
     struct perf_sample smp;
-    if (perf_record_sample(h, &smp) < 0 || !smp.user_regs)
-        return; /* a kernel thread, or no user context */
+    if (perf_record_sample(h, &smp) < 0)
+        return;
     struct pev *ev = pf_ev_find(s, smp.id);
     if (!ev || ev->fd < 0)
         return; /* an event closed since (a thread found twice) */
+    if (!smp.user_regs) {
+        /* a kernel thread, or no user context */
+        if (s->cfg.all && s->eo.kernel_frames && ev->kind == PERF_EV_CLOCK &&
+            (pid_t)smp.pid != s->self)
+            on_kernel_sample(s, &smp);
+        return;
+    }
     uint32_t pi = proc_of(s, (pid_t)smp.pid);
     if (pi == PERF_NONE)
         return;
@@ -110,15 +173,23 @@ static void on_sample(struct pf_sampler *s, const struct perf_event_header *h)
         t->own_events = false;
     }
     if (ev->kind == PERF_EV_SWITCH) {
-        pf_off_begin(s, t, smp.regs, smp.stack, smp.stack_len, smp.time);
+        int nk = perf_record_kernel_chain(&smp, s->kpcs, PERF_RECORD_KSTACK);
+        pf_off_begin(s, t, smp.regs, smp.stack, smp.stack_len, smp.time,
+                     s->kpcs, nk);
         return;
     }
     /* on CPU: a switch-in record was lost if it still looks off CPU */
     t->t_out = 0;
     uint32_t flags;
     int n = pf_unwind(s, &s->procs[pi], smp.regs, smp.stack, smp.stack_len, &flags);
+    /* which threads (and so processes) the copy is too small for */
+    t->cut += s->last_end == UNWIND_COPY;
+    int nk = s->eo.kernel_frames
+                 ? perf_record_kernel_chain(&smp, s->kpcs, PERF_RECORD_KSTACK)
+                 : 0;
+    pf_script_sample(s, t, smp.time, &s->py);
     pf_push_stack(s, t, s->pcs, n, flags, smp.time,
-                  pf_interval_at(s, smp.time));
+                  pf_interval_at(s, smp.time), &s->py, s->kpcs, nk);
     s->win_samples++;
 }
 
@@ -144,6 +215,10 @@ static void on_exec(struct pf_sampler *s, uint32_t pi, pid_t tid, const char *na
         p->exec_pending = true;
     p->leader_gone = false; /* the caller has the PID now */
     pf_maps_exec(s, p);
+    /* the interpreter found is the old image's, unless the maps were read
+     * after the exec (a launched command, read as it started) */
+    if (p->t_maps <= time)
+        pf_script_forget(s, p);
     if (i != PERF_NONE) {
         s->thr[i].have_off = false;
         pf_thr_rename(s, &s->thr[i], name, time);
@@ -227,13 +302,20 @@ static void on_exit_rec(struct pf_sampler *s, const struct perf_record_task *r)
         pf_proc_exit(s, pi);
 }
 
-static void on_switch_in(struct pf_sampler *s,
-                         const struct perf_event_header *h)
+/* A switch record: a switch-in ends the thread's off-CPU stretch; a
+ * switch-out (it follows the switch-out sample that began the stretch)
+ * says whether the thread was preempted. */
+static void on_switch(struct pf_sampler *s, const struct perf_event_header *h)
 {
     struct perf_sample_id sid;
-    if (h->misc & PERF_RECORD_MISC_SWITCH_OUT || perf_record_id(h, &sid) < 0)
+    if (perf_record_id(h, &sid) < 0)
         return;
     uint32_t i = pf_thr_find(s, (pid_t)sid.tid);
+    if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+        if (i != PERF_NONE && h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+            pf_off_preempted(s, &s->thr[i]);
+        return;
+    }
     if (i != PERF_NONE && s->thr[i].t_out) {
         pf_off_count(s, &s->thr[i], sid.time);
         s->thr[i].t_out = 0;
@@ -270,7 +352,7 @@ static void on_record(struct pf_sampler *s, const struct perf_event_header *h)
         return;
     case PERF_RECORD_SWITCH:
     case PERF_RECORD_SWITCH_CPU_WIDE:
-        on_switch_in(s, h);
+        on_switch(s, h);
         return;
     case PERF_RECORD_LOST:
         if (h->size >= sizeof *h + sizeof(struct perf_record_lost))
@@ -317,6 +399,13 @@ static void drain(struct pf_sampler *s)
             s->nrecs++;
         }
     }
+    /* the BPF program wrote each sample's Python frames before the
+     * kernel wrote the sample: every sample read now has its record */
+    if (s->pybpf) {
+        pf_pybpf_consume(s->pybpf);
+        for (size_t i = 0; i < s->nprocs; i++)
+            script_next_generation(s->procs[i].script, clock_mono_ns());
+    }
     if (s->nrecs > 1)
         qsort(s->recs, s->nrecs, sizeof *s->recs, rec_cmp);
     for (size_t i = 0; i < s->nrecs; i++)
@@ -324,6 +413,8 @@ static void drain(struct pf_sampler *s)
     for (int c = 0; c < s->ncpus; c++)
         perf_ring_end(&s->rings[c]);
     s->drains++;
+    if (s->pybpf && s->nrecs > 0 && s->recs[s->nrecs - 1].time > TRIM_NS)
+        pf_pybpf_trim(s->pybpf, s->recs[s->nrecs - 1].time - TRIM_NS);
 }
 
 /* --- the thread ------------------------------------------------------------------- */
@@ -402,6 +493,13 @@ static void publish(struct pf_sampler *s, uint64_t now, bool force)
     l->tracer_cpu_ns = clock_thread_cpu_ns();
     l->elapsed_ns = now - s->t_start;
     l->threads = (uint32_t)s->nalive;
+    s->pf_live.script_bpf = s->pybpf != NULL;
+    if (s->pybpf) {
+        struct pf_pybpf_stats b;
+        pf_pybpf_get_stats(s->pybpf, &b);
+        s->pf_live.script_orphans = b.orphans;
+        s->pf_live.script_dropped = b.dropped;
+    }
     l->processes = s->procs_live;
     if (l->target == SAMPLER_RUNNING || l->target == SAMPLER_STOPPED)
         watch_stop(s);
@@ -548,6 +646,7 @@ static void sampler_free(struct pf_sampler *s)
 {
     pf_detach(s);
     pf_procs_free(s);
+    pf_pybpf_free(s->pybpf);
     free(s->recs);
     free(s->pcs);
     free(s->boot_buf);
@@ -578,6 +677,7 @@ static struct sampler *pf_start(const struct sampler_config *cfg, char *err,
         return NULL;
     }
     s->spawn.go_fd = s->spawn.err_fd = -1;
+    s->kproc = PERF_NONE;
     s->eo.period_ns = cfg->interval_ns;
     s->eo.stack_bytes = (uint32_t)(cfg->stack_max & ~(size_t)7);
     s->cur_interval = cfg->interval_ns;
@@ -604,6 +704,20 @@ static int pf_probe(const struct sampler_config *cfg,
 {
     bool kernel;
     return perf_events_probe(pf_probe_tid(cfg), cfg->idle, &kernel, why);
+}
+
+/* perf_backend.kernel_probe: kernel-mode samples carry the kernel's call
+ * chain, so kernel frames are allowed where those are. */
+static int pf_kernel_probe(const struct sampler_config *cfg, char *buf,
+                           size_t n)
+{
+    bool kernel;
+    struct sampler_refusal why;
+    if (perf_events_probe(pf_probe_tid(cfg), false, &kernel, &why) == 0 &&
+        kernel)
+        return 0;
+    perf_events_kernel_refusal(buf, n);
+    return -1;
 }
 
 /* Wake the loop (any thread): a control or a halt is waiting. */
@@ -677,13 +791,22 @@ static void pf_print_stats(struct sampler *base, FILE *f)
             "the ring buffers %" PRIu64 ", throttled %" PRIu64 "; off-CPU: %"
             PRIu64 " switch-outs, %.3f s\n", st.events, st.cpus, st.lost_ring,
             throttled, st.offcpu, (double)st.offcpu_ns / 1e9);
+    if (s->cfg.idle && s->cfg.reasons)
+        fprintf(f, "off-CPU reasons: %" PRIu64 " preemptions (waiting for a"
+                " CPU) of %" PRIu64 " switch-outs\n", st.preempted, st.offcpu);
+    if (st.script_bpf)
+        fprintf(f, "perf: Python frames read in the sampling interrupt by a "
+                "BPF program; its walks without their sample (lost) %" PRIu64
+                ", without room in its ring %" PRIu64 "\n", st.script_orphans,
+                st.script_dropped);
 }
 
 const struct sampler_backend perf_backend = {
     .name = "perf",
     .title = "perf_event",
     .caps = SAMPLER_CAP_MANY | SAMPLER_CAP_CHILDREN | SAMPLER_CAP_ALL |
-            SAMPLER_CAP_OFFCPU | SAMPLER_CAP_NOSTOP,
+            SAMPLER_CAP_OFFCPU | SAMPLER_CAP_KERNEL | SAMPLER_CAP_SCRIPT |
+            SAMPLER_CAP_NOSTOP,
     /* docs/PERFORMANCE.md: sections 9 (the rate) and 7 (16 KiB cut none
      * of the targets measured; the kernel copies it all every sample) */
     .default_hz = 199,
@@ -691,6 +814,7 @@ const struct sampler_backend perf_backend = {
     .max_stack = 65528,   /* a perf record is under 64 KiB */
     .all_needs = PERF_ALL_NEEDS,
     .probe = pf_probe,
+    .kernel_probe = pf_kernel_probe,
     .start = pf_start,
     .halt = pf_halt,
     .free = pf_free,
