@@ -355,13 +355,15 @@ static void proc_done(struct collect *c, struct cproc *p, bool exited)
 }
 
 /* The image a record of pid in generation gen belongs to: the newest
- * one whose records start at or before gen.  NULL when none is known. */
+ * one whose records start at or before gen, else the oldest kept (a
+ * record pushed before any maps were read: generation 0).  NULL when no
+ * image of pid is known. */
 static struct cproc *proc_route(struct collect *c, pid_t pid, uint64_t gen)
 {
     pthread_mutex_lock(&c->procs_lock);
     struct cproc *p = proc_find(c, pid);
-    while (p && gen < p->first_gen)
-        p = p->prev;
+    while (p && p->prev && gen < p->first_gen)
+        p = p->prev;   /* the oldest image takes what is older still */
     pthread_mutex_unlock(&c->procs_lock);
     return p;
 }
@@ -405,7 +407,11 @@ static void fold_run(struct collect *c, pid_t pid, const uint8_t *run,
         if (r && r->type == INGEST_THREAD_EXIT &&
             VEC_RESERVE(c->dead, c->dead_cap, c->ndead + 1) == 0)
             c->dead[c->ndead++] = profile_thread_key(r->pid, r->tid);
-        struct cproc *p = r ? proc_route(c, pid, r->gen) : NULL;
+        /* an interpreter's code is announced for the image that runs
+         * now, and carries no generation: the newest image's */
+        struct cproc *p = r ? proc_route(c, pid, r->type == INGEST_CODE
+                                                     ? UINT64_MAX : r->gen)
+                            : NULL;
         if (r && !p && r->type == INGEST_SAMPLE)
             c->unrouted++;
         if (r && p == cur && r->type != INGEST_EXIT)
