@@ -20,10 +20,30 @@
 #include "clock.h"
 #include "maps.h"
 #include "perf_record.h"
+#include "pyread.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+
+/* The interpreter p runs, once its executable or libpython is mapped
+ * (m names it).  It is looked for in the maps /proc shows: the records
+ * map code only, and the reader needs the object's first pages and its
+ * data (the runtime's address). */
+static void script_look(struct pf_sampler *s, struct pproc *p,
+                        const struct maps *m)
+{
+    bool named = false;
+    for (size_t i = 0; !p->script && !p->exited && i < m->n && !named; i++)
+        named = pyread_candidate(m->v[i].path);
+    if (!named)
+        return;
+    struct maps *full = maps_read(p->pid);
+    p->script = script_proc_find(p->pid, full && full->n ? full : m);
+    maps_free(full);
+    if (p->script)
+        pf_script_found(s, p);
+}
 
 /* Hand m over as p's maps (taken): p announced first, then a new
  * generation for its unwinder and cfg.on_maps, unless nothing changed.
@@ -44,10 +64,7 @@ static bool maps_install(struct pf_sampler *s, struct pproc *p,
     p->gen = ++s->gen_seq;
     if (s->cfg.on_maps)
         s->cfg.on_maps(s->cfg.ctx, p->pid, p->gen, m->text, m->text_len);
-    /* the interpreter, once its executable or libpython is mapped */
-    if (!p->script && !p->exited &&
-        (p->script = script_proc_find(p->pid, m)))
-        pf_script_found(s, p);
+    script_look(s, p, m);
     return true;
 }
 
