@@ -250,7 +250,8 @@ static void flat_cell(struct view *v, size_t line, int col,
         cell_pct(v, c, (double)n, (double)m->total);
         break;
     case FC_NAME:
-        c->text = d->name;
+        c->text = view_frame_label(d, c->buf, sizeof(c->buf));
+        c->attr = view_frame_attr(v, d, c->attr);
         break;
     case FC_MODULE:
         c->text = d->module;

@@ -451,7 +451,10 @@ static void function_cell(struct view *v, size_t line, struct view_cell *c)
         profile_frame(p, profile_node(p, l->node)->frame);
     const char *mark = !l->kids ? t->g.leaf : l->open ? t->g.open
                                                       : t->g.closed;
-    snprintf(c->buf, sizeof(c->buf), "%s%s %s", guides, mark, d->name);
+    char name[512];
+    snprintf(c->buf, sizeof(c->buf), "%s%s %s", guides, mark,
+             view_frame_label(d, name, sizeof(name)));
+    c->attr = view_frame_attr(v, d, c->attr);
     if (profile_frame_is_level(d))
         c->attr = t->attr[UC_VALUE];
 }

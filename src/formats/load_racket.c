@@ -265,7 +265,7 @@ static int node_frame(struct rk_load *l, uint32_t i, uint32_t node,
         goto out;
     }
     d.name = name && *name ? name : "???";
-    d.kind = (uint8_t)load_frame_kind(d.name);
+    d.kind = (uint8_t)profile_name_kind(d.name);
     if (s) {
         parse_src(s, &file, &d.line);
         d.file = file;

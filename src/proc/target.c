@@ -199,6 +199,19 @@ char target_stat_state(int stat_fd, int *cpu)
     return s[0];
 }
 
+bool target_is_kthread(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    const char *p = stat_skip(stat_reread(fd, buf, sizeof buf), 3, 9);
+    close(fd);
+    /* field 9, flags: PF_KTHREAD (include/linux/sched.h) */
+    return p && strtoul(p, NULL, 10) & 0x00200000ul;
+}
+
 int target_stat_vsize(int stat_fd, uint64_t *vsize)
 {
     char buf[1024];
