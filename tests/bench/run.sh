@@ -668,6 +668,8 @@ stop_spin
 KF[rsratio]=$(awk -v a="$(median <"$TMP/rs.on")" -v b="$(median <"$TMP/rs.off")" 'BEGIN {if (b > 0) printf "%.3f", a / b; else print "nan"}')
 slowdown_row "$B/spin_sys" 1 1000 sp-perf sp-perf-nokernel
 KF[load1]=$(cut -d' ' -f1 /proc/loadavg)
+fi
+
 # --- 14. a long -a session on a build loop (issue 24) ---------------------------
 # longrun.sh runs it (an hour by default); LONG_DIR=DIR whose "done" exists
 # reports a run made before (its own command: longrun.sh DIR MINUTES TOP).
