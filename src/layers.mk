@@ -22,8 +22,9 @@
 #                           their API headers only.
 #   symbols  src/symbols/   symbolizer, symbol store, debuginfod fetcher,
 #                           late names, JIT maps, a function's machine code
-#                           (annot.c): libdw, debuginfod; sees model, proc
-#                           and disasm.  Never the sampler.
+#                           (annot.c): libdw, debuginfod, libiberty
+#                           (demangling); sees model, proc and disasm.
+#                           Never the sampler.
 #   disasm   src/disasm/    x86-64 code to text: capstone, and only here;
 #                           sees base and model (annotate.h's kinds).
 #   sample   src/sample/    the sampling interface (sampler.h for its
@@ -100,7 +101,7 @@ symbols_INC := $(model_INC) $(call api,proc disasm) -I$(symbols_DIR)
 collect_INC := $(model_INC) $(call api,proc sample symbols) -I$(collect_DIR)
 frames_INC  := $(model_INC) -I$(frames_DIR)
 ui_INC      := $(model_INC) -Iui
-app_INC     := $(formats_INC) $(call api,sample symbols collect) -Iui \
+app_INC     := $(formats_INC) $(call api,proc sample symbols collect) -Iui \
                -Isrc/app
 
 # The system headers of each library; a folder is poisoned against those
@@ -113,18 +114,25 @@ H_DW     := elfutils/libdwfl.h elfutils/libdw.h elfutils/libdwelf.h \
 H_CAPSTONE := capstone/capstone.h capstone.h
 H_CURSES := curses.h ncurses.h ncursesw/curses.h ncursesw/ncurses.h \
             term.h panel.h
-H_ENGINE := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_DW) $(H_CAPSTONE)
+# libiberty's demangler: the symbols room's alone (sym_names.c)
+H_IBERTY := libiberty/demangle.h libiberty/libiberty.h
+H_ENGINE := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_DW) $(H_CAPSTONE) \
+            $(H_IBERTY)
 
 $(foreach l,base model formats $(LIBC_ROOMS),\
   $(eval $(l)_POISON := $(H_ENGINE) $(H_CURSES)))
-unwind_POISON  := $(H_PTRACE) $(H_PERF) $(H_DW) $(H_CAPSTONE) $(H_CURSES)
-perf_POISON    := $(H_PTRACE) $(H_UNWIND) $(H_DW) $(H_CAPSTONE) $(H_CURSES)
-ptrace_POISON  := $(H_PERF) $(H_UNWIND) $(H_DW) $(H_CAPSTONE) $(H_CURSES)
-disasm_POISON  := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_DW) $(H_CURSES)
+unwind_POISON  := $(H_PTRACE) $(H_PERF) $(H_DW) $(H_CAPSTONE) $(H_IBERTY) \
+                  $(H_CURSES)
+perf_POISON    := $(H_PTRACE) $(H_UNWIND) $(H_DW) $(H_CAPSTONE) $(H_IBERTY) \
+                  $(H_CURSES)
+ptrace_POISON  := $(H_PERF) $(H_UNWIND) $(H_DW) $(H_CAPSTONE) $(H_IBERTY) \
+                  $(H_CURSES)
+disasm_POISON  := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_DW) $(H_IBERTY) \
+                  $(H_CURSES)
 symbols_POISON := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_CAPSTONE) \
                   $(H_CURSES)
 ui_POISON      := $(H_ENGINE)
-app_POISON     := $(H_PTRACE) $(H_PERF) $(H_CAPSTONE) $(H_CURSES)
+app_POISON     := $(H_PTRACE) $(H_PERF) $(H_CAPSTONE) $(H_IBERTY) $(H_CURSES)
 
 # Which folders need the libraries' own flags (pkg-config).
 PKG_LAYERS := unwind disasm symbols ui app
@@ -186,6 +194,7 @@ LAYER_PROBES := \
   symbols:'<linux/perf_event.h>' symbols:'<capstone/capstone.h>' \
   disasm:'<elfutils/libdwfl.h>' disasm:'<libunwind.h>' disasm:'"symbols.h"' \
   disasm:'"sym_store.h"' collect:'<capstone/capstone.h>' \
+  app:'<libiberty/demangle.h>' collect:'<libiberty/demangle.h>' \
   collect:'<libunwind.h>' collect:'<elfutils/libdwfl.h>' collect:'<sys/ptrace.h>' \
   collect:'"sym_dwarf.h"' collect:'"perf_int.h"' collect:'"ptrace_int.h"' \
   frames:'<elfutils/libdwfl.h>' frames:'<libunwind.h>' frames:'<sys/ptrace.h>' \

@@ -233,6 +233,7 @@ like "$(sed -n '23p' "$DIR/graph-save.2" 2>/dev/null)" '^saved 6 samples as rack
 # its filter over the tree and flat views.
 screens procs        procs        procs.folded 80 24 "$U8"
 screens procs-order  procs-order  procs.folded 80 16 "$U8"
+screens procs-merged procs-merged procs.folded 80 24 "$U8"
 UI_FILES=procs.folded screens procs-diff procs-diff procs-later.folded 80 20 "$U8" \
     --baseline procs.folded
 ui_run procs-save procs-save procs.folded 80 24 "$U8"

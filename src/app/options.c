@@ -21,6 +21,7 @@
 #include "format.h"
 #include "launch.h"
 #include "sampler.h"
+#include "target.h"
 #include "ui.h"
 
 enum opt_group { G_TARGET, G_SAMPLING, G_OUTPUT, G_LIVE, G_OTHER };
@@ -42,6 +43,7 @@ enum {
     K_SNAPSHOT_DIR, K_SCRIPT, K_HIDE_SELF, K_HIDE_SUBS, K_HELP_KEYS,
     K_HELP_OPTIONS, K_BASELINE, K_NO_CONFIRM, K_CMD_OUTPUT, K_KEEP_CMD,
     K_SAMPLER, K_STACK_SIZE, K_NO_PROCESS_ROOT, K_CHILDREN, K_NO_DEBUGINFOD,
+    K_PID_OF,
     K_ANNOTATE, K_DUMP_INSTR,
 };
 
@@ -96,14 +98,67 @@ static int parse_num(const char *s, double lo, double hi, double *out)
 
 /* --- options that do more than store their value -------------------------- */
 
-/* perf's syntax: a comma-separated list; -p may be repeated */
+/* Add pid to -p's list (once); 0, or 2 when the list is full. */
+static int add_pid(struct opts *o, pid_t pid)
+{
+    for (size_t k = 0; k < o->npids; k++)
+        if (o->pids[k] == pid)
+            return 0;
+    if (o->npids == OPTS_MAX_PIDS)
+        return usage_error("too many PIDs: at most %d", OPTS_MAX_PIDS);
+    o->pids[o->npids++] = pid;
+    o->pid = o->pids[0];
+    return 0;
+}
+
+/* pgrep's way: every process whose name matches, all of them, and say
+ * which when there are several (the header lists their PIDs too). */
+static int set_pid_of(struct opts *o, const char *arg)
+{
+    pid_t found[OPTS_MAX_PIDS];
+    char err[256];
+    int n = target_find_by_name(arg, found, OPTS_MAX_PIDS, err, sizeof err);
+
+    if (n < 0) {
+        fprintf(stderr, "sproftop: %s\n", err);
+        return 2;
+    }
+    if (n == 0) {
+        fprintf(stderr, "sproftop: no process is named '%s' (matched as "
+                "pgrep does; give -p PID, or see ps -e)\n", arg);
+        return 1;
+    }
+    if (n > OPTS_MAX_PIDS)
+        return usage_error("%d processes are named '%s': at most %d", n,
+                           arg, OPTS_MAX_PIDS);
+    for (int i = 0; i < n; i++)
+        if (add_pid(o, found[i]) != 0)
+            return 2;
+    if (n > 1) {
+        fprintf(stderr, "sproftop: '%s' names %d processes; taking all:",
+                arg, n);
+        for (int i = 0; i < n; i++) {
+            char comm[64];
+            target_thread_name(found[i], found[i], comm, sizeof comm);
+            fprintf(stderr, " %d (%s)", (int)found[i], comm);
+        }
+        fputc('\n', stderr);
+    }
+    return 0;
+}
+
+/* perf's syntax: a comma-separated list; -p may be repeated.  What
+ * starts like no number ("nginx", not "12x" or "-5", which are bad
+ * lists) is a process name (set_pid_of). */
 static int set_pid(struct opts *o, const char *arg)
 {
     const char *q = arg;
 
+    if (arg[0] && !strchr("0123456789+-, ", arg[0]))
+        return set_pid_of(o, arg);
+
     do {
         char *end;
-        bool dup = false;
 
         errno = 0;
         long pid = strtol(q, &end, 10);
@@ -111,15 +166,10 @@ static int set_pid(struct opts *o, const char *arg)
             pid > INT_MAX)
             return usage_error("invalid PID list '%s': expected "
                                "PID[,PID...]", arg);
-        if (o->npids == OPTS_MAX_PIDS)
-            return usage_error("too many PIDs: at most %d", OPTS_MAX_PIDS);
-        for (size_t k = 0; k < o->npids; k++)
-            dup |= o->pids[k] == (pid_t)pid;
-        if (!dup)
-            o->pids[o->npids++] = (pid_t)pid;
+        if (add_pid(o, (pid_t)pid) != 0)
+            return 2;
         q = *end ? end + 1 : end;
     } while (*q);
-    o->pid = o->pids[0];
     return 0;
 }
 
@@ -349,8 +399,12 @@ static int show_version(struct opts *o, const char *arg)
 static const struct option_row options[] = {
     { "pid", 'p', "PID[,PID...]", "a process id", G_TARGET,
       .help = "attach to running processes: all their threads, in one "
-              "view and one profile",
+              "view and one profile; a name is --pid-of's",
       .set = set_pid },
+    { "pid-of", K_PID_OF, "NAME", "a process name", G_TARGET,
+      .help = "attach to every process whose name matches NAME, as pgrep "
+              "matches (a regex; ^NAME$ for the exact name)",
+      .set = set_pid_of },
     { NULL, 0, "CMD [ARG...]", NULL, G_TARGET,
       .help = "launch CMD under sampling" },
     { "cmd-output", K_CMD_OUTPUT, "FILE",

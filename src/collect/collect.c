@@ -290,6 +290,9 @@ static enum target_state target_state_of(int sampler_target)
     }
 }
 
+static void cut_note(struct collect *c, const struct sampler_stats *st,
+                     char *buf, size_t n);
+
 static void op_status(struct source *src, struct source_status *o)
 {
     struct collect *c = src->impl;
@@ -310,6 +313,7 @@ static void op_status(struct source *src, struct source_status *o)
     o->samples = fold_samples(c->fold);
     o->unwind_failures = st.truncated;
     o->truncated_copy = st.unwind_end[UNWIND_COPY];
+    cut_note(c, &st, o->copy_note, sizeof o->copy_note);
     o->lost = st.lost; /* ingest full, or the kernel's ring buffer full */
     o->throttled = st.throttled;
     snprintf(o->backend, sizeof o->backend, "%s", st.backend ? st.backend : "");
@@ -435,6 +439,113 @@ static void print_thread(void *ctx, const struct sampler_thread_stats *t)
             secs, t->due, (int)t->pid);
 }
 
+/* The processes whose stacks the stack copy cuts short, worst first:
+ * found in two walks of the sampler's threads (which pids: those of the
+ * CUT_MAX threads cut most; then their sums), with no allocation under
+ * its stats lock. */
+#define CUT_MAX 8
+struct cut_proc {
+    pid_t pid;
+    char name[32];             /* its leader's name, else a thread's */
+    uint64_t samples, cut;
+};
+struct cut_walk {
+    struct cut_proc p[CUT_MAX];
+    size_t n;
+    bool sum;                  /* the second walk */
+    bool summed;               /* ...has begun: the first's cuts reset */
+};
+
+static void cut_visit(void *ctx, const struct sampler_thread_stats *t)
+{
+    struct cut_walk *w = ctx;
+    size_t i = 0;
+
+    while (i < w->n && w->p[i].pid != t->pid)
+        i++;
+    if (!w->sum) {
+        /* which: the processes of the threads cut most (a full table
+         * gives up its least cut one) */
+        size_t least = 0;
+        for (size_t k = 1; k < w->n; k++)
+            least = w->p[k].cut < w->p[least].cut ? k : least;
+        if (!t->cut)
+            return;
+        if (i < w->n)
+            w->p[i].cut = t->cut > w->p[i].cut ? t->cut : w->p[i].cut;
+        else if (w->n < CUT_MAX)
+            w->p[w->n++] = (struct cut_proc){ .pid = t->pid, .cut = t->cut };
+        else if (t->cut > w->p[least].cut)
+            w->p[least] = (struct cut_proc){ .pid = t->pid, .cut = t->cut };
+        return;
+    }
+    if (!w->summed) {
+        w->summed = true;
+        for (size_t k = 0; k < w->n; k++)
+            w->p[k].cut = 0;
+    }
+    if (i == w->n)
+        return;
+    w->p[i].samples += t->samples;
+    w->p[i].cut += t->cut;
+    if (!w->p[i].name[0] || t->tid == t->pid)
+        snprintf(w->p[i].name, sizeof w->p[i].name, "%s", t->name);
+}
+
+static int cut_cmp(const void *a, const void *b)
+{
+    const struct cut_proc *x = a, *y = b;
+    return (x->cut < y->cut) - (x->cut > y->cut);
+}
+
+/* Fills w (worst first); returns how many processes are cut. */
+static size_t cut_procs(struct collect *c, struct cut_walk *w)
+{
+    memset(w, 0, sizeof *w);
+    sampler_foreach_thread(c->sampler, cut_visit, w);
+    w->sum = true;
+    sampler_foreach_thread(c->sampler, cut_visit, w);
+    qsort(w->p, w->n, sizeof w->p[0], cut_cmp);
+    return w->n;
+}
+
+/* "stack copy too small for NAME (pid P): 40% of its stacks cut; try
+ * --stack-size N" for the worst process, "" when none is cut. */
+static void cut_note(struct collect *c, const struct sampler_stats *st,
+                     char *buf, size_t n)
+{
+    struct cut_walk w;
+
+    buf[0] = '\0';
+    if (!st->unwind_end[UNWIND_COPY] || !cut_procs(c, &w))
+        return;
+    const struct cut_proc *p = &w.p[0];
+    snprintf(buf, n, "stack copy too small for %s (pid %d)%s: %.0f%% of "
+             "its stacks cut; try --stack-size %u", p->name, (int)p->pid,
+             w.n > 1 ? " and others" : "",
+             p->samples ? 100.0 * (double)p->cut / (double)p->samples : 0.0,
+             2 * st->stack_bytes);
+}
+
+/* --stats: which processes the copy cuts, and by how much. */
+static void print_cut(struct collect *c, const struct sampler_stats *st,
+                      FILE *f)
+{
+    struct cut_walk w;
+
+    if (!st->unwind_end[UNWIND_COPY] || !cut_procs(c, &w))
+        return;
+    fprintf(f, "stack copy too small: %" PRIu64 " stacks (%.1f%% of all);",
+            st->unwind_end[UNWIND_COPY],
+            st->samples ? 100.0 * (double)st->unwind_end[UNWIND_COPY] /
+                              (double)st->samples : 0.0);
+    for (size_t i = 0; i < w.n; i++)
+        fprintf(f, "%s %s (pid %d) %" PRIu64 " of %" PRIu64, i ? "," : "",
+                w.p[i].name, (int)w.p[i].pid, w.p[i].cut, w.p[i].samples);
+    fprintf(f, "%s; try --stack-size %u\n", w.n == CUT_MAX ? ", ..." : "",
+            2 * st->stack_bytes);
+}
+
 /* --stats: what every backend reports; each prints its own figures after
  * the threads (sampler_print_stats). */
 static void print_sampler(const struct sampler_stats *st, FILE *f)
@@ -526,6 +637,7 @@ static void op_print_stats(struct source *src, FILE *f)
     sampler_foreach_thread(c->sampler, print_thread, f);
     sampler_print_stats(c->sampler, f);
     print_costs(&st, f);
+    print_cut(c, &st, f);
     fprintf(f, "symbols: %" PRIu64 " lookups, %.1f%% cache hits, %" PRIu64
             " misses at %.1f us each, %" PRIu64 " map reloads\n",
             ss.lookups, ss.lookups ? 100.0 * (double)ss.hits / (double)ss.lookups : 0.0,
@@ -665,6 +777,13 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
     } else {
         target_thread_name(c->pid, c->pid, c->comm, sizeof c->comm);
         target_cmdline(c->pid, c->cmdline, sizeof c->cmdline);
+        /* -p A,B: the session is all of them, "cmd A | cmd B" */
+        for (size_t i = 1; i < cfg.npids && cfg.pids; i++) {
+            char one[sizeof c->cmdline];
+            size_t len = strlen(c->cmdline);
+            target_cmdline(cfg.pids[i], one, sizeof one);
+            snprintf(c->cmdline + len, sizeof c->cmdline - len, " | %s", one);
+        }
     }
     update_meta(c);
     if (pthread_create(&c->thread, NULL, collector_main, c) != 0) {

@@ -418,8 +418,13 @@ static void put_header(struct cg *c, uint64_t summary)
 
     fputs("# callgrind format\nversion: 1\ncreator: sproftop "
           SPROFTOP_VERSION "\n", c->f);
-    if (m->pid)
-        fprintf(c->f, "pid: %lld\n", (long long)m->pid);
+    char pids[256];
+    size_t np = profile_pid_list(c->p, pids, sizeof pids);
+    /* callgrind's pid: is one number; several go in a description */
+    if (np == 1)
+        fprintf(c->f, "pid: %s\n", pids);
+    else if (np > 1)
+        fprintf(c->f, "desc: Processes: %s\n", pids);
     if (m->cmdline && *m->cmdline) {
         fputs("cmd: ", c->f);
         put_name(c->f, m->cmdline);

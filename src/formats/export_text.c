@@ -289,8 +289,10 @@ static void write_header(FILE *f, const struct racket_graph *g,
             fprintf(f, "  Command:                 %s", cmd);
             free(cmd);
         }
-        if (m->pid)
-            fprintf(f, " (pid %" PRId64 ")", m->pid);
+        char pids[256];
+        size_t np = profile_pid_list(g->p, pids, sizeof pids);
+        if (np)
+            fprintf(f, " (%s %s)", np > 1 ? "pids" : "pid", pids);
         putc('\n', f);
     }
     if (m->duration_ns)

@@ -50,6 +50,8 @@ struct source_status {
     uint64_t throttled;        /* times the kernel throttled sampling */
     uint64_t truncated_copy;   /* ...of unwind_failures: the stack copy
                                   was too small */
+    char copy_note[160];       /* ...for which process, and the fix ("" if
+                                  none) */
     char backend[16];          /* the sampler's name; "" for a file */
     char fallback[200];        /* why the faster sampler is not used, with
                                   the fix; "" when it is */

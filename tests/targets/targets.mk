@@ -42,6 +42,12 @@ $(TARGETS_DIR)/deep_nounwind: $(TARGETS_SRC)/deep.c $(TARGETS_SRC)/common.h $(TA
 	$(TARGET_CC) $(TARGET_NOUNWIND) -o $@ $< $(TARGET_LDLIBS)
 	objcopy --remove-section=.debug_frame $@
 
+# Rust v0 symbol names on C code, and no debug info: named from .symtab.
+TARGET_BINS += $(TARGETS_DIR)/rustnames
+$(TARGETS_DIR)/rustnames: $(TARGETS_SRC)/rustnames.c $(TARGETS_SRC)/common.h $(TARGETS_MK)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(filter-out -g,$(TARGET_CFLAGS)) -g0 -o $@ $< $(TARGET_LDLIBS)
+
 $(TARGETS_DIR)/cxx: $(TARGETS_SRC)/cxx.cc $(TARGETS_MK)
 	@mkdir -p $(dir $@)
 	$(TARGET_CXX) -std=c++17 -g -O1 -fno-omit-frame-pointer -pthread \
