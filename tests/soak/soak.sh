@@ -3,7 +3,11 @@
 # machine, then every check of issue 26 (not part of `make test`).
 #
 #   tests/soak/soak.sh [SECONDS]          default 3600
-#   SPROFTOP=build-asan/sproftop SOAK_OUT=/tmp/soak/asan tests/soak/soak.sh 900
+#   SPROFTOP=build-asan/sproftop SOAK_OUT=/tmp/soak/asan \
+#     SOAK_LOAD=/tmp/soak/hour tests/soak/soak.sh 900
+#                       the ASan build for 15 minutes, beside the hour
+#                       whose output directory SOAK_LOAD names (its load
+#                       is used; none is started)
 #
 # The machine is kept busy, for the whole run, by:
 #   - a loop of real builds: `make -B -j2 all` of a copy of this tree;
@@ -144,6 +148,11 @@ log "soak: $DUR s of $SP -a --idle -F 999; out $OUT; load $(loadavg)"
 log "nproc $(nproc), $(uname -r), $(git -C "$TOP" rev-parse --short HEAD)"
 
 # --- the load -----------------------------------------------------------------
+# SOAK_LOAD=DIR: the load is another run's, already going (its output
+# directory, whose counts the summary quotes): two sproftops on one
+# busy machine, as the ASan run beside the hour does.
+LOAD_DIR=${SOAK_LOAD:-$OUT}
+if [ -z "${SOAK_LOAD:-}" ]; then
 # builds: a copy of the tree (its own build directory)
 rm -rf "$OUT/tree" && mkdir -p "$OUT/tree"
 git -C "$TOP" archive HEAD | tar -x -C "$OUT/tree"
@@ -197,6 +206,9 @@ start churn bash -c 'while :; do "$1" 60 1000; done' churn "$TOP/$BUILD/targets/
 start dlloop bash -c 'while :; do "$1" 60 "$2"; done' dlloop "$OUT/bin/dlloop" \
     "$TOP/$BUILD/targets"
 start reexec bash -c 'while :; do "$1" 60; done' reexec "$OUT/bin/reexec"
+else
+    log "the load is that of $SOAK_LOAD"
+fi
 
 # --- sproftop in tmux ------------------------------------------------------------
 ASAN=${ASAN_OPTIONS:-}
@@ -420,11 +432,11 @@ check "RSS at the end <= 2 x RSS at 2 minutes (issue 24)" \
 
 # --- 7. nothing left stopped or traced ----------------------------------------------------------
 # total WORD NAME: the sum of the numbers after WORD in NAME.log
-total() { awk -v w="$1" '$1 == w {n += $2; k++} END {printf "%d in %d runs", n, k}' "$OUT/$2.log"; }
+total() { awk -v w="$1" '$1 == w {n += $2; k++} END {printf "%d in %d runs", n, k}' "$LOAD_DIR/$2.log"; }
 for g in "${PGIDS[@]}"; do kill -0 -- "-$g" 2>/dev/null || log "note: group $g had ended early"; done
-BUILDS=$(cut -d' ' -f1 "$OUT/builds.count" 2>/dev/null)
-REQS=$(awk '/^Complete requests/ {n += $3} END {print n + 0}' "$OUT/ab.log")
-REQFAIL=$(awk '/^Failed requests/ {n += $3} END {print n + 0}' "$OUT/ab.log")
+BUILDS=$(cut -d' ' -f1 "$LOAD_DIR/builds.count" 2>/dev/null)
+REQS=$(awk '/^Complete requests/ {n += $3} END {print n + 0}' "$LOAD_DIR/ab.log")
+REQFAIL=$(awk '/^Failed requests/ {n += $3} END {print n + 0}' "$LOAD_DIR/ab.log")
 stop_all
 for _ in $(seq 50); do
     kill -0 "$SPPID" 2>/dev/null || break
@@ -440,6 +452,7 @@ check "no process left stopped or traced" "$([ -z "$new" ] && echo 0 || echo 1)"
 {
     echo "Run: \`SPROFTOP=$SP tests/soak/soak.sh $DUR\` at $(git -C "$TOP" rev-parse --short HEAD), $(date -u +%Y-%m-%d), ended $(date -u +%H:%M) UTC."
     echo
+    [ -n "${SOAK_LOAD:-}" ] && echo "The load: that of the run in $SOAK_LOAD (its counts so far)."
     echo "Load: $BUILDS builds of the tree, $REQS requests to nginx ($REQFAIL failed),"
     echo "churn: $(total created churn) threads created, dlloop: $(total cycles dlloop) load/unload cycles of two libraries, reexec: $(total execs reexec) execs (each run is a minute)."
     echo "Load averages (1, 5, 15 min), each minute: $(awk 'NR > 1 {printf "%s%s", (NR > 2 ? ", " : ""), $5}' "$OUT/rss.log") (1-min)."
