@@ -493,6 +493,20 @@ _stops_since() {
     fi
 }
 
+# _sproftop_end PID: end the sproftop PID with SIGINT, as a user would,
+# and wait (30 s) for it to write its file: RC, OUTS and ERRS.
+_sproftop_end() {
+    kill -INT "$1" 2>/dev/null
+    if wait_exit "$1" 30; then
+        RC=$EXIT_RC
+    else
+        kill_pid "$1"
+        RC=124
+    fi
+    OUTS=$(cat "$OUT")
+    ERRS=$(cat "$ERR")
+}
+
 # sample_until MIN MAX_S ARGS...: run sproftop ARGS (which hold -p PID,
 # -o FILE and maybe -F HZ; no -d) until about MIN samples of PID were
 # taken since the start (_stops_since: stops with ptrace, CPU time x HZ
@@ -523,16 +537,7 @@ sample_until() {
     }
     wait_until "$max" _enough
     [ "$STOPS" -ge "$min" ] || diag "sample_until: $STOPS of $min stops in ${max}s"
-    kill -INT "$sp" 2>/dev/null
-    if wait_exit "$sp" 30; then
-        RC=$EXIT_RC
-    else
-        kill_pid "$sp"
-        RC=124
-    fi
-    OUTS=$(cat "$OUT")
-    ERRS=$(cat "$ERR")
-    return 0
+    _sproftop_end "$sp"
 }
 
 # proc_cpu_ms PID: the CPU time PID's threads have used, in ms.
@@ -574,16 +579,7 @@ sample_while() {
     _sw_done() { "$cond" || ! is_running "$sp"; }
     wait_until "$max" _sw_done
     "$cond" || diag "sample_while: $cond still false after ${max}s"
-    kill -INT "$sp" 2>/dev/null
-    if wait_exit "$sp" 30; then
-        RC=$EXIT_RC
-    else
-        kill_pid "$sp"
-        RC=124
-    fi
-    OUTS=$(cat "$OUT")
-    ERRS=$(cat "$ERR")
-    return 0
+    _sproftop_end "$sp"
 }
 
 # stats_sampler FILE: the backend a --stats report names ("perf",
