@@ -85,6 +85,14 @@ fi
 make --no-print-directory -C "$TOP" BUILD="$BUILD" \
     "$BUILD/targets/churn" "$BUILD/targets/libA.so" "$BUILD/targets/libB.so" \
     >>"$LOG" 2>&1 || { log "cannot build the targets"; exit 1; }
+# what runs for the hour is copied first: a rebuild of the tree meanwhile
+# (make rewrites ./sproftop and the targets in place) must not touch it
+SP_SRC=$SP
+SP=$OUT/bin/sproftop
+cp "$SP_SRC" "$SP" &&
+    cp "$TOP/$BUILD/targets/churn" "$TOP/$BUILD/targets/libA.so" \
+        "$TOP/$BUILD/targets/libB.so" "$OUT/bin/" ||
+    { log "cannot copy sproftop and the targets to $OUT/bin"; exit 1; }
 for p in dlloop reexec; do
     cc -std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -pthread \
         -Wall -Wextra -I"$TOP/tests/targets" -o "$OUT/bin/$p" \
@@ -144,7 +152,7 @@ stuck_now() {
 }
 stuck_now >"$OUT/stuck.before"
 
-log "soak: $DUR s of $SP -a --idle -F 999; out $OUT; load $(loadavg)"
+log "soak: $DUR s of $SP_SRC (copied) -a --idle -F 999; out $OUT; load $(loadavg)"
 log "nproc $(nproc), $(uname -r), $(git -C "$TOP" rev-parse --short HEAD)"
 
 # --- the load -----------------------------------------------------------------
@@ -202,9 +210,9 @@ def work; fib(18); sleep 0.005; end
 loop { work }'
 # churn, dlloop and reexec print their counts at the end of a run: one
 # run a minute, so the log has them
-start churn bash -c 'while :; do "$1" 60 1000; done' churn "$TOP/$BUILD/targets/churn"
+start churn bash -c 'while :; do "$1" 60 1000; done' churn "$OUT/bin/churn"
 start dlloop bash -c 'while :; do "$1" 60 "$2"; done' dlloop "$OUT/bin/dlloop" \
-    "$TOP/$BUILD/targets"
+    "$OUT/bin"
 start reexec bash -c 'while :; do "$1" 60; done' reexec "$OUT/bin/reexec"
 else
     log "the load is that of $SOAK_LOAD"
@@ -450,7 +458,7 @@ check "no process left stopped or traced" "$([ -z "$new" ] && echo 0 || echo 1)"
 
 # --- summary ----------------------------------------------------------------------------------
 {
-    echo "Run: \`SPROFTOP=$SP tests/soak/soak.sh $DUR\` at $(git -C "$TOP" rev-parse --short HEAD), $(date -u +%Y-%m-%d), ended $(date -u +%H:%M) UTC."
+    echo "Run: \`SPROFTOP=$SP_SRC tests/soak/soak.sh $DUR\` at $(git -C "$TOP" rev-parse --short HEAD), $(date -u +%Y-%m-%d), ended $(date -u +%H:%M) UTC."
     echo
     [ -n "${SOAK_LOAD:-}" ] && echo "The load: that of the run in $SOAK_LOAD (its counts so far)."
     echo "Load: $BUILDS builds of the tree, $REQS requests to nginx ($REQFAIL failed),"
