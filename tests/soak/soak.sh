@@ -237,19 +237,26 @@ rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$SPPID/status" 2>/dev/null; }
 header() { screen | sed -n "s/.*$1: \([^ ]*\).*/\1/p" | head -n 1; }
 echo "# minute rss_kb samples lost load1 load5 load15 sproftop_cpu_s" >"$OUT/rss.log"
 cpu_s() { awk '{printf "%.1f", ($14 + $15) / 100}' "/proc/$SPPID/stat" 2>/dev/null; }
+# SOAK_RSS_MAX_KB (default 8 GiB): past it the run ends early, a failed
+# check, before the machine runs out of memory for everyone on it
+RSS_MAX=${SOAK_RSS_MAX_KB:-8388608}
 alive=0
 m=0
+big=0
 while [ $(($(date +%s) - T0)) -lt "$DUR" ]; do
     next=$((T0 + (m + 1) * 60))
     while [ "$(date +%s)" -lt "$next" ] && [ $(($(date +%s) - T0)) -lt "$DUR" ]; do
         kill -0 "$SPPID" 2>/dev/null || { alive=1; break 2; }
+        r=$(rss_kb)
+        [ -n "$r" ] && [ "$r" -gt "$RSS_MAX" ] && { big=1; break 2; }
         sleep 1
     done
     m=$((m + 1))
     echo "$m $(rss_kb) $(header Samples) $(header Lost) $(loadavg) $(cpu_s)" >>"$OUT/rss.log"
     screen >"$OUT/screen-last.txt"
 done
-check "sproftop ran the whole $DUR s" "$alive" "$(($(date +%s) - T0)) s"
+check "sproftop ran the whole $DUR s" "$((alive | big))" \
+    "$(($(date +%s) - T0)) s$([ $big = 1 ] && echo ", ended early: RSS $(rss_kb) kB > $RSS_MAX kB")"
 if [ $alive != 0 ]; then
     screen >"$OUT/screen-end.txt"
     sleep 1
