@@ -565,7 +565,8 @@ cpu_ran() {
 }
 
 # sample_while MAX_S COND ARGS...: run sproftop ARGS (no -d) until the
-# function COND succeeds (checked as wait_until does), at most MAX_S
+# function COND succeeds (checked as wait_until does; SAMPLE_PID is the
+# running sproftop's PID, for COND to look at), at most MAX_S
 # seconds (then -d ends it), then end it with SIGINT as a user would and
 # wait for its file.  Sets RC, OUT/ERR and OUTS/ERRS as run_sproftop does.
 sample_while() {
@@ -576,6 +577,7 @@ sample_while() {
     ERR=$TMPD/run.$_run_seq.err
     spawn "$SPROFTOP" "$@" -d "$max" >"$OUT" 2>"$ERR"
     sp=$SPAWN_PID
+    SAMPLE_PID=$sp
     _sw_done() { "$cond" || ! is_running "$sp"; }
     wait_until "$max" _sw_done
     "$cond" || diag "sample_while: $cond still false after ${max}s"

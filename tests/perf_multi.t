@@ -41,13 +41,16 @@ else
 fi
 
 # --- 2. --children: inherited events, the same rings --------------------------
-start_target forkwork 0 1 || bail_out "cannot start forkwork with a delay"
+# it forks once sproftop has attached (go file), however long that takes
+start_target forkwork 0 "@$TMPD/go-children" || bail_out "cannot start forkwork"
 m=$TARGET_PID
 out=$TMPD/children.folded
 # > 50 samples of each worker at 500 Hz: 0.1 s of its CPU; 0.3 s for a
 # margin, however long the load makes that take
 _workers_ran() {
     local c1 c2
+    [ -e "$TMPD/go-children" ] ||
+        { sproftop_attached "$SAMPLE_PID" "$m" && touch "$TMPD/go-children"; }
     read -r _ c1 c2 <"$TARGET_OUT" 2>/dev/null && [ -n "$c2" ] && cpu_ran 300 "$c1" "$c2"
 }
 sample_while 60 _workers_ran --children -p "$m" -F 500 --stats -o "$out"

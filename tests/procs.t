@@ -77,12 +77,15 @@ is "$(folded_roots "$TMPD/rep.folded" | wc -l)" 3 "...and profiles three process
 
 # --children on the master, attached before it forks: the workers come
 # in with their own process roots and functions
-start_target forkwork 0 1 || bail_out "cannot start forkwork with a delay"
+# it forks once sproftop has attached (go file), however long that takes
+start_target forkwork 0 "@$TMPD/go-children" || bail_out "cannot start forkwork"
 m2=$TARGET_PID
 out2=$TMPD/children.folded
 cpu_mark "$m2"
 _children_ran() {
     local c1 c2
+    [ -e "$TMPD/go-children" ] ||
+        { sproftop_attached "$SAMPLE_PID" "$m2" && touch "$TMPD/go-children"; }
     read -r _ c1 c2 <"$TARGET_OUT" 2>/dev/null && [ -n "$c2" ] &&
         cpu_ran 300 "$m2" "$c1" "$c2"
 }
