@@ -333,19 +333,19 @@ check "the live view answers a key within 100 ms at the end" \
     "h, h 5 times: ${lat[*]} ms; median $med, worst $worst; a bash pane answering a key, the same way: ${ref[*]} ms, median $ref_med; one poll of the screen $CAP_MS ms; load $(loadavg)"
 
 # --- 2. pause, wait for the count to settle, save ------------------------------------------
-# The header's count lags the kernel while the collector works through
-# what the rings held: wait (10 minutes at most) until it stays the same
-# for 3 s.
+# The header's counts lag the kernel while the collector works through
+# what the rings held: wait (10 minutes at most) until the samples and the
+# lost samples both stay the same for 5 s.
 "${T[@]}" send-keys -t soak p
 wait_screen 60 'PAUSED' >/dev/null
 t_pause=$(date +%s)
 prev= same_n=0
 while [ $(($(date +%s) - t_pause)) -lt 600 ]; do
     sleep 1
-    cur=$(header Samples)
-    if [ -n "$cur" ] && [ "$cur" = "$prev" ]; then
+    cur="$(header Samples) $(header Lost)"
+    if [ "$cur" != " " ] && [ "$cur" = "$prev" ]; then
         same_n=$((same_n + 1))
-        [ $same_n -ge 3 ] && break
+        [ $same_n -ge 5 ] && break
     else
         same_n=0
     fi
