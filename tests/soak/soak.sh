@@ -449,15 +449,15 @@ check "RSS at the end <= 2 x RSS at 2 minutes (issue 24)" \
 # total WORD NAME: the sum of the numbers after WORD in NAME.log
 total() { awk -v w="$1" '$1 == w {n += $2; k++} END {printf "%d in %d runs", n, k}' "$LOAD_DIR/$2.log"; }
 for g in "${PGIDS[@]}"; do kill -0 -- "-$g" 2>/dev/null || log "note: group $g had ended early"; done
+ALL_PGIDS=("${PGIDS[@]}")
 BUILDS=$(cut -d' ' -f1 "$LOAD_DIR/builds.count" 2>/dev/null)
 REQS=$(awk '/^Complete requests/ {n += $3} END {print n + 0}' "$LOAD_DIR/ab.log")
 REQFAIL=$(awk '/^Failed requests/ {n += $3} END {print n + 0}' "$LOAD_DIR/ab.log")
-stop_all
 for _ in $(seq 50); do
     kill -0 "$SPPID" 2>/dev/null || break
     sleep 0.1
 done
-# twice, 3 s apart: on a shared machine other people's tests trace and
+# while the load still runs (sproftop has quit): twice, 3 s apart: on a shared machine other people's tests trace and
 # stop their own processes for a moment; what is left stays
 stuck_now >"$OUT/stuck.after1"
 sleep 3
@@ -465,8 +465,24 @@ stuck_now >"$OUT/stuck.after"
 new=$(comm -13 <(cut -d' ' -f1 "$OUT/stuck.before" | sort) \
                <(comm -12 <(cut -d' ' -f1 "$OUT/stuck.after1" | sort) \
                           <(cut -d' ' -f1 "$OUT/stuck.after" | sort)) | tr '\n' ' ')
-check "no process left stopped or traced" "$([ -z "$new" ] && echo 0 || echo 1)" \
-    "new since the start: ${new:-none}; before: $(wc -l <"$OUT/stuck.before")"
+# Ours: a process of this run's load (its session is one of PGIDS, each
+# started by setsid), or one sproftop traces.  The perf sampler stops and
+# traces nothing, so any other is someone else's on this shared machine
+# (a test that stops its own sproftop, say): listed, with its command.
+ours= others=
+for p in $new; do
+    sid=$(awk '{ sub(/^.*\) /, ""); print $4 }' "/proc/$p/stat" 2>/dev/null)
+    tr=$(awk '/^TracerPid:/ {print $2}' "/proc/$p/status" 2>/dev/null)
+    cmd=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-80)
+    if [ "$tr" = "$SPPID" ] || [[ " ${ALL_PGIDS[*]} " == *" $sid "* ]]; then
+        ours="$ours $p ($cmd)"
+    else
+        others="$others $p ($cmd);"
+    fi
+done
+check "no process left stopped or traced" "$([ -z "$ours" ] && echo 0 || echo 1)" \
+    "ours: ${ours:-none}; others' (not this run's load, not traced by it):${others:- none}; before the run: $(wc -l <"$OUT/stuck.before")"
+stop_all
 
 # --- summary ----------------------------------------------------------------------------------
 {
