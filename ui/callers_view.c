@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "vec.h"
+#include "sorted.h"
 
 enum cc_kind { CC_TITLE_CALLERS, CC_CALLER, CC_SELF, CC_TITLE_CALLEES,
                CC_CALLEE, CC_HIDDEN_CALLERS, CC_HIDDEN_CALLEES };
@@ -142,8 +143,8 @@ static void add_section(struct view *v, uint32_t f, bool callers)
             false };
     struct sort_arg sa = { m, cc_cols[cp->sort.col].id, cp->sort.reverse };
     if (v->lines > first)
-        qsort_r(cp->rows + first, v->lines - first, sizeof(struct cc_row),
-                row_cmp, &sa);
+        sorted_sort_r(cp->rows + first, v->lines - first,
+                      sizeof(struct cc_row), row_cmp, &sa);
     if (title < v->lines) {
         cp->rows[title].count = (uint32_t)(v->lines - first);
         cp->rows[title].hidden = cp->reveal == f ? 0 : hidden;

@@ -25,6 +25,7 @@
 #include "idtab.h"
 #include "util.h"
 #include "vec.h"
+#include "sorted.h"
 
 /* A row passes the one above it only with this much more of all samples
  * (a fraction), so near-equal processes keep their places. */
@@ -313,7 +314,7 @@ static void procs_refresh(struct view *v)
     read_cpu(v, m->snap);
     drop_exited(v);
     if (procs_cols[pp->sort.col].id == PC_PID)
-        qsort(pp->rows, v->lines, sizeof(*pp->rows), by_pid);
+        sorted_sort(pp->rows, v->lines, sizeof(*pp->rows), by_pid);
     else
         sort_by_share(pp, v->lines,
                       profile_node(m->snap, PROFILE_ROOT)->total);

@@ -17,6 +17,7 @@
 #include "timeline.h"
 #include "vec.h"
 #include "window.h"
+#include "sorted.h"
 
 struct thread_row {
     uint32_t index;     /* thread index in the snapshot */
@@ -201,7 +202,7 @@ static void threads_refresh(struct view *v)
                            (enum threads_col)threads_cols[tp->sort.col].id,
                            tp->sort.reverse };
     if (v->lines > 1)
-        qsort_r(tp->rows, v->lines, sizeof(*tp->rows), row_cmp, &sa);
+        sorted_sort_r(tp->rows, v->lines, sizeof(*tp->rows), row_cmp, &sa);
     load_series(v);
 }
 

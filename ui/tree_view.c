@@ -16,6 +16,7 @@
 #include "idtab.h"
 #include "tree_walk.h"
 #include "vec.h"
+#include "sorted.h"
 
 #define NO_LINE TREE_NO_ROW
 
@@ -956,7 +957,7 @@ static bool tree_next_hot(struct view *v, enum request req)
         free(h.r);
         return true;
     }
-    qsort(h.r, h.n, sizeof(*h.r), heat_cmp);
+    sorted_sort(h.r, h.n, sizeof(*h.r), heat_cmp);
     for (size_t i = 0; i < h.n; i++)
         if (h.r[i].node == from)
             to = i + 1 < h.n ? i + 1 : 0;

@@ -22,6 +22,7 @@
 #include "ingest.h"
 #include "ksyms.h"
 #include "profile.h"
+#include "sorted.h"
 #include "sym_preload.h"
 #include "sym_store.h"
 #include "symbols.h"
@@ -802,7 +803,7 @@ static size_t cut_procs(struct collect *c, struct cut_walk *w)
     sampler_foreach_thread(c->sampler, cut_visit, w);
     w->sum = true;
     sampler_foreach_thread(c->sampler, cut_visit, w);
-    qsort(w->p, w->n, sizeof w->p[0], cut_cmp);
+    sorted_sort(w->p, w->n, sizeof w->p[0], cut_cmp);
     return w->n;
 }
 

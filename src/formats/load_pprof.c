@@ -69,6 +69,7 @@
 #include "profile.h"
 #include "util.h"
 #include "window.h"
+#include "sorted.h"
 
 #define SYNTH_TID_BASE (1ll << 40)    /* tids for threads known by name only */
 
@@ -188,7 +189,7 @@ static int index_ids(struct loader *ld, const void *recs, size_t n,
             return pprof_fail(ld, off, "%s with id 0", what);
         v[i] = (struct idpair){ id, (uint32_t)i };
     }
-    qsort(v, n, sizeof(*v), cmp_idpair);
+    sorted_sort(v, n, sizeof(*v), cmp_idpair);
     for (size_t i = 1; i < n; i++)
         if (v[i].id == v[i - 1].id) {
             size_t off;

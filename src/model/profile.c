@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sorted.h"
 #include "util.h"
 #include "vec.h"
 
@@ -475,7 +476,7 @@ size_t profile_pid_list(const struct profile *p, char *buf, size_t n)
             snprintf(buf, n, "%lld", (long long)p->meta.pid);
         return p && p->meta.pid ? 1 : 0;
     }
-    qsort(v, k, sizeof(*v), pid_cmp);
+    sorted_sort(v, k, sizeof(*v), pid_cmp);
     for (size_t i = 0; i < k; i++) {
         if (i && v[i] == v[i - 1])
             continue;

@@ -15,6 +15,7 @@
 
 #include "util.h"
 #include "vec.h"
+#include "sorted.h"
 
 /* --- merge --------------------------------------------------------------- */
 
@@ -661,14 +662,14 @@ static long graph_flat(const struct profile *p, struct profile_flat **out)
     if (!(*out = malloc((n ? n : 1) * sizeof(**out))))
         return -1;
     memcpy(*out, p->graph->flat, n * sizeof(**out));
-    qsort_r(*out, n, sizeof(**out), cmp_flat, &(bool){ false });
+    sorted_sort_r(*out, n, sizeof(**out), cmp_flat, &(bool){ false });
     return (long)n;
 }
 
 void profile_flat_sort_total(struct profile_flat *v, size_t n)
 {
     if (v && n > 1)
-        qsort_r(v, n, sizeof(*v), cmp_flat, &(bool){ true });
+        sorted_sort_r(v, n, sizeof(*v), cmp_flat, &(bool){ true });
 }
 
 long profile_flat(const struct profile *p, struct profile_flat **out)
@@ -696,7 +697,7 @@ long profile_flat(const struct profile *p, struct profile_flat **out)
             c.acc[n++].frame = i;
         }
     free(c.onpath);
-    qsort_r(c.acc, (size_t)n, sizeof(*c.acc), cmp_flat, &(bool){ false });
+    sorted_sort_r(c.acc, (size_t)n, sizeof(*c.acc), cmp_flat, &(bool){ false });
     *out = c.acc;
     return n;
 }
@@ -828,7 +829,7 @@ long profile_edges(const struct profile *p, struct profile_edge **out)
         if (!(res = malloc((ne ? ne : 1) * sizeof(*res))))
             return -1;
         memcpy(res, p->graph->edges, ne * sizeof(*res));
-        qsort(res, ne, sizeof(*res), cmp_edge);
+        sorted_sort(res, ne, sizeof(*res), cmp_edge);
         *out = res;
         return (long)ne;
     }
@@ -841,7 +842,7 @@ long profile_edges(const struct profile *p, struct profile_edge **out)
         goto out;
     for (size_t i = 0; i < c.n; i++)
         res[i] = c.a[i].e;
-    qsort(res, c.n, sizeof(*res), cmp_edge);
+    sorted_sort(res, c.n, sizeof(*res), cmp_edge);
     *out = res;
     n = (long)c.n;
 out:

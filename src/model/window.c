@@ -29,6 +29,7 @@
 #include "profile_impl.h"
 #include "util.h"
 #include "vec.h"
+#include "sorted.h"
 
 #define TRIE_TOP UINT32_MAX   /* parent of a thread's root */
 #define NO_SECOND UINT64_MAX
@@ -749,7 +750,7 @@ static int timed_collect(const struct profile *p, struct timed **out,
     }
     free(tree_of);
     if (nv > 1)
-        qsort(v, nv, sizeof(*v), cmp_timed);
+        sorted_sort(v, nv, sizeof(*v), cmp_timed);
     /* One entry per (node, second): samples that differ only in lines or
      * addresses share a tree stack. */
     size_t w = 0;

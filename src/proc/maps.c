@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "vec.h"
+#include "sorted.h"
 
 /* The whole file, NUL-terminated; NULL with errno set on failure. */
 static char *read_all(const char *path, size_t *len)
@@ -155,7 +156,7 @@ struct maps *maps_parse(const char *text, size_t len)
     /* the kernel lists mappings in address order; text from elsewhere may
      * not */
     if (!sorted)
-        qsort(m->v, m->n, sizeof *m->v, entry_cmp);
+        sorted_sort(m->v, m->n, sizeof *m->v, entry_cmp);
     return m;
 }
 

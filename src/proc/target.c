@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sorted.h"
+
 #define PF_KTHREAD 0x00200000u
 
 static ssize_t read_file(const char *path, char *buf, size_t len)
@@ -516,6 +518,6 @@ int target_find_by_name(const char *name, pid_t *pids, size_t max,
     }
     closedir(d);
     regfree(&re);
-    qsort(pids, n < max ? n : max, sizeof *pids, pid_cmp);
+    sorted_sort(pids, n < max ? n : max, sizeof *pids, pid_cmp);
     return (int)n;
 }

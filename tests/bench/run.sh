@@ -1302,6 +1302,9 @@ $(for v in "1 Tree" "6 Flame" "7 Procs"; do k=${v%% *}
   without them (\`SECTIONS=manyprocs\`).
 - Regenerate: \`make bench\` (REPS, WIN, SECTIONS, SWEEP_HZ, SWEEP_REPS, IDLE_PROCS, LAUNCH_REPS environment variables).
 EOF
+    # the soak (tests/soak/soak.sh, an hour): not rerun here, its last
+    # results kept
+    [ -f "$TOP/tests/soak/results.md" ] && { echo; cat "$TOP/tests/soak/results.md"; }
 } >"$TMP/doc.md"
 [ "$SECTIONS" = all ] || exec 2>&3 3>&-
 if [ "$SECTIONS" = all ]; then

@@ -21,6 +21,7 @@
 #include "perf_record.h"
 #include "perf_ring.h"
 #include "vec.h"
+#include "sorted.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -407,7 +408,7 @@ static void drain(struct pf_sampler *s)
             script_next_generation(s->procs[i].script, clock_mono_ns());
     }
     if (s->nrecs > 1)
-        qsort(s->recs, s->nrecs, sizeof *s->recs, rec_cmp);
+        sorted_sort(s->recs, s->nrecs, sizeof *s->recs, rec_cmp);
     for (size_t i = 0; i < s->nrecs; i++)
         on_record(s, s->recs[i].h);
     for (int c = 0; c < s->ncpus; c++)
@@ -487,7 +488,7 @@ static void publish(struct pf_sampler *s, uint64_t now, bool force)
         uint32_t tmp[PERF_UNWIND_KEEP];
         size_t n = s->unw_n < PERF_UNWIND_KEEP ? (size_t)s->unw_n : PERF_UNWIND_KEEP;
         memcpy(tmp, s->unw_last, n * sizeof *tmp);
-        qsort(tmp, n, sizeof *tmp, u32_cmp);
+        sorted_sort(tmp, n, sizeof *tmp, u32_cmp);
         l->unwind_median_ns = n ? tmp[n / 2] : 0;
     }
     l->tracer_cpu_ns = clock_thread_cpu_ns();
