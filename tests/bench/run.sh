@@ -1059,7 +1059,7 @@ of its threads and of perf's (\`/proc/PID/task/*/schedstat\`) and the
 1-minute load average (the machine is shared: other sessions' builds and
 tests are in the load, and in what \`-a\` sees).
 
-The sproftop measured: $(cat "${LONG_DIR:-$TMP/long}/binary" 2>/dev/null || echo 'not recorded').
+The sproftop measured: $(cat "${LONG_DIR:-$TMP/long}/binary" 2>/dev/null || echo 'not recorded')$([ -n "$LONG_DIR" ] && printf '; reported from the runs in `%s`%s' "$LONG_DIR" "${LONG_MORE:+ and \`$LONG_MORE\` (LONG_DIR, LONG_MORE)}").
 
 | figure | value | aim |
 |---|---|---|
