@@ -621,7 +621,8 @@ long_more_rows() {
     local LONG_TSV=$TMP/more.tsv n t
     long_clean "$1/rss.tsv" >"$LONG_TSV"
     n=$(tail -n 1 "$LONG_TSV" | cut -d' ' -f1)
-    t=$(awk '$5 > 0 {n = $1} END {print n + 0}' "$LONG_TSV")
+    # perf top's minutes: while its CPU time grows
+    t=$(awk '$5 > 0 && $5 >= p {n = $1; p = $5; next} $5 > 0 || n {exit} END {print n + 0}' "$LONG_TSV")
     long_rows "$LONG_TSV" "$n"
     [ "$t" -ge 5 ] && echo "| sproftop's CPU over its first $t minutes, % of one core; perf top's | $(long_cpu 3 "$t"); $(long_cpu 5 "$t") | sproftop ÷ perf top: $(awk -v a="$(long_cpu 3 "$t")" -v b="$(long_cpu 5 "$t")" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}') |"
     echo "| sproftop's CPU over the whole run, % of one core | $(long_cpu 3 "$n") | |"
@@ -1073,7 +1074,7 @@ $(for d in $LONG_MORE; do [ -s "$d/rss.tsv" ] || continue
 cat <<EOF2
 Another run ($d: $(cat "$d/binary" 2>/dev/null || echo 'another build'), its loop started
 $(( ($(stat -c %Y "$d/loop.pid") - $(stat -c %Y "${LONG_DIR:-$TMP/long}/loop.pid")) / 60 )) minutes after the first's, $(long_clean "$d/rss.tsv" | tail -n 1 | cut -d' ' -f1) minutes,
-perf top beside it for its first $(awk '$5 > 0 {n = $1} END {print n + 0}' "$d/rss.tsv") minutes):
+perf top beside it for its first $(awk '$5 > 0 && $5 >= p {n = $1; p = $5; next} $5 > 0 || n {exit} END {print n + 0}' "$d/rss.tsv") minutes):
 
 | figure | value | aim |
 |---|---|---|
