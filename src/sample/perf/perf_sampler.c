@@ -275,9 +275,11 @@ static void on_fork(struct pf_sampler *s, const struct perf_record_task *r)
     if (!s->cfg.all && (!s->cfg.children || parent == PERF_NONE ||
                         s->procs[parent].exited))
         return;
-    const char *comm = parent != PERF_NONE ? s->procs[parent].comm
-                                           : name[0] ? name : NULL;
-    uint32_t pi = pf_proc_add(s, pid, !s->cfg.all, comm);
+    /* a copy: adding the child may move the table the parent is in */
+    char comm[sizeof s->procs[0].comm];
+    snprintf(comm, sizeof comm, "%s", parent != PERF_NONE
+                                          ? s->procs[parent].comm : name);
+    uint32_t pi = pf_proc_add(s, pid, !s->cfg.all, comm[0] ? comm : NULL);
     if (pi == PERF_NONE)
         return;
     if (parent != PERF_NONE)
