@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "unit_main.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -322,17 +322,10 @@ static void test_srcfile(void **state)
     assert_null(sf.line);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_code_counts),
-        cmocka_unit_test(test_count_rows_hot),
-        cmocka_unit_test(test_find_label_request),
-        cmocka_unit_test(test_export_listing),
-        cmocka_unit_test(test_callgrind_instr),
-        cmocka_unit_test(test_srcfile),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_code_counts),
+    cmocka_unit_test(test_count_rows_hot),
+    cmocka_unit_test(test_find_label_request),
+    cmocka_unit_test(test_export_listing),
+    cmocka_unit_test(test_callgrind_instr),
+    cmocka_unit_test(test_srcfile))

@@ -559,22 +559,15 @@ static void test_load_file(void **state)
     profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry),
-        cmocka_unit_test(test_golden_write),
-        cmocka_unit_test(test_golden_read),
-        cmocka_unit_test(test_round_trip_golden),
-        cmocka_unit_test(test_thread_remap),
-        cmocka_unit_test(test_names_and_edges),
-        cmocka_unit_test(test_empty_profile),
-        cmocka_unit_test(test_counts_coalesce),
-        cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_fuzz),
-        cmocka_unit_test(test_load_file),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_registry),
+    cmocka_unit_test(test_golden_write),
+    cmocka_unit_test(test_golden_read),
+    cmocka_unit_test(test_round_trip_golden),
+    cmocka_unit_test(test_thread_remap),
+    cmocka_unit_test(test_names_and_edges),
+    cmocka_unit_test(test_empty_profile),
+    cmocka_unit_test(test_counts_coalesce),
+    cmocka_unit_test(test_bad_input),
+    cmocka_unit_test(test_fuzz),
+    cmocka_unit_test(test_load_file))

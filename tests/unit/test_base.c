@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit_main.h"
 
 #include "clock.h"
 #include "idtab.h"
@@ -162,14 +162,8 @@ static void test_clock(void **state)
     assert_true(clock_process_cpu_ns() >= t);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_vec_reserve),
-        cmocka_unit_test(test_idtab),
-        cmocka_unit_test(test_strarena),
-        cmocka_unit_test(test_clock),
-    };
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_vec_reserve),
+    cmocka_unit_test(test_idtab),
+    cmocka_unit_test(test_strarena),
+    cmocka_unit_test(test_clock))

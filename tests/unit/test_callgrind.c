@@ -443,19 +443,12 @@ static void test_registry(void **state)
     assert_null(format_for_path("callgrind.out.", false));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example),
-        cmocka_unit_test(test_recursion),
-        cmocka_unit_test(test_random_stacks),
-        cmocka_unit_test(test_names),
-        cmocka_unit_test(test_blank_names),
-        cmocka_unit_test(test_lines),
-        cmocka_unit_test(test_empty_stacks_and_derived),
-        cmocka_unit_test(test_registry),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_example),
+    cmocka_unit_test(test_recursion),
+    cmocka_unit_test(test_random_stacks),
+    cmocka_unit_test(test_names),
+    cmocka_unit_test(test_blank_names),
+    cmocka_unit_test(test_lines),
+    cmocka_unit_test(test_empty_stacks_and_derived),
+    cmocka_unit_test(test_registry))

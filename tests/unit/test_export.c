@@ -670,27 +670,20 @@ static void test_write_relative_path(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry),
-        cmocka_unit_test(test_folded_example),
-        cmocka_unit_test(test_folded_sanitize),
-        cmocka_unit_test(test_folded_empty_stack),
-        cmocka_unit_test(test_write_new_and_replace),
-        cmocka_unit_test(test_write_missing_dir),
-        cmocka_unit_test(test_write_readonly_dir),
-        cmocka_unit_test(test_write_refuses_symlinks),
-        cmocka_unit_test(test_write_refuses_system_dirs),
-        cmocka_unit_test(test_write_keeps_mode),
-        cmocka_unit_test(test_write_race_with_symlink),
-        cmocka_unit_test(test_write_std_descriptors),
-        cmocka_unit_test(test_write_file_size_limit),
-        cmocka_unit_test(test_write_refuses_special),
-        cmocka_unit_test(test_write_failure_keeps_old),
-        cmocka_unit_test(test_write_relative_path),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, make_dir, remove_dir);
-}
+UNIT_MAIN_GROUP(make_dir, remove_dir,
+    cmocka_unit_test(test_registry),
+    cmocka_unit_test(test_folded_example),
+    cmocka_unit_test(test_folded_sanitize),
+    cmocka_unit_test(test_folded_empty_stack),
+    cmocka_unit_test(test_write_new_and_replace),
+    cmocka_unit_test(test_write_missing_dir),
+    cmocka_unit_test(test_write_readonly_dir),
+    cmocka_unit_test(test_write_refuses_symlinks),
+    cmocka_unit_test(test_write_refuses_system_dirs),
+    cmocka_unit_test(test_write_keeps_mode),
+    cmocka_unit_test(test_write_race_with_symlink),
+    cmocka_unit_test(test_write_std_descriptors),
+    cmocka_unit_test(test_write_file_size_limit),
+    cmocka_unit_test(test_write_refuses_special),
+    cmocka_unit_test(test_write_failure_keeps_old),
+    cmocka_unit_test(test_write_relative_path))

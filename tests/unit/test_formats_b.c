@@ -567,25 +567,18 @@ static void test_svg_small_and_empty(void **state)
     profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry),
-        cmocka_unit_test(test_samplingprof_golden),
-        cmocka_unit_test(test_samplingprof_parse),
-        cmocka_unit_test(test_samplingprof_names),
-        cmocka_unit_test(test_samplingprof_empty),
-        cmocka_unit_test(test_stackprof_golden),
-        cmocka_unit_test(test_stackprof_meta_and_names),
-        cmocka_unit_test(test_stackprof_empty),
-        cmocka_unit_test(test_dot_example),
-        cmocka_unit_test(test_dot_names_and_limits),
-        cmocka_unit_test(test_dot_light_edges),
-        cmocka_unit_test(test_svg_example),
-        cmocka_unit_test(test_svg_names),
-        cmocka_unit_test(test_svg_small_and_empty),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_registry),
+    cmocka_unit_test(test_samplingprof_golden),
+    cmocka_unit_test(test_samplingprof_parse),
+    cmocka_unit_test(test_samplingprof_names),
+    cmocka_unit_test(test_samplingprof_empty),
+    cmocka_unit_test(test_stackprof_golden),
+    cmocka_unit_test(test_stackprof_meta_and_names),
+    cmocka_unit_test(test_stackprof_empty),
+    cmocka_unit_test(test_dot_example),
+    cmocka_unit_test(test_dot_names_and_limits),
+    cmocka_unit_test(test_dot_light_edges),
+    cmocka_unit_test(test_svg_example),
+    cmocka_unit_test(test_svg_names),
+    cmocka_unit_test(test_svg_small_and_empty))

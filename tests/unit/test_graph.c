@@ -320,14 +320,7 @@ static void test_graph_refused(void **state)
     profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stack_queries),
-        cmocka_unit_test(test_graph_answers),
-        cmocka_unit_test(test_graph_refused),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_stack_queries),
+    cmocka_unit_test(test_graph_answers),
+    cmocka_unit_test(test_graph_refused))

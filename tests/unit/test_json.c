@@ -192,16 +192,9 @@ static void test_truncations(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values),
-        cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_strings),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_truncations),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_values),
+    cmocka_unit_test(test_numbers),
+    cmocka_unit_test(test_strings),
+    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_truncations))

@@ -400,21 +400,14 @@ static void test_source_file(void **state)
     assert_null(source_file_new(NULL, "x"));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_golden_example),
-        cmocka_unit_test(test_thread_roots),
-        cmocka_unit_test(test_process_roots),
-        cmocka_unit_test(test_roots_need_every_line),
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_tolerated_input),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_load_file_detection),
-        cmocka_unit_test(test_sniff),
-        cmocka_unit_test(test_source_file),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_golden_example),
+    cmocka_unit_test(test_thread_roots),
+    cmocka_unit_test(test_process_roots),
+    cmocka_unit_test(test_roots_need_every_line),
+    cmocka_unit_test(test_round_trip),
+    cmocka_unit_test(test_tolerated_input),
+    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_load_file_detection),
+    cmocka_unit_test(test_sniff),
+    cmocka_unit_test(test_source_file))

@@ -661,27 +661,20 @@ static void test_process_filter(void **state)
     done(p, m);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hide_recursive_case),
-        cmocka_unit_test(test_hide_callers_pane_case),
-        cmocka_unit_test(test_hide_thresholds),
-        cmocka_unit_test(test_hide_star_edges),
-        cmocka_unit_test(test_edges_recursion),
-        cmocka_unit_test(test_edges_first_use),
-        cmocka_unit_test(test_flat_first_use),
-        cmocka_unit_test(test_inverted_tree),
-        cmocka_unit_test(test_merged_tree),
-        cmocka_unit_test(test_filters),
-        cmocka_unit_test(test_filter_profile),
-        cmocka_unit_test(test_process_roots),
-        cmocka_unit_test(test_process_roots_diff),
-        cmocka_unit_test(test_one_process_no_level),
-        cmocka_unit_test(test_process_merge_command),
-        cmocka_unit_test(test_process_filter),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_hide_recursive_case),
+    cmocka_unit_test(test_hide_callers_pane_case),
+    cmocka_unit_test(test_hide_thresholds),
+    cmocka_unit_test(test_hide_star_edges),
+    cmocka_unit_test(test_edges_recursion),
+    cmocka_unit_test(test_edges_first_use),
+    cmocka_unit_test(test_flat_first_use),
+    cmocka_unit_test(test_inverted_tree),
+    cmocka_unit_test(test_merged_tree),
+    cmocka_unit_test(test_filters),
+    cmocka_unit_test(test_filter_profile),
+    cmocka_unit_test(test_process_roots),
+    cmocka_unit_test(test_process_roots_diff),
+    cmocka_unit_test(test_one_process_no_level),
+    cmocka_unit_test(test_process_merge_command),
+    cmocka_unit_test(test_process_filter))

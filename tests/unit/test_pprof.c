@@ -1348,28 +1348,21 @@ static void test_utf8(void **state)
     assert_int_equal(util_utf8_count("", 0), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_write_fields),
-        cmocka_unit_test(test_write_idle_and_no_interval),
-        cmocka_unit_test(test_write_deterministic),
-        cmocka_unit_test(test_roundtrip),
-        cmocka_unit_test(test_process_labels),
-        cmocka_unit_test(test_roundtrip_build_id),
-        cmocka_unit_test(test_roundtrip_idle_and_invalid_utf8),
-        cmocka_unit_test(test_load_golden),
-        cmocka_unit_test(test_load_foreign),
-        cmocka_unit_test(test_thread_labels),
-        cmocka_unit_test(test_errors_structure),
-        cmocka_unit_test(test_errors_wire),
-        cmocka_unit_test(test_bombs),
-        cmocka_unit_test(test_sniff),
-        cmocka_unit_test(test_pb_varints),
-        cmocka_unit_test(test_pb_fields),
-        cmocka_unit_test(test_utf8),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_write_fields),
+    cmocka_unit_test(test_write_idle_and_no_interval),
+    cmocka_unit_test(test_write_deterministic),
+    cmocka_unit_test(test_roundtrip),
+    cmocka_unit_test(test_process_labels),
+    cmocka_unit_test(test_roundtrip_build_id),
+    cmocka_unit_test(test_roundtrip_idle_and_invalid_utf8),
+    cmocka_unit_test(test_load_golden),
+    cmocka_unit_test(test_load_foreign),
+    cmocka_unit_test(test_thread_labels),
+    cmocka_unit_test(test_errors_structure),
+    cmocka_unit_test(test_errors_wire),
+    cmocka_unit_test(test_bombs),
+    cmocka_unit_test(test_sniff),
+    cmocka_unit_test(test_pb_varints),
+    cmocka_unit_test(test_pb_fields),
+    cmocka_unit_test(test_utf8))

@@ -1112,36 +1112,29 @@ static void test_merge_commands(void **state)
     profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nodes_self_total),
-        cmocka_unit_test(test_intern_identity),
-        cmocka_unit_test(test_bad_input_adds_nothing),
-        cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_flat_recursion),
-        cmocka_unit_test(test_flat_two_threads_sorted),
-        cmocka_unit_test(test_edges_fractional),
-        cmocka_unit_test(test_edges_racket_percentages),
-        cmocka_unit_test(test_inverted),
-        cmocka_unit_test(test_focus_and_thread_filter),
-        cmocka_unit_test(test_merge_threads),
-        cmocka_unit_test(test_merge_by_thread_name),
-        cmocka_unit_test(test_merge_lines),
-        cmocka_unit_test(test_merge_limits),
-        cmocka_unit_test(test_clone_independent),
-        cmocka_unit_test(test_reset),
-        cmocka_unit_test(test_lines_and_addrs),
-        cmocka_unit_test(test_rename_frames),
-        cmocka_unit_test(test_node_keys),
-        cmocka_unit_test(test_foreach_stack),
-        cmocka_unit_test(test_deep_stack),
-        cmocka_unit_test(test_many_samples_fixed_stacks),
-        cmocka_unit_test(test_meta),
-        cmocka_unit_test(test_thread_process),
-        cmocka_unit_test(test_merge_commands),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_nodes_self_total),
+    cmocka_unit_test(test_intern_identity),
+    cmocka_unit_test(test_bad_input_adds_nothing),
+    cmocka_unit_test(test_threads),
+    cmocka_unit_test(test_flat_recursion),
+    cmocka_unit_test(test_flat_two_threads_sorted),
+    cmocka_unit_test(test_edges_fractional),
+    cmocka_unit_test(test_edges_racket_percentages),
+    cmocka_unit_test(test_inverted),
+    cmocka_unit_test(test_focus_and_thread_filter),
+    cmocka_unit_test(test_merge_threads),
+    cmocka_unit_test(test_merge_by_thread_name),
+    cmocka_unit_test(test_merge_lines),
+    cmocka_unit_test(test_merge_limits),
+    cmocka_unit_test(test_clone_independent),
+    cmocka_unit_test(test_reset),
+    cmocka_unit_test(test_lines_and_addrs),
+    cmocka_unit_test(test_rename_frames),
+    cmocka_unit_test(test_node_keys),
+    cmocka_unit_test(test_foreach_stack),
+    cmocka_unit_test(test_deep_stack),
+    cmocka_unit_test(test_many_samples_fixed_stacks),
+    cmocka_unit_test(test_meta),
+    cmocka_unit_test(test_thread_process),
+    cmocka_unit_test(test_merge_commands))

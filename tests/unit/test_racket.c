@@ -201,16 +201,9 @@ static void test_same_name(void **state)
     profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_writer_shape),
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_made_by_racket),
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_same_name),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_writer_shape),
+    cmocka_unit_test(test_round_trip),
+    cmocka_unit_test(test_made_by_racket),
+    cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_same_name))

@@ -117,14 +117,7 @@ static void test_empty_and_unknowns(void **state)
     profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example),
-        cmocka_unit_test(test_top_n_and_columns),
-        cmocka_unit_test(test_empty_and_unknowns),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_example),
+    cmocka_unit_test(test_top_n_and_columns),
+    cmocka_unit_test(test_empty_and_unknowns))

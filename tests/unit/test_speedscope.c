@@ -360,20 +360,13 @@ static void test_depth(void **state)
     free(text);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example),
-        cmocka_unit_test(test_nanoseconds_and_empty_stack),
-        cmocka_unit_test(test_escaping),
-        cmocka_unit_test(test_registry),
-        cmocka_unit_test(test_read_golden),
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_times_and_names),
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_depth),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_example),
+    cmocka_unit_test(test_nanoseconds_and_empty_stack),
+    cmocka_unit_test(test_escaping),
+    cmocka_unit_test(test_registry),
+    cmocka_unit_test(test_read_golden),
+    cmocka_unit_test(test_round_trip),
+    cmocka_unit_test(test_times_and_names),
+    cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_depth))

@@ -483,24 +483,17 @@ static void test_top_empty(void **state)
     profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_text_golden),
-        cmocka_unit_test(test_text_registry),
-        cmocka_unit_test(test_text_defaults_hide_nothing),
-        cmocka_unit_test(test_text_hiding),
-        cmocka_unit_test(test_text_recursion),
-        cmocka_unit_test(test_text_cycle),
-        cmocka_unit_test(test_text_empty),
-        cmocka_unit_test(test_text_names),
-        cmocka_unit_test(test_text_long_name),
-        cmocka_unit_test(test_text_meta),
-        cmocka_unit_test(test_top_example),
-        cmocka_unit_test(test_top_meta_and_names),
-        cmocka_unit_test(test_top_empty),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_text_golden),
+    cmocka_unit_test(test_text_registry),
+    cmocka_unit_test(test_text_defaults_hide_nothing),
+    cmocka_unit_test(test_text_hiding),
+    cmocka_unit_test(test_text_recursion),
+    cmocka_unit_test(test_text_cycle),
+    cmocka_unit_test(test_text_empty),
+    cmocka_unit_test(test_text_names),
+    cmocka_unit_test(test_text_long_name),
+    cmocka_unit_test(test_text_meta),
+    cmocka_unit_test(test_top_example),
+    cmocka_unit_test(test_top_meta_and_names),
+    cmocka_unit_test(test_top_empty))

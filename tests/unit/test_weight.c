@@ -273,20 +273,13 @@ static void test_count_rounding(void **state)
     profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shares_and_times),
-        cmocka_unit_test(test_count_formats),
-        cmocka_unit_test(test_constant_rate_same_bytes),
-        cmocka_unit_test(test_pprof_weights),
-        cmocka_unit_test(test_text_header),
-        cmocka_unit_test(test_time_weights),
-        cmocka_unit_test(test_merge_units),
-        cmocka_unit_test(test_diff_units),
-        cmocka_unit_test(test_count_rounding),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_shares_and_times),
+    cmocka_unit_test(test_count_formats),
+    cmocka_unit_test(test_constant_rate_same_bytes),
+    cmocka_unit_test(test_pprof_weights),
+    cmocka_unit_test(test_text_header),
+    cmocka_unit_test(test_time_weights),
+    cmocka_unit_test(test_merge_units),
+    cmocka_unit_test(test_diff_units),
+    cmocka_unit_test(test_count_rounding))

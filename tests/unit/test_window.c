@@ -312,17 +312,10 @@ static void test_no_ring(void **state)
     profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_recent_drops_old),
-        cmocka_unit_test(test_advance_without_samples),
-        cmocka_unit_test(test_ring_capacity),
-        cmocka_unit_test(test_window_lines_threads_clone),
-        cmocka_unit_test(test_foreach_timed),
-        cmocka_unit_test(test_no_ring),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_recent_drops_old),
+    cmocka_unit_test(test_advance_without_samples),
+    cmocka_unit_test(test_ring_capacity),
+    cmocka_unit_test(test_window_lines_threads_clone),
+    cmocka_unit_test(test_foreach_timed),
+    cmocka_unit_test(test_no_ring))
