@@ -24,6 +24,16 @@ uint64_t util_gcd(uint64_t a, uint64_t b);
  * as a table index are well mixed. */
 uint64_t util_hash_bytes(const void *data, size_t len, uint64_t seed);
 
+/* The qsort order of the pairs (a1, a2) and (b1, b2) of unsigned keys:
+ * by the first keys, then by the second; -1, 0 or 1. */
+static inline int util_cmp_pair(uint64_t a1, uint64_t a2, uint64_t b1,
+                                uint64_t b2)
+{
+    if (a1 != b1)
+        return a1 < b1 ? -1 : 1;
+    return (a2 > b2) - (a2 < b2);
+}
+
 /* snprintf into err (errlen may be 0, err may then be NULL); always
  * NUL-terminated, silently truncated. */
 void util_errf(char *err, size_t errlen, const char *fmt, ...)

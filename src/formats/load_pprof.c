@@ -160,9 +160,7 @@ static int cmp_idpair(const void *a, const void *b)
 {
     const struct idpair *x = a, *y = b;
 
-    if (x->id != y->id)
-        return x->id < y->id ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
+    return util_cmp_pair(x->id, x->idx, y->id, y->idx);
 }
 
 /* Sort the ids of n records (id at byte offset id_off of each elem-sized

@@ -235,6 +235,29 @@ static char *fixture_write(const struct format *e, const struct profile *p,
         free(text_);                                                        \
     } while (0)
 
+/* Fail the test (naming file:line and the text) unless text holds each
+ * of the n strings want[]. */
+static inline void fixture_assert_has(const char *file, int line,
+                                      const char *text,
+                                      const char *const *want, size_t n)
+{
+    assert_non_null(text);
+    for (size_t i = 0; i < n; i++)
+        if (!strstr(text, want[i]))
+            fail_msg("%s:%d: missing \"%s\" in:\n%s", file, line, want[i],
+                     text);
+}
+
+/* FIXTURE_ASSERT_HAS(text, string...): each string is somewhere in text
+ * (an exporter's output, say); text is not freed. */
+#define FIXTURE_ASSERT_HAS(text, ...)                                       \
+    do {                                                                    \
+        const char *const want_[] = { __VA_ARGS__ };                        \
+                                                                            \
+        fixture_assert_has(__FILE__, __LINE__, text, want_,                 \
+                           sizeof(want_) / sizeof(want_[0]));               \
+    } while (0)
+
 /* The whole file at path, NUL-terminated (binary files too); its length
  * in *len unless len is NULL.  The caller frees it. */
 static inline char *fixture_slurp(const char *path, size_t *len)

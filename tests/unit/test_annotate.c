@@ -251,18 +251,19 @@ static void test_export_listing(void **state)
     export_opts_default(&o);
     o.annotation = x.a;
     out = fixture_write(format_find("text"), x.p, &o, NULL);
-    assert_non_null(strstr(out, "sproftop annotate: f\n"));
-    assert_non_null(strstr(out, "  samples:   8 in the function, 10 in the "
-                                "profile\n"));
-    /* the source row, then its instructions; a.c is not readable here */
-    assert_non_null(strstr(out, "       3   37.5%        3  "
-                                "                            a.c:10\n"));
-    assert_non_null(strstr(out, "       5   62.5%        5  "
-                                "0x0000000000001008 +0x8          "
-                                "imul   %rcx, %rdx   inlined: g\n"));
-    assert_non_null(strstr(out, "                    2  0x000000000000100b "
-                                "+0xb          call   h\n"));
-    assert_non_null(strstr(out, "jne    ^ +0x4\n"));
+    FIXTURE_ASSERT_HAS(out,
+        "sproftop annotate: f\n",
+        "  samples:   8 in the function, 10 in the "
+        "profile\n",
+        /* the source row, then its instructions; a.c is not readable here */
+        "       3   37.5%        3  "
+        "                            a.c:10\n",
+        "       5   62.5%        5  "
+        "0x0000000000001008 +0x8          "
+        "imul   %rcx, %rdx   inlined: g\n",
+        "                    2  0x000000000000100b "
+        "+0xb          call   h\n",
+        "jne    ^ +0x4\n");
     free(out);
     teardown(&x);
 }
@@ -279,12 +280,13 @@ static void test_callgrind_instr(void **state)
     o.dump_instr = true;
     o.code = fake_code;
     out = fixture_write(format_find("callgrind"), x.p, &o, NULL);
-    assert_non_null(strstr(out, "positions: instr line\n"));
-    /* f's own samples at their instruction, on its line */
-    assert_non_null(strstr(out, "fn=(3)\n0x1004 10 3\n"));
-    /* its call to h at the call instruction that targets h */
-    assert_non_null(strstr(out, "cfn=(5) h\ncalls=1 0x5000 0\n"
-                                "0x100b 11 2\n"));
+    FIXTURE_ASSERT_HAS(out,
+        "positions: instr line\n",
+        /* f's own samples at their instruction, on its line */
+        "fn=(3)\n0x1004 10 3\n",
+        /* its call to h at the call instruction that targets h */
+        "cfn=(5) h\ncalls=1 0x5000 0\n"
+        "0x100b 11 2\n");
     free(out);
     /* without code: every address on the function's first line */
     o.code = NULL;

@@ -248,8 +248,9 @@ static void test_example(void **state)
     assert_int_equal(inclusive(find(&r, "???:main-100")), 4);
     assert_int_equal(inclusive(find(&r, "???:worker-101")), 2);
     /* summary: directly after events: */
-    assert_non_null(strstr(out, "events: Samples\nsummary: 6\n"));
-    assert_non_null(strstr(out, "\ntotals: 6\n"));
+    FIXTURE_ASSERT_HAS(out,
+        "events: Samples\nsummary: 6\n",
+        "\ntotals: 6\n");
     cg_free(&r);
     free(out);
     profile_free(p);
@@ -275,8 +276,9 @@ static void test_recursion(void **state)
     cg_read(out, &r);
     assert_int_equal(r.self_calls, 0);
     /* A callee in another file gets a cfl= line. */
-    assert_non_null(strstr(out, "cfl=(3) ext.c\n"));
-    assert_non_null(strstr(out, "cob=(3) libext.so\n"));
+    FIXTURE_ASSERT_HAS(out,
+        "cfl=(3) ext.c\n",
+        "cob=(3) libext.so\n");
     cg_free(&r);
     free(out);
     profile_free(p);
@@ -405,8 +407,9 @@ static void test_lines(void **state)
     out = write_cg(p);
     /* hot's block comes first (frame order) and names it; main's call
      * record refers to it by number, from main's first line. */
-    assert_non_null(strstr(out, "fn=(3) hot\n42 3\n45 1\n40 2\n"));
-    assert_non_null(strstr(out, "cfn=(3)\ncalls=1 40\n10 6\n"));
+    FIXTURE_ASSERT_HAS(out,
+        "fn=(3) hot\n42 3\n45 1\n40 2\n",
+        "cfn=(3)\ncalls=1 40\n10 6\n");
     check_against_flat(p, out);
     free(out);
     profile_free(p);

@@ -320,31 +320,32 @@ static void test_stackprof_meta_and_names(void **state)
     ADD(p, t, 2, b, a);
     assert_int_equal(profile_add_stack(p, t, NULL, 0, 1), 0);
     got = write_mem(format_find("stackprof"), p);
-    assert_non_null(strstr(got, " \"mode\": \"wall\",\n \"interval\": 1000,\n"
-                                " \"samples\": 3,\n"));
-    assert_non_null(strstr(got, "  \"pid\": 42,\n"
-                                "  \"cmdline\": \"prog \\\"x\\\"\\n\",\n"
-                                "  \"comm\": \"prog\",\n"
-                                "  \"start_ns\": 5,\n"
-                                "  \"duration_ns\": 7,\n"));
-    assert_non_null(strstr(got, "    \"name\": \"w\\\"k\",\n"));
-    /* control characters -> spaces, ';' -> ':', non-ASCII as \u escapes
-     * (a surrogate pair past U+FFFF), an invalid byte as U+FFFD */
-    assert_non_null(strstr(got, "   \"name\": \"q\\\"b\\\\s t a:b \\u00fc "
-                                "\\ud83d\\udd25 \\ufffd<>&\",\n"));
-    /* no file: the module stands in; no line: no "line" key */
-    assert_non_null(strstr(got, "   \"name\": \"f\",\n"
-                                "   \"file\": \"libm.so.6\",\n"
-                                "   \"total_samples\": 2,\n"));
-    /* the empty stack (walked first: a thread's own samples come first)
-     * is the one-frame stack "[unknown]", id 1 */
-    assert_non_null(strstr(got, "  \"1\": {\n"
-                                "   \"name\": \"[unknown]\",\n"
-                                "   \"total_samples\": 1,\n"
-                                "   \"samples\": 1\n"
-                                "  },\n"));
-    assert_non_null(strstr(got, " \"raw\": [\n  1,\n  1,\n  1,\n  2,\n"
-                                "  2,\n  3,\n  2\n ],\n"));
+    FIXTURE_ASSERT_HAS(got,
+        " \"mode\": \"wall\",\n \"interval\": 1000,\n"
+        " \"samples\": 3,\n",
+        "  \"pid\": 42,\n"
+        "  \"cmdline\": \"prog \\\"x\\\"\\n\",\n"
+        "  \"comm\": \"prog\",\n"
+        "  \"start_ns\": 5,\n"
+        "  \"duration_ns\": 7,\n",
+        "    \"name\": \"w\\\"k\",\n",
+        /* control characters -> spaces, ';' -> ':', non-ASCII as \u escapes
+         * (a surrogate pair past U+FFFF), an invalid byte as U+FFFD */
+        "   \"name\": \"q\\\"b\\\\s t a:b \\u00fc "
+        "\\ud83d\\udd25 \\ufffd<>&\",\n",
+        /* no file: the module stands in; no line: no "line" key */
+        "   \"name\": \"f\",\n"
+        "   \"file\": \"libm.so.6\",\n"
+        "   \"total_samples\": 2,\n",
+        /* the empty stack (walked first: a thread's own samples come first)
+         * is the one-frame stack "[unknown]", id 1 */
+        "  \"1\": {\n"
+        "   \"name\": \"[unknown]\",\n"
+        "   \"total_samples\": 1,\n"
+        "   \"samples\": 1\n"
+        "  },\n",
+        " \"raw\": [\n  1,\n  1,\n  1,\n  2,\n"
+        "  2,\n  3,\n  2\n ],\n");
     assert_int_equal(count_of(got, "  1000"), 3);   /* one delta a sample */
     free(got);
     profile_free(p);
@@ -426,11 +427,12 @@ static void test_dot_names_and_limits(void **state)
         fixture_add_ids(p, t, ids, 2, i < 150 ? 10 : 1, true);
     }
     got = write_mem(format_find("dot"), p);
-    assert_non_null(strstr(got, "label=\"run \\\"it\\\" (pid 9)\\l"));
-    assert_non_null(strstr(got, "[label=\"op\\\"er\\\\a tor<int, \xef\xbf\xbd>\\n"));
-    assert_non_null(strstr(got, "Showing top 120 nodes, 120 shown\\l"
-                                "Dropped nodes with < 9 samples\\l"
-                                "Dropped edges with < 2 samples\\l"));
+    FIXTURE_ASSERT_HAS(got,
+        "label=\"run \\\"it\\\" (pid 9)\\l",
+        "[label=\"op\\\"er\\\\a tor<int, \xef\xbf\xbd>\\n",
+        "Showing top 120 nodes, 120 shown\\l"
+        "Dropped nodes with < 9 samples\\l"
+        "Dropped edges with < 2 samples\\l");
     assert_int_equal(count_of(got, "[shape=box]"), 120);
     assert_int_equal(count_of(got, " -> "), 119);   /* top -> 119 kept */
     assert_null(strstr(got, "f200"));
@@ -451,9 +453,10 @@ static void test_dot_light_edges(void **state)
     ADD(p, t, 1000, m, b);
     ADD(p, t, 1, m, a, b);     /* 1 of 2001 < 3 */
     got = write_mem(format_find("dot"), p);
-    assert_non_null(strstr(got, "Dropped edges with < 3 samples\\l"));
-    assert_non_null(strstr(got, "  \"1\" -> \"2\" [label=\"1001\"]"));
-    assert_non_null(strstr(got, "  \"1\" -> \"3\" [label=\"1000\"]"));
+    FIXTURE_ASSERT_HAS(got,
+        "Dropped edges with < 3 samples\\l",
+        "  \"1\" -> \"2\" [label=\"1001\"]",
+        "  \"1\" -> \"3\" [label=\"1000\"]");
     assert_null(strstr(got, "  \"2\" -> \"3\""));
     assert_int_equal(count_of(got, "[shape=box]"), 3);
     free(got);
@@ -470,25 +473,26 @@ static void test_svg_example(void **state)
     (void)state;
     assert_int_equal(strncmp(got, "<?xml version=\"1.0\"", 19), 0);
     assert_int_equal(count_of(got, "<g class=\"f\""), 9);
-    assert_non_null(strstr(got, "<g class=\"f\" data-x=\"0\" data-w=\"6\" "
-                                "data-d=\"0\"><title>all\n6 samples "
-                                "(100.00%), self 0</title>"));
-    /* threads sorted by name, then main, a, and b before c */
-    assert_non_null(strstr(got, "data-x=\"0\" data-w=\"4\" data-d=\"1\">"
-                                "<title>main-100\n"));
-    assert_non_null(strstr(got, "data-x=\"4\" data-w=\"2\" data-d=\"1\">"
-                                "<title>worker-101\n"));
-    assert_non_null(strstr(got, "data-x=\"0\" data-w=\"3\" data-d=\"4\">"
-                                "<title>b\nprog prog.c:30\n3 samples "
-                                "(50.00%), self 3</title>"));
-    assert_non_null(strstr(got, "data-x=\"3\" data-w=\"1\" data-d=\"4\">"
-                                "<title>c\n"));
-    assert_non_null(strstr(got, "data-x=\"4\" data-w=\"2\" data-d=\"3\">"
-                                "<title>d\n"));
-    /* interactive and self-contained: a script, no remote reference */
-    assert_non_null(strstr(got, "<script type=\"text/ecmascript\"><![CDATA["));
-    assert_non_null(strstr(got, "function zoom("));
-    assert_non_null(strstr(got, "function search("));
+    FIXTURE_ASSERT_HAS(got,
+        "<g class=\"f\" data-x=\"0\" data-w=\"6\" "
+        "data-d=\"0\"><title>all\n6 samples "
+        "(100.00%), self 0</title>",
+        /* threads sorted by name, then main, a, and b before c */
+        "data-x=\"0\" data-w=\"4\" data-d=\"1\">"
+        "<title>main-100\n",
+        "data-x=\"4\" data-w=\"2\" data-d=\"1\">"
+        "<title>worker-101\n",
+        "data-x=\"0\" data-w=\"3\" data-d=\"4\">"
+        "<title>b\nprog prog.c:30\n3 samples "
+        "(50.00%), self 3</title>",
+        "data-x=\"3\" data-w=\"1\" data-d=\"4\">"
+        "<title>c\n",
+        "data-x=\"4\" data-w=\"2\" data-d=\"3\">"
+        "<title>d\n",
+        /* interactive and self-contained: a script, no remote reference */
+        "<script type=\"text/ecmascript\"><![CDATA[",
+        "function zoom(",
+        "function search(");
     assert_int_equal(count_of(got, "http"), 1);   /* the xmlns only */
     assert_non_null(strstr(got, "xmlns=\"http://www.w3.org/2000/svg\""));
     assert_int_equal(count_of(got, "]]>"), 2);    /* style and script */
@@ -534,12 +538,13 @@ static void test_svg_names(void **state)
     ADD(p, t, 1, f);
     got = write_mem(format_find("svg"), p);
     assert_escaped(got);
-    assert_non_null(strstr(got, "<title>std::map&lt;int, std::string&gt;::"
-                                "operator[] &apos;q&apos; &quot;d&quot; "
-                                "a&amp;b   \xc3\xbc \xef\xbf\xbd \xef\xbf\xbd\n"
-                                "lib&lt;x&gt;.so\n"));
-    assert_non_null(strstr(got, "<title>&lt;t&amp;&gt;-1\n"));
-    assert_non_null(strstr(got, "a &lt;b&gt; &amp; &quot;c&quot; (pid 3)"));
+    FIXTURE_ASSERT_HAS(got,
+        "<title>std::map&lt;int, std::string&gt;::"
+        "operator[] &apos;q&apos; &quot;d&quot; "
+        "a&amp;b   \xc3\xbc \xef\xbf\xbd \xef\xbf\xbd\n"
+        "lib&lt;x&gt;.so\n",
+        "<title>&lt;t&amp;&gt;-1\n",
+        "a &lt;b&gt; &amp; &quot;c&quot; (pid 3)");
     free(got);
     profile_free(p);
 }

@@ -627,14 +627,15 @@ static void test_roundtrip(void **state)
     free(want);
     free(got);
     got = dump(q, true);
-    assert_non_null(strstr(got, ";main{prog|main.c|12|401100};"
-                                "inl_outer{prog|h.h|3|0|inl};"
-                                "inl_inner{prog|h.h|9|0|inl};"
-                                "memcpy{libc.so.6|-|0|7f0000001000} 7\n"));
-    assert_non_null(strstr(got, "[truncated]{-|-|0|0|special}"));
-    assert_non_null(strstr(got, ";odd_inline{libm.so.6|m.c|5|0} 5\n"));
-    assert_non_null(strstr(got, "jit_code{-|-|0|9000} 3\n"));
-    assert_non_null(strstr(got, "w;o,r:k\"er/4002 2\n"));
+    FIXTURE_ASSERT_HAS(got,
+        ";main{prog|main.c|12|401100};"
+        "inl_outer{prog|h.h|3|0|inl};"
+        "inl_inner{prog|h.h|9|0|inl};"
+        "memcpy{libc.so.6|-|0|7f0000001000} 7\n",
+        "[truncated]{-|-|0|0|special}",
+        ";odd_inline{libm.so.6|m.c|5|0} 5\n",
+        "jit_code{-|-|0|9000} 3\n",
+        "w;o,r:k\"er/4002 2\n");
     free(got);
     assert_int_equal(profile_samples(q), profile_samples(p));
     assert_int_equal(profile_thread_count(q), 2);

@@ -70,23 +70,22 @@ static void test_top_n_and_columns(void **state)
     (void)state;
     FIXTURE_ADD_IDS(p, t, 1234567, longname);
     got = summary(p, 2);
-    assert_non_null(strstr(got,
+    FIXTURE_ASSERT_HAS(got,
         "Top functions by self\n"
         "  samples       %  function                                    "
         "location\n"
         "  1234567  100.0%  a_rather_long_function_name?with_a_newline  -\n"
         "        3    0.0%  b                                           "
         "prog prog.c:30\n"
-        "\n"));
-    assert_non_null(strstr(got,
+        "\n",
         "Top functions by total\n"
         "  samples       %  function                                    "
         "location\n"
         "  1234567  100.0%  a_rather_long_function_name?with_a_newline  -\n"
         "        6    0.0%  main                                        "
-        "prog prog.c:10\n"));
-    assert_non_null(strstr(got, "  samples:   1234573\n"));
-    assert_non_null(strstr(got, "  threads:   3\n"));
+        "prog prog.c:10\n",
+        "  samples:   1234573\n",
+        "  threads:   3\n");
     free(got);
     profile_free(p);
 }
@@ -111,8 +110,9 @@ static void test_empty_and_unknowns(void **state)
         "no samples\n");
     assert_int_equal(profile_set_meta(p, &meta), 0);
     got = summary(p, 10);
-    assert_non_null(strstr(got, "  interval:  0.25 ms (4000 Hz)\n"));
-    assert_non_null(strstr(got, "  mode:      wall-clock (--idle)\n"));
+    FIXTURE_ASSERT_HAS(got,
+        "  interval:  0.25 ms (4000 Hz)\n",
+        "  mode:      wall-clock (--idle)\n");
     free(got);
     profile_free(p);
 }

@@ -94,14 +94,15 @@ static void test_nanoseconds_and_empty_stack(void **state)
     assert_int_equal(profile_add_stack(p, t0, NULL, 0, 2), 0);
     assert_int_equal(profile_set_meta(p, &m), 0);
     sq = write_ss_squeezed(p);
-    assert_non_null(strstr(sq, "\"frames\":[{\"name\":\"main\",\"file\":"
-                               "\"prog.c\",\"line\":10},{\"name\":\"x\","
-                               "\"file\":\"prog.c\"}]"));
-    assert_non_null(strstr(sq, "\"unit\":\"nanoseconds\",\"startValue\":0,"
-                               "\"samples\":[[],[0,1]],"
-                               "\"weights\":[2000000,3000000],"
-                               "\"endValue\":5000000}"));
-    assert_non_null(strstr(sq, "\"name\":\"sproftop\","));
+    FIXTURE_ASSERT_HAS(sq,
+        "\"frames\":[{\"name\":\"main\",\"file\":"
+        "\"prog.c\",\"line\":10},{\"name\":\"x\","
+        "\"file\":\"prog.c\"}]",
+        "\"unit\":\"nanoseconds\",\"startValue\":0,"
+        "\"samples\":[[],[0,1]],"
+        "\"weights\":[2000000,3000000],"
+        "\"endValue\":5000000}",
+        "\"name\":\"sproftop\",");
     free(sq);
     profile_free(p);
 }
@@ -117,16 +118,17 @@ static void test_escaping(void **state)
         "ctl\x01\x1f", "caf\xc3\xa9 \xe2\x82\xac", "bad\xff\xc3(", "",
         "std::vector<int>::operator[]", "a;b,c:d e");
     out = write_ss(p);
-    assert_non_null(strstr(out, "\"q\\\"uote\""));
-    assert_non_null(strstr(out, "\"back\\\\slash\""));
-    assert_non_null(strstr(out, "\"nl\\ntab\\tcr\\r\""));
-    assert_non_null(strstr(out, "\"ctl\\u0001\\u001f\""));
-    assert_non_null(strstr(out, "\"caf\xc3\xa9 \xe2\x82\xac\""));
-    assert_non_null(strstr(out, "\"bad\\ufffd\\ufffd(\""));
-    assert_non_null(strstr(out, "\"[unknown]\""));
-    assert_non_null(strstr(out, "\"std::vector<int>::operator[]\""));
-    assert_non_null(strstr(out, "\"a;b,c:d e\""));
-    assert_non_null(strstr(out, "\"t\\\"1 (tid 1)\""));
+    FIXTURE_ASSERT_HAS(out,
+        "\"q\\\"uote\"",
+        "\"back\\\\slash\"",
+        "\"nl\\ntab\\tcr\\r\"",
+        "\"ctl\\u0001\\u001f\"",
+        "\"caf\xc3\xa9 \xe2\x82\xac\"",
+        "\"bad\\ufffd\\ufffd(\"",
+        "\"[unknown]\"",
+        "\"std::vector<int>::operator[]\"",
+        "\"a;b,c:d e\"",
+        "\"t\\\"1 (tid 1)\"");
     /* No raw control byte anywhere in the file but the layout's '\n'. */
     for (const char *c = out; *c; c++)
         assert_true((unsigned char)*c >= 0x20 || *c == '\n');

@@ -456,11 +456,12 @@ static void test_top_meta_and_names(void **state)
     assert_int_equal(profile_set_meta(p, &m), 0);
     FIXTURE_ADD_IDS(p, t, 2, f);
     got = write_mem(format_find("top"), p, 1, 2);
-    assert_non_null(strstr(got, "  Mode: wall(2000)\n"));
-    assert_non_null(strstr(got, "  Command: prog --x y (pid 4242)\n"));
-    assert_non_null(strstr(got, "  Threads: 1, interval 2.000 ms, "
-                                "duration 1.500 s\n"));
-    assert_non_null(strstr(got, "(100.0%)     a b\n"));
+    FIXTURE_ASSERT_HAS(got,
+        "  Mode: wall(2000)\n",
+        "  Command: prog --x y (pid 4242)\n",
+        "  Threads: 1, interval 2.000 ms, "
+        "duration 1.500 s\n",
+        "(100.0%)     a b\n");
     assert_null(strstr(got, "== thread"));
     free(got);
     profile_free(p);

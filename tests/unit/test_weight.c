@@ -187,9 +187,10 @@ static void test_text_header(void **state)
     char *t = fixture_write(format_find("text"), p, &o, NULL);
 
     (void)state;
-    assert_non_null(strstr(t, "Total cpu time observed: 2000ms (out of "
-                              "2000ms)\n"));
-    assert_non_null(strstr(t, "Number of samples taken: 1100 (once every "));
+    FIXTURE_ASSERT_HAS(t,
+        "Total cpu time observed: 2000ms (out of "
+        "2000ms)\n",
+        "Number of samples taken: 1100 (once every ");
     free(t);
     profile_free(p);
 }
