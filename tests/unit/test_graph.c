@@ -293,6 +293,14 @@ static void total_over_samples(struct pieces *y, const struct profile *p)
     y->flat[0].total = 11;
 }
 
+/* Each edit makes the pieces of a graph that set_graph refuses. */
+typedef void edit_fn(struct pieces *, const struct profile *);
+static edit_fn *const edits[] = {
+    bad_frame, thread_frame, twice, self_over_total, rank_twice, edge_twice,
+    edge_nan, edge_negative, edge_out_of_range, edge_seq_twice,
+    too_many_samples, total_over_samples,
+};
+
 static void test_graph_refused(void **state)
 {
     struct profile *p = stacks();
@@ -300,18 +308,8 @@ static void test_graph_refused(void **state)
 
     (void)state;
     pieces_of(p, &x);
-    refused(&x, p, bad_frame);
-    refused(&x, p, thread_frame);
-    refused(&x, p, twice);
-    refused(&x, p, self_over_total);
-    refused(&x, p, rank_twice);
-    refused(&x, p, edge_twice);
-    refused(&x, p, edge_nan);
-    refused(&x, p, edge_negative);
-    refused(&x, p, edge_out_of_range);
-    refused(&x, p, edge_seq_twice);
-    refused(&x, p, too_many_samples);
-    refused(&x, p, total_over_samples);
+    for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++)
+        refused(&x, p, edits[i]);
     /* a profile that has samples takes no graph */
     errno = 0;
     assert_int_equal(profile_set_graph(p, &x.d), -1);
