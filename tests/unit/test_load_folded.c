@@ -343,16 +343,21 @@ static void test_load_file_detection(void **state)
 
 static void test_sniff(void **state)
 {
+    static const struct fixture_sniff cases[] = {
+        FIXTURE_SNIFF("a;b 3\n", true),
+        FIXTURE_SNIFF("\n\nmain 12", true),
+        FIXTURE_SNIFF("a b c\t3\r\n", true),
+        FIXTURE_SNIFF("@supersamplerV1.0\n", false),
+        FIXTURE_SNIFF("\x1f\x8b\x08", false),
+        FIXTURE_SNIFF("{\"a\": 1}\n", false),
+        FIXTURE_SNIFF("12\n", false),
+        FIXTURE_SNIFF("a\0b 3\n", false),
+        FIXTURE_SNIFF("\n \n", false),
+    };
+
     (void)state;
-    assert_true(load_folded_sniff("a;b 3\n", 6));
-    assert_true(load_folded_sniff("\n\nmain 12", 9));
-    assert_true(load_folded_sniff("a b c\t3\r\n", 9));
-    assert_false(load_folded_sniff("@supersamplerV1.0\n", 18));
-    assert_false(load_folded_sniff("\x1f\x8b\x08", 3));
-    assert_false(load_folded_sniff("{\"a\": 1}\n", 9));
-    assert_false(load_folded_sniff("12\n", 3));
-    assert_false(load_folded_sniff("a\0b 3\n", 6));
-    assert_false(load_folded_sniff("\n \n", 3));
+    fixture_assert_sniffs(load_folded_sniff, cases,
+                          sizeof(cases) / sizeof(cases[0]));
 }
 
 /* --- the file source ----------------------------------------------------- */

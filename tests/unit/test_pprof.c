@@ -1223,15 +1223,19 @@ static void test_errors_wire(void **state)
 
 static void test_sniff(void **state)
 {
+    static const struct fixture_sniff cases[] = {
+        FIXTURE_SNIFF("\x1f\x8b\x08\x00", true),
+        FIXTURE_SNIFF("\x1f\x8b", false),
+        FIXTURE_SNIFF("main;a 3\n", false),
+        FIXTURE_SNIFF("\nmain;a 3\n", false),
+        FIXTURE_SNIFF("@supersamplerV1.0\n", false),
+        FIXTURE_SNIFF("\x0a\x00", false),       /* no string table */
+    };
     struct msg m = { 0 };
 
     (void)state;
-    assert_true(load_pprof_sniff("\x1f\x8b\x08\x00", 4));
-    assert_false(load_pprof_sniff("\x1f\x8b", 2));
-    assert_false(load_pprof_sniff("main;a 3\n", 9));
-    assert_false(load_pprof_sniff("\nmain;a 3\n", 10));
-    assert_false(load_pprof_sniff("@supersamplerV1.0\n", 18));
-    assert_false(load_pprof_sniff("\x0a\x00", 2)); /* no string table */
+    fixture_assert_sniffs(load_pprof_sniff, cases,
+                          sizeof(cases) / sizeof(cases[0]));
     build(&m, BAD_NONE);
     assert_true(load_pprof_sniff((const char *)m.b.data, m.b.len));
     assert_false(load_pprof_sniff((const char *)m.b.data, m.b.len - 1));
