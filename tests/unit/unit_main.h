@@ -20,10 +20,10 @@
 #define UNIT_MAIN_GROUP(setup, teardown, ...)                               \
     int main(void)                                                          \
     {                                                                       \
-        const struct CMUnitTest tests_[] = { __VA_ARGS__ };                 \
+        const struct CMUnitTest tests[] = { __VA_ARGS__ };                 \
                                                                             \
         cmocka_set_message_output(CM_OUTPUT_TAP);                           \
-        return cmocka_run_group_tests(tests_, setup, teardown);             \
+        return cmocka_run_group_tests(tests, setup, teardown);             \
     }
 #define UNIT_MAIN(...) UNIT_MAIN_GROUP(NULL, NULL, __VA_ARGS__)
 
