@@ -258,26 +258,15 @@ static inline void fixture_assert_has(const char *file, int line,
                            sizeof(want_) / sizeof(want_[0]));               \
     } while (0)
 
-/* A loader's sniffer and what it should say of some bytes;
- * FIXTURE_SNIFF(literal, want) takes the whole literal, NULs inside too. */
-typedef bool fixture_sniff_fn(const char *buf, size_t len);
-struct fixture_sniff {
+/* A case of a table-driven test: some bytes and what is wanted of them
+ * (an error message, a format's name...).  FIXTURE_CASE(literal, want)
+ * takes the whole literal, NULs inside included. */
+struct fixture_case {
     const char *buf;
     size_t len;
-    bool want;
+    const char *want;
 };
-#define FIXTURE_SNIFF(lit, want) { lit, sizeof(lit) - 1, want }
-
-/* Fail the test unless sniff says c[i].want of each of the n cases. */
-static inline void fixture_assert_sniffs(fixture_sniff_fn *sniff,
-                                         const struct fixture_sniff *c,
-                                         size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (sniff(c[i].buf, c[i].len) != c[i].want)
-            fail_msg("sniff case %zu (%zu bytes): want %s", i, c[i].len,
-                     c[i].want ? "true" : "false");
-}
+#define FIXTURE_CASE(lit, want) { lit, sizeof(lit) - 1, want }
 
 /* The whole file at path, NUL-terminated (binary files too); its length
  * in *len unless len is NULL.  The caller frees it. */

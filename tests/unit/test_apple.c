@@ -123,9 +123,6 @@ static void test_registry(void **state)
     (void)state;
     assert_ptr_equal(format_find("sampler"), format_find("sampler"));
     assert_ptr_equal(format_for_path("/tmp/x.sampler", false), format_find("sampler"));
-    assert_true(load_apple_sniff("@supersamplerV1.0\n", 18));
-    assert_false(load_apple_sniff("@supersamplerV1.0", 17));
-    assert_false(load_apple_sniff("main;a 1\n", 9));
 }
 
 static void test_golden_write(void **state)

@@ -35,6 +35,41 @@ static struct profile *example(void)
 
 /* --- registry ------------------------------------------------------------ */
 
+/* Bytes, and the one reader whose sniffer takes them (NULL: none). */
+static const struct fixture_case claims[] = {
+    FIXTURE_CASE("a;b 3\n", "folded"),
+    FIXTURE_CASE("\n\nmain 12", "folded"),
+    FIXTURE_CASE("a b c\t3\r\n", "folded"),
+    FIXTURE_CASE("main;a 3\n", "folded"),
+    FIXTURE_CASE("\nmain;a 3\n", "folded"),
+    FIXTURE_CASE("12\n", NULL),
+    FIXTURE_CASE("a\0b 3\n", NULL),
+    FIXTURE_CASE("\n \n", NULL),
+    FIXTURE_CASE("{\"a\": 1}\n", NULL),
+    FIXTURE_CASE("@supersamplerV1.0\n", "sampler"),
+    FIXTURE_CASE("@supersamplerV1.0", NULL),
+    FIXTURE_CASE("\x1f\x8b\x08\x00", "pprof"),
+    FIXTURE_CASE("\x1f\x8b\x08", "pprof"),     /* gzip, deflate: enough */
+    FIXTURE_CASE("\x1f\x8b", NULL),
+    FIXTURE_CASE("\x0a\x00", NULL),   /* a protobuf with no string table */
+};
+
+/* Every reader's sniffer on every case: only the one named takes it. */
+static void test_sniffers(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(claims) / sizeof(claims[0]); i++)
+        for (size_t k = 0; k < format_count(); k++) {
+            const struct format *e = format_at(k);
+            bool want = claims[i].want &&
+                        strcmp(claims[i].want, e->name) == 0;
+
+            if (e->sniff && e->sniff(claims[i].buf, claims[i].len) != want)
+                fail_msg("%s's sniffer on case %zu: want %s", e->name, i,
+                         want ? "true" : "false");
+        }
+}
+
 static void test_registry(void **state)
 {
     struct export_opts o;
@@ -672,6 +707,7 @@ static void test_write_relative_path(void **state)
 
 UNIT_MAIN_GROUP(make_dir, remove_dir,
     cmocka_unit_test(test_registry),
+    cmocka_unit_test(test_sniffers),
     cmocka_unit_test(test_folded_example),
     cmocka_unit_test(test_folded_sanitize),
     cmocka_unit_test(test_folded_empty_stack),

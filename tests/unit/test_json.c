@@ -123,38 +123,31 @@ static void test_strings(void **state)
     json_free(&j);
 }
 
-/* Bad texts and what json_parse says of them; a text's length is the
- * whole literal, NULs inside included. */
-#define BAD(text, err) { text, sizeof(text) - 1, err }
-static const struct {
-    const char *text;
-    size_t len;
-    const char *err;
-} bad[] = {
-    BAD("", "byte 0: unexpected end of the text"),
-    BAD("[1,]", "byte 3: expected a value"),
-    BAD("[1 2]", "byte 3: expected ',' or ']'"),
-    BAD("{\"a\" 1}", "byte 5: expected ':'"),
-    BAD("{1: 2}", "byte 1: expected a member name"),
-    BAD("{\"a\": 1", "byte 7: expected ',' or '}'"),
-    BAD("[01]", "byte 1: bad number"),
-    BAD("[1.]", "byte 1: bad number"),
-    BAD("[-]", "byte 1: bad number"),
-    BAD("[1e]", "byte 1: bad number"),
-    BAD("[\"a\nb\"]", "byte 3: control character in a string"),
-    BAD("[\"\\x\"]", "byte 3: bad escape in a string"),
-    BAD("[\"\\u12g4\"]", "byte 3: bad \\u escape in a string"),
-    BAD("[\"abc", "byte 5: string not closed"),
-    BAD("[\"a\\", "byte 4: string not closed"),
-    BAD("[tru]", "byte 1: expected a value"),
-    BAD("{} x", "byte 3: text after the value"),
-    BAD("[1]\0", "byte 3: text after the value"),
-    BAD("[\"a\0\"]", "byte 3: control character in a string"),
+/* Bad texts and what json_parse says of them. */
+static const struct fixture_case bad[] = {
+    FIXTURE_CASE("", "byte 0: unexpected end of the text"),
+    FIXTURE_CASE("[1,]", "byte 3: expected a value"),
+    FIXTURE_CASE("[1 2]", "byte 3: expected ',' or ']'"),
+    FIXTURE_CASE("{\"a\" 1}", "byte 5: expected ':'"),
+    FIXTURE_CASE("{1: 2}", "byte 1: expected a member name"),
+    FIXTURE_CASE("{\"a\": 1", "byte 7: expected ',' or '}'"),
+    FIXTURE_CASE("[01]", "byte 1: bad number"),
+    FIXTURE_CASE("[1.]", "byte 1: bad number"),
+    FIXTURE_CASE("[-]", "byte 1: bad number"),
+    FIXTURE_CASE("[1e]", "byte 1: bad number"),
+    FIXTURE_CASE("[\"a\nb\"]", "byte 3: control character in a string"),
+    FIXTURE_CASE("[\"\\x\"]", "byte 3: bad escape in a string"),
+    FIXTURE_CASE("[\"\\u12g4\"]", "byte 3: bad \\u escape in a string"),
+    FIXTURE_CASE("[\"abc", "byte 5: string not closed"),
+    FIXTURE_CASE("[\"a\\", "byte 4: string not closed"),
+    FIXTURE_CASE("[tru]", "byte 1: expected a value"),
+    FIXTURE_CASE("{} x", "byte 3: text after the value"),
+    FIXTURE_CASE("[1]\0", "byte 3: text after the value"),
+    FIXTURE_CASE("[\"a\0\"]", "byte 3: control character in a string"),
     /* a number longer than JSON_MAX_NUMBER */
-    BAD("[1111111111111111111111111111111111111111"
+    FIXTURE_CASE("[1111111111111111111111111111111111111111"
         "1111111111111111111111111]", "byte 1: number too long"),
 };
-#undef BAD
 
 static void test_errors(void **state)
 {
@@ -162,7 +155,7 @@ static void test_errors(void **state)
 
     (void)state;
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-        assert_string_equal(parse_err(bad[i].text, bad[i].len), bad[i].err);
+        assert_string_equal(parse_err(bad[i].buf, bad[i].len), bad[i].want);
     /* nesting: JSON_MAX_DEPTH levels parse, one more does not */
     memset(deep, '[', JSON_MAX_DEPTH);
     memset(deep + JSON_MAX_DEPTH, ']', JSON_MAX_DEPTH);

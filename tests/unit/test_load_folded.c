@@ -341,25 +341,6 @@ static void test_load_file_detection(void **state)
     assert_string_equal(err, "cannot open /tmp: it is a directory");
 }
 
-static void test_sniff(void **state)
-{
-    static const struct fixture_sniff cases[] = {
-        FIXTURE_SNIFF("a;b 3\n", true),
-        FIXTURE_SNIFF("\n\nmain 12", true),
-        FIXTURE_SNIFF("a b c\t3\r\n", true),
-        FIXTURE_SNIFF("@supersamplerV1.0\n", false),
-        FIXTURE_SNIFF("\x1f\x8b\x08", false),
-        FIXTURE_SNIFF("{\"a\": 1}\n", false),
-        FIXTURE_SNIFF("12\n", false),
-        FIXTURE_SNIFF("a\0b 3\n", false),
-        FIXTURE_SNIFF("\n \n", false),
-    };
-
-    (void)state;
-    fixture_assert_sniffs(load_folded_sniff, cases,
-                          sizeof(cases) / sizeof(cases[0]));
-}
-
 /* --- the file source ----------------------------------------------------- */
 
 static void test_source_file(void **state)
@@ -414,5 +395,4 @@ UNIT_MAIN(
     cmocka_unit_test(test_tolerated_input),
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_load_file_detection),
-    cmocka_unit_test(test_sniff),
     cmocka_unit_test(test_source_file))
