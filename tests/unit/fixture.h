@@ -33,6 +33,80 @@
 /* Deepest stack the add helpers take (the deep-recursion tests). */
 #define FIXTURE_MAX_DEPTH 400
 
+/* --- a test's own profile and texts -------------------------------------
+ * FIXTURE_TEST(test) runs a cmocka test between fixture_setup and
+ * fixture_teardown: its state holds a new profile (fixture_profile) and
+ * what it hands fixture_keep / fixture_keep_profile, all freed after the
+ * test whether it passes or fails (a failed assertion leaves the test by
+ * longjmp, past any free of its own). */
+struct fixture_state {
+    struct profile *p;          /* fixture_profile's */
+    char **texts;               /* fixture_keep's */
+    size_t ntexts, texts_cap;
+    struct profile **profiles;  /* fixture_keep_profile's */
+    size_t nprofiles, profiles_cap;
+};
+
+static inline int fixture_setup(void **state)
+{
+    struct fixture_state *f = calloc(1, sizeof(*f));
+
+    if (!f || !(f->p = profile_new())) {
+        free(f);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+static inline int fixture_teardown(void **state)
+{
+    struct fixture_state *f = *state;
+
+    for (size_t i = 0; i < f->ntexts; i++)
+        free(f->texts[i]);
+    for (size_t i = 0; i < f->nprofiles; i++)
+        profile_free(f->profiles[i]);
+    free(f->texts);
+    free(f->profiles);
+    profile_free(f->p);
+    free(f);
+    return 0;
+}
+
+#define FIXTURE_TEST(test)                                                  \
+    cmocka_unit_test_setup_teardown(test, fixture_setup, fixture_teardown)
+
+/* The FIXTURE_TEST's new profile, empty when the test starts. */
+static inline struct profile *fixture_profile(void **state)
+{
+    return ((struct fixture_state *)*state)->p;
+}
+
+/* text (not NULL), freed after the FIXTURE_TEST; returns it. */
+static inline char *fixture_keep(void **state, char *text)
+{
+    struct fixture_state *f = *state;
+
+    assert_non_null(text);
+    assert_int_equal(VEC_RESERVE(f->texts, f->texts_cap, f->ntexts + 1), 0);
+    f->texts[f->ntexts++] = text;
+    return text;
+}
+
+/* p (not NULL), freed after the FIXTURE_TEST; returns it. */
+static inline struct profile *fixture_keep_profile(void **state,
+                                                   struct profile *p)
+{
+    struct fixture_state *f = *state;
+
+    assert_non_null(p);
+    assert_int_equal(VEC_RESERVE(f->profiles, f->profiles_cap,
+                                 f->nprofiles + 1), 0);
+    f->profiles[f->nprofiles++] = p;
+    return p;
+}
+
 /* Intern a FRAME_FUNC frame in p and return its id; module and file may
  * be NULL, line 0 for unknown. */
 static inline uint32_t fixture_frame(struct profile *p, const char *name,

@@ -64,18 +64,15 @@ static void test_registry(void **state)
 
 static void test_samplingprof_golden(void **state)
 {
-    struct profile *p = example();
-    char *got = write_mem(format_find("samplingprof"), p);
-    char *want = fixture_slurp(DATA_DIR "/example.samplingprof",
-                               NULL);
+    struct profile *p = fixture_keep_profile(state, example());
+    char *got = fixture_keep(state, write_mem(format_find("samplingprof"), p));
+    char *want = fixture_keep(state,
+                              fixture_slurp(DATA_DIR "/example.samplingprof",
+                                            NULL));
 
-    (void)state;
     /* chunk 1 is the runtime in ms; chunks 2-4 are the golden's */
     assert_int_equal(strncmp(got, "60.0\n\n", 6), 0);
     assert_string_equal(strchr(got, '\n'), strchr(want, '\n'));
-    free(got);
-    free(want);
-    profile_free(p);
 }
 
 /* A reader of the four chunks, as the gem's report splits them: ids are
@@ -146,7 +143,7 @@ static void parse_samplingprof(char *text, struct sp_parsed *r)
 
 static void test_samplingprof_parse(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t0 = profile_thread(p, 1, "a"), t1 = profile_thread(p, 2, "b");
     uint32_t m = fn(p, "main", 1), f = fn(p, "f", 2), g = fn(p, "g", 3);
     struct profile_meta meta = { .interval_ns = 2500000 };
@@ -156,13 +153,12 @@ static void test_samplingprof_parse(void **state)
     struct sp_parsed r;
     char *got;
 
-    (void)state;
     ADD(p, t0, 5, m, f, f, f, g);     /* recursion: f once per sample */
     ADD(p, t0, 2, m, g, f);
     ADD(p, t1, 4, m, f);
     assert_int_equal(profile_add_stack(p, t1, NULL, 0, 1), 0);
     assert_int_equal(profile_set_meta(p, &meta), 0);
-    got = write_mem(format_find("samplingprof"), p);
+    got = fixture_keep(state, write_mem(format_find("samplingprof"), p));
     assert_int_equal(got[strlen(got) - 1], '\n');
     parse_samplingprof(got, &r);
     assert_true(r.runtime > 29.99 && r.runtime < 30.01);   /* 12 x 2.5 ms */
@@ -202,13 +198,11 @@ static void test_samplingprof_parse(void **state)
             assert_int_equal(r.count[k], 5);
     free(flat);
     free(edges);
-    free(got);
-    profile_free(p);
 }
 
 static void test_samplingprof_names(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     struct frame_desc d1 = { .name = "std::map<int, std::string>::operator[]",
                              .file = "/usr/include/c++/12/bits/stl_map.h",
@@ -220,26 +214,21 @@ static void test_samplingprof_names(void **state)
     uint32_t c = profile_intern_frame(p, &d3);
     char *got;
 
-    (void)state;
     ADD(p, t, 1, a, b, c);
-    got = write_mem(format_find("samplingprof"), p);
+    got = fixture_keep(state, write_mem(format_find("samplingprof"), p));
     assert_non_null(strstr(got, "\n\n/usr/include/c++/12/bits/stl_map.h:511:"
                                 "std..map<int; std..string>..operator[],0\n"
                                 "lib.x;y.so:0:a b;c.d,1\n"
                                 "?:0:nothing,2\n\n"));
     /* no interval: 1 ms per sample */
     assert_int_equal(strncmp(got, "1.0\n\n", 5), 0);
-    free(got);
-    profile_free(p);
 }
 
 static void test_samplingprof_empty(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
 
-    (void)state;
     FIXTURE_ASSERT_TEXT(write_mem(format_find("samplingprof"), p), "0.0\n\n\n\n");
-    profile_free(p);
 }
 
 /* --- stackprof ------------------------------------------------------------------ */
@@ -280,28 +269,25 @@ static char *without_metadata(const char *json, char **meta)
 
 static void test_stackprof_golden(void **state)
 {
-    struct profile *p = example();
-    char *got = write_mem(format_find("stackprof"), p);
-    char *want = fixture_slurp(DATA_DIR "/example.stackprof.json",
-                               NULL);
-    char *gm, *wm, *g = without_metadata(got, &gm), *w = without_metadata(want, &wm);
+    struct profile *p = fixture_keep_profile(state, example());
+    char *got = fixture_keep(state, write_mem(format_find("stackprof"), p));
+    char *want = fixture_keep(state,
+                              fixture_slurp(DATA_DIR "/example.stackprof.json",
+                                            NULL));
+    char *gm, *wm;
+    char *g = fixture_keep(state, without_metadata(got, &gm));
+    char *w = fixture_keep(state, without_metadata(want, &wm));
 
-    (void)state;
     assert_string_equal(g, w);
     assert_string_equal(wm, " \"metadata\": {},\n");
     assert_string_equal(gm, EXAMPLE_META);
-    free(g);
-    free(w);
     free(gm);
     free(wm);
-    free(got);
-    free(want);
-    profile_free(p);
 }
 
 static void test_stackprof_meta_and_names(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 7, "w\"k");
     struct frame_desc d = {
         .name = "q\"b\\s\nt\ta;b \xc3\xbc \xf0\x9f\x94\xa5 \xff<>&",
@@ -315,11 +301,10 @@ static void test_stackprof_meta_and_names(void **state)
     uint32_t a = profile_intern_frame(p, &d), b = profile_intern_frame(p, &nofile);
     char *got;
 
-    (void)state;
     assert_int_equal(profile_set_meta(p, &m), 0);
     ADD(p, t, 2, b, a);
     assert_int_equal(profile_add_stack(p, t, NULL, 0, 1), 0);
-    got = write_mem(format_find("stackprof"), p);
+    got = fixture_keep(state, write_mem(format_find("stackprof"), p));
     FIXTURE_ASSERT_HAS(got,
         " \"mode\": \"wall\",\n \"interval\": 1000,\n"
         " \"samples\": 3,\n",
@@ -347,15 +332,12 @@ static void test_stackprof_meta_and_names(void **state)
         " \"raw\": [\n  1,\n  1,\n  1,\n  2,\n"
         "  2,\n  3,\n  2\n ],\n");
     assert_int_equal(count_of(got, "  1000"), 3);   /* one delta a sample */
-    free(got);
-    profile_free(p);
 }
 
 static void test_stackprof_empty(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
 
-    (void)state;
     FIXTURE_ASSERT_TEXT(write_mem(format_find("stackprof"), p),
         "{\n"
         " \"version\": 1.2,\n"
@@ -369,16 +351,14 @@ static void test_stackprof_empty(void **state)
         " \"raw\": [],\n"
         " \"raw_timestamp_deltas\": []\n"
         "}");
-    profile_free(p);
 }
 
 /* --- dot ------------------------------------------------------------------------ */
 
 static void test_dot_example(void **state)
 {
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
 
-    (void)state;
     FIXTURE_ASSERT_TEXT(write_mem(format_find("dot"), p),
         "digraph profile {\n"
         "Legend [shape=plaintext,fontsize=24,label=\"Total samples: 6\\l"
@@ -405,19 +385,17 @@ static void test_dot_example(void **state)
         "  \"2\" -> \"3\" [label=\"3\"] [weight=\"3\"] [penwidth=\"1.50\"];\n"
         "  \"2\" -> \"4\" [label=\"1\"] [weight=\"1\"] [penwidth=\"0.83\"];\n"
         "}\n");
-    profile_free(p);
 }
 
 static void test_dot_names_and_limits(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     struct frame_desc d = { .name = "op\"er\\a\ntor<int, \xff>", .kind = FRAME_FUNC };
     struct profile_meta m = { .pid = 9, .cmdline = "run \"it\"" };
     uint32_t top = profile_intern_frame(p, &d), ids[2] = { top, 0 };
     char name[16], *got;
 
-    (void)state;
     assert_int_equal(profile_set_meta(p, &m), 0);
     /* 150 callees of 10 samples each: all above 0.5%, 120 shown; and
      * 300 callees of 1 sample: below the 0.5% floor, all dropped */
@@ -437,40 +415,35 @@ static void test_dot_names_and_limits(void **state)
     assert_int_equal(count_of(got, " -> "), 119);   /* top -> 119 kept */
     assert_null(strstr(got, "f200"));
     free(got);
-    profile_free(p);
 }
 
 /* An edge with under 0.1% of the samples is left out, its nodes kept. */
 static void test_dot_light_edges(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     uint32_t m = fn(p, "main", 0), a = fn(p, "a", 0), b = fn(p, "b", 0);
     char *got;
 
-    (void)state;
     ADD(p, t, 1000, m, a);
     ADD(p, t, 1000, m, b);
     ADD(p, t, 1, m, a, b);     /* 1 of 2001 < 3 */
-    got = write_mem(format_find("dot"), p);
+    got = fixture_keep(state, write_mem(format_find("dot"), p));
     FIXTURE_ASSERT_HAS(got,
         "Dropped edges with < 3 samples\\l",
         "  \"1\" -> \"2\" [label=\"1001\"]",
         "  \"1\" -> \"3\" [label=\"1000\"]");
     assert_null(strstr(got, "  \"2\" -> \"3\""));
     assert_int_equal(count_of(got, "[shape=box]"), 3);
-    free(got);
-    profile_free(p);
 }
 
 /* --- svg --------------------------------------------------------------------------- */
 
 static void test_svg_example(void **state)
 {
-    struct profile *p = example();
-    char *got = write_mem(format_find("svg"), p);
+    struct profile *p = fixture_keep_profile(state, example());
+    char *got = fixture_keep(state, write_mem(format_find("svg"), p));
 
-    (void)state;
     assert_int_equal(strncmp(got, "<?xml version=\"1.0\"", 19), 0);
     assert_int_equal(count_of(got, "<g class=\"f\""), 9);
     FIXTURE_ASSERT_HAS(got,
@@ -497,8 +470,6 @@ static void test_svg_example(void **state)
     assert_non_null(strstr(got, "xmlns=\"http://www.w3.org/2000/svg\""));
     assert_int_equal(count_of(got, "]]>"), 2);    /* style and script */
     assert_non_null(strstr(got, "</svg>\n"));
-    free(got);
-    profile_free(p);
 }
 
 /* Every '&' starts an entity and no '<' sits inside a title or label. */
@@ -524,7 +495,7 @@ static void assert_escaped(const char *svg)
 
 static void test_svg_names(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "<t&>");
     struct frame_desc d = { .name = "std::map<int, std::string>::operator[] "
                                     "'q' \"d\" a&b \x01 \xc3\xbc \xff \xef\xbf\xbe",
@@ -533,10 +504,9 @@ static void test_svg_names(void **state)
     uint32_t f = profile_intern_frame(p, &d);
     char *got;
 
-    (void)state;
     assert_int_equal(profile_set_meta(p, &m), 0);
     ADD(p, t, 1, f);
-    got = write_mem(format_find("svg"), p);
+    got = fixture_keep(state, write_mem(format_find("svg"), p));
     assert_escaped(got);
     FIXTURE_ASSERT_HAS(got,
         "<title>std::map&lt;int, std::string&gt;::"
@@ -545,45 +515,39 @@ static void test_svg_names(void **state)
         "lib&lt;x&gt;.so\n",
         "<title>&lt;t&amp;&gt;-1\n",
         "a &lt;b&gt; &amp; &quot;c&quot; (pid 3)");
-    free(got);
-    profile_free(p);
 }
 
 static void test_svg_small_and_empty(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     uint32_t big = fn(p, "big", 0), tiny = fn(p, "tiny", 0);
     char *got;
 
-    (void)state;
-    got = write_mem(format_find("svg"), p);
+    got = fixture_keep(state, write_mem(format_find("svg"), p));
     assert_non_null(strstr(got, ">no samples</text>"));
     assert_int_equal(count_of(got, "<g class=\"f\""), 0);
-    free(got);
     /* 1 sample in 100001 is 0.012 px wide: left out */
     ADD(p, t, 100000, big);
     ADD(p, t, 1, tiny);
-    got = write_mem(format_find("svg"), p);
+    got = fixture_keep(state, write_mem(format_find("svg"), p));
     assert_non_null(strstr(got, "<title>big\n"));
     assert_null(strstr(got, "<title>tiny\n"));
     assert_int_equal(count_of(got, "<g class=\"f\""), 3);
-    free(got);
-    profile_free(p);
 }
 
 UNIT_MAIN(
     cmocka_unit_test(test_registry),
-    cmocka_unit_test(test_samplingprof_golden),
-    cmocka_unit_test(test_samplingprof_parse),
-    cmocka_unit_test(test_samplingprof_names),
-    cmocka_unit_test(test_samplingprof_empty),
-    cmocka_unit_test(test_stackprof_golden),
-    cmocka_unit_test(test_stackprof_meta_and_names),
-    cmocka_unit_test(test_stackprof_empty),
-    cmocka_unit_test(test_dot_example),
-    cmocka_unit_test(test_dot_names_and_limits),
-    cmocka_unit_test(test_dot_light_edges),
-    cmocka_unit_test(test_svg_example),
-    cmocka_unit_test(test_svg_names),
-    cmocka_unit_test(test_svg_small_and_empty))
+    FIXTURE_TEST(test_samplingprof_golden),
+    FIXTURE_TEST(test_samplingprof_parse),
+    FIXTURE_TEST(test_samplingprof_names),
+    FIXTURE_TEST(test_samplingprof_empty),
+    FIXTURE_TEST(test_stackprof_golden),
+    FIXTURE_TEST(test_stackprof_meta_and_names),
+    FIXTURE_TEST(test_stackprof_empty),
+    FIXTURE_TEST(test_dot_example),
+    FIXTURE_TEST(test_dot_names_and_limits),
+    FIXTURE_TEST(test_dot_light_edges),
+    FIXTURE_TEST(test_svg_example),
+    FIXTURE_TEST(test_svg_names),
+    FIXTURE_TEST(test_svg_small_and_empty))

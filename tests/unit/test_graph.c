@@ -77,13 +77,12 @@ static struct profile *empty_like(const struct profile *p)
 
 static void test_stack_queries(void **state)
 {
-    struct profile *p = stacks();
+    struct profile *p = fixture_keep_profile(state, stacks());
     struct profile_flat *flat;
     long n = profile_flat(p, &flat);
     uint32_t *off, *ft, f = fixture_find_frame(p, "f");
     uint32_t mn = fixture_find_frame(p, "main"), g = fixture_find_frame(p, "g");
 
-    (void)state;
     assert_true(profile_has_stacks(p));
     for (long i = 0; i < n; i++) {
         /* f is its own leaf in 2 samples, 3 deep: 2 / 3 */
@@ -109,7 +108,6 @@ static void test_stack_queries(void **state)
     free(off);
     free(ft);
     free(flat);
-    profile_free(p);
 }
 
 static int count_stack(void *ctx, uint32_t thread, const uint32_t *frames,
@@ -123,7 +121,8 @@ static int count_stack(void *ctx, uint32_t thread, const uint32_t *frames,
 /* A graph answers the graph's questions as its stacks did. */
 static void test_graph_answers(void **state)
 {
-    struct profile *p = stacks(), *q = empty_like(p), *c;
+    struct profile *p = fixture_keep_profile(state, stacks());
+    struct profile *q = empty_like(p), *c;
     struct pieces x, y;
     const struct model_filter all = { .focus = PROFILE_NONE };
     struct model_filter focus = all;
@@ -131,7 +130,6 @@ static void test_graph_answers(void **state)
     uint64_t seen = 0;
     char *tp, *tq;
 
-    (void)state;
     pieces_of(p, &x);
     assert_int_equal(profile_set_graph(q, &x.d), 0);
     assert_false(profile_has_stacks(q));
@@ -177,11 +175,11 @@ static void test_graph_answers(void **state)
         export_opts_default(&o);
         if (k == 0)
             o.hide_self = o.hide_subs = 0;
-        tp = fixture_write(format_find("text"), p, &o, NULL);
-        tq = fixture_write(format_find("text"), q, &o, NULL);
+        tp = fixture_keep(state,
+                          fixture_write(format_find("text"), p, &o, NULL));
+        tq = fixture_keep(state,
+                          fixture_write(format_find("text"), q, &o, NULL));
         assert_string_equal(tq, tp);
-        free(tp);
-        free(tq);
     }
     /* the view's profile of a graph is the graph */
     c = model_filter_profile(q, &focus);
@@ -194,7 +192,6 @@ static void test_graph_answers(void **state)
     assert_int_equal(profile_samples(q), 0);
     pieces_free(&x);
     pieces_free(&y);
-    profile_free(p);
     profile_free(q);
 }
 
@@ -303,10 +300,9 @@ static edit_fn *const edits[] = {
 
 static void test_graph_refused(void **state)
 {
-    struct profile *p = stacks();
+    struct profile *p = fixture_keep_profile(state, stacks());
     struct pieces x;
 
-    (void)state;
     pieces_of(p, &x);
     for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++)
         refused(&x, p, edits[i]);
@@ -315,10 +311,9 @@ static void test_graph_refused(void **state)
     assert_int_equal(profile_set_graph(p, &x.d), -1);
     assert_int_equal(errno, EINVAL);
     pieces_free(&x);
-    profile_free(p);
 }
 
 UNIT_MAIN(
-    cmocka_unit_test(test_stack_queries),
-    cmocka_unit_test(test_graph_answers),
-    cmocka_unit_test(test_graph_refused))
+    FIXTURE_TEST(test_stack_queries),
+    FIXTURE_TEST(test_graph_answers),
+    FIXTURE_TEST(test_graph_refused))

@@ -34,10 +34,9 @@ static char *write_as(const char *fmt, const struct profile *p, size_t *len)
 
 static void test_writer_shape(void **state)
 {
-    struct profile *p = example();
-    char *j = write_as("racket-json", p, NULL);
+    struct profile *p = fixture_keep_profile(state, example());
+    char *j = fixture_keep(state, write_as("racket-json", p, NULL));
 
-    (void)state;
     assert_true(strncmp(j, "{\"total_time\": 80, \"cpu_time\": 80, "
                            "\"sample_number\": 8,\n \"thread_times\": "
                            "[{\"id\": 100, \"time\": 60}, {\"id\": 101, "
@@ -55,21 +54,18 @@ static void test_writer_shape(void **state)
         /* d calls itself: the recursion's times are divided (Racket's) */
         "\"caller_time\": 10, \"callee\": 3, "
         "\"callee_time\": 10, \"sproftop_first\": ");
-    free(j);
-    profile_free(p);
 }
 
 /* Read back: the graph's text report is the stacks', and written again
  * it is the same JSON. */
 static void test_round_trip(void **state)
 {
-    struct profile *p = example(), *q;
+    struct profile *p = fixture_keep_profile(state, example()), *q;
     char err[256] = "", *j, *j2, *t1, *t2;
     size_t len, len2;
     struct profile_flat *fp, *fq;
     long np, nq;
 
-    (void)state;
     j = write_as("racket-json", p, &len);
     assert_true(load_racket_sniff(j, len));
     assert_false(load_speedscope_sniff(j, len));
@@ -109,7 +105,6 @@ static void test_round_trip(void **state)
     free(t2);
     free(j);
     free(j2);
-    profile_free(p);
     profile_free(q);
 }
 
@@ -118,12 +113,12 @@ static void test_round_trip(void **state)
 static void test_made_by_racket(void **state)
 {
     char err[256] = "";
-    struct profile *p = load_file(MADE_BY_RACKET, err, sizeof(err));
+    struct profile *p = fixture_keep_profile(state,
+        load_file(MADE_BY_RACKET, err, sizeof(err)));
     struct profile_flat *f;
     long n;
     bool fib = false, unnamed = false;
 
-    (void)state;
     assert_non_null(p);
     assert_false(profile_has_stacks(p));
     n = profile_flat(p, &f);
@@ -133,7 +128,6 @@ static void test_made_by_racket(void **state)
     }
     assert_true(fib && unnamed);
     free(f);
-    profile_free(p);
 }
 
 static void test_refusals(void **state)
@@ -190,21 +184,19 @@ static void test_same_name(void **state)
         "\"thread_ids\": [\"main\"], \"total\": 4, \"self\": 4, \"callers\": "
         "[], \"callees\": []}]}";
     char err[256] = "";
-    struct profile *p = load_racket(text, sizeof(text) - 1, "t", err,
-                                    sizeof(err));
+    struct profile *p = fixture_keep_profile(state,
+        load_racket(text, sizeof(text) - 1, "t", err, sizeof(err)));
 
-    (void)state;
     assert_non_null(p);
     assert_string_equal(profile_thread_at(p, 0)->name, "main");
     assert_int_equal(profile_frame(p, fixture_find_frame(p, "loop"))->line, 3);
     assert_int_equal(profile_frame(p, fixture_find_frame(p,
                      "loop <a.rkt:9>"))->line, 9);
-    profile_free(p);
 }
 
 UNIT_MAIN(
-    cmocka_unit_test(test_writer_shape),
-    cmocka_unit_test(test_round_trip),
-    cmocka_unit_test(test_made_by_racket),
+    FIXTURE_TEST(test_writer_shape),
+    FIXTURE_TEST(test_round_trip),
+    FIXTURE_TEST(test_made_by_racket),
     cmocka_unit_test(test_refusals),
-    cmocka_unit_test(test_same_name))
+    FIXTURE_TEST(test_same_name))

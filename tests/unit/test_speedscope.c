@@ -51,14 +51,14 @@ static char *write_ss_squeezed(const struct profile *p)
 
 static void test_example(void **state)
 {
-    struct profile *p = fixture_example(fixture_example_frame, false);
+    struct profile *p = fixture_keep_profile(state,
+        fixture_example(fixture_example_frame, false));
     struct profile_meta m = { .pid = 4242, .cmdline = "./prog" };
     char *sq;
 
-    (void)state;
     assert_int_equal(profile_set_meta(p, &m), 0);
     profile_thread(p, 102, "idle"); /* no samples: no profile */
-    sq = write_ss_squeezed(p);
+    sq = fixture_keep(state, write_ss_squeezed(p));
     /* FORMATS.md's example, exactly (frames in first-use order). */
     assert_string_equal(
         sq,
@@ -78,22 +78,19 @@ static void test_example(void **state)
         "\"endValue\":2}],"
         "\"name\":\"sproftop pid 4242: ./prog\",\"activeProfileIndex\":0,"
         "\"exporter\":\"sproftop " SPROFTOP_VERSION "\"}");
-    free(sq);
-    profile_free(p);
 }
 
 static void test_nanoseconds_and_empty_stack(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t0 = profile_thread(p, 7, "solo");
     struct profile_meta m = { .interval_ns = 1000000 };
     char *sq;
 
-    (void)state;
     ADD(p, t0, 3, "main", "x");
     assert_int_equal(profile_add_stack(p, t0, NULL, 0, 2), 0);
     assert_int_equal(profile_set_meta(p, &m), 0);
-    sq = write_ss_squeezed(p);
+    sq = fixture_keep(state, write_ss_squeezed(p));
     FIXTURE_ASSERT_HAS(sq,
         "\"frames\":[{\"name\":\"main\",\"file\":"
         "\"prog.c\",\"line\":10},{\"name\":\"x\","
@@ -103,21 +100,18 @@ static void test_nanoseconds_and_empty_stack(void **state)
         "\"weights\":[2000000,3000000],"
         "\"endValue\":5000000}",
         "\"name\":\"sproftop\",");
-    free(sq);
-    profile_free(p);
 }
 
 static void test_escaping(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t0 = profile_thread(p, 1, "t\"1");
     char *out;
 
-    (void)state;
     ADD(p, t0, 1, "q\"uote", "back\\slash", "nl\ntab\tcr\r",
         "ctl\x01\x1f", "caf\xc3\xa9 \xe2\x82\xac", "bad\xff\xc3(", "",
         "std::vector<int>::operator[]", "a;b,c:d e");
-    out = write_ss(p);
+    out = fixture_keep(state, write_ss(p));
     FIXTURE_ASSERT_HAS(out,
         "\"q\\\"uote\"",
         "\"back\\\\slash\"",
@@ -132,8 +126,6 @@ static void test_escaping(void **state)
     /* No raw control byte anywhere in the file but the layout's '\n'. */
     for (const char *c = out; *c; c++)
         assert_true((unsigned char)*c >= 0x20 || *c == '\n');
-    free(out);
-    profile_free(p);
 }
 
 static void test_registry(void **state)
@@ -173,12 +165,12 @@ static struct profile *load_text(const char *text, char *err, size_t n)
 static void test_read_golden(void **state)
 {
     char err[256] = "";
-    struct profile *p = load_file(GOLDEN, err, sizeof(err));
+    struct profile *p = fixture_keep_profile(state,
+        load_file(GOLDEN, err, sizeof(err)));
     char *got;
 
-    (void)state;
     assert_non_null(p);
-    got = folded_of(p);
+    got = fixture_keep(state, folded_of(p));
     assert_string_equal(got, "main-100;main;a;b 3\nmain-100;main;a;c 1\n"
                              "worker-101;main;d 2\n");
     assert_int_equal(profile_thread_count(p), 2);
@@ -188,22 +180,19 @@ static void test_read_golden(void **state)
     assert_int_equal(profile_frame(p, fixture_find_frame(p, "b"))->line, 30);
     assert_string_equal(profile_frame(p, fixture_find_frame(p, "b"))->file,
                         "prog.c");
-    free(got);
-    profile_free(p);
 }
 
 /* Written with an interval, read back: the same stacks, counts, threads,
  * interval, PID and command line. */
 static void test_round_trip(void **state)
 {
-    struct profile *p = profile_new(), *q;
+    struct profile *p = fixture_profile(state), *q;
     uint32_t t0 = profile_thread(p, 7, "solo"), t1 = profile_thread(p, 9, "w");
     struct profile_meta m = { .interval_ns = 10000000, .pid = 77,
                               .cmdline = "./prog --x" };
     char err[256] = "", *a, *b, *text;
     size_t len;
 
-    (void)state;
     /* counts with a common factor: the interval must not be guessed */
     ADD(p, t0, 4, "main", "x");
     ADD(p, t0, 2, "main", "y", "[truncated]");
@@ -230,7 +219,6 @@ static void test_round_trip(void **state)
     free(a);
     free(b);
     free(text);
-    profile_free(p);
     profile_free(q);
 }
 
@@ -363,12 +351,12 @@ static void test_depth(void **state)
 }
 
 UNIT_MAIN(
-    cmocka_unit_test(test_example),
-    cmocka_unit_test(test_nanoseconds_and_empty_stack),
-    cmocka_unit_test(test_escaping),
+    FIXTURE_TEST(test_example),
+    FIXTURE_TEST(test_nanoseconds_and_empty_stack),
+    FIXTURE_TEST(test_escaping),
     cmocka_unit_test(test_registry),
-    cmocka_unit_test(test_read_golden),
-    cmocka_unit_test(test_round_trip),
+    FIXTURE_TEST(test_read_golden),
+    FIXTURE_TEST(test_round_trip),
     cmocka_unit_test(test_times_and_names),
     cmocka_unit_test(test_refusals),
     cmocka_unit_test(test_depth))
