@@ -70,6 +70,66 @@ static void test_sniffers(void **state)
         }
 }
 
+/* What writers make of a profile without samples, with the default
+ * options. */
+static const struct {
+    const char *format;
+    const char *want;
+} empty_outputs[] = {
+    { "text",
+      "Profiling results\n"
+      "-----------------\n"
+      "  Total cpu time observed: 0ms (out of 0ms)\n"
+      "  Number of samples taken: 0 (once every 0ms)\n"
+      "\n"
+      "====================================\n"
+      "                        Caller\n"
+      "Idx  Total    Self    Name+srcLocal%\n"
+      "     ms(pct)  ms(pct)   Callee\n"
+      "====================================\n" },
+    { "top",
+      "==================================\n"
+      "  Mode: cpu(0)\n"
+      "  Samples: 0 (0.00% miss rate)\n"
+      "  GC: 0 (0.00%)\n"
+      "  Threads: 0\n"
+      "==================================\n"
+      "     TOTAL    (pct)     SAMPLES    (pct)     "
+      "FRAME\n" },
+    { "samplingprof",
+      "0.0\n\n\n\n" },
+    { "stackprof",
+      "{\n"
+      " \"version\": 1.2,\n"
+      " \"mode\": \"cpu\",\n"
+      " \"interval\": 1000,\n"
+      " \"samples\": 0,\n"
+      " \"gc_samples\": 0,\n"
+      " \"missed_samples\": 0,\n"
+      " \"metadata\": {},\n"
+      " \"frames\": {},\n"
+      " \"raw\": [],\n"
+      " \"raw_timestamp_deltas\": []\n"
+      "}" },
+};
+
+static void test_empty_outputs(void **state)
+{
+    const size_t n = sizeof(empty_outputs) / sizeof(empty_outputs[0]);
+    struct profile *p = fixture_profile(state);
+    struct export_opts o;
+
+    export_opts_default(&o);
+    for (size_t i = 0; i < n; i++) {
+        const struct format *e = format_find(empty_outputs[i].format);
+
+        assert_non_null(e);
+        FIXTURE_ASSERT_TEXT(fixture_write(e, p, &o, NULL),
+                            empty_outputs[i].want);
+    }
+}
+
+
 static void test_registry(void **state)
 {
     struct export_opts o;
@@ -671,6 +731,7 @@ static void test_write_relative_path(void **state)
 UNIT_MAIN_GROUP(make_dir, remove_dir,
     cmocka_unit_test(test_registry),
     cmocka_unit_test(test_sniffers),
+    FIXTURE_TEST(test_empty_outputs),
     FIXTURE_TEST(test_folded_example),
     FIXTURE_TEST(test_folded_sanitize),
     FIXTURE_TEST(test_folded_empty_stack),

@@ -224,13 +224,6 @@ static void test_samplingprof_names(void **state)
     assert_int_equal(strncmp(got, "1.0\n\n", 5), 0);
 }
 
-static void test_samplingprof_empty(void **state)
-{
-    struct profile *p = fixture_profile(state);
-
-    FIXTURE_ASSERT_TEXT(write_mem(format_find("samplingprof"), p), "0.0\n\n\n\n");
-}
-
 /* --- stackprof ------------------------------------------------------------------ */
 
 static const char EXAMPLE_META[] =
@@ -332,25 +325,6 @@ static void test_stackprof_meta_and_names(void **state)
         " \"raw\": [\n  1,\n  1,\n  1,\n  2,\n"
         "  2,\n  3,\n  2\n ],\n");
     assert_int_equal(count_of(got, "  1000"), 3);   /* one delta a sample */
-}
-
-static void test_stackprof_empty(void **state)
-{
-    struct profile *p = fixture_profile(state);
-
-    FIXTURE_ASSERT_TEXT(write_mem(format_find("stackprof"), p),
-        "{\n"
-        " \"version\": 1.2,\n"
-        " \"mode\": \"cpu\",\n"
-        " \"interval\": 1000,\n"
-        " \"samples\": 0,\n"
-        " \"gc_samples\": 0,\n"
-        " \"missed_samples\": 0,\n"
-        " \"metadata\": {},\n"
-        " \"frames\": {},\n"
-        " \"raw\": [],\n"
-        " \"raw_timestamp_deltas\": []\n"
-        "}");
 }
 
 /* --- dot ------------------------------------------------------------------------ */
@@ -541,10 +515,8 @@ UNIT_MAIN(
     FIXTURE_TEST(test_samplingprof_golden),
     FIXTURE_TEST(test_samplingprof_parse),
     FIXTURE_TEST(test_samplingprof_names),
-    FIXTURE_TEST(test_samplingprof_empty),
     FIXTURE_TEST(test_stackprof_golden),
     FIXTURE_TEST(test_stackprof_meta_and_names),
-    FIXTURE_TEST(test_stackprof_empty),
     FIXTURE_TEST(test_dot_example),
     FIXTURE_TEST(test_dot_names_and_limits),
     FIXTURE_TEST(test_dot_light_edges),
