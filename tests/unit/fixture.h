@@ -27,6 +27,7 @@
 
 #include "export.h"
 #include "format.h"
+#include "load.h"
 #include "profile.h"
 #include "vec.h"
 
@@ -341,6 +342,32 @@ struct fixture_case {
     const char *want;
 };
 #define FIXTURE_CASE(lit, want) { lit, sizeof(lit) - 1, want }
+
+/* A text a loader must refuse, and the error it must give for it. */
+struct fixture_refusal {
+    const char *text, *err;
+};
+
+/* Fail the test unless load refuses each of the n texts, named "t.json",
+ * with its error. */
+static inline void fixture_assert_refusals(load_fn *load,
+                                           const struct fixture_refusal *c,
+                                           size_t n)
+{
+    char err[256];
+
+    for (size_t i = 0; i < n; i++) {
+        struct profile *p;
+
+        err[0] = '\0';
+        p = load(c[i].text, strlen(c[i].text), "t.json", err, sizeof(err));
+        if (p) {
+            profile_free(p);
+            fail_msg("refusal %zu: loaded", i);
+        }
+        assert_string_equal(err, c[i].err);
+    }
+}
 
 /* The whole file at path, NUL-terminated (binary files too); its length
  * in *len unless len is NULL.  The caller frees it. */

@@ -132,9 +132,7 @@ static void test_made_by_racket(void **state)
 
 static void test_refusals(void **state)
 {
-    static const struct {
-        const char *text, *err;
-    } bad[] = {
+    static const struct fixture_refusal bad[] = {
         { "{\"nodes\": []}", "t.json: not a Racket profile: no total_time "
                              "and sample_number" },
         { "{\"total_time\": 0, \"sample_number\": 0}", "t.json: no samples" },
@@ -160,15 +158,9 @@ static void test_refusals(void **state)
           "\"caller_time\": 10, \"callee\": 1, \"callee_time\": 1e400}]}]}",
           "t.json: node 1: an edge's times are not times in range" },
     };
-    char err[256];
 
     (void)state;
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        err[0] = '\0';
-        assert_null(load_racket(bad[i].text, strlen(bad[i].text), "t.json",
-                                err, sizeof(err)));
-        assert_string_equal(err, bad[i].err);
-    }
+    fixture_assert_refusals(load_racket, bad, sizeof(bad) / sizeof(bad[0]));
 }
 
 /* Two nodes of one name and file, told apart by line (two Racket

@@ -255,9 +255,7 @@ static void test_times_and_names(void **state)
 
 static void test_refusals(void **state)
 {
-    static const struct {
-        const char *text, *err;
-    } bad[] = {
+    static const struct fixture_refusal bad[] = {
         { "[]", "t.json: not a speedscope file: no shared.frames and profiles "
                 "arrays" },
         { "{\"shared\": {\"frames\": []}, \"profiles\": [{\"type\": "
@@ -310,14 +308,9 @@ static void test_refusals(void **state)
           "t.json: sproftop_interval_ns is not a positive integer" },
         { "{\"shared\": {\"frames\": [}", "t.json: byte 23: expected a value" },
     };
-    char err[256];
 
     (void)state;
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        err[0] = '\0';
-        assert_null(load_text(bad[i].text, err, sizeof(err)));
-        assert_string_equal(err, bad[i].err);
-    }
+    fixture_assert_refusals(load_speedscope, bad, sizeof(bad) / sizeof(bad[0]));
 }
 
 /* A stack deeper than LOAD_MAX_DEPTH is refused, one of that depth read. */
