@@ -36,6 +36,19 @@ static char *write_mem(const struct format *e, const struct profile *p)
     return fixture_write(e, p, NULL, NULL);
 }
 
+/* What format `name` writes for the example, and in *want the golden
+ * file DATA_DIR/file; both freed after the FIXTURE_TEST. */
+static char *golden(void **state, const char *name, const char *file,
+                    char **want)
+{
+    struct profile *p = fixture_keep_profile(state, example());
+    char path[256];
+
+    snprintf(path, sizeof(path), "%s/%s", DATA_DIR, file);
+    *want = fixture_keep(state, fixture_slurp(path, NULL));
+    return fixture_keep(state, write_mem(format_find(name), p));
+}
+
 static size_t count_of(const char *hay, const char *needle)
 {
     size_t n = 0;
@@ -64,11 +77,8 @@ static void test_registry(void **state)
 
 static void test_samplingprof_golden(void **state)
 {
-    struct profile *p = fixture_keep_profile(state, example());
-    char *got = fixture_keep(state, write_mem(format_find("samplingprof"), p));
-    char *want = fixture_keep(state,
-                              fixture_slurp(DATA_DIR "/example.samplingprof",
-                                            NULL));
+    char *want, *got = golden(state, "samplingprof", "example.samplingprof",
+                              &want);
 
     /* chunk 1 is the runtime in ms; chunks 2-4 are the golden's */
     assert_int_equal(strncmp(got, "60.0\n\n", 6), 0);
@@ -262,11 +272,8 @@ static char *without_metadata(const char *json, char **meta)
 
 static void test_stackprof_golden(void **state)
 {
-    struct profile *p = fixture_keep_profile(state, example());
-    char *got = fixture_keep(state, write_mem(format_find("stackprof"), p));
-    char *want = fixture_keep(state,
-                              fixture_slurp(DATA_DIR "/example.stackprof.json",
-                                            NULL));
+    char *want, *got = golden(state, "stackprof", "example.stackprof.json",
+                              &want);
     char *gm, *wm;
     char *g = fixture_keep(state, without_metadata(got, &gm));
     char *w = fixture_keep(state, without_metadata(want, &wm));
