@@ -103,7 +103,7 @@ DEB_PKGS := gcc g++ make pkg-config libncurses-dev libunwind-dev libdw-dev \
             libcmocka-dev zlib1g-dev elfutils perl tmux strace procps \
             ruby-stackprof golang-go graphviz valgrind libxml2-utils groff \
             clang libclang-rt-14-dev chromium nodejs openjdk-17-jdk-headless \
-            racket libiberty-dev libcapstone-dev linux-perf
+            racket libiberty-dev libcapstone-dev linux-perf universal-ctags
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
