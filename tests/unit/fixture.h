@@ -154,6 +154,12 @@ static inline uint32_t fixture_example_frame(struct profile *p,
                          fixture_example_line(name));
 }
 
+/* FIXTURE_META(p, .field = value...): set p's metadata to the profile_meta
+ * the fields make; fail the test if p refuses it. */
+#define FIXTURE_META(p, ...)                                                \
+    assert_int_equal(profile_set_meta(p, &(struct profile_meta){            \
+                                              __VA_ARGS__ }), 0)
+
 /* Add count samples of the stack ids[0..n) (root first) on thread.  With
  * call_lines each frame is sampled one line past its function's start
  * line (as a call from the body would be); without, at no line. */

@@ -221,13 +221,11 @@ static struct profile *example(void)
 static void test_example(void **state)
 {
     struct profile *p = fixture_keep_profile(state, example());
-    struct profile_meta m = { .pid = 4242, .cmdline = "./prog a\nb",
-                              .interval_ns = 1000000,
-                              .duration_ns = 2000000000 };
     char *out;
     struct cgread r;
 
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .pid = 4242, .cmdline = "./prog a\nb",
+                 .interval_ns = 1000000, .duration_ns = 2000000000);
     out = fixture_keep(state, write_cg(p));
     assert_true(strncmp(out, "# callgrind format\nversion: 1\n", 30) == 0);
     check_against_flat(p, out);

@@ -156,7 +156,6 @@ static void test_samplingprof_parse(void **state)
     struct profile *p = fixture_profile(state);
     uint32_t t0 = profile_thread(p, 1, "a"), t1 = profile_thread(p, 2, "b");
     uint32_t m = fn(p, "main", 1), f = fn(p, "f", 2), g = fn(p, "g", 3);
-    struct profile_meta meta = { .interval_ns = 2500000 };
     struct profile_flat *flat;
     struct profile_edge *edges;
     long nflat, nedges;
@@ -167,7 +166,7 @@ static void test_samplingprof_parse(void **state)
     ADD(p, t0, 2, m, g, f);
     ADD(p, t1, 4, m, f);
     assert_int_equal(profile_add_stack(p, t1, NULL, 0, 1), 0);
-    assert_int_equal(profile_set_meta(p, &meta), 0);
+    FIXTURE_META(p, .interval_ns = 2500000);
     got = fixture_keep(state, write_mem(format_find("samplingprof"), p));
     assert_int_equal(got[strlen(got) - 1], '\n');
     parse_samplingprof(got, &r);
@@ -295,13 +294,12 @@ static void test_stackprof_meta_and_names(void **state)
     };
     struct frame_desc nofile = { .name = "f", .module = "libm.so.6",
                                  .kind = FRAME_FUNC };
-    struct profile_meta m = { .pid = 42, .cmdline = "prog \"x\"\n", .comm = "prog",
-                              .interval_ns = 1000000, .start_ns = 5,
-                              .duration_ns = 7, .idle = true };
     uint32_t a = profile_intern_frame(p, &d), b = profile_intern_frame(p, &nofile);
     char *got;
 
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .pid = 42, .cmdline = "prog \"x\"\n", .comm = "prog",
+                 .interval_ns = 1000000, .start_ns = 5, .duration_ns = 7,
+                 .idle = true);
     ADD(p, t, 2, b, a);
     assert_int_equal(profile_add_stack(p, t, NULL, 0, 1), 0);
     got = fixture_keep(state, write_mem(format_find("stackprof"), p));
@@ -373,11 +371,10 @@ static void test_dot_names_and_limits(void **state)
     struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     struct frame_desc d = { .name = "op\"er\\a\ntor<int, \xff>", .kind = FRAME_FUNC };
-    struct profile_meta m = { .pid = 9, .cmdline = "run \"it\"" };
     uint32_t top = profile_intern_frame(p, &d), ids[2] = { top, 0 };
     char name[16], *got;
 
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .pid = 9, .cmdline = "run \"it\"");
     /* 150 callees of 10 samples each: all above 0.5%, 120 shown; and
      * 300 callees of 1 sample: below the 0.5% floor, all dropped */
     for (int i = 0; i < 450; i++) {
@@ -481,11 +478,10 @@ static void test_svg_names(void **state)
     struct frame_desc d = { .name = "std::map<int, std::string>::operator[] "
                                     "'q' \"d\" a&b \x01 \xc3\xbc \xff \xef\xbf\xbe",
                             .module = "lib<x>.so", .kind = FRAME_FUNC };
-    struct profile_meta m = { .cmdline = "a <b> & \"c\"", .pid = 3 };
     uint32_t f = profile_intern_frame(p, &d);
     char *got;
 
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .cmdline = "a <b> & \"c\"", .pid = 3);
     ADD(p, t, 1, f);
     got = fixture_keep(state, write_mem(format_find("svg"), p));
     assert_escaped(got);

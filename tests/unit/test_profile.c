@@ -523,14 +523,12 @@ static void test_merge_by_thread_name(void **state)
 {
     struct profile *a = example(true);     /* 100 main, 101 worker */
     struct profile *b = profile_new();
-    struct profile_meta ma = { .pid = 7, .comm = "prog", .duration_ns = 10 };
-    struct profile_meta mb = { .pid = 9, .comm = "other", .duration_ns = 5,
-                               .interval_ns = 1000 };
     uint32_t tb0, tb1, tb2;
 
     (void)state;
-    assert_int_equal(profile_set_meta(a, &ma), 0);
-    assert_int_equal(profile_set_meta(b, &mb), 0);
+    FIXTURE_META(a, .pid = 7, .comm = "prog", .duration_ns = 10);
+    FIXTURE_META(b, .pid = 9, .comm = "other", .duration_ns = 5,
+                 .interval_ns = 1000);
     /* b interns frames in another order, so ids differ */
     fn(b, "zzz");
     tb0 = profile_thread(b, 500, "worker");
@@ -624,12 +622,11 @@ static void test_merge_limits(void **state)
 static void test_clone_independent(void **state)
 {
     struct profile *p = fixture_keep_profile(state, example(true));
-    struct profile_meta m = { .pid = 42, .cmdline = "prog -x", .comm = "prog",
-                              .interval_ns = 1000000, .idle = true };
     struct profile *c;
     uint32_t b_node;
 
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .pid = 42, .cmdline = "prog -x", .comm = "prog",
+                 .interval_ns = 1000000, .idle = true);
     c = profile_clone(p);
     assert_non_null(c);
     b_node = node_at(p, 0, "main;a;b");

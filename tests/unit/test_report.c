@@ -88,7 +88,6 @@ static void test_top_n_and_columns(void **state)
 static void test_empty_and_unknowns(void **state)
 {
     struct profile *p = fixture_profile(state);
-    struct profile_meta meta = { .interval_ns = 250000, .idle = true };
     char *got;
 
     FIXTURE_ASSERT_TEXT(summary(p, 10),
@@ -102,7 +101,7 @@ static void test_empty_and_unknowns(void **state)
         "  mode:      on-CPU\n"
         "\n"
         "no samples\n");
-    assert_int_equal(profile_set_meta(p, &meta), 0);
+    FIXTURE_META(p, .interval_ns = 250000, .idle = true);
     got = fixture_keep(state, summary(p, 10));
     FIXTURE_ASSERT_HAS(got,
         "  interval:  0.25 ms (4000 Hz)\n",

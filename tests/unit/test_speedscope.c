@@ -53,10 +53,9 @@ static void test_example(void **state)
 {
     struct profile *p = fixture_keep_profile(state,
         fixture_example(fixture_example_frame, false));
-    struct profile_meta m = { .pid = 4242, .cmdline = "./prog" };
     char *sq;
 
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .pid = 4242, .cmdline = "./prog");
     profile_thread(p, 102, "idle"); /* no samples: no profile */
     sq = fixture_keep(state, write_ss_squeezed(p));
     /* FORMATS.md's example, exactly (frames in first-use order). */
@@ -84,12 +83,11 @@ static void test_nanoseconds_and_empty_stack(void **state)
 {
     struct profile *p = fixture_profile(state);
     uint32_t t0 = profile_thread(p, 7, "solo");
-    struct profile_meta m = { .interval_ns = 1000000 };
     char *sq;
 
     ADD(p, t0, 3, "main", "x");
     assert_int_equal(profile_add_stack(p, t0, NULL, 0, 2), 0);
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .interval_ns = 1000000);
     sq = fixture_keep(state, write_ss_squeezed(p));
     FIXTURE_ASSERT_HAS(sq,
         "\"frames\":[{\"name\":\"main\",\"file\":"
@@ -188,8 +186,6 @@ static void test_round_trip(void **state)
 {
     struct profile *p = fixture_profile(state), *q;
     uint32_t t0 = profile_thread(p, 7, "solo"), t1 = profile_thread(p, 9, "w");
-    struct profile_meta m = { .interval_ns = 10000000, .pid = 77,
-                              .cmdline = "./prog --x" };
     char err[256] = "", *a, *b, *text;
     size_t len;
 
@@ -198,7 +194,8 @@ static void test_round_trip(void **state)
     ADD(p, t0, 2, "main", "y", "[truncated]");
     ADD(p, t1, 6, "main", "x");
     assert_int_equal(profile_add_stack(p, t0, NULL, 0, 8), 0);
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .interval_ns = 10000000, .pid = 77,
+                 .cmdline = "./prog --x");
     text = fixture_write(format_find("speedscope"), p, NULL, &len);
     assert_non_null(strstr(text, "\"sproftop_interval_ns\": 10000000"));
     q = load_speedscope(text, len, "x.json", err, sizeof(err));

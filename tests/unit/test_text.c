@@ -353,12 +353,10 @@ static void test_text_long_name(void **state)
 static void test_text_meta(void **state)
 {
     struct profile *p = fixture_keep_profile(state, example());
-    struct profile_meta m = { .pid = 4242, .cmdline = "prog --x\ty",
-                              .interval_ns = 10000000,
-                              .duration_ns = 1500000000 };
     char *got;
 
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .pid = 4242, .cmdline = "prog --x\ty",
+                 .interval_ns = 10000000, .duration_ns = 1500000000);
     got = fixture_keep(state, write_mem(format_find("text"), p, 0, 0));
     assert_non_null(strstr(got, "  Threads observed:        2\n"
                                 "  Command:                 prog --x y "
@@ -405,13 +403,12 @@ static void test_top_meta_and_names(void **state)
     struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 70000, "w");
     struct frame_desc d = { .name = "a\nb", .kind = FRAME_FUNC };
-    struct profile_meta m = { .pid = 4242, .cmdline = "prog --x\ty",
-                              .interval_ns = 2000000, .duration_ns = 1500000000,
-                              .idle = true };
     uint32_t f = profile_intern_frame(p, &d);
     char *got;
 
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .pid = 4242, .cmdline = "prog --x\ty",
+                 .interval_ns = 2000000, .duration_ns = 1500000000,
+                 .idle = true);
     FIXTURE_ADD_IDS(p, t, 2, f);
     got = fixture_keep(state, write_mem(format_find("top"), p, 1, 2));
     FIXTURE_ASSERT_HAS(got,
