@@ -213,14 +213,10 @@ static void test_samplingprof_names(void **state)
 {
     struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
-    struct frame_desc d1 = { .name = "std::map<int, std::string>::operator[]",
-                             .file = "/usr/include/c++/12/bits/stl_map.h",
-                             .line = 511, .kind = FRAME_FUNC };
-    struct frame_desc d2 = { .name = "a\nb,c:d", .module = "lib:x,y.so",
-                             .kind = FRAME_FUNC };
-    struct frame_desc d3 = { .name = "nothing", .kind = FRAME_FUNC };
-    uint32_t a = profile_intern_frame(p, &d1), b = profile_intern_frame(p, &d2);
-    uint32_t c = profile_intern_frame(p, &d3);
+    uint32_t a = fixture_frame(p, "std::map<int, std::string>::operator[]",
+                               NULL, "/usr/include/c++/12/bits/stl_map.h", 511);
+    uint32_t b = fixture_frame(p, "a\nb,c:d", "lib:x,y.so", NULL, 0);
+    uint32_t c = fixture_frame(p, "nothing", NULL, NULL, 0);
     char *got;
 
     ADD(p, t, 1, a, b, c);
@@ -288,13 +284,9 @@ static void test_stackprof_meta_and_names(void **state)
 {
     struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 7, "w\"k");
-    struct frame_desc d = {
-        .name = "q\"b\\s\nt\ta;b \xc3\xbc \xf0\x9f\x94\xa5 \xff<>&",
-        .kind = FRAME_FUNC,
-    };
-    struct frame_desc nofile = { .name = "f", .module = "libm.so.6",
-                                 .kind = FRAME_FUNC };
-    uint32_t a = profile_intern_frame(p, &d), b = profile_intern_frame(p, &nofile);
+    uint32_t a = fixture_frame(p, "q\"b\\s\nt\ta;b \xc3\xbc \xf0\x9f\x94\xa5 "
+                                  "\xff<>&", NULL, NULL, 0);
+    uint32_t b = fixture_frame(p, "f", "libm.so.6", NULL, 0);
     char *got;
 
     FIXTURE_META(p, .pid = 42, .cmdline = "prog \"x\"\n", .comm = "prog",
@@ -370,8 +362,8 @@ static void test_dot_names_and_limits(void **state)
 {
     struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
-    struct frame_desc d = { .name = "op\"er\\a\ntor<int, \xff>", .kind = FRAME_FUNC };
-    uint32_t top = profile_intern_frame(p, &d), ids[2] = { top, 0 };
+    uint32_t top = fixture_frame(p, "op\"er\\a\ntor<int, \xff>", NULL, NULL, 0);
+    uint32_t ids[2] = { top, 0 };
     char name[16], *got;
 
     FIXTURE_META(p, .pid = 9, .cmdline = "run \"it\"");
@@ -475,10 +467,9 @@ static void test_svg_names(void **state)
 {
     struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "<t&>");
-    struct frame_desc d = { .name = "std::map<int, std::string>::operator[] "
-                                    "'q' \"d\" a&b \x01 \xc3\xbc \xff \xef\xbf\xbe",
-                            .module = "lib<x>.so", .kind = FRAME_FUNC };
-    uint32_t f = profile_intern_frame(p, &d);
+    uint32_t f = fixture_frame(p, "std::map<int, std::string>::operator[] "
+                                  "'q' \"d\" a&b \x01 \xc3\xbc \xff "
+                                  "\xef\xbf\xbe", "lib<x>.so", NULL, 0);
     char *got;
 
     FIXTURE_META(p, .cmdline = "a <b> & \"c\"", .pid = 3);

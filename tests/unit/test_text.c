@@ -280,17 +280,12 @@ static void test_text_names(void **state)
 {
     struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
-    struct frame_desc d1 = { .name = "br\nok\ten", .kind = FRAME_FUNC };
-    struct frame_desc d2 = { .name = "\xc3\xbc", .module = "libü.so",
-                             .kind = FRAME_FUNC };
-    struct frame_desc d3 = {
-        .name = "std::map<int, std::string>::operator[]",
-        .file = "/very/long/path/to/some/include/dir/stl_map.h",
-        .line = 511,
-        .kind = FRAME_FUNC,
-    };
-    uint32_t a = profile_intern_frame(p, &d1), b = profile_intern_frame(p, &d2);
-    uint32_t c = profile_intern_frame(p, &d3);
+    uint32_t a = fixture_frame(p, "br\nok\ten", NULL, NULL, 0);
+    uint32_t b = fixture_frame(p, "\xc3\xbc", "libü.so", NULL, 0);
+    uint32_t c = fixture_frame(p, "std::map<int, std::string>::operator[]",
+                               NULL,
+                               "/very/long/path/to/some/include/dir/stl_map.h",
+                               511);
     char *got;
 
     FIXTURE_ADD_IDS(p, t, 1, a, b, c);
@@ -402,8 +397,7 @@ static void test_top_meta_and_names(void **state)
 {
     struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 70000, "w");
-    struct frame_desc d = { .name = "a\nb", .kind = FRAME_FUNC };
-    uint32_t f = profile_intern_frame(p, &d);
+    uint32_t f = fixture_frame(p, "a\nb", NULL, NULL, 0);
     char *got;
 
     FIXTURE_META(p, .pid = 4242, .cmdline = "prog --x\ty",
