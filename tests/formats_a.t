@@ -293,12 +293,11 @@ fi
 # --- C++ names, written straight from live runs --------------------------------
 start_target cxx || bail_out "cannot start cxx"
 cpid=$TARGET_PID
-sample_until 300 30 -p "$cpid" -F 500 -o "$TMPD/callgrind.out.cxx"
-is "$RC" 0 "cxx: -o callgrind.out.cxx (format from the prefix) exits 0"
-sample_until 300 30 -p "$cpid" -F 500 -o "$TMPD/cxx.speedscope.json"
-is "$RC" 0 "cxx: -o cxx.speedscope.json exits 0"
-sample_until 300 30 -p "$cpid" -F 500 -o "$TMPD/cxx.pb.gz"
-is "$RC" 0 "cxx: -o cxx.pb.gz exits 0"
+for out in "callgrind.out.cxx (format from the prefix)" cxx.speedscope.json \
+           cxx.pb.gz; do
+    sample_until 300 30 -p "$cpid" -F 500 -o "$TMPD/${out%% *}"
+    is "$RC" 0 "cxx: -o $out exits 0"
+done
 kill_pid "$cpid"
 run_sproftop -i "$TMPD/cxx.pb.gz" -o "$TMPD/cxx.folded"
 run_sproftop -i "$TMPD/cxx.pb.gz" -o "$TMPD/cxx.callgrind"
