@@ -316,10 +316,13 @@ static void test_srcfile(void **state)
     assert_null(sf.line);
 }
 
+/* A test run on a new fx of its own (setup, teardown). */
+#define FX_TEST(test) cmocka_unit_test_setup_teardown(test, setup, teardown)
+
 UNIT_MAIN(
-    cmocka_unit_test_setup_teardown(test_code_counts, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_count_rows_hot, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_find_label_request, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_export_listing, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_callgrind_instr, setup, teardown),
+    FX_TEST(test_code_counts),
+    FX_TEST(test_count_rows_hot),
+    FX_TEST(test_find_label_request),
+    FX_TEST(test_export_listing),
+    FX_TEST(test_callgrind_instr),
     cmocka_unit_test(test_srcfile))
