@@ -1,6 +1,9 @@
-/* fixture.h - what the unit tests share: profiles built from frame names
- * or ids, FORMATS.md's example profile, an exporter's output or a file's
- * bytes in memory, order-free text comparison, temporary files.
+/* fixture.h - what the unit tests share: a test's own profile, freed with
+ * the outputs it keeps after the test (FIXTURE_TEST); profiles built from
+ * frame names or ids, FORMATS.md's example profile, metadata in one
+ * statement; an exporter's output or a file's bytes in memory; checks of
+ * substrings, of whole texts and of order-free lines; tables of byte
+ * cases, and of texts a loader must refuse; temporary files.
  *
  * Every tests/unit/test_*.c is built into its own binary (see the
  * Makefile), so the helpers are static inline in this header rather than

@@ -129,7 +129,6 @@ static void test_empty_outputs(void **state)
     }
 }
 
-
 static void test_registry(void **state)
 {
     struct export_opts o;
