@@ -218,14 +218,15 @@ static void test_hide_star_edges(void **state)
     done(p, m);
 }
 
+/* The edge caller -> callee; fails the test if there is none. */
 static const struct profile_edge *edge(const struct model *m,
                                        uint32_t caller, uint32_t callee)
 {
-    for (size_t i = 0; i < m->nedges; i++)
-        if (m->edges[i].caller == caller && m->edges[i].callee == callee)
-            return &m->edges[i];
-    fail_msg("no edge %u -> %u", caller, callee);
-    return NULL;
+    const struct profile_edge *e = edge_of(m, caller, callee);
+
+    if (!e)
+        fail_msg("no edge %u -> %u", caller, callee);
+    return e;
 }
 
 /* main;f;f;f x1 and main;f x1.  In the first sample f occurs three times,
