@@ -18,7 +18,7 @@ WERROR     ?= 1
 CC         ?= cc
 PKG_CONFIG ?= pkg-config
 
-PKGS := ncursesw libunwind-ptrace libdw libdebuginfod capstone
+PKGS := ncursesw libunwind-ptrace libdw libdebuginfod libbpf capstone
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wformat=2 -Wwrite-strings -Wundef -Wswitch-enum \
@@ -85,6 +85,24 @@ $(BUILD)/tests/unit/test_ui_%: tests/unit/test_ui_%.c $(UI_TEST_OBJS)
 
 unit: $(UNIT_BINS)
 
+# The BPF program the perf backend attaches to its sampling events to read
+# Python frames at sample time (src/frames/bpf/pyframes.bpf.c, with the
+# walk of src/frames/pywalk.h), compiled by clang and embedded by
+# bpftool's skeleton, which perf_pybpf.c loads with libbpf.
+BPF_CLANG ?= clang
+BPFTOOL   ?= bpftool
+BPF_OBJ   := $(BUILD)/bpf/pyframes.bpf.o
+BPF_SKEL  := $(BUILD)/gen/pyframes.skel.h
+$(BPF_OBJ): src/frames/bpf/pyframes.bpf.c src/frames/pywalk.h src/frames/pybpf.h
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) -O2 -g -target bpf -mcpu=v3 \
+	  -I/usr/include/$(shell $(CC) -dumpmachine) -Isrc/frames -c -o $@ $<
+$(BPF_SKEL): $(BPF_OBJ)
+	@mkdir -p $(dir $@)
+	$(BPFTOOL) gen skeleton $< name pyframes >$@.tmp && mv $@.tmp $@
+$(BUILD)/src/sample/perf/perf_pybpf.o: $(BPF_SKEL)
+$(BUILD)/src/sample/perf/perf_pybpf.o: perf_FLAGS += -I$(BUILD)/gen
+
 # Test targets: tests/targets/targets.mk defines TARGET_BINS and their rules.
 include tests/targets/targets.mk
 # Test-only helper programs (symbolizer driver...): TOOL_BINS.
@@ -103,7 +121,8 @@ DEB_PKGS := gcc g++ make pkg-config libncurses-dev libunwind-dev libdw-dev \
             libcmocka-dev zlib1g-dev elfutils perl tmux strace procps \
             ruby-stackprof golang-go graphviz valgrind libxml2-utils groff \
             clang libclang-rt-14-dev chromium nodejs openjdk-17-jdk-headless \
-            racket libiberty-dev libcapstone-dev linux-perf universal-ctags
+            racket libbpf-dev bpftool python3 libiberty-dev libcapstone-dev \
+            linux-perf universal-ctags
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \

@@ -42,11 +42,17 @@
 #   proc     src/proc/      a process seen from outside through /proc,
 #                           without tracing it: facts, maps, launching,
 #                           top's figures (taskstat).  libc only; sees base.
-#   frames   src/frames/    (empty yet) where issues 21-23 put the kernel
-#                           symbol table (/proc/kallsyms), the bounded
-#                           remote-memory reader and the CPython and Ruby
-#                           frame readers.  libc only; sees base and model
-#                           (later proc and sample's plain headers).
+#   frames   src/frames/    interpreter frames read from another process
+#                           (issue 22: the bounded remote-memory reader,
+#                           exported ELF symbols from memory, CPython's
+#                           layouts, walk, code cache and line tables, the
+#                           BPF program's twin of the walk in bpf/) and
+#                           what both backends share to put them in a
+#                           stack (script_frames.c); issues 21 and 23 add the
+#                           kernel symbol table and Ruby.  libc only;
+#                           sees base, model, proc and sample's backend
+#                           headers; the backends and collect see its
+#                           API.
 #
 # A room shows the others only its API headers (ROOM_API below): they are
 # linked into $(BUILD)/api/ROOM/, and a room that may see ROOM gets that
@@ -85,6 +91,7 @@ sample-backend_API := backend.h ingest.h unwind.h hist.h
 disasm_API  := disasm.h
 symbols_API := symbols.h sym_store.h dbgfetch.h late_names.h sym_preload.h annot.h
 collect_API := collect.h dump.h
+frames_API  := script_frames.h stackword.h pyread.h pylayout.h pywalk.h pybpf.h
 API_DIR     := $(BUILD)/api
 api          = $(foreach r,$(1),-I$(API_DIR)/$(r))
 
@@ -94,12 +101,15 @@ formats_INC := $(model_INC) -Isrc/formats
 proc_INC    := $(base_INC) -I$(proc_DIR)
 sample_INC  := $(base_INC) -I$(sample_DIR)
 unwind_INC  := $(base_INC) $(call api,proc sample-backend) -I$(unwind_DIR)
-perf_INC    := $(base_INC) $(call api,proc sample-backend) -I$(perf_DIR)
-ptrace_INC  := $(base_INC) $(call api,proc sample-backend) -I$(ptrace_DIR)
+perf_INC    := $(base_INC) $(call api,proc sample-backend frames) \
+               -I$(perf_DIR)
+ptrace_INC  := $(base_INC) $(call api,proc sample-backend frames) \
+               -I$(ptrace_DIR)
 disasm_INC  := $(model_INC) -I$(disasm_DIR)
 symbols_INC := $(model_INC) $(call api,proc disasm) -I$(symbols_DIR)
-collect_INC := $(model_INC) $(call api,proc sample symbols) -I$(collect_DIR)
-frames_INC  := $(model_INC) -I$(frames_DIR)
+collect_INC := $(model_INC) $(call api,proc sample symbols frames) \
+               -I$(collect_DIR)
+frames_INC  := $(model_INC) $(call api,proc sample-backend) -I$(frames_DIR)
 ui_INC      := $(model_INC) -Iui
 app_INC     := $(formats_INC) $(call api,proc sample symbols collect) -Iui \
                -Isrc/app
@@ -198,7 +208,8 @@ LAYER_PROBES := \
   collect:'<libunwind.h>' collect:'<elfutils/libdwfl.h>' collect:'<sys/ptrace.h>' \
   collect:'"sym_dwarf.h"' collect:'"perf_int.h"' collect:'"ptrace_int.h"' \
   frames:'<elfutils/libdwfl.h>' frames:'<libunwind.h>' frames:'<sys/ptrace.h>' \
-  frames:'"sampler.h"' frames:'"symbols.h"' \
+  frames:'"sampler.h"' frames:'"symbols.h"' frames:'"perf_int.h"' \
+  frames:'"ptrace_int.h"' formats:'"pyread.h"' collect:'"rmem.h"' \
   app:'<ncurses.h>' app:'<sys/ptrace.h>' app:'"perf_int.h"' app:'"sym_dwarf.h"' \
   app:'<capstone/capstone.h>' app:'"disasm.h"'
 # ...and every API header of every room is out of the UI's reach (but

@@ -654,3 +654,15 @@ folded_well_formed() {
           for (i = 1; i <= k; i++) if (f[i] == "") { bad = 1; print "empty frame: " $0 > "/dev/stderr"; exit } }
         END { exit bad }' "$1"
 }
+
+# require_python: Debian 12's own python3 (3.11), whose frames the Python
+# tests read; sets PY and PYVER, or skips the whole test.
+require_python() {
+    PY=/usr/bin/python3
+    [ -x "$PY" ] || skip_all "Debian's $PY is not installed (make deps)"
+    PYVER=$("$PY" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
+    case $PYVER in
+        3.11.*) ;;
+        *) skip_all "these tests read Debian 12's python3 3.11, found $PYVER" ;;
+    esac
+}

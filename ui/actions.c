@@ -62,7 +62,8 @@ static uint32_t cursor_function(struct ui *ui)
 
 /* 'c' and 'a': the callers of the function under the cursor, or its
  * instructions annotated (rebuilt when already on screen: the function
- * changed). */
+ * changed); a script function (Python) has no machine code of its own,
+ * so 'a' shows its source lines with their samples. */
 static void act_show_function(struct ui *ui, enum request req)
 {
     enum view_id to = req == REQ_CALLERS ? VIEW_CALLERS : VIEW_SOURCE;
@@ -71,8 +72,14 @@ static void act_show_function(struct ui *ui, enum request req)
     if (f == PROFILE_NONE)
         return;
     ui->ctx.selected = f;
-    if (req == REQ_ANNOTATE)
-        code_view_annotate(&ui->tabs.views[VIEW_SOURCE]);
+    if (req == REQ_ANNOTATE) {
+        const struct profile *snap = ui->feed.model ? ui->feed.model->snap
+                                                    : NULL;
+        bool script = snap &&
+            profile_frame_is_python(profile_frame(snap, f));
+
+        code_view_annotate(&ui->tabs.views[VIEW_SOURCE], !script);
+    }
     if (ui->tabs.cur == to)
         view_refresh(tabs_view(&ui->tabs));
     tabs_switch(&ui->tabs, to);
@@ -139,6 +146,17 @@ static void act_all_threads(struct ui *ui, enum request req)
     ui->ctx.filter.has_process = false;
     ui->ctx.want_model = true;
     ctx_message(&ui->ctx, false, "showing all threads and processes");
+}
+
+/* P: stacks with Python frames show only those, and back. */
+static void act_python_only(struct ui *ui, enum request req)
+{
+    (void)req;
+    ui->ctx.filter.python_only = !ui->ctx.filter.python_only;
+    ui->ctx.want_model = true;
+    ctx_message(&ui->ctx, false, ui->ctx.filter.python_only
+                ? "Python frames only (P: native frames again)"
+                : "native and Python frames");
 }
 
 /* [ ] { }: one threshold 0.5 points down or up. */
@@ -246,6 +264,7 @@ static ui_action *const ui_actions[REQ_COUNT] = {
     [REQ_FOCUS] = act_focus,
     [REQ_UNFOCUS] = act_unfocus,
     [REQ_ALL_THREADS] = act_all_threads,
+    [REQ_PYTHON_ONLY] = act_python_only,
     [REQ_HIDE_PROMPT] = act_ask,
     [REQ_HIDE_SELF_LESS] = act_hide_step,
     [REQ_HIDE_SELF_MORE] = act_hide_step,

@@ -765,13 +765,13 @@ static void src_close(struct view *v)
     free(sp->counts);
 }
 
-void code_view_annotate(struct view *v)
+void code_view_annotate(struct view *v, bool insns)
 {
     struct src_priv *sp = v->priv;
 
-    if (!sp->insns)
+    if (sp->insns != insns)
         sp->shown = PROFILE_NONE;  /* place the cursor anew */
-    sp->insns = true;
+    sp->insns = insns;
 }
 
 const struct view_ops source_view_ops = {

@@ -22,8 +22,10 @@
 
 extern const struct view_ops source_view_ops;
 
-/* Show instructions (annotate) from the next refresh on, the cursor on
- * the hottest: what a does before switching to the view. */
-void code_view_annotate(struct view *v);
+/* Show instructions (insns: annotate) or source lines from the next
+ * refresh on, the cursor on the hottest: what a does before switching to
+ * the view (source lines for a script function, which has no machine
+ * code).  UI thread. */
+void code_view_annotate(struct view *v, bool insns);
 
 #endif

@@ -276,6 +276,11 @@ static void header_counts(struct ui *ui)
     if (!s->is_file && s->stops_target)
         hdr_field(&h, "Stop/sample:", v, "%s",
                   fmt_duration(s->median_stop_ns, a, sizeof(a)));
+    /* "Python 3.11.2", or the one line saying why its frames are not
+     * read (a version without a layout, BPF refused) */
+    if (s->script[0])
+        hdr_field(&h, "Interpreter:", strchr(s->script, ':') ? err : v,
+                  "%s", s->script);
     if (s->is_file) {
         if (s->elapsed_ns)
             hdr_field(&h, "Span:", v, "%s",
@@ -310,6 +315,8 @@ static void header_filters(struct ui *ui)
               ui->feed.model && ui->feed.model->focus != PROFILE_NONE
                   ? model_frame_name(ui->feed.model, ui->feed.model->focus)
                   : "none");
+    if (ui->ctx.filter.python_only)
+        hdr_field(&h, "Frames:", v, "Python only");
     if (ui->feed.status.debuginfod)
         hdr_field(&h, "Debuginfod:", v, "%u ok %u wait %u miss",
                   ui->feed.status.dbg_found, ui->feed.status.dbg_pending,

@@ -84,6 +84,7 @@ static const struct keybinding keymap[] = {
     { 'f', REQ_FOCUS },
     { 'F', REQ_UNFOCUS },
     { 'A', REQ_ALL_THREADS },
+    { 'P', REQ_PYTHON_ONLY },
     { 't', REQ_HIDE_PROMPT },
     { '[', REQ_HIDE_SELF_LESS },
     { ']', REQ_HIDE_SELF_MORE },

@@ -51,7 +51,7 @@
     R(SORT,          NULL,      "Sort flat, threads, procs, callers; with a baseline, by change") \
     R(SORT_REVERSE,  NULL,      "Flat, threads, procs: reverse the sort order") \
     R(CALLERS,       "Callers", "Callers/callees of the function under the cursor") \
-    R(ANNOTATE,      NULL,      "Annotate: the instructions of the function under the cursor") \
+    R(ANNOTATE,      NULL,      "Annotate: the function's instructions (Python: its lines)") \
     R(BACK,          NULL,      "Callers, annotate: back to the previous function; flame: out") \
     R(TOGGLE_ADDRS,  NULL,      "Source: its instructions (annotate) or its source lines") \
     R(FLAME_COLOR,   NULL,      "Flame: colour frames by module or by heat") \
@@ -62,6 +62,7 @@
     R(FOCUS,         "Focus",   "Only stacks through the function (thread, process) under the cursor") \
     R(UNFOCUS,       NULL,      "Clear the focus") \
     R(ALL_THREADS,   NULL,      "Show all threads and processes again") \
+    R(PYTHON_ONLY,   NULL,      "Python frames only; native ones fold into their Python caller") \
     R(HIDE_PROMPT,   NULL,      "Set the hide-self% and hide-subs% thresholds") \
     R(HIDE_SELF_LESS, NULL,     "Lower hide-self% by 0.5") \
     R(HIDE_SELF_MORE, NULL,     "Raise hide-self% by 0.5") \

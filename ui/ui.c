@@ -297,6 +297,7 @@ static int ui_setup(struct ui *ui, struct source *src,
     ui->ctx.hide_subs = opts->hide_subs;
     ui->ctx.filter.focus = PROFILE_NONE;
     ui->ctx.filter.merge_threads = true;
+    ui->ctx.filter.python_only = opts->python_only;
     ui->ctx.selected = PROFILE_NONE;
     ui->ctx.want_view = VIEW_COUNT;
     scope_init(&ui->scope);

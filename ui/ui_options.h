@@ -79,6 +79,7 @@ struct ui_options {
                                    turns it off) */
     bool ends_command;          /* quitting ends the command sproftop
                                    launched: the question says so */
+    bool python_only;           /* --python-only: start with P on */
 };
 
 #endif

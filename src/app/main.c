@@ -127,6 +127,7 @@ static void fill_ui_options(const struct opts *o, struct ui_options *u)
     u->script = o->script;
     u->hide_self = o->hide_self;
     u->hide_subs = o->hide_subs;
+    u->python_only = o->python_only;
     u->quit_flag = &stop_signal;
     u->export_format = o->format;
     u->baseline = o->base;
@@ -191,6 +192,7 @@ static int run_inputs(const struct opts *o)
         export_opts_default(&eo);
         eo.no_thread_root = o->no_thread_root;
         eo.no_process_root = o->no_process_root;
+        eo.python_only = o->python_only;
         eo.hide_self = o->hide_self;
         eo.hide_subs = o->hide_subs;
         eo.baseline = o->base;
@@ -303,6 +305,7 @@ static int run_batch(const struct opts *o, struct source *src)
     export_opts_default(&b.eopts);
     b.eopts.no_thread_root = o->no_thread_root;
     b.eopts.no_process_root = o->no_process_root;
+    b.eopts.python_only = o->python_only;
     b.eopts.hide_self = o->hide_self;
     b.eopts.hide_subs = o->hide_subs;
     b.eopts.baseline = o->base;

@@ -43,6 +43,7 @@ enum {
     K_SNAPSHOT_DIR, K_SCRIPT, K_HIDE_SELF, K_HIDE_SUBS, K_HELP_KEYS,
     K_HELP_OPTIONS, K_BASELINE, K_NO_CONFIRM, K_CMD_OUTPUT, K_KEEP_CMD,
     K_SAMPLER, K_STACK_SIZE, K_NO_PROCESS_ROOT, K_CHILDREN, K_NO_DEBUGINFOD,
+    K_PYTHON_ONLY,
     K_PID_OF,
     K_ANNOTATE, K_DUMP_INSTR,
 };
@@ -455,6 +456,10 @@ static const struct option_row options[] = {
       .help = "folded: no process frame above the threads (written when "
               "the profile holds several processes)",
       FIELD(no_process_root) },
+    { "python-only", K_PYTHON_ONLY, NULL, NULL, G_OUTPUT,
+      .help = "stacks with Python frames keep only those (native frames "
+              "fold into their Python caller); live: starts with key P on",
+      FIELD(python_only) },
     { "baseline", K_BASELINE, "FILE", "a profile file name", G_OUTPUT,
       .help_fn = help_baseline, FIELD(baseline) },
     { "annotate", K_ANNOTATE, "NAME", "a function name", G_OUTPUT,

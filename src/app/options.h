@@ -46,6 +46,7 @@ struct opts {
     const char *output;   /* -o FILE */
     const char *format;   /* -f NAME */
     bool no_thread_root, no_process_root; /* folded's roots */
+    bool python_only;     /* --python-only */
     const char *baseline; /* --baseline FILE */
     struct profile *base; /* its profile, loaded by main (given to
                              ui_run, which frees it, or freed by main) */

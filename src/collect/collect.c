@@ -318,6 +318,7 @@ static void op_status(struct source *src, struct source_status *o)
     o->throttled = st.throttled;
     snprintf(o->backend, sizeof o->backend, "%s", st.backend ? st.backend : "");
     snprintf(o->fallback, sizeof o->fallback, "%s", st.fallback);
+    snprintf(o->script, sizeof o->script, "%s", st.script);
     o->median_stop_ns = st.stop_median_ns;
     o->stops_target = !(st.caps & SAMPLER_CAP_NOSTOP);
     o->elapsed_ns = st.elapsed_ns;
@@ -557,6 +558,10 @@ static void print_sampler(const struct sampler_stats *st, FILE *f)
             st->stops, st->lost, st->throttled);
     fprintf(f, "threads: %u live, %u seen; processes: %u live, %u seen\n", st->threads,
             st->threads_seen, st->processes, st->processes_seen);
+    if (st->script[0])
+        fprintf(f, "python: %s; %" PRIu64 " samples with Python frames,"
+                " Python frames unreadable %" PRIu64 "\n", st->script,
+                st->script_samples, st->script_torn);
 }
 
 static void print_costs(const struct sampler_stats *st, FILE *f)

@@ -12,6 +12,8 @@
 #include "idtab.h"
 #include "ingest.h"
 #include "profile.h"
+#include "script_frames.h"
+#include "stackword.h"
 #include "symbols.h"
 #include "util.h"
 #include "vec.h"
@@ -65,6 +67,9 @@ struct fold {
     struct pc_cache pcs;
     struct stack_frame *stack; /* scratch: one stack, bottom first */
     size_t capstack;
+    uint32_t *code_frame;      /* interpreter code id (INGEST_CODE) ->
+                                  frame id, PROFILE_NONE when unknown */
+    size_t ncode, capcode;
     uint32_t f_truncated;      /* the "[truncated]" frame */
     int64_t pid;               /* the process this fold's samples come
                                   from (fold_set_process), or 0 */
@@ -148,6 +153,7 @@ void fold_free(struct fold *f)
         profile_free(f->prof);
     pc_cache_free(&f->pcs);
     free(f->stack);
+    free(f->code_frame);
     pthread_mutex_destroy(&f->maps_lock);
     if (!f->base)
         pthread_mutex_destroy(&f->own_lock);
@@ -266,6 +272,17 @@ static long symbolize(struct fold *f, const uint64_t *pcs, size_t n,
 {
     size_t depth = 0;
     for (size_t i = 0; i < n; i++) {
+        if (stackword_is_python(pcs[i])) {
+            /* a Python frame: its code object was announced before */
+            uint32_t code = stackword_code(pcs[i]);
+            if (code >= f->ncode || f->code_frame[code] == PROFILE_NONE)
+                continue;
+            if (VEC_RESERVE(f->stack, f->capstack, depth + 2) < 0)
+                return -1;
+            f->stack[depth++] = (struct stack_frame){
+                f->code_frame[code], stackword_line(pcs[i]), 0};
+            continue;
+        }
         const struct pc_entry *e = lookup_pc(f, pcs[i], i > 0);
         if (!e || VEC_RESERVE(f->stack, f->capstack, depth + e->n + 1) < 0)
             return -1;
@@ -307,6 +324,45 @@ static uint32_t fold_thread(struct fold *f, int64_t tid, const char *name)
     return th;
 }
 
+/* An interpreter's code object: the frame its id stands for from now on
+ * in this process's samples. */
+static void add_code(struct fold *f, const struct ingest_rec *r,
+                     const void *payload)
+{
+    struct ingest_code ic;
+    if (r->len < sizeof ic)
+        return;
+    memcpy(&ic, payload, sizeof ic);
+    if (ic.lang != SCRIPT_PYTHON || ic.id > STACKWORD_MAX_CODE ||
+        (size_t)ic.name_len + ic.file_len > r->len - sizeof ic)
+        return;
+    const char *p = (const char *)payload + sizeof ic;
+    char *name = strndup(p, ic.name_len);
+    char *file = strndup(p + ic.name_len, ic.file_len);
+    if (!name || !file ||
+        VEC_RESERVE(f->code_frame, f->capcode, (size_t)ic.id + 1) < 0) {
+        free(name);
+        free(file);
+        return;
+    }
+    while (f->ncode <= ic.id)
+        f->code_frame[f->ncode++] = PROFILE_NONE;
+    const char *base = strrchr(file, '/');
+    struct frame_desc d = {
+        .name = name,
+        .module = base ? base + 1 : file,
+        .file = file,
+        .line = ic.firstlineno > 0 ? (uint32_t)ic.firstlineno : 0,
+        .kind = FRAME_FUNC,
+        .origin = FRAME_ORIGIN_PYTHON,
+    };
+    pthread_mutex_lock(f->prof_lock);
+    f->code_frame[ic.id] = profile_intern_frame(f->prof, &d);
+    pthread_mutex_unlock(f->prof_lock);
+    free(name);
+    free(file);
+}
+
 static void add_thread_name(struct fold *f, const struct ingest_rec *r,
                             const void *payload)
 {
@@ -336,6 +392,9 @@ static void release(struct fold *f)
     f->gens = NULL;
     pc_cache_free(&f->pcs);
     memset(&f->pcs, 0, sizeof f->pcs);
+    free(f->code_frame);
+    f->code_frame = NULL;
+    f->ncode = f->capcode = 0;
 }
 
 bool fold_released(const struct fold *f)
@@ -376,6 +435,8 @@ void fold_records(struct fold *f, const uint8_t *data, size_t len)
             any |= add_sample(f, r, payload);
         else if (r->type == INGEST_EXIT)
             release(f);
+        else if (r->type == INGEST_CODE && !f->released)
+            add_code(f, r, payload);
     }
     if (any)
         atomic_fetch_add(f->generation, 1);

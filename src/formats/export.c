@@ -59,8 +59,22 @@ int export_to_file(const struct format *e, const struct profile *p,
                   "format (write pprof instead)", path ? path : "", e->name);
         return -1;
     }
-    if (outfile_open(&of, path, err, errlen) != 0)
+    struct profile *py = NULL;
+    if (o->python_only) {
+        struct profile_filter pf = { .thread = PROFILE_NONE,
+                                     .focus = PROFILE_NONE,
+                                     .python_only = true };
+        if (!(py = profile_derive(p, &pf))) {
+            util_errf(err, errlen, "cannot write %s: out of memory",
+                      path ? path : "");
+            return -1;
+        }
+        p = py;
+    }
+    if (outfile_open(&of, path, err, errlen) != 0) {
+        profile_free(py);
         return -1;
+    }
     /* The one place a failed write is explained: a writer sets errno
      * when it knows why (EOVERFLOW, a failed call's: EFBIG past a file
      * size limit); otherwise the stream's error flag tells an I/O error
@@ -68,6 +82,7 @@ int export_to_file(const struct format *e, const struct profile *p,
     errno = 0;
     rc = e->write(p, o, of.f);
     werr = rc == 0 ? 0 : errno ? errno : ferror(of.f) ? EIO : ENOMEM;
+    profile_free(py);
     return outfile_finish(&of, werr, err, errlen);
 }
 

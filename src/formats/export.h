@@ -30,6 +30,8 @@ struct export_opts {
                                        line; svg: coloured by change);
                                        NULL: none, and the formats that
                                        cannot show a change ignore it */
+    bool python_only;    /* --python-only: stacks with Python frames keep
+                            only them (profile_filter.python_only) */
     const struct annotation *annotation; /* text: this function's
                                        instructions with their samples
                                        (annotate.h), instead of the call

@@ -12,6 +12,9 @@
  * (flamegraph.pl would read "foo 12 3" as a differential profile), so the
  * whitespace before such a number becomes '_' ("foo 12" -> "foo_12").
  *
+ * A Python function is written as py-spy writes it, "name (file.py:LINE)",
+ * its file's name and its first line.
+ *
  * A profile of several processes (-p PID,PID...) gets a process level
  * above the thread: "nginx-100;nginx-101;main;a 3", the process's
  * command and PID, unless no_process_root drops it (no_thread_root drops
@@ -123,9 +126,19 @@ static bool folded_frames(struct folded_ctx *c, uint32_t thread,
         return false;
     }
     for (size_t i = 0; i < n; i++) {
+        const struct frame_desc *d = profile_frame(c->p, frames[i]);
+
         if (!first)
             putc_unlocked(';', c->f);
-        write_name(c->f, profile_frame(c->p, frames[i])->name);
+        write_name(c->f, d->name);
+        if (profile_frame_is_python(d) && d->module) {
+            /* py-spy's form: "name (file.py:line)" */
+            fputs(" (", c->f);
+            escape_put(c->f, d->module, strlen(d->module), &name_map);
+            if (d->line)
+                fprintf(c->f, ":%u", d->line);
+            putc_unlocked(')', c->f);
+        }
         first = false;
     }
     return true;

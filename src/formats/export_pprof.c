@@ -40,7 +40,9 @@
  * Line numbers: the call tree keys nodes by function, not by line, so the
  * sampled line of each stack is not known here; Line.line is left 0
  * (unknown) rather than made up.  Function.start_line carries the
- * function's first line.
+ * function's first line.  A Python function's location is the function
+ * itself (no address): its Line.line is that first line, the line py-spy
+ * names a function by.
  *
  * Determinism: every id and string index is handed out in the order the
  * depth-first stack walk first needs it, and gzip is written by zlib with
@@ -435,8 +437,15 @@ static void put_locations(struct writer *w, struct pb_buf *out)
         pb_put_nonzero(&w->msg, PPROF_LOCATION_ADDRESS, l->addr);
         for (uint32_t k = l->n; k-- > 0;) {
             pb_buf_clear(&w->sub);
+            const struct frame_desc *d = profile_frame(w->p,
+                                                       w->pool[l->off + k]);
+
             pb_put_uint(&w->sub, PPROF_LINE_FUNCTION_ID,
                         w->fn_of_frame[w->pool[l->off + k]]);
+            /* a Python function's location is the function itself: its
+             * line is the one that names it (py-spy's "name (file:line)") */
+            if (profile_frame_is_python(d) && d->line)
+                pb_put_uint(&w->sub, PPROF_LINE_LINE, d->line);
             pb_put_bytes(&w->msg, PPROF_LOCATION_LINE, w->sub.data,
                          w->sub.len);
         }

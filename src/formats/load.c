@@ -43,6 +43,17 @@ int load_frame_kind(const char *name)
                                                               : FRAME_FUNC;
 }
 
+void load_python_origin(struct frame_desc *d)
+{
+    const char *base = d->file ? strrchr(d->file, '/') : NULL;
+
+    base = base ? base + 1 : d->file;
+    if (profile_origin_of(base, d->file) == FRAME_ORIGIN_PYTHON) {
+        d->module = base;
+        d->origin = FRAME_ORIGIN_PYTHON;
+    }
+}
+
 /* Read all of fd; NULL with err filled on failure or when too big. */
 static char *read_all(int fd, const char *path, size_t *len, char *err,
                       size_t errlen)

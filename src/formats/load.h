@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct frame_desc;
 struct profile;
 
 #define LOAD_MAX_FILE (1024ull * 1024 * 1024) /* bytes read from a file */
@@ -43,6 +44,13 @@ int load_error(char *err, size_t errlen, const char *name, const char *fmt,
  * sproftop writes (FRAME_SPECIAL), any other a function (FRAME_FUNC).
  * The one rule every reader applies. */
 int load_frame_kind(const char *name);
+
+/* A frame a reader met with a source file and no module (folded's
+ * "NAME (FILE:LINE)", speedscope's "file"): when FILE is Python's, d
+ * becomes the Python function sproftop and py-spy write that way (its
+ * module FILE's base name, origin FRAME_ORIGIN_PYTHON:
+ * profile_origin_of); otherwise d is left as it is. */
+void load_python_origin(struct frame_desc *d);
 
 /* --- readers: one per src/formats/load_NAME.c, named in its row of the
  * format table (format.h) */

@@ -85,11 +85,52 @@ static bool thread_root(const char *s, size_t *name_len, int64_t *tid)
     return true;
 }
 
-/* Intern a frame name; an empty name is unknown. */
+/* A Python function as py-spy and sproftop write it, "NAME (FILE:LINE)"
+ * with FILE Python's (profile_origin_of): its parts into d, the name
+ * copied into buf (cap bytes).  False when name is not one. */
+static bool python_frame(const char *name, char *buf, size_t cap,
+                         struct frame_desc *d)
+{
+    size_t len = strlen(name);
+    const char *open = len > 4 && name[len - 1] == ')' ? strrchr(name, '(')
+                                                       : NULL;
+    const char *colon = open ? strrchr(open, ':') : NULL;
+
+    if (!open || open == name || open[-1] != ' ' || !colon ||
+        colon + 2 > name + len - 1 || (size_t)(open - name) >= cap)
+        return false;
+    for (const char *c = colon + 1; c < name + len - 1; c++)
+        if (!is_digit(*c))
+            return false;
+    size_t file_len = (size_t)(colon - open - 1);
+    char *file = buf + (open - name);
+    if ((size_t)(open - name) + file_len + 1 >= cap)
+        return false;
+    memcpy(buf, name, (size_t)(open - 1 - name));
+    buf[open - 1 - name] = '\0';
+    memcpy(file, open + 1, file_len);
+    file[file_len] = '\0';
+    long line = strtol(colon + 1, NULL, 10);
+    struct frame_desc py = { .name = buf, .file = file, .kind = FRAME_FUNC,
+                             .line = line > 0 && line < INT32_MAX
+                                         ? (uint32_t)line : 0 };
+    load_python_origin(&py);
+    if (py.origin != FRAME_ORIGIN_PYTHON || !buf[0])
+        return false;
+    *d = py;
+    return true;
+}
+
+/* Intern a frame name; "[...]" names ("[unknown]", "[idle]") are the
+ * special frames sproftop itself writes, "NAME (FILE.py:LINE)" a Python
+ * function, and an empty name is unknown. */
 static uint32_t intern_name(struct profile *p, const char *name)
 {
     struct frame_desc d = { .name = *name ? name : "[unknown]" };
+    char buf[512];
 
+    if (python_frame(d.name, buf, sizeof(buf), &d))
+        return profile_intern_frame(p, &d);
     d.kind = (uint8_t)load_frame_kind(d.name);
     return profile_intern_frame(p, &d);
 }

@@ -345,6 +345,7 @@ static int intern_keys(struct loader *ld)
         d.file = nonempty(file);
         d.line = fn->start_line <= UINT32_MAX ? (uint32_t)fn->start_line : 0;
         d.kind = (uint8_t)load_frame_kind(d.name);
+        d.origin = (uint8_t)profile_origin_of(d.module, d.file);
         if (map_build_id(ld, key->map, key->addr, &d))
             return -1;
         key->frame = profile_intern_frame(ld->p, &d);

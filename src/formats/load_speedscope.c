@@ -159,6 +159,7 @@ static uint32_t frame_id(struct ss_load *l, uint32_t k, uint32_t node)
         d.kind = (uint8_t)load_frame_kind(d.name);
         d.file = file && *file ? file : NULL;
         d.line = (uint32_t)line;
+        load_python_origin(&d);
         l->ids[k] = profile_intern_frame(l->p, &d);
     }
     free(name);

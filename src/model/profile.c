@@ -39,6 +39,12 @@ const char *profile_str(const struct profile *p, uint32_t id)
 
 /* --- frames -------------------------------------------------------------- */
 
+/* A frame's kind and origin as one key of its identity. */
+static uint32_t frame_key(const struct frame_desc *d)
+{
+    return (uint32_t)d->kind | (uint32_t)d->origin << 8;
+}
+
 static uint64_t frame_hash(uint32_t kind, const struct frame_ids *k)
 {
     return util_mix64(((uint64_t)k->name << 32 | k->module) ^
@@ -57,7 +63,7 @@ static int frame_eq(void *ctx, uint32_t id)
     const struct frame_probe *q = ctx;
     const struct frame_ids *f = &q->p->fid[id];
 
-    return q->p->fd[id].kind == q->kind && f->name == q->k->name &&
+    return frame_key(&q->p->fd[id]) == q->kind && f->name == q->k->name &&
            f->module == q->k->module && f->file == q->k->file &&
            f->build_id == q->k->build_id;
 }
@@ -115,14 +121,14 @@ uint32_t profile_frame_lookup(const struct profile *p,
 
     if (!d->name || frame_ids_find(p, d, &k) != 0)
         return PROFILE_NONE;
-    return frame_find(p, d->kind, &k);
+    return frame_find(p, frame_key(d), &k);
 }
 
 int profile_frame_set(struct profile *p, uint32_t id,
                       const struct frame_desc *d)
 {
     struct frame_ids k;
-    uint8_t kind = p->fd[id].kind;
+    uint8_t kind = p->fd[id].kind, origin = p->fd[id].origin;
 
     /* The old identity's slot stays in the index, but frame_eq no longer
      * matches it: only the new identity finds the frame. */
@@ -131,9 +137,11 @@ int profile_frame_set(struct profile *p, uint32_t id,
         return -1;
     p->fd[id] = *d;
     p->fd[id].kind = kind;
+    p->fd[id].origin = origin;
     p->fid[id] = k;
     frame_strs(p, id);
-    (void)idtab_insert(&p->frame_ix, frame_hash(kind, &k), id);
+    (void)idtab_insert(&p->frame_ix, frame_hash(frame_key(&p->fd[id]), &k),
+                       id);
     return 0;
 }
 
@@ -145,7 +153,7 @@ uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d)
     if (!p || !d || !d->name)
         return PROFILE_NONE;
     if (frame_ids_find(p, d, &k) == 0) {
-        id = frame_find(p, d->kind, &k);
+        id = frame_find(p, frame_key(d), &k);
         if (id != PROFILE_NONE)
             return id;
     }
@@ -158,8 +166,23 @@ uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d)
     p->fd[id] = *d;
     p->fid[id] = k;
     frame_strs(p, id);
-    (void)idtab_insert(&p->frame_ix, frame_hash(d->kind, &k), id);
+    (void)idtab_insert(&p->frame_ix, frame_hash(frame_key(d), &k), id);
     return id;
+}
+
+enum frame_origin profile_origin_of(const char *module, const char *file)
+{
+    if (!module || !file || !*module)
+        return FRAME_ORIGIN_NATIVE;
+    const char *base = strrchr(file, '/');
+    size_t n = strlen(file);
+
+    base = base ? base + 1 : file;
+    if (strcmp(module, base) != 0)
+        return FRAME_ORIGIN_NATIVE;
+    return (n > 3 && strcmp(file + n - 3, ".py") == 0) ||
+                   (file[0] == '<' && file[n - 1] == '>')
+               ? FRAME_ORIGIN_PYTHON : FRAME_ORIGIN_NATIVE;
 }
 
 const struct frame_desc *profile_frame(const struct profile *p, uint32_t id)
@@ -219,7 +242,8 @@ static int frame_index(const struct profile *p, struct idtab *out)
     if (idtab_reserve(out, p->nframes) < 0)
         return -1;
     for (uint32_t id = 0; id < p->nframes; id++)
-        (void)idtab_insert(out, frame_hash(p->fd[id].kind, &p->fid[id]), id);
+        (void)idtab_insert(out, frame_hash(frame_key(&p->fd[id]), &p->fid[id]),
+                           id);
     return 0;
 }
 

@@ -80,6 +80,16 @@ enum frame_kind {
                            the PID, the node's key (profile_node_key) */
 };
 
+/* Where a frame's code runs: part of the frame's identity.  Views and
+ * writers ask profile_frame_is_python, never a module's name. */
+enum frame_origin {
+    FRAME_ORIGIN_NATIVE = 0, /* user-space machine code */
+    FRAME_ORIGIN_KERNEL = 1, /* a kernel function */
+    FRAME_ORIGIN_PYTHON = 2, /* a Python function: name its qualified
+                                name, file its .py file, module that
+                                file's name, line its first line */
+};
+
 /* What a frame is.  Strings are NUL-terminated; NULL means unknown. */
 struct frame_desc {
     const char *name;   /* demangled function name; never NULL */
@@ -100,6 +110,7 @@ struct frame_desc {
     uint64_t offset;    /* with build_id: the function's start as a file
                            offset in its module (not part of the
                            identity) */
+    uint8_t origin;     /* enum frame_origin; part of the identity */
 };
 
 /* Whether a frame is a level of the tree (a thread or process root)
@@ -108,6 +119,19 @@ static inline bool profile_frame_is_level(const struct frame_desc *d)
 {
     return d && (d->kind == FRAME_THREAD || d->kind == FRAME_PROCESS);
 }
+
+/* Whether a frame is a Python function (an interpreter's frame, not the
+ * interpreter's own C code). */
+static inline bool profile_frame_is_python(const struct frame_desc *d)
+{
+    return d && d->origin == FRAME_ORIGIN_PYTHON;
+}
+
+/* The origin of a frame read back from a file (pprof, folded): a Python
+ * function when its module is its own file's name and that file is
+ * Python's (".py", or an interpreter's own "<frozen ...>"), as sproftop
+ * and py-spy write Python frames; else native.  The readers' one rule. */
+enum frame_origin profile_origin_of(const char *module, const char *file);
 
 /* One frame of a stack handed to profile_add_stack. */
 struct stack_frame {
@@ -187,7 +211,8 @@ int profile_set_meta(struct profile *p, const struct profile_meta *m);
 /* --- frames -------------------------------------------------------------- */
 
 /* Intern a frame: return the id of the frame with the same (kind, name,
- * module, file, build_id), creating it with d's other fields if new.
+ * module, file, build_id, origin), creating it with d's other fields if
+ * new.
  * Strings are copied.  Returns PROFILE_NONE on OOM. */
 uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d);
 
@@ -439,6 +464,10 @@ struct profile_filter {
                           stack.  Like merge_threads, a tree for reading:
                           the stacks hang below new nodes, the thread
                           nodes of depth 1 stay, empty */
+    bool python_only;  /* a stack with Python frames keeps only them (and
+                          its special frames, "[truncated]"): the time of
+                          native frames goes to their Python caller, as
+                          py-spy shows it; other stacks stay whole */
 };
 
 /* Intern the process frame of every thread of p (FRAME_PROCESS, named by

@@ -424,6 +424,7 @@ struct derive_ctx {
     uint32_t *buf;    /* the levels, then the stack (reversed when
                          inverted) */
     uint32_t *proc;   /* with process_roots: each thread's process frame */
+    uint32_t *kept;   /* with python_only: the stack without the rest */
 };
 
 static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
@@ -444,6 +445,21 @@ static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
             i++;
         if (i == n)
             return 0;
+    }
+    if (f->python_only) {
+        size_t k = 0, py = 0;
+
+        for (size_t i = 0; i < n; i++) {
+            const struct frame_desc *fd = &d->q->fd[frames[i]];
+
+            py += profile_frame_is_python(fd);
+            if (profile_frame_is_python(fd) || fd->kind == FRAME_SPECIAL)
+                d->kept[k++] = frames[i];
+        }
+        if (py) {
+            frames = d->kept;
+            n = k;
+        }
     }
     if (!f->process_roots && !f->inverted)
         return profile_tree_add(d->q, f->merge_threads ? PROFILE_ROOT
@@ -503,7 +519,10 @@ struct profile *profile_derive(const struct profile *p,
         return NULL;
     d.q = profile_copy(p, false);
     d.buf = malloc((p->max_depth + 2) * sizeof(*d.buf));
-    if (d.q && f->process_roots && !(d.proc = process_frames(d.q))) {
+    if (f->python_only)
+        d.kept = malloc((p->max_depth + 1) * sizeof(*d.kept));
+    if ((f->python_only && !d.kept) ||
+        (d.q && f->process_roots && !(d.proc = process_frames(d.q)))) {
         profile_free(d.q);
         d.q = NULL;
     }
@@ -517,6 +536,7 @@ struct profile *profile_derive(const struct profile *p,
     }
     free(d.buf);
     free(d.proc);
+    free(d.kept);
     return d.q;
 }
 

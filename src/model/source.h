@@ -55,6 +55,9 @@ struct source_status {
     char backend[16];          /* the sampler's name; "" for a file */
     char fallback[200];        /* why the faster sampler is not used, with
                                   the fix; "" when it is */
+    char script[160];          /* the interpreter found in the target
+                                  ("Python 3.11.2"), or why its frames are
+                                  not read; "" when none */
     uint64_t median_stop_ns;   /* median target stop time per sample */
     bool stops_target;         /* the sampler stops the target's threads
                                   (median_stop_ns means something) */

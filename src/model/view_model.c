@@ -32,6 +32,18 @@ static bool has_pid(const struct profile *p, int64_t pid)
     return false;
 }
 
+/* Whether snap has a Python frame: python_only changes nothing
+ * otherwise. */
+static bool has_python(const struct profile *snap)
+{
+    uint32_t n = profile_frame_count(snap);
+
+    for (uint32_t i = 0; i < n; i++)
+        if (profile_frame_is_python(profile_frame(snap, i)))
+            return true;
+    return false;
+}
+
 /* The process, thread and focus parts of f over snap (what selects
  * samples); true when they select less than everything. */
 static bool sample_filter(const struct profile *snap,
@@ -43,9 +55,10 @@ static bool sample_filter(const struct profile *snap,
         .focus = f->focus < profile_frame_count(snap) ? f->focus
                                                       : PROFILE_NONE,
         .pid = f->has_process && has_pid(snap, f->pid) ? f->pid : 0,
+        .python_only = f->python_only && has_python(snap),
     };
     return pf->thread != PROFILE_NONE || pf->focus != PROFILE_NONE ||
-           pf->pid;
+           pf->pid || pf->python_only;
 }
 
 /* The one rule of process roots: the tree shows a process level when

@@ -33,6 +33,9 @@ struct model_filter {
                           the edges are over all threads either way */
     bool has_process;  /* restrict every view to one process */
     int64_t pid;       /* its PID (stable across snapshots) */
+    bool python_only;  /* stacks with Python frames show only those (P,
+                          --python-only): native frames' time goes to
+                          their Python caller */
 };
 
 /* What a model can show beside the snapshot's own counts (model_new_ext). */

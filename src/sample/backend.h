@@ -36,9 +36,10 @@ enum sampler_cap {
     SAMPLER_CAP_OFFCPU = 1u << 3,   /* off-CPU samples (blocked threads) */
     SAMPLER_CAP_KERNEL = 1u << 4,   /* kernel frames in each stack: issue
                                        21; no backend has it yet */
-    SAMPLER_CAP_SCRIPT = 1u << 5,   /* script frames (CPython, Ruby) read
-                                       from the target: issues 22/23; no
-                                       backend has it yet */
+    SAMPLER_CAP_SCRIPT = 1u << 5,   /* script frames read from the
+                                       target (CPython: issue 22; Ruby:
+                                       issue 23), spliced into its native
+                                       stacks (src/frames/script_frames.h) */
     SAMPLER_CAP_DUMP = 1u << 6,     /* stop every thread once and unwind
                                        it (sampler_dump, --dump) */
     SAMPLER_CAP_NOSTOP = 1u << 7,   /* samples without ever stopping the
@@ -122,6 +123,14 @@ struct sampler_stats {
                                   kernel's ring buffer full */
     uint64_t throttled;        /* times the kernel slowed sampling down
                                   (interrupts too long) */
+    uint64_t script_samples;   /* stacks pushed with script frames */
+    uint64_t script_torn;      /* stacks of a script process whose script
+                                  frames could not be read ("Python
+                                  frames unreadable"): native frames
+                                  only */
+    char script[160];          /* the interpreter found ("Python 3.11.2"),
+                                  or why its frames are not read; "" if
+                                  none */
     uint32_t processes;        /* processes sampled now (live) */
     uint32_t processes_seen;   /* ...and ever */
     uint32_t stack_bytes;      /* stack bytes copied per sample */

@@ -15,16 +15,35 @@
 #include <stdint.h>
 
 enum ingest_type {
-    INGEST_SAMPLE = 1, /* payload: uint64_t pcs[n], leaf first */
+    INGEST_SAMPLE = 1, /* payload: uint64_t words[n], leaf first: native
+                          addresses, and script frames (stackword.h) */
     INGEST_THREAD = 2, /* payload: thread name (no NUL) */
     INGEST_EXIT = 3,   /* no payload: the process `pid` is gone, and no
                           record of it follows (perf backend) */
+    INGEST_CODE = 4,   /* payload: struct ingest_code, then its name and
+                          file: an interpreter's code object that the
+                          process's samples name by id (stackword.h) from
+                          now on */
+};
+
+/* INGEST_CODE's payload head; name_len bytes of name and file_len bytes
+ * of file follow (no NULs). */
+struct ingest_code {
+    uint32_t id;         /* the code id sample words carry */
+    int32_t firstlineno; /* the function's first line */
+    uint16_t lang;       /* enum script_lang (script_frames.h) */
+    uint16_t name_len;
+    uint16_t file_len;
+    uint16_t pad;
 };
 
 enum ingest_flags {
     INGEST_F_TRUNCATED = 1u << 0, /* stack cut short (depth, loop, error) */
     INGEST_F_REUSED = 1u << 1,    /* --idle: last stack of a blocked thread */
     INGEST_F_ERROR = 1u << 2,     /* unwinding failed at the first step */
+    INGEST_F_SCRIPT_TORN = 1u << 3, /* the process runs an interpreter whose
+                                     frames could not be read for this
+                                     sample: it keeps its native frames */
 };
 
 /* Record header; the payload follows, padded to 8 bytes. */

@@ -33,6 +33,10 @@ FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
 FUZZ_NAMES   := $(sort $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_BINS    := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_OBJS    := $(PURE_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
+# fuzz_pyframes also links the CPython reader (src/frames/, without
+# script_frames.c, which pushes to the engine's ingest buffer).
+FUZZ_EXTRA_pyframes := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,\
+                         $(filter-out %/script_frames.c,$(frames_SRCS)))
 # libFuzzer options for a bounded, reproducible run: a slow input (10 s)
 # or a memory hog (2 GiB) is a finding too.
 FUZZ_RUN_OPTS := -timeout=10 -rss_limit_mb=2048 -max_len=$(FUZZ_MAX_LEN) \
@@ -44,12 +48,13 @@ fuzz-build: $(FUZZ_BINS)
 
 $(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(formats_INC) -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(formats_INC) -Isrc/frames -c -o $@ $<
 
+$(FUZZ_DIR)/fuzz_pyframes: $(FUZZ_EXTRA_pyframes)
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) $(formats_INC) -o $@ $< \
-	  $(FUZZ_OBJS) -lz -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) $(formats_INC) -Isrc/frames -o $@ $< \
+	  $(FUZZ_OBJS) $(FUZZ_EXTRA_$*) -lz -lm
 
 # Replay the saved inputs: each must now load or fail cleanly.
 define FUZZ_REGRESS

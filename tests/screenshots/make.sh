@@ -84,7 +84,7 @@ finish() {
     "${tm[@]}" kill-server >/dev/null 2>&1
     rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"
     local p
-    for p in "$demo_pid" "$fw_pid" "$loops_pid"; do
+    for p in "$demo_pid" "$fw_pid" "$loops_pid" "${py_pid:-}"; do
         [ -n "$p" ] || continue
         kill -KILL "$p" 2>/dev/null
         wait "$p" 2>/dev/null
@@ -343,8 +343,30 @@ if wanted save; then
     shots+=(save)
 fi
 
+# python: a Python service (tests/targets/pyservice.py, Debian's python3)
+# live, its hottest path open: Python functions in one tree with the C
+# code they call (json's scanner, hashlib) and the interpreter around
+# them; the header names the interpreter.  Started as `python3
+# pyservice.py` from its folder, so the header shows no path of this
+# machine.
+py_pid=""
+if wanted python; then
+    [ -x /usr/bin/python3 ] || die "python: /usr/bin/python3 is missing (make deps)"
+    (cd "$top/tests/targets" && exec /usr/bin/python3 pyservice.py 600) \
+        </dev/null >/dev/null 2>&1 &
+    py_pid=$!
+    start_session python -p "$py_pid"
+    wait_for 20 samples_above python 300 || die "python: too few samples"
+    keys python E
+    shoot python '^> .*(libcrypto|hashlib|json|\.py:[0-9]+)'
+    shots+=(python)
+    kill -KILL "$py_pid" 2>/dev/null
+    wait "$py_pid" 2>/dev/null
+    py_pid=""
+fi
+
 [ ${#shots[@]} -gt 0 ] ||
-    die "no such shot: $* (tree inverted flat callers help save window diff flame procs annotate)"
+    die "no such shot: $* (tree inverted flat callers help save window diff flame procs annotate python)"
 
 # --- 3. HTML and PNG -----------------------------------------------------------
 

@@ -8,6 +8,11 @@
 #   symtarget-cxx  the same for C++ (namespaces, templates, inlining)
 #   timedgen       writes a pprof file whose samples carry times, from a
 #                  text spec (the timeline and window fixtures)
+#   pystack        drives the CPython frame reader (src/frames/pyread.h):
+#                  a live process's Python stacks, or a captured image
+#   pyaccuracy     runs a sampler on tests/targets/pyhot.py and says how
+#                  often its Python leaf is the function the target's own
+#                  log says ran at that moment
 #
 # symtest is built like the engine (CFLAGS_BASE, SANITIZE), so `make asan`
 # checks the symbolizer.  The targets are built with fixed flags and never
@@ -18,11 +23,16 @@ TOOLS_DIR := $(BUILD)/tools
 TOOLS_SRC := tests/tools
 TOOLS_MK  := $(TOOLS_SRC)/tools.mk
 TOOL_BINS := $(TOOLS_DIR)/symtest $(TOOLS_DIR)/symtarget \
-             $(TOOLS_DIR)/symtarget-cxx $(TOOLS_DIR)/timedgen
+             $(TOOLS_DIR)/symtarget-cxx $(TOOLS_DIR)/timedgen \
+             $(TOOLS_DIR)/pystack $(TOOLS_DIR)/pyaccuracy
 # The symbols room and what it sees below it (late_names needs the model,
 # annot.c the disassembler).
 SYMBOLIZER_OBJS := $(symbols_OBJS) $(disasm_OBJS) $(proc_OBJS) \
                    $(model_OBJS) $(base_OBJS)
+# The CPython reader without script_frames.c (which pushes to the ingest
+# buffer), and the maps it reads a process's through.
+PYREADER_OBJS := $(filter-out %/script_frames.o,$(frames_OBJS)) \
+                 $(BUILD)/$(proc_DIR)/maps.o $(base_OBJS)
 
 $(TOOLS_DIR)/symtest: $(TOOLS_SRC)/symtest.c $(SYMBOLIZER_OBJS) $(TOOLS_MK)
 	@mkdir -p $(dir $@)
@@ -40,6 +50,19 @@ $(TOOLS_DIR)/symtarget-cxx: $(TOOLS_SRC)/symtarget_cxx.cc $(TOOLS_MK)
 $(TOOLS_DIR)/timedgen: $(TOOLS_SRC)/timedgen.c $(PURE_OBJS) $(TOOLS_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(formats_FLAGS) -o $@ $< $(PURE_OBJS) -lm -lz
+
+$(TOOLS_DIR)/pystack: $(TOOLS_SRC)/pystack.c tests/fuzz/pyimage.h \
+		$(PYREADER_OBJS) $(TOOLS_MK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(frames_FLAGS) -Itests/fuzz -o $@ $< \
+	  $(PYREADER_OBJS) -lm -lz
+
+# pyaccuracy runs a sampler as the collector does, through sampler.h.
+$(TOOLS_DIR)/pyaccuracy: $(TOOLS_SRC)/pyaccuracy.c $(ENGINE_OBJS) $(PURE_OBJS) \
+		$(TOOLS_MK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(collect_FLAGS) -o $@ $< \
+	  $(ENGINE_OBJS) $(PURE_OBJS) $(PKG_LIBS) $(LIBS_EXTRA)
 
 .PHONY: tools
 tools: $(TOOL_BINS)

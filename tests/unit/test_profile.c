@@ -405,7 +405,7 @@ static void test_edges_racket_percentages(void **state)
 static void test_inverted(void **state)
 {
     struct profile *p = fixture_keep_profile(state, example(false));
-    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, true, false, 0, false };
+    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, true, false, 0, false, false };
     struct profile *q = profile_derive(p, &f);
 
     assert_non_null(q);
@@ -428,7 +428,7 @@ static void test_inverted(void **state)
 static void test_focus_and_thread_filter(void **state)
 {
     struct profile *p = fixture_keep_profile(state, example(true));
-    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false, false, 0, false };
+    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false, false, 0, false, false };
     struct profile *q;
 
     f.focus = fn(p, "a");
@@ -469,7 +469,7 @@ static void test_focus_and_thread_filter(void **state)
 static void test_merge_threads(void **state)
 {
     struct profile *p = fixture_keep_profile(state, example(true));
-    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false, true, 0, false };
+    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false, true, 0, false, false };
     struct profile *q = profile_derive(p, &f);
     uint32_t path[8];
 
@@ -775,7 +775,7 @@ static void test_node_keys(void **state)
 {
     struct profile *p = fixture_keep_profile(state, example(true));
     struct profile *c = profile_clone(p);
-    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false, false, 0, false };
+    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false, false, 0, false, false };
     struct profile *d;
     uint64_t k_ab, k_a, k_d;
 
@@ -867,7 +867,7 @@ static void test_deep_stack(void **state)
     struct deep seen = { ff, fg, 0 };
     struct profile_flat *flat;
     struct profile_edge *e;
-    struct profile_filter inv = { PROFILE_NONE, PROFILE_NONE, true, false, 0, false };
+    struct profile_filter inv = { PROFILE_NONE, PROFILE_NONE, true, false, 0, false, false };
     struct profile *q;
 
     for (int i = 0; i < 500; i++)

@@ -82,6 +82,7 @@ int pf_open_events(struct pf_sampler *s, uint32_t i)
                                       s->cpus[c], s->owners[c], &id);
             if (fd < 0 || ev_keep(s, fd, id, i, k) < 0)
                 return -1;
+            pf_script_attach(s, fd);
             s->thr[i].own_events = true;
         }
     }
@@ -240,6 +241,9 @@ static int attach_pid(struct pf_sampler *s, pid_t pid, char *err, size_t errlen,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    /* its maps now, so that a Python process's events carry the BPF
+     * program that reads its frames from their first sample */
+    pf_proc_refresh_maps(s, &s->procs[proc]);
     uint64_t now = clock_mono_ns();
     int pass = 0, n;
     do {

@@ -48,6 +48,10 @@
  *                   a stack
  *   perf_attach.c   rings, events, attach and the refusals
  *   perf_offcpu.c   --idle: off-CPU stacks and their weights
+ *   perf_script.c   Python frames: a Python process found, its frames
+ *                   matched to its samples
+ *   perf_pybpf.c    ...read at sample time by a BPF program on the
+ *                   sampling events (perf_pybpf.h)
  *
  * Everything here runs on the sampler thread, except what is marked
  * `lock` (read by the controlling thread through the ops).
@@ -65,6 +69,7 @@
 #include "idtab.h"
 #include "perf_events.h"
 #include "backend.h"
+#include "script_frames.h"
 #include "target.h"
 #include "unwind.h"
 
@@ -104,6 +109,9 @@ struct pproc {             /* a process sampled */
     uint64_t gen;
     uint64_t t_maps;
     struct unwinder *unw;  /* made at its first unwind */
+    struct script_proc *script; /* the interpreter it runs, or NULL */
+    uint64_t script_since; /* its threads walked by the BPF program for
+                              samples from then on (0: they are not) */
 };
 
 struct pthr {              /* a thread of a sampled process */
@@ -126,6 +134,8 @@ struct pthr {              /* a thread of a sampled process */
     int off_n;
     uint32_t off_flags;
     uint64_t off_ip, off_sp, off_bp; /* where that stack was taken */
+    struct script_stack *off_py; /* and its Python stack (a Python
+                                    process's thread), or NULL */
     bool have_off;
     uint64_t t_out;        /* off CPU since then (ns); 0: on CPU */
 };
@@ -137,6 +147,7 @@ struct precord {           /* a record of one drain, for the time merge */
 };
 
 struct perf_ring;
+struct pf_pybpf;
 
 /* What only this backend counts (--stats: its own line). */
 struct pf_stats {
@@ -146,6 +157,10 @@ struct pf_stats {
     uint64_t offcpu_ns;        /* ...and the off-CPU time they stand for */
     uint32_t events;           /* perf_event fds open */
     uint32_t cpus;             /* CPUs (one ring each) */
+    bool script_bpf;           /* Python frames read by the BPF program */
+    uint64_t script_orphans;   /* ...its walks whose sample never came */
+    uint64_t script_dropped;   /* ...walks its ring had no room for (their
+                                  samples count as unreadable) */
 };
 
 struct pf_sampler {
@@ -191,6 +206,11 @@ struct pf_sampler {
     struct precord *recs;
     size_t nrecs, caprecs;
     uint64_t *pcs;         /* unwind output, max_depth */
+    struct pf_pybpf *pybpf;/* Python frames read at sample time (loaded
+                              when the first Python process is found) */
+    bool pybpf_tried;      /* ...and whether loading was tried */
+    char pybpf_why[200];   /* why it could not be, or "" */
+    struct script_stack py;/* one sample's Python stack */
     uint8_t *boot_buf;     /* --idle: stack of a thread blocked at attach */
     bool launched;
     struct target_spawn spawn;
@@ -281,9 +301,11 @@ uint32_t pf_count_end(struct pf_sampler *s, enum unwind_end end);
 int pf_unwind(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
               const uint8_t *stack, uint64_t len, uint32_t *flags);
 
-/* Push a stack of thread t (named first), weighing `weight` ns. */
+/* Push a stack of thread t (named first), weighing `weight` ns, with
+ * py's Python frames spliced in (script_frames.h; NULL: none). */
 void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
-                   int n, uint32_t flags, uint64_t time, uint64_t weight);
+                   int n, uint32_t flags, uint64_t time, uint64_t weight,
+                   const struct script_stack *py);
 
 /* Unwind a copy of a thread of process p into s->pcs (its maps re-read
  * first when an MMAP2 made them stale, or after an IP outside them, at
@@ -337,5 +359,25 @@ void pf_off_bootstrap_blocked(struct pf_sampler *s, uint64_t now);
  * PERF_SAMPLE_PERIOD: after PERF_EVENT_IOC_PERIOD the kernel (6.x)
  * still reports a cpu-clock event's first period there. */
 uint64_t pf_interval_at(const struct pf_sampler *s, uint64_t time);
+
+/* --- perf_script.c (Python frames) --------------------------------------- */
+
+/* The Python stack of thread t's sample at `time` into *py: the BPF
+ * program's record of that moment, for a thread of a Python process
+ * walked since before it (py->have false otherwise; a record that is
+ * missing gives a torn stack). */
+void pf_script_sample(struct pf_sampler *s, struct pthr *t, uint64_t time,
+                      struct script_stack *py);
+
+/* Process p maps an interpreter (its maps were just read): load the BPF
+ * program once, attach it to every sampling event, and walk p's threads
+ * from now on. */
+void pf_script_found(struct pf_sampler *s, struct pproc *p);
+
+/* Process p is gone or has a new image: forget its interpreter. */
+void pf_script_forget(struct pf_sampler *s, struct pproc *p);
+
+/* A sampling event was opened: the BPF program goes on it too. */
+void pf_script_attach(struct pf_sampler *s, int fd);
 
 #endif

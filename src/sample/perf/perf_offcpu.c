@@ -30,7 +30,8 @@ void pf_off_count(struct pf_sampler *s, struct pthr *t, uint64_t until)
         return;
     uint64_t w = until - t->t_out;
     s->pf_live.offcpu_ns += w;
-    pf_push_stack(s, t, t->off_pcs, t->off_n, t->off_flags, t->t_out, w);
+    pf_push_stack(s, t, t->off_pcs, t->off_n, t->off_flags, t->t_out, w,
+                  t->off_py);
     t->t_out = until;
 }
 
@@ -58,6 +59,11 @@ void pf_off_begin(struct pf_sampler *s, struct pthr *t, const uint64_t *regs,
     } else {
         s->live.reused++;
     }
+    /* its Python stack of this moment: a thread that blocks again at the
+     * same native place may run other Python code (Python calls Python
+     * without a native frame) */
+    if (p->script && (t->off_py || (t->off_py = malloc(sizeof *t->off_py))))
+        pf_script_sample(s, t, time, t->off_py);
     t->t_out = time;
     s->pf_live.offcpu++;
 }
@@ -135,6 +141,9 @@ static void off_bootstrap(struct pf_sampler *s, struct pthr *t, uint64_t now)
         }
     }
     t->off_flags = pf_count_end(s, keep_end);
+    /* blocked: its Python frames hold still while we read them */
+    if (p->script && (t->off_py || (t->off_py = malloc(sizeof *t->off_py))))
+        script_walk(p->script, t->tid, t->off_py);
     t->off_ip = pc;
     t->off_sp = sp;
     t->off_bp = 0; /* unknown: the next switch-out unwinds again */

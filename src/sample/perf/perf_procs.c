@@ -121,6 +121,7 @@ void pf_proc_exit(struct pf_sampler *s, uint32_t i)
         ingest_push(s->cfg.ingest, &h, NULL, 0);
     }
     /* what only it used: a record read late makes them again if it can */
+    pf_script_forget(s, p);
     unwinder_free(p->unw);
     p->unw = NULL;
     maps_free(p->maps);
@@ -175,6 +176,9 @@ bool pf_proc_refresh_maps(struct pf_sampler *s, struct pproc *p)
     p->gen++;
     if (s->cfg.on_maps)
         s->cfg.on_maps(s->cfg.ctx, p->pid, p->gen, m->text, m->text_len);
+    /* the interpreter, once its executable or libpython is mapped */
+    if (!p->script && (p->script = script_proc_find(p->pid, m)))
+        pf_script_found(s, p);
     return true;
 }
 
@@ -403,9 +407,12 @@ void pf_procs_free(struct pf_sampler *s)
             close(p->stat_fd);
         unwinder_free(p->unw);
         maps_free(p->maps);
+        script_proc_free(p->script);
     }
-    for (size_t i = 0; i < s->nthr; i++)
+    for (size_t i = 0; i < s->nthr; i++) {
         free(s->thr[i].off_pcs);
+        free(s->thr[i].off_py);
+    }
     free(s->procs);
     free(s->thr);
     free(s->alive);
@@ -449,8 +456,9 @@ int pf_unwind_raw(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
 
 /* --- stacks: unwound, counted, pushed ----------------------------------------- */
 
-void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs, int n,
-                   uint32_t flags, uint64_t time, uint64_t weight)
+void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
+                   int n, uint32_t flags, uint64_t time, uint64_t weight,
+                   const struct script_stack *py)
 {
     struct pproc *p = &s->procs[t->proc];
     pf_proc_announce(s, p);
@@ -462,12 +470,9 @@ void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs, in
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = p->pid, .tid = t->tid,
                            .flags = flags, .time = time, .gen = p->gen,
                            .weight = weight};
-    if (ingest_push(s->cfg.ingest, &h, pcs, (size_t)n * sizeof *pcs) < 0) {
-        s->live.lost++;
-        return;
-    }
-    s->live.samples++;
-    t->samples++;
+    if (script_push(p->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
+                    NULL, NULL))
+        t->samples++;
 }
 
 uint32_t pf_count_end(struct pf_sampler *s, enum unwind_end end)

@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "maps.h"
+#include "perf_pybpf.h"
 #include "perf_record.h"
 #include "perf_ring.h"
 #include "vec.h"
@@ -44,6 +45,11 @@ extern const struct sampler_backend perf_backend;
 #define WINDOW_NS 1000000000ull  /* achieved-rate window */
 #define FLUSH_NS 100000000ull    /* --idle: count a long off-CPU stretch
                                     so far at least this often */
+#define TRIM_NS 50000000ull      /* BPF records of Python frames are kept
+                                    this long past a drain's last record:
+                                    one whose sample is written just after
+                                    the ring heads were read is taken at
+                                    the next drain */
 
 /* --- samples ---------------------------------------------------------------- */
 
@@ -117,8 +123,9 @@ static void on_sample(struct pf_sampler *s, const struct perf_event_header *h)
     int n = pf_unwind(s, &s->procs[pi], smp.regs, smp.stack, smp.stack_len, &flags);
     /* which threads (and so processes) the copy is too small for */
     t->cut += s->last_end == UNWIND_COPY;
+    pf_script_sample(s, t, smp.time, &s->py);
     pf_push_stack(s, t, s->pcs, n, flags, smp.time,
-                  pf_interval_at(s, smp.time));
+                  pf_interval_at(s, smp.time), &s->py);
     s->win_samples++;
 }
 
@@ -163,6 +170,10 @@ static void on_exec(struct pf_sampler *s, uint32_t pi, pid_t tid, const char *na
         p->exec_pending = true;
     p->leader_gone = false; /* the caller has the PID now */
     p->maps_dirty = true;
+    /* the interpreter found is the old image's, unless the maps were read
+     * after the exec (a launched command, read as it started) */
+    if (p->t_maps <= time)
+        pf_script_forget(s, p);
     if (i != PERF_NONE) {
         s->thr[i].have_off = false;
         pf_thr_rename(s, &s->thr[i], name, time);
@@ -328,12 +339,21 @@ static void drain(struct pf_sampler *s)
             s->nrecs++;
         }
     }
+    /* the BPF program wrote each sample's Python frames before the
+     * kernel wrote the sample: every sample read now has its record */
+    if (s->pybpf) {
+        pf_pybpf_consume(s->pybpf);
+        for (size_t i = 0; i < s->nprocs; i++)
+            script_next_generation(s->procs[i].script, clock_mono_ns());
+    }
     if (s->nrecs > 1)
         qsort(s->recs, s->nrecs, sizeof *s->recs, rec_cmp);
     for (size_t i = 0; i < s->nrecs; i++)
         on_record(s, s->recs[i].h);
     for (int c = 0; c < s->ncpus; c++)
         perf_ring_end(&s->rings[c]);
+    if (s->pybpf && s->nrecs > 0 && s->recs[s->nrecs - 1].time > TRIM_NS)
+        pf_pybpf_trim(s->pybpf, s->recs[s->nrecs - 1].time - TRIM_NS);
 }
 
 /* --- the thread ------------------------------------------------------------------- */
@@ -412,6 +432,13 @@ static void publish(struct pf_sampler *s, uint64_t now, bool force)
     l->tracer_cpu_ns = clock_thread_cpu_ns();
     l->elapsed_ns = now - s->t_start;
     l->threads = (uint32_t)s->nalive;
+    s->pf_live.script_bpf = s->pybpf != NULL;
+    if (s->pybpf) {
+        struct pf_pybpf_stats b;
+        pf_pybpf_get_stats(s->pybpf, &b);
+        s->pf_live.script_orphans = b.orphans;
+        s->pf_live.script_dropped = b.dropped;
+    }
     l->processes = s->procs_live;
     if (l->target == SAMPLER_RUNNING || l->target == SAMPLER_STOPPED)
         watch_stop(s);
@@ -552,6 +579,7 @@ static void sampler_free(struct pf_sampler *s)
 {
     pf_detach(s);
     pf_procs_free(s);
+    pf_pybpf_free(s->pybpf);
     free(s->recs);
     free(s->pcs);
     free(s->boot_buf);
@@ -676,13 +704,18 @@ static void pf_print_stats(struct sampler *base, FILE *f)
             "the ring buffers %" PRIu64 ", throttled %" PRIu64 "; off-CPU: %"
             PRIu64 " switch-outs, %.3f s\n", st.events, st.cpus, st.lost_ring,
             throttled, st.offcpu, (double)st.offcpu_ns / 1e9);
+    if (st.script_bpf)
+        fprintf(f, "perf: Python frames read in the sampling interrupt by a "
+                "BPF program; its walks without their sample (lost) %" PRIu64
+                ", without room in its ring %" PRIu64 "\n", st.script_orphans,
+                st.script_dropped);
 }
 
 const struct sampler_backend perf_backend = {
     .name = "perf",
     .title = "perf_event",
     .caps = SAMPLER_CAP_MANY | SAMPLER_CAP_CHILDREN | SAMPLER_CAP_ALL |
-            SAMPLER_CAP_OFFCPU | SAMPLER_CAP_NOSTOP,
+            SAMPLER_CAP_OFFCPU | SAMPLER_CAP_SCRIPT | SAMPLER_CAP_NOSTOP,
     /* docs/PERFORMANCE.md: sections 9 (the rate) and 7 (16 KiB cut none
      * of the targets measured; the kernel copies it all every sample) */
     .default_hz = 199,

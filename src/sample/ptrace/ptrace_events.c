@@ -62,6 +62,9 @@ static void handle_exec(struct pt_sampler *s, pid_t tid)
     unwinder_set_maps(s->unw, NULL);
     maps_free(s->maps);
     s->maps = NULL;
+    /* a new image: the interpreter, if any, is found again */
+    script_proc_free(s->script);
+    s->script = NULL;
     pt_stop_refresh_maps(s);
     s->maps_fast_until = clock_mono_ns() + MAPS_WATCH_NS;
 }

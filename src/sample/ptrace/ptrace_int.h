@@ -55,6 +55,7 @@
 
 #include "backend.h"
 #include "hist.h"
+#include "script_frames.h"
 #include "unwind.h"
 
 #define PT_RESCAN_NS 20000000ull  /* look for new threads every 20 ms */
@@ -128,6 +129,7 @@ struct copy {
     uint64_t sc_sp, sc_pc; /* user SP/PC if the stop was in a syscall */
     bool in_syscall;
     bool was_sleeping;     /* our stop broke into a blocking syscall */
+    struct script_stack py;/* its Python stack, walked during the stop */
 };
 
 /* What only this backend counts (--stats: its own lines). */
@@ -184,6 +186,7 @@ struct pt_sampler {
     struct mod_check checked[PT_MOD_CHECKS]; /* of this batch */
     size_t nchecked;
     struct unwinder *unw;
+    struct script_proc *script; /* the interpreter it runs, or NULL */
     struct copy *copies;   /* taken since the last unwind */
     size_t ncopies, capcopies;
     uint64_t *pcs;         /* unwind output, max_depth */
@@ -244,9 +247,11 @@ void pt_threads_free(struct pt_sampler *s);
 
 /* ptrace_stop.c: refresh_maps: re-read the maps, true when they changed
  * (new generation, told to the unwinder and cfg.on_maps); take: t is in
- * our interrupt stop, sample and resume it (seen at t_seen); push: one
- * raw stack to the ingest buffer (lost when full); unwind: unwind and
- * push every copy taken so far, each with maps no older than it (or
+ * our interrupt stop, sample and resume it (seen at t_seen), reading its
+ * Python stack before it runs on; push: one raw stack to the ingest
+ * buffer (false when full), with py's frames spliced in
+ * (script_frames.h; NULL: as it is), the words pushed in *words, *nwords
+ * (when not NULL); unwind: unwind and push every copy taken so far, each with maps no older than it (or
  * dropped when a library was replaced under it since); unwind_old: the
  * same, at an exec, for the copies of the image that is gone (with its
  * maps, before they are replaced); free: the copies and the maps;
@@ -255,9 +260,10 @@ void pt_threads_free(struct pt_sampler *s);
 void pt_stop_announce(struct pt_sampler *s);
 bool pt_stop_refresh_maps(struct pt_sampler *s);
 void pt_stop_take(struct pt_sampler *s, struct sthread *t, uint64_t t_seen);
-void pt_stop_push(struct pt_sampler *s, pid_t tid, struct sthread *t,
+bool pt_stop_push(struct pt_sampler *s, pid_t tid, struct sthread *t,
                   const uint64_t *pcs, int n, uint32_t flags, uint64_t time,
-                  uint64_t weight);
+                  uint64_t weight, const struct script_stack *py,
+                  const uint64_t **words, int *nwords);
 void pt_stop_unwind(struct pt_sampler *s);
 void pt_stop_unwind_old(struct pt_sampler *s);
 void pt_stop_free(struct pt_sampler *s);

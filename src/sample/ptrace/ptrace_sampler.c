@@ -259,7 +259,10 @@ static void ps_print_stats(struct sampler *base, FILE *f)
     pthread_mutex_lock(&s->lock);
     struct pt_stats st = s->pt_st;
     uint64_t median = s->st.stop_median_ns;
+    bool script = s->st.script[0] != 0;
     pthread_mutex_unlock(&s->lock);
+    if (script)
+        fprintf(f, "ptrace: Python frames read while the thread is stopped\n");
     fprintf(f, "ptrace: %" PRIu64 " stops of blocked threads, missed ticks %"
             PRIu64 ", dropped at a library swap %" PRIu64 ", stops that found "
             "the thread asleep (not counted): %" PRIu64 ", interrupts given "
@@ -274,7 +277,7 @@ static void ps_print_stats(struct sampler *base, FILE *f)
 const struct sampler_backend ptrace_backend = {
     .name = "ptrace",
     .title = "ptrace",
-    .caps = SAMPLER_CAP_OFFCPU | SAMPLER_CAP_DUMP,
+    .caps = SAMPLER_CAP_OFFCPU | SAMPLER_CAP_SCRIPT | SAMPLER_CAP_DUMP,
     /* docs/PERFORMANCE.md, section 9: the highest rate at which the
      * target's slowdown stays about 1% */
     .default_hz = 99,

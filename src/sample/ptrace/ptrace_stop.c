@@ -126,6 +126,10 @@ bool pt_stop_refresh_maps(struct pt_sampler *s)
     s->nchecked = 0;  /* its entries pointed into the old maps */
     s->gen++;
     unwinder_set_maps(s->unw, m);
+    /* the interpreter, once its executable or libpython is mapped */
+    if (!s->script && (s->script = script_proc_find(s->pid, m)))
+        snprintf(s->live.script, sizeof s->live.script, "%s",
+                 script_proc_label(s->script));
     pt_stop_announce(s);
     if (s->cfg.on_maps)
         s->cfg.on_maps(s->cfg.ctx, s->pid, s->gen, m->text, m->text_len);
@@ -216,6 +220,8 @@ void pt_stop_take(struct pt_sampler *s, struct sthread *t, uint64_t t_seen)
         c->time = t_seen;
         c->weight = t->weight;
         copy_stack(s, c, &r);
+        /* the Python frames of this moment, before the thread runs on */
+        script_walk(s->script, t->tid, &c->py);
     }
     ptrace(s->dump_mode ? PTRACE_DETACH : PTRACE_CONT, t->tid, 0, 0);
     uint64_t t_res = clock_mono_ns();
@@ -227,20 +233,20 @@ void pt_stop_take(struct pt_sampler *s, struct sthread *t, uint64_t t_seen)
     hist_add(&s->lat_h, t_seen - t->t_interrupt);
 }
 
-void pt_stop_push(struct pt_sampler *s, pid_t tid, struct sthread *t,
+bool pt_stop_push(struct pt_sampler *s, pid_t tid, struct sthread *t,
                   const uint64_t *pcs, int n, uint32_t flags, uint64_t time,
-                  uint64_t weight)
+                  uint64_t weight, const struct script_stack *py,
+                  const uint64_t **words, int *nwords)
 {
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = s->pid, .tid = tid, .flags = flags,
                            .time = time, .gen = s->gen, .weight = weight};
-    if (ingest_push(s->cfg.ingest, &h, pcs, (size_t)n * sizeof *pcs) < 0) {
-        s->live.lost++;
-        return;
-    }
-    s->live.samples++;
+    if (!script_push(s->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
+                     words, nwords))
+        return false;
     s->win_samples++;
     if (t)
         t->samples++;
+    return true;
 }
 
 /* An IP outside every known mapping: are the maps worth re-reading?
@@ -332,17 +338,20 @@ static int unwind_copy(struct pt_sampler *s, const struct copy *c,
     return n;
 }
 
-/* --idle: keep the stack of a thread stopped in a syscall, to reuse while
- * it stays blocked there. */
-static void keep_last(struct pt_sampler *s, const struct copy *c, int n,
-                      uint32_t flags)
+/* --idle: keep the stack (the words pushed: native and Python frames) of
+ * a thread stopped in a syscall, to reuse while it stays blocked there. */
+static void keep_last(struct pt_sampler *s, const struct copy *c,
+                      const uint64_t *words, int n, uint32_t flags)
 {
     struct sthread *t = c->t;
+    size_t cap = (size_t)s->cfg.max_depth + SCRIPT_EXTRA_WORDS;
     if (!t->last_pcs)
-        t->last_pcs = malloc((size_t)s->cfg.max_depth * sizeof *t->last_pcs);
+        t->last_pcs = malloc(cap * sizeof *t->last_pcs);
     if (!t->last_pcs)
         return;
-    memcpy(t->last_pcs, s->pcs, (size_t)n * sizeof *s->pcs);
+    if ((size_t)n > cap)
+        n = (int)cap;
+    memcpy(t->last_pcs, words, (size_t)n * sizeof *words);
     t->last_n = n;
     t->last_flags = flags;
     t->have_last = c->in_syscall;
@@ -353,6 +362,7 @@ static void keep_last(struct pt_sampler *s, const struct copy *c, int n,
 /* Unwind every copy taken since the last call (threads running again). */
 void pt_stop_unwind(struct pt_sampler *s)
 {
+    script_next_generation(s->script, clock_mono_ns());
     for (size_t i = 0; i < s->ncopies; i++) {
         struct copy *c = &s->copies[i];
         if (c->was_sleeping && !s->cfg.idle) {
@@ -370,9 +380,12 @@ void pt_stop_unwind(struct pt_sampler *s)
             flags |= INGEST_F_TRUNCATED;
             s->live.truncated++;
         }
-        pt_stop_push(s, c->tid, c->t, s->pcs, n, flags, c->time, c->weight);
-        if (c->t && s->cfg.idle)
-            keep_last(s, c, n, flags);
+        const uint64_t *words;
+        int nwords;
+        if (pt_stop_push(s, c->tid, c->t, s->pcs, n, flags, c->time,
+                         c->weight, &c->py, &words, &nwords) &&
+            c->t && s->cfg.idle)
+            keep_last(s, c, words, nwords, flags);
     }
     s->ncopies = 0;
     /* a new batch looks at the mappings again */
@@ -395,6 +408,8 @@ void pt_stop_free(struct pt_sampler *s)
     s->ncopies = s->capcopies = 0;
     maps_free(s->maps);
     s->maps = NULL;
+    script_proc_free(s->script);
+    s->script = NULL;
     if (s->pstat_fd >= 0)
         close(s->pstat_fd);
     s->pstat_fd = -1;

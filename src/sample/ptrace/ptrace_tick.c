@@ -89,7 +89,8 @@ static bool reuse_stack(struct pt_sampler *s, struct sthread *t, uint64_t now)
         sp != t->last_sp || pc != t->last_pc)
         return false;
     pt_stop_push(s, t->tid, t, t->last_pcs, t->last_n,
-                 t->last_flags | INGEST_F_REUSED, now, t->weight);
+                 t->last_flags | INGEST_F_REUSED, now, t->weight, NULL, NULL,
+                 NULL);
     s->live.reused++;
     return true;
 }

@@ -28,6 +28,8 @@
 #include "fold.h"
 #include "ingest.h"
 #include "profile.h"
+#include "script_frames.h"
+#include "stackword.h"
 #include "symbols.h"
 
 /* --- the fake symbolizer ------------------------------------------------- */
@@ -416,6 +418,66 @@ static void *feed_maps(void *arg)
     return NULL;
 }
 
+/* Python frames: code objects announced (INGEST_CODE) before the samples
+ * whose words name them; each word becomes its Python frame (origin,
+ * module, file, first line) with the sample's line; a word whose code was
+ * never announced is left out; native words around stay. */
+static void push_code(struct ingest *in, uint32_t id, int32_t first,
+                      const char *name, const char *file)
+{
+    uint8_t buf[256];
+    struct ingest_code ic = {.id = id, .firstlineno = first,
+                             .lang = SCRIPT_PYTHON,
+                             .name_len = (uint16_t)strlen(name),
+                             .file_len = (uint16_t)strlen(file)};
+    memcpy(buf, &ic, sizeof ic);
+    memcpy(buf + sizeof ic, name, ic.name_len);
+    memcpy(buf + sizeof ic + ic.name_len, file, ic.file_len);
+    struct ingest_rec h = {.type = INGEST_CODE, .tid = 3};
+    assert_int_equal(ingest_push(in, &h, buf,
+                                 sizeof ic + ic.name_len + ic.file_len), 0);
+}
+
+static void test_python_words(void **state)
+{
+    struct fx *x = *state;
+    struct fold *f = x->f;
+    struct ingest *in = x->in;
+    const uint64_t pcs[] = {0x10, stackword_python(1, 42),
+                            stackword_python(0, 7), stackword_python(9, 1),
+                            0x21};
+
+    fold_add_maps(f, 1, "A", 1);
+    push_name(in, 3, "py");
+    push_code(in, 0, 5, "<module>", "/srv/app.py");
+    push_code(in, 1, 40, "Handler.get", "/srv/app.py");
+    push_sample(in, 3, 1, 0, pcs, 5);
+    push_sample(in, 3, 1, 0, pcs, 5);
+    fold_pushed(f, in);
+    /* code 9 was never announced: no frame for it */
+    assert_folded(f, "py-3;A.f20;<module>;Handler.get;A.f10 2\n");
+    struct profile *p = fold_snapshot(f);
+    bool seen = false;
+    for (uint32_t i = 0; i < profile_frame_count(p); i++) {
+        const struct frame_desc *d = profile_frame(p, i);
+        if (strcmp(d->name, "Handler.get") != 0)
+            continue;
+        seen = true;
+        assert_true(profile_frame_is_python(d));
+        assert_string_equal(d->module, "app.py");
+        assert_string_equal(d->file, "/srv/app.py");
+        assert_int_equal(d->line, 40);
+        struct profile_linecount *lc;
+        assert_int_equal(profile_lines(p, i, false, &lc), 1);
+        assert_int_equal(lc[0].key, 42);  /* the sampled line */
+        assert_int_equal(lc[0].self, 0);
+        assert_int_equal(lc[0].total, 2);
+        free(lc);
+    }
+    assert_true(seen);
+    profile_free(p);
+}
+
 static void test_concurrent_maps(void **state)
 {
     struct fx *x = *state;
@@ -448,4 +510,5 @@ UNIT_MAIN(
     cmocka_unit_test_setup_teardown(test_sibling, setup, teardown),
     cmocka_unit_test_setup_teardown(test_truncated_inlined_unknown, setup, teardown),
     cmocka_unit_test_setup_teardown(test_late_names, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_python_words, setup, teardown),
     cmocka_unit_test_setup_teardown(test_concurrent_maps, setup, teardown))

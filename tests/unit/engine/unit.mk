@@ -4,7 +4,7 @@
 # pure layers only; these also link the engine rooms that are libc only
 # (LIBC_ROOMS in src/layers.mk: proc, sample, collect, frames) from an
 # archive, so each binary takes only the members it needs (maps, ingest,
-# the collector's fold).  Those rooms are compiled poisoned against
+# the collector's fold, the CPython reader).  Those rooms are compiled poisoned against
 # ptrace, perf_event, libunwind and libdw, and the collector's test brings
 # its own fake symbolizer: no engine unit test needs a live process.
 
@@ -19,7 +19,11 @@ $(ENGINE_UNIT_LIB): $(LIBC_ROOM_OBJS)
 $(ENGINE_UNIT_BINS): $(BUILD)/tests/unit/engine/%: tests/unit/engine/%.c \
 		$(ENGINE_UNIT_LIB) $(PURE_OBJS) tests/unit/engine/unit.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(collect_FLAGS) -o $@ $< $(ENGINE_UNIT_LIB) \
-	  $(PURE_OBJS) -lcmocka -lpthread -lm -lz
+	$(CC) $(CFLAGS_BASE) $(collect_FLAGS) $(ENGINE_UNIT_FLAGS_$*) -o $@ $< \
+	  $(ENGINE_UNIT_LIB) $(PURE_OBJS) -lcmocka -lpthread -lm -lz
+
+# The CPython reader's test sees the frames room's inside, and the memory
+# images it shares with its fuzz target (tests/fuzz/pyimage.h).
+ENGINE_UNIT_FLAGS_test_pyframes := -I$(frames_DIR) -Itests/fuzz
 
 UNIT_BINS += $(ENGINE_UNIT_BINS)

@@ -1,0 +1,529 @@
+/* pyread.c - CPython's frames from outside; see pyread.h. */
+#include "pyread.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "idtab.h"
+#include "pyline.h"
+#include "relf.h"
+#include "rmem.h"
+#include "util.h"
+#include "vec.h"
+
+#define PYWALK_INLINE static inline
+#define PYWALK_READ(ctx, dst, len, addr) \
+    rmem_copy((struct rmem *)(ctx), (addr), (dst), (len))
+#include "pywalk.h"
+
+#define TS_HINTS 256u          /* thread states remembered by TID */
+#define MAX_UNITS (1u << 22)   /* code units of one code object */
+#define STR_HEADER_MAX 128u    /* bytes of a str header read */
+
+struct code_entry {
+    uint64_t addr;             /* the code object */
+    uint32_t id;
+    uint32_t gen;              /* generation it was last checked in */
+    uint64_t qualname_p, filename_p, linetable_p; /* as read: the check */
+    int32_t firstlineno;
+    uint32_t units;            /* bytecode length in code units */
+    uint8_t *table;            /* co_linetable's bytes */
+    uint32_t table_len;
+    char *qualname, *filename;
+};
+
+struct ts_hint {
+    int64_t tid;
+    uint64_t ts;
+};
+
+struct pyread {
+    struct rmem *m;
+    struct pyread_info info;
+    struct py_layout l;
+    struct ts_hint hints[TS_HINTS];
+    struct code_entry *codes;  /* the cache */
+    size_t ncodes, capcodes;
+    struct idtab by_addr;      /* util_mix64(addr) -> index in codes */
+    uint32_t *id_entry;        /* id -> index in codes, or UINT32_MAX */
+    size_t nids, capids;
+    uint32_t gen;
+    struct pyread_stats st;
+};
+
+bool pyread_candidate(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    if (strncmp(b, "lib", 3) == 0)
+        b += 3;
+    return strncmp(b, "python", 6) == 0 && (b[6] == '2' || b[6] == '3');
+}
+
+/* major.minor from a file name: "python3.11", "libpython3.10.so.1.0". */
+static bool version_from_name(const char *path, uint32_t *major,
+                              uint32_t *minor)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    const char *p = strstr(b, "python");
+    unsigned a, c;
+    if (!p || sscanf(p + 6, "%u.%u", &a, &c) != 2 || a > 9 || c > 99)
+        return false;
+    *major = a;
+    *minor = c;
+    return true;
+}
+
+int pyread_probe(struct rmem *m, uint64_t base, const char *path,
+                 struct pyread_info *out)
+{
+    memset(out, 0, sizeof *out);
+    struct relf e;
+    bool elf = relf_open(m, base, &e) == 0;
+    uint64_t ver_addr = 0, hex = 0, size = 0;
+    if (elf)
+        relf_symbol(m, &e, "_PyRuntime", &out->runtime, NULL);
+    if (elf && out->runtime && relf_symbol(m, &e, "Py_Version", &ver_addr,
+                                           NULL) == 0 &&
+        rmem_u64(m, ver_addr, &hex) == 0 && (hex >> 24) >= 3 &&
+        (hex >> 24) <= 9) {
+        /* PY_VERSION_HEX: major, minor, micro, release level and serial */
+        out->major = (uint32_t)(hex >> 24) & 0xff;
+        out->minor = (uint32_t)(hex >> 16) & 0xff;
+        out->micro = (uint32_t)(hex >> 8) & 0xff;
+        unsigned level = (hex >> 4) & 0xf, serial = hex & 0xf;
+        const char *tag = level == 0xa ? "a" : level == 0xb ? "b"
+                          : level == 0xc ? "rc" : "";
+        if (*tag)
+            snprintf(out->version, sizeof out->version, "%u.%u.%u%s%u",
+                     out->major, out->minor, out->micro, tag, serial);
+        else
+            snprintf(out->version, sizeof out->version, "%u.%u.%u",
+                     out->major, out->minor, out->micro);
+    } else if (version_from_name(path, &out->major, &out->minor) &&
+               (out->runtime || !elf ||
+                relf_symbol(m, &e, "Py_Initialize", NULL, NULL) == 0)) {
+        /* before 3.11 there is no Py_Version: the file's name says it */
+        snprintf(out->version, sizeof out->version, "%u.%u", out->major,
+                 out->minor);
+    } else {
+        return -1;
+    }
+    if (!elf || !out->runtime || !pylayout_find(out->major, out->minor))
+        return 0;
+    if (relf_symbol(m, &e, "PyCode_Type", &out->code_type, NULL) < 0 ||
+        relf_symbol(m, &e, "PyUnicode_Type", &out->unicode_type, NULL) < 0 ||
+        relf_symbol(m, &e, "PyBytes_Type", &out->bytes_type, NULL) < 0)
+        return 0;
+    if (relf_symbol(m, &e, "_PyEval_EvalFrameDefault", &out->eval_lo,
+                    &size) == 0 && size > 0)
+        out->eval_hi = out->eval_lo + size;
+    else
+        out->eval_lo = 0;
+    out->supported = true;
+    return 0;
+}
+
+struct pyread *pyread_new(struct rmem *m, const struct pyread_info *info)
+{
+    const struct py_layout *row = pylayout_find(info->major, info->minor);
+    if (!info->supported || !row)
+        return NULL;
+    struct pyread *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->m = m;
+    r->info = *info;
+    r->l = *row;
+    uint8_t dbg[PYLAYOUT_DEBUG_BYTES];
+    if (rmem_copy(m, info->runtime, dbg, sizeof dbg) == 0 &&
+        pylayout_from_debug_offsets(dbg, sizeof dbg, &r->l) == 0)
+        r->info.own_offsets = true;
+    r->gen = 1;
+    return r;
+}
+
+static void entry_clear(struct code_entry *e)
+{
+    free(e->table);
+    free(e->qualname);
+    free(e->filename);
+    e->table = NULL;
+    e->qualname = e->filename = NULL;
+}
+
+void pyread_free(struct pyread *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->ncodes; i++)
+        entry_clear(&r->codes[i]);
+    free(r->codes);
+    free(r->id_entry);
+    idtab_free(&r->by_addr);
+    free(r);
+}
+
+const struct py_layout *pyread_layout(const struct pyread *r)
+{
+    return &r->l;
+}
+
+const struct pyread_info *pyread_info(const struct pyread *r)
+{
+    return &r->info;
+}
+
+int pyread_walk(struct pyread *r, int64_t tid, struct pyread_stack *st)
+{
+    r->st.walks++;
+    rmem_forget(r->m); /* the frames moved on since the last walk */
+    st->n = 0;
+    struct ts_hint *h = &r->hints[(uint64_t)tid % TS_HINTS];
+    uint64_t ts = pywalk_thread(r->m, &r->l.walk, r->info.runtime,
+                                (uint64_t)tid, h->tid == tid ? h->ts : 0);
+    if (!ts) {
+        r->st.not_python++;
+        return st->status = PYWALK_NONE_THREAD;
+    }
+    h->tid = tid;
+    h->ts = ts;
+    uint64_t frame;
+    if (pywalk_current(r->m, &r->l.walk, ts, &frame) < 0) {
+        r->st.torn++;
+        return st->status = PYWALK_TORN;
+    }
+    st->status = pywalk_frames(r->m, &r->l.walk, frame, st->f, st->entry,
+                               PYWALK_MAX_DEPTH, &st->n);
+    if (st->status == PYWALK_TORN)
+        r->st.torn++;
+    return st->status;
+}
+
+/* Append code point c as UTF-8 to out (n used of cap); false when full. */
+static bool put_utf8(char *out, size_t cap, size_t *n, uint32_t c)
+{
+    uint8_t b[4];
+    size_t k;
+    if (c >= 0xd800 && c <= 0xdfff)
+        c = '?'; /* a lone surrogate is no character */
+    if (c < 0x80) {
+        b[0] = (uint8_t)c;
+        k = 1;
+    } else if (c < 0x800) {
+        b[0] = (uint8_t)(0xc0 | c >> 6);
+        b[1] = (uint8_t)(0x80 | (c & 0x3f));
+        k = 2;
+    } else if (c < 0x10000) {
+        b[0] = (uint8_t)(0xe0 | c >> 12);
+        b[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3f));
+        b[2] = (uint8_t)(0x80 | (c & 0x3f));
+        k = 3;
+    } else if (c < 0x110000) {
+        b[0] = (uint8_t)(0xf0 | c >> 18);
+        b[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3f));
+        b[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3f));
+        b[3] = (uint8_t)(0x80 | (c & 0x3f));
+        k = 4;
+    } else {
+        b[0] = '?';
+        k = 1;
+    }
+    if (*n + k >= cap)
+        return false;
+    memcpy(out + *n, b, k);
+    *n += k;
+    return true;
+}
+
+/* The str object at addr as UTF-8 (malloc'd; cut at cap - 4 bytes with
+ * "…" when longer), or NULL when it is not a compact str of the target's
+ * PyUnicode_Type or cannot be read. */
+static char *read_str(struct pyread *r, uint64_t addr, size_t cap)
+{
+    const struct py_layout *l = &r->l;
+    uint8_t hdr[STR_HEADER_MAX];
+    size_t hlen = l->str_compact_data;
+    if (!addr || hlen > sizeof hdr || hlen < 8 ||
+        rmem_copy(r->m, addr, hdr, hlen) < 0 ||
+        pywalk_word(hdr, (uint32_t)hlen, l->ob_type) != r->info.unicode_type)
+        return NULL;
+    uint64_t length = pywalk_word(hdr, (uint32_t)hlen, l->str_length);
+    if (l->str_state + 4 > hlen)
+        return NULL;
+    uint32_t state = (uint32_t)hdr[l->str_state] |
+                     (uint32_t)hdr[l->str_state + 1] << 8;
+    unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1,
+             ascii = (state >> 6) & 1;
+    if (!compact || (!ascii && kind != 1 && kind != 2 && kind != 4))
+        return NULL;
+    if (ascii)
+        kind = 1;
+    /* more characters than fit would be cut anyway: read what fits */
+    size_t chars = length < cap ? (size_t)length : cap;
+    if (length > (1u << 30))
+        return NULL;
+    uint64_t data = addr + (ascii ? l->str_ascii_data : l->str_compact_data);
+    uint8_t *raw = NULL;
+    char *out = malloc(cap);
+    if (!out || (chars && !(raw = malloc(chars * kind))) ||
+        (chars && rmem_copy(r->m, data, raw, chars * kind) < 0)) {
+        free(raw);
+        free(out);
+        return NULL;
+    }
+    size_t n = 0;
+    bool cut = chars < length;
+    for (size_t i = 0; i < chars; i++) {
+        uint32_t c = kind == 1 ? raw[i]
+                     : kind == 2 ? (uint32_t)raw[2 * i] |
+                                   (uint32_t)raw[2 * i + 1] << 8
+                     : (uint32_t)raw[4 * i] | (uint32_t)raw[4 * i + 1] << 8 |
+                       (uint32_t)raw[4 * i + 2] << 16 |
+                       (uint32_t)raw[4 * i + 3] << 24;
+        if (ascii && c >= 0x80) { /* an ASCII str that is not: torn */
+            free(raw);
+            free(out);
+            return NULL;
+        }
+        if (n + 4 + 3 >= cap || !put_utf8(out, cap, &n, c)) {
+            cut = true;
+            break;
+        }
+    }
+    free(raw);
+    if (cut) {
+        memcpy(out + n, "\xe2\x80\xa6", 3); /* … */
+        n += 3;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* The bytes object at addr (its type checked, at most max bytes) into
+ * *out (malloc'd) and *len.  0 or -1. */
+static int read_bytes(struct pyread *r, uint64_t addr, size_t max,
+                      uint8_t **out, uint32_t *len)
+{
+    const struct py_layout *l = &r->l;
+    uint8_t hdr[64];
+    size_t hlen = l->bytes_data;
+    if (!addr || hlen > sizeof hdr || hlen < 8 ||
+        rmem_copy(r->m, addr, hdr, hlen) < 0 ||
+        pywalk_word(hdr, (uint32_t)hlen, l->ob_type) != r->info.bytes_type)
+        return -1;
+    uint64_t n = pywalk_word(hdr, (uint32_t)hlen, l->bytes_size);
+    if (n > max)
+        return -1;
+    uint8_t *b = malloc(n ? n : 1);
+    if (!b || (n && rmem_copy(r->m, addr + hlen, b, (size_t)n) < 0)) {
+        free(b);
+        return -1;
+    }
+    *out = b;
+    *len = (uint32_t)n;
+    return 0;
+}
+
+/* A code object's header, as read (the fields the check compares). */
+struct code_head {
+    uint64_t type, size, qualname_p, filename_p, linetable_p;
+    int32_t firstlineno;
+};
+
+static int read_head(struct pyread *r, uint64_t addr, struct code_head *h)
+{
+    const struct py_layout *l = &r->l;
+    uint8_t b[256];
+    size_t len = l->code_header;
+    if (len > sizeof b || rmem_copy(r->m, addr, b, len) < 0)
+        return -1;
+    h->type = pywalk_word(b, (uint32_t)len, l->ob_type);
+    h->size = pywalk_word(b, (uint32_t)len, l->var_size);
+    h->qualname_p = pywalk_word(b, (uint32_t)len, l->code_qualname);
+    h->filename_p = pywalk_word(b, (uint32_t)len, l->code_filename);
+    h->linetable_p = pywalk_word(b, (uint32_t)len, l->code_linetable);
+    h->firstlineno = 0;
+    if (l->code_firstlineno + 4 <= len)
+        h->firstlineno = (int32_t)((uint32_t)b[l->code_firstlineno] |
+                                   (uint32_t)b[l->code_firstlineno + 1] << 8 |
+                                   (uint32_t)b[l->code_firstlineno + 2] << 16 |
+                                   (uint32_t)b[l->code_firstlineno + 3] << 24);
+    return h->type == r->info.code_type && h->size <= MAX_UNITS ? 0 : -1;
+}
+
+static bool same_head(const struct code_entry *e, const struct code_head *h)
+{
+    return e->qualname_p == h->qualname_p && e->filename_p == h->filename_p &&
+           e->linetable_p == h->linetable_p &&
+           e->firstlineno == h->firstlineno && e->units == h->size;
+}
+
+/* Fill e (empty) from the code object at addr whose header is h. */
+static int fill_entry(struct pyread *r, struct code_entry *e, uint64_t addr,
+                      const struct code_head *h)
+{
+    e->addr = addr;
+    e->qualname_p = h->qualname_p;
+    e->filename_p = h->filename_p;
+    e->linetable_p = h->linetable_p;
+    e->firstlineno = h->firstlineno;
+    e->units = (uint32_t)h->size;
+    e->qualname = read_str(r, h->qualname_p, PYREAD_MAX_NAME);
+    e->filename = read_str(r, h->filename_p, PYREAD_MAX_FILE);
+    if (!e->qualname || !e->filename ||
+        read_bytes(r, h->linetable_p, PYREAD_MAX_TABLE, &e->table,
+                   &e->table_len) < 0) {
+        entry_clear(e);
+        return -1;
+    }
+    return 0;
+}
+
+/* A new id for entry index idx.  -1 on OOM. */
+static int give_id(struct pyread *r, struct code_entry *e, uint32_t idx)
+{
+    if (r->nids >= PYREAD_MAX_IDS ||
+        VEC_RESERVE(r->id_entry, r->capids, r->nids + 1) < 0)
+        return -1;
+    e->id = (uint32_t)r->nids;
+    r->id_entry[r->nids++] = idx;
+    e->gen = r->gen;
+    return 0;
+}
+
+static void cache_reset(struct pyread *r)
+{
+    for (size_t i = 0; i < r->ncodes; i++) {
+        r->id_entry[r->codes[i].id] = UINT32_MAX;
+        entry_clear(&r->codes[i]);
+    }
+    r->ncodes = 0;
+    idtab_clear(&r->by_addr);
+}
+
+static int eq_addr(void *ctx, uint32_t idx)
+{
+    const uint64_t *a = ((void **)ctx)[0];
+    const struct pyread *r = ((void **)ctx)[1];
+    return r->codes[idx].addr == *a;
+}
+
+/* The checked cache entry of the code object at addr, or NULL. */
+static const struct code_entry *code_get(struct pyread *r, uint64_t addr)
+{
+    void *ctx[2] = {&addr, r};
+    uint64_t hash = util_mix64(addr);
+    uint32_t idx = idtab_find(&r->by_addr, hash, eq_addr, ctx);
+    struct code_head h;
+    if (idx != IDTAB_NONE) {
+        struct code_entry *e = &r->codes[idx];
+        if (e->gen == r->gen)
+            return e;
+        r->st.codes_checked++;
+        if (read_head(r, addr, &h) < 0) {
+            r->st.codes_bad++;
+            return NULL;
+        }
+        if (same_head(e, &h)) {
+            e->gen = r->gen;
+            return e;
+        }
+        /* another object at the same address: read it as new */
+        r->id_entry[e->id] = UINT32_MAX;
+        entry_clear(e);
+        r->st.codes_read++;
+        if (fill_entry(r, e, addr, &h) < 0) {
+            /* keep the slot, emptied, so it is never matched again */
+            e->qualname_p = e->filename_p = e->linetable_p = 0;
+            e->units = UINT32_MAX;
+            e->gen = 0;
+            r->st.codes_bad++;
+            return NULL;
+        }
+        return give_id(r, e, idx) < 0 ? NULL : e;
+    }
+    if (read_head(r, addr, &h) < 0) {
+        r->st.codes_bad++;
+        return NULL;
+    }
+    if (r->ncodes >= PYREAD_MAX_CODES)
+        cache_reset(r);
+    if (VEC_RESERVE(r->codes, r->capcodes, r->ncodes + 1) < 0 ||
+        idtab_reserve(&r->by_addr, r->ncodes + 1) < 0)
+        return NULL;
+    struct code_entry *e = &r->codes[r->ncodes];
+    memset(e, 0, sizeof *e);
+    r->st.codes_read++;
+    if (fill_entry(r, e, addr, &h) < 0) {
+        r->st.codes_bad++;
+        return NULL;
+    }
+    if (give_id(r, e, (uint32_t)r->ncodes) < 0 ||
+        idtab_insert(&r->by_addr, hash, (uint32_t)r->ncodes) < 0) {
+        entry_clear(e);
+        return NULL;
+    }
+    r->ncodes++;
+    return e;
+}
+
+/* The line frame f runs in code entry e. */
+static uint32_t frame_line(const struct pyread *r, const struct code_entry *e,
+                           const struct pywalk_frame *f)
+{
+    uint64_t base = e->addr + r->l.code_adaptive;
+    int64_t diff = (int64_t)(f->instr - base);
+    /* 3.11's prev_instr is one unit before the code before it starts */
+    if (diff < -2 || diff >= (int64_t)e->units * 2 || (diff & 1))
+        return 0;
+    return pyline_find(e->table, e->table_len, e->firstlineno, diff / 2);
+}
+
+int pyread_resolve(struct pyread *r, const struct pyread_stack *st,
+                   struct pyread_frame *out, bool *torn)
+{
+    *torn = st->status == PYWALK_TORN;
+    uint32_t k = 0;
+    for (; k < st->n && k < PYWALK_MAX_DEPTH; k++) {
+        const struct code_entry *e = code_get(r, st->f[k].code);
+        if (!e) {
+            *torn = true;
+            break;
+        }
+        out[k] = (struct pyread_frame){e->id, frame_line(r, e, &st->f[k]),
+                                       st->entry[k] != 0};
+    }
+    if (*torn && st->status != PYWALK_TORN)
+        r->st.torn++;
+    return k == 0 && st->n > 0 ? -1 : (int)k;
+}
+
+int pyread_code(const struct pyread *r, uint32_t id, struct pyread_code *out)
+{
+    if (id >= r->nids || r->id_entry[id] == UINT32_MAX)
+        return -1;
+    const struct code_entry *e = &r->codes[r->id_entry[id]];
+    *out = (struct pyread_code){e->id, e->firstlineno, e->qualname,
+                                e->filename};
+    return 0;
+}
+
+uint32_t pyread_code_count(const struct pyread *r)
+{
+    return (uint32_t)r->nids;
+}
+
+void pyread_next_generation(struct pyread *r)
+{
+    r->gen++;
+    if (r->gen == 0)
+        r->gen = 1;
+}
+
+void pyread_get_stats(const struct pyread *r, struct pyread_stats *out)
+{
+    *out = r->st;
+}

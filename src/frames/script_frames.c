@@ -1,0 +1,218 @@
+/* script_frames.c - interpreter frames in sampled stacks; see
+ * script_frames.h. */
+#include "script_frames.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest.h"
+#include "maps.h"
+#include "pylayout.h"
+#include "pyread.h"
+#include "rmem.h"
+#include "backend.h"
+#include "stackword.h"
+
+#define MAX_WORDS 1024   /* native frames kept (max_depth caps them) plus
+                            Python frames */
+
+struct script_proc {
+    pid_t pid;
+    struct rmem *m;
+    struct pyread *r;          /* NULL: a version not read */
+    char label[96];
+    uint32_t announced;        /* code ids below this were pushed */
+    uint64_t t_gen;            /* when the code cache's generation began */
+    uint64_t words[MAX_WORDS + SCRIPT_EXTRA_WORDS];
+    uint64_t script[PYWALK_MAX_DEPTH];
+    bool entry[PYWALK_MAX_DEPTH];
+    struct pyread_frame fr[PYWALK_MAX_DEPTH];
+};
+
+enum script_read_mode script_read_mode(void)
+{
+    static _Atomic int mode = -1;
+    int v = mode;
+    if (v < 0) {
+        const char *e = getenv("SPROFTOP_PY_READ");
+        v = !e ? SCRIPT_READ_DEFAULT
+            : strcmp(e, "off") == 0 ? SCRIPT_READ_OFF
+            : strcmp(e, "drain") == 0 ? SCRIPT_READ_DRAIN
+            : SCRIPT_READ_DEFAULT;
+        mode = v;
+    }
+    return (enum script_read_mode)v;
+}
+
+struct script_proc *script_proc_find(pid_t pid, const struct maps *m)
+{
+    if (!m || script_read_mode() == SCRIPT_READ_OFF)
+        return NULL;
+    struct rmem *mem = NULL;
+    struct pyread_info best;
+    bool found = false;
+    for (size_t i = 0; i < m->n; i++) {
+        const struct map_entry *e = &m->v[i];
+        if (e->offset != 0 || !e->r || !pyread_candidate(e->path))
+            continue;
+        if (!mem && !(mem = rmem_open_pid(pid)))
+            return NULL;
+        struct pyread_info info;
+        if (pyread_probe(mem, e->start, e->path, &info) < 0)
+            continue;
+        /* the object that holds the runtime (libpython, or the
+         * executable when it is linked in) wins */
+        if (!found || (info.runtime && !best.runtime)) {
+            best = info;
+            found = true;
+        }
+        if (info.runtime)
+            break;
+    }
+    if (!found) {
+        rmem_free(mem);
+        return NULL;
+    }
+    struct script_proc *sp = calloc(1, sizeof *sp);
+    if (!sp) {
+        rmem_free(mem);
+        return NULL;
+    }
+    sp->pid = pid;
+    sp->m = mem;
+    sp->r = pyread_new(mem, &best);
+    if (sp->r)
+        snprintf(sp->label, sizeof sp->label, "Python %s", best.version);
+    else
+        snprintf(sp->label, sizeof sp->label,
+                 "Python %s: not read (%s are)", best.version,
+                 pylayout_supported());
+    return sp;
+}
+
+void script_proc_free(struct script_proc *sp)
+{
+    if (!sp)
+        return;
+    pyread_free(sp->r);
+    rmem_free(sp->m);
+    free(sp);
+}
+
+const char *script_proc_label(const struct script_proc *sp)
+{
+    return sp->label;
+}
+
+struct pyread *script_proc_reader(const struct script_proc *sp)
+{
+    return sp ? sp->r : NULL;
+}
+
+void script_walk(struct script_proc *sp, pid_t tid, struct script_stack *st)
+{
+    st->have = false;
+    if (!sp || !sp->r)
+        return;
+    pyread_walk(sp->r, tid, &st->py);
+    st->have = true;
+}
+
+void script_next_generation(struct script_proc *sp, uint64_t now_ns)
+{
+    if (!sp || !sp->r || now_ns - sp->t_gen < SCRIPT_GENERATION_NS)
+        return;
+    sp->t_gen = now_ns;
+    pyread_next_generation(sp->r);
+}
+
+/* Push the code objects the collector has not seen.  0, or -1 when the
+ * ingest buffer is full (they are pushed again with the next sample). */
+static int announce(struct script_proc *sp, struct ingest *in, int32_t tid,
+                    uint64_t time)
+{
+    uint32_t count = pyread_code_count(sp->r);
+    for (uint32_t id = sp->announced; id < count; id++) {
+        struct pyread_code c;
+        if (pyread_code(sp->r, id, &c) < 0)
+            continue; /* replaced before any sample named it */
+        size_t nl = strlen(c.qualname), fl = strlen(c.filename);
+        uint8_t buf[sizeof(struct ingest_code) + PYREAD_MAX_NAME +
+                    PYREAD_MAX_FILE];
+        struct ingest_code ic = {
+            .id = id, .firstlineno = c.firstlineno, .lang = SCRIPT_PYTHON,
+            .name_len = (uint16_t)nl, .file_len = (uint16_t)fl,
+        };
+        memcpy(buf, &ic, sizeof ic);
+        memcpy(buf + sizeof ic, c.qualname, nl);
+        memcpy(buf + sizeof ic + nl, c.filename, fl);
+        struct ingest_rec h = {.type = INGEST_CODE, .pid = sp->pid,
+                               .tid = tid, .time = time};
+        if (ingest_push(in, &h, buf, sizeof ic + nl + fl) < 0) {
+            sp->announced = id;
+            return -1;
+        }
+    }
+    sp->announced = count;
+    return 0;
+}
+
+bool script_push(struct script_proc *sp, struct ingest *in,
+                 struct sampler_stats *st, const struct ingest_rec *hdr,
+                 const uint64_t *pcs, int n, const struct script_stack *py,
+                 const uint64_t **words, int *nwords)
+{
+    const uint64_t *w = pcs;
+    int nw = n;
+    struct ingest_rec h = *hdr;
+    bool spliced = false, torn = false;
+    if (sp && sp->r && py && py->have) {
+        int k = 0;
+        if (py->py.status != PYWALK_NONE_THREAD)
+            k = pyread_resolve(sp->r, &py->py, sp->fr, &torn);
+        if (k < 0 || torn) {
+            /* a prefix of the frames may have resolved: a stack with a
+             * hole is not shown, the native one is */
+            h.flags |= INGEST_F_SCRIPT_TORN;
+            torn = true;
+        } else if (k > 0) {
+            if (announce(sp, in, hdr->tid, hdr->time) < 0) {
+                st->lost++;
+                return false;
+            }
+            for (int i = 0; i < k; i++) {
+                sp->script[i] = stackword_python(sp->fr[i].code,
+                                                 sp->fr[i].line);
+                sp->entry[i] = sp->fr[i].entry;
+            }
+            const struct pyread_info *info = pyread_info(sp->r);
+            struct stackword_splice_in si = {
+                .pcs = pcs, .npcs = n > MAX_WORDS ? MAX_WORDS : (size_t)n,
+                .eval_lo = info->eval_lo, .eval_hi = info->eval_hi,
+                .script = sp->script, .entry = sp->entry,
+                .nscript = (size_t)k,
+            };
+            nw = (int)stackword_splice(&si, sp->words,
+                                       sizeof sp->words / sizeof sp->words[0]);
+            w = sp->words;
+            spliced = true;
+        }
+    } else {
+        /* a stack pushed before and kept (a blocked thread's) */
+        for (int i = 0; i < n && !spliced; i++)
+            spliced = stackword_is_python(pcs[i]);
+    }
+    if (ingest_push(in, &h, w, (size_t)nw * sizeof *w) < 0) {
+        st->lost++;
+        return false;
+    }
+    st->samples++;
+    st->script_samples += spliced;
+    st->script_torn += torn;
+    if (words) {
+        *words = w;
+        *nwords = nw;
+    }
+    return true;
+}

@@ -1,0 +1,111 @@
+/* script_frames.h - interpreter frames in a sampled process's stacks:
+ * what both sampling backends share to show Python functions where the
+ * native stack shows the interpreter's eval loop.
+ *
+ * A backend asks script_proc_find when it reads a process's maps: a
+ * process that maps no interpreter gets NULL and pays nothing more.  One
+ * that runs CPython gets a reader (src/frames/pyread.h) over
+ * process_vm_readv, or, for a version without a layout row, a note and no
+ * reader.  Then per sample:
+ *   - the Python stack of the thread at the moment of the sample: ptrace
+ *     walks it while the thread is stopped (script_walk); perf has it
+ *     from the BPF program that walked it in the sampling interrupt
+ *     (perf_pybpf.c), as a struct script_stack;
+ *   - script_push resolves it (names through the reader's code cache),
+ *     splices it into the unwound native stack (stackword_splice: each
+ *     native _PyEval_EvalFrameDefault frame becomes the Python frames it
+ *     runs), announces code objects the collector has not seen
+ *     (INGEST_CODE) and pushes the sample.  A stack that cannot be read
+ *     keeps its native frames and is flagged INGEST_F_SCRIPT_TORN, which
+ *     --stats counts as "Python frames unreadable".
+ *
+ * All calls: the sampler thread that owns the process.
+ */
+#ifndef SPROFTOP_SCRIPT_FRAMES_H
+#define SPROFTOP_SCRIPT_FRAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pyread.h"
+
+struct ingest;
+struct ingest_rec;
+struct maps;
+struct sampler_stats;
+
+enum script_lang {
+    SCRIPT_NONE = 0,
+    SCRIPT_PYTHON = 1,
+};
+
+/* Words a sample may take once spliced: its native frames and as many
+ * Python frames as a walk keeps. */
+#define SCRIPT_EXTRA_WORDS PYWALK_MAX_DEPTH
+
+/* One sample's interpreter stack as walked, not resolved yet. */
+struct script_stack {
+    struct pyread_stack py;
+    bool have;           /* a walk (or a BPF record) was made */
+};
+
+/* SPROFTOP_PY_READ, a measuring knob (make bench): "off" reads no
+ * interpreter frames at all (the native-only baseline), "drain" has the
+ * perf backend read them from user space when it drains a sample rather
+ * than in the sampling interrupt (the stale read this design replaced).
+ * Any thread; read once. */
+enum script_read_mode {
+    SCRIPT_READ_DEFAULT = 0,
+    SCRIPT_READ_OFF,
+    SCRIPT_READ_DRAIN,
+};
+enum script_read_mode script_read_mode(void);
+
+struct script_proc;
+
+/* The interpreter process pid runs, from its maps m (the python
+ * executable or libpython it maps, probed from its memory): NULL when it
+ * maps none (or on OOM).  A version without a layout row gets a
+ * script_proc with no reader, for its label. */
+struct script_proc *script_proc_find(pid_t pid, const struct maps *m);
+
+/* NULL is a no-op. */
+void script_proc_free(struct script_proc *sp);
+
+/* What the header and --stats say about it: "Python 3.11.2", or for a
+ * version that is not read "Python 3.9: not read (3.11, 3.12, 3.13
+ * are)". */
+const char *script_proc_label(const struct script_proc *sp);
+
+/* The reader, or NULL when the version is not read. */
+struct pyread *script_proc_reader(const struct script_proc *sp);
+
+/* Walk thread tid's Python stack now (the thread is stopped, or the
+ * caller accepts a racing read).  Leaves st->have false when there is no
+ * reader. */
+void script_walk(struct script_proc *sp, pid_t tid, struct script_stack *st);
+
+/* Time has come to now_ns (CLOCK_MONOTONIC), at a new batch of samples:
+ * every SCRIPT_GENERATION_NS the code cache checks its entries again at
+ * their next use (one small read per code object and generation). */
+#define SCRIPT_GENERATION_NS 100000000ull
+void script_next_generation(struct script_proc *sp, uint64_t now_ns);
+
+/* Splice py into the native stack pcs[0..n) (leaf first) and push the
+ * sample with header hdr (its flags get INGEST_F_SCRIPT_TORN when py
+ * could not be read); code objects the collector has not seen go first.
+ * sp NULL or py->have false: pushed as it is (a stack kept from an
+ * earlier push holds its Python frames already).  Counts it in *st:
+ * samples, and script_samples (with Python frames) or script_torn; lost
+ * when the ingest buffer is full, and then returns false.  The words
+ * pushed are left in *words, *nwords (when words is not NULL; valid until
+ * the next call), for a backend that keeps a blocked thread's last
+ * stack. */
+bool script_push(struct script_proc *sp, struct ingest *in,
+                 struct sampler_stats *st, const struct ingest_rec *hdr,
+                 const uint64_t *pcs, int n, const struct script_stack *py,
+                 const uint64_t **words, int *nwords);
+
+#endif
