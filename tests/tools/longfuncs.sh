@@ -22,7 +22,7 @@ esac
 ctags=$(command -v ctags-universal || command -v ctags || true)
 if [ -z "$ctags" ] || ! "$ctags" --version 2>/dev/null | grep -q Universal
 then
-    echo "longfuncs: needs universal-ctags (apt-get install universal-ctags)" >&2
+    echo "longfuncs: needs universal-ctags (make deps installs it)" >&2
     exit 2
 fi
 cd "$(dirname "$0")/../.."
