@@ -60,6 +60,14 @@ m() { echo "$1" | awk '{print $1}'; }
 bn() { [ "$1" = spin ] && echo 'frame pointers' || echo 'no frame pointers'; }
 K() { echo "${SLOW[$1]:-not run}"; }
 C() { echo "${CSLOW[$1]:-not run}"; }
+# sec1_rows F: section 1's table rows, each run's figure by F (K or C).
+sec1_rows() {
+    for bin in spin spin_nofp; do
+        for hz in 100 1000 5000; do
+            echo "| $(bn $bin) | $hz Hz | $($1 sp-perf.$hz.$bin.1.h0) | $($1 sp-ptrace.$hz.$bin.1.h0) | $($1 perf-dwarf.$hz.$bin.1.h0) | $($1 perf-fp.$hz.$bin.1.h0) |"
+        done
+    done
+}
 T() { echo "${TSHARE[$1]:-not run}"; }
 H() { echo "${HSLOW[$1]:-not run}"; }
 median() { sort -g | awk '{v[NR]=$1} END {if (!NR) {print "nan"; exit} m = NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2; print m}'; }
@@ -851,11 +859,7 @@ Wall-clock slowdown:
 | target | rate | perf | ptrace | perf --call-graph dwarf | perf --call-graph fp |
 |---|---|---|---|---|---|
 EOF
-for bin in spin spin_nofp; do
-    for hz in 100 1000 5000; do
-        echo "| $(bn $bin) | $hz Hz | $(K sp-perf.$hz.$bin.1.h0) | $(K sp-ptrace.$hz.$bin.1.h0) | $(K perf-dwarf.$hz.$bin.1.h0) | $(K perf-fp.$hz.$bin.1.h0) |"
-    done
-done
+sec1_rows K
 cat <<EOF
 
 The target's CPU time per unit of work, with ÷ without:
@@ -863,11 +867,7 @@ The target's CPU time per unit of work, with ÷ without:
 | target | rate | perf | ptrace | perf --call-graph dwarf | perf --call-graph fp |
 |---|---|---|---|---|---|
 EOF
-for bin in spin spin_nofp; do
-    for hz in 100 1000 5000; do
-        echo "| $(bn $bin) | $hz Hz | $(C sp-perf.$hz.$bin.1.h0) | $(C sp-ptrace.$hz.$bin.1.h0) | $(C perf-dwarf.$hz.$bin.1.h0) | $(C perf-fp.$hz.$bin.1.h0) |"
-    done
-done
+sec1_rows C
 cat <<EOF
 
 ### With two CPU-bound processes beside (1 kHz)
