@@ -272,7 +272,7 @@ static long symbolize(struct fold *f, const uint64_t *pcs, size_t n,
 {
     size_t depth = 0;
     for (size_t i = 0; i < n; i++) {
-        if (stackword_is_python(pcs[i])) {
+        if (stackword_is_script(pcs[i])) {
             /* a Python frame: its code object was announced before */
             uint32_t code = stackword_code(pcs[i]);
             if (code >= f->ncode || f->code_frame[code] == PROFILE_NONE)
@@ -333,7 +333,8 @@ static void add_code(struct fold *f, const struct ingest_rec *r,
     if (r->len < sizeof ic)
         return;
     memcpy(&ic, payload, sizeof ic);
-    if (ic.lang != SCRIPT_PYTHON || ic.id > STACKWORD_MAX_CODE ||
+    if ((ic.lang != SCRIPT_PYTHON && ic.lang != SCRIPT_RUBY) ||
+        ic.id > STACKWORD_MAX_CODE ||
         (size_t)ic.name_len + ic.file_len > r->len - sizeof ic)
         return;
     const char *p = (const char *)payload + sizeof ic;
@@ -354,7 +355,8 @@ static void add_code(struct fold *f, const struct ingest_rec *r,
         .file = file,
         .line = ic.firstlineno > 0 ? (uint32_t)ic.firstlineno : 0,
         .kind = FRAME_FUNC,
-        .origin = FRAME_ORIGIN_PYTHON,
+        .origin = ic.lang == SCRIPT_RUBY ? FRAME_ORIGIN_RUBY
+                                         : FRAME_ORIGIN_PYTHON,
     };
     pthread_mutex_lock(f->prof_lock);
     f->code_frame[ic.id] = profile_intern_frame(f->prof, &d);

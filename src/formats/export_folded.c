@@ -131,7 +131,7 @@ static bool folded_frames(struct folded_ctx *c, uint32_t thread,
         if (!first)
             putc_unlocked(';', c->f);
         write_name(c->f, d->name);
-        if (profile_frame_is_python(d) && d->module) {
+        if (profile_frame_is_script(d) && d->module) {
             /* py-spy's form: "name (file.py:line)" */
             fputs(" (", c->f);
             escape_put(c->f, d->module, strlen(d->module), &name_map);

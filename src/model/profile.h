@@ -88,6 +88,11 @@ enum frame_origin {
     FRAME_ORIGIN_PYTHON = 2, /* a Python function: name its qualified
                                 name, file its .py file, module that
                                 file's name, line its first line */
+    FRAME_ORIGIN_RUBY = 3,   /* a Ruby method or block: name its label
+                                ("rb_sixty", "block in <main>"; a C
+                                method "Array#sort"), file its .rb file
+                                ("<cfunc>" for a C method), module that
+                                file's name, line its first line */
 };
 
 /* What a frame is.  Strings are NUL-terminated; NULL means unknown. */
@@ -127,10 +132,20 @@ static inline bool profile_frame_is_python(const struct frame_desc *d)
     return d && d->origin == FRAME_ORIGIN_PYTHON;
 }
 
+/* Whether a frame is an interpreter's frame of any language (Python,
+ * Ruby): what P (--python-only) keeps. */
+static inline bool profile_frame_is_script(const struct frame_desc *d)
+{
+    return d && (d->origin == FRAME_ORIGIN_PYTHON ||
+                 d->origin == FRAME_ORIGIN_RUBY);
+}
+
 /* The origin of a frame read back from a file (pprof, folded): a Python
  * function when its module is its own file's name and that file is
  * Python's (".py", or an interpreter's own "<frozen ...>"), as sproftop
- * and py-spy write Python frames; else native.  The readers' one rule. */
+ * and py-spy write Python frames; a Ruby one likewise for ".rb",
+ * "<cfunc>" and Ruby's "<internal:...>"; else native.  The readers' one
+ * rule. */
 enum frame_origin profile_origin_of(const char *module, const char *file);
 
 /* One frame of a stack handed to profile_add_stack. */

@@ -372,8 +372,8 @@ static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
         for (size_t i = 0; i < n; i++) {
             const struct frame_desc *fd = &d->q->fd[frames[i]];
 
-            py += profile_frame_is_python(fd);
-            if (profile_frame_is_python(fd) || fd->kind == FRAME_SPECIAL)
+            py += profile_frame_is_script(fd);
+            if (profile_frame_is_script(fd) || fd->kind == FRAME_SPECIAL)
                 d->kept[k++] = frames[i];
         }
         if (py) {

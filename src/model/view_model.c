@@ -39,7 +39,7 @@ static bool has_python(const struct profile *snap)
     uint32_t n = profile_frame_count(snap);
 
     for (uint32_t i = 0; i < n; i++)
-        if (profile_frame_is_python(profile_frame(snap, i)))
+        if (profile_frame_is_script(profile_frame(snap, i)))
             return true;
     return false;
 }

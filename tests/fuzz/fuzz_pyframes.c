@@ -29,7 +29,7 @@ static void check_splice(const struct pyread_frame *fr, int n,
     uint64_t words[PYWALK_MAX_DEPTH];
     bool entry[PYWALK_MAX_DEPTH];
     for (int i = 0; i < n; i++) {
-        words[i] = stackword_python(fr[i].code, fr[i].line);
+        words[i] = stackword_script(fr[i].code, fr[i].line);
         entry[i] = fr[i].entry;
     }
     /* a native stack with the eval function at two places */
@@ -41,7 +41,7 @@ static void check_splice(const struct pyread_frame *fr, int n,
     size_t k = stackword_splice(&in, out, sizeof out / sizeof out[0]);
     size_t s = 0;
     for (size_t i = 0; i < k; i++)
-        if (stackword_is_python(out[i]) && out[i] != words[s++])
+        if (stackword_is_script(out[i]) && out[i] != words[s++])
             abort(); /* out of order */
     if (s != (size_t)n || k > 5 + (size_t)n)
         abort();

@@ -119,12 +119,12 @@ int pf_pybpf_attach(struct pf_pybpf *b, int fd)
                  bpf_program__fd(b->sk->progs.pyframes)) < 0 ? -1 : 0;
 }
 
-int pf_pybpf_add(struct pf_pybpf *b, pid_t pid, const struct pyread *r)
+int pf_pybpf_add(struct pf_pybpf *b, pid_t pid,
+                 const struct script_proc *sp)
 {
-    struct pybpf_proc p = {
-        .runtime = pyread_info(r)->runtime,
-        .walk = pyread_layout(r)->walk,
-    };
+    struct pybpf_proc p;
+    if (script_proc_bpf(sp, &p) < 0)
+        return -1;
     uint32_t key = (uint32_t)pid;
     return bpf_map_update_elem(bpf_map__fd(b->sk->maps.procs), &key, &p,
                                BPF_ANY) < 0 ? -1 : 0;

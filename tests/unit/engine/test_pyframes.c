@@ -553,8 +553,8 @@ static void test_splice(void **state)
     (void)state;
     /* leaf first: a C leaf, eval (A), a C call, eval (B), main */
     const uint64_t pcs[] = {0x500, 0x1010, 0x600, 0x1020, 0x700};
-    const uint64_t py[] = {stackword_python(1, 10), stackword_python(2, 20),
-                           stackword_python(3, 30), stackword_python(4, 40)};
+    const uint64_t py[] = {stackword_script(1, 10), stackword_script(2, 20),
+                           stackword_script(3, 30), stackword_script(4, 40)};
     const bool entry[] = {false, true, false, true};
     struct stackword_splice_in in = {pcs, 5, 0x1000, 0x1100, py, entry, 4};
     uint64_t out[16];
@@ -601,13 +601,13 @@ static void test_splice(void **state)
     /* the cap holds */
     assert_int_equal(stackword_splice(&in, out, 3), 3);
     /* words */
-    uint64_t w = stackword_python(0xabcdef, 123456);
-    assert_true(stackword_is_python(w));
-    assert_false(stackword_is_python(0x7fffffffe000ull));
-    assert_false(stackword_is_python(0xffffffff81000000ull));
+    uint64_t w = stackword_script(0xabcdef, 123456);
+    assert_true(stackword_is_script(w));
+    assert_false(stackword_is_script(0x7fffffffe000ull));
+    assert_false(stackword_is_script(0xffffffff81000000ull));
     assert_int_equal(stackword_code(w), 0xabcdef);
     assert_int_equal(stackword_line(w), 123456);
-    assert_int_equal(stackword_line(stackword_python(1, 1u << 25)), 0);
+    assert_int_equal(stackword_line(stackword_script(1, 1u << 25)), 0);
 }
 
 int main(void)

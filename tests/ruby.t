@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# ruby.t - Ruby methods in the live tree, read from outside the process
+# from Debian 12's own /usr/bin/ruby (3.1, libruby-3.1.so, no debug
+# packages), on both backends (issue 23 items 1, 2).
+#
+#   1. rbstacks.rb holds two threads (--idle): each thread's Ruby stack
+#      stands in place of the VM's eval frames, in order, C methods named
+#      as Ruby names them (Enumerable#sort_by, Kernel#sleep), the C
+#      frames between (sort_by calling the block back) and below (the
+#      sleep's wait) kept; the Thread.new thread has its own stack;
+#      --stats names Ruby 3.1 and counts no unreadable frame;
+#   2. --python-only (P) keeps the Ruby frames alone;
+#   3. rbstack (the reader alone) gives the same names with their
+#      current lines.
+. "$(dirname "$0")/lib.sh"
+require_sproftop
+RB=/usr/bin/ruby
+[ -x "$RB" ] || skip_all "Debian's $RB is not installed (make deps)"
+RBVER=$("$RB" -e 'print RUBY_VERSION')
+case $RBVER in 3.1.*) ;; *) skip_all "these tests read Ruby 3.1, found $RBVER" ;; esac
+RBSTACK=$TOP/$BUILD/tools/rbstack
+case $BUILD in /*) RBSTACK=$BUILD/tools/rbstack ;; esac
+SP_TIMEOUT=40
+
+backends=(ptrace)
+if [ "$(id -u)" = 0 ] && "$SPROFTOP" --version | grep -q '^sampler: auto picks perf'; then
+    backends=(perf ptrace)
+else
+    note "perf backend skipped: it reads Ruby frames with a BPF program (root)"
+fi
+
+# chain FILE FRAME...: samples whose stack holds these frames next to each
+# other, root first.
+chain() {
+    local file=$1 want
+    shift
+    want=$(printf '%s;' "$@")
+    awk -v want=";$want" '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s)
+        if (index(";" s ";", want)) n += c } END { printf "%d\n", n }' "$file"
+}
+
+out=$TMPD/rbstacks.out
+spawn "$RB" "$TOP/tests/targets/rbstacks.rb" 60 >"$out" 2>&1
+pid=$SPAWN_PID
+wait_until 15 grep -q '^ready' "$out" || bail_out "rbstacks.rb did not start: $(cat "$out")"
+
+for b in "${backends[@]}"; do
+    f=$TMPD/stacks.$b.folded
+    run_sproftop --sampler "$b" -p "$pid" --idle -F 200 -d 1.5 --stats -o "$f"
+    is "$RC" 0 "$b: sproftop exits 0"
+    like "$ERRS" "ruby: Ruby $RBVER; [1-9][0-9]* samples with Ruby frames, Ruby frames unreadable 0" \
+        "$b: --stats names Ruby $RBVER, frames read, none unreadable"
+    cmp_ok "$(chain "$f" "rb_vm_exec" "<main> (rbstacks.rb)" "méthode (rbstacks.rb:18)" "Enumerable#sort_by (<cfunc>)")" '>' 0 \
+        "$b: the main thread: rb_vm_exec, then <main>, méthode, Enumerable#sort_by in place of the VM's eval frame"
+    # the block sort_by calls back: C frames between it and the Ruby frames
+    between=$(grep -F 'Enumerable#sort_by (<cfunc>);' "$f" | head -n 1 | awk -F';' '
+        { for (i = 1; i <= NF; i++) if ($i == "Enumerable#sort_by (<cfunc>)") a = i
+          for (i = a; i <= NF; i++) if ($i ~ /^block in méthode \(rbstacks.rb:20\)/) { print i - a - 1; exit } }')
+    cmp_ok "${between:-0}" '>' 1 "$b: C frames ($between) stay between sort_by and the block it calls (rb_yield...)"
+    cmp_ok "$(chain "$f" "block in méthode (rbstacks.rb:20)" "slow_key (rbstacks.rb:11)" "Kernel#sleep (<cfunc>)")" '>' 0 \
+        "$b: the block, slow_key and the C method Kernel#sleep, in order"
+    waits=$(grep -F 'Kernel#sleep (<cfunc>);' "$f" | sed 's/ [0-9]*$//; s/.*;//' | grep -cE 'poll|futex|cond')
+    cmp_ok "$waits" '>' 0 "$b: native frames below Kernel#sleep are kept, down to the wait ($waits stacks)"
+    cmp_ok "$(chain "$f" "block in <main> (rbstacks.rb:30)" "worker_loop (rbstacks.rb:26)" "Kernel#loop (<cfunc>)")" '>' 0 \
+        "$b: the Thread.new thread has its own Ruby stack (block in <main>, worker_loop, Kernel#loop)"
+    is "$(grep -c 'vm_exec_core' "$f")" 0 "$b: no eval frame left by name"
+    # Ruby-only view
+    g=$TMPD/only.$b.folded
+    run_sproftop --sampler "$b" -p "$pid" --idle -F 200 -d 1 --python-only -o "$g"
+    native=$(awk '{ s = $0; sub(/ [0-9]+$/, "", s); n = split(s, a, ";")
+        for (i = 2; i <= n; i++) if (a[i] !~ / \((rbstacks\.rb|<cfunc>)(:[0-9]+)?\)$/ && a[i] !~ /^\[/) { print a[i]; exit } }' "$g")
+    is "$native" "" "$b: --python-only keeps only Ruby frames under the thread"
+    cmp_ok "$(chain "$g" "<main> (rbstacks.rb)" "méthode (rbstacks.rb:18)" "Enumerable#sort_by (<cfunc>)" "Array#each (<cfunc>)" "block in méthode (rbstacks.rb:20)")" '>' 0 \
+        "$b: --python-only: <main>;méthode;Enumerable#sort_by;Array#each;block in méthode"
+done
+
+# the reader alone: current lines
+if [ -x "$RBSTACK" ]; then
+    s=$("$RBSTACK" "$pid")
+    like "$s" "^ruby $RBVER core found symbols found" "rbstack: vm_exec_core and the symbol table found"
+    like "$s" "slow_key \(.*rbstacks.rb:12\)" "rbstack: slow_key at its current line (12: the sleep)"
+    like "$s" "méthode \(.*rbstacks.rb:20\)" "rbstack: méthode at line 20 (the sort_by)"
+else
+    skip "rbstack not built: make targets" 3
+fi
+assert_not_stopped "$pid" "rbstacks.rb is left running, not stopped"
+kill_pid "$pid"
+done_testing

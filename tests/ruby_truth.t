@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# ruby_truth.t - the Ruby ground truth (issue 23, item 3), on both
+# backends, on an idle machine and with two CPU hogs.
+#
+# rbhot.rb spends 60%, 30% and 10% of its main thread's CPU in rb_sixty,
+# rb_thirty and rb_ten, in calls of a few milliseconds, and writes each
+# method's share of its own CPU time.  sproftop attaches once it runs
+# (-p) and samples it to its end:
+#   - each method's share of the samples is within 5 points of the
+#     target's own;
+#   - every sample of the main thread that holds Ruby frames reaches
+#     <main>.
+. "$(dirname "$0")/lib.sh"
+require_sproftop
+RB=/usr/bin/ruby
+[ -x "$RB" ] || skip_all "Debian's $RB is not installed (make deps)"
+case $("$RB" -e 'print RUBY_VERSION') in 3.1.*) ;; *) skip_all "reads Ruby 3.1" ;; esac
+SP_TIMEOUT=60
+
+backends=(ptrace)
+if [ "$(id -u)" = 0 ] && "$SPROFTOP" --version | grep -q '^sampler: auto picks perf'; then
+    backends=(perf ptrace)
+else
+    note "perf backend skipped: it reads Ruby frames with a BPF program (root)"
+fi
+
+hogs=()
+start_hogs() {
+    local i
+    for i in 1 2; do
+        spawn sh -c 'while :; do :; done'
+        hogs+=("$SPAWN_PID")
+    done
+}
+stop_hogs() {
+    local p
+    for p in "${hogs[@]}"; do
+        kill_pid "$p"
+    done
+    hogs=()
+}
+
+# share FILE NAME: NAME's percentage of the samples holding one of the
+# three methods.
+share() {
+    awk -v name="$2" '{ c = $NF
+        if ($0 ~ /;rb_sixty \(|;rb_thirty \(|;rb_ten \(/) t += c
+        if (index($0, ";" name " (")) n += c }
+        END { printf "%.1f", t ? 100 * n / t : -1 }' "$1"
+}
+
+for load in idle hogs; do
+    [ "$load" = hogs ] && start_hogs
+    for b in "${backends[@]}"; do
+        log=$TMPD/$b.$load.log
+        spawn "$RB" "$TOP/tests/targets/rbhot.rb" --cpu 1.0 --log "$log" >"$TMPD/$b.$load.out" 2>&1
+        pid=$SPAWN_PID
+        wait_until 15 grep -q ready "$TMPD/$b.$load.out" || diag "rbhot.rb did not start"
+        run_sproftop --sampler "$b" -p "$pid" -F 1000 -o "$TMPD/$b.$load.folded"
+        wait_exit "$pid" 30
+        f=$TMPD/$b.$load.folded
+        for fn in rb_sixty rb_thirty rb_ten; do
+            got=$(share "$f" "$fn")
+            want=$(awk -v n="$fn" '$1 == "share" && $2 == n { print $3 }' "$log")
+            d=$(awk -v a="$got" -v b="${want:-0}" 'BEGIN { d = a - b; printf "%.1f", d < 0 ? -d : d }')
+            cmp_ok "$d" '<=' 5 "$b, $load: $fn $got% of the samples, the target says ${want:-?}%"
+        done
+        read -r all main < <(awk -v t="ruby-$pid;" '
+            index($0, t) == 1 && /\(rbhot\.rb(:[0-9]+)?\)/ { c = $NF; a += c
+                if (index($0, ";<main> (rbhot.rb)")) m += c }
+            END { printf "%d %d\n", a, m }' "$f")
+        cmp_ok "$all" '>' 0 "$b, $load: the main thread has samples with Ruby frames"
+        is "$main" "$all" "$b, $load: every one of them reaches <main> ($main of $all)"
+    done
+    [ "$load" = hogs ] && stop_hogs
+done
+
+done_testing
