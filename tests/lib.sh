@@ -656,3 +656,56 @@ require_python() {
         *) skip_all "these tests read Debian 12's python3 3.11, found $PYVER" ;;
     esac
 }
+
+# require_ruby: Debian 12's own ruby (3.1, libruby-3.1.so), whose frames
+# the Ruby tests read; sets RB and RBVER, or skips the whole test.
+require_ruby() {
+    RB=/usr/bin/ruby
+    [ -x "$RB" ] || skip_all "Debian's $RB is not installed (make deps)"
+    RBVER=$("$RB" -e 'print RUBY_VERSION')
+    case $RBVER in
+        3.1.*) ;;
+        *) skip_all "these tests read Debian 12's ruby 3.1, found $RBVER" ;;
+    esac
+}
+
+# script_backends: the samplers that read interpreter frames here, in
+# the array `backends`: ptrace always, perf first when root may load its
+# BPF program and perf_event is allowed (else a note says why not).
+script_backends() {
+    backends=(ptrace)
+    if [ "$(id -u)" = 0 ] && "$SPROFTOP" --version | grep -q '^sampler: auto picks perf'; then
+        backends=(perf ptrace)
+    else
+        note "perf backend skipped: it reads interpreter frames with a BPF program (root)"
+    fi
+}
+
+# start_hogs / stop_hogs: two busy shells (the "loaded" runs of the
+# ground-truth tests), in the array `hogs`; stop_hogs kills them by PID.
+hogs=()
+start_hogs() {
+    local i
+    for i in 1 2; do
+        spawn sh -c 'while :; do :; done'
+        hogs+=("$SPAWN_PID")
+    done
+}
+stop_hogs() {
+    local p
+    for p in "${hogs[@]}"; do
+        kill_pid "$p"
+    done
+    hogs=()
+}
+
+# chain FILE FRAME...: the samples of folded FILE whose stack holds these
+# frames next to each other, root first (names may hold spaces:
+# "main (x.py:3)").
+chain() {
+    local file=$1 want
+    shift
+    want=$(printf '%s;' "$@")
+    awk -v want=";$want" '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s)
+        if (index(";" s ";", want)) n += c } END { printf "%d\n", n }' "$file"
+}

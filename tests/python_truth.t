@@ -25,28 +25,7 @@ case $BUILD in /*) ACC=$BUILD/tools/pyaccuracy ;; esac
 [ -x "$ACC" ] || skip_all "$ACC not built: make targets"
 SP_TIMEOUT=60
 
-backends=(ptrace)
-if [ "$(id -u)" = 0 ] && "$SPROFTOP" --version | grep -q '^sampler: auto picks perf'; then
-    backends=(perf ptrace)
-else
-    note "perf backend skipped: it reads Python frames with a BPF program (root)"
-fi
-
-hogs=()
-start_hogs() {
-    local i
-    for i in 1 2; do
-        spawn sh -c 'while :; do :; done'
-        hogs+=("$SPAWN_PID")
-    done
-}
-stop_hogs() {
-    local p
-    for p in "${hogs[@]}"; do
-        kill_pid "$p"
-    done
-    hogs=()
-}
+script_backends
 
 # share FILE NAME: NAME's percentage of the samples holding one of the
 # three functions.

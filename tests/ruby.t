@@ -11,33 +11,19 @@
 #      --stats names Ruby 3.1 and counts no unreadable frame;
 #   2. --python-only (P) keeps the Ruby frames alone;
 #   3. rbstack (the reader alone) gives the same names with their
-#      current lines.
+#      current lines;
+#   4. a Ruby of a version without a layout row (Debian's libruby with
+#      its ruby_version patched to "3.0.9", run through LD_LIBRARY_PATH)
+#      keeps its native frames, and --stats says so in one line.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
-RB=/usr/bin/ruby
-[ -x "$RB" ] || skip_all "Debian's $RB is not installed (make deps)"
-RBVER=$("$RB" -e 'print RUBY_VERSION')
-case $RBVER in 3.1.*) ;; *) skip_all "these tests read Ruby 3.1, found $RBVER" ;; esac
+require_ruby
 RBSTACK=$TOP/$BUILD/tools/rbstack
 case $BUILD in /*) RBSTACK=$BUILD/tools/rbstack ;; esac
 SP_TIMEOUT=40
 
-backends=(ptrace)
-if [ "$(id -u)" = 0 ] && "$SPROFTOP" --version | grep -q '^sampler: auto picks perf'; then
-    backends=(perf ptrace)
-else
-    note "perf backend skipped: it reads Ruby frames with a BPF program (root)"
-fi
+script_backends
 
-# chain FILE FRAME...: samples whose stack holds these frames next to each
-# other, root first.
-chain() {
-    local file=$1 want
-    shift
-    want=$(printf '%s;' "$@")
-    awk -v want=";$want" '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s)
-        if (index(";" s ";", want)) n += c } END { printf "%d\n", n }' "$file"
-}
 
 out=$TMPD/rbstacks.out
 spawn "$RB" "$TOP/tests/targets/rbstacks.rb" 60 >"$out" 2>&1
@@ -84,5 +70,34 @@ else
     skip "rbstack not built: make targets" 3
 fi
 assert_not_stopped "$pid" "rbstacks.rb is left running, not stopped"
+kill_pid "$pid"
+
+# --- 4. a version that is not read ---------------------------------------------
+lib=$(ldd "$RB" | awk '/libruby/ { print $3; exit }')
+mkdir -p "$TMPD/lib"
+so=$TMPD/lib/$(basename "$(ldd "$RB" | awk '/libruby/ { print $1; exit }')")
+cp "$lib" "$so"
+# ruby_version's file offset, through the LOAD segment that holds it
+v=$((16#$(readelf -Ws --dyn-syms "$so" | awk '$8 == "ruby_version" { print $2; exit }')))
+off=
+while read -r _ o va _ fs _; do
+    if [ "$v" -ge $((va)) ] && [ "$v" -lt $((va + fs)) ]; then
+        off=$((v - va + o))
+        break
+    fi
+done < <(readelf -lW "$so" | awk '$1 == "LOAD"')
+is "$(dd if="$so" bs=1 skip="${off:-0}" count=5 2>/dev/null)" "$RBVER" "ruby_version found in the copy of libruby"
+printf '3.0.9' | dd of="$so" bs=1 seek="${off:-0}" conv=notrunc 2>/dev/null
+out=$TMPD/old.out
+spawn env LD_LIBRARY_PATH="$TMPD/lib" "$RB" --disable-gems "$TOP/tests/targets/rbhot.rb" --cpu 30 >"$out" 2>&1
+pid=$SPAWN_PID
+wait_until 15 grep -q '^ready' "$out" || diag "the patched ruby did not start: $(cat "$out")"
+for b in "${backends[@]}"; do
+    f=$TMPD/old.$b.folded
+    run_sproftop --sampler "$b" -p "$pid" -d 0.5 --stats -o "$f"
+    like "$ERRS" "ruby: Ruby 3.0.9: not read \(3.1 is\); 0 samples with Ruby frames, Ruby frames unreadable 0" \
+        "$b: Ruby 3.0.9: a one-line note, no Ruby frame read"
+    cmp_ok "$(grep -c 'rb_vm_exec' "$f")" '>' 0 "$b: its native frames are kept (rb_vm_exec)"
+done
 kill_pid "$pid"
 done_testing

@@ -12,33 +12,10 @@
 #     <main>.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
-RB=/usr/bin/ruby
-[ -x "$RB" ] || skip_all "Debian's $RB is not installed (make deps)"
-case $("$RB" -e 'print RUBY_VERSION') in 3.1.*) ;; *) skip_all "reads Ruby 3.1" ;; esac
+require_ruby
 SP_TIMEOUT=60
 
-backends=(ptrace)
-if [ "$(id -u)" = 0 ] && "$SPROFTOP" --version | grep -q '^sampler: auto picks perf'; then
-    backends=(perf ptrace)
-else
-    note "perf backend skipped: it reads Ruby frames with a BPF program (root)"
-fi
-
-hogs=()
-start_hogs() {
-    local i
-    for i in 1 2; do
-        spawn sh -c 'while :; do :; done'
-        hogs+=("$SPAWN_PID")
-    done
-}
-stop_hogs() {
-    local p
-    for p in "${hogs[@]}"; do
-        kill_pid "$p"
-    done
-    hogs=()
-}
+script_backends
 
 # share FILE NAME: NAME's percentage of the samples holding one of the
 # three methods.

@@ -160,3 +160,31 @@ void codecache_next_generation(struct codecache *c)
     if (c->gen == 0)
         c->gen = 1;
 }
+
+int codecache_resolve(struct codecache *c, const struct pyread_stack *st,
+                      struct pyread_frame *out, bool *torn)
+{
+    *torn = st->status == PYWALK_TORN;
+    uint32_t k = 0;
+    for (; k < st->n && k < PYWALK_MAX_DEPTH; k++) {
+        const struct codecache_entry *e = codecache_get(c, st->f[k].code);
+        if (!e) {
+            *torn = true;
+            break;
+        }
+        out[k] = (struct pyread_frame){e->id,
+                                       c->ops->line(c->ctx, e, &st->f[k]),
+                                       st->entry[k] != 0};
+    }
+    return k == 0 && st->n > 0 ? -1 : (int)k;
+}
+
+int codecache_code(const struct codecache *c, uint32_t id,
+                   struct pyread_code *out)
+{
+    const struct codecache_entry *e = codecache_by_id(c, id);
+    if (!e)
+        return -1;
+    *out = (struct pyread_code){e->id, e->firstlineno, e->name, e->file};
+    return 0;
+}

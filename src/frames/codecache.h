@@ -7,7 +7,9 @@
  * object's header again (the language's `head` op) and compares the
  * words it gives, so an object freed and replaced at the same address is
  * read again under a new id, and a steady state costs one small read per
- * distinct code object per generation.  What an entry holds beyond its
+ * distinct code object per generation.  It also resolves a walked stack
+ * (codecache_resolve) and hands out what the collector is told of a code
+ * (codecache_code), for every reader alike.  What an entry holds beyond its
  * name, file and first line (a line table) is the language's, in `aux`.
  *
  * One cache per reader, used by the reader's thread.  libc only.
@@ -19,6 +21,7 @@
 #include <stddef.h>
 
 #include "idtab.h"
+#include "pyread.h"
 
 #define CODECACHE_CHECK 5            /* words a header check compares */
 #define CODECACHE_MAX_CODES 65536    /* entries cached at once */
@@ -45,6 +48,9 @@ struct codecache_ops {
      * from the object at e->addr whose header e->check holds: 0, or -1
      * (then what it filled is freed by the cache). */
     int (*fill)(void *ctx, struct codecache_entry *e);
+    /* The line frame f runs in e (0: unknown). */
+    uint32_t (*line)(void *ctx, const struct codecache_entry *e,
+                     const struct pywalk_frame *f);
 };
 
 struct codecache_stats {
@@ -81,6 +87,19 @@ const struct codecache_entry *codecache_get(struct codecache *c,
  * never given). */
 const struct codecache_entry *codecache_by_id(const struct codecache *c,
                                               uint32_t id);
+
+/* Resolve st's frames into out (room for st->n): each frame's code
+ * checked and named through the cache, its line from the ops.  Returns
+ * how many resolved (a prefix of st: a frame that does not check ends
+ * it), or -1 when none did while st had some.  *torn is set when a frame
+ * failed or the walk itself was torn. */
+int codecache_resolve(struct codecache *c, const struct pyread_stack *st,
+                      struct pyread_frame *out, bool *torn);
+
+/* The code with this id into *out (its strings live as long as the
+ * entry): 0, or -1 once it was replaced (or for an id never given). */
+int codecache_code(const struct codecache *c, uint32_t id,
+                   struct pyread_code *out);
 
 /* Ids handed out so far (the next id). */
 uint32_t codecache_count(const struct codecache *c);

@@ -341,13 +341,11 @@ static int code_fill(void *ctx, struct codecache_entry *e)
     return 0;
 }
 
-static const struct codecache_ops py_code_ops = {code_head, code_fill};
-
 /* The line frame f runs in code entry e. */
-static uint32_t frame_line(const struct pyread *r,
-                           const struct codecache_entry *e,
+static uint32_t frame_line(void *ctx, const struct codecache_entry *e,
                            const struct pywalk_frame *f)
 {
+    const struct pyread *r = ctx;
     uint64_t base = e->addr + r->l.code_adaptive;
     int64_t diff = (int64_t)(f->instr - base);
     /* 3.11's prev_instr is one unit before the code before it starts */
@@ -356,33 +354,21 @@ static uint32_t frame_line(const struct pyread *r,
     return pyline_find(e->aux, e->aux_len, e->firstlineno, diff / 2);
 }
 
+static const struct codecache_ops py_code_ops = {code_head, code_fill,
+                                                  frame_line};
+
 int pyread_resolve(struct pyread *r, const struct pyread_stack *st,
                    struct pyread_frame *out, bool *torn)
 {
-    *torn = st->status == PYWALK_TORN;
-    uint32_t k = 0;
-    for (; k < st->n && k < PYWALK_MAX_DEPTH; k++) {
-        const struct codecache_entry *e = codecache_get(&r->codes,
-                                                        st->f[k].code);
-        if (!e) {
-            *torn = true;
-            break;
-        }
-        out[k] = (struct pyread_frame){e->id, frame_line(r, e, &st->f[k]),
-                                       st->entry[k] != 0};
-    }
+    int k = codecache_resolve(&r->codes, st, out, torn);
     if (*torn && st->status != PYWALK_TORN)
         r->st.torn++;
-    return k == 0 && st->n > 0 ? -1 : (int)k;
+    return k;
 }
 
 int pyread_code(const struct pyread *r, uint32_t id, struct pyread_code *out)
 {
-    const struct codecache_entry *e = codecache_by_id(&r->codes, id);
-    if (!e)
-        return -1;
-    *out = (struct pyread_code){e->id, e->firstlineno, e->name, e->file};
-    return 0;
+    return codecache_code(&r->codes, id, out);
 }
 
 uint32_t pyread_code_count(const struct pyread *r)

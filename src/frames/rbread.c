@@ -440,13 +440,16 @@ static int code_fill(void *ctx, struct codecache_entry *e)
     return 0;
 }
 
-static const struct codecache_ops rb_code_ops = {code_head, code_fill};
-
 /* The line pc runs in the iseq e (0: unknown), as Ruby's own
  * rb_vm_get_sourceline finds it: the instruction before pc. */
-static uint32_t frame_line(const struct codecache_entry *e, uint64_t pc)
+static uint32_t frame_line(void *ctx, const struct codecache_entry *e,
+                           const struct pywalk_frame *f)
 {
+    (void)ctx;
     const struct lines *t = e->aux;
+    uint64_t pc = f->instr;
+    if (f->code & RBWALK_CFUNC)
+        return 0;
     if (!t || !t->n || pc < t->encoded || (pc - t->encoded) & 7 ||
         (pc - t->encoded) / 8 > t->iseq_size)
         return 0;
@@ -459,6 +462,9 @@ static uint32_t frame_line(const struct codecache_entry *e, uint64_t pc)
     int32_t line = t->line[idx - 1];
     return line > 0 ? (uint32_t)line : 0;
 }
+
+static const struct codecache_ops rb_code_ops = {code_head, code_fill,
+                                                  frame_line};
 
 struct rbread *rbread_new(struct rmem *m, const struct rbread_info *info)
 {
@@ -525,31 +531,15 @@ int rbread_walk(struct rbread *r, int64_t tid, struct pyread_stack *st)
 int rbread_resolve(struct rbread *r, const struct pyread_stack *st,
                    struct pyread_frame *out, bool *torn)
 {
-    *torn = st->status == PYWALK_TORN;
-    uint32_t k = 0;
-    for (; k < st->n && k < PYWALK_MAX_DEPTH; k++) {
-        const struct codecache_entry *e = codecache_get(&r->codes,
-                                                        st->f[k].code);
-        if (!e) {
-            *torn = true;
-            break;
-        }
-        out[k] = (struct pyread_frame){
-            e->id, (st->f[k].code & RBWALK_CFUNC) ? 0
-                   : frame_line(e, st->f[k].instr), st->entry[k] != 0};
-    }
+    int k = codecache_resolve(&r->codes, st, out, torn);
     if (*torn && st->status != PYWALK_TORN)
         r->st.torn++;
-    return k == 0 && st->n > 0 ? -1 : (int)k;
+    return k;
 }
 
 int rbread_code(const struct rbread *r, uint32_t id, struct pyread_code *out)
 {
-    const struct codecache_entry *e = codecache_by_id(&r->codes, id);
-    if (!e)
-        return -1;
-    *out = (struct pyread_code){e->id, e->firstlineno, e->name, e->file};
-    return 0;
+    return codecache_code(&r->codes, id, out);
 }
 
 uint32_t rbread_code_count(const struct rbread *r)
