@@ -85,8 +85,8 @@ sample_API  := sampler.h backend.h ingest.h unwind.h hist.h
 sample-backend_API := backend.h ingest.h unwind.h hist.h
 symbols_API := symbols.h sym_store.h dbgfetch.h late_names.h
 collect_API := collect.h dump.h
-frames_API  := script_frames.h stackword.h pyread.h pylayout.h pywalk.h pybpf.h \
-               rbwalk.h
+frames_API  := script_frames.h script_lang.h stackword.h pyread.h pylayout.h \
+               pywalk.h pybpf.h rbwalk.h rbread.h rblayout.h
 API_DIR     := $(BUILD)/api
 api          = $(foreach r,$(1),-I$(API_DIR)/$(r))
 

@@ -263,28 +263,30 @@ static char *id_name(struct rbread *r, uint64_t id)
     return read_rstring(r, str, PYREAD_MAX_NAME);
 }
 
-/* The known classes' values, once they are set (the VM has booted). */
-static void read_classes(struct rbread *r)
+/* The known classes' values, read once they are all set (the VM has
+ * booted): 0, or -1 while one cannot be read or is not set yet (a C
+ * method's owner is then unknown, not "no known class"). */
+static int read_classes(struct rbread *r)
 {
     if (r->classes_read)
-        return;
-    size_t got = 0;
+        return 0;
     for (size_t i = 0; i < NCLASSES; i++) {
         struct known_class *k = &r->classes[i];
         uint64_t meta_flags = 0;
         k->name = class_syms[i][1];
         k->klass = k->meta = 0;
-        if (!r->class_addr[i] ||
-            rmem_u64(r->m, r->class_addr[i], &k->klass) < 0 || !k->klass)
-            continue;
-        got++;
+        /* every one is Ruby's public C API: one not found is memory
+         * that could not be read */
+        if (!r->class_addr[i] || rmem_u64(r->m, r->class_addr[i], &k->klass) < 0 || !k->klass ||
+            rmem_u64(r->m, k->klass + 8, &k->meta) < 0 ||
+            rmem_u64(r->m, k->meta, &meta_flags) < 0)
+            return -1;
         /* its singleton class, when it has one (RBasic.klass) */
-        if (rmem_u64(r->m, k->klass + 8, &k->meta) < 0 ||
-            rmem_u64(r->m, k->meta, &meta_flags) < 0 ||
-            !(meta_flags & FL_SINGLETON))
+        if (!(meta_flags & FL_SINGLETON))
             k->meta = 0;
     }
-    r->classes_read = got == NCLASSES;
+    r->classes_read = true;
+    return 0;
 }
 
 /* The check words of a cached code (codecache.h): an iseq's body and
@@ -370,11 +372,15 @@ static int code_fill(void *ctx, struct codecache_entry *e)
     struct rbread *r = ctx;
     const struct rb_layout *l = &r->l;
     if (e->check[0] == RBWALK_CFUNC) {
-        /* without the symbol table: a C method still, unnamed */
+        /* without the symbol table (not found, or unreadable) a C method
+         * is not named at all: the sample keeps its native frames */
         char *m = id_name(r, e->check[CK_ME_ID]);
-        if (!m && !(m = strdup("(C method)")))
+        if (!m)
             return -1;
-        read_classes(r);
+        if (read_classes(r) < 0) {
+            free(m);
+            return -1;
+        }
         const char *cls = NULL, *sep = "#";
         for (size_t i = 0; i < NCLASSES && !cls; i++) {
             if (!r->classes[i].klass)
@@ -550,8 +556,6 @@ uint32_t rbread_code_count(const struct rbread *r)
 void rbread_next_generation(struct rbread *r)
 {
     codecache_next_generation(&r->codes);
-    if (!r->classes_read)
-        read_classes(r);
 }
 
 void rbread_get_stats(const struct rbread *r, struct pyread_stats *out)

@@ -20,7 +20,8 @@
  *     (ruby_global_symbols.ids, found from the code of the exported
  *     rb_id2str, whose first call reads it: the comparison with last_id
  *     and the load of ids 16 bytes further, checked as such); without it
- *     C methods are not named and their frames stay native;
+ *     a C method cannot be named, and a stack holding one keeps its
+ *     native frames (counted as unreadable);
  *   - class names of C methods' owners from the exported class globals
  *     (rb_cArray -> "Array#sort", the singleton class of rb_mProcess ->
  *     "Process.clock_gettime"); a method of another class is named by

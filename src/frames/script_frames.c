@@ -10,8 +10,7 @@
 #include "maps.h"
 #include "pylayout.h"
 #include "pyread.h"
-#include "rblayout.h"
-#include "rbread.h"
+#include "script_lang.h"
 #include "rmem.h"
 #include "backend.h"
 #include "stackword.h"
@@ -19,144 +18,6 @@
 #define MAX_WORDS 1024   /* native frames kept (max_depth caps them) plus
                             script frames */
 
-/* What a language's probe found, whichever the language. */
-union script_info {
-    struct pyread_info py;
-    struct rbread_info rb;
-};
-
-/* One interpreter language: everything script_frames.c needs of its
- * reader.  The walk's raw frames, the resolved frames and the codes are
- * the same types for every language (pyread.h). */
-struct script_lang_ops {
-    enum script_lang lang;
-    const char *name;                         /* "Python" */
-    bool (*candidate)(const char *path);
-    /* 0 with *info filled when the object at base is this interpreter;
-     * *strong when it holds the runtime itself (it wins over one that
-     * only names a version) */
-    int (*probe)(struct rmem *m, uint64_t base, const char *path,
-                 union script_info *info, bool *strong);
-    const char *(*version)(const union script_info *info);
-    const char *(*supported)(void);
-    void *(*open)(struct rmem *m, const union script_info *info);
-    void (*free)(void *r);
-    int (*walk)(void *r, int64_t tid, struct pyread_stack *st);
-    int (*resolve)(void *r, const struct pyread_stack *st,
-                   struct pyread_frame *out, bool *torn);
-    int (*code)(const void *r, uint32_t id, struct pyread_code *out);
-    uint32_t (*code_count)(const void *r);
-    void (*next_generation)(void *r);
-    void (*eval)(const void *r, uint64_t *lo, uint64_t *hi);
-    void (*bpf)(const void *r, struct pybpf_proc *out);
-    void (*stats)(const void *r, struct pyread_stats *out);
-};
-
-/* Python */
-static int py_probe(struct rmem *m, uint64_t base, const char *path,
-                    union script_info *info, bool *strong)
-{
-    if (pyread_probe(m, base, path, &info->py) < 0)
-        return -1;
-    *strong = info->py.runtime != 0;
-    return 0;
-}
-static const char *py_version(const union script_info *i)
-{
-    return i->py.version;
-}
-static void *py_open(struct rmem *m, const union script_info *i)
-{
-    return pyread_new(m, &i->py);
-}
-static void py_free(void *r) { pyread_free(r); }
-static int py_walk(void *r, int64_t tid, struct pyread_stack *st)
-{
-    return pyread_walk(r, tid, st);
-}
-static int py_resolve(void *r, const struct pyread_stack *st,
-                      struct pyread_frame *out, bool *torn)
-{
-    return pyread_resolve(r, st, out, torn);
-}
-static int py_code(const void *r, uint32_t id, struct pyread_code *out)
-{
-    return pyread_code(r, id, out);
-}
-static uint32_t py_count(const void *r) { return pyread_code_count(r); }
-static void py_next(void *r) { pyread_next_generation(r); }
-static void py_eval(const void *r, uint64_t *lo, uint64_t *hi)
-{
-    *lo = pyread_info(r)->eval_lo;
-    *hi = pyread_info(r)->eval_hi;
-}
-static void py_bpf(const void *r, struct pybpf_proc *out)
-{
-    out->lang = SCRIPT_PYTHON;
-    out->runtime = pyread_info(r)->runtime;
-    out->walk = pyread_layout(r)->walk;
-}
-static void py_stats(const void *r, struct pyread_stats *out)
-{
-    pyread_get_stats(r, out);
-}
-
-/* Ruby */
-static int rb_probe(struct rmem *m, uint64_t base, const char *path,
-                    union script_info *info, bool *strong)
-{
-    *strong = true;
-    return rbread_probe(m, base, path, &info->rb);
-}
-static const char *rb_version(const union script_info *i)
-{
-    return i->rb.version;
-}
-static void *rb_open(struct rmem *m, const union script_info *i)
-{
-    return rbread_new(m, &i->rb);
-}
-static void rb_free(void *r) { rbread_free(r); }
-static int rb_walk(void *r, int64_t tid, struct pyread_stack *st)
-{
-    return rbread_walk(r, tid, st);
-}
-static int rb_resolve(void *r, const struct pyread_stack *st,
-                      struct pyread_frame *out, bool *torn)
-{
-    return rbread_resolve(r, st, out, torn);
-}
-static int rb_code(const void *r, uint32_t id, struct pyread_code *out)
-{
-    return rbread_code(r, id, out);
-}
-static uint32_t rb_count(const void *r) { return rbread_code_count(r); }
-static void rb_next(void *r) { rbread_next_generation(r); }
-static void rb_eval(const void *r, uint64_t *lo, uint64_t *hi)
-{
-    *lo = rbread_info(r)->eval_lo;
-    *hi = rbread_info(r)->eval_hi;
-}
-static void rb_bpf(const void *r, struct pybpf_proc *out)
-{
-    out->lang = SCRIPT_RUBY;
-    out->runtime = rbread_info(r)->vm_ptr;
-    out->rb = rbread_layout(r)->walk;
-}
-static void rb_stats(const void *r, struct pyread_stats *out)
-{
-    rbread_get_stats(r, out);
-}
-
-static const struct script_lang_ops langs[] = {
-    {SCRIPT_PYTHON, "Python", pyread_candidate, py_probe, py_version,
-     pylayout_supported, py_open, py_free, py_walk, py_resolve, py_code,
-     py_count, py_next, py_eval, py_bpf, py_stats},
-    {SCRIPT_RUBY, "Ruby", rbread_candidate, rb_probe, rb_version,
-     rblayout_supported, rb_open, rb_free, rb_walk, rb_resolve, rb_code,
-     rb_count, rb_next, rb_eval, rb_bpf, rb_stats},
-};
-#define NLANGS (sizeof langs / sizeof langs[0])
 
 struct script_proc {
     pid_t pid;
@@ -187,48 +48,21 @@ enum script_read_mode script_read_mode(void)
     return (enum script_read_mode)v;
 }
 
-bool script_candidate(const char *path)
-{
-    for (size_t l = 0; l < NLANGS; l++)
-        if (langs[l].candidate(path))
-            return true;
-    return false;
-}
-
 struct script_proc *script_proc_find(pid_t pid, const struct maps *m)
 {
     if (!m || script_read_mode() == SCRIPT_READ_OFF)
         return NULL;
-    struct rmem *mem = NULL;
-    union script_info best;
-    const struct script_lang_ops *lang = NULL;
-    bool best_strong = false;
-    for (size_t i = 0; i < m->n && !best_strong; i++) {
-        const struct map_entry *e = &m->v[i];
-        if (e->offset != 0 || !e->r)
-            continue;
-        for (size_t l = 0; l < NLANGS && !best_strong; l++) {
-            if (!langs[l].candidate(e->path))
-                continue;
-            if (!mem && !(mem = rmem_open_pid(pid)))
-                return NULL;
-            union script_info info;
-            bool strong = false;
-            if (langs[l].probe(mem, e->start, e->path, &info, &strong) < 0)
-                continue;
-            /* the object that holds the runtime (libpython, or the
-             * executable when it is linked in) wins */
-            if (!lang || strong) {
-                best = info;
-                lang = &langs[l];
-                best_strong = strong;
-            }
-        }
-    }
-    if (!lang) {
+    bool any = false;
+    for (size_t i = 0; i < m->n && !any; i++)
+        any = m->v[i].offset == 0 && m->v[i].r &&
+              script_candidate(m->v[i].path);
+    struct rmem *mem = any ? rmem_open_pid(pid) : NULL;
+    struct script_found best;
+    if (!mem || script_lang_find(mem, m, &best) < 0) {
         rmem_free(mem);
         return NULL;
     }
+    const struct script_lang_ops *lang = best.ops;
     struct script_proc *sp = calloc(1, sizeof *sp);
     if (!sp) {
         rmem_free(mem);
@@ -237,14 +71,9 @@ struct script_proc *script_proc_find(pid_t pid, const struct maps *m)
     sp->pid = pid;
     sp->ops = lang;
     sp->m = mem;
-    sp->r = lang->open(mem, &best);
-    if (sp->r)
-        snprintf(sp->label, sizeof sp->label, "%s %s", lang->name,
-                 lang->version(&best));
-    else
-        snprintf(sp->label, sizeof sp->label, "%s %s: not read (%s %s)",
-                 lang->name, lang->version(&best), lang->supported(),
-                 strchr(lang->supported(), ',') ? "are" : "is");
+    sp->r = lang->open(mem, &best.info);
+    script_lang_label(lang, &best.info, sp->r != NULL, sp->label,
+                      sizeof sp->label);
     return sp;
 }
 

@@ -34,21 +34,12 @@
 
 #include "pybpf.h"
 #include "pyread.h"
+#include "script_lang.h"
 
 struct ingest;
 struct ingest_rec;
 struct maps;
 struct sampler_stats;
-
-enum script_lang {
-    SCRIPT_NONE = 0,
-    SCRIPT_PYTHON = 1,
-    SCRIPT_RUBY = 2,
-};
-
-/* Whether a command or mapped file's path may be an interpreter that
- * script_proc_find reads (python3..., libpython..., ruby, libruby...). */
-bool script_candidate(const char *path);
 
 /* Words a sample may take once spliced: its native frames and as many
  * Python frames as a walk keeps. */

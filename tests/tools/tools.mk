@@ -8,10 +8,9 @@
 #   symtarget-cxx  the same for C++ (namespaces, templates, inlining)
 #   timedgen       writes a pprof file whose samples carry times, from a
 #                  text spec (the timeline and window fixtures)
-#   pystack        drives the CPython frame reader (src/frames/pyread.h):
-#                  a live process's Python stacks, or a captured image
-#   rbstack        drives the CRuby frame reader (src/frames/rbread.h):
-#                  a live process's Ruby stacks
+#   pystack        drives the interpreter frame readers (src/frames/
+#                  script_lang.h: CPython, CRuby): a live process's Python
+#                  or Ruby stacks, or a captured image
 #   pyaccuracy     runs a sampler on tests/targets/pyhot.py and says how
 #                  often its Python leaf is the function the target's own
 #                  log says ran at that moment
@@ -26,8 +25,7 @@ TOOLS_SRC := tests/tools
 TOOLS_MK  := $(TOOLS_SRC)/tools.mk
 TOOL_BINS := $(TOOLS_DIR)/symtest $(TOOLS_DIR)/symtarget \
              $(TOOLS_DIR)/symtarget-cxx $(TOOLS_DIR)/timedgen \
-             $(TOOLS_DIR)/pystack $(TOOLS_DIR)/pyaccuracy \
-             $(TOOLS_DIR)/rbstack
+             $(TOOLS_DIR)/pystack $(TOOLS_DIR)/pyaccuracy
 # The symbols room and what it sees below it (late_names needs the model).
 SYMBOLIZER_OBJS := $(symbols_OBJS) $(proc_OBJS) $(model_OBJS) $(base_OBJS)
 # The CPython reader without script_frames.c (which pushes to the ingest
@@ -57,10 +55,6 @@ $(TOOLS_DIR)/pystack: $(TOOLS_SRC)/pystack.c tests/fuzz/pyimage.h \
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(frames_FLAGS) -Itests/fuzz -o $@ $< \
 	  $(PYREADER_OBJS) -lm -lz
-
-$(TOOLS_DIR)/rbstack: $(TOOLS_SRC)/rbstack.c $(PYREADER_OBJS) $(TOOLS_MK)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(frames_FLAGS) -o $@ $< $(PYREADER_OBJS) -lm -lz
 
 # pyaccuracy runs a sampler as the collector does, through sampler.h.
 $(TOOLS_DIR)/pyaccuracy: $(TOOLS_SRC)/pyaccuracy.c $(ENGINE_OBJS) $(PURE_OBJS) \
