@@ -15,7 +15,7 @@
 #                                 sections of docs/PERFORMANCE.md);
 #                                 sections: slowdown cost threads idle
 #                                 aggregate stackcopy signals rates procs
-#                                 python
+#                                 python ruby
 set -u
 cd "$(dirname "$0")/../.."
 TOP=$PWD
@@ -540,6 +540,49 @@ if want python && [ -x "$PYBIN" ]; then
     done
 fi
 
+# --- 12. Ruby frames (issue 23) -------------------------------------------------
+# rbspin.rb's fixed work 12 Ruby frames deep under Debian's ruby 3.1, with
+# sproftop reading its Ruby frames and with SPROFTOP_PY_READ=off (native
+# frames only), interleaved: sproftop's CPU per sample at 1 kHz on each
+# backend, the Ruby frames it could not read (--stats), and the target's
+# slowdown at the perf backend's default rate.
+RBBIN=/usr/bin/ruby
+declare -A RBC
+if want ruby && [ -x "$RBBIN" ]; then
+    log "ruby frames"
+    prog=$TMP/rbprogress
+    "$RBBIN" "$TOP/tests/bench/rbspin.rb" "$prog" & PIDS+=($!)
+    SPIN=$!
+    sleep 0.5
+    secs=$(awk -v w="$WIN" 'BEGIN {print w + 0.7}')
+    for ((r = 0; r < REPS; r++)); do
+        for mode in default off; do
+            export SPROFTOP_PY_READ=$mode
+            for b in perf ptrace; do
+                cpu_run 4 --sampler "$b" -p "$SPIN" -F 1000 | awk '{print $2}' >>"$TMP/rb.cpu.$b.$mode"
+                [ $mode = default ] && sed -n 's/^ruby: .*; \([0-9]*\) samples with Ruby frames, Ruby frames unreadable \([0-9]*\)$/\1 \2/p' \
+                    "$TMP/c.err" >>"$TMP/rb.torn.$b"
+            done
+            pair "$prog" "$SP" --sampler perf -p "$SPIN" -F 199 -d "$secs" -o "$TMP/s.folded" \
+                >>"$TMP/rb.pair.$mode"
+            unset SPROFTOP_PY_READ
+        done
+    done
+    stop_spin
+    for b in perf ptrace; do
+        for mode in default off; do
+            RBC[cpu.$b.$mode]=$(stats <"$TMP/rb.cpu.$b.$mode")
+        done
+        RBC[cpu.$b.diff]=$(paste "$TMP/rb.cpu.$b.default" "$TMP/rb.cpu.$b.off" |
+            awk 'NF == 2 {printf "%.2f\n", $1 - $2}' | stats)
+        RBC[torn.$b]=$(awk '{s += $1; t += $2} END {printf "%d of %d", t, s + t}' "$TMP/rb.torn.$b" 2>/dev/null)
+    done
+    for mode in default off; do
+        RBC[wall.$mode]=$(awk '{print $1}' "$TMP/rb.pair.$mode" | stats)
+        RBC[slow.$mode]=$(awk '$2 > 0 {print $2}' "$TMP/rb.pair.$mode" | stats)
+    done
+fi
+
 # --- report -------------------------------------------------------------------
 # Only some sections run: the others' cells are "not run", and the files
 # they would read are missing: not worth a line each on stderr.
@@ -867,6 +910,26 @@ calls' start times) says ran then: three functions of 60/30/10% take
 turns every few milliseconds, so a read made 200 ms late agrees about as
 often as chance (0.6² + 0.3² + 0.1² = 46%).
 
+## 12. Ruby frames (issue 23)
+
+| figure | perf backend | ptrace backend | target |
+|---|---|---|---|
+| sproftop's whole CPU per sample, rbspin.rb at 1 kHz, reading Ruby frames (µs) | ${RBC[cpu.perf.default]:-not run} | ${RBC[cpu.ptrace.default]:-not run} | |
+| ...the same target read natively only, \`SPROFTOP_PY_READ=off\` (µs) | ${RBC[cpu.perf.off]:-not run} | ${RBC[cpu.ptrace.off]:-not run} | |
+| what Ruby frames add per sample, pairs of the rows above (µs) | ${RBC[cpu.perf.diff]:-not run} | ${RBC[cpu.ptrace.diff]:-not run} | ≤ 5: perf $(met "$(m "${RBC[cpu.perf.diff]:-n/a}")" 5 le) |
+| samples whose Ruby frames could not be read (torn), of the samples with a Ruby stack | ${RBC[torn.perf]:-not run} | ${RBC[torn.ptrace]:-not run} | counted in --stats |
+| the target's slowdown at 199 Hz (perf), CPU per unit of work, reading Ruby frames | ${RBC[slow.default]:-not run} | | unchanged within noise |
+| ...native frames only | ${RBC[slow.off]:-not run} | | |
+| the same, wall clock: reading / native only | ${RBC[wall.default]:-not run} / ${RBC[wall.off]:-not run} | | |
+
+rbspin.rb does fixed units of work 12 Ruby frames deep under Debian 12's
+/usr/bin/ruby (3.1); the rows read it once with Ruby frames and once
+without, interleaved, $REPS times, as section 11 does for Python. The
+perf backend's BPF program walks the control frames in the sampling
+interrupt (the target's time: the slowdown rows); sproftop then names
+iseqs and C methods through the code cache it shares with the Python
+reader.
+
 ## Commands
 
 - Section 1: \`sproftop --sampler perf|ptrace -p PID -F HZ -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\`,
@@ -890,6 +953,9 @@ often as chance (0.6² + 0.3² + 0.1² = 46%).
 - Section 11: \`/usr/bin/python3 tests/bench/pyspin.py PROGRESS\`, \`[SPROFTOP_PY_READ=off] sproftop --sampler perf|ptrace -p PID -F 1000 -d 4 --stats\`
   and \`sproftop --sampler perf -p PID -F 199 -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\` (windows); \`[SPROFTOP_PY_READ=drain] $BUILD/tools/pyaccuracy --sampler perf|ptrace -F 1000 --log LOG -- /usr/bin/python3 tests/targets/pyhot.py --cpu 1.5 --log LOG\`;
   \`SECTIONS=python tests/bench/run.sh\` runs it alone.
+- Section 12: \`/usr/bin/ruby tests/bench/rbspin.rb PROGRESS\`, \`[SPROFTOP_PY_READ=off] sproftop --sampler perf|ptrace -p PID -F 1000 -d 4 --stats\`
+  and \`sproftop --sampler perf -p PID -F 199 -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\` (windows);
+  \`SECTIONS=ruby tests/bench/run.sh\` runs it alone.
 - Regenerate: \`make bench\` (REPS, WIN, SECTIONS, SWEEP_HZ, SWEEP_REPS, IDLE_PROCS environment variables).
 EOF
 } >"$TMP/doc.md"
@@ -905,7 +971,7 @@ else
         slowdown) nums="$nums 1" ;; cost) nums="$nums 2 6" ;; threads) nums="$nums 3" ;;
         idle) nums="$nums 4" ;; aggregate) nums="$nums 5" ;; stackcopy) nums="$nums 7" ;;
         signals) nums="$nums 8" ;; rates) nums="$nums 9" ;; procs) nums="$nums 10" ;;
-        python) nums="$nums 11" ;;
+        python) nums="$nums 11" ;; ruby) nums="$nums 12" ;;
         *) log "unknown section $sec" ;;
         esac
     done
