@@ -4,7 +4,7 @@
 #   1. sproftop -p on pyhot.py: the header names the interpreter
 #      ("Interpreter: Python 3.11.2"); the tree holds <module> and its
 #      three functions under the interpreter's native frames; P keeps the
-#      Python frames alone (<module> at the root, "Frames: Python only"
+#      Python frames alone (<module> at the root, "Frames: script only"
 #      in the header) and P again brings the native frames back; the
 #      source view of py_sixty shows pyhot.py with samples on the lines
 #      of its loop;
@@ -45,8 +45,8 @@ wait_until 20 screen_has hot 'py_ten +pyhot\.py'
 check "the tree shows the Python functions (py_ten)" screen_has hot 'py_ten +pyhot\.py'
 check "...under <module>, under the interpreter's native frames" screen_has hot '_start'
 keys hot P
-wait_until 10 screen_has hot 'Frames: Python only'
-check "P: the header says Python frames only" screen_has hot 'Frames: Python only'
+wait_until 10 screen_has hot 'Frames: script only'
+check "P: the header says Python frames only" screen_has hot 'Frames: script only'
 wait_until 10 screen_has hot '^ +[0-9.]+% +[0-9.]+% +[0-9]+ +▾ <module>'
 check "P: <module> is the root of the tree" screen_has hot '▾ <module> +pyhot\.py:1'
 is "$(row_count hot '_start|PyEval_EvalCode|python3\.11$')" 0 "P: no native frame is left"

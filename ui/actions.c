@@ -137,15 +137,15 @@ static void act_all_threads(struct ui *ui, enum request req)
     ctx_message(&ui->ctx, false, "showing all threads and processes");
 }
 
-/* P: stacks with Python frames show only those, and back. */
+/* P: stacks with Python or Ruby frames show only those, and back. */
 static void act_python_only(struct ui *ui, enum request req)
 {
     (void)req;
     ui->ctx.filter.python_only = !ui->ctx.filter.python_only;
     ui->ctx.want_model = true;
     ctx_message(&ui->ctx, false, ui->ctx.filter.python_only
-                ? "Python frames only (P: native frames again)"
-                : "native and Python frames");
+                ? "Python/Ruby frames only (P: native frames again)"
+                : "native and Python/Ruby frames");
 }
 
 /* [ ] { }: one threshold 0.5 points down or up. */

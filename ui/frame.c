@@ -268,7 +268,7 @@ static void header_filters(struct ui *ui)
                   ? model_frame_name(ui->feed.model, ui->feed.model->focus)
                   : "none");
     if (ui->ctx.filter.python_only)
-        hdr_field(&h, "Frames:", v, "Python only");
+        hdr_field(&h, "Frames:", v, "script only");
     if (ui->feed.status.debuginfod)
         hdr_field(&h, "Debuginfod:", v, "%u ok %u wait %u miss",
                   ui->feed.status.dbg_found, ui->feed.status.dbg_pending,

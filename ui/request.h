@@ -62,7 +62,7 @@
     R(FOCUS,         "Focus",   "Only stacks through the function (thread, process) under the cursor") \
     R(UNFOCUS,       NULL,      "Clear the focus") \
     R(ALL_THREADS,   NULL,      "Show all threads and processes again") \
-    R(PYTHON_ONLY,   NULL,      "Python frames only; native ones fold into their Python caller") \
+    R(PYTHON_ONLY,   NULL,      "Python/Ruby frames only; native ones fold into their caller") \
     R(HIDE_PROMPT,   NULL,      "Set the hide-self% and hide-subs% thresholds") \
     R(HIDE_SELF_LESS, NULL,     "Lower hide-self% by 0.5") \
     R(HIDE_SELF_MORE, NULL,     "Raise hide-self% by 0.5") \
