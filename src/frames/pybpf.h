@@ -25,7 +25,7 @@ struct pybpf_rec {           /* one sample's Python frames */
     uint32_t pid, tid;
     uint64_t time;           /* CLOCK_MONOTONIC ns (bpf_ktime_get_ns) */
     uint32_t n;              /* frames that follow, leaf first */
-    uint32_t status;         /* enum pywalk_status */
+    uint32_t status;         /* enum pywalk_status, PYWALK_F_* << 8 */
     struct pywalk_frame f[PYWALK_MAX_DEPTH]; /* instr bit 0: entry */
 };
 

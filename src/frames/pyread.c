@@ -154,6 +154,7 @@ int pyread_walk(struct pyread *r, int64_t tid, struct pyread_stack *st)
     r->st.walks++;
     rmem_forget(r->m); /* the frames moved on since the last walk */
     st->n = 0;
+    st->flags = 0;
     struct ts_hint *h = &r->hints[(uint64_t)tid % TS_HINTS];
     uint64_t ts = pywalk_thread(r->m, &r->l.walk, r->info.runtime,
                                 (uint64_t)tid, h->tid == tid ? h->ts : 0);

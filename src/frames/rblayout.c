@@ -13,6 +13,7 @@ static const struct rb_layout rows[] = {
             .cfp_iseq = 16, .cfp_ep = 32, .cfp_size = 64,
             .magic_mask = 0x7fff0001u, .magic_cfunc = 0x55550001u,
             .flag_finish = 0x20u, .magic_dummy = 0x79990001u,
+            .ractor_gvl_waitq = 384, .thread_gvl_node = 104,
         },
         .iseq_body = 16, .body_iseq_size = 4, .body_iseq_encoded = 8,
         .body_pathobj = 64, .body_label = 80, .body_first_lineno = 88,

@@ -513,14 +513,16 @@ int rbread_walk(struct rbread *r, int64_t tid, struct pyread_stack *st)
     r->st.walks++;
     rmem_forget(r->m);
     st->n = 0;
+    st->flags = 0;
     struct th_hint *h = &r->hints[(uint64_t)tid % TH_HINTS];
     uint64_t vm = 0;
     if (rmem_u64(r->m, r->info.vm_ptr, &vm) < 0 || !vm) {
         r->st.not_python++;
         return st->status = PYWALK_NONE_THREAD;
     }
+    uint64_t ractor = 0;
     uint64_t th = rbwalk_thread(r->m, &r->l.walk, vm, (uint64_t)tid,
-                                h->tid == tid ? h->th : 0);
+                                h->tid == tid ? h->th : 0, &ractor);
     if (!th) {
         r->st.not_python++;
         return st->status = PYWALK_NONE_THREAD;
@@ -529,6 +531,8 @@ int rbread_walk(struct rbread *r, int64_t tid, struct pyread_stack *st)
     h->th = th;
     st->status = rbwalk_frames(r->m, &r->l.walk, th, st->f, st->entry,
                                PYWALK_MAX_DEPTH, &st->n);
+    st->flags = rbwalk_gvl_waiting(r->m, &r->l.walk, ractor, th)
+                ? PYWALK_F_GVL : 0;
     if (st->status == PYWALK_TORN)
         r->st.torn++;
     return st->status;

@@ -14,7 +14,8 @@
  * frames (dummy, ifunc) are not kept.  A frame whose flags have
  * VM_FRAME_FLAG_FINISH is where a native vm_exec call began: it (or the
  * kept frame above it) is marked as an entry frame, as is_entry marks a
- * CPython frame.
+ * CPython frame.  Then whether the thread waits for the GVL (it is in its
+ * ractor's queue of waiters: PYWALK_F_GVL).
  *
  * Bounded as pywalk.h: RBWALK_MAX_THREADS threads of the main ractor
  * (other ractors are not walked), PYWALK_MAX_DEPTH frames; a frame
@@ -30,6 +31,7 @@
 #define RBWALK_CFUNC 1ull       /* bit 0 of a frame's code: a C function's
                                    method entry, not an iseq */
 #define RBWALK_CFP_BYTES 64     /* bytes of a control frame copied */
+#define RBWALK_GVL_WAITERS 16   /* waiters of the GVL looked at */
 
 /* The offsets of one CRuby version the walk needs (a row of
  * rblayout.c).  Fixed-size fields only: the BPF program gets it through
@@ -51,6 +53,11 @@ struct rb_walk {
     uint32_t magic_cfunc;      /* VM_FRAME_MAGIC_CFUNC */
     uint32_t flag_finish;      /* VM_FRAME_FLAG_FINISH */
     uint32_t magic_dummy;      /* VM_FRAME_MAGIC_DUMMY: not kept */
+    uint32_t ractor_gvl_waitq; /* rb_ractor_t.threads.gvl.waitq (a
+                                  list_head of the threads waiting for
+                                  the GVL) */
+    uint32_t thread_gvl_node;  /* rb_thread_t.native_thread_data.node.gvl
+                                  (its list_node in that queue) */
 };
 
 /* The state of a thread search, one step per thread. */
@@ -58,6 +65,7 @@ struct rbwalk_find {
     uint64_t tid;      /* wanted */
     uint64_t head;     /* the ractor's list head */
     uint64_t node;     /* next list node to look at */
+    uint64_t ractor;   /* the ractor searched */
     uint32_t seen;
     uint64_t found;    /* the rb_thread_t, once done */
     int done;
@@ -91,14 +99,16 @@ PYWALK_INLINE int rbwalk_find_start(void *ctx, const struct rb_walk *o,
     w->seen = 0;
     w->found = 0;
     w->done = 0;
+    w->ractor = 0;
+    if (!vm || pywalk_read_u64(ctx, vm + o->vm_main_ractor, &ractor) < 0 ||
+        !ractor)
+        return w->done = 1;
+    w->ractor = ractor;
     if (hint && pywalk_read_u64(ctx, hint + o->thread_tid, &v) == 0 &&
         (v & 0xffffffffu) == tid) {
         w->found = hint;
         return w->done = 1;
     }
-    if (!vm || pywalk_read_u64(ctx, vm + o->vm_main_ractor, &ractor) < 0 ||
-        !ractor)
-        return w->done = 1;
     w->head = ractor + o->ractor_threads;
     if (pywalk_read_u64(ctx, w->head, &w->node) < 0)
         return w->done = 1;
@@ -214,16 +224,38 @@ PYWALK_INLINE int rbwalk_chain_step(void *ctx, const struct rb_walk *o,
 
 #define RBWALK_CHAIN_STEPS (PYWALK_MAX_DEPTH * 2)
 
+/* Whether thread th of ractor waits for the GVL: its node is in the
+ * GVL's queue of waiters (at most RBWALK_GVL_WAITERS looked at).  Read
+ * after the frames, racing the target like them. */
+PYWALK_INLINE int rbwalk_gvl_waiting(void *ctx, const struct rb_walk *o,
+                                     uint64_t ractor, uint64_t th)
+{
+    uint64_t head = ractor + o->ractor_gvl_waitq, node = 0;
+    if (!ractor || pywalk_read_u64(ctx, head, &node) < 0)
+        return 0;
+    for (int i = 0; i < RBWALK_GVL_WAITERS; i++) {
+        if (!node || node == head)
+            return 0;
+        if (node == th + o->thread_gvl_node)
+            return 1;
+        if (pywalk_read_u64(ctx, node, &node) < 0)
+            return 0;
+    }
+    return 0;
+}
+
 #ifndef __bpf__
-/* The rb_thread_t of native thread tid, or 0. */
+/* The rb_thread_t of native thread tid, or 0; its ractor in *ractor. */
 PYWALK_INLINE uint64_t rbwalk_thread(void *ctx, const struct rb_walk *o,
-                                     uint64_t vm, uint64_t tid, uint64_t hint)
+                                     uint64_t vm, uint64_t tid, uint64_t hint,
+                                     uint64_t *ractor)
 {
     struct rbwalk_find w;
     if (!rbwalk_find_start(ctx, o, vm, tid, hint, &w))
         for (int i = 0; i < RBWALK_FIND_STEPS; i++)
             if (rbwalk_find_step(ctx, o, &w))
                 break;
+    *ractor = w.ractor;
     return w.found;
 }
 

@@ -14,7 +14,8 @@
  *
  * Output lines: "python VERSION" or "ruby VERSION" (with " eval" when the
  * interpreter's eval function was found, " unsupported" when the version
- * is not read), then per thread "thread TID STATUS" and one "  NAME
+ * is not read), then per thread "thread TID STATUS" (" gvl-wait": a Ruby
+ * thread waiting for the GVL) and one "  NAME
  * (FILE:LINE)" per frame, "*" after a frame where a native eval call
  * began.
  */
@@ -48,8 +49,9 @@ static int show_thread(const struct script_found *fd, void *r, int64_t tid)
     bool torn;
     fd->ops->walk(r, tid, &st);
     int n = fd->ops->resolve(r, &st, fr, &torn);
-    printf("thread %lld %s%s\n", (long long)tid, status_name(st.status),
-           torn && st.status != PYWALK_TORN ? " torn" : "");
+    printf("thread %lld %s%s%s\n", (long long)tid, status_name(st.status),
+           torn && st.status != PYWALK_TORN ? " torn" : "",
+           st.flags & PYWALK_F_GVL ? " gvl-wait" : "");
     for (int i = 0; i < n; i++) {
         struct pyread_code c;
         if (fd->ops->code(r, fr[i].code, &c) < 0)

@@ -126,6 +126,8 @@ static __always_inline void ruby_walk(struct pybpf_scratch *s,
             RBWALK_CHAIN_STEPS && !s->rchain.done)
         s->rchain.status = PYWALK_DEPTH;
     r->status = s->rchain.status;
+    if (rbwalk_gvl_waiting(0, &s->rb, s->rfind.ractor, th))
+        r->status |= PYWALK_F_GVL << 8;
     r->n = s->rchain.k;
 }
 

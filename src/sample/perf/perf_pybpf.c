@@ -29,6 +29,7 @@ struct prec {
     uint64_t time;
     uint32_t off;
     uint8_t status;
+    uint8_t flags;       /* PYWALK_F_* */
     bool taken;
 };
 
@@ -94,7 +95,7 @@ struct pf_pybpf *pf_pybpf_new(size_t ring_bytes, char *why, size_t whylen)
     b->rb = ring_buffer__new(bpf_map__fd(b->sk->maps.frames), on_record, b,
                              NULL);
     if (!b->rb) {
-        snprintf(why, whylen, "the BPF ring of Python frames: %s",
+        snprintf(why, whylen, "the BPF ring of interpreter frames: %s",
                  strerror(errno));
         pf_pybpf_free(b);
         return NULL;
@@ -150,7 +151,8 @@ static int on_record(void *ctx, void *data, size_t len)
         return 0;
     b->recs[b->nrecs++] = (struct prec){
         .tid = r->tid, .n = r->n, .time = r->time,
-        .off = (uint32_t)b->nframes, .status = (uint8_t)r->status,
+        .off = (uint32_t)b->nframes, .status = (uint8_t)(r->status & 0xff),
+        .flags = (uint8_t)(r->status >> 8),
     };
     if (r->n)
         memcpy(b->frames + b->nframes, r->f, r->n * sizeof r->f[0]);
@@ -208,6 +210,7 @@ bool pf_pybpf_take(struct pf_pybpf *b, pid_t tid, uint64_t time,
     b->st.matched++;
     st->py.n = r->n;
     st->py.status = r->status;
+    st->py.flags = r->flags;
     for (uint32_t i = 0; i < r->n; i++) {
         const struct pywalk_frame *f = &b->frames[r->off + i];
         /* the entry flag rides in bit 0 of the instruction pointer */

@@ -122,5 +122,6 @@ void pf_script_sample(struct pf_sampler *s, struct pthr *t, uint64_t time,
         py->have = true;
         py->py.n = 0;
         py->py.status = PYWALK_TORN;
+        py->py.flags = 0;
     }
 }
