@@ -277,7 +277,8 @@ static int read_classes(struct rbread *r)
         k->klass = k->meta = 0;
         /* every one is Ruby's public C API: one not found is memory
          * that could not be read */
-        if (!r->class_addr[i] || rmem_u64(r->m, r->class_addr[i], &k->klass) < 0 || !k->klass ||
+        if (!r->class_addr[i] ||
+            rmem_u64(r->m, r->class_addr[i], &k->klass) < 0 || !k->klass ||
             rmem_u64(r->m, k->klass + 8, &k->meta) < 0 ||
             rmem_u64(r->m, k->meta, &meta_flags) < 0)
             return -1;

@@ -150,7 +150,8 @@ static int announce(struct script_proc *sp, struct ingest *in, int32_t tid,
         uint8_t buf[sizeof(struct ingest_code) + PYREAD_MAX_NAME +
                     PYREAD_MAX_FILE];
         struct ingest_code ic = {
-            .id = id, .firstlineno = c.firstlineno, .lang = (uint8_t)sp->ops->lang,
+            .id = id, .firstlineno = c.firstlineno,
+            .lang = (uint8_t)sp->ops->lang,
             .name_len = (uint16_t)nl, .file_len = (uint16_t)fl,
         };
         memcpy(buf, &ic, sizeof ic);

@@ -703,8 +703,8 @@ static void pf_print_stats(struct sampler *base, FILE *f)
             PRIu64 " switch-outs, %.3f s\n", st.events, st.cpus, st.lost_ring,
             throttled, st.offcpu, (double)st.offcpu_ns / 1e9);
     if (st.script_bpf)
-        fprintf(f, "perf: interpreter frames read in the sampling interrupt by a "
-                "BPF program; its walks without their sample (lost) %" PRIu64
+        fprintf(f, "perf: interpreter frames read in the sampling interrupt "
+                "by a BPF program; its walks without their sample (lost) %" PRIu64
                 ", without room in its ring %" PRIu64 "\n", st.script_orphans,
                 st.script_dropped);
 }

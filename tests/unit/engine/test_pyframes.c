@@ -188,6 +188,7 @@ struct result {
     char file[PYWALK_MAX_DEPTH][PYREAD_MAX_FILE];
     uint32_t line[PYWALK_MAX_DEPTH];
     bool entry[PYWALK_MAX_DEPTH];
+    uint32_t flags;       /* the walk's PYWALK_F_* */
 };
 
 static int read_image(const struct pyimage *im, struct result *res)
@@ -211,6 +212,7 @@ static int read_image(const struct pyimage *im, struct result *res)
             struct pyread_frame fr[PYWALK_MAX_DEPTH];
             res->status = fd.ops->walk(r, (int64_t)im->tid, &st);
             res->n = fd.ops->resolve(r, &st, fr, &res->torn);
+            res->flags = st.flags;
             for (int i = 0; i < res->n; i++) {
                 struct pyread_code c;
                 assert_int_equal(fd.ops->code(r, fr[i].code, &c), 0);
@@ -234,6 +236,17 @@ static const struct want_frame want_main[] = {
     {"main", SCRIPT, 56, false},
     {"<module>", SCRIPT, 59, true},
 };
+
+/* read_image over the image in file. */
+static void read_one(const char *file, struct result *res)
+{
+    size_t len;
+    uint8_t *data = slurp(file, &len);
+    static struct pyimage im;
+    assert_int_equal(pyimage_parse(data, len, &im), 0);
+    assert_int_equal(read_image(&im, res), 0);
+    free(data);
+}
 
 static void check_image(const char *file, const char *version,
                         const struct want_frame *want, int n, bool own)
@@ -332,6 +345,27 @@ static void test_image_rb31(void **state)
         {"block in <main>", RB, 30, true},
     };
     check_image(DATA_DIR "/rb31_worker.img", "3.1.2", w, 5, false);
+    static struct result res;
+    read_one(DATA_DIR "/rb31_worker.img", &res);
+    assert_int_equal(res.flags, 0);
+}
+
+/* A thread of tests/targets/rbgvl.rb waiting for the GVL while the other
+ * runs: the walk says so (PYWALK_F_GVL), its frames as they stand. */
+static void test_image_rb31_gvl(void **state)
+{
+    (void)state;
+    const char *g = "tests/targets/rbgvl.rb";
+    const struct want_frame w[] = {
+        {"Process.clock_gettime", "<cfunc>", 0, false},
+        {"spin", g, 12, false},
+        {"gvl_b", g, 21, false},
+        {"block in <main>", g, 25, true},
+    };
+    check_image(DATA_DIR "/rb31_gvl.img", "3.1.2", w, 4, false);
+    static struct result res;
+    read_one(DATA_DIR "/rb31_gvl.img", &res);
+    assert_int_equal(res.flags, PYWALK_F_GVL);
 }
 
 /* Each read the reader made, missing or cut short: the reader says less,
@@ -340,7 +374,8 @@ static void test_image_truncated(void **state)
 {
     (void)state;
     const char *files[] = {"py311_main", "py311_worker", "py312_main",
-                           "py313_worker", "rb31_main", "rb31_worker"};
+                           "py313_worker", "rb31_main", "rb31_worker",
+                           "rb31_gvl"};
     static struct pyimage full, cut;
     static struct result whole, part;
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
@@ -657,6 +692,7 @@ int main(void)
         cmocka_unit_test(test_image_312),
         cmocka_unit_test(test_image_313),
         cmocka_unit_test(test_image_rb31),
+        cmocka_unit_test(test_image_rb31_gvl),
         cmocka_unit_test(test_image_truncated),
         cmocka_unit_test(test_code_cache),
         cmocka_unit_test(test_walk_bounds),
