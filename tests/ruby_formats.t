@@ -35,7 +35,7 @@ like "$m" "rb_sixty \(tests/targets/rbhot.rb:30\)" "stackprof --method: rb_sixty
 like "$(sed -n '/callers:/,/callees/p' <<<"$m")" "block \(2 levels\) in <main>" \
     "stackprof --method: its caller, the block"
 like "$(sed -n '/callees/,/code:/p' <<<"$m")" "%\) +clock" "stackprof --method: its callee clock"
-like "$m" "[0-9]+ +\([0-9.]+%\) /.*\| +33 +\|   x \+= 1 while clock < stop" \
+like "$m" "[0-9]+ +\([0-9.]+%\).*\| +33 +\|   x \+= 1 while clock < stop" \
     "stackprof --method: samples on line 33, the loop"
 fl=$(stackprof --file tests/targets/rbhot.rb "$TMPD/p.stackprof.json" 2>&1)
 like "$fl" "[0-9]+ +\([0-9.]+%\) .*\| +33 +\|   x \+= 1 while clock < stop" \
