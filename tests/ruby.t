@@ -11,7 +11,7 @@
 #      --stats names Ruby 3.1 and counts no unreadable frame;
 #   2. --python-only (P) keeps the Ruby frames alone;
 #   3. pystack (the reader alone) gives the same names with their
-#      current lines;
+#      current lines, also deep in a long method (rblong.rb);
 #   4. a Ruby of a version without a layout row (Debian's libruby with
 #      its ruby_version patched to "3.0.9", run through LD_LIBRARY_PATH)
 #      keeps its native frames, and --stats says so in one line.
@@ -66,8 +66,17 @@ if [ -x "$PYSTACK" ]; then
     like "$s" "^ruby $RBVER eval" "pystack: Ruby $RBVER, its eval function (vm_exec_core) found"
     like "$s" "slow_key \(.*rbstacks.rb:12\)" "pystack: slow_key at its current line (12: the sleep)"
     like "$s" "méthode \(.*rbstacks.rb:20\)" "pystack: méthode at line 20 (the sort_by)"
+    # a method of over 1,500 instructions: its line from the succinct
+    # index's blocks, not only its immediate part
+    spawn "$RB" "$TOP/tests/targets/rblong.rb" >"$TMPD/long.out" 2>&1
+    lpid=$SPAWN_PID
+    wait_until 15 grep -q '^ready' "$TMPD/long.out" || diag "rblong.rb did not start"
+    wait_until 10 sh -c "'$PYSTACK' $lpid 2>/dev/null | grep -q 'Kernel#sleep'"
+    like "$("$PYSTACK" "$lpid" 2>/dev/null)" "long_method \(.*rblong.rb:211\)" \
+        "pystack: a long method's current line (211) through the index's blocks"
+    kill_pid "$lpid"
 else
-    skip "pystack not built: make targets" 3
+    skip "pystack not built: make targets" 4
 fi
 assert_not_stopped "$pid" "rbstacks.rb is left running, not stopped"
 kill_pid "$pid"

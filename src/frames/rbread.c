@@ -419,8 +419,9 @@ static int code_fill(void *ctx, struct codecache_entry *e)
     if (isz > MAX_ISEQ || n > MAX_INSNS || n > isz ||
         l->insn_entry_size < 4)
         return -1;
-    /* sized for the largest position the iseq can have */
-    uint32_t maxpos = isz ? isz - 1 : 0;
+    /* sized as Ruby sizes it (rb_iseq_insns_info_encode_positions:
+     * max_pos is iseq_size) */
+    uint32_t maxpos = isz;
     size_t imm = (maxpos < IMM_TABLE ? maxpos + 8 : IMM_TABLE) / 9;
     size_t blocks = maxpos < IMM_TABLE ? 0
                     : (maxpos - IMM_TABLE + 511) / 512;

@@ -485,20 +485,19 @@ if want procs && [ $have_perf = 1 ] && ! { [ -s "$TMP/all.top" ] && [ -s "$TMP/r
     for p in "${bg[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 fi
 
-# --- 11. Python frames (issue 22) ------------------------------------------------
-# pyspin.py's fixed work 12 Python frames deep, with sproftop reading its
-# Python frames and with SPROFTOP_PY_READ=off (native frames only), the
-# two interleaved: sproftop's CPU per sample at 1 kHz on each backend, and
-# the target's slowdown at the perf backend's default rate; then the
-# accuracy of each way of reading (tests/tools/pyaccuracy on pyhot.py):
-# perf's BPF program in the sampling interrupt, perf reading at the drain
-# (SPROFTOP_PY_READ=drain), ptrace during its stop.
-PYBIN=/usr/bin/python3
-declare -A PYC
-if want python && [ -x "$PYBIN" ]; then
-    log "python frames"
-    prog=$TMP/pyprogress
-    "$PYBIN" "$TOP/tests/bench/pyspin.py" "$prog" & PIDS+=($!)
+# --- 11, 12. interpreter frames (issues 22, 23) -------------------------------
+# script_cost TAG ARRAY BIN SCRIPT: SCRIPT's fixed work (12 frames deep,
+# progress in its slot 0) under the interpreter BIN, with sproftop reading
+# its frames and with SPROFTOP_PY_READ=off (native frames only), the two
+# interleaved: sproftop's CPU per sample at 1 kHz on each backend, the
+# samples whose frames could not be read (--stats), and the target's
+# slowdown at the perf backend's default rate, into the associative
+# array named ARRAY (cpu.B.MODE, cpu.B.diff, torn.B, wall.MODE,
+# slow.MODE).
+script_cost() {
+    local tag=$1 bin=$3 script=$4 prog=$TMP/$1progress secs r mode b
+    local -n out=$2
+    "$bin" "$script" "$prog" & PIDS+=($!)
     SPIN=$!
     sleep 0.5
     secs=$(awk -v w="$WIN" 'BEGIN {print w + 0.7}')
@@ -506,25 +505,39 @@ if want python && [ -x "$PYBIN" ]; then
         for mode in default off; do
             export SPROFTOP_PY_READ=$mode
             for b in perf ptrace; do
-                cpu_run 4 --sampler "$b" -p "$SPIN" -F 1000 | awk '{print $2}' >>"$TMP/py.cpu.$b.$mode"
+                cpu_run 4 --sampler "$b" -p "$SPIN" -F 1000 | awk '{print $2}' >>"$TMP/$tag.cpu.$b.$mode"
+                [ $mode = default ] && sed -n 's/^[a-z]*: .*; \([0-9]*\) samples with [A-Za-z]* frames, [A-Za-z]* frames unreadable \([0-9]*\)$/\1 \2/p' \
+                    "$TMP/c.err" >>"$TMP/$tag.torn.$b"
             done
             pair "$prog" "$SP" --sampler perf -p "$SPIN" -F 199 -d "$secs" -o "$TMP/s.folded" \
-                >>"$TMP/py.pair.$mode"
+                >>"$TMP/$tag.pair.$mode"
             unset SPROFTOP_PY_READ
         done
     done
     stop_spin
     for b in perf ptrace; do
         for mode in default off; do
-            PYC[cpu.$b.$mode]=$(stats <"$TMP/py.cpu.$b.$mode")
+            out[cpu.$b.$mode]=$(stats <"$TMP/$tag.cpu.$b.$mode")
         done
-        PYC[cpu.$b.diff]=$(paste "$TMP/py.cpu.$b.default" "$TMP/py.cpu.$b.off" |
+        out[cpu.$b.diff]=$(paste "$TMP/$tag.cpu.$b.default" "$TMP/$tag.cpu.$b.off" |
             awk 'NF == 2 {printf "%.2f\n", $1 - $2}' | stats)
+        out[torn.$b]=$(awk '{s += $1; t += $2} END {printf "%d of %d", t, s + t}' "$TMP/$tag.torn.$b" 2>/dev/null)
     done
     for mode in default off; do
-        PYC[wall.$mode]=$(awk '{print $1}' "$TMP/py.pair.$mode" | stats)
-        PYC[slow.$mode]=$(awk '$2 > 0 {print $2}' "$TMP/py.pair.$mode" | stats)
+        out[wall.$mode]=$(awk '{print $1}' "$TMP/$tag.pair.$mode" | stats)
+        out[slow.$mode]=$(awk '$2 > 0 {print $2}' "$TMP/$tag.pair.$mode" | stats)
     done
+}
+
+# 11: pyspin.py under Debian's python3, then the accuracy of each way of
+# reading (tests/tools/pyaccuracy on pyhot.py): perf's BPF program in the
+# sampling interrupt, perf reading at the drain (SPROFTOP_PY_READ=drain),
+# ptrace during its stop.
+PYBIN=/usr/bin/python3
+declare -A PYC
+if want python && [ -x "$PYBIN" ]; then
+    log "python frames"
+    script_cost py PYC "$PYBIN" "$TOP/tests/bench/pyspin.py"
     acc() { # DESIGN SAMPLER [ENV]: one pyaccuracy run's accuracy
         env ${3:-} "$TOP/$BUILD/tools/pyaccuracy" --sampler "$2" -F 1000 --log "$TMP/acc.log" -- \
             "$PYBIN" "$TOP/tests/targets/pyhot.py" --cpu 1.5 --log "$TMP/acc.log" 2>/dev/null |
@@ -540,47 +553,12 @@ if want python && [ -x "$PYBIN" ]; then
     done
 fi
 
-# --- 12. Ruby frames (issue 23) -------------------------------------------------
-# rbspin.rb's fixed work 12 Ruby frames deep under Debian's ruby 3.1, with
-# sproftop reading its Ruby frames and with SPROFTOP_PY_READ=off (native
-# frames only), interleaved: sproftop's CPU per sample at 1 kHz on each
-# backend, the Ruby frames it could not read (--stats), and the target's
-# slowdown at the perf backend's default rate.
+# 12: rbspin.rb under Debian's ruby 3.1.
 RBBIN=/usr/bin/ruby
 declare -A RBC
 if want ruby && [ -x "$RBBIN" ]; then
     log "ruby frames"
-    prog=$TMP/rbprogress
-    "$RBBIN" "$TOP/tests/bench/rbspin.rb" "$prog" & PIDS+=($!)
-    SPIN=$!
-    sleep 0.5
-    secs=$(awk -v w="$WIN" 'BEGIN {print w + 0.7}')
-    for ((r = 0; r < REPS; r++)); do
-        for mode in default off; do
-            export SPROFTOP_PY_READ=$mode
-            for b in perf ptrace; do
-                cpu_run 4 --sampler "$b" -p "$SPIN" -F 1000 | awk '{print $2}' >>"$TMP/rb.cpu.$b.$mode"
-                [ $mode = default ] && sed -n 's/^ruby: .*; \([0-9]*\) samples with Ruby frames, Ruby frames unreadable \([0-9]*\)$/\1 \2/p' \
-                    "$TMP/c.err" >>"$TMP/rb.torn.$b"
-            done
-            pair "$prog" "$SP" --sampler perf -p "$SPIN" -F 199 -d "$secs" -o "$TMP/s.folded" \
-                >>"$TMP/rb.pair.$mode"
-            unset SPROFTOP_PY_READ
-        done
-    done
-    stop_spin
-    for b in perf ptrace; do
-        for mode in default off; do
-            RBC[cpu.$b.$mode]=$(stats <"$TMP/rb.cpu.$b.$mode")
-        done
-        RBC[cpu.$b.diff]=$(paste "$TMP/rb.cpu.$b.default" "$TMP/rb.cpu.$b.off" |
-            awk 'NF == 2 {printf "%.2f\n", $1 - $2}' | stats)
-        RBC[torn.$b]=$(awk '{s += $1; t += $2} END {printf "%d of %d", t, s + t}' "$TMP/rb.torn.$b" 2>/dev/null)
-    done
-    for mode in default off; do
-        RBC[wall.$mode]=$(awk '{print $1}' "$TMP/rb.pair.$mode" | stats)
-        RBC[slow.$mode]=$(awk '$2 > 0 {print $2}' "$TMP/rb.pair.$mode" | stats)
-    done
+    script_cost rb RBC "$RBBIN" "$TOP/tests/bench/rbspin.rb"
 fi
 
 # --- report -------------------------------------------------------------------
