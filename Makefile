@@ -18,7 +18,7 @@ WERROR     ?= 1
 CC         ?= cc
 PKG_CONFIG ?= pkg-config
 
-PKGS := ncursesw libunwind-ptrace libdw libdebuginfod libbpf
+PKGS := ncursesw libunwind-ptrace libdw libdebuginfod libbpf capstone
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wformat=2 -Wwrite-strings -Wundef -Wswitch-enum \
@@ -33,7 +33,7 @@ CFLAGS_BASE := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -MMD -MP $(SANITIZE) \
                -DSPROFTOP_VERSION='"$(VERSION)"'
 PKG_CFLAGS  = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
-LIBS_EXTRA := -lunwind-x86_64 -lunwind -lstdc++ -lpthread -lm -lz
+LIBS_EXTRA := -lunwind-x86_64 -lunwind -liberty -lstdc++ -lpthread -lm -lz
 
 # The layers, their folders and what each may include: src/layers.mk.
 .DEFAULT_GOAL := all
@@ -122,7 +122,8 @@ DEB_PKGS := gcc g++ make pkg-config libncurses-dev libunwind-dev libdw-dev \
             libcmocka-dev zlib1g-dev elfutils perl tmux strace procps \
             ruby-stackprof golang-go graphviz valgrind libxml2-utils groff \
             clang libclang-rt-14-dev chromium nodejs openjdk-17-jdk-headless \
-            racket libbpf-dev bpftool python3
+            racket libbpf-dev bpftool python3 libiberty-dev libcapstone-dev \
+            linux-perf
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \

@@ -21,8 +21,12 @@
 #                           only; sees model and the rooms below through
 #                           their API headers only.
 #   symbols  src/symbols/   symbolizer, symbol store, debuginfod fetcher,
-#                           late names, JIT maps: libdw, debuginfod; sees
-#                           model and proc.  Never the sampler.
+#                           late names, JIT maps, a function's machine code
+#                           (annot.c): libdw, debuginfod, libiberty
+#                           (demangling); sees model, proc and disasm.
+#                           Never the sampler.
+#   disasm   src/disasm/    x86-64 code to text: capstone, and only here;
+#                           sees base and model (annotate.h's kinds).
 #   sample   src/sample/    the sampling interface (sampler.h for its
 #                           callers, backend.h for its backends: the
 #                           capabilities), the ingest buffer, the
@@ -58,7 +62,7 @@
 # Rooms that are libc only (LIBC_ROOMS) are poisoned against every
 # library above: tests/unit/engine/ links them, with no live process.
 
-ROOMS      := proc sample unwind perf ptrace symbols collect frames
+ROOMS      := proc sample unwind perf ptrace disasm symbols collect frames
 LIBC_ROOMS := proc sample collect frames
 LAYERS     := base model formats $(ROOMS) ui app
 
@@ -70,6 +74,7 @@ sample_DIR  := src/sample
 unwind_DIR  := src/sample/unwind
 perf_DIR    := src/sample/perf
 ptrace_DIR  := src/sample/ptrace
+disasm_DIR  := src/disasm
 symbols_DIR := src/symbols
 collect_DIR := src/collect
 frames_DIR  := src/frames
@@ -83,7 +88,8 @@ sample_API  := sampler.h backend.h ingest.h unwind.h hist.h
 # the calls made above them (sampler.h), so no arrow runs back from a
 # backend to the registry that lists it.
 sample-backend_API := backend.h ingest.h unwind.h hist.h
-symbols_API := symbols.h sym_store.h dbgfetch.h late_names.h
+disasm_API  := disasm.h
+symbols_API := symbols.h sym_store.h dbgfetch.h late_names.h sym_preload.h annot.h
 collect_API := collect.h dump.h
 frames_API  := script_frames.h script_lang.h stackword.h pyread.h pylayout.h \
                pywalk.h pybpf.h rbwalk.h rbread.h rblayout.h
@@ -100,12 +106,13 @@ perf_INC    := $(base_INC) $(call api,proc sample-backend frames) \
                -I$(perf_DIR)
 ptrace_INC  := $(base_INC) $(call api,proc sample-backend frames) \
                -I$(ptrace_DIR)
-symbols_INC := $(model_INC) $(call api,proc) -I$(symbols_DIR)
+disasm_INC  := $(model_INC) -I$(disasm_DIR)
+symbols_INC := $(model_INC) $(call api,proc disasm) -I$(symbols_DIR)
 collect_INC := $(model_INC) $(call api,proc sample symbols frames) \
                -I$(collect_DIR)
 frames_INC  := $(model_INC) $(call api,proc sample-backend) -I$(frames_DIR)
 ui_INC      := $(model_INC) -Iui
-app_INC     := $(formats_INC) $(call api,sample symbols collect) -Iui \
+app_INC     := $(formats_INC) $(call api,proc sample symbols collect) -Iui \
                -Isrc/app
 
 # The system headers of each library; a folder is poisoned against those
@@ -115,21 +122,31 @@ H_PERF   := linux/perf_event.h
 H_UNWIND := libunwind.h libunwind-ptrace.h libunwind-x86_64.h
 H_DW     := elfutils/libdwfl.h elfutils/libdw.h elfutils/libdwelf.h \
             elfutils/debuginfod.h elfutils/version.h libelf.h gelf.h dwarf.h
+H_CAPSTONE := capstone/capstone.h capstone.h
 H_CURSES := curses.h ncurses.h ncursesw/curses.h ncursesw/ncurses.h \
             term.h panel.h
-H_ENGINE := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_DW)
+# libiberty's demangler: the symbols room's alone (sym_names.c)
+H_IBERTY := libiberty/demangle.h libiberty/libiberty.h
+H_ENGINE := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_DW) $(H_CAPSTONE) \
+            $(H_IBERTY)
 
 $(foreach l,base model formats $(LIBC_ROOMS),\
   $(eval $(l)_POISON := $(H_ENGINE) $(H_CURSES)))
-unwind_POISON  := $(H_PTRACE) $(H_PERF) $(H_DW) $(H_CURSES)
-perf_POISON    := $(H_PTRACE) $(H_UNWIND) $(H_DW) $(H_CURSES)
-ptrace_POISON  := $(H_PERF) $(H_UNWIND) $(H_DW) $(H_CURSES)
-symbols_POISON := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_CURSES)
+unwind_POISON  := $(H_PTRACE) $(H_PERF) $(H_DW) $(H_CAPSTONE) $(H_IBERTY) \
+                  $(H_CURSES)
+perf_POISON    := $(H_PTRACE) $(H_UNWIND) $(H_DW) $(H_CAPSTONE) $(H_IBERTY) \
+                  $(H_CURSES)
+ptrace_POISON  := $(H_PERF) $(H_UNWIND) $(H_DW) $(H_CAPSTONE) $(H_IBERTY) \
+                  $(H_CURSES)
+disasm_POISON  := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_DW) $(H_IBERTY) \
+                  $(H_CURSES)
+symbols_POISON := $(H_PTRACE) $(H_PERF) $(H_UNWIND) $(H_CAPSTONE) \
+                  $(H_CURSES)
 ui_POISON      := $(H_ENGINE)
-app_POISON     := $(H_PTRACE) $(H_PERF) $(H_CURSES)
+app_POISON     := $(H_PTRACE) $(H_PERF) $(H_CAPSTONE) $(H_IBERTY) $(H_CURSES)
 
 # Which folders need the libraries' own flags (pkg-config).
-PKG_LAYERS := unwind symbols ui app
+PKG_LAYERS := unwind disasm symbols ui app
 POISON_DIR := $(BUILD)/poison
 $(foreach l,$(LAYERS),$(eval $(l)_FLAGS := $($(l)_INC) -I$(POISON_DIR)/$(l) \
   $(if $(filter $(l),$(PKG_LAYERS)),$$(PKG_CFLAGS))))
@@ -185,13 +202,17 @@ LAYER_PROBES := \
   ptrace:'<elfutils/libdwfl.h>' ptrace:'"symbols.h"' ptrace:'"sampler.h"' \
   perf:'"sampler.h"' \
   symbols:'"sampler.h"' symbols:'<libunwind.h>' symbols:'<sys/ptrace.h>' \
-  symbols:'<linux/perf_event.h>' \
+  symbols:'<linux/perf_event.h>' symbols:'<capstone/capstone.h>' \
+  disasm:'<elfutils/libdwfl.h>' disasm:'<libunwind.h>' disasm:'"symbols.h"' \
+  disasm:'"sym_store.h"' collect:'<capstone/capstone.h>' \
+  app:'<libiberty/demangle.h>' collect:'<libiberty/demangle.h>' \
   collect:'<libunwind.h>' collect:'<elfutils/libdwfl.h>' collect:'<sys/ptrace.h>' \
   collect:'"sym_dwarf.h"' collect:'"perf_int.h"' collect:'"ptrace_int.h"' \
   frames:'<elfutils/libdwfl.h>' frames:'<libunwind.h>' frames:'<sys/ptrace.h>' \
   frames:'"sampler.h"' frames:'"symbols.h"' frames:'"perf_int.h"' \
   frames:'"ptrace_int.h"' formats:'"pyread.h"' collect:'"rmem.h"' \
-  app:'<ncurses.h>' app:'<sys/ptrace.h>' app:'"perf_int.h"' app:'"sym_dwarf.h"'
+  app:'<ncurses.h>' app:'<sys/ptrace.h>' app:'"perf_int.h"' app:'"sym_dwarf.h"' \
+  app:'<capstone/capstone.h>' app:'"disasm.h"'
 # ...and every API header of every room is out of the UI's reach (but
 # unwind.h: GCC has a header of that name), and the UI's headers out of
 # every room's.

@@ -28,9 +28,17 @@ usage_error "-d -1" -p "$pid" -d -1 -o "$TMPD/x.folded"
 usage_error "-d abc" -p "$pid" -d abc -o "$TMPD/x.folded"
 usage_error "unknown option --bogus" -p "$pid" -d 1 --bogus
 like "$ERRS" 'bogus' "unknown option is named"
-usage_error "-p abc" -p abc -d 1
 usage_error "-p ''" -p '' -d 1
 usage_error "-p 12abc" -p 12abc -d 1
+usage_error "-p 'a['" -p 'a[' -d 1
+like "$ERRS" 'bad process name pattern' "...a name that is no pattern says so"
+# Not a PID: a process name (issue 19, item 10), which none has here.
+for name in no-such-proc-abc; do
+    run_sproftop -p "$name" -d 1
+    is "$RC" 1 "-p $name (a name no process has): exit 1"
+    assert_one_line_error "-p $name: one line on stderr"
+    like "$ERRS" "no process is named '$name'" "-p $name: says no process has that name"
+done
 usage_error "-f of an unknown format" -p "$pid" -d 1 -o "$TMPD/x.out" -f no-such-format
 usage_error "no target at all" -d 1
 check "no usage error wrote an output file" test ! -e "$TMPD/x.folded"

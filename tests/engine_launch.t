@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # engine_launch.t - `sproftop [options] -- CMD ARGS`: the command runs under
 # sampling, sproftop exits with its exit status, and an exec inside the
-# command reloads the symbols.
+# command reloads the symbols.  The modules the command starts with are
+# loaded before it runs (--stats "loaded before the launch"), found as
+# execvp and the dynamic loader find them.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
-require_targets split
+require_targets split deep libuser
 
 split=$TARGETS/split
 
@@ -61,6 +63,56 @@ is "$RC" 1 "--cmd-output into a missing directory: exit 1"
 assert_one_line_error "--cmd-output into a missing directory: one line on stderr"
 like "$ERRS" 'cannot open .*no/such/dir/out for the command.s output' \
     "--cmd-output into a missing directory: names the file"
+
+# What is loaded before the launch (sym_preload.h): check_preload LABEL
+# NAME... checks the --stats of the last run: each NAME (a file name) is
+# among the modules loaded before the command started, and the store
+# loaded nothing more while it ran (a module loaded before that was not
+# the file the command mapped would have been loaded again).
+check_preload() {
+    local label=$1 line pre loads n
+    shift
+    [ "$RC" = 0 ] || diag_file "$ERR"
+    line=$(grep '^loaded before the launch: ' "$ERR")
+    for n in "$@"; do
+        case "$line" in
+        *"($n,"* | *"($n)"* | *" $n,"* | *" $n)"*) ok 0 "$label: $n loaded before the launch" ;;
+        *) ok 1 "$label: $n loaded before the launch"; diag "$line" ;;
+        esac
+    done
+    pre=$(sed -n 's/^loaded before the launch: \([0-9]*\) modules.*/\1/p' "$ERR")
+    loads=$(sed -n 's/^symbol store: .*, \([0-9]*\) loaded, .*/\1/p' "$ERR")
+    is "${loads:-none}" "${pre:-none}" "$label: no module loaded while it ran"
+}
+# the file names of a program's dynamic loader (PT_INTERP, links followed)
+interp_of() {
+    basename "$(readlink -f "$(readelf -l "$1" | sed -n 's/.*program interpreter: \(.*\)]$/\1/p')")"
+}
+ld=$(interp_of "$TARGETS/deep")
+
+PATH=$TARGETS:$PATH run_sproftop --stats -F 500 -o "$TMPD/pre.folded" -- deep 1
+is "$RC" 0 "-- deep 1 (found in \$PATH): exit 0"
+check_preload "deep" deep "$ld" libc.so.6 '[vdso]'
+cmp_ok "$(folded_count_chain "$TMPD/pre.folded" main level1 level2)" '>' 0 \
+    "deep: main;level1;level2 sampled and named"
+
+# libA.so is found through libuser's DT_RUNPATH $ORIGIN, as the loader does
+run_sproftop --stats -F 500 -o "$TMPD/runpath.folded" -- "$TARGETS/libuser" 1
+is "$RC" 0 "-- libuser 1: exit 0"
+check_preload "libuser" libuser "$ld" libA.so libc.so.6
+cmp_ok "$(folded_count_chain "$TMPD/runpath.folded" main a_spin)" '>' 0 \
+    "libuser: main;a_spin sampled and named"
+
+# a script: its interpreter and that one's libraries
+script=$TMPD/run.sh
+printf '#!/bin/sh\nexec "%s" 1\n' "$TARGETS/deep" >"$script"
+chmod +x "$script"
+run_sproftop --stats -F 500 -o "$TMPD/script.folded" -- "$script"
+is "$RC" 0 "-- SCRIPT: exit 0"
+like "$(grep '^loaded before the launch: ' "$ERR")" \
+    "[(]$(basename "$(readlink -f /bin/sh)")[,)]" "-- SCRIPT: its interpreter loaded before the launch"
+cmp_ok "$(folded_count_chain "$TMPD/script.folded" main level1 level2)" '>' 0 \
+    "-- SCRIPT: what it execs is sampled and named"
 
 # A command that cannot be run: an error naming it.
 run_sproftop -d 5 -o "$TMPD/none.folded" -- "$TMPD/no-such-command"

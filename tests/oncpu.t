@@ -46,7 +46,9 @@ check_mean() {
     # one screen for all three figures
     local s
     s=$(screen live)
-    threads=$(printf '%s\n' "$s" | sed -n 's/.* Threads: \([0-9]*\) .*/\1/p' | head -n 1)
+    # the live count: "Threads: 1 (2 live)" when the view lists fewer
+    threads=$(printf '%s\n' "$s" | sed -n -e 's/.* Threads: [0-9]* (\([0-9]*\) live).*/\1/p' \
+        -e 't' -e 's/.* Threads: \([0-9]*\) .*/\1/p' | head -n 1)
     w=$(printf '%s\n' "$s" | awk '{ sub(/^ *> */, " ") } $2 == "worker-0" { print $5; exit }')
     o=$(printf '%s\n' "$s" | sed -n 's/.* On CPU: \([0-9]*\)%.*/\1/p' | head -n 1)
     note "$1: On CPU $o%, worker-0 $w% CPU, $threads live threads"

@@ -20,7 +20,7 @@ fw=$TARGET_PID
 out=$TMPD/all.folded
 _run_seq=$((_run_seq + 1))
 ERR=$TMPD/all.err
-spawn timeout -k 5 "$SP_TIMEOUT" "$SPROFTOP" -a -d 12 -F 200 -o "$out" 2>"$ERR" >/dev/null
+spawn timeout -k 5 "$SP_TIMEOUT" "$SPROFTOP" -a -d 120 -F 200 -o "$out" 2>"$ERR" >/dev/null
 sprof=$SPAWN_PID
 # a process started once sproftop samples: wait until it has attached
 # (its sampler and collector threads have started: the count stops
@@ -37,10 +37,22 @@ _attached() {
     return 1
 }
 wait_until 20 _attached || diag "sproftop's threads still grow after 20 s"
-start_target recurse 2 || bail_out "cannot start recurse"
+start_target recurse 120 || bail_out "cannot start recurse"
 late=$TARGET_PID
-wait_exit "$sprof" 30
-is "$EXIT_RC" 0 "sproftop -a -d 12 -o FILE exits 0"
+# sampling ends (SIGINT, through timeout) once the late process has run
+# 0.5 s of CPU (100 samples at 200 Hz), and split and forkwork as much
+# since then, however loaded the machine is
+_cpu_ms() { awk '{ printf "%d", ($14 + $15) * 10 }' "/proc/$1/stat" 2>/dev/null; }
+sp0=$(_cpu_ms "$sp") fw0=$(_cpu_ms "$fw")
+_ran() {
+    [ "$(_cpu_ms "$late")" -ge 500 ] &&
+    [ "$(($(_cpu_ms "$sp") - sp0))" -ge 500 ] &&
+    [ "$(($(_cpu_ms "$fw") - fw0))" -ge 500 ]
+}
+wait_until 60 _ran || diag "recurse ran $(_cpu_ms "$late") ms of CPU in 60 s"
+kill -INT "$sprof" 2>/dev/null
+wait_exit "$sprof" 60
+is "$EXIT_RC" 0 "sproftop -a -o FILE, ended by SIGINT, exits 0"
 [ "$EXIT_RC" = 0 ] || diag_file "$ERR"
 check "folded lines are 'frames COUNT'" folded_well_formed "$out"
 
@@ -55,6 +67,7 @@ read -r yes _ < <(folded_under_root "$out" "recurse-$late" recurse)
 cmp_ok "$yes" '>' 20 "recurse, started after sproftop, appears under recurse-$late ($yes samples)"
 assert_not_stopped "$sp" "split running and untraced afterwards"
 assert_not_stopped "$fw" "forkwork running and untraced afterwards"
+kill_pid "$late"
 
 # without the right: one line naming what is missing
 if [ "$(id -u)" = 0 ] && [ "$par" -gt 0 ] && command -v setpriv >/dev/null; then

@@ -64,7 +64,8 @@ as_user() {
 }
 
 # --- PIDs -------------------------------------------------------------------
-bad "-p abc" 2 "PID.*abc" -p abc -d 1
+bad "-p 12abc" 2 "PID.*12abc" -p 12abc -d 1
+bad "-p no-such-proc (a name)" 1 "no process is named 'no-such-proc'" -p no-such-proc -d 1
 bad "-p -5" 2 "PID.*-5" -p -5 -d 1
 bad "-p 0" 2 "PID.*'0'" -p 0 -d 1
 bad "-p ''" 2 "PID" -p '' -d 1

@@ -109,6 +109,7 @@ screens deep-tree-200 deep-tree deep-tree.folded 200 30 "$U8"
 screens source       source       demo.folded 80 24 "$U8"
 UI_FILES=prog.c screens source-scroll source-scroll example.pb.gz 80 14 "$U8"
 screens source-missing source-missing example.pb.gz 80 12 "$U8"
+screens annotate-nomodule annotate-nomodule example.pb.gz 80 12 "$U8"
 screens load         load         demo.folded 80 30 "$U8"
 screens wide         tree         demo.folded 120 40 "$U8"
 screens names        names        cxx.pb.gz 80 16 "$U8"
@@ -233,6 +234,7 @@ like "$(sed -n '23p' "$DIR/graph-save.2" 2>/dev/null)" '^saved 6 samples as rack
 # its filter over the tree and flat views.
 screens procs        procs        procs.folded 80 24 "$U8"
 screens procs-order  procs-order  procs.folded 80 16 "$U8"
+screens procs-merged procs-merged procs.folded 80 24 "$U8"
 UI_FILES=procs.folded screens procs-diff procs-diff procs-later.folded 80 20 "$U8" \
     --baseline procs.folded
 ui_run procs-save procs-save procs.folded 80 24 "$U8"

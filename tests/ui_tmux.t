@@ -82,7 +82,7 @@ else
     diag "$(screen live)"
 fi
 
-keys live a
+keys live 5
 wait_until 10 screen_has live 'demo\.c'
 check "the source view shows demo.c" screen_has live 'Line  .*tests/targets/demo\.c'
 check "the source view shows hash_chunk's hot loop" \

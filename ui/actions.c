@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "ask.h"
+#include "code_view.h"
 #include "profile.h"
 #include "ui_state.h"
 #include "view_model.h"
@@ -59,8 +60,10 @@ static uint32_t cursor_function(struct ui *ui)
     return f;
 }
 
-/* 'c' and 'a': the callers or code view of the function under the
- * cursor (rebuilt when already on screen: the function changed). */
+/* 'c' and 'a': the callers of the function under the cursor, or its
+ * instructions annotated (rebuilt when already on screen: the function
+ * changed); a script function (Python, Ruby) has no machine code of its
+ * own, so 'a' shows its source lines with their samples. */
 static void act_show_function(struct ui *ui, enum request req)
 {
     enum view_id to = req == REQ_CALLERS ? VIEW_CALLERS : VIEW_SOURCE;
@@ -69,6 +72,14 @@ static void act_show_function(struct ui *ui, enum request req)
     if (f == PROFILE_NONE)
         return;
     ui->ctx.selected = f;
+    if (req == REQ_ANNOTATE) {
+        const struct profile *snap = ui->feed.model ? ui->feed.model->snap
+                                                    : NULL;
+        bool script = snap &&
+            profile_frame_is_script(profile_frame(snap, f));
+
+        code_view_annotate(&ui->tabs.views[VIEW_SOURCE], !script);
+    }
     if (ui->tabs.cur == to)
         view_refresh(tabs_view(&ui->tabs));
     tabs_switch(&ui->tabs, to);
@@ -248,7 +259,7 @@ static ui_action *const ui_actions[REQ_COUNT] = {
     [REQ_VIEW_PREV] = act_view_prev,
     [REQ_CLOSE] = act_close,
     [REQ_CALLERS] = act_show_function,
-    [REQ_SOURCE] = act_show_function,
+    [REQ_ANNOTATE] = act_show_function,
     [REQ_SEARCH] = act_ask,
     [REQ_FOCUS] = act_focus,
     [REQ_UNFOCUS] = act_unfocus,

@@ -7,7 +7,10 @@
  * left out when that is under 6 columns.  On a row whose flexible cell
  * (a function name) is wider than its column, the name wins: it runs on
  * into the tail's room, and the tail is shortened, or left out when
- * under 6 columns would remain.  The tail stays where it is.
+ * under 6 columns would remain.  The tail stays where it is.  A flexible
+ * column that would get less than its `min` takes the room from the
+ * columns that may narrow (`least`), in order, and is left out when that
+ * is not enough: a one-column strip under a cut title says nothing.
  */
 #include "columns.h"
 
@@ -54,6 +57,22 @@ void columns_layout(struct view *v, int width, struct col_layout *lay)
     }
     if (flex < 0)
         return;
+    int need = o->cols[flex].min - (width - lay->x[flex]);
+    for (size_t i = 0; need > 0 && i < (size_t)flex; i++) {
+        int give = lay->on[i] && o->cols[i].least ? lay->w[i] -
+                                                     o->cols[i].least : 0;
+        if (give <= 0)
+            continue;
+        give = give < need ? give : need;
+        need -= give;
+        lay->w[i] -= give;
+        for (size_t k = i + 1; k <= (size_t)flex; k++)
+            lay->x[k] -= give;
+    }
+    if (need > 0) {
+        lay->on[flex] = false;
+        return;
+    }
     int tw = 0;
     if (tail >= 0) {
         int room = (width - lay->x[flex]) / 3;
@@ -82,6 +101,8 @@ void columns_draw_titles(struct view *v, const struct col_layout *lay, int y,
             title = c->title;
         if (!title)
             continue;
+        if (c->brief && text_width(t, title) > lay->w[i])
+            title = c->brief;
         /* Right-aligned in the column, and like every title free to run
          * on to the row's end: a long title is clipped there, not at its
          * column. */

@@ -41,6 +41,15 @@ struct view_col {
     int flags;           /* DT_RIGHT, DT_ELLIPSIS, VIEW_COL_TAIL */
     const char *sort;    /* name of the order it sorts by ("self"), NULL
                             when the view cannot sort by it */
+    int min;             /* the flexible column: the fewest columns worth
+                            drawing it in; with less it takes from the
+                            columns that have a `least`, else it is left
+                            out (0: any width) */
+    int least;           /* a fixed column: how narrow it may become to
+                            give the flexible column its min (0: never
+                            narrower than width) */
+    const char *brief;   /* the title when the column is narrower than
+                            its title (NULL: the title, clipped) */
 };
 
 /* A cell as a view's cell() fills it in.  text NULL leaves it blank. */

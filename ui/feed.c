@@ -8,6 +8,9 @@
 #include "view.h"
 #include "view_model.h"
 
+/* A module is hot when its code takes this share of the samples. */
+#define NODEBUG_HOT_SHARE 0.05
+
 double feed_now(void)
 {
     return (double)clock_mono_ns() / 1e9;
@@ -89,6 +92,34 @@ void feed_set_hide(struct feed *f)
     tabs_mark_stale(f->tabs);
 }
 
+/* Once a session: the process whose stacks the copy cuts, and the fix
+ * (the header says "stack copy too small", not for whom). */
+static void hint_copy(struct feed *f)
+{
+    if (f->told_copy || !f->status.copy_note[0])
+        return;
+    f->told_copy = true;
+    ctx_message(f->ctx, false, "%s", f->status.copy_note);
+}
+
+/* Once a session: hot code named without its debug info (no lines, no
+ * inlined frames) where no debuginfod server is asked, with the fix. */
+static void hint_nodebug(struct feed *f)
+{
+    const char *mods[3];
+    size_t n;
+
+    if (f->told_nodebug || f->status.is_file || f->status.debuginfod ||
+        !(n = profile_hot_nodebug(f->snap, NODEBUG_HOT_SHARE, mods, 3)))
+        return;
+    f->told_nodebug = true;
+    ctx_message(f->ctx, false, "no debug info for hot %s%s%s%s%s: set "
+                "DEBUGINFOD_URLS or install debug packages", mods[0],
+                n > 1 ? ", " : "",
+                n > 1 ? mods[1] : "", n > 2 ? ", " : "",
+                n > 3 ? "..." : n > 2 ? mods[2] : "");
+}
+
 static void take_snapshot(struct feed *f)
 {
     struct profile *p = f->src->ops->snapshot(f->src);
@@ -107,6 +138,8 @@ static void take_snapshot(struct feed *f)
     profile_free(f->snap);
     f->snap = p;
     f->ctx->timeline = p;
+    hint_nodebug(f);
+    hint_copy(f);
 }
 
 /* Status every tick; a snapshot only when the aggregate changed. */
@@ -150,6 +183,8 @@ int feed_load(struct feed *f, struct profile *q, const char *path)
 
     if (!src)
         return -1;
+    if (f->annotate_file)
+        source_file_set_annotate(src, f->annotate_file);
     if (f->own_src)
         f->own_src->ops->close(f->own_src);
     f->src = f->own_src = src;

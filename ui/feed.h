@@ -44,6 +44,11 @@ struct feed {
     struct tabs *tabs;             /* told of a new model */
     struct ui_ctx *ctx;            /* model, timeline, messages */
     struct header_cpu hcpu;        /* the header's On CPU (header_cpu.h) */
+    bool told_nodebug;             /* the hint about hot code without
+                                      debug info was given */
+    bool told_copy;                /* ...and the one about the stack copy */
+    source_annotate_fn *annotate_file; /* machine code for a file a :load
+                                      opens (ui_options), NULL: none */
 };
 
 /* Monotonic time in seconds. */

@@ -161,14 +161,58 @@ static void header_target(struct ui *ui)
                   s->cmdline[0] ? s->cmdline : s->comm);
         return;
     }
-    if (s->pid > 0) /* -a has no target PID: its command line says so */
+    const struct model *m = ui->feed.model;
+    const char *what = s->cmdline[0] ? s->cmdline : s->comm;
+    char pids[256], label[128];
+    /* the whole snapshot's processes: J merges them in m->snap only */
+    size_t np = ui->feed.snap ? profile_pid_list(ui->feed.snap, pids,
+                                                 sizeof pids) : 0;
+    if (m && ui->ctx.filter.has_process && m->pid) {
+        /* one process shown alone: it, not the session's first */
+        for (uint32_t i = 0; i < profile_thread_count(m->snap); i++)
+            if (profile_thread_at(m->snap, i)->pid == m->pid) {
+                what = profile_process_label(profile_thread_at(m->snap, i),
+                                             false, label, sizeof label);
+                break;
+            }
+        hdr_field(&h, "PID", t->attr[UC_VALUE], "%lld", (long long)m->pid);
+    } else if (np > 1) {
+        if (s->pid <= 0) /* -a: how many, not which */
+            hdr_field(&h, "Processes:", t->attr[UC_VALUE], "%zu", np);
+        else
+            hdr_field(&h, "PIDs", t->attr[UC_VALUE], "%s", pids);
+    } else if (s->pid > 0) {
+        /* -a has no target PID: its command line says so */
         hdr_field(&h, "PID", t->attr[UC_VALUE], "%d", (int)s->pid);
+    }
     /* The command line takes what is left, clipped. */
     int start = h.x + 2;
     if (start < h.width)
-        draw_text(t, 0, start, h.width - start,
-                  s->cmdline[0] ? s->cmdline : s->comm, t->attr[UC_NORMAL],
+        draw_text(t, 0, start, h.width - start, what, t->attr[UC_NORMAL],
                   DT_ELLIPSIS);
+}
+
+/* The threads the threads view lists (the snapshot's, of the process
+ * shown alone), and the live ones of those processes (the sampler's,
+ * sleeping ones included, which an on-CPU profile may not have sampled
+ * yet); *live is 0 for a file. */
+static uint32_t header_threads(const struct ui *ui, uint32_t *live)
+{
+    const struct model *m = ui->feed.model;
+    const struct source_tasks *t = &ui->feed.hcpu.tasks;
+    uint32_t n = 0;
+
+    *live = ui->feed.status.is_file ? 0 : ui->feed.status.threads;
+    if (!m)
+        return ui->feed.status.threads;
+    for (uint32_t i = 0; i < profile_thread_count(m->snap); i++)
+        n += !m->pid || profile_thread_at(m->snap, i)->pid == m->pid;
+    if (m->pid && *live) {
+        *live = 0;
+        for (size_t i = 0; i < t->n; i++)
+            *live += t->v[i].pid == m->pid && t->v[i].tid && t->v[i].state;
+    }
+    return n;
 }
 
 /* Row 1: the target's state and the sampling rate. */
@@ -180,7 +224,11 @@ static void header_state(struct ui *ui)
     struct hdr h = { ui, 1, 1, COLS };
     char a[64], b[64], c[64];
 
-    hdr_field(&h, "Threads:", v, "%u", s->threads);
+    uint32_t live, shown = header_threads(ui, &live);
+    if (live && live != shown)
+        hdr_field(&h, "Threads:", v, "%u (%u live)", shown, live);
+    else
+        hdr_field(&h, "Threads:", v, "%u", shown);
     hdr_field(&h, "State:", s->state == TARGET_EXITED ? t->attr[UC_ERROR] : v,
               "%s", state_text(s, a, sizeof(a)));
     hdr_field(&h, "Mode:", v, "%s", s->idle ? "wall-clock (idle)" : "on-CPU");

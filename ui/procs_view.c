@@ -3,8 +3,10 @@
  * See procs_view.h.  Rows are built from the snapshot's threads, grouped
  * by PID (a thread of no known process is its own "[unknown process]"
  * row, PID 0); a live process's state, %CPU and CPU time come from the
- * source's table of tasks (ctx_tasks), gathered off the UI thread.  The
- * share order keeps the previous
+ * source's table of tasks (ctx_tasks), gathered off the UI thread.  A
+ * row of processes merged by command (J) counts their threads in the
+ * whole snapshot (ctx->timeline, not merged) and sums their figures.
+ * The share order keeps the previous
  * refresh's order where shares are within SWAP_MARGIN of each other.
  */
 #include "procs_view.h"
@@ -27,7 +29,11 @@ struct proc_row {
     uint64_t samples;
     size_t rank;        /* its place in the last refresh's order */
     const struct source_task *cpu; /* its figures in tasks, NULL: none (a
-                                      file, processes merged, gone) */
+                                      file, gone) */
+    struct source_task sum; /* processes merged (J): their figures
+                               summed; cpu is then NULL and has_sum set */
+    bool has_sum;
+    uint32_t nprocs;    /* processes it stands for (J: of its command) */
     const char *state;  /* "running", "sleeping", "exited", "-" */
 };
 
@@ -38,6 +44,8 @@ struct procs_priv {
     size_t norder, order_cap;
     struct view_sort sort;
     struct source_tasks tasks; /* the live tasks, as of the refresh */
+    int64_t *members;   /* scratch: the PIDs of a merged row */
+    size_t members_cap;
 };
 
 enum procs_col { PC_MARK, PC_PID, PC_COMMAND, PC_SHARE, PC_SAMPLES,
@@ -88,6 +96,15 @@ static int build_rows(struct view *v, const struct profile *snap)
         }
         pp->rows[i].nthreads++;
         pp->rows[i].samples += profile_node(snap, th->node)->total;
+    }
+    for (size_t i = 0; i < v->lines; i++) {
+        const struct profile_thread *th =
+            profile_thread_at(snap, pp->rows[i].thread);
+        pp->rows[i].nprocs = th->processes ? th->processes : 1;
+        /* merged: the threads of its processes, not its merged ones */
+        if (th->processes && v->ctx->timeline)
+            profile_command_members(v->ctx->timeline, th->process, NULL, 0,
+                                    &pp->rows[i].nthreads);
     }
     return 0;
 }
@@ -153,8 +170,44 @@ static bool procs_live(const struct view *v)
                                   st->state == TARGET_STOPPED);
 }
 
-/* Each row's state and CPU time, for a live target; rows that stand for
- * several processes (J) are left unread. */
+/* The state that says most of several processes: one running makes the
+ * command running, else the first live one's. */
+static char merged_state(char a, char b)
+{
+    return a == 'R' || !b ? a : b == 'R' || !a ? b : a;
+}
+
+/* A row of processes merged by command: the sum of their figures (their
+ * CPU time and %CPU add up, as top's do for a process's threads), from
+ * the whole snapshot's PIDs of that command.  false when none is live. */
+static bool sum_members(struct view *v, struct proc_row *r,
+                        const struct profile_thread *th)
+{
+    struct procs_priv *pp = v->priv;
+    uint32_t nth;
+    size_t n = profile_command_members(v->ctx->timeline, th->process, NULL,
+                                       0, &nth);
+
+    if (!n || VEC_RESERVE(pp->members, pp->members_cap, n) < 0)
+        return false;
+    n = profile_command_members(v->ctx->timeline, th->process, pp->members,
+                                n, &nth);
+    r->sum = (struct source_task){ .pid = r->pid, .cpu_pct = -1 };
+    for (size_t k = 0; k < n; k++) {
+        const struct source_task *t =
+            source_task_find(&pp->tasks, pp->members[k], 0);
+        if (!t || !t->state)
+            continue;
+        r->sum.cpu_ns += t->cpu_ns;
+        if (t->cpu_pct >= 0)
+            r->sum.cpu_pct = (r->sum.cpu_pct < 0 ? 0 : r->sum.cpu_pct) +
+                             t->cpu_pct;
+        r->sum.state = merged_state(r->sum.state, t->state);
+    }
+    return r->sum.state != 0;
+}
+
+/* Each row's state and CPU time, for a live target. */
 static void read_cpu(struct view *v, const struct profile *snap)
 {
     struct procs_priv *pp = v->priv;
@@ -162,12 +215,22 @@ static void read_cpu(struct view *v, const struct profile *snap)
 
     for (size_t i = 0; i < v->lines; i++) {
         struct proc_row *r = &pp->rows[i];
+        const struct profile_thread *th = profile_thread_at(snap, r->thread);
 
         r->cpu = NULL;
+        r->has_sum = false;
         r->state = "-";
-        if (!live || !r->pid ||
-            profile_thread_at(snap, r->thread)->processes > 1)
+        if (!live || !r->pid)
             continue;
+        if (th->processes > 1) {
+            if (v->ctx->timeline && sum_members(v, r, th)) {
+                r->has_sum = true;
+                r->state = cpustat_state(r->sum.state);
+            } else {
+                r->state = cpustat_state(0);
+            }
+            continue;
+        }
         r->cpu = source_task_find(&pp->tasks, r->pid, 0);
         if (r->cpu)
             r->state = cpustat_state(r->cpu->state);
@@ -218,7 +281,7 @@ static void procs_cell(struct view *v, size_t line, int col,
     const struct procs_priv *pp = v->priv;
     const struct model *m = v->ctx->model;
     const struct proc_row *r = &pp->rows[line];
-    const struct source_task *cpu = r->cpu;
+    const struct source_task *cpu = r->has_sum ? &r->sum : r->cpu;
 
     switch ((enum procs_col)col) {
     case PC_MARK:
@@ -306,10 +369,18 @@ static const char *procs_info(struct view *v, char *buf, size_t n)
 {
     const struct procs_priv *pp = v->priv;
 
+    size_t procs = 0;
+
     if (!v->ctx->model)
         return NULL;
-    snprintf(buf, n, "%zu process%s, by %s%s", v->lines,
-             v->lines == 1 ? "" : "es", procs_cols[pp->sort.col].sort,
+    for (size_t i = 0; i < v->lines; i++)
+        procs += pp->rows[i].nprocs;
+    char rows[48] = "";
+    if (procs != v->lines) /* J: a row per command */
+        snprintf(rows, sizeof rows, " in %zu row%s", v->lines,
+                 v->lines == 1 ? "" : "s");
+    snprintf(buf, n, "%zu process%s%s, by %s%s", procs,
+             procs == 1 ? "" : "es", rows, procs_cols[pp->sort.col].sort,
              pp->sort.reverse ? " (rev)" : "");
     return buf;
 }
@@ -335,6 +406,7 @@ static void procs_close(struct view *v)
     struct procs_priv *pp = v->priv;
 
     free(pp->rows);
+    free(pp->members);
     free(pp->order);
     source_tasks_free(&pp->tasks);
 }

@@ -71,7 +71,7 @@ static const struct keybinding keymap[] = {
     { 'o', REQ_SORT },
     { 'O', REQ_SORT_REVERSE },
     { 'c', REQ_CALLERS },
-    { 'a', REQ_SOURCE },
+    { 'a', REQ_ANNOTATE },
     { KEY_BACKSPACE, REQ_BACK },
     { 127, REQ_BACK },
     { CTRL_KEY('h'), REQ_BACK },

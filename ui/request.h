@@ -23,7 +23,7 @@
     R(VIEW_FLAT,     NULL,      "Flat table of functions: self and total samples") \
     R(VIEW_CALLERS,  NULL,      "Callers and callees of the selected function") \
     R(VIEW_THREADS,  NULL,      "Threads and their %CPU; Enter or f: only that one") \
-    R(VIEW_SOURCE,   NULL,      "Source of the selected function, samples per line") \
+    R(VIEW_SOURCE,   NULL,      "Code of the selected function, per line or (x) instruction") \
     R(VIEW_FLAME,    NULL,      "Flame graph (icicle): Enter zooms in, Backspace out") \
     R(VIEW_PROCS,    NULL,      "Processes and their share; Enter or f: only that one") \
     R(VIEW_HELP,     "Help",    "This help screen; again, Esc or q: back") \
@@ -38,12 +38,12 @@
     R(MOVE_FIRST,    NULL,      "Move to the first line") \
     R(MOVE_LAST,     NULL,      "Move to the last line") \
     G("Tree and navigation") \
-    R(ENTER,         NULL,      "Open/close, show hidden rows; flat: callers; threads, procs: pick") \
+    R(ENTER,         NULL,      "Open/close, hidden rows; flat: callers; pick; annotate: follow") \
     R(EXPAND,        NULL,      "Tree: expand, or go to the first child; source: scroll right") \
     R(COLLAPSE,      NULL,      "Tree: collapse, or go to the parent; source: scroll left") \
     R(EXPAND_ALL,    NULL,      "Tree: expand the whole subtree under the cursor") \
     R(EXPAND_HOT,    "Hot",     "Tree: open the hottest path; cursor on its most self time") \
-    R(NEXT_HOT,      NULL,      "Tree: next row by self time (first: the hottest)") \
+    R(NEXT_HOT,      NULL,      "Tree, annotate: next row by self time (first: the hottest)") \
     R(COLLAPSE_ALL,  NULL,      "Tree: collapse everything") \
     R(INVERT,        NULL,      "Tree, flame: bottom-up (inverted) tree, and back") \
     R(MERGE_THREADS, NULL,      "Tree: threads merged into one tree, or one per thread") \
@@ -51,9 +51,9 @@
     R(SORT,          NULL,      "Sort flat, threads, procs, callers; with a baseline, by change") \
     R(SORT_REVERSE,  NULL,      "Flat, threads, procs: reverse the sort order") \
     R(CALLERS,       "Callers", "Callers/callees of the function under the cursor") \
-    R(SOURCE,        NULL,      "Source of the function under the cursor") \
-    R(BACK,          NULL,      "Callers: back to the previous function; flame: zoom out") \
-    R(TOGGLE_ADDRS,  NULL,      "Source: per-address counts instead of lines") \
+    R(ANNOTATE,      NULL,      "Annotate: the function's instructions (Python: its lines)") \
+    R(BACK,          NULL,      "Callers, annotate: back to the previous function; flame: out") \
+    R(TOGGLE_ADDRS,  NULL,      "Source: its instructions (annotate) or its source lines") \
     R(FLAME_COLOR,   NULL,      "Flame: colour frames by module or by heat") \
     G("Filters") \
     R(SEARCH,        "Search",  "Search function names (extended regex, any case)") \

@@ -101,7 +101,8 @@ static const struct view_col threads_cols[] = {
     { .id = THC_MARK, .width = 1 },       /* '*': the thread shown alone */
     { .id = THC_TID, .title = "TID", .width = 9, .gap = 1,
       .flags = DT_RIGHT, .sort = "tid" },
-    { .id = THC_NAME, .title = "Name", .width = 16, .flags = DT_ELLIPSIS },
+    { .id = THC_NAME, .title = "Name", .width = 16, .least = 8,
+      .flags = DT_ELLIPSIS },
     { .id = THC_SAMPLES, .title = "Samples", .width = 8, .flags = DT_RIGHT,
       .sort = "samples" },
     { .id = THC_SHARE, .title = "Share", .width = 6, .flags = DT_RIGHT },
@@ -109,8 +110,10 @@ static const struct view_col threads_cols[] = {
       .sort = "cpu" },
     { .id = THC_TIME, .title = "TIME+", .width = 9, .flags = DT_RIGHT },
     { .id = THC_STATE, .title = "State", .width = 9 },
-    /* with sample times: each thread's timeline (timeline.h) */
-    { .id = THC_STRIP, .title = "Samples per second" },
+    /* with sample times: each thread's timeline (timeline.h); at 80
+     * columns a live view's names give it room for its brief title */
+    { .id = THC_STRIP, .title = "Samples per second", .min = 9,
+      .brief = "Samples/s" },
 };
 
 struct sort_arg {

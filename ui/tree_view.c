@@ -260,6 +260,14 @@ static void tree_refresh(struct view *v)
     if (!tp->manual && profile_node(p, PROFILE_ROOT)->total) {
         ks_clear(&tp->st);
         hot = open_hot_path(v, PROFILE_ROOT);
+        /* Several processes: each one's hottest path, the cursor on the
+         * hottest of all (one open process among closed ones hides where
+         * the others spend their time). */
+        for (uint32_t c = profile_node(p, PROFILE_ROOT)->first_child;
+             c != PROFILE_NONE; c = profile_node(p, c)->next_sibling)
+            if (profile_frame(p, profile_node(p, c)->frame)->kind ==
+                    FRAME_PROCESS && !node_hidden(v, c))
+                open_hot_path(v, c);
     }
     if (tree_rows(v, ROWS_SHOWN, build_row, v) < 0)
         ctx_message(v->ctx, true, "out of memory building the tree");

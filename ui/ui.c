@@ -309,6 +309,7 @@ static int ui_setup(struct ui *ui, struct source *src,
     save_init(&ui->save, opts);
     feed_init(&ui->feed, src, opts->refresh_s, &ui->scope, &ui->tabs,
               &ui->ctx);
+    ui->feed.annotate_file = opts->annotate_file;
     return tabs_init(&ui->tabs, &ui->ctx);
 }
 

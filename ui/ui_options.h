@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "source.h"
+
 struct profile;
 
 /* The output formats, as the save prompt ('s') offers them. */
@@ -59,6 +61,9 @@ struct ui_options {
      * a new profile, or NULL with a one-line reason in err.  NULL: :load
      * fails the script. */
     struct profile *(*load)(const char *path, char *err, size_t errlen);
+    /* Machine code for the profile a :load opens (main.c: annot_file),
+     * as a file source serves it; NULL: none. */
+    source_annotate_fn *annotate_file;
     double hide_self;           /* --hide-self PCT (SP_HIDE_SELF_DEFAULT) */
     double hide_subs;           /* --hide-subs PCT (SP_HIDE_SUBS_DEFAULT) */
     double duration_s;          /* -d SECONDS: ui_run returns after this long

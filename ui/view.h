@@ -53,8 +53,10 @@ struct ui_ctx {
                                           per-second ring (model->snap
                                           may be a window of it) */
     struct source *source;             /* where the data comes from: its
-                                          live tasks (ctx_tasks); NULL in
-                                          unit tests */
+                                          live tasks (ctx_tasks), machine
+                                          code (the code view: its
+                                          annotate op); NULL in unit
+                                          tests */
     /* Set by views, acted on by ui.c after the request: */
     bool want_model;                   /* filter changed: rebuild */
     enum view_id want_view;            /* show this view (VIEW_COUNT: stay) */

@@ -1,6 +1,7 @@
 /* batch.c - batch mode; see batch.h. */
 #include "batch.h"
 
+#include "annotate.h"
 #include "clock.h"
 #include "launch.h"
 #include "profile.h"
@@ -9,6 +10,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -41,6 +43,48 @@ static void wait_for_end(struct source *src, const struct batch_opts *o)
     }
 }
 
+/* export_opts.code: the source's annotate op. */
+static struct annotation *source_code(void *ctx,
+                                      const struct annot_request *rq)
+{
+    struct source *src = ctx;
+    return src->ops->annotate ? src->ops->annotate(src, rq) : NULL;
+}
+
+/* --annotate NAME: NAME's code in p, from the source; NULL with a
+ * one-line reason in err. */
+static struct annotation *annotate_function(struct source *src,
+                                            const struct profile *p,
+                                            const char *name, char *err,
+                                            size_t errlen)
+{
+    uint32_t f = annot_function(p, name);
+    if (f == PROFILE_NONE) {
+        snprintf(err, errlen, "--annotate: no function '%s' with samples "
+                 "in the profile", name);
+        return NULL;
+    }
+    struct profile_linecount *lc = NULL;
+    struct annot_request rq;
+    uint64_t *addrs = NULL;
+    struct annotation *a = NULL;
+    long n = profile_lines(p, f, true, &lc);
+    if (n >= 0 && annot_request_init(&rq, p, f, lc, (size_t)n, &addrs) == 0)
+        a = source_code(src, &rq);
+    free(addrs);
+    free(lc);
+    if (!a) {
+        snprintf(err, errlen, "--annotate %s: %s", name,
+                 src->ops->annotate ? "out of memory"
+                                    : "this source has no machine code");
+    } else if (!a->n) {
+        snprintf(err, errlen, "--annotate %s: %s", name, a->why);
+        annotation_free(a);
+        a = NULL;
+    }
+    return a;
+}
+
 /* The summary on stdout, or the output file.  0, or 1 on an error. */
 static int write_output(struct source *src, const struct batch_opts *o)
 {
@@ -52,10 +96,22 @@ static int write_output(struct source *src, const struct batch_opts *o)
     }
     if (o->output) {
         char err[512];
-        if (export_to_file(o->format, p, &o->eopts, o->output, err, sizeof err) < 0) {
+        struct export_opts eo = o->eopts;
+        struct annotation *a = NULL;
+        eo.code = source_code;
+        eo.code_ctx = src;
+        if (o->annotate)
+            eo.annotation = a = annotate_function(src, p, o->annotate, err,
+                                                  sizeof err);
+        if (o->annotate && !a) {
+            fprintf(stderr, "sproftop: %s\n", err);
+            rc = 1;
+        } else if (export_to_file(o->format, p, &eo, o->output, err,
+                                  sizeof err) < 0) {
             fprintf(stderr, "sproftop: %s\n", err);
             rc = 1;
         }
+        annotation_free(a);
     } else if (report_write_summary(p, stdout, 15) < 0 || fflush(stdout) == EOF) {
         fprintf(stderr, "sproftop: cannot write the report to stdout\n");
         rc = 1;

@@ -27,13 +27,18 @@ struct batch_opts {
                                         is launch_finish's (launch.h) */
     bool keep_cmd;                   /* --keep-cmd */
     const char *cmd_name;            /* the command, for messages */
+    const char *annotate;            /* --annotate NAME: eopts.annotation
+                                        is NAME's code, from the source */
     volatile sig_atomic_t *stop;     /* signal number set by the handlers */
 };
 
 /* Run batch mode on any source, through its ops (closing it): a live
  * source is sampled until the end condition, then finished; a file is
- * written at once.  Returns the exit code: launch_finish's when a
- * command was launched, else 0, or 1 on a write error.  Main thread. */
+ * written at once.  The writers get the source's machine code
+ * (eopts.code: its annotate op) for --dump-instr and --annotate; a
+ * function --annotate cannot show is a one-line error.  Returns the
+ * exit code: launch_finish's when a command was launched, else 0, or 1
+ * on a write error.  Main thread. */
 int batch_run(struct source *src, const struct batch_opts *o);
 
 #endif

@@ -5,6 +5,7 @@
  * Every error is one line on stderr; exit 1 for runtime failures, 2 for
  * usage errors.
  */
+#include "annot.h"
 #include "batch.h"
 #include "collect.h"
 #include "dump.h"
@@ -118,6 +119,7 @@ static void fill_ui_options(const struct opts *o, struct ui_options *u)
     ui_options_default(u);
     u->save = &save;
     u->load = load_file;
+    u->annotate_file = annot_file;
     u->refresh_s = o->refresh;
     const char *nc = getenv("NO_COLOR");
     u->no_color = o->no_color || (nc && *nc);
@@ -168,6 +170,23 @@ static int run_inputs(const struct opts *o)
     }
     /* code saved without its names, with its build-ids: name it now */
     (void)late_names_resolve(p, NULL);
+    if (o->output && (o->annotate || o->dump_instr)) {
+        /* the writers read machine code through a source */
+        struct source *src = source_file_new(p, o->inputs[0]);
+        if (!src) {
+            fprintf(stderr, "sproftop: out of memory\n");
+            profile_free(o->base);
+            return 1;
+        }
+        source_file_set_annotate(src, annot_file);
+        struct batch_opts b = { .output = o->output, .format = options_format(o),
+                                .annotate = o->annotate };
+        export_opts_default(&b.eopts);
+        b.eopts.dump_instr = o->dump_instr;
+        int rc = batch_run(src, &b);
+        profile_free(o->base);
+        return rc;
+    }
     if (o->output) {
         struct export_opts eo;
         export_opts_default(&eo);
@@ -200,6 +219,7 @@ static int run_inputs(const struct opts *o)
         fprintf(stderr, "sproftop: out of memory\n");
         return 1;
     }
+    source_file_set_annotate(src, annot_file);
     struct ui_options u;
     fill_ui_options(o, &u);
     /* s offers first a format that holds a call graph and reads back */
@@ -280,6 +300,7 @@ static int run_batch(const struct opts *o, struct source *src)
         .keep_cmd = o->keep_cmd,
         .cmd_name = o->argv ? o->argv[0] : NULL,
         .stop = &stop_signal,
+        .annotate = o->annotate,
     };
     export_opts_default(&b.eopts);
     b.eopts.no_thread_root = o->no_thread_root;
@@ -288,6 +309,7 @@ static int run_batch(const struct opts *o, struct source *src)
     b.eopts.hide_self = o->hide_self;
     b.eopts.hide_subs = o->hide_subs;
     b.eopts.baseline = o->base;
+    b.eopts.dump_instr = o->dump_instr;
     int rc = batch_run(src, &b);
     profile_free(o->base);
     return rc;

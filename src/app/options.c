@@ -21,6 +21,7 @@
 #include "format.h"
 #include "launch.h"
 #include "sampler.h"
+#include "target.h"
 #include "ui.h"
 
 enum opt_group { G_TARGET, G_SAMPLING, G_OUTPUT, G_LIVE, G_OTHER };
@@ -43,6 +44,8 @@ enum {
     K_HELP_OPTIONS, K_BASELINE, K_NO_CONFIRM, K_CMD_OUTPUT, K_KEEP_CMD,
     K_SAMPLER, K_STACK_SIZE, K_NO_PROCESS_ROOT, K_CHILDREN, K_NO_DEBUGINFOD,
     K_PYTHON_ONLY,
+    K_PID_OF,
+    K_ANNOTATE, K_DUMP_INSTR,
 };
 
 typedef int set_fn(struct opts *o, const char *arg);
@@ -96,14 +99,67 @@ static int parse_num(const char *s, double lo, double hi, double *out)
 
 /* --- options that do more than store their value -------------------------- */
 
-/* perf's syntax: a comma-separated list; -p may be repeated */
+/* Add pid to -p's list (once); 0, or 2 when the list is full. */
+static int add_pid(struct opts *o, pid_t pid)
+{
+    for (size_t k = 0; k < o->npids; k++)
+        if (o->pids[k] == pid)
+            return 0;
+    if (o->npids == OPTS_MAX_PIDS)
+        return usage_error("too many PIDs: at most %d", OPTS_MAX_PIDS);
+    o->pids[o->npids++] = pid;
+    o->pid = o->pids[0];
+    return 0;
+}
+
+/* pgrep's way: every process whose name matches, all of them, and say
+ * which when there are several (the header lists their PIDs too). */
+static int set_pid_of(struct opts *o, const char *arg)
+{
+    pid_t found[OPTS_MAX_PIDS];
+    char err[256];
+    int n = target_find_by_name(arg, found, OPTS_MAX_PIDS, err, sizeof err);
+
+    if (n < 0) {
+        fprintf(stderr, "sproftop: %s\n", err);
+        return 2;
+    }
+    if (n == 0) {
+        fprintf(stderr, "sproftop: no process is named '%s' (matched as "
+                "pgrep does; give -p PID, or see ps -e)\n", arg);
+        return 1;
+    }
+    if (n > OPTS_MAX_PIDS)
+        return usage_error("%d processes are named '%s': at most %d", n,
+                           arg, OPTS_MAX_PIDS);
+    for (int i = 0; i < n; i++)
+        if (add_pid(o, found[i]) != 0)
+            return 2;
+    if (n > 1) {
+        fprintf(stderr, "sproftop: '%s' names %d processes; taking all:",
+                arg, n);
+        for (int i = 0; i < n; i++) {
+            char comm[64];
+            target_thread_name(found[i], found[i], comm, sizeof comm);
+            fprintf(stderr, " %d (%s)", (int)found[i], comm);
+        }
+        fputc('\n', stderr);
+    }
+    return 0;
+}
+
+/* perf's syntax: a comma-separated list; -p may be repeated.  What
+ * starts like no number ("nginx", not "12x" or "-5", which are bad
+ * lists) is a process name (set_pid_of). */
 static int set_pid(struct opts *o, const char *arg)
 {
     const char *q = arg;
 
+    if (arg[0] && !strchr("0123456789+-, ", arg[0]))
+        return set_pid_of(o, arg);
+
     do {
         char *end;
-        bool dup = false;
 
         errno = 0;
         long pid = strtol(q, &end, 10);
@@ -111,15 +167,10 @@ static int set_pid(struct opts *o, const char *arg)
             pid > INT_MAX)
             return usage_error("invalid PID list '%s': expected "
                                "PID[,PID...]", arg);
-        if (o->npids == OPTS_MAX_PIDS)
-            return usage_error("too many PIDs: at most %d", OPTS_MAX_PIDS);
-        for (size_t k = 0; k < o->npids; k++)
-            dup |= o->pids[k] == (pid_t)pid;
-        if (!dup)
-            o->pids[o->npids++] = (pid_t)pid;
+        if (add_pid(o, (pid_t)pid) != 0)
+            return 2;
         q = *end ? end + 1 : end;
     } while (*q);
-    o->pid = o->pids[0];
     return 0;
 }
 
@@ -218,18 +269,40 @@ static void help_children(char *buf, size_t n)
                                       sizeof children));
 }
 
-/* The formats that write a differential profile ("folded or svg"), from
- * the format table, into buf. */
-static const char *baseline_formats(char *buf, size_t n)
+/* The formats that can do something ("folded or svg"): those whose bool
+ * capability at offset `can` of struct format is set (FORMAT_BASELINE,
+ * ...), from the format table, into buf. */
+#define FORMAT_BASELINE offsetof(struct format, baseline)
+#define FORMAT_ANNOTATE offsetof(struct format, annotate)
+#define FORMAT_INSTR offsetof(struct format, instr)
+static const char *formats_with(char *buf, size_t n, size_t can)
 {
     size_t used = 0;
 
     buf[0] = '\0';
     for (size_t i = 0; i < format_count() && used < n; i++)
-        if (format_at(i)->baseline)
+        if (*(const bool *)((const char *)format_at(i) + can))
             used += (size_t)snprintf(buf + used, n - used, "%s%s",
                                      used ? " or " : "", format_at(i)->name);
     return buf;
+}
+
+static void help_annotate(char *buf, size_t n)
+{
+    char list[128];
+
+    snprintf(buf, n, "-f %s: function NAME's instructions with their "
+             "samples and source lines, not the call graph",
+             formats_with(list, sizeof(list), FORMAT_ANNOTATE));
+}
+
+static void help_dump_instr(char *buf, size_t n)
+{
+    char list[128];
+
+    snprintf(buf, n, "-f %s: a cost per instruction (positions: instr "
+             "line, as valgrind --dump-instr=yes)",
+             formats_with(list, sizeof(list), FORMAT_INSTR));
 }
 
 static void help_baseline(char *buf, size_t n)
@@ -238,7 +311,7 @@ static void help_baseline(char *buf, size_t n)
 
     snprintf(buf, n, "compare with the profile in FILE: the live view's "
              "change columns; -f %s: a differential profile (two counts per "
-             "line; red/blue frames)", baseline_formats(list, sizeof(list)));
+             "line; red/blue frames)", formats_with(list, sizeof(list), FORMAT_BASELINE));
 }
 
 static int set_refresh(struct opts *o, const char *arg)
@@ -327,8 +400,12 @@ static int show_version(struct opts *o, const char *arg)
 static const struct option_row options[] = {
     { "pid", 'p', "PID[,PID...]", "a process id", G_TARGET,
       .help = "attach to running processes: all their threads, in one "
-              "view and one profile",
+              "view and one profile; a name is --pid-of's",
       .set = set_pid },
+    { "pid-of", K_PID_OF, "NAME", "a process name", G_TARGET,
+      .help = "attach to every process whose name matches NAME, as pgrep "
+              "matches (a regex; ^NAME$ for the exact name)",
+      .set = set_pid_of },
     { NULL, 0, "CMD [ARG...]", NULL, G_TARGET,
       .help = "launch CMD under sampling" },
     { "cmd-output", K_CMD_OUTPUT, "FILE",
@@ -385,6 +462,10 @@ static const struct option_row options[] = {
       FIELD(python_only) },
     { "baseline", K_BASELINE, "FILE", "a profile file name", G_OUTPUT,
       .help_fn = help_baseline, FIELD(baseline) },
+    { "annotate", K_ANNOTATE, "NAME", "a function name", G_OUTPUT,
+      .help_fn = help_annotate, FIELD(annotate) },
+    { "dump-instr", K_DUMP_INSTR, NULL, NULL, G_OUTPUT,
+      .help_fn = help_dump_instr, FIELD(dump_instr) },
     { "stats", K_STATS, NULL, NULL, G_OUTPUT,
       .help = "print sampler statistics to stderr at the end",
       FIELD(stats) },
@@ -664,8 +745,15 @@ static int check(const struct opts *o)
         return 2;
     if (o->baseline && o->output && !options_format(o)->baseline)
         return usage_error("--baseline writes a differential profile only "
-                           "as %s, not %s", baseline_formats(list, sizeof list),
+                           "as %s, not %s", formats_with(list, sizeof list, FORMAT_BASELINE),
                            options_format(o)->name);
+    if (o->annotate && (!o->output || !options_format(o)->annotate))
+        return usage_error("--annotate writes one function as %s: give -o "
+                           "FILE in it", formats_with(list, sizeof list,
+                                                    FORMAT_ANNOTATE));
+    if (o->dump_instr && (!o->output || !options_format(o)->instr))
+        return usage_error("--dump-instr is for %s: give -o FILE in it",
+                           formats_with(list, sizeof list, FORMAT_INSTR));
     if ((o->cmd_output || o->keep_cmd) && !o->argv)
         return usage_error("%s %s", o->cmd_output ? "--cmd-output"
                            : "--keep-cmd", "needs a command to launch: -- CMD");

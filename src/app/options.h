@@ -50,6 +50,8 @@ struct opts {
     const char *baseline; /* --baseline FILE */
     struct profile *base; /* its profile, loaded by main (given to
                              ui_run, which frees it, or freed by main) */
+    const char *annotate; /* --annotate NAME */
+    bool dump_instr;      /* --dump-instr */
     bool stats;           /* --stats */
     double refresh;       /* -r, seconds */
     double hide_self, hide_subs; /* --hide-self, --hide-subs, percent */

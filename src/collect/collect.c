@@ -11,12 +11,14 @@
  */
 #include "collect.h"
 
+#include "annot.h"
 #include "clock.h"
 #include "dbgfetch.h"
 #include "fold.h"
 #include "idtab.h"
 #include "ingest.h"
 #include "profile.h"
+#include "sym_preload.h"
 #include "sym_store.h"
 #include "symbols.h"
 #include "target.h"
@@ -46,6 +48,10 @@ struct cproc {
                                   process exits (INGEST_EXIT) */
     pid_t pid;
     bool old;                  /* a newer one has its pid */
+    char *maps;                /* the text of its last maps, for its code
+                                  once it has exited (annot.h); swapped
+                                  under procs_lock */
+    size_t maps_len;
 };
 
 struct collect {
@@ -64,6 +70,9 @@ struct collect {
     struct dbgfetch *fetch;    /* debuginfod fetches for all, NULL when off */
     struct sym_store *store;   /* every process's modules (sym_store.h) */
     struct tasks *tasks;       /* the live threads' figures (tasks.h) */
+    struct sym_preload pre;    /* a launched command's modules, loaded
+                                  before it started, held until it exits
+                                  (its symbolizers find them there) */
     pid_t pid;                 /* the first target (0 with -a) */
 
     pthread_t thread;          /* the collector */
@@ -76,6 +85,7 @@ struct collect {
     pthread_mutex_t wake_lock;
     pthread_cond_t wake;
 
+    bool launched;             /* cfg.argv: a command was launched */
     uint64_t t0_wall;
     char comm[64];
     char cmdline[256];
@@ -106,6 +116,7 @@ static void proc_free(struct cproc *p)
     if (!p)
         return;
     fold_free(p->fold);
+    free(p->maps);
     free(p);
 }
 
@@ -158,9 +169,19 @@ static void on_process(void *ctx, pid_t pid, const char *comm, bool exec)
 static void on_maps(void *ctx, pid_t pid, uint64_t gen, const char *text, size_t len)
 {
     struct collect *c = ctx;
+    char *copy = malloc(len ? len : 1);  /* not under the lock */
+    if (copy)
+        memcpy(copy, text, len);
     pthread_mutex_lock(&c->procs_lock);
     struct cproc *p = proc_find(c, pid);
+    if (p && copy) {
+        char *old = p->maps;
+        p->maps = copy;
+        p->maps_len = len;
+        copy = old;
+    }
     pthread_mutex_unlock(&c->procs_lock);
+    free(copy);
     if (p)
         fold_add_maps(p->fold, gen, text, len);
 }
@@ -179,6 +200,10 @@ static void drain_once(struct collect *c)
         pthread_mutex_unlock(&c->procs_lock);
         if (p)
             fold_records(p->fold, data + off, n);
+        /* the launched command is gone: what was loaded for it goes
+         * now, as what it used does (the store's thread: collector) */
+        if (p && c->pre.n && pid == c->pid && fold_released(p->fold))
+            sym_preload_release(&c->pre, c->store);
         off += n;
     }
     pthread_mutex_lock(&c->procs_lock);
@@ -266,6 +291,9 @@ static enum target_state target_state_of(int sampler_target)
     }
 }
 
+static void cut_note(struct collect *c, const struct sampler_stats *st,
+                     char *buf, size_t n);
+
 static void op_status(struct source *src, struct source_status *o)
 {
     struct collect *c = src->impl;
@@ -286,6 +314,7 @@ static void op_status(struct source *src, struct source_status *o)
     o->samples = fold_samples(c->fold);
     o->unwind_failures = st.truncated;
     o->truncated_copy = st.unwind_end[UNWIND_COPY];
+    cut_note(c, &st, o->copy_note, sizeof o->copy_note);
     o->lost = st.lost; /* ingest full, or the kernel's ring buffer full */
     o->throttled = st.throttled;
     snprintf(o->backend, sizeof o->backend, "%s", st.backend ? st.backend : "");
@@ -382,6 +411,8 @@ static void collect_free(struct collect *c)
     for (size_t i = c->nprocs; i-- > 0;)
         proc_free(c->procs[i]); /* siblings before the base */
     fold_free(c->fold);
+    if (c->store)
+        sym_preload_release(&c->pre, c->store); /* still running */
     sym_store_free(c->store); /* after the symbolizers */
     dbgfetch_free(c->fetch);  /* after the store that asks it */
     ingest_free(c->ingest);
@@ -408,6 +439,113 @@ static void print_thread(void *ctx, const struct sampler_thread_stats *t)
     fprintf(f, "  %-8d %-16s %8" PRIu64 " samples  %8.1f Hz over %.2f s  (due %" PRIu64
             ", PID %d)\n", (int)t->tid, t->name, t->samples, secs > 0 ? (double)t->samples / secs : 0.0,
             secs, t->due, (int)t->pid);
+}
+
+/* The processes whose stacks the stack copy cuts short, worst first:
+ * found in two walks of the sampler's threads (which pids: those of the
+ * CUT_MAX threads cut most; then their sums), with no allocation under
+ * its stats lock. */
+#define CUT_MAX 8
+struct cut_proc {
+    pid_t pid;
+    char name[32];             /* its leader's name, else a thread's */
+    uint64_t samples, cut;
+};
+struct cut_walk {
+    struct cut_proc p[CUT_MAX];
+    size_t n;
+    bool sum;                  /* the second walk */
+    bool summed;               /* ...has begun: the first's cuts reset */
+};
+
+static void cut_visit(void *ctx, const struct sampler_thread_stats *t)
+{
+    struct cut_walk *w = ctx;
+    size_t i = 0;
+
+    while (i < w->n && w->p[i].pid != t->pid)
+        i++;
+    if (!w->sum) {
+        /* which: the processes of the threads cut most (a full table
+         * gives up its least cut one) */
+        size_t least = 0;
+        for (size_t k = 1; k < w->n; k++)
+            least = w->p[k].cut < w->p[least].cut ? k : least;
+        if (!t->cut)
+            return;
+        if (i < w->n)
+            w->p[i].cut = t->cut > w->p[i].cut ? t->cut : w->p[i].cut;
+        else if (w->n < CUT_MAX)
+            w->p[w->n++] = (struct cut_proc){ .pid = t->pid, .cut = t->cut };
+        else if (t->cut > w->p[least].cut)
+            w->p[least] = (struct cut_proc){ .pid = t->pid, .cut = t->cut };
+        return;
+    }
+    if (!w->summed) {
+        w->summed = true;
+        for (size_t k = 0; k < w->n; k++)
+            w->p[k].cut = 0;
+    }
+    if (i == w->n)
+        return;
+    w->p[i].samples += t->samples;
+    w->p[i].cut += t->cut;
+    if (!w->p[i].name[0] || t->tid == t->pid)
+        snprintf(w->p[i].name, sizeof w->p[i].name, "%s", t->name);
+}
+
+static int cut_cmp(const void *a, const void *b)
+{
+    const struct cut_proc *x = a, *y = b;
+    return (x->cut < y->cut) - (x->cut > y->cut);
+}
+
+/* Fills w (worst first); returns how many processes are cut. */
+static size_t cut_procs(struct collect *c, struct cut_walk *w)
+{
+    memset(w, 0, sizeof *w);
+    sampler_foreach_thread(c->sampler, cut_visit, w);
+    w->sum = true;
+    sampler_foreach_thread(c->sampler, cut_visit, w);
+    qsort(w->p, w->n, sizeof w->p[0], cut_cmp);
+    return w->n;
+}
+
+/* "stack copy too small for NAME (pid P): 40% of its stacks cut; try
+ * --stack-size N" for the worst process, "" when none is cut. */
+static void cut_note(struct collect *c, const struct sampler_stats *st,
+                     char *buf, size_t n)
+{
+    struct cut_walk w;
+
+    buf[0] = '\0';
+    if (!st->unwind_end[UNWIND_COPY] || !cut_procs(c, &w))
+        return;
+    const struct cut_proc *p = &w.p[0];
+    snprintf(buf, n, "stack copy too small for %s (pid %d)%s: %.0f%% of "
+             "its stacks cut; try --stack-size %u", p->name, (int)p->pid,
+             w.n > 1 ? " and others" : "",
+             p->samples ? 100.0 * (double)p->cut / (double)p->samples : 0.0,
+             2 * st->stack_bytes);
+}
+
+/* --stats: which processes the copy cuts, and by how much. */
+static void print_cut(struct collect *c, const struct sampler_stats *st,
+                      FILE *f)
+{
+    struct cut_walk w;
+
+    if (!st->unwind_end[UNWIND_COPY] || !cut_procs(c, &w))
+        return;
+    fprintf(f, "stack copy too small: %" PRIu64 " stacks (%.1f%% of all);",
+            st->unwind_end[UNWIND_COPY],
+            st->samples ? 100.0 * (double)st->unwind_end[UNWIND_COPY] /
+                              (double)st->samples : 0.0);
+    for (size_t i = 0; i < w.n; i++)
+        fprintf(f, "%s %s (pid %d) %" PRIu64 " of %" PRIu64, i ? "," : "",
+                w.p[i].name, (int)w.p[i].pid, w.p[i].cut, w.p[i].samples);
+    fprintf(f, "%s; try --stack-size %u\n", w.n == CUT_MAX ? ", ..." : "",
+            2 * st->stack_bytes);
 }
 
 /* --stats: what every backend reports; each prints its own figures after
@@ -516,13 +654,80 @@ static void op_print_stats(struct source *src, FILE *f)
     sampler_foreach_thread(c->sampler, print_thread, f);
     sampler_print_stats(c->sampler, f);
     print_costs(&st, f);
+    print_cut(c, &st, f);
     fprintf(f, "symbols: %" PRIu64 " lookups, %.1f%% cache hits, %" PRIu64
             " misses at %.1f us each, %" PRIu64 " map reloads\n",
             ss.lookups, ss.lookups ? 100.0 * (double)ss.hits / (double)ss.lookups : 0.0,
             ss.misses, ss.misses ? (double)ss.miss_ns / 1e3 / (double)ss.misses : 0.0,
             ss.reloads);
     print_debuginfo(c, &ss, &fs, f);
+    if (c->launched)
+        fprintf(f, "loaded before the launch: %zu modules in %.1f ms (%s)\n",
+                c->pre.loaded, (double)c->pre.ns / 1e6, c->pre.names);
     sym_store_print_stats(c->store, f);
+}
+
+/* The processes and their last maps, copied for annot_live: room is
+ * made outside procs_lock (the sampler takes it: no allocation under
+ * it), then filled under it, again if the maps grew meanwhile.  The
+ * newest images first.  The count, or -1 on OOM. */
+static long copy_procs(struct collect *c, struct annot_proc **out,
+                       char **text)
+{
+    for (int tries = 0; tries < 4; tries++) {
+        size_t cap, need = 0, used = 0;
+        pthread_mutex_lock(&c->procs_lock);
+        cap = c->nprocs;
+        for (size_t i = 0; i < cap; i++)
+            need += c->procs[i]->maps_len;
+        pthread_mutex_unlock(&c->procs_lock);
+        struct annot_proc *v = malloc((cap ? cap : 1) * sizeof *v);
+        char *buf = malloc(need ? need : 1);
+        if (!v || !buf) {
+            free(v);
+            free(buf);
+            return -1;
+        }
+        bool fits = true;
+        pthread_mutex_lock(&c->procs_lock);
+        for (size_t i = 0; i < cap && fits; i++) {
+            const struct cproc *p = c->procs[cap - 1 - i];
+            fits = used + p->maps_len <= need;
+            if (fits && p->maps)
+                memcpy(buf + used, p->maps, p->maps_len);
+            v[i] = (struct annot_proc){p->pid, NULL, p->maps ? p->maps_len : 0};
+            used += v[i].len;
+        }
+        pthread_mutex_unlock(&c->procs_lock);
+        if (!fits) {
+            free(v);
+            free(buf);
+            continue;
+        }
+        for (size_t i = 0, o = 0; i < cap; o += v[i].len, i++)
+            v[i].maps = v[i].len ? buf + o : NULL;
+        *out = v;
+        *text = buf;
+        return (long)cap;
+    }
+    return -1;
+}
+
+/* The machine code of a function, from the file of one of the
+ * processes that map (or mapped) it (annot.h). */
+static struct annotation *op_annotate(struct source *src,
+                                      const struct annot_request *rq)
+{
+    struct collect *c = src->impl;
+    struct annot_proc *procs = NULL;
+    char *text = NULL;
+    long n = copy_procs(c, &procs, &text);
+    if (n < 0)
+        return NULL;
+    struct annotation *a = annot_live(procs, (size_t)n, rq);
+    free(procs);
+    free(text);
+    return a;
 }
 
 static const struct source_ops live_ops = {
@@ -536,6 +741,7 @@ static const struct source_ops live_ops = {
     .finish = op_finish,
     .print_stats = op_print_stats,
     .tasks = op_tasks,
+    .annotate = op_annotate,
 };
 
 /* --- start -------------------------------------------------------------- */
@@ -567,6 +773,11 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
         collect_free(c);
         return NULL;
     }
+    /* A command to launch: its start-up symbol work is done now, before
+     * it runs, not in its first fold (sym_preload.h). */
+    c->launched = cfg.argv != NULL;
+    if (c->launched)
+        sym_preload_run(&c->pre, c->store, cfg.argv[0]);
     cfg.ingest = c->ingest;
     cfg.on_process = on_process;
     cfg.on_maps = on_maps;
@@ -583,6 +794,13 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
     } else {
         target_thread_name(c->pid, c->pid, c->comm, sizeof c->comm);
         target_cmdline(c->pid, c->cmdline, sizeof c->cmdline);
+        /* -p A,B: the session is all of them, "cmd A | cmd B" */
+        for (size_t i = 1; i < cfg.npids && cfg.pids; i++) {
+            char one[sizeof c->cmdline];
+            size_t len = strlen(c->cmdline);
+            target_cmdline(cfg.pids[i], one, sizeof one);
+            snprintf(c->cmdline + len, sizeof c->cmdline - len, " | %s", one);
+        }
     }
     update_meta(c);
     if (pthread_create(&c->thread, NULL, collector_main, c) != 0) {

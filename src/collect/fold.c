@@ -399,6 +399,11 @@ static void release(struct fold *f)
     f->ncode = f->capcode = 0;
 }
 
+bool fold_released(const struct fold *f)
+{
+    return f->released;
+}
+
 static bool add_sample(struct fold *f, const struct ingest_rec *r,
                        const void *payload)
 {

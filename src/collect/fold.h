@@ -24,6 +24,7 @@
 #ifndef SPROFTOP_FOLD_H
 #define SPROFTOP_FOLD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -93,6 +94,10 @@ struct symbols_stats;
  * fold_set_symbols.  Once the collector has stopped (--stats after
  * finish), like symbols_get_stats. */
 void fold_get_symbols_stats(struct fold *f, struct symbols_stats *out);
+
+/* Whether fold_records met the process's end (INGEST_EXIT) and released
+ * its symbolizer.  The thread that calls fold_records. */
+bool fold_released(const struct fold *f);
 
 /* A copy of the profile (profile_clone), owned by the caller; NULL on
  * OOM. */

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct annot_request;
+struct annotation;
 struct profile;
 struct format;
 
@@ -30,6 +32,19 @@ struct export_opts {
                                        cannot show a change ignore it */
     bool python_only;    /* --python-only: stacks with Python frames keep
                             only them (profile_filter.python_only) */
+    const struct annotation *annotation; /* text: this function's
+                                       instructions with their samples
+                                       (annotate.h), instead of the call
+                                       graph (--annotate NAME); NULL: the
+                                       report */
+    bool dump_instr;     /* callgrind: a cost per instruction ("positions:
+                            instr line", as valgrind --dump-instr=yes
+                            writes) */
+    /* The machine code of a function (a source's annotate op), which
+     * gives dump_instr its lines; NULL: every address on its function's
+     * first line.  The writer frees what it returns. */
+    struct annotation *(*code)(void *ctx, const struct annot_request *rq);
+    void *code_ctx;
 };
 
 /* Defaults: thread roots on, the hide thresholds' defaults (bounds.h),
@@ -53,6 +68,10 @@ export_write_fn export_folded_write, export_pprof_write,
     export_top_write, export_stackprof_write, export_apple_write,
     export_samplingprof_write, export_dot_write, export_svg_write,
     export_racket_json_write;
+
+/* The text format's --annotate: o->annotation's function with its
+ * samples (export_annotate.c).  Any thread; reads p only. */
+export_write_fn export_annotate_write;
 
 /* For the writers of count formats: write(q, o', f) where q is p in
  * counts of its nominal interval (profile_counts: the sample counts of a

@@ -28,6 +28,15 @@
  * "(digits)" cannot be mistaken for a compressed one.  summary: and
  * totals: equal the sum of all self costs (callgrind_annotate trusts
  * them blindly).
+ *
+ * Per instruction (export_opts.dump_instr, --dump-instr): "positions:
+ * instr line", as valgrind --dump-instr=yes writes, so KCachegrind can
+ * show the costs on the disassembly.  Every cost line leads with an
+ * address: a function's self cost per sampled address (each an
+ * instruction's, the leaf's program counter), on the source line its
+ * code (export_opts.code: the source's annotate op) gives the address;
+ * a call record at the call instruction that targets the callee, or 0
+ * when none does (through a pointer, the PLT, or inlined code).
  */
 #include "export.h"
 
@@ -36,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annotate.h"
 #include "escape.h"
 #include "idtab.h"
 #include "profile.h"
@@ -82,6 +92,10 @@ struct cg {
     const char *cur_fl;   /* file and object of the current block */
     const char *cur_ob;
     char *thread_name;    /* scratch for "NAME-TID" */
+    const struct export_opts *o;
+    bool instr;           /* positions: instr line (o->dump_instr) */
+    struct annotation *code; /* the current block's function's code, or
+                             NULL (o->code; instr only) */
 };
 
 /* --- costs --------------------------------------------------------------- */
@@ -209,7 +223,19 @@ static void put_fn(struct cg *c, const char *key, uint32_t frame)
 
 /* --- output -------------------------------------------------------------- */
 
-/* Self cost lines: per source line where known, the rest at `line`. */
+/* The line of address addr in the current function's code, else
+ * `line`. */
+static uint32_t line_at(const struct cg *c, uint64_t addr, uint32_t line)
+{
+    size_t i = c->code ? annotation_find(c->code, addr) : SIZE_MAX;
+
+    return i != SIZE_MAX && c->code->insn[i].line ? c->code->insn[i].line
+                                                   : line;
+}
+
+/* Self cost lines: per source line where known, the rest at `line`;
+ * per instruction (instr), "ADDRESS LINE COST" per sampled address (its
+ * line from the function's code), the rest at address 0. */
 static int put_self(struct cg *c, uint32_t frame, uint32_t line)
 {
     struct profile_linecount *lc = NULL;
@@ -217,7 +243,7 @@ static int put_self(struct cg *c, uint32_t frame, uint32_t line)
     uint64_t known = 0, self = c->self[frame];
 
     if (c->thread_of[frame] == NO_ID) {
-        n = profile_lines(c->p, frame, false, &lc);
+        n = profile_lines(c->p, frame, c->instr, &lc);
         if (n < 0)
             return -1;
     }
@@ -225,12 +251,19 @@ static int put_self(struct cg *c, uint32_t frame, uint32_t line)
         known += lc[i].self;
     if (known > self)  /* line counts of a derived profile: unfiltered */
         n = 0, known = 0;
-    for (long i = 0; i < n; i++)
-        if (lc[i].self)
-            fprintf(c->f, "%" PRIu64 " %" PRIu64 "\n", lc[i].key,
-                    lc[i].self);
+    for (long i = 0; i < n; i++) {
+        if (!lc[i].self)
+            continue;
+        if (c->instr)
+            fprintf(c->f, "0x%" PRIx64 " %" PRIu32 " ", lc[i].key,
+                    line_at(c, lc[i].key, line));
+        else
+            fprintf(c->f, "%" PRIu64 " ", lc[i].key);
+        fprintf(c->f, "%" PRIu64 "\n", lc[i].self);
+    }
     if (self > known || (self == 0 && n == 0))
-        fprintf(c->f, "%" PRIu32 " %" PRIu64 "\n", line, self - known);
+        fprintf(c->f, "%s%" PRIu32 " %" PRIu64 "\n", c->instr ? "0 " : "",
+                line, self - known);
     free(lc);
     return 0;
 }
@@ -251,7 +284,20 @@ static long first_edge(const struct cg *c, uint32_t caller)
     return lo;
 }
 
-/* One call record: "cfn=", "calls=1 TARGETLINE", "LINE COST". */
+/* Where the current function calls function d: the call instruction
+ * whose target is d's start, else 0 (a call through a pointer or the
+ * PLT, or code inlined). */
+static uint64_t call_site(const struct cg *c, const struct frame_desc *d)
+{
+    for (size_t i = 0; c->code && d->addr && i < c->code->n; i++)
+        if (c->code->insn[i].kind == ANNOT_CALL &&
+            c->code->insn[i].target == d->addr)
+            return c->code->insn[i].addr;
+    return 0;
+}
+
+/* One call record: "cfn=", "calls=1 TARGETLINE", "LINE COST"; with
+ * instr positions, each with its address first. */
 static int put_call(struct cg *c, uint32_t callee, uint32_t line,
                     uint64_t cost)
 {
@@ -264,6 +310,13 @@ static int put_call(struct cg *c, uint32_t callee, uint32_t line,
         put_compressed(c, &c->fl, "cfl", file_of(cd)))
         return -1;
     put_fn(c, "cfn", callee);
+    if (c->instr) {
+        uint64_t site = call_site(c, cd);
+        fprintf(c->f, "calls=1 0x%" PRIx64 " %" PRIu32 "\n0x%" PRIx64
+                " %" PRIu32 " %" PRIu64 "\n", cd->addr, cd->line, site,
+                line_at(c, site, line), cost);
+        return 0;
+    }
     fprintf(c->f, "calls=1 %" PRIu32 "\n%" PRIu32 " %" PRIu64 "\n", cd->line,
             line, cost);
     return 0;
@@ -311,6 +364,26 @@ static int put_calls(struct cg *c, uint32_t frame, uint32_t line)
     return 0;
 }
 
+/* The code of function frame, for its lines and call sites (NULL when
+ * the source has none).  0, or -1 on OOM. */
+static int load_code(struct cg *c, uint32_t frame)
+{
+    struct profile_linecount *lc = NULL;
+    struct annot_request rq;
+    uint64_t *addrs = NULL;
+    long n = profile_lines(c->p, frame, true, &lc);
+    int rc = -1;
+
+    if (n >= 0 &&
+        annot_request_init(&rq, c->p, frame, lc, (size_t)n, &addrs) == 0) {
+        c->code = c->o->code(c->o->code_ctx, &rq);
+        rc = 0;
+    }
+    free(addrs);
+    free(lc);
+    return rc;
+}
+
 static int put_block(struct cg *c, uint32_t frame)
 {
     const struct frame_desc *d = profile_frame(c->p, frame);
@@ -327,6 +400,10 @@ static int put_block(struct cg *c, uint32_t frame)
         return -1;
     c->cur_fl = fl;
     put_fn(c, "fn", frame);
+    annotation_free(c->code);
+    c->code = NULL;
+    if (c->instr && !thread && c->o->code && load_code(c, frame) < 0)
+        return -1;
     if (put_self(c, frame, line) ||
         (thread ? put_thread_calls(c, c->thread_of[frame])
                 : put_calls(c, frame, line)))
@@ -340,8 +417,13 @@ static void put_header(struct cg *c, uint64_t summary)
 
     fputs("# callgrind format\nversion: 1\ncreator: sproftop "
           SPROFTOP_VERSION "\n", c->f);
-    if (m->pid)
-        fprintf(c->f, "pid: %lld\n", (long long)m->pid);
+    char pids[256];
+    size_t np = profile_pid_list(c->p, pids, sizeof pids);
+    /* callgrind's pid: is one number; several go in a description */
+    if (np == 1)
+        fprintf(c->f, "pid: %s\n", pids);
+    else if (np > 1)
+        fprintf(c->f, "desc: Processes: %s\n", pids);
     if (m->cmdline && *m->cmdline) {
         fputs("cmd: ", c->f);
         put_name(c->f, m->cmdline);
@@ -353,7 +435,7 @@ static void put_header(struct cg *c, uint64_t summary)
         fprintf(c->f, "desc: Interval: %" PRIu64 " ns\n", m->interval_ns);
     if (m->duration_ns)
         fprintf(c->f, "desc: Duration: %" PRIu64 " ns\n", m->duration_ns);
-    fputs("positions: line\n", c->f);
+    fputs(c->instr ? "positions: instr line\n" : "positions: line\n", c->f);
     if (m->interval_ns)
         fprintf(c->f, "event: Samples : Samples (%" PRIu64 " ns each)\n",
                 m->interval_ns);
@@ -372,11 +454,12 @@ static int write_callgrind(const struct profile *p, const struct export_opts *o,
         .caller = calloc(alloc, sizeof(*c.caller)),
         .thread_of = malloc(alloc * sizeof(*c.thread_of)),
         .fn_id = calloc(alloc, sizeof(*c.fn_id)),
+        .o = o,
+        .instr = o && o->dump_instr,
     };
     uint64_t summary = 0;
     int rc = -1;
 
-    (void)o;
     if (!c.self || !c.caller || !c.thread_of || !c.fn_id)
         goto out;
     memset(c.thread_of, 0xff, alloc * sizeof(*c.thread_of));
@@ -411,6 +494,7 @@ out:
     idtab_free(&c.fl.ix);
     idtab_free(&c.ob.ix);
     free(c.thread_name);
+    annotation_free(c.code);
     return rc;
 }
 

@@ -76,8 +76,10 @@ static void write_legend(FILE *f, const struct profile *p, long shown,
     fputs("Legend [shape=plaintext,fontsize=24,label=\"", f);
     if (m->cmdline || m->comm) {
         dot_text(f, m->cmdline ? m->cmdline : m->comm);
-        if (m->pid)
-            fprintf(f, " (pid %" PRId64 ")", m->pid);
+        char pids[256];
+        size_t np = profile_pid_list(p, pids, sizeof pids);
+        if (np)
+            fprintf(f, " (%s %s)", np > 1 ? "pids" : "pid", pids);
         fputs("\\l", f);
     }
     fprintf(f, "Total samples: %" PRIu64 "\\l", profile_samples(p));

@@ -476,14 +476,17 @@ static void put_functions(struct writer *w, struct pb_buf *out)
     }
 }
 
-/* Comments load_pprof reads back: "pid: N", "cmdline: ...", "comm: ...". */
+/* Comments load_pprof reads back: "pid: N", "cmdline: ...", "comm: ...";
+ * a profile of several processes says "pids: A,B" (profile_pid_list),
+ * which it does not (every sample's "pid" label carries its own). */
 static size_t meta_comments(struct writer *w, uint64_t out[3])
 {
     const struct profile_meta *m = w->meta;
     size_t n = 0;
-    char *s = NULL;
+    char *s = NULL, pids[256];
+    size_t np = profile_pid_list(w->p, pids, sizeof pids);
 
-    if (m->pid && asprintf(&s, "pid: %lld", (long long)m->pid) >= 0) {
+    if (np && asprintf(&s, "%s: %s", np > 1 ? "pids" : "pid", pids) >= 0) {
         out[n++] = intern(w, s);
         free(s);
         s = NULL;

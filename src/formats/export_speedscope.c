@@ -121,15 +121,18 @@ static void write_frames(const struct ss_ctx *c)
     }
 }
 
-static void write_file_name(const struct profile_meta *m, FILE *f)
+static void write_file_name(const struct profile *p, FILE *f)
 {
-    char name[4096];
+    const struct profile_meta *m = profile_meta(p);
+    char name[4096], pids[256];
+    size_t np = profile_pid_list(p, pids, sizeof pids);
+    const char *word = np > 1 ? "pids" : "pid";
 
-    if (m->pid && m->cmdline && m->cmdline[0])
-        snprintf(name, sizeof(name), "sproftop pid %lld: %s",
-                 (long long)m->pid, m->cmdline);
-    else if (m->pid)
-        snprintf(name, sizeof(name), "sproftop pid %lld", (long long)m->pid);
+    if (np && m->cmdline && m->cmdline[0])
+        snprintf(name, sizeof(name), "sproftop %s %s: %s", word, pids,
+                 m->cmdline);
+    else if (np)
+        snprintf(name, sizeof(name), "sproftop %s %s", word, pids);
     else
         snprintf(name, sizeof(name), "sproftop");
     escape_json(f, name, 0);
@@ -160,7 +163,7 @@ int export_speedscope_write(const struct profile *p,
         goto out;
     ss_close(&c);
     fputs("\n ],\n \"name\": ", f);
-    write_file_name(m, f);
+    write_file_name(p, f);
     fputs(",\n \"activeProfileIndex\": 0,\n \"exporter\": \"sproftop "
           SPROFTOP_VERSION "\"", f);
     /* Not speedscope's (which ignores it): the nominal interval, so that

@@ -170,8 +170,15 @@ static void write_meta(struct js *j, const struct profile *p)
 
     js_key(j, "metadata");
     js_open(j, '{');
-    if (m->pid)
+    char pids[256];
+    size_t np = profile_pid_list(p, pids, sizeof pids);
+    /* stackprof's pid is one number; several are a list of their own */
+    if (np == 1 && m->pid)
         js_key_u64(j, "pid", (uint64_t)m->pid);
+    else if (np > 1) {
+        js_key(j, "pids");
+        json_string(j->f, pids);
+    }
     if (m->cmdline) {
         js_key(j, "cmdline");
         json_string(j->f, m->cmdline);

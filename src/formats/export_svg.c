@@ -407,8 +407,10 @@ static void write_subtitle(FILE *f, const struct profile *p)
         xml_text(f, m->cmdline ? m->cmdline : m->comm);
         fputs(" ", f);
     }
-    if (m->pid)
-        fprintf(f, "(pid %" PRId64 ") ", m->pid);
+    char pids[256];
+    size_t np = profile_pid_list(p, pids, sizeof pids);
+    if (np)
+        fprintf(f, "(%s %s) ", np > 1 ? "pids" : "pid", pids);
     fprintf(f, "- %" PRIu64 " samples, %" PRIu32 " thread%s",
             profile_samples(p), profile_thread_count(p),
             profile_thread_count(p) == 1 ? "" : "s");

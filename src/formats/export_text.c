@@ -289,8 +289,10 @@ static void write_header(FILE *f, const struct racket_graph *g,
             fprintf(f, "  Command:                 %s", cmd);
             free(cmd);
         }
-        if (m->pid)
-            fprintf(f, " (pid %" PRId64 ")", m->pid);
+        char pids[256];
+        size_t np = profile_pid_list(g->p, pids, sizeof pids);
+        if (np)
+            fprintf(f, " (%s %s)", np > 1 ? "pids" : "pid", pids);
         putc('\n', f);
     }
     if (m->duration_ns)
@@ -342,6 +344,8 @@ static int write_table(FILE *f, const struct racket_graph *g,
 int export_text_write(const struct profile *p, const struct export_opts *o,
                       FILE *f)
 {
+    if (o && o->annotation)
+        return export_annotate_write(p, o, f);
     double interval_ms = racket_graph_ms(p);
     struct racket_graph g;
     int rc = -1;

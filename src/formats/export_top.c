@@ -101,8 +101,10 @@ static int write_top(const struct profile *p, const struct export_opts *o,
     if (m->cmdline || m->comm || m->pid) {
         fputs("  Command: ", f);
         put_clean(f, m->cmdline ? m->cmdline : m->comm ? m->comm : "?");
-        if (m->pid)
-            fprintf(f, " (pid %" PRId64 ")", m->pid);
+        char pids[256];
+        size_t np = profile_pid_list(p, pids, sizeof pids);
+        if (np)
+            fprintf(f, " (%s %s)", np > 1 ? "pids" : "pid", pids);
         putc('\n', f);
     }
     fprintf(f, "  Threads: %" PRIu32, nt);

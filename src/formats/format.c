@@ -46,6 +46,7 @@ static const struct format formats[] = {
         .desc = "callgrind format, one event Samples (kcachegrind, "
                 "callgrind_annotate)",
         .write = export_callgrind_write,
+        .instr = true,
     },
     {
         .name = "text",
@@ -54,6 +55,7 @@ static const struct format formats[] = {
                 "--hide-self/--hide-subs)",
         .write = export_text_write,
         .graph = true,
+        .annotate = true,
     },
     {
         .name = "racket-json",

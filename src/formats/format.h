@@ -39,6 +39,10 @@ struct format {
     bool graph;         /* writes from a call graph alone, so also a
                            profile without stacks (profile.h
                            profile_has_stacks); the others refuse it */
+    bool annotate;      /* writes one function's instructions instead
+                           (export_opts.annotation: --annotate NAME) */
+    bool instr;         /* writes a cost per instruction when asked
+                           (export_opts.dump_instr: --dump-instr) */
 };
 
 /* Number of formats, and the i-th (in --help order), NULL past the end. */

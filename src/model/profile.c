@@ -396,6 +396,51 @@ uint32_t profile_process_count(const struct profile *p)
     return n;
 }
 
+static int pid_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+size_t profile_pid_list(const struct profile *p, char *buf, size_t n)
+{
+    int64_t *v = p && p->nthreads ? malloc(p->nthreads * sizeof(*v)) : NULL;
+    size_t k = 0, distinct = 0, len = 0;
+
+    if (n)
+        buf[0] = '\0';
+    for (uint32_t i = 0; v && i < p->nthreads; i++)
+        if (p->th[i].pid)
+            v[k++] = p->th[i].pid;
+    if (!k) {
+        free(v);
+        if (p && p->meta.pid && n)
+            snprintf(buf, n, "%lld", (long long)p->meta.pid);
+        return p && p->meta.pid ? 1 : 0;
+    }
+    qsort(v, k, sizeof(*v), pid_cmp);
+    for (size_t i = 0; i < k; i++) {
+        if (i && v[i] == v[i - 1])
+            continue;
+        distinct++;
+        char one[24];
+        int w = snprintf(one, sizeof one, "%s%lld", len ? "," : "",
+                         (long long)v[i]);
+        /* room for this one and a last ",..." */
+        if (len + (size_t)w + 5 > n) {
+            if (len + 5 <= n)
+                len += (size_t)snprintf(buf + len, n - len, ",...");
+            len = n; /* full: count the rest only */
+            continue;
+        }
+        memcpy(buf + len, one, (size_t)w + 1);
+        len += (size_t)w;
+    }
+    free(v);
+    return distinct;
+}
+
 uint32_t profile_thread_count(const struct profile *p)
 {
     return p ? p->nthreads : 0;

@@ -283,6 +283,14 @@ const char *profile_process_label(const struct profile_thread *th,
  * O(threads) question profile_process_count answers slowly. */
 bool profile_several_processes(const struct profile *p);
 
+/* The processes a profile is of, as exporters and the header name them:
+ * the distinct PIDs of its threads, ascending, as "3011,3012" into buf
+ * (n bytes; a list that does not fit ends in ",..."), or meta.pid when
+ * no thread has one, or "" when no PID is known.  Returns how many PIDs
+ * there are (0, 1: "pid N", more: "pids A,B").  O(threads log threads);
+ * allocates (on OOM: meta.pid only).  Any thread, p not changing. */
+size_t profile_pid_list(const struct profile *p, char *buf, size_t n);
+
 /* Number of distinct processes the threads belong to (threads with no
  * process known count as none).  O(threads^2) worst case: for exporters
  * and headers, not per sample. */
@@ -385,6 +393,22 @@ int profile_merge(struct profile *dst, const struct profile *src);
  * one process).  Frames are re-interned, metadata copied, per-second
  * counts dropped.  NULL on OOM.  Free with profile_free. */
 struct profile *profile_merge_commands(const struct profile *p);
+/* The modules whose code p names without their debug info (frames that
+ * carry a build_id: "[module+0xOFF]" or a symbol table's name) and that
+ * take at least min_share (0..1) of p's self weight: the hottest first,
+ * up to max of their names into mods (strings of p).  Returns how many
+ * there are.  O(nodes + frames x such modules). */
+size_t profile_hot_nodebug(const struct profile *p, double min_share,
+                           const char **mods, size_t max);
+
+/* What profile_merge_commands merged into one process of command
+ * `process` (a thread's `process`): the PIDs of p's processes of that
+ * command, the first `max` of them into pids (in thread order), and
+ * through *threads how many threads they have in p.  Returns how many
+ * processes (0 when process is NULL).  O(threads^2) worst case: for a
+ * view's refresh, not per sample. */
+size_t profile_command_members(const struct profile *p, const char *process,
+                               int64_t *pids, size_t max, uint32_t *threads);
 /* Why merging src into dst would pass a limit of the sums, as a phrase
  * ("the total sample count would reach 2^53"), or NULL when it would
  * not.  A static string. */
@@ -613,5 +637,18 @@ struct profile_linecount {
  * none); count (0 when none) or -1 on OOM. */
 long profile_lines(const struct profile *p, uint32_t frame, bool by_addr,
                    struct profile_linecount **out);
+
+/* The samples of machine code [lo, hi) of module `module` (a basename;
+ * NULL: any), per sampled address, whatever frame names it (the
+ * function, or code inlined into it), as perf annotate counts an
+ * instruction: self, the weight of the samples whose leaf was at the
+ * address (summed over the frames there); total, self plus those of
+ * which it was a return address (the least total - self of the frames
+ * there: the innermost of an inline chain counts only the calls through
+ * it).  Sorted by address; *out malloc'd (NULL when none); count, or -1
+ * on OOM. */
+long profile_code_counts(const struct profile *p, const char *module,
+                         uint64_t lo, uint64_t hi,
+                         struct profile_linecount **out);
 
 #endif

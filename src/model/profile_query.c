@@ -160,6 +160,86 @@ static int count_processes(struct profile *dst, const struct profile *src)
     return 0;
 }
 
+struct mod_heat {
+    const char *name;
+    uint64_t self;
+};
+
+size_t profile_hot_nodebug(const struct profile *p, double min_share,
+                           const char **mods, size_t max)
+{
+    uint64_t *self = p && p->nframes ? calloc(p->nframes, sizeof(*self))
+                                     : NULL;
+    struct mod_heat *m = NULL;
+    size_t nm = 0, cap = 0, n = 0;
+    uint64_t all = p ? p->nodes[PROFILE_ROOT].total : 0;
+
+    if (!self || !all) {
+        free(self);
+        return 0;
+    }
+    for (uint32_t i = 1; i < p->nnodes; i++)
+        if (p->nodes[i].frame < p->nframes)
+            self[p->nodes[i].frame] += p->nodes[i].self;
+    for (uint32_t f = 0; f < p->nframes; f++) {
+        const struct frame_desc *d = &p->fd[f];
+        size_t k = 0;
+
+        if (!self[f] || !d->build_id || !d->module)
+            continue;
+        while (k < nm && strcmp(m[k].name, d->module) != 0)
+            k++;
+        if (k == nm) {
+            if (VEC_RESERVE(m, cap, nm + 1) < 0)
+                break;
+            m[nm++] = (struct mod_heat){ d->module, 0 };
+        }
+        m[k].self += self[f];
+    }
+    /* the hot ones, hottest first (a few modules: a selection sort) */
+    for (size_t i = 0; i < nm; i++) {
+        size_t best = i;
+        for (size_t k = i + 1; k < nm; k++)
+            if (m[k].self > m[best].self)
+                best = k;
+        struct mod_heat t = m[i];
+        m[i] = m[best];
+        m[best] = t;
+        if ((double)m[i].self < min_share * (double)all)
+            break;
+        if (n < max)
+            mods[n] = m[i].name;
+        n++;
+    }
+    free(m);
+    free(self);
+    return n;
+}
+
+size_t profile_command_members(const struct profile *p, const char *process,
+                               int64_t *pids, size_t max, uint32_t *threads)
+{
+    size_t n = 0;
+
+    *threads = 0;
+    for (uint32_t t = 0; process && p && t < p->nthreads; t++) {
+        uint32_t u = 0;
+
+        /* merge_thread's rule: a known process of the same command */
+        if (!p->th[t].pid || !same_str(p->th[t].process, process))
+            continue;
+        (*threads)++;
+        while (u < t && p->th[u].pid != p->th[t].pid)
+            u++;
+        if (u < t)
+            continue;
+        if (n < max)
+            pids[n] = p->th[t].pid;
+        n++;
+    }
+    return n;
+}
+
 int profile_merge(struct profile *dst, const struct profile *src)
 {
     return merge_impl(dst, src, false);

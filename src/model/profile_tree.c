@@ -262,6 +262,73 @@ long profile_lines(const struct profile *p, uint32_t frame, bool by_addr,
     return n;
 }
 
+/* One frame's counts at one address, for profile_code_counts. */
+struct code_count {
+    uint64_t key, self, thru;
+};
+
+static int cmp_code_count(const void *a, const void *b)
+{
+    const struct code_count *x = a, *y = b;
+
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+long profile_code_counts(const struct profile *p, const char *module,
+                         uint64_t lo, uint64_t hi,
+                         struct profile_linecount **out)
+{
+    const struct lcmap *m = &p->addrs;
+    struct code_count *v = NULL;
+    size_t n = 0;
+    uint32_t mod = module ? strarena_lookup(&p->strs, module, strlen(module))
+                          : STR_NULL;
+
+    *out = NULL;
+    if (module && mod == UINT32_MAX)
+        return 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < m->n; i++) {
+            const struct lcent *e = &m->e[i];
+            if (e->key < lo || e->key >= hi ||
+                (module && p->fid[e->frame].module != mod))
+                continue;
+            if (v)
+                v[n] = (struct code_count){ e->key, e->self,
+                                            e->total - e->self };
+            n++;
+        }
+        if (pass == 0) {
+            if (n == 0)
+                return 0;
+            if (!(v = malloc(n * sizeof(*v))))
+                return -1;
+            n = 0;
+        }
+    }
+    qsort(v, n, sizeof(*v), cmp_code_count);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (o && v[o - 1].key == v[i].key) {
+            v[o - 1].self += v[i].self;
+            if (v[i].thru < v[o - 1].thru)
+                v[o - 1].thru = v[i].thru;
+        } else {
+            v[o++] = v[i];
+        }
+    }
+    *out = malloc(o * sizeof(**out));
+    if (!*out) {
+        free(v);
+        return -1;
+    }
+    for (size_t i = 0; i < o; i++)
+        (*out)[i] = (struct profile_linecount){ v[i].key, v[i].self,
+                                                v[i].self + v[i].thru };
+    free(v);
+    return (long)o;
+}
+
 /* --- ingest -------------------------------------------------------------- */
 
 /* The stamp that dedups per-sample totals, for the next stack. */

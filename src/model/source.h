@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+struct annot_request;
+struct annotation;
 struct profile;
 
 enum target_state {
@@ -48,6 +50,8 @@ struct source_status {
     uint64_t throttled;        /* times the kernel throttled sampling */
     uint64_t truncated_copy;   /* ...of unwind_failures: the stack copy
                                   was too small */
+    char copy_note[160];       /* ...for which process, and the fix ("" if
+                                  none) */
     char backend[16];          /* the sampler's name; "" for a file */
     char fallback[200];        /* why the faster sampler is not used, with
                                   the fix; "" when it is */
@@ -122,6 +126,13 @@ struct source_ops {
      * 0, or -1 on OOM (*out unchanged).  NULL when the source has none
      * (a file). */
     int (*tasks)(struct source *s, struct source_tasks *out);
+    /* The machine code of the function rq names (annotate.h), read from
+     * its module's file: a new annotation (the caller frees it) whose
+     * `why` says in one line what could not be shown, or NULL on OOM.
+     * Opens and reads files: seconds at worst (a function is decoded to
+     * ANNOT_MAX_BYTES).  NULL when the source has no machine code. */
+    struct annotation *(*annotate)(struct source *s,
+                                   const struct annot_request *rq);
 };
 
 struct source {
@@ -142,5 +153,16 @@ void source_tasks_free(struct source_tasks *t);
 /* A source over a fixed profile (takes ownership of p).  `path` is shown in
  * the header as "file: NAME".  NULL on OOM (p is then freed). */
 struct source *source_file_new(struct profile *p, const char *path);
+
+/* Where a file source's machine code comes from: the module files on
+ * this machine, found from what the profile p says of them (the engine
+ * fills it: src/symbols/annot.h).  Same contract as the annotate op. */
+typedef struct annotation *source_annotate_fn(const struct profile *p,
+                                              const struct annot_request *rq);
+
+/* Serve file source s's annotate op (from source_file_new) with fn over
+ * its profile; without it (or with NULL) the op says no module files
+ * are read. */
+void source_file_set_annotate(struct source *s, source_annotate_fn *fn);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annotate.h"
 #include "profile.h"
 #include "util.h"
 
@@ -18,6 +19,7 @@ struct file_source {
     struct source base;  /* what callers hold */
     struct profile *p;   /* the loaded profile, owned */
     char *path;          /* as given, for the header */
+    source_annotate_fn *annotate; /* its machine code, NULL: none */
 };
 
 static struct profile *file_snapshot(struct source *s)
@@ -80,6 +82,19 @@ static void file_close(struct source *s)
     free(fs);
 }
 
+static struct annotation *file_annotate(struct source *s,
+                                        const struct annot_request *rq)
+{
+    const struct file_source *fs = s->impl;
+    struct annotation *a;
+
+    if (fs->annotate)
+        return fs->annotate(fs->p, rq);
+    if ((a = annotation_new()))
+        annotation_why(a, "no module files are read for this profile");
+    return a;
+}
+
 static const struct source_ops file_ops = {
     .snapshot = file_snapshot,
     .status = file_status,
@@ -88,6 +103,7 @@ static const struct source_ops file_ops = {
     .set_interval = file_set_interval,
     .reset = file_reset,
     .close = file_close,
+    .annotate = file_annotate,
 };
 
 struct source *source_file_new(struct profile *p, const char *path)
@@ -103,4 +119,11 @@ struct source *source_file_new(struct profile *p, const char *path)
     fs->base.ops = &file_ops;
     fs->base.impl = fs;
     return &fs->base;
+}
+
+void source_file_set_annotate(struct source *s, source_annotate_fn *fn)
+{
+    struct file_source *fs = s->impl;
+
+    fs->annotate = fn;
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -433,4 +434,75 @@ void target_spawn_abort(struct target_spawn *sp)
     if (sp->err_fd >= 0)
         close(sp->err_fd);
     sp->go_fd = sp->err_fd = -1;
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* A process whose comm matches re, not a kernel thread (PF_KTHREAD: it
+ * has no user memory, so nothing to sample) nor a zombie. */
+static bool name_matches(pid_t pid, const regex_t *re)
+{
+    char comm[64], st[64];
+
+    target_thread_name(pid, pid, comm, sizeof comm);
+    if (!comm[0] || regexec(re, comm, 0, NULL, 0) != 0)
+        return false;
+    snprintf(st, sizeof st, "/proc/%d/stat", (int)pid);
+    int fd = open(st, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    char buf[1024];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    unsigned long flags = 0;
+    char state = 0;
+    /* ") S ppid pgrp session tty tpgid flags" */
+    if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state,
+                     &flags) != 2)
+        return false;
+    return state != 'Z' && state != 'X' && !(flags & 0x00200000ul);
+}
+
+int target_find_by_name(const char *name, pid_t *pids, size_t max,
+                        char *err, size_t errlen)
+{
+    regex_t re;
+    int rc = regcomp(&re, name, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char why[128];
+        regerror(rc, &re, why, sizeof why);
+        snprintf(err, errlen, "bad process name pattern '%s': %s", name, why);
+        return -1;
+    }
+    DIR *d = opendir("/proc");
+    if (!d) {
+        snprintf(err, errlen, "cannot read /proc: %s", strerror(errno));
+        regfree(&re);
+        return -1;
+    }
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0 || pid == (long)getpid() ||
+            !name_matches((pid_t)pid, &re))
+            continue;
+        if (n < max)
+            pids[n] = (pid_t)pid;
+        n++;
+    }
+    closedir(d);
+    regfree(&re);
+    qsort(pids, n < max ? n : max, sizeof *pids, pid_cmp);
+    return (int)n;
 }

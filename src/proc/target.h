@@ -18,6 +18,15 @@
  * process another tracer is attached to. */
 int target_check(pid_t pid, char *err, size_t errlen);
 
+/* The processes whose command name (/proc/PID/comm) matches `name` as
+ * pgrep matches it: an extended regular expression, found anywhere in
+ * the name (anchor it, ^nginx$, for the exact name).  Kernel threads,
+ * zombies and sproftop itself are left out.  The first `max` PIDs,
+ * ascending, into pids.  Returns how many match, or -1 with a one-line
+ * reason in err (a bad expression, /proc unreadable). */
+int target_find_by_name(const char *name, pid_t *pids, size_t max,
+                        char *err, size_t errlen);
+
 /* target_check, and not already traced (ptrace can have one tracer). */
 int target_precheck(pid_t pid, char *err, size_t errlen);
 

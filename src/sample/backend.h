@@ -161,6 +161,9 @@ struct sampler_thread_stats {
     pid_t tid;
     char name[32];
     uint64_t samples;
+    uint64_t cut;        /* ...of them cut short by the stack copy's end
+                            (UNWIND_COPY): its stack is deeper than the
+                            copy (0 for a backend that reads live) */
     uint64_t alive_ns;   /* time it was sampled */
     uint64_t due;        /* ticks it was due and running (or blocked, --idle) */
     bool alive;          /* still running (as far as the sampler knows) */

@@ -7,12 +7,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libiberty/demangle.h>
+
 #include "strarena.h"
 #include "util.h"
 
 /* libstdc++'s demangler (the binary links -lstdc++); C has no header. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
                             int *status);
+
+/* A Rust symbol: v0 ("_R" then an uppercase letter, RFC 2603), or the
+ * legacy scheme, an Itanium nested name whose last part is the hash
+ * "17h" + 16 hex digits ("_ZN4core3fmt5write17h0123456789abcdefE"),
+ * which __cxa_demangle would print with its hash. */
+static bool rust_symbol(const char *name)
+{
+    if (name[0] == '_' && name[1] == 'R' && name[2] >= 'A' && name[2] <= 'Z')
+        return true;
+    size_t n = strlen(name);
+    if (strncmp(name, "_ZN", 3) != 0 || n < 3 + 20 || name[n - 1] != 'E' ||
+        strncmp(name + n - 20, "17h", 3) != 0)
+        return false;
+    for (size_t i = n - 17; i < n - 1; i++)
+        if (!strchr("0123456789abcdef", name[i]))
+            return false;
+    return true;
+}
+
+/* libiberty's demangler (binutils 2.40's: Rust v0 and legacy, without
+ * the legacy hash); NULL when it cannot. */
+static char *iberty_rust_demangle(const char *name)
+{
+    return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_RUST);
+}
 
 const char *sym_names_intern(struct strarena *a, const char *s)
 {
@@ -57,6 +84,14 @@ static const char *skip_return_type(const char *d)
 
 const char *sym_names_demangle(struct strarena *a, const char *name)
 {
+    if (rust_symbol(name)) {
+        char *d = iberty_rust_demangle(name);
+        if (d != NULL) {
+            const char *r = sym_names_intern(a, d);
+            free(d);
+            return r;
+        }
+    }
     if (name[0] == '_' && name[1] == 'Z') {
         int status = -1;
         char *d = __cxa_demangle(name, NULL, NULL, &status);

@@ -5,7 +5,8 @@
  * (strarena.h): its module's in the symbol store (as long as the module),
  * or the process's (until the next symbols_load_maps), so a frame may
  * point at it without a copy.  Used by symbols.c, sym_store.c and
- * sym_dwarf.c, on the collector thread (or --dump's).  libc and libstdc++'s demangler only.
+ * sym_dwarf.c, on the collector thread (or --dump's).  libc, libstdc++'s
+ * demangler and libiberty's (Rust), kept in this room.
  */
 #ifndef SPROFTOP_SYM_NAMES_H
 #define SPROFTOP_SYM_NAMES_H
@@ -22,7 +23,10 @@ const char *sym_names_intern(struct strarena *a, const char *s);
  * demangled, and a function template without the return type the
  * Itanium ABI encodes ("ns::run<double>(double)", not "double
  * ns::run<double>(double)"); special names (_ZT thunks and vtables, _ZG
- * guards) keep their words.  Anything else unchanged.  NULL on OOM. */
+ * guards) keep their words.  Rust's, v0 (_R...) and legacy (_ZN...17h
+ * HASH E), as Rust prints paths ("mycrate::module::run",
+ * "<T as Trait>::f", generics "::<u32>"), without the legacy hash.
+ * Anything else unchanged.  NULL on OOM. */
 const char *sym_names_demangle(struct strarena *a, const char *name);
 
 /* The basename of a mapped path, interned, without a " (deleted)" suffix

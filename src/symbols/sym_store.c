@@ -378,14 +378,12 @@ static void mod_key(char *key, size_t size, const char *build_id, int fd,
                  sb.st_mtim.tv_nsec, n, base);
 }
 
-struct sym_mod *sym_store_open(struct sym_store *st, pid_t pid,
-                               const char *root, const char *name,
-                               const struct map_entry *m)
+/* The module of the file open on fd (found by its key, or loaded under
+ * the maps path `name`, the file taken over from fd then), with a
+ * reference taken; fd is closed otherwise.  NULL when it is no ELF. */
+static struct sym_mod *open_fd(struct sym_store *st, int fd, const char *name,
+                               const char *opened)
 {
-    char *opened = NULL;
-    int fd = sym_files_open(pid, root, name, m, &opened);
-    if (fd < 0)
-        return NULL;
     Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
     struct sym_mod *mod = NULL;
     if (elf != NULL && elf_kind(elf) == ELF_K_ELF) {
@@ -401,7 +399,37 @@ struct sym_mod *sym_store_open(struct sym_store *st, pid_t pid,
         elf_end(elf);
     if (fd >= 0)
         close(fd);
+    return mod;
+}
+
+struct sym_mod *sym_store_open(struct sym_store *st, pid_t pid,
+                               const char *root, const char *name,
+                               const struct map_entry *m)
+{
+    char *opened = NULL;
+    int fd = sym_files_open(pid, root, name, m, &opened);
+    if (fd < 0)
+        return NULL;
+    struct sym_mod *mod = open_fd(st, fd, name, opened);
     free(opened);
+    return mod;
+}
+
+struct sym_mod *sym_store_preload(struct sym_store *st, const char *path)
+{
+    struct stat sb;
+    int fd = util_open_regular(path, &sb);
+    if (fd < 0)
+        return NULL;
+    uint64_t loads = st->stats.loads;
+    struct sym_mod *mod = open_fd(st, fd, path, path);
+    /* a new module: what its first lookup would read, the debug file
+     * found, its sections (compressed in Debian's -dbg packages)
+     * inflated and its address ranges indexed */
+    Dwarf_Addr bias;
+    if (mod != NULL && st->stats.loads != loads && mod->mod != NULL &&
+        dwfl_module_getdwarf(mod->mod, &bias) != NULL)
+        dwfl_module_addrdie(mod->mod, mod->low, &bias);
     return mod;
 }
 
@@ -478,9 +506,19 @@ bool sym_store_bias(const struct sym_mod *mod, uint64_t start,
     return true;
 }
 
+const char *sym_store_name(const struct sym_mod *mod)
+{
+    return mod->basename;
+}
+
 const char *sym_store_build_id(const struct sym_mod *mod)
 {
     return mod->build_id;
+}
+
+Dwfl_Module *sym_store_dwfl(const struct sym_mod *mod)
+{
+    return mod->mod;
 }
 
 /* --- resolving one address ---------------------------------------------------- */

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+struct Dwfl_Module;
 struct dbgfetch;
 struct map_entry;
 struct sym_frame;
@@ -68,6 +69,15 @@ void sym_store_get_stats(const struct sym_store *st,
  * number of processes using it. */
 void sym_store_print_stats(const struct sym_store *st, FILE *f);
 
+/* The module of the ELF file at `path`, an absolute path without
+ * symlinks (as the kernel names a mapping of it), with a reference
+ * taken: the one loaded already with the same key, or a new one whose
+ * DWARF (its debug file found, its sections read, its address ranges
+ * indexed) is loaded now rather than at its first lookup.  For a command about to be launched
+ * (sym_preload.h), so that this work is done before it runs.  NULL when
+ * the file cannot be opened or is not ELF. */
+struct sym_mod *sym_store_preload(struct sym_store *st, const char *path);
+
 /* Empty every module's name cache and DWARF indexes (the modules stay
  * loaded): the next lookups are misses.  For measurements (symtest
  * --bench). */
@@ -100,8 +110,17 @@ void sym_store_release(struct sym_store *st, struct sym_mod *mod);
 bool sym_store_bias(const struct sym_mod *mod, uint64_t start,
                     uint64_t offset, uint64_t *bias);
 
+/* mod's file name (the basename of its path), as frames name it. */
+const char *sym_store_name(const struct sym_mod *mod);
+
 /* mod's build-id in lowercase hex, "" when it has none. */
 const char *sym_store_build_id(const struct sym_mod *mod);
+
+/* mod's libdwfl module, at its ELF addresses (load bias 0), for a
+ * reader of its code and DWARF beside the symbolizer (annot.c, on a
+ * store of its own); valid while mod is held; NULL when its restart
+ * failed. */
+struct Dwfl_Module *sym_store_dwfl(const struct sym_mod *mod);
 
 /* The frames of module address addr, innermost first, at most max, as
  * symbols_lookup describes them but with sym_addr a module address;

@@ -15,6 +15,7 @@
 #                                 sections of docs/PERFORMANCE.md);
 #                                 sections: slowdown cost threads idle
 #                                 aggregate stackcopy signals rates procs
+#                                 launch
 #                                 python ruby
 set -u
 cd "$(dirname "$0")/../.."
@@ -485,7 +486,91 @@ if want procs && [ $have_perf = 1 ] && ! { [ -s "$TMP/all.top" ] && [ -s "$TMP/r
     for p in "${bg[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 fi
 
-# --- 11, 12. interpreter frames (issues 22, 23) -------------------------------
+# --- 11. launch mode on a busy machine (issue 27) ---------------------------------
+# A fixed amount of work (spin ... UNITS prints "UNITS WALL_NS CPU_NS
+# RUN_DELAY_NS PARENT_CPU_NS", timed from its main to its last unit; the
+# parent is the profiler that launched it), run alone, under
+# `sproftop -- CMD` and under `perf record -- CMD`, with two CPU-bound
+# spin processes beside it on the machine's CPUs: the three runs of a
+# round back to back, their order turned from one round to the next, so
+# that a change of the machine's other load falls on all three.  A
+# round's runs under a profiler are compared with that round's run alone.
+LAUNCH_HZ=${LAUNCH_HZ:-199 1000}
+LAUNCH_REPS=${LAUNCH_REPS:-$((REPS > 9 ? REPS : 9))}
+LAUNCH_UNITS=${LAUNCH_UNITS:-36000}   # about 0.8 s of CPU
+LAUNCH_MODES=(alone sproftop perf)
+# LAUNCH_BEFORE=BINARY: another sproftop (an older build) in the same
+# rounds, for a before/after comparison
+LAUNCH_BEFORE=${LAUNCH_BEFORE:-}
+[ -n "$LAUNCH_BEFORE" ] && LAUNCH_MODES+=(before)
+# launch_run MODE HZ BIN: one run; prints the target's line and the
+# 1-minute load average when it started
+launch_run() {
+    local load line
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    case $1 in
+    alone) line=$("$3" "$TMP/lprog" 1 0 "$LAUNCH_UNITS") ;;
+    sproftop) line=$("$SP" -F "$2" -o "$TMP/l.folded" -- "$3" "$TMP/lprog" 1 0 "$LAUNCH_UNITS") ;;
+    before) line=$("$LAUNCH_BEFORE" -F "$2" -o "$TMP/l.folded" -- "$3" "$TMP/lprog" 1 0 "$LAUNCH_UNITS") ;;
+    perf) line=$(perf record -q -F "$2" --call-graph dwarf -o "$TMP/l.data" -- \
+                 "$3" "$TMP/lprog" 1 0 "$LAUNCH_UNITS" 2>/dev/null) ;;
+    esac
+    line=$(printf '%s\n' "$line" | awk 'NF == 5 && $1 > 0 {l = $0} END {print l}')
+    [ -n "$line" ] && echo "$line $load"
+}
+# launch_row BIN HZ: LAUNCH_REPS rounds into $TMP/launch.MODE.HZ.BIN,
+# one line per run: "ROUND UNITS WALL CPU DELAY PARENT_CPU LOAD"
+launch_row() {
+    local bin=$1 hz=$2 key=$2.$(basename "$1") r k mode hogs=() h out
+    [ -s "$TMP/launch.alone.$key" ] && return 0
+    for mode in "${LAUNCH_MODES[@]}"; do : >"$TMP/launch.$mode.$key"; done
+    for h in 0 1; do "$B/spin" "$TMP/lhog$h" 1 0 & PIDS+=($!); hogs+=($!); done
+    sleep 0.5
+    for ((r = 0; r < LAUNCH_REPS; r++)); do
+        for ((k = 0; k < ${#LAUNCH_MODES[@]}; k++)); do
+            mode=${LAUNCH_MODES[$(((k + r) % ${#LAUNCH_MODES[@]}))]}
+            [ "$mode" = perf ] && [ $have_perf = 0 ] && continue
+            out=$(launch_run "$mode" "$hz" "$bin")
+            [ -n "$out" ] && echo "$r $out" >>"$TMP/launch.$mode.$key"
+        done
+    done
+    for h in "${hogs[@]}"; do kill -KILL "$h" 2>/dev/null; wait "$h" 2>/dev/null; done
+}
+# launch_stat MODE KEY FIELD: a run's figure per unit of work, µs:
+# "median (min-max)" over the rounds
+launch_stat() {
+    awk -v f="$3" '{printf "%.2f\n", $f / $2 / 1e3}' "$TMP/launch.$1.$2" 2>/dev/null | stats
+}
+# launch_ms MODE KEY: the profiler's CPU while the target ran, ms per run
+launch_ms() {
+    awk '{printf "%.2f\n", $6 / 1e6}' "$TMP/launch.$1.$2" 2>/dev/null | stats
+}
+# launch_pct MODE KEY: the profiler's CPU while the target ran, % of the
+# target's wall: what it would cost if all of it came out of the
+# target's share of the CPUs
+launch_pct() {
+    awk '{printf "%.3f\n", 100 * $6 / $3}' "$TMP/launch.$1.$2" 2>/dev/null | stats
+}
+# launch_ratio MODE KEY FIELD: per round, MODE's figure per unit ÷ the
+# same round's run alone; "median (min-max)"
+launch_ratio() {
+    awk -v f="$3" 'FNR == NR {a[$1] = $f / $2; next}
+        ($1 in a) && a[$1] > 0 {printf "%.4f\n", ($f / $2) / a[$1]}' \
+        "$TMP/launch.alone.$2" "$TMP/launch.$1.$2" 2>/dev/null | stats
+}
+if want launch; then
+    for bin in spin spin_nofp; do
+        for hz in $LAUNCH_HZ; do
+            log "11. launch mode, 2 CPU hogs beside: $bin at $hz Hz, $LAUNCH_REPS rounds"
+            launch_row "$B/$bin" "$hz"
+        done
+    done
+    # what sproftop loads before it launches the command (--stats)
+    "$SP" -F 199 --stats -o "$TMP/l.folded" -- "$B/spin" "$TMP/lprog" 1 0 1000 \
+        >/dev/null 2>"$TMP/launch.stats"
+fi
+
+# --- 12, 13. interpreter frames (issues 22, 23) -------------------------------
 # script_cost TAG ARRAY BIN SCRIPT: SCRIPT's fixed work (12 frames deep,
 # progress in its slot 0) under the interpreter BIN, with sproftop reading
 # its frames and with SPROFTOP_PY_READ=off (native frames only), the two
@@ -529,7 +614,7 @@ script_cost() {
     done
 }
 
-# 11: pyspin.py under Debian's python3, then the accuracy of each way of
+# 12: pyspin.py under Debian's python3, then the accuracy of each way of
 # reading (tests/tools/pyaccuracy on pyhot.py): perf's BPF program in the
 # sampling interrupt, perf reading at the drain (SPROFTOP_PY_READ=drain),
 # ptrace during its stop.
@@ -553,7 +638,7 @@ if want python && [ -x "$PYBIN" ]; then
     done
 fi
 
-# 12: rbspin.rb under Debian's ruby 3.1.
+# 13: rbspin.rb under Debian's ruby 3.1.
 RBBIN=/usr/bin/ruby
 declare -A RBC
 if want ruby && [ -x "$RBBIN" ]; then
@@ -859,7 +944,82 @@ its end; the runs of the two tools alternate, $REPS each. \`-a\` sees the
 whole machine, so the other jobs on it are in both tools' work.
 $(cat "$TOP/tests/bench/notes_procs.md")
 
-## 11. Python frames (issue 22)
+## 11. Launch mode on a busy machine (issue 27)
+
+\`sproftop -F HZ -o FILE -- CMD\` against \`perf record -F HZ --call-graph dwarf
+-- CMD\` and CMD alone, CMD being \`$BUILD/bench/spin PROGRESS 1 0 $LAUNCH_UNITS\`
+(a fixed $LAUNCH_UNITS units of the 28-frame work of section 1, about
+0.8 s of CPU, timed by the program itself from its \`main\` to its last
+unit) and its build without frame pointers, with two more \`spin\`
+processes keeping both CPUs busy. $LAUNCH_REPS rounds per row; a round
+runs the three back to back, in an order turned from round to round.
+"÷ alone" compares each run with the run alone of its own round; the
+cells are the median (min-max) over the rounds. The last two columns
+do not depend on the machine's other load: the CPU time the profiler
+(every thread of the target's parent) used between the target's \`main\`
+and its last unit, over the target's wall time, which is what the
+profiler would cost the target if all of it came out of the target's
+share of the CPUs. 199 Hz is sproftop's
+default rate. The 1-minute load average when each run started (the two
+hogs and the target are 3 of it): $(cat "$TMP"/launch.*.*.spin* 2>/dev/null | awk '{print $7}' | stats).
+
+| target | rate | sproftop: wall ÷ alone | perf record: wall ÷ alone | target: sproftop ≤ perf record + 0.01 | sproftop: CPU ÷ alone | perf record: CPU ÷ alone | sproftop's CPU during the run, % of its wall | perf record's |
+|---|---|---|---|---|---|---|---|---|
+EOF
+for bin in spin spin_nofp; do
+    for hz in $LAUNCH_HZ; do
+        k=$hz.$bin
+        sw=$(launch_ratio sproftop "$k" 3); pw=$(launch_ratio perf "$k" 3)
+        lim=$(awk -v p="$(m "$pw")" 'BEGIN {print (p ~ /^[0-9.]+$/) ? p + 0.01 : "nan"}')
+        echo "| $(bn $bin) | $hz Hz | $sw | $pw | $lim: $(met "$(m "$sw")" "$lim" le) | $(launch_ratio sproftop "$k" 4) | $(launch_ratio perf "$k" 4) | $(launch_pct sproftop "$k") | $(launch_pct perf "$k") |"
+    done
+done
+cat <<EOF
+
+Per unit of work, µs: wall, CPU, and time spent waiting for a CPU (the
+target's own \`/proc/self/task/*/schedstat\` at its end); and the CPU
+time the profiler (every thread of the target's parent) used while the
+target ran, from its \`main\` to its last unit, ms per run:
+
+| target | rate, figure | alone | sproftop | perf record |
+|---|---|---|---|---|
+EOF
+for bin in spin spin_nofp; do
+    for hz in $LAUNCH_HZ; do
+        k=$hz.$bin
+        for f in "3 wall" "4 CPU" "5 waiting"; do
+            read -r n what <<<"$f"
+            echo "| $(bn $bin) | $hz Hz, $what | $(launch_stat alone "$k" "$n") | $(launch_stat sproftop "$k" "$n") | $(launch_stat perf "$k" "$n") |"
+        done
+        echo "| $(bn $bin) | $hz Hz, profiler CPU while the target ran, ms | | $(launch_ms sproftop "$k") | $(launch_ms perf "$k") |"
+    done
+done
+if [ -s "$TMP/launch.before.1000.spin" ]; then
+cat <<EOF
+
+The same rounds also ran \`$LAUNCH_BEFORE\` (LAUNCH_BEFORE, $("$LAUNCH_BEFORE" --version 2>/dev/null | head -n 1)):
+
+| target | rate | that build: wall ÷ alone | CPU ÷ alone | its CPU during the run, ms | % of the target's wall |
+|---|---|---|---|---|---|
+EOF
+for bin in spin spin_nofp; do
+    for hz in $LAUNCH_HZ; do
+        k=$hz.$bin
+        echo "| $(bn $bin) | $hz Hz | $(launch_ratio before "$k" 3) | $(launch_ratio before "$k" 4) | $(launch_ms before "$k") | $(launch_pct before "$k") |"
+    done
+done
+fi
+cat <<EOF
+
+What sproftop loads before it launches the command (\`--stats\` of
+\`sproftop -F 199 --stats -o FILE -- spin PROGRESS 1 0 1000\` in this run):
+
+\`\`\`
+$(grep -E '^(loaded before the launch|symbol store)' "$TMP/launch.stats" 2>/dev/null)
+\`\`\`
+
+$(cat "$TOP/tests/bench/notes_launch.md")
+## 12. Python frames (issue 22)
 
 | figure | perf backend | ptrace backend | target |
 |---|---|---|---|
@@ -888,7 +1048,7 @@ calls' start times) says ran then: three functions of 60/30/10% take
 turns every few milliseconds, so a read made 200 ms late agrees about as
 often as chance (0.6² + 0.3² + 0.1² = 46%).
 
-## 12. Ruby frames (issue 23)
+## 13. Ruby frames (issue 23)
 
 | figure | perf backend | ptrace backend | target |
 |---|---|---|---|
@@ -902,7 +1062,7 @@ often as chance (0.6² + 0.3² + 0.1² = 46%).
 
 rbspin.rb does fixed units of work 12 Ruby frames deep under Debian 12's
 /usr/bin/ruby (3.1); the rows read it once with Ruby frames and once
-without, interleaved, $REPS times, as section 11 does for Python. The
+without, interleaved, $REPS times, as section 12 does for Python. The
 perf backend's BPF program walks the control frames in the sampling
 interrupt (the target's time: the slowdown rows); sproftop then names
 iseqs and C methods through the code cache it shares with the Python
@@ -928,13 +1088,18 @@ reader.
 - Section 10: \`sproftop -a -F 99 -d $MACH_SECS -o FILE\` and \`perf top --stdio -a -g -F 99\` beside $IDLE_PROCS \`$BUILD/targets/sleeper\`
   and 2 \`$BUILD/bench/spin\`; \`/usr/bin/time -f %M sproftop -p P1,...,P20 -F 99 -d $MEM_SECS -o FILE\` and the same with \`-p P1\`,
   on 20 \`$BUILD/targets/split\`; \`SECTIONS=procs tests/bench/run.sh\` runs it alone.
-- Section 11: \`/usr/bin/python3 tests/bench/pyspin.py PROGRESS\`, \`[SPROFTOP_PY_READ=off] sproftop --sampler perf|ptrace -p PID -F 1000 -d 4 --stats\`
+- Section 11: \`sproftop -F HZ -o FILE -- $BUILD/bench/spin PROGRESS 1 0 $LAUNCH_UNITS\`,
+  \`perf record -q -F HZ --call-graph dwarf -o FILE -- $BUILD/bench/spin PROGRESS 1 0 $LAUNCH_UNITS\`
+  and the command alone (and \`spin_nofp\`), HZ in $LAUNCH_HZ, beside 2 more \`$BUILD/bench/spin\`;
+  \`SECTIONS=launch tests/bench/run.sh\` runs it alone (LAUNCH_REPS, LAUNCH_HZ, LAUNCH_UNITS; LAUNCH_BEFORE=BINARY
+  adds another sproftop build to the rounds).
+- Section 12: \`/usr/bin/python3 tests/bench/pyspin.py PROGRESS\`, \`[SPROFTOP_PY_READ=off] sproftop --sampler perf|ptrace -p PID -F 1000 -d 4 --stats\`
   and \`sproftop --sampler perf -p PID -F 199 -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\` (windows); \`[SPROFTOP_PY_READ=drain] $BUILD/tools/pyaccuracy --sampler perf|ptrace -F 1000 --log LOG -- /usr/bin/python3 tests/targets/pyhot.py --cpu 1.5 --log LOG\`;
   \`SECTIONS=python tests/bench/run.sh\` runs it alone.
-- Section 12: \`/usr/bin/ruby tests/bench/rbspin.rb PROGRESS\`, \`[SPROFTOP_PY_READ=off] sproftop --sampler perf|ptrace -p PID -F 1000 -d 4 --stats\`
+- Section 13: \`/usr/bin/ruby tests/bench/rbspin.rb PROGRESS\`, \`[SPROFTOP_PY_READ=off] sproftop --sampler perf|ptrace -p PID -F 1000 -d 4 --stats\`
   and \`sproftop --sampler perf -p PID -F 199 -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\` (windows);
   \`SECTIONS=ruby tests/bench/run.sh\` runs it alone.
-- Regenerate: \`make bench\` (REPS, WIN, SECTIONS, SWEEP_HZ, SWEEP_REPS, IDLE_PROCS environment variables).
+- Regenerate: \`make bench\` (REPS, WIN, SECTIONS, SWEEP_HZ, SWEEP_REPS, IDLE_PROCS, LAUNCH_REPS environment variables).
 EOF
 } >"$TMP/doc.md"
 [ "$SECTIONS" = all ] || exec 2>&3 3>&-
@@ -949,7 +1114,8 @@ else
         slowdown) nums="$nums 1" ;; cost) nums="$nums 2 6" ;; threads) nums="$nums 3" ;;
         idle) nums="$nums 4" ;; aggregate) nums="$nums 5" ;; stackcopy) nums="$nums 7" ;;
         signals) nums="$nums 8" ;; rates) nums="$nums 9" ;; procs) nums="$nums 10" ;;
-        python) nums="$nums 11" ;; ruby) nums="$nums 12" ;;
+        launch) nums="$nums 11" ;;
+        python) nums="$nums 12" ;; ruby) nums="$nums 13" ;;
         *) log "unknown section $sec" ;;
         esac
     done

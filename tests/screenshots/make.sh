@@ -17,8 +17,9 @@
 # The shot "tree" is taken live (`sproftop -p PID`: the header shows the
 # PID and the sampling rate); the others open the recorded file with -i,
 # but "window", which opens a recording of the phase target (its hot
-# function changes halfway), and "diff", which compares two of the test
-# profiles of the demo (tests/ui/demo-later.folded against demo.folded).
+# function changes halfway), "diff", which compares two of the test
+# profiles of the demo (tests/ui/demo-later.folded against demo.folded),
+# and "annotate", live on the loops target.
 # Captures and pages stay in $BUILD/screenshots/ for a look; only the PNGs
 # go to screenshots/.  Missing tools (tmux, chromium, DejaVu fonts) are
 # installed with apt-get, as `make deps` does.  Every process started here
@@ -78,11 +79,12 @@ sock=sproftop-shots-$$
 tm=(tmux -L "$sock" -f /dev/null)
 demo_pid=""
 fw_pid=""
+loops_pid=""
 finish() {
     "${tm[@]}" kill-server >/dev/null 2>&1
     rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"
     local p
-    for p in "$demo_pid" "$fw_pid" "${py_pid:-}"; do
+    for p in "$demo_pid" "$fw_pid" "$loops_pid" "${py_pid:-}"; do
         [ -n "$p" ] || continue
         kill -KILL "$p" 2>/dev/null
         wait "$p" 2>/dev/null
@@ -304,6 +306,28 @@ if wanted flame; then
     shots+=(flame)
 fi
 
+# annotate: the loops target (tests/targets/loops.c) live, a on
+# two_loops: its instructions under their source lines, the cursor on the
+# hottest.  Started as ./loops so no path of this machine shows.
+if wanted annotate; then
+    loops=$build/targets/loops
+    [ -x "$loops" ] || die "$loops is not built; run 'make targets' first"
+    (cd "${loops%/*}" && exec ./loops two 600) </dev/null >/dev/null 2>&1 &
+    loops_pid=$!
+    start_session annotate -F 499 -p "$loops_pid"
+    wait_for 20 samples_above annotate 1000 || die "annotate: too few samples"
+    keys annotate 2
+    wait_for 10 screen_has annotate ' two_loops' || die "annotate: no two_loops row"
+    keys annotate / '^two_loops$' Enter
+    wait_for 10 screen_has annotate '^> .* two_loops' || die "annotate: / did not reach two_loops"
+    keys annotate a
+    shoot annotate '^> .*inlined: hash_step'
+    shots+=(annotate)
+    kill -KILL "$loops_pid" 2>/dev/null
+    wait "$loops_pid" 2>/dev/null
+    loops_pid=""
+fi
+
 # save: the snapshot prompt, offering the view (a focus on the hot
 # function) or every sample.
 if wanted save; then
@@ -342,7 +366,7 @@ if wanted python; then
 fi
 
 [ ${#shots[@]} -gt 0 ] ||
-    die "no such shot: $* (tree inverted flat callers help save window diff flame procs python)"
+    die "no such shot: $* (tree inverted flat callers help save window diff flame procs annotate python)"
 
 # --- 3. HTML and PNG -----------------------------------------------------------
 

@@ -42,6 +42,12 @@ $(TARGETS_DIR)/deep_nounwind: $(TARGETS_SRC)/deep.c $(TARGETS_SRC)/common.h $(TA
 	$(TARGET_CC) $(TARGET_NOUNWIND) -o $@ $< $(TARGET_LDLIBS)
 	objcopy --remove-section=.debug_frame $@
 
+# Rust v0 symbol names on C code, and no debug info: named from .symtab.
+TARGET_BINS += $(TARGETS_DIR)/rustnames
+$(TARGETS_DIR)/rustnames: $(TARGETS_SRC)/rustnames.c $(TARGETS_SRC)/common.h $(TARGETS_MK)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(filter-out -g,$(TARGET_CFLAGS)) -g0 -o $@ $< $(TARGET_LDLIBS)
+
 $(TARGETS_DIR)/cxx: $(TARGETS_SRC)/cxx.cc $(TARGETS_MK)
 	@mkdir -p $(dir $@)
 	$(TARGET_CXX) -std=c++17 -g -O1 -fno-omit-frame-pointer -pthread \
@@ -71,6 +77,13 @@ $(TARGETS_DIR)/badfp: $(TARGETS_SRC)/badfp.c $(TARGETS_SRC)/common.h $(TARGETS_M
 	@mkdir -p $(dir $@)
 	$(TARGET_CC) $(TARGET_BADFP) -o $@ $< $(TARGET_LDLIBS)
 	objcopy --remove-section=.debug_frame $@
+
+# libuser needs libA.so from its own directory: DT_RUNPATH $ORIGIN.
+TARGET_BINS    += $(TARGETS_DIR)/libuser
+$(TARGETS_DIR)/libuser: $(TARGETS_SRC)/libuser.c $(TARGETS_SRC)/common.h \
+		$(TARGETS_DIR)/libA.so $(TARGETS_MK)
+	$(TARGET_CC) $(TARGET_CFLAGS) -o $@ $< -L$(TARGETS_DIR) -l:libA.so \
+	  -Wl,--enable-new-dtags,-rpath,'$$ORIGIN' $(TARGET_LDLIBS)
 
 # Both from dlswap_lib.c, under the names a_* and b_*.
 $(TARGETS_DIR)/libA.so $(TARGETS_DIR)/libB.so: $(TARGETS_DIR)/lib%.so: \
@@ -125,3 +138,40 @@ $(TARGETS_DIR)/names-mini: $(TARGETS_DIR)/names
 	objcopy --strip-all --remove-section .comment \
 	  --add-section .gnu_debugdata=$@.tmp/mini.xz $< $@
 	@rm -rf $@.tmp
+
+# --- annotate (tests/annotate.t) ----------------------------------------------
+# loops.c built as a position-independent executable (loops), a fixed
+# one (loops_nopie), without symbols (loops_stripped: its functions are
+# named by their unwind entries), without symbols or unwind tables
+# (loops_bare: no function holds its code), and as a shared library
+# (libloops.so) that loops_shared calls, found beside it.
+LOOPS_BINS  := $(addprefix $(TARGETS_DIR)/,loops loops_nopie loops_stripped \
+                 loops_bare libloops.so loops_shared)
+TARGET_BINS += $(LOOPS_BINS)
+LOOPS_DEPS  := $(TARGETS_SRC)/loops.c $(TARGETS_SRC)/common.h $(TARGETS_MK)
+
+$(TARGETS_DIR)/loops: $(LOOPS_DEPS)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_CFLAGS) -Wl,--build-id -o $@ $< $(TARGET_LDLIBS)
+
+$(TARGETS_DIR)/loops_nopie: $(LOOPS_DEPS)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_CFLAGS) -fno-pie -no-pie -o $@ $< $(TARGET_LDLIBS)
+
+$(TARGETS_DIR)/loops_stripped: $(TARGETS_DIR)/loops
+	objcopy --strip-all $< $@
+
+$(TARGETS_DIR)/loops_bare: $(LOOPS_DEPS)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_CFLAGS) -fno-asynchronous-unwind-tables \
+	  -fno-unwind-tables -o $@.tmp $< $(TARGET_LDLIBS)
+	objcopy --strip-all --remove-section=.debug_frame $@.tmp $@
+	@rm -f $@.tmp
+
+$(TARGETS_DIR)/libloops.so: $(LOOPS_DEPS)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_SOFLAGS) -D_GNU_SOURCE -DLOOPS_NO_MAIN -o $@ $<
+
+$(TARGETS_DIR)/loops_shared: $(LOOPS_DEPS) $(TARGETS_DIR)/libloops.so
+	$(TARGET_CC) $(TARGET_CFLAGS) -DLOOPS_NO_CODE -o $@ $< \
+	  -L$(TARGETS_DIR) -lloops -Wl,-rpath,'$$ORIGIN' $(TARGET_LDLIBS)

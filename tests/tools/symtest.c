@@ -20,6 +20,10 @@
  * once the modules are loaded (sym_store_forget empties the name caches
  * but keeps the modules), and of cache hits.
  *
+ *   symtest --demangle NAME...   print each NAME as the symbolizer
+ *                                spells it (sym_names_demangle), one
+ *                                "NAME -> SPELLING" line each
+ *
  * --share prints, for each ADDR, "PID name|module" of its first frame; then the store's --stats lines (sym_store_print_stats) once
  * every process is loaded, and again after each symbolizer is freed,
  * each block after a line "-- N symbolizers".
@@ -30,6 +34,8 @@
 
 #include "clock.h"
 #include "maps.h"
+#include "strarena.h"
+#include "sym_names.h"
 #include "sym_store.h"
 
 #include <errno.h>
@@ -44,7 +50,8 @@ static void usage(void)
 {
     fprintf(stderr, "usage: symtest [-v] PID [ret:]ADDR... | "
                     "symtest --bench PID [N] | "
-                    "symtest --share PID:ADDR[,ADDR...]...\n");
+                    "symtest --share PID:ADDR[,ADDR...]... | "
+                    "symtest --demangle NAME...\n");
     exit(2);
 }
 
@@ -321,8 +328,26 @@ static int bench_main(pid_t pid, size_t want)
     return 0;
 }
 
+static int demangle_main(char **names, int n)
+{
+    struct strarena a = {0};
+
+    for (int i = 0; i < n; i++) {
+        const char *d = sym_names_demangle(&a, names[i]);
+        if (!d) {
+            fprintf(stderr, "symtest: out of memory\n");
+            return 1;
+        }
+        printf("%s -> %s\n", names[i], d);
+    }
+    strarena_free(&a);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "--demangle") == 0)
+        return demangle_main(argv + 2, argc - 2);
     if (argc >= 3 && strcmp(argv[1], "--bench") == 0) {
         long want = 20000;
         if (argc >= 4) {

@@ -26,8 +26,10 @@ TOOLS_MK  := $(TOOLS_SRC)/tools.mk
 TOOL_BINS := $(TOOLS_DIR)/symtest $(TOOLS_DIR)/symtarget \
              $(TOOLS_DIR)/symtarget-cxx $(TOOLS_DIR)/timedgen \
              $(TOOLS_DIR)/pystack $(TOOLS_DIR)/pyaccuracy
-# The symbols room and what it sees below it (late_names needs the model).
-SYMBOLIZER_OBJS := $(symbols_OBJS) $(proc_OBJS) $(model_OBJS) $(base_OBJS)
+# The symbols room and what it sees below it (late_names needs the model,
+# annot.c the disassembler).
+SYMBOLIZER_OBJS := $(symbols_OBJS) $(disasm_OBJS) $(proc_OBJS) \
+                   $(model_OBJS) $(base_OBJS)
 # The CPython reader without script_frames.c (which pushes to the ingest
 # buffer), and the maps it reads a process's through.
 PYREADER_OBJS := $(filter-out %/script_frames.o,$(frames_OBJS)) \
@@ -36,7 +38,7 @@ PYREADER_OBJS := $(filter-out %/script_frames.o,$(frames_OBJS)) \
 $(TOOLS_DIR)/symtest: $(TOOLS_SRC)/symtest.c $(SYMBOLIZER_OBJS) $(TOOLS_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(symbols_FLAGS) -o $@ $< $(SYMBOLIZER_OBJS) \
-	  $(PKG_LIBS) -lstdc++ -lpthread -lm -lz
+	  $(PKG_LIBS) -liberty -lstdc++ -lpthread -lm -lz
 
 $(TOOLS_DIR)/symtarget: $(TOOLS_SRC)/symtarget.c $(TOOLS_MK)
 	@mkdir -p $(dir $@)

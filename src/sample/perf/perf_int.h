@@ -128,6 +128,7 @@ struct pthr {              /* a thread of a sampled process */
     uint64_t born_ns;
     uint64_t dead_ns;      /* time of its EXIT record (alive: 0) */
     uint64_t samples;
+    uint64_t cut;          /* on-CPU samples the copy's end cut short */
     /* --idle: the stack it left the CPU with */
     uint64_t *off_pcs;
     int off_n;
@@ -230,6 +231,7 @@ struct pf_sampler {
     struct pf_stats pf_live;   /* the sampler thread's own */
     uint32_t unw_last[PERF_UNWIND_KEEP]; /* the latest unwind times (ns) */
     uint64_t unw_n;
+    enum unwind_end last_end; /* how pf_unwind's last unwind ended */
     struct sampler_thread_stats *tstats; /* lock */
     size_t ntstats, captstats;
 };

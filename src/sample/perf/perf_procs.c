@@ -279,6 +279,7 @@ void pf_thr_stats_sync(struct pf_sampler *s, struct pthr *t, uint64_t now)
         return;
     struct sampler_thread_stats *ts = &s->tstats[t->stats_idx];
     ts->samples = t->samples;
+    ts->cut = t->cut;
     ts->alive_ns = now - t->born_ns;
     ts->alive = t->alive;
     ts->tid = t->tid;
@@ -489,5 +490,6 @@ int pf_unwind(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
     enum unwind_end end;
     int n = pf_unwind_raw(s, p, regs, stack, len, &end);
     *flags = pf_count_end(s, end);
+    s->last_end = end;
     return n;
 }

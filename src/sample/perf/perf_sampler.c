@@ -121,6 +121,8 @@ static void on_sample(struct pf_sampler *s, const struct perf_event_header *h)
     t->t_out = 0;
     uint32_t flags;
     int n = pf_unwind(s, &s->procs[pi], smp.regs, smp.stack, smp.stack_len, &flags);
+    /* which threads (and so processes) the copy is too small for */
+    t->cut += s->last_end == UNWIND_COPY;
     pf_script_sample(s, t, smp.time, &s->py);
     pf_push_stack(s, t, s->pcs, n, flags, smp.time,
                   pf_interval_at(s, smp.time), &s->py);
