@@ -699,6 +699,49 @@ stop_hogs() {
     hogs=()
 }
 
+# frame_share FILE NAME ALL...: NAME's percentage of the samples of folded
+# FILE whose stack holds one of the functions ALL (interpreter frames as
+# the folded writer names them: "NAME (FILE:LINE)"), -1 when none does.
+frame_share() {
+    local file=$1 name=$2
+    shift 2
+    awk -v name="$name" -v all="$*" 'BEGIN { k = split(all, a, " ") }
+        { c = $NF; hit = 0
+          for (i = 1; i <= k; i++) if (index($0, ";" a[i] " (")) hit = 1
+          if (hit) t += c
+          if (index($0, ";" name " (")) n += c }
+        END { printf "%.1f", t ? 100 * n / t : -1 }' "$file"
+}
+
+# check_shares FILE LOG WHAT NAME...: for each function NAME, one test
+# that its share of folded FILE's samples (frame_share over the NAMEs) is
+# within 5 points of the share the target wrote to LOG ("share NAME PCT").
+check_shares() {
+    local file=$1 log=$2 what=$3 fn got want d
+    shift 3
+    for fn in "$@"; do
+        got=$(frame_share "$file" "$fn" "$@")
+        want=$(awk -v n="$fn" '$1 == "share" && $2 == n { print $3 }' "$log")
+        d=$(awk -v a="$got" -v b="${want:-0}" 'BEGIN { d = a - b; printf "%.1f", d < 0 ? -d : d }')
+        cmp_ok "$d" '<=' 5 "$what: $fn $got% of the samples, the target says ${want:-?}%"
+    done
+}
+
+# tmux_sproftop NAME ARGS...: sproftop ARGS in a new 110x34 tmux session
+# NAME (use_tmux first), run from $TMPD, its stderr in $TMPD/NAME.err.
+tmux_sproftop() {
+    local name=$1 cmd a
+    shift
+    cmd="cd '$TMPD' && '$SPROFTOP'"
+    for a in "$@"; do
+        cmd="$cmd '$a'"
+    done
+    "${T[@]}" new-session -d -s "$name" -x 110 -y 34 "$cmd 2>'$TMPD/$name.err'"
+}
+
+# screen_rows NAME ERE: the rows of session NAME's screen matching ERE.
+screen_rows() { screen "$1" | grep -Ec -- "$2"; }
+
 # chain FILE FRAME...: the samples of folded FILE whose stack holds these
 # frames next to each other, root first (names may hold spaces:
 # "main (x.py:3)").

@@ -27,15 +27,6 @@ SP_TIMEOUT=60
 
 script_backends
 
-# share FILE NAME: NAME's percentage of the samples holding one of the
-# three functions.
-share() {
-    awk -v name="$2" '{ c = $NF
-        if ($0 ~ /py_sixty \(|py_thirty \(|py_ten \(/) t += c
-        if (index($0, ";" name " (")) n += c }
-        END { printf "%.1f", t ? 100 * n / t : -1 }' "$1"
-}
-
 for load in idle hogs; do
     [ "$load" = hogs ] && start_hogs
     for b in "${backends[@]}"; do
@@ -46,12 +37,7 @@ for load in idle hogs; do
         run_sproftop --sampler "$b" -p "$pid" -F 1000 -o "$TMPD/$b.$load.folded"
         wait_exit "$pid" 30
         f=$TMPD/$b.$load.folded
-        for fn in py_sixty py_thirty py_ten; do
-            got=$(share "$f" "$fn")
-            want=$(awk -v n="$fn" '$1 == "share" && $2 == n { print $3 }' "$log")
-            d=$(awk -v a="$got" -v b="${want:-0}" 'BEGIN { d = a - b; printf "%.1f", d < 0 ? -d : d }')
-            cmp_ok "$d" '<=' 5 "$b, $load: $fn $got% of the samples, the target says ${want:-?}%"
-        done
+        check_shares "$f" "$log" "$b, $load" py_sixty py_thirty py_ten
         # the main thread's samples: those with Python frames all reach
         # <module>; the others (the interpreter's shutdown once <module>
         # has returned, with no Python frame to read) kept no eval frame

@@ -17,15 +17,6 @@ SP_TIMEOUT=60
 
 script_backends
 
-# share FILE NAME: NAME's percentage of the samples holding one of the
-# three methods.
-share() {
-    awk -v name="$2" '{ c = $NF
-        if ($0 ~ /;rb_sixty \(|;rb_thirty \(|;rb_ten \(/) t += c
-        if (index($0, ";" name " (")) n += c }
-        END { printf "%.1f", t ? 100 * n / t : -1 }' "$1"
-}
-
 for load in idle hogs; do
     [ "$load" = hogs ] && start_hogs
     for b in "${backends[@]}"; do
@@ -36,12 +27,7 @@ for load in idle hogs; do
         run_sproftop --sampler "$b" -p "$pid" -F 1000 -o "$TMPD/$b.$load.folded"
         wait_exit "$pid" 30
         f=$TMPD/$b.$load.folded
-        for fn in rb_sixty rb_thirty rb_ten; do
-            got=$(share "$f" "$fn")
-            want=$(awk -v n="$fn" '$1 == "share" && $2 == n { print $3 }' "$log")
-            d=$(awk -v a="$got" -v b="${want:-0}" 'BEGIN { d = a - b; printf "%.1f", d < 0 ? -d : d }')
-            cmp_ok "$d" '<=' 5 "$b, $load: $fn $got% of the samples, the target says ${want:-?}%"
-        done
+        check_shares "$f" "$log" "$b, $load" rb_sixty rb_thirty rb_ten
         read -r all main < <(awk -v t="ruby-$pid;" '
             index($0, t) == 1 && /\(rbhot\.rb(:[0-9]+)?\)/ { c = $NF; a += c
                 if (index($0, ";<main> (rbhot.rb)")) m += c }

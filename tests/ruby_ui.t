@@ -14,23 +14,10 @@ require_sproftop
 require_ruby
 use_tmux sproftop-rbui
 
-# start_ui NAME ARGS...: sproftop ARGS in a new 110x34 session NAME.
-start_ui() {
-    local name=$1 cmd a
-    shift
-    cmd="cd '$TMPD' && '$SPROFTOP'"
-    for a in "$@"; do
-        cmd="$cmd '$a'"
-    done
-    "${T[@]}" new-session -d -s "$name" -x 110 -y 34 "$cmd 2>'$TMPD/$name.err'"
-}
-
-row_count() { screen "$1" | grep -Ec -- "$2"; }
-
 spawn "$RB" "$TOP/tests/targets/rbhot.rb" --cpu 120 >"$TMPD/hot.out" 2>&1
 hot=$SPAWN_PID
 wait_until 15 grep -q ready "$TMPD/hot.out" || bail_out "rbhot.rb did not start"
-start_ui hot -p "$hot" -r 0.2 --no-confirm
+tmux_sproftop hot -p "$hot" -r 0.2 --no-confirm
 if wait_until 20 screen_has hot "Interpreter: Ruby $RBVER"; then
     ok 0 "the header names the interpreter: Ruby $RBVER"
 else
@@ -46,7 +33,7 @@ wait_until 10 screen_has hot 'Frames: script only'
 check "P: the header says interpreter frames only" screen_has hot 'Frames: script only'
 wait_until 10 screen_has hot '^ +[0-9.]+% +[0-9.]+% +[0-9]+ +▾ <main>'
 check "P: <main> is the root of the tree" screen_has hot '▾ <main> +rbhot\.rb'
-is "$(row_count hot '_start|rb_vm_exec|ruby_run_node')" 0 "P: no native frame is left"
+is "$(screen_rows hot '_start|rb_vm_exec|ruby_run_node')" 0 "P: no native frame is left"
 keys hot 2
 wait_until 10 screen_has hot 'rb_sixty +rbhot\.rb'
 keys hot / rb_sixty Enter
