@@ -4,7 +4,8 @@
 #   make demo       install missing packages, build, open sproftop on the demo
 #   make test       install missing packages, build, run every test (TAP)
 #   make asan       the test suite under AddressSanitizer + UBSan
-#   make tsan       the threaded tests under ThreadSanitizer
+#   make tsan       the test suite under ThreadSanitizer
+#   make asan TESTS=...   only those tests (test-only, tsan too)
 #   make check-layers   prove the layer fences of src/layers.mk hold
 #   make install PREFIX=/usr/local DESTDIR=   /   make uninstall
 #
@@ -150,8 +151,11 @@ demo: deps
 test: deps
 	@$(MAKE) --no-print-directory test-only
 
+# TESTS: what test-only (and so asan, tsan) runs; a subset, e.g.
+# make asan TESTS='tests/engine_*.t $(UNIT_BINS)' (.ci/run does).
+TESTS ?= tests/*.t $(UNIT_BINS)
 test-only: all targets unit check-layers
-	@SPROFTOP=$(CURDIR)/$(BIN) BUILD=$(BUILD) prove --exec '' --timer $(PROVE_FLAGS) tests/*.t $(UNIT_BINS)
+	@SPROFTOP=$(CURDIR)/$(BIN) BUILD=$(BUILD) prove --exec '' --timer $(PROVE_FLAGS) $(TESTS)
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT='-O1 -g -fno-omit-frame-pointer' \

@@ -35,24 +35,27 @@
 #                           only in sampler.c's registry of their tables.
 #   unwind   src/sample/unwind/   the libunwind unwinder behind unwind.h
 #   perf     src/sample/perf/     the perf_event backend: perf_event only,
-#                                 never ptrace; sees proc and sample
+#                                 never ptrace; sees proc, sample and
+#                                 frames (--idle's reasons)
 #   ptrace   src/sample/ptrace/   the ptrace backend (and --dump's
 #                                 capture): ptrace only, never perf_event;
 #                                 both backends see sample-backend_API
 #   proc     src/proc/      a process seen from outside through /proc,
 #                           without tracing it: facts, maps, launching,
 #                           top's figures (taskstat).  libc only; sees base.
-#   frames   src/frames/    interpreter frames read from another process
+#   frames   src/frames/    frame sources beyond native user code: the
+#                           kernel symbol table (/proc/kallsyms: ksyms.h),
+#                           why a thread waits (offcpu_reason.h), and
+#                           interpreter frames read from another process
 #                           (issue 22: the bounded remote-memory reader,
 #                           exported ELF symbols from memory, CPython's
 #                           layouts, walk, code cache and line tables, the
 #                           BPF program's twin of the walk in bpf/) and
 #                           what both backends share to put them in a
-#                           stack (script_frames.c); issues 21 and 23 add the
-#                           kernel symbol table and Ruby.  libc only;
-#                           sees base, model, proc and sample's backend
-#                           headers; the backends and collect see its
-#                           API.
+#                           stack (script_frames.c); issue 23 adds Ruby.
+#                           libc only; sees base, model, proc and sample's
+#                           backend headers; the backends and collect see
+#                           its API.
 #
 # A room shows the others only its API headers (ROOM_API below): they are
 # linked into $(BUILD)/api/ROOM/, and a room that may see ROOM gets that
@@ -91,8 +94,9 @@ sample-backend_API := backend.h ingest.h unwind.h hist.h
 disasm_API  := disasm.h
 symbols_API := symbols.h sym_store.h dbgfetch.h late_names.h sym_preload.h annot.h
 collect_API := collect.h dump.h
-frames_API  := script_frames.h script_lang.h stackword.h pyread.h pylayout.h \
-               pywalk.h pybpf.h rbwalk.h rbread.h rblayout.h
+frames_API  := ksyms.h offcpu_reason.h script_frames.h script_lang.h \
+               stackword.h pyread.h pylayout.h pywalk.h pybpf.h rbwalk.h \
+               rbread.h rblayout.h
 API_DIR     := $(BUILD)/api
 api          = $(foreach r,$(1),-I$(API_DIR)/$(r))
 
@@ -112,8 +116,8 @@ collect_INC := $(model_INC) $(call api,proc sample symbols frames) \
                -I$(collect_DIR)
 frames_INC  := $(model_INC) $(call api,proc sample-backend) -I$(frames_DIR)
 ui_INC      := $(model_INC) -Iui
-app_INC     := $(formats_INC) $(call api,proc sample symbols collect) -Iui \
-               -Isrc/app
+app_INC     := $(formats_INC) \
+               $(call api,proc sample symbols collect frames) -Iui -Isrc/app
 
 # The system headers of each library; a folder is poisoned against those
 # it may not use.
@@ -210,7 +214,9 @@ LAYER_PROBES := \
   collect:'"sym_dwarf.h"' collect:'"perf_int.h"' collect:'"ptrace_int.h"' \
   frames:'<elfutils/libdwfl.h>' frames:'<libunwind.h>' frames:'<sys/ptrace.h>' \
   frames:'"sampler.h"' frames:'"symbols.h"' frames:'"perf_int.h"' \
-  frames:'"ptrace_int.h"' formats:'"pyread.h"' collect:'"rmem.h"' \
+  frames:'"ptrace_int.h"' frames:'"collect.h"' frames:'"export.h"' \
+  frames:'<linux/perf_event.h>' formats:'"pyread.h"' formats:'"ksyms.h"' \
+  collect:'"rmem.h"' \
   app:'<ncurses.h>' app:'<sys/ptrace.h>' app:'"perf_int.h"' app:'"sym_dwarf.h"' \
   app:'<capstone/capstone.h>' app:'"disasm.h"'
 # ...and every API header of every room is out of the UI's reach (but

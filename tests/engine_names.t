@@ -297,7 +297,7 @@ like "$(stat_line '^samples:')" ', lost 0,' "silent server: no sample lost"
 if command -v tmux >/dev/null; then
     start_target names-stripped 60 || bail_out "cannot start names-stripped"
     ui_start hole DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$TMPD/hole.port")" \
-        DEBUGINFOD_MAXTIME=6 DEBUGINFOD_CACHE_PATH="$TMPD/cache-hole-ui"
+        DEBUGINFOD_MAXTIME=12 DEBUGINFOD_CACHE_PATH="$TMPD/cache-hole-ui"
     wait_until 10 screen_has hole 'Debuginfod: 0 ok [1-9] wait'
     ok $? "live view: the fetch waits on the silent server"
     s1=$(header_samples hole)
@@ -307,11 +307,13 @@ if command -v tmux >/dev/null; then
         [ -n "$now" ] && [ -n "$s1" ] && [ "$now" -ge $((s1 + 200)) ] &&
             screen_has hole 'Debuginfod: 0 ok [1-9] wait'
     }
-    wait_until 5 grows
+    # the fetch waits 12 s: time for 200 samples however loaded the
+    # machine (6 s were too few under ASan at a load of 20)
+    wait_until 12 grows
     ok $? "live view: while it waits, the samples go on ($s1, then $(header_samples hole))"
-    # one fetch at a time, each given up after 6 s: a second module
+    # one fetch at a time, each given up after 12 s: a second module
     # without debug info (seen on a loaded machine) doubles the wait
-    wait_until 30 screen_has hole 'Debuginfod: 0 ok 0 wait [1-9] miss'
+    wait_until 60 screen_has hole 'Debuginfod: 0 ok 0 wait [1-9] miss'
     ok $? "live view: given up after DEBUGINFOD_MAXTIME, it counts as a miss"
     ui_quit hole
     kill_pid "$TARGET_PID"

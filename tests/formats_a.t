@@ -93,9 +93,11 @@ cga() {
         table && /^ *[0-9,]+ \( *[0-9.]+%\)  / {
             n = $1; gsub(",", "", n)
             s = $0; sub(/^ *[0-9,]+ \( *[0-9.]+%\)  /, "", s)
-            sub(/ \[[^]]*\]$/, "", s)      # the object
+            # the object; a kernel function is named as folded names it
+            k = sub(/ \[\[kernel\.kallsyms\]\]$/, "", s)
+            sub(/ \[[^]]*\]$/, "", s)
             i = index(s, ":"); s = substr(s, i + 1)  # the file
-            print n "\t" s }'
+            print n "\t" s (k ? "_[k]" : "") }'
 }
 
 # cga_get TABLE NAME: the count of function NAME in a cga table.

@@ -36,6 +36,13 @@ for f in src/formats/load_*.c; do
     n=${n%.c}
     check "reader $n has a fuzz target" test -f "tests/fuzz/fuzz_$n.c"
 done
+# ...and so does every reader of what a target or the kernel hands over
+# (src/frames/): its memory, its symbol tables.
+for pair in "src/frames/pyread.c pyframes" "src/frames/ksyms.c kallsyms"; do
+    set -- $pair
+    [ -f "$1" ] || continue
+    check "reader $1 has a fuzz target (fuzz_$2)" test -f "tests/fuzz/fuzz_$2.c"
+done
 
 make --no-print-directory -f tests/fuzz/fuzz.mk BUILD="$BUILD" FUZZ_CC="$CLANG" \
     fuzz-build >"$TMPD/build.log" 2>&1

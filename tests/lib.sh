@@ -493,6 +493,20 @@ _stops_since() {
     fi
 }
 
+# _sproftop_end PID: end the sproftop PID with SIGINT, as a user would,
+# and wait (30 s) for it to write its file: RC, OUTS and ERRS.
+_sproftop_end() {
+    kill -INT "$1" 2>/dev/null
+    if wait_exit "$1" 30; then
+        RC=$EXIT_RC
+    else
+        kill_pid "$1"
+        RC=124
+    fi
+    OUTS=$(cat "$OUT")
+    ERRS=$(cat "$ERR")
+}
+
 # sample_until MIN MAX_S ARGS...: run sproftop ARGS (which hold -p PID,
 # -o FILE and maybe -F HZ; no -d) until about MIN samples of PID were
 # taken since the start (_stops_since: stops with ptrace, CPU time x HZ
@@ -523,16 +537,51 @@ sample_until() {
     }
     wait_until "$max" _enough
     [ "$STOPS" -ge "$min" ] || diag "sample_until: $STOPS of $min stops in ${max}s"
-    kill -INT "$sp" 2>/dev/null
-    if wait_exit "$sp" 30; then
-        RC=$EXIT_RC
-    else
-        kill_pid "$sp"
-        RC=124
-    fi
-    OUTS=$(cat "$OUT")
-    ERRS=$(cat "$ERR")
-    return 0
+    _sproftop_end "$sp"
+}
+
+# proc_cpu_ms PID: the CPU time PID's threads have used, in ms.
+proc_cpu_ms() {
+    awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print int(($12 + $13) * 1000 / hz) }' \
+        "/proc/$1/stat" 2>/dev/null
+}
+
+# cpu_mark PID...: remember the CPU time of each now (cpu_ran counts from
+# here; a process never marked, from its start).
+declare -A _cpu_mark
+cpu_mark() { local p; for p; do _cpu_mark[$p]=$(proc_cpu_ms "$p"); done; }
+
+# cpu_ran MS PID...: each PID has run MS ms on a CPU since its cpu_mark.
+# The perf sampler's samples follow CPU time, so this is the condition
+# for "N samples at HZ" (MS = N / HZ s, with a margin) that holds however
+# loaded the machine is.
+cpu_ran() {
+    local ms=$1 p n
+    shift
+    for p; do
+        n=$(proc_cpu_ms "$p")
+        [ -n "$n" ] && [ $((n - ${_cpu_mark[$p]:-0})) -ge "$ms" ] || return 1
+    done
+}
+
+# sample_while MAX_S COND ARGS...: run sproftop ARGS (no -d) until the
+# function COND succeeds (checked as wait_until does; SAMPLE_PID is the
+# running sproftop's PID, for COND to look at), at most MAX_S
+# seconds (then -d ends it), then end it with SIGINT as a user would and
+# wait for its file.  Sets RC, OUT/ERR and OUTS/ERRS as run_sproftop does.
+sample_while() {
+    local max=$1 cond=$2 sp
+    shift 2
+    _run_seq=$((_run_seq + 1))
+    OUT=$TMPD/run.$_run_seq.out
+    ERR=$TMPD/run.$_run_seq.err
+    spawn "$SPROFTOP" "$@" -d "$max" >"$OUT" 2>"$ERR"
+    sp=$SPAWN_PID
+    SAMPLE_PID=$sp
+    _sw_done() { "$cond" || ! is_running "$sp"; }
+    wait_until "$max" _sw_done
+    "$cond" || diag "sample_while: $cond still false after ${max}s"
+    _sproftop_end "$sp"
 }
 
 # stats_sampler FILE: the backend a --stats report names ("perf",

@@ -25,8 +25,11 @@ par=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
 start_target split || bail_out "cannot start split"
 sp=$TARGET_PID
 if [ "$(id -u)" = 0 ] || [ "$par" -le 0 ]; then
-    run_sproftop -a -d 4 -F 99 --stats -o "$TMPD/all.folded"
-    is "$RC" 0 "-a -d 4 --stats exits 0"
+    # > 20 samples of split at 99 Hz: 0.2 s of its CPU; 0.6 s for a margin
+    cpu_mark "$sp"
+    _split_ran() { cpu_ran 600 "$sp"; }
+    sample_while 60 _split_ran -a -F 99 --stats -o "$TMPD/all.folded"
+    is "$RC" 0 "-a --stats exits 0 (ended by SIGINT)"
     [ "$RC" = 0 ] || diag_file "$ERR"
     like "$(stat_line 'perf:')" "^perf: 1 sampler thread\\(s\\), $ncpu events open on $ncpu CPUs;" \
         "-a: one sampler thread, one event per CPU ($ncpu)"
@@ -38,10 +41,19 @@ else
 fi
 
 # --- 2. --children: inherited events, the same rings --------------------------
-start_target forkwork 0 1 || bail_out "cannot start forkwork with a delay"
+# it forks once sproftop has attached (go file), however long that takes
+start_target forkwork 0 "@$TMPD/go-children" || bail_out "cannot start forkwork"
 m=$TARGET_PID
 out=$TMPD/children.folded
-run_sproftop --children -p "$m" -d 4 -F 500 --stats -o "$out"
+# > 50 samples of each worker at 500 Hz: 0.1 s of its CPU; 0.3 s for a
+# margin, however long the load makes that take
+_workers_ran() {
+    local c1 c2
+    [ -e "$TMPD/go-children" ] ||
+        { sproftop_attached "$SAMPLE_PID" "$m" && touch "$TMPD/go-children"; }
+    read -r _ c1 c2 <"$TARGET_OUT" 2>/dev/null && [ -n "$c2" ] && cpu_ran 300 "$c1" "$c2"
+}
+sample_while 60 _workers_ran --children -p "$m" -F 500 --stats -o "$out"
 is "$RC" 0 "--children -p MASTER --stats exits 0"
 [ "$RC" = 0 ] || diag_file "$ERR"
 read -r _ c1 c2 <"$TARGET_OUT"

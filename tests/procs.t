@@ -33,8 +33,12 @@ read -r _ w1 w2 <"$TARGET_OUT"
 note "master $m, workers $w1 $w2"
 
 out=$TMPD/fw.folded
-run_sproftop -p "$m,$w1,$w2" -d 3 -F 500 -o "$out"
-is "$RC" 0 "sproftop -p MASTER,W1,W2 -d 3 -o FILE exits 0"
+# check_family wants > 50 samples of each at 500 Hz: 0.1 s of CPU each;
+# 0.3 s for a margin, however long the load makes that take
+cpu_mark "$m" "$w1" "$w2"
+_family_ran() { cpu_ran 300 "$m" "$w1" "$w2"; }
+sample_while 60 _family_ran -p "$m,$w1,$w2" -F 500 -o "$out"
+is "$RC" 0 "sproftop -p MASTER,W1,W2 -o FILE exits 0 (ended by SIGINT)"
 [ "$RC" = 0 ] || diag_file "$ERR"
 check "folded lines are 'frames COUNT'" folded_well_formed "$out"
 is "$(folded_roots "$out" | tr '\n' ' ')" \
@@ -73,10 +77,19 @@ is "$(folded_roots "$TMPD/rep.folded" | wc -l)" 3 "...and profiles three process
 
 # --children on the master, attached before it forks: the workers come
 # in with their own process roots and functions
-start_target forkwork 0 1 || bail_out "cannot start forkwork with a delay"
+# it forks once sproftop has attached (go file), however long that takes
+start_target forkwork 0 "@$TMPD/go-children" || bail_out "cannot start forkwork"
 m2=$TARGET_PID
 out2=$TMPD/children.folded
-run_sproftop --children -p "$m2" -d 4 -F 500 -o "$out2"
+cpu_mark "$m2"
+_children_ran() {
+    local c1 c2
+    [ -e "$TMPD/go-children" ] ||
+        { sproftop_attached "$SAMPLE_PID" "$m2" && touch "$TMPD/go-children"; }
+    read -r _ c1 c2 <"$TARGET_OUT" 2>/dev/null && [ -n "$c2" ] &&
+        cpu_ran 300 "$m2" "$c1" "$c2"
+}
+sample_while 60 _children_ran --children -p "$m2" -F 500 -o "$out2"
 is "$RC" 0 "--children -p MASTER exits 0"
 [ "$RC" = 0 ] || diag_file "$ERR"
 read -r _ c1 c2 <"$TARGET_OUT"

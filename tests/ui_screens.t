@@ -234,6 +234,7 @@ like "$(sed -n '23p' "$DIR/graph-save.2" 2>/dev/null)" '^saved 6 samples as rack
 # its filter over the tree and flat views.
 screens procs        procs        procs.folded 80 24 "$U8"
 screens procs-order  procs-order  procs.folded 80 16 "$U8"
+screens procs-exited procs-exited exited.folded 80 24 "$U8"
 screens procs-merged procs-merged procs.folded 80 24 "$U8"
 UI_FILES=procs.folded screens procs-diff procs-diff procs-later.folded 80 20 "$U8" \
     --baseline procs.folded
@@ -249,6 +250,10 @@ is "$(awk '{ n += $NF } END { print n }' "$DIR/nginx.folded" 2>/dev/null)" 690 \
 like "$(sed -n '23p' "$DIR/procs-save.2" 2>/dev/null)" \
     '^saved 690 samples of the view \(process nginx \(3 processes\)\) as folded' \
     "procs-save: ...and the message says it holds three processes"
+
+# Kernel frames and off-CPU reasons (issue 21): the [k] tag in every
+# view, K, z, and each thread's time by reason.
+screens kernel kernel kernel.folded 120 30 "$U8"
 
 # The refresh interval has one range, -r's and d's (issue 12.10).
 screens refresh-range refresh-range demo.folded 80 20 "$U8" -r 3600

@@ -148,6 +148,49 @@ static void act_all_threads(struct ui *ui, enum request req)
     ctx_message(&ui->ctx, false, "showing all threads and processes");
 }
 
+/* K: kernel frames shown or hidden (their time then goes to the user
+ * frame that called into the kernel, as without kernel frames). */
+static void act_kernel(struct ui *ui, enum request req)
+{
+    bool hide = !ui->ctx.filter.hide_kernel;
+
+    (void)req;
+    if (hide && !(ui->feed.model && ui->feed.model->has_kernel)) {
+        ctx_message(&ui->ctx, true, "no kernel frames here%s%s",
+                    ui->feed.status.kernel[0] ? ": " : "",
+                    ui->feed.status.kernel);
+        return;
+    }
+    ui->ctx.filter.hide_kernel = hide;
+    ui->ctx.want_model = true;
+    ctx_message(&ui->ctx, false, hide ? "kernel frames hidden: their time is "
+                                        "their callers' (K shows them)"
+                                      : "kernel frames shown, tagged [k]");
+}
+
+/* z: with off-CPU reasons (--idle), both kinds of time, on-CPU only,
+ * off-CPU only, and round again. */
+static void act_cpu_filter(struct ui *ui, enum request req)
+{
+    static const char *const said[] = {
+        [PROFILE_CPU_BOTH] = "on-CPU and off-CPU time (wall clock)",
+        [PROFILE_CPU_ON] = "on-CPU time only",
+        [PROFILE_CPU_OFF] = "off-CPU time only, by reason",
+    };
+    uint8_t to = (uint8_t)((ui->ctx.filter.cpu + 1) % 3);
+
+    (void)req;
+    if (to != PROFILE_CPU_BOTH &&
+        !(ui->feed.model && ui->feed.model->has_reasons)) {
+        ctx_message(&ui->ctx, true, "no off-CPU reasons here: sample with "
+                                    "--idle where kernel stacks are taken");
+        return;
+    }
+    ui->ctx.filter.cpu = to;
+    ui->ctx.want_model = true;
+    ctx_message(&ui->ctx, false, "showing %s (z: next)", said[to]);
+}
+
 /* P: stacks with Python or Ruby frames show only those, and back. */
 static void act_python_only(struct ui *ui, enum request req)
 {
@@ -270,6 +313,8 @@ static ui_action *const ui_actions[REQ_COUNT] = {
     [REQ_HIDE_SELF_MORE] = act_hide_step,
     [REQ_HIDE_SUBS_LESS] = act_hide_step,
     [REQ_HIDE_SUBS_MORE] = act_hide_step,
+    [REQ_TOGGLE_KERNEL] = act_kernel,
+    [REQ_CPU_FILTER] = act_cpu_filter,
     [REQ_WINDOW] = act_scope,
     [REQ_WINDOW_PROMPT] = act_ask,
     [REQ_TIME_EARLIER] = act_scope,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "vec.h"
+#include "sorted.h"
 
 enum cc_kind { CC_TITLE_CALLERS, CC_CALLER, CC_SELF, CC_TITLE_CALLEES,
                CC_CALLEE, CC_HIDDEN_CALLERS, CC_HIDDEN_CALLEES };
@@ -142,8 +143,8 @@ static void add_section(struct view *v, uint32_t f, bool callers)
             false };
     struct sort_arg sa = { m, cc_cols[cp->sort.col].id, cp->sort.reverse };
     if (v->lines > first)
-        qsort_r(cp->rows + first, v->lines - first, sizeof(struct cc_row),
-                row_cmp, &sa);
+        sorted_sort_r(cp->rows + first, v->lines - first,
+                      sizeof(struct cc_row), row_cmp, &sa);
     if (title < v->lines) {
         cp->rows[title].count = (uint32_t)(v->lines - first);
         cp->rows[title].hidden = cp->reveal == f ? 0 : hidden;
@@ -318,15 +319,17 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
         break;
     case CCOL_FUNCTION:
         if (r->kind == CC_SELF) {
-            c->text = d->name;
-            c->attr = t->attr[UC_VALUE];
+            c->text = view_frame_label(d, c->buf, sizeof(c->buf));
+            c->attr = view_frame_attr(v, d, t->attr[UC_VALUE]);
             break;
         }
-        char why[300];
+        char name[512], why[300];
         snprintf(c->buf, sizeof(c->buf), "  %s %s%s",
-                 r->kind == CC_CALLER ? t->g.up : t->g.down, d->name,
+                 r->kind == CC_CALLER ? t->g.up : t->g.down,
+                 view_frame_label(d, name, sizeof(name)),
                  why_note(v, r, why, sizeof(why)));
         c->text = c->buf;
+        c->attr = view_frame_attr(v, d, c->attr);
         break;
     case CCOL_MODULE:
         c->text = d->module;
@@ -433,8 +436,8 @@ static const char *cc_info(struct view *v, char *buf, size_t n)
 
     if (!m || v->ctx->selected == PROFILE_NONE)
         return NULL;
-    snprintf(buf, n, "%s", model_frame_name(m, v->ctx->selected));
-    return buf;
+    const struct frame_desc *d = profile_frame(m->snap, v->ctx->selected);
+    return d ? view_frame_label(d, buf, n) : NULL;
 }
 
 static struct view_sort *cc_sort(struct view *v)

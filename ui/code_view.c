@@ -720,12 +720,12 @@ static const char *src_info(struct view *v, char *buf, size_t n)
         return NULL;
     /* Line and address counts are kept per function, not per thread: a
      * thread or process filter cannot narrow them, so say so. */
+    char name[512];
+    view_frame_label(profile_frame(m->snap, sp->shown), name, sizeof(name));
     if (listing(sp) && sp->callee)
-        snprintf(buf, n, "annotate: %s (called by %s)", sp->code->name,
-                 model_frame_name(m, sp->shown));
+        snprintf(buf, n, "annotate: %s (called by %s)", sp->code->name, name);
     else
-        snprintf(buf, n, "%s%s%s", sp->insns ? "annotate: " : "",
-                 model_frame_name(m, sp->shown),
+        snprintf(buf, n, "%s%s%s", sp->insns ? "annotate: " : "", name,
                  m->thread != PROFILE_NONE || m->pid
                      ? " (counts: all threads)" : "");
     return buf;
@@ -738,12 +738,13 @@ static const char *src_empty(struct view *v, char *buf, size_t n)
 
     if (!m || sp->shown == PROFILE_NONE)
         return NULL;
+    char name[512];
+    view_frame_label(profile_frame(m->snap, sp->shown), name, sizeof(name));
     if (sp->insns)
         snprintf(buf, n, "%s: no machine code: %s, and no sampled "
-                 "addresses", model_frame_name(m, sp->shown), sp->why);
+                 "addresses", name, sp->why);
     else
-        snprintf(buf, n, "%s: %s, and no sampled addresses",
-                 model_frame_name(m, sp->shown),
+        snprintf(buf, n, "%s: %s, and no sampled addresses", name,
                  sp->err[0] ? sp->err : "no sampled lines");
     return buf;
 }

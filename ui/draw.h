@@ -38,6 +38,9 @@ enum ui_color {
     UC_LESS,       /* diff: a share that shrank */
     UC_SELECT,     /* timeline: the seconds the views show */
     UC_MATCH,      /* flame graph: a frame the search matches */
+    UC_KERNEL,     /* a kernel function's name (with its [k] tag) */
+    UC_REASON,     /* an off-CPU reason frame, "[off-CPU: lock]" */
+    UC_FLK,        /* flame graph: a kernel function's fill */
     UC_FL0,        /* flame graph frames: six fills, by module or heat */
     UC_FL1,
     UC_FL2,

@@ -263,14 +263,16 @@ static int64_t flame_line_process(struct view *v, size_t line)
     return model_node_pid(model_of(v), fp->boxes[line].node);
 }
 
-static const char *box_name(const struct view *v, const struct box *b)
+/* A box's label: the frame's (view_frame_label), into buf. */
+static const char *box_name(const struct view *v, const struct box *b,
+                            char *buf, size_t n)
 {
     const struct profile *t = model_of(v)->tree;
 
     if (b->node == PROFILE_ROOT)
         return "all";
-    const char *n = profile_frame(t, profile_node(t, b->node)->frame)->name;
-    return n[0] ? n : "[unknown]";
+    return view_frame_label(profile_frame(t, profile_node(t, b->node)->frame),
+                            buf, n);
 }
 
 static bool fp_by_heat(const struct view *v)
@@ -298,8 +300,13 @@ static attr_t box_attr(const struct view *v, const struct box *b)
     if (view_diff(v) && model_delta_node(m, b->node, &delta))
         return t->attr[delta.total >= 0.05 ? UC_FL5
                        : delta.total <= -0.05 ? UC_FL3 : UC_FL4];
+    if (d && profile_frame_is_reason(d))
+        return t->attr[UC_FL3];
     if (!d || d->kind != FRAME_FUNC)
         return t->attr[UC_FL4];
+    /* kernel functions apart, in either colouring */
+    if (profile_frame_is_kernel(d))
+        return t->attr[UC_FLK];
     if (fp_by_heat(v)) {
         double share = (double)n->total /
                        (double)profile_node(tree, PROFILE_ROOT)->total;
@@ -323,8 +330,10 @@ static void draw_box(struct view *v, const struct box *b, int y, bool cur)
 
     if (cur)
         a = (a ^ A_REVERSE) | A_BOLD;
+    char name[512];
     if (b->w > 1)
-        draw_text(t, y, b->x, b->w - 1, box_name(v, b), a, DT_PAD);
+        draw_text(t, y, b->x, b->w - 1, box_name(v, b, name, sizeof(name)), a,
+                  DT_PAD);
     draw_text(t, y, b->x + b->w - 1, 1, t->g.edge, t->attr[UC_NORMAL], 0);
 }
 
@@ -335,19 +344,20 @@ static void draw_title(struct view *v, int y, int width)
     const struct theme *t = v->ctx->theme;
     const struct profile *tree = model_of(v)->tree;
     const struct box *b = cursor_box(v);
-    char left[512], right[256] = "";
+    char left[1100], right[600] = "", name[512];
 
     draw_text(t, y, 0, width, "", t->attr[UC_COLHDR], DT_PAD);
     if (!b)
         return;
     const struct profile_node *n = profile_node(tree, b->node);
     uint64_t all = profile_node(tree, PROFILE_ROOT)->total;
-    snprintf(left, sizeof(left), "%s: %llu samples, %.1f%%", box_name(v, b),
+    snprintf(left, sizeof(left), "%s: %llu samples, %.1f%%",
+             box_name(v, b, name, sizeof(name)),
              (unsigned long long)profile_weight_count(tree, n->total),
              all ? 100.0 * (double)n->total / (double)all : 0.0);
     if (fp->zoom != PROFILE_ROOT)
         snprintf(right, sizeof(right), "zoom: %s (Backspace: out)",
-                 box_name(v, &fp->boxes[0]));
+                 box_name(v, &fp->boxes[0], name, sizeof(name)));
     int rw = text_width(t, right);
     if (rw && rw + 4 < width / 2)
         draw_text(t, y, width - rw - 1, rw, right, t->attr[UC_COLHDR], 0);
@@ -461,7 +471,9 @@ static bool flame_zoom(struct view *v, enum request req)
 
     (void)req;
     if (b->node == fp->zoom) {
-        ctx_message(v->ctx, false, "zoomed on %s already", box_name(v, b));
+        char name[512];
+        ctx_message(v->ctx, false, "zoomed on %s already",
+                    box_name(v, b, name, sizeof(name)));
         return true;
     }
     if (fp->nback == FLAME_HISTORY) {

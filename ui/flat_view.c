@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "vec.h"
+#include "sorted.h"
 
 enum flat_col { FC_SELF, FC_SELF_PCT, FC_TOTAL, FC_TOTAL_PCT, FC_RSELF,
                 FC_RTOTAL, FC_DSELF, FC_DTOTAL, FC_SIDE, FC_NAME, FC_MODULE };
@@ -196,7 +197,7 @@ static void flat_refresh(struct view *v)
     struct sort_arg sa = { m, (enum flat_col)flat_cols[fp->sort.col].id,
                            fp->sort.reverse };
     if (v->lines > 1)
-        qsort_r(fp->rows, v->lines, sizeof(uint32_t), flat_cmp, &sa);
+        sorted_sort_r(fp->rows, v->lines, sizeof(uint32_t), flat_cmp, &sa);
     if (hidden)
         fp->rows[v->lines++] = NO_ROW;
 }
@@ -250,7 +251,8 @@ static void flat_cell(struct view *v, size_t line, int col,
         cell_pct(v, c, (double)n, (double)m->total);
         break;
     case FC_NAME:
-        c->text = d->name;
+        c->text = view_frame_label(d, c->buf, sizeof(c->buf));
+        c->attr = view_frame_attr(v, d, c->attr);
         break;
     case FC_MODULE:
         c->text = d->module;

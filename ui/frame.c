@@ -317,10 +317,22 @@ static void header_filters(struct ui *ui)
                   : "none");
     if (ui->ctx.filter.python_only)
         hdr_field(&h, "Frames:", v, "script only");
+    /* the fetches still waiting before K's and z's state: they change
+     * what the views will show, and a narrow row drops what comes last */
     if (ui->feed.status.debuginfod)
         hdr_field(&h, "Debuginfod:", v, "%u ok %u wait %u miss",
                   ui->feed.status.dbg_found, ui->feed.status.dbg_pending,
                   ui->feed.status.dbg_missing + ui->feed.status.dbg_gave_up);
+    /* K and z: what they leave out, once there is something to */
+    if (ui->ctx.filter.hide_kernel ||
+        (ui->feed.model && ui->feed.model->has_kernel))
+        hdr_field(&h, "Kernel:", v, "%s",
+                  ui->ctx.filter.hide_kernel ? "hidden" : "shown");
+    if (ui->feed.model && ui->feed.model->has_reasons)
+        hdr_field(&h, "Time:", v, "%s",
+                  ui->ctx.filter.cpu == PROFILE_CPU_ON ? "on-CPU"
+                  : ui->ctx.filter.cpu == PROFILE_CPU_OFF ? "off-CPU"
+                                                          : "on+off-CPU");
 }
 
 /* The header's rows, most important first. */
@@ -399,6 +411,9 @@ static void draw_message(struct ui *ui, int y)
                   DT_ELLIPSIS);
     else if (ui->feed.status.fallback[0])
         draw_text(t, y, 0, COLS, ui->feed.status.fallback, t->attr[UC_INFO],
+                  DT_ELLIPSIS);
+    else if (ui->feed.status.kernel[0])
+        draw_text(t, y, 0, COLS, ui->feed.status.kernel, t->attr[UC_INFO],
                   DT_ELLIPSIS);
 }
 

@@ -8,6 +8,12 @@
  * whole snapshot (ctx->timeline, not merged) and sums their figures.
  * The share order keeps the previous
  * refresh's order where shares are within SWAP_MARGIN of each other.
+ *
+ * Exited processes are rows too: the newest few each of its own, the
+ * others one row per command ("cc1 (1,040 exited)", profile.h "exited
+ * processes").  X hides them all (the rows the tasks table says are gone
+ * and the aggregates) and shows them again; the info line says how many
+ * it hides.
  */
 #include "procs_view.h"
 
@@ -16,7 +22,10 @@
 #include <stdlib.h>
 
 #include "cpustat.h"
+#include "idtab.h"
+#include "util.h"
 #include "vec.h"
+#include "sorted.h"
 
 /* A row passes the one above it only with this much more of all samples
  * (a fraction), so near-equal processes keep their places. */
@@ -35,6 +44,8 @@ struct proc_row {
     bool has_sum;
     uint32_t nprocs;    /* processes it stands for (J: of its command) */
     const char *state;  /* "running", "sleeping", "exited", "-" */
+    bool exited;        /* an aggregate of exited processes, or a process
+                           the tasks table says is gone */
 };
 
 struct procs_priv {
@@ -42,8 +53,12 @@ struct procs_priv {
     size_t cap;
     int64_t *order;     /* the PIDs in the order of the last refresh */
     size_t norder, order_cap;
+    struct idtab rows_ix; /* pid -> row, while the rows are built */
+    struct idtab order_ix; /* pid -> its index in order */
     struct view_sort sort;
     struct source_tasks tasks; /* the live tasks, as of the refresh */
+    bool hide_exited;   /* X: the exited rows are left out */
+    size_t hidden;      /* ...how many were, at the last refresh */
     int64_t *members;   /* scratch: the PIDs of a merged row */
     size_t members_cap;
 };
@@ -67,29 +82,52 @@ static const struct view_col procs_cols[] = {
     { .id = PC_COMMAND, .title = "Command", .flags = DT_ELLIPSIS },
 };
 
-/* The row of pid among the first n, or n. */
-static size_t row_of(const struct proc_row *rows, size_t n, int64_t pid)
-{
-    size_t i = 0;
+struct pid_key {
+    const struct procs_priv *pp;
+    int64_t want;
+};
 
-    while (i < n && rows[i].pid != pid)
-        i++;
-    return i;
+static int row_eq(void *ctx, uint32_t id)
+{
+    const struct pid_key *k = ctx;
+
+    return k->pp->rows[id].pid == k->want;
 }
 
-/* One row per process, in thread order; 0 or -1 on OOM. */
+static int order_eq(void *ctx, uint32_t id)
+{
+    const struct pid_key *k = ctx;
+
+    return k->pp->order[id] == k->want;
+}
+
+/* The row of pid, or n (the rows so far) when it has none. */
+static size_t row_of(const struct procs_priv *pp, size_t n, int64_t pid)
+{
+    struct pid_key k = { pp, pid };
+    uint32_t id = n ? idtab_find(&pp->rows_ix, util_mix64((uint64_t)pid),
+                                 row_eq, &k)
+                    : IDTAB_NONE;
+
+    return id == IDTAB_NONE ? n : id;
+}
+
+/* One row per process, in thread order; 0 or -1 on OOM.  O(threads). */
 static int build_rows(struct view *v, const struct profile *snap)
 {
     struct procs_priv *pp = v->priv;
     uint32_t n = profile_thread_count(snap);
 
     v->lines = 0;
+    idtab_clear(&pp->rows_ix);
     for (uint32_t t = 0; t < n; t++) {
         const struct profile_thread *th = profile_thread_at(snap, t);
-        size_t i = row_of(pp->rows, v->lines, th->pid);
+        size_t i = row_of(pp, v->lines, th->pid);
 
         if (i == v->lines) {
-            if (VEC_RESERVE(pp->rows, pp->cap, v->lines + 1) < 0)
+            if (VEC_RESERVE(pp->rows, pp->cap, v->lines + 1) < 0 ||
+                idtab_insert(&pp->rows_ix, util_mix64((uint64_t)th->pid),
+                             (uint32_t)v->lines) < 0)
                 return -1;
             pp->rows[v->lines++] = (struct proc_row){ .pid = th->pid,
                                                       .thread = t };
@@ -112,10 +150,25 @@ static int build_rows(struct view *v, const struct profile *snap)
 /* Rank of a PID in the last refresh's order (new ones last). */
 static size_t old_rank(const struct procs_priv *pp, int64_t pid)
 {
-    for (size_t i = 0; i < pp->norder; i++)
-        if (pp->order[i] == pid)
-            return i;
-    return pp->norder;
+    struct pid_key k = { pp, pid };
+    uint32_t id = pp->norder ? idtab_find(&pp->order_ix,
+                                          util_mix64((uint64_t)pid),
+                                          order_eq, &k)
+                             : IDTAB_NONE;
+
+    return id == IDTAB_NONE ? pp->norder : id;
+}
+
+/* The old order, newcomers after it by samples (then PID). */
+static int by_rank(const void *a, const void *b)
+{
+    const struct proc_row *x = a, *y = b;
+
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->samples != y->samples)
+        return x->samples > y->samples ? -1 : 1;
+    return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
 static int by_pid(const void *a, const void *b)
@@ -127,27 +180,15 @@ static int by_pid(const void *a, const void *b)
 
 /* Hottest first, with hysteresis: from the last order (new processes
  * after, by samples), a row moves up past one only when it has more than
- * SWAP_MARGIN of all samples more.  O(rows^2) at worst, for a few
- * hundred processes. */
+ * SWAP_MARGIN of all samples more.  O(rows log rows) and the moves,
+ * which are few when the order holds. */
 static void sort_by_share(struct procs_priv *pp, size_t n, uint64_t all)
 {
     double margin = SWAP_MARGIN * (double)all;
 
     for (size_t i = 0; i < n; i++)
         pp->rows[i].rank = old_rank(pp, pp->rows[i].pid);
-    for (size_t i = 1; i < n; i++) {
-        struct proc_row r = pp->rows[i];
-        size_t j = i;
-
-        /* first the old order, newcomers by samples */
-        while (j > 0 && (pp->rows[j - 1].rank > r.rank ||
-                         (pp->rows[j - 1].rank == r.rank &&
-                          pp->rows[j - 1].samples < r.samples))) {
-            pp->rows[j] = pp->rows[j - 1];
-            j--;
-        }
-        pp->rows[j] = r;
-    }
+    qsort(pp->rows, n, sizeof(*pp->rows), by_rank);
     for (size_t i = 1; i < n; i++) {
         struct proc_row r = pp->rows[i];
         size_t j = i;
@@ -220,7 +261,10 @@ static void read_cpu(struct view *v, const struct profile *snap)
         r->cpu = NULL;
         r->has_sum = false;
         r->state = "-";
-        if (!live || !r->pid)
+        r->exited = profile_thread_is_exited(th);
+        if (r->exited)
+            r->state = cpustat_state(0);
+        if (!live || !r->pid || r->exited)
             continue;
         if (th->processes > 1) {
             if (v->ctx->timeline && sum_members(v, r, th)) {
@@ -234,9 +278,29 @@ static void read_cpu(struct view *v, const struct profile *snap)
         r->cpu = source_task_find(&pp->tasks, r->pid, 0);
         if (r->cpu)
             r->state = cpustat_state(r->cpu->state);
-        if (r->cpu && !r->cpu->state)
+        if (r->cpu && !r->cpu->state) {
             r->cpu = NULL;  /* gone: no figures */
+            r->exited = true;
+        }
     }
+}
+
+/* X: the rows of exited processes left out. */
+static void drop_exited(struct view *v)
+{
+    struct procs_priv *pp = v->priv;
+    size_t n = 0;
+
+    pp->hidden = 0;
+    if (!pp->hide_exited)
+        return;
+    for (size_t i = 0; i < v->lines; i++) {
+        if (pp->rows[i].exited)
+            pp->hidden++;
+        else
+            pp->rows[n++] = pp->rows[i];
+    }
+    v->lines = n;
 }
 
 static void procs_refresh(struct view *v)
@@ -248,8 +312,9 @@ static void procs_refresh(struct view *v)
     if (!m || build_rows(v, m->snap) < 0)
         return;
     read_cpu(v, m->snap);
+    drop_exited(v);
     if (procs_cols[pp->sort.col].id == PC_PID)
-        qsort(pp->rows, v->lines, sizeof(*pp->rows), by_pid);
+        sorted_sort(pp->rows, v->lines, sizeof(*pp->rows), by_pid);
     else
         sort_by_share(pp, v->lines,
                       profile_node(m->snap, PROFILE_ROOT)->total);
@@ -263,8 +328,15 @@ static void procs_refresh(struct view *v)
         pp->norder = 0;
         return;
     }
-    for (size_t i = 0; i < v->lines; i++)
+    pp->norder = 0;
+    idtab_clear(&pp->order_ix);
+    if (idtab_reserve(&pp->order_ix, v->lines) < 0)
+        return;  /* no order kept: the next refresh sorts afresh */
+    for (size_t i = 0; i < v->lines; i++) {
         pp->order[i] = pp->rows[i].pid;
+        (void)idtab_insert(&pp->order_ix, util_mix64((uint64_t)pp->order[i]),
+                           (uint32_t)i);
+    }
     pp->norder = v->lines;
 }
 
@@ -290,8 +362,9 @@ static void procs_cell(struct view *v, size_t line, int col,
             c->attr = v->ctx->theme->attr[UC_VALUE];
         }
         break;
-    case PC_PID:
-        snprintf(c->buf, sizeof(c->buf), r->pid ? "%" PRId64 : "-", r->pid);
+    case PC_PID:  /* exited processes' aggregate: no PID (< 0) */
+        snprintf(c->buf, sizeof(c->buf), r->pid > 0 ? "%" PRId64 : "-",
+                 r->pid);
         c->text = c->buf;
         break;
     case PC_COMMAND:
@@ -360,8 +433,25 @@ static bool procs_pick(struct view *v, enum request req)
     return true;
 }
 
+/* X: hide the exited processes, or show them again. */
+static bool procs_hide_exited(struct view *v, enum request req)
+{
+    struct procs_priv *pp = v->priv;
+
+    (void)req;
+    pp->hide_exited = !pp->hide_exited;
+    view_refresh(v);
+    if (pp->hide_exited)
+        ctx_message(v->ctx, false, "%zu exited process row%s hidden "
+                    "(X: show)", pp->hidden, pp->hidden == 1 ? "" : "s");
+    else
+        ctx_message(v->ctx, false, "exited processes shown (X: hide)");
+    return true;
+}
+
 static const struct view_action procs_actions[] = {
     { REQ_ENTER, procs_pick, true },
+    { REQ_HIDE_EXITED, procs_hide_exited, false },
     { REQ_NONE, NULL, false },
 };
 
@@ -375,13 +465,15 @@ static const char *procs_info(struct view *v, char *buf, size_t n)
         return NULL;
     for (size_t i = 0; i < v->lines; i++)
         procs += pp->rows[i].nprocs;
-    char rows[48] = "";
+    char rows[48] = "", hidden[48] = "";
     if (procs != v->lines) /* J: a row per command */
         snprintf(rows, sizeof rows, " in %zu row%s", v->lines,
                  v->lines == 1 ? "" : "s");
-    snprintf(buf, n, "%zu process%s%s, by %s%s", procs,
-             procs == 1 ? "" : "es", rows, procs_cols[pp->sort.col].sort,
-             pp->sort.reverse ? " (rev)" : "");
+    if (pp->hide_exited)
+        snprintf(hidden, sizeof hidden, " (%zu exited hidden)", pp->hidden);
+    snprintf(buf, n, "%zu process%s%s%s, by %s%s", procs,
+             procs == 1 ? "" : "es", rows, hidden,
+             procs_cols[pp->sort.col].sort, pp->sort.reverse ? " (rev)" : "");
     return buf;
 }
 
@@ -408,6 +500,8 @@ static void procs_close(struct view *v)
     free(pp->rows);
     free(pp->members);
     free(pp->order);
+    idtab_free(&pp->rows_ix);
+    idtab_free(&pp->order_ix);
     source_tasks_free(&pp->tasks);
 }
 

@@ -62,12 +62,15 @@
     R(FOCUS,         "Focus",   "Only stacks through the function (thread, process) under the cursor") \
     R(UNFOCUS,       NULL,      "Clear the focus") \
     R(ALL_THREADS,   NULL,      "Show all threads and processes again") \
+    R(HIDE_EXITED,   NULL,      "Procs: hide the exited processes, or show them again") \
     R(PYTHON_ONLY,   NULL,      "Python/Ruby frames only; native ones fold into their caller") \
     R(HIDE_PROMPT,   NULL,      "Set the hide-self% and hide-subs% thresholds") \
     R(HIDE_SELF_LESS, NULL,     "Lower hide-self% by 0.5") \
     R(HIDE_SELF_MORE, NULL,     "Raise hide-self% by 0.5") \
     R(HIDE_SUBS_LESS, NULL,     "Lower hide-subs% by 0.5") \
     R(HIDE_SUBS_MORE, NULL,     "Raise hide-subs% by 0.5") \
+    R(TOGGLE_KERNEL, NULL,      "Kernel frames [k] shown, or hidden (their time to the caller)") \
+    R(CPU_FILTER,    NULL,      "With --idle: all time, on-CPU only, or off-CPU by reason") \
     G("Time and baseline") \
     R(WINDOW,        NULL,      "Every view: the recent window (last N s) or since start") \
     R(WINDOW_PROMPT, NULL,      "Set the recent window's length in seconds (default 5)") \

@@ -17,6 +17,7 @@
 #include "timeline.h"
 #include "vec.h"
 #include "window.h"
+#include "sorted.h"
 
 struct thread_row {
     uint32_t index;     /* thread index in the snapshot */
@@ -92,7 +93,7 @@ static const char *strip(struct view *v, uint32_t i, int width,
 }
 
 enum threads_col { THC_MARK, THC_TID, THC_NAME, THC_SAMPLES, THC_SHARE,
-                   THC_CPU, THC_TIME, THC_STATE, THC_STRIP };
+                   THC_CPU, THC_TIME, THC_STATE, THC_WHY, THC_STRIP };
 
 /* The columns; those with a sort name are the orders o cycles through,
  * from the first (the threads' ids: an order a refresh does not
@@ -110,6 +111,10 @@ static const struct view_col threads_cols[] = {
       .sort = "cpu" },
     { .id = THC_TIME, .title = "TIME+", .width = 9, .flags = DT_RIGHT },
     { .id = THC_STATE, .title = "State", .width = 9 },
+    /* with off-CPU reasons (--idle): where each thread's time went,
+     * in the strips' place */
+    { .id = THC_WHY, .title = "On CPU, and off it by reason",
+      .flags = DT_ELLIPSIS },
     /* with sample times: each thread's timeline (timeline.h); at 80
      * columns a live view's names give it room for its brief title */
     { .id = THC_STRIP, .title = "Samples per second", .min = 9,
@@ -146,6 +151,7 @@ static int row_cmp(const void *a, const void *b, void *arg)
         break;
     case THC_TID:      /* by tid, below */
     case THC_MARK:     /* not sort columns */
+    case THC_WHY:
     case THC_NAME:
     case THC_SHARE:
     case THC_TIME:
@@ -185,8 +191,10 @@ static void threads_refresh(struct view *v)
                                          th->pid ? th->pid : st->pid, th->tid)
                       : NULL;
         r->state = r->cpu ? cpustat_state(r->cpu->state)
-                   : !live && st && st->state == TARGET_EXITED ? "exited"
-                   : "-";
+                   : profile_thread_is_folded(th) ||
+                             (!live && st && st->state == TARGET_EXITED)
+                       ? "exited"
+                       : "-";
         if (r->cpu && !r->cpu->state)
             r->cpu = NULL;  /* gone: no figures */
     }
@@ -194,19 +202,63 @@ static void threads_refresh(struct view *v)
                            (enum threads_col)threads_cols[tp->sort.col].id,
                            tp->sort.reverse };
     if (v->lines > 1)
-        qsort_r(tp->rows, v->lines, sizeof(*tp->rows), row_cmp, &sa);
+        sorted_sort_r(tp->rows, v->lines, sizeof(*tp->rows), row_cmp, &sa);
     load_series(v);
 }
 
+/* A thread's time, on CPU and off it by reason, most first: "disk I/O
+ * 62%  on CPU 30%  lock 8%" into c->buf. */
+static const char *why_text(const struct model *m, uint32_t thread,
+                            struct view_cell *c)
+{
+    struct profile_reason_count r[17];
+    size_t n = profile_thread_reasons(m->snap, thread, r, 16), o = 0;
+    const struct profile_thread *th = profile_thread_at(m->snap, thread);
+    uint64_t all = profile_node(m->snap, th->node)->total, off = 0;
+
+    if (!all)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        off += r[i].samples;
+    /* on CPU (PROFILE_NONE) takes its place among them by its share */
+    size_t at = 0;
+    while (at < n && r[at].samples > all - off)
+        at++;
+    memmove(r + at + 1, r + at, (n - at) * sizeof(*r));
+    r[at] = (struct profile_reason_count){ PROFILE_NONE, all - off };
+    c->buf[0] = '\0';
+    for (size_t i = 0; i <= n && o < sizeof(c->buf); i++) {
+        char label[128];
+        /* what rounds to 0% says nothing */
+        if (200 * r[i].samples < all)
+            continue;
+        const char *what =
+            r[i].frame == PROFILE_NONE
+                ? "on CPU"
+                : profile_reason_label(profile_frame(m->snap, r[i].frame),
+                                       label, sizeof(label));
+        int w = snprintf(c->buf + o, sizeof(c->buf) - o, "%s%s %.0f%%",
+                         o ? "  " : "", what,
+                         100.0 * (double)r[i].samples / (double)all);
+        if (w < 0)
+            break;
+        o += (size_t)w;
+    }
+    return c->buf;
+}
+
 /* CPU columns only for a live target (a file has no live tasks); strips
- * when the data has times. */
+ * when the data has times, unless the reasons take their place. */
 static bool threads_shown(struct view *v, int col)
 {
     const struct source_status *st = v->ctx->status;
     const struct threads_priv *tp = v->priv;
 
+    bool why = v->ctx->model && v->ctx->model->has_reasons;
     if (col == THC_STRIP)
-        return tp->nsec > 0;
+        return tp->nsec > 0 && !why;
+    if (col == THC_WHY)
+        return why;
     return (col != THC_CPU && col != THC_TIME) || (st && !st->is_file);
 }
 
@@ -227,8 +279,9 @@ static void threads_cell(struct view *v, size_t line, int col,
             c->attr = v->ctx->theme->attr[UC_VALUE];
         }
         break;
-    case THC_TID:
-        snprintf(c->buf, sizeof(c->buf), "%" PRId64, th->tid);
+    case THC_TID:  /* exited threads' aggregate: no thread of its own */
+        snprintf(c->buf, sizeof(c->buf), profile_thread_is_folded(th)
+                 ? "-" : "%" PRId64, th->tid);
         c->text = c->buf;
         break;
     case THC_NAME:
@@ -249,6 +302,9 @@ static void threads_cell(struct view *v, size_t line, int col,
         break;
     case THC_STATE:
         c->text = r->state;
+        break;
+    case THC_WHY:
+        c->text = why_text(m, r->index, c);
         break;
     case THC_STRIP:
         c->text = strip(v, r->index, c->width, c);

@@ -16,6 +16,7 @@
 #include "idtab.h"
 #include "tree_walk.h"
 #include "vec.h"
+#include "sorted.h"
 
 #define NO_LINE TREE_NO_ROW
 
@@ -451,7 +452,10 @@ static void function_cell(struct view *v, size_t line, struct view_cell *c)
         profile_frame(p, profile_node(p, l->node)->frame);
     const char *mark = !l->kids ? t->g.leaf : l->open ? t->g.open
                                                       : t->g.closed;
-    snprintf(c->buf, sizeof(c->buf), "%s%s %s", guides, mark, d->name);
+    char name[512];
+    snprintf(c->buf, sizeof(c->buf), "%s%s %s", guides, mark,
+             view_frame_label(d, name, sizeof(name)));
+    c->attr = view_frame_attr(v, d, c->attr);
     if (profile_frame_is_level(d))
         c->attr = t->attr[UC_VALUE];
 }
@@ -953,7 +957,7 @@ static bool tree_next_hot(struct view *v, enum request req)
         free(h.r);
         return true;
     }
-    qsort(h.r, h.n, sizeof(*h.r), heat_cmp);
+    sorted_sort(h.r, h.n, sizeof(*h.r), heat_cmp);
     for (size_t i = 0; i < h.n; i++)
         if (h.r[i].node == from)
             to = i + 1 < h.n ? i + 1 : 0;

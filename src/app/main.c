@@ -268,6 +268,10 @@ static int live_config(const struct opts *o, bool tui, struct sampler_config *cf
         cfg->placement = SAMPLER_PLACE_FOLLOW;
     if ((env = getenv("SPROFTOP_SPIN_US")))
         cfg->spin_us = (uint32_t)strtoul(env, NULL, 10);
+    cfg->kernel_frames = !o->no_kernel;
+    cfg->kallsyms = getenv("SPROFTOP_KALLSYMS"); /* tests: odd kallsyms */
+    if ((env = getenv("SPROFTOP_OFFCPU_REASONS")) && strcmp(env, "0") == 0)
+        cfg->reasons = false; /* a benchmark knob: --idle as before reasons */
     return 0;
 }
 

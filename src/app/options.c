@@ -19,6 +19,7 @@
 #include "bounds.h"
 #include "duration.h"
 #include "format.h"
+#include "ksyms.h"
 #include "launch.h"
 #include "sampler.h"
 #include "target.h"
@@ -45,7 +46,7 @@ enum {
     K_SAMPLER, K_STACK_SIZE, K_NO_PROCESS_ROOT, K_CHILDREN, K_NO_DEBUGINFOD,
     K_PYTHON_ONLY,
     K_PID_OF,
-    K_ANNOTATE, K_DUMP_INSTR,
+    K_ANNOTATE, K_DUMP_INSTR, K_NO_KERNEL,
 };
 
 typedef int set_fn(struct opts *o, const char *arg);
@@ -260,6 +261,15 @@ static void help_all(char *buf, size_t n)
              sampler_about(SAMPLER_ABOUT_ALL, all, sizeof all));
 }
 
+static void help_no_kernel(char *buf, size_t n)
+{
+    char kernel[64];
+
+    snprintf(buf, n, "no kernel frames above the stacks (%s: on where the "
+             "kernel permits them)", sampler_about(SAMPLER_ABOUT_KERNEL,
+                                                   kernel, sizeof kernel));
+}
+
 static void help_children(char *buf, size_t n)
 {
     char children[64];
@@ -378,6 +388,22 @@ static int show_options(struct opts *o, const char *arg)
     exit(options_markdown(stdout) < 0 || fflush(stdout) ? 1 : 0);
 }
 
+/* --version's last line: whether auto's backend gives kernel frames here
+ * and where their names come from, or why not with the fix. */
+static void kernel_line(void)
+{
+    char how[200], names[200];
+    const char *kallsyms = getenv("SPROFTOP_KALLSYMS");
+
+    if (sampler_describe_kernel(how, sizeof how) < 0)
+        printf("%s\n", how);
+    else if (ksyms_refusal(kallsyms, names, sizeof names))
+        printf("%s\n", names);
+    else
+        printf("kernel frames on (%s, named from %s)\n", how,
+               kallsyms ? kallsyms : KSYMS_PROC);
+}
+
 static int show_version(struct opts *o, const char *arg)
 {
     char auto_pick[256];
@@ -392,6 +418,7 @@ static int show_version(struct opts *o, const char *arg)
     printf("sampler: auto picks %s\n", auto_pick);
     sampler_describe_auto(true, auto_pick, sizeof auto_pick);
     printf("sampler with --idle: auto picks %s\n", auto_pick);
+    kernel_line();
     exit(fflush(stdout) ? 1 : 0);
 }
 
@@ -431,7 +458,8 @@ static const struct option_row options[] = {
       .set = set_duration },
     { "idle", K_IDLE, NULL, NULL, G_SAMPLING,
       .help = "also sample threads blocked in the kernel (wall-clock "
-              "view); default is on-CPU only",
+              "view; each wait ends in its reason, [off-CPU: disk I/O], "
+              "where kernel stacks are taken); default is on-CPU only",
       FIELD(idle) },
     { "sampler", K_SAMPLER, "NAME", "a sampler name (auto, perf, ptrace)",
       G_SAMPLING,
@@ -442,6 +470,8 @@ static const struct option_row options[] = {
     { "no-debuginfod", K_NO_DEBUGINFOD, NULL, NULL, G_SAMPLING,
       .help = "fetch no debug info from $DEBUGINFOD_URLS",
       FIELD(no_debuginfod) },
+    { "no-kernel", K_NO_KERNEL, NULL, NULL, G_SAMPLING,
+      .help_fn = help_no_kernel, FIELD(no_kernel) },
 
     { "output", 'o', "FILE", "an output file name", G_OUTPUT,
       .help = "write the profile to FILE (- : stdout) at the end",

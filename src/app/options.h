@@ -43,6 +43,7 @@ struct opts {
                              sampler_kind */
     size_t stack_size;    /* --stack-size, 0: the backend's default */
     bool no_debuginfod;   /* --no-debuginfod */
+    bool no_kernel;       /* --no-kernel */
     const char *output;   /* -o FILE */
     const char *format;   /* -f NAME */
     bool no_thread_root, no_process_root; /* folded's roots */

@@ -1,6 +1,7 @@
 /* sorted.c - see sorted.h. */
 #include "sorted.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 size_t sorted_upper_bound(const void *v, size_t n, size_t size, size_t off,
@@ -18,4 +19,18 @@ size_t sorted_upper_bound(const void *v, size_t n, size_t size, size_t off,
             hi = mid;
     }
     return lo;
+}
+
+void sorted_sort(void *v, size_t n, size_t size,
+                 int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(v, n, size, cmp);
+}
+
+void sorted_sort_r(void *v, size_t n, size_t size,
+                   int (*cmp)(const void *, const void *, void *), void *arg)
+{
+    if (n > 1)
+        qsort_r(v, n, size, cmp, arg);
 }

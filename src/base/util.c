@@ -124,3 +124,21 @@ int util_open_regular(const char *path, struct stat *st)
     }
     return fd;
 }
+
+const char *util_thousands(uint64_t v, char *buf, size_t n)
+{
+    char digits[24];
+    char out[32];
+    int nd = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
+    size_t k = 0;
+
+    for (int i = 0; i < nd; i++) {
+        if (i > 0 && (nd - i) % 3 == 0)
+            out[k++] = ',';
+        out[k++] = digits[i];
+    }
+    out[k] = '\0';
+    if (n > 0)
+        snprintf(buf, n, "%s", out);
+    return buf;
+}

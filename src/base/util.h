@@ -24,6 +24,10 @@ uint64_t util_gcd(uint64_t a, uint64_t b);
  * as a table index are well mixed. */
 uint64_t util_hash_bytes(const void *data, size_t len, uint64_t seed);
 
+/* v in decimal with a comma between groups of three digits ("1,040"),
+ * into buf (n bytes; 27 always suffice).  Returns buf. */
+const char *util_thousands(uint64_t v, char *buf, size_t n);
+
 /* snprintf into err (errlen may be 0, err may then be NULL); always
  * NUL-terminated, silently truncated. */
 void util_errf(char *err, size_t errlen, const char *fmt, ...)

@@ -5,7 +5,10 @@
  * process: its maps, pc cache and symbolizer) and the collector thread.
  * The sampler announces each process (on_process) before its first maps
  * or record; the collector hands each run of records to the fold of the
- * process it names.  Lock order: none is nested; the collector thread
+ * process it names (an exec announces a new image: the samples the old
+ * one left in the buffer, of an older maps generation than the new
+ * image's first, still go to the old image's fold, whose symbolizer
+ * knows their code).  Lock order: none is nested; the collector thread
  * takes the ingest lock (swap), procs_lock and the fold's locks one at a
  * time.
  */
@@ -17,7 +20,9 @@
 #include "fold.h"
 #include "idtab.h"
 #include "ingest.h"
+#include "ksyms.h"
 #include "profile.h"
+#include "sorted.h"
 #include "sym_preload.h"
 #include "sym_store.h"
 #include "symbols.h"
@@ -29,6 +34,7 @@
 #include <errno.h>
 #include <ctype.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -36,22 +42,61 @@
 #include <time.h>
 #include <unistd.h>
 
+/* -a's kernel threads: the sampler's pseudo process is the model's. */
+_Static_assert(SAMPLER_KERNEL_PID == PROFILE_KERNEL_PID &&
+                   sizeof SAMPLER_KERNEL_PROCESS ==
+                       sizeof PROFILE_KERNEL_PROCESS,
+               "the [kernel] process: sampler and model agree");
+
 #define INGEST_BYTES (8u << 20) /* per buffer: ~0.5 s of 64 threads x 1 kHz */
+/* A binary's module no process holds any more stays for the next
+ * process of it (a build's cc1 after cc1), this long, while the kept
+ * ones' files add up to at most this (docs/PERFORMANCE.md). */
+#define SYM_KEEP_BYTES (96ull << 20)
+#define SYM_KEEP_NS (60ull * 1000000000ull)
+/* Exited processes that stay separate (the newest; older ones fold into
+ * their command's aggregate, profile.h "exited processes"), how many
+ * more wait before a fold, and how many exited threads of live
+ * processes (a thread pool that churns).  Each fold rebuilds the
+ * profile, O(its size): it is done for a batch, and at most once in
+ * FOLD_NS (a busy machine ends hundreds of processes a second:
+ * docs/PERFORMANCE.md, section 12). */
+#define EXITED_KEEP 64u
+#define EXITED_BATCH 64u
+#define DEAD_BATCH 1024u
+#define FOLD_NS 2000000000ull
+#define GONE_MAPS_MAX 256u      /* executables whose last maps stay */
+#define TRIM_NS 5000000000ull   /* the heap given back at most this often */
 #define PERIOD_NS 200000000ull  /* collector wake-up: as often as the
                                    sampler that never stops the target
                                    drains its rings */
 
 /* One sampled process (one image of it: an exec makes another): its
- * fold, adding into the base's profile. */
+ * fold, adding into the base's profile.  Freed once its last record is
+ * folded: its process's INGEST_EXIT (the images before it with it). */
 struct cproc {
-    struct fold *fold;         /* with its symbolizer, released when the
-                                  process exits (INGEST_EXIT) */
+    struct fold *fold;         /* with its symbolizer */
     pid_t pid;
     bool old;                  /* a newer one has its pid */
+    uint64_t first_gen;        /* its records' maps generation is at least
+                                  this (sampler_config.on_process) */
+    struct cproc *prev;        /* the one before it with its pid, until
+                                  that one is freed */
+    uint32_t slot;             /* its index in procs */
     char *maps;                /* the text of its last maps, for its code
                                   once it has exited (annot.h); swapped
                                   under procs_lock */
     size_t maps_len;
+};
+
+/* The last maps of a freed image, kept for annotate (annot.h): one per
+ * executable (the first file its maps name), so what is kept grows with
+ * the binaries seen, not with the processes. */
+struct gone_maps {
+    char *exe;                 /* malloc'd */
+    char *maps;                /* malloc'd */
+    size_t len;
+    pid_t pid;
 };
 
 struct collect {
@@ -60,13 +105,36 @@ struct collect {
      * by it (on_maps) and by the collector, walked by the controlling
      * thread, all under procs_lock.  Each cproc stays where it is. */
     pthread_mutex_t procs_lock;
-    struct cproc **procs;
+    struct cproc **procs;      /* NULL: freed (compacted away later) */
     size_t nprocs, procs_cap;
+    size_t nfreed;             /* NULL slots in procs */
     struct idtab ids;          /* pid -> procs index (the newest image) */
+    struct gone_maps gone[GONE_MAPS_MAX]; /* newest first; written by the
+                                  collector, read by annotate */
+    size_t ngone;
+    /* collector thread only */
+    int64_t *exited;           /* exited processes not folded yet, oldest
+                                  first (EXITED_KEEP stay) */
+    size_t nexited, exited_cap;
+    int64_t *dead;             /* exited threads of live processes not
+                                  folded yet (profile_thread_key) */
+    size_t ndead, dead_cap;
+    uint64_t trimmed_ns;       /* when the heap was last trimmed */
+    uint64_t folded_ns;        /* when exited ones were last folded */
+    uint64_t unrouted;         /* samples of no image known (--stats) */
+    struct symbols_stats gone_sym; /* the symbolizers of freed processes */
+    struct fold_stats gone_fold;   /* under procs_lock, with the above */
 
     struct sampler *sampler;
     struct ingest *ingest;
     struct fold *fold;         /* the base: the profile every process adds to */
+    struct ksyms *ksyms;       /* kernel addresses' names, for every
+                                  process's fold (collector thread) */
+    bool show_kernel;          /* kernel frames go into the stacks */
+    bool kernel_stacks;        /* the sampler takes kernel stacks: kernel
+                                  frames, or --idle's reasons */
+    char kernel_note[200];     /* why stacks have no (named) kernel
+                                  frames, with the fix; "" */
     struct dbgfetch *fetch;    /* debuginfod fetches for all, NULL when off */
     struct sym_store *store;   /* every process's modules (sym_store.h) */
     struct tasks *tasks;       /* the live threads' figures (tasks.h) */
@@ -100,7 +168,8 @@ struct pid_key {
 static int proc_eq(void *ctx, uint32_t id)
 {
     const struct pid_key *k = ctx;
-    return k->c->procs[id]->pid == k->pid && !k->c->procs[id]->old;
+    const struct cproc *p = k->c->procs[id];
+    return p && p->pid == k->pid && !p->old;
 }
 
 /* The newest image of pid; procs_lock held.  NULL when not announced. */
@@ -128,26 +197,35 @@ static struct cproc *proc_new(struct collect *c, pid_t pid, const char *comm)
     struct cproc *p = calloc(1, sizeof *p);
     struct symbols *sym = NULL;
     char err[200];
+    /* -a's [kernel] pseudo process has kernel frames only: no maps, no
+     * symbolizer */
+    bool kernel = pid == PROFILE_KERNEL_PID;
     if (!p || !(p->fold = fold_new_sibling(c->fold)) ||
-        !(sym = symbols_new(c->store, pid, err, sizeof err))) {
+        (!kernel && !(sym = symbols_new(c->store, pid, err, sizeof err)))) {
         proc_free(p);
         return NULL;
     }
     p->pid = pid;
     fold_set_symbols(p->fold, sym);
+    fold_set_kernel(p->fold, c->ksyms, c->show_kernel);
     fold_set_process(p->fold, pid, comm);
     return p;
 }
 
 /* sampler thread: a process (or a new image of one, or a new process
- * with a pid used before) will be named: its records go to a new fold */
-static void on_process(void *ctx, pid_t pid, const char *comm, bool exec)
+ * with a pid used before) will be named: its records, those of
+ * generation `gen` on, go to a new fold */
+static void on_process(void *ctx, pid_t pid, const char *comm, bool exec,
+                       uint64_t gen)
 {
     struct collect *c = ctx;
+    /* an exec's old image and an earlier process of the pid alike stay
+     * linked (prev) until their records are all folded: proc_route */
     (void)exec;
     struct cproc *p = proc_new(c, pid, comm);
     if (!p)
         return;
+    p->first_gen = gen;
     pthread_mutex_lock(&c->procs_lock);
     int rc = VEC_RESERVE(c->procs, c->procs_cap, c->nprocs + 1);
     if (rc == 0)
@@ -156,6 +234,8 @@ static void on_process(void *ctx, pid_t pid, const char *comm, bool exec)
         struct cproc *prev = proc_find(c, pid);
         if (prev)
             prev->old = true;
+        p->prev = prev;
+        p->slot = (uint32_t)c->nprocs;
         c->procs[c->nprocs] = p;
         idtab_insert(&c->ids, util_mix64((uint64_t)pid), (uint32_t)c->nprocs);
         c->nprocs++;
@@ -163,6 +243,131 @@ static void on_process(void *ctx, pid_t pid, const char *comm, bool exec)
     pthread_mutex_unlock(&c->procs_lock);
     if (rc < 0)
         proc_free(p);
+}
+
+/* procs without its freed slots, the index rebuilt; procs_lock held.
+ * Only when the room is there (no allocation under the lock): else later. */
+static void procs_compact(struct collect *c)
+{
+    size_t n = 0;
+    if (idtab_reserve(&c->ids, c->nprocs) < 0)
+        return;
+    idtab_clear(&c->ids);
+    for (size_t i = 0; i < c->nprocs; i++) {
+        struct cproc *p = c->procs[i];
+        if (!p)
+            continue;
+        p->slot = (uint32_t)n;
+        c->procs[n] = p;
+        if (!p->old)
+            idtab_insert(&c->ids, util_mix64((uint64_t)p->pid), (uint32_t)n);
+        n++;
+    }
+    c->nprocs = n;
+    c->nfreed = 0;
+}
+
+/* The first file named in maps text[0..len) (its executable), malloc'd;
+ * NULL when none or on OOM. */
+static char *maps_exe(const char *text, size_t len)
+{
+    size_t i = 0;
+    while (text && i < len) {
+        size_t end = i;
+        while (end < len && text[end] != '\n')
+            end++;
+        const char *path = memchr(text + i, '/', end - i);
+        if (path) {
+            size_t n = (size_t)(text + end - path);
+            char *exe = malloc(n + 1);
+            if (exe) {
+                memcpy(exe, path, n);
+                exe[n] = '\0';
+            }
+            return exe;
+        }
+        i = end + 1;
+    }
+    return NULL;
+}
+
+/* p's maps become the last of its executable *exe (taken: *exe is set
+ * to what is to be freed); procs_lock held, no allocation. */
+static void gone_keep(struct collect *c, struct cproc *p, char **exe)
+{
+    size_t i = 0;
+    while (i < c->ngone && strcmp(c->gone[i].exe, *exe) != 0)
+        i++;
+    if (i == c->ngone && c->ngone < GONE_MAPS_MAX)
+        c->ngone++;
+    else if (i == c->ngone)
+        i--;    /* full: the oldest goes */
+    struct gone_maps old = c->gone[i];
+    memmove(c->gone + 1, c->gone, i * sizeof *c->gone);
+    c->gone[0] = (struct gone_maps){*exe, p->maps, p->maps_len, p->pid};
+    p->maps = NULL;
+    p->maps_len = 0;
+    free(old.maps);     /* free() under the lock: no allocation */
+    *exe = old.exe;
+}
+
+/* Collector thread: every record of p has been folded.  Free it (and
+ * the images before it); exited: it is a process's end, to be folded
+ * into its command's aggregate in time. */
+static void proc_done(struct collect *c, struct cproc *p, bool exited)
+{
+    if (exited && VEC_RESERVE(c->exited, c->exited_cap, c->nexited + 1) == 0)
+        c->exited[c->nexited++] = p->pid;
+    /* the launched command is gone: what was loaded for it goes now, as
+     * what it used does (the store's thread: collector) */
+    if (exited && c->pre.n && p->pid == c->pid)
+        sym_preload_release(&c->pre, c->store);
+    while (p) {
+        struct cproc *prev = p->prev;
+        struct symbols_stats o;
+        struct fold_stats g;
+        fold_get_symbols_stats(p->fold, &o);
+        fold_get_stats(p->fold, &g);
+        char *exe = maps_exe(p->maps, p->maps_len);
+        pthread_mutex_lock(&c->procs_lock);
+        if (exe)
+            gone_keep(c, p, &exe);
+        /* a newer image points at it no more */
+        for (size_t i = p->slot + 1; i < c->nprocs; i++)
+            if (c->procs[i] && c->procs[i]->prev == p)
+                c->procs[i]->prev = NULL;
+        c->procs[p->slot] = NULL;
+        c->nfreed++;
+        c->gone_sym.lookups += o.lookups;
+        c->gone_sym.hits += o.hits;
+        c->gone_sym.misses += o.misses;
+        c->gone_sym.miss_ns += o.miss_ns;
+        c->gone_sym.reloads += o.reloads;
+        c->gone_fold.renamed += g.renamed;
+        c->gone_fold.dropped += g.dropped;
+        if (!c->gone_fold.samples_before)
+            c->gone_fold.samples_before = g.samples_before;
+        if (c->nfreed >= 64 && 2 * c->nfreed >= c->nprocs)
+            procs_compact(c);
+        pthread_mutex_unlock(&c->procs_lock);
+        free(exe);
+        proc_free(p);
+        p = prev;
+    }
+}
+
+/* The image a record of pid in generation gen belongs to: the newest
+ * one whose records start at or before gen, else the oldest kept (a
+ * record pushed before any maps were read: generation 0).  NULL when no
+ * image of pid is known. */
+static struct cproc *proc_route(struct collect *c, pid_t pid, uint64_t gen)
+{
+    pthread_mutex_lock(&c->procs_lock);
+    struct cproc *p = proc_find(c, pid);
+    while (p && p->prev && gen < p->first_gen)
+        p = p->prev;   /* the oldest image takes what is older still */
+    pthread_mutex_unlock(&c->procs_lock);
+    return p;
 }
 
 /* sampler thread: the maps of a new generation of process pid */
@@ -174,6 +379,8 @@ static void on_maps(void *ctx, pid_t pid, uint64_t gen, const char *text, size_t
         memcpy(copy, text, len);
     pthread_mutex_lock(&c->procs_lock);
     struct cproc *p = proc_find(c, pid);
+    if (p && !p->first_gen)
+        p->first_gen = gen;
     if (p && copy) {
         char *old = p->maps;
         p->maps = copy;
@@ -186,6 +393,71 @@ static void on_maps(void *ctx, pid_t pid, uint64_t gen, const char *text, size_t
         fold_add_maps(p->fold, gen, text, len);
 }
 
+/* Hand the records run[0..len) of one process to the folds of its
+ * images, each stretch of one image at once; the images of a process
+ * whose INGEST_EXIT came are done. */
+static void fold_run(struct collect *c, pid_t pid, const uint8_t *run,
+                     size_t len)
+{
+    size_t off = 0, start = 0;
+    struct cproc *cur = NULL;
+    const void *payload;
+    const struct ingest_rec *r;
+    for (;;) {
+        size_t at = off;
+        r = ingest_next(run, len, &off, &payload);
+        if (r && r->type == INGEST_THREAD_EXIT &&
+            VEC_RESERVE(c->dead, c->dead_cap, c->ndead + 1) == 0)
+            c->dead[c->ndead++] = profile_thread_key(r->pid, r->tid);
+        /* an interpreter's code is announced for the image that runs
+         * now, and carries no generation: the newest image's */
+        struct cproc *p = r ? proc_route(c, pid, r->type == INGEST_CODE
+                                                     ? UINT64_MAX : r->gen)
+                            : NULL;
+        if (r && !p && r->type == INGEST_SAMPLE)
+            c->unrouted++;
+        if (r && p == cur && r->type != INGEST_EXIT)
+            continue;
+        if (cur && at > start)
+            fold_records(cur->fold, run + start, at - start);
+        if (!r)
+            return;
+        /* An image an exec replaced stays until the process's end: the
+         * rings of the CPUs are read in turn, so its last records may
+         * come after the new image's first. */
+        if (p && r->type == INGEST_EXIT) {
+            fold_records(p->fold, run + at, off - at);
+            proc_done(c, p, true);
+            p = NULL;
+            at = off;
+        }
+        cur = p;
+        start = at;
+    }
+}
+
+/* Fold the exited processes beyond the newest EXITED_KEEP into their
+ * commands' aggregates, and the exited threads of live processes into
+ * their processes' exited threads, a batch at a time, at most once in
+ * FOLD_NS (final: all, now). */
+static void fold_exited(struct collect *c, bool final)
+{
+    bool procs = c->nexited >= EXITED_KEEP + (final ? 1 : EXITED_BATCH);
+    if (!procs && c->ndead < (final ? 1 : DEAD_BATCH))
+        return;
+    uint64_t now = clock_mono_ns();
+    if (!final && now - c->folded_ns < FOLD_NS)
+        return;
+    c->folded_ns = now;
+    size_t n = procs ? c->nexited - EXITED_KEEP : 0;
+    fold_processes(c->fold, c->exited, n, c->dead, c->ndead);
+    c->ndead = 0;
+    if (!procs)
+        return;
+    memmove(c->exited, c->exited + n, EXITED_KEEP * sizeof *c->exited);
+    c->nexited = EXITED_KEEP;
+}
+
 /* Collector thread, or the controlling one once the collector has ended:
  * every run of records to its process's fold. */
 static void drain_once(struct collect *c)
@@ -195,15 +467,7 @@ static void drain_once(struct collect *c)
     int32_t pid;
     ingest_swap(c->ingest, &data, &len);
     while ((n = ingest_run(data, len, off, &pid)) > 0) {
-        pthread_mutex_lock(&c->procs_lock);
-        struct cproc *p = proc_find(c, (pid_t)pid);
-        pthread_mutex_unlock(&c->procs_lock);
-        if (p)
-            fold_records(p->fold, data + off, n);
-        /* the launched command is gone: what was loaded for it goes
-         * now, as what it used does (the store's thread: collector) */
-        if (p && c->pre.n && pid == c->pid && fold_released(p->fold))
-            sym_preload_release(&c->pre, c->store);
+        fold_run(c, (pid_t)pid, data + off, n);
         off += n;
     }
     pthread_mutex_lock(&c->procs_lock);
@@ -211,10 +475,12 @@ static void drain_once(struct collect *c)
     pthread_mutex_unlock(&c->procs_lock);
     for (size_t i = 0; i < np; i++) {
         pthread_mutex_lock(&c->procs_lock);
-        struct cproc *p = c->procs[i];
+        struct cproc *p = i < c->nprocs ? c->procs[i] : NULL;
         pthread_mutex_unlock(&c->procs_lock);
-        fold_update_names(p->fold);
+        if (p)
+            fold_update_names(p->fold);
     }
+    fold_exited(c, false);
 }
 
 static void get_stats(struct collect *c, struct sampler_stats *st)
@@ -248,11 +514,29 @@ static void update_meta(struct collect *c)
     fold_set_meta(c->fold, &m);
 }
 
+/* Collector thread: give the heap's free pages back to the system now
+ * and then.  Each fold of exited processes builds the profile anew and
+ * frees the old one, and modules come and go: the free space left
+ * between live blocks would otherwise stay in the RSS. */
+static void trim_heap(struct collect *c)
+{
+    uint64_t now = clock_mono_ns();
+    if (now - c->trimmed_ns < TRIM_NS)
+        return;
+    c->trimmed_ns = now;
+    malloc_trim(0);
+}
+
 static void *collector_main(void *arg)
 {
     struct collect *c = arg;
     sampler_block_signals();
+    /* kallsyms now, rather than at the first kernel frame, mid-session */
+    if (c->kernel_stacks)
+        ksyms_load(c->ksyms, clock_mono_ns());
     while (!atomic_load(&c->quit)) {
+        /* a module loaded or unloaded: its names (at most once a second) */
+        ksyms_check(c->ksyms, clock_mono_ns());
         drain_once(c);
         update_meta(c);
         /* The recent window moves with time even when no sample comes;
@@ -260,6 +544,7 @@ static void *collector_main(void *arg)
         if (!atomic_load(&c->paused))
             fold_advance(c->fold, clock_mono_ns());
         tasks_refresh(c->tasks, c->sampler, clock_mono_ns());
+        trim_heap(c);
         pthread_mutex_lock(&c->wake_lock);
         if (!atomic_load(&c->quit)) {
             /* pthread_cond_timedwait's default clock is CLOCK_REALTIME */
@@ -319,6 +604,8 @@ static void op_status(struct source *src, struct source_status *o)
     o->throttled = st.throttled;
     snprintf(o->backend, sizeof o->backend, "%s", st.backend ? st.backend : "");
     snprintf(o->fallback, sizeof o->fallback, "%s", st.fallback);
+    snprintf(o->kernel, sizeof o->kernel, "%s", c->kernel_note);
+    o->kernel_frames = !st.kernel_off[0];
     snprintf(o->script, sizeof o->script, "%s", st.script);
     o->median_stop_ns = st.stop_median_ns;
     o->stops_target = !(st.caps & SAMPLER_CAP_NOSTOP);
@@ -401,7 +688,10 @@ static void op_finish(struct source *src)
      * one the sampler was filling */
     drain_once(c);
     drain_once(c);
+    fold_exited(c, true);
     update_meta(c);
+    /* no process will take them again */
+    sym_store_drop_idle(c->store);
 }
 
 /* Free what collect_start made; the threads have ended (or never ran). */
@@ -410,11 +700,18 @@ static void collect_free(struct collect *c)
     sampler_stop(c->sampler);
     for (size_t i = c->nprocs; i-- > 0;)
         proc_free(c->procs[i]); /* siblings before the base */
+    free(c->exited);
+    free(c->dead);
+    for (size_t i = 0; i < c->ngone; i++) {
+        free(c->gone[i].exe);
+        free(c->gone[i].maps);
+    }
     fold_free(c->fold);
     if (c->store)
         sym_preload_release(&c->pre, c->store); /* still running */
     sym_store_free(c->store); /* after the symbolizers */
     dbgfetch_free(c->fetch);  /* after the store that asks it */
+    ksyms_free(c->ksyms);     /* after the folds that name with it */
     ingest_free(c->ingest);
     tasks_free(c->tasks);
     free(c->procs);
@@ -507,7 +804,7 @@ static size_t cut_procs(struct collect *c, struct cut_walk *w)
     sampler_foreach_thread(c->sampler, cut_visit, w);
     w->sum = true;
     sampler_foreach_thread(c->sampler, cut_visit, w);
-    qsort(w->p, w->n, sizeof w->p[0], cut_cmp);
+    sorted_sort(w->p, w->n, sizeof w->p[0], cut_cmp);
     return w->n;
 }
 
@@ -576,6 +873,29 @@ static void print_sampler(const struct sampler_stats *st, FILE *f)
     }
 }
 
+/* Kernel frames: whether they are taken, how they were named, and -a's
+ * kernel threads; the samples no view shows are counted here. */
+static void print_kernel(struct collect *c, const struct sampler_stats *st,
+                         const struct fold_stats *fs, FILE *f)
+{
+    struct ksyms_stats ks;
+    ksyms_get_stats(c->ksyms, &ks);
+    fprintf(f, "kernel: %s; %" PRIu64 " stacks with kernel frames, %" PRIu64
+            " samples with an address outside every symbol ([kernel]+0x...)\n",
+            c->kernel_note[0] ? c->kernel_note : "frames on", st->kstacks,
+            fs->kernel_unnamed);
+    fprintf(f, "kallsyms: %" PRIu64 " symbols, %" PRIu64 " modules, %" PRIu64
+            " lookups, %" PRIu64 " outside every symbol, %" PRIu64 " reads,"
+            " %" PRIu64 " bad lines%s%s\n", ks.symbols, ks.modules, ks.lookups,
+            ks.misses, ks.reloads, ks.bad_lines,
+            ks.hidden ? "; addresses hidden (all 0)" : "",
+            ks.unreadable ? "; unreadable" : "");
+    if (st->kthread_samples || fs->idle_dropped)
+        fprintf(f, "kernel threads (-a): %" PRIu64 " samples of kernel threads"
+                " and interrupt work; idle loop left out: %" PRIu64
+                " samples\n", st->kthread_samples, fs->idle_dropped);
+}
+
 static void print_costs(const struct sampler_stats *st, FILE *f)
 {
     fprintf(f, "tracer CPU: %.1f ms total, %.1f us per sample; unwind median %.1f us\n",
@@ -616,12 +936,14 @@ static void print_debuginfo(struct collect *c, const struct symbols_stats *ss,
 /* The symbolizers' and folds' figures summed over every process. */
 static void sum_symbols(struct collect *c, struct symbols_stats *ss, struct fold_stats *fs)
 {
-    memset(ss, 0, sizeof *ss);
-    memset(fs, 0, sizeof *fs);
     pthread_mutex_lock(&c->procs_lock);
+    *ss = c->gone_sym;
+    *fs = c->gone_fold;
     for (size_t i = 0; i < c->nprocs; i++) {
         struct symbols_stats o;
         struct fold_stats g;
+        if (!c->procs[i])
+            continue;
         fold_get_symbols_stats(c->procs[i]->fold, &o);
         fold_get_stats(c->procs[i]->fold, &g);
         ss->lookups += o.lookups;
@@ -629,9 +951,15 @@ static void sum_symbols(struct collect *c, struct symbols_stats *ss, struct fold
         ss->misses += o.misses;
         ss->miss_ns += o.miss_ns;
         ss->reloads += o.reloads;
-        ss->no_debuginfo += o.no_debuginfo;
-        ss->late_debuginfo += o.late_debuginfo;
+        /* the store's counters, the same in each */
+        if (o.no_debuginfo > ss->no_debuginfo)
+            ss->no_debuginfo = o.no_debuginfo;
+        if (o.late_debuginfo > ss->late_debuginfo)
+            ss->late_debuginfo = o.late_debuginfo;
         fs->renamed += g.renamed;
+        fs->dropped += g.dropped;
+        fs->kernel_unnamed += g.kernel_unnamed;
+        fs->idle_dropped += g.idle_dropped;
         if (!fs->samples_before)
             fs->samples_before = g.samples_before;
     }
@@ -651,6 +979,8 @@ static void op_print_stats(struct source *src, FILE *f)
             (int)c->pid, (double)st.elapsed_ns / 1e9, asked,
             c->idle ? "idle (wall-clock)" : "on-CPU");
     print_sampler(&st, f);
+    fprintf(f, "dropped: %" PRIu64 " samples of no process the collector "
+            "knew, %" PRIu64 " out of memory\n", c->unrouted, fs.dropped);
     sampler_foreach_thread(c->sampler, print_thread, f);
     sampler_print_stats(c->sampler, f);
     print_costs(&st, f);
@@ -661,6 +991,7 @@ static void op_print_stats(struct source *src, FILE *f)
             ss.misses, ss.misses ? (double)ss.miss_ns / 1e3 / (double)ss.misses : 0.0,
             ss.reloads);
     print_debuginfo(c, &ss, &fs, f);
+    print_kernel(c, &st, &fs, f);
     if (c->launched)
         fprintf(f, "loaded before the launch: %zu modules in %.1f ms (%s)\n",
                 c->pre.loaded, (double)c->pre.ns / 1e6, c->pre.names);
@@ -669,17 +1000,23 @@ static void op_print_stats(struct source *src, FILE *f)
 
 /* The processes and their last maps, copied for annot_live: room is
  * made outside procs_lock (the sampler takes it: no allocation under
- * it), then filled under it, again if the maps grew meanwhile.  The
- * newest images first.  The count, or -1 on OOM. */
+ * it), then filled under it, again if they grew meanwhile.  The newest
+ * images first, then the last maps of each executable of the freed ones
+ * (gone).  The count, or -1 on OOM. */
 static long copy_procs(struct collect *c, struct annot_proc **out,
                        char **text)
 {
     for (int tries = 0; tries < 4; tries++) {
-        size_t cap, need = 0, used = 0;
+        size_t cap = 0, need = 0, used = 0, n = 0;
         pthread_mutex_lock(&c->procs_lock);
-        cap = c->nprocs;
-        for (size_t i = 0; i < cap; i++)
-            need += c->procs[i]->maps_len;
+        for (size_t i = 0; i < c->nprocs; i++)
+            if (c->procs[i]) {
+                need += c->procs[i]->maps_len;
+                cap++;
+            }
+        for (size_t i = 0; i < c->ngone; i++)
+            need += c->gone[i].len;
+        cap += c->ngone;
         pthread_mutex_unlock(&c->procs_lock);
         struct annot_proc *v = malloc((cap ? cap : 1) * sizeof *v);
         char *buf = malloc(need ? need : 1);
@@ -690,13 +1027,26 @@ static long copy_procs(struct collect *c, struct annot_proc **out,
         }
         bool fits = true;
         pthread_mutex_lock(&c->procs_lock);
-        for (size_t i = 0; i < cap && fits; i++) {
-            const struct cproc *p = c->procs[cap - 1 - i];
-            fits = used + p->maps_len <= need;
-            if (fits && p->maps)
-                memcpy(buf + used, p->maps, p->maps_len);
-            v[i] = (struct annot_proc){p->pid, NULL, p->maps ? p->maps_len : 0};
-            used += v[i].len;
+        for (size_t i = c->nprocs + c->ngone; i-- > 0 && fits;) {
+            pid_t pid;
+            const char *maps;
+            size_t len;
+            if (i >= c->ngone) {
+                const struct cproc *p = c->procs[i - c->ngone];
+                if (!p)
+                    continue;
+                pid = p->pid, maps = p->maps, len = maps ? p->maps_len : 0;
+            } else {
+                const struct gone_maps *g = &c->gone[c->ngone - 1 - i];
+                pid = g->pid, maps = g->maps, len = g->len;
+            }
+            fits = n < cap && used + len <= need;
+            if (!fits)
+                break;
+            if (len)
+                memcpy(buf + used, maps, len);
+            v[n++] = (struct annot_proc){pid, NULL, len};
+            used += len;
         }
         pthread_mutex_unlock(&c->procs_lock);
         if (!fits) {
@@ -704,11 +1054,11 @@ static long copy_procs(struct collect *c, struct annot_proc **out,
             free(buf);
             continue;
         }
-        for (size_t i = 0, o = 0; i < cap; o += v[i].len, i++)
+        for (size_t i = 0, o = 0; i < n; o += v[i].len, i++)
             v[i].maps = v[i].len ? buf + o : NULL;
         *out = v;
         *text = buf;
-        return (long)cap;
+        return (long)n;
     }
     return -1;
 }
@@ -767,8 +1117,12 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
     c->fold = fold_new();
     c->fetch = dbgfetch_new();  /* NULL: $DEBUGINFOD_URLS names no server */
     c->store = sym_store_new(c->fetch);
+    if (c->store)
+        sym_store_set_keep(c->store, SYM_KEEP_BYTES, SYM_KEEP_NS);
+    c->ksyms = ksyms_new(cfg.kallsyms); /* read as the collector starts */
+    c->show_kernel = cfg.kernel_frames;
     c->tasks = tasks_new();
-    if (!c->ingest || !c->fold || !c->store || !c->tasks) {
+    if (!c->ingest || !c->fold || !c->store || !c->ksyms || !c->tasks) {
         snprintf(err, errlen, "out of memory");
         collect_free(c);
         return NULL;
@@ -788,6 +1142,13 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
         return NULL;
     }
     c->pid = sampler_pid(c->sampler);
+    struct sampler_stats st;
+    sampler_get_stats(c->sampler, &st);
+    c->kernel_stacks = st.kernel_stacks;
+    if (st.kernel_off[0])
+        snprintf(c->kernel_note, sizeof c->kernel_note, "%s", st.kernel_off);
+    else
+        ksyms_refusal(cfg.kallsyms, c->kernel_note, sizeof c->kernel_note);
     if (cfg.all) {
         snprintf(c->comm, sizeof c->comm, "all");
         snprintf(c->cmdline, sizeof c->cmdline, "every process (-a)");

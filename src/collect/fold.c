@@ -11,6 +11,8 @@
 #include "clock.h"
 #include "idtab.h"
 #include "ingest.h"
+#include "ksyms.h"
+#include "offcpu_reason.h"
 #include "profile.h"
 #include "script_frames.h"
 #include "stackword.h"
@@ -33,7 +35,12 @@ struct maps_gen {
 struct pc_entry {
     uint32_t off;
     uint32_t n;
+    uint8_t reason;  /* a kernel function's: offcpu_reason_of its name */
+    bool irq;        /* a kernel function that enters interrupt work */
+    bool unnamed;    /* a kernel address outside every symbol */
 };
+
+#define REASON_DEPTH 64  /* kernel frames the reason is looked for in */
 
 /* The frames of every (pc, is_return) seen in one maps generation, so the
  * symbolizer is asked once per address and generation. */
@@ -71,11 +78,22 @@ struct fold {
                                   frame id, PROFILE_NONE when unknown */
     size_t ncode, capcode;
     uint32_t f_truncated;      /* the "[truncated]" frame */
+    struct ksyms *ksyms;       /* the session's kernel symbols, or NULL */
+    bool show_kernel;          /* kernel frames go into the stacks */
+    uint64_t ksyms_epoch;      /* of the names in the pc cache */
+    uint32_t f_reason[OFFCPU_NREASONS]; /* reason frames, NONE until used */
+    char kname[40];            /* "[kernel]+0x..." being interned */
     int64_t pid;               /* the process this fold's samples come
                                   from (fold_set_process), or 0 */
     char comm[64];
     struct fold_stats st;      /* under prof_lock */
 };
+
+static void reasons_clear(struct fold *f)
+{
+    for (int i = 0; i < OFFCPU_NREASONS; i++)
+        f->f_reason[i] = PROFILE_NONE;
+}
 
 static void pc_cache_clear(struct pc_cache *c)
 {
@@ -112,6 +130,7 @@ struct fold *fold_new(void)
     }
     profile_time_set_wall_offset(f->prof,
                                  (int64_t)(clock_wall_ns() - clock_mono_ns()));
+    reasons_clear(f);
     pthread_mutex_init(&f->maps_lock, NULL);
     pthread_mutex_init(&f->own_lock, NULL);
     f->prof_lock = &f->own_lock;
@@ -129,6 +148,7 @@ struct fold *fold_new_sibling(struct fold *base)
     f->prof_lock = base->prof_lock;
     f->generation = base->generation;
     f->f_truncated = base->f_truncated;
+    reasons_clear(f);
     pthread_mutex_init(&f->maps_lock, NULL);
     return f;
 }
@@ -163,6 +183,13 @@ void fold_free(struct fold *f)
 void fold_set_symbols(struct fold *f, struct symbols *sym)
 {
     f->sym = sym;
+}
+
+void fold_set_kernel(struct fold *f, struct ksyms *k, bool show)
+{
+    f->ksyms = k;
+    f->show_kernel = show;
+    f->ksyms_epoch = k ? ksyms_epoch(k) : 0;
 }
 
 void fold_add_maps(struct fold *f, uint64_t gen, const char *text, size_t len)
@@ -209,19 +236,32 @@ static void use_gen(struct fold *f, uint64_t gen)
                 p = &g->next;
             }
         }
-        symbols_load_maps(f->sym, best->text, best->len);
+        if (f->sym) /* -a's [kernel] process has none */
+            symbols_load_maps(f->sym, best->text, best->len);
     }
     pc_cache_clear(&f->pcs);
     f->cur_gen = gen;
 }
 
 /* Intern n symbolized frames of pc in the profile, appending them to the
- * cache's pool (which has room).  Returns how many were interned. */
+ * cache's pool (which has room).  Returns how many were interned.
+ *
+ * The address they get is pc moved as far as their outermost function
+ * (sf[n - 1], the one that is no inlined instance) is from the start it
+ * was first interned with: the processes of one binary load it at other
+ * addresses (ASLR), and so their samples of one instruction count at one
+ * address, and the per-address counts grow with the code run, not with
+ * the processes (a build's thousands of cc1).  annot.c places the
+ * function by its file offset in the process it reads. */
 static uint32_t intern_frames(struct fold *f, const struct sym_frame *sf,
-                              int n, uint64_t pc)
+                              int n, uint64_t pc, bool kernel)
 {
     struct pc_cache *c = &f->pcs;
     uint32_t done = 0;
+    /* a kernel function has no source to show per address: its samples
+     * are not counted per address (one hash update less per frame, fewer
+     * nodes in the per-second trie) */
+    uint64_t at = kernel ? 0 : pc;
     pthread_mutex_lock(f->prof_lock);
     for (int i = 0; i < n; i++) {
         struct frame_desc d = {
@@ -234,19 +274,46 @@ static uint32_t intern_frames(struct fold *f, const struct sym_frame *sf,
             .inlined = sf[i].inlined,
             .build_id = sf[i].build_id,
             .offset = sf[i].offset,
+            .origin = kernel ? FRAME_ORIGIN_KERNEL : FRAME_ORIGIN_NATIVE,
         };
         uint32_t id = profile_intern_frame(f->prof, &d);
         if (id == PROFILE_NONE)
             break;
+        const struct frame_desc *first = profile_frame(f->prof, id);
+        if (!kernel && i == n - 1 && !d.inlined && d.addr && first &&
+            first->addr)
+            at = pc + (first->addr - d.addr);  /* mod 2^64 */
         c->pool[c->npool++] = (struct stack_frame){id, sf[i].line, pc};
         done++;
     }
+    for (uint32_t k = 0; k < done; k++)
+        c->pool[c->npool - 1 - k].addr = at;
     pthread_mutex_unlock(f->prof_lock);
     return done;
 }
 
-/* Frames of one address, innermost first; NULL on OOM. */
-static const struct pc_entry *lookup_pc(struct fold *f, uint64_t pc, bool is_ret)
+/* The frame of kernel address pc (a return address when is_ret): its
+ * function from the session's kallsyms, or "[kernel]+0xPC" outside every
+ * symbol.  Sets *named. */
+static void kernel_frame(struct fold *f, uint64_t pc, bool is_ret,
+                         struct sym_frame *sf, bool *named)
+{
+    struct ksym_hit h;
+    memset(sf, 0, sizeof *sf);
+    /* a return address is past its call: the call is in the caller */
+    *named = f->ksyms && ksyms_lookup(f->ksyms, is_ret ? pc - 1 : pc,
+                                      clock_mono_ns(), &h);
+    sf->name = *named ? h.name
+                      : ksyms_unknown_name(pc, f->kname, sizeof f->kname);
+    sf->module = *named ? h.module : PROFILE_KERNEL_MODULE;
+    sf->sym_addr = *named ? h.start : pc;
+    sf->known = *named;
+}
+
+/* Frames of one address, innermost first; NULL on OOM.  kernel: pc is a
+ * kernel address of the sample's call chain. */
+static const struct pc_entry *lookup_pc(struct fold *f, uint64_t pc,
+                                        bool is_ret, bool kernel)
 {
     struct pc_cache *c = &f->pcs;
     uint64_t h = util_mix64(pc << 1 | (is_ret ? 1 : 0));
@@ -254,38 +321,95 @@ static const struct pc_entry *lookup_pc(struct fold *f, uint64_t pc, bool is_ret
     if (id != IDTAB_NONE)
         return &c->v[id];
     struct sym_frame sf[MAX_INLINE];
-    int n = symbols_lookup(f->sym, pc, is_ret, sf, MAX_INLINE);
+    bool named = true;
+    int n = 1;
+    if (kernel)
+        kernel_frame(f, pc, is_ret, sf, &named);
+    else if (f->sym)
+        n = symbols_lookup(f->sym, pc, is_ret, sf, MAX_INLINE);
+    else /* the [kernel] pseudo process has no user code */
+        sf[0] = (struct sym_frame){.name = "[unknown]"};
     if (n < 1 || VEC_RESERVE(c->pool, c->cappool, c->npool + (size_t)n) < 0 ||
         VEC_RESERVE(c->v, c->cap, c->n + 1) < 0 ||
         idtab_insert(&c->ids, h, (uint32_t)c->n) < 0)
         return NULL;
     struct pc_entry *e = &c->v[c->n++];
     e->off = (uint32_t)c->npool;
-    e->n = intern_frames(f, sf, n, pc);
+    e->reason = kernel ? (uint8_t)offcpu_reason_of(named ? sf[0].name : NULL)
+                       : OFFCPU_NONE;
+    e->irq = kernel && named && offcpu_irq_entry(sf[0].name);
+    e->unnamed = !named;
+    e->n = intern_frames(f, sf, n, pc, kernel);
     return e;
 }
 
-/* Symbolize one raw stack (leaf first) into f->stack, bottom first.
+/* The reason frame of an off-CPU record (enum offcpu_reason r; func names
+ * an "other"), interned once per reason; PROFILE_NONE on OOM. */
+static uint32_t reason_frame(struct fold *f, enum offcpu_reason r,
+                             const char *func)
+{
+    if (r != OFFCPU_OTHER && f->f_reason[r] != PROFILE_NONE)
+        return f->f_reason[r];
+    char name[KSYMS_NAME_MAX + 32];
+    struct frame_desc d = {
+        .name = offcpu_reason_frame(r, func, name, sizeof name),
+        .kind = FRAME_REASON,
+    };
+    pthread_mutex_lock(f->prof_lock);
+    uint32_t id = profile_intern_frame(f->prof, &d);
+    pthread_mutex_unlock(f->prof_lock);
+    if (r != OFFCPU_OTHER)
+        f->f_reason[r] = id;
+    return id;
+}
+
+/* What symbolize learns from a stack's kernel part. */
+struct kinfo {
+    uint8_t reason[REASON_DEPTH]; /* each kernel frame's, innermost first */
+    uint32_t frame[REASON_DEPTH]; /* ...and its frame */
+    size_t n;
+    bool irq;                     /* an interrupt entry is on it */
+    bool unnamed;                 /* an address outside every symbol */
+};
+
+/* Symbolize one raw stack into f->stack, bottom first: pcs[0..n), leaf
+ * first, the first nk of them kernel addresses (left out of the stack
+ * unless show_kernel; *ki gets what they say either way), the rest the
+ * user stack's words: native addresses and script frames (stackword.h).
  * Returns its depth, or -1 on OOM. */
 static long symbolize(struct fold *f, const uint64_t *pcs, size_t n,
-                      uint32_t flags)
+                      size_t nk, uint32_t flags, struct kinfo *ki)
 {
     size_t depth = 0;
+    ki->n = 0;
+    ki->irq = ki->unnamed = false;
     for (size_t i = 0; i < n; i++) {
-        if (stackword_is_script(pcs[i])) {
-            /* a Python frame: its code object was announced before */
+        bool kernel = i < nk;
+        if (!kernel && stackword_is_script(pcs[i])) {
+            /* a script frame: its code object was announced before */
             uint32_t code = stackword_code(pcs[i]);
             if (code >= f->ncode || f->code_frame[code] == PROFILE_NONE)
                 continue;
-            if (VEC_RESERVE(f->stack, f->capstack, depth + 2) < 0)
+            if (VEC_RESERVE(f->stack, f->capstack, depth + 3) < 0)
                 return -1;
             f->stack[depth++] = (struct stack_frame){
                 f->code_frame[code], stackword_line(pcs[i]), 0};
             continue;
         }
-        const struct pc_entry *e = lookup_pc(f, pcs[i], i > 0);
-        if (!e || VEC_RESERVE(f->stack, f->capstack, depth + e->n + 1) < 0)
+        const struct pc_entry *e =
+            lookup_pc(f, pcs[i], kernel ? i > 0 : i > nk, kernel);
+        if (!e || VEC_RESERVE(f->stack, f->capstack, depth + e->n + 2) < 0)
             return -1;
+        if (kernel) {
+            ki->irq |= e->irq;
+            ki->unnamed |= e->unnamed;
+            if (ki->n < REASON_DEPTH && e->n) {
+                ki->reason[ki->n] = e->reason;
+                ki->frame[ki->n++] = f->pcs.pool[e->off].frame;
+            }
+            if (!f->show_kernel)
+                continue;
+        }
         memcpy(f->stack + depth, f->pcs.pool + e->off, e->n * sizeof *f->stack);
         depth += e->n;
     }
@@ -399,9 +523,29 @@ static void release(struct fold *f)
     f->ncode = f->capcode = 0;
 }
 
-bool fold_released(const struct fold *f)
+/* The reason an off-CPU record waits for: preempted, else what its
+ * kernel stack (or, without one, the sampler) says; its frame at the
+ * end of f->stack (which has room). */
+static bool add_reason(struct fold *f, const struct ingest_rec *r,
+                       const struct kinfo *ki, long *depth)
 {
-    return f->released;
+    size_t which = 0;
+    enum offcpu_reason why =
+        ki->n ? offcpu_pick(ki->reason, ki->n, r->flags & INGEST_F_PREEMPT,
+                            &which)
+        : r->flags & INGEST_F_PREEMPT ? OFFCPU_CPU
+        : (enum offcpu_reason)((r->flags & INGEST_REASON_MASK) >>
+                               INGEST_REASON_SHIFT);
+    if (why == OFFCPU_NONE || why >= OFFCPU_NREASONS)
+        why = OFFCPU_UNKNOWN;
+    const char *func = why == OFFCPU_OTHER && ki->n
+                           ? profile_frame(f->prof, ki->frame[which])->name
+                           : NULL;
+    uint32_t id = reason_frame(f, why, func);
+    if (id == PROFILE_NONE)
+        return false;
+    f->stack[(*depth)++] = (struct stack_frame){id, 0, 0};
+    return true;
 }
 
 static bool add_sample(struct fold *f, const struct ingest_rec *r,
@@ -411,8 +555,21 @@ static bool add_sample(struct fold *f, const struct ingest_rec *r,
         return false;
     if (r->gen != f->cur_gen)
         use_gen(f, r->gen);
-    long depth = symbolize(f, payload, r->len / sizeof(uint64_t), r->flags);
+    size_t n = r->len / sizeof(uint64_t);
+    struct kinfo ki;
+    long depth = symbolize(f, payload, n, r->kernel < n ? r->kernel : n,
+                           r->flags, &ki);
     if (depth < 0)
+        return false;
+    /* -a: the idle task's samples are interrupt work, or the idle loop,
+     * which is no work at all */
+    if (f->pid == PROFILE_KERNEL_PID && r->tid == 0 && !ki.irq) {
+        pthread_mutex_lock(f->prof_lock);
+        f->st.idle_dropped++;
+        pthread_mutex_unlock(f->prof_lock);
+        return false;
+    }
+    if (r->flags & INGEST_F_OFFCPU && !add_reason(f, r, &ki, &depth))
         return false;
     pthread_mutex_lock(f->prof_lock);
     uint32_t th = fold_thread(f, r->tid, NULL);
@@ -420,6 +577,8 @@ static bool add_sample(struct fold *f, const struct ingest_rec *r,
              : profile_add_weighted_at(f->prof, th, f->stack, (size_t)depth,
                                        1, r->weight ? r->weight : 1,
                                        r->time);
+    if (rc == 0 && ki.unnamed)
+        f->st.kernel_unnamed++;
     pthread_mutex_unlock(f->prof_lock);
     return rc == 0;
 }
@@ -430,11 +589,21 @@ void fold_records(struct fold *f, const uint8_t *data, size_t len)
     const void *payload;
     const struct ingest_rec *r;
     bool any = false;
+    /* kallsyms read again (a module loaded): name the addresses again */
+    if (f->ksyms && ksyms_epoch(f->ksyms) != f->ksyms_epoch) {
+        f->ksyms_epoch = ksyms_epoch(f->ksyms);
+        pc_cache_clear(&f->pcs);
+    }
     while ((r = ingest_next(data, len, &off, &payload))) {
         if (r->type == INGEST_THREAD)
             add_thread_name(f, r, payload);
-        else if (r->type == INGEST_SAMPLE)
-            any |= add_sample(f, r, payload);
+        else if (r->type == INGEST_SAMPLE && add_sample(f, r, payload))
+            any = true;
+        else if (r->type == INGEST_SAMPLE) {
+            pthread_mutex_lock(f->prof_lock);
+            f->st.dropped++;
+            pthread_mutex_unlock(f->prof_lock);
+        }
         else if (r->type == INGEST_EXIT)
             release(f);
         else if (r->type == INGEST_CODE && !f->released)
@@ -496,6 +665,22 @@ void fold_update_names(struct fold *f)
      * inlined frames and the lines. */
     pc_cache_clear(&f->pcs);
     rename_frames(f);
+}
+
+void fold_processes(struct fold *base, const int64_t *pids, size_t n,
+                    const int64_t *threads, size_t m)
+{
+    if (n == 0 && m == 0)
+        return;
+    pthread_mutex_lock(base->prof_lock);
+    struct profile *q = profile_fold_processes(base->prof, pids, n,
+                                               threads, m);
+    if (q)
+        profile_replace(base->prof, q);
+    pthread_mutex_unlock(base->prof_lock);
+    profile_free(q);  /* the old contents */
+    if (q)
+        atomic_fetch_add(base->generation, 1);
 }
 
 struct profile *fold_snapshot(struct fold *f)

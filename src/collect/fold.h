@@ -51,6 +51,15 @@ void fold_free(struct fold *f);
  * first fold_records. */
 void fold_set_symbols(struct fold *f, struct symbols *sym);
 
+struct ksyms;
+/* Kernel addresses (a sample's first ingest_rec.kernel pcs) are named
+ * from k, the session's (ksyms.h; NULL: all "[kernel]+0x..."), which the
+ * collector thread alone uses; show: they go into the stacks (else only
+ * an off-CPU record's reason is read from them).  An off-CPU record
+ * (INGEST_F_OFFCPU) ends in its reason frame ("[off-CPU: disk I/O]",
+ * offcpu_reason.h) either way.  Before the first fold_records. */
+void fold_set_kernel(struct fold *f, struct ksyms *k, bool show);
+
 /* The process this fold's samples come from: every thread it adds is
  * marked with it (profile_thread_set_process).  Before the first
  * fold_records. */
@@ -77,12 +86,27 @@ void fold_advance(struct fold *f, uint64_t now_ns);
  * nothing arrived; never waits on a fetch. */
 void fold_update_names(struct fold *f);
 
+/* Collector thread: the processes pids[0..n), and the threads keyed
+ * threads[0..m) (profile_thread_key) of processes that live on, have
+ * exited and every record of theirs is folded: their threads join their
+ * commands' aggregates, or their process's exited threads
+ * (profile_fold_processes), under prof_lock; frame ids stay, so every
+ * fold's pc cache stays good.  Base fold.  On OOM nothing changes (they
+ * stay separate). */
+void fold_processes(struct fold *base, const int64_t *pids, size_t n,
+                    const int64_t *threads, size_t m);
+
 /* --- readers: any thread (they take prof_lock) --- */
 
 struct fold_stats {
     uint64_t renamed;         /* frames named late (fold_update_names) */
     uint64_t samples_before;  /* samples in the profile when the first
                                  late names came */
+    uint64_t dropped;         /* samples not added: out of memory, or
+                                 after the process's end */
+    uint64_t kernel_unnamed;  /* samples with a kernel address outside
+                                 every symbol ("[kernel]+0x...") */
+    uint64_t idle_dropped;    /* -a: samples of the idle loop, left out */
 };
 
 /* Counters since fold_new. */
@@ -94,10 +118,6 @@ struct symbols_stats;
  * fold_set_symbols.  Once the collector has stopped (--stats after
  * finish), like symbols_get_stats. */
 void fold_get_symbols_stats(struct fold *f, struct symbols_stats *out);
-
-/* Whether fold_records met the process's end (INGEST_EXIT) and released
- * its symbolizer.  The thread that calls fold_records. */
-bool fold_released(const struct fold *f);
 
 /* A copy of the profile (profile_clone), owned by the caller; NULL on
  * OOM. */

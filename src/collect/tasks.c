@@ -10,6 +10,7 @@
 #include "source.h"
 #include "taskstat.h"
 #include "vec.h"
+#include "sorted.h"
 
 struct tasks {
     /* the collector's */
@@ -81,7 +82,7 @@ static void gather(struct tasks *t, struct sampler *s)
  * -1 on OOM. */
 static int add_processes(struct tasks *t)
 {
-    qsort(t->next, t->n, sizeof *t->next, source_task_cmp);
+    sorted_sort(t->next, t->n, sizeof *t->next, source_task_cmp);
     size_t n = 0, nproc = 0;
     for (size_t i = 0; i < t->n; i++) {
         struct source_task *prev = n ? &t->next[n - 1] : NULL;
@@ -103,7 +104,7 @@ static int add_processes(struct tasks *t)
             p.state |= t->next[j].state;
         t->next[t->n++] = p;
     }
-    qsort(t->next, t->n, sizeof *t->next, source_task_cmp);
+    sorted_sort(t->next, t->n, sizeof *t->next, source_task_cmp);
     return 0;
 }
 

@@ -56,6 +56,11 @@ void export_opts_default(struct export_opts *o);
  * otherwise write without bound.  pprof carries the same data compactly. */
 #define EXPORT_PER_SAMPLE_MAX 50000000ull
 
+/* Folded stacks: the suffix of a kernel function's name, as FlameGraph's
+ * stackcollapse-perf.pl --kernel writes it ("read_zero_[k]"); written by
+ * export_folded, read back by load_folded. */
+#define FOLDED_KERNEL_MARK "_[k]"
+
 /* A writer, one in each src/formats/export_NAME.c, named in its row of
  * the format table (format.h).  Writes p to f.  Returns 0, or -1 with
  * errno set when the format knows why (EOVERFLOW, or a failed call's

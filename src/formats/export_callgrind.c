@@ -51,6 +51,7 @@
 #include "profile.h"
 #include "util.h"
 #include "vec.h"
+#include "sorted.h"
 
 #ifndef SPROFTOP_VERSION
 #define SPROFTOP_VERSION "unknown"
@@ -346,7 +347,7 @@ static int put_thread_calls(struct cg *c, uint32_t thread)
         c->roots[n++] = (struct root_call){ cn->frame, cn->total };
     }
     if (n > 1)
-        qsort(c->roots, n, sizeof(*c->roots), cmp_root_call);
+        sorted_sort(c->roots, n, sizeof(*c->roots), cmp_root_call);
     for (size_t i = 0; i < n; i++)
         if (put_call(c, c->roots[i].callee, 0, c->roots[i].cost))
             return -1;

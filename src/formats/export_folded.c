@@ -12,14 +12,20 @@
  * (flamegraph.pl would read "foo 12 3" as a differential profile), so the
  * whitespace before such a number becomes '_' ("foo 12" -> "foo_12").
  *
- * A Python function is written as py-spy writes it, "name (file.py:LINE)",
+ * A kernel function's name ends in "_[k]" (FOLDED_KERNEL_MARK), as
+ * stackcollapse-perf.pl --kernel writes it, so flamegraph.pl --color=java
+ * draws it apart; an off-CPU reason is the frame "[off-CPU: REASON]".
+ * A Python or Ruby function is written as py-spy writes a Python one,
+ * "name (file.py:LINE)",
  * its file's name and its first line.
  *
  * A profile of several processes (-p PID,PID...) gets a process level
  * above the thread: "nginx-100;nginx-101;main;a 3", the process's
  * command and PID, unless no_process_root drops it (no_thread_root drops
  * the thread level, independently).  A profile of one process is written
- * as before, without it.
+ * as before, without it.  The exited processes of a command folded into
+ * one aggregate (profile.h) are "cc1 (1,040 exited);cc1 (exited);...",
+ * which load_folded reads back as that aggregate.
  *
  * Samples that landed on a thread node itself (an empty stack) are written
  * as the bare thread frame; with no_thread_root there is no frame left to
@@ -104,23 +110,35 @@ static bool folded_frames(struct folded_ctx *c, uint32_t thread,
 {
     bool first = true;
 
-    if (c->process) {
-        const struct profile_thread *t = profile_thread_at(c->p, thread);
+    const struct profile_thread *t = profile_thread_at(c->p, thread);
 
-        write_name(c->f, t->process ? t->process : t->name);
-        fprintf(c->f, "-%lld", (long long)(t->pid ? t->pid : t->tid));
+    if (c->process) {
+        char label[256];
+
+        /* the exited processes of a command: "cc1 (1,040 exited)" */
+        if (profile_thread_is_exited(t)) {
+            write_name(c->f, profile_process_label(t, false, label,
+                                                   sizeof(label)));
+        } else {
+            write_name(c->f, t->process ? t->process : t->name);
+            fprintf(c->f, "-%lld", (long long)(t->pid ? t->pid : t->tid));
+        }
         first = false;
     }
     if (!c->o->no_thread_root) {
         /* The current name, not the thread frame's: the frame keeps the
          * name the thread had when first seen (often before its comm
-         * was known), a rename does not change it. */
-        const struct profile_thread *t = profile_thread_at(c->p, thread);
-
+         * was known), a rename does not change it.  An aggregate of
+         * exited processes, or of a process's exited threads, has no
+         * tid: its frame's name, "cc1 (exited)". */
         if (!first)
             putc_unlocked(';', c->f);
-        write_name(c->f, t->name);
-        fprintf(c->f, "-%lld", (long long)t->tid);
+        if (profile_thread_is_folded(t)) {
+            write_name(c->f, profile_frame(c->p, t->frame)->name);
+        } else {
+            write_name(c->f, t->name);
+            fprintf(c->f, "-%lld", (long long)t->tid);
+        }
         first = false;
     } else if (n == 0 && first) {
         return false;
@@ -131,6 +149,8 @@ static bool folded_frames(struct folded_ctx *c, uint32_t thread,
         if (!first)
             putc_unlocked(';', c->f);
         write_name(c->f, d->name);
+        if (profile_frame_is_kernel(d))
+            fputs(FOLDED_KERNEL_MARK, c->f);
         if (profile_frame_is_script(d) && d->module) {
             /* py-spy's form: "name (file.py:line)" */
             fputs(" (", c->f);
@@ -222,9 +242,15 @@ static int diff_write(const struct diff_pair *pair, struct folded_ctx *c,
 static int write_folded(const struct profile *p, const struct export_opts *o,
                         FILE *f)
 {
+    bool exited = false;
+
+    /* an aggregate of exited processes always says so at its root */
+    for (uint32_t t = 0; t < profile_thread_count(p) && !exited; t++)
+        exited = profile_thread_is_exited(profile_thread_at(p, t));
     struct folded_ctx c = { p, o, f,
                             !(o && o->no_process_root) &&
-                                profile_process_count(p) > 1, NULL };
+                                (exited || profile_process_count(p) > 1),
+                            NULL };
     struct diff_pair d;
     int rc;
 

@@ -4,10 +4,11 @@
  * One "sampled" profile per thread that has samples, named
  * "NAME (tid N)", holding that thread's unique stacks (frame indexes,
  * root first) and their weights.  The frames are shared: one entry per
- * frame any stack uses, with its file and first line when known.  When
- * the profile's weights are times (a known interval, or a live profile's
- * ns: profile_weight_ns) the unit is nanoseconds, so speedscope shows
- * time even after a change of rate; otherwise "none" (plain counts).
+ * frame any stack uses, with its file and first line when known (a
+ * kernel function: its module, "[kernel.kallsyms]").  When the profile's
+ * weights are times (a known interval, or a live profile's ns:
+ * profile_weight_ns) the unit is nanoseconds, so speedscope shows time
+ * even after a change of rate; otherwise "none" (plain counts).
  *
  * Strings are escaped for JSON: quote, backslash and control characters
  * (\n, \t, ... and \u00XX), and bytes that are not valid UTF-8 become
@@ -114,6 +115,10 @@ static void write_frames(const struct ss_ctx *c)
         if (d->file && d->file[0]) {
             fputs(", \"file\": ", c->f);
             escape_json(c->f, d->file, 0);
+        } else if (profile_frame_is_kernel(d) && d->module) {
+            /* a kernel function has no source file: its module */
+            fputs(", \"file\": ", c->f);
+            escape_json(c->f, d->module, 0);
         }
         if (d->line)
             fprintf(c->f, ", \"line\": %" PRIu32, d->line);

@@ -39,6 +39,7 @@
 #include "escape.h"
 #include "profile.h"
 #include "util.h"
+#include "sorted.h"
 
 #define NOMINAL_INTERVAL_US 1000u
 
@@ -304,8 +305,8 @@ static void write_frames(struct sp_ctx *c, struct profile_flat **by_frame,
             first = edges_of(edges, nedges, frame);
             while (first + n < nedges && edges[first + n].caller == frame)
                 n++;
-            qsort_r(edges + first, (size_t)n, sizeof(*edges), cmp_callee_id,
-                    c);
+            sorted_sort_r(edges + first, (size_t)n, sizeof(*edges),
+                          cmp_callee_id, c);
         }
         write_frame(c, id, frame == PROFILE_NONE ? NULL : by_frame[frame],
                     edges + first, n);

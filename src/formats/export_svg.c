@@ -307,8 +307,18 @@ static void color(const struct frame_desc *d, uint32_t depth, char *out,
         snprintf(out, cap, "rgb(180,180,180)");
         return;
     }
-    /* warm colours, stable per name */
+    if (profile_frame_is_reason(d)) {
+        snprintf(out, cap, "rgb(120,160,230)");
+        return;
+    }
+    /* kernel functions orange, as FlameGraph draws "_[k]" frames */
     h = util_hash_bytes(d->name, strlen(d->name), 0);
+    if (profile_frame_is_kernel(d)) {
+        snprintf(out, cap, "rgb(%u,%u,0)", 220 + (unsigned)(h % 36),
+                 130 + (unsigned)((h >> 16) % 40));
+        return;
+    }
+    /* warm colours, stable per name */
     snprintf(out, cap, "rgb(%u,%u,%u)", 205 + (unsigned)(h % 51),
              (unsigned)((h >> 16) % 231), (unsigned)((h >> 32) % 56));
 }

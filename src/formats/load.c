@@ -35,14 +35,6 @@ int load_error(char *err, size_t errlen, const char *name, const char *fmt,
     return -1;
 }
 
-int load_frame_kind(const char *name)
-{
-    size_t len = strlen(name);
-
-    return len > 1 && name[0] == '[' && name[len - 1] == ']' ? FRAME_SPECIAL
-                                                              : FRAME_FUNC;
-}
-
 void load_python_origin(struct frame_desc *d)
 {
     const char *base = d->file ? strrchr(d->file, '/') : NULL;

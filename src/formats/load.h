@@ -39,12 +39,6 @@ struct profile *load_buffer(const char *buf, size_t len, const char *name,
 int load_error(char *err, size_t errlen, const char *name, const char *fmt,
                ...) __attribute__((format(printf, 4, 5)));
 
-/* The kind of a frame a reader met by its name: "[...]" names
- * ("[unknown]", "[truncated]", "[idle]") are the special frames
- * sproftop writes (FRAME_SPECIAL), any other a function (FRAME_FUNC).
- * The one rule every reader applies. */
-int load_frame_kind(const char *name);
-
 /* A frame a reader met with a source file and no module (folded's
  * "NAME (FILE:LINE)", speedscope's "file"): when FILE is Python's or
  * Ruby's, d becomes the Python or Ruby frame sproftop and py-spy write

@@ -213,7 +213,8 @@ static uint32_t sym_frame(struct rd *r, uint32_t i)
     mod = r->scratch + s->name_len + 1;
     d.name = *name ? name : "[unknown]";
     d.module = *mod ? mod : NULL;
-    d.kind = (uint8_t)load_frame_kind(d.name);
+    d.kind = (uint8_t)profile_name_kind(d.name);
+    d.origin = (uint8_t)profile_origin_of(d.module, NULL);
     s->frame = profile_intern_frame(r->p, &d);
     return s->frame;
 }

@@ -14,7 +14,9 @@
  * When, besides, every line's second frame reads NAME-DIGITS and there
  * are at least two first frames, the file is one of several processes
  * (export_folded's "comm-PID;thread-TID;..."): the first frame is the
- * process, the second the thread.
+ * process, the second the thread.  An aggregate of exited processes,
+ * "cc1 (1,040 exited);cc1 (exited);...", counts as such a pair, and is
+ * read back as the aggregate (profile_exited_thread).
  */
 #include "load.h"
 
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
 #include "profile.h"
 #include "util.h"
 #include "vec.h"
@@ -85,6 +88,15 @@ static bool thread_root(const char *s, size_t *name_len, int64_t *tid)
     return true;
 }
 
+/* Whether s ends with `tail` (the aggregate roots' shape; split_exited
+ * checks them whole). */
+static bool exited_root(const char *s, const char *tail)
+{
+    size_t l = strlen(s), t = strlen(tail);
+
+    return l > t && strcmp(s + l - t, tail) == 0;
+}
+
 /* A Python function as py-spy and sproftop write it, "NAME (FILE:LINE)"
  * with FILE Python's (profile_origin_of): its parts into d, the name
  * copied into buf (cap bytes).  False when name is not one. */
@@ -122,16 +134,26 @@ static bool python_frame(const char *name, char *buf, size_t cap,
 }
 
 /* Intern a frame name; "[...]" names ("[unknown]", "[idle]") are the
- * special frames sproftop itself writes, "NAME (FILE.py:LINE)" a Python
- * function, and an empty name is unknown. */
-static uint32_t intern_name(struct profile *p, const char *name)
+ * special frames sproftop itself writes, "[off-CPU: ...]" its off-CPU
+ * reasons (profile_name_kind), "NAME (FILE.py:LINE)" a Python function,
+ * a name ending in "_[k]" a kernel function (FlameGraph's
+ * stackcollapse-perf.pl --kernel marks them so, as export_folded does),
+ * and an empty name is unknown.  name is writable: the "_[k]" is cut
+ * off. */
+static uint32_t intern_name(struct profile *p, char *name)
 {
     struct frame_desc d = { .name = *name ? name : "[unknown]" };
+    size_t len = strlen(name), mark = sizeof(FOLDED_KERNEL_MARK) - 1;
     char buf[512];
 
     if (python_frame(d.name, buf, sizeof(buf), &d))
         return profile_intern_frame(p, &d);
-    d.kind = (uint8_t)load_frame_kind(d.name);
+    if (len > mark && strcmp(name + len - mark, FOLDED_KERNEL_MARK) == 0) {
+        name[len - mark] = '\0';
+        d.origin = FRAME_ORIGIN_KERNEL;
+        d.module = PROFILE_KERNEL_MODULE;
+    }
+    d.kind = (uint8_t)profile_name_kind(d.name);
     return profile_intern_frame(p, &d);
 }
 
@@ -185,15 +207,40 @@ static int split_process(struct split *s, uint32_t t, uint32_t proc)
     return rc;
 }
 
+/* The aggregate of exited processes whose roots are proc and thread
+ * ("cc1 (3 exited);cc1 (exited)"), made on first use; PROFILE_NONE when
+ * they are no aggregate's (or on OOM, *oom set). */
+static uint32_t split_exited(struct split *s, uint32_t proc, uint32_t thread,
+                             bool *oom)
+{
+    char cmd[256], name[256];
+    uint32_t exited, t;
+
+    *oom = false;
+    if (!profile_exited_parse(profile_frame(s->src, proc)->name,
+                              profile_frame(s->src, thread)->name, cmd,
+                              sizeof(cmd), name, sizeof(name), &exited))
+        return PROFILE_NONE;
+    t = profile_exited_thread(s->dst, cmd, name, exited);
+    *oom = t == PROFILE_NONE;
+    return t;
+}
+
 static int split_stack(void *ctx, uint32_t thread, const uint32_t *frames,
                        size_t n, uint64_t count)
 {
     struct split *s = ctx;
     size_t skip = s->procs ? 2 : 1;
-    uint32_t t = split_thread(s, frames[skip - 1]);
+    bool oom = false;
+    uint32_t t = s->procs ? split_exited(s, frames[0], frames[1], &oom)
+                          : PROFILE_NONE;
 
     (void)thread;
-    if (t == PROFILE_NONE || (s->procs && split_process(s, t, frames[0]) < 0))
+    if (oom)
+        return -1;
+    if (t == PROFILE_NONE &&
+        ((t = split_thread(s, frames[skip - 1])) == PROFILE_NONE ||
+         (s->procs && split_process(s, t, frames[0]) < 0)))
         return -1;
     for (size_t i = skip; i < n; i++) {
         uint32_t *m = &s->fmap[frames[i]];
@@ -333,17 +380,20 @@ static int parse_line(struct parser *ps, const char *s, size_t l)
             *c = '\0';
         if (n == LOAD_MAX_DEPTH)
             return fail(ps, "stack deeper than 4096 frames");
+        /* NAME-TID, or an aggregate's "cc1 (3 exited);cc1 (exited)" */
         if (n == 0 && ps->all_roots) {
             size_t name_len;
             int64_t tid;
 
-            ps->all_roots = thread_root(f, &name_len, &tid);
+            ps->all_roots = thread_root(f, &name_len, &tid) ||
+                            exited_root(f, " exited)");
         }
         if (n == 1 && ps->all_second) {
             size_t name_len;
             int64_t tid;
 
-            ps->all_second = thread_root(f, &name_len, &tid);
+            ps->all_second = thread_root(f, &name_len, &tid) ||
+                             strstr(f, " (exited)") != NULL;
         }
         ps->st[n] = (struct stack_frame){ .frame = intern_name(ps->p, f) };
         if (ps->st[n].frame == PROFILE_NONE ||

@@ -69,6 +69,7 @@
 #include "profile.h"
 #include "util.h"
 #include "window.h"
+#include "sorted.h"
 
 #define SYNTH_TID_BASE (1ll << 40)    /* tids for threads known by name only */
 
@@ -188,7 +189,7 @@ static int index_ids(struct loader *ld, const void *recs, size_t n,
             return pprof_fail(ld, off, "%s with id 0", what);
         v[i] = (struct idpair){ id, (uint32_t)i };
     }
-    qsort(v, n, sizeof(*v), cmp_idpair);
+    sorted_sort(v, n, sizeof(*v), cmp_idpair);
     for (size_t i = 1; i < n; i++)
         if (v[i].id == v[i - 1].id) {
             size_t off;
@@ -252,9 +253,12 @@ static const char *nonempty(const char *s)
     return s && *s ? s : NULL;
 }
 
-/* The module of mapping index `map` in *module (NULL for NONE or an
- * empty name).  0, or -1 with the error set on a bad string index. */
-static int map_module(struct loader *ld, uint32_t map, const char **module)
+/* The module of mapping index `map` in d->module (NULL for NONE or an
+ * empty name), and the frame's origin: the kernel's for a mapping named
+ * "[kernel.kallsyms]" (sproftop's and perf's) or lying in the kernel's
+ * half of the address space (a module's).  0, or -1 with the error set
+ * on a bad string index. */
+static int map_module(struct loader *ld, uint32_t map, struct frame_desc *d)
 {
     const char *s = NULL;
 
@@ -262,8 +266,11 @@ static int map_module(struct loader *ld, uint32_t map, const char **module)
         s = string_at(ld, ld->maps[map].filename, ld->maps[map].off);
         if (!s)
             return -1;
+        if (profile_origin_of(s, NULL) == FRAME_ORIGIN_KERNEL ||
+            ld->maps[map].memory_start >= PROFILE_KERNEL_ADDR)
+            d->origin = FRAME_ORIGIN_KERNEL;
     }
-    *module = nonempty(s);
+    d->module = nonempty(s);
     return 0;
 }
 
@@ -341,13 +348,15 @@ static int intern_keys(struct loader *ld)
         const char *file = string_at(ld, fn->filename, fn->off);
         struct frame_desc d = { .addr = key->addr, .inlined = key->inlined };
 
-        if (!name || !file || map_module(ld, key->map, &d.module))
+        if (!name || !file || map_module(ld, key->map, &d))
             return -1;
         d.name = *name ? name : "[unknown]";
         d.file = nonempty(file);
         d.line = fn->start_line <= UINT32_MAX ? (uint32_t)fn->start_line : 0;
-        d.kind = (uint8_t)load_frame_kind(d.name);
-        d.origin = (uint8_t)profile_origin_of(d.module, d.file);
+        d.kind = (uint8_t)profile_name_kind(d.name);
+        /* map_module found a kernel mapping by its address, or not */
+        if (d.origin != FRAME_ORIGIN_KERNEL)
+            d.origin = (uint8_t)profile_origin_of(d.module, d.file);
         if (map_build_id(ld, key->map, key->addr, &d))
             return -1;
         key->frame = profile_intern_frame(ld->p, &d);
@@ -366,7 +375,7 @@ static uint32_t address_frame(struct loader *ld, const struct location *loc)
                             .kind = FRAME_FUNC };
     uint32_t id;
 
-    if (map_module(ld, loc->map, &d.module) ||
+    if (map_module(ld, loc->map, &d) ||
         map_build_id(ld, loc->map, loc->address, &d))
         return PROFILE_NONE;
     snprintf(name, sizeof(name), "0x%" PRIx64, loc->address);

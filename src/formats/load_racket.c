@@ -43,6 +43,7 @@
 #include "profile.h"
 #include "util.h"
 #include "vec.h"
+#include "sorted.h"
 
 #define SNIFF_BYTES 65536  /* where an edge's "caller_time" is looked for */
 
@@ -203,7 +204,7 @@ static int read_threads(struct rk_load *l)
         free(tname);
         l->nthreads++;
     }
-    qsort_r(l->by_id, l->nthreads, sizeof(*l->by_id), cmp_thread, l);
+    sorted_sort_r(l->by_id, l->nthreads, sizeof(*l->by_id), cmp_thread, l);
     for (uint32_t k = 1; k < l->nthreads; k++)
         if (cmp_id(j, l->thread_json[l->by_id[k - 1]],
                    l->thread_json[l->by_id[k]]) == 0)
@@ -265,7 +266,7 @@ static int node_frame(struct rk_load *l, uint32_t i, uint32_t node,
         goto out;
     }
     d.name = name && *name ? name : "???";
-    d.kind = (uint8_t)load_frame_kind(d.name);
+    d.kind = (uint8_t)profile_name_kind(d.name);
     if (s) {
         parse_src(s, &file, &d.line);
         d.file = file;
@@ -365,7 +366,7 @@ static int node_counts(struct rk_load *l, uint32_t i, uint32_t node,
         l->ft[(*used)++] = th;
     }
     /* sorted, once each */
-    qsort(l->ft + start, *used - start, sizeof(*l->ft), cmp_u32);
+    sorted_sort(l->ft + start, *used - start, sizeof(*l->ft), cmp_u32);
     uint32_t w = start;
     for (uint32_t k = start; k < *used; k++)
         if (w == start || l->ft[k] != l->ft[w - 1])
@@ -507,7 +508,7 @@ static int read_edges(struct rk_load *l)
         for (size_t k = 0; k < between; k++)
             l->edges[k].seq = (uint32_t)k;
     if (between > 1)
-        qsort(l->edges, between, sizeof(*l->edges), cmp_pair);
+        sorted_sort(l->edges, between, sizeof(*l->edges), cmp_pair);
     for (size_t k = 1; k < between; k++)
         if (cmp_pair(&l->edges[k - 1], &l->edges[k]) == 0)
             return fail(l, "an edge between two nodes comes twice");

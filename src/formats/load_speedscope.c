@@ -18,6 +18,8 @@
  *     "bytes" and "evented" profiles are not samples of time: refused.
  *   - The file's name "sproftop pid N: CMDLINE" gives the PID and the
  *     command line back.
+ *   - A frame whose file is "[kernel.kallsyms]" is a kernel function
+ *     (export_speedscope writes a kernel function's module as its file).
  *
  * The input is untrusted: json.h bounds the text's nesting and size,
  * stacks are at most LOAD_MAX_DEPTH frames, frame indexes are checked,
@@ -156,10 +158,17 @@ static uint32_t frame_id(struct ss_load *l, uint32_t k, uint32_t node)
                  json_int(j, json_get(j, node, "line"), 0, UINT32_MAX,
                           &line))) {
         d.name = name && *name ? name : "[unknown]";
-        d.kind = (uint8_t)load_frame_kind(d.name);
+        d.kind = (uint8_t)profile_name_kind(d.name);
         d.file = file && *file ? file : NULL;
         d.line = (uint32_t)line;
-        load_python_origin(&d);
+        /* a kernel function's file is its module (export_speedscope) */
+        if (profile_origin_of(d.file, NULL) == FRAME_ORIGIN_KERNEL) {
+            d.module = d.file;
+            d.file = NULL;
+            d.origin = FRAME_ORIGIN_KERNEL;
+        } else {
+            load_python_origin(&d);
+        }
         l->ids[k] = profile_intern_frame(l->p, &d);
     }
     free(name);

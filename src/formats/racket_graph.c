@@ -8,6 +8,7 @@
 
 #include "profile.h"
 #include "view_model.h"
+#include "sorted.h"
 
 #define EPS 1e-9            /* float slack where Racket is exact */
 
@@ -382,10 +383,10 @@ static void sort_edges(struct racket_graph *g)
         struct rg_node *n = &g->nodes[i];
         struct edge_sort by_caller = { g, false }, by_callee = { g, true };
 
-        qsort_r(n->callers, n->ncallers, sizeof(*n->callers), cmp_edges,
-                &by_caller);
-        qsort_r(n->callees, n->ncallees, sizeof(*n->callees), cmp_edges,
-                &by_callee);
+        sorted_sort_r(n->callers, n->ncallers, sizeof(*n->callers),
+                      cmp_edges, &by_caller);
+        sorted_sort_r(n->callees, n->ncallees, sizeof(*n->callees),
+                      cmp_edges, &by_callee);
     }
 }
 
@@ -406,7 +407,7 @@ int racket_graph_build(struct racket_graph *g, const struct profile *p,
         return -1;
     }
     model_free(m);
-    qsort_r(g->order, g->nnodes, sizeof(*g->order), cmp_display, g);
+    sorted_sort_r(g->order, g->nnodes, sizeof(*g->order), cmp_display, g);
     for (uint32_t i = 0; i < g->nnodes; i++)
         g->nodes[g->order[i]].label = g->nodes[g->order[i]].hidden ? 0
                                                                    : ++label;

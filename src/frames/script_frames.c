@@ -171,7 +171,8 @@ static int announce(struct script_proc *sp, struct ingest *in, int32_t tid,
 bool script_push(struct script_proc *sp, struct ingest *in,
                  struct sampler_stats *st, const struct ingest_rec *hdr,
                  const uint64_t *pcs, int n, const struct script_stack *py,
-                 const uint64_t **words, int *nwords)
+                 const uint64_t *kpcs, int nk, const uint64_t **words,
+                 int *nwords)
 {
     const uint64_t *w = pcs;
     int nw = n;
@@ -214,7 +215,8 @@ bool script_push(struct script_proc *sp, struct ingest *in,
         for (int i = 0; i < n && !spliced; i++)
             spliced = stackword_is_script(pcs[i]);
     }
-    if (ingest_push(in, &h, w, (size_t)nw * sizeof *w) < 0) {
+    if (ingest_push_stack(in, &h, kpcs, nk > 0 ? (size_t)nk : 0, w,
+                          (size_t)nw) < 0) {
         st->lost++;
         return false;
     }

@@ -108,7 +108,10 @@ void script_next_generation(struct script_proc *sp, uint64_t now_ns);
  * sample with header hdr (its flags get INGEST_F_SCRIPT_TORN when py
  * could not be read); code objects the collector has not seen go first.
  * sp NULL or py->have false: pushed as it is (a stack kept from an
- * earlier push holds its Python frames already).  Counts it in *st:
+ * earlier push holds its Python frames already).  The kernel's part of
+ * the stack, kpcs[0..nk) (leaf first; NULL, 0: none), goes above it
+ * (ingest_rec.kernel); the words left in *words are the user part's
+ * alone.  Counts it in *st:
  * samples, and script_samples (with Python frames) or script_torn; lost
  * when the ingest buffer is full, and then returns false.  The words
  * pushed are left in *words, *nwords (when words is not NULL; valid until
@@ -117,6 +120,7 @@ void script_next_generation(struct script_proc *sp, uint64_t now_ns);
 bool script_push(struct script_proc *sp, struct ingest *in,
                  struct sampler_stats *st, const struct ingest_rec *hdr,
                  const uint64_t *pcs, int n, const struct script_stack *py,
-                 const uint64_t **words, int *nwords);
+                 const uint64_t *kpcs, int nk, const uint64_t **words,
+                 int *nwords);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "vec.h"
+#include "sorted.h"
 
 struct annotation *annotation_new(void)
 {
@@ -179,7 +180,7 @@ static struct line_sum *line_sums(const struct annotation *a,
             v[n++] = (struct line_sum){ a->insn[i].file, a->insn[i].line,
                                         (uint32_t)i, k->self[i],
                                         k->total[i] };
-    qsort(v, n, sizeof(*v), cmp_line_sum);
+    sorted_sort(v, n, sizeof(*v), cmp_line_sum);
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
         if (o && cmp_line_sum(&v[o - 1], &v[i]) == 0) {
@@ -252,7 +253,7 @@ long annot_hot_order(const struct annotation *a, const struct annot_counts *k,
     for (size_t i = 0; i < a->n; i++)
         if (k->self[i])
             v[n++] = (uint32_t)i;
-    qsort_r(v, n, sizeof(*v), cmp_hot, (void *)k);
+    sorted_sort_r(v, n, sizeof(*v), cmp_hot, (void *)k);
     *out = v;
     return (long)n;
 }

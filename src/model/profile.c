@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sorted.h"
 #include "util.h"
 #include "vec.h"
 
@@ -35,6 +36,11 @@ static uint32_t str_lookup(const struct profile *p, const char *s)
 const char *profile_str(const struct profile *p, uint32_t id)
 {
     return id == STR_NULL ? NULL : strarena_str(&p->strs, id);
+}
+
+uint32_t profile_str_intern(struct profile *p, const char *s)
+{
+    return str_intern(p, s);
 }
 
 /* --- frames -------------------------------------------------------------- */
@@ -114,6 +120,13 @@ static void frame_strs(struct profile *p, uint32_t id)
     p->fd[id].build_id = profile_str(p, p->fid[id].build_id);
 }
 
+void profile_frame_adopt(struct profile *p, uint32_t id)
+{
+    frame_strs(p, id);
+    (void)idtab_insert(&p->frame_ix, frame_hash(p->fd[id].kind, &p->fid[id]),
+                       id);
+}
+
 uint32_t profile_frame_lookup(const struct profile *p,
                               const struct frame_desc *d)
 {
@@ -170,8 +183,21 @@ uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d)
     return id;
 }
 
+enum frame_kind profile_name_kind(const char *name)
+{
+    size_t len = name ? strlen(name) : 0;
+    size_t pre = sizeof(PROFILE_REASON_PREFIX) - 1;
+
+    if (len < 2 || name[0] != '[' || name[len - 1] != ']')
+        return FRAME_FUNC;
+    return len > pre && strncmp(name, PROFILE_REASON_PREFIX, pre) == 0
+               ? FRAME_REASON : FRAME_SPECIAL;
+}
+
 enum frame_origin profile_origin_of(const char *module, const char *file)
 {
+    if (module && strcmp(module, PROFILE_KERNEL_MODULE) == 0)
+        return FRAME_ORIGIN_KERNEL;
     if (!module || !file || !*module)
         return FRAME_ORIGIN_NATIVE;
     const char *base = strrchr(file, '/');
@@ -186,6 +212,22 @@ enum frame_origin profile_origin_of(const char *module, const char *file)
     return (n > 3 && strcmp(file + n - 3, ".py") == 0) ||
                    (file[0] == '<' && file[n - 1] == '>')
                ? FRAME_ORIGIN_PYTHON : FRAME_ORIGIN_NATIVE;
+}
+
+const char *profile_reason_label(const struct frame_desc *d, char *buf,
+                                 size_t n)
+{
+    size_t pre = sizeof(PROFILE_REASON_PREFIX) - 1, len;
+
+    if (!profile_frame_is_reason(d) || n == 0)
+        return NULL;
+    len = strlen(d->name);
+    if (len > pre && strncmp(d->name, PROFILE_REASON_PREFIX, pre) == 0 &&
+        d->name[len - 1] == ']')
+        snprintf(buf, n, "%.*s", (int)(len - pre - 1), d->name + pre);
+    else
+        snprintf(buf, n, "%s", d->name);
+    return buf;
 }
 
 const struct frame_desc *profile_frame(const struct profile *p, uint32_t id)
@@ -224,14 +266,24 @@ static uint32_t thread_frame(struct profile *p, const char *name, int64_t tid)
     if (!buf)
         return PROFILE_NONE;
     for (unsigned k = 1; k < 1000000; k++) {
+        struct frame_desc d = { .name = buf, .kind = FRAME_THREAD };
+
         if (k == 1)
             snprintf(buf, cap, "%s-%lld", name, (long long)tid);
         else
             snprintf(buf, cap, "%s-%lld#%u", name, (long long)tid, k);
-        id = profile_intern_frame(p, &(struct frame_desc){
-                                         .name = buf, .kind = FRAME_THREAD });
-        if (id == PROFILE_NONE ||
-            profile_tree_find(p, PROFILE_ROOT, id) == PROFILE_NONE)
+        id = profile_frame_lookup(p, &d);
+        if (id == PROFILE_NONE) {
+            /* a new name: the frame of a thread folded away, if any, so
+             * frames do not grow with every thread ever seen */
+            if (p->nfree > 0 &&
+                profile_frame_set(p, p->free_frames[p->nfree - 1], &d) == 0)
+                id = p->free_frames[--p->nfree];
+            else
+                id = profile_intern_frame(p, &d);
+            break;
+        }
+        if (profile_tree_find(p, PROFILE_ROOT, id) == PROFILE_NONE)
             break;
     }
     free(buf);
@@ -354,9 +406,17 @@ const char *profile_process_label(const struct profile_thread *th,
 {
     const char *comm = th->process ? th->process : th->name;
 
-    if (th->processes)
-        snprintf(buf, n, "%s (%u process%s)", comm, th->processes,
+    char num[32];
+
+    if (th->exited && !th->processes)
+        snprintf(buf, n, "%s (%s exited)", comm,
+                 util_thousands(th->exited, num, sizeof(num)));
+    else if (th->processes)
+        snprintf(buf, n, "%s (%s process%s)", comm,
+                 util_thousands(th->processes, num, sizeof(num)),
                  th->processes == 1 ? "" : "es");
+    else if (th->pid == PROFILE_KERNEL_PID)
+        snprintf(buf, n, "%s", PROFILE_KERNEL_PROCESS);
     else if (!th->pid)
         snprintf(buf, n, "[unknown process]");
     else if (with_pid)
@@ -419,7 +479,7 @@ size_t profile_pid_list(const struct profile *p, char *buf, size_t n)
             snprintf(buf, n, "%lld", (long long)p->meta.pid);
         return p && p->meta.pid ? 1 : 0;
     }
-    qsort(v, k, sizeof(*v), pid_cmp);
+    sorted_sort(v, k, sizeof(*v), pid_cmp);
     for (size_t i = 0; i < k; i++) {
         if (i && v[i] == v[i - 1])
             continue;
@@ -504,6 +564,7 @@ void profile_free(struct profile *p)
     free(p->th_name);
     free(p->th_proc);
     idtab_free(&p->tid_ix);
+    free(p->free_frames);
     free(p->nodes);
     free(p->aux);
     idtab_free(&p->child_ix);
@@ -574,7 +635,12 @@ struct profile *profile_copy(const struct profile *p, bool with_tree)
                            &q->th_name_cap);
     q->th_proc = dup_array(p->th_proc, p->nthreads, sizeof(*q->th_proc),
                            &q->th_proc_cap);
+    q->free_frames = dup_array(p->free_frames, p->nfree,
+                               sizeof(*q->free_frames), &q->free_cap);
+    q->nfree = p->nfree;
+    q->next_agg = p->next_agg;
     if (!q->fd || !q->fid || !q->th || !q->th_name || !q->th_proc ||
+        !q->free_frames ||
         strarena_copy(&q->strs, &p->strs) ||
         idtab_copy(&q->frame_ix, &p->frame_ix) ||
         idtab_copy(&q->tid_ix, &p->tid_ix) ||
@@ -608,4 +674,12 @@ fail:
 struct profile *profile_clone(const struct profile *p)
 {
     return p ? profile_copy(p, true) : NULL;
+}
+
+void profile_replace(struct profile *p, struct profile *q)
+{
+    struct profile t = *p;
+
+    *p = *q;
+    *q = t;
 }

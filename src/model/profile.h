@@ -78,13 +78,20 @@ enum frame_kind {
                            (pid PID)", or "COMM (N processes)" for the
                            processes profile_merge_commands merged; addr is
                            the PID, the node's key (profile_node_key) */
+    FRAME_REASON = 4,   /* why a thread was off its CPU (--idle): a
+                           synthetic leaf, "[off-CPU: disk I/O]" (see
+                           PROFILE_REASON_PREFIX), below the stack the
+                           thread left its CPU with */
 };
 
 /* Where a frame's code runs: part of the frame's identity.  Views and
- * writers ask profile_frame_is_python, never a module's name. */
+ * writers ask profile_frame_is_kernel, profile_frame_is_python or
+ * profile_frame_is_script, never a module's name.  A frame has one:
+ * native, kernel or script (Python, Ruby). */
 enum frame_origin {
     FRAME_ORIGIN_NATIVE = 0, /* user-space machine code */
-    FRAME_ORIGIN_KERNEL = 1, /* a kernel function */
+    FRAME_ORIGIN_KERNEL = 1, /* a kernel function (module PROFILE_KERNEL_
+                                MODULE, or "[MOD]" for a module's) */
     FRAME_ORIGIN_PYTHON = 2, /* a Python function: name its qualified
                                 name, file its .py file, module that
                                 file's name, line its first line */
@@ -94,6 +101,18 @@ enum frame_origin {
                                 ("<cfunc>" for a C method), module that
                                 file's name, line its first line */
 };
+
+/* With -a, kernel threads and interrupt work are threads of one pseudo
+ * process: this PID (above any real one, PID_MAX_LIMIT), this name. */
+#define PROFILE_KERNEL_PID 4194304
+#define PROFILE_KERNEL_PROCESS "[kernel]"
+
+/* The module of the kernel's own functions, as perf names it. */
+#define PROFILE_KERNEL_MODULE "[kernel.kallsyms]"
+/* Kernel addresses start here on x86-64 (the upper half). */
+#define PROFILE_KERNEL_ADDR 0xffff800000000000ull
+/* A reason frame's name: the prefix, the reason, "]". */
+#define PROFILE_REASON_PREFIX "[off-CPU: "
 
 /* What a frame is.  Strings are NUL-terminated; NULL means unknown. */
 struct frame_desc {
@@ -125,6 +144,13 @@ static inline bool profile_frame_is_level(const struct frame_desc *d)
     return d && (d->kind == FRAME_THREAD || d->kind == FRAME_PROCESS);
 }
 
+/* Whether a frame is a kernel function (drawn with the [k] tag, written
+ * with the kernel's markers, hidden by profile_filter.hide_kernel). */
+static inline bool profile_frame_is_kernel(const struct frame_desc *d)
+{
+    return d && d->origin == FRAME_ORIGIN_KERNEL;
+}
+
 /* Whether a frame is a Python function (an interpreter's frame, not the
  * interpreter's own C code). */
 static inline bool profile_frame_is_python(const struct frame_desc *d)
@@ -140,13 +166,32 @@ static inline bool profile_frame_is_script(const struct frame_desc *d)
                  d->origin == FRAME_ORIGIN_RUBY);
 }
 
-/* The origin of a frame read back from a file (pprof, folded): a Python
- * function when its module is its own file's name and that file is
- * Python's (".py", or an interpreter's own "<frozen ...>"), as sproftop
- * and py-spy write Python frames; a Ruby one likewise for ".rb",
- * "<cfunc>" and Ruby's "<internal:...>"; else native.  The readers' one
- * rule. */
+/* Whether a frame is an off-CPU reason (FRAME_REASON). */
+static inline bool profile_frame_is_reason(const struct frame_desc *d)
+{
+    return d && d->kind == FRAME_REASON;
+}
+
+/* The kind a frame read back from a file has, by its name: FRAME_REASON
+ * for "[off-CPU: ...]", FRAME_SPECIAL for any other "[...]" ("[unknown]",
+ * "[truncated]"), else FRAME_FUNC.  The readers' one rule for a name. */
+enum frame_kind profile_name_kind(const char *name);
+
+/* The origin of a frame read back from a file by its module and file
+ * (either may be NULL): a kernel function when its module is the
+ * kernel's own, PROFILE_KERNEL_MODULE (a kernel module's "[MOD]" cannot
+ * be told from a user mapping's "[vdso]" by its name); a Python function
+ * when its module is its own file's name and that file is Python's
+ * (".py", or an interpreter's own "<frozen ...>"), as sproftop and py-spy
+ * write Python frames; a Ruby one likewise for ".rb", "<cfunc>" and
+ * Ruby's "<internal:...>"; else native.  The readers' one rule for an
+ * origin. */
 enum frame_origin profile_origin_of(const char *module, const char *file);
+
+/* The reason a reason frame names ("disk I/O" for "[off-CPU: disk
+ * I/O]"), into buf (n bytes); buf, or NULL when d is not a reason. */
+const char *profile_reason_label(const struct frame_desc *d, char *buf,
+                                 size_t n);
 
 /* One frame of a stack handed to profile_add_stack. */
 struct stack_frame {
@@ -180,6 +225,10 @@ struct profile_thread {
     uint32_t processes; /* in a profile_merge_commands result: how many
                            processes of its command merged into its
                            process; 0 otherwise */
+    uint32_t exited;  /* the exited processes of its command folded into
+                         it (profile_fold_processes): how many, for every
+                         thread of that command's aggregate; 0 for a
+                         thread of one process */
 };
 
 /* Metadata carried to exporters and the TUI header. */
@@ -274,8 +323,9 @@ int profile_thread_set_process(struct profile *p, uint32_t idx, int64_t pid,
 /* The name a process goes by in the views, into buf (n bytes): its
  * command ("nginx", the thread's name when unknown), then with_pid "
  * (pid 102)", or after profile_merge_commands " (3 processes)" either
- * way; "[unknown process]" for a thread of no known process.  Returns
- * buf.  The process roots of a derived tree are named so. */
+ * way, or for the aggregate of its exited processes " (1,040 exited)"
+ * either way; "[unknown process]" for a thread of no known process.
+ * Returns buf.  The process roots of a derived tree are named so. */
 const char *profile_process_label(const struct profile_thread *th,
                                   bool with_pid, char *buf, size_t n);
 
@@ -295,6 +345,89 @@ size_t profile_pid_list(const struct profile *p, char *buf, size_t n);
  * process known count as none).  O(threads^2) worst case: for exporters
  * and headers, not per sample. */
 uint32_t profile_process_count(const struct profile *p);
+
+/* --- exited processes --------------------------------------------------
+ *
+ * A long session meets thousands of short processes (a build: a compiler
+ * per file).  Each keeps its own threads and stacks while it runs; once
+ * it has exited, its samples can join those of the other exited
+ * processes of its command, so the profile grows with the distinct
+ * commands and stacks, not with the processes seen.
+ *
+ * An aggregate is one thread per (command, thread name), marked with
+ * `exited` (how many processes of the command it holds) and a pid and
+ * tid of its own (negative: no process has them); the views name its
+ * process "cc1 (1,040 exited)".  Folding moves every weight as it is:
+ * the total, every function's self and total, the line and address
+ * counts and the per-second buckets are the same before and after; only
+ * the split by process and thread changes.  Thread indexes move (views
+ * keep threads and processes by tid and pid); frame ids stay, but those
+ * of the folded threads' FRAME_THREAD frames, which new threads reuse.
+ * The strings, the tree and the sample trie are rebuilt from what is
+ * left, so what the folded processes held alone is freed.
+ *
+ * A live process's exited threads (a thread pool's churn) fold the same
+ * way into one thread per thread name of that process: its pid, a tid
+ * of its own (negative), `exited` 0, its frame named as an aggregate's
+ * ("NAME (exited)"); when the process exits, it folds with the rest. */
+
+/* Whether thread th is an aggregate of exited processes. */
+static inline bool profile_thread_is_exited(const struct profile_thread *th)
+{
+    return th && th->exited > 0;
+}
+
+/* Aggregates' pids and tids are below this: no process or thread has
+ * one. */
+#define PROFILE_AGG_ID_TOP (-(INT64_C(1) << 40))
+
+/* Whether thread th stands for exited threads: an aggregate of exited
+ * processes, or a live process's exited threads (no tid of its own). */
+static inline bool profile_thread_is_folded(const struct profile_thread *th)
+{
+    return th && (th->exited > 0 || th->tid < PROFILE_AGG_ID_TOP);
+}
+
+/* The key of thread tid of process pid in profile_fold_processes's
+ * list of exited threads (both fit in 32 bits on Linux). */
+static inline int64_t profile_thread_key(int64_t pid, int64_t tid)
+{
+    return (int64_t)((uint64_t)(uint32_t)pid << 32 | (uint32_t)tid);
+}
+
+/* A new profile: p with the threads of the processes pids[0..n) (which
+ * have exited) folded into the aggregates of their commands (created
+ * when new; a pid with no thread in p, or an aggregate's, is ignored),
+ * and the threads keyed threads[0..m) (profile_thread_key; exited
+ * threads of processes that live on) into their process's thread of
+ * exited threads of their name, and everything else as it was.  p is
+ * unchanged.  NULL on OOM, or when p holds a call graph (nothing to
+ * fold).  The collector builds it and swaps it in with profile_replace,
+ * under its lock. */
+struct profile *profile_fold_processes(const struct profile *p,
+                                       const int64_t *pids, size_t n,
+                                       const int64_t *threads, size_t m);
+
+/* p takes q's contents and q p's old ones (so pointers to p stay
+ * valid); the caller frees q. */
+void profile_replace(struct profile *p, struct profile *q);
+
+/* For the readers of files that name aggregates (export_folded's process
+ * and thread roots, pprof's labels): the aggregate thread of command cmd
+ * named name in p, made when p has none, holding `exited` processes
+ * (every aggregate of cmd then holds at least that many).  Its index,
+ * or PROFILE_NONE on OOM. */
+uint32_t profile_exited_thread(struct profile *p, const char *cmd,
+                               const char *name, uint32_t exited);
+
+/* Whether proc and thread are the process and thread roots the writers
+ * give an aggregate: proc "COMMAND (1,040 exited)", thread "NAME
+ * (exited)" or "COMMAND: NAME (exited)" (then maybe "#K", as frames are
+ * made unique).  Fills cmd, name (truncated to their sizes) and *exited
+ * when they are. */
+bool profile_exited_parse(const char *proc, const char *thread, char *cmd,
+                          size_t ncmd, char *name, size_t nname,
+                          uint32_t *exited);
 
 /* Number of threads (indexes 0 .. count-1, in creation order). */
 uint32_t profile_thread_count(const struct profile *p);
@@ -479,10 +612,26 @@ struct profile_filter {
                           stack.  Like merge_threads, a tree for reading:
                           the stacks hang below new nodes, the thread
                           nodes of depth 1 stay, empty */
-    bool python_only;  /* a stack with Python frames keeps only them (and
-                          its special frames, "[truncated]"): the time of
-                          native frames goes to their Python caller, as
-                          py-spy shows it; other stacks stay whole */
+    bool python_only;  /* a stack with script (Python, Ruby) frames
+                          keeps only them (and its special frames,
+                          "[truncated]", and its off-CPU reason): the
+                          time of native frames goes to their script
+                          caller, as py-spy shows it; other stacks stay
+                          whole */
+    bool hide_kernel;  /* leave the kernel frames out of every stack: a
+                          kernel sample's time goes to the user frame that
+                          made the system call (its leaf then), an
+                          off-CPU reason hangs below that frame */
+    uint8_t cpu;       /* enum profile_cpu_filter: keep every stack, or
+                          only the on-CPU ones (no reason leaf), or only
+                          the off-CPU ones */
+};
+
+/* Which samples of a wall-clock (--idle) profile a derived tree keeps. */
+enum profile_cpu_filter {
+    PROFILE_CPU_BOTH = 0, /* on and off CPU: wall-clock time */
+    PROFILE_CPU_ON,       /* on CPU only: stacks without a reason leaf */
+    PROFILE_CPU_OFF,      /* off CPU only: stacks with a reason leaf */
 };
 
 /* Intern the process frame of every thread of p (FRAME_PROCESS, named by
@@ -497,6 +646,19 @@ int profile_intern_process_frames(struct profile *p);
  * NULL on OOM.  Free with profile_free. */
 struct profile *profile_derive(const struct profile *p,
                                const struct profile_filter *f);
+
+/* The samples of one off-CPU reason in one thread. */
+struct profile_reason_count {
+    uint32_t frame;    /* its FRAME_REASON frame */
+    uint64_t samples;  /* samples that ended in it */
+};
+
+/* The reasons thread idx was off its CPU for: the samples of each reason
+ * frame in its part of the tree, most first (then by frame id), at most
+ * cap of them (the first cap met, when it has more).  Returns how many
+ * were written.  O(nodes of the thread), no allocation. */
+size_t profile_thread_reasons(const struct profile *p, uint32_t idx,
+                              struct profile_reason_count *out, size_t cap);
 
 /* Per-function totals. */
 struct profile_flat {

@@ -6,6 +6,7 @@
  * profile_edges (profile_query.c) hand out sorted copies of it.
  */
 #include "profile_impl.h"
+#include "sorted.h"
 
 #include <errno.h>
 #include <math.h>
@@ -163,7 +164,7 @@ static bool pairs_unique(const struct profile_graph_desc *g)
     bool ok = v != NULL;
 
     if (ok && g->nedges > 1) {
-        qsort(v, g->nedges, sizeof(*v), cmp_pair);
+        sorted_sort(v, g->nedges, sizeof(*v), cmp_pair);
         for (size_t i = 1; i < g->nedges && ok; i++)
             ok = cmp_pair(&v[i - 1], &v[i]) != 0;
     }

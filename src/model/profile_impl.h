@@ -102,6 +102,13 @@ struct profile {
     size_t th_proc_cap;
     uint32_t nthreads;           /* threads created */
     struct idtab tid_ix;         /* tid -> thread index */
+    uint32_t *free_frames;       /* FRAME_THREAD frames of threads folded
+                                    away (profile_fold_processes), named
+                                    "" and out of the frame index, for new
+                                    threads to take */
+    size_t nfree, free_cap;
+    int64_t next_agg;            /* the last synthetic id an aggregate of
+                                    exited processes took (0: none yet) */
 
     /* call tree */
     struct profile_node *nodes;  /* node by id, 0 is the root */
@@ -157,6 +164,14 @@ uint32_t profile_frame_lookup(const struct profile *p,
  * empty thread nodes, no ring and no samples.  Ids of strings, frames
  * and threads, and the weight unit, are kept.  NULL on OOM. */
 struct profile *profile_copy(const struct profile *p, bool with_tree);
+
+/* The string id of s (NULL gives STR_NULL), interned in p;
+ * PROFILE_NONE on OOM. */
+uint32_t profile_str_intern(struct profile *p, const char *s);
+
+/* Frame id takes the description its string ids (p->fid[id]) say, and
+ * is found by it in p's frame index (room reserved). */
+void profile_frame_adopt(struct profile *p, uint32_t id);
 
 /* --- profile_tree.c ------------------------------------------------------ */
 
@@ -240,6 +255,14 @@ int profile_graph_copy(struct profile *dst, const struct profile *src);
 void profile_time_free(struct profile_time *t);
 void profile_time_clear(struct profile_time *t);
 int profile_time_copy(struct profile *dst, const struct profile *src);
+
+/* dst->time: src's ring with every sample's thread t moved to thread
+ * tmap[t] of dst (same frame ids), the samples of one stack that now
+ * share a thread summed; only what the ring's seconds hold is kept, so
+ * the trie loses the samples no bucket counts any more.  0 or -1 on
+ * OOM (dst->time NULL). */
+int profile_time_remap(struct profile *dst, const struct profile *src,
+                       const uint32_t *tmap);
 
 /* Every bucket entry w of the ring becomes fn(p, w) (its bucket's sum
  * follows), for profile_counts and profile_scale_weights. */

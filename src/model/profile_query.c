@@ -15,6 +15,7 @@
 
 #include "util.h"
 #include "vec.h"
+#include "sorted.h"
 
 /* --- merge --------------------------------------------------------------- */
 
@@ -126,8 +127,9 @@ static int merge_impl(struct profile *dst, const struct profile *src,
                       bool by_command);
 
 /* After merging src by command into dst: each thread of a known process
- * learns how many processes of its command src has, and takes the PID
- * of the first, so the command is one process.  0 or -1 on OOM. */
+ * learns how many processes of its command src has (the exited ones of
+ * an aggregate counted), and takes the PID of the first, so the command
+ * is one process.  0 or -1 on OOM. */
 static int count_processes(struct profile *dst, const struct profile *src)
 {
     bool *first = calloc(src->nthreads ? src->nthreads : 1, sizeof(*first));
@@ -149,7 +151,8 @@ static int count_processes(struct profile *dst, const struct profile *src)
         d->processes = 0;
         for (uint32_t t = 0; d->pid && t < src->nthreads; t++)
             if (first[t] && same_str(src->th[t].process, d->process)) {
-                d->processes++;
+                /* an aggregate stands for its exited processes */
+                d->processes += src->th[t].exited ? src->th[t].exited : 1;
                 if (!pid)
                     pid = src->th[t].pid;
             }
@@ -424,7 +427,8 @@ struct derive_ctx {
     uint32_t *buf;    /* the levels, then the stack (reversed when
                          inverted) */
     uint32_t *proc;   /* with process_roots: each thread's process frame */
-    uint32_t *kept;   /* with python_only: the stack without the rest */
+    uint32_t *kept;   /* with hide_kernel or python_only: the stack
+                         without what they leave out */
 };
 
 static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
@@ -446,17 +450,28 @@ static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
         if (i == n)
             return 0;
     }
-    if (f->python_only) {
+    if (f->cpu != PROFILE_CPU_BOTH &&
+        (n > 0 && d->q->fd[frames[n - 1]].kind == FRAME_REASON) !=
+            (f->cpu == PROFILE_CPU_OFF))
+        return 0;
+    if (f->hide_kernel || f->python_only) {
         size_t k = 0, py = 0;
 
+        for (size_t i = 0; f->python_only && i < n; i++)
+            py += profile_frame_is_script(&d->q->fd[frames[i]]);
         for (size_t i = 0; i < n; i++) {
             const struct frame_desc *fd = &d->q->fd[frames[i]];
 
-            py += profile_frame_is_script(fd);
-            if (profile_frame_is_script(fd) || fd->kind == FRAME_SPECIAL)
-                d->kept[k++] = frames[i];
+            if (f->hide_kernel && profile_frame_is_kernel(fd))
+                continue;
+            /* with script (Python, Ruby) frames: they, the special
+             * frames and the off-CPU reason */
+            if (py && !profile_frame_is_script(fd) &&
+                fd->kind != FRAME_SPECIAL && fd->kind != FRAME_REASON)
+                continue;
+            d->kept[k++] = frames[i];
         }
-        if (py) {
+        if (f->hide_kernel || py) {
             frames = d->kept;
             n = k;
         }
@@ -519,9 +534,9 @@ struct profile *profile_derive(const struct profile *p,
         return NULL;
     d.q = profile_copy(p, false);
     d.buf = malloc((p->max_depth + 2) * sizeof(*d.buf));
-    if (f->python_only)
+    if (f->hide_kernel || f->python_only)
         d.kept = malloc((p->max_depth + 1) * sizeof(*d.kept));
-    if ((f->python_only && !d.kept) ||
+    if (((f->hide_kernel || f->python_only) && !d.kept) ||
         (d.q && f->process_roots && !(d.proc = process_frames(d.q)))) {
         profile_free(d.q);
         d.q = NULL;
@@ -538,6 +553,49 @@ struct profile *profile_derive(const struct profile *p,
     free(d.proc);
     free(d.kept);
     return d.q;
+}
+
+size_t profile_thread_reasons(const struct profile *p, uint32_t idx,
+                              struct profile_reason_count *out, size_t cap)
+{
+    const struct profile_thread *th = profile_thread_at(p, idx);
+    size_t n = 0;
+
+    if (!th)
+        return 0;
+    /* Every node below the thread's, without a stack: down to the first
+     * child, else across, else up until a parent has a next sibling. */
+    for (uint32_t id = p->nodes[th->node].first_child; id != PROFILE_NONE;) {
+        const struct profile_node *nd = &p->nodes[id];
+
+        if (nd->self && p->fd[nd->frame].kind == FRAME_REASON) {
+            size_t i = 0;
+
+            while (i < n && i < cap && out[i].frame != nd->frame)
+                i++;
+            if (i < cap) {
+                if (i == n)
+                    out[n++] = (struct profile_reason_count){ nd->frame, 0 };
+                out[i].samples += nd->self;
+            }
+        }
+        if (nd->first_child != PROFILE_NONE) {
+            id = nd->first_child;
+            continue;
+        }
+        while (id != th->node && p->nodes[id].next_sibling == PROFILE_NONE)
+            id = p->nodes[id].parent;
+        id = id == th->node ? PROFILE_NONE : p->nodes[id].next_sibling;
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && (out[j].samples > out[j - 1].samples ||
+                                     (out[j].samples == out[j - 1].samples &&
+                                      out[j].frame < out[j - 1].frame)); j--) {
+            struct profile_reason_count t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return n;
 }
 
 /* Flat table: a walk that keeps, per frame, how many times it is on the
@@ -604,14 +662,14 @@ static long graph_flat(const struct profile *p, struct profile_flat **out)
     if (!(*out = malloc((n ? n : 1) * sizeof(**out))))
         return -1;
     memcpy(*out, p->graph->flat, n * sizeof(**out));
-    qsort_r(*out, n, sizeof(**out), cmp_flat, &(bool){ false });
+    sorted_sort_r(*out, n, sizeof(**out), cmp_flat, &(bool){ false });
     return (long)n;
 }
 
 void profile_flat_sort_total(struct profile_flat *v, size_t n)
 {
     if (v && n > 1)
-        qsort_r(v, n, sizeof(*v), cmp_flat, &(bool){ true });
+        sorted_sort_r(v, n, sizeof(*v), cmp_flat, &(bool){ true });
 }
 
 long profile_flat(const struct profile *p, struct profile_flat **out)
@@ -639,7 +697,7 @@ long profile_flat(const struct profile *p, struct profile_flat **out)
             c.acc[n++].frame = i;
         }
     free(c.onpath);
-    qsort_r(c.acc, (size_t)n, sizeof(*c.acc), cmp_flat, &(bool){ false });
+    sorted_sort_r(c.acc, (size_t)n, sizeof(*c.acc), cmp_flat, &(bool){ false });
     *out = c.acc;
     return n;
 }
@@ -771,7 +829,7 @@ long profile_edges(const struct profile *p, struct profile_edge **out)
         if (!(res = malloc((ne ? ne : 1) * sizeof(*res))))
             return -1;
         memcpy(res, p->graph->edges, ne * sizeof(*res));
-        qsort(res, ne, sizeof(*res), cmp_edge);
+        sorted_sort(res, ne, sizeof(*res), cmp_edge);
         *out = res;
         return (long)ne;
     }
@@ -784,7 +842,7 @@ long profile_edges(const struct profile *p, struct profile_edge **out)
         goto out;
     for (size_t i = 0; i < c.n; i++)
         res[i] = c.a[i].e;
-    qsort(res, c.n, sizeof(*res), cmp_edge);
+    sorted_sort(res, c.n, sizeof(*res), cmp_edge);
     *out = res;
     n = (long)c.n;
 out:

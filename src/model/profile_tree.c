@@ -18,6 +18,7 @@
 
 #include "util.h"
 #include "vec.h"
+#include "sorted.h"
 
 /* --- nodes and the child index ------------------------------------------- */
 
@@ -258,7 +259,7 @@ long profile_lines(const struct profile *p, uint32_t frame, bool by_addr,
         if (m->e[i].frame == frame)
             (*out)[n++] = (struct profile_linecount){
                 m->e[i].key, m->e[i].self, m->e[i].total };
-    qsort(*out, (size_t)n, sizeof(**out), cmp_linecount);
+    sorted_sort(*out, (size_t)n, sizeof(**out), cmp_linecount);
     return n;
 }
 
@@ -306,7 +307,7 @@ long profile_code_counts(const struct profile *p, const char *module,
             n = 0;
         }
     }
-    qsort(v, n, sizeof(*v), cmp_code_count);
+    sorted_sort(v, n, sizeof(*v), cmp_code_count);
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
         if (o && v[o - 1].key == v[i].key) {

@@ -55,6 +55,9 @@ struct source_status {
     char backend[16];          /* the sampler's name; "" for a file */
     char fallback[200];        /* why the faster sampler is not used, with
                                   the fix; "" when it is */
+    bool kernel_frames;        /* kernel frames are taken (perf) */
+    char kernel[200];          /* why stacks have no (named) kernel
+                                  frames, with the fix; "" when they do */
     char script[160];          /* the interpreter found in the target
                                   ("Python 3.11.2"), or why its frames are
                                   not read; "" when none */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "vec.h"
+#include "sorted.h"
 
 struct walker {
     const struct tree_walk *w;
@@ -65,7 +66,7 @@ static int push_children(struct walker *k, const struct tree_row *parent,
         }
     }
     if (k->nkids > 1 && w->cmp)
-        qsort_r(k->kids, k->nkids, sizeof(*k->kids), w->cmp, w->cmp_arg);
+        sorted_sort_r(k->kids, k->nkids, sizeof(*k->kids), w->cmp, w->cmp_arg);
     if (VEC_RESERVE(k->stack, k->scap, k->sn + k->nkids + 1) < 0)
         return -1;
     uint32_t level = top ? 0 : parent->level + 1;

@@ -32,20 +32,23 @@ static bool has_pid(const struct profile *p, int64_t pid)
     return false;
 }
 
-/* Whether snap has a Python frame: python_only changes nothing
+/* Whether snap has a frame `is` says yes to (a kernel function, an
+ * off-CPU reason, a Python or Ruby function): a filter of them changes nothing
  * otherwise. */
-static bool has_python(const struct profile *snap)
+static bool has_frames(const struct profile *snap,
+                       bool (*is)(const struct frame_desc *))
 {
     uint32_t n = profile_frame_count(snap);
 
     for (uint32_t i = 0; i < n; i++)
-        if (profile_frame_is_script(profile_frame(snap, i)))
+        if (is(profile_frame(snap, i)))
             return true;
     return false;
 }
 
-/* The process, thread and focus parts of f over snap (what selects
- * samples); true when they select less than everything. */
+/* The process, thread, focus, kernel, CPU and Python parts of f over
+ * snap (what selects samples or frames); true when they select less than
+ * everything. */
 static bool sample_filter(const struct profile *snap,
                           const struct model_filter *f,
                           struct profile_filter *pf)
@@ -55,10 +58,17 @@ static bool sample_filter(const struct profile *snap,
         .focus = f->focus < profile_frame_count(snap) ? f->focus
                                                       : PROFILE_NONE,
         .pid = f->has_process && has_pid(snap, f->pid) ? f->pid : 0,
-        .python_only = f->python_only && has_python(snap),
+        .hide_kernel = f->hide_kernel &&
+                       has_frames(snap, profile_frame_is_kernel),
+        .cpu = f->cpu != PROFILE_CPU_BOTH &&
+                       has_frames(snap, profile_frame_is_reason)
+                   ? f->cpu : PROFILE_CPU_BOTH,
+        .python_only = f->python_only &&
+                       has_frames(snap, profile_frame_is_script),
     };
     return pf->thread != PROFILE_NONE || pf->focus != PROFILE_NONE ||
-           pf->pid || pf->python_only;
+           pf->pid || pf->hide_kernel || pf->cpu != PROFILE_CPU_BOTH ||
+           pf->python_only;
 }
 
 /* The one rule of process roots: the tree shows a process level when
@@ -109,6 +119,8 @@ static struct model *model_build(const struct profile *snap,
      * edges are the model (profile.h, "a call graph without stacks") */
     bool stacks = profile_has_stacks(snap);
     bool filtered = sample_filter(snap, f, &pf);
+    m->has_kernel = has_frames(snap, profile_frame_is_kernel);
+    m->has_reasons = has_frames(snap, profile_frame_is_reason);
 
     if (!stacks) {
         filtered = false;

@@ -33,6 +33,11 @@ struct model_filter {
                           the edges are over all threads either way */
     bool has_process;  /* restrict every view to one process */
     int64_t pid;       /* its PID (stable across snapshots) */
+    bool hide_kernel;  /* kernel frames left out of every view (K): their
+                          time goes to the user frame below them */
+    uint8_t cpu;       /* enum profile_cpu_filter: with off-CPU reasons
+                          (--idle), on-CPU samples only, off-CPU only,
+                          or both */
     bool python_only;  /* stacks with Python frames show only those (P,
                           --python-only): native frames' time goes to
                           their Python caller */
@@ -67,6 +72,8 @@ struct model {
                                      model's) */
     uint32_t focus;               /* filter's focus frame, PROFILE_NONE */
     uint64_t total;               /* samples in base */
+    bool has_kernel;              /* snap has kernel frames */
+    bool has_reasons;             /* snap has off-CPU reason frames */
     struct profile_flat *flat;    /* per-function totals of base */
     size_t nflat;
     uint32_t *flat_of;            /* frame id -> index in flat, or NONE */

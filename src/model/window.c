@@ -29,6 +29,7 @@
 #include "profile_impl.h"
 #include "util.h"
 #include "vec.h"
+#include "sorted.h"
 
 #define TRIE_TOP UINT32_MAX   /* parent of a thread's root */
 #define NO_SECOND UINT64_MAX
@@ -255,7 +256,9 @@ static struct profile_time *ring_new(uint32_t nb)
     return t;
 }
 
-int profile_time_copy(struct profile *dst, const struct profile *src)
+/* dst->time: an empty ring of src's size and times (NULL without one in
+ * src).  0, or -1 on OOM. */
+static int ring_like(struct profile *dst, const struct profile *src)
 {
     const struct profile_time *s = src->time;
     struct profile_time *t;
@@ -270,6 +273,18 @@ int profile_time_copy(struct profile *dst, const struct profile *src)
     t->now_ns = s->now_ns;
     t->newest = s->newest;
     t->wall_offset = s->wall_offset;
+    return 0;
+}
+
+int profile_time_copy(struct profile *dst, const struct profile *src)
+{
+    const struct profile_time *s = src->time;
+    struct profile_time *t;
+
+    if (ring_like(dst, src) < 0)
+        return -1;
+    if (!(t = dst->time))
+        return 0;
     if (VEC_RESERVE(t->tn, t->tn_cap, s->ntn ? s->ntn : 1) < 0 ||
         idtab_copy(&t->tix, &s->tix) < 0)
         return -1;
@@ -291,6 +306,81 @@ int profile_time_copy(struct profile *dst, const struct profile *src)
         b->samples = a->samples;
     }
     return 0;
+}
+
+/* The trie node of dst standing for src's node `old` once its thread
+ * moved to tmap[thread]: created with its parents (room reserved).
+ * newid memoizes (TRIE_TOP: not yet); a loop, not recursion, so a deep
+ * stack costs no C stack. */
+static uint32_t remap_node(struct profile_time *t, const struct profile_time *s,
+                           const uint32_t *tmap, uint32_t *newid,
+                           uint32_t *chain, uint32_t old)
+{
+    size_t n = 0;
+
+    /* up to the first node already mapped, or the root */
+    for (uint32_t k = old; k != TRIE_TOP && newid[k] == TRIE_TOP;
+         k = s->tn[k].parent)
+        chain[n++] = k;
+    while (n > 0) {
+        uint32_t k = chain[--n];
+        const struct tnode *o = &s->tn[k];
+        uint32_t th = tmap[o->thread];
+        struct tnode key = {
+            .parent = o->parent == TRIE_TOP ? TRIE_TOP : newid[o->parent],
+            .frame = o->parent == TRIE_TOP ? th : o->frame,
+            .line = o->line, .addr = o->addr, .thread = th,
+            .depth = o->depth,
+        };
+
+        newid[k] = trie_step(t, &key);
+    }
+    return newid[old];
+}
+
+int profile_time_remap(struct profile *dst, const struct profile *src,
+                       const uint32_t *tmap)
+{
+    const struct profile_time *s = src->time;
+    struct profile_time *t;
+    uint32_t *newid = NULL, *chain = NULL;
+    int rc = -1;
+
+    if (ring_like(dst, src) < 0)
+        return -1;
+    if (!(t = dst->time))
+        return 0;
+    newid = malloc((s->ntn ? s->ntn : 1) * sizeof(*newid));
+    chain = malloc((s->ntn ? s->ntn : 1) * sizeof(*chain));
+    if (!newid || !chain ||
+        VEC_RESERVE(t->tn, t->tn_cap, s->ntn ? s->ntn : 1) < 0 ||
+        idtab_reserve(&t->tix, s->ntn) < 0)
+        goto out;
+    for (size_t i = 0; i < s->ntn; i++)
+        newid[i] = TRIE_TOP;
+    for (uint32_t i = 0; i < s->nb; i++) {
+        const struct tbucket *a = &s->b[i];
+        struct tbucket *b;
+
+        if (!sec_held(s, a->sec))
+            continue;
+        b = bucket_for(t, a->sec);
+        if (bucket_reserve(b, a->n ? a->n : 1) < 0)
+            goto out;
+        for (size_t e = 0; e < a->n; e++)
+            bucket_count(t, b, remap_node(t, s, tmap, newid, chain,
+                                          a->e[e].stack),
+                         ent_count(&a->e[e]));
+    }
+    rc = 0;
+out:
+    free(newid);
+    free(chain);
+    if (rc < 0) {
+        profile_time_free(t);
+        dst->time = NULL;
+    }
+    return rc;
 }
 
 /* --- public --------------------------------------------------------------- */
@@ -660,7 +750,7 @@ static int timed_collect(const struct profile *p, struct timed **out,
     }
     free(tree_of);
     if (nv > 1)
-        qsort(v, nv, sizeof(*v), cmp_timed);
+        sorted_sort(v, nv, sizeof(*v), cmp_timed);
     /* One entry per (node, second): samples that differ only in lines or
      * addresses share a tree stack. */
     size_t w = 0;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "vec.h"
+#include "sorted.h"
 
 /* The whole file, NUL-terminated; NULL with errno set on failure. */
 static char *read_all(const char *path, size_t *len)
@@ -155,7 +156,69 @@ struct maps *maps_parse(const char *text, size_t len)
     /* the kernel lists mappings in address order; text from elsewhere may
      * not */
     if (!sorted)
-        qsort(m->v, m->n, sizeof *m->v, entry_cmp);
+        sorted_sort(m->v, m->n, sizeof *m->v, entry_cmp);
+    return m;
+}
+
+/* One line of maps text for e, over [start, end) of it. */
+static int put_line(char **buf, size_t *cap, size_t *n,
+                    const struct map_entry *e, uint64_t start, uint64_t end)
+{
+    size_t room = strlen(e->path) + 128;
+    if (VEC_RESERVE(*buf, *cap, *n + room) < 0)
+        return -1;
+    uint64_t off = e->inode || e->path[0] == '/' ? e->offset + (start - e->start)
+                                                 : e->offset;
+    int k = snprintf(*buf + *n, room, "%llx-%llx %c%c%cp %08llx 00:00 %llu%s%s\n",
+                     (unsigned long long)start, (unsigned long long)end,
+                     e->r ? 'r' : '-', e->w ? 'w' : '-', e->x ? 'x' : '-',
+                     (unsigned long long)off, (unsigned long long)e->inode,
+                     e->path[0] ? "   " : "", e->path);
+    if (k < 0 || (size_t)k >= room)
+        return -1;
+    *n += (size_t)k;
+    return 0;
+}
+
+struct piece {
+    const struct map_entry *e;
+    uint64_t start, end;
+};
+
+static int piece_cmp(const void *a, const void *b)
+{
+    const struct piece *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+struct maps *maps_with(const struct maps *base, const struct map_entry *add)
+{
+    size_t nb = base ? base->n : 0, np = 0;
+    struct piece *pc = malloc((2 * nb + 1) * sizeof *pc);
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    if (!pc)
+        return NULL;
+    for (size_t i = 0; i < nb; i++) {
+        const struct map_entry *e = &base->v[i];
+        if (e->end <= add->start || e->start >= add->end) {
+            pc[np++] = (struct piece){e, e->start, e->end};
+            continue;
+        }
+        /* what add leaves of e: the part below it, the part above it */
+        if (e->start < add->start)
+            pc[np++] = (struct piece){e, e->start, add->start};
+        if (e->end > add->end)
+            pc[np++] = (struct piece){e, add->end, e->end};
+    }
+    pc[np++] = (struct piece){add, add->start, add->end};
+    qsort(pc, np, sizeof *pc, piece_cmp);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < np; i++)
+        rc = put_line(&buf, &cap, &n, pc[i].e, pc[i].start, pc[i].end);
+    struct maps *m = rc == 0 ? maps_parse(buf ? buf : "", n) : NULL;
+    free(buf);
+    free(pc);
     return m;
 }
 

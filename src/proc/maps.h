@@ -51,6 +51,13 @@ struct maps *maps_read_task(pid_t pid, pid_t tid);
  * start < end are skipped.  NULL on OOM. */
 struct maps *maps_parse(const char *text, size_t len);
 
+/* The mappings of `base` (NULL: none) with `add` mapped over them, as
+ * the kernel's MMAP2 record of a new mapping says: what add covers of
+ * an older mapping is gone (a mapping it covers in part keeps the rest,
+ * with its file offset moved on).  The text is rebuilt in /proc's
+ * format (device 00:00, every mapping private).  NULL on OOM. */
+struct maps *maps_with(const struct maps *base, const struct map_entry *add);
+
 /* NULL is a no-op. */
 void maps_free(struct maps *m);
 

@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sorted.h"
+
 #define PF_KTHREAD 0x00200000u
 
 static ssize_t read_file(const char *path, char *buf, size_t len)
@@ -197,6 +199,19 @@ char target_stat_state(int stat_fd, int *cpu)
         *cpu = p ? atoi(p) : -1;
     }
     return s[0];
+}
+
+bool target_is_kthread(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    const char *p = stat_skip(stat_reread(fd, buf, sizeof buf), 3, 9);
+    close(fd);
+    /* field 9, flags: PF_KTHREAD (include/linux/sched.h) */
+    return p && strtoul(p, NULL, 10) & 0x00200000ul;
 }
 
 int target_stat_vsize(int stat_fd, uint64_t *vsize)
@@ -503,6 +518,6 @@ int target_find_by_name(const char *name, pid_t *pids, size_t max,
     }
     closedir(d);
     regfree(&re);
-    qsort(pids, n < max ? n : max, sizeof *pids, pid_cmp);
+    sorted_sort(pids, n < max ? n : max, sizeof *pids, pid_cmp);
     return (int)n;
 }

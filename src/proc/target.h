@@ -40,6 +40,10 @@ void target_explain_seize(pid_t pid, int e, char *err, size_t errlen);
  * Returns the letter, or 0 when the thread is gone. */
 char target_stat_state(int stat_fd, int *cpu);
 
+/* Whether pid is a kernel thread (PF_KTHREAD in /proc/PID/stat); false
+ * when it is gone. */
+bool target_is_kthread(pid_t pid);
+
 /* The process's virtual memory size in bytes (field 23 of
  * /proc/PID/stat, or of any of its threads' stat) from an open stat fd
  * (re-read with pread).  Every mmap or munmap that maps more or less

@@ -34,8 +34,11 @@ enum sampler_cap {
     SAMPLER_CAP_CHILDREN = 1u << 1, /* the processes the targets fork */
     SAMPLER_CAP_ALL = 1u << 2,      /* every process of the machine */
     SAMPLER_CAP_OFFCPU = 1u << 3,   /* off-CPU samples (blocked threads) */
-    SAMPLER_CAP_KERNEL = 1u << 4,   /* kernel frames in each stack: issue
-                                       21; no backend has it yet */
+    SAMPLER_CAP_KERNEL = 1u << 4,   /* kernel frames in each stack (the
+                                       kernel's call chain above the user
+                                       stack, ingest_rec.kernel), where
+                                       the kernel permits them
+                                       (kernel_probe) */
     SAMPLER_CAP_SCRIPT = 1u << 5,   /* script frames read from the
                                        target (CPython: issue 22; Ruby:
                                        issue 23), spliced into its native
@@ -45,6 +48,13 @@ enum sampler_cap {
     SAMPLER_CAP_NOSTOP = 1u << 7,   /* samples without ever stopping the
                                        target (no stop time to show) */
 };
+
+/* With `all` and SAMPLER_CAP_KERNEL, kernel threads and interrupt work
+ * are threads of one pseudo process: this PID (above any real one,
+ * PID_MAX_LIMIT), this name.  The model's PROFILE_KERNEL_PID is the same
+ * number (collect.c checks). */
+#define SAMPLER_KERNEL_PID 4194304
+#define SAMPLER_KERNEL_PROCESS "[kernel]"
 
 enum sampler_placement {
     SAMPLER_PLACE_FREE = 0, /* let the scheduler place the sampler */
@@ -78,6 +88,19 @@ struct sampler_config {
                                   each backend uses its own default */
     bool idle;                 /* also sample blocked threads
                                   (SAMPLER_CAP_OFFCPU) */
+    bool kernel_frames;        /* SAMPLER_CAP_KERNEL: the kernel's call
+                                  chain above each stack, where the
+                                  kernel permits it (on unless
+                                  --no-kernel); --idle's reasons read it
+                                  either way */
+    bool reasons;              /* --idle: each off-CPU stretch's reason,
+                                  from the kernel's stack at the
+                                  switch-out (on; SPROFTOP_OFFCPU_REASONS=0,
+                                  a benchmark knob, turns it off) */
+    const char *kallsyms;      /* the collector names kernel frames from
+                                  this file (NULL: /proc/kallsyms; tests
+                                  set SPROFTOP_KALLSYMS); no backend reads
+                                  it */
     size_t stack_max;          /* stack bytes copied per sample... */
     bool stack_max_set;        /* ...when set (--stack-size); otherwise
                                   each backend uses its own default */
@@ -90,8 +113,13 @@ struct sampler_config {
      * named by a record or by on_maps (at attach, when a target forks a
      * child with `children`, when `all` meets one), and again when it
      * execs (exec true: a new image, comm its new name; its records from
-     * then on belong to the new one).  Must not block. */
-    void (*on_process)(void *ctx, pid_t pid, const char *comm, bool exec);
+     * then on belong to the new one).  Its records carry a maps
+     * generation of at least `gen`, those of an older image or of an
+     * older process with the same pid a smaller one (generations grow
+     * over the whole session), so a record names its image by (pid,
+     * gen).  Must not block. */
+    void (*on_process)(void *ctx, pid_t pid, const char *comm, bool exec,
+                       uint64_t gen);
     /* Called on the sampler thread whenever a process's mappings change
      * (attach, exec, dlopen...), before any sample of that generation. */
     void (*on_maps)(void *ctx, pid_t pid, uint64_t gen, const char *text,
@@ -123,6 +151,11 @@ struct sampler_stats {
                                   kernel's ring buffer full */
     uint64_t throttled;        /* times the kernel slowed sampling down
                                   (interrupts too long) */
+    uint64_t kstacks;          /* SAMPLER_CAP_KERNEL: stacks pushed with
+                                  kernel frames */
+    uint64_t kthread_samples;  /* ...with `all`: samples of kernel threads
+                                  and interrupt work (the
+                                  SAMPLER_KERNEL_PID process) */
     uint64_t script_samples;   /* stacks pushed with script frames */
     uint64_t script_torn;      /* stacks of a script process whose script
                                   frames could not be read ("Python
@@ -152,6 +185,11 @@ struct sampler_stats {
     unsigned caps;             /* ...and what it can do (sampler_cap) */
     char fallback[200];        /* why auto did not pick the first backend,
                                   with the fix; "" when it did */
+    char kernel_off[200];      /* why stacks have no kernel frames, with
+                                  the fix ("kernel frames off: ..."); ""
+                                  when they have them */
+    bool kernel_stacks;        /* the backend takes kernel stacks: kernel
+                                  frames, or --idle's reasons */
     char error[200];           /* fatal error that ended sampling, or "" */
 };
 
@@ -183,6 +221,11 @@ struct sampler_dump_thread {
 struct sampler {
     const struct sampler_backend *ops;
     char fallback[200];  /* set by sampler_start: see sampler_stats */
+    char kernel_off[200];/* set by the backend's start when the kernel
+                            refuses them (SAMPLER_CAP_KERNEL), else by
+                            sampler_start (--no-kernel, or a backend
+                            without the capability): see sampler_stats */
+    bool kernel_stacks;  /* set by the backend's start: see sampler_stats */
     uint32_t stack_bytes;/* set by sampler_start: see sampler_stats */
     pid_t pid;           /* the target, set by the backend's start once
                             attached (sampler_pid) */
@@ -221,6 +264,12 @@ struct sampler_backend {
      * Any thread. */
     int (*probe)(const struct sampler_config *cfg,
                  struct sampler_refusal *why);
+    /* With SAMPLER_CAP_KERNEL: whether the kernel gives cfg's target
+     * kernel frames: 0, or -1 with the one-line reason and its fix in
+     * why (n bytes: "kernel frames off: ...").  Cheap (opens and closes
+     * an event or two).  Any thread.  NULL otherwise. */
+    int (*kernel_probe)(const struct sampler_config *cfg, char *why,
+                        size_t n);
     /* As sampler_start; on failure *why says whether the backend was
      * refused (why->denied) rather than the target, so that auto may try
      * the next. */

@@ -47,26 +47,45 @@ static size_t pad8(size_t n)
     return (n + 7) & ~(size_t)7;
 }
 
-int ingest_push(struct ingest *in, const struct ingest_rec *hdr,
-                const void *payload, size_t len)
+/* Append a record whose payload is a[0..alen) then b[0..blen). */
+static int push_parts(struct ingest *in, const struct ingest_rec *hdr,
+                      const void *a, size_t alen, const void *b, size_t blen)
 {
+    size_t len = alen + blen;
     size_t need = sizeof *hdr + pad8(len);
     struct ingest_rec h = *hdr;
     h.len = (uint32_t)len;
     pthread_mutex_lock(&in->lock);
-    int a = in->active;
-    if (in->used[a] + need > in->cap) {
+    int act = in->active;
+    if (in->used[act] + need > in->cap) {
         pthread_mutex_unlock(&in->lock);
         atomic_fetch_add(&in->lost, 1);
         return -1;
     }
-    uint8_t *dst = in->buf[a] + in->used[a];
+    uint8_t *dst = in->buf[act] + in->used[act];
     memcpy(dst, &h, sizeof h);
-    if (len)
-        memcpy(dst + sizeof h, payload, len);
-    in->used[a] += need;
+    if (alen)
+        memcpy(dst + sizeof h, a, alen);
+    if (blen)
+        memcpy(dst + sizeof h + alen, b, blen);
+    in->used[act] += need;
     pthread_mutex_unlock(&in->lock);
     return 0;
+}
+
+int ingest_push(struct ingest *in, const struct ingest_rec *hdr,
+                const void *payload, size_t len)
+{
+    return push_parts(in, hdr, payload, len, NULL, 0);
+}
+
+int ingest_push_stack(struct ingest *in, const struct ingest_rec *hdr,
+                      const uint64_t *kpcs, size_t nk, const uint64_t *pcs,
+                      size_t n)
+{
+    struct ingest_rec h = *hdr;
+    h.kernel = (uint32_t)nk;
+    return push_parts(in, &h, kpcs, nk * sizeof *kpcs, pcs, n * sizeof *pcs);
 }
 
 void ingest_swap(struct ingest *in, const uint8_t **data, size_t *len)

@@ -15,8 +15,10 @@
 #include <stdint.h>
 
 enum ingest_type {
-    INGEST_SAMPLE = 1, /* payload: uint64_t words[n], leaf first: native
-                          addresses, and script frames (stackword.h) */
+    INGEST_SAMPLE = 1, /* payload: uint64_t words[n], leaf first: the
+                          first `kernel` of them kernel addresses, then
+                          the user stack's native addresses and script
+                          frames (stackword.h) */
     INGEST_THREAD = 2, /* payload: thread name (no NUL) */
     INGEST_EXIT = 3,   /* no payload: the process `pid` is gone, and no
                           record of it follows (perf backend) */
@@ -24,6 +26,9 @@ enum ingest_type {
                           file: an interpreter's code object that the
                           process's samples name by id (stackword.h) from
                           now on */
+    INGEST_THREAD_EXIT = 5, /* no payload: the thread `tid` of the live
+                          process `pid` is gone, and no record of it
+                          follows (perf backend) */
 };
 
 /* INGEST_CODE's payload head; name_len bytes of name and file_len bytes
@@ -44,7 +49,18 @@ enum ingest_flags {
     INGEST_F_SCRIPT_TORN = 1u << 3, /* the process runs an interpreter whose
                                      frames could not be read for this
                                      sample: it keeps its native frames */
+    INGEST_F_OFFCPU = 1u << 4,    /* --idle, perf: an off-CPU stretch; its
+                                     reason frame goes below the stack */
+    INGEST_F_PREEMPT = 1u << 5,   /* ...which began with a preemption (the
+                                     thread was runnable: it waits for a
+                                     CPU) */
 };
+
+/* With INGEST_F_OFFCPU and no kernel addresses: the reason the sampler
+ * found itself (enum offcpu_reason, from /proc/PID/task/TID/stack), 0
+ * when none. */
+#define INGEST_REASON_SHIFT 8
+#define INGEST_REASON_MASK (0xfu << INGEST_REASON_SHIFT)
 
 /* Record header; the payload follows, padded to 8 bytes. */
 struct ingest_rec {
@@ -53,7 +69,8 @@ struct ingest_rec {
     int32_t pid;     /* its process (one sampler may serve several) */
     int32_t tid;     /* thread id */
     uint32_t flags;  /* enum ingest_flags */
-    uint32_t pad;    /* 0 */
+    uint32_t kernel; /* of a sample's pcs, how many come first and are
+                        kernel addresses (0 for most) */
     uint64_t time;   /* CLOCK_MONOTONIC ns of the sample */
     uint64_t gen;    /* maps generation the pcs belong to */
     uint64_t weight; /* ns this sample stands for: the interval of an
@@ -72,6 +89,12 @@ void ingest_free(struct ingest *in);
  * record is dropped and counted in ingest_lost). */
 int ingest_push(struct ingest *in, const struct ingest_rec *hdr,
                 const void *payload, size_t len);
+
+/* ingest_push for a sample: the payload is kpcs[0..nk) then pcs[0..n)
+ * (hdr->kernel is set to nk).  Same result and locking. */
+int ingest_push_stack(struct ingest *in, const struct ingest_rec *hdr,
+                      const uint64_t *kpcs, size_t nk, const uint64_t *pcs,
+                      size_t n);
 
 /* Consumer side: swap buffers and return the filled one in *data / *len.
  * The data stays valid until the next ingest_swap.  Only one consumer. */

@@ -52,6 +52,8 @@ void sampler_config_default(struct sampler_config *c)
     c->placement = SAMPLER_PLACE_FREE;
     c->spin_us = 50;
     c->child_out = -1;
+    c->kernel_frames = true;
+    c->reasons = true;
 }
 
 int sampler_kind_parse(const char *name)
@@ -150,6 +152,23 @@ static void set_fallback(char *buf, size_t len,
              next->name, why->fix);
 }
 
+/* Why backend b (without SAMPLER_CAP_KERNEL) gives no kernel frames,
+ * and which backend does, in one line, from the capabilities. */
+static void no_kernel(const struct sampler_backend *b, char *buf, size_t len)
+{
+    const struct sampler_backend *k = NULL;
+    for (size_t i = 0; i < NBACKENDS && !k; i++)
+        if (backends[i]->caps & SAMPLER_CAP_KERNEL)
+            k = backends[i];
+    if (k)
+        snprintf(buf, len, "kernel frames off: the %s backend sees user "
+                 "stacks only; use --sampler %s (%s) for them", b->name,
+                 k->name, k->title);
+    else
+        snprintf(buf, len, "kernel frames off: the %s backend sees user "
+                 "stacks only", b->name);
+}
+
 struct sampler *sampler_start(const struct sampler_config *in, char *err,
                               size_t errlen, int *code)
 {
@@ -183,6 +202,13 @@ struct sampler *sampler_start(const struct sampler_config *in, char *err,
     }
     snprintf(s->fallback, sizeof s->fallback, "%s", fallback);
     s->stack_bytes = (uint32_t)cfg.stack_max;
+    /* a backend with SAMPLER_CAP_KERNEL says itself why the kernel
+     * refused them (its start, above) */
+    if (!cfg.kernel_frames)
+        snprintf(s->kernel_off, sizeof s->kernel_off,
+                 "kernel frames off (--no-kernel)");
+    else if (!(s->ops->caps & SAMPLER_CAP_KERNEL))
+        no_kernel(s->ops, s->kernel_off, sizeof s->kernel_off);
     return s;
 }
 
@@ -227,6 +253,30 @@ void sampler_describe_auto(bool idle, char *buf, size_t len)
     snprintf(buf, len, "none");
 }
 
+int sampler_describe_kernel(char *buf, size_t len)
+{
+    struct sampler_config in, cfg;
+    const struct sampler_backend *cand[NBACKENDS];
+    sampler_config_default(&in);
+    size_t n = candidates(SAMPLER_AUTO, needs_of(&in), cand);
+    for (size_t i = 0; i < n; i++) {
+        struct sampler_refusal why = {0};
+        apply_defaults(&cfg, &in, cand[i]);
+        if (i + 1 < n && cand[i]->probe && cand[i]->probe(&cfg, &why) < 0)
+            continue; /* auto would not pick it */
+        if (!(cand[i]->caps & SAMPLER_CAP_KERNEL)) {
+            no_kernel(cand[i], buf, len);
+            return -1;
+        }
+        if (cand[i]->kernel_probe && cand[i]->kernel_probe(&cfg, buf, len) < 0)
+            return -1;
+        snprintf(buf, len, "%s's kernel call chains", cand[i]->title);
+        return 0;
+    }
+    snprintf(buf, len, "kernel frames off: no sampler here");
+    return -1;
+}
+
 /* "16K", "256K", or the number of bytes. */
 static const char *size_text(size_t b, char *buf, size_t len)
 {
@@ -269,6 +319,8 @@ const char *sampler_about(enum sampler_about what, char *buf, size_t len)
         return buf;
     case SAMPLER_ABOUT_CHILDREN:
         return who_can(SAMPLER_CAP_CHILDREN, false, buf, len);
+    case SAMPLER_ABOUT_KERNEL:
+        return who_can(SAMPLER_CAP_KERNEL, false, buf, len);
     case SAMPLER_ABOUT_ALL:
         for (size_t i = 0; i < NBACKENDS; i++)
             if ((backends[i]->caps & SAMPLER_CAP_ALL) && backends[i]->all_needs) {
@@ -308,6 +360,8 @@ void sampler_get_stats(struct sampler *s, struct sampler_stats *out)
     out->caps = s->ops->caps;
     out->stack_bytes = s->stack_bytes;
     snprintf(out->fallback, sizeof out->fallback, "%s", s->fallback);
+    snprintf(out->kernel_off, sizeof out->kernel_off, "%s", s->kernel_off);
+    out->kernel_stacks = s->kernel_stacks;
 }
 
 void sampler_print_stats(struct sampler *s, FILE *f)

@@ -41,8 +41,9 @@
 #include "backend.h"
 
 /* Fill defaults: on-CPU, 512 frames, backend auto, a launched command's
- * output where sproftop's goes; the rate and the stack copy size are
- * left to the backend sampler_start picks (struct sampler_backend). */
+ * output where sproftop's goes, kernel frames and off-CPU reasons on;
+ * the rate and the stack copy size are left to the backend sampler_start
+ * picks (struct sampler_backend). */
 void sampler_config_default(struct sampler_config *c);
 
 /* Start sampling with the backend cfg->kind names, or (auto) the first
@@ -111,6 +112,13 @@ int sampler_kind_parse(const char *name);
  * Probes the backends on the calling process.  Any thread. */
 void sampler_describe_auto(bool idle, char *buf, size_t len);
 
+/* For --version: whether the backend `auto` would pick for a process of
+ * this user gives kernel frames: 0 with the phrase that says where they
+ * come from ("perf_event's kernel call chains") in buf, or -1 with why
+ * not and the fix, in one line ("kernel frames off: ...").  Probes the
+ * backends on the calling process.  Any thread. */
+int sampler_describe_kernel(char *buf, size_t len);
+
 /* What --help says of the backends, from their table (one phrase, no
  * newline): */
 enum sampler_about {
@@ -118,6 +126,7 @@ enum sampler_about {
     SAMPLER_ABOUT_STACK,  /* each one's stack copy (and its bound) */
     SAMPLER_ABOUT_CHILDREN, /* which can follow forked processes */
     SAMPLER_ABOUT_ALL,    /* what sampling every process needs */
+    SAMPLER_ABOUT_KERNEL, /* which can read kernel frames */
 };
 /* The phrase for `what` in buf (len bytes); returns buf. */
 const char *sampler_about(enum sampler_about what, char *buf, size_t len);

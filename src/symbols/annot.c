@@ -520,8 +520,10 @@ static int changed_on_disk(struct work *w, pid_t pid, const char *root,
     return 1;
 }
 
-/* Annotate from mapping e of process pid.  0, or -1 on OOM. */
-static int from_mapping(struct work *w, pid_t pid, const struct map_entry *e)
+/* Annotate from mapping e of process pid, which has the function
+ * `shift` bytes above the profile's addresses of it.  0, or -1 on OOM. */
+static int from_mapping(struct work *w, pid_t pid, const struct map_entry *e,
+                        uint64_t shift)
 {
     char root[64];
     uint64_t bias;
@@ -539,7 +541,7 @@ static int from_mapping(struct work *w, pid_t pid, const struct map_entry *e)
         annotation_why(w->a, "%s: its mapping at 0x%" PRIx64 " is no "
                        "segment of it", e->path, e->start);
     } else if (work_module(w, mod)) {
-        w->bias = bias;
+        w->bias = bias - shift;
         w->a->path = annotation_str(w->a, e->path);
         rc = annot_code(w, w->anchor - bias);
     }
@@ -549,10 +551,34 @@ static int from_mapping(struct work *w, pid_t pid, const struct map_entry *e)
     return rc;
 }
 
+/* The executable mapping of m that holds the module's function of
+ * frame d (its start at file offset d->offset), and in *shift how far
+ * above d->addr it puts that start: a live profile's addresses of a
+ * function are those of the first process it was sampled in, shifted
+ * for the others (fold.h), so any process that maps the module will do.
+ * NULL when none does. */
+static const struct map_entry *by_offset(const struct maps *m,
+                                         const struct frame_desc *d,
+                                         uint64_t *shift)
+{
+    for (size_t i = 0; m && i < m->n; i++) {
+        const struct map_entry *e = &m->v[i];
+        if (e->x && is_module(e->path, d->module) && d->offset >= e->offset &&
+            d->offset - e->offset < e->end - e->start) {
+            *shift = e->start + (d->offset - e->offset) - d->addr;
+            return e;
+        }
+    }
+    return NULL;
+}
+
 struct annotation *annot_live(const struct annot_proc *procs, size_t n,
                               const struct annot_request *rq)
 {
     struct work w = { .rq = rq, .a = annotation_new() };
+    const struct frame_desc *d = &rq->frame;
+    /* where the module's file places the function: by its offset */
+    bool placed = d->build_id && d->offset && d->addr && !rq->at_start;
 
     if (!w.a)
         return NULL;
@@ -562,11 +588,13 @@ struct annotation *annot_live(const struct annot_proc *procs, size_t n,
         struct maps *m = maps_read(procs[i].pid);
         if (!m && procs[i].maps)  /* gone: its mappings as last seen */
             m = maps_parse(procs[i].maps, procs[i].len);
-        const struct map_entry *e = maps_find(m, w.anchor);
+        uint64_t shift = 0;
+        const struct map_entry *e = placed ? by_offset(m, d, &shift)
+                                           : maps_find(m, w.anchor);
         int rc = 0;
 
         if (e && e->x && is_module(e->path, rq->frame.module)) {
-            rc = from_mapping(&w, procs[i].pid, e);
+            rc = from_mapping(&w, procs[i].pid, e, shift);
             maps_free(m);
             if (rc < 0) {
                 annotation_free(w.a);

@@ -37,10 +37,14 @@ struct annot_proc {
 };
 
 /* The code of rq's function in the first of the processes procs[0..n)
- * whose mappings (its /proc/PID/maps, else the last seen) hold its
- * address in a file of its module.  A file changed on disk since it was
- * mapped is read through map_files, or refused.  A new annotation (why
- * set when not all could be shown), or NULL on OOM. */
+ * whose mappings (its /proc/PID/maps, else the last seen) hold it in a
+ * file of its module: at its file offset when the frame has one and a
+ * start (a live profile's addresses of a function are those of the
+ * process it was first sampled in, the others' moved there: fold.c; the
+ * annotation's addresses are the profile's), else at its address.  A
+ * file changed on disk since it was mapped is read through map_files,
+ * or refused.  A new annotation (why set when not all could be shown),
+ * or NULL on OOM. */
 struct annotation *annot_live(const struct annot_proc *procs, size_t n,
                               const struct annot_request *rq);
 

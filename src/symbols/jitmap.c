@@ -105,7 +105,7 @@ static void parse(struct jitmap *j, struct strarena *names, FILE *f)
     }
     free(line);
     if (j->n != before)
-        qsort(j->v, j->n, sizeof *j->v, jit_cmp);
+        sorted_sort(j->v, j->n, sizeof *j->v, jit_cmp);
 }
 
 /* Read what the JIT appended since last time, at most once per

@@ -271,7 +271,7 @@ static const struct cu_index *cu_index_get(struct sym_dwarf *d, Dwarf_Die *cu)
     *ci = (struct cu_index){0};
     cu_index_walk(ci, cu, 0);
     if (ci->n > 1)
-        qsort(ci->r, ci->n, sizeof *ci->r, fn_range_cmp);
+        sorted_sort(ci->r, ci->n, sizeof *ci->r, fn_range_cmp);
     return ci;
 }
 

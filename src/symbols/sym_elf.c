@@ -65,7 +65,7 @@ struct sym_elf *sym_elf_build(Dwfl_Module *mod)
             .rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0,
         };
     }
-    qsort(t->v, t->n, sizeof t->v[0], elf_sym_cmp);
+    sorted_sort(t->v, t->n, sizeof t->v[0], elf_sym_cmp);
     uint64_t max_end = 0;
     for (size_t i = 0; i < t->n; i++) {
         if (t->v[i].end > max_end)

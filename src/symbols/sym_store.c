@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "dbgfetch.h"
 #include "idtab.h"
 #include "maps.h"
@@ -94,6 +95,12 @@ struct sym_mod {
                                   a bijection: the hash is the key */
     struct sym_frame *frames;  /* frame lists of cached addresses */
     size_t nframes, capframes;
+
+    uint64_t bytes;            /* its file's size: what keeping it idle
+                                  costs, roughly (libdwfl maps the file
+                                  and reads its tables) */
+    uint64_t idle_since;       /* refs 0: when (monotonic ns) */
+    struct sym_mod *idle_newer, *idle_older; /* the idle list */
 };
 
 struct sym_store {
@@ -109,6 +116,11 @@ struct sym_store {
     struct strarena keys;      /* module keys */
     struct sym_mod **mods;     /* by key id; NULL when not loaded */
     size_t nmods, capmods;
+
+    uint32_t *key_loads;       /* by key id: times that module was loaded */
+    size_t capkey_loads;
+    uint64_t keep_bytes, keep_ns; /* sym_store_set_keep */
+    struct sym_mod *idle_newest, *idle_oldest; /* modules no process holds */
 
     struct sym_store_stats stats;
 };
@@ -191,6 +203,7 @@ void sym_store_free(struct sym_store *st)
     for (size_t i = 0; i < st->nmods; i++)
         mod_free(st->mods[i]);
     free(st->mods);
+    free(st->key_loads);
     strarena_free(&st->keys);
     strarena_free(&st->asked);
     strarena_free(&st->gained);
@@ -205,6 +218,36 @@ void sym_store_get_stats(const struct sym_store *st,
     *out = st->stats;
 }
 
+/* --stats: the binaries loaded most often, at most LOADS_SHOWN of them,
+ * most first: "symbol loads: cc1 2, as 1, ...". */
+#define LOADS_SHOWN 12
+static void print_most_loaded(const struct sym_store *st, FILE *f)
+{
+    uint32_t top[LOADS_SHOWN];
+    size_t n = 0, cap = st->keys.nstr < st->capkey_loads ? st->keys.nstr
+                                                         : st->capkey_loads;
+    for (size_t i = 0; i < cap; i++) {
+        if (!st->key_loads[i])
+            continue;
+        size_t at = n < LOADS_SHOWN ? n++ : LOADS_SHOWN;
+        while (at > 0 && st->key_loads[top[at - 1]] < st->key_loads[i]) {
+            if (at < LOADS_SHOWN)
+                top[at] = top[at - 1];
+            at--;
+        }
+        if (at < LOADS_SHOWN)
+            top[at] = (uint32_t)i;
+    }
+    fprintf(f, "symbol loads:");
+    for (size_t k = 0; k < n; k++) {
+        const char *key = strarena_str(&st->keys, top[k]);
+        const char *slash = strrchr(key, '/');
+        fprintf(f, "%s %s %u", k ? "," : "", slash ? slash + 1 : key,
+                st->key_loads[top[k]]);
+    }
+    fprintf(f, "\n");
+}
+
 void sym_store_print_stats(const struct sym_store *st, FILE *f)
 {
     fprintf(f, "symbol store: %u modules, %u references by processes, "
@@ -212,9 +255,88 @@ void sym_store_print_stats(const struct sym_store *st, FILE *f)
             st->stats.modules, st->stats.refs, st->stats.loads,
             st->stats.freed);
     for (size_t i = 0; i < st->nmods; i++)
-        if (st->mods[i] != NULL)
+        if (st->mods[i] != NULL && st->mods[i]->refs > 0)
             fprintf(f, "  module %s: %u processes\n", st->mods[i]->basename,
                     st->mods[i]->refs);
+    if (!st->keep_bytes)
+        return;
+    /* how often a binary was loaded: once is the aim */
+    uint32_t most = 0, keys = 0;
+    const char *most_key = "";
+    for (size_t i = 0; i < st->keys.nstr && i < st->capkey_loads; i++) {
+        if (!st->key_loads[i])
+            continue;
+        keys++;
+        if (st->key_loads[i] > most) {
+            most = st->key_loads[i];
+            most_key = strarena_str(&st->keys, (uint32_t)i);
+        }
+    }
+    const char *slash = strrchr(most_key, '/');
+    fprintf(f, "symbol reuse: %" PRIu64 " modules taken again after their "
+            "last process, %u kept now (%.1f MiB of files; at most %.0f "
+            "MiB, %.0f s); %u binaries loaded %" PRIu64 " times, at most "
+            "%u (%s)\n", st->stats.reused, st->stats.idle,
+            (double)st->stats.idle_bytes / 1048576.0,
+            (double)st->keep_bytes / 1048576.0, (double)st->keep_ns / 1e9,
+            keys, st->stats.loads, most, slash ? slash + 1 : most_key);
+    print_most_loaded(st, f);
+}
+
+/* --- modules no process holds ---------------------------------------------- */
+
+
+static void idle_unlink(struct sym_store *st, struct sym_mod *m)
+{
+    if (m->idle_newer)
+        m->idle_newer->idle_older = m->idle_older;
+    else
+        st->idle_newest = m->idle_older;
+    if (m->idle_older)
+        m->idle_older->idle_newer = m->idle_newer;
+    else
+        st->idle_oldest = m->idle_newer;
+    m->idle_newer = m->idle_older = NULL;
+    st->stats.idle--;
+    st->stats.idle_bytes -= m->bytes;
+}
+
+/* Free module m (no reference left). */
+static void mod_drop(struct sym_store *st, struct sym_mod *m)
+{
+    st->mods[m->key] = NULL;
+    st->stats.modules--;
+    st->stats.freed++;
+    mod_free(m);
+}
+
+/* Free the idle modules kept too long, then the oldest while the kept
+ * ones are too big. */
+static void idle_trim(struct sym_store *st, uint64_t now)
+{
+    struct sym_mod *m;
+    while ((m = st->idle_oldest) &&
+           (st->stats.idle_bytes > st->keep_bytes ||
+            now - m->idle_since > st->keep_ns)) {
+        idle_unlink(st, m);
+        mod_drop(st, m);
+    }
+}
+
+void sym_store_set_keep(struct sym_store *st, uint64_t bytes, uint64_t ns)
+{
+    st->keep_bytes = bytes;
+    st->keep_ns = ns;
+    idle_trim(st, clock_mono_ns());
+}
+
+void sym_store_drop_idle(struct sym_store *st)
+{
+    struct sym_mod *m;
+    while ((m = st->idle_oldest)) {
+        idle_unlink(st, m);
+        mod_drop(st, m);
+    }
 }
 
 /* --- one module ---------------------------------------------------------------- */
@@ -308,14 +430,20 @@ static int mod_read_segs(struct sym_mod *m, Elf *elf)
     return m->nsegs > 0 && m->high > m->low ? 0 : -1;
 }
 
-/* The module of key `key` with a reference taken, if loaded. */
+/* The module of key `key` with a reference taken, if loaded (an idle
+ * one is taken again). */
 static struct sym_mod *mod_find(struct sym_store *st, const char *key)
 {
     uint32_t id = strarena_lookup(&st->keys, key, strlen(key));
     if (id >= st->nmods || st->mods[id] == NULL)
         return NULL;
-    sym_store_hold(st->mods[id]);
-    return st->mods[id];
+    struct sym_mod *m = st->mods[id];
+    if (m->refs == 0) {
+        idle_unlink(st, m);
+        st->stats.reused++;
+    }
+    sym_store_hold(m);
+    return m;
 }
 
 /* A new module over elf, under key, with one reference.  fd (or the
@@ -330,6 +458,10 @@ static struct sym_mod *mod_load(struct sym_store *st, const char *key,
     uint32_t id = strarena_intern_id(&st->keys, key, strlen(key));
     if (m == NULL || id == UINT32_MAX ||
         VEC_RESERVE(st->mods, st->capmods, (size_t)id + 1) < 0) {
+        free(m);
+        return NULL;
+    }
+    if (VEC_RESERVE_ZERO(st->key_loads, st->capkey_loads, (size_t)id + 1) < 0) {
         free(m);
         return NULL;
     }
@@ -349,6 +481,8 @@ static struct sym_mod *mod_load(struct sym_store *st, const char *key,
     m->fd = fd;
     m->image = image;
     m->image_len = len;
+    struct stat sb;
+    m->bytes = fd >= 0 && fstat(fd, &sb) == 0 ? (uint64_t)sb.st_size : len;
     if (mod_report(m) < 0) {
         m->fd = -1;
         m->image = NULL;
@@ -359,6 +493,7 @@ static struct sym_mod *mod_load(struct sym_store *st, const char *key,
     st->stats.modules++;
     st->stats.refs++;
     st->stats.loads++;
+    st->key_loads[id]++;
     return m;
 }
 
@@ -475,10 +610,22 @@ void sym_store_release(struct sym_store *st, struct sym_mod *mod)
     st->stats.refs--;
     if (--mod->refs > 0)
         return;
-    st->mods[mod->key] = NULL;
-    st->stats.modules--;
-    st->stats.freed++;
-    mod_free(mod);
+    if (mod->bytes > st->keep_bytes || st->keep_ns == 0) {
+        mod_drop(st, mod);
+        return;
+    }
+    /* kept for the next process of its binary: the newest idle one */
+    mod->idle_since = clock_mono_ns();
+    mod->idle_older = st->idle_newest;
+    mod->idle_newer = NULL;
+    if (st->idle_newest)
+        st->idle_newest->idle_newer = mod;
+    else
+        st->idle_oldest = mod;
+    st->idle_newest = mod;
+    st->stats.idle++;
+    st->stats.idle_bytes += mod->bytes;
+    idle_trim(st, mod->idle_since);
 }
 
 bool sym_store_bias(const struct sym_mod *mod, uint64_t start,
@@ -728,6 +875,8 @@ static int note_gained(struct sym_store *st, const char *build_id, uint64_t e)
 
 uint64_t sym_store_update(struct sym_store *st)
 {
+    if (st->idle_oldest)
+        idle_trim(st, clock_mono_ns());
     if (st->fetch == NULL)
         return st->epoch;
     struct dbgfetch_result *list = dbgfetch_take(st->fetch);

@@ -42,10 +42,15 @@ struct sym_mod;
 struct sym_store;
 
 struct sym_store_stats {
-    uint32_t modules;        /* loaded now */
+    uint32_t modules;        /* loaded now (kept idle ones too) */
     uint32_t refs;           /* references held now (module, process) */
     uint64_t loads;          /* modules loaded since sym_store_new */
-    uint64_t freed;          /* modules freed by their last release */
+    uint64_t freed;          /* modules freed (their last release, or
+                                their idle time or room over) */
+    uint32_t idle;           /* loaded, no process holds them: kept for
+                                the next process of their binary */
+    uint64_t idle_bytes;     /* ...their files' sizes */
+    uint64_t reused;         /* idle modules a process took again */
     uint64_t no_debuginfo;   /* build-ids met without debug info */
     uint64_t late_debuginfo; /* debug files attached by sym_store_update */
 };
@@ -61,12 +66,25 @@ struct sym_store *sym_store_new(struct dbgfetch *fetch);
  * a no-op. */
 void sym_store_free(struct sym_store *st);
 
+/* Keep a module no process holds any more for the next process of its
+ * binary (a build runs cc1 after cc1, each for a second or two): up to
+ * `ns` after its last release, and while the kept ones' files add up
+ * to at most `bytes` (the least recently released go first).  0, 0 (the
+ * default) frees a module at its last release. */
+void sym_store_set_keep(struct sym_store *st, uint64_t bytes, uint64_t ns);
+
+/* Free every kept module (the processes have ended: none will take
+ * them again). */
+void sym_store_drop_idle(struct sym_store *st);
+
 /* Counters (see struct sym_store_stats). */
 void sym_store_get_stats(const struct sym_store *st,
                          struct sym_store_stats *out);
 
-/* --stats: one line of totals, then one line per loaded module with the
- * number of processes using it. */
+/* --stats: one line of totals, one line per loaded module with the
+ * number of processes using it, and, when modules are kept for reuse,
+ * a line "symbol reuse: ..." and a line "symbol loads: cc1 2, as 1,..."
+ * (the binaries loaded most often, with how many times). */
 void sym_store_print_stats(const struct sym_store *st, FILE *f);
 
 /* The module of the ELF file at `path`, an absolute path without
@@ -101,7 +119,8 @@ struct sym_mod *sym_store_open_vdso(struct sym_store *st, pid_t pid,
 /* One more reference to mod. */
 void sym_store_hold(struct sym_mod *mod);
 
-/* Drop one reference; the last frees the module.  NULL is a no-op. */
+/* Drop one reference; the last frees the module, or keeps it idle
+ * (sym_store_set_keep).  NULL is a no-op. */
 void sym_store_release(struct sym_store *st, struct sym_mod *mod);
 
 /* The load bias of a mapping of mod at `start` with file offset
@@ -134,8 +153,9 @@ int sym_store_lookup(struct sym_store *st, struct sym_mod *mod,
 int sym_store_resolve(struct sym_store *st, struct sym_mod *mod,
                       uint64_t addr, struct sym_frame *out, int max);
 
-/* Attach the debug info the fetcher got since the last call.  Returns
- * the current epoch (0 until something was attached); never waits. */
+/* Attach the debug info the fetcher got since the last call, and free
+ * the idle modules kept too long.  Returns the current epoch (0 until
+ * something was attached); never waits. */
 uint64_t sym_store_update(struct sym_store *st);
 
 /* How many build-ids gained debug info in epochs (after, upto], and

@@ -74,8 +74,11 @@ struct symbols;
 /* A symbolizer for process `pid` (its /proc/PID/root and map_files are used
  * to open binaries) whose modules come from `store` (sym_store.h: the
  * session's, which must outlive it; its fetcher asks debuginfod), or
- * from a store of its own when store is NULL (no fetching).  No modules
- * until symbols_load_maps.  Returns NULL with a one-line reason in err on
+ * from a store of its own when store is NULL (no fetching).  A process
+ * that has exited already gets one too (its samples were taken before
+ * its end): its files are opened through our root, checked against
+ * each mapping's inode, and no perf map is read.  No modules until
+ * symbols_load_maps.  Returns NULL with a one-line reason in err on
  * failure. */
 struct symbols *symbols_new(struct sym_store *store, pid_t pid, char *err,
                             size_t errlen);

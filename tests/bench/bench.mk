@@ -1,7 +1,7 @@
 # tests/bench/bench.mk - `make bench`: builds the benchmark helpers and runs
 # tests/bench/run.sh, which rewrites docs/PERFORMANCE.md.
 BENCH_DIR  := $(BUILD)/bench
-BENCH_BINS := $(BENCH_DIR)/spin $(BENCH_DIR)/spin_nofp $(BENCH_DIR)/rtt $(BENCH_DIR)/snap \
+BENCH_BINS := $(BENCH_DIR)/spin $(BENCH_DIR)/spin_nofp $(BENCH_DIR)/spin_sys $(BENCH_DIR)/rtt $(BENCH_DIR)/snap \
               $(BENCH_DIR)/bench_profile $(BENCH_DIR)/sigdelay
 
 $(BENCH_DIR)/spin: tests/bench/spin.c tests/bench/progress.h
@@ -11,6 +11,10 @@ $(BENCH_DIR)/spin: tests/bench/spin.c tests/bench/progress.h
 $(BENCH_DIR)/spin_nofp: tests/bench/spin.c tests/bench/progress.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -fomit-frame-pointer -pthread -o $@ $<
+
+$(BENCH_DIR)/spin_sys: tests/bench/spin.c tests/bench/progress.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fno-omit-frame-pointer -pthread -DSPIN_READ -o $@ $<
 
 $(BENCH_DIR)/snap: tests/bench/snap.c tests/bench/progress.h
 	@mkdir -p $(dir $@)

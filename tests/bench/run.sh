@@ -15,8 +15,8 @@
 #                                 sections of docs/PERFORMANCE.md);
 #                                 sections: slowdown cost threads idle
 #                                 aggregate stackcopy signals rates procs
-#                                 launch
-#                                 python ruby
+#                                 launch python kernel long (an hour)
+#                                 manyprocs ruby
 set -u
 cd "$(dirname "$0")/../.."
 TOP=$PWD
@@ -114,6 +114,7 @@ tool_cmd() { # TOOL HZ PID -> command words
     case $1 in
     sp-perf) echo "$SP --sampler perf -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
     sp-ptrace) echo "$SP --sampler ptrace -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
+    sp-perf-nokernel) echo "$SP --sampler perf --no-kernel -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
     sp-perf-8k) echo "$SP --sampler perf --stack-size 8192 -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
     sp-perf-16k) echo "$SP --sampler perf --stack-size 16384 -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
     sp-perf-32k) echo "$SP --sampler perf --stack-size 32768 -p $3 -F $2 -d $secs -o $TMP/s.folded" ;;
@@ -162,16 +163,16 @@ slowdown_row() { # BIN BUSY HZ TOOLS...
 
 # cpu_run SECS ARGS...: sproftop ARGS for SECS s with --stats; prints
 # "SHARE US_PER_SAMPLE SAMPLES_PER_S": its steady-state CPU (all threads,
-# from 1.5 s to SECS - 0.5 s: start-up and the final write left out) as a
-# share of one core, per sample, and the sample rate.
+# from CPU_WARM s (default 1.5) to SECS - 0.5 s: start-up and the final
+# write left out) as a share of one core, per sample, and the sample rate.
 cpu_run() {
-    local secs=$1; shift
+    local secs=$1 warm=${CPU_WARM:-1.5}; shift
     "$SP" "$@" -d "$secs" --stats -o "$TMP/c.folded" 2>"$TMP/c.err" >/dev/null &
     local sp=$!
-    sleep 1.5
+    sleep "$warm"
     local c0 t0 c1 t1
     c0=$(tcpu $sp); t0=$(now)
-    sleep "$(awk -v s="$secs" 'BEGIN {print s - 2}')"
+    sleep "$(awk -v s="$secs" -v w="$warm" 'BEGIN {print s - w - 0.5}')"
     c1=$(tcpu $sp); t1=$(now)
     wait $sp
     [ "$c1" -gt "$c0" ] 2>/dev/null || return 0 # it did not run through
@@ -570,7 +571,7 @@ if want launch; then
         >/dev/null 2>"$TMP/launch.stats"
 fi
 
-# --- 12, 13. interpreter frames (issues 22, 23) -------------------------------
+# --- 12. Python frames (issue 22); 16. Ruby frames (issue 23) -----------------
 # script_cost TAG ARRAY BIN SCRIPT: SCRIPT's fixed work (12 frames deep,
 # progress in its slot 0) under the interpreter BIN, with sproftop reading
 # its frames and with SPROFTOP_PY_READ=off (native frames only), the two
@@ -638,7 +639,147 @@ if want python && [ -x "$PYBIN" ]; then
     done
 fi
 
-# 13: rbspin.rb under Debian's ruby 3.1.
+# --- 13. kernel frames and off-CPU reasons (issue 21) -------------------------
+# a: sproftop's CPU per sample with kernel frames and without (--no-kernel),
+#    on spin_sys (every unit a 64 KiB read(): every sample has a kernel
+#    chain), 1 kHz, interleaved;
+# b: --idle with reasons, and as before them (SPROFTOP_OFFCPU_REASONS=0),
+#    on 4 busy + 60 blocked threads at 100 Hz (the busy ones, 4 on the
+#    CPUs, are preempted: a switch-out with a kernel stack each time);
+# c: the target's slowdown with kernel frames and without, spin_sys at
+#    1 kHz.
+declare -A KF
+if want kernel; then
+KF[load0]=$(cut -d' ' -f1 /proc/loadavg)
+log "13. kernel frames: cost per sample, --idle reasons, the target"
+# ab_runs NAME FIELD SECS OFF_ENV OFF_FLAG ARGS...: REPS alternating pairs
+# of cpu_run SECS ARGS (field FIELD of its line into NAME.on; the first
+# one's --stats kept as NAME.stats) and the same with OFF_FLAG added
+# under the environment OFF_ENV (NAME.off); KF[NAME.on], KF[NAME.off].
+ab_runs() {
+    local name=$1 field=$2 secs=$3 off_env=$4 off_flag=$5 r
+    shift 5
+    : >"$TMP/$name.on"; : >"$TMP/$name.off"
+    for ((r = 0; r < REPS; r++)); do
+        cpu_run "$secs" "$@" | awk -v f="$field" 'NF {print $f}' >>"$TMP/$name.on"
+        [ $r = 0 ] && cp "$TMP/c.err" "$TMP/$name.stats"
+        # shellcheck disable=SC2086
+        (export ${off_env:-SPROFTOP_BENCH_AB=1}; cpu_run "$secs" "$@" $off_flag) |
+            awk -v f="$field" 'NF {print $f}' >>"$TMP/$name.off"
+    done
+    KF[$name.on]=$(stats <"$TMP/$name.on"); KF[$name.off]=$(stats <"$TMP/$name.off")
+}
+start_spin "$B/spin_sys" "$TMP/progress_sys" 1 0
+# reading and parsing kallsyms takes about 60 ms of CPU, spread over up to
+# 4 s on a machine loaded 20 deep: the window starts at 6 s
+CPU_WARM=6 ab_runs kf 2 12 "" --no-kernel --sampler perf -p "$SPIN" -F 1000
+stop_spin
+KF[diff]=$(awk -v a="$(median <"$TMP/kf.on")" -v b="$(median <"$TMP/kf.off")" 'BEGIN {printf "%.3f", a - b}')
+start_spin "$B/spin" "$TMP/progress64" 4 60
+ab_runs rs 1 5 SPROFTOP_OFFCPU_REASONS=0 "" --sampler perf -p "$SPIN" -F 100 --idle
+stop_spin
+KF[rsratio]=$(awk -v a="$(median <"$TMP/rs.on")" -v b="$(median <"$TMP/rs.off")" 'BEGIN {if (b > 0) printf "%.3f", a / b; else print "nan"}')
+slowdown_row "$B/spin_sys" 1 1000 sp-perf sp-perf-nokernel
+KF[load1]=$(cut -d' ' -f1 /proc/loadavg)
+fi
+
+# --- 14. a long -a session on a build loop (issue 24) ---------------------------
+# longrun.sh runs it (an hour by default); LONG_DIR=DIR whose "done" exists
+# reports a run made before (its own command: longrun.sh DIR MINUTES TOP).
+LONG_MINUTES=${LONG_MINUTES:-60}
+LONG_TOP=${LONG_TOP:-20}
+LONG_DIR=${LONG_DIR:-}
+if want long; then
+    if [ -n "$LONG_DIR" ] && [ -s "$LONG_DIR/done" ]; then
+        log "14. the long run of $LONG_DIR"
+    else
+        LONG_DIR=$TMP/long
+        log "14. $LONG_MINUTES minutes of -a on a build loop (perf top for $LONG_TOP)"
+        SPROFTOP=$SP "$TOP/tests/bench/longrun.sh" "$LONG_DIR" "$LONG_MINUTES" "$LONG_TOP"
+    fi
+fi
+LONG_TSV=${LONG_DIR:-$TMP/long}/rss.tsv
+# LONG_MORE="DIR...": other runs of longrun.sh on the same machine in
+# the same hour (other builds, say), reported after the first
+LONG_MORE=${LONG_MORE:-}
+# long_at MINUTE COLUMN [TSV]: a column of rss.tsv at that minute
+long_at() { awk -v m="$1" -v c="$2" '$1 == m {print $c}' "${3:-$LONG_TSV}" 2>/dev/null; }
+# long_cpu TSV_COLUMN MINUTES: CPU over the first MINUTES, % of one core
+long_cpu() {
+    awk -v c="$1" -v m="$2" '$1 == m && $c > 0 {printf "%.1f", $c / (m * 60e9) * 100}' \
+        "$LONG_TSV" 2>/dev/null
+}
+# long_half: the least-squares slope of RSS over the last half of the
+# run (MiB per minute), the change it makes over that half, and the
+# slope's standard error (from the residuals): "SLOPE CHANGE SE"
+long_half() {
+    awk 'NR == FNR {n = $1; next} $1 > n / 2 {x = $1; y = $2 / 1024; k++
+            X[k] = x; Y[k] = y; sx += x; sy += y; sxx += x * x; sxy += x * y}
+        END {if (k < 3) {print "nan nan nan"; exit}
+            d = k * sxx - sx * sx; b = (k * sxy - sx * sy) / d; a = (sy - b * sx) / k
+            for (i = 1; i <= k; i++) {r = Y[i] - a - b * X[i]; ss += r * r}
+            printf "%.2f %.1f %.2f\n", b, b * (X[k] - X[1]), sqrt(ss / (k - 2) / (d / k))}' \
+        <(tail -n 1 "${1:-$LONG_TSV}") "${1:-$LONG_TSV}" 2>/dev/null
+}
+# long_more_rows DIR: the summary rows of another run, with its CPU
+long_more_rows() {
+    local LONG_TSV=$1/rss.tsv n t
+    n=$(tail -n 1 "$LONG_TSV" | cut -d' ' -f1)
+    t=$(awk '$5 > 0 {n = $1} END {print n + 0}' "$LONG_TSV")
+    long_rows "$LONG_TSV" "$n"
+    [ "$t" -ge 5 ] && echo "| sproftop's CPU over its first $t minutes, % of one core; perf top's | $(long_cpu 3 "$t"); $(long_cpu 5 "$t") | sproftop ÷ perf top: $(awk -v a="$(long_cpu 3 "$t")" -v b="$(long_cpu 5 "$t")" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}') |"
+    echo "| sproftop's CPU over the whole run, % of one core | $(long_cpu 3 "$n") | |"
+}
+# long_rows TSV LAST: the rows of the summary table for one run
+long_rows() {
+    local t=$1 n=$2 a b r
+    a=$(long_at "$n" 2 "$t"); b=$(long_at 2 2 "$t")
+    r=$(awk -v a="$a" -v b="$b" 'BEGIN {if (a != "" && b > 0) printf "%.4f", a / b; else print "nan"}')
+    echo "| RSS at 2 minutes, MiB | $(awk -v k="$b" 'BEGIN {if (k != "") printf "%.1f", k / 1024}') | |"
+    echo "| RSS at $n minutes, MiB | $(awk -v k="$a" 'BEGIN {if (k != "") printf "%.1f", k / 1024}') | ≤ 2 × at 2 minutes: ratio $(printf '%.2f' "$r" 2>/dev/null || echo nan), $(met "$r" 2 le) |"
+    echo "| RSS over the last half: least-squares slope ± its standard error, MiB per minute; the change the slope makes over that half, MiB | $(long_half "$t" | awk '{printf "%s ± %s; %s", $1, $3, $2}') | flat: the slope within 2 standard errors of 0, $(long_half "$t" | awk '{b = $1 < 0 ? -$1 : $1; print ($3 == "nan") ? "not measured" : b <= 2 * $3 ? "met" : "**missed**"}') |"
+    echo "| the largest RSS over the run, MiB | $(awk '$2 > m {m = $2} END {printf "%.1f", m / 1024}' "$t" 2>/dev/null) | |"
+}
+
+# --- 15. 5,000 processes in the TUI (issue 24) -----------------------------------
+# saved profiles of 5,000 processes of 3 commands (3 of their command's
+# 30 stacks each): each view redrawn 50 times (:refresh) minus a run
+# without, ms per redraw
+if want manyprocs; then
+    log "15. the tree, the processes view and the flame graph of 5,000 processes"
+    # FOLD=1: as a live session holds them, the newest 64 apart and the
+    # others in their commands' aggregates, "cc1 (1,645 exited)"
+    p5k() {
+        awk -v fold="$1" 'function commas(n) { return n < 1000 ? n : commas(int(n / 1000)) "," sprintf("%03d", n % 1000) }
+            BEGIN { srand(7)
+            for (c = 0; c < 3; c++) for (k = 0; k < 30; k++) { st = "main"
+                for (d = 0; d < 6; d++) st = st ";f" c * 70 + int(rand() * 70)
+                pool[c, k] = st }
+            for (p = 0; p < 5000; p++) { c = p % 3; pid = 10000 + p
+                cmd = c == 0 ? "cc1" : c == 1 ? "as" : "sh"
+                root = cmd "-" pid ";" cmd "-" pid
+                if (fold && p < 4936) root = cmd " (" commas(int((4936 - c + 2) / 3)) " exited);" cmd " (exited)"
+                for (s = 0; s < 3; s++) print root ";" pool[c, int(rand() * 30)], 1 + int(rand() * 20) } }'
+    }
+    p5k 0 >"$TMP/p5k.folded"
+    p5k 1 >"$TMP/p5k.f.folded"
+    for v in 1 6 7 f1 f6 f7; do
+        f=$TMP/p5k.folded
+        case $v in f*) f=$TMP/p5k.f.folded ;; esac
+        : >"$TMP/p5k.redraw.$v"
+        printf '%s\n' "${v#f}" >"$TMP/p5k.k0"
+        { printf '%s\n' "${v#f}"; for ((i = 0; i < 50; i++)); do printf ':refresh\n'; done; } >"$TMP/p5k.k50"
+        for ((r = 0; r < REPS; r++)); do
+            t0=$(date +%s.%N); TERM=xterm-256color LINES=40 COLUMNS=120 "$SP" -i "$f" --script "$TMP/p5k.k0" >/dev/null 2>&1; t1=$(date +%s.%N)
+            TERM=xterm-256color LINES=40 COLUMNS=120 "$SP" -i "$f" --script "$TMP/p5k.k50" >/dev/null 2>&1; t2=$(date +%s.%N)
+            awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {printf "%.3f\n", ((c - b) - (b - a)) / 50 * 1000}' >>"$TMP/p5k.redraw.$v"
+        done
+    done
+    p5k_load=$(cut -d' ' -f1 /proc/loadavg)
+fi
+
+# --- 16. Ruby frames (issue 23) --------------------------------------------------
+# rbspin.rb under Debian's ruby 3.1, through script_cost (section 12).
 RBBIN=/usr/bin/ruby
 declare -A RBC
 if want ruby && [ -x "$RBBIN" ]; then
@@ -1048,7 +1189,104 @@ calls' start times) says ran then: three functions of 60/30/10% take
 turns every few milliseconds, so a read made 200 ms late agrees about as
 often as chance (0.6² + 0.3² + 0.1² = 46%).
 
-## 13. Ruby frames (issue 23)
+## 13. Kernel frames and off-CPU reasons (issue 21)
+
+| figure | with | without | change | target |
+|---|---|---|---|---|
+| sproftop's whole CPU per sample, µs: kernel frames (spin_sys, every sample with a kernel chain, 1 kHz) | ${KF[kf.on]:-not run} | \`--no-kernel\`: ${KF[kf.off]:-not run} | medians: ${KF[diff]:-not run} µs | ≤ 1 µs above: $(met "${KF[diff]:-x}" 1 le) |
+| \`--idle\` on 4 busy + 60 blocked threads at 100 Hz: sproftop's whole CPU, share of a core | with reasons: ${KF[rs.on]:-not run} | as before them (\`SPROFTOP_OFFCPU_REASONS=0\`): ${KF[rs.off]:-not run} | medians: ratio ${KF[rsratio]:-not run} | ≤ 1.2×: $(met "${KF[rsratio]:-x}" 1.2 le) |
+| spin_sys's slowdown at 1 kHz, CPU per unit with ÷ without | $(C sp-perf.1000.spin_sys.1.h0) | \`--no-kernel\`: $(C sp-perf-nokernel.1000.spin_sys.1.h0) | | unchanged within noise |
+| the same, wall | $(K sp-perf.1000.spin_sys.1.h0) | $(K sp-perf-nokernel.1000.spin_sys.1.h0) | | |
+
+Kernel frames cost sproftop the chain's bytes in each ring record, the
+kernel addresses' lookups in the collector's pc cache (kallsyms is read
+once, as the collector starts: about 60 ms of CPU, before the window),
+and deeper stacks in the tree; they cost the target the
+kernel's walk of its own stack in the sampling interrupt, which the
+slowdown rows compare.  The machine's load average was ${KF[load0]:-?} as
+this section began and ${KF[load1]:-?} as it ended: the more loaded, the
+fewer samples spin_sys gets a second, and the more of a sample's figure
+is sproftop's fixed work per second (the same in both modes: the
+difference of the medians is then within the spread of either).  The perf backend's \`--stats\` of the first
+run with kernel frames, and of the first \`--idle\` run with reasons:
+
+\`\`\`
+$(grep -E '^(samples|tracer|sproftop CPU|kernel|kallsyms)' "$TMP/kf.stats" 2>/dev/null)
+$(grep -E '^(perf|sproftop CPU|kernel|off-CPU reasons)' "$TMP/rs.stats" 2>/dev/null)
+\`\`\`
+
+## 14. A day of \`-a\`: an hour on a build loop (issue 24)
+
+\`tests/bench/longrun.sh DIR $LONG_MINUTES $LONG_TOP\`: a copy of this project is
+built again and again (\`make -B -j2 sproftop\`) while
+\`sproftop -a -d $((LONG_MINUTES * 60)) --stats -o FILE\` runs at its default rate;
+for the first $LONG_TOP minutes \`perf top --stdio -a -g -d 60\` runs beside it
+on the same loop. Every minute: sproftop's resident memory, the CPU time
+of its threads and of perf's (\`/proc/PID/task/*/schedstat\`) and the
+1-minute load average (the machine is shared: other sessions' builds and
+tests are in the load, and in what \`-a\` sees).
+
+The sproftop measured: $(cat "${LONG_DIR:-$TMP/long}/binary" 2>/dev/null || echo 'not recorded').
+
+| figure | value | aim |
+|---|---|---|
+$(long_rows "$LONG_TSV" "$LONG_MINUTES")
+| sproftop's CPU over the first $LONG_TOP minutes, % of one core | $(long_cpu 3 "$LONG_TOP") | |
+| \`perf top -a -g\`'s over the same minutes, % of one core | $(long_cpu 5 "$LONG_TOP") | sproftop ÷ perf top: $(awk -v a="$(long_cpu 3 "$LONG_TOP")" -v b="$(long_cpu 5 "$LONG_TOP")" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}') |
+| sproftop's CPU over the whole run, % of one core | $(long_cpu 3 "$LONG_MINUTES") | |
+| 1-minute load average over the run | $(awk '{print $4}' "$LONG_TSV" 2>/dev/null | stats) | |
+
+$(for d in $LONG_MORE; do [ -s "$d/rss.tsv" ] || continue
+cat <<EOF2
+Another run ($d: $(cat "$d/binary" 2>/dev/null || echo 'another build'), its loop started
+$(( ($(stat -c %Y "$d/loop.pid") - $(stat -c %Y "${LONG_DIR:-$TMP/long}/loop.pid")) / 60 )) minutes after the first's, $(tail -n 1 "$d/rss.tsv" | cut -d' ' -f1) minutes,
+perf top beside it for its first $(awk '$5 > 0 {n = $1} END {print n + 0}' "$d/rss.tsv") minutes):
+
+| figure | value | aim |
+|---|---|---|
+$(long_more_rows "$d")
+
+\`\`\`
+$(grep -E '^(samples|dropped|symbol reuse|symbol loads):' "$d/long.stats" 2>/dev/null)
+\`\`\`
+
+EOF2
+done)
+
+Module loads per binary (\`--stats\` at the end: the binaries loaded most
+often, with how many times, and the totals):
+
+\`\`\`
+$(grep -E '^(samples|dropped|threads|symbol reuse|symbol loads|symbol store):' "${LONG_DIR:-$TMP/long}/long.stats" 2>/dev/null)
+\`\`\`
+
+The curve, every minute (perf top's CPU in its first $LONG_TOP minutes):
+
+| minute | RSS, MiB | sproftop CPU in that minute, % of a core | perf top's | load |
+|---|---|---|---|---|
+$(awk '{c = prev == "" ? $3 : $3 - prev; p = pprev == "" ? $5 : $5 - pprev; prev = $3; pprev = $5
+        printf "| %d | %.1f | %.1f | %s | %s |\n", $1, $2 / 1024, c / 60e9 * 100,
+               ($5 > 0 && p > 0) ? sprintf("%.1f", p / 60e9 * 100) : "", $4}' "$LONG_TSV" 2>/dev/null)
+
+$(cat "$TOP/tests/bench/notes_long.md")
+
+## 15. 5,000 processes in the TUI (issue 24)
+
+Saved profiles of 5,000 processes (\`cc1\`, \`as\` and \`sh\`, each process 3
+of its command's 30 stacks, 7 deep: 90 distinct stacks), opened with
+\`sproftop -i FILE --script KEYS\` in a 120x40 terminal: the view's key,
+then 50 \`:refresh\` (each a full refresh: snapshot, model, draw), minus
+the same run without them, per redraw. "apart": every process a root of
+its own (what a session would hold if nothing were folded); "folded": as
+a live session holds them, the newest 64 apart and the 4,936 others in
+their commands' aggregates. Load average at the end: ${p5k_load:-not run}.
+
+| view | apart: ms per redraw | aim | folded: ms per redraw | aim |
+|---|---|---|---|---|
+$(for v in "1 Tree" "6 Flame" "7 Procs"; do k=${v%% *}
+    echo "| $v | $(stats <"$TMP/p5k.redraw.$k") | ≤ 20: $(met "$(median <"$TMP/p5k.redraw.$k")" 20 le) | $(stats <"$TMP/p5k.redraw.f$k") | ≤ 20: $(met "$(median <"$TMP/p5k.redraw.f$k")" 20 le) |"; done)
+
+## 16. Ruby frames (issue 23)
 
 | figure | perf backend | ptrace backend | target |
 |---|---|---|---|
@@ -1096,11 +1334,22 @@ reader.
 - Section 12: \`/usr/bin/python3 tests/bench/pyspin.py PROGRESS\`, \`[SPROFTOP_PY_READ=off] sproftop --sampler perf|ptrace -p PID -F 1000 -d 4 --stats\`
   and \`sproftop --sampler perf -p PID -F 199 -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\` (windows); \`[SPROFTOP_PY_READ=drain] $BUILD/tools/pyaccuracy --sampler perf|ptrace -F 1000 --log LOG -- /usr/bin/python3 tests/targets/pyhot.py --cpu 1.5 --log LOG\`;
   \`SECTIONS=python tests/bench/run.sh\` runs it alone.
-- Section 13: \`/usr/bin/ruby tests/bench/rbspin.rb PROGRESS\`, \`[SPROFTOP_PY_READ=off] sproftop --sampler perf|ptrace -p PID -F 1000 -d 4 --stats\`
+- Section 13: \`sproftop --sampler perf [--no-kernel] -p PID -F 1000 -d 12 --stats -o FILE\` on
+  \`$BUILD/bench/spin_sys PROGRESS 1\` (CPU between 6 s and 11.5 s), \`[SPROFTOP_OFFCPU_REASONS=0] sproftop
+  --sampler perf -p PID -F 100 -d 5 --idle --stats\` on \`$BUILD/bench/spin PROGRESS 4 60\`, and section 1's
+  pairs for \`--sampler perf [--no-kernel] -F 1000\` on spin_sys; \`SECTIONS=kernel tests/bench/run.sh\` runs it alone.
+- Section 14: \`tests/bench/longrun.sh DIR $LONG_MINUTES $LONG_TOP\` (\`SECTIONS=long\`; LONG_MINUTES, LONG_TOP;
+  LONG_DIR=DIR reports a run made before).
+- Section 15: \`sproftop -i P5K.folded --script KEYS\` with the view's key and 50 \`:refresh\` lines minus a run
+  without them (\`SECTIONS=manyprocs\`).
+- Section 16: \`/usr/bin/ruby tests/bench/rbspin.rb PROGRESS\`, \`[SPROFTOP_PY_READ=off] sproftop --sampler perf|ptrace -p PID -F 1000 -d 4 --stats\`
   and \`sproftop --sampler perf -p PID -F 199 -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\` (windows);
   \`SECTIONS=ruby tests/bench/run.sh\` runs it alone.
 - Regenerate: \`make bench\` (REPS, WIN, SECTIONS, SWEEP_HZ, SWEEP_REPS, IDLE_PROCS, LAUNCH_REPS environment variables).
 EOF
+    # the soak (tests/soak/soak.sh, an hour): not rerun here, its last
+    # results kept
+    [ -f "$TOP/tests/soak/results.md" ] && { echo; cat "$TOP/tests/soak/results.md"; }
 } >"$TMP/doc.md"
 [ "$SECTIONS" = all ] || exec 2>&3 3>&-
 if [ "$SECTIONS" = all ]; then
@@ -1115,7 +1364,10 @@ else
         idle) nums="$nums 4" ;; aggregate) nums="$nums 5" ;; stackcopy) nums="$nums 7" ;;
         signals) nums="$nums 8" ;; rates) nums="$nums 9" ;; procs) nums="$nums 10" ;;
         launch) nums="$nums 11" ;;
-        python) nums="$nums 12" ;; ruby) nums="$nums 13" ;;
+        python) nums="$nums 12" ;;
+        kernel) nums="$nums 13" ;;
+        long) nums="$nums 14" ;; manyprocs) nums="$nums 15" ;;
+        ruby) nums="$nums 16" ;;
         *) log "unknown section $sec" ;;
         esac
     done

@@ -7,6 +7,10 @@
  * dependent arithmetic per unit).  Blocked threads sleep in a futex wait
  * (pthread_cond_wait) forever, for the idle-thread benchmark.
  *
+ * Built with -DSPIN_READ (spin_sys), hot is a read() of 64 KiB of
+ * /dev/zero instead: most of a unit is the kernel's, and every sample
+ * has a kernel call chain (the kernel-frames benchmark).
+ *
  * With UNITS > 0 (fixed work, for the launch-mode benchmark) each busy
  * thread does UNITS units, then the program prints one line and exits:
  *   UNITS WALL_NS CPU_NS RUN_DELAY_NS PARENT_CPU_NS
@@ -28,6 +32,18 @@
 static struct progress_slot *slots;
 static volatile uint64_t sink;
 
+#ifdef SPIN_READ
+static int zero_fd = -1;
+static __thread unsigned char zbuf[65536];
+
+NOINL static uint64_t hot(uint64_t x)
+{
+    if (read(zero_fd, zbuf, sizeof zbuf) != (ssize_t)sizeof zbuf)
+        abort();
+    sink = x + zbuf[x % sizeof zbuf];
+    return x;
+}
+#else
 NOINL static uint64_t hot(uint64_t x)
 {
     for (int i = 0; i < 20000; i++)
@@ -35,6 +51,7 @@ NOINL static uint64_t hot(uint64_t x)
     sink = x;
     return x;
 }
+#endif
 
 #define L(n, next) NOINL static uint64_t level##n(uint64_t x) { uint64_t r = next(x + n); sink += r; return r * 3 + n; }
 L(27, hot) L(26, level27) L(25, level26) L(24, level25) L(23, level24)
@@ -113,6 +130,12 @@ int main(int argc, char **argv)
         return 2;
     }
     slots = progress_map(argv[1]);
+#ifdef SPIN_READ
+    if ((zero_fd = open("/dev/zero", O_RDONLY | O_CLOEXEC)) < 0) {
+        perror("/dev/zero");
+        return 2;
+    }
+#endif
     memset((void *)slots, 0, sizeof *slots * PROGRESS_SLOTS);
     int nbusy = argc > 2 ? atoi(argv[2]) : 1;
     int nblocked = argc > 3 ? atoi(argv[3]) : 0;

@@ -1,4 +1,5 @@
-# tests/fuzz/fuzz.mk - libFuzzer targets for every reader (src/formats/load_*.c).
+# tests/fuzz/fuzz.mk - libFuzzer targets for every reader (src/formats/load_*.c),
+# and for the kallsyms parser (src/frames/ksyms.c).
 #
 # Included by the top-level Makefile after PURE_SRCS is set, or run on its
 # own (make -f tests/fuzz/fuzz.mk fuzz-build), when it reads the module
@@ -13,8 +14,10 @@
 # Seeds are read from tests/fuzz/corpus/NAME/; what a run learns goes to
 # $(BUILD)/fuzz/corpus/NAME/ and crashes to $(BUILD)/fuzz/crash-NAME-*.
 # A crash input worth keeping is copied to tests/fuzz/regress/NAME/.
-# The pure modules are compiled again with clang and the sanitizers into
-# $(BUILD)/fuzz/obj/; the fuzzers link only them (no curses, no ptrace).
+# The pure modules (and, for the fuzzers of its readers, the frames
+# room's libc-only parsers) are compiled again with clang and the
+# sanitizers into $(BUILD)/fuzz/obj/; the fuzzers link only them (no
+# curses, no ptrace).
 
 ifndef SPROFTOP_FUZZ_MK
 SPROFTOP_FUZZ_MK := 1
@@ -37,6 +40,8 @@ FUZZ_OBJS    := $(PURE_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 # script_frames.c, which pushes to the engine's ingest buffer).
 FUZZ_EXTRA_pyframes := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,\
                          $(filter-out %/script_frames.c,$(frames_SRCS)))
+# fuzz_kallsyms links the kernel symbol table's parser (src/frames/ksyms.c).
+FUZZ_EXTRA_kallsyms := $(FUZZ_DIR)/obj/src/frames/ksyms.o
 # libFuzzer options for a bounded, reproducible run: a slow input (10 s)
 # or a memory hog (2 GiB) is a finding too.
 FUZZ_RUN_OPTS := -timeout=10 -rss_limit_mb=2048 -max_len=$(FUZZ_MAX_LEN) \
@@ -51,6 +56,7 @@ $(FUZZ_DIR)/obj/%.o: %.c
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(formats_INC) -Isrc/frames -Isrc/proc -c -o $@ $<
 
 $(FUZZ_DIR)/fuzz_pyframes: $(FUZZ_EXTRA_pyframes)
+$(FUZZ_DIR)/fuzz_kallsyms: $(FUZZ_EXTRA_kallsyms)
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) $(formats_INC) -Isrc/frames -Isrc/proc -o $@ $< \

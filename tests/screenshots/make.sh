@@ -14,6 +14,8 @@
 #      the pane with its colours (capture-pane -e);
 #   3. turn each capture into HTML (ansi2html.pl beside this script) and
 #      screenshot it with headless Chromium.
+# "kernel" and "reasons" open a recording of the waits target under
+# --idle (kernel frames and off-CPU reasons; perf sampler, root).
 # The shot "tree" is taken live (`sproftop -p PID`: the header shows the
 # PID and the sampling rate); the others open the recorded file with -i,
 # but "window", which opens a recording of the phase target (its hot
@@ -343,6 +345,50 @@ if wanted save; then
     shots+=(save)
 fi
 
+# kernel and reasons: tests/targets/waits (one thread per way of waiting)
+# recorded with --idle on the perf sampler, as root: the tree reaching the
+# fdatasync thread's disk wait through its kernel frames ([k]), and the
+# threads view's time by reason.  Skipped, saying why, where the kernel
+# gives no kernel stacks.
+waits=$build/targets/waits
+waits_rec=""
+# record_waits: waits.pb.gz in $work, once; false (saying why) where the
+# kernel gives no kernel stacks.
+record_waits() {
+    [ -n "$waits_rec" ] && return "$waits_rec"
+    waits_rec=1
+    rm -f "$work/waits.pb.gz"
+    mkdir -p "$work/waits.disk"
+    if "$sproftop" --version | grep -q '^kernel frames on' &&
+        timeout -k 5 60 "$sproftop" --sampler perf --idle -F "$rec_freq" -d 5 \
+            -o "$work/waits.pb.gz" -- "$waits" 4 "$work/waits.disk" "$work/waits.rep" \
+            >/dev/null 2>"$work/waits.err"; then
+        waits_rec=0
+    else
+        echo "screenshots: kernel, reasons skipped: $("$sproftop" --version | tail -n 1)" \
+            "$(head -n 1 "$work/waits.err" 2>/dev/null)" >&2
+    fi
+    return "$waits_rec"
+}
+
+if wanted kernel; then
+    if record_waits; then
+        start_session kernel -i waits.pb.gz
+        keys kernel / 'disk I/O' Enter
+        shoot kernel '^> .*\[off-CPU: disk I/O\]'
+        shots+=(kernel)
+    fi
+fi
+
+if wanted reasons; then
+    if record_waits; then
+        start_session reasons -i waits.pb.gz
+        keys reasons 4
+        shoot reasons 'w-fsync .*disk I/O'
+        shots+=(reasons)
+    fi
+fi
+
 # python: a Python service (tests/targets/pyservice.py, Debian's python3)
 # live, its hottest path open: Python functions in one tree with the C
 # code they call (json's scanner, hashlib) and the interpreter around
@@ -366,7 +412,7 @@ if wanted python; then
 fi
 
 [ ${#shots[@]} -gt 0 ] ||
-    die "no such shot: $* (tree inverted flat callers help save window diff flame procs annotate python)"
+    die "no such shot: $* (tree inverted flat callers help save window diff flame procs annotate kernel reasons python)"
 
 # --- 3. HTML and PNG -----------------------------------------------------------
 

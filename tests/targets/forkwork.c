@@ -1,9 +1,10 @@
 /* forkwork.c - a master process and two forked workers, each spinning in
  * a function of its own (an nginx-style process family).
  *
- *   usage: forkwork [SECONDS [DELAY]]
+ *   usage: forkwork [SECONDS [DELAY|@FILE]]
  *
- * The master waits DELAY seconds (default 0), forks two workers, prints
+ * The master waits DELAY seconds (default 0), or until FILE exists (a
+ * test creates it once a profiler has attached), forks two workers, prints
  * "WORKERS PID1 PID2" on stdout, and spins in master_spin; worker 1 spins
  * in worker_one, worker 2 in worker_two.  The workers end with the master
  * (PR_SET_PDEATHSIG) or at the deadline.  tests/procs.t profiles the three
@@ -55,9 +56,12 @@ static pid_t spawn_worker(void (*fn)(void), pid_t master, double deadline)
 
 int main(int argc, char **argv)
 {
-    target_usage(argc, 1, 3, "forkwork [SECONDS [DELAY]]");
+    target_usage(argc, 1, 3, "forkwork [SECONDS [DELAY|@FILE]]");
     double deadline = target_deadline_arg("forkwork", argc, argv, 1);
-    if (argc > 2)
+    if (argc > 2 && argv[2][0] == '@')
+        while (access(argv[2] + 1, F_OK) != 0 && !target_expired(deadline))
+            target_nap(0.01);
+    else if (argc > 2)
         target_nap(target_parse_seconds("forkwork", argv[2]));
     pid_t self = getpid();
     pid_t w1 = spawn_worker(worker_one, self, deadline);

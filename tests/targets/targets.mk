@@ -22,7 +22,7 @@ TARGET_NOUNWIND := $(TARGET_NOFP) -fno-asynchronous-unwind-tables -fno-unwind-ta
 
 TARGET_C_NAMES := demo split deep recurse threads blocked sleeper ticker phase \
                   rates \
-                  forkwork
+                  forkwork fixedwork
 TARGET_BINS    := $(addprefix $(TARGETS_DIR)/,$(TARGET_C_NAMES) deep_nofp \
                     deep_nounwind cxx)
 
@@ -52,6 +52,14 @@ $(TARGETS_DIR)/cxx: $(TARGETS_SRC)/cxx.cc $(TARGETS_MK)
 	@mkdir -p $(dir $@)
 	$(TARGET_CXX) -std=c++17 -g -O1 -fno-omit-frame-pointer -pthread \
 	  $(TARGET_WARN) -o $@ $< $(TARGET_LDLIBS)
+
+# fixedwork2: fixedwork built again with another burn function, a second
+# binary (another build-id) of the same shape (tests/longrun.t).
+TARGET_BINS    += $(TARGETS_DIR)/fixedwork2
+
+$(TARGETS_DIR)/fixedwork2: $(TARGETS_SRC)/fixedwork.c $(TARGETS_SRC)/common.h $(TARGETS_MK)
+	@mkdir -p $(dir $@)
+	$(TARGET_CC) $(TARGET_CFLAGS) -DBURN=fixed_burn2 -o $@ $< $(TARGET_LDLIBS)
 
 # --- reliability targets (tests/reliability_*.t) -----------------------------
 # sigsend is a helper (it sends signals), built like a target for
@@ -94,8 +102,11 @@ $(TARGETS_DIR)/libA.so $(TARGETS_DIR)/libB.so: $(TARGETS_DIR)/lib%.so: \
 # --- perf backend targets (tests/perf_*.t) -----------------------------------
 # halfsleep: 50% of wall-clock time asleep in one chain, 50% spinning in
 # another (--idle shares); noperf: a helper that runs a command where
-# perf_event_open fails with EACCES (a seccomp filter), for auto's fallback.
-PERF_C_NAMES   := halfsleep noperf
+# perf_event_open fails with EACCES (a seccomp filter), for auto's fallback;
+# waits: threads that each wait in one way and measure it (the ground
+# truth for --idle's reasons); readzero: a read() loop, mostly kernel time
+# (kernel frames against perf record -g).
+PERF_C_NAMES   := halfsleep noperf waits readzero
 TARGET_BINS    += $(addprefix $(TARGETS_DIR)/,$(PERF_C_NAMES))
 
 $(addprefix $(TARGETS_DIR)/,$(PERF_C_NAMES)): $(TARGETS_DIR)/%: \

@@ -421,7 +421,8 @@ static void test_edges_racket_percentages(void **state)
 static void test_inverted(void **state)
 {
     struct profile *p = example(false);
-    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, true, false, 0, false, false };
+    struct profile_filter f = { .thread = PROFILE_NONE,
+                                .focus = PROFILE_NONE, .inverted = true };
     struct profile *q = profile_derive(p, &f);
 
     (void)state;
@@ -446,7 +447,8 @@ static void test_inverted(void **state)
 static void test_focus_and_thread_filter(void **state)
 {
     struct profile *p = example(true);
-    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false, false, 0, false, false };
+    struct profile_filter f = { .thread = PROFILE_NONE,
+                                .focus = PROFILE_NONE };
     struct profile *q;
 
     (void)state;
@@ -489,7 +491,8 @@ static void test_focus_and_thread_filter(void **state)
 static void test_merge_threads(void **state)
 {
     struct profile *p = example(true);
-    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false, true, 0, false, false };
+    struct profile_filter f = { .thread = PROFILE_NONE,
+                                .focus = PROFILE_NONE, .merge_threads = true };
     struct profile *q = profile_derive(p, &f);
     uint32_t path[8];
 
@@ -808,7 +811,8 @@ static void test_node_keys(void **state)
 {
     struct profile *p = example(true);
     struct profile *c = profile_clone(p);
-    struct profile_filter f = { PROFILE_NONE, PROFILE_NONE, false, false, 0, false, false };
+    struct profile_filter f = { .thread = PROFILE_NONE,
+                                .focus = PROFILE_NONE };
     struct profile *d;
     uint64_t k_ab, k_a, k_d;
 
@@ -902,7 +906,8 @@ static void test_deep_stack(void **state)
     struct deep seen = { ff, fg, 0 };
     struct profile_flat *flat;
     struct profile_edge *e;
-    struct profile_filter inv = { PROFILE_NONE, PROFILE_NONE, true, false, 0, false, false };
+    struct profile_filter inv = { .thread = PROFILE_NONE,
+                                  .focus = PROFILE_NONE, .inverted = true };
     struct profile *q;
 
     (void)state;

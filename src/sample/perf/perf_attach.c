@@ -236,7 +236,7 @@ static int attach_pid(struct pf_sampler *s, pid_t pid, char *err, size_t errlen,
 {
     if (target_check(pid, err, errlen) < 0)
         return -1;
-    uint32_t proc = pf_proc_add(s, pid, true);
+    uint32_t proc = pf_proc_add(s, pid, true, NULL);
     if (proc == PERF_NONE) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -275,7 +275,7 @@ static int launch(struct pf_sampler *s, char *err, size_t errlen, int *code)
     s->pid = s->spawn.pid;
     s->launched = true;
     s->eo.enable_on_exec = true;
-    uint32_t proc = pf_proc_add(s, s->pid, true);
+    uint32_t proc = pf_proc_add(s, s->pid, true, NULL);
     uint32_t i = proc == PERF_NONE ? PERF_NONE
                                    : pf_thr_add(s, proc, s->pid, "", clock_mono_ns());
     if (i == PERF_NONE || pf_open_events(s, i) < 0) {
@@ -306,6 +306,14 @@ int pf_attach(struct pf_sampler *s, char *err, size_t errlen, int *code)
         return -1;
     }
     s->eo.kernel = kernel;
+    s->eo.kernel_frames = kernel && s->cfg.kernel_frames;
+    s->eo.switch_chain = kernel && s->cfg.reasons;
+    s->base.kernel_stacks = s->eo.kernel_frames ||
+                            (s->cfg.idle && s->eo.switch_chain);
+    /* --no-kernel is said by sampler_start, for every backend */
+    if (s->cfg.kernel_frames && !kernel)
+        perf_events_kernel_refusal(s->base.kernel_off,
+                                   sizeof s->base.kernel_off);
     s->eo.children = s->cfg.children;
     raise_fd_limit();
     struct epoll_event kick = {.events = EPOLLIN, .data.u64 = PERF_EP_KICK};

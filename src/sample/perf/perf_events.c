@@ -64,6 +64,8 @@ static void attr_common(struct perf_event_attr *a)
     a->sample_regs_user = PERF_RECORD_REGS;
     a->sample_id_all = 1;
     a->exclude_hv = 1;
+    a->exclude_callchain_user = 1;
+    a->exclude_callchain_kernel = 1;
     a->use_clockid = 1;
     a->clockid = CLOCK_MONOTONIC;
 }
@@ -85,6 +87,9 @@ static void attr_event(struct perf_event_attr *a, const struct perf_events_opts 
     attr_common(a);
     a->sample_stack_user = o->stack_bytes;
     a->exclude_kernel = o->kernel ? 0 : 1;
+    a->exclude_callchain_kernel =
+        o->kernel && (kind == PERF_EV_SWITCH ? o->switch_chain
+                                             : o->kernel_frames) ? 0 : 1;
     a->inherit = 1;
     a->inherit_thread = o->children ? 0 : 1;
     if (o->enable_on_exec) {
@@ -159,6 +164,13 @@ static int paranoid_level(void)
         fclose(f);
     }
     return v;
+}
+
+void perf_events_kernel_refusal(char *buf, size_t n)
+{
+    snprintf(buf, n, "kernel frames off: perf_event_paranoid=%d (user mode "
+             "only); sysctl kernel.perf_event_paranoid=1 or run as root",
+             paranoid_level());
 }
 
 int perf_events_all_allowed(char *err, size_t errlen)

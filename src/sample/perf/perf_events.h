@@ -24,8 +24,13 @@
  *   - PERF_EV_SWITCH (--idle): software context-switches, every one
  *     sampled (period 1) as the thread leaves its CPU, plus
  *     PERF_RECORD_SWITCH records whose switch-ins end each off-CPU
- *     stretch.  The switch happens in the kernel, so this needs kernel
- *     samples (exclude_kernel = 0).
+ *     stretch (and whose switch-outs say whether it was preempted).  The
+ *     switch happens in the kernel, so this needs kernel samples
+ *     (exclude_kernel = 0).
+ * Kernel-mode samples carry the kernel's call chain (PERF_SAMPLE_CALLCHAIN
+ * with exclude_callchain_user: sproftop unwinds the user part itself):
+ * the context-switch samples always (the functions that called the
+ * scheduler name the wait), the cpu-clock ones with kernel_frames.
  *
  * Called from the perf sampler thread, and from sampler.c to probe.
  */
@@ -48,6 +53,10 @@ struct perf_events_opts {
     uint64_t period_ns;   /* cpu-clock period */
     uint32_t stack_bytes; /* user stack copied per sample (multiple of 8) */
     bool kernel;          /* keep kernel-mode samples (exclude_kernel 0) */
+    bool kernel_frames;   /* with kernel: the kernel's call chain on the
+                             cpu-clock samples */
+    bool switch_chain;    /* with kernel: ...and on the context-switch
+                             samples (it names the wait) */
     bool enable_on_exec;  /* a launched command: start at its exec */
     bool children;        /* inherited by forked processes too (else
                              inherit_thread keeps them out) */
@@ -91,6 +100,12 @@ int perf_events_all_allowed(char *err, size_t errlen);
  * and sets *kernel (kernel-mode samples allowed), or -1 and fills *why. */
 int perf_events_probe(pid_t pid, bool idle, bool *kernel,
                       struct sampler_refusal *why);
+
+/* Why kernel-mode samples (and so kernel frames) are refused to this
+ * user, with the fix, in one line into buf (n bytes):
+ * "kernel frames off: perf_event_paranoid=2 (user mode only); sysctl
+ * kernel.perf_event_paranoid=1 or run as root". */
+void perf_events_kernel_refusal(char *buf, size_t n);
 
 /* Fill *why for perf_event_open, or a ring's mmap, failing with errno e on
  * pid (for example EMFILE: more threads than the fd limit allows).

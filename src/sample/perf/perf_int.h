@@ -31,6 +31,16 @@
  * never switch out while we watch: their stack is read once from
  * /proc/PID/task/TID/syscall (user SP and PC) and process_vm_readv.
  *
+ * Where the kernel permits kernel-mode samples (root, CAP_PERFMON,
+ * perf_event_paranoid <= 1), each sample also carries the kernel's call
+ * chain, pushed above the user stack (ingest_rec.kernel), unless
+ * cfg.kernel_frames is off (SAMPLER_CAP_KERNEL); the --idle switch-outs
+ * always carry theirs, and whether the thread was preempted (the
+ * switch-out record's PERF_RECORD_MISC_SWITCH_OUT_PREEMPT): the collector
+ * names the reason from them.  With `all`, samples of kernel threads and
+ * of interrupt work on the idle task go to one pseudo process,
+ * SAMPLER_KERNEL_PID ("[kernel]"), with kernel frames only.
+ *
  * It is reached only through its table, perf_backend (backend.h;
  * sampler.c's registry): what it can do is its caps there.
  *
@@ -69,6 +79,7 @@
 #include "idtab.h"
 #include "perf_events.h"
 #include "backend.h"
+#include "perf_record.h"
 #include "script_frames.h"
 #include "target.h"
 #include "unwind.h"
@@ -76,6 +87,9 @@
 #define PERF_MAX_CPUS 1024
 #define PERF_UNWIND_KEEP 1024u /* unwind times kept for the median */
 #define PERF_NONE UINT32_MAX
+#define PERF_GONE (UINT32_MAX - 1) /* pev.thr of a thread dropped from the
+                                      table (its events stay open) */
+#define PERF_EXITED_STATS 64u  /* exited threads kept in --stats' list */
 #define PERF_INTERVALS 16u     /* interval changes remembered (pf_interval_at):
                                   more than a drain's worth of key presses */
 #define PERF_EP_PROC (1ull << 32) /* epoll data: a target's pidfd (| its
@@ -101,13 +115,24 @@ struct pproc {             /* a process sampled */
     bool exited;
     bool superseded;       /* a newer process has the same pid */
     bool leader_gone;      /* the leader exited; other threads run on */
-    bool maps_dirty;       /* an MMAP2 named a mapping we do not have */
+    bool maps_dirty;       /* read /proc/PID/maps before the next unwind
+                              (met without them, or an MMAP2 came while
+                              they were not known) */
     bool maps_forced;      /* hand the next maps over even if the same */
+    bool known;            /* its maps (next, else maps) hold every
+                              executable mapping as of the last record
+                              handled: read from /proc, or inherited at
+                              its FORK, or empty at its exec, and kept
+                              by the MMAP2 records since (perf_maps.c) */
+    bool retired;          /* exited one drain ago: its records are all
+                              read, the collector told (INGEST_EXIT) */
     int pidfd, stat_fd;    /* watched: -1 otherwise */
     uint32_t nalive;       /* its live threads we know of */
-    struct maps *maps;
+    struct maps *maps;     /* handed over (generation gen) */
+    struct maps *next;     /* from the records, not handed over yet */
     uint64_t gen;
     uint64_t t_maps;
+    uint64_t exit_drain;   /* drains done when it exited */
     struct unwinder *unw;  /* made at its first unwind */
     struct script_proc *script; /* the interpreter it runs, or NULL */
     uint64_t script_since; /* its threads walked by the BPF program for
@@ -127,11 +152,14 @@ struct pthr {              /* a thread of a sampled process */
     uint32_t stats_idx;    /* index in the per-thread stats table */
     uint64_t born_ns;
     uint64_t dead_ns;      /* time of its EXIT record (alive: 0) */
+    uint64_t dead_drain;   /* drains done when it exited */
     uint64_t samples;
     uint64_t cut;          /* on-CPU samples the copy's end cut short */
     /* --idle: the stack it left the CPU with */
-    uint64_t *off_pcs;
-    int off_n;
+    uint64_t *off_pcs;     /* max_depth user pcs, then PERF_RECORD_KSTACK
+                              kernel ones (off_kpcs) */
+    uint64_t *off_kpcs;
+    int off_n, off_nk;
     uint32_t off_flags;
     uint64_t off_ip, off_sp, off_bp; /* where that stack was taken */
     struct script_stack *off_py; /* and its Python stack (a Python
@@ -155,6 +183,8 @@ struct pf_stats {
                                   (PERF_RECORD_LOST, LOST_SAMPLES) */
     uint64_t offcpu;           /* --idle: switch-outs sampled */
     uint64_t offcpu_ns;        /* ...and the off-CPU time they stand for */
+    uint64_t preempted;        /* ...of which preemptions (PERF_RECORD_
+                                  SWITCH out with MISC_SWITCH_OUT_PREEMPT) */
     uint32_t events;           /* perf_event fds open */
     uint32_t cpus;             /* CPUs (one ring each) */
     bool script_bpf;           /* Python frames read by the BPF program */
@@ -206,6 +236,9 @@ struct pf_sampler {
     struct precord *recs;
     size_t nrecs, caprecs;
     uint64_t *pcs;         /* unwind output, max_depth */
+    uint64_t kpcs[PERF_RECORD_KSTACK]; /* a sample's kernel call chain */
+    uint32_t kproc;        /* -a: the [kernel] pseudo process, or
+                              PERF_NONE before its first sample */
     struct pf_pybpf *pybpf;/* Python frames read at sample time (loaded
                               when the first Python process is found) */
     bool pybpf_tried;      /* ...and whether loading was tried */
@@ -234,6 +267,16 @@ struct pf_sampler {
     enum unwind_end last_end; /* how pf_unwind's last unwind ended */
     struct sampler_thread_stats *tstats; /* lock */
     size_t ntstats, captstats;
+    uint64_t gone_threads;     /* lock: exited threads no longer in
+                                  tstats (PERF_EXITED_STATS) */
+    uint64_t gone_samples;     /* lock: ...and their samples */
+    uint64_t drains;           /* drains done */
+    uint64_t gen_seq;          /* the last maps generation given, of any
+                                  process: generations grow over the
+                                  session, so (pid, gen) names an image
+                                  (sampler_config.on_process) */
+    uint32_t procs_retired;    /* retired, still in the table */
+    uint32_t thr_dead;         /* dead threads still in the table */
 };
 
 /* --- perf_procs.c -------------------------------------------------------- */
@@ -242,12 +285,25 @@ struct pf_sampler {
 uint32_t pf_proc_find(struct pf_sampler *s, pid_t pid);
 
 /* A process to sample from now on (a new one when pid's is gone or
- * superseded).  watched: a target whose exit counts; it gets a pidfd in
- * the epoll set and a stat fd.  PERF_NONE on OOM. */
-uint32_t pf_proc_add(struct pf_sampler *s, pid_t pid, bool watched);
+ * superseded), named comm (NULL: read from /proc).  watched: a target
+ * whose exit counts; it gets a pidfd in the epoll set and a stat fd.
+ * PERF_NONE on OOM. */
+uint32_t pf_proc_add(struct pf_sampler *s, pid_t pid, bool watched,
+                     const char *comm);
 
-/* Process i is gone (its pidfd said so). */
+/* Process i is gone (its pidfd or its last EXIT record said so).  Its
+ * records may still be read in this drain and the next (another CPU's
+ * ring): it is retired after that (pf_procs_retire). */
 void pf_proc_exit(struct pf_sampler *s, uint32_t i);
+
+/* After a drain: the processes that exited before the drain that just
+ * ended have had every record read: tell the collector (INGEST_EXIT),
+ * free their maps and unwinders, and, once there are enough of them,
+ * drop them and the threads gone since from the tables, so the tables
+ * hold what lives (and a drain's worth of the dead), not every process
+ * and thread ever seen.  final: the rings are read for good (the
+ * sampler is ending): every process that exited is retired. */
+void pf_procs_retire(struct pf_sampler *s, bool final);
 
 /* Tell cfg.on_process of process i unless it was (for its image). */
 void pf_proc_announce(struct pf_sampler *s, struct pproc *p);
@@ -284,9 +340,6 @@ int pf_procs_scan_tasks(struct pf_sampler *s, uint32_t proc, bool open_new,
  * that are gone, learn the ones made meanwhile, re-read names and maps. */
 void pf_procs_reconcile(struct pf_sampler *s, uint64_t now);
 
-/* Read process p's maps again; on a change a new generation for its
- * unwinder and cfg.on_maps.  Returns true when they changed. */
-bool pf_proc_refresh_maps(struct pf_sampler *s, struct pproc *p);
 
 /* Process p's unwinder (made on first use); NULL when it cannot be. */
 struct unwinder *pf_proc_unwinder(struct pf_sampler *s, struct pproc *p);
@@ -301,11 +354,14 @@ uint32_t pf_count_end(struct pf_sampler *s, enum unwind_end end);
 int pf_unwind(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
               const uint8_t *stack, uint64_t len, uint32_t *flags);
 
-/* Push a stack of thread t (named first), weighing `weight` ns, with
- * py's Python frames spliced in (script_frames.h; NULL: none). */
+/* Push a stack of thread t (named first), weighing `weight` ns: the
+ * kernel's part kpcs[0..nk) above the user stack pcs[0..n), both leaf
+ * first, with py's Python frames spliced into the user part
+ * (script_frames.h; NULL: none). */
 void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
                    int n, uint32_t flags, uint64_t time, uint64_t weight,
-                   const struct script_stack *py);
+                   const struct script_stack *py, const uint64_t *kpcs,
+                   int nk);
 
 /* Unwind a copy of a thread of process p into s->pcs (its maps re-read
  * first when an MMAP2 made them stale, or after an IP outside them, at
@@ -313,6 +369,37 @@ void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
  * (pf_count_end). */
 int pf_unwind_raw(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
                   const uint8_t *stack, uint64_t len, enum unwind_end *end);
+
+/* --- perf_maps.c --------------------------------------------------------- */
+
+/* Read process p's maps from /proc again (what the records built when
+ * it is gone); on a change a new generation for its unwinder and
+ * cfg.on_maps.  Returns true when they changed. */
+bool pf_proc_refresh_maps(struct pf_sampler *s, struct pproc *p);
+
+/* Before unwinding a sample of p: hand over the maps the records built,
+ * or read /proc when p has none or they went stale. */
+void pf_maps_current(struct pf_sampler *s, struct pproc *p);
+
+/* Whether p's maps change before its next unwind (pf_maps_current). */
+bool pf_maps_pending(const struct pproc *p);
+
+struct perf_record_mmap2;
+/* An MMAP2 record (end: the record's end): an executable mapping over
+ * its process's maps, or (maps not known) /proc read at the next
+ * unwind. */
+void pf_maps_mmap(struct pf_sampler *s, const struct perf_record_mmap2 *r,
+                  const uint8_t *end);
+
+/* child was forked by parent: it starts with parent's maps. */
+void pf_maps_fork(struct pf_sampler *s, struct pproc *child,
+                  const struct pproc *parent);
+
+/* p exec'd: no mapping until the MMAP2 records of the new image. */
+void pf_maps_exec(struct pf_sampler *s, struct pproc *p);
+
+/* Free p's maps and unwinder. */
+void pf_maps_free(struct pproc *p);
 
 /* --- perf_attach.c ------------------------------------------------------- */
 
@@ -345,12 +432,23 @@ void pf_detach(struct pf_sampler *s);
  * `until` with its stack. */
 void pf_off_count(struct pf_sampler *s, struct pthr *t, uint64_t until);
 
-/* t leaves its CPU with this stack (a switch-out sample). */
+/* t leaves its CPU with this stack (a switch-out sample): its user
+ * registers and stack copy, and the kernel's call chain kpcs[0..nk). */
 void pf_off_begin(struct pf_sampler *s, struct pthr *t, const uint64_t *regs,
-                  const uint8_t *stack, uint64_t len, uint64_t time);
+                  const uint8_t *stack, uint64_t len, uint64_t time,
+                  const uint64_t *kpcs, int nk);
+
+/* The switch-out record of t's stretch: preempted (still runnable). */
+void pf_off_preempted(struct pf_sampler *s, struct pthr *t);
 
 /* Give every live thread blocked right now its stack. */
 void pf_off_bootstrap_blocked(struct pf_sampler *s, uint64_t now);
+
+/* -a: put every thread of the machine that is blocked right now in the
+ * tables (its process too), so pf_off_bootstrap_blocked counts it from
+ * the start, as -p does its targets': a thread blocked all along never
+ * switches, so no record would name it. */
+void pf_off_meet_all(struct pf_sampler *s, uint64_t now);
 
 /* --- perf_sampler.c ------------------------------------------------------ */
 

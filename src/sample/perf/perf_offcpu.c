@@ -6,12 +6,16 @@
  * PERF_RECORD_SWITCH back in (ns: ingest_rec.weight).  Threads
  * already blocked at attach (or at a resume) never switch out while we
  * watch: their stack is read once from /proc/PID/task/TID/syscall (user
- * SP and PC) and process_vm_readv.
+ * SP and PC) and process_vm_readv.  With -a, no record names them
+ * either: /proc is walked for them first (pf_off_meet_all).
  */
 #include "perf_int.h"
 
+#include "ingest.h"
 #include "maps.h"
+#include "offcpu_reason.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,32 +35,58 @@ void pf_off_count(struct pf_sampler *s, struct pthr *t, uint64_t until)
     uint64_t w = until - t->t_out;
     s->pf_live.offcpu_ns += w;
     pf_push_stack(s, t, t->off_pcs, t->off_n, t->off_flags, t->t_out, w,
-                  t->off_py);
+                  t->off_py, t->off_kpcs, t->off_nk);
     t->t_out = until;
 }
 
+/* t's room for an off-CPU stack: max_depth user pcs, then the kernel's. */
+static bool off_room(struct pf_sampler *s, struct pthr *t)
+{
+    size_t n = (size_t)s->cfg.max_depth + PERF_RECORD_KSTACK;
+    if (!t->off_pcs && !(t->off_pcs = malloc(n * sizeof *t->off_pcs)))
+        return false;
+    t->off_kpcs = t->off_pcs + s->cfg.max_depth;
+    return true;
+}
+
+void pf_off_preempted(struct pf_sampler *s, struct pthr *t)
+{
+    if (!t->t_out || !t->have_off || t->off_flags & INGEST_F_PREEMPT ||
+        !s->cfg.reasons)
+        return;
+    t->off_flags |= INGEST_F_PREEMPT;
+    s->pf_live.preempted++;
+}
+
 void pf_off_begin(struct pf_sampler *s, struct pthr *t, const uint64_t *regs,
-                  const uint8_t *stack, uint64_t len, uint64_t time)
+                  const uint8_t *stack, uint64_t len, uint64_t time,
+                  const uint64_t *kpcs, int nk)
 {
     struct pproc *p = &s->procs[t->proc];
-    if (!t->off_pcs &&
-        !(t->off_pcs = malloc((size_t)s->cfg.max_depth * sizeof *t->off_pcs)))
+    if (!off_room(s, t))
         return;
+    /* The kernel's part, where the reason is read, is new every time:
+     * the same user call can wait for different things. */
+    memcpy(t->off_kpcs, kpcs, (size_t)nk * sizeof *kpcs);
+    t->off_nk = nk;
     /* A thread that blocks again in the same call, with the same stack
      * and frame pointers, is in the same call chain: reuse it, unwind
      * nothing. */
     if (!t->have_off || t->off_ip != regs[16] || t->off_sp != regs[7] ||
-        t->off_bp != regs[6] || p->maps_dirty) {
+        t->off_bp != regs[6] || pf_maps_pending(p)) {
         uint32_t flags;
         int n = pf_unwind(s, p, regs, stack, len, &flags);
         memcpy(t->off_pcs, s->pcs, (size_t)n * sizeof *s->pcs);
         t->off_n = n;
-        t->off_flags = flags;
+        t->off_flags = flags | (s->cfg.reasons ? INGEST_F_OFFCPU : 0);
         t->off_ip = regs[16];
         t->off_sp = regs[7];
         t->off_bp = regs[6];
         t->have_off = true;
     } else {
+        /* a new stretch: its own switch-out says if it was preempted,
+         * its own kernel stack why it waits */
+        t->off_flags &= ~((uint32_t)INGEST_F_PREEMPT | INGEST_REASON_MASK);
         s->live.reused++;
     }
     /* its Python stack of this moment: a thread that blocks again at the
@@ -66,6 +96,33 @@ void pf_off_begin(struct pf_sampler *s, struct pthr *t, const uint64_t *regs,
         pf_script_sample(s, t, time, t->off_py);
     t->t_out = time;
     s->pf_live.offcpu++;
+}
+
+/* The reason a thread blocked since before we watched waits for, from
+ * the names /proc/PID/task/TID/stack gives (root only; 0 otherwise). */
+static uint32_t boot_reason(pid_t pid, pid_t tid)
+{
+    char path[96], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stack", (int)pid, (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (got <= 0)
+        return 0;
+    buf[got] = '\0';
+    /* "[<0>] do_nanosleep+0x6d/0x140" per line, innermost first */
+    const char *names[64];
+    size_t n = 0, which;
+    for (char *line = strtok(buf, "\n"); line && n < 64;
+         line = strtok(NULL, "\n")) {
+        char *name = strchr(line, ']');
+        if (name && name[1] == ' ')
+            names[n++] = name + 2;
+    }
+    enum offcpu_reason r = offcpu_classify(names, n, false, &which);
+    return (uint32_t)r << INGEST_REASON_SHIFT;
 }
 
 /* A frame-pointer guess for a blocked thread: /proc gives only its SP and
@@ -103,8 +160,7 @@ static void off_bootstrap(struct pf_sampler *s, struct pthr *t, uint64_t now)
     uint64_t sp, pc;
     int rc = target_syscall_sp_pc(fd, &sp, &pc);
     close(fd);
-    if (p->maps_dirty)
-        pf_proc_refresh_maps(s, p);
+    pf_maps_current(s, p);
     const struct map_entry *e = rc == 0 && p->maps ? maps_find(p->maps, sp) : NULL;
     if (!e)
         return;
@@ -125,8 +181,7 @@ static void off_bootstrap(struct pf_sampler *s, struct pthr *t, uint64_t now)
     for (uint64_t off = 0; off + 16 <= len && nbest < 8; off += 8)
         if (fp_candidate(p->maps, s->boot_buf, sp, len, off))
             best[nbest++] = sp + off;
-    if (!t->off_pcs &&
-        !(t->off_pcs = malloc((size_t)s->cfg.max_depth * sizeof *t->off_pcs)))
+    if (!off_room(s, t))
         return;
     int keep_n = -1;
     enum unwind_end keep_end = UNWIND_OTHER;
@@ -141,6 +196,9 @@ static void off_bootstrap(struct pf_sampler *s, struct pthr *t, uint64_t now)
         }
     }
     t->off_flags = pf_count_end(s, keep_end);
+    if (s->cfg.reasons)
+        t->off_flags |= INGEST_F_OFFCPU | boot_reason(p->pid, t->tid);
+    t->off_nk = 0;
     /* blocked: its Python frames hold still while we read them */
     if (p->script && (t->off_py || (t->off_py = malloc(sizeof *t->off_py))))
         script_walk(p->script, t->tid, t->off_py);
@@ -150,6 +208,70 @@ static void off_bootstrap(struct pf_sampler *s, struct pthr *t, uint64_t now)
     t->have_off = true;
     t->t_out = now;
     s->pf_live.offcpu++;
+}
+
+/* The state letter of thread tid of pid, 0 when it cannot be read. */
+static char task_state(pid_t pid, pid_t tid)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    char st = target_stat_state(fd, NULL);
+    close(fd);
+    return st;
+}
+
+struct meet {
+    struct pf_sampler *s;
+    pid_t pid;
+    uint32_t proc;  /* PERF_NONE until a blocked thread needs it */
+    uint64_t now;
+};
+
+/* A thread of m->pid: into the tables when it is blocked now (it would
+ * not switch while we watch, so no record would ever name it). */
+static int meet_task(void *ctx, pid_t tid)
+{
+    struct meet *m = ctx;
+    struct pf_sampler *s = m->s;
+    char st = task_state(m->pid, tid);
+    if (st != 'S' && st != 'D')
+        return 0;
+    if (m->proc == PERF_NONE &&
+        (m->proc = pf_proc_add(s, m->pid, false, NULL)) == PERF_NONE)
+        return 1;
+    uint32_t i = pf_thr_find(s, tid);
+    if (i == PERF_NONE || !s->thr[i].alive || s->thr[i].proc != m->proc)
+        pf_thr_add(s, m->proc, tid, NULL, m->now);
+    return 0;
+}
+
+void pf_off_meet_all(struct pf_sampler *s, uint64_t now)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+    if (!d)
+        return;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        pid_t pid = (pid_t)atoi(de->d_name);
+        char cmd[8];
+        if (pid == s->self)
+            continue;
+        /* kernel threads have no command line, and no user stack */
+        target_cmdline(pid, cmd, sizeof cmd);
+        if (!cmd[0])
+            continue;
+        uint32_t known = pf_proc_find(s, pid);
+        struct meet m = {s, pid, known != PERF_NONE &&
+                                 !s->procs[known].exited ? known : PERF_NONE,
+                         now};
+        target_tasks(pid, meet_task, &m);
+    }
+    closedir(d);
 }
 
 void pf_off_bootstrap_blocked(struct pf_sampler *s, uint64_t now)

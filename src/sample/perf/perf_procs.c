@@ -70,7 +70,8 @@ static bool proc_watch(struct pf_sampler *s, uint32_t i)
     return true;
 }
 
-uint32_t pf_proc_add(struct pf_sampler *s, pid_t pid, bool watched)
+uint32_t pf_proc_add(struct pf_sampler *s, pid_t pid, bool watched,
+                     const char *comm)
 {
     uint32_t old = pf_proc_find(s, pid);
     if (old != PERF_NONE && !s->procs[old].exited)
@@ -86,7 +87,10 @@ uint32_t pf_proc_add(struct pf_sampler *s, pid_t pid, bool watched)
     p->pid = pid;
     p->pidfd = p->stat_fd = -1;
     p->maps_dirty = true;
-    target_thread_name(pid, pid, p->comm, sizeof p->comm);
+    if (comm)
+        snprintf(p->comm, sizeof p->comm, "%s", comm);
+    else
+        target_thread_name(pid, pid, p->comm, sizeof p->comm);
     idtab_insert(&s->proc_ids, util_mix64((uint64_t)pid), i);
     s->procs_live++;
     s->live.processes_seen++;
@@ -113,19 +117,8 @@ void pf_proc_exit(struct pf_sampler *s, uint32_t i)
         close(p->stat_fd);
         p->stat_fd = -1;
     }
-    /* the collector may free what only it used once it reads this (the
-     * process's records are all before it: the drain came first) */
-    if (p->announced) {
-        struct ingest_rec h = {.type = INGEST_EXIT, .pid = p->pid,
-                               .time = clock_mono_ns(), .gen = p->gen};
-        ingest_push(s->cfg.ingest, &h, NULL, 0);
-    }
-    /* what only it used: a record read late makes them again if it can */
-    pf_script_forget(s, p);
-    unwinder_free(p->unw);
-    p->unw = NULL;
-    maps_free(p->maps);
-    p->maps = NULL;
+    /* its maps and unwinder stay for its records still in the rings */
+    p->exit_drain = s->drains;
 }
 
 void pf_proc_announce(struct pf_sampler *s, struct pproc *p)
@@ -134,8 +127,12 @@ void pf_proc_announce(struct pf_sampler *s, struct pproc *p)
         return;
     if (!p->comm[0])
         target_thread_name(p->pid, p->pid, p->comm, sizeof p->comm);
+    /* a generation of its own: its records are told from those of the
+     * image before it, and of an older process with its pid */
+    p->gen = ++s->gen_seq;
     if (s->cfg.on_process)
-        s->cfg.on_process(s->cfg.ctx, p->pid, p->comm, p->exec_pending);
+        s->cfg.on_process(s->cfg.ctx, p->pid, p->comm, p->exec_pending,
+                          p->gen);
     if (p->exec_pending) {
         /* the new image's records go to a new process: its threads are
          * named there again, and its maps handed over again */
@@ -146,40 +143,6 @@ void pf_proc_announce(struct pf_sampler *s, struct pproc *p)
     }
     p->announced = true;
     p->exec_pending = false;
-}
-
-bool pf_proc_refresh_maps(struct pf_sampler *s, struct pproc *p)
-{
-    struct maps *m = maps_read(p->pid);
-    /* a zombie leader's maps are empty: read them through a live thread */
-    for (size_t i = 0; (!m || m->n == 0) && i < s->nalive; i++) {
-        const struct pthr *t = &s->thr[s->alive[i]];
-        if (t->tid == p->pid || &s->procs[t->proc] != p)
-            continue;
-        maps_free(m);
-        m = maps_read_task(p->pid, t->tid);
-    }
-    p->t_maps = clock_mono_ns();
-    p->maps_dirty = false;
-    if (!m)
-        return false;
-    pf_proc_announce(s, p);
-    if (p->maps && maps_same(p->maps, m) && !p->maps_forced) {
-        maps_free(m);
-        return false;
-    }
-    p->maps_forced = false;
-    if (p->unw)
-        unwinder_set_maps(p->unw, m);
-    maps_free(p->maps);
-    p->maps = m;
-    p->gen++;
-    if (s->cfg.on_maps)
-        s->cfg.on_maps(s->cfg.ctx, p->pid, p->gen, m->text, m->text_len);
-    /* the interpreter, once its executable or libpython is mapped */
-    if (!p->script && (p->script = script_proc_find(p->pid, m)))
-        pf_script_found(s, p);
-    return true;
 }
 
 struct unwinder *pf_proc_unwinder(struct pf_sampler *s, struct pproc *p)
@@ -292,6 +255,8 @@ void pf_thr_exit(struct pf_sampler *s, uint32_t i, uint64_t now)
         return;
     t->alive = false;
     t->dead_ns = now;
+    t->dead_drain = s->drains;
+    s->thr_dead++;
     t->t_out = 0;
     alive_del(s, i);
     s->procs[t->proc].nalive--;
@@ -384,6 +349,19 @@ void pf_procs_reconcile(struct pf_sampler *s, uint64_t now)
         struct pproc *p = &s->procs[i];
         if (p->exited || p->superseded)
             continue;
+        /* records were missed while paused: /proc tells what is */
+        if (!p->watched) {
+            char path[32];
+            snprintf(path, sizeof path, "/proc/%d", (int)p->pid);
+            if (access(path, F_OK) != 0) {
+                pf_proc_exit(s, (uint32_t)i);
+                continue;
+            }
+        }
+        p->known = false;
+        maps_free(p->next);
+        p->next = NULL;
+        p->maps_dirty = true;
         if (p->watched)
             pf_procs_scan_tasks(s, (uint32_t)i, false, now);
         if (p->announced)
@@ -397,6 +375,178 @@ void pf_procs_reconcile(struct pf_sampler *s, uint64_t now)
     }
 }
 
+/* --- retiring what has exited ------------------------------------------ */
+
+/* Every record of p has been read: the collector may free what only p
+ * used (its fold, symbolizer and pc cache) and fold its samples by
+ * command; so may we. */
+static void proc_retire(struct pf_sampler *s, uint32_t pi, uint64_t now)
+{
+    struct pproc *p = &s->procs[pi];
+    if (p->announced) {
+        struct ingest_rec h = {.type = INGEST_EXIT, .pid = p->pid,
+                               .time = now, .gen = p->gen};
+        if (ingest_push(s->cfg.ingest, &h, NULL, 0) < 0)
+            return; /* the buffer is full: after the next drain */
+    }
+    for (size_t k = s->nalive; p->nalive && k-- > 0;)
+        if (s->thr[s->alive[k]].proc == pi)
+            pf_thr_exit(s, s->alive[k], now); /* no EXIT record was read */
+    p->retired = true;
+    s->procs_retired++;
+    pf_script_forget(s, p); /* its records are all read: the drains came */
+    pf_maps_free(p);
+}
+
+/* Whether thread t stays in the table: alive, or dead too recently for
+ * its last records to have been read, in a process not retired. */
+static bool thr_kept(const struct pf_sampler *s, const struct pthr *t)
+{
+    return !s->procs[t->proc].retired &&
+           (t->alive || s->drains < t->dead_drain + 2);
+}
+
+/* The readers' list of threads: the entries of the threads still in the
+ * table (tmap: old thread index -> new, PERF_NONE when dropped), and of
+ * the last PERF_EXITED_STATS exited ones; the others are summed into
+ * gone_threads and gone_samples.  Under the stats lock. */
+static void tstats_compact(struct pf_sampler *s, const uint32_t *tmap,
+                           size_t nthr_old, uint32_t *owner)
+{
+    /* owner[j]: the kept thread (new index) whose entry j is */
+    for (size_t j = 0; j < s->ntstats; j++)
+        owner[j] = PERF_NONE;
+    for (size_t i = 0; i < nthr_old; i++)
+        if (tmap[i] != PERF_NONE && s->thr[tmap[i]].stats_idx != PERF_NONE)
+            owner[s->thr[tmap[i]].stats_idx] = tmap[i];
+    size_t orphans = 0;
+    for (size_t j = 0; j < s->ntstats; j++)
+        orphans += owner[j] == PERF_NONE;
+    size_t skip = orphans > PERF_EXITED_STATS ? orphans - PERF_EXITED_STATS : 0;
+    size_t n = 0;
+    for (size_t j = 0; j < s->ntstats; j++) {
+        if (owner[j] == PERF_NONE && skip) {
+            skip--;
+            s->gone_threads++;
+            s->gone_samples += s->tstats[j].samples;
+            continue;
+        }
+        if (owner[j] != PERF_NONE)
+            s->thr[owner[j]].stats_idx = (uint32_t)n;
+        s->tstats[n++] = s->tstats[j];
+    }
+    s->ntstats = n;
+}
+
+/* Dead thread t, whose records have all been read, leaves the table: a
+ * thread of a live process the collector knows is said to be gone, so
+ * its samples can join those of its process's other exited threads (a
+ * thread pool's churn would otherwise grow the profile's threads
+ * without end).  A full buffer loses only that: the thread stays a row. */
+static void thr_retire(struct pf_sampler *s, const struct pthr *t)
+{
+    const struct pproc *p = &s->procs[t->proc];
+    /* not the leader, nor a tid a newer thread has (an exec's leader) */
+    if (p->exited || !p->announced || !t->named || t->superseded ||
+        t->tid == p->pid)
+        return;
+    struct ingest_rec h = {.type = INGEST_THREAD_EXIT, .pid = p->pid,
+                           .tid = t->tid, .time = t->dead_ns, .gen = p->gen};
+    (void)ingest_push(s->cfg.ingest, &h, NULL, 0);
+}
+
+/* Drop the retired processes, and the dead threads whose records have
+ * all been read, from both tables; every index into them moves. */
+static void compact(struct pf_sampler *s)
+{
+    size_t nthr_old = s->nthr;
+    uint32_t *pmap = malloc((s->nprocs + 1) * sizeof *pmap);
+    uint32_t *tmap = malloc((s->nthr + 1) * sizeof *tmap);
+    uint32_t *owner = malloc((s->ntstats + 1) * sizeof *owner);
+    if (!pmap || !tmap || !owner)
+        goto out; /* again after the next drain */
+    size_t np = 0, nt = 0;
+    uint32_t dead = 0;
+    for (size_t i = 0; i < s->nthr; i++) {
+        struct pthr *t = &s->thr[i];
+        if (!thr_kept(s, t)) {
+            tmap[i] = PERF_NONE;
+            free(t->off_pcs);
+            thr_retire(s, t);
+            continue;
+        }
+        tmap[i] = (uint32_t)nt;
+        dead += !t->alive;
+        if (nt != i)
+            s->thr[nt] = *t;
+        nt++;
+    }
+    for (size_t i = 0; i < s->nprocs; i++) {
+        struct pproc *p = &s->procs[i];
+        if (p->retired) {
+            pmap[i] = PERF_NONE;
+            continue;
+        }
+        pmap[i] = (uint32_t)np;
+        if (np != i) {
+            s->procs[np] = *p;
+            if (p->pidfd >= 0) { /* its epoll data names its index */
+                struct epoll_event ev = {.events = EPOLLIN,
+                                         .data.u64 = PERF_EP_PROC | np};
+                epoll_ctl(s->epfd, EPOLL_CTL_MOD, s->procs[np].pidfd, &ev);
+            }
+        }
+        np++;
+    }
+    for (size_t i = 0; i < nt; i++)
+        s->thr[i].proc = pmap[s->thr[i].proc];
+    if (s->kproc != PERF_NONE) /* -a's [kernel] process never exits */
+        s->kproc = pmap[s->kproc];
+    for (size_t k = 0; k < s->nalive; k++) {
+        s->alive[k] = tmap[s->alive[k]];
+        s->thr[s->alive[k]].alive_pos = (uint32_t)k;
+    }
+    for (size_t e = 0; e < s->nevs; e++)
+        if (s->evs[e].thr != PERF_NONE && s->evs[e].thr != PERF_GONE &&
+            (s->evs[e].thr = tmap[s->evs[e].thr]) == PERF_NONE)
+            s->evs[e].thr = PERF_GONE;
+    pthread_mutex_lock(&s->lock);
+    s->nthr = nt; /* tstats_compact reads the moved threads */
+    tstats_compact(s, tmap, nthr_old, owner);
+    pthread_mutex_unlock(&s->lock);
+    s->nprocs = np;
+    idtab_clear(&s->proc_ids);
+    for (size_t i = 0; i < np; i++)
+        (void)idtab_insert(&s->proc_ids, util_mix64((uint64_t)s->procs[i].pid),
+                           (uint32_t)i);
+    idtab_clear(&s->thr_ids);
+    for (size_t i = 0; i < nt; i++)
+        (void)idtab_insert(&s->thr_ids, util_mix64((uint64_t)s->thr[i].tid),
+                           (uint32_t)i);
+    s->procs_retired = 0;
+    s->thr_dead = dead;
+out:
+    free(pmap);
+    free(tmap);
+    free(owner);
+}
+
+void pf_procs_retire(struct pf_sampler *s, bool final)
+{
+    uint64_t now = clock_mono_ns();
+    for (size_t i = 0; i < s->nprocs; i++) {
+        struct pproc *p = &s->procs[i];
+        if (p->exited && !p->retired &&
+            (final || s->drains >= p->exit_drain + 2))
+            proc_retire(s, (uint32_t)i, now);
+    }
+    /* amortised: the tables are rebuilt when what they hold of the dead
+     * is as much as what lives */
+    size_t gone = (size_t)s->procs_retired + s->thr_dead;
+    if (gone >= 64 && 2 * gone >= s->nprocs + s->nthr)
+        compact(s);
+}
+
 void pf_procs_free(struct pf_sampler *s)
 {
     for (size_t i = 0; i < s->nprocs; i++) {
@@ -405,8 +555,7 @@ void pf_procs_free(struct pf_sampler *s)
             close(p->pidfd);
         if (p->stat_fd >= 0)
             close(p->stat_fd);
-        unwinder_free(p->unw);
-        maps_free(p->maps);
+        pf_maps_free(p);
         script_proc_free(p->script);
     }
     for (size_t i = 0; i < s->nthr; i++) {
@@ -424,8 +573,7 @@ void pf_procs_free(struct pf_sampler *s)
 int pf_unwind_raw(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
                   const uint8_t *stack, uint64_t len, enum unwind_end *end)
 {
-    if (p->maps_dirty || !p->maps)
-        pf_proc_refresh_maps(s, p);
+    pf_maps_current(s, p);
     struct unwinder *u = p->maps ? pf_proc_unwinder(s, p) : NULL;
     if (!u) { /* gone before its maps could be read */
         *end = UNWIND_OTHER;
@@ -458,7 +606,8 @@ int pf_unwind_raw(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
 
 void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
                    int n, uint32_t flags, uint64_t time, uint64_t weight,
-                   const struct script_stack *py)
+                   const struct script_stack *py, const uint64_t *kpcs,
+                   int nk)
 {
     struct pproc *p = &s->procs[t->proc];
     pf_proc_announce(s, p);
@@ -471,8 +620,10 @@ void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
                            .flags = flags, .time = time, .gen = p->gen,
                            .weight = weight};
     if (script_push(p->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
-                    NULL, NULL))
+                    kpcs, nk, NULL, NULL)) {
+        s->live.kstacks += nk > 0;
         t->samples++;
+    }
 }
 
 uint32_t pf_count_end(struct pf_sampler *s, enum unwind_end end)

@@ -18,6 +18,7 @@
 #include "pyframes.skel.h"
 #include "pyread.h"
 #include "script_frames.h"
+#include "sorted.h"
 #include "vec.h"
 
 #define PAGE 4096u
@@ -179,7 +180,7 @@ bool pf_pybpf_take(struct pf_pybpf *b, pid_t tid, uint64_t time,
 {
     st->have = false;
     if (!b->sorted) {
-        qsort(b->recs, b->nrecs, sizeof *b->recs, rec_cmp);
+        sorted_sort(b->recs, b->nrecs, sizeof *b->recs, rec_cmp);
         b->sorted = true;
     }
     /* the records of tid on either side of time: the nearer one, within

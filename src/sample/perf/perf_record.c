@@ -28,7 +28,7 @@ int perf_record_sample(const struct perf_event_header *h,
 {
     const uint8_t *p = (const uint8_t *)(h + 1);
     const uint8_t *end = (const uint8_t *)h + h->size;
-    /* identifier ip pid/tid time cpu/res period abi */
+    /* identifier ip pid/tid time cpu/res period nr, then nr entries, abi */
     if (p + 7 * 8 > end)
         return -1;
     out->id = u64_at(p);
@@ -38,8 +38,15 @@ int perf_record_sample(const struct perf_event_header *h,
     out->time = u64_at(p + 24);
     memcpy(&out->cpu, p + 32, 4);
     out->period = u64_at(p + 40);
-    uint64_t abi = u64_at(p + 48);
+    uint64_t nr = u64_at(p + 48);
     p += 56;
+    if (nr > (uint64_t)(end - p) / 8 || (uint64_t)(end - p) - nr * 8 < 8)
+        return -1;
+    out->chain = p;
+    out->chain_n = (uint32_t)nr;
+    p += nr * 8;
+    uint64_t abi = u64_at(p);
+    p += 8;
     out->user_regs = abi == PERF_SAMPLE_REGS_ABI_64;
     memset(out->regs, 0, sizeof out->regs);
     if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
@@ -65,6 +72,27 @@ int perf_record_sample(const struct perf_event_header *h,
         out->stack_full = dyn >= size;
     }
     return 0;
+}
+
+int perf_record_kernel_chain(const struct perf_sample *s, uint64_t *out,
+                             int max)
+{
+    int n = 0;
+    bool kernel = false;
+
+    for (uint32_t i = 0; i < s->chain_n && n < max; i++) {
+        uint64_t v = u64_at(s->chain + 8 * (size_t)i);
+        if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+            /* a context marker: the kernel's part, or the end of it */
+            if (kernel)
+                break;
+            kernel = v == (uint64_t)PERF_CONTEXT_KERNEL;
+            continue;
+        }
+        if (kernel)
+            out[n++] = v;
+    }
+    return n;
 }
 
 int perf_record_id(const struct perf_event_header *h,

@@ -24,7 +24,11 @@
 #define PERF_RECORD_TYPE                                                    \
     (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |            \
      PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |              \
-     PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+     PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+
+/* Kernel frames kept from a sample's call chain (the kernel's own limit,
+ * kernel.perf_event_max_stack, is 127 by default). */
+#define PERF_RECORD_KSTACK 128
 
 /* The user registers the unwinder needs (asm/perf_regs.h numbering): ax
  * bx cx dx si di bp sp ip, r8..r15 - what perf's PERF_REGS_MASK asks for
@@ -40,6 +44,11 @@ struct perf_sample {
     uint64_t time;       /* CLOCK_MONOTONIC ns (use_clockid) */
     uint32_t cpu;
     uint64_t period;
+    const uint8_t *chain;/* the call chain: chain_n u64 entries, context
+                            markers (PERF_CONTEXT_*) included; the user
+                            part is never asked for (exclude_callchain_
+                            user), the kernel part where allowed */
+    uint32_t chain_n;
     bool user_regs;      /* regs hold a 64-bit task's user registers */
     uint64_t regs[UNWIND_NREGS]; /* DWARF order (unwind.h) */
     const uint8_t *stack;/* copied from regs[7] (the user SP) up */
@@ -59,6 +68,13 @@ struct perf_sample_id {
 /* Parse a sample.  0, or -1 when it is malformed. */
 int perf_record_sample(const struct perf_event_header *h,
                        struct perf_sample *out);
+
+/* The kernel part of s's call chain, innermost first (the sampled
+ * kernel address, then return addresses): at most max entries into out;
+ * returns how many (0 when the sample was taken in user mode, or kernel
+ * chains were not asked for). */
+int perf_record_kernel_chain(const struct perf_sample *s, uint64_t *out,
+                             int max);
 
 /* Parse the trailer of a non-sample record.  0, or -1. */
 int perf_record_id(const struct perf_event_header *h,

@@ -21,6 +21,7 @@
 #include "perf_record.h"
 #include "perf_ring.h"
 #include "vec.h"
+#include "sorted.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -80,19 +81,78 @@ static uint32_t proc_of(struct pf_sampler *s, pid_t pid)
     if (pid <= 0 || pid == s->self)
         return PERF_NONE;
     uint32_t pi = pf_proc_find(s, pid);
+    if (pi != PERF_NONE && s->procs[pi].retired)
+        pi = PERF_NONE; /* its records were all read: a new process */
     if (pi != PERF_NONE || !(s->cfg.all || s->cfg.children))
         return pi;
-    return pf_proc_add(s, pid, !s->cfg.all);
+    return pf_proc_add(s, pid, !s->cfg.all, NULL);
+}
+
+/* -a: the process of a sample without user registers: a process of
+ * ours in its exit (its memory gone), or the [kernel] pseudo process for
+ * a kernel thread, or interrupt work on the idle task (pid 0; the
+ * collector tells it from the idle loop by its stack).  PERF_NONE on
+ * OOM. */
+static uint32_t kernel_sample_proc(struct pf_sampler *s, pid_t pid, pid_t tid)
+{
+    uint32_t i = pf_thr_find(s, tid);
+    if (i != PERF_NONE && s->thr[i].alive && s->thr[i].proc == s->kproc &&
+        s->kproc != PERF_NONE)
+        return s->kproc;
+    uint32_t pi = pid > 0 ? pf_proc_find(s, pid) : PERF_NONE;
+    if (pi != PERF_NONE || (pid > 0 && !target_is_kthread(pid) &&
+                            (pi = proc_of(s, pid)) != PERF_NONE))
+        return pi;
+    if (s->kproc == PERF_NONE) {
+        s->kproc = pf_proc_add(s, SAMPLER_KERNEL_PID, false, NULL);
+        if (s->kproc != PERF_NONE)
+            snprintf(s->procs[s->kproc].comm, sizeof s->procs[s->kproc].comm,
+                     "%s", SAMPLER_KERNEL_PROCESS);
+    }
+    return s->kproc;
+}
+
+/* -a: a sample without user registers: its kernel frames only. */
+static void on_kernel_sample(struct pf_sampler *s,
+                             const struct perf_sample *smp)
+{
+    int nk = perf_record_kernel_chain(smp, s->kpcs, PERF_RECORD_KSTACK);
+    pid_t pid = (pid_t)smp->pid, tid = (pid_t)smp->tid;
+    uint32_t pi;
+    if (nk == 0 || (pi = kernel_sample_proc(s, pid, tid)) == PERF_NONE)
+        return;
+    uint32_t i = pf_thr_find(s, tid);
+    if (i == PERF_NONE || s->thr[i].proc != pi || !s->thr[i].alive) {
+        char name[32] = "swapper";
+        if (tid > 0)
+            target_thread_name(pi == s->kproc ? tid : pid, tid, name,
+                               sizeof name);
+        i = pf_thr_add(s, pi, tid, name[0] ? name : "?", smp->time);
+        if (i == PERF_NONE)
+            return;
+    }
+    pf_push_stack(s, &s->thr[i], NULL, 0, 0, smp->time,
+                  pf_interval_at(s, smp->time), NULL, s->kpcs, nk);
+    if (pi == s->kproc)
+        s->live.kthread_samples++;
+    s->win_samples++;
 }
 
 static void on_sample(struct pf_sampler *s, const struct perf_event_header *h)
 {
     struct perf_sample smp;
-    if (perf_record_sample(h, &smp) < 0 || !smp.user_regs)
-        return; /* a kernel thread, or no user context */
+    if (perf_record_sample(h, &smp) < 0)
+        return;
     struct pev *ev = pf_ev_find(s, smp.id);
     if (!ev || ev->fd < 0)
         return; /* an event closed since (a thread found twice) */
+    if (!smp.user_regs) {
+        /* a kernel thread, or no user context */
+        if (s->cfg.all && s->eo.kernel_frames && ev->kind == PERF_EV_CLOCK &&
+            (pid_t)smp.pid != s->self)
+            on_kernel_sample(s, &smp);
+        return;
+    }
     uint32_t pi = proc_of(s, (pid_t)smp.pid);
     if (pi == PERF_NONE)
         return;
@@ -114,7 +174,9 @@ static void on_sample(struct pf_sampler *s, const struct perf_event_header *h)
         t->own_events = false;
     }
     if (ev->kind == PERF_EV_SWITCH) {
-        pf_off_begin(s, t, smp.regs, smp.stack, smp.stack_len, smp.time);
+        int nk = perf_record_kernel_chain(&smp, s->kpcs, PERF_RECORD_KSTACK);
+        pf_off_begin(s, t, smp.regs, smp.stack, smp.stack_len, smp.time,
+                     s->kpcs, nk);
         return;
     }
     /* on CPU: a switch-in record was lost if it still looks off CPU */
@@ -123,32 +185,16 @@ static void on_sample(struct pf_sampler *s, const struct perf_event_header *h)
     int n = pf_unwind(s, &s->procs[pi], smp.regs, smp.stack, smp.stack_len, &flags);
     /* which threads (and so processes) the copy is too small for */
     t->cut += s->last_end == UNWIND_COPY;
+    int nk = s->eo.kernel_frames
+                 ? perf_record_kernel_chain(&smp, s->kpcs, PERF_RECORD_KSTACK)
+                 : 0;
     pf_script_sample(s, t, smp.time, &s->py);
     pf_push_stack(s, t, s->pcs, n, flags, smp.time,
-                  pf_interval_at(s, smp.time), &s->py);
+                  pf_interval_at(s, smp.time), &s->py, s->kpcs, nk);
     s->win_samples++;
 }
 
 /* --- side-band records ------------------------------------------------------ */
-
-/* An executable mapping was created: unless the maps we have hold it
- * already, read them again before the next sample. */
-static void on_mmap2(struct pf_sampler *s, const struct perf_record_mmap2 *r,
-                     const uint8_t *end)
-{
-    if (!(r->prot & PROT_EXEC))
-        return;
-    uint32_t pi = pf_proc_find(s, (pid_t)r->pid);
-    if (pi == PERF_NONE)
-        return;
-    struct pproc *p = &s->procs[pi];
-    const struct map_entry *e = p->maps ? maps_find(p->maps, r->addr) : NULL;
-    size_t room = (size_t)(end - (const uint8_t *)r->filename);
-    if (e && e->start == r->addr && e->x &&
-        strncmp(e->path, r->filename, room) == 0)
-        return;
-    p->maps_dirty = true;
-}
 
 /* COMM with COMM_EXEC: the process has a new image; every other thread is
  * gone (exec from a non-leader thread gives the caller the PID).  Once
@@ -169,7 +215,7 @@ static void on_exec(struct pf_sampler *s, uint32_t pi, pid_t tid, const char *na
     if (p->announced)
         p->exec_pending = true;
     p->leader_gone = false; /* the caller has the PID now */
-    p->maps_dirty = true;
+    pf_maps_exec(s, p);
     /* the interpreter found is the old image's, unless the maps were read
      * after the exec (a launched command, read as it started) */
     if (p->t_maps <= time)
@@ -223,13 +269,20 @@ static void on_fork(struct pf_sampler *s, const struct perf_record_task *r)
         pf_proc_exit(s, old);
         s->procs[old].superseded = true;
     }
-    /* -a meets it at its first record; --children follows a target's */
-    if (s->cfg.all || !s->cfg.children || parent == PERF_NONE ||
-        s->procs[parent].exited)
+    /* -a takes every process; --children follows a target's.  Met at its
+     * birth, it has its parent's maps and command until it execs, and
+     * keeps its records even when it is gone before they are read. */
+    if (!s->cfg.all && (!s->cfg.children || parent == PERF_NONE ||
+                        s->procs[parent].exited))
         return;
-    uint32_t pi = pf_proc_add(s, pid, true);
-    if (pi != PERF_NONE)
-        pf_thr_add(s, pi, pid, name[0] ? name : NULL, r->time);
+    const char *comm = parent != PERF_NONE ? s->procs[parent].comm
+                                           : name[0] ? name : NULL;
+    uint32_t pi = pf_proc_add(s, pid, !s->cfg.all, comm);
+    if (pi == PERF_NONE)
+        return;
+    if (parent != PERF_NONE)
+        pf_maps_fork(s, &s->procs[pi], &s->procs[parent]);
+    pf_thr_add(s, pi, pid, name[0] ? name : NULL, r->time);
 }
 
 static void on_exit_rec(struct pf_sampler *s, const struct perf_record_task *r)
@@ -240,22 +293,30 @@ static void on_exit_rec(struct pf_sampler *s, const struct perf_record_task *r)
     uint32_t i = pf_thr_find(s, (pid_t)r->tid);
     if (i != PERF_NONE && s->thr[i].proc == pi)
         pf_thr_exit(s, i, r->time);
-    if (r->tid != r->pid)
-        return;
-    s->procs[pi].leader_gone = true;
-    /* -a watches no pidfd: a leader leaving with no thread of its process
-     * known to be alive is the process's end (a target's pidfd says so) */
-    if (!s->procs[pi].watched && s->procs[pi].nalive == 0)
+    struct pproc *p = &s->procs[pi];
+    if (r->tid == r->pid)
+        p->leader_gone = true;
+    /* -a watches no pidfd: the leader gone and no thread of its process
+     * known to be alive is the process's end (a target's pidfd says so),
+     * whichever left last */
+    if (!p->watched && p->leader_gone && p->nalive == 0)
         pf_proc_exit(s, pi);
 }
 
-static void on_switch_in(struct pf_sampler *s,
-                         const struct perf_event_header *h)
+/* A switch record: a switch-in ends the thread's off-CPU stretch; a
+ * switch-out (it follows the switch-out sample that began the stretch)
+ * says whether the thread was preempted. */
+static void on_switch(struct pf_sampler *s, const struct perf_event_header *h)
 {
     struct perf_sample_id sid;
-    if (h->misc & PERF_RECORD_MISC_SWITCH_OUT || perf_record_id(h, &sid) < 0)
+    if (perf_record_id(h, &sid) < 0)
         return;
     uint32_t i = pf_thr_find(s, (pid_t)sid.tid);
+    if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+        if (i != PERF_NONE && h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+            pf_off_preempted(s, &s->thr[i]);
+        return;
+    }
     if (i != PERF_NONE && s->thr[i].t_out) {
         pf_off_count(s, &s->thr[i], sid.time);
         s->thr[i].t_out = 0;
@@ -276,8 +337,8 @@ static void on_record(struct pf_sampler *s, const struct perf_event_header *h)
         return;
     case PERF_RECORD_MMAP2:
         if (h->size >= sizeof *h + sizeof(struct perf_record_mmap2))
-            on_mmap2(s, (const struct perf_record_mmap2 *)(h + 1),
-                     (const uint8_t *)h + h->size);
+            pf_maps_mmap(s, (const struct perf_record_mmap2 *)(h + 1),
+                         (const uint8_t *)h + h->size);
         return;
     case PERF_RECORD_COMM:
         on_comm(s, h);
@@ -292,7 +353,7 @@ static void on_record(struct pf_sampler *s, const struct perf_event_header *h)
         return;
     case PERF_RECORD_SWITCH:
     case PERF_RECORD_SWITCH_CPU_WIDE:
-        on_switch_in(s, h);
+        on_switch(s, h);
         return;
     case PERF_RECORD_LOST:
         if (h->size >= sizeof *h + sizeof(struct perf_record_lost))
@@ -347,11 +408,12 @@ static void drain(struct pf_sampler *s)
             script_next_generation(s->procs[i].script, clock_mono_ns());
     }
     if (s->nrecs > 1)
-        qsort(s->recs, s->nrecs, sizeof *s->recs, rec_cmp);
+        sorted_sort(s->recs, s->nrecs, sizeof *s->recs, rec_cmp);
     for (size_t i = 0; i < s->nrecs; i++)
         on_record(s, s->recs[i].h);
     for (int c = 0; c < s->ncpus; c++)
         perf_ring_end(&s->rings[c]);
+    s->drains++;
     if (s->pybpf && s->nrecs > 0 && s->recs[s->nrecs - 1].time > TRIM_NS)
         pf_pybpf_trim(s->pybpf, s->recs[s->nrecs - 1].time - TRIM_NS);
 }
@@ -426,7 +488,7 @@ static void publish(struct pf_sampler *s, uint64_t now, bool force)
         uint32_t tmp[PERF_UNWIND_KEEP];
         size_t n = s->unw_n < PERF_UNWIND_KEEP ? (size_t)s->unw_n : PERF_UNWIND_KEEP;
         memcpy(tmp, s->unw_last, n * sizeof *tmp);
-        qsort(tmp, n, sizeof *tmp, u32_cmp);
+        sorted_sort(tmp, n, sizeof *tmp, u32_cmp);
         l->unwind_median_ns = n ? tmp[n / 2] : 0;
     }
     l->tracer_cpu_ns = clock_thread_cpu_ns();
@@ -473,6 +535,8 @@ static void apply_controls(struct pf_sampler *s, uint64_t now)
                 s->thr[s->alive[k]].t_out = 0;
         } else {
             pf_procs_reconcile(s, now);
+            if (s->cfg.idle && s->cfg.all)
+                pf_off_meet_all(s, now);
             if (s->cfg.idle)
                 pf_off_bootstrap_blocked(s, now);
         }
@@ -521,6 +585,7 @@ static void step(struct pf_sampler *s)
     /* after the drain: its last records, and any child it forked, are in */
     for (int k = 0; k < nexited; k++)
         pf_proc_exit(s, exited[k]);
+    pf_procs_retire(s, false);
     if (s->cfg.idle && !s->is_paused && s->live.target == SAMPLER_RUNNING) {
         /* `now` was taken before the rings were read: every record up
          * to it has been handled */
@@ -547,6 +612,8 @@ static void *sampler_main(void *arg)
         pf_proc_refresh_maps(s, &s->procs[i]);
     s->t_start = s->win_start = s->t_publish = clock_mono_ns();
     s->win_cpu = targets_cpu_ns(s);
+    if (rc == 0 && s->cfg.idle && s->cfg.all)
+        pf_off_meet_all(s, s->t_start);
     if (rc == 0 && s->cfg.idle)
         pf_off_bootstrap_blocked(s, s->t_start);
     s->live.pid = s->pid;
@@ -563,6 +630,7 @@ static void *sampler_main(void *arg)
     if (s->cfg.idle && !s->is_paused)
         for (size_t k = 0; k < s->nalive; k++)
             pf_off_count(s, &s->thr[s->alive[k]], now);
+    pf_procs_retire(s, true);
     if (gone) {
         target_gone(s);
     } else {
@@ -610,6 +678,7 @@ static struct sampler *pf_start(const struct sampler_config *cfg, char *err,
         return NULL;
     }
     s->spawn.go_fd = s->spawn.err_fd = -1;
+    s->kproc = PERF_NONE;
     s->eo.period_ns = cfg->interval_ns;
     s->eo.stack_bytes = (uint32_t)(cfg->stack_max & ~(size_t)7);
     s->cur_interval = cfg->interval_ns;
@@ -636,6 +705,20 @@ static int pf_probe(const struct sampler_config *cfg,
 {
     bool kernel;
     return perf_events_probe(pf_probe_tid(cfg), cfg->idle, &kernel, why);
+}
+
+/* perf_backend.kernel_probe: kernel-mode samples carry the kernel's call
+ * chain, so kernel frames are allowed where those are. */
+static int pf_kernel_probe(const struct sampler_config *cfg, char *buf,
+                           size_t n)
+{
+    bool kernel;
+    struct sampler_refusal why;
+    if (perf_events_probe(pf_probe_tid(cfg), false, &kernel, &why) == 0 &&
+        kernel)
+        return 0;
+    perf_events_kernel_refusal(buf, n);
+    return -1;
 }
 
 /* Wake the loop (any thread): a control or a halt is waiting. */
@@ -699,11 +782,19 @@ static void pf_print_stats(struct sampler *base, FILE *f)
     pthread_mutex_lock(&s->lock);
     struct pf_stats st = s->pf_st;
     uint64_t throttled = s->st.throttled;
+    uint64_t gone = s->gone_threads, gone_samples = s->gone_samples;
     pthread_mutex_unlock(&s->lock);
+    if (gone)
+        fprintf(f, "  ... and %" PRIu64 " more exited threads, %" PRIu64
+                " samples (the last %u exited are listed)\n", gone,
+                gone_samples, PERF_EXITED_STATS);
     fprintf(f, "perf: 1 sampler thread(s), %u events open on %u CPUs; lost in "
             "the ring buffers %" PRIu64 ", throttled %" PRIu64 "; off-CPU: %"
             PRIu64 " switch-outs, %.3f s\n", st.events, st.cpus, st.lost_ring,
             throttled, st.offcpu, (double)st.offcpu_ns / 1e9);
+    if (s->cfg.idle && s->cfg.reasons)
+        fprintf(f, "off-CPU reasons: %" PRIu64 " preemptions (waiting for a"
+                " CPU) of %" PRIu64 " switch-outs\n", st.preempted, st.offcpu);
     if (st.script_bpf)
         fprintf(f, "perf: interpreter frames read in the sampling interrupt "
                 "by a BPF program; its walks without their sample (lost) %" PRIu64
@@ -715,7 +806,8 @@ const struct sampler_backend perf_backend = {
     .name = "perf",
     .title = "perf_event",
     .caps = SAMPLER_CAP_MANY | SAMPLER_CAP_CHILDREN | SAMPLER_CAP_ALL |
-            SAMPLER_CAP_OFFCPU | SAMPLER_CAP_SCRIPT | SAMPLER_CAP_NOSTOP,
+            SAMPLER_CAP_OFFCPU | SAMPLER_CAP_KERNEL | SAMPLER_CAP_SCRIPT |
+            SAMPLER_CAP_NOSTOP,
     /* docs/PERFORMANCE.md: sections 9 (the rate) and 7 (16 KiB cut none
      * of the targets measured; the kernel copies it all every sample) */
     .default_hz = 199,
@@ -723,6 +815,7 @@ const struct sampler_backend perf_backend = {
     .max_stack = 65528,   /* a perf record is under 64 KiB */
     .all_needs = PERF_ALL_NEEDS,
     .probe = pf_probe,
+    .kernel_probe = pf_kernel_probe,
     .start = pf_start,
     .halt = pf_halt,
     .free = pf_free,

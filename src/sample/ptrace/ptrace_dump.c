@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "maps.h"
+#include "sorted.h"
 
 #define DUMP_WAIT_NS 1000000000ull /* how long threads get to stop */
 
@@ -83,7 +84,7 @@ static void hand_over(struct pt_sampler *s,
         cfg->on_maps(cfg->ctx, s->pid, s->gen, s->maps ? s->maps->text : "",
                      s->maps ? s->maps->text_len : 0);
     /* thread-id order (the leader first), not stop order */
-    qsort(s->copies, s->ncopies, sizeof *s->copies, copy_by_tid);
+    sorted_sort(s->copies, s->ncopies, sizeof *s->copies, copy_by_tid);
     for (size_t i = 0; i < s->ncopies; i++) {
         const struct copy *c = &s->copies[i];
         struct sampler_dump_thread t = {.pid = s->pid, .tid = c->tid,

@@ -82,7 +82,7 @@ void pt_stop_announce(struct pt_sampler *s)
         return;
     char comm[32];
     target_thread_name(s->pid, s->pid, comm, sizeof comm);
-    s->cfg.on_process(s->cfg.ctx, s->pid, comm, false);
+    s->cfg.on_process(s->cfg.ctx, s->pid, comm, false, 0);
 }
 
 /* Re-read /proc/PID/maps; on change, bump the generation, tell the
@@ -241,7 +241,7 @@ bool pt_stop_push(struct pt_sampler *s, pid_t tid, struct sthread *t,
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = s->pid, .tid = tid, .flags = flags,
                            .time = time, .gen = s->gen, .weight = weight};
     if (!script_push(s->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
-                     words, nwords))
+                     NULL, 0, words, nwords))
         return false;
     s->win_samples++;
     if (t)

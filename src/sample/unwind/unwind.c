@@ -7,6 +7,10 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <libunwind-ptrace.h>
 #include <libunwind.h>
 #include <signal.h>
@@ -42,6 +46,26 @@ extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip
                                               unw_proc_info_t *pi,
                                               int need_unwind_info, void *arg);
 
+/* An ELF file the process maps, read from the file itself when the
+ * process's memory cannot be read (it has exited: a short process's
+ * samples are unwound up to a drain after its end), and for the parts
+ * of it the maps do not list (maps built from perf's MMAP2 records name
+ * only the executable mapping, not the read-only segment that holds
+ * .eh_frame).  Its loadable segments, at the load bias of the mapping
+ * it was found through. */
+#define FILE_SEGS 8
+struct file_obj {
+    char *path;
+    int fd;            /* -1: not opened, not that inode, or not ELF */
+    uint64_t load;     /* load bias: address = load + p_vaddr */
+    uint64_t base;     /* address of its file offset 0 (the ELF header) */
+    uint32_t nseg;
+    struct {
+        uint64_t vaddr, filesz, offset;
+        bool w;
+    } seg[FILE_SEGS];
+};
+
 struct page_slot {
     uint64_t addr;    /* page address, 0 = empty */
     uint8_t *data;
@@ -57,6 +81,12 @@ struct unwinder {
     struct page_slot pages[PAGE_SLOTS];
     struct mem_table *mtabs;
     size_t nmtabs, capmtabs;
+    struct file_obj *fobjs;  /* by path, made on demand (file_objs) */
+    size_t nfobjs, capfobjs;
+    bool fobjs_done;         /* every file mapping of maps has one */
+    bool sparse;             /* maps list no file's read-only segments
+                                (built from perf's records): addresses
+                                outside them may be a file's */
     /* the sample being unwound */
     const uint64_t *regs;
     const uint8_t *stack;
@@ -137,6 +167,13 @@ static void drop_caches(struct unwinder *u)
         free(u->upts[i].path);
     }
     u->nupts = 0;
+    for (size_t i = 0; i < u->nfobjs; i++) {
+        if (u->fobjs[i].fd >= 0)
+            close(u->fobjs[i].fd);
+        free(u->fobjs[i].path);
+    }
+    u->nfobjs = 0;
+    u->fobjs_done = false;
     u->nmtabs = 0;
     memset(u->end_pc, 0, sizeof u->end_pc);
     for (size_t i = 0; i < PAGE_SLOTS; i++) {
@@ -146,6 +183,155 @@ static void drop_caches(struct unwinder *u)
     }
     if (u->as)
         unw_flush_cache(u->as, 0, 0);
+}
+
+/* Open e's file (its path as we see it: a process that has exited has
+ * no /proc/PID/root left) and learn its segments, if it is the mapped
+ * inode and an ELF object.  f->fd -1 otherwise. */
+static void file_obj_open(struct file_obj *f, const struct map_entry *e)
+{
+    f->fd = -1;
+    int fd = open(e->path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    Elf64_Ehdr eh;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        (uint64_t)st.st_ino != e->inode ||
+        pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh ||
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 64)
+        goto fail;
+    bool placed = false;
+    uint64_t vaddr0 = UINT64_MAX;
+    for (int i = 0; i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph))
+            != (ssize_t)sizeof ph)
+            goto fail;
+        if (ph.p_type != PT_LOAD || f->nseg == FILE_SEGS)
+            continue;
+        f->seg[f->nseg].vaddr = ph.p_vaddr;
+        f->seg[f->nseg].filesz = ph.p_filesz;
+        f->seg[f->nseg].offset = ph.p_offset;
+        f->seg[f->nseg].w = (ph.p_flags & PF_W) != 0;
+        f->nseg++;
+        if (ph.p_offset == 0)
+            vaddr0 = ph.p_vaddr;
+        /* the segment e maps: address e->start holds file offset e->offset */
+        uint64_t lo = ph.p_offset & ~(uint64_t)(PAGE - 1);
+        if (!placed && e->offset >= lo && e->offset < ph.p_offset + ph.p_filesz) {
+            f->load = e->start - ph.p_vaddr - (e->offset - ph.p_offset);
+            placed = true;
+        }
+    }
+    if (!placed || vaddr0 == UINT64_MAX)
+        goto fail;
+    f->base = f->load + (vaddr0 & ~(uint64_t)(PAGE - 1));
+    f->fd = fd;
+    return;
+fail:
+    close(fd);
+}
+
+/* The file object of the mapping e (a file's executable mapping), made
+ * on first use; NULL on OOM. */
+static struct file_obj *file_obj_for(struct unwinder *u, const struct map_entry *e)
+{
+    for (size_t i = 0; i < u->nfobjs; i++)
+        if (strcmp(u->fobjs[i].path, e->path) == 0)
+            return &u->fobjs[i];
+    if (VEC_RESERVE(u->fobjs, u->capfobjs, u->nfobjs + 1) < 0)
+        return NULL;
+    struct file_obj *f = &u->fobjs[u->nfobjs];
+    memset(f, 0, sizeof *f);
+    if (!(f->path = strdup(e->path)))
+        return NULL;
+    u->nfobjs++;
+    file_obj_open(f, e);
+    return f;
+}
+
+/* The file and offset holding read-only address addr of an ELF file the
+ * process maps (every executable file mapping gets its object the first
+ * time this is asked).  -1 when none does. */
+static int file_find(struct unwinder *u, uint64_t addr, int *fd, uint64_t *off,
+                     uint64_t *avail)
+{
+    for (size_t i = 0; !u->fobjs_done && u->maps && i < u->maps->n; i++) {
+        const struct map_entry *e = &u->maps->v[i];
+        if (e->x && e->inode && e->path[0] == '/')
+            file_obj_for(u, e);
+    }
+    u->fobjs_done = true;
+    for (size_t i = 0; i < u->nfobjs; i++) {
+        const struct file_obj *f = &u->fobjs[i];
+        for (uint32_t k = 0; f->fd >= 0 && k < f->nseg; k++) {
+            uint64_t a = f->load + f->seg[k].vaddr;
+            if (f->seg[k].w || addr < a || addr - a >= f->seg[k].filesz)
+                continue;
+            *fd = f->fd;
+            *off = f->seg[k].offset + (addr - a);
+            *avail = f->seg[k].filesz - (addr - a);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* A page of the [vdso], which has no file: every process on this kernel
+ * maps the same image, so ours is read (when the process has exited). */
+static int vdso_page(const struct unwinder *u, uint64_t page, uint8_t *out)
+{
+    const struct map_entry *e = maps_find(u->maps, page);
+    uintptr_t own = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+    if (!e || !own || strcmp(e->path, "[vdso]") != 0 || page < e->start ||
+        page + PAGE > e->end || e->end - e->start > (64u << 10))
+        return -1;
+    memcpy(out, (const void *)(own + (page - e->start)), PAGE);
+    return 0;
+}
+
+/* A page of read-only memory the process itself cannot give: from its
+ * file, or the [vdso]. */
+static int read_page_elsewhere(struct unwinder *u, uint64_t page, uint8_t *out)
+{
+    int fd;
+    uint64_t off, avail;
+    if (vdso_page(u, page, out) == 0)
+        return 0;
+    if (file_find(u, page, &fd, &off, &avail) < 0) {
+        /* the page starts before a segment whose start is inside it */
+        if (file_find(u, page + PAGE - 1, &fd, &off, &avail) < 0)
+            return -1;
+        uint64_t skip = 0;
+        while (skip < PAGE && file_find(u, page + skip, &fd, &off, &avail) < 0)
+            skip += 8;
+        if (skip == PAGE)
+            return -1;
+        memset(out, 0, skip);
+        ssize_t r = pread(fd, out + skip, PAGE - skip, (off_t)off);
+        if (r < 0)
+            return -1;
+        memset(out + skip + r, 0, PAGE - skip - (size_t)r);
+        return 0;
+    }
+    size_t want = avail < PAGE ? (size_t)avail : PAGE;
+    ssize_t r = pread(fd, out, want, (off_t)off);
+    if (r < 0)
+        return -1;
+    memset(out + r, 0, PAGE - (size_t)r);
+    return 0;
+}
+
+/* Whether read-only address addr belongs to a file the process maps
+ * though the maps do not list it (record-built maps). */
+static bool file_covers(struct unwinder *u, uint64_t addr)
+{
+    int fd;
+    uint64_t off, avail;
+    return file_find(u, addr, &fd, &off, &avail) == 0;
 }
 
 /* Read-only target memory through the page cache. */
@@ -173,7 +359,8 @@ static int read_ro(struct unwinder *u, uint64_t addr, uint64_t *val)
             return -1;
         struct iovec local = {s->data, PAGE};
         struct iovec remote = {(void *)(uintptr_t)page, PAGE};
-        if (process_vm_readv(u->read_tid, &local, 1, &remote, 1, 0) != PAGE) {
+        if (process_vm_readv(u->read_tid, &local, 1, &remote, 1, 0) != PAGE &&
+            read_page_elsewhere(u, page, s->data) < 0) {
             s->addr = 0;
             return -1;
         }
@@ -211,8 +398,13 @@ static int mem_table_build(struct unwinder *u, const struct map_entry *e,
             if (m->offset == 0 && strcmp(m->path, e->path) == 0 && m->start <= e->start)
                 base = m->start;
         }
-        if (!base)
-            return -1;
+        if (!base) {
+            /* maps from records list no offset-0 mapping: the file says */
+            struct file_obj *f = file_obj_for(u, e);
+            if (!f || f->fd < 0)
+                return -1;
+            base = f->base;
+        }
     }
     t->base = base;
     Elf64_Ehdr eh;
@@ -299,6 +491,15 @@ static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
         return 0;
     }
     const struct map_entry *e = maps_find(u->maps, addr);
+    if (!e && u->sparse && file_covers(u, addr)) {
+        uint64_t v;
+        if (read_ro(u, addr, &v) < 0) {
+            u->badmem = 1;
+            return -UNW_EINVAL;
+        }
+        *valp = v;
+        return 0;
+    }
     if (u->no_live && (!e || e->w)) {
         /* the stack beyond the copy, or the heap: not read live */
         if (addr >= u->stack_addr + u->stack_len && addr - u->stack_addr < STACK_REACH)
@@ -444,6 +645,7 @@ void unwinder_free(struct unwinder *u)
     drop_caches(u);
     free(u->upts);
     free(u->mtabs);
+    free(u->fobjs);
     unw_destroy_addr_space(u->as);
     free(u);
 }
@@ -452,6 +654,10 @@ void unwinder_set_maps(struct unwinder *u, const struct maps *m)
 {
     drop_caches(u);
     u->maps = m;
+    u->sparse = true;
+    for (size_t i = 0; m && i < m->n && u->sparse; i++)
+        if (m->v[i].path[0] == '/' && !m->v[i].x)
+            u->sparse = false;
 }
 
 void unwinder_set_live_reads(struct unwinder *u, int on)

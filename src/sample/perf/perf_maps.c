@@ -1,0 +1,193 @@
+/* perf_maps.c - each sampled process's maps, for the perf sampler; see
+ * perf_int.h.
+ *
+ * A process's mappings come from /proc/PID/maps when it is met without
+ * them (attached, or -a's first record of a process whose birth was not
+ * seen), and from the records afterwards: a process forked while we
+ * watch starts with its parent's maps (FORK), an exec starts from none
+ * (COMM with COMM_EXEC), and each MMAP2 of executable memory maps a
+ * file, the [vdso] or JIT code over them, in the order of the records.
+ * So the maps a sample is unwound and named with are those of the
+ * moment it was taken, even when it is read after the process exec'd
+ * or exited (a short process's samples are read up to a drain after its
+ * end, when /proc has nothing left of it).  /proc is read again only for
+ * an address outside every mapping (code mprotect'ed executable, an
+ * unmap the records do not tell), at most once a second, while the
+ * process lives.
+ */
+#include "perf_int.h"
+
+#include "clock.h"
+#include "maps.h"
+#include "perf_record.h"
+#include "script_lang.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* The interpreter p runs, once a mapping of m may be one of the
+ * languages' table (script_candidate: python3, libpython, ruby,
+ * libruby...).  It is looked for in the maps /proc shows: the records
+ * map code only, and the reader needs the object's first pages and its
+ * data (the runtime's address). */
+static void script_look(struct pf_sampler *s, struct pproc *p,
+                        const struct maps *m)
+{
+    bool named = false;
+    for (size_t i = 0; !p->script && !p->exited && i < m->n && !named; i++)
+        named = script_candidate(m->v[i].path);
+    if (!named)
+        return;
+    struct maps *full = maps_read(p->pid);
+    p->script = script_proc_find(p->pid, full && full->n ? full : m);
+    maps_free(full);
+    if (p->script)
+        pf_script_found(s, p);
+}
+
+/* Hand m over as p's maps (taken): p announced first, then a new
+ * generation for its unwinder and cfg.on_maps, unless nothing changed.
+ * True when it changed. */
+static bool maps_install(struct pf_sampler *s, struct pproc *p,
+                         struct maps *m)
+{
+    pf_proc_announce(s, p);
+    if (p->maps && maps_same(p->maps, m) && !p->maps_forced) {
+        maps_free(m);
+        return false;
+    }
+    p->maps_forced = false;
+    if (p->unw)
+        unwinder_set_maps(p->unw, m);
+    maps_free(p->maps);
+    p->maps = m;
+    p->gen = ++s->gen_seq;
+    if (s->cfg.on_maps)
+        s->cfg.on_maps(s->cfg.ctx, p->pid, p->gen, m->text, m->text_len);
+    script_look(s, p, m);
+    return true;
+}
+
+bool pf_proc_refresh_maps(struct pf_sampler *s, struct pproc *p)
+{
+    struct maps *m = p->exited ? NULL : maps_read(p->pid);
+    /* a zombie leader's maps are empty: read them through a live thread */
+    for (size_t i = 0; !p->exited && (!m || m->n == 0) && i < s->nalive; i++) {
+        const struct pthr *t = &s->thr[s->alive[i]];
+        if (t->tid == p->pid || &s->procs[t->proc] != p)
+            continue;
+        maps_free(m);
+        m = maps_read_task(p->pid, t->tid);
+    }
+    p->t_maps = clock_mono_ns();
+    p->maps_dirty = false;
+    if (!m || m->n == 0) {
+        /* gone, or a zombie: what the records say, if they say */
+        maps_free(m);
+        m = p->next;
+        p->next = NULL;
+        return m ? maps_install(s, p, m) : false;
+    }
+    maps_free(p->next);
+    p->next = NULL;
+    p->known = true;
+    return maps_install(s, p, m);
+}
+
+void pf_maps_current(struct pf_sampler *s, struct pproc *p)
+{
+    if (p->next) {
+        struct maps *m = p->next;
+        p->next = NULL;
+        p->maps_dirty = false;
+        maps_install(s, p, m);
+    } else if (p->maps_dirty || !p->maps) {
+        pf_proc_refresh_maps(s, p);
+    }
+}
+
+bool pf_maps_pending(const struct pproc *p)
+{
+    return p->next || p->maps_dirty;
+}
+
+void pf_maps_mmap(struct pf_sampler *s, const struct perf_record_mmap2 *r,
+                  const uint8_t *end)
+{
+    if (!(r->prot & PROT_EXEC))
+        return;
+    uint32_t pi = pf_proc_find(s, (pid_t)r->pid);
+    if (pi == PERF_NONE)
+        return;
+    struct pproc *p = &s->procs[pi];
+    if (!p->known) {
+        p->maps_dirty = true; /* read them whole before the next unwind */
+        return;
+    }
+    /* the path as /proc shows it: anonymous memory has none */
+    char path[4096];
+    size_t room = (size_t)(end - (const uint8_t *)r->filename);
+    snprintf(path, sizeof path, "%.*s",
+             (int)(room < sizeof path - 1 ? room : sizeof path - 1),
+             r->filename);
+    for (char *c = path; *c; c++)
+        if (*c == '\n')
+            *c = '?';
+    if (strcmp(path, "//anon") == 0)
+        path[0] = '\0';
+    struct map_entry e = {
+        .start = r->addr, .end = r->addr + r->len, .offset = r->pgoff,
+        .inode = r->ino, .r = (r->prot & PROT_READ) != 0,
+        .w = (r->prot & PROT_WRITE) != 0, .x = true, .path = path,
+    };
+    if (e.end <= e.start)
+        return;
+    const struct maps *cur = p->next ? p->next : p->maps;
+    const struct map_entry *have = cur ? maps_find(cur, e.start) : NULL;
+    if (have && have->start == e.start && have->end == e.end &&
+        have->offset == e.offset && have->inode == e.inode && have->x &&
+        strcmp(have->path, path) == 0)
+        return; /* what we have already (an MMAP2 of a mapping we read) */
+    struct maps *m = maps_with(cur, &e);
+    if (!m) {
+        p->maps_dirty = true;
+        return;
+    }
+    maps_free(p->next);
+    p->next = m;
+}
+
+void pf_maps_fork(struct pf_sampler *s, struct pproc *child,
+                  const struct pproc *parent)
+{
+    (void)s;
+    const struct maps *cur = parent->next ? parent->next : parent->maps;
+    struct maps *m = parent->known && cur ? maps_parse(cur->text, cur->text_len)
+                                          : NULL;
+    if (!m)
+        return; /* read from /proc at its first unwind */
+    maps_free(child->next);
+    child->next = m;
+    child->known = true;
+    child->maps_dirty = false;
+}
+
+void pf_maps_exec(struct pf_sampler *s, struct pproc *p)
+{
+    (void)s;
+    maps_free(p->next);
+    p->next = maps_parse("", 0);
+    p->known = p->next != NULL;
+    p->maps_dirty = !p->known;
+}
+
+void pf_maps_free(struct pproc *p)
+{
+    unwinder_free(p->unw);
+    p->unw = NULL;
+    maps_free(p->maps);
+    p->maps = NULL;
+    maps_free(p->next);
+    p->next = NULL;
+}

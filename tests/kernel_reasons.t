@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# kernel_reasons.t - why each thread waits (issue 21, items 3 and 4), on
+# the perf backend as root, against a ground truth.
+#
+# tests/targets/waits runs eight threads, each spending its time in one
+# way and measuring it itself with clock_gettime: spinning, fdatasync()
+# after small writes to a file on a real disk, a contended mutex, a mutex
+# holder's nanosleep, nanosleep, recv() on a TCP connection fed every
+# 10 ms, its feeder's nanosleep, epoll_wait() with a timeout.  It reports
+# each thread's share of wall-clock time off the CPU inside its blocking
+# call (for the spinner: its time not on a CPU).  Under --idle, each
+# reason's share of the thread's samples ([off-CPU: disk I/O] ...) must
+# be within 5 points of that accounting, on the machine as it is and with
+# two CPU hogs (started and killed here by PID); with the hogs, "waiting
+# for a CPU" must appear for the spinning thread.  The kernel's path
+# stands between the user stack and the reason; --no-kernel keeps the
+# reasons without it.
+# About 15 s.
+. "$(dirname "$0")/lib.sh"
+require_sproftop
+require_targets waits deep
+
+[ "$(id -u)" = 0 ] || skip_all "needs root (kernel stacks at each switch-out)"
+"$SPROFTOP" --version | grep -q '^sampler with --idle: auto picks perf' ||
+    skip_all "perf_event cannot sample context switches here"
+"$SPROFTOP" --version | grep -q '^kernel frames on' ||
+    skip_all "no kernel stacks here: $("$SPROFTOP" --version | tail -n 1)"
+
+# A directory on a real disk for the fdatasync thread (tmpfs would make
+# fdatasync a no-op): the test's own, else /var/tmp, else the build tree.
+disk=""
+for d in "$TMPD" /var/tmp "$TOP/$BUILD"; do
+    t=$(stat -f -c %T "$d" 2>/dev/null) || continue
+    case $t in
+        tmpfs|ramfs|devtmpfs|proc|sysfs) continue ;;
+    esac
+    [ -w "$d" ] && { disk=$d; break; }
+done
+[ -n "$disk" ] || skip_all "no disk-backed directory (tmpfs everywhere): fdatasync would not wait"
+note "fdatasync writes in $disk ($(stat -f -c %T "$disk"))"
+mkdir -p "$disk/kernel_reasons.$$"
+disk=$disk/kernel_reasons.$$
+trap 'rm -rf "$disk"; cleanup' EXIT
+
+SP_TIMEOUT=40
+
+# reason_shares FOLDED: "THREAD|REASON PERCENT" for each off-CPU reason
+# of each thread (by name, without its TID), of the thread's samples.
+reason_shares() {
+    awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+           th = f[1]; sub(/-[0-9]+$/, "", th); tot[th] += c
+           if (f[k] ~ /^\[off-CPU: /) { r = f[k]; sub(/^\[off-CPU: /, "", r)
+                                         sub(/\]$/, "", r); n[th "|" r] += c } }
+         END { for (x in n) { split(x, a, "|")
+                              printf "%s %.1f\n", x, 100 * n[x] / tot[a[1]] } }' "$1"
+}
+
+# The reason each thread's accounting names, as sproftop labels it.
+declare -A label=([cpu-wait]="waiting for a CPU" [disk]="disk I/O" [lock]=lock
+                  [sleep]=sleep [network]=network [poll]=poll)
+
+# run_waits NAME: waits for 4 s under sproftop --idle; compares.
+run_waits() {
+    local name=$1 th reason want got d
+    run_sproftop --sampler perf --idle -F 200 --stats -o "$TMPD/$name.folded" \
+        -- "$TARGETS/waits" 4 "$disk" "$TMPD/$name.rep"
+    is "$RC" 0 "$name: sproftop --idle -- waits exits 0 (waits' status)"
+    [ "$RC" = 0 ] || diag_file "$ERR"
+    reason_shares "$TMPD/$name.folded" >"$TMPD/$name.shares"
+    while read -r th reason want _; do
+        want=$(awk -v w="$want" 'BEGIN { printf "%.1f", 100 * w }')
+        got=$(awk -F' ' -v k="$th|${label[$reason]}" \
+            '{ s = $0; sub(/ [0-9.]+$/, "", s); if (s == k) print $NF }' "$TMPD/$name.shares")
+        got=${got:-0}
+        d=$(awk -v a="$want" -v b="$got" 'BEGIN { d = a - b; printf "%.1f", d < 0 ? -d : d }')
+        note "$name: $th ${label[$reason]}: waits says $want%, sproftop $got%"
+        cmp_ok "$d" '<=' 5 "$name: $th, ${label[$reason]}: $got% within 5 points of waits' own $want%"
+    done <"$TMPD/$name.rep"
+}
+
+# --- the machine as it is ------------------------------------------------------
+run_waits idle
+cmp_ok "$(folded_count_chain "$TMPD/idle.folded" recv_work __libc_recv)" '>' 0 \
+    "idle: recv's stacks are recv_work's"
+# the kernel's path between the user stack and the reason
+between=$(awk '{ s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+                 if (f[k] ~ /^\[off-CPU: (disk|lock|network|poll|sleep)/) {
+                     t += $NF; if (f[k - 1] ~ /_\[k\]$/) y += $NF } }
+               END { printf "%d", t ? 100 * y / t : 0 }' "$TMPD/idle.folded")
+cmp_ok "$between" '>=' 95 "idle: a blocked thread's reason hangs below its kernel path ($between%)"
+like "$(grep '^off-CPU reasons:' "$ERR")" 'preemptions' "idle: --stats counts the preemptions"
+
+# --- with two CPU hogs -----------------------------------------------------------
+start_target deep || bail_out "cannot start a hog"
+hog1=$TARGET_PID
+start_target deep || bail_out "cannot start a hog"
+hog2=$TARGET_PID
+run_waits hogs
+kill_pid "$hog1"
+kill_pid "$hog2"
+cpu=$(awk '$1 == "w-spin|waiting" { print int($NF) }' \
+    <(sed 's/ for a CPU / /' "$TMPD/hogs.shares"))
+cmp_ok "${cpu:-0}" '>=' 10 "hogs: the spinning thread waits for a CPU (${cpu:-0}%)"
+
+# --- --no-kernel: the reasons stay -----------------------------------------------
+run_sproftop --sampler perf --idle --no-kernel -F 200 -o "$TMPD/nok.folded" \
+    -- "$TARGETS/waits" 1.5 "$disk" "$TMPD/nok.rep"
+is "$RC" 0 "--no-kernel --idle: exit 0"
+is "$(grep -c '_\[k\]' "$TMPD/nok.folded")" 0 "--no-kernel --idle: no kernel frame"
+under_user=$(awk '{ s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+                    if (f[k] == "[off-CPU: lock]" && s ~ /;lock_work;/ &&
+                        f[k - 1] !~ /_\[k\]$/) n += $NF }
+                  END { printf "%d", n }' "$TMPD/nok.folded")
+cmp_ok "$under_user" '>' 0 "--no-kernel --idle: lock_work's lock reason right below its user leaf"
+
+done_testing
