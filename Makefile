@@ -94,7 +94,8 @@ BPF_CLANG ?= clang
 BPFTOOL   ?= bpftool
 BPF_OBJ   := $(BUILD)/bpf/pyframes.bpf.o
 BPF_SKEL  := $(BUILD)/gen/pyframes.skel.h
-$(BPF_OBJ): src/frames/bpf/pyframes.bpf.c src/frames/pywalk.h src/frames/pybpf.h
+$(BPF_OBJ): src/frames/bpf/pyframes.bpf.c src/frames/pywalk.h src/frames/rbwalk.h \
+  src/frames/pybpf.h
 	@mkdir -p $(dir $@)
 	$(BPF_CLANG) -O2 -g -target bpf -mcpu=v3 \
 	  -I/usr/include/$(shell $(CC) -dumpmachine) -Isrc/frames -c -o $@ $<

@@ -94,8 +94,9 @@ sample-backend_API := backend.h ingest.h unwind.h hist.h
 disasm_API  := disasm.h
 symbols_API := symbols.h sym_store.h dbgfetch.h late_names.h sym_preload.h annot.h
 collect_API := collect.h dump.h
-frames_API  := ksyms.h offcpu_reason.h script_frames.h stackword.h \
-               pyread.h pylayout.h pywalk.h pybpf.h
+frames_API  := ksyms.h offcpu_reason.h script_frames.h script_lang.h \
+               stackword.h pyread.h pylayout.h pywalk.h pybpf.h rbwalk.h \
+               rbread.h rblayout.h
 API_DIR     := $(BUILD)/api
 api          = $(foreach r,$(1),-I$(API_DIR)/$(r))
 

@@ -715,3 +715,99 @@ require_python() {
         *) skip_all "these tests read Debian 12's python3 3.11, found $PYVER" ;;
     esac
 }
+
+# require_ruby: Debian 12's own ruby (3.1, libruby-3.1.so), whose frames
+# the Ruby tests read; sets RB and RBVER, or skips the whole test.
+require_ruby() {
+    RB=/usr/bin/ruby
+    [ -x "$RB" ] || skip_all "Debian's $RB is not installed (make deps)"
+    RBVER=$("$RB" -e 'print RUBY_VERSION')
+    case $RBVER in
+        3.1.*) ;;
+        *) skip_all "these tests read Debian 12's ruby 3.1, found $RBVER" ;;
+    esac
+}
+
+# script_backends: the samplers that read interpreter frames here, in
+# the array `backends`: ptrace always, perf first when root may load its
+# BPF program and perf_event is allowed (else a note says why not).
+script_backends() {
+    backends=(ptrace)
+    if [ "$(id -u)" = 0 ] && "$SPROFTOP" --version | grep -q '^sampler: auto picks perf'; then
+        backends=(perf ptrace)
+    else
+        note "perf backend skipped: it reads interpreter frames with a BPF program (root)"
+    fi
+}
+
+# start_hogs / stop_hogs: two busy shells (the "loaded" runs of the
+# ground-truth tests), in the array `hogs`; stop_hogs kills them by PID.
+hogs=()
+start_hogs() {
+    local i
+    for i in 1 2; do
+        spawn sh -c 'while :; do :; done'
+        hogs+=("$SPAWN_PID")
+    done
+}
+stop_hogs() {
+    local p
+    for p in "${hogs[@]}"; do
+        kill_pid "$p"
+    done
+    hogs=()
+}
+
+# frame_share FILE NAME ALL...: NAME's percentage of the samples of folded
+# FILE whose stack holds one of the functions ALL (interpreter frames as
+# the folded writer names them: "NAME (FILE:LINE)"), -1 when none does.
+frame_share() {
+    local file=$1 name=$2
+    shift 2
+    awk -v name="$name" -v all="$*" 'BEGIN { k = split(all, a, " ") }
+        { c = $NF; hit = 0
+          for (i = 1; i <= k; i++) if (index($0, ";" a[i] " (")) hit = 1
+          if (hit) t += c
+          if (index($0, ";" name " (")) n += c }
+        END { printf "%.1f", t ? 100 * n / t : -1 }' "$file"
+}
+
+# check_shares FILE LOG WHAT NAME...: for each function NAME, one test
+# that its share of folded FILE's samples (frame_share over the NAMEs) is
+# within 5 points of the share the target wrote to LOG ("share NAME PCT").
+check_shares() {
+    local file=$1 log=$2 what=$3 fn got want d
+    shift 3
+    for fn in "$@"; do
+        got=$(frame_share "$file" "$fn" "$@")
+        want=$(awk -v n="$fn" '$1 == "share" && $2 == n { print $3 }' "$log")
+        d=$(awk -v a="$got" -v b="${want:-0}" 'BEGIN { d = a - b; printf "%.1f", d < 0 ? -d : d }')
+        cmp_ok "$d" '<=' 5 "$what: $fn $got% of the samples, the target says ${want:-?}%"
+    done
+}
+
+# tmux_sproftop NAME ARGS...: sproftop ARGS in a new 110x34 tmux session
+# NAME (use_tmux first), run from $TMPD, its stderr in $TMPD/NAME.err.
+tmux_sproftop() {
+    local name=$1 cmd a
+    shift
+    cmd="cd '$TMPD' && '$SPROFTOP'"
+    for a in "$@"; do
+        cmd="$cmd '$a'"
+    done
+    "${T[@]}" new-session -d -s "$name" -x 110 -y 34 "$cmd 2>'$TMPD/$name.err'"
+}
+
+# screen_rows NAME ERE: the rows of session NAME's screen matching ERE.
+screen_rows() { screen "$1" | grep -Ec -- "$2"; }
+
+# chain FILE FRAME...: the samples of folded FILE whose stack holds these
+# frames next to each other, root first (names may hold spaces:
+# "main (x.py:3)").
+chain() {
+    local file=$1 want
+    shift
+    want=$(printf '%s;' "$@")
+    awk -v want=";$want" '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s)
+        if (index(";" s ";", want)) n += c } END { printf "%d\n", n }' "$file"
+}

@@ -54,15 +54,6 @@ start_py() {
 # lines_with FILE TEXT: the folded lines (stacks) holding TEXT.
 lines_with() { grep -F -- "$2" "$1"; }
 
-# chain FILE FRAME...: samples whose stack holds these frames next to each
-# other, root first (frame names may hold spaces: "main (x.py:3)").
-chain() {
-    local file=$1 want
-    shift
-    want=$(printf '%s;' "$@")
-    awk -v want=";$want" '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s)
-        if (index(";" s ";", want)) n += c } END { printf "%d\n", n }' "$file"
-}
 
 # --- 1. stacks in place --------------------------------------------------------
 MAIN=("<module> (pystacks.py:1)" "main (pystacks.py:53)"

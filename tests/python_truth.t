@@ -25,37 +25,7 @@ case $BUILD in /*) ACC=$BUILD/tools/pyaccuracy ;; esac
 [ -x "$ACC" ] || skip_all "$ACC not built: make targets"
 SP_TIMEOUT=60
 
-backends=(ptrace)
-if [ "$(id -u)" = 0 ] && "$SPROFTOP" --version | grep -q '^sampler: auto picks perf'; then
-    backends=(perf ptrace)
-else
-    note "perf backend skipped: it reads Python frames with a BPF program (root)"
-fi
-
-hogs=()
-start_hogs() {
-    local i
-    for i in 1 2; do
-        spawn sh -c 'while :; do :; done'
-        hogs+=("$SPAWN_PID")
-    done
-}
-stop_hogs() {
-    local p
-    for p in "${hogs[@]}"; do
-        kill_pid "$p"
-    done
-    hogs=()
-}
-
-# share FILE NAME: NAME's percentage of the samples holding one of the
-# three functions.
-share() {
-    awk -v name="$2" '{ c = $NF
-        if ($0 ~ /py_sixty \(|py_thirty \(|py_ten \(/) t += c
-        if (index($0, ";" name " (")) n += c }
-        END { printf "%.1f", t ? 100 * n / t : -1 }' "$1"
-}
+script_backends
 
 for load in idle hogs; do
     [ "$load" = hogs ] && start_hogs
@@ -67,12 +37,7 @@ for load in idle hogs; do
         run_sproftop --sampler "$b" -p "$pid" -F 1000 -o "$TMPD/$b.$load.folded"
         wait_exit "$pid" 30
         f=$TMPD/$b.$load.folded
-        for fn in py_sixty py_thirty py_ten; do
-            got=$(share "$f" "$fn")
-            want=$(awk -v n="$fn" '$1 == "share" && $2 == n { print $3 }' "$log")
-            d=$(awk -v a="$got" -v b="${want:-0}" 'BEGIN { d = a - b; printf "%.1f", d < 0 ? -d : d }')
-            cmp_ok "$d" '<=' 5 "$b, $load: $fn $got% of the samples, the target says ${want:-?}%"
-        done
+        check_shares "$f" "$log" "$b, $load" py_sixty py_thirty py_ten
         # the main thread's samples: those with Python frames all reach
         # <module>; the others (the interpreter's shutdown once <module>
         # has returned, with no Python frame to read) kept no eval frame

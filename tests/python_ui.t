@@ -4,7 +4,7 @@
 #   1. sproftop -p on pyhot.py: the header names the interpreter
 #      ("Interpreter: Python 3.11.2"); the tree holds <module> and its
 #      three functions under the interpreter's native frames; P keeps the
-#      Python frames alone (<module> at the root, "Frames: Python only"
+#      Python frames alone (<module> at the root, "Frames: script only"
 #      in the header) and P again brings the native frames back; the
 #      source view of py_sixty shows pyhot.py with samples on the lines
 #      of its loop;
@@ -16,24 +16,10 @@ require_sproftop
 require_python
 use_tmux sproftop-pyui
 
-# start_ui NAME ARGS...: sproftop ARGS in a new 110x34 session NAME.
-start_ui() {
-    local name=$1 cmd a
-    shift
-    cmd="cd '$TMPD' && '$SPROFTOP'"
-    for a in "$@"; do
-        cmd="$cmd '$a'"
-    done
-    "${T[@]}" new-session -d -s "$name" -x 110 -y 34 "$cmd 2>'$TMPD/$name.err'"
-}
-
-# row_count NAME ERE: rows of the screen matching ERE.
-row_count() { screen "$1" | grep -Ec -- "$2"; }
-
 spawn "$PY" "$TOP/tests/targets/pyhot.py" --cpu 120 >"$TMPD/hot.out" 2>&1
 hot=$SPAWN_PID
 wait_until 15 grep -q ready "$TMPD/hot.out" || bail_out "pyhot.py did not start"
-start_ui hot -p "$hot" -r 0.2 --no-confirm
+tmux_sproftop hot -p "$hot" -r 0.2 --no-confirm
 if wait_until 20 screen_has hot 'Interpreter: Python 3\.11\.2'; then
     ok 0 "the header names the interpreter: Python 3.11.2"
 else
@@ -45,11 +31,11 @@ wait_until 20 screen_has hot 'py_ten +pyhot\.py'
 check "the tree shows the Python functions (py_ten)" screen_has hot 'py_ten +pyhot\.py'
 check "...under <module>, under the interpreter's native frames" screen_has hot '_start'
 keys hot P
-wait_until 10 screen_has hot 'Frames: Python only'
-check "P: the header says Python frames only" screen_has hot 'Frames: Python only'
+wait_until 10 screen_has hot 'Frames: script only'
+check "P: the header says Python frames only" screen_has hot 'Frames: script only'
 wait_until 10 screen_has hot '^ +[0-9.]+% +[0-9.]+% +[0-9]+ +▾ <module>'
 check "P: <module> is the root of the tree" screen_has hot '▾ <module> +pyhot\.py:1'
-is "$(row_count hot '_start|PyEval_EvalCode|python3\.11$')" 0 "P: no native frame is left"
+is "$(screen_rows hot '_start|PyEval_EvalCode|python3\.11$')" 0 "P: no native frame is left"
 keys hot 2
 wait_until 10 screen_has hot 'py_sixty +pyhot\.py'
 keys hot / py_sixty Enter
@@ -67,7 +53,7 @@ kill_pid "$hot"
 spawn "$PY" "$TOP/tests/targets/pyblock.py" 120 >"$TMPD/block.out" 2>&1
 blk=$SPAWN_PID
 wait_until 15 grep -q ready "$TMPD/block.out" || bail_out "pyblock.py did not start"
-start_ui blk -p "$blk" --idle -r 0.2 --no-confirm
+tmux_sproftop blk -p "$blk" --idle -r 0.2 --no-confirm
 wait_until 20 screen_has blk 'Interpreter: Python'
 keys blk 2
 wait_until 20 screen_has blk 'in_recv +pyblock\.py'

@@ -62,8 +62,8 @@ static uint32_t cursor_function(struct ui *ui)
 
 /* 'c' and 'a': the callers of the function under the cursor, or its
  * instructions annotated (rebuilt when already on screen: the function
- * changed); a script function (Python) has no machine code of its own,
- * so 'a' shows its source lines with their samples. */
+ * changed); a script function (Python, Ruby) has no machine code of its
+ * own, so 'a' shows its source lines with their samples. */
 static void act_show_function(struct ui *ui, enum request req)
 {
     enum view_id to = req == REQ_CALLERS ? VIEW_CALLERS : VIEW_SOURCE;
@@ -76,7 +76,7 @@ static void act_show_function(struct ui *ui, enum request req)
         const struct profile *snap = ui->feed.model ? ui->feed.model->snap
                                                     : NULL;
         bool script = snap &&
-            profile_frame_is_python(profile_frame(snap, f));
+            profile_frame_is_script(profile_frame(snap, f));
 
         code_view_annotate(&ui->tabs.views[VIEW_SOURCE], !script);
     }
@@ -191,15 +191,15 @@ static void act_cpu_filter(struct ui *ui, enum request req)
     ctx_message(&ui->ctx, false, "showing %s (z: next)", said[to]);
 }
 
-/* P: stacks with Python frames show only those, and back. */
+/* P: stacks with Python or Ruby frames show only those, and back. */
 static void act_python_only(struct ui *ui, enum request req)
 {
     (void)req;
     ui->ctx.filter.python_only = !ui->ctx.filter.python_only;
     ui->ctx.want_model = true;
     ctx_message(&ui->ctx, false, ui->ctx.filter.python_only
-                ? "Python frames only (P: native frames again)"
-                : "native and Python frames");
+                ? "Python/Ruby frames only (P: native frames again)"
+                : "native and Python/Ruby frames");
 }
 
 /* [ ] { }: one threshold 0.5 points down or up. */

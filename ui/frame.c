@@ -316,7 +316,7 @@ static void header_filters(struct ui *ui)
                   ? model_frame_name(ui->feed.model, ui->feed.model->focus)
                   : "none");
     if (ui->ctx.filter.python_only)
-        hdr_field(&h, "Frames:", v, "Python only");
+        hdr_field(&h, "Frames:", v, "script only");
     /* the fetches still waiting before K's and z's state: they change
      * what the views will show, and a narrow row drops what comes last */
     if (ui->feed.status.debuginfod)

@@ -63,7 +63,7 @@
     R(UNFOCUS,       NULL,      "Clear the focus") \
     R(ALL_THREADS,   NULL,      "Show all threads and processes again") \
     R(HIDE_EXITED,   NULL,      "Procs: hide the exited processes, or show them again") \
-    R(PYTHON_ONLY,   NULL,      "Python frames only; native ones fold into their Python caller") \
+    R(PYTHON_ONLY,   NULL,      "Python/Ruby frames only; native ones fold into their caller") \
     R(HIDE_PROMPT,   NULL,      "Set the hide-self% and hide-subs% thresholds") \
     R(HIDE_SELF_LESS, NULL,     "Lower hide-self% by 0.5") \
     R(HIDE_SELF_MORE, NULL,     "Raise hide-self% by 0.5") \

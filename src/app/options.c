@@ -487,8 +487,8 @@ static const struct option_row options[] = {
               "the profile holds several processes)",
       FIELD(no_process_root) },
     { "python-only", K_PYTHON_ONLY, NULL, NULL, G_OUTPUT,
-      .help = "stacks with Python frames keep only those (native frames "
-              "fold into their Python caller); live: starts with key P on",
+      .help = "stacks with Python or Ruby frames keep only those (native "
+              "frames fold into their caller); live: starts with key P on",
       FIELD(python_only) },
     { "baseline", K_BASELINE, "FILE", "a profile file name", G_OUTPUT,
       .help_fn = help_baseline, FIELD(baseline) },

@@ -32,6 +32,7 @@
 #include "vec.h"
 
 #include <errno.h>
+#include <ctype.h>
 #include <inttypes.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -855,10 +856,21 @@ static void print_sampler(const struct sampler_stats *st, FILE *f)
             st->stops, st->lost, st->throttled);
     fprintf(f, "threads: %u live, %u seen; processes: %u live, %u seen\n", st->threads,
             st->threads_seen, st->processes, st->processes_seen);
-    if (st->script[0])
-        fprintf(f, "python: %s; %" PRIu64 " samples with Python frames,"
-                " Python frames unreadable %" PRIu64 "\n", st->script,
-                st->script_samples, st->script_torn);
+    if (st->script[0]) {
+        /* the label names the language first: "Python 3.11.2", "Ruby
+         * 3.1.2" */
+        char lang[16], key[16];
+        size_t n = strcspn(st->script, " :");
+        if (n >= sizeof lang)
+            n = sizeof lang - 1;
+        memcpy(lang, st->script, n);
+        lang[n] = '\0';
+        for (size_t i = 0; i <= n; i++)
+            key[i] = (char)tolower((unsigned char)lang[i]);
+        fprintf(f, "%s: %s; %" PRIu64 " samples with %s frames,"
+                " %s frames unreadable %" PRIu64 "\n", key, st->script,
+                st->script_samples, lang, lang, st->script_torn);
+    }
 }
 
 /* Kernel frames: whether they are taken, how they were named, and -a's

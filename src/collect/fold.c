@@ -375,7 +375,7 @@ struct kinfo {
 /* Symbolize one raw stack into f->stack, bottom first: pcs[0..n), leaf
  * first, the first nk of them kernel addresses (left out of the stack
  * unless show_kernel; *ki gets what they say either way), the rest the
- * user stack's words: native addresses and Python frames (stackword.h).
+ * user stack's words: native addresses and script frames (stackword.h).
  * Returns its depth, or -1 on OOM. */
 static long symbolize(struct fold *f, const uint64_t *pcs, size_t n,
                       size_t nk, uint32_t flags, struct kinfo *ki)
@@ -385,8 +385,8 @@ static long symbolize(struct fold *f, const uint64_t *pcs, size_t n,
     ki->irq = ki->unnamed = false;
     for (size_t i = 0; i < n; i++) {
         bool kernel = i < nk;
-        if (!kernel && stackword_is_python(pcs[i])) {
-            /* a Python frame: its code object was announced before */
+        if (!kernel && stackword_is_script(pcs[i])) {
+            /* a script frame: its code object was announced before */
             uint32_t code = stackword_code(pcs[i]);
             if (code >= f->ncode || f->code_frame[code] == PROFILE_NONE)
                 continue;
@@ -457,7 +457,8 @@ static void add_code(struct fold *f, const struct ingest_rec *r,
     if (r->len < sizeof ic)
         return;
     memcpy(&ic, payload, sizeof ic);
-    if (ic.lang != SCRIPT_PYTHON || ic.id > STACKWORD_MAX_CODE ||
+    if ((ic.lang != SCRIPT_PYTHON && ic.lang != SCRIPT_RUBY) ||
+        ic.id > STACKWORD_MAX_CODE ||
         (size_t)ic.name_len + ic.file_len > r->len - sizeof ic)
         return;
     const char *p = (const char *)payload + sizeof ic;
@@ -478,7 +479,8 @@ static void add_code(struct fold *f, const struct ingest_rec *r,
         .file = file,
         .line = ic.firstlineno > 0 ? (uint32_t)ic.firstlineno : 0,
         .kind = FRAME_FUNC,
-        .origin = FRAME_ORIGIN_PYTHON,
+        .origin = ic.lang == SCRIPT_RUBY ? FRAME_ORIGIN_RUBY
+                                         : FRAME_ORIGIN_PYTHON,
     };
     pthread_mutex_lock(f->prof_lock);
     f->code_frame[ic.id] = profile_intern_frame(f->prof, &d);

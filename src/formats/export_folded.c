@@ -15,7 +15,8 @@
  * A kernel function's name ends in "_[k]" (FOLDED_KERNEL_MARK), as
  * stackcollapse-perf.pl --kernel writes it, so flamegraph.pl --color=java
  * draws it apart; an off-CPU reason is the frame "[off-CPU: REASON]".
- * A Python function is written as py-spy writes it, "name (file.py:LINE)",
+ * A Python or Ruby function is written as py-spy writes a Python one,
+ * "name (file.py:LINE)",
  * its file's name and its first line.
  *
  * A profile of several processes (-p PID,PID...) gets a process level
@@ -150,7 +151,7 @@ static bool folded_frames(struct folded_ctx *c, uint32_t thread,
         write_name(c->f, d->name);
         if (profile_frame_is_kernel(d))
             fputs(FOLDED_KERNEL_MARK, c->f);
-        if (profile_frame_is_python(d) && d->module) {
+        if (profile_frame_is_script(d) && d->module) {
             /* py-spy's form: "name (file.py:line)" */
             fputs(" (", c->f);
             escape_put(c->f, d->module, strlen(d->module), &name_map);

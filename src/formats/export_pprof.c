@@ -444,7 +444,7 @@ static void put_locations(struct writer *w, struct pb_buf *out)
                         w->fn_of_frame[w->pool[l->off + k]]);
             /* a Python function's location is the function itself: its
              * line is the one that names it (py-spy's "name (file:line)") */
-            if (profile_frame_is_python(d) && d->line)
+            if (profile_frame_is_script(d) && d->line)
                 pb_put_uint(&w->sub, PPROF_LINE_LINE, d->line);
             pb_put_bytes(&w->msg, PPROF_LOCATION_LINE, w->sub.data,
                          w->sub.len);

@@ -40,9 +40,11 @@ void load_python_origin(struct frame_desc *d)
     const char *base = d->file ? strrchr(d->file, '/') : NULL;
 
     base = base ? base + 1 : d->file;
-    if (profile_origin_of(base, d->file) == FRAME_ORIGIN_PYTHON) {
+    enum frame_origin o = profile_origin_of(base, d->file);
+
+    if (o != FRAME_ORIGIN_NATIVE) {
         d->module = base;
-        d->origin = FRAME_ORIGIN_PYTHON;
+        d->origin = (uint8_t)o;
     }
 }
 

@@ -40,10 +40,10 @@ int load_error(char *err, size_t errlen, const char *name, const char *fmt,
                ...) __attribute__((format(printf, 4, 5)));
 
 /* A frame a reader met with a source file and no module (folded's
- * "NAME (FILE:LINE)", speedscope's "file"): when FILE is Python's, d
- * becomes the Python function sproftop and py-spy write that way (its
- * module FILE's base name, origin FRAME_ORIGIN_PYTHON:
- * profile_origin_of); otherwise d is left as it is. */
+ * "NAME (FILE:LINE)", speedscope's "file"): when FILE is Python's or
+ * Ruby's, d becomes the Python or Ruby frame sproftop and py-spy write
+ * that way (its module FILE's base name, the origin profile_origin_of
+ * gives); otherwise d is left as it is. */
 void load_python_origin(struct frame_desc *d);
 
 /* --- readers: one per src/formats/load_NAME.c, named in its row of the

@@ -127,7 +127,7 @@ static bool python_frame(const char *name, char *buf, size_t cap,
                              .line = line > 0 && line < INT32_MAX
                                          ? (uint32_t)line : 0 };
     load_python_origin(&py);
-    if (py.origin != FRAME_ORIGIN_PYTHON || !buf[0])
+    if (py.origin == FRAME_ORIGIN_NATIVE || !buf[0])
         return false;
     *d = py;
     return true;

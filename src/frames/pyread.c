@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "idtab.h"
+#include "codecache.h"
 #include "pyline.h"
 #include "relf.h"
 #include "rmem.h"
@@ -21,34 +21,20 @@
 #define MAX_UNITS (1u << 22)   /* code units of one code object */
 #define STR_HEADER_MAX 128u    /* bytes of a str header read */
 
-struct code_entry {
-    uint64_t addr;             /* the code object */
-    uint32_t id;
-    uint32_t gen;              /* generation it was last checked in */
-    uint64_t qualname_p, filename_p, linetable_p; /* as read: the check */
-    int32_t firstlineno;
-    uint32_t units;            /* bytecode length in code units */
-    uint8_t *table;            /* co_linetable's bytes */
-    uint32_t table_len;
-    char *qualname, *filename;
-};
 
 struct ts_hint {
     int64_t tid;
     uint64_t ts;
 };
 
+static const struct codecache_ops py_code_ops;
+
 struct pyread {
     struct rmem *m;
     struct pyread_info info;
     struct py_layout l;
     struct ts_hint hints[TS_HINTS];
-    struct code_entry *codes;  /* the cache */
-    size_t ncodes, capcodes;
-    struct idtab by_addr;      /* util_mix64(addr) -> index in codes */
-    uint32_t *id_entry;        /* id -> index in codes, or UINT32_MAX */
-    size_t nids, capids;
-    uint32_t gen;
+    struct codecache codes;
     struct pyread_stats st;
 };
 
@@ -141,28 +127,15 @@ struct pyread *pyread_new(struct rmem *m, const struct pyread_info *info)
     if (rmem_copy(m, info->runtime, dbg, sizeof dbg) == 0 &&
         pylayout_from_debug_offsets(dbg, sizeof dbg, &r->l) == 0)
         r->info.own_offsets = true;
-    r->gen = 1;
+    codecache_init(&r->codes, &py_code_ops, r);
     return r;
-}
-
-static void entry_clear(struct code_entry *e)
-{
-    free(e->table);
-    free(e->qualname);
-    free(e->filename);
-    e->table = NULL;
-    e->qualname = e->filename = NULL;
 }
 
 void pyread_free(struct pyread *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->ncodes; i++)
-        entry_clear(&r->codes[i]);
-    free(r->codes);
-    free(r->id_entry);
-    idtab_free(&r->by_addr);
+    codecache_free(&r->codes);
     free(r);
 }
 
@@ -181,6 +154,7 @@ int pyread_walk(struct pyread *r, int64_t tid, struct pyread_stack *st)
     r->st.walks++;
     rmem_forget(r->m); /* the frames moved on since the last walk */
     st->n = 0;
+    st->flags = 0;
     struct ts_hint *h = &r->hints[(uint64_t)tid % TS_HINTS];
     uint64_t ts = pywalk_thread(r->m, &r->l.walk, r->info.runtime,
                                 (uint64_t)tid, h->tid == tid ? h->ts : 0);
@@ -327,203 +301,91 @@ static int read_bytes(struct pyread *r, uint64_t addr, size_t max,
     return 0;
 }
 
-/* A code object's header, as read (the fields the check compares). */
-struct code_head {
-    uint64_t type, size, qualname_p, filename_p, linetable_p;
-    int32_t firstlineno;
-};
+/* The check words of a code object's header (codecache.h). */
+enum { CK_UNITS, CK_QUALNAME, CK_FILENAME, CK_LINETABLE, CK_FIRSTLINE };
 
-static int read_head(struct pyread *r, uint64_t addr, struct code_head *h)
+static int code_head(void *ctx, uint64_t addr, uint64_t *check)
 {
+    struct pyread *r = ctx;
     const struct py_layout *l = &r->l;
     uint8_t b[256];
     size_t len = l->code_header;
     if (len > sizeof b || rmem_copy(r->m, addr, b, len) < 0)
         return -1;
-    h->type = pywalk_word(b, (uint32_t)len, l->ob_type);
-    h->size = pywalk_word(b, (uint32_t)len, l->var_size);
-    h->qualname_p = pywalk_word(b, (uint32_t)len, l->code_qualname);
-    h->filename_p = pywalk_word(b, (uint32_t)len, l->code_filename);
-    h->linetable_p = pywalk_word(b, (uint32_t)len, l->code_linetable);
-    h->firstlineno = 0;
+    uint64_t type = pywalk_word(b, (uint32_t)len, l->ob_type);
+    check[CK_UNITS] = pywalk_word(b, (uint32_t)len, l->var_size);
+    check[CK_QUALNAME] = pywalk_word(b, (uint32_t)len, l->code_qualname);
+    check[CK_FILENAME] = pywalk_word(b, (uint32_t)len, l->code_filename);
+    check[CK_LINETABLE] = pywalk_word(b, (uint32_t)len, l->code_linetable);
+    check[CK_FIRSTLINE] = 0;
     if (l->code_firstlineno + 4 <= len)
-        h->firstlineno = (int32_t)((uint32_t)b[l->code_firstlineno] |
-                                   (uint32_t)b[l->code_firstlineno + 1] << 8 |
-                                   (uint32_t)b[l->code_firstlineno + 2] << 16 |
-                                   (uint32_t)b[l->code_firstlineno + 3] << 24);
-    return h->type == r->info.code_type && h->size <= MAX_UNITS ? 0 : -1;
+        check[CK_FIRSTLINE] = (uint32_t)b[l->code_firstlineno] |
+                              (uint32_t)b[l->code_firstlineno + 1] << 8 |
+                              (uint32_t)b[l->code_firstlineno + 2] << 16 |
+                              (uint32_t)b[l->code_firstlineno + 3] << 24;
+    return type == r->info.code_type && check[CK_UNITS] <= MAX_UNITS ? 0
+                                                                     : -1;
 }
 
-static bool same_head(const struct code_entry *e, const struct code_head *h)
+static int code_fill(void *ctx, struct codecache_entry *e)
 {
-    return e->qualname_p == h->qualname_p && e->filename_p == h->filename_p &&
-           e->linetable_p == h->linetable_p &&
-           e->firstlineno == h->firstlineno && e->units == h->size;
-}
-
-/* Fill e (empty) from the code object at addr whose header is h. */
-static int fill_entry(struct pyread *r, struct code_entry *e, uint64_t addr,
-                      const struct code_head *h)
-{
-    e->addr = addr;
-    e->qualname_p = h->qualname_p;
-    e->filename_p = h->filename_p;
-    e->linetable_p = h->linetable_p;
-    e->firstlineno = h->firstlineno;
-    e->units = (uint32_t)h->size;
-    e->qualname = read_str(r, h->qualname_p, PYREAD_MAX_NAME);
-    e->filename = read_str(r, h->filename_p, PYREAD_MAX_FILE);
-    if (!e->qualname || !e->filename ||
-        read_bytes(r, h->linetable_p, PYREAD_MAX_TABLE, &e->table,
-                   &e->table_len) < 0) {
-        entry_clear(e);
+    struct pyread *r = ctx;
+    uint8_t *table = NULL;
+    e->firstlineno = (int32_t)(uint32_t)e->check[CK_FIRSTLINE];
+    e->name = read_str(r, e->check[CK_QUALNAME], PYREAD_MAX_NAME);
+    e->file = read_str(r, e->check[CK_FILENAME], PYREAD_MAX_FILE);
+    if (!e->name || !e->file ||
+        read_bytes(r, e->check[CK_LINETABLE], PYREAD_MAX_TABLE, &table,
+                   &e->aux_len) < 0)
         return -1;
-    }
+    e->aux = table;
     return 0;
-}
-
-/* A new id for entry index idx.  -1 on OOM. */
-static int give_id(struct pyread *r, struct code_entry *e, uint32_t idx)
-{
-    if (r->nids >= PYREAD_MAX_IDS ||
-        VEC_RESERVE(r->id_entry, r->capids, r->nids + 1) < 0)
-        return -1;
-    e->id = (uint32_t)r->nids;
-    r->id_entry[r->nids++] = idx;
-    e->gen = r->gen;
-    return 0;
-}
-
-static void cache_reset(struct pyread *r)
-{
-    for (size_t i = 0; i < r->ncodes; i++) {
-        r->id_entry[r->codes[i].id] = UINT32_MAX;
-        entry_clear(&r->codes[i]);
-    }
-    r->ncodes = 0;
-    idtab_clear(&r->by_addr);
-}
-
-static int eq_addr(void *ctx, uint32_t idx)
-{
-    const uint64_t *a = ((void **)ctx)[0];
-    const struct pyread *r = ((void **)ctx)[1];
-    return r->codes[idx].addr == *a;
-}
-
-/* The checked cache entry of the code object at addr, or NULL. */
-static const struct code_entry *code_get(struct pyread *r, uint64_t addr)
-{
-    void *ctx[2] = {&addr, r};
-    uint64_t hash = util_mix64(addr);
-    uint32_t idx = idtab_find(&r->by_addr, hash, eq_addr, ctx);
-    struct code_head h;
-    if (idx != IDTAB_NONE) {
-        struct code_entry *e = &r->codes[idx];
-        if (e->gen == r->gen)
-            return e;
-        r->st.codes_checked++;
-        if (read_head(r, addr, &h) < 0) {
-            r->st.codes_bad++;
-            return NULL;
-        }
-        if (same_head(e, &h)) {
-            e->gen = r->gen;
-            return e;
-        }
-        /* another object at the same address: read it as new */
-        r->id_entry[e->id] = UINT32_MAX;
-        entry_clear(e);
-        r->st.codes_read++;
-        if (fill_entry(r, e, addr, &h) < 0) {
-            /* keep the slot, emptied, so it is never matched again */
-            e->qualname_p = e->filename_p = e->linetable_p = 0;
-            e->units = UINT32_MAX;
-            e->gen = 0;
-            r->st.codes_bad++;
-            return NULL;
-        }
-        return give_id(r, e, idx) < 0 ? NULL : e;
-    }
-    if (read_head(r, addr, &h) < 0) {
-        r->st.codes_bad++;
-        return NULL;
-    }
-    if (r->ncodes >= PYREAD_MAX_CODES)
-        cache_reset(r);
-    if (VEC_RESERVE(r->codes, r->capcodes, r->ncodes + 1) < 0 ||
-        idtab_reserve(&r->by_addr, r->ncodes + 1) < 0)
-        return NULL;
-    struct code_entry *e = &r->codes[r->ncodes];
-    memset(e, 0, sizeof *e);
-    r->st.codes_read++;
-    if (fill_entry(r, e, addr, &h) < 0) {
-        r->st.codes_bad++;
-        return NULL;
-    }
-    if (give_id(r, e, (uint32_t)r->ncodes) < 0 ||
-        idtab_insert(&r->by_addr, hash, (uint32_t)r->ncodes) < 0) {
-        entry_clear(e);
-        return NULL;
-    }
-    r->ncodes++;
-    return e;
 }
 
 /* The line frame f runs in code entry e. */
-static uint32_t frame_line(const struct pyread *r, const struct code_entry *e,
+static uint32_t frame_line(void *ctx, const struct codecache_entry *e,
                            const struct pywalk_frame *f)
 {
+    const struct pyread *r = ctx;
     uint64_t base = e->addr + r->l.code_adaptive;
     int64_t diff = (int64_t)(f->instr - base);
     /* 3.11's prev_instr is one unit before the code before it starts */
-    if (diff < -2 || diff >= (int64_t)e->units * 2 || (diff & 1))
+    if (diff < -2 || diff >= (int64_t)e->check[CK_UNITS] * 2 || (diff & 1))
         return 0;
-    return pyline_find(e->table, e->table_len, e->firstlineno, diff / 2);
+    return pyline_find(e->aux, e->aux_len, e->firstlineno, diff / 2);
 }
+
+static const struct codecache_ops py_code_ops = {code_head, code_fill,
+                                                  frame_line};
 
 int pyread_resolve(struct pyread *r, const struct pyread_stack *st,
                    struct pyread_frame *out, bool *torn)
 {
-    *torn = st->status == PYWALK_TORN;
-    uint32_t k = 0;
-    for (; k < st->n && k < PYWALK_MAX_DEPTH; k++) {
-        const struct code_entry *e = code_get(r, st->f[k].code);
-        if (!e) {
-            *torn = true;
-            break;
-        }
-        out[k] = (struct pyread_frame){e->id, frame_line(r, e, &st->f[k]),
-                                       st->entry[k] != 0};
-    }
+    int k = codecache_resolve(&r->codes, st, out, torn);
     if (*torn && st->status != PYWALK_TORN)
         r->st.torn++;
-    return k == 0 && st->n > 0 ? -1 : (int)k;
+    return k;
 }
 
 int pyread_code(const struct pyread *r, uint32_t id, struct pyread_code *out)
 {
-    if (id >= r->nids || r->id_entry[id] == UINT32_MAX)
-        return -1;
-    const struct code_entry *e = &r->codes[r->id_entry[id]];
-    *out = (struct pyread_code){e->id, e->firstlineno, e->qualname,
-                                e->filename};
-    return 0;
+    return codecache_code(&r->codes, id, out);
 }
 
 uint32_t pyread_code_count(const struct pyread *r)
 {
-    return (uint32_t)r->nids;
+    return codecache_count(&r->codes);
 }
 
 void pyread_next_generation(struct pyread *r)
 {
-    r->gen++;
-    if (r->gen == 0)
-        r->gen = 1;
+    codecache_next_generation(&r->codes);
 }
 
 void pyread_get_stats(const struct pyread *r, struct pyread_stats *out)
 {
     *out = r->st;
+    out->codes_read = r->codes.st.read;
+    out->codes_checked = r->codes.st.checked;
+    out->codes_bad = r->codes.st.bad;
 }

@@ -93,6 +93,7 @@ struct pyread_stack {
     uint8_t entry[PYWALK_MAX_DEPTH];
     uint32_t n;
     int status;            /* enum pywalk_status */
+    uint32_t flags;        /* PYWALK_F_* */
 };
 
 /* Walk thread tid's frames now (from its thread state; a cache of thread

@@ -82,6 +82,10 @@ enum pywalk_status {
                           Python thread (or not one yet) */
 };
 
+/* What a walk learned of the thread besides its frames (a bit set). */
+#define PYWALK_F_GVL 1u  /* Ruby: the thread waits for the GVL (it is in
+                            its ractor's queue of waiters) */
+
 /* The state of a thread-state search, one step per thread state (so the
  * BPF program can run it with bpf_loop: a verifier checks a step once). */
 struct pywalk_find {

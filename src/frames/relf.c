@@ -56,8 +56,10 @@ int relf_open(struct rmem *m, uint64_t base, struct relf *out)
     if (rmem_copy(m, base + eh.e_phoff, ph,
                   (size_t)eh.e_phnum * sizeof *ph) < 0)
         return -1;
-    const Elf64_Phdr *first = NULL, *dyn = NULL;
+    const Elf64_Phdr *first = NULL, *dyn = NULL, *ehf = NULL;
     for (unsigned i = 0; i < eh.e_phnum; i++) {
+        if (ph[i].p_type == PT_GNU_EH_FRAME)
+            ehf = &ph[i];
         if (ph[i].p_type == PT_LOAD &&
             (!first || ph[i].p_offset < first->p_offset))
             first = &ph[i];
@@ -70,6 +72,8 @@ int relf_open(struct rmem *m, uint64_t base, struct relf *out)
         return -1;
     out->base = base;
     out->bias = base - (first->p_vaddr - first->p_offset);
+    if (ehf)
+        out->eh_frame_hdr = out->bias + ehf->p_vaddr;
     size_t n = dyn->p_memsz / sizeof(Elf64_Dyn);
     if (n == 0)
         return -1;
@@ -168,5 +172,64 @@ int relf_symbol(struct rmem *m, const struct relf *e, const char *name,
         *addr = sym.st_value + e->bias;
     if (size)
         *size = sym.st_size;
+    return 0;
+}
+
+/* .eh_frame_hdr as GCC and the binutils write it: the pointer to
+ * .eh_frame pc-relative (DW_EH_PE_pcrel | sdata4), the count udata4, the
+ * table of (start, FDE) pairs relative to the header (datarel | sdata4),
+ * sorted by start. */
+#define EH_PTR_ENC 0x1b
+#define EH_COUNT_ENC 0x03
+#define EH_TABLE_ENC 0x3b
+#define MAX_FDES (1u << 20)
+
+static int32_t le32(const uint8_t *b)
+{
+    return (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 |
+                     (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+}
+
+int relf_fde_range(struct rmem *m, const struct relf *e, uint64_t addr,
+                   uint64_t *lo, uint64_t *hi)
+{
+    uint8_t h[12];
+    uint64_t hdr = e->eh_frame_hdr;
+    if (!hdr || rmem_copy(m, hdr, h, sizeof h) < 0 || h[0] != 1 ||
+        h[1] != EH_PTR_ENC || h[2] != EH_COUNT_ENC || h[3] != EH_TABLE_ENC)
+        return -1;
+    uint32_t count = (uint32_t)le32(h + 8);
+    if (count == 0 || count > MAX_FDES)
+        return -1;
+    uint64_t table = hdr + 12;
+    /* the last entry whose start is at or below addr */
+    uint32_t a = 0, b = count;
+    uint8_t ent[8];
+    while (b - a > 1) {
+        uint32_t mid = a + (b - a) / 2;
+        if (rmem_copy(m, table + (uint64_t)mid * 8, ent, 4) < 0)
+            return -1;
+        if (hdr + (uint64_t)(int64_t)le32(ent) <= addr)
+            a = mid;
+        else
+            b = mid;
+    }
+    if (rmem_copy(m, table + (uint64_t)a * 8, ent, 8) < 0)
+        return -1;
+    uint64_t start = hdr + (uint64_t)(int64_t)le32(ent);
+    uint64_t fde = hdr + (uint64_t)(int64_t)le32(ent + 4);
+    uint8_t f[16];
+    if (start > addr || rmem_copy(m, fde, f, sizeof f) < 0 ||
+        le32(f) <= 0 || le32(f) == -1 || le32(f + 4) == 0)
+        return -1;
+    /* pc_begin pc-relative sdata4, pc_range udata4: checked against the
+     * table's start, so another encoding is refused, not misread */
+    if (fde + 8 + (uint64_t)(int64_t)le32(f + 8) != start)
+        return -1;
+    uint64_t range = (uint32_t)le32(f + 12);
+    if (addr >= start + range)
+        return -1;
+    *lo = start;
+    *hi = start + range;
     return 0;
 }

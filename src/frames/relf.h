@@ -27,6 +27,7 @@ struct relf {
     uint64_t strsz;
     uint64_t gnu_hash;
     uint64_t hash;
+    uint64_t eh_frame_hdr; /* PT_GNU_EH_FRAME's address (0: absent) */
 };
 
 /* Read the ELF object whose file offset 0 is mapped at base: its headers
@@ -40,5 +41,12 @@ int relf_open(struct rmem *m, uint64_t base, struct relf *out);
  * when it is not exported or the tables cannot be read. */
 int relf_symbol(struct rmem *m, const struct relf *e, const char *name,
                 uint64_t *addr, uint64_t *size);
+
+/* The function that covers addr, as its unwind table (.eh_frame_hdr's
+ * search table and the FDE it names, read from the target) bounds it:
+ * [*lo, *hi).  0, or -1 when no FDE covers addr or the tables are not in
+ * the encoding GCC and the binutils write (then nothing is guessed). */
+int relf_fde_range(struct rmem *m, const struct relf *e, uint64_t addr,
+                   uint64_t *lo, uint64_t *hi);
 
 #endif

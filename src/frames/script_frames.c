@@ -10,17 +10,20 @@
 #include "maps.h"
 #include "pylayout.h"
 #include "pyread.h"
+#include "script_lang.h"
 #include "rmem.h"
 #include "backend.h"
 #include "stackword.h"
 
 #define MAX_WORDS 1024   /* native frames kept (max_depth caps them) plus
-                            Python frames */
+                            script frames */
+
 
 struct script_proc {
     pid_t pid;
+    const struct script_lang_ops *ops;
     struct rmem *m;
-    struct pyread *r;          /* NULL: a version not read */
+    void *r;                   /* the reader; NULL: a version not read */
     char label[96];
     uint32_t announced;        /* code ids below this were pushed */
     uint64_t t_gen;            /* when the code cache's generation began */
@@ -49,45 +52,28 @@ struct script_proc *script_proc_find(pid_t pid, const struct maps *m)
 {
     if (!m || script_read_mode() == SCRIPT_READ_OFF)
         return NULL;
-    struct rmem *mem = NULL;
-    struct pyread_info best;
-    bool found = false;
-    for (size_t i = 0; i < m->n; i++) {
-        const struct map_entry *e = &m->v[i];
-        if (e->offset != 0 || !e->r || !pyread_candidate(e->path))
-            continue;
-        if (!mem && !(mem = rmem_open_pid(pid)))
-            return NULL;
-        struct pyread_info info;
-        if (pyread_probe(mem, e->start, e->path, &info) < 0)
-            continue;
-        /* the object that holds the runtime (libpython, or the
-         * executable when it is linked in) wins */
-        if (!found || (info.runtime && !best.runtime)) {
-            best = info;
-            found = true;
-        }
-        if (info.runtime)
-            break;
-    }
-    if (!found) {
+    bool any = false;
+    for (size_t i = 0; i < m->n && !any; i++)
+        any = m->v[i].offset == 0 && m->v[i].r &&
+              script_candidate(m->v[i].path);
+    struct rmem *mem = any ? rmem_open_pid(pid) : NULL;
+    struct script_found best;
+    if (!mem || script_lang_find(mem, m, &best) < 0) {
         rmem_free(mem);
         return NULL;
     }
+    const struct script_lang_ops *lang = best.ops;
     struct script_proc *sp = calloc(1, sizeof *sp);
     if (!sp) {
         rmem_free(mem);
         return NULL;
     }
     sp->pid = pid;
+    sp->ops = lang;
     sp->m = mem;
-    sp->r = pyread_new(mem, &best);
-    if (sp->r)
-        snprintf(sp->label, sizeof sp->label, "Python %s", best.version);
-    else
-        snprintf(sp->label, sizeof sp->label,
-                 "Python %s: not read (%s are)", best.version,
-                 pylayout_supported());
+    sp->r = lang->open(mem, &best.info);
+    script_lang_label(lang, &best.info, sp->r != NULL, sp->label,
+                      sizeof sp->label);
     return sp;
 }
 
@@ -95,7 +81,8 @@ void script_proc_free(struct script_proc *sp)
 {
     if (!sp)
         return;
-    pyread_free(sp->r);
+    if (sp->r)
+        sp->ops->free(sp->r);
     rmem_free(sp->m);
     free(sp);
 }
@@ -105,9 +92,31 @@ const char *script_proc_label(const struct script_proc *sp)
     return sp->label;
 }
 
-struct pyread *script_proc_reader(const struct script_proc *sp)
+bool script_proc_readable(const struct script_proc *sp)
 {
-    return sp ? sp->r : NULL;
+    return sp && sp->r;
+}
+
+enum script_lang script_proc_lang(const struct script_proc *sp)
+{
+    return sp ? sp->ops->lang : SCRIPT_NONE;
+}
+
+int script_proc_bpf(const struct script_proc *sp, struct pybpf_proc *out)
+{
+    if (!sp || !sp->r)
+        return -1;
+    memset(out, 0, sizeof *out);
+    sp->ops->bpf(sp->r, out);
+    return 0;
+}
+
+void script_proc_stats(const struct script_proc *sp,
+                       struct pyread_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (sp && sp->r)
+        sp->ops->stats(sp->r, out);
 }
 
 void script_walk(struct script_proc *sp, pid_t tid, struct script_stack *st)
@@ -115,7 +124,7 @@ void script_walk(struct script_proc *sp, pid_t tid, struct script_stack *st)
     st->have = false;
     if (!sp || !sp->r)
         return;
-    pyread_walk(sp->r, tid, &st->py);
+    sp->ops->walk(sp->r, tid, &st->py);
     st->have = true;
 }
 
@@ -124,7 +133,7 @@ void script_next_generation(struct script_proc *sp, uint64_t now_ns)
     if (!sp || !sp->r || now_ns - sp->t_gen < SCRIPT_GENERATION_NS)
         return;
     sp->t_gen = now_ns;
-    pyread_next_generation(sp->r);
+    sp->ops->next_generation(sp->r);
 }
 
 /* Push the code objects the collector has not seen.  0, or -1 when the
@@ -132,16 +141,17 @@ void script_next_generation(struct script_proc *sp, uint64_t now_ns)
 static int announce(struct script_proc *sp, struct ingest *in, int32_t tid,
                     uint64_t time)
 {
-    uint32_t count = pyread_code_count(sp->r);
+    uint32_t count = sp->ops->code_count(sp->r);
     for (uint32_t id = sp->announced; id < count; id++) {
         struct pyread_code c;
-        if (pyread_code(sp->r, id, &c) < 0)
+        if (sp->ops->code(sp->r, id, &c) < 0)
             continue; /* replaced before any sample named it */
         size_t nl = strlen(c.qualname), fl = strlen(c.filename);
         uint8_t buf[sizeof(struct ingest_code) + PYREAD_MAX_NAME +
                     PYREAD_MAX_FILE];
         struct ingest_code ic = {
-            .id = id, .firstlineno = c.firstlineno, .lang = SCRIPT_PYTHON,
+            .id = id, .firstlineno = c.firstlineno,
+            .lang = (uint8_t)sp->ops->lang,
             .name_len = (uint16_t)nl, .file_len = (uint16_t)fl,
         };
         memcpy(buf, &ic, sizeof ic);
@@ -171,7 +181,7 @@ bool script_push(struct script_proc *sp, struct ingest *in,
     if (sp && sp->r && py && py->have) {
         int k = 0;
         if (py->py.status != PYWALK_NONE_THREAD)
-            k = pyread_resolve(sp->r, &py->py, sp->fr, &torn);
+            k = sp->ops->resolve(sp->r, &py->py, sp->fr, &torn);
         if (k < 0 || torn) {
             /* a prefix of the frames may have resolved: a stack with a
              * hole is not shown, the native one is */
@@ -183,14 +193,15 @@ bool script_push(struct script_proc *sp, struct ingest *in,
                 return false;
             }
             for (int i = 0; i < k; i++) {
-                sp->script[i] = stackword_python(sp->fr[i].code,
+                sp->script[i] = stackword_script(sp->fr[i].code,
                                                  sp->fr[i].line);
                 sp->entry[i] = sp->fr[i].entry;
             }
-            const struct pyread_info *info = pyread_info(sp->r);
+            uint64_t lo, hi;
+            sp->ops->eval(sp->r, &lo, &hi);
             struct stackword_splice_in si = {
                 .pcs = pcs, .npcs = n > MAX_WORDS ? MAX_WORDS : (size_t)n,
-                .eval_lo = info->eval_lo, .eval_hi = info->eval_hi,
+                .eval_lo = lo, .eval_hi = hi,
                 .script = sp->script, .entry = sp->entry,
                 .nscript = (size_t)k,
             };
@@ -202,7 +213,7 @@ bool script_push(struct script_proc *sp, struct ingest *in,
     } else {
         /* a stack pushed before and kept (a blocked thread's) */
         for (int i = 0; i < n && !spliced; i++)
-            spliced = stackword_is_python(pcs[i]);
+            spliced = stackword_is_script(pcs[i]);
     }
     if (ingest_push_stack(in, &h, kpcs, nk > 0 ? (size_t)nk : 0, w,
                           (size_t)nw) < 0) {

@@ -1,12 +1,15 @@
 /* script_frames.h - interpreter frames in a sampled process's stacks:
- * what both sampling backends share to show Python functions where the
- * native stack shows the interpreter's eval loop.
+ * what both sampling backends share to show Python functions and Ruby
+ * methods where the native stack shows the interpreter's eval loop.
  *
  * A backend asks script_proc_find when it reads a process's maps: a
  * process that maps no interpreter gets NULL and pays nothing more.  One
- * that runs CPython gets a reader (src/frames/pyread.h) over
- * process_vm_readv, or, for a version without a layout row, a note and no
- * reader.  Then per sample:
+ * that runs CPython or CRuby gets that language's reader
+ * (src/frames/pyread.h, rbread.h), found through one table of languages
+ * (script_frames.c: candidate file, probe, walk, resolve, names, the
+ * interpreter's eval function, its BPF entry) over process_vm_readv, or,
+ * for a version without a layout row, a note and no reader.  Everything
+ * after the probe is the same for every language.  Then per sample:
  *   - the Python stack of the thread at the moment of the sample: ptrace
  *     walks it while the thread is stopped (script_walk); perf has it
  *     from the BPF program that walked it in the sampling interrupt
@@ -29,17 +32,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pybpf.h"
 #include "pyread.h"
+#include "script_lang.h"
 
 struct ingest;
 struct ingest_rec;
 struct maps;
 struct sampler_stats;
-
-enum script_lang {
-    SCRIPT_NONE = 0,
-    SCRIPT_PYTHON = 1,
-};
 
 /* Words a sample may take once spliced: its native frames and as many
  * Python frames as a walk keeps. */
@@ -66,21 +66,32 @@ enum script_read_mode script_read_mode(void);
 struct script_proc;
 
 /* The interpreter process pid runs, from its maps m (the python
- * executable or libpython it maps, probed from its memory): NULL when it
- * maps none (or on OOM).  A version without a layout row gets a
- * script_proc with no reader, for its label. */
+ * executable or libpython, libruby or a static ruby it maps, probed from
+ * its memory): NULL when it maps none (or on OOM).  A version without a
+ * layout row gets a script_proc with no reader, for its label. */
 struct script_proc *script_proc_find(pid_t pid, const struct maps *m);
 
 /* NULL is a no-op. */
 void script_proc_free(struct script_proc *sp);
 
-/* What the header and --stats say about it: "Python 3.11.2", or for a
- * version that is not read "Python 3.9: not read (3.11, 3.12, 3.13
- * are)". */
+/* What the header and --stats say about it: "Python 3.11.2", "Ruby
+ * 3.1.2", or for a version that is not read "Python 3.9: not read (3.11,
+ * 3.12, 3.13 are)". */
 const char *script_proc_label(const struct script_proc *sp);
 
-/* The reader, or NULL when the version is not read. */
-struct pyread *script_proc_reader(const struct script_proc *sp);
+/* Whether its version is read (it has a reader). */
+bool script_proc_readable(const struct script_proc *sp);
+
+/* Its language. */
+enum script_lang script_proc_lang(const struct script_proc *sp);
+
+/* The entry of the BPF program's `procs` map that walks its threads at
+ * sample time (pybpf.h): 0, or -1 when its version is not read. */
+int script_proc_bpf(const struct script_proc *sp, struct pybpf_proc *out);
+
+/* Its reader's statistics (zero when it has none). */
+void script_proc_stats(const struct script_proc *sp,
+                       struct pyread_stats *out);
 
 /* Walk thread tid's Python stack now (the thread is stopped, or the
  * caller accepts a racing read).  Leaves st->have false when there is no

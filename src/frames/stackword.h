@@ -20,22 +20,24 @@
 #include <stdint.h>
 
 #define STACKWORD_TAG_MASK 0xffff000000000000ull
-#define STACKWORD_PYTHON   0x5059000000000000ull /* "PY" */
+#define STACKWORD_SCRIPT   0x5059000000000000ull /* "PY": any
+                                                    interpreter's frame */
 #define STACKWORD_MAX_CODE 0xffffffu   /* largest code id a word holds */
 #define STACKWORD_MAX_LINE 0xffffffu   /* larger lines are kept as 0 */
 
-/* A Python frame's word: code id (at most STACKWORD_MAX_CODE) and line. */
-static inline uint64_t stackword_python(uint32_t code, uint32_t line)
+/* A script frame's word (Python, Ruby: the code's announcement says
+ * which): code id (at most STACKWORD_MAX_CODE) and line. */
+static inline uint64_t stackword_script(uint32_t code, uint32_t line)
 {
     if (line > STACKWORD_MAX_LINE)
         line = 0;
-    return STACKWORD_PYTHON | (uint64_t)(code & STACKWORD_MAX_CODE) << 24 |
+    return STACKWORD_SCRIPT | (uint64_t)(code & STACKWORD_MAX_CODE) << 24 |
            line;
 }
 
-static inline bool stackword_is_python(uint64_t w)
+static inline bool stackword_is_script(uint64_t w)
 {
-    return (w & STACKWORD_TAG_MASK) == STACKWORD_PYTHON;
+    return (w & STACKWORD_TAG_MASK) == STACKWORD_SCRIPT;
 }
 
 static inline uint32_t stackword_code(uint64_t w)

@@ -206,6 +206,9 @@ enum frame_origin profile_origin_of(const char *module, const char *file)
     base = base ? base + 1 : file;
     if (strcmp(module, base) != 0)
         return FRAME_ORIGIN_NATIVE;
+    if ((n > 3 && strcmp(file + n - 3, ".rb") == 0) ||
+        strcmp(file, "<cfunc>") == 0 || strncmp(file, "<internal:", 10) == 0)
+        return FRAME_ORIGIN_RUBY;
     return (n > 3 && strcmp(file + n - 3, ".py") == 0) ||
                    (file[0] == '<' && file[n - 1] == '>')
                ? FRAME_ORIGIN_PYTHON : FRAME_ORIGIN_NATIVE;

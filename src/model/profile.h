@@ -85,14 +85,20 @@ enum frame_kind {
 };
 
 /* Where a frame's code runs: part of the frame's identity.  Views and
- * writers ask profile_frame_is_kernel or profile_frame_is_python, never
- * a module's name.  A frame has one: native, kernel or script (Python). */
+ * writers ask profile_frame_is_kernel, profile_frame_is_python or
+ * profile_frame_is_script, never a module's name.  A frame has one:
+ * native, kernel or script (Python, Ruby). */
 enum frame_origin {
     FRAME_ORIGIN_NATIVE = 0, /* user-space machine code */
     FRAME_ORIGIN_KERNEL = 1, /* a kernel function (module PROFILE_KERNEL_
                                 MODULE, or "[MOD]" for a module's) */
     FRAME_ORIGIN_PYTHON = 2, /* a Python function: name its qualified
                                 name, file its .py file, module that
+                                file's name, line its first line */
+    FRAME_ORIGIN_RUBY = 3,   /* a Ruby method or block: name its label
+                                ("rb_sixty", "block in <main>"; a C
+                                method "Array#sort"), file its .rb file
+                                ("<cfunc>" for a C method), module that
                                 file's name, line its first line */
 };
 
@@ -152,6 +158,14 @@ static inline bool profile_frame_is_python(const struct frame_desc *d)
     return d && d->origin == FRAME_ORIGIN_PYTHON;
 }
 
+/* Whether a frame is an interpreter's frame of any language (Python,
+ * Ruby): what P (--python-only) keeps. */
+static inline bool profile_frame_is_script(const struct frame_desc *d)
+{
+    return d && (d->origin == FRAME_ORIGIN_PYTHON ||
+                 d->origin == FRAME_ORIGIN_RUBY);
+}
+
 /* Whether a frame is an off-CPU reason (FRAME_REASON). */
 static inline bool profile_frame_is_reason(const struct frame_desc *d)
 {
@@ -169,7 +183,8 @@ enum frame_kind profile_name_kind(const char *name);
  * be told from a user mapping's "[vdso]" by its name); a Python function
  * when its module is its own file's name and that file is Python's
  * (".py", or an interpreter's own "<frozen ...>"), as sproftop and py-spy
- * write Python frames; else native.  The readers' one rule for an
+ * write Python frames; a Ruby one likewise for ".rb", "<cfunc>" and
+ * Ruby's "<internal:...>"; else native.  The readers' one rule for an
  * origin. */
 enum frame_origin profile_origin_of(const char *module, const char *file);
 
@@ -597,11 +612,12 @@ struct profile_filter {
                           stack.  Like merge_threads, a tree for reading:
                           the stacks hang below new nodes, the thread
                           nodes of depth 1 stay, empty */
-    bool python_only;  /* a stack with Python frames keeps only them (and
-                          its special frames, "[truncated]", and its
-                          off-CPU reason): the time of
-                          native frames goes to their Python caller, as
-                          py-spy shows it; other stacks stay whole */
+    bool python_only;  /* a stack with script (Python, Ruby) frames
+                          keeps only them (and its special frames,
+                          "[truncated]", and its off-CPU reason): the
+                          time of native frames goes to their script
+                          caller, as py-spy shows it; other stacks stay
+                          whole */
     bool hide_kernel;  /* leave the kernel frames out of every stack: a
                           kernel sample's time goes to the user frame that
                           made the system call (its leaf then), an

@@ -458,15 +458,15 @@ static int derive_stack(void *ctx, uint32_t thread, const uint32_t *frames,
         size_t k = 0, py = 0;
 
         for (size_t i = 0; f->python_only && i < n; i++)
-            py += profile_frame_is_python(&d->q->fd[frames[i]]);
+            py += profile_frame_is_script(&d->q->fd[frames[i]]);
         for (size_t i = 0; i < n; i++) {
             const struct frame_desc *fd = &d->q->fd[frames[i]];
 
             if (f->hide_kernel && profile_frame_is_kernel(fd))
                 continue;
-            /* with Python frames: they, the special frames and the
-             * off-CPU reason */
-            if (py && !profile_frame_is_python(fd) &&
+            /* with script (Python, Ruby) frames: they, the special
+             * frames and the off-CPU reason */
+            if (py && !profile_frame_is_script(fd) &&
                 fd->kind != FRAME_SPECIAL && fd->kind != FRAME_REASON)
                 continue;
             d->kept[k++] = frames[i];

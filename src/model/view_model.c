@@ -33,7 +33,7 @@ static bool has_pid(const struct profile *p, int64_t pid)
 }
 
 /* Whether snap has a frame `is` says yes to (a kernel function, an
- * off-CPU reason, a Python function): a filter of them changes nothing
+ * off-CPU reason, a Python or Ruby function): a filter of them changes nothing
  * otherwise. */
 static bool has_frames(const struct profile *snap,
                        bool (*is)(const struct frame_desc *))
@@ -64,7 +64,7 @@ static bool sample_filter(const struct profile *snap,
                        has_frames(snap, profile_frame_is_reason)
                    ? f->cpu : PROFILE_CPU_BOTH,
         .python_only = f->python_only &&
-                       has_frames(snap, profile_frame_is_python),
+                       has_frames(snap, profile_frame_is_script),
     };
     return pf->thread != PROFILE_NONE || pf->focus != PROFILE_NONE ||
            pf->pid || pf->hide_kernel || pf->cpu != PROFILE_CPU_BOTH ||

@@ -16,7 +16,7 @@
 #                                 sections: slowdown cost threads idle
 #                                 aggregate stackcopy signals rates procs
 #                                 launch python kernel long (an hour)
-#                                 manyprocs
+#                                 manyprocs ruby
 set -u
 cd "$(dirname "$0")/../.."
 TOP=$PWD
@@ -579,20 +579,19 @@ if want launch; then
         >/dev/null 2>"$TMP/launch.stats"
 fi
 
-# --- 12. Python frames (issue 22) ------------------------------------------------
-# pyspin.py's fixed work 12 Python frames deep, with sproftop reading its
-# Python frames and with SPROFTOP_PY_READ=off (native frames only), the
-# two interleaved: sproftop's CPU per sample at 1 kHz on each backend, and
-# the target's slowdown at the perf backend's default rate; then the
-# accuracy of each way of reading (tests/tools/pyaccuracy on pyhot.py):
-# perf's BPF program in the sampling interrupt, perf reading at the drain
-# (SPROFTOP_PY_READ=drain), ptrace during its stop.
-PYBIN=/usr/bin/python3
-declare -A PYC
-if want python && [ -x "$PYBIN" ]; then
-    log "python frames"
-    prog=$TMP/pyprogress
-    "$PYBIN" "$TOP/tests/bench/pyspin.py" "$prog" & PIDS+=($!)
+# --- 12. Python frames (issue 22); 16. Ruby frames (issue 23) -----------------
+# script_cost TAG ARRAY BIN SCRIPT: SCRIPT's fixed work (12 frames deep,
+# progress in its slot 0) under the interpreter BIN, with sproftop reading
+# its frames and with SPROFTOP_PY_READ=off (native frames only), the two
+# interleaved: sproftop's CPU per sample at 1 kHz on each backend, the
+# samples whose frames could not be read (--stats), and the target's
+# slowdown at the perf backend's default rate, into the associative
+# array named ARRAY (cpu.B.MODE, cpu.B.diff, torn.B, wall.MODE,
+# slow.MODE).
+script_cost() {
+    local tag=$1 bin=$3 script=$4 prog=$TMP/$1progress secs r mode b
+    local -n out=$2
+    "$bin" "$script" "$prog" & PIDS+=($!)
     SPIN=$!
     sleep 0.5
     secs=$(awk -v w="$WIN" 'BEGIN {print w + 0.7}')
@@ -600,25 +599,39 @@ if want python && [ -x "$PYBIN" ]; then
         for mode in default off; do
             export SPROFTOP_PY_READ=$mode
             for b in perf ptrace; do
-                cpu_run 4 --sampler "$b" -p "$SPIN" -F 1000 | awk '{print $2}' >>"$TMP/py.cpu.$b.$mode"
+                cpu_run 4 --sampler "$b" -p "$SPIN" -F 1000 | awk '{print $2}' >>"$TMP/$tag.cpu.$b.$mode"
+                [ $mode = default ] && sed -n 's/^[a-z]*: .*; \([0-9]*\) samples with [A-Za-z]* frames, [A-Za-z]* frames unreadable \([0-9]*\)$/\1 \2/p' \
+                    "$TMP/c.err" >>"$TMP/$tag.torn.$b"
             done
             pair "$prog" "$SP" --sampler perf -p "$SPIN" -F 199 -d "$secs" -o "$TMP/s.folded" \
-                >>"$TMP/py.pair.$mode"
+                >>"$TMP/$tag.pair.$mode"
             unset SPROFTOP_PY_READ
         done
     done
     stop_spin
     for b in perf ptrace; do
         for mode in default off; do
-            PYC[cpu.$b.$mode]=$(stats <"$TMP/py.cpu.$b.$mode")
+            out[cpu.$b.$mode]=$(stats <"$TMP/$tag.cpu.$b.$mode")
         done
-        PYC[cpu.$b.diff]=$(paste "$TMP/py.cpu.$b.default" "$TMP/py.cpu.$b.off" |
+        out[cpu.$b.diff]=$(paste "$TMP/$tag.cpu.$b.default" "$TMP/$tag.cpu.$b.off" |
             awk 'NF == 2 {printf "%.2f\n", $1 - $2}' | stats)
+        out[torn.$b]=$(awk '{s += $1; t += $2} END {printf "%d of %d", t, s + t}' "$TMP/$tag.torn.$b" 2>/dev/null)
     done
     for mode in default off; do
-        PYC[wall.$mode]=$(awk '{print $1}' "$TMP/py.pair.$mode" | stats)
-        PYC[slow.$mode]=$(awk '$2 > 0 {print $2}' "$TMP/py.pair.$mode" | stats)
+        out[wall.$mode]=$(awk '{print $1}' "$TMP/$tag.pair.$mode" | stats)
+        out[slow.$mode]=$(awk '$2 > 0 {print $2}' "$TMP/$tag.pair.$mode" | stats)
     done
+}
+
+# 12: pyspin.py under Debian's python3, then the accuracy of each way of
+# reading (tests/tools/pyaccuracy on pyhot.py): perf's BPF program in the
+# sampling interrupt, perf reading at the drain (SPROFTOP_PY_READ=drain),
+# ptrace during its stop.
+PYBIN=/usr/bin/python3
+declare -A PYC
+if want python && [ -x "$PYBIN" ]; then
+    log "python frames"
+    script_cost py PYC "$PYBIN" "$TOP/tests/bench/pyspin.py"
     acc() { # DESIGN SAMPLER [ENV]: one pyaccuracy run's accuracy
         env ${3:-} "$TOP/$BUILD/tools/pyaccuracy" --sampler "$2" -F 1000 --log "$TMP/acc.log" -- \
             "$PYBIN" "$TOP/tests/targets/pyhot.py" --cpu 1.5 --log "$TMP/acc.log" 2>/dev/null |
@@ -782,6 +795,15 @@ if want manyprocs; then
         done
     done
     p5k_load=$(cut -d' ' -f1 /proc/loadavg)
+fi
+
+# --- 16. Ruby frames (issue 23) --------------------------------------------------
+# rbspin.rb under Debian's ruby 3.1, through script_cost (section 12).
+RBBIN=/usr/bin/ruby
+declare -A RBC
+if want ruby && [ -x "$RBBIN" ]; then
+    log "ruby frames"
+    script_cost rb RBC "$RBBIN" "$TOP/tests/bench/rbspin.rb"
 fi
 
 # --- report -------------------------------------------------------------------
@@ -1275,6 +1297,26 @@ their commands' aggregates. Load average at the end: ${p5k_load:-not run}.
 $(for v in "1 Tree" "6 Flame" "7 Procs"; do k=${v%% *}
     echo "| $v | $(stats <"$TMP/p5k.redraw.$k") | ≤ 20: $(met "$(median <"$TMP/p5k.redraw.$k")" 20 le) | $(stats <"$TMP/p5k.redraw.f$k") | ≤ 20: $(met "$(median <"$TMP/p5k.redraw.f$k")" 20 le) |"; done)
 
+## 16. Ruby frames (issue 23)
+
+| figure | perf backend | ptrace backend | target |
+|---|---|---|---|
+| sproftop's whole CPU per sample, rbspin.rb at 1 kHz, reading Ruby frames (µs) | ${RBC[cpu.perf.default]:-not run} | ${RBC[cpu.ptrace.default]:-not run} | |
+| ...the same target read natively only, \`SPROFTOP_PY_READ=off\` (µs) | ${RBC[cpu.perf.off]:-not run} | ${RBC[cpu.ptrace.off]:-not run} | |
+| what Ruby frames add per sample, pairs of the rows above (µs) | ${RBC[cpu.perf.diff]:-not run} | ${RBC[cpu.ptrace.diff]:-not run} | ≤ 5: perf $(met "$(m "${RBC[cpu.perf.diff]:-n/a}")" 5 le) |
+| samples whose Ruby frames could not be read (torn), of the samples with a Ruby stack | ${RBC[torn.perf]:-not run} | ${RBC[torn.ptrace]:-not run} | counted in --stats |
+| the target's slowdown at 199 Hz (perf), CPU per unit of work, reading Ruby frames | ${RBC[slow.default]:-not run} | | unchanged within noise |
+| ...native frames only | ${RBC[slow.off]:-not run} | | |
+| the same, wall clock: reading / native only | ${RBC[wall.default]:-not run} / ${RBC[wall.off]:-not run} | | |
+
+rbspin.rb does fixed units of work 12 Ruby frames deep under Debian 12's
+/usr/bin/ruby (3.1); the rows read it once with Ruby frames and once
+without, interleaved, $REPS times, as section 12 does for Python. The
+perf backend's BPF program walks the control frames in the sampling
+interrupt (the target's time: the slowdown rows); sproftop then names
+iseqs and C methods through the code cache it shares with the Python
+reader.
+
 ## Commands
 
 - Section 1: \`sproftop --sampler perf|ptrace -p PID -F HZ -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\`,
@@ -1311,6 +1353,9 @@ $(for v in "1 Tree" "6 Flame" "7 Procs"; do k=${v%% *}
   LONG_DIR=DIR reports a run made before).
 - Section 15: \`sproftop -i P5K.folded --script KEYS\` with the view's key and 50 \`:refresh\` lines minus a run
   without them (\`SECTIONS=manyprocs\`).
+- Section 16: \`/usr/bin/ruby tests/bench/rbspin.rb PROGRESS\`, \`[SPROFTOP_PY_READ=off] sproftop --sampler perf|ptrace -p PID -F 1000 -d 4 --stats\`
+  and \`sproftop --sampler perf -p PID -F 199 -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\` (windows);
+  \`SECTIONS=ruby tests/bench/run.sh\` runs it alone.
 - Regenerate: \`make bench\` (REPS, WIN, SECTIONS, SWEEP_HZ, SWEEP_REPS, IDLE_PROCS, LAUNCH_REPS environment variables).
 EOF
     # the soak (tests/soak/soak.sh, an hour): not rerun here, its last
@@ -1333,6 +1378,7 @@ else
         python) nums="$nums 12" ;;
         kernel) nums="$nums 13" ;;
         long) nums="$nums 14" ;; manyprocs) nums="$nums 15" ;;
+        ruby) nums="$nums 16" ;;
         *) log "unknown section $sec" ;;
         esac
     done

@@ -53,13 +53,13 @@ fuzz-build: $(FUZZ_BINS)
 
 $(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(formats_INC) -Isrc/frames -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(formats_INC) -Isrc/frames -Isrc/proc -c -o $@ $<
 
 $(FUZZ_DIR)/fuzz_pyframes: $(FUZZ_EXTRA_pyframes)
 $(FUZZ_DIR)/fuzz_kallsyms: $(FUZZ_EXTRA_kallsyms)
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) $(formats_INC) -Isrc/frames -o $@ $< \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) $(formats_INC) -Isrc/frames -Isrc/proc -o $@ $< \
 	  $(FUZZ_OBJS) $(FUZZ_EXTRA_$*) -lz -lm
 
 # Replay the saved inputs: each must now load or fail cleanly.

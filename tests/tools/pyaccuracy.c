@@ -70,7 +70,7 @@ static void take(const uint8_t *data, size_t len)
             struct smp s = {r->time, r->tid, -1, -1,
                             (r->flags & INGEST_F_SCRIPT_TORN) != 0};
             for (size_t i = 0; i < n; i++)
-                if (stackword_is_python(w[i])) {
+                if (stackword_is_script(w[i])) {
                     if (s.leaf < 0)
                         s.leaf = (int)stackword_code(w[i]);
                     s.bottom = (int)stackword_code(w[i]);

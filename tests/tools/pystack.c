@@ -1,9 +1,10 @@
-/* pystack.c - drive the CPython frame reader (src/frames/pyread.h) by
- * hand and for the tests.
+/* pystack.c - drive the interpreter frame readers (CPython's pyread.h,
+ * CRuby's rbread.h, through script_lang.h's table) by hand and for the
+ * tests.
  *
  *   pystack PID [TID]        the interpreter found, then each thread's
- *                            Python stack (leaf first), read live (no
- *                            stop: a racing read may be torn)
+ *                            Python or Ruby stack (leaf first), read live
+ *                            (no stop: a racing read may be torn)
  *   pystack --capture PID TID OUT
  *                            the same for one thread, and every byte the
  *                            reader read, as a memory image
@@ -11,9 +12,12 @@
  *                            and the fuzz corpus
  *   pystack --image FILE     replay an image: what the reader makes of it
  *
- * Output lines: "python VERSION", then per thread "thread TID STATUS" and
- * one "  QUALNAME (FILE:LINE)" per frame, "*" after a frame where a native
- * eval call began.
+ * Output lines: "python VERSION" or "ruby VERSION" (with " eval" when the
+ * interpreter's eval function was found, " unsupported" when the version
+ * is not read), then per thread "thread TID STATUS" (" gvl-wait": a Ruby
+ * thread waiting for the GVL) and one "  NAME
+ * (FILE:LINE)" per frame, "*" after a frame where a native eval call
+ * began.
  */
 #include <dirent.h>
 #include <stdbool.h>
@@ -25,6 +29,7 @@
 #include "pyimage.h"
 #include "pyread.h"
 #include "rmem.h"
+#include "script_lang.h"
 
 static const char *status_name(int s)
 {
@@ -37,49 +42,42 @@ static const char *status_name(int s)
     }
 }
 
-/* Probe every candidate mapping of m (file offset 0); 0 with *info and
- * *base, path when one is a CPython with a runtime. */
-static int find_python(struct rmem *m, const struct maps *mp,
-                       struct pyread_info *info, uint64_t *base,
-                       char *path, size_t cap)
-{
-    int found = -1;
-    for (size_t i = 0; i < mp->n; i++) {
-        const struct map_entry *e = &mp->v[i];
-        if (e->offset != 0 || !pyread_candidate(e->path))
-            continue;
-        struct pyread_info in;
-        if (pyread_probe(m, e->start, e->path, &in) < 0)
-            continue;
-        if (found < 0 || in.runtime) {
-            *info = in;
-            *base = e->start;
-            snprintf(path, cap, "%s", e->path);
-            found = 0;
-        }
-        if (in.runtime)
-            break;
-    }
-    return found;
-}
-
-static int show_thread(struct pyread *r, int64_t tid)
+static int show_thread(const struct script_found *fd, void *r, int64_t tid)
 {
     struct pyread_stack st;
     struct pyread_frame fr[PYWALK_MAX_DEPTH];
     bool torn;
-    pyread_walk(r, tid, &st);
-    int n = pyread_resolve(r, &st, fr, &torn);
-    printf("thread %lld %s%s\n", (long long)tid, status_name(st.status),
-           torn && st.status != PYWALK_TORN ? " torn" : "");
+    fd->ops->walk(r, tid, &st);
+    int n = fd->ops->resolve(r, &st, fr, &torn);
+    printf("thread %lld %s%s%s\n", (long long)tid, status_name(st.status),
+           torn && st.status != PYWALK_TORN ? " torn" : "",
+           st.flags & PYWALK_F_GVL ? " gvl-wait" : "");
     for (int i = 0; i < n; i++) {
         struct pyread_code c;
-        if (pyread_code(r, fr[i].code, &c) < 0)
+        if (fd->ops->code(r, fr[i].code, &c) < 0)
             continue;
         printf("  %s (%s:%u)%s\n", c.qualname, c.filename, fr[i].line,
                fr[i].entry ? " *" : "");
     }
     return n;
+}
+
+/* "python 3.11.2 eval", and the reader (NULL when the version is not
+ * read). */
+static void *open_reader(struct rmem *m, const struct script_found *fd)
+{
+    char lang[16];
+    size_t i = 0;
+    for (; fd->ops->name[i] && i < sizeof lang - 1; i++)
+        lang[i] = (char)(fd->ops->name[i] | 0x20);
+    lang[i] = '\0';
+    void *r = fd->ops->open(m, &fd->info);
+    uint64_t lo = 0, hi = 0;
+    if (r)
+        fd->ops->eval(r, &lo, &hi);
+    printf("%s %s%s%s\n", lang, fd->ops->version(&fd->info),
+           r ? "" : " unsupported", lo ? " eval" : "");
+    return r;
 }
 
 struct tape {
@@ -122,17 +120,17 @@ static int replay(const char *file)
         return 1;
     }
     struct rmem *m = rmem_open_image(im.segs, im.nsegs);
-    struct pyread_info info;
-    if (!m || pyread_probe(m, im.base, im.path, &info) < 0) {
-        printf("no python\n");
+    struct script_found fd;
+    if (!m || script_lang_probe(m, im.base, im.path, &fd) < 0) {
+        printf("no interpreter\n");
         rmem_free(m);
         return 0;
     }
-    printf("python %s%s\n", info.version, info.supported ? "" : " unsupported");
-    struct pyread *r = pyread_new(m, &info);
-    if (r)
-        show_thread(r, (int64_t)im.tid);
-    pyread_free(r);
+    void *r = open_reader(m, &fd);
+    if (r) {
+        show_thread(&fd, r, (int64_t)im.tid);
+        fd.ops->free(r);
+    }
     rmem_free(m);
     return 0;
 }
@@ -157,27 +155,25 @@ int main(int argc, char **argv)
     }
     if (capture)
         rmem_set_tap(m, tap, &t);
-    struct pyread_info info;
-    uint64_t base = 0;
-    char path[256];
-    if (find_python(m, mp, &info, &base, path, sizeof path) < 0) {
-        printf("no python\n");
+    struct script_found fd;
+    if (script_lang_find(m, mp, &fd) < 0) {
+        printf("no interpreter\n");
         return 0;
     }
-    printf("python %s%s\n", info.version, info.supported ? "" : " unsupported");
-    struct pyread *r = pyread_new(m, &info);
+    void *r = open_reader(m, &fd);
     if (!r)
         return 0;
     if (argc >= 3) {
         int64_t tid = atoll(argv[capture ? 3 : 2]);
-        show_thread(r, tid);
+        show_thread(&fd, r, tid);
         if (capture) {
             FILE *f = fopen(argv[4], "wb");
             if (!f) {
                 perror(argv[4]);
                 return 1;
             }
-            pyimage_write_head(f, base, (uint64_t)tid, path, (uint32_t)t.n);
+            pyimage_write_head(f, fd.base, (uint64_t)tid, fd.path,
+                               (uint32_t)t.n);
             for (size_t i = 0; i < t.n; i++)
                 pyimage_write_seg(f, t.v[i].addr, t.v[i].data,
                                   (uint32_t)t.v[i].len);
@@ -190,12 +186,12 @@ int main(int argc, char **argv)
         struct dirent *de;
         while (d && (de = readdir(d)))
             if (de->d_name[0] != '.')
-                show_thread(r, atoll(de->d_name));
+                show_thread(&fd, r, atoll(de->d_name));
         if (d)
             closedir(d);
     }
     struct pyread_stats st;
-    pyread_get_stats(r, &st);
+    fd.ops->stats(r, &st);
     struct rmem_stats rs;
     rmem_get_stats(m, &rs);
     fprintf(stderr, "walks %llu torn %llu codes read %llu; copies %llu "
@@ -204,7 +200,7 @@ int main(int argc, char **argv)
             (unsigned long long)st.codes_read,
             (unsigned long long)rs.copies, (unsigned long long)rs.syscalls,
             (unsigned long long)rs.failed);
-    pyread_free(r);
+    fd.ops->free(r);
     rmem_free(m);
     maps_free(mp);
     return 0;

@@ -8,8 +8,9 @@
 #   symtarget-cxx  the same for C++ (namespaces, templates, inlining)
 #   timedgen       writes a pprof file whose samples carry times, from a
 #                  text spec (the timeline and window fixtures)
-#   pystack        drives the CPython frame reader (src/frames/pyread.h):
-#                  a live process's Python stacks, or a captured image
+#   pystack        drives the interpreter frame readers (src/frames/
+#                  script_lang.h: CPython, CRuby): a live process's Python
+#                  or Ruby stacks, or a captured image
 #   pyaccuracy     runs a sampler on tests/targets/pyhot.py and says how
 #                  often its Python leaf is the function the target's own
 #                  log says ran at that moment

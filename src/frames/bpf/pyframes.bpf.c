@@ -1,5 +1,5 @@
-/* pyframes.bpf.c - the perf backend's Python frames, read in the kernel
- * at the moment of each sample (see perf_pybpf.h).
+/* pyframes.bpf.c - the perf backend's Python and Ruby frames, read in the
+ * kernel at the moment of each sample (see perf_pybpf.h).
  *
  * Attached to every sampling event (PERF_EVENT_IOC_SET_BPF), this runs in
  * the sampled thread's own context, in the same interrupt that takes the
@@ -31,6 +31,7 @@ typedef __u64 uint64_t;
 #define PYWALK_READ(ctx, dst, len, addr) \
     bpf_probe_read_user((dst), (len), (const void *)(unsigned long)(addr))
 #include "pywalk.h"
+#include "rbwalk.h"
 #include "pybpf.h"
 
 struct {
@@ -86,6 +87,50 @@ static long chain_step(__u32 i, void *arg)
     return pywalk_chain_step(0, &s->walk, &s->chain, s->rec.f, s->entry);
 }
 
+static long rfind_step(__u32 i, void *arg)
+{
+    (void)i;
+    struct pybpf_scratch *s = ((struct loop_ctx *)arg)->s;
+    return rbwalk_find_step(0, &s->rb, &s->rfind);
+}
+
+static long rchain_step(__u32 i, void *arg)
+{
+    (void)i;
+    struct pybpf_scratch *s = ((struct loop_ctx *)arg)->s;
+    return rbwalk_chain_step(0, &s->rb, &s->rchain, s->rec.f, s->entry);
+}
+
+/* A Ruby thread's control frames (rbwalk.h) into s->rec. */
+static __always_inline void ruby_walk(struct pybpf_scratch *s,
+                                      const struct pybpf_proc *p, __u32 tid)
+{
+    struct pybpf_rec *r = &s->rec;
+    struct loop_ctx lc = {s};
+    __u64 vm = 0;
+    s->rb = p->rb;
+    if (bpf_probe_read_user(&vm, sizeof vm,
+                            (const void *)(unsigned long)p->runtime) != 0 ||
+        !vm)
+        return;
+    __u64 *hint = bpf_map_lookup_elem(&tstates, &tid);
+    if (!rbwalk_find_start(0, &s->rb, vm, tid, hint ? *hint : 0, &s->rfind))
+        bpf_loop(RBWALK_FIND_STEPS, rfind_step, &lc, 0);
+    __u64 th = s->rfind.found;
+    if (!th)
+        return;
+    if (!hint || *hint != th)
+        bpf_map_update_elem(&tstates, &tid, &th, BPF_ANY);
+    if (!rbwalk_chain_start(0, &s->rb, th, PYWALK_MAX_DEPTH, &s->rchain) &&
+        bpf_loop(RBWALK_CHAIN_STEPS, rchain_step, &lc, 0) ==
+            RBWALK_CHAIN_STEPS && !s->rchain.done)
+        s->rchain.status = PYWALK_DEPTH;
+    r->status = s->rchain.status;
+    if (rbwalk_gvl_waiting(0, &s->rb, s->rfind.ractor, th))
+        r->status |= PYWALK_F_GVL << 8;
+    r->n = s->rchain.k;
+}
+
 SEC("perf_event")
 int pyframes(struct bpf_perf_event_data *ctx)
 {
@@ -107,11 +152,16 @@ int pyframes(struct bpf_perf_event_data *ctx)
     r->status = PYWALK_NONE_THREAD;
     s->walk = p->walk;
     struct loop_ctx lc = {s};
-    __u64 *hint = bpf_map_lookup_elem(&tstates, &tid);
-    if (!pywalk_find_start(0, &s->walk, p->runtime, tid, hint ? *hint : 0,
-                           &s->find))
-        bpf_loop(PYWALK_FIND_STEPS, find_step, &lc, 0);
-    __u64 ts = s->find.found, frame;
+    __u64 *hint = NULL, ts = 0, frame;
+    if (p->lang == 2) {
+        ruby_walk(s, p, tid);
+    } else {
+        hint = bpf_map_lookup_elem(&tstates, &tid);
+        if (!pywalk_find_start(0, &s->walk, p->runtime, tid,
+                               hint ? *hint : 0, &s->find))
+            bpf_loop(PYWALK_FIND_STEPS, find_step, &lc, 0);
+        ts = s->find.found;
+    }
     if (ts) {
         if (!hint || *hint != ts)
             bpf_map_update_elem(&tstates, &tid, &ts, BPF_ANY);
@@ -127,7 +177,8 @@ int pyframes(struct bpf_perf_event_data *ctx)
         }
     }
     /* the entry flags ride in bit 0 of the instruction pointers, which
-     * point at 2-byte code units */
+     * point at 2-byte code units (Python) or 8-byte VALUEs (Ruby; 0 for a
+     * C method) */
     for (__u32 i = 0; i < PYWALK_MAX_DEPTH; i++) {
         if (i >= r->n)
             break;

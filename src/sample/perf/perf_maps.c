@@ -20,14 +20,15 @@
 #include "clock.h"
 #include "maps.h"
 #include "perf_record.h"
-#include "pyread.h"
+#include "script_lang.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
-/* The interpreter p runs, once its executable or libpython is mapped
- * (m names it).  It is looked for in the maps /proc shows: the records
+/* The interpreter p runs, once a mapping of m may be one of the
+ * languages' table (script_candidate: python3, libpython, ruby,
+ * libruby...).  It is looked for in the maps /proc shows: the records
  * map code only, and the reader needs the object's first pages and its
  * data (the runtime's address). */
 static void script_look(struct pf_sampler *s, struct pproc *p,
@@ -35,7 +36,7 @@ static void script_look(struct pf_sampler *s, struct pproc *p,
 {
     bool named = false;
     for (size_t i = 0; !p->script && !p->exited && i < m->n && !named; i++)
-        named = pyread_candidate(m->v[i].path);
+        named = script_candidate(m->v[i].path);
     if (!named)
         return;
     struct maps *full = maps_read(p->pid);

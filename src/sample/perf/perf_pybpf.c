@@ -30,6 +30,7 @@ struct prec {
     uint64_t time;
     uint32_t off;
     uint8_t status;
+    uint8_t flags;       /* PYWALK_F_* */
     bool taken;
 };
 
@@ -95,7 +96,7 @@ struct pf_pybpf *pf_pybpf_new(size_t ring_bytes, char *why, size_t whylen)
     b->rb = ring_buffer__new(bpf_map__fd(b->sk->maps.frames), on_record, b,
                              NULL);
     if (!b->rb) {
-        snprintf(why, whylen, "the BPF ring of Python frames: %s",
+        snprintf(why, whylen, "the BPF ring of interpreter frames: %s",
                  strerror(errno));
         pf_pybpf_free(b);
         return NULL;
@@ -120,12 +121,12 @@ int pf_pybpf_attach(struct pf_pybpf *b, int fd)
                  bpf_program__fd(b->sk->progs.pyframes)) < 0 ? -1 : 0;
 }
 
-int pf_pybpf_add(struct pf_pybpf *b, pid_t pid, const struct pyread *r)
+int pf_pybpf_add(struct pf_pybpf *b, pid_t pid,
+                 const struct script_proc *sp)
 {
-    struct pybpf_proc p = {
-        .runtime = pyread_info(r)->runtime,
-        .walk = pyread_layout(r)->walk,
-    };
+    struct pybpf_proc p;
+    if (script_proc_bpf(sp, &p) < 0)
+        return -1;
     uint32_t key = (uint32_t)pid;
     return bpf_map_update_elem(bpf_map__fd(b->sk->maps.procs), &key, &p,
                                BPF_ANY) < 0 ? -1 : 0;
@@ -151,7 +152,8 @@ static int on_record(void *ctx, void *data, size_t len)
         return 0;
     b->recs[b->nrecs++] = (struct prec){
         .tid = r->tid, .n = r->n, .time = r->time,
-        .off = (uint32_t)b->nframes, .status = (uint8_t)r->status,
+        .off = (uint32_t)b->nframes, .status = (uint8_t)(r->status & 0xff),
+        .flags = (uint8_t)(r->status >> 8),
     };
     if (r->n)
         memcpy(b->frames + b->nframes, r->f, r->n * sizeof r->f[0]);
@@ -209,6 +211,7 @@ bool pf_pybpf_take(struct pf_pybpf *b, pid_t tid, uint64_t time,
     b->st.matched++;
     st->py.n = r->n;
     st->py.status = r->status;
+    st->py.flags = r->flags;
     for (uint32_t i = 0; i < r->n; i++) {
         const struct pywalk_frame *f = &b->frames[r->off + i];
         /* the entry flag rides in bit 0 of the instruction pointer */

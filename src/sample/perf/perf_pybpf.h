@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct pyread;
+struct script_proc;
 struct script_stack;
 struct pf_pybpf;
 
@@ -45,7 +45,8 @@ int pf_pybpf_attach(struct pf_pybpf *b, int fd);
 
 /* Walk the threads of process pid from now on, with r's runtime and
  * offsets.  0, or -1 (the map is full). */
-int pf_pybpf_add(struct pf_pybpf *b, pid_t pid, const struct pyread *r);
+int pf_pybpf_add(struct pf_pybpf *b, pid_t pid,
+                 const struct script_proc *sp);
 
 /* Stop walking process pid (it exited or exec'd). */
 void pf_pybpf_remove(struct pf_pybpf *b, pid_t pid);

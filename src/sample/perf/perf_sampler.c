@@ -798,8 +798,8 @@ static void pf_print_stats(struct sampler *base, FILE *f)
         fprintf(f, "off-CPU reasons: %" PRIu64 " preemptions (waiting for a"
                 " CPU) of %" PRIu64 " switch-outs\n", st.preempted, st.offcpu);
     if (st.script_bpf)
-        fprintf(f, "perf: Python frames read in the sampling interrupt by a "
-                "BPF program; its walks without their sample (lost) %" PRIu64
+        fprintf(f, "perf: interpreter frames read in the sampling interrupt "
+                "by a BPF program; its walks without their sample (lost) %" PRIu64
                 ", without room in its ring %" PRIu64 "\n", st.script_orphans,
                 st.script_dropped);
 }

@@ -67,8 +67,9 @@ static bool load(struct pf_sampler *s)
 void pf_script_attach(struct pf_sampler *s, int fd)
 {
     if (!s->pybpf && s->cfg.argv && !s->pybpf_tried && !read_at_drain() &&
-        pyread_candidate(s->cfg.argv[0]))
-        load(s); /* a launched python: before its first thread exists */
+        script_candidate(s->cfg.argv[0]))
+        load(s); /* a launched python or ruby: before its first thread
+                  * exists */
     if (s->pybpf)
         pf_pybpf_attach(s->pybpf, fd);
 }
@@ -76,10 +77,10 @@ void pf_script_attach(struct pf_sampler *s, int fd)
 void pf_script_found(struct pf_sampler *s, struct pproc *p)
 {
     const char *label = script_proc_label(p->script);
-    struct pyread *r = script_proc_reader(p->script);
+    bool r = script_proc_readable(p->script);
     if (r && read_at_drain())
         p->script_since = clock_mono_ns();
-    else if (r && load(s) && pf_pybpf_add(s->pybpf, p->pid, r) == 0)
+    else if (r && load(s) && pf_pybpf_add(s->pybpf, p->pid, p->script) == 0)
         p->script_since = clock_mono_ns();
     if (s->live.script[0])
         return; /* the header names the first interpreter found */
@@ -121,5 +122,6 @@ void pf_script_sample(struct pf_sampler *s, struct pthr *t, uint64_t time,
         py->have = true;
         py->py.n = 0;
         py->py.status = PYWALK_TORN;
+        py->py.flags = 0;
     }
 }

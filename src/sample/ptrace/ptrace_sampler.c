@@ -262,7 +262,7 @@ static void ps_print_stats(struct sampler *base, FILE *f)
     bool script = s->st.script[0] != 0;
     pthread_mutex_unlock(&s->lock);
     if (script)
-        fprintf(f, "ptrace: Python frames read while the thread is stopped\n");
+        fprintf(f, "ptrace: interpreter frames read while the thread is stopped\n");
     fprintf(f, "ptrace: %" PRIu64 " stops of blocked threads, missed ticks %"
             PRIu64 ", dropped at a library swap %" PRIu64 ", stops that found "
             "the thread asleep (not counted): %" PRIu64 ", interrupts given "

@@ -443,8 +443,8 @@ static void test_python_words(void **state)
     struct fx *x = *state;
     struct fold *f = x->f;
     struct ingest *in = x->in;
-    const uint64_t pcs[] = {0x10, stackword_python(1, 42),
-                            stackword_python(0, 7), stackword_python(9, 1),
+    const uint64_t pcs[] = {0x10, stackword_script(1, 42),
+                            stackword_script(0, 7), stackword_script(9, 1),
                             0x21};
 
     fold_add_maps(f, 1, "A", 1);

@@ -28,6 +28,7 @@
 #include "pyread.h"
 #include "relf.h"
 #include "rmem.h"
+#include "script_lang.h"
 #include "stackword.h"
 
 #define DATA_DIR "tests/unit/data"
@@ -177,7 +178,10 @@ static uint8_t *slurp(const char *path, size_t *n)
 /* What the reader makes of an image: the version in info, and up to max
  * frames (names copied into names[]), or -1 when it found no Python. */
 struct result {
-    struct pyread_info info;
+    char version[24];
+    bool supported;       /* a reader was made */
+    bool own_offsets;     /* Python 3.13: the target's own offsets */
+    uint64_t eval_lo, eval_hi;
     int status;
     bool torn;
     int n;
@@ -185,6 +189,7 @@ struct result {
     char file[PYWALK_MAX_DEPTH][PYREAD_MAX_FILE];
     uint32_t line[PYWALK_MAX_DEPTH];
     bool entry[PYWALK_MAX_DEPTH];
+    uint32_t flags;       /* the walk's PYWALK_F_* */
 };
 
 static int read_image(const struct pyimage *im, struct result *res)
@@ -193,24 +198,31 @@ static int read_image(const struct pyimage *im, struct result *res)
     struct rmem *m = rmem_open_image(im->segs, im->nsegs);
     assert_non_null(m);
     int rc = -1;
-    if (pyread_probe(m, im->base, im->path, &res->info) == 0) {
+    static struct script_found fd;
+    if (script_lang_probe(m, im->base, im->path, &fd) == 0) {
         rc = 0;
-        struct pyread *r = pyread_new(m, &res->info);
+        snprintf(res->version, sizeof res->version, "%s",
+                 fd.ops->version(&fd.info));
+        void *r = fd.ops->open(m, &fd.info);
+        res->supported = r != NULL;
         if (r) {
-            res->info = *pyread_info(r);
+            fd.ops->eval(r, &res->eval_lo, &res->eval_hi);
+            res->own_offsets = fd.ops->lang == SCRIPT_PYTHON &&
+                               pyread_info(r)->own_offsets;
             static struct pyread_stack st;
             struct pyread_frame fr[PYWALK_MAX_DEPTH];
-            res->status = pyread_walk(r, (int64_t)im->tid, &st);
-            res->n = pyread_resolve(r, &st, fr, &res->torn);
+            res->status = fd.ops->walk(r, (int64_t)im->tid, &st);
+            res->n = fd.ops->resolve(r, &st, fr, &res->torn);
+            res->flags = st.flags;
             for (int i = 0; i < res->n; i++) {
                 struct pyread_code c;
-                assert_int_equal(pyread_code(r, fr[i].code, &c), 0);
+                assert_int_equal(fd.ops->code(r, fr[i].code, &c), 0);
                 snprintf(res->name[i], sizeof res->name[i], "%s", c.qualname);
                 snprintf(res->file[i], sizeof res->file[i], "%s", c.filename);
                 res->line[i] = fr[i].line;
                 res->entry[i] = fr[i].entry;
             }
-            pyread_free(r);
+            fd.ops->free(r);
         }
     }
     rmem_free(m);
@@ -226,6 +238,17 @@ static const struct want_frame want_main[] = {
     {"<module>", SCRIPT, 59, true},
 };
 
+/* read_image over the image in file. */
+static void read_one(const char *file, struct result *res)
+{
+    size_t len;
+    uint8_t *data = slurp(file, &len);
+    static struct pyimage im;
+    assert_int_equal(pyimage_parse(data, len, &im), 0);
+    assert_int_equal(read_image(&im, res), 0);
+    free(data);
+}
+
 static void check_image(const char *file, const char *version,
                         const struct want_frame *want, int n, bool own)
 {
@@ -235,10 +258,10 @@ static void check_image(const char *file, const char *version,
     assert_int_equal(pyimage_parse(data, len, &im), 0);
     static struct result res;
     assert_int_equal(read_image(&im, &res), 0);
-    assert_string_equal(res.info.version, version);
-    assert_true(res.info.supported);
-    assert_true(res.info.eval_lo && res.info.eval_hi > res.info.eval_lo);
-    assert_int_equal(res.info.own_offsets, own);
+    assert_string_equal(res.version, version);
+    assert_true(res.supported);
+    assert_true(res.eval_lo && res.eval_hi > res.eval_lo);
+    assert_int_equal(res.own_offsets, own);
     assert_int_equal(res.status, PYWALK_OK);
     assert_false(res.torn);
     assert_int_equal(res.n, n);
@@ -295,13 +318,62 @@ static void test_images(void **state)
     }
 }
 
+/* Ruby 3.1 (Debian 12's /usr/bin/ruby running tests/targets/rbstacks.rb):
+ * C methods by their Ruby names, iseqs at their current lines, an entry
+ * where each vm_exec began (VM_FRAME_FLAG_FINISH). */
+#define RB "tests/targets/rbstacks.rb"
+static void test_image_rb31(void **state)
+{
+    (void)state;
+    const struct want_frame m[] = {
+        {"Kernel#sleep", "<cfunc>", 0, false},
+        {"slow_key", RB, 12, false},
+        {"block in m\xc3\xa9thode", RB, 20, true},
+        {"Array#each", "<cfunc>", 0, false},
+        {"Enumerable#sort_by", "<cfunc>", 0, false},
+        {"m\xc3\xa9thode", RB, 20, false},
+        {"<main>", RB, 33, true},
+    };
+    check_image(DATA_DIR "/rb31_main.img", "3.1.2", m, 7, false);
+    const struct want_frame w[] = {
+        {"Kernel#sleep", "<cfunc>", 0, false},
+        {"block in worker_loop", RB, 27, true},
+        {"Kernel#loop", "<cfunc>", 0, false},
+        {"worker_loop", RB, 27, false},
+        {"block in <main>", RB, 30, true},
+    };
+    check_image(DATA_DIR "/rb31_worker.img", "3.1.2", w, 5, false);
+    static struct result res;
+    read_one(DATA_DIR "/rb31_worker.img", &res);
+    assert_int_equal(res.flags, 0);
+}
+
+/* A thread of tests/targets/rbgvl.rb waiting for the GVL while the other
+ * runs: the walk says so (PYWALK_F_GVL), its frames as they stand. */
+static void test_image_rb31_gvl(void **state)
+{
+    (void)state;
+    const char *g = "tests/targets/rbgvl.rb";
+    const struct want_frame w[] = {
+        {"Process.clock_gettime", "<cfunc>", 0, false},
+        {"spin", g, 12, false},
+        {"gvl_b", g, 21, false},
+        {"block in <main>", g, 25, true},
+    };
+    check_image(DATA_DIR "/rb31_gvl.img", "3.1.2", w, 4, false);
+    static struct result res;
+    read_one(DATA_DIR "/rb31_gvl.img", &res);
+    assert_int_equal(res.flags, PYWALK_F_GVL);
+}
+
 /* Each read the reader made, missing or cut short: the reader says less,
  * never something else. */
 static void test_image_truncated(void **state)
 {
     (void)state;
     const char *files[] = {"py311_main", "py311_worker", "py312_main",
-                           "py313_worker"};
+                           "py313_worker", "rb31_main", "rb31_worker",
+                           "rb31_gvl"};
     static struct pyimage full, cut;
     static struct result whole, part;
     for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
@@ -323,7 +395,7 @@ static void test_image_truncated(void **state)
                 }
                 if (read_image(&cut, &part) < 0)
                     continue;
-                if (!part.info.supported || part.n <= 0)
+                if (!part.supported || part.n <= 0)
                     continue;
                 assert_true(part.n <= whole.n);
                 for (int i = 0; i < part.n; i++) {
@@ -566,8 +638,8 @@ static void test_splice(void **state)
     (void)state;
     /* leaf first: a C leaf, eval (A), a C call, eval (B), main */
     const uint64_t pcs[] = {0x500, 0x1010, 0x600, 0x1020, 0x700};
-    const uint64_t py[] = {stackword_python(1, 10), stackword_python(2, 20),
-                           stackword_python(3, 30), stackword_python(4, 40)};
+    const uint64_t py[] = {stackword_script(1, 10), stackword_script(2, 20),
+                           stackword_script(3, 30), stackword_script(4, 40)};
     const bool entry[] = {false, true, false, true};
     struct stackword_splice_in in = {pcs, 5, 0x1000, 0x1100, py, entry, 4};
     uint64_t out[16];
@@ -614,13 +686,13 @@ static void test_splice(void **state)
     /* the cap holds */
     assert_int_equal(stackword_splice(&in, out, 3), 3);
     /* words */
-    uint64_t w = stackword_python(0xabcdef, 123456);
-    assert_true(stackword_is_python(w));
-    assert_false(stackword_is_python(0x7fffffffe000ull));
-    assert_false(stackword_is_python(0xffffffff81000000ull));
+    uint64_t w = stackword_script(0xabcdef, 123456);
+    assert_true(stackword_is_script(w));
+    assert_false(stackword_is_script(0x7fffffffe000ull));
+    assert_false(stackword_is_script(0xffffffff81000000ull));
     assert_int_equal(stackword_code(w), 0xabcdef);
     assert_int_equal(stackword_line(w), 123456);
-    assert_int_equal(stackword_line(stackword_python(1, 1u << 25)), 0);
+    assert_int_equal(stackword_line(stackword_script(1, 1u << 25)), 0);
 }
 
 UNIT_MAIN(
@@ -628,6 +700,8 @@ UNIT_MAIN(
     cmocka_unit_test(test_pyline_cpython),
     cmocka_unit_test(test_pyline_bounds),
     cmocka_unit_test(test_images),
+    cmocka_unit_test(test_image_rb31),
+    cmocka_unit_test(test_image_rb31_gvl),
     cmocka_unit_test(test_image_truncated),
     cmocka_unit_test(test_code_cache),
     cmocka_unit_test(test_walk_bounds),

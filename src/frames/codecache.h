@@ -1,0 +1,110 @@
+/* codecache.h - an interpreter's code objects as a frame reader knows
+ * them: checked, named and given a dense id, cached by their address in
+ * the target, for every language's reader (pyread.c, rbread.c).
+ *
+ * An entry is trusted for one generation (codecache_next_generation, at
+ * each batch of samples): its first use in a newer one reads the
+ * object's header again (the language's `head` op) and compares the
+ * words it gives, so an object freed and replaced at the same address is
+ * read again under a new id, and a steady state costs one small read per
+ * distinct code object per generation.  It also resolves a walked stack
+ * (codecache_resolve) and hands out what the collector is told of a code
+ * (codecache_code), for every reader alike.  What an entry holds beyond its
+ * name, file and first line (a line table) is the language's, in `aux`.
+ *
+ * One cache per reader, used by the reader's thread.  libc only.
+ */
+#ifndef SPROFTOP_CODECACHE_H
+#define SPROFTOP_CODECACHE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "idtab.h"
+#include "pyread.h"
+
+#define CODECACHE_CHECK 5            /* words a header check compares */
+#define CODECACHE_MAX_CODES 65536    /* entries cached at once */
+#define CODECACHE_MAX_IDS (1u << 24) /* ids handed out (what a stack word
+                                        holds) */
+
+struct codecache_entry {
+    uint64_t addr;             /* the code object in the target */
+    uint32_t id;
+    uint32_t gen;              /* generation it was last checked in */
+    uint64_t check[CODECACHE_CHECK]; /* its header as read */
+    int32_t firstlineno;
+    char *name, *file;         /* malloc'd UTF-8 */
+    void *aux;                 /* malloc'd: the language's (line table) */
+    uint32_t aux_len;
+};
+
+/* What a language reads.  ctx is the reader. */
+struct codecache_ops {
+    /* The header of the object at addr into check[]: 0, or -1 when it is
+     * not a code object of this interpreter (or unreadable). */
+    int (*head)(void *ctx, uint64_t addr, uint64_t *check);
+    /* Fill e's name, file, firstlineno and aux (all NULL/0 on entry)
+     * from the object at e->addr whose header e->check holds: 0, or -1
+     * (then what it filled is freed by the cache). */
+    int (*fill)(void *ctx, struct codecache_entry *e);
+    /* The line frame f runs in e (0: unknown). */
+    uint32_t (*line)(void *ctx, const struct codecache_entry *e,
+                     const struct pywalk_frame *f);
+};
+
+struct codecache_stats {
+    uint64_t read;    /* code objects read (new or changed) */
+    uint64_t checked; /* cached ones checked again */
+    uint64_t bad;     /* code objects that failed a check */
+};
+
+struct codecache {
+    const struct codecache_ops *ops;
+    void *ctx;
+    struct codecache_entry *v;
+    size_t n, cap;
+    struct idtab by_addr;      /* util_mix64(addr) -> index in v */
+    uint32_t *id_entry;        /* id -> index in v, or UINT32_MAX */
+    size_t nids, capids;
+    uint32_t gen;
+    struct codecache_stats st;
+};
+
+/* An empty cache over ops (ctx: their first argument). */
+void codecache_init(struct codecache *c, const struct codecache_ops *ops,
+                    void *ctx);
+
+/* Frees every entry. */
+void codecache_free(struct codecache *c);
+
+/* The checked entry of the code object at addr (read, or checked again
+ * in a new generation), or NULL when it does not check (or on OOM). */
+const struct codecache_entry *codecache_get(struct codecache *c,
+                                            uint64_t addr);
+
+/* The entry with this id, or NULL once it was replaced (or for an id
+ * never given). */
+const struct codecache_entry *codecache_by_id(const struct codecache *c,
+                                              uint32_t id);
+
+/* Resolve st's frames into out (room for st->n): each frame's code
+ * checked and named through the cache, its line from the ops.  Returns
+ * how many resolved (a prefix of st: a frame that does not check ends
+ * it), or -1 when none did while st had some.  *torn is set when a frame
+ * failed or the walk itself was torn. */
+int codecache_resolve(struct codecache *c, const struct pyread_stack *st,
+                      struct pyread_frame *out, bool *torn);
+
+/* The code with this id into *out (its strings live as long as the
+ * entry): 0, or -1 once it was replaced (or for an id never given). */
+int codecache_code(const struct codecache *c, uint32_t id,
+                   struct pyread_code *out);
+
+/* Ids handed out so far (the next id). */
+uint32_t codecache_count(const struct codecache *c);
+
+/* A new generation: entries are checked again at their next use. */
+void codecache_next_generation(struct codecache *c);
+
+#endif

@@ -1,0 +1,186 @@
+/* script_lang.c - the table of interpreter languages; see
+ * script_lang.h. */
+#include "script_lang.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "maps.h"
+#include "pylayout.h"
+#include "rblayout.h"
+
+
+/* Python */
+static int py_probe(struct rmem *m, uint64_t base, const char *path,
+                    union script_info *info, bool *strong)
+{
+    if (pyread_probe(m, base, path, &info->py) < 0)
+        return -1;
+    *strong = info->py.runtime != 0;
+    return 0;
+}
+static const char *py_version(const union script_info *i)
+{
+    return i->py.version;
+}
+static void *py_open(struct rmem *m, const union script_info *i)
+{
+    return pyread_new(m, &i->py);
+}
+static void py_free(void *r) { pyread_free(r); }
+static int py_walk(void *r, int64_t tid, struct pyread_stack *st)
+{
+    return pyread_walk(r, tid, st);
+}
+static int py_resolve(void *r, const struct pyread_stack *st,
+                      struct pyread_frame *out, bool *torn)
+{
+    return pyread_resolve(r, st, out, torn);
+}
+static int py_code(const void *r, uint32_t id, struct pyread_code *out)
+{
+    return pyread_code(r, id, out);
+}
+static uint32_t py_count(const void *r) { return pyread_code_count(r); }
+static void py_next(void *r) { pyread_next_generation(r); }
+static void py_eval(const void *r, uint64_t *lo, uint64_t *hi)
+{
+    *lo = pyread_info(r)->eval_lo;
+    *hi = pyread_info(r)->eval_hi;
+}
+static void py_bpf(const void *r, struct pybpf_proc *out)
+{
+    out->lang = SCRIPT_PYTHON;
+    out->runtime = pyread_info(r)->runtime;
+    out->walk = pyread_layout(r)->walk;
+}
+static void py_stats(const void *r, struct pyread_stats *out)
+{
+    pyread_get_stats(r, out);
+}
+
+/* Ruby */
+static int rb_probe(struct rmem *m, uint64_t base, const char *path,
+                    union script_info *info, bool *strong)
+{
+    *strong = true;
+    return rbread_probe(m, base, path, &info->rb);
+}
+static const char *rb_version(const union script_info *i)
+{
+    return i->rb.version;
+}
+static void *rb_open(struct rmem *m, const union script_info *i)
+{
+    return rbread_new(m, &i->rb);
+}
+static void rb_free(void *r) { rbread_free(r); }
+static int rb_walk(void *r, int64_t tid, struct pyread_stack *st)
+{
+    return rbread_walk(r, tid, st);
+}
+static int rb_resolve(void *r, const struct pyread_stack *st,
+                      struct pyread_frame *out, bool *torn)
+{
+    return rbread_resolve(r, st, out, torn);
+}
+static int rb_code(const void *r, uint32_t id, struct pyread_code *out)
+{
+    return rbread_code(r, id, out);
+}
+static uint32_t rb_count(const void *r) { return rbread_code_count(r); }
+static void rb_next(void *r) { rbread_next_generation(r); }
+static void rb_eval(const void *r, uint64_t *lo, uint64_t *hi)
+{
+    *lo = rbread_info(r)->eval_lo;
+    *hi = rbread_info(r)->eval_hi;
+}
+static void rb_bpf(const void *r, struct pybpf_proc *out)
+{
+    out->lang = SCRIPT_RUBY;
+    out->runtime = rbread_info(r)->vm_ptr;
+    out->rb = rbread_layout(r)->walk;
+}
+static void rb_stats(const void *r, struct pyread_stats *out)
+{
+    rbread_get_stats(r, out);
+}
+
+static const struct script_lang_ops langs[] = {
+    {SCRIPT_PYTHON, "Python", pyread_candidate, py_probe, py_version,
+     pylayout_supported, py_open, py_free, py_walk, py_resolve, py_code,
+     py_count, py_next, py_eval, py_bpf, py_stats},
+    {SCRIPT_RUBY, "Ruby", rbread_candidate, rb_probe, rb_version,
+     rblayout_supported, rb_open, rb_free, rb_walk, rb_resolve, rb_code,
+     rb_count, rb_next, rb_eval, rb_bpf, rb_stats},
+};
+#define NLANGS (sizeof langs / sizeof langs[0])
+
+bool script_candidate(const char *path)
+{
+    for (size_t l = 0; l < NLANGS; l++)
+        if (langs[l].candidate(path))
+            return true;
+    return false;
+}
+
+static int probe_lang(const struct script_lang_ops *l, struct rmem *m,
+                      uint64_t base, const char *path,
+                      struct script_found *out, bool *strong)
+{
+    *strong = false;
+    if (!l->candidate(path) ||
+        l->probe(m, base, path, &out->info, strong) < 0)
+        return -1;
+    out->ops = l;
+    out->base = base;
+    snprintf(out->path, sizeof out->path, "%s", path);
+    return 0;
+}
+
+int script_lang_probe(struct rmem *m, uint64_t base, const char *path,
+                      struct script_found *out)
+{
+    bool strong;
+    for (size_t l = 0; l < NLANGS; l++)
+        if (probe_lang(&langs[l], m, base, path, out, &strong) == 0)
+            return 0;
+    return -1;
+}
+
+int script_lang_find(struct rmem *m, const struct maps *mp,
+                     struct script_found *out)
+{
+    bool found = false;
+    for (size_t i = 0; i < mp->n; i++) {
+        const struct map_entry *e = &mp->v[i];
+        if (e->offset != 0 || !e->r)
+            continue;
+        for (size_t l = 0; l < NLANGS; l++) {
+            struct script_found f;
+            bool strong;
+            if (probe_lang(&langs[l], m, e->start, e->path, &f, &strong) < 0)
+                continue;
+            /* the object that holds the runtime (libpython, or the
+             * executable when it is linked in) wins */
+            if (!found || strong)
+                *out = f;
+            found = true;
+            if (strong)
+                return 0;
+        }
+    }
+    return found ? 0 : -1;
+}
+
+void script_lang_label(const struct script_lang_ops *ops,
+                       const union script_info *info, bool read, char *buf,
+                       size_t cap)
+{
+    if (read)
+        snprintf(buf, cap, "%s %s", ops->name, ops->version(info));
+    else
+        snprintf(buf, cap, "%s %s: not read (%s %s)", ops->name,
+                 ops->version(info), ops->supported(),
+                 strchr(ops->supported(), ',') ? "are" : "is");
+}
