@@ -123,7 +123,7 @@ DEB_PKGS := gcc g++ make pkg-config libncurses-dev libunwind-dev libdw-dev \
             ruby-stackprof golang-go graphviz valgrind libxml2-utils groff \
             clang libclang-rt-14-dev chromium nodejs openjdk-17-jdk-headless \
             racket libbpf-dev bpftool python3 libiberty-dev libcapstone-dev \
-            linux-perf
+            linux-perf universal-ctags
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \

@@ -71,21 +71,18 @@ fi
 # message names the tracer's PID and name (perf_event can sample it:
 # tests/perf_safety.t).
 if command -v strace >/dev/null; then
-    spawn strace -p "$pid" -o /dev/null 2>"$TMPD/strace.err"
-    strace_pid=$SPAWN_PID
-    traced_by_strace() { [ "$(tracer_pid "$pid")" = "$strace_pid" ]; }
-    if wait_until 10 traced_by_strace; then
+    if strace_attach "$pid"; then
         run_sproftop --sampler ptrace -p "$pid" -d 1 -o "$TMPD/traced.folded"
         is "$RC" 1 "already traced: exit 1"
         assert_one_line_error "already traced: one line on stderr"
-        like "$ERRS" "(^|[^0-9])$strace_pid([^0-9]|$)" "already traced: names the tracer PID $strace_pid"
+        like "$ERRS" "(^|[^0-9])$STRACE_PID([^0-9]|$)" "already traced: names the tracer PID $STRACE_PID"
         like "$ERRS" 'strace' "already traced: names the tracer (strace)"
-        is "$(tracer_pid "$pid")" "$strace_pid" "strace is still the tracer afterwards"
+        is "$(tracer_pid "$pid")" "$STRACE_PID" "strace is still the tracer afterwards"
     else
         skip 5 "strace did not attach (TracerPid $(tracer_pid "$pid"))"
     fi
-    kill -TERM "$strace_pid" 2>/dev/null
-    wait_exit "$strace_pid" 10 || kill_pid "$strace_pid"
+    kill -TERM "$STRACE_PID" 2>/dev/null
+    wait_exit "$STRACE_PID" 10 || kill_pid "$STRACE_PID"
     untraced() { [ "$(tracer_pid "$pid")" = 0 ]; }
     wait_until 10 untraced
 else

@@ -33,6 +33,27 @@ why_go="go tool pprof not installed (apt-get install golang-go)"
 why_cga="callgrind_annotate not installed (apt-get install valgrind)"
 why_ss="node or $NPM_PREFIX/node_modules/{ajv,speedscope} missing (make deps)"
 
+# cga_mismatches TEXT COUNT FOLDED: the functions of callgrind_annotate's
+# "N<TAB>function" rows in TEXT whose N is not what `COUNT FOLDED function`
+# says, one line each; nothing when all agree.
+cga_mismatches() {
+    printf '%s\n' "$1" | while IFS=$'\t' read -r n f; do
+        [ "$f" = "PROGRAM TOTALS" ] && continue
+        w=$("$2" "$3" "$f")
+        [ "$n" = "$w" ] || echo "$f: callgrind $n, folded $w"
+    done
+}
+
+# ss_valid FILE [WHAT]: speedscope's schema checked on $TMPD/FILE by node
+# (its report noted, and kept in $v), one test that it is valid, WHAT
+# naming the file.
+ss_valid() {
+    v=$(node "$TOP/tests/formats/validate_speedscope.js" "$NPM_PREFIX" \
+        "$TMPD/$1" 2>&1)
+    note "$v"
+    like "$v" '^valid$' "${2:-$1} validates against speedscope's schema"
+}
+
 # folded_self FILE NAME: samples whose leaf is NAME.
 folded_self() {
     awk -v name="$2" '
@@ -194,28 +215,17 @@ if [ "$have_cga" = 1 ]; then
     is "$(cga_get "$excl" work_unit)" "$(folded_self "$fd" work_unit)" \
         "callgrind_annotate --inclusive=no: work_unit = folded self"
     # Every function it lists, not only the ones we name.
-    bad=$(printf '%s\n' "$incl" | while IFS=$'\t' read -r n f; do
-        [ "$f" = "PROGRAM TOTALS" ] && continue
-        w=$(folded_count_frame "$fd" "$f")
-        [ "$n" = "$w" ] || echo "$f: callgrind $n, folded $w"
-    done)
-    is "$bad" "" "callgrind_annotate: every function's inclusive = folded count"
-    bad=$(printf '%s\n' "$excl" | while IFS=$'\t' read -r n f; do
-        [ "$f" = "PROGRAM TOTALS" ] && continue
-        w=$(folded_self "$fd" "$f")
-        [ "$n" = "$w" ] || echo "$f: callgrind $n, folded $w"
-    done)
-    is "$bad" "" "callgrind_annotate: every function's self = folded self"
+    is "$(cga_mismatches "$incl" folded_count_frame "$fd")" "" \
+        "callgrind_annotate: every function's inclusive = folded count"
+    is "$(cga_mismatches "$excl" folded_self "$fd")" "" \
+        "callgrind_annotate: every function's self = folded self"
 else
     skip 10 "$why_cga"
 fi
 
 # --- speedscope on split -----------------------------------------------------
 if [ "$have_ss" = 1 ]; then
-    v=$(node "$TOP/tests/formats/validate_speedscope.js" "$NPM_PREFIX" \
-        "$TMPD/split.speedscope.json" 2>&1)
-    note "$v"
-    like "$v" '^valid$' "split.speedscope.json validates against speedscope's schema"
+    ss_valid split.speedscope.json
     is "$(printf '%s\n' "$v" | grep -c '^profile ')" 1 "one profile for the one thread"
 else
     skip 2 "$why_ss"
@@ -262,10 +272,7 @@ else
 fi
 
 if [ "$have_ss" = 1 ]; then
-    v=$(node "$TOP/tests/formats/validate_speedscope.js" "$NPM_PREFIX" \
-        "$TMPD/threads.speedscope.json" 2>&1)
-    note "$v"
-    like "$v" '^valid$' "threads.speedscope.json validates against speedscope's schema"
+    ss_valid threads.speedscope.json
     is "$(printf '%s\n' "$v" | grep -c '^profile ')" "$(printf '%s\n' "$roots" | wc -l)" \
         "one speedscope profile per thread"
     # Weights are count x interval: the same ratio for every thread.
@@ -288,12 +295,11 @@ fi
 # --- C++ names, written straight from live runs --------------------------------
 start_target cxx || bail_out "cannot start cxx"
 cpid=$TARGET_PID
-sample_until 300 30 -p "$cpid" -F 500 -o "$TMPD/callgrind.out.cxx"
-is "$RC" 0 "cxx: -o callgrind.out.cxx (format from the prefix) exits 0"
-sample_until 300 30 -p "$cpid" -F 500 -o "$TMPD/cxx.speedscope.json"
-is "$RC" 0 "cxx: -o cxx.speedscope.json exits 0"
-sample_until 300 30 -p "$cpid" -F 500 -o "$TMPD/cxx.pb.gz"
-is "$RC" 0 "cxx: -o cxx.pb.gz exits 0"
+for out in "callgrind.out.cxx (format from the prefix)" cxx.speedscope.json \
+           cxx.pb.gz; do
+    sample_until 300 30 -p "$cpid" -F 500 -o "$TMPD/${out%% *}"
+    is "$RC" 0 "cxx: -o $out exits 0"
+done
 kill_pid "$cpid"
 run_sproftop -i "$TMPD/cxx.pb.gz" -o "$TMPD/cxx.folded"
 run_sproftop -i "$TMPD/cxx.pb.gz" -o "$TMPD/cxx.callgrind"
@@ -324,9 +330,7 @@ else
     skip 2 "$why_go"
 fi
 if [ "$have_ss" = 1 ]; then
-    v=$(node "$TOP/tests/formats/validate_speedscope.js" "$NPM_PREFIX" \
-        "$TMPD/cxx.speedscope.json" 2>&1)
-    like "$v" '^valid$' "cxx.speedscope.json (live) validates against speedscope's schema"
+    ss_valid cxx.speedscope.json "cxx.speedscope.json (live)"
     check "cxx.speedscope.json holds the operator() name" \
         grep -qF '"sprof::Accumulate::operator()(double const*' "$TMPD/cxx.speedscope.json"
 else

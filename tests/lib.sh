@@ -213,6 +213,16 @@ tracer_pid() {
     awk '/^TracerPid:/ { print $2 }' "/proc/$1/status" 2>/dev/null
 }
 
+# strace_attach PID: start strace on PID (its PID in STRACE_PID, ended by
+# the cleanup like any spawn) and wait, at most 10 s, until it is PID's
+# tracer.  Fails when it never becomes the tracer.
+strace_attach() {
+    spawn strace -p "$1" -o /dev/null 2>"$TMPD/strace.err"
+    STRACE_PID=$SPAWN_PID
+    wait_until 10 _traced_by "$1" "$STRACE_PID"
+}
+_traced_by() { [ "$(tracer_pid "$1")" = "$2" ]; }
+
 # sproftop_attached SP PID: the sproftop process SP samples PID: one of
 # SP's threads traces PID's leader (the ptrace backend), or SP holds more
 # perf_event fds than there are CPUs (the perf backend: one ring-buffer

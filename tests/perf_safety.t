@@ -136,18 +136,15 @@ signals_run "two CPU hogs"
 if command -v strace >/dev/null; then
     start_target split || bail_out "cannot start split"
     pid=$TARGET_PID
-    spawn strace -p "$pid" -o /dev/null 2>"$TMPD/strace.err"
-    strace_pid=$SPAWN_PID
-    by_strace() { [ "$(tracer_pid "$pid")" = "$strace_pid" ]; }
-    if wait_until 10 by_strace; then
+    if strace_attach "$pid"; then
         run_sproftop --sampler perf -p "$pid" -d 1 -o "$TMPD/traced.folded"
         is "$RC" 0 "a process traced by strace: perf samples it, exit 0"
         cmp_ok "$(folded_count_frame "$TMPD/traced.folded" work_unit)" '>' 0 "its samples name work_unit"
-        is "$(tracer_pid "$pid")" "$strace_pid" "strace is still its tracer"
+        is "$(tracer_pid "$pid")" "$STRACE_PID" "strace is still its tracer"
     else
         skip 3 "strace did not attach"
     fi
-    kill_pid "$strace_pid"
+    kill_pid "$STRACE_PID"
 else
     skip 3 "strace not installed"
 fi

@@ -27,6 +27,15 @@ uint64_t util_hash_bytes(const void *data, size_t len, uint64_t seed);
 /* v in decimal with a comma between groups of three digits ("1,040"),
  * into buf (n bytes; 27 always suffice).  Returns buf. */
 const char *util_thousands(uint64_t v, char *buf, size_t n);
+/* The qsort order of the pairs (a1, a2) and (b1, b2) of unsigned keys:
+ * by the first keys, then by the second; -1, 0 or 1. */
+static inline int util_cmp_pair(uint64_t a1, uint64_t a2, uint64_t b1,
+                                uint64_t b2)
+{
+    if (a1 != b1)
+        return a1 < b1 ? -1 : 1;
+    return (a2 > b2) - (a2 < b2);
+}
 
 /* snprintf into err (errlen may be 0, err may then be NULL); always
  * NUL-terminated, silently truncated. */

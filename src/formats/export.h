@@ -86,6 +86,16 @@ export_write_fn export_annotate_write;
 int export_write_counts(const struct profile *p, const struct export_opts *o,
                         FILE *f, export_write_fn *write);
 
+/* EXPORT_COUNTS_WRITER(name, write): defines the export_write_fn `name`
+ * of a count format as export_write_counts(p, o, f, write): a file
+ * sampled at one rate holds its samples (profile.h, "Weights"). */
+#define EXPORT_COUNTS_WRITER(name, write)                                   \
+    int name(const struct profile *p, const struct export_opts *o,         \
+             FILE *f)                                                       \
+    {                                                                       \
+        return export_write_counts(p, o, f, write);                         \
+    }
+
 /* Check, before any work, that `path` can be written by export_to_file
  * (outfile_check: a standard descriptor that is open, or a writable
  * directory outside /dev, /proc and /sys and no directory, symlink,

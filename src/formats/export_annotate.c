@@ -138,8 +138,4 @@ out:
     return rc;
 }
 
-int export_annotate_write(const struct profile *p, const struct export_opts *o,
-                          FILE *f)
-{
-    return export_write_counts(p, o, f, write_listing);
-}
+EXPORT_COUNTS_WRITER(export_annotate_write, write_listing)

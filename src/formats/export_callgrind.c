@@ -499,10 +499,4 @@ out:
     return rc;
 }
 
-/* Counts of the nominal interval: a file sampled at one rate is its
- * samples (profile.h, "Weights"). */
-int export_callgrind_write(const struct profile *p, const struct export_opts *o,
-                           FILE *f)
-{
-    return export_write_counts(p, o, f, write_callgrind);
-}
+EXPORT_COUNTS_WRITER(export_callgrind_write, write_callgrind)

@@ -263,10 +263,4 @@ static int write_folded(const struct profile *p, const struct export_opts *o,
     return rc != 0 || ferror(f) ? -1 : 0;
 }
 
-/* Counts of the nominal interval: a file sampled at one rate is its
- * samples (profile.h, "Weights"). */
-int export_folded_write(const struct profile *p, const struct export_opts *o,
-                        FILE *f)
-{
-    return export_write_counts(p, o, f, write_folded);
-}
+EXPORT_COUNTS_WRITER(export_folded_write, write_folded)

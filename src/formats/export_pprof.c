@@ -410,10 +410,8 @@ static void put_mappings(struct writer *w, struct pb_buf *out)
 
         pb_buf_clear(&w->msg);
         pb_put_uint(&w->msg, PPROF_MAPPING_ID, i + 1);
-        if (m->start)
-            pb_put_uint(&w->msg, PPROF_MAPPING_START, m->start);
-        if (m->limit)
-            pb_put_uint(&w->msg, PPROF_MAPPING_LIMIT, m->limit);
+        pb_put_nonzero(&w->msg, PPROF_MAPPING_START, m->start);
+        pb_put_nonzero(&w->msg, PPROF_MAPPING_LIMIT, m->limit);
         /* 0 is the field's default: written only when it says more, so
          * that what the reader makes of an absent one writes the same */
         if (m->build_id && m->has_bias && m->start > m->bias)
@@ -435,10 +433,8 @@ static void put_locations(struct writer *w, struct pb_buf *out)
 
         pb_buf_clear(&w->msg);
         pb_put_uint(&w->msg, PPROF_LOCATION_ID, i + 1);
-        if (l->mapping)
-            pb_put_uint(&w->msg, PPROF_LOCATION_MAPPING_ID, l->mapping);
-        if (l->addr)
-            pb_put_uint(&w->msg, PPROF_LOCATION_ADDRESS, l->addr);
+        pb_put_nonzero(&w->msg, PPROF_LOCATION_MAPPING_ID, l->mapping);
+        pb_put_nonzero(&w->msg, PPROF_LOCATION_ADDRESS, l->addr);
         for (uint32_t k = l->n; k-- > 0;) {
             pb_buf_clear(&w->sub);
             const struct frame_desc *d = profile_frame(w->p,
@@ -470,8 +466,7 @@ static void put_functions(struct writer *w, struct pb_buf *out)
         if (nonempty(d->file))
             pb_put_uint(&w->msg, PPROF_FUNCTION_FILENAME,
                         intern(w, d->file));
-        if (d->line)
-            pb_put_uint(&w->msg, PPROF_FUNCTION_START_LINE, d->line);
+        pb_put_nonzero(&w->msg, PPROF_FUNCTION_START_LINE, d->line);
         pb_put_bytes(out, PPROF_FUNCTION, w->msg.data, w->msg.len);
     }
 }

@@ -152,10 +152,4 @@ out:
     return rc;
 }
 
-/* Counts of the nominal interval: a file sampled at one rate is its
- * samples (profile.h, "Weights"). */
-int export_samplingprof_write(const struct profile *p,
-                              const struct export_opts *o, FILE *f)
-{
-    return export_write_counts(p, o, f, write_samplingprof);
-}
+EXPORT_COUNTS_WRITER(export_samplingprof_write, write_samplingprof)

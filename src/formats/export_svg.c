@@ -510,10 +510,4 @@ fail:
     return -1;
 }
 
-/* Counts of the nominal interval: a file sampled at one rate is its
- * samples (profile.h, "Weights"). */
-int export_svg_write(const struct profile *p, const struct export_opts *o,
-                     FILE *f)
-{
-    return export_write_counts(p, o, f, write_svg);
-}
+EXPORT_COUNTS_WRITER(export_svg_write, write_svg)

@@ -138,10 +138,4 @@ fail:
     return -1;
 }
 
-/* Counts of the nominal interval: a file sampled at one rate is its
- * samples (profile.h, "Weights"). */
-int export_top_write(const struct profile *p, const struct export_opts *o,
-                     FILE *f)
-{
-    return export_write_counts(p, o, f, write_top);
-}
+EXPORT_COUNTS_WRITER(export_top_write, write_top)

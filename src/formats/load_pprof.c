@@ -161,9 +161,7 @@ static int cmp_idpair(const void *a, const void *b)
 {
     const struct idpair *x = a, *y = b;
 
-    if (x->id != y->id)
-        return x->id < y->id ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
+    return util_cmp_pair(x->id, x->idx, y->id, y->idx);
 }
 
 /* Sort the ids of n records (id at byte offset id_off of each elem-sized
@@ -592,34 +590,32 @@ static uint32_t sample_thread(struct loader *ld, const struct sample *s)
     return profile_thread(ld->p, 0, "all");
 }
 
-static int add_sample(struct loader *ld, const struct span *sp,
-                      const struct idpair *locs, uint32_t value_index)
+/* Read the Sample at sp into s and check its values: as many as the
+ * sample types, none negative.  0, or -1 with the loader's error set. */
+static int read_sample(struct loader *ld, const struct span *sp,
+                       struct sample *s)
 {
-    struct sample s = { .locs = locs, .value_index = value_index };
     struct pb_field mf = { .data = sp->data, .len = sp->len,
                            .data_off = sp->off, .off = sp->off };
     struct pb_reader r;
     struct pb_field f;
-    size_t depth = 0;
-    uint32_t thread;
-    uint64_t weight;
     int rc;
 
     pb_reader_sub(&r, &mf);
     while ((rc = pb_next(&r, &f)) == 1) {
         switch (f.num) {
         case PPROF_SAMPLE_LOCATION_ID:
-            if (each_varint(ld, &f, "Sample.location_id", on_location_id, &s))
+            if (each_varint(ld, &f, "Sample.location_id", on_location_id, s))
                 return -1;
             break;
         case PPROF_SAMPLE_VALUE:
-            if (each_varint(ld, &f, "Sample.value", on_value, &s))
+            if (each_varint(ld, &f, "Sample.value", on_value, s))
                 return -1;
             break;
         case PPROF_SAMPLE_LABEL:
             if (f.wire != PB_LEN)
                 return pprof_wrong_wire(ld, &f, "Sample.label");
-            if (parse_label(ld, &f, &s))
+            if (parse_label(ld, &f, s))
                 return -1;
             break;
         default:
@@ -628,11 +624,56 @@ static int add_sample(struct loader *ld, const struct span *sp,
     }
     if (pprof_sub_end(ld, &r, rc))
         return -1;
-    if (s.nvalues != ld->ntypes)
+    if (s->nvalues != ld->ntypes)
         return pprof_fail(ld, sp->off, "sample has %" PRIu64 " values for %zu "
-                    "sample types", s.nvalues, ld->ntypes);
-    if ((int64_t)s.value < 0)
-        return pprof_fail(ld, s.value_off, "negative sample value");
+                    "sample types", s->nvalues, ld->ntypes);
+    if ((int64_t)s->value < 0)
+        return pprof_fail(ld, s->value_off, "negative sample value");
+    return 0;
+}
+
+/* s's stack into ld->stack: its locations leaf first, each location's
+ * frames bottom first, within LOAD_MAX_DEPTH and the message's frame
+ * budget.  Its depth in *depth; 0, or -1 with the loader's error set. */
+static int sample_stack(struct loader *ld, const struct span *sp,
+                        const struct sample *s, size_t *depth)
+{
+    size_t d = 0;
+
+    for (uint32_t i = s->nlocids; i-- > 0;) {
+        const struct location *loc = &ld->locs[ld->loc_scratch[i]];
+        uint32_t n = loc->nlines ? loc->nlines : 1;
+
+        if (d + n > LOAD_MAX_DEPTH)
+            return pprof_fail(ld, sp->off, "stack deeper than %u frames",
+                        LOAD_MAX_DEPTH);
+        if (n > ld->frames_budget - ld->frames_used)
+            return pprof_fail(ld, sp->off, "the samples expand to more than "
+                              "%" PRIu64 " frames for a %zu KiB profile "
+                              "message", ld->frames_budget,
+                              (ld->msg_len + 1023) >> 10);
+        ld->frames_used += n;
+        for (uint32_t k = 0; k < n; k++)
+            ld->stack[d++] = (struct stack_frame){
+                .frame = ld->frames[loc->frame0 + k],
+                .line = ld->frame_lines[loc->frame0 + k],
+                .addr = loc->address,
+            };
+    }
+    *depth = d;
+    return 0;
+}
+
+static int add_sample(struct loader *ld, const struct span *sp,
+                      const struct idpair *locs, uint32_t value_index)
+{
+    struct sample s = { .locs = locs, .value_index = value_index };
+    size_t depth = 0;
+    uint32_t thread;
+    uint64_t weight;
+
+    if (read_sample(ld, sp, &s))
+        return -1;
     if (s.value == 0)
         return 0;
     if (ld->weigh) {
@@ -646,27 +687,8 @@ static int add_sample(struct loader *ld, const struct span *sp,
         note_time(ld, &s);
         weight = s.value;
     }
-    /* Locations leaf first, each location's frames bottom first. */
-    for (uint32_t i = s.nlocids; i-- > 0;) {
-        const struct location *loc = &ld->locs[ld->loc_scratch[i]];
-        uint32_t n = loc->nlines ? loc->nlines : 1;
-
-        if (depth + n > LOAD_MAX_DEPTH)
-            return pprof_fail(ld, sp->off, "stack deeper than %u frames",
-                        LOAD_MAX_DEPTH);
-        if (n > ld->frames_budget - ld->frames_used)
-            return pprof_fail(ld, sp->off, "the samples expand to more than "
-                              "%" PRIu64 " frames for a %zu KiB profile "
-                              "message", ld->frames_budget,
-                              (ld->msg_len + 1023) >> 10);
-        ld->frames_used += n;
-        for (uint32_t k = 0; k < n; k++)
-            ld->stack[depth++] = (struct stack_frame){
-                .frame = ld->frames[loc->frame0 + k],
-                .line = ld->frame_lines[loc->frame0 + k],
-                .addr = loc->address,
-            };
-    }
+    if (sample_stack(ld, sp, &s, &depth))
+        return -1;
     thread = sample_thread(ld, &s);
     if (thread == PROFILE_NONE ||
         (s.has_pid && !profile_thread_at(ld->p, thread)->pid &&
@@ -768,11 +790,51 @@ static int set_meta(struct loader *ld)
 
 /* --- entry point --------------------------------------------------------- */
 
+/* Which values count: the "samples"/"count" type's (else the first) in
+ * *value_index; the period in ns when its unit is nanoseconds; the first
+ * other value in a unit of time as ld->time_index (NONE without one).
+ * 0, or -1 with the loader's error set. */
+static int choose_values(struct loader *ld, uint32_t *value_index)
+{
+    *value_index = NONE;
+    for (size_t i = 0; i < ld->ntypes; i++) {
+        const char *t = string_at(ld, ld->types[i].type, ld->types[i].off);
+        const char *u = string_at(ld, ld->types[i].unit, ld->types[i].off);
+
+        if (!t || !u)
+            return -1;
+        if (strcmp(t, "samples") == 0 && strcmp(u, "count") == 0 &&
+            *value_index == NONE)
+            *value_index = (uint32_t)i;
+    }
+    if (*value_index == NONE)
+        *value_index = 0;
+    ld->time_index = NONE;
+    if (ld->has_period_type && (int64_t)ld->period > 0) {
+        const char *u = string_at(ld, ld->period_type.unit,
+                                  ld->period_type.off);
+
+        if (!u)
+            return -1;
+        if (strcmp(u, "nanoseconds") == 0)
+            ld->period_ns = ld->period;
+    }
+    for (size_t i = 0; i < ld->ntypes && ld->time_index == NONE; i++) {
+        uint64_t ns = time_unit_ns(ld->str[ld->types[i].unit]);
+
+        if (ns && i != *value_index) {
+            ld->time_index = (uint32_t)i;
+            ld->time_ns = ns;
+        }
+    }
+    return 0;
+}
+
 static struct profile *decode(struct loader *ld, const uint8_t *data,
                               size_t len)
 {
     struct idpair *maps = NULL, *fns = NULL, *locs = NULL;
-    uint32_t value_index = NONE;
+    uint32_t value_index;
     struct profile *res = NULL;
 
     if (pprof_parse(ld, data, len) || copy_strings(ld, len))
@@ -785,36 +847,8 @@ static struct profile *decode(struct loader *ld, const uint8_t *data,
         pprof_fail(ld, ld->samples[0].off, "samples but no sample_type");
         goto out;
     }
-    for (size_t i = 0; i < ld->ntypes; i++) {
-        const char *t = string_at(ld, ld->types[i].type, ld->types[i].off);
-        const char *u = string_at(ld, ld->types[i].unit, ld->types[i].off);
-
-        if (!t || !u)
-            goto out;
-        if (strcmp(t, "samples") == 0 && strcmp(u, "count") == 0 &&
-            value_index == NONE)
-            value_index = (uint32_t)i;
-    }
-    if (value_index == NONE)
-        value_index = 0;
-    ld->time_index = NONE;
-    if (ld->has_period_type && (int64_t)ld->period > 0) {
-        const char *u = string_at(ld, ld->period_type.unit,
-                                  ld->period_type.off);
-
-        if (!u)
-            goto out;
-        if (strcmp(u, "nanoseconds") == 0)
-            ld->period_ns = ld->period;
-    }
-    for (size_t i = 0; i < ld->ntypes && ld->time_index == NONE; i++) {
-        uint64_t ns = time_unit_ns(ld->str[ld->types[i].unit]);
-
-        if (ns && i != value_index) {
-            ld->time_index = (uint32_t)i;
-            ld->time_ns = ns;
-        }
-    }
+    if (choose_values(ld, &value_index))
+        goto out;
     if (index_ids(ld, ld->maps, ld->nmaps, sizeof(*ld->maps),
                   offsetof(struct mapping, id), offsetof(struct mapping, off),
                   "mapping", &maps) ||

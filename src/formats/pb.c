@@ -69,6 +69,12 @@ void pb_put_uint(struct pb_buf *b, uint32_t field, uint64_t v)
     pb_put_varint(b, v);
 }
 
+void pb_put_nonzero(struct pb_buf *b, uint32_t field, uint64_t v)
+{
+    if (v)
+        pb_put_uint(b, field, v);
+}
+
 void pb_put_bytes(struct pb_buf *b, uint32_t field, const void *data,
                   size_t len)
 {

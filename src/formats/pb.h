@@ -105,6 +105,10 @@ void pb_put_varint(struct pb_buf *b, uint64_t v);
  * to uint64_t (two's complement, as protobuf's int64 encodes them). */
 void pb_put_uint(struct pb_buf *b, uint32_t field, uint64_t v);
 
+/* pb_put_uint, but nothing when v is 0: a proto3 field at its default is
+ * left out, and a reader takes its absence for 0. */
+void pb_put_nonzero(struct pb_buf *b, uint32_t field, uint64_t v);
+
 /* Append a length-delimited field (a string, bytes or an encoded
  * submessage). */
 void pb_put_bytes(struct pb_buf *b, uint32_t field, const void *data,

@@ -122,6 +122,35 @@ bool load_pprof_sniff(const char *buf, size_t len)
     return rc == 0 && strings;
 }
 
+/* The most a gzip file of len bytes may inflate to: PPROF_INFLATE_RATIO
+ * times its size, but at least PPROF_INFLATE_FLOOR and at most
+ * PPROF_MAX_INFLATED. */
+static uint64_t inflate_limit(size_t len)
+{
+    uint64_t limit = (uint64_t)len * PPROF_INFLATE_RATIO;
+
+    if (limit < PPROF_INFLATE_FLOOR)
+        return PPROF_INFLATE_FLOOR;
+    return limit > PPROF_MAX_INFLATED ? PPROF_MAX_INFLATED : limit;
+}
+
+/* When inflate's result zr is an error, fill the loader's message and
+ * return -1 (`at` the input byte it stopped at, len the file's size,
+ * stalled when it made no progress with room left to write: the input
+ * ran out); else 0. */
+static int inflate_failed(struct loader *ld, const z_stream *zs, int zr,
+                          size_t at, size_t len, bool stalled)
+{
+    if (zr == Z_MEM_ERROR)
+        return pprof_oom(ld);
+    if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT || zr == Z_STREAM_ERROR)
+        return pprof_fail(ld, at, "corrupt gzip data (%s)",
+                          zs->msg ? zs->msg : "invalid");
+    if (zr == Z_BUF_ERROR && stalled)
+        return pprof_fail(ld, len, "truncated gzip data");
+    return 0;
+}
+
 /* Inflate a gzip file (one or more members) into *out. */
 int pprof_gunzip(struct loader *ld, const uint8_t *in, size_t len,
                   uint8_t **out, size_t *outlen)
@@ -129,13 +158,8 @@ int pprof_gunzip(struct loader *ld, const uint8_t *in, size_t len,
     z_stream zs = { 0 };
     size_t cap = 0, n = 0, end;
     uint8_t *buf = NULL;
-    uint64_t limit = (uint64_t)len * PPROF_INFLATE_RATIO;
+    uint64_t limit = inflate_limit(len);
     int zr, rc = -1;
-
-    if (limit < PPROF_INFLATE_FLOOR)
-        limit = PPROF_INFLATE_FLOOR;
-    if (limit > PPROF_MAX_INFLATED)
-        limit = PPROF_MAX_INFLATED;
 
     if (VEC_RESERVE(buf, cap, 64 * 1024) < 0 ||
         inflateInit2(&zs, 15 + 16) != Z_OK) {
@@ -181,20 +205,9 @@ int pprof_gunzip(struct loader *ld, const uint8_t *in, size_t len,
                  "unexpected bytes after the gzip data");
             goto out;
         }
-        if (zr == Z_MEM_ERROR) {
-            pprof_oom(ld);
+        if (inflate_failed(ld, &zs, zr, (size_t)(zs.next_in - in), len,
+                           n < end))
             goto out;
-        }
-        if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT || zr == Z_STREAM_ERROR) {
-            pprof_fail(ld, (size_t)(zs.next_in - in), "corrupt gzip data (%s)",
-                 zs.msg ? zs.msg : "invalid");
-            goto out;
-        }
-        /* No progress with room left to write: the input ran out. */
-        if (zr == Z_BUF_ERROR && n < end) {
-            pprof_fail(ld, len, "truncated gzip data");
-            goto out;
-        }
     }
     *out = buf;
     *outlen = n;

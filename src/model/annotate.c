@@ -3,11 +3,13 @@
 #include "annotate.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sorted.h"
 #include "vec.h"
 #include "sorted.h"
 
@@ -58,19 +60,12 @@ int annotation_add(struct annotation *a, const struct annot_insn *in)
 
 size_t annotation_find(const struct annotation *a, uint64_t addr)
 {
-    size_t lo = 0, hi = a->n;
+    size_t i = sorted_upper_bound(a->insn, a->n, sizeof(*a->insn),
+                                  offsetof(struct annot_insn, addr), addr);
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct annot_insn *in = &a->insn[mid];
-
-        if (addr < in->addr)
-            hi = mid;
-        else if (addr - in->addr >= in->len)
-            lo = mid + 1;
-        else
-            return mid;
-    }
+    /* insn[i - 1] is the last that starts at or before addr */
+    if (i > 0 && addr - a->insn[i - 1].addr < a->insn[i - 1].len)
+        return i - 1;
     return SIZE_MAX;
 }
 

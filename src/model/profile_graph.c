@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 bool profile_has_stacks(const struct profile *p)
 {
     return !p || !p->graph;
@@ -153,9 +155,7 @@ static int cmp_pair(const void *a, const void *b)
 {
     const struct profile_edge *x = a, *y = b;
 
-    if (x->caller != y->caller)
-        return x->caller < y->caller ? -1 : 1;
-    return (x->callee > y->callee) - (x->callee < y->callee);
+    return util_cmp_pair(x->caller, x->callee, y->caller, y->callee);
 }
 
 static bool pairs_unique(const struct profile_graph_desc *g)

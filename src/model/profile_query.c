@@ -811,9 +811,7 @@ static int cmp_edge(const void *a, const void *b)
 {
     const struct profile_edge *x = a, *y = b;
 
-    if (x->caller != y->caller)
-        return x->caller < y->caller ? -1 : 1;
-    return (x->callee > y->callee) - (x->callee < y->callee);
+    return util_cmp_pair(x->caller, x->callee, y->caller, y->callee);
 }
 
 long profile_edges(const struct profile *p, struct profile_edge **out)

@@ -668,9 +668,7 @@ static int cmp_timed(const void *a, const void *b)
 {
     const struct timed *x = a, *y = b;
 
-    if (x->node != y->node)
-        return x->node < y->node ? -1 : 1;
-    return (x->sec > y->sec) - (x->sec < y->sec);
+    return util_cmp_pair(x->node, x->sec, y->node, y->sec);
 }
 
 struct timed_walk {

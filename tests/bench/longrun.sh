@@ -11,7 +11,7 @@
 # runs beside it over the same loop.  Every minute DIR/rss.tsv gets a
 # line "MINUTE RSS_KB SPROFTOP_CPU_NS LOAD1 PERF_CPU_NS" (perf's 0 once it
 # is gone); at the end DIR/long.stats holds sproftop's --stats, DIR/done
-# the date.  Everything it starts is stopped by process group on exit.
+# the date; DIR/binary names the build measured.  Everything it starts is stopped by process group on exit.
 set -u
 DIR=${1:?usage: longrun.sh DIR [MINUTES [TOP_MINUTES]]}
 MINUTES=${2:-60}
@@ -21,6 +21,8 @@ TOP=$PWD
 SP=${SPROFTOP:-$TOP/sproftop}
 mkdir -p "$DIR"
 rm -f "$DIR/done"
+# which sproftop: the commit of this tree, and the binary's path
+echo "the build of $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null) ($SP)" >"$DIR/binary"
 
 LOOP_PG=
 SP_PID=

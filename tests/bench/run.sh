@@ -60,6 +60,14 @@ m() { echo "$1" | awk '{print $1}'; }
 bn() { [ "$1" = spin ] && echo 'frame pointers' || echo 'no frame pointers'; }
 K() { echo "${SLOW[$1]:-not run}"; }
 C() { echo "${CSLOW[$1]:-not run}"; }
+# sec1_rows F: section 1's table rows, each run's figure by F (K or C).
+sec1_rows() {
+    for bin in spin spin_nofp; do
+        for hz in 100 1000 5000; do
+            echo "| $(bn $bin) | $hz Hz | $($1 sp-perf.$hz.$bin.1.h0) | $($1 sp-ptrace.$hz.$bin.1.h0) | $($1 perf-dwarf.$hz.$bin.1.h0) | $($1 perf-fp.$hz.$bin.1.h0) |"
+        done
+    done
+}
 T() { echo "${TSHARE[$1]:-not run}"; }
 H() { echo "${HSLOW[$1]:-not run}"; }
 median() { sort -g | awk '{v[NR]=$1} END {if (!NR) {print "nan"; exit} m = NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2; print m}'; }
@@ -685,7 +693,16 @@ if want long; then
         SPROFTOP=$SP "$TOP/tests/bench/longrun.sh" "$LONG_DIR" "$LONG_MINUTES" "$LONG_TOP"
     fi
 fi
-LONG_TSV=${LONG_DIR:-$TMP/long}/rss.tsv
+# long_clean TSV: its rows while sproftop ran: a last row taken as it
+# was writing its file (its sampler and collector gone: less CPU than
+# the row before) is left out
+long_clean() {
+    awk 'NR > 1 && $3 < prev {exit} {prev = $3; print}' "$1" 2>/dev/null
+}
+long_clean "${LONG_DIR:-$TMP/long}/rss.tsv" >"$TMP/long.tsv"
+LONG_TSV=$TMP/long.tsv
+LONG_LAST=$(tail -n 1 "$LONG_TSV" 2>/dev/null | cut -d' ' -f1)
+LONG_LAST=${LONG_LAST:-$LONG_MINUTES}
 # LONG_MORE="DIR...": other runs of longrun.sh on the same machine in
 # the same hour (other builds, say), reported after the first
 LONG_MORE=${LONG_MORE:-}
@@ -710,9 +727,11 @@ long_half() {
 }
 # long_more_rows DIR: the summary rows of another run, with its CPU
 long_more_rows() {
-    local LONG_TSV=$1/rss.tsv n t
+    local LONG_TSV=$TMP/more.tsv n t
+    long_clean "$1/rss.tsv" >"$LONG_TSV"
     n=$(tail -n 1 "$LONG_TSV" | cut -d' ' -f1)
-    t=$(awk '$5 > 0 {n = $1} END {print n + 0}' "$LONG_TSV")
+    # perf top's minutes: while its CPU time grows
+    t=$(awk '$5 > 0 && $5 >= p {n = $1; p = $5; next} $5 > 0 || n {exit} END {print n + 0}' "$LONG_TSV")
     long_rows "$LONG_TSV" "$n"
     [ "$t" -ge 5 ] && echo "| sproftop's CPU over its first $t minutes, % of one core; perf top's | $(long_cpu 3 "$t"); $(long_cpu 5 "$t") | sproftop ÷ perf top: $(awk -v a="$(long_cpu 3 "$t")" -v b="$(long_cpu 5 "$t")" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}') |"
     echo "| sproftop's CPU over the whole run, % of one core | $(long_cpu 3 "$n") | |"
@@ -840,11 +859,7 @@ Wall-clock slowdown:
 | target | rate | perf | ptrace | perf --call-graph dwarf | perf --call-graph fp |
 |---|---|---|---|---|---|
 EOF
-for bin in spin spin_nofp; do
-    for hz in 100 1000 5000; do
-        echo "| $(bn $bin) | $hz Hz | $(K sp-perf.$hz.$bin.1.h0) | $(K sp-ptrace.$hz.$bin.1.h0) | $(K perf-dwarf.$hz.$bin.1.h0) | $(K perf-fp.$hz.$bin.1.h0) |"
-    done
-done
+sec1_rows K
 cat <<EOF
 
 The target's CPU time per unit of work, with ÷ without:
@@ -852,11 +867,7 @@ The target's CPU time per unit of work, with ÷ without:
 | target | rate | perf | ptrace | perf --call-graph dwarf | perf --call-graph fp |
 |---|---|---|---|---|---|
 EOF
-for bin in spin spin_nofp; do
-    for hz in 100 1000 5000; do
-        echo "| $(bn $bin) | $hz Hz | $(C sp-perf.$hz.$bin.1.h0) | $(C sp-ptrace.$hz.$bin.1.h0) | $(C perf-dwarf.$hz.$bin.1.h0) | $(C perf-fp.$hz.$bin.1.h0) |"
-    done
-done
+sec1_rows C
 cat <<EOF
 
 ### With two CPU-bound processes beside (1 kHz)
@@ -1204,21 +1215,21 @@ of its threads and of perf's (\`/proc/PID/task/*/schedstat\`) and the
 1-minute load average (the machine is shared: other sessions' builds and
 tests are in the load, and in what \`-a\` sees).
 
-The sproftop measured: $(cat "${LONG_DIR:-$TMP/long}/binary" 2>/dev/null || echo 'not recorded').
+The sproftop measured: $(cat "${LONG_DIR:-$TMP/long}/binary" 2>/dev/null || echo 'not recorded')$([ -n "$LONG_DIR" ] && printf '; reported from the runs in `%s`%s' "$LONG_DIR" "${LONG_MORE:+ and \`$LONG_MORE\` (LONG_DIR, LONG_MORE)}").
 
 | figure | value | aim |
 |---|---|---|
-$(long_rows "$LONG_TSV" "$LONG_MINUTES")
+$(long_rows "$LONG_TSV" "$LONG_LAST")
 | sproftop's CPU over the first $LONG_TOP minutes, % of one core | $(long_cpu 3 "$LONG_TOP") | |
 | \`perf top -a -g\`'s over the same minutes, % of one core | $(long_cpu 5 "$LONG_TOP") | sproftop ÷ perf top: $(awk -v a="$(long_cpu 3 "$LONG_TOP")" -v b="$(long_cpu 5 "$LONG_TOP")" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}') |
-| sproftop's CPU over the whole run, % of one core | $(long_cpu 3 "$LONG_MINUTES") | |
+| sproftop's CPU over the whole run, % of one core | $(long_cpu 3 "$LONG_LAST") | |
 | 1-minute load average over the run | $(awk '{print $4}' "$LONG_TSV" 2>/dev/null | stats) | |
 
 $(for d in $LONG_MORE; do [ -s "$d/rss.tsv" ] || continue
 cat <<EOF2
 Another run ($d: $(cat "$d/binary" 2>/dev/null || echo 'another build'), its loop started
-$(( ($(stat -c %Y "$d/loop.pid") - $(stat -c %Y "${LONG_DIR:-$TMP/long}/loop.pid")) / 60 )) minutes after the first's, $(tail -n 1 "$d/rss.tsv" | cut -d' ' -f1) minutes,
-perf top beside it for its first $(awk '$5 > 0 {n = $1} END {print n + 0}' "$d/rss.tsv") minutes):
+$(( ($(stat -c %Y "$d/loop.pid") - $(stat -c %Y "${LONG_DIR:-$TMP/long}/loop.pid")) / 60 )) minutes after the first's, $(long_clean "$d/rss.tsv" | tail -n 1 | cut -d' ' -f1) minutes,
+perf top beside it for its first $(awk '$5 > 0 && $5 >= p {n = $1; p = $5; next} $5 > 0 || n {exit} END {print n + 0}' "$d/rss.tsv") minutes):
 
 | figure | value | aim |
 |---|---|---|

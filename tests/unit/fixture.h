@@ -1,6 +1,9 @@
-/* fixture.h - what the unit tests share: profiles built from frame names
- * or ids, FORMATS.md's example profile, an exporter's output or a file's
- * bytes in memory, order-free text comparison, temporary files.
+/* fixture.h - what the unit tests share: a test's own profile, freed with
+ * the outputs it keeps after the test (FIXTURE_TEST); profiles built from
+ * frame names or ids, FORMATS.md's example profile, metadata in one
+ * statement; an exporter's output or a file's bytes in memory; checks of
+ * substrings, of whole texts and of order-free lines; tables of byte
+ * cases, and of texts a loader must refuse; temporary files.
  *
  * Every tests/unit/test_*.c is built into its own binary (see the
  * Makefile), so the helpers are static inline in this header rather than
@@ -17,6 +20,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "unit_main.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,11 +30,86 @@
 
 #include "export.h"
 #include "format.h"
+#include "load.h"
 #include "profile.h"
 #include "vec.h"
 
 /* Deepest stack the add helpers take (the deep-recursion tests). */
 #define FIXTURE_MAX_DEPTH 400
+
+/* --- a test's own profile and texts -------------------------------------
+ * FIXTURE_TEST(test) runs a cmocka test between fixture_setup and
+ * fixture_teardown: its state holds a new profile (fixture_profile) and
+ * what it hands fixture_keep / fixture_keep_profile, all freed after the
+ * test whether it passes or fails (a failed assertion leaves the test by
+ * longjmp, past any free of its own). */
+struct fixture_state {
+    struct profile *p;          /* fixture_profile's */
+    char **texts;               /* fixture_keep's */
+    size_t ntexts, texts_cap;
+    struct profile **profiles;  /* fixture_keep_profile's */
+    size_t nprofiles, profiles_cap;
+};
+
+static inline int fixture_setup(void **state)
+{
+    struct fixture_state *f = calloc(1, sizeof(*f));
+
+    if (!f || !(f->p = profile_new())) {
+        free(f);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+static inline int fixture_teardown(void **state)
+{
+    struct fixture_state *f = *state;
+
+    for (size_t i = 0; i < f->ntexts; i++)
+        free(f->texts[i]);
+    for (size_t i = 0; i < f->nprofiles; i++)
+        profile_free(f->profiles[i]);
+    free(f->texts);
+    free(f->profiles);
+    profile_free(f->p);
+    free(f);
+    return 0;
+}
+
+#define FIXTURE_TEST(test)                                                  \
+    cmocka_unit_test_setup_teardown(test, fixture_setup, fixture_teardown)
+
+/* The FIXTURE_TEST's new profile, empty when the test starts. */
+static inline struct profile *fixture_profile(void **state)
+{
+    return ((struct fixture_state *)*state)->p;
+}
+
+/* text (not NULL), freed after the FIXTURE_TEST; returns it. */
+static inline char *fixture_keep(void **state, char *text)
+{
+    struct fixture_state *f = *state;
+
+    assert_non_null(text);
+    assert_int_equal(VEC_RESERVE(f->texts, f->texts_cap, f->ntexts + 1), 0);
+    f->texts[f->ntexts++] = text;
+    return text;
+}
+
+/* p (not NULL), freed after the FIXTURE_TEST; returns it. */
+static inline struct profile *fixture_keep_profile(void **state,
+                                                   struct profile *p)
+{
+    struct fixture_state *f = *state;
+
+    assert_non_null(p);
+    assert_int_equal(VEC_RESERVE(f->profiles, f->profiles_cap,
+                                 f->nprofiles + 1), 0);
+    f->profiles[f->nprofiles++] = p;
+    return p;
+}
 
 /* Intern a FRAME_FUNC frame in p and return its id; module and file may
  * be NULL, line 0 for unknown. */
@@ -76,6 +156,12 @@ static inline uint32_t fixture_example_frame(struct profile *p,
     return fixture_frame(p, name, "prog", "prog.c",
                          fixture_example_line(name));
 }
+
+/* FIXTURE_META(p, .field = value...): set p's metadata to the profile_meta
+ * the fields make; fail the test if p refuses it. */
+#define FIXTURE_META(p, ...)                                                \
+    assert_int_equal(profile_set_meta(p, &(struct profile_meta){            \
+                                              __VA_ARGS__ }), 0)
 
 /* Add count samples of the stack ids[0..n) (root first) on thread.  With
  * call_lines each frame is sampled one line past its function's start
@@ -232,6 +318,65 @@ static char *fixture_write(const struct format *e, const struct profile *p,
         assert_string_equal(text_, want);                                   \
         free(text_);                                                        \
     } while (0)
+
+/* Fail the test (naming file:line and the text) unless text holds each
+ * of the n strings want[]. */
+static inline void fixture_assert_has(const char *file, int line,
+                                      const char *text,
+                                      const char *const *want, size_t n)
+{
+    assert_non_null(text);
+    for (size_t i = 0; i < n; i++)
+        if (!strstr(text, want[i]))
+            fail_msg("%s:%d: missing \"%s\" in:\n%s", file, line, want[i],
+                     text);
+}
+
+/* FIXTURE_ASSERT_HAS(text, string...): each string is somewhere in text
+ * (an exporter's output, say); text is not freed. */
+#define FIXTURE_ASSERT_HAS(text, ...)                                       \
+    do {                                                                    \
+        const char *const want_[] = { __VA_ARGS__ };                        \
+                                                                            \
+        fixture_assert_has(__FILE__, __LINE__, text, want_,                 \
+                           sizeof(want_) / sizeof(want_[0]));               \
+    } while (0)
+
+/* A case of a table-driven test: some bytes and what is wanted of them
+ * (an error message, a format's name...).  FIXTURE_CASE(literal, want)
+ * takes the whole literal, NULs inside included. */
+struct fixture_case {
+    const char *buf;
+    size_t len;
+    const char *want;
+};
+#define FIXTURE_CASE(lit, want) { lit, sizeof(lit) - 1, want }
+
+/* A text a loader must refuse, and the error it must give for it. */
+struct fixture_refusal {
+    const char *text, *err;
+};
+
+/* Fail the test unless load refuses each of the n texts, named "t.json",
+ * with its error. */
+static inline void fixture_assert_refusals(load_fn *load,
+                                           const struct fixture_refusal *c,
+                                           size_t n)
+{
+    char err[256];
+
+    for (size_t i = 0; i < n; i++) {
+        struct profile *p;
+
+        err[0] = '\0';
+        p = load(c[i].text, strlen(c[i].text), "t.json", err, sizeof(err));
+        if (p) {
+            profile_free(p);
+            fail_msg("refusal %zu: loaded", i);
+        }
+        assert_string_equal(err, c[i].err);
+    }
+}
 
 /* The whole file at path, NUL-terminated (binary files too); its length
  * in *len unless len is NULL.  The caller frees it. */

@@ -29,6 +29,7 @@ struct fx {
     struct profile *p;
     uint32_t mainf, f, g, h;
     struct annotation *a;
+    struct export_opts o;       /* for the exports' tests */
 };
 
 static void add(struct profile *p, uint32_t t, const struct stack_frame *s,
@@ -65,12 +66,15 @@ static struct annotation *code_of_f(void)
     return a;
 }
 
-static void setup(struct fx *x)
+/* cmocka's setup: a new fx in *state, its export options the defaults. */
+static int setup(void **state)
 {
+    struct fx *x = calloc(1, sizeof(*x));
     struct profile *p = profile_new();
     struct frame_desc d = { .kind = FRAME_FUNC, .module = "m" };
     uint32_t t;
 
+    assert_non_null(x);
     assert_non_null(p);
     d.name = "main";
     d.addr = 0x2000;
@@ -95,12 +99,19 @@ static void setup(struct fx *x)
                                             { x->h, 0, 0x5000 } }, 3, 2);
     x->p = p;
     x->a = code_of_f();
+    export_opts_default(&x->o);
+    *state = x;
+    return 0;
 }
 
-static void teardown(struct fx *x)
+static int teardown(void **state)
 {
+    struct fx *x = *state;
+
     annotation_free(x->a);
     profile_free(x->p);
+    free(x);
+    return 0;
 }
 
 /* Every frame at an address counts, as perf annotate counts: g's samples
@@ -108,13 +119,11 @@ static void teardown(struct fx *x)
  * (the innermost frame's), not once per inline level. */
 static void test_code_counts(void **state)
 {
-    struct fx x;
+    struct fx *x = *state;
     struct profile_linecount *c;
     long n;
 
-    (void)state;
-    setup(&x);
-    n = profile_code_counts(x.p, "m", 0x1000, 0x1012, &c);
+    n = profile_code_counts(x->p, "m", 0x1000, 0x1012, &c);
     assert_int_equal(n, 3);
     assert_int_equal(c[0].key, 0x1004);
     assert_int_equal(c[0].self, 3);
@@ -127,27 +136,24 @@ static void test_code_counts(void **state)
     assert_int_equal(c[2].total, 2);  /* the calls to h */
     free(c);
     /* another module's addresses, and a range holding none */
-    assert_int_equal(profile_code_counts(x.p, "n", 0x1000, 0x1012, &c), 0);
+    assert_int_equal(profile_code_counts(x->p, "n", 0x1000, 0x1012, &c), 0);
     assert_null(c);
-    assert_int_equal(profile_code_counts(x.p, "zz", 0, UINT64_MAX, &c), 0);
-    assert_int_equal(profile_code_counts(x.p, NULL, 0x5000, 0x5001, &c), 1);
+    assert_int_equal(profile_code_counts(x->p, "zz", 0, UINT64_MAX, &c), 0);
+    assert_int_equal(profile_code_counts(x->p, NULL, 0x5000, 0x5001, &c), 1);
     free(c);
-    teardown(&x);
 }
 
 static void test_count_rows_hot(void **state)
 {
-    struct fx x;
+    struct fx *x = *state;
     struct profile_linecount *c;
     struct annot_counts k;
     struct annot_row *r;
     uint32_t *hot;
     long n;
 
-    (void)state;
-    setup(&x);
-    n = profile_code_counts(x.p, "m", x.a->start, x.a->end, &c);
-    assert_int_equal(annot_count(x.a, c, (size_t)n, &k), 0);
+    n = profile_code_counts(x->p, "m", x->a->start, x->a->end, &c);
+    assert_int_equal(annot_count(x->a, c, (size_t)n, &k), 0);
     assert_int_equal(k.fn_self, 8);
     assert_int_equal(k.self[1], 3);
     assert_int_equal(k.self[2], 5);
@@ -159,7 +165,7 @@ static void test_count_rows_hot(void **state)
 
     /* a source row over each run of one file:line, with the line's
      * samples over the whole function */
-    n = annot_rows(x.a, &k, true, &r);
+    n = annot_rows(x->a, &k, true, &r);
     assert_int_equal(n, 8);
     const uint8_t kinds[] = { ANNOT_ROW_SOURCE, ANNOT_ROW_INSN,
                               ANNOT_ROW_INSN, ANNOT_ROW_SOURCE,
@@ -171,55 +177,52 @@ static void test_count_rows_hot(void **state)
     assert_int_equal(r[3].self, 5);    /* b.h:20 */
     assert_int_equal(r[5].total, 2);   /* a.c:11 */
     free(r);
-    assert_int_equal(annot_rows(x.a, &k, false, &r), 5);
+    assert_int_equal(annot_rows(x->a, &k, false, &r), 5);
     free(r);
 
-    assert_int_equal(annot_hot_order(x.a, &k, &hot), 2);
+    assert_int_equal(annot_hot_order(x->a, &k, &hot), 2);
     assert_int_equal(hot[0], 2);
     assert_int_equal(hot[1], 1);
     free(hot);
     annot_counts_free(&k);
 
     /* a saved profile's one address per function: on no instruction */
-    x.a->unplaced = true;
-    assert_int_equal(annot_count(x.a, c, 3, &k), 0);
+    x->a->unplaced = true;
+    assert_int_equal(annot_count(x->a, c, 3, &k), 0);
     assert_int_equal(k.outside, 8);
     assert_int_equal(k.self[2], 0);
     annot_counts_free(&k);
     free(c);
-    teardown(&x);
 }
 
 static void test_find_label_request(void **state)
 {
-    struct fx x;
+    struct fx *x = *state;
     char buf[256];
     struct annot_request rq;
     struct profile_linecount *c;
     uint64_t *addrs;
     long n;
 
-    (void)state;
-    setup(&x);
-    assert_int_equal(annotation_find(x.a, 0x1000), 0);
-    assert_int_equal(annotation_find(x.a, 0x100c), 3);  /* inside the call */
-    assert_int_equal(annotation_find(x.a, 0x1011), 4);
-    assert_int_equal(annotation_find(x.a, 0x1012), SIZE_MAX);
-    assert_int_equal(annotation_find(x.a, 0xfff), SIZE_MAX);
+    assert_int_equal(annotation_find(x->a, 0x1000), 0);
+    assert_int_equal(annotation_find(x->a, 0x100c), 3);  /* inside the call */
+    assert_int_equal(annotation_find(x->a, 0x1011), 4);
+    assert_int_equal(annotation_find(x->a, 0x1012), SIZE_MAX);
+    assert_int_equal(annotation_find(x->a, 0xfff), SIZE_MAX);
 
-    assert_string_equal(annot_insn_label(x.a, &x.a->insn[4], "^", "v", buf,
+    assert_string_equal(annot_insn_label(x->a, &x->a->insn[4], "^", "v", buf,
                                          sizeof(buf)), "jne    ^ +0x4");
-    assert_string_equal(annot_insn_label(x.a, &x.a->insn[3], "^", "v", buf,
+    assert_string_equal(annot_insn_label(x->a, &x->a->insn[3], "^", "v", buf,
                                          sizeof(buf)), "call   h");
-    assert_string_equal(annot_insn_label(x.a, &x.a->insn[2], "^", "v", buf,
+    assert_string_equal(annot_insn_label(x->a, &x->a->insn[2], "^", "v", buf,
                                          sizeof(buf)),
                         "imul   %rcx, %rdx   inlined: g");
-    assert_null(annot_offset(x.a, 0x5000, buf, sizeof(buf)));
+    assert_null(annot_offset(x->a, 0x5000, buf, sizeof(buf)));
 
     /* the request: f, its sampled addresses, the hottest as focus */
-    n = profile_lines(x.p, x.f, true, &c);
+    n = profile_lines(x->p, x->f, true, &c);
     assert_int_equal(n, 3);
-    assert_int_equal(annot_request_init(&rq, x.p, x.f, c, (size_t)n,
+    assert_int_equal(annot_request_init(&rq, x->p, x->f, c, (size_t)n,
                                         &addrs), 0);
     assert_string_equal(rq.frame.name, "f");
     assert_string_equal(rq.frame.module, "m");
@@ -227,9 +230,8 @@ static void test_find_label_request(void **state)
     assert_int_equal(rq.focus, 0x1004);  /* f's own self: 3 there */
     free(addrs);
     free(c);
-    assert_int_equal(annot_function(x.p, "f"), x.f);
-    assert_int_equal(annot_function(x.p, "nope"), PROFILE_NONE);
-    teardown(&x);
+    assert_int_equal(annot_function(x->p, "f"), x->f);
+    assert_int_equal(annot_function(x->p, "nope"), PROFILE_NONE);
 }
 
 /* --- the exports ---------------------------------------------------------- */
@@ -242,61 +244,53 @@ static struct annotation *fake_code(void *ctx, const struct annot_request *rq)
 
 static void test_export_listing(void **state)
 {
-    struct fx x;
-    struct export_opts o;
+    struct fx *x = *state;
     char *out;
 
-    (void)state;
-    setup(&x);
-    export_opts_default(&o);
-    o.annotation = x.a;
-    out = fixture_write(format_find("text"), x.p, &o, NULL);
-    assert_non_null(strstr(out, "sproftop annotate: f\n"));
-    assert_non_null(strstr(out, "  samples:   8 in the function, 10 in the "
-                                "profile\n"));
-    /* the source row, then its instructions; a.c is not readable here */
-    assert_non_null(strstr(out, "       3   37.5%        3  "
-                                "                            a.c:10\n"));
-    assert_non_null(strstr(out, "       5   62.5%        5  "
-                                "0x0000000000001008 +0x8          "
-                                "imul   %rcx, %rdx   inlined: g\n"));
-    assert_non_null(strstr(out, "                    2  0x000000000000100b "
-                                "+0xb          call   h\n"));
-    assert_non_null(strstr(out, "jne    ^ +0x4\n"));
+    x->o.annotation = x->a;
+    out = fixture_write(format_find("text"), x->p, &x->o, NULL);
+    FIXTURE_ASSERT_HAS(out,
+        "sproftop annotate: f\n",
+        "  samples:   8 in the function, 10 in the "
+        "profile\n",
+        /* the source row, then its instructions; a.c is not readable here */
+        "       3   37.5%        3  "
+        "                            a.c:10\n",
+        "       5   62.5%        5  "
+        "0x0000000000001008 +0x8          "
+        "imul   %rcx, %rdx   inlined: g\n",
+        "                    2  0x000000000000100b "
+        "+0xb          call   h\n",
+        "jne    ^ +0x4\n");
     free(out);
-    teardown(&x);
 }
 
 static void test_callgrind_instr(void **state)
 {
-    struct fx x;
-    struct export_opts o;
+    struct fx *x = *state;
     char *out;
 
-    (void)state;
-    setup(&x);
-    export_opts_default(&o);
-    o.dump_instr = true;
-    o.code = fake_code;
-    out = fixture_write(format_find("callgrind"), x.p, &o, NULL);
-    assert_non_null(strstr(out, "positions: instr line\n"));
-    /* f's own samples at their instruction, on its line */
-    assert_non_null(strstr(out, "fn=(3)\n0x1004 10 3\n"));
-    /* its call to h at the call instruction that targets h */
-    assert_non_null(strstr(out, "cfn=(5) h\ncalls=1 0x5000 0\n"
-                                "0x100b 11 2\n"));
+    x->o.dump_instr = true;
+    x->o.code = fake_code;
+    out = fixture_write(format_find("callgrind"), x->p, &x->o, NULL);
+    FIXTURE_ASSERT_HAS(out,
+        "positions: instr line\n",
+        /* f's own samples at their instruction, on its line */
+        "fn=(3)\n0x1004 10 3\n",
+        /* its call to h at the call instruction that targets h */
+        "cfn=(5) h\ncalls=1 0x5000 0\n"
+        "0x100b 11 2\n");
     free(out);
     /* without code: every address on the function's first line */
-    o.code = NULL;
-    out = fixture_write(format_find("callgrind"), x.p, &o, NULL);
+    x->o.code = NULL;
+    out = fixture_write(format_find("callgrind"), x->p, &x->o, NULL);
     assert_non_null(strstr(out, "fn=(3)\n0x1004 0 3\n"));
     free(out);
     /* and positions: line as before without dump_instr */
-    o.dump_instr = false;
-    out = fixture_write(format_find("callgrind"), x.p, &o, NULL);
+    x->o.dump_instr = false;
+    out = fixture_write(format_find("callgrind"), x->p, &x->o, NULL);
     assert_non_null(strstr(out, "positions: line\n"));
     free(out);
-    teardown(&x);
 }
 
 static void test_srcfile(void **state)
@@ -322,17 +316,13 @@ static void test_srcfile(void **state)
     assert_null(sf.line);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_code_counts),
-        cmocka_unit_test(test_count_rows_hot),
-        cmocka_unit_test(test_find_label_request),
-        cmocka_unit_test(test_export_listing),
-        cmocka_unit_test(test_callgrind_instr),
-        cmocka_unit_test(test_srcfile),
-    };
+/* A test run on a new fx of its own (setup, teardown). */
+#define FX_TEST(test) cmocka_unit_test_setup_teardown(test, setup, teardown)
 
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    FX_TEST(test_code_counts),
+    FX_TEST(test_count_rows_hot),
+    FX_TEST(test_find_label_request),
+    FX_TEST(test_export_listing),
+    FX_TEST(test_callgrind_instr),
+    cmocka_unit_test(test_srcfile))

@@ -123,31 +123,25 @@ static void test_registry(void **state)
     (void)state;
     assert_ptr_equal(format_find("sampler"), format_find("sampler"));
     assert_ptr_equal(format_for_path("/tmp/x.sampler", false), format_find("sampler"));
-    assert_true(load_apple_sniff("@supersamplerV1.0\n", 18));
-    assert_false(load_apple_sniff("@supersamplerV1.0", 17));
-    assert_false(load_apple_sniff("main;a 1\n", 9));
 }
 
 static void test_golden_write(void **state)
 {
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
     struct buf got = write_apple(p), want = slurp(DATA_DIR "/example.sampler");
 
-    (void)state;
     assert_same_bytes(&got, &want);
     free(got.data);
     free(want.data);
-    profile_free(p);
 }
 
 static void test_golden_read(void **state)
 {
     struct buf in = slurp(DATA_DIR "/example.sampler");
-    struct profile *p = load_ok(&in);
-    char *st = stacks_of(p);
+    struct profile *p = fixture_keep_profile(state, load_ok(&in));
+    char *st = fixture_keep(state, stacks_of(p));
     const struct frame_desc *d;
 
-    (void)state;
     assert_string_equal(st, "100:main;a;b 3\n100:main;a;c 1\n101:main;d 2\n");
     assert_int_equal(profile_thread_count(p), 2);
     assert_int_equal(profile_thread_at(p, 0)->tid, 100);
@@ -164,9 +158,7 @@ static void test_golden_read(void **state)
             assert_null(d->file);
         }
     }
-    free(st);
     free(in.data);
-    profile_free(p);
 }
 
 /* write -> read -> write gives the same bytes; the profile read back has
@@ -193,19 +185,16 @@ static void round_trip(struct profile *p)
 
 static void test_round_trip_golden(void **state)
 {
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
     struct buf first = write_apple(p);
     struct profile *q = load_ok(&first);
-    char *a = stacks_of(p), *b = stacks_of(q);
+    char *a = fixture_keep(state, stacks_of(p));
+    char *b = fixture_keep(state, stacks_of(q));
 
-    (void)state;
     assert_string_equal(a, b);
     round_trip(p);
-    free(a);
-    free(b);
     free(first.data);
     profile_free(q);
-    profile_free(p);
 }
 
 /* --- thread ids, symbol ids, names -------------------------------------------- */
@@ -235,7 +224,7 @@ static size_t symbol_ids(const struct buf *b, uint32_t *ids, size_t cap)
 
 static void test_thread_remap(void **state)
 {
-    struct profile *p = profile_new(), *q;
+    struct profile *p = fixture_profile(state), *q;
     /* 9 and 0x0a01 hold a TAB or LF byte, 70000 is not 16-bit; 100 and
      * 0x100 fit and are kept, so functions skip id 0x100. */
     int64_t tids[] = { 9, 0x0a01, 70000, 100, 0x100 };
@@ -245,7 +234,6 @@ static void test_thread_remap(void **state)
     size_t n;
     char name[16];
 
-    (void)state;
     for (int i = 0; i < 5; i++)
         t[i] = profile_thread(p, tids[i], "w");
     for (int i = 0; i < 12; i++) {
@@ -285,7 +273,6 @@ static void test_thread_remap(void **state)
     round_trip(p);
     free(out.data);
     profile_free(q);
-    profile_free(p);
 }
 
 /* Names with TAB/LF/CR become spaces, an empty name "[unknown]", a
@@ -294,7 +281,7 @@ static void test_thread_remap(void **state)
  * and non-ASCII bytes survive. */
 static void test_names_and_edges(void **state)
 {
-    struct profile *p = profile_new(), *q;
+    struct profile *p = fixture_profile(state), *q;
     uint32_t t0 = profile_thread(p, 5, "a"), t1 = profile_thread(p, 6, "idle");
     uint32_t t2 = profile_thread(p, 7, "b");
     struct frame_desc tabbed = { .name = "x\ty\nz\r", .module = "lib\tm.so",
@@ -318,7 +305,6 @@ static void test_names_and_edges(void **state)
     struct buf out;
     char *st;
 
-    (void)state;
     (void)t1;
     FIXTURE_ADD_IDS(p, t0, 2, a, e, c);
     FIXTURE_ADD_IDS(p, t0, 1, s, h1);
@@ -329,7 +315,7 @@ static void test_names_and_edges(void **state)
                            26));
     assert_non_null(memmem(out.data, out.len, "\t[unknown]\t\t\n", 13));
     q = load_ok(&out);
-    st = stacks_of(q);
+    st = fixture_keep(state, stacks_of(q));
     assert_string_equal(st,
                         "5:[truncated];helper 1\n"
                         "5:x y z ;[unknown];std::map<int, std::string>::"
@@ -349,18 +335,15 @@ static void test_names_and_edges(void **state)
         }
     }
     round_trip(p);
-    free(st);
     free(out.data);
     profile_free(q);
-    profile_free(p);
 }
 
 static void test_empty_profile(void **state)
 {
-    struct profile *p = profile_new(), *q;
+    struct profile *p = fixture_profile(state), *q;
     struct buf out = write_apple(p);
 
-    (void)state;
     assert_int_equal(out.len, strlen("@supersamplerV1.0\n@symboltableV1.1\n"
                                      "@end\n@end\n"));
     assert_memory_equal(out.data, "@supersamplerV1.0\n@symboltableV1.1\n"
@@ -374,30 +357,26 @@ static void test_empty_profile(void **state)
         assert_string_equal(err, "x.sampler: no samples");
     }
     free(out.data);
-    profile_free(p);
 }
 
 /* Identical consecutive lines are one stack with a count. */
 static void test_counts_coalesce(void **state)
 {
-    struct profile *p = profile_new(), *q;
+    struct profile *p = fixture_profile(state), *q;
     uint32_t t = profile_thread(p, 1, "t");
     uint32_t f = fn_mod(p, "f", "m"), g = fn_mod(p, "g", "m");
     struct buf out;
     char *st;
 
-    (void)state;
     FIXTURE_ADD_IDS(p, t, 1000, f, g);
     FIXTURE_ADD_IDS(p, t, 1, f);
     out = write_apple(p);
     q = load_ok(&out);
-    st = stacks_of(q);
+    st = fixture_keep(state, stacks_of(q));
     assert_string_equal(st, "1:f 1\n1:f;g 1000\n");
     assert_int_equal(profile_node_count(q), 1 + 1 + 2);
-    free(st);
     free(out.data);
     profile_free(q);
-    profile_free(p);
 }
 
 /* --- the reader on bad input ------------------------------------------------- */
@@ -501,12 +480,11 @@ static void test_bad_input(void **state)
  * tests turns any out-of-bounds read into a failure.) */
 static void test_fuzz(void **state)
 {
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
     struct buf g = write_apple(p);
-    char *m = malloc(g.len);
+    char *m = fixture_keep(state, malloc(g.len));
     uint64_t x = 0x9e3779b97f4a7c15ull;
 
-    (void)state;
     for (int iter = 0; iter < 20000; iter++) {
         char err[256] = "";
         struct profile *q;
@@ -530,51 +508,38 @@ static void test_fuzz(void **state)
             assert_null(strchr(err, '\n'));
         }
     }
-    free(m);
     free(g.data);
-    profile_free(p);
 }
 
 /* load_file picks the reader by content, whatever the file is called. */
 static void test_load_file(void **state)
 {
-    struct profile *p = example(), *q;
+    struct profile *p = fixture_keep_profile(state, example()), *q;
     struct buf out = write_apple(p);
     char path[64];
     char err[256] = "";
     char *a, *b;
 
-    (void)state;
     fixture_tmp_file(path, sizeof(path), "", out.data, out.len);
     q = load_file(path, err, sizeof(err));
     unlink(path);
     assert_non_null(q);
-    a = stacks_of(p);
-    b = stacks_of(q);
+    a = fixture_keep(state, stacks_of(p));
+    b = fixture_keep(state, stacks_of(q));
     assert_string_equal(a, b);
-    free(a);
-    free(b);
     free(out.data);
     profile_free(q);
-    profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry),
-        cmocka_unit_test(test_golden_write),
-        cmocka_unit_test(test_golden_read),
-        cmocka_unit_test(test_round_trip_golden),
-        cmocka_unit_test(test_thread_remap),
-        cmocka_unit_test(test_names_and_edges),
-        cmocka_unit_test(test_empty_profile),
-        cmocka_unit_test(test_counts_coalesce),
-        cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_fuzz),
-        cmocka_unit_test(test_load_file),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_registry),
+    FIXTURE_TEST(test_golden_write),
+    FIXTURE_TEST(test_golden_read),
+    FIXTURE_TEST(test_round_trip_golden),
+    FIXTURE_TEST(test_thread_remap),
+    FIXTURE_TEST(test_names_and_edges),
+    FIXTURE_TEST(test_empty_profile),
+    FIXTURE_TEST(test_counts_coalesce),
+    cmocka_unit_test(test_bad_input),
+    FIXTURE_TEST(test_fuzz),
+    FIXTURE_TEST(test_load_file))

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "unit_main.h"
 
 #include "clock.h"
 #include "idtab.h"
@@ -193,15 +193,9 @@ static void test_sorted_sort(void **state)
     assert_int_equal(v[2], 1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_vec_reserve),
-        cmocka_unit_test(test_idtab),
-        cmocka_unit_test(test_strarena),
-        cmocka_unit_test(test_clock),
-        cmocka_unit_test(test_sorted_sort),
-    };
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_vec_reserve),
+    cmocka_unit_test(test_idtab),
+    cmocka_unit_test(test_strarena),
+    cmocka_unit_test(test_clock),
+    cmocka_unit_test(test_sorted_sort))

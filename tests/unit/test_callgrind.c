@@ -220,16 +220,13 @@ static struct profile *example(void)
 
 static void test_example(void **state)
 {
-    struct profile *p = example();
-    struct profile_meta m = { .pid = 4242, .cmdline = "./prog a\nb",
-                              .interval_ns = 1000000,
-                              .duration_ns = 2000000000 };
+    struct profile *p = fixture_keep_profile(state, example());
     char *out;
     struct cgread r;
 
-    (void)state;
-    assert_int_equal(profile_set_meta(p, &m), 0);
-    out = write_cg(p);
+    FIXTURE_META(p, .pid = 4242, .cmdline = "./prog a\nb",
+                 .interval_ns = 1000000, .duration_ns = 2000000000);
+    out = fixture_keep(state, write_cg(p));
     assert_true(strncmp(out, "# callgrind format\nversion: 1\n", 30) == 0);
     check_against_flat(p, out);
     cg_read(out, &r);
@@ -248,38 +245,35 @@ static void test_example(void **state)
     assert_int_equal(inclusive(find(&r, "???:main-100")), 4);
     assert_int_equal(inclusive(find(&r, "???:worker-101")), 2);
     /* summary: directly after events: */
-    assert_non_null(strstr(out, "events: Samples\nsummary: 6\n"));
-    assert_non_null(strstr(out, "\ntotals: 6\n"));
+    FIXTURE_ASSERT_HAS(out,
+        "events: Samples\nsummary: 6\n",
+        "\ntotals: 6\n");
     cg_free(&r);
-    free(out);
-    profile_free(p);
 }
 
 static void test_recursion(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "rec");
     char *out;
     struct cgread r;
 
-    (void)state;
     FIXTURE_ADD_NAMES(p, t, fn, 2, "f", "f", "g");
     FIXTURE_ADD_NAMES(p, t, fn, 3, "f", "g", "f", "g");
     FIXTURE_ADD_NAMES(p, t, fn, 1, "g", "f");
     FIXTURE_ADD_NAMES(p, t, fn, 4, "h", "f", "h", "f", "f");
     FIXTURE_ADD_NAMES(p, t, fn, 5, "f", "f", "f");
     FIXTURE_ADD_NAMES(p, t, fn, 1, "f", "ext", "f", "ext");
-    out = write_cg(p);
+    out = fixture_keep(state, write_cg(p));
     check_against_flat(p, out);
     /* Direct recursion never becomes a call of f by f. */
     cg_read(out, &r);
     assert_int_equal(r.self_calls, 0);
     /* A callee in another file gets a cfl= line. */
-    assert_non_null(strstr(out, "cfl=(3) ext.c\n"));
-    assert_non_null(strstr(out, "cob=(3) libext.so\n"));
+    FIXTURE_ASSERT_HAS(out,
+        "cfl=(3) ext.c\n",
+        "cob=(3) libext.so\n");
     cg_free(&r);
-    free(out);
-    profile_free(p);
 }
 
 /* Pseudo-random stacks over a few names: the arithmetic holds for any
@@ -287,12 +281,11 @@ static void test_recursion(void **state)
 static void test_random_stacks(void **state)
 {
     static const char *const names[] = { "a", "b", "c", "d", "e", "ext" };
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t th[3];
     uint64_t x = 88172645463325252ull;
     char *out;
 
-    (void)state;
     th[0] = profile_thread(p, 10, "t0");
     th[1] = profile_thread(p, 11, "t1");
     th[2] = profile_thread(p, 12, "t2");
@@ -308,26 +301,23 @@ static void test_random_stacks(void **state)
         }
         fixture_add_names(p, th[i % 3], fn, st, n, 1 + x % 5);
     }
-    out = write_cg(p);
+    out = fixture_keep(state, write_cg(p));
     check_against_flat(p, out);
-    free(out);
-    profile_free(p);
 }
 
 static void test_names(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 5, "th\nread");
     char *out;
     struct cgread r;
 
-    (void)state;
     FIXTURE_ADD_NAMES(p, t, fn, 1, "main", "line\nbreak\rcr",
                       "(7) looks compressed");
     FIXTURE_ADD_NAMES(p, t, fn, 2, "main", "");
     FIXTURE_ADD_NAMES(p, t, fn, 3, "main",
                       "std::map<int, int>::operator[](int const&)");
-    out = write_cg(p);
+    out = fixture_keep(state, write_cg(p));
     assert_null(strstr(out, "line\nbreak"));
     assert_non_null(strstr(out, "line break cr\n"));
     cg_read(out, &r);
@@ -338,8 +328,6 @@ static void test_names(void **state)
         3);
     assert_int_equal(inclusive(find(&r, "???:th read-5")), 6);
     cg_free(&r);
-    free(out);
-    profile_free(p);
 }
 
 /* Names with nothing visible (issue 11, item 9): callgrind_annotate reads
@@ -347,7 +335,7 @@ static void test_names(void **state)
  * "[unknown]", function, file and object alike. */
 static void test_blank_names(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 5, "t");
     uint32_t main_fn = fn(p, "main");
     uint32_t blank = fixture_frame(p, "   ", " \t ", "  ", 3);
@@ -356,10 +344,9 @@ static void test_blank_names(void **state)
     char *out;
     size_t defs = 0;
 
-    (void)state;
     FIXTURE_ADD_IDS(p, t, 2, main_fn, blank, ctl, leaf);
     FIXTURE_ADD_IDS(p, t, 1, main_fn, ctl);
-    out = write_cg(p);
+    out = fixture_keep(state, write_cg(p));
     for (char *line = out; *line;) {
         char *end = strchr(line, '\n'), *close = strstr(line, ")");
         size_t len = end ? (size_t)(end - line) : strlen(line);
@@ -380,15 +367,13 @@ static void test_blank_names(void **state)
     assert_true(defs >= 6);
     assert_non_null(strstr(out, "\ncob=(3) [unknown]\ncfl=(3) [unknown]\n"
                                 "cfn=(3) [unknown]\n"));
-    free(out);
-    profile_free(p);
 }
 
 /* Self cost is spread over the lines the profile counted; the rest goes
  * on the function's first line. */
 static void test_lines(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 5, "t");
     struct frame_desc d = { .name = "hot", .file = "hot.c", .line = 40 };
     uint32_t hot = profile_intern_frame(p, &d), mainf = fn(p, "main");
@@ -396,41 +381,35 @@ static void test_lines(void **state)
                                  { .frame = hot, .line = 42 } };
     char *out;
 
-    (void)state;
     assert_int_equal(profile_add_stack(p, t, st, 2, 3), 0);
     st[1].line = 45;
     assert_int_equal(profile_add_stack(p, t, st, 2, 1), 0);
     st[1].line = 0;
     assert_int_equal(profile_add_stack(p, t, st, 2, 2), 0);
-    out = write_cg(p);
+    out = fixture_keep(state, write_cg(p));
     /* hot's block comes first (frame order) and names it; main's call
      * record refers to it by number, from main's first line. */
-    assert_non_null(strstr(out, "fn=(3) hot\n42 3\n45 1\n40 2\n"));
-    assert_non_null(strstr(out, "cfn=(3)\ncalls=1 40\n10 6\n"));
+    FIXTURE_ASSERT_HAS(out,
+        "fn=(3) hot\n42 3\n45 1\n40 2\n",
+        "cfn=(3)\ncalls=1 40\n10 6\n");
     check_against_flat(p, out);
-    free(out);
-    profile_free(p);
 }
 
 static void test_empty_stacks_and_derived(void **state)
 {
-    struct profile *p = example(), *q;
+    struct profile *p = fixture_keep_profile(state, example()), *q;
     struct profile_filter f = { .thread = 0, .focus = PROFILE_NONE };
     char *out;
 
-    (void)state;
     assert_int_equal(profile_add_stack(p, 1, NULL, 0, 5), 0);
-    out = write_cg(p);
+    out = fixture_keep(state, write_cg(p));
     check_against_flat(p, out);
     assert_non_null(strstr(out, "summary: 11\n"));
-    free(out);
     /* A derived profile keeps unfiltered line counts: still consistent. */
     q = profile_derive(p, &f);
-    out = write_cg(q);
+    out = fixture_keep(state, write_cg(q));
     assert_non_null(strstr(out, "summary: 4\n"));
-    free(out);
     profile_free(q);
-    profile_free(p);
 }
 
 static void test_registry(void **state)
@@ -443,19 +422,12 @@ static void test_registry(void **state)
     assert_null(format_for_path("callgrind.out.", false));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example),
-        cmocka_unit_test(test_recursion),
-        cmocka_unit_test(test_random_stacks),
-        cmocka_unit_test(test_names),
-        cmocka_unit_test(test_blank_names),
-        cmocka_unit_test(test_lines),
-        cmocka_unit_test(test_empty_stacks_and_derived),
-        cmocka_unit_test(test_registry),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    FIXTURE_TEST(test_example),
+    FIXTURE_TEST(test_recursion),
+    FIXTURE_TEST(test_random_stacks),
+    FIXTURE_TEST(test_names),
+    FIXTURE_TEST(test_blank_names),
+    FIXTURE_TEST(test_lines),
+    FIXTURE_TEST(test_empty_stacks_and_derived),
+    cmocka_unit_test(test_registry))

@@ -330,17 +330,10 @@ static void test_align_across_formats(void **state)
     profile_free(base);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_flat_deltas),
-        cmocka_unit_test(test_tree_deltas),
-        cmocka_unit_test(test_hide_either_side),
-        cmocka_unit_test(test_baseline_only_thread),
-        cmocka_unit_test(test_align),
-        cmocka_unit_test(test_align_across_formats),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_flat_deltas),
+    cmocka_unit_test(test_tree_deltas),
+    cmocka_unit_test(test_hide_either_side),
+    cmocka_unit_test(test_baseline_only_thread),
+    cmocka_unit_test(test_align),
+    cmocka_unit_test(test_align_across_formats))

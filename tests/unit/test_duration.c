@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <cmocka.h>
+#include "unit_main.h"
 
 #include "duration.h"
 
@@ -105,13 +105,7 @@ static void test_seconds(void **state)
     assert_true(s == 7);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parses),
-        cmocka_unit_test(test_refused),
-        cmocka_unit_test(test_seconds),
-    };
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_parses),
+    cmocka_unit_test(test_refused),
+    cmocka_unit_test(test_seconds))

@@ -62,13 +62,6 @@ static void test_map(void **state)
     free(buf);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_json),
-        cmocka_unit_test(test_map),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_json),
+    cmocka_unit_test(test_map))

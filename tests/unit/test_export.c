@@ -35,6 +35,100 @@ static struct profile *example(void)
 
 /* --- registry ------------------------------------------------------------ */
 
+/* Bytes, and the one reader whose sniffer takes them (NULL: none). */
+static const struct fixture_case claims[] = {
+    FIXTURE_CASE("a;b 3\n", "folded"),
+    FIXTURE_CASE("\n\nmain 12", "folded"),
+    FIXTURE_CASE("a b c\t3\r\n", "folded"),
+    FIXTURE_CASE("main;a 3\n", "folded"),
+    FIXTURE_CASE("\nmain;a 3\n", "folded"),
+    FIXTURE_CASE("12\n", NULL),
+    FIXTURE_CASE("a\0b 3\n", NULL),
+    FIXTURE_CASE("\n \n", NULL),
+    FIXTURE_CASE("{\"a\": 1}\n", NULL),
+    FIXTURE_CASE("@supersamplerV1.0\n", "sampler"),
+    FIXTURE_CASE("@supersamplerV1.0", NULL),
+    FIXTURE_CASE("\x1f\x8b\x08\x00", "pprof"),
+    FIXTURE_CASE("\x1f\x8b\x08", "pprof"),     /* gzip, deflate: enough */
+    FIXTURE_CASE("\x1f\x8b", NULL),
+    FIXTURE_CASE("\x0a\x00", NULL),   /* a protobuf with no string table */
+};
+
+/* Every reader's sniffer on every case: only the one named takes it. */
+static void test_sniffers(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(claims) / sizeof(claims[0]); i++)
+        for (size_t k = 0; k < format_count(); k++) {
+            const struct format *e = format_at(k);
+            bool want = claims[i].want &&
+                        strcmp(claims[i].want, e->name) == 0;
+
+            if (e->sniff && e->sniff(claims[i].buf, claims[i].len) != want)
+                fail_msg("%s's sniffer on case %zu: want %s", e->name, i,
+                         want ? "true" : "false");
+        }
+}
+
+/* What writers make of a profile without samples, with the default
+ * options. */
+static const struct {
+    const char *format;
+    const char *want;
+} empty_outputs[] = {
+    { "text",
+      "Profiling results\n"
+      "-----------------\n"
+      "  Total cpu time observed: 0ms (out of 0ms)\n"
+      "  Number of samples taken: 0 (once every 0ms)\n"
+      "\n"
+      "====================================\n"
+      "                        Caller\n"
+      "Idx  Total    Self    Name+srcLocal%\n"
+      "     ms(pct)  ms(pct)   Callee\n"
+      "====================================\n" },
+    { "top",
+      "==================================\n"
+      "  Mode: cpu(0)\n"
+      "  Samples: 0 (0.00% miss rate)\n"
+      "  GC: 0 (0.00%)\n"
+      "  Threads: 0\n"
+      "==================================\n"
+      "     TOTAL    (pct)     SAMPLES    (pct)     "
+      "FRAME\n" },
+    { "samplingprof",
+      "0.0\n\n\n\n" },
+    { "stackprof",
+      "{\n"
+      " \"version\": 1.2,\n"
+      " \"mode\": \"cpu\",\n"
+      " \"interval\": 1000,\n"
+      " \"samples\": 0,\n"
+      " \"gc_samples\": 0,\n"
+      " \"missed_samples\": 0,\n"
+      " \"metadata\": {},\n"
+      " \"frames\": {},\n"
+      " \"raw\": [],\n"
+      " \"raw_timestamp_deltas\": []\n"
+      "}" },
+};
+
+static void test_empty_outputs(void **state)
+{
+    const size_t n = sizeof(empty_outputs) / sizeof(empty_outputs[0]);
+    struct profile *p = fixture_profile(state);
+    struct export_opts o;
+
+    export_opts_default(&o);
+    for (size_t i = 0; i < n; i++) {
+        const struct format *e = format_find(empty_outputs[i].format);
+
+        assert_non_null(e);
+        FIXTURE_ASSERT_TEXT(fixture_write(e, p, &o, NULL),
+                            empty_outputs[i].want);
+    }
+}
+
 static void test_registry(void **state)
 {
     struct export_opts o;
@@ -87,34 +181,30 @@ static void test_registry(void **state)
 
 static void test_folded_example(void **state)
 {
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
     struct export_opts o;
     char *got, *want;
 
-    (void)state;
     export_opts_default(&o);
-    got = fixture_write(format_find("folded"), p, &o, NULL);
+    got = fixture_keep(state,
+                       fixture_write(format_find("folded"), p, &o, NULL));
     fixture_assert_same_lines(got, "main-100;main;a;b 3\n"
                            "main-100;main;a;c 1\n"
                            "worker-101;main;d 2\n");
-    free(got);
     o.no_thread_root = true;
-    got = fixture_write(format_find("folded"), p, &o, NULL);
-    want = fixture_slurp(DATA_DIR "/example.folded", NULL);
+    got = fixture_keep(state,
+                       fixture_write(format_find("folded"), p, &o, NULL));
+    want = fixture_keep(state, fixture_slurp(DATA_DIR "/example.folded", NULL));
     fixture_assert_same_lines(got, want);
-    free(got);
-    free(want);
-    profile_free(p);
 }
 
 static void test_folded_sanitize(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 7, "T;x y");
     struct export_opts o;
     char *got;
 
-    (void)state;
     FIXTURE_ADD_NAMES(p, t, fn, 1, "main",
                       "std::vector<int, std::allocator<int> >::operator[]");
     FIXTURE_ADD_NAMES(p, t, fn, 2, "main", "a;b");
@@ -126,7 +216,8 @@ static void test_folded_sanitize(void **state)
     FIXTURE_ADD_NAMES(p, t, fn, 8, "main", "", "1 ");
     FIXTURE_ADD_NAMES(p, t, fn, 9, "ends in a dot 3.", " 42");
     export_opts_default(&o);
-    got = fixture_write(format_find("folded"), p, &o, NULL);
+    got = fixture_keep(state,
+                       fixture_write(format_find("folded"), p, &o, NULL));
     fixture_assert_same_lines(
         got,
         "T:x y-7;main;std::vector<int, std::allocator<int> >::operator[] 1\n"
@@ -138,34 +229,30 @@ static void test_folded_sanitize(void **state)
         "T:x y-7;main;v2;12 7\n"
         "T:x y-7;main;[unknown];1  8\n"
         "T:x y-7;ends in a dot_3.;_42 9\n");
-    free(got);
-    profile_free(p);
 }
 
 static void test_folded_empty_stack(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 5, "w");
     struct export_opts o;
     char *got;
 
-    (void)state;
     assert_int_equal(profile_add_stack(p, t, NULL, 0, 4), 0);
     FIXTURE_ADD_NAMES(p, t, fn, 1, "f");
     export_opts_default(&o);
-    got = fixture_write(format_find("folded"), p, &o, NULL);
+    got = fixture_keep(state,
+                       fixture_write(format_find("folded"), p, &o, NULL));
     fixture_assert_same_lines(got, "w-5 4\nw-5;f 1\n");
-    free(got);
     /* a renamed thread is written under its current name */
     assert_int_equal(profile_thread(p, 5, "renamed"), t);
-    got = fixture_write(format_find("folded"), p, &o, NULL);
+    got = fixture_keep(state,
+                       fixture_write(format_find("folded"), p, &o, NULL));
     fixture_assert_same_lines(got, "renamed-5 4\nrenamed-5;f 1\n");
-    free(got);
     o.no_thread_root = true;    /* no frame left to write: left out */
-    got = fixture_write(format_find("folded"), p, &o, NULL);
+    got = fixture_keep(state,
+                       fixture_write(format_find("folded"), p, &o, NULL));
     assert_string_equal(got, "f 1\n");
-    free(got);
-    profile_free(p);
 }
 
 /* --- the atomic writer --------------------------------------------------- */
@@ -230,20 +317,18 @@ static void put_file(const char *path, const char *text)
 
 static void test_write_new_and_replace(void **state)
 {
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
     char path[512], err[256] = "", names[512];
     struct stat before, after;
     char *got;
 
-    (void)state;
     snprintf(path, sizeof(path), "%s/out.folded", tmpdir);
     assert_int_equal(export_to_file(format_find("folded"), p, NULL, path, err,
                                     sizeof(err)), 0);
     assert_string_equal(err, "");
-    got = fixture_slurp(path, NULL);
+    got = fixture_keep(state, fixture_slurp(path, NULL));
     fixture_assert_same_lines(got, "main-100;main;a;b 3\nmain-100;main;a;c 1\n"
                            "worker-101;main;d 2\n");
-    free(got);
     list_dir(tmpdir, names, sizeof(names));
     assert_string_equal(names, "out.folded");
 
@@ -255,21 +340,18 @@ static void test_write_new_and_replace(void **state)
     assert_int_equal(stat(path, &after), 0);
     assert_true(before.st_ino != after.st_ino);
     assert_true(S_ISREG(after.st_mode));
-    got = fixture_slurp(path, NULL);
+    got = fixture_keep(state, fixture_slurp(path, NULL));
     assert_non_null(strstr(got, "main-100;main;e 5\n"));
-    free(got);
     list_dir(tmpdir, names, sizeof(names));
     assert_string_equal(names, "out.folded");
     unlink(path);
-    profile_free(p);
 }
 
 static void test_write_missing_dir(void **state)
 {
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
     char path[512], want[600], err[256], names[512];
 
-    (void)state;
     snprintf(path, sizeof(path), "%s/nope/x.folded", tmpdir);
     assert_int_equal(export_to_file(format_find("folded"), p, NULL, path, err,
                                     sizeof(err)), -1);
@@ -281,7 +363,6 @@ static void test_write_missing_dir(void **state)
     assert_int_equal(export_to_file(format_find("folded"), p, NULL, "", err,
                                     sizeof(err)), -1);
     assert_string_equal(err, "no output file name");
-    profile_free(p);
 }
 
 /* Export p to path with e and compare the error with `want`; 0 when
@@ -308,11 +389,10 @@ static int export_fails_with(const struct profile *p, const char *path,
 
 static void test_write_readonly_dir(void **state)
 {
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
     char dir[512], path[600], want[700], names[512];
     int status = 0;
 
-    (void)state;
     snprintf(dir, sizeof(dir), "%s/ro", tmpdir);
     assert_int_equal(mkdir(dir, 0555), 0);
     snprintf(path, sizeof(path), "%s/x.folded", dir);
@@ -339,7 +419,6 @@ static void test_write_readonly_dir(void **state)
     list_dir(dir, names, sizeof(names));
     assert_string_equal(names, "");
     rmdir(dir);
-    profile_free(p);
 }
 
 /* No symlink is ever replaced: rename() would destroy the link, never
@@ -350,12 +429,11 @@ static void test_write_refuses_symlinks(void **state)
 {
     static const char *const targets[] = { "victim", "/proc/self/fd/1",
                                            "/dev/null" };
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
     char target[512], link[512], want[700], buf[512], names[512];
     struct stat st;
     char *got;
 
-    (void)state;
     snprintf(target, sizeof(target), "%s/victim", tmpdir);
     snprintf(link, sizeof(link), "%s/x.folded", tmpdir);
     snprintf(want, sizeof(want), "refusing to replace %s: it is a symlink",
@@ -372,13 +450,11 @@ static void test_write_refuses_symlinks(void **state)
                          (ssize_t)strlen(targets[i]));
         unlink(link);
     }
-    got = fixture_slurp(target, NULL);
+    got = fixture_keep(state, fixture_slurp(target, NULL));
     assert_string_equal(got, "precious\n");
-    free(got);
     list_dir(tmpdir, names, sizeof(names));
     assert_string_equal(names, "victim");
     unlink(target);
-    profile_free(p);
 }
 
 /* Nothing in /dev, /proc or /sys is replaced, whoever asks: the checks
@@ -386,11 +462,10 @@ static void test_write_refuses_symlinks(void **state)
  * not hide it. */
 static void test_write_refuses_system_dirs(void **state)
 {
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
     char link[512], path[600], want[700];
     struct stat st;
 
-    (void)state;
     assert_int_equal(export_fails_with(p, "/dev/sproftop-test.folded",
                                        "refusing to write "
                                        "/dev/sproftop-test.folded: it is in "
@@ -411,19 +486,17 @@ static void test_write_refuses_system_dirs(void **state)
     assert_int_equal(stat("/dev/null", &st), 0);
     assert_true(S_ISCHR(st.st_mode));
     unlink(link);
-    profile_free(p);
 }
 
 /* A replaced file keeps its mode (and owner, as root); a new one is 0600
  * whatever the umask: a profile holds the command line. */
 static void test_write_keeps_mode(void **state)
 {
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
     char path[512], err[256] = "";
     struct stat st;
     mode_t old_mask = umask(022);
 
-    (void)state;
     snprintf(path, sizeof(path), "%s/new.folded", tmpdir);
     assert_int_equal(export_to_file(format_find("folded"), p, NULL, path, err,
                                     sizeof(err)), 0);
@@ -446,7 +519,6 @@ static void test_write_keeps_mode(void **state)
     }
     unlink(path);
     umask(old_mask);
-    profile_free(p);
 }
 
 /* The destination written by a "writer" that plants something there
@@ -473,12 +545,11 @@ static void test_write_race_with_symlink(void **state)
         .name = "planting", .exts = ".x", .desc = "plants a link",
         .write = planting_write,
     };
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
     char want[700], names[512], victim[600];
     struct stat st;
     char *got;
 
-    (void)state;
     snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
     put_file(victim, "precious\n");
     snprintf(plant_path, sizeof(plant_path), "%s/race.folded", tmpdir);
@@ -496,11 +567,9 @@ static void test_write_race_with_symlink(void **state)
         assert_string_equal(names, "race.folded victim");
         unlink(plant_path);
     }
-    got = fixture_slurp(victim, NULL);
+    got = fixture_keep(state, fixture_slurp(victim, NULL));
     assert_string_equal(got, "precious\n");
-    free(got);
     unlink(victim);
-    profile_free(p);
 }
 
 /* "-", /dev/stdout and /dev/stderr name the descriptor: the profile goes
@@ -510,12 +579,11 @@ static void test_write_race_with_symlink(void **state)
 static void test_write_std_descriptors(void **state)
 {
     static const char *const names_in[] = { "-", "/dev/fd/1" };
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
     char path[512], cwd[512], err[256] = "", names[512];
     int saved = dup(1), fd;
     char *got;
 
-    (void)state;
     assert_int_equal(outfile_std_fd("-"), 1);
     assert_int_equal(outfile_std_fd("/dev/stdout"), 1);
     assert_int_equal(outfile_std_fd("/dev/stderr"), 2);
@@ -535,18 +603,16 @@ static void test_write_std_descriptors(void **state)
         assert_int_equal(export_to_file(format_find("folded"), p, NULL, names_in[i],
                                         err, sizeof(err)), 0);
         assert_int_equal(dup2(saved, 1), 1);
-        got = fixture_slurp(path, NULL);
+        got = fixture_keep(state, fixture_slurp(path, NULL));
         fixture_assert_same_lines(got, "main-100;main;a;b 3\n"
                                   "main-100;main;a;c 1\n"
                                   "worker-101;main;d 2\n");
-        free(got);
         list_dir(tmpdir, names, sizeof(names));
         assert_string_equal(names, "stdout.txt");
     }
     close(saved);
     assert_int_equal(chdir(cwd), 0);
     unlink(path);
-    profile_free(p);
 }
 
 /* Past a file size limit (ulimit -f) the write fails with EFBIG: said as
@@ -554,13 +620,12 @@ static void test_write_std_descriptors(void **state)
  * The child ignores SIGXFSZ as main() does. */
 static void test_write_file_size_limit(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     char path[512], want[700], names[512];
     int status = 0;
     pid_t pid;
 
-    (void)state;
     for (int i = 0; i < 400; i++) {
         char name[64];
 
@@ -584,15 +649,13 @@ static void test_write_file_size_limit(void **state)
     assert_int_equal(WEXITSTATUS(status), 0);
     list_dir(tmpdir, names, sizeof(names));
     assert_string_equal(names, "");
-    profile_free(p);
 }
 
 static void test_write_refuses_special(void **state)
 {
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
     char path[512], want[700], err[256];
 
-    (void)state;
     snprintf(path, sizeof(path), "%s/fifo", tmpdir);
     assert_int_equal(mkfifo(path, 0644), 0);
     assert_int_equal(export_to_file(format_find("folded"), p, NULL, path, err,
@@ -608,7 +671,6 @@ static void test_write_refuses_special(void **state)
     snprintf(want, sizeof(want), "cannot write %s: it is a directory", path);
     assert_string_equal(err, want);
     rmdir(path);
-    profile_free(p);
 }
 
 static int failing_write(const struct profile *p, const struct export_opts *o,
@@ -627,11 +689,10 @@ static void test_write_failure_keeps_old(void **state)
         .name = "failing", .exts = ".x", .desc = "fails",
         .write = failing_write,
     };
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
     char path[512], want[700], err[256], names[512];
     char *got;
 
-    (void)state;
     snprintf(path, sizeof(path), "%s/keep.x", tmpdir);
     put_file(path, "old\n");
     assert_int_equal(export_to_file(&failing, p, NULL, path, err, sizeof(err)),
@@ -639,21 +700,18 @@ static void test_write_failure_keeps_old(void **state)
     snprintf(want, sizeof(want), "cannot write %s: no space left on device",
              path);
     assert_string_equal(err, want);
-    got = fixture_slurp(path, NULL);
+    got = fixture_keep(state, fixture_slurp(path, NULL));
     assert_string_equal(got, "old\n");
-    free(got);
     list_dir(tmpdir, names, sizeof(names));
     assert_string_equal(names, "keep.x");   /* no temporary left behind */
     unlink(path);
-    profile_free(p);
 }
 
 static void test_write_relative_path(void **state)
 {
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
     char cwd[512], err[256], names[512];
 
-    (void)state;
     assert_non_null(getcwd(cwd, sizeof(cwd)));
     assert_int_equal(chdir(tmpdir), 0);
     assert_int_equal(export_to_file(format_find("folded"), p, NULL, "rel.folded", err,
@@ -661,7 +719,6 @@ static void test_write_relative_path(void **state)
     assert_int_equal(chdir(cwd), 0);
     list_dir(tmpdir, names, sizeof(names));
     assert_string_equal(names, "rel.folded");
-    profile_free(p);
     {
         char path[600];
 
@@ -670,27 +727,22 @@ static void test_write_relative_path(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry),
-        cmocka_unit_test(test_folded_example),
-        cmocka_unit_test(test_folded_sanitize),
-        cmocka_unit_test(test_folded_empty_stack),
-        cmocka_unit_test(test_write_new_and_replace),
-        cmocka_unit_test(test_write_missing_dir),
-        cmocka_unit_test(test_write_readonly_dir),
-        cmocka_unit_test(test_write_refuses_symlinks),
-        cmocka_unit_test(test_write_refuses_system_dirs),
-        cmocka_unit_test(test_write_keeps_mode),
-        cmocka_unit_test(test_write_race_with_symlink),
-        cmocka_unit_test(test_write_std_descriptors),
-        cmocka_unit_test(test_write_file_size_limit),
-        cmocka_unit_test(test_write_refuses_special),
-        cmocka_unit_test(test_write_failure_keeps_old),
-        cmocka_unit_test(test_write_relative_path),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, make_dir, remove_dir);
-}
+UNIT_MAIN_GROUP(make_dir, remove_dir,
+    cmocka_unit_test(test_registry),
+    cmocka_unit_test(test_sniffers),
+    FIXTURE_TEST(test_empty_outputs),
+    FIXTURE_TEST(test_folded_example),
+    FIXTURE_TEST(test_folded_sanitize),
+    FIXTURE_TEST(test_folded_empty_stack),
+    FIXTURE_TEST(test_write_new_and_replace),
+    FIXTURE_TEST(test_write_missing_dir),
+    FIXTURE_TEST(test_write_readonly_dir),
+    FIXTURE_TEST(test_write_refuses_symlinks),
+    FIXTURE_TEST(test_write_refuses_system_dirs),
+    FIXTURE_TEST(test_write_keeps_mode),
+    FIXTURE_TEST(test_write_race_with_symlink),
+    FIXTURE_TEST(test_write_std_descriptors),
+    FIXTURE_TEST(test_write_file_size_limit),
+    FIXTURE_TEST(test_write_refuses_special),
+    FIXTURE_TEST(test_write_failure_keeps_old),
+    FIXTURE_TEST(test_write_relative_path))

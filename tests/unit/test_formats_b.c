@@ -36,6 +36,19 @@ static char *write_mem(const struct format *e, const struct profile *p)
     return fixture_write(e, p, NULL, NULL);
 }
 
+/* What format `name` writes for the example, and in *want the golden
+ * file DATA_DIR/file; both freed after the FIXTURE_TEST. */
+static char *golden(void **state, const char *name, const char *file,
+                    char **want)
+{
+    struct profile *p = fixture_keep_profile(state, example());
+    char path[256];
+
+    snprintf(path, sizeof(path), "%s/%s", DATA_DIR, file);
+    *want = fixture_keep(state, fixture_slurp(path, NULL));
+    return fixture_keep(state, write_mem(format_find(name), p));
+}
+
 static size_t count_of(const char *hay, const char *needle)
 {
     size_t n = 0;
@@ -64,18 +77,12 @@ static void test_registry(void **state)
 
 static void test_samplingprof_golden(void **state)
 {
-    struct profile *p = example();
-    char *got = write_mem(format_find("samplingprof"), p);
-    char *want = fixture_slurp(DATA_DIR "/example.samplingprof",
-                               NULL);
+    char *want, *got = golden(state, "samplingprof", "example.samplingprof",
+                              &want);
 
-    (void)state;
     /* chunk 1 is the runtime in ms; chunks 2-4 are the golden's */
     assert_int_equal(strncmp(got, "60.0\n\n", 6), 0);
     assert_string_equal(strchr(got, '\n'), strchr(want, '\n'));
-    free(got);
-    free(want);
-    profile_free(p);
 }
 
 /* A reader of the four chunks, as the gem's report splits them: ids are
@@ -146,23 +153,21 @@ static void parse_samplingprof(char *text, struct sp_parsed *r)
 
 static void test_samplingprof_parse(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t0 = profile_thread(p, 1, "a"), t1 = profile_thread(p, 2, "b");
     uint32_t m = fn(p, "main", 1), f = fn(p, "f", 2), g = fn(p, "g", 3);
-    struct profile_meta meta = { .interval_ns = 2500000 };
     struct profile_flat *flat;
     struct profile_edge *edges;
     long nflat, nedges;
     struct sp_parsed r;
     char *got;
 
-    (void)state;
     ADD(p, t0, 5, m, f, f, f, g);     /* recursion: f once per sample */
     ADD(p, t0, 2, m, g, f);
     ADD(p, t1, 4, m, f);
     assert_int_equal(profile_add_stack(p, t1, NULL, 0, 1), 0);
-    assert_int_equal(profile_set_meta(p, &meta), 0);
-    got = write_mem(format_find("samplingprof"), p);
+    FIXTURE_META(p, .interval_ns = 2500000);
+    got = fixture_keep(state, write_mem(format_find("samplingprof"), p));
     assert_int_equal(got[strlen(got) - 1], '\n');
     parse_samplingprof(got, &r);
     assert_true(r.runtime > 29.99 && r.runtime < 30.01);   /* 12 x 2.5 ms */
@@ -202,44 +207,26 @@ static void test_samplingprof_parse(void **state)
             assert_int_equal(r.count[k], 5);
     free(flat);
     free(edges);
-    free(got);
-    profile_free(p);
 }
 
 static void test_samplingprof_names(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
-    struct frame_desc d1 = { .name = "std::map<int, std::string>::operator[]",
-                             .file = "/usr/include/c++/12/bits/stl_map.h",
-                             .line = 511, .kind = FRAME_FUNC };
-    struct frame_desc d2 = { .name = "a\nb,c:d", .module = "lib:x,y.so",
-                             .kind = FRAME_FUNC };
-    struct frame_desc d3 = { .name = "nothing", .kind = FRAME_FUNC };
-    uint32_t a = profile_intern_frame(p, &d1), b = profile_intern_frame(p, &d2);
-    uint32_t c = profile_intern_frame(p, &d3);
+    uint32_t a = fixture_frame(p, "std::map<int, std::string>::operator[]",
+                               NULL, "/usr/include/c++/12/bits/stl_map.h", 511);
+    uint32_t b = fixture_frame(p, "a\nb,c:d", "lib:x,y.so", NULL, 0);
+    uint32_t c = fixture_frame(p, "nothing", NULL, NULL, 0);
     char *got;
 
-    (void)state;
     ADD(p, t, 1, a, b, c);
-    got = write_mem(format_find("samplingprof"), p);
+    got = fixture_keep(state, write_mem(format_find("samplingprof"), p));
     assert_non_null(strstr(got, "\n\n/usr/include/c++/12/bits/stl_map.h:511:"
                                 "std..map<int; std..string>..operator[],0\n"
                                 "lib.x;y.so:0:a b;c.d,1\n"
                                 "?:0:nothing,2\n\n"));
     /* no interval: 1 ms per sample */
     assert_int_equal(strncmp(got, "1.0\n\n", 5), 0);
-    free(got);
-    profile_free(p);
-}
-
-static void test_samplingprof_empty(void **state)
-{
-    struct profile *p = profile_new();
-
-    (void)state;
-    FIXTURE_ASSERT_TEXT(write_mem(format_find("samplingprof"), p), "0.0\n\n\n\n");
-    profile_free(p);
 }
 
 /* --- stackprof ------------------------------------------------------------------ */
@@ -280,104 +267,69 @@ static char *without_metadata(const char *json, char **meta)
 
 static void test_stackprof_golden(void **state)
 {
-    struct profile *p = example();
-    char *got = write_mem(format_find("stackprof"), p);
-    char *want = fixture_slurp(DATA_DIR "/example.stackprof.json",
-                               NULL);
-    char *gm, *wm, *g = without_metadata(got, &gm), *w = without_metadata(want, &wm);
+    char *want, *got = golden(state, "stackprof", "example.stackprof.json",
+                              &want);
+    char *gm, *wm;
+    char *g = fixture_keep(state, without_metadata(got, &gm));
+    char *w = fixture_keep(state, without_metadata(want, &wm));
 
-    (void)state;
     assert_string_equal(g, w);
     assert_string_equal(wm, " \"metadata\": {},\n");
     assert_string_equal(gm, EXAMPLE_META);
-    free(g);
-    free(w);
     free(gm);
     free(wm);
-    free(got);
-    free(want);
-    profile_free(p);
 }
 
 static void test_stackprof_meta_and_names(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 7, "w\"k");
-    struct frame_desc d = {
-        .name = "q\"b\\s\nt\ta;b \xc3\xbc \xf0\x9f\x94\xa5 \xff<>&",
-        .kind = FRAME_FUNC,
-    };
-    struct frame_desc nofile = { .name = "f", .module = "libm.so.6",
-                                 .kind = FRAME_FUNC };
-    struct profile_meta m = { .pid = 42, .cmdline = "prog \"x\"\n", .comm = "prog",
-                              .interval_ns = 1000000, .start_ns = 5,
-                              .duration_ns = 7, .idle = true };
-    uint32_t a = profile_intern_frame(p, &d), b = profile_intern_frame(p, &nofile);
+    uint32_t a = fixture_frame(p, "q\"b\\s\nt\ta;b \xc3\xbc \xf0\x9f\x94\xa5 "
+                                  "\xff<>&", NULL, NULL, 0);
+    uint32_t b = fixture_frame(p, "f", "libm.so.6", NULL, 0);
     char *got;
 
-    (void)state;
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .pid = 42, .cmdline = "prog \"x\"\n", .comm = "prog",
+                 .interval_ns = 1000000, .start_ns = 5, .duration_ns = 7,
+                 .idle = true);
     ADD(p, t, 2, b, a);
     assert_int_equal(profile_add_stack(p, t, NULL, 0, 1), 0);
-    got = write_mem(format_find("stackprof"), p);
-    assert_non_null(strstr(got, " \"mode\": \"wall\",\n \"interval\": 1000,\n"
-                                " \"samples\": 3,\n"));
-    assert_non_null(strstr(got, "  \"pid\": 42,\n"
-                                "  \"cmdline\": \"prog \\\"x\\\"\\n\",\n"
-                                "  \"comm\": \"prog\",\n"
-                                "  \"start_ns\": 5,\n"
-                                "  \"duration_ns\": 7,\n"));
-    assert_non_null(strstr(got, "    \"name\": \"w\\\"k\",\n"));
-    /* control characters -> spaces, ';' -> ':', non-ASCII as \u escapes
-     * (a surrogate pair past U+FFFF), an invalid byte as U+FFFD */
-    assert_non_null(strstr(got, "   \"name\": \"q\\\"b\\\\s t a:b \\u00fc "
-                                "\\ud83d\\udd25 \\ufffd<>&\",\n"));
-    /* no file: the module stands in; no line: no "line" key */
-    assert_non_null(strstr(got, "   \"name\": \"f\",\n"
-                                "   \"file\": \"libm.so.6\",\n"
-                                "   \"total_samples\": 2,\n"));
-    /* the empty stack (walked first: a thread's own samples come first)
-     * is the one-frame stack "[unknown]", id 1 */
-    assert_non_null(strstr(got, "  \"1\": {\n"
-                                "   \"name\": \"[unknown]\",\n"
-                                "   \"total_samples\": 1,\n"
-                                "   \"samples\": 1\n"
-                                "  },\n"));
-    assert_non_null(strstr(got, " \"raw\": [\n  1,\n  1,\n  1,\n  2,\n"
-                                "  2,\n  3,\n  2\n ],\n"));
+    got = fixture_keep(state, write_mem(format_find("stackprof"), p));
+    FIXTURE_ASSERT_HAS(got,
+        " \"mode\": \"wall\",\n \"interval\": 1000,\n"
+        " \"samples\": 3,\n",
+        "  \"pid\": 42,\n"
+        "  \"cmdline\": \"prog \\\"x\\\"\\n\",\n"
+        "  \"comm\": \"prog\",\n"
+        "  \"start_ns\": 5,\n"
+        "  \"duration_ns\": 7,\n",
+        "    \"name\": \"w\\\"k\",\n",
+        /* control characters -> spaces, ';' -> ':', non-ASCII as \u escapes
+         * (a surrogate pair past U+FFFF), an invalid byte as U+FFFD */
+        "   \"name\": \"q\\\"b\\\\s t a:b \\u00fc "
+        "\\ud83d\\udd25 \\ufffd<>&\",\n",
+        /* no file: the module stands in; no line: no "line" key */
+        "   \"name\": \"f\",\n"
+        "   \"file\": \"libm.so.6\",\n"
+        "   \"total_samples\": 2,\n",
+        /* the empty stack (walked first: a thread's own samples come first)
+         * is the one-frame stack "[unknown]", id 1 */
+        "  \"1\": {\n"
+        "   \"name\": \"[unknown]\",\n"
+        "   \"total_samples\": 1,\n"
+        "   \"samples\": 1\n"
+        "  },\n",
+        " \"raw\": [\n  1,\n  1,\n  1,\n  2,\n"
+        "  2,\n  3,\n  2\n ],\n");
     assert_int_equal(count_of(got, "  1000"), 3);   /* one delta a sample */
-    free(got);
-    profile_free(p);
-}
-
-static void test_stackprof_empty(void **state)
-{
-    struct profile *p = profile_new();
-
-    (void)state;
-    FIXTURE_ASSERT_TEXT(write_mem(format_find("stackprof"), p),
-        "{\n"
-        " \"version\": 1.2,\n"
-        " \"mode\": \"cpu\",\n"
-        " \"interval\": 1000,\n"
-        " \"samples\": 0,\n"
-        " \"gc_samples\": 0,\n"
-        " \"missed_samples\": 0,\n"
-        " \"metadata\": {},\n"
-        " \"frames\": {},\n"
-        " \"raw\": [],\n"
-        " \"raw_timestamp_deltas\": []\n"
-        "}");
-    profile_free(p);
 }
 
 /* --- dot ------------------------------------------------------------------------ */
 
 static void test_dot_example(void **state)
 {
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
 
-    (void)state;
     FIXTURE_ASSERT_TEXT(write_mem(format_find("dot"), p),
         "digraph profile {\n"
         "Legend [shape=plaintext,fontsize=24,label=\"Total samples: 6\\l"
@@ -404,20 +356,17 @@ static void test_dot_example(void **state)
         "  \"2\" -> \"3\" [label=\"3\"] [weight=\"3\"] [penwidth=\"1.50\"];\n"
         "  \"2\" -> \"4\" [label=\"1\"] [weight=\"1\"] [penwidth=\"0.83\"];\n"
         "}\n");
-    profile_free(p);
 }
 
 static void test_dot_names_and_limits(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
-    struct frame_desc d = { .name = "op\"er\\a\ntor<int, \xff>", .kind = FRAME_FUNC };
-    struct profile_meta m = { .pid = 9, .cmdline = "run \"it\"" };
-    uint32_t top = profile_intern_frame(p, &d), ids[2] = { top, 0 };
+    uint32_t top = fixture_frame(p, "op\"er\\a\ntor<int, \xff>", NULL, NULL, 0);
+    uint32_t ids[2] = { top, 0 };
     char name[16], *got;
 
-    (void)state;
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .pid = 9, .cmdline = "run \"it\"");
     /* 150 callees of 10 samples each: all above 0.5%, 120 shown; and
      * 300 callees of 1 sample: below the 0.5% floor, all dropped */
     for (int i = 0; i < 450; i++) {
@@ -426,75 +375,71 @@ static void test_dot_names_and_limits(void **state)
         fixture_add_ids(p, t, ids, 2, i < 150 ? 10 : 1, true);
     }
     got = write_mem(format_find("dot"), p);
-    assert_non_null(strstr(got, "label=\"run \\\"it\\\" (pid 9)\\l"));
-    assert_non_null(strstr(got, "[label=\"op\\\"er\\\\a tor<int, \xef\xbf\xbd>\\n"));
-    assert_non_null(strstr(got, "Showing top 120 nodes, 120 shown\\l"
-                                "Dropped nodes with < 9 samples\\l"
-                                "Dropped edges with < 2 samples\\l"));
+    FIXTURE_ASSERT_HAS(got,
+        "label=\"run \\\"it\\\" (pid 9)\\l",
+        "[label=\"op\\\"er\\\\a tor<int, \xef\xbf\xbd>\\n",
+        "Showing top 120 nodes, 120 shown\\l"
+        "Dropped nodes with < 9 samples\\l"
+        "Dropped edges with < 2 samples\\l");
     assert_int_equal(count_of(got, "[shape=box]"), 120);
     assert_int_equal(count_of(got, " -> "), 119);   /* top -> 119 kept */
     assert_null(strstr(got, "f200"));
     free(got);
-    profile_free(p);
 }
 
 /* An edge with under 0.1% of the samples is left out, its nodes kept. */
 static void test_dot_light_edges(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     uint32_t m = fn(p, "main", 0), a = fn(p, "a", 0), b = fn(p, "b", 0);
     char *got;
 
-    (void)state;
     ADD(p, t, 1000, m, a);
     ADD(p, t, 1000, m, b);
     ADD(p, t, 1, m, a, b);     /* 1 of 2001 < 3 */
-    got = write_mem(format_find("dot"), p);
-    assert_non_null(strstr(got, "Dropped edges with < 3 samples\\l"));
-    assert_non_null(strstr(got, "  \"1\" -> \"2\" [label=\"1001\"]"));
-    assert_non_null(strstr(got, "  \"1\" -> \"3\" [label=\"1000\"]"));
+    got = fixture_keep(state, write_mem(format_find("dot"), p));
+    FIXTURE_ASSERT_HAS(got,
+        "Dropped edges with < 3 samples\\l",
+        "  \"1\" -> \"2\" [label=\"1001\"]",
+        "  \"1\" -> \"3\" [label=\"1000\"]");
     assert_null(strstr(got, "  \"2\" -> \"3\""));
     assert_int_equal(count_of(got, "[shape=box]"), 3);
-    free(got);
-    profile_free(p);
 }
 
 /* --- svg --------------------------------------------------------------------------- */
 
 static void test_svg_example(void **state)
 {
-    struct profile *p = example();
-    char *got = write_mem(format_find("svg"), p);
+    struct profile *p = fixture_keep_profile(state, example());
+    char *got = fixture_keep(state, write_mem(format_find("svg"), p));
 
-    (void)state;
     assert_int_equal(strncmp(got, "<?xml version=\"1.0\"", 19), 0);
     assert_int_equal(count_of(got, "<g class=\"f\""), 9);
-    assert_non_null(strstr(got, "<g class=\"f\" data-x=\"0\" data-w=\"6\" "
-                                "data-d=\"0\"><title>all\n6 samples "
-                                "(100.00%), self 0</title>"));
-    /* threads sorted by name, then main, a, and b before c */
-    assert_non_null(strstr(got, "data-x=\"0\" data-w=\"4\" data-d=\"1\">"
-                                "<title>main-100\n"));
-    assert_non_null(strstr(got, "data-x=\"4\" data-w=\"2\" data-d=\"1\">"
-                                "<title>worker-101\n"));
-    assert_non_null(strstr(got, "data-x=\"0\" data-w=\"3\" data-d=\"4\">"
-                                "<title>b\nprog prog.c:30\n3 samples "
-                                "(50.00%), self 3</title>"));
-    assert_non_null(strstr(got, "data-x=\"3\" data-w=\"1\" data-d=\"4\">"
-                                "<title>c\n"));
-    assert_non_null(strstr(got, "data-x=\"4\" data-w=\"2\" data-d=\"3\">"
-                                "<title>d\n"));
-    /* interactive and self-contained: a script, no remote reference */
-    assert_non_null(strstr(got, "<script type=\"text/ecmascript\"><![CDATA["));
-    assert_non_null(strstr(got, "function zoom("));
-    assert_non_null(strstr(got, "function search("));
+    FIXTURE_ASSERT_HAS(got,
+        "<g class=\"f\" data-x=\"0\" data-w=\"6\" "
+        "data-d=\"0\"><title>all\n6 samples "
+        "(100.00%), self 0</title>",
+        /* threads sorted by name, then main, a, and b before c */
+        "data-x=\"0\" data-w=\"4\" data-d=\"1\">"
+        "<title>main-100\n",
+        "data-x=\"4\" data-w=\"2\" data-d=\"1\">"
+        "<title>worker-101\n",
+        "data-x=\"0\" data-w=\"3\" data-d=\"4\">"
+        "<title>b\nprog prog.c:30\n3 samples "
+        "(50.00%), self 3</title>",
+        "data-x=\"3\" data-w=\"1\" data-d=\"4\">"
+        "<title>c\n",
+        "data-x=\"4\" data-w=\"2\" data-d=\"3\">"
+        "<title>d\n",
+        /* interactive and self-contained: a script, no remote reference */
+        "<script type=\"text/ecmascript\"><![CDATA[",
+        "function zoom(",
+        "function search(");
     assert_int_equal(count_of(got, "http"), 1);   /* the xmlns only */
     assert_non_null(strstr(got, "xmlns=\"http://www.w3.org/2000/svg\""));
     assert_int_equal(count_of(got, "]]>"), 2);    /* style and script */
     assert_non_null(strstr(got, "</svg>\n"));
-    free(got);
-    profile_free(p);
 }
 
 /* Every '&' starts an entity and no '<' sits inside a title or label. */
@@ -520,72 +465,55 @@ static void assert_escaped(const char *svg)
 
 static void test_svg_names(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "<t&>");
-    struct frame_desc d = { .name = "std::map<int, std::string>::operator[] "
-                                    "'q' \"d\" a&b \x01 \xc3\xbc \xff \xef\xbf\xbe",
-                            .module = "lib<x>.so", .kind = FRAME_FUNC };
-    struct profile_meta m = { .cmdline = "a <b> & \"c\"", .pid = 3 };
-    uint32_t f = profile_intern_frame(p, &d);
+    uint32_t f = fixture_frame(p, "std::map<int, std::string>::operator[] "
+                                  "'q' \"d\" a&b \x01 \xc3\xbc \xff "
+                                  "\xef\xbf\xbe", "lib<x>.so", NULL, 0);
     char *got;
 
-    (void)state;
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .cmdline = "a <b> & \"c\"", .pid = 3);
     ADD(p, t, 1, f);
-    got = write_mem(format_find("svg"), p);
+    got = fixture_keep(state, write_mem(format_find("svg"), p));
     assert_escaped(got);
-    assert_non_null(strstr(got, "<title>std::map&lt;int, std::string&gt;::"
-                                "operator[] &apos;q&apos; &quot;d&quot; "
-                                "a&amp;b   \xc3\xbc \xef\xbf\xbd \xef\xbf\xbd\n"
-                                "lib&lt;x&gt;.so\n"));
-    assert_non_null(strstr(got, "<title>&lt;t&amp;&gt;-1\n"));
-    assert_non_null(strstr(got, "a &lt;b&gt; &amp; &quot;c&quot; (pid 3)"));
-    free(got);
-    profile_free(p);
+    FIXTURE_ASSERT_HAS(got,
+        "<title>std::map&lt;int, std::string&gt;::"
+        "operator[] &apos;q&apos; &quot;d&quot; "
+        "a&amp;b   \xc3\xbc \xef\xbf\xbd \xef\xbf\xbd\n"
+        "lib&lt;x&gt;.so\n",
+        "<title>&lt;t&amp;&gt;-1\n",
+        "a &lt;b&gt; &amp; &quot;c&quot; (pid 3)");
 }
 
 static void test_svg_small_and_empty(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     uint32_t big = fn(p, "big", 0), tiny = fn(p, "tiny", 0);
     char *got;
 
-    (void)state;
-    got = write_mem(format_find("svg"), p);
+    got = fixture_keep(state, write_mem(format_find("svg"), p));
     assert_non_null(strstr(got, ">no samples</text>"));
     assert_int_equal(count_of(got, "<g class=\"f\""), 0);
-    free(got);
     /* 1 sample in 100001 is 0.012 px wide: left out */
     ADD(p, t, 100000, big);
     ADD(p, t, 1, tiny);
-    got = write_mem(format_find("svg"), p);
+    got = fixture_keep(state, write_mem(format_find("svg"), p));
     assert_non_null(strstr(got, "<title>big\n"));
     assert_null(strstr(got, "<title>tiny\n"));
     assert_int_equal(count_of(got, "<g class=\"f\""), 3);
-    free(got);
-    profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry),
-        cmocka_unit_test(test_samplingprof_golden),
-        cmocka_unit_test(test_samplingprof_parse),
-        cmocka_unit_test(test_samplingprof_names),
-        cmocka_unit_test(test_samplingprof_empty),
-        cmocka_unit_test(test_stackprof_golden),
-        cmocka_unit_test(test_stackprof_meta_and_names),
-        cmocka_unit_test(test_stackprof_empty),
-        cmocka_unit_test(test_dot_example),
-        cmocka_unit_test(test_dot_names_and_limits),
-        cmocka_unit_test(test_dot_light_edges),
-        cmocka_unit_test(test_svg_example),
-        cmocka_unit_test(test_svg_names),
-        cmocka_unit_test(test_svg_small_and_empty),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_registry),
+    FIXTURE_TEST(test_samplingprof_golden),
+    FIXTURE_TEST(test_samplingprof_parse),
+    FIXTURE_TEST(test_samplingprof_names),
+    FIXTURE_TEST(test_stackprof_golden),
+    FIXTURE_TEST(test_stackprof_meta_and_names),
+    FIXTURE_TEST(test_dot_example),
+    FIXTURE_TEST(test_dot_names_and_limits),
+    FIXTURE_TEST(test_dot_light_edges),
+    FIXTURE_TEST(test_svg_example),
+    FIXTURE_TEST(test_svg_names),
+    FIXTURE_TEST(test_svg_small_and_empty))

@@ -77,13 +77,12 @@ static struct profile *empty_like(const struct profile *p)
 
 static void test_stack_queries(void **state)
 {
-    struct profile *p = stacks();
+    struct profile *p = fixture_keep_profile(state, stacks());
     struct profile_flat *flat;
     long n = profile_flat(p, &flat);
     uint32_t *off, *ft, f = fixture_find_frame(p, "f");
     uint32_t mn = fixture_find_frame(p, "main"), g = fixture_find_frame(p, "g");
 
-    (void)state;
     assert_true(profile_has_stacks(p));
     for (long i = 0; i < n; i++) {
         /* f is its own leaf in 2 samples, 3 deep: 2 / 3 */
@@ -109,7 +108,6 @@ static void test_stack_queries(void **state)
     free(off);
     free(ft);
     free(flat);
-    profile_free(p);
 }
 
 static int count_stack(void *ctx, uint32_t thread, const uint32_t *frames,
@@ -123,7 +121,8 @@ static int count_stack(void *ctx, uint32_t thread, const uint32_t *frames,
 /* A graph answers the graph's questions as its stacks did. */
 static void test_graph_answers(void **state)
 {
-    struct profile *p = stacks(), *q = empty_like(p), *c;
+    struct profile *p = fixture_keep_profile(state, stacks());
+    struct profile *q = empty_like(p), *c;
     struct pieces x, y;
     const struct model_filter all = { .focus = PROFILE_NONE };
     struct model_filter focus = all;
@@ -131,7 +130,6 @@ static void test_graph_answers(void **state)
     uint64_t seen = 0;
     char *tp, *tq;
 
-    (void)state;
     pieces_of(p, &x);
     assert_int_equal(profile_set_graph(q, &x.d), 0);
     assert_false(profile_has_stacks(q));
@@ -177,11 +175,11 @@ static void test_graph_answers(void **state)
         export_opts_default(&o);
         if (k == 0)
             o.hide_self = o.hide_subs = 0;
-        tp = fixture_write(format_find("text"), p, &o, NULL);
-        tq = fixture_write(format_find("text"), q, &o, NULL);
+        tp = fixture_keep(state,
+                          fixture_write(format_find("text"), p, &o, NULL));
+        tq = fixture_keep(state,
+                          fixture_write(format_find("text"), q, &o, NULL));
         assert_string_equal(tq, tp);
-        free(tp);
-        free(tq);
     }
     /* the view's profile of a graph is the graph */
     c = model_filter_profile(q, &focus);
@@ -194,7 +192,6 @@ static void test_graph_answers(void **state)
     assert_int_equal(profile_samples(q), 0);
     pieces_free(&x);
     pieces_free(&y);
-    profile_free(p);
     profile_free(q);
 }
 
@@ -293,41 +290,30 @@ static void total_over_samples(struct pieces *y, const struct profile *p)
     y->flat[0].total = 11;
 }
 
+/* Each edit makes the pieces of a graph that set_graph refuses. */
+typedef void edit_fn(struct pieces *, const struct profile *);
+static edit_fn *const edits[] = {
+    bad_frame, thread_frame, twice, self_over_total, rank_twice, edge_twice,
+    edge_nan, edge_negative, edge_out_of_range, edge_seq_twice,
+    too_many_samples, total_over_samples,
+};
+
 static void test_graph_refused(void **state)
 {
-    struct profile *p = stacks();
+    struct profile *p = fixture_keep_profile(state, stacks());
     struct pieces x;
 
-    (void)state;
     pieces_of(p, &x);
-    refused(&x, p, bad_frame);
-    refused(&x, p, thread_frame);
-    refused(&x, p, twice);
-    refused(&x, p, self_over_total);
-    refused(&x, p, rank_twice);
-    refused(&x, p, edge_twice);
-    refused(&x, p, edge_nan);
-    refused(&x, p, edge_negative);
-    refused(&x, p, edge_out_of_range);
-    refused(&x, p, edge_seq_twice);
-    refused(&x, p, too_many_samples);
-    refused(&x, p, total_over_samples);
+    for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++)
+        refused(&x, p, edits[i]);
     /* a profile that has samples takes no graph */
     errno = 0;
     assert_int_equal(profile_set_graph(p, &x.d), -1);
     assert_int_equal(errno, EINVAL);
     pieces_free(&x);
-    profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stack_queries),
-        cmocka_unit_test(test_graph_answers),
-        cmocka_unit_test(test_graph_refused),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    FIXTURE_TEST(test_stack_queries),
+    FIXTURE_TEST(test_graph_answers),
+    FIXTURE_TEST(test_graph_refused))

@@ -123,40 +123,39 @@ static void test_strings(void **state)
     json_free(&j);
 }
 
+/* Bad texts and what json_parse says of them. */
+static const struct fixture_case bad[] = {
+    FIXTURE_CASE("", "byte 0: unexpected end of the text"),
+    FIXTURE_CASE("[1,]", "byte 3: expected a value"),
+    FIXTURE_CASE("[1 2]", "byte 3: expected ',' or ']'"),
+    FIXTURE_CASE("{\"a\" 1}", "byte 5: expected ':'"),
+    FIXTURE_CASE("{1: 2}", "byte 1: expected a member name"),
+    FIXTURE_CASE("{\"a\": 1", "byte 7: expected ',' or '}'"),
+    FIXTURE_CASE("[01]", "byte 1: bad number"),
+    FIXTURE_CASE("[1.]", "byte 1: bad number"),
+    FIXTURE_CASE("[-]", "byte 1: bad number"),
+    FIXTURE_CASE("[1e]", "byte 1: bad number"),
+    FIXTURE_CASE("[\"a\nb\"]", "byte 3: control character in a string"),
+    FIXTURE_CASE("[\"\\x\"]", "byte 3: bad escape in a string"),
+    FIXTURE_CASE("[\"\\u12g4\"]", "byte 3: bad \\u escape in a string"),
+    FIXTURE_CASE("[\"abc", "byte 5: string not closed"),
+    FIXTURE_CASE("[\"a\\", "byte 4: string not closed"),
+    FIXTURE_CASE("[tru]", "byte 1: expected a value"),
+    FIXTURE_CASE("{} x", "byte 3: text after the value"),
+    FIXTURE_CASE("[1]\0", "byte 3: text after the value"),
+    FIXTURE_CASE("[\"a\0\"]", "byte 3: control character in a string"),
+    /* a number longer than JSON_MAX_NUMBER */
+    FIXTURE_CASE("[1111111111111111111111111111111111111111"
+        "1111111111111111111111111]", "byte 1: number too long"),
+};
+
 static void test_errors(void **state)
 {
     char deep[2 * JSON_MAX_DEPTH + 8];
 
     (void)state;
-    assert_string_equal(parse_err("", 0), "byte 0: unexpected end of the text");
-    assert_string_equal(parse_err("[1,]", 4), "byte 3: expected a value");
-    assert_string_equal(parse_err("[1 2]", 5), "byte 3: expected ',' or ']'");
-    assert_string_equal(parse_err("{\"a\" 1}", 7), "byte 5: expected ':'");
-    assert_string_equal(parse_err("{1: 2}", 6),
-                        "byte 1: expected a member name");
-    assert_string_equal(parse_err("{\"a\": 1", 7),
-                        "byte 7: expected ',' or '}'");
-    assert_string_equal(parse_err("[01]", 4), "byte 1: bad number");
-    assert_string_equal(parse_err("[1.]", 4), "byte 1: bad number");
-    assert_string_equal(parse_err("[-]", 3), "byte 1: bad number");
-    assert_string_equal(parse_err("[1e]", 4), "byte 1: bad number");
-    assert_string_equal(parse_err("[\"a\nb\"]", 7),
-                        "byte 3: control character in a string");
-    assert_string_equal(parse_err("[\"\\x\"]", 6),
-                        "byte 3: bad escape in a string");
-    assert_string_equal(parse_err("[\"\\u12g4\"]", 10),
-                        "byte 3: bad \\u escape in a string");
-    assert_string_equal(parse_err("[\"abc", 5), "byte 5: string not closed");
-    assert_string_equal(parse_err("[\"a\\", 4), "byte 4: string not closed");
-    assert_string_equal(parse_err("[tru]", 5), "byte 1: expected a value");
-    assert_string_equal(parse_err("{} x", 4), "byte 3: text after the value");
-    assert_string_equal(parse_err("[1]\0", 4), "byte 3: text after the value");
-    assert_string_equal(parse_err("[\"a\0\"]", 6),
-                        "byte 3: control character in a string");
-    /* a number longer than JSON_MAX_NUMBER */
-    assert_string_equal(parse_err("[1111111111111111111111111111111111111111"
-                                  "1111111111111111111111111]", 67),
-                        "byte 1: number too long");
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_string_equal(parse_err(bad[i].buf, bad[i].len), bad[i].want);
     /* nesting: JSON_MAX_DEPTH levels parse, one more does not */
     memset(deep, '[', JSON_MAX_DEPTH);
     memset(deep + JSON_MAX_DEPTH, ']', JSON_MAX_DEPTH);
@@ -192,16 +191,9 @@ static void test_truncations(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values),
-        cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_strings),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_truncations),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_values),
+    cmocka_unit_test(test_numbers),
+    cmocka_unit_test(test_strings),
+    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_truncations))

@@ -37,25 +37,21 @@ static void expect_error(const char *text, const char *want)
 static void test_golden_example(void **state)
 {
     char err[256] = "";
-    struct profile *p = load_file(DATA_DIR "/example.folded", err,
-                                  sizeof(err));
+    struct profile *p = fixture_keep_profile(state,
+        load_file(DATA_DIR "/example.folded", err, sizeof(err)));
     char *out;
 
-    (void)state;
     assert_non_null(p);
     assert_int_equal(profile_samples(p), 6);
     /* no NAME-TID roots: one thread "all" */
     assert_int_equal(profile_thread_count(p), 1);
     assert_string_equal(profile_thread_at(p, 0)->name, "all");
     assert_int_equal(profile_thread_at(p, 0)->tid, 0);
-    out = to_folded(p, true);
+    out = fixture_keep(state, to_folded(p, true));
     fixture_assert_same_lines(out, "main;a;b 3\nmain;a;c 1\nmain;d 2\n");
-    free(out);
-    out = to_folded(p, false);
+    out = fixture_keep(state, to_folded(p, false));
     fixture_assert_same_lines(out, "all-0;main;a;b 3\nall-0;main;a;c 1\n"
                            "all-0;main;d 2\n");
-    free(out);
-    profile_free(p);
 }
 
 static void test_thread_roots(void **state)
@@ -160,7 +156,7 @@ static void test_roots_need_every_line(void **state)
 
 static void test_round_trip(void **state)
 {
-    struct profile *p = profile_new(), *q, *r;
+    struct profile *p = fixture_profile(state), *q, *r;
     uint32_t t0 = profile_thread(p, 100, "main");
     uint32_t t1 = profile_thread(p, 101, "worker pool");
     const char *names[] = { "main", "a", "b;c", "std::map<int, int>::find",
@@ -169,7 +165,6 @@ static void test_round_trip(void **state)
     char err[256] = "";
     char *first, *second;
 
-    (void)state;
     for (int i = 0; i < 6; i++)
         f[i] = profile_intern_frame(p, &(struct frame_desc){ .name = names[i] });
     {
@@ -183,23 +178,19 @@ static void test_round_trip(void **state)
                                                           3), 0);
         assert_int_equal(profile_add_stack(p, t1, s1, 1, 0), 0);
     }
-    first = to_folded(p, false);
+    first = fixture_keep(state, to_folded(p, false));
     q = load_folded(first, strlen(first), "mem", err, sizeof(err));
     assert_non_null(q);
     assert_int_equal(profile_thread_count(q), 2);
     assert_string_equal(profile_thread_at(q, 1)->name, "worker pool");
     assert_int_equal(profile_thread_at(q, 1)->tid, 101);
     assert_int_equal(profile_samples(q), profile_samples(p));
-    second = to_folded(q, false);
+    second = fixture_keep(state, to_folded(q, false));
     assert_string_equal(second, first);   /* same lines, same order */
     /* and once more */
     r = load_folded(second, strlen(second), "mem", err, sizeof(err));
-    free(second);
-    second = to_folded(r, false);
+    second = fixture_keep(state, to_folded(r, false));
     assert_string_equal(second, first);
-    free(first);
-    free(second);
-    profile_free(p);
     profile_free(q);
     profile_free(r);
 }
@@ -341,20 +332,6 @@ static void test_load_file_detection(void **state)
     assert_string_equal(err, "cannot open /tmp: it is a directory");
 }
 
-static void test_sniff(void **state)
-{
-    (void)state;
-    assert_true(load_folded_sniff("a;b 3\n", 6));
-    assert_true(load_folded_sniff("\n\nmain 12", 9));
-    assert_true(load_folded_sniff("a b c\t3\r\n", 9));
-    assert_false(load_folded_sniff("@supersamplerV1.0\n", 18));
-    assert_false(load_folded_sniff("\x1f\x8b\x08", 3));
-    assert_false(load_folded_sniff("{\"a\": 1}\n", 9));
-    assert_false(load_folded_sniff("12\n", 3));
-    assert_false(load_folded_sniff("a\0b 3\n", 6));
-    assert_false(load_folded_sniff("\n \n", 3));
-}
-
 /* --- the file source ----------------------------------------------------- */
 
 static void test_source_file(void **state)
@@ -400,21 +377,13 @@ static void test_source_file(void **state)
     assert_null(source_file_new(NULL, "x"));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_golden_example),
-        cmocka_unit_test(test_thread_roots),
-        cmocka_unit_test(test_process_roots),
-        cmocka_unit_test(test_roots_need_every_line),
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_tolerated_input),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_load_file_detection),
-        cmocka_unit_test(test_sniff),
-        cmocka_unit_test(test_source_file),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    FIXTURE_TEST(test_golden_example),
+    cmocka_unit_test(test_thread_roots),
+    cmocka_unit_test(test_process_roots),
+    cmocka_unit_test(test_roots_need_every_line),
+    FIXTURE_TEST(test_round_trip),
+    cmocka_unit_test(test_tolerated_input),
+    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_load_file_detection),
+    cmocka_unit_test(test_source_file))

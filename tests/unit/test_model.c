@@ -218,14 +218,15 @@ static void test_hide_star_edges(void **state)
     done(p, m);
 }
 
+/* The edge caller -> callee; fails the test if there is none. */
 static const struct profile_edge *edge(const struct model *m,
                                        uint32_t caller, uint32_t callee)
 {
-    for (size_t i = 0; i < m->nedges; i++)
-        if (m->edges[i].caller == caller && m->edges[i].callee == callee)
-            return &m->edges[i];
-    fail_msg("no edge %u -> %u", caller, callee);
-    return NULL;
+    const struct profile_edge *e = edge_of(m, caller, callee);
+
+    if (!e)
+        fail_msg("no edge %u -> %u", caller, callee);
+    return e;
 }
 
 /* main;f;f;f x1 and main;f x1.  In the first sample f occurs three times,
@@ -411,12 +412,11 @@ static void test_filters(void **state)
  * the tree's shape (inverted, merged) not; everything when unfiltered. */
 static void test_filter_profile(void **state)
 {
-    struct profile *p = fixture_example(fn, true);
+    struct profile *p = fixture_keep_profile(state, fixture_example(fn, true));
     struct model_filter f = { .focus = ID("a"), .inverted = true,
                               .merge_threads = true };
     struct profile *q = model_filter_profile(p, &f);
 
-    (void)state;
     assert_non_null(q);
     assert_int_equal(profile_samples(q), 4);       /* main;a;b x3, main;a;c */
     uint32_t t0 = profile_thread_at(q, 0)->node;
@@ -433,7 +433,6 @@ static void test_filter_profile(void **state)
     assert_ptr_not_equal(q, p);
     assert_int_equal(profile_samples(q), 6);
     profile_free(q);
-    profile_free(p);
 }
 
 /* Three nginx processes (a master, two workers, the second with an io
@@ -605,13 +604,12 @@ static void test_one_process_no_level(void **state)
  * processes it holds, its count the sum of theirs. */
 static void test_process_merge_command(void **state)
 {
-    struct profile *p = procs_profile();
+    struct profile *p = fixture_keep_profile(state, procs_profile());
     struct profile *q = profile_merge_commands(p);
     struct model_filter f = { .focus = PROFILE_NONE, .merge_threads = true };
     struct model *m;
     uint32_t ng;
 
-    (void)state;
     assert_non_null(q);
     /* one command, one process: every nginx thread has the first PID */
     for (uint32_t i = 0; i < profile_thread_count(q); i++) {
@@ -630,7 +628,6 @@ static void test_process_merge_command(void **state)
     assert_int_equal(TOTAL(PROC("redis (1 process)")), 41);
     model_free(m);
     profile_free(q);
-    profile_free(p);
 }
 
 /* The process filter: every count is that process's; a PID the profile
@@ -661,27 +658,20 @@ static void test_process_filter(void **state)
     done(p, m);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hide_recursive_case),
-        cmocka_unit_test(test_hide_callers_pane_case),
-        cmocka_unit_test(test_hide_thresholds),
-        cmocka_unit_test(test_hide_star_edges),
-        cmocka_unit_test(test_edges_recursion),
-        cmocka_unit_test(test_edges_first_use),
-        cmocka_unit_test(test_flat_first_use),
-        cmocka_unit_test(test_inverted_tree),
-        cmocka_unit_test(test_merged_tree),
-        cmocka_unit_test(test_filters),
-        cmocka_unit_test(test_filter_profile),
-        cmocka_unit_test(test_process_roots),
-        cmocka_unit_test(test_process_roots_diff),
-        cmocka_unit_test(test_one_process_no_level),
-        cmocka_unit_test(test_process_merge_command),
-        cmocka_unit_test(test_process_filter),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_hide_recursive_case),
+    cmocka_unit_test(test_hide_callers_pane_case),
+    cmocka_unit_test(test_hide_thresholds),
+    cmocka_unit_test(test_hide_star_edges),
+    cmocka_unit_test(test_edges_recursion),
+    cmocka_unit_test(test_edges_first_use),
+    cmocka_unit_test(test_flat_first_use),
+    cmocka_unit_test(test_inverted_tree),
+    cmocka_unit_test(test_merged_tree),
+    cmocka_unit_test(test_filters),
+    FIXTURE_TEST(test_filter_profile),
+    cmocka_unit_test(test_process_roots),
+    cmocka_unit_test(test_process_roots_diff),
+    cmocka_unit_test(test_one_process_no_level),
+    FIXTURE_TEST(test_process_merge_command),
+    cmocka_unit_test(test_process_filter))

@@ -117,9 +117,8 @@ static struct profile *example(bool two_threads)
 
 static void test_nodes_self_total(void **state)
 {
-    struct profile *p = example(false);
+    struct profile *p = fixture_keep_profile(state, example(false));
 
-    (void)state;
     assert_int_equal(profile_samples(p), 6);
     /* root, thread, main, a, b, c, d */
     assert_int_equal(profile_node_count(p), 7);
@@ -134,19 +133,17 @@ static void test_nodes_self_total(void **state)
         profile_frame(p, profile_thread_at(p, 0)->frame)->name, "main-100");
     assert_int_equal(profile_frame(p, profile_thread_at(p, 0)->frame)->kind,
                      FRAME_THREAD);
-    profile_free(p);
 }
 
 static void test_intern_identity(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     struct frame_desc d1 = { .name = "f", .module = "m", .file = "x.c",
                              .addr = 0x10, .line = 3 };
     struct frame_desc d2 = d1;
     struct frame_desc d3 = d1;
     uint32_t a, b, c, e;
 
-    (void)state;
     d2.addr = 0x99;   /* not part of the identity */
     d2.line = 7;
     d2.inlined = true;
@@ -174,16 +171,14 @@ static void test_intern_identity(void **state)
         name[0] = 'X';
         assert_string_equal(profile_frame(p, t)->name, "tmp");
     }
-    profile_free(p);
 }
 
 static void test_bad_input_adds_nothing(void **state)
 {
-    struct profile *p = example(false);
+    struct profile *p = fixture_keep_profile(state, example(false));
     struct stack_frame bad[2] = { { .frame = 0 }, { .frame = 999 } };
     uint32_t nodes = profile_node_count(p);
 
-    (void)state;
     assert_int_equal(profile_add_stack(p, 0, bad, 2, 1), -1);
     assert_int_equal(profile_add_stack(p, 5, bad, 1, 1), -1);
     assert_int_equal(profile_node_count(p), nodes);
@@ -192,15 +187,13 @@ static void test_bad_input_adds_nothing(void **state)
     assert_int_equal(profile_add_stack(p, 0, NULL, 0, 4), 0);
     assert_int_equal(profile_node(p, profile_thread_at(p, 0)->node)->self, 4);
     assert_int_equal(profile_samples(p), 10);
-    profile_free(p);
 }
 
 static void test_threads(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t a, b, frame;
 
-    (void)state;
     a = profile_thread(p, 100, "main");
     b = profile_thread(p, 101, NULL);
     assert_int_equal(a, 0);
@@ -241,17 +234,15 @@ static void test_threads(void **state)
     assert_int_equal(profile_node_thread(p, profile_thread_at(p, a)->node), a);
     assert_int_equal(profile_node_thread(p, PROFILE_ROOT), PROFILE_NONE);
     assert_int_equal(profile_node_thread(p, 9999), PROFILE_NONE);
-    profile_free(p);
 }
 
 static void test_flat_recursion(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     struct profile_flat *flat;
     long n;
 
-    (void)state;
     add(p, t, "main;f;g;f;g", 1);
     add(p, t, "main;f", 2);
     add(p, t, "main;g;g;g", 1);
@@ -270,12 +261,11 @@ static void test_flat_recursion(void **state)
     assert_int_equal(flat[2].self, 0);
     assert_int_equal(flat[2].total, 4);
     free(flat);
-    profile_free(p);
 }
 
 static void test_flat_two_threads_sorted(void **state)
 {
-    struct profile *p = example(true);
+    struct profile *p = fixture_keep_profile(state, example(true));
     struct profile_flat *flat;
     static const struct { const char *name; uint64_t self, total; } want[] = {
         { "b", 3, 3 }, { "d", 2, 2 }, { "c", 1, 1 },
@@ -283,7 +273,6 @@ static void test_flat_two_threads_sorted(void **state)
     };
     long n = profile_flat(p, &flat);
 
-    (void)state;
     assert_int_equal(n, 5);
     for (long i = 0; i < n; i++) {
         assert_string_equal(profile_frame(p, flat[i].frame)->name,
@@ -292,7 +281,6 @@ static void test_flat_two_threads_sorted(void **state)
         assert_int_equal(flat[i].total, want[i].total);
     }
     free(flat);
-    profile_free(p);
 }
 
 static const struct profile_edge *find_edge(const struct profile_edge *e,
@@ -307,13 +295,12 @@ static const struct profile_edge *find_edge(const struct profile_edge *e,
 
 static void test_edges_fractional(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     uint32_t main_, f, g;
     struct profile_edge *e;
     long n;
 
-    (void)state;
     add(p, t, "main;f;g;f;g", 2);
     main_ = fn(p, "main");
     f = fn(p, "f");
@@ -347,13 +334,12 @@ static void test_edges_fractional(void **state)
         assert_int_equal(e[i].outer, want[i].outer);
     }
     free(e);
-    profile_free(p);
 }
 
 /* Racket's Local%: edge time / node total, from racket-text.expected. */
 static void test_edges_racket_percentages(void **state)
 {
-    struct profile *p = example(true);
+    struct profile *p = fixture_keep_profile(state, example(true));
     struct profile_edge *e;
     struct profile_flat *flat;
     long ne = profile_edges(p, &e), nf = profile_flat(p, &flat);
@@ -368,7 +354,6 @@ static void test_edges_racket_percentages(void **state)
         { "a", "c", "25.0%", "100.0%" },
     };
 
-    (void)state;
     assert_int_equal(ne, 5);  /* the 4 above and (bottom) -> main */
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         uint32_t caller = fn(p, want[i].caller), callee = fn(p, want[i].callee);
@@ -415,17 +400,15 @@ static void test_edges_racket_percentages(void **state)
     }
     free(e);
     free(flat);
-    profile_free(p);
 }
 
 static void test_inverted(void **state)
 {
-    struct profile *p = example(false);
+    struct profile *p = fixture_keep_profile(state, example(false));
     struct profile_filter f = { .thread = PROFILE_NONE,
                                 .focus = PROFILE_NONE, .inverted = true };
     struct profile *q = profile_derive(p, &f);
 
-    (void)state;
     assert_non_null(q);
     assert_int_equal(profile_samples(q), 6);
     assert_int_equal(profile_frame_count(q), profile_frame_count(p));
@@ -441,17 +424,15 @@ static void test_inverted(void **state)
     /* root, thread, b, b;a, b;a;main, c, c;a, c;a;main, d, d;main */
     assert_int_equal(profile_node_count(q), 10);
     profile_free(q);
-    profile_free(p);
 }
 
 static void test_focus_and_thread_filter(void **state)
 {
-    struct profile *p = example(true);
+    struct profile *p = fixture_keep_profile(state, example(true));
     struct profile_filter f = { .thread = PROFILE_NONE,
                                 .focus = PROFILE_NONE };
     struct profile *q;
 
-    (void)state;
     f.focus = fn(p, "a");
     q = profile_derive(p, &f);
     assert_int_equal(profile_samples(q), 4);
@@ -481,7 +462,6 @@ static void test_focus_and_thread_filter(void **state)
     assert_int_equal(profile_samples(q), 1);
     check_node(q, 0, "c;a;main", 1, 1);
     profile_free(q);
-    profile_free(p);
 }
 
 /* merge_threads drops the thread level: main;a;b of thread 0 and main;d
@@ -490,13 +470,12 @@ static void test_focus_and_thread_filter(void **state)
  * snapshots, as the UI's expansion state needs. */
 static void test_merge_threads(void **state)
 {
-    struct profile *p = example(true);
+    struct profile *p = fixture_keep_profile(state, example(true));
     struct profile_filter f = { .thread = PROFILE_NONE,
                                 .focus = PROFILE_NONE, .merge_threads = true };
     struct profile *q = profile_derive(p, &f);
     uint32_t path[8];
 
-    (void)state;
     assert_non_null(q);
     assert_int_equal(profile_samples(q), 6);
     assert_int_equal(profile_node(q, PROFILE_ROOT)->total, 6);
@@ -541,21 +520,18 @@ static void test_merge_threads(void **state)
     check_node(q, PROFILE_NONE, "main", 0, 7);
     assert_int_equal(node_at(q, PROFILE_NONE, "main;a;b"), PROFILE_NONE);
     profile_free(q);
-    profile_free(p);
 }
 
 static void test_merge_by_thread_name(void **state)
 {
     struct profile *a = example(true);     /* 100 main, 101 worker */
     struct profile *b = profile_new();
-    struct profile_meta ma = { .pid = 7, .comm = "prog", .duration_ns = 10 };
-    struct profile_meta mb = { .pid = 9, .comm = "other", .duration_ns = 5,
-                               .interval_ns = 1000 };
     uint32_t tb0, tb1, tb2;
 
     (void)state;
-    assert_int_equal(profile_set_meta(a, &ma), 0);
-    assert_int_equal(profile_set_meta(b, &mb), 0);
+    FIXTURE_META(a, .pid = 7, .comm = "prog", .duration_ns = 10);
+    FIXTURE_META(b, .pid = 9, .comm = "other", .duration_ns = 5,
+                 .interval_ns = 1000);
     /* b interns frames in another order, so ids differ */
     fn(b, "zzz");
     tb0 = profile_thread(b, 500, "worker");
@@ -648,14 +624,12 @@ static void test_merge_limits(void **state)
 
 static void test_clone_independent(void **state)
 {
-    struct profile *p = example(true);
-    struct profile_meta m = { .pid = 42, .cmdline = "prog -x", .comm = "prog",
-                              .interval_ns = 1000000, .idle = true };
+    struct profile *p = fixture_keep_profile(state, example(true));
     struct profile *c;
     uint32_t b_node;
 
-    (void)state;
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .pid = 42, .cmdline = "prog -x", .comm = "prog",
+                 .interval_ns = 1000000, .idle = true);
     c = profile_clone(p);
     assert_non_null(c);
     b_node = node_at(p, 0, "main;a;b");
@@ -664,7 +638,6 @@ static void test_clone_independent(void **state)
     add(p, 0, "main;new", 1);
     fn(p, "only_in_p");
     profile_thread(p, 100, "renamed");
-    profile_free(p);
 
     /* the clone is unaffected and its strings outlive the original */
     assert_int_equal(profile_samples(c), 6);
@@ -685,13 +658,12 @@ static void test_clone_independent(void **state)
 
 static void test_reset(void **state)
 {
-    struct profile *p = example(true);
+    struct profile *p = fixture_keep_profile(state, example(true));
     uint32_t frames = profile_frame_count(p);
     uint32_t b = fn(p, "b");
     struct profile_linecount *lc;
     struct stack_frame s[1] = { { b, 12, 0x40 } };
 
-    (void)state;
     assert_int_equal(profile_add_stack(p, 0, s, 1, 1), 0);
     profile_reset(p);
     assert_int_equal(profile_samples(p), 0);
@@ -706,12 +678,11 @@ static void test_reset(void **state)
     assert_int_equal(fn(p, "b"), b);
     check_node(p, 1, "main;a;b", 2, 2);
     assert_int_equal(profile_samples(p), 2);
-    profile_free(p);
 }
 
 static void test_lines_and_addrs(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     uint32_t m = fn(p, "main"), f = fn(p, "f");
     /* main:10 -> f:20 -> f:20 (recursion on the same line) -> f:25 leaf */
@@ -720,7 +691,6 @@ static void test_lines_and_addrs(void **state)
         { f, 25, 0x2010 } };
     struct stack_frame s2[2] = { { m, 11, 0x1004 }, { f, 0, 0 } };
 
-    (void)state;
     assert_int_equal(profile_add_stack(p, t, s1, 4, 3), 0);
     assert_int_equal(profile_add_stack(p, t, s2, 2, 1), 0);
     /* line 20 twice in a sample counts its total once; unknown lines
@@ -728,7 +698,6 @@ static void test_lines_and_addrs(void **state)
     EXPECT_LINES(p, f, false, { 20, 0, 3 }, { 25, 3, 3 });
     EXPECT_LINES(p, m, false, { 10, 0, 3 }, { 11, 0, 1 });
     EXPECT_LINES(p, f, true, { 0x2000, 0, 3 }, { 0x2010, 3, 3 });
-    profile_free(p);
 }
 
 /* Frames of a stripped module, renamed when its debug info arrives. */
@@ -745,7 +714,7 @@ static uint32_t unnamed(struct profile *p, const char *name, uint64_t off)
 
 static void test_rename_frames(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     uint32_t m = fn(p, "main");
     uint32_t u1 = unnamed(p, "[lib.so+0x100]", 0x100);
@@ -767,7 +736,6 @@ static void test_rename_frames(void **state)
                                .kind = FRAME_FUNC };
     uint32_t n_before;
 
-    (void)state;
     /* The build-id is part of the identity: a frame of another build
      * (or of none) at the same offset is another frame. */
     assert_int_not_equal(profile_intern_frame(p, &same), u1);
@@ -804,19 +772,17 @@ static void test_rename_frames(void **state)
     assert_int_equal(profile_rename_frames(p, &kind, 1), 0);
     assert_string_equal(profile_frame(p, u2)->name, "warm");
     check_node(p, 0, "main;warm", 3, 3);
-    profile_free(p);
 }
 
 static void test_node_keys(void **state)
 {
-    struct profile *p = example(true);
+    struct profile *p = fixture_keep_profile(state, example(true));
     struct profile *c = profile_clone(p);
     struct profile_filter f = { .thread = PROFILE_NONE,
                                 .focus = PROFILE_NONE };
     struct profile *d;
     uint64_t k_ab, k_a, k_d;
 
-    (void)state;
     f.focus = fn(p, "b");
     d = profile_derive(p, &f);
     k_ab = profile_node_key(p, node_at(p, 0, "main;a;b"));
@@ -831,7 +797,6 @@ static void test_node_keys(void **state)
     assert_true(k_a == profile_node_key(d, node_at(d, 0, "main;a")));
     profile_free(c);
     profile_free(d);
-    profile_free(p);
 }
 
 struct collect {
@@ -898,7 +863,7 @@ static int check_deep(void *ctx, uint32_t thread, const uint32_t *frames,
 
 static void test_deep_stack(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     uint32_t ff = fn(p, "f"), fg = fn(p, "g");
     struct stack_frame s[500];
@@ -910,7 +875,6 @@ static void test_deep_stack(void **state)
                                   .focus = PROFILE_NONE, .inverted = true };
     struct profile *q;
 
-    (void)state;
     for (int i = 0; i < 500; i++)
         s[i] = (struct stack_frame){ i % 2 ? fg : ff, 100 + (uint32_t)i % 7,
                                      0x1000 + (uint64_t)i };
@@ -949,20 +913,18 @@ static void test_deep_stack(void **state)
     assert_int_equal(profile_node(q, profile_node_count(q) - 1)->depth, 501);
     assert_int_equal(profile_samples(q), 1);
     profile_free(q);
-    profile_free(p);
 }
 
 /* Memory grows with unique stacks: a million samples over 40 fixed stacks
  * create no node after the first round. */
 static void test_many_samples_fixed_stacks(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     struct stack_frame s[40][24];
     uint32_t nodes_after_first;
     uint64_t i;
 
-    (void)state;
     for (int k = 0; k < 40; k++)
         for (int d = 0; d < 24; d++) {
             char name[32];
@@ -985,18 +947,16 @@ static void test_many_samples_fixed_stacks(void **state)
     assert_int_equal(profile_node_count(p), nodes_after_first);
     assert_int_equal(profile_samples(p), 1000000);
     assert_int_equal(profile_node(p, PROFILE_ROOT)->total, 1000000);
-    profile_free(p);
 }
 
 static void test_meta(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     char cmd[32] = "prog --fast";
     struct profile_meta m = { .pid = 5, .cmdline = cmd, .comm = NULL,
                               .interval_ns = 1000, .start_ns = 2,
                               .duration_ns = 3, .idle = false };
 
-    (void)state;
     assert_int_equal(profile_meta(p)->pid, 0);
     assert_null(profile_meta(p)->cmdline);
     assert_int_equal(profile_set_meta(p, &m), 0);
@@ -1006,15 +966,13 @@ static void test_meta(void **state)
     assert_int_equal(profile_meta(p)->interval_ns, 1000);
     profile_reset(p);
     assert_int_equal(profile_meta(p)->pid, 5);
-    profile_free(p);
     profile_free(NULL);
 }
 
 /* Threads carry their process: set, counted, cloned, merged. */
 static void test_thread_process(void **state)
 {
-    (void)state;
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     assert_non_null(p);
     uint32_t a = profile_thread(p, 100, "master");
     uint32_t b = profile_thread(p, 101, "io");
@@ -1032,7 +990,6 @@ static void test_thread_process(void **state)
 
     struct profile *q = profile_clone(p);
     assert_non_null(q);
-    profile_free(p);
     assert_int_equal(profile_process_count(q), 2);
     assert_int_equal(profile_thread_at(q, c)->pid, 200);
     assert_string_equal(profile_thread_at(q, c)->process, "nginx");
@@ -1063,8 +1020,7 @@ static void test_thread_process(void **state)
  * thread by thread; another command stays apart. */
 static void test_merge_commands(void **state)
 {
-    (void)state;
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     assert_non_null(p);
     uint32_t w1 = profile_thread(p, 10, "nginx");
     uint32_t w1io = profile_thread(p, 11, "io");
@@ -1114,39 +1070,31 @@ static void test_merge_commands(void **state)
     assert_string_equal(profile_thread_at(q, mpg)->process, "postgres");
     assert_int_equal(profile_node(q, profile_thread_at(q, mpg)->node)->total, 11);
     profile_free(q);
-    profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nodes_self_total),
-        cmocka_unit_test(test_intern_identity),
-        cmocka_unit_test(test_bad_input_adds_nothing),
-        cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_flat_recursion),
-        cmocka_unit_test(test_flat_two_threads_sorted),
-        cmocka_unit_test(test_edges_fractional),
-        cmocka_unit_test(test_edges_racket_percentages),
-        cmocka_unit_test(test_inverted),
-        cmocka_unit_test(test_focus_and_thread_filter),
-        cmocka_unit_test(test_merge_threads),
-        cmocka_unit_test(test_merge_by_thread_name),
-        cmocka_unit_test(test_merge_lines),
-        cmocka_unit_test(test_merge_limits),
-        cmocka_unit_test(test_clone_independent),
-        cmocka_unit_test(test_reset),
-        cmocka_unit_test(test_lines_and_addrs),
-        cmocka_unit_test(test_rename_frames),
-        cmocka_unit_test(test_node_keys),
-        cmocka_unit_test(test_foreach_stack),
-        cmocka_unit_test(test_deep_stack),
-        cmocka_unit_test(test_many_samples_fixed_stacks),
-        cmocka_unit_test(test_meta),
-        cmocka_unit_test(test_thread_process),
-        cmocka_unit_test(test_merge_commands),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    FIXTURE_TEST(test_nodes_self_total),
+    FIXTURE_TEST(test_intern_identity),
+    FIXTURE_TEST(test_bad_input_adds_nothing),
+    FIXTURE_TEST(test_threads),
+    FIXTURE_TEST(test_flat_recursion),
+    FIXTURE_TEST(test_flat_two_threads_sorted),
+    FIXTURE_TEST(test_edges_fractional),
+    FIXTURE_TEST(test_edges_racket_percentages),
+    FIXTURE_TEST(test_inverted),
+    FIXTURE_TEST(test_focus_and_thread_filter),
+    FIXTURE_TEST(test_merge_threads),
+    cmocka_unit_test(test_merge_by_thread_name),
+    cmocka_unit_test(test_merge_lines),
+    cmocka_unit_test(test_merge_limits),
+    FIXTURE_TEST(test_clone_independent),
+    FIXTURE_TEST(test_reset),
+    FIXTURE_TEST(test_lines_and_addrs),
+    FIXTURE_TEST(test_rename_frames),
+    FIXTURE_TEST(test_node_keys),
+    cmocka_unit_test(test_foreach_stack),
+    FIXTURE_TEST(test_deep_stack),
+    FIXTURE_TEST(test_many_samples_fixed_stacks),
+    FIXTURE_TEST(test_meta),
+    FIXTURE_TEST(test_thread_process),
+    FIXTURE_TEST(test_merge_commands))

@@ -34,10 +34,9 @@ static char *write_as(const char *fmt, const struct profile *p, size_t *len)
 
 static void test_writer_shape(void **state)
 {
-    struct profile *p = example();
-    char *j = write_as("racket-json", p, NULL);
+    struct profile *p = fixture_keep_profile(state, example());
+    char *j = fixture_keep(state, write_as("racket-json", p, NULL));
 
-    (void)state;
     assert_true(strncmp(j, "{\"total_time\": 80, \"cpu_time\": 80, "
                            "\"sample_number\": 8,\n \"thread_times\": "
                            "[{\"id\": 100, \"time\": 60}, {\"id\": 101, "
@@ -45,30 +44,28 @@ static void test_writer_shape(void **state)
                            "\"src\": false, \"thread_ids\": [], \"total\": 80, "
                            "\"self\": 0, ", 205) == 0);
     /* main first, both threads; its edge from "*" */
-    assert_non_null(strstr(j, "\n  {\"id\": \"main\", \"src\": "
-                              "\"prog.c:10:0\", \"thread_ids\": [100, 101], "
-                              "\"total\": 80, \"self\": 0, \"callers\": "
-                              "[{\"total\": 80, \"caller\": 0, "
-                              "\"caller_time\": 80, \"callee\": 1, "
-                              "\"callee_time\": 80}]"));
-    /* d calls itself: the recursion's times are divided (Racket's) */
-    assert_non_null(strstr(j, "\"caller_time\": 10, \"callee\": 3, "
-                              "\"callee_time\": 10, \"sproftop_first\": "));
-    free(j);
-    profile_free(p);
+    FIXTURE_ASSERT_HAS(j,
+        "\n  {\"id\": \"main\", \"src\": "
+        "\"prog.c:10:0\", \"thread_ids\": [100, 101], "
+        "\"total\": 80, \"self\": 0, \"callers\": "
+        "[{\"total\": 80, \"caller\": 0, "
+        "\"caller_time\": 80, \"callee\": 1, "
+        "\"callee_time\": 80}]",
+        /* d calls itself: the recursion's times are divided (Racket's) */
+        "\"caller_time\": 10, \"callee\": 3, "
+        "\"callee_time\": 10, \"sproftop_first\": ");
 }
 
 /* Read back: the graph's text report is the stacks', and written again
  * it is the same JSON. */
 static void test_round_trip(void **state)
 {
-    struct profile *p = example(), *q;
+    struct profile *p = fixture_keep_profile(state, example()), *q;
     char err[256] = "", *j, *j2, *t1, *t2;
     size_t len, len2;
     struct profile_flat *fp, *fq;
     long np, nq;
 
-    (void)state;
     j = write_as("racket-json", p, &len);
     assert_true(load_racket_sniff(j, len));
     assert_false(load_speedscope_sniff(j, len));
@@ -108,7 +105,6 @@ static void test_round_trip(void **state)
     free(t2);
     free(j);
     free(j2);
-    profile_free(p);
     profile_free(q);
 }
 
@@ -117,12 +113,12 @@ static void test_round_trip(void **state)
 static void test_made_by_racket(void **state)
 {
     char err[256] = "";
-    struct profile *p = load_file(MADE_BY_RACKET, err, sizeof(err));
+    struct profile *p = fixture_keep_profile(state,
+        load_file(MADE_BY_RACKET, err, sizeof(err)));
     struct profile_flat *f;
     long n;
     bool fib = false, unnamed = false;
 
-    (void)state;
     assert_non_null(p);
     assert_false(profile_has_stacks(p));
     n = profile_flat(p, &f);
@@ -132,14 +128,11 @@ static void test_made_by_racket(void **state)
     }
     assert_true(fib && unnamed);
     free(f);
-    profile_free(p);
 }
 
 static void test_refusals(void **state)
 {
-    static const struct {
-        const char *text, *err;
-    } bad[] = {
+    static const struct fixture_refusal bad[] = {
         { "{\"nodes\": []}", "t.json: not a Racket profile: no total_time "
                              "and sample_number" },
         { "{\"total_time\": 0, \"sample_number\": 0}", "t.json: no samples" },
@@ -165,15 +158,9 @@ static void test_refusals(void **state)
           "\"caller_time\": 10, \"callee\": 1, \"callee_time\": 1e400}]}]}",
           "t.json: node 1: an edge's times are not times in range" },
     };
-    char err[256];
 
     (void)state;
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        err[0] = '\0';
-        assert_null(load_racket(bad[i].text, strlen(bad[i].text), "t.json",
-                                err, sizeof(err)));
-        assert_string_equal(err, bad[i].err);
-    }
+    fixture_assert_refusals(load_racket, bad, sizeof(bad) / sizeof(bad[0]));
 }
 
 /* Two nodes of one name and file, told apart by line (two Racket
@@ -189,28 +176,19 @@ static void test_same_name(void **state)
         "\"thread_ids\": [\"main\"], \"total\": 4, \"self\": 4, \"callers\": "
         "[], \"callees\": []}]}";
     char err[256] = "";
-    struct profile *p = load_racket(text, sizeof(text) - 1, "t", err,
-                                    sizeof(err));
+    struct profile *p = fixture_keep_profile(state,
+        load_racket(text, sizeof(text) - 1, "t", err, sizeof(err)));
 
-    (void)state;
     assert_non_null(p);
     assert_string_equal(profile_thread_at(p, 0)->name, "main");
     assert_int_equal(profile_frame(p, fixture_find_frame(p, "loop"))->line, 3);
     assert_int_equal(profile_frame(p, fixture_find_frame(p,
                      "loop <a.rkt:9>"))->line, 9);
-    profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_writer_shape),
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_made_by_racket),
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_same_name),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    FIXTURE_TEST(test_writer_shape),
+    FIXTURE_TEST(test_round_trip),
+    FIXTURE_TEST(test_made_by_racket),
+    cmocka_unit_test(test_refusals),
+    FIXTURE_TEST(test_same_name))

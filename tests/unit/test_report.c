@@ -30,9 +30,8 @@ static char *summary(const struct profile *p, int top_n)
 
 static void test_example(void **state)
 {
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
 
-    (void)state;
     FIXTURE_ASSERT_TEXT(summary(p, 10),
         "sproftop summary\n"
         "  pid:       1234\n"
@@ -56,48 +55,41 @@ static void test_example(void **state)
         "        3   50.0%  b         prog prog.c:30\n"
         "        2   33.3%  d         prog prog.c:50\n"
         "        1   16.7%  c         prog prog.c:40\n");
-    profile_free(p);
 }
 
 static void test_top_n_and_columns(void **state)
 {
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
     uint32_t t = profile_thread(p, 102, "x");
     uint32_t longname = profile_intern_frame(p, &(struct frame_desc){
         .name = "a_rather_long_function_name\nwith_a_newline" });
     char *got;
 
-    (void)state;
     FIXTURE_ADD_IDS(p, t, 1234567, longname);
-    got = summary(p, 2);
-    assert_non_null(strstr(got,
+    got = fixture_keep(state, summary(p, 2));
+    FIXTURE_ASSERT_HAS(got,
         "Top functions by self\n"
         "  samples       %  function                                    "
         "location\n"
         "  1234567  100.0%  a_rather_long_function_name?with_a_newline  -\n"
         "        3    0.0%  b                                           "
         "prog prog.c:30\n"
-        "\n"));
-    assert_non_null(strstr(got,
+        "\n",
         "Top functions by total\n"
         "  samples       %  function                                    "
         "location\n"
         "  1234567  100.0%  a_rather_long_function_name?with_a_newline  -\n"
         "        6    0.0%  main                                        "
-        "prog prog.c:10\n"));
-    assert_non_null(strstr(got, "  samples:   1234573\n"));
-    assert_non_null(strstr(got, "  threads:   3\n"));
-    free(got);
-    profile_free(p);
+        "prog prog.c:10\n",
+        "  samples:   1234573\n",
+        "  threads:   3\n");
 }
 
 static void test_empty_and_unknowns(void **state)
 {
-    struct profile *p = profile_new();
-    struct profile_meta meta = { .interval_ns = 250000, .idle = true };
+    struct profile *p = fixture_profile(state);
     char *got;
 
-    (void)state;
     FIXTURE_ASSERT_TEXT(summary(p, 10),
         "sproftop summary\n"
         "  pid:       -\n"
@@ -109,22 +101,14 @@ static void test_empty_and_unknowns(void **state)
         "  mode:      on-CPU\n"
         "\n"
         "no samples\n");
-    assert_int_equal(profile_set_meta(p, &meta), 0);
-    got = summary(p, 10);
-    assert_non_null(strstr(got, "  interval:  0.25 ms (4000 Hz)\n"));
-    assert_non_null(strstr(got, "  mode:      wall-clock (--idle)\n"));
-    free(got);
-    profile_free(p);
+    FIXTURE_META(p, .interval_ns = 250000, .idle = true);
+    got = fixture_keep(state, summary(p, 10));
+    FIXTURE_ASSERT_HAS(got,
+        "  interval:  0.25 ms (4000 Hz)\n",
+        "  mode:      wall-clock (--idle)\n");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example),
-        cmocka_unit_test(test_top_n_and_columns),
-        cmocka_unit_test(test_empty_and_unknowns),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    FIXTURE_TEST(test_example),
+    FIXTURE_TEST(test_top_n_and_columns),
+    FIXTURE_TEST(test_empty_and_unknowns))

@@ -51,14 +51,13 @@ static char *write_ss_squeezed(const struct profile *p)
 
 static void test_example(void **state)
 {
-    struct profile *p = fixture_example(fixture_example_frame, false);
-    struct profile_meta m = { .pid = 4242, .cmdline = "./prog" };
+    struct profile *p = fixture_keep_profile(state,
+        fixture_example(fixture_example_frame, false));
     char *sq;
 
-    (void)state;
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .pid = 4242, .cmdline = "./prog");
     profile_thread(p, 102, "idle"); /* no samples: no profile */
-    sq = write_ss_squeezed(p);
+    sq = fixture_keep(state, write_ss_squeezed(p));
     /* FORMATS.md's example, exactly (frames in first-use order). */
     assert_string_equal(
         sq,
@@ -78,60 +77,53 @@ static void test_example(void **state)
         "\"endValue\":2}],"
         "\"name\":\"sproftop pid 4242: ./prog\",\"activeProfileIndex\":0,"
         "\"exporter\":\"sproftop " SPROFTOP_VERSION "\"}");
-    free(sq);
-    profile_free(p);
 }
 
 static void test_nanoseconds_and_empty_stack(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t0 = profile_thread(p, 7, "solo");
-    struct profile_meta m = { .interval_ns = 1000000 };
     char *sq;
 
-    (void)state;
     ADD(p, t0, 3, "main", "x");
     assert_int_equal(profile_add_stack(p, t0, NULL, 0, 2), 0);
-    assert_int_equal(profile_set_meta(p, &m), 0);
-    sq = write_ss_squeezed(p);
-    assert_non_null(strstr(sq, "\"frames\":[{\"name\":\"main\",\"file\":"
-                               "\"prog.c\",\"line\":10},{\"name\":\"x\","
-                               "\"file\":\"prog.c\"}]"));
-    assert_non_null(strstr(sq, "\"unit\":\"nanoseconds\",\"startValue\":0,"
-                               "\"samples\":[[],[0,1]],"
-                               "\"weights\":[2000000,3000000],"
-                               "\"endValue\":5000000}"));
-    assert_non_null(strstr(sq, "\"name\":\"sproftop\","));
-    free(sq);
-    profile_free(p);
+    FIXTURE_META(p, .interval_ns = 1000000);
+    sq = fixture_keep(state, write_ss_squeezed(p));
+    FIXTURE_ASSERT_HAS(sq,
+        "\"frames\":[{\"name\":\"main\",\"file\":"
+        "\"prog.c\",\"line\":10},{\"name\":\"x\","
+        "\"file\":\"prog.c\"}]",
+        "\"unit\":\"nanoseconds\",\"startValue\":0,"
+        "\"samples\":[[],[0,1]],"
+        "\"weights\":[2000000,3000000],"
+        "\"endValue\":5000000}",
+        "\"name\":\"sproftop\",");
 }
 
 static void test_escaping(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t0 = profile_thread(p, 1, "t\"1");
     char *out;
 
-    (void)state;
     ADD(p, t0, 1, "q\"uote", "back\\slash", "nl\ntab\tcr\r",
         "ctl\x01\x1f", "caf\xc3\xa9 \xe2\x82\xac", "bad\xff\xc3(", "",
         "std::vector<int>::operator[]", "a;b,c:d e");
-    out = write_ss(p);
-    assert_non_null(strstr(out, "\"q\\\"uote\""));
-    assert_non_null(strstr(out, "\"back\\\\slash\""));
-    assert_non_null(strstr(out, "\"nl\\ntab\\tcr\\r\""));
-    assert_non_null(strstr(out, "\"ctl\\u0001\\u001f\""));
-    assert_non_null(strstr(out, "\"caf\xc3\xa9 \xe2\x82\xac\""));
-    assert_non_null(strstr(out, "\"bad\\ufffd\\ufffd(\""));
-    assert_non_null(strstr(out, "\"[unknown]\""));
-    assert_non_null(strstr(out, "\"std::vector<int>::operator[]\""));
-    assert_non_null(strstr(out, "\"a;b,c:d e\""));
-    assert_non_null(strstr(out, "\"t\\\"1 (tid 1)\""));
+    out = fixture_keep(state, write_ss(p));
+    FIXTURE_ASSERT_HAS(out,
+        "\"q\\\"uote\"",
+        "\"back\\\\slash\"",
+        "\"nl\\ntab\\tcr\\r\"",
+        "\"ctl\\u0001\\u001f\"",
+        "\"caf\xc3\xa9 \xe2\x82\xac\"",
+        "\"bad\\ufffd\\ufffd(\"",
+        "\"[unknown]\"",
+        "\"std::vector<int>::operator[]\"",
+        "\"a;b,c:d e\"",
+        "\"t\\\"1 (tid 1)\"");
     /* No raw control byte anywhere in the file but the layout's '\n'. */
     for (const char *c = out; *c; c++)
         assert_true((unsigned char)*c >= 0x20 || *c == '\n');
-    free(out);
-    profile_free(p);
 }
 
 static void test_registry(void **state)
@@ -171,12 +163,12 @@ static struct profile *load_text(const char *text, char *err, size_t n)
 static void test_read_golden(void **state)
 {
     char err[256] = "";
-    struct profile *p = load_file(GOLDEN, err, sizeof(err));
+    struct profile *p = fixture_keep_profile(state,
+        load_file(GOLDEN, err, sizeof(err)));
     char *got;
 
-    (void)state;
     assert_non_null(p);
-    got = folded_of(p);
+    got = fixture_keep(state, folded_of(p));
     assert_string_equal(got, "main-100;main;a;b 3\nmain-100;main;a;c 1\n"
                              "worker-101;main;d 2\n");
     assert_int_equal(profile_thread_count(p), 2);
@@ -186,28 +178,24 @@ static void test_read_golden(void **state)
     assert_int_equal(profile_frame(p, fixture_find_frame(p, "b"))->line, 30);
     assert_string_equal(profile_frame(p, fixture_find_frame(p, "b"))->file,
                         "prog.c");
-    free(got);
-    profile_free(p);
 }
 
 /* Written with an interval, read back: the same stacks, counts, threads,
  * interval, PID and command line. */
 static void test_round_trip(void **state)
 {
-    struct profile *p = profile_new(), *q;
+    struct profile *p = fixture_profile(state), *q;
     uint32_t t0 = profile_thread(p, 7, "solo"), t1 = profile_thread(p, 9, "w");
-    struct profile_meta m = { .interval_ns = 10000000, .pid = 77,
-                              .cmdline = "./prog --x" };
     char err[256] = "", *a, *b, *text;
     size_t len;
 
-    (void)state;
     /* counts with a common factor: the interval must not be guessed */
     ADD(p, t0, 4, "main", "x");
     ADD(p, t0, 2, "main", "y", "[truncated]");
     ADD(p, t1, 6, "main", "x");
     assert_int_equal(profile_add_stack(p, t0, NULL, 0, 8), 0);
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .interval_ns = 10000000, .pid = 77,
+                 .cmdline = "./prog --x");
     text = fixture_write(format_find("speedscope"), p, NULL, &len);
     assert_non_null(strstr(text, "\"sproftop_interval_ns\": 10000000"));
     q = load_speedscope(text, len, "x.json", err, sizeof(err));
@@ -228,7 +216,6 @@ static void test_round_trip(void **state)
     free(a);
     free(b);
     free(text);
-    profile_free(p);
     profile_free(q);
 }
 
@@ -267,9 +254,7 @@ static void test_times_and_names(void **state)
 
 static void test_refusals(void **state)
 {
-    static const struct {
-        const char *text, *err;
-    } bad[] = {
+    static const struct fixture_refusal bad[] = {
         { "[]", "t.json: not a speedscope file: no shared.frames and profiles "
                 "arrays" },
         { "{\"shared\": {\"frames\": []}, \"profiles\": [{\"type\": "
@@ -322,14 +307,9 @@ static void test_refusals(void **state)
           "t.json: sproftop_interval_ns is not a positive integer" },
         { "{\"shared\": {\"frames\": [}", "t.json: byte 23: expected a value" },
     };
-    char err[256];
 
     (void)state;
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        err[0] = '\0';
-        assert_null(load_text(bad[i].text, err, sizeof(err)));
-        assert_string_equal(err, bad[i].err);
-    }
+    fixture_assert_refusals(load_speedscope, bad, sizeof(bad) / sizeof(bad[0]));
 }
 
 /* A stack deeper than LOAD_MAX_DEPTH is refused, one of that depth read. */
@@ -362,20 +342,13 @@ static void test_depth(void **state)
     free(text);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example),
-        cmocka_unit_test(test_nanoseconds_and_empty_stack),
-        cmocka_unit_test(test_escaping),
-        cmocka_unit_test(test_registry),
-        cmocka_unit_test(test_read_golden),
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_times_and_names),
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_depth),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    FIXTURE_TEST(test_example),
+    FIXTURE_TEST(test_nanoseconds_and_empty_stack),
+    FIXTURE_TEST(test_escaping),
+    cmocka_unit_test(test_registry),
+    FIXTURE_TEST(test_read_golden),
+    FIXTURE_TEST(test_round_trip),
+    cmocka_unit_test(test_times_and_names),
+    cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_depth))

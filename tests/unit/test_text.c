@@ -167,10 +167,10 @@ static struct profile *small_ones(void)
 
 static void test_text_hiding(void **state)
 {
-    struct profile *p = small_ones();
-    char *got = write_mem(format_find("text"), p, 1.0, 2.0);
+    struct profile *p = fixture_keep_profile(state, small_ones());
+    char *got = fixture_keep(state,
+                             write_mem(format_find("text"), p, 1.0, 2.0));
 
-    (void)state;
     assert_string_equal(
         got,
         "Profiling results\n"
@@ -190,27 +190,22 @@ static void test_text_hiding(void **state)
         "                               main [1]100.0%\n"
         "[2] 1990(99.5%)  1980(99.0%) a prog.c:20:0\n"
         "---------------------------------------------\n");
-    free(got);
     /* thresholds at 0 show everything, tiny and b included */
-    got = write_mem(format_find("text"), p, 0, 0);
+    got = fixture_keep(state, write_mem(format_find("text"), p, 0, 0));
     assert_null(strstr(got, "Hiding"));
     assert_true(has_line_words(got, "[3] 10(0.5%) 10(0.5%) b prog.c:40:0"));
     assert_true(has_line_words(got, "[4] 10(0.5%) 10(0.5%) tiny prog.c:30:0"));
     assert_true(has_line_words(got, "tiny [4] 0.5%"));
-    free(got);
     /* only hide-self: every edge share is above 0%, so nothing hides */
-    got = write_mem(format_find("text"), p, 5.0, 0);
+    got = fixture_keep(state, write_mem(format_find("text"), p, 5.0, 0));
     assert_null(strstr(got, "Hiding"));
-    free(got);
     /* a huge hide-subs with hide-self 1%: main (self 0%, all its edge
      * shares <= 100%) hides too; a (99% self) stays */
-    got = write_mem(format_find("text"), p, 1.0, 100.0);
+    got = fixture_keep(state, write_mem(format_find("text"), p, 1.0, 100.0));
     assert_non_null(strstr(got, "(Hiding functions with self<1.0% and "
                                 "local<100.0%: 3 of 4 hidden)\n"));
     assert_true(has_line_words(got, "[1] 1990(99.5%) 1980(99.0%) a prog.c:20:0"));
     assert_null(strstr(got, "main"));
-    free(got);
-    profile_free(p);
 }
 
 /* main;f;f;f x1 and main;f x1: in the first sample each of f's three
@@ -218,16 +213,15 @@ static void test_text_hiding(void **state)
  * and f 2/3 of f's 2 samples: 66.7% and 33.3%, summing to 100%. */
 static void test_text_recursion(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     uint32_t m = fn(p, "main", 10), f = fn(p, "f", 20);
     char *got;
 
-    (void)state;
     FIXTURE_ADD_IDS(p, t, 1, m, f, f, f);
     FIXTURE_ADD_IDS(p, t, 1, m, f);
     set_interval(p, 10000000);
-    got = write_mem(format_find("text"), p, 0, 0);
+    got = fixture_keep(state, write_mem(format_find("text"), p, 0, 0));
     assert_true(has_line_words(got, "[1] 20(100.0%) 0(0.0%) main prog.c:10:0"));
     assert_true(has_line_words(got, "f [2] 100.0%"));   /* main -> f */
     assert_true(has_line_words(got, "[2] 20(100.0%) 20(100.0%) f prog.c:20:0"));
@@ -246,26 +240,23 @@ static void test_text_recursion(void **state)
         assert_int_equal(node, c1 + 2);
         assert_int_equal(c3, c1 + 3);
     }
-    free(got);
-    profile_free(p);
 }
 
 /* A cycle a -> b -> a below main, and a second root: the layering must
  * place every node once and keep callers above callees where it can. */
 static void test_text_cycle(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     uint32_t m = fn(p, "main", 10), a = fn(p, "a", 20), b = fn(p, "b", 30);
     uint32_t other = fn(p, "other", 40);
     char *got;
 
-    (void)state;
     FIXTURE_ADD_IDS(p, t, 4, m, a, b, a, b);
     FIXTURE_ADD_IDS(p, t, 2, m, b, a);
     FIXTURE_ADD_IDS(p, t, 1, other);
     set_interval(p, 1000000);
-    got = write_mem(format_find("text"), p, 0, 0);
+    got = fixture_keep(state, write_mem(format_find("text"), p, 0, 0));
     assert_true(has_line_words(got, "[1] 6(85.7%) 0(0.0%) main prog.c:10:0"));
     assert_true(has_line_words(got, "[2] 1(14.3%) 1(14.3%) other prog.c:40:0"));
     /* Worked by hand: main and other are sources (other also a sink);
@@ -278,27 +269,6 @@ static void test_text_cycle(void **state)
     /* b's callers: main (2 of 6, 33.3%) and a (4 of 6, 66.7%) */
     assert_true(has_line_words(got, "main [1] 33.3%"));
     assert_true(has_line_words(got, "a [3] 66.7%"));
-    free(got);
-    profile_free(p);
-}
-
-static void test_text_empty(void **state)
-{
-    struct profile *p = profile_new();
-
-    (void)state;
-    FIXTURE_ASSERT_TEXT(write_mem(format_find("text"), p, 1.0, 2.0),
-        "Profiling results\n"
-        "-----------------\n"
-        "  Total cpu time observed: 0ms (out of 0ms)\n"
-        "  Number of samples taken: 0 (once every 0ms)\n"
-        "\n"
-        "====================================\n"
-        "                        Caller\n"
-        "Idx  Total    Self    Name+srcLocal%\n"
-        "     ms(pct)  ms(pct)   Callee\n"
-        "====================================\n");
-    profile_free(p);
 }
 
 /* Names with control characters stay on one line; widths count UTF-8
@@ -308,25 +278,19 @@ static void test_text_empty(void **state)
  * to keep name+src within 50 characters, as Racket does. */
 static void test_text_names(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
-    struct frame_desc d1 = { .name = "br\nok\ten", .kind = FRAME_FUNC };
-    struct frame_desc d2 = { .name = "\xc3\xbc", .module = "libü.so",
-                             .kind = FRAME_FUNC };
-    struct frame_desc d3 = {
-        .name = "std::map<int, std::string>::operator[]",
-        .file = "/very/long/path/to/some/include/dir/stl_map.h",
-        .line = 511,
-        .kind = FRAME_FUNC,
-    };
-    uint32_t a = profile_intern_frame(p, &d1), b = profile_intern_frame(p, &d2);
-    uint32_t c = profile_intern_frame(p, &d3);
+    uint32_t a = fixture_frame(p, "br\nok\ten", NULL, NULL, 0);
+    uint32_t b = fixture_frame(p, "\xc3\xbc", "libü.so", NULL, 0);
+    uint32_t c = fixture_frame(p, "std::map<int, std::string>::operator[]",
+                               NULL,
+                               "/very/long/path/to/some/include/dir/stl_map.h",
+                               511);
     char *got;
 
-    (void)state;
     FIXTURE_ADD_IDS(p, t, 1, a, b, c);
     set_interval(p, 1000000);
-    got = write_mem(format_find("text"), p, 0, 0);
+    got = fixture_keep(state, write_mem(format_find("text"), p, 0, 0));
     assert_true(has_line_words(got, "[1] 1(100.0%) 0(0.0%) br ok en (unknown source)"));
     assert_true(has_line_words(got, "[2] 1(100.0%) 0(0.0%) \xc3\xbc (unknown source)"));
     /* 38 characters of name leave 11 for the source: "..." and its
@@ -345,8 +309,6 @@ static void test_text_names(void **state)
         snprintf(want + n + 37, sizeof(want) - (size_t)n - 37, "100.0%%\n");
         assert_non_null(strstr(got, want));
     }
-    free(got);
-    profile_free(p);
 }
 
 /* One name of 10,000 characters (issue 11, item 7): every row of the
@@ -355,12 +317,11 @@ static void test_text_names(void **state)
  * "..." included; the node's own row, not padded, keeps it whole. */
 static void test_text_long_name(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 1, "t");
     char *name = malloc(10001), *got, want[160];
     size_t whole = 0;
 
-    (void)state;
     memset(name, 'x', 10000);
     name[10000] = '\0';
     for (int i = 0; i < 50; i++) {
@@ -371,7 +332,7 @@ static void test_text_long_name(void **state)
                         fn(p, leaf, 3));
     }
     set_interval(p, 1000000);
-    got = write_mem(format_find("text"), p, 0, 0);
+    got = fixture_keep(state, write_mem(format_find("text"), p, 0, 0));
     /* 53 nodes, each a block of a few rows: far below one padded row per
      * node (530 KB) */
     assert_true(strlen(got) < 100000);
@@ -380,39 +341,31 @@ static void test_text_long_name(void **state)
     assert_int_equal(whole, 1);
     snprintf(want, sizeof(want), "  %.97s... [2]", name);
     assert_non_null(strstr(got, want));
-    free(got);
     free(name);
-    profile_free(p);
 }
 
 /* What sproftop knows of the run follows Racket's header lines. */
 static void test_text_meta(void **state)
 {
-    struct profile *p = example();
-    struct profile_meta m = { .pid = 4242, .cmdline = "prog --x\ty",
-                              .interval_ns = 10000000,
-                              .duration_ns = 1500000000 };
+    struct profile *p = fixture_keep_profile(state, example());
     char *got;
 
-    (void)state;
-    assert_int_equal(profile_set_meta(p, &m), 0);
-    got = write_mem(format_find("text"), p, 0, 0);
+    FIXTURE_META(p, .pid = 4242, .cmdline = "prog --x\ty",
+                 .interval_ns = 10000000, .duration_ns = 1500000000);
+    got = fixture_keep(state, write_mem(format_find("text"), p, 0, 0));
     assert_non_null(strstr(got, "  Threads observed:        2\n"
                                 "  Command:                 prog --x y "
                                 "(pid 4242)\n"
                                 "  Wall-clock duration:     1.500 s "
                                 "(on-CPU threads sampled)\n\n====="));
-    free(got);
-    profile_free(p);
 }
 
 /* --- top ------------------------------------------------------------------- */
 
 static void test_top_example(void **state)
 {
-    struct profile *p = example();
+    struct profile *p = fixture_keep_profile(state, example());
 
-    (void)state;
     FIXTURE_ASSERT_TEXT(write_mem(format_find("top"), p, 1, 2),
         "==================================\n"
         "  Mode: cpu(10000)\n"
@@ -438,69 +391,38 @@ static void test_top_example(void **state)
         "     TOTAL    (pct)     SAMPLES    (pct)     FRAME\n"
         "         2 (100.0%)           2 (100.0%)     d (prog.c:50) [prog]\n"
         "         2 (100.0%)           0   (0.0%)     main (prog.c:10) [prog]\n");
-    profile_free(p);
 }
 
 static void test_top_meta_and_names(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     uint32_t t = profile_thread(p, 70000, "w");
-    struct frame_desc d = { .name = "a\nb", .kind = FRAME_FUNC };
-    struct profile_meta m = { .pid = 4242, .cmdline = "prog --x\ty",
-                              .interval_ns = 2000000, .duration_ns = 1500000000,
-                              .idle = true };
-    uint32_t f = profile_intern_frame(p, &d);
+    uint32_t f = fixture_frame(p, "a\nb", NULL, NULL, 0);
     char *got;
 
-    (void)state;
-    assert_int_equal(profile_set_meta(p, &m), 0);
+    FIXTURE_META(p, .pid = 4242, .cmdline = "prog --x\ty",
+                 .interval_ns = 2000000, .duration_ns = 1500000000,
+                 .idle = true);
     FIXTURE_ADD_IDS(p, t, 2, f);
-    got = write_mem(format_find("top"), p, 1, 2);
-    assert_non_null(strstr(got, "  Mode: wall(2000)\n"));
-    assert_non_null(strstr(got, "  Command: prog --x y (pid 4242)\n"));
-    assert_non_null(strstr(got, "  Threads: 1, interval 2.000 ms, "
-                                "duration 1.500 s\n"));
-    assert_non_null(strstr(got, "(100.0%)     a b\n"));
+    got = fixture_keep(state, write_mem(format_find("top"), p, 1, 2));
+    FIXTURE_ASSERT_HAS(got,
+        "  Mode: wall(2000)\n",
+        "  Command: prog --x y (pid 4242)\n",
+        "  Threads: 1, interval 2.000 ms, "
+        "duration 1.500 s\n",
+        "(100.0%)     a b\n");
     assert_null(strstr(got, "== thread"));
-    free(got);
-    profile_free(p);
 }
 
-static void test_top_empty(void **state)
-{
-    struct profile *p = profile_new();
-
-    (void)state;
-    FIXTURE_ASSERT_TEXT(write_mem(format_find("top"), p, 1, 2),
-        "==================================\n"
-        "  Mode: cpu(0)\n"
-        "  Samples: 0 (0.00% miss rate)\n"
-        "  GC: 0 (0.00%)\n"
-        "  Threads: 0\n"
-        "==================================\n"
-        "     TOTAL    (pct)     SAMPLES    (pct)     "
-        "FRAME\n");
-    profile_free(p);
-}
-
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_text_golden),
-        cmocka_unit_test(test_text_registry),
-        cmocka_unit_test(test_text_defaults_hide_nothing),
-        cmocka_unit_test(test_text_hiding),
-        cmocka_unit_test(test_text_recursion),
-        cmocka_unit_test(test_text_cycle),
-        cmocka_unit_test(test_text_empty),
-        cmocka_unit_test(test_text_names),
-        cmocka_unit_test(test_text_long_name),
-        cmocka_unit_test(test_text_meta),
-        cmocka_unit_test(test_top_example),
-        cmocka_unit_test(test_top_meta_and_names),
-        cmocka_unit_test(test_top_empty),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_text_golden),
+    cmocka_unit_test(test_text_registry),
+    cmocka_unit_test(test_text_defaults_hide_nothing),
+    FIXTURE_TEST(test_text_hiding),
+    FIXTURE_TEST(test_text_recursion),
+    FIXTURE_TEST(test_text_cycle),
+    FIXTURE_TEST(test_text_names),
+    FIXTURE_TEST(test_text_long_name),
+    FIXTURE_TEST(test_text_meta),
+    FIXTURE_TEST(test_top_example),
+    FIXTURE_TEST(test_top_meta_and_names))

@@ -192,15 +192,8 @@ static void test_stop_and_deep(void **state)
     profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_order_and_offsets),
-        cmocka_unit_test(test_start_fold_closed),
-        cmocka_unit_test(test_skip_drop_prune),
-        cmocka_unit_test(test_stop_and_deep),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_order_and_offsets),
+    cmocka_unit_test(test_start_fold_closed),
+    cmocka_unit_test(test_skip_drop_prune),
+    cmocka_unit_test(test_stop_and_deep))

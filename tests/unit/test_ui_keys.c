@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <curses.h>
 
+#include "unit_main.h"
 #include "request.h"
 #include "script.h"
 
@@ -175,15 +176,9 @@ static void test_script_refused(void **state)
     refused_script(":resize 10 20 30\n", "1: usage: :resize COLS LINES");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_bindings_round_trip),
-        cmocka_unit_test(test_key_names),
-        cmocka_unit_test(test_script_events),
-        cmocka_unit_test(test_script_refused),
-    };
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_parse),
+    cmocka_unit_test(test_bindings_round_trip),
+    cmocka_unit_test(test_key_names),
+    cmocka_unit_test(test_script_events),
+    cmocka_unit_test(test_script_refused))

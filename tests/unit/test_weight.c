@@ -69,11 +69,10 @@ static struct profile *changed_rate(void)
 
 static void test_shares_and_times(void **state)
 {
-    struct profile *p = changed_rate();
+    struct profile *p = fixture_keep_profile(state, changed_rate());
     struct profile_flat *flat;
     long n = profile_flat(p, &flat);
 
-    (void)state;
     assert_int_equal(profile_sample_count(p), 1100);
     assert_int_equal(profile_samples(p), 2000 * MS);
     assert_int_equal(profile_weight_ns(p, profile_samples(p)), 2000 * MS);
@@ -86,23 +85,20 @@ static void test_shares_and_times(void **state)
     free(flat);
     /* once, a unit cannot change under samples */
     assert_int_equal(profile_set_weight_unit(p, 0), -1);
-    profile_free(p);
 }
 
 /* Counts formats write counts of the nominal interval. */
 static void test_count_formats(void **state)
 {
-    struct profile *p = changed_rate();
+    struct profile *p = fixture_keep_profile(state, changed_rate());
     struct export_opts o = opts();
 
-    (void)state;
     FIXTURE_ASSERT_TEXT(fixture_write(format_find("folded"), p, &o, NULL),
                         "t-7;main;a 1000\nt-7;main;b 1000\n");
     /* the differential one too, each side its own */
     o.baseline = p;
     FIXTURE_ASSERT_TEXT(fixture_write(format_find("folded"), p, &o, NULL),
                         "t-7;main;a 1000 1000\nt-7;main;b 1000 1000\n");
-    profile_free(p);
 }
 
 /* A constant rate in ns writes the bytes of the same samples counted. */
@@ -167,41 +163,37 @@ static void pprof_round_trip(struct profile *p, uint64_t *unit)
  * off-CPU stretch of 1.4 intervals, written as 1), as times, in ns. */
 static void test_pprof_weights(void **state)
 {
-    struct profile *p = changed_rate();
+    struct profile *p = fixture_keep_profile(state, changed_rate());
     uint64_t unit;
 
-    (void)state;
     pprof_round_trip(p, &unit);
     assert_int_equal(unit, 0);
     add(p, profile_thread(p, 7, NULL), "sleep", 1, 1400000, 101);
     pprof_round_trip(p, &unit);
     assert_int_equal(unit, 1);
-    profile_free(p);
 }
 
 /* The text report: the time observed, the samples taken, their mean. */
 static void test_text_header(void **state)
 {
-    struct profile *p = changed_rate();
+    struct profile *p = fixture_keep_profile(state, changed_rate());
     struct export_opts o = opts();
-    char *t = fixture_write(format_find("text"), p, &o, NULL);
+    char *t = fixture_keep(state,
+                           fixture_write(format_find("text"), p, &o, NULL));
 
-    (void)state;
-    assert_non_null(strstr(t, "Total cpu time observed: 2000ms (out of "
-                              "2000ms)\n"));
-    assert_non_null(strstr(t, "Number of samples taken: 1100 (once every "));
-    free(t);
-    profile_free(p);
+    FIXTURE_ASSERT_HAS(t,
+        "Total cpu time observed: 2000ms (out of "
+        "2000ms)\n",
+        "Number of samples taken: 1100 (once every ");
 }
 
 /* Buckets hold weights: the two seconds are as tall; a window of the
  * first holds a's second only, its sample count from its weight. */
 static void test_time_weights(void **state)
 {
-    struct profile *p = changed_rate(), *w;
+    struct profile *p = fixture_keep_profile(state, changed_rate()), *w;
     uint64_t v[2];
 
-    (void)state;
     profile_time_series(p, PROFILE_NONE, 100, 2, v);
     assert_int_equal(v[0], 1000 * MS);
     assert_int_equal(v[1], 1000 * MS);
@@ -210,7 +202,6 @@ static void test_time_weights(void **state)
     assert_int_equal(profile_samples(w), 1000 * MS);
     assert_int_equal(profile_sample_count(w), 1000); /* 1 ms intervals */
     profile_free(w);
-    profile_free(p);
 }
 
 /* A file of counts (10 ms each) merged with a profile in ns: one unit,
@@ -257,9 +248,8 @@ static void test_diff_units(void **state)
 /* Counts round to the nearest interval, never to 0. */
 static void test_count_rounding(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
 
-    (void)state;
     assert_int_equal(profile_set_weight_unit(p, 1), 0);
     set_interval(p, 10 * MS);
     assert_int_equal(profile_weight_count(p, 0), 0);
@@ -270,23 +260,15 @@ static void test_count_rounding(void **state)
     assert_int_equal(profile_weight_ns(p, 30 * MS), 30 * MS);
     set_interval(p, 0);
     assert_int_equal(profile_weight_count(p, 30 * MS), 30 * MS);
-    profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shares_and_times),
-        cmocka_unit_test(test_count_formats),
-        cmocka_unit_test(test_constant_rate_same_bytes),
-        cmocka_unit_test(test_pprof_weights),
-        cmocka_unit_test(test_text_header),
-        cmocka_unit_test(test_time_weights),
-        cmocka_unit_test(test_merge_units),
-        cmocka_unit_test(test_diff_units),
-        cmocka_unit_test(test_count_rounding),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    FIXTURE_TEST(test_shares_and_times),
+    FIXTURE_TEST(test_count_formats),
+    cmocka_unit_test(test_constant_rate_same_bytes),
+    FIXTURE_TEST(test_pprof_weights),
+    FIXTURE_TEST(test_text_header),
+    FIXTURE_TEST(test_time_weights),
+    cmocka_unit_test(test_merge_units),
+    cmocka_unit_test(test_diff_units),
+    FIXTURE_TEST(test_count_rounding))

@@ -294,12 +294,11 @@ static void test_foreach_timed(void **state)
 /* No ring: add_at is add_stack, windows are refused. */
 static void test_no_ring(void **state)
 {
-    struct profile *p = profile_new();
+    struct profile *p = fixture_profile(state);
     struct profile_timespan sp;
     uint32_t t = profile_thread(p, 1, "t");
     uint32_t a = fixture_frame(p, "a", NULL, NULL, 0);
 
-    (void)state;
     assert_int_equal(profile_add_stack_at(p, t, &(struct stack_frame){ a, 0, 0 },
                                           1, 3, 5 * S),
                      0);
@@ -309,20 +308,12 @@ static void test_no_ring(void **state)
     assert_null(profile_window(p, 0, 10));
     profile_time_span(p, &sp);
     assert_false(sp.on);
-    profile_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_recent_drops_old),
-        cmocka_unit_test(test_advance_without_samples),
-        cmocka_unit_test(test_ring_capacity),
-        cmocka_unit_test(test_window_lines_threads_clone),
-        cmocka_unit_test(test_foreach_timed),
-        cmocka_unit_test(test_no_ring),
-    };
-
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_recent_drops_old),
+    cmocka_unit_test(test_advance_without_samples),
+    cmocka_unit_test(test_ring_capacity),
+    cmocka_unit_test(test_window_lines_threads_clone),
+    cmocka_unit_test(test_foreach_timed),
+    FIXTURE_TEST(test_no_ring))

@@ -275,15 +275,11 @@ static void on_fork(struct pf_sampler *s, const struct perf_record_task *r)
     if (!s->cfg.all && (!s->cfg.children || parent == PERF_NONE ||
                         s->procs[parent].exited))
         return;
-    /* a copy: pf_proc_add may move s->procs, the parent's comm with it
-     * (ASan: heap-use-after-free in the soak, tests/soak) */
-    char pcomm[sizeof s->procs[0].comm];
-    const char *comm = NULL;
-    if (parent != PERF_NONE)
-        comm = memcpy(pcomm, s->procs[parent].comm, sizeof pcomm);
-    else if (name[0])
-        comm = name;
-    uint32_t pi = pf_proc_add(s, pid, !s->cfg.all, comm);
+    /* a copy: adding the child may move the table the parent is in */
+    char comm[sizeof s->procs[0].comm];
+    snprintf(comm, sizeof comm, "%s", parent != PERF_NONE
+                                          ? s->procs[parent].comm : name);
+    uint32_t pi = pf_proc_add(s, pid, !s->cfg.all, comm[0] ? comm : NULL);
     if (pi == PERF_NONE)
         return;
     if (parent != PERF_NONE)

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "../unit_main.h"
 
 #include "fold.h"
 #include "ingest.h"
@@ -503,18 +503,12 @@ static void test_concurrent_maps(void **state)
     assert_int_equal(fold_samples(f), fd.gens);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_stack_order_and_names, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pc_cache, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_generations, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_sibling, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_truncated_inlined_unknown, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_late_names, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_python_words, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_concurrent_maps, setup, teardown),
-    };
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test_setup_teardown(test_stack_order_and_names, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_pc_cache, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_generations, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_sibling, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_truncated_inlined_unknown, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_late_names, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_python_words, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_concurrent_maps, setup, teardown))

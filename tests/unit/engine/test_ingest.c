@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "../unit_main.h"
 
 #include "ingest.h"
 
@@ -199,14 +199,8 @@ static void test_two_threads(void **state)
     ingest_free(in);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_records),
-        cmocka_unit_test(test_full),
-        cmocka_unit_test(test_runs),
-        cmocka_unit_test(test_two_threads),
-    };
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_records),
+    cmocka_unit_test(test_full),
+    cmocka_unit_test(test_runs),
+    cmocka_unit_test(test_two_threads))

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cmocka.h>
+#include "../unit_main.h"
 
 #include "maps.h"
 
@@ -152,15 +152,9 @@ static void test_read_self(void **state)
     assert_null(maps_read(0x7ffffff0));   /* no such process */
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fields),
-        cmocka_unit_test(test_bad_lines),
-        cmocka_unit_test(test_sort_and_find),
-        cmocka_unit_test(test_same),
-        cmocka_unit_test(test_read_self),
-    };
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_fields),
+    cmocka_unit_test(test_bad_lines),
+    cmocka_unit_test(test_sort_and_find),
+    cmocka_unit_test(test_same),
+    cmocka_unit_test(test_read_self))

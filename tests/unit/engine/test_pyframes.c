@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../unit_main.h"
 #include "pyimage.h"
 #include "pylayout.h"
 #include "pyline.h"
@@ -253,48 +254,45 @@ static void check_image(const char *file, const char *version,
     free(data);
 }
 
-static void test_image_311(void **state)
-{
-    (void)state;
-    check_image(DATA_DIR "/py311_main.img", "3.11.2", want_main, 6, false);
-    const struct want_frame w[] = {
-        {"gen", SCRIPT, 23, true},
-        {"consume", SCRIPT, 28, true},
-        {"Thread.run", "/usr/lib/python3.11/threading.py", 975, false},
-        {"Thread._bootstrap_inner", NULL, 1038, false},
-        {"Thread._bootstrap", NULL, 995, true},
-    };
-    check_image(DATA_DIR "/py311_worker.img", "3.11.2", w, 5, false);
-}
+/* Each version's images.  The main thread's frames are want_main; the
+ * worker's are the script's gen and consume over threading.py's
+ * Thread.run, _bootstrap_inner and _bootstrap, at lines that differ by
+ * release. */
+static const struct {
+    const char *tag, *version;  /* the images' names, the release */
+    bool own;                   /* the offsets are the target's own */
+    bool consume_entry;         /* consume is marked an entry frame */
+    const char *threading;      /* threading.py's path, where checked */
+    uint32_t run, inner, boot;  /* its lines of the three frames */
+} versions[] = {
+    { "py311", "3.11.2", false, true, "/usr/lib/python3.11/threading.py",
+      975, 1038, 995 },
+    /* 3.12: entry frames are marked by the shim frame below them. */
+    { "py312", "3.12.1", false, false, NULL, 1010, 1073, 1030 },
+    /* 3.13: the offsets are the target's own. */
+    { "py313", "3.13.0", true, false, NULL, 992, 1041, 1012 },
+};
 
-/* 3.12: entry frames are marked by the shim frame below them. */
-static void test_image_312(void **state)
+static void test_images(void **state)
 {
-    (void)state;
-    check_image(DATA_DIR "/py312_main.img", "3.12.1", want_main, 6, false);
-    const struct want_frame w[] = {
-        {"gen", SCRIPT, 23, true},
-        {"consume", SCRIPT, 28, false},
-        {"Thread.run", NULL, 1010, false},
-        {"Thread._bootstrap_inner", NULL, 1073, false},
-        {"Thread._bootstrap", NULL, 1030, true},
-    };
-    check_image(DATA_DIR "/py312_worker.img", "3.12.1", w, 5, false);
-}
+    char path[128];
 
-/* 3.13: the offsets are the target's own. */
-static void test_image_313(void **state)
-{
     (void)state;
-    check_image(DATA_DIR "/py313_main.img", "3.13.0", want_main, 6, true);
-    const struct want_frame w[] = {
-        {"gen", SCRIPT, 23, true},
-        {"consume", SCRIPT, 28, false},
-        {"Thread.run", NULL, 992, false},
-        {"Thread._bootstrap_inner", NULL, 1041, false},
-        {"Thread._bootstrap", NULL, 1012, true},
-    };
-    check_image(DATA_DIR "/py313_worker.img", "3.13.0", w, 5, true);
+    for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+        const struct want_frame worker[] = {
+            {"gen", SCRIPT, 23, true},
+            {"consume", SCRIPT, 28, versions[i].consume_entry},
+            {"Thread.run", versions[i].threading, versions[i].run, false},
+            {"Thread._bootstrap_inner", NULL, versions[i].inner, false},
+            {"Thread._bootstrap", NULL, versions[i].boot, true},
+        };
+
+        snprintf(path, sizeof path, DATA_DIR "/%s_main.img", versions[i].tag);
+        check_image(path, versions[i].version, want_main, 6, versions[i].own);
+        snprintf(path, sizeof path, DATA_DIR "/%s_worker.img",
+                 versions[i].tag);
+        check_image(path, versions[i].version, worker, 5, versions[i].own);
+    }
 }
 
 /* Each read the reader made, missing or cut short: the reader says less,
@@ -343,31 +341,55 @@ static void test_image_truncated(void **state)
     }
 }
 
+/* A reader on an image file, and what it reads (reader_on). */
+struct image_reader {
+    uint8_t *data;              /* the file's bytes */
+    struct pyimage im;          /* their parse */
+    struct rmem *m;             /* the image's memory */
+    struct pyread_info info;    /* the probe's findings */
+    struct pyread *r;
+};
+
+/* x, a reader on the image at path; returns x->r.  reader_off frees it. */
+static struct pyread *reader_on(const char *path, struct image_reader *x)
+{
+    size_t len;
+
+    x->data = slurp(path, &len);
+    assert_int_equal(pyimage_parse(x->data, len, &x->im), 0);
+    x->m = rmem_open_image(x->im.segs, x->im.nsegs);
+    assert_int_equal(pyread_probe(x->m, x->im.base, x->im.path, &x->info), 0);
+    x->r = pyread_new(x->m, &x->info);
+    assert_non_null(x->r);
+    return x->r;
+}
+
+static void reader_off(struct image_reader *x)
+{
+    pyread_free(x->r);
+    rmem_free(x->m);
+    free(x->data);
+}
+
 /* The code cache: one read per code object per generation, a replaced
  * object read again under a new id, a freed one never named. */
 static void test_code_cache(void **state)
 {
     (void)state;
-    size_t len;
-    uint8_t *data = slurp(DATA_DIR "/py311_main.img", &len);
-    static struct pyimage im;
-    assert_int_equal(pyimage_parse(data, len, &im), 0);
-    struct rmem *m = rmem_open_image(im.segs, im.nsegs);
-    struct pyread_info info;
-    assert_int_equal(pyread_probe(m, im.base, im.path, &info), 0);
-    struct pyread *r = pyread_new(m, &info);
-    assert_non_null(r);
+    static struct image_reader x;
+    struct pyread *r = reader_on(DATA_DIR "/py311_main.img", &x);
+    struct rmem *m = x.m;
     static struct pyread_stack st;
     struct pyread_frame fr[PYWALK_MAX_DEPTH];
     bool torn;
     struct pyread_stats s0, s1;
-    assert_int_equal(pyread_walk(r, (int64_t)im.tid, &st), PYWALK_OK);
+    assert_int_equal(pyread_walk(r, (int64_t)x.im.tid, &st), PYWALK_OK);
     assert_int_equal(pyread_resolve(r, &st, fr, &torn), 6);
     pyread_get_stats(r, &s0);
     assert_int_equal(s0.codes_read, 6);
     assert_int_equal(pyread_code_count(r), 6);
     /* the same generation: no read at all */
-    assert_int_equal(pyread_walk(r, (int64_t)im.tid, &st), PYWALK_OK);
+    assert_int_equal(pyread_walk(r, (int64_t)x.im.tid, &st), PYWALK_OK);
     assert_int_equal(pyread_resolve(r, &st, fr, &torn), 6);
     pyread_get_stats(r, &s1);
     assert_int_equal(s1.codes_read, 6);
@@ -391,7 +413,7 @@ static void test_code_cache(void **state)
     assert_true(torn);
     /* another code object at the same address (its name moved): read
      * again under a new id; the old id names nothing any more */
-    uint64_t type = info.code_type, qual;
+    uint64_t type = x.info.code_type, qual;
     assert_int_equal(rmem_image_poke(m, leaf + l->ob_type, &type, 8), 0);
     assert_int_equal(rmem_u64(m, st.f[1].code + l->code_qualname, &qual), 0);
     assert_int_equal(rmem_image_poke(m, leaf + l->code_qualname, &qual, 8), 0);
@@ -403,30 +425,23 @@ static void test_code_cache(void **state)
     assert_int_equal(pyread_code(r, old_id, &c), -1);
     assert_int_equal(pyread_code(r, fr[0].code, &c), 0);
     assert_string_equal(c.qualname, "f\xf0\xa0\x80\x80");
-    pyread_free(r);
-    rmem_free(m);
-    free(data);
+    reader_off(&x);
 }
 
 /* A chain that loops, or runs deeper than the cap: the walk ends. */
 static void test_walk_bounds(void **state)
 {
     (void)state;
-    size_t len;
-    uint8_t *data = slurp(DATA_DIR "/py311_main.img", &len);
-    static struct pyimage im;
-    assert_int_equal(pyimage_parse(data, len, &im), 0);
-    struct rmem *m = rmem_open_image(im.segs, im.nsegs);
-    struct pyread_info info;
-    assert_int_equal(pyread_probe(m, im.base, im.path, &info), 0);
-    struct pyread *r = pyread_new(m, &info);
+    static struct image_reader x;
+    struct pyread *r = reader_on(DATA_DIR "/py311_main.img", &x);
+    struct rmem *m = x.m;
     const struct py_layout *l = pyread_layout(r);
     static struct pyread_stack st;
-    assert_int_equal(pyread_walk(r, (int64_t)im.tid, &st), PYWALK_OK);
+    assert_int_equal(pyread_walk(r, (int64_t)x.im.tid, &st), PYWALK_OK);
     /* the frames' addresses, by hand: the thread state of the TID, its
      * cframe's current frame, then `previous` */
     uint64_t f[6], prev, cframe, interp, tstate;
-    assert_int_equal(rmem_u64(m, info.runtime + l->walk.runtime_interp_head,
+    assert_int_equal(rmem_u64(m, x.info.runtime + l->walk.runtime_interp_head,
                               &interp), 0);
     assert_int_equal(rmem_u64(m, interp + l->walk.interp_threads_head,
                               &tstate), 0);
@@ -434,7 +449,7 @@ static void test_walk_bounds(void **state)
         uint64_t tid;
         assert_int_equal(rmem_u64(m, tstate + l->walk.tstate_native_tid,
                                   &tid), 0);
-        if (tid == im.tid)
+        if (tid == x.im.tid)
             break;
         assert_int_equal(rmem_u64(m, tstate + l->walk.tstate_next, &tstate),
                          0);
@@ -448,7 +463,7 @@ static void test_walk_bounds(void **state)
     prev = f[1];
     assert_int_equal(rmem_image_poke(m, f[3] + l->walk.frame_previous, &prev,
                                      8), 0);
-    assert_int_equal(pyread_walk(r, (int64_t)im.tid, &st), PYWALK_TORN);
+    assert_int_equal(pyread_walk(r, (int64_t)x.im.tid, &st), PYWALK_TORN);
     assert_true(st.n < PYWALK_MAX_DEPTH);
     /* an owner no frame has: torn at that frame */
     prev = f[4];
@@ -457,18 +472,16 @@ static void test_walk_bounds(void **state)
     uint8_t owner = 9;
     assert_int_equal(rmem_image_poke(m, f[2] + l->walk.frame_owner, &owner,
                                      1), 0);
-    assert_int_equal(pyread_walk(r, (int64_t)im.tid, &st), PYWALK_TORN);
+    assert_int_equal(pyread_walk(r, (int64_t)x.im.tid, &st), PYWALK_TORN);
     assert_int_equal(st.n, 2);
     owner = 0;
     assert_int_equal(rmem_image_poke(m, f[2] + l->walk.frame_owner, &owner,
                                      1), 0);
     /* a thread that is not Python's */
     assert_int_equal(pyread_walk(r, 1, &st), PYWALK_NONE_THREAD);
-    assert_int_equal(pyread_walk(r, (int64_t)im.tid, &st), PYWALK_OK);
+    assert_int_equal(pyread_walk(r, (int64_t)x.im.tid, &st), PYWALK_OK);
     assert_int_equal(st.n, 6);
-    pyread_free(r);
-    rmem_free(m);
-    free(data);
+    reader_off(&x);
 }
 
 /* --- probing -------------------------------------------------------------- */
@@ -610,22 +623,14 @@ static void test_splice(void **state)
     assert_int_equal(stackword_line(stackword_python(1, 1u << 25)), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rmem_image),
-        cmocka_unit_test(test_pyline_cpython),
-        cmocka_unit_test(test_pyline_bounds),
-        cmocka_unit_test(test_image_311),
-        cmocka_unit_test(test_image_312),
-        cmocka_unit_test(test_image_313),
-        cmocka_unit_test(test_image_truncated),
-        cmocka_unit_test(test_code_cache),
-        cmocka_unit_test(test_walk_bounds),
-        cmocka_unit_test(test_probe),
-        cmocka_unit_test(test_debug_offsets),
-        cmocka_unit_test(test_splice),
-    };
-    cmocka_set_message_output(CM_OUTPUT_TAP);
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(
+    cmocka_unit_test(test_rmem_image),
+    cmocka_unit_test(test_pyline_cpython),
+    cmocka_unit_test(test_pyline_bounds),
+    cmocka_unit_test(test_images),
+    cmocka_unit_test(test_image_truncated),
+    cmocka_unit_test(test_code_cache),
+    cmocka_unit_test(test_walk_bounds),
+    cmocka_unit_test(test_probe),
+    cmocka_unit_test(test_debug_offsets),
+    cmocka_unit_test(test_splice))
