@@ -188,8 +188,7 @@ static void sort_by_share(struct procs_priv *pp, size_t n, uint64_t all)
 
     for (size_t i = 0; i < n; i++)
         pp->rows[i].rank = old_rank(pp, pp->rows[i].pid);
-    if (n > 1)
-        qsort(pp->rows, n, sizeof(*pp->rows), by_rank);
+    sorted_sort(pp->rows, n, sizeof(*pp->rows), by_rank);
     for (size_t i = 1; i < n; i++) {
         struct proc_row r = pp->rows[i];
         size_t j = i;

@@ -9,6 +9,7 @@
 #include "profile.h"
 #include "util.h"
 #include "vec.h"
+#include "sorted.h"
 
 #define MODULE_NAME_MAX 64          /* the kernel's is 56 */
 #define RECHECK_NS 1000000000ull    /* a changed source is looked for at
@@ -190,7 +191,7 @@ struct ksyms_table *ksyms_table_parse(const char *text, size_t len)
      * address 0 also comes among real ones, for absolute symbols). */
     t->hidden = t->n == 0 && nzero > 0;
     if (t->n > 1)
-        qsort(t->v, t->n, sizeof(*t->v), ksym_cmp);
+        sorted_sort(t->v, t->n, sizeof(*t->v), ksym_cmp);
     /* one symbol per address: the best ranked, first after the sort */
     size_t k = 0;
     for (size_t i = 0; i < t->n; i++)

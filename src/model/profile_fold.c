@@ -20,6 +20,7 @@
 
 #include "util.h"
 #include "vec.h"
+#include "sorted.h"
 
 
 /* A thread of the new profile. */
@@ -331,8 +332,8 @@ struct profile *profile_fold_processes(const struct profile *p,
         memcpy(pids, pids_in, n * sizeof(*pids));
     if (m)
         memcpy(threads, threads_in, m * sizeof(*threads));
-    qsort(pids, n, sizeof(*pids), pid_cmp);
-    qsort(threads, m, sizeof(*threads), pid_cmp);
+    sorted_sort(pids, n, sizeof(*pids), pid_cmp);
+    sorted_sort(threads, m, sizeof(*threads), pid_cmp);
     if (make_plan(&pl, pids, n, threads, m) < 0 ||
         !(q = calloc(1, sizeof(*q))))
         goto out;

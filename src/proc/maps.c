@@ -212,7 +212,7 @@ struct maps *maps_with(const struct maps *base, const struct map_entry *add)
             pc[np++] = (struct piece){e, add->end, e->end};
     }
     pc[np++] = (struct piece){add, add->start, add->end};
-    qsort(pc, np, sizeof *pc, piece_cmp);
+    sorted_sort(pc, np, sizeof *pc, piece_cmp);
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < np; i++)
         rc = put_line(&buf, &cap, &n, pc[i].e, pc[i].start, pc[i].end);
