@@ -32,14 +32,16 @@
  * map code only, and the reader needs the object's first pages and its
  * data (the runtime's address). */
 static void script_look(struct pf_sampler *s, struct pproc *p,
-                        const struct maps *m)
+                        const struct maps *m, bool from_proc)
 {
-    bool named = false;
-    for (size_t i = 0; !p->script && !p->exited && i < m->n && !named; i++)
-        named = script_candidate(m->v[i].path);
-    if (!named)
+    if (p->script || p->exited)
         return;
-    struct maps *full = maps_read(p->pid);
+    size_t i = 0;
+    while (i < m->n && !script_candidate(m->v[i].path))
+        i++;
+    if (i == m->n)
+        return;
+    struct maps *full = from_proc ? NULL : maps_read(p->pid);
     p->script = script_proc_find(p->pid, full && full->n ? full : m);
     maps_free(full);
     if (p->script)
@@ -48,9 +50,10 @@ static void script_look(struct pf_sampler *s, struct pproc *p,
 
 /* Hand m over as p's maps (taken): p announced first, then a new
  * generation for its unwinder and cfg.on_maps, unless nothing changed.
- * True when it changed. */
+ * True when it changed.  from_proc: m was read from /proc (whole), not
+ * built from the records. */
 static bool maps_install(struct pf_sampler *s, struct pproc *p,
-                         struct maps *m)
+                         struct maps *m, bool from_proc)
 {
     pf_proc_announce(s, p);
     if (p->maps && maps_same(p->maps, m) && !p->maps_forced) {
@@ -65,7 +68,7 @@ static bool maps_install(struct pf_sampler *s, struct pproc *p,
     p->gen = ++s->gen_seq;
     if (s->cfg.on_maps)
         s->cfg.on_maps(s->cfg.ctx, p->pid, p->gen, m->text, m->text_len);
-    script_look(s, p, m);
+    script_look(s, p, m, from_proc);
     return true;
 }
 
@@ -87,12 +90,12 @@ bool pf_proc_refresh_maps(struct pf_sampler *s, struct pproc *p)
         maps_free(m);
         m = p->next;
         p->next = NULL;
-        return m ? maps_install(s, p, m) : false;
+        return m ? maps_install(s, p, m, false) : false;
     }
     maps_free(p->next);
     p->next = NULL;
     p->known = true;
-    return maps_install(s, p, m);
+    return maps_install(s, p, m, true);
 }
 
 void pf_maps_current(struct pf_sampler *s, struct pproc *p)
@@ -101,7 +104,7 @@ void pf_maps_current(struct pf_sampler *s, struct pproc *p)
         struct maps *m = p->next;
         p->next = NULL;
         p->maps_dirty = false;
-        maps_install(s, p, m);
+        maps_install(s, p, m, false);
     } else if (p->maps_dirty || !p->maps) {
         pf_proc_refresh_maps(s, p);
     }
