@@ -191,12 +191,24 @@ static int piece_cmp(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* The text of `np` pieces, sorted, parsed.  NULL on OOM. */
+static struct maps *pieces_maps(struct piece *pc, size_t np)
+{
+    sorted_sort(pc, np, sizeof *pc, piece_cmp);
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < np; i++)
+        rc = put_line(&buf, &cap, &n, pc[i].e, pc[i].start, pc[i].end);
+    struct maps *out = rc == 0 ? maps_parse(buf ? buf : "", n) : NULL;
+    free(buf);
+    return out;
+}
+
 struct maps *maps_with(const struct maps *base, const struct map_entry *add)
 {
     size_t nb = base ? base->n : 0, np = 0;
     struct piece *pc = malloc((2 * nb + 1) * sizeof *pc);
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
     if (!pc)
         return NULL;
     for (size_t i = 0; i < nb; i++) {
@@ -212,14 +224,64 @@ struct maps *maps_with(const struct maps *base, const struct map_entry *add)
             pc[np++] = (struct piece){e, add->end, e->end};
     }
     pc[np++] = (struct piece){add, add->start, add->end};
-    sorted_sort(pc, np, sizeof *pc, piece_cmp);
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < np; i++)
-        rc = put_line(&buf, &cap, &n, pc[i].e, pc[i].start, pc[i].end);
-    struct maps *m = rc == 0 ? maps_parse(buf ? buf : "", n) : NULL;
-    free(buf);
+    struct maps *m = pieces_maps(pc, np);
     free(pc);
     return m;
+}
+
+/* Whether some entry of `in` overlapping [start, end) is of the object
+ * (inode, path); any object when path is NULL. */
+static bool overlaps(const struct maps *in, uint64_t start, uint64_t end,
+                     uint64_t inode, const char *path)
+{
+    size_t lo = 0, hi = in->n; /* the first entry ending above start */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (in->v[mid].end <= start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t j = lo; j < in->n && in->v[j].start < end; j++)
+        if (!path || (in->v[j].inode == inode && strcmp(in->v[j].path, path) == 0))
+            return true;
+    return false;
+}
+
+struct maps *maps_still_mapped(const struct maps *m, const struct maps *now)
+{
+    struct piece *pc = malloc((m->n + now->n + 1) * sizeof *pc);
+    if (!pc)
+        return NULL;
+    size_t np = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        const struct map_entry *e = &m->v[i];
+        if (overlaps(now, e->start, e->end, e->inode, e->path))
+            pc[np++] = (struct piece){e, e->start, e->end};
+    }
+    struct maps *kept = pieces_maps(pc, np), *out = NULL;
+    if (kept) {
+        /* kept's own entries, then now's others of the same files */
+        np = 0;
+        for (size_t i = 0; i < kept->n; i++)
+            pc[np++] = (struct piece){&kept->v[i], kept->v[i].start,
+                                      kept->v[i].end};
+        for (size_t j = 0; j < now->n; j++) {
+            const struct map_entry *f = &now->v[j];
+            if (f->path[0] != '/' || overlaps(kept, f->start, f->end, 0, NULL))
+                continue;
+            for (size_t k = 0; k < kept->n; k++)
+                if (kept->v[k].inode == f->inode &&
+                    strcmp(kept->v[k].path, f->path) == 0) {
+                    pc[np++] = (struct piece){f, f->start, f->end};
+                    break;
+                }
+        }
+        out = pieces_maps(pc, np);
+        maps_free(kept);
+    }
+    free(pc);
+    return out;
 }
 
 void maps_free(struct maps *m)

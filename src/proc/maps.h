@@ -58,6 +58,16 @@ struct maps *maps_parse(const char *text, size_t len);
  * format (device 00:00, every mapping private).  NULL on OOM. */
 struct maps *maps_with(const struct maps *base, const struct map_entry *add);
 
+/* The mappings of `m` that `now` still shows, each kept whole where an
+ * entry of `now` overlaps it with the same inode and path; and the
+ * mappings `now` has of those same files where `m` has nothing (an
+ * object's read-only segments, that MMAP2 records of executable memory
+ * never tell).  No other mapping of `now` is taken in.  The records tell
+ * new mappings but no unmap: this drops what was unmapped (a dlclose'd
+ * library) without taking in what `now` may have of a later exec.
+ * At worst O(n k) for n and k mappings.  NULL on OOM. */
+struct maps *maps_still_mapped(const struct maps *m, const struct maps *now);
+
 /* NULL is a no-op. */
 void maps_free(struct maps *m);
 

@@ -119,6 +119,9 @@ struct pproc {             /* a process sampled */
                               (met without them, or an MMAP2 came while
                               they were not known) */
     bool maps_forced;      /* hand the next maps over even if the same */
+    bool unmap_check;      /* an MMAP2 came: /proc is asked, at most once a
+                              second, what the records cannot tell, the
+                              mappings gone since (pf_maps_current) */
     bool known;            /* its maps (next, else maps) hold every
                               executable mapping as of the last record
                               handled: read from /proc, or inherited at
@@ -132,6 +135,7 @@ struct pproc {             /* a process sampled */
     struct maps *next;     /* from the records, not handed over yet */
     uint64_t gen;
     uint64_t t_maps;
+    uint64_t t_unmap_check; /* when /proc was last asked for unmaps */
     uint64_t exit_drain;   /* drains done when it exited */
     struct unwinder *unw;  /* made at its first unwind */
     struct script_proc *script; /* the interpreter it runs, or NULL */

@@ -13,7 +13,12 @@
  * end, when /proc has nothing left of it).  /proc is read again only for
  * an address outside every mapping (code mprotect'ed executable, an
  * unmap the records do not tell), at most once a second, while the
- * process lives.
+ * process lives; and, at most once a second after an MMAP2, to drop the
+ * mappings /proc no longer shows (a dlclose'd library, whose module the
+ * symbol store can then free) and add the read-only segments of the
+ * objects mapped (their ELF header and unwind tables, which the unwinder
+ * reads): no other mapping is taken from /proc, so an exec the records
+ * have not told yet cannot name an older sample (maps_still_mapped).
  */
 #include "perf_int.h"
 
@@ -98,6 +103,23 @@ bool pf_proc_refresh_maps(struct pf_sampler *s, struct pproc *p)
     return maps_install(s, p, m, true);
 }
 
+#define UNMAP_CHECK_NS 1000000000ull /* a second */
+
+/* p's maps without what /proc no longer shows (unmap_check). */
+static void maps_prune(struct pf_sampler *s, struct pproc *p)
+{
+    uint64_t now = clock_mono_ns();
+    if (now - p->t_unmap_check < UNMAP_CHECK_NS)
+        return;
+    p->unmap_check = false;
+    p->t_unmap_check = now;
+    struct maps *cur = maps_read(p->pid);
+    struct maps *m = cur && cur->n ? maps_still_mapped(p->maps, cur) : NULL;
+    maps_free(cur);
+    if (m)
+        maps_install(s, p, m, false);
+}
+
 void pf_maps_current(struct pf_sampler *s, struct pproc *p)
 {
     if (p->next) {
@@ -108,6 +130,8 @@ void pf_maps_current(struct pf_sampler *s, struct pproc *p)
     } else if (p->maps_dirty || !p->maps) {
         pf_proc_refresh_maps(s, p);
     }
+    if (p->unmap_check && p->maps && !p->exited)
+        maps_prune(s, p);
 }
 
 bool pf_maps_pending(const struct pproc *p)
@@ -159,6 +183,7 @@ void pf_maps_mmap(struct pf_sampler *s, const struct perf_record_mmap2 *r,
     }
     maps_free(p->next);
     p->next = m;
+    p->unmap_check = true;
 }
 
 void pf_maps_fork(struct pf_sampler *s, struct pproc *child,

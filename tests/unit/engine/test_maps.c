@@ -152,9 +152,57 @@ static void test_read_self(void **state)
     assert_null(maps_read(0x7ffffff0));   /* no such process */
 }
 
+/* maps_still_mapped: what /proc no longer shows is dropped, whole; what
+ * only /proc shows is not taken in. */
+static void test_still_mapped(void **state)
+{
+    (void)state;
+    static const char recs[] =
+        "1000-2000 r-xp 00000000 00:00 11   /lib/libA.so\n"
+        "2000-3000 r--p 00001000 00:00 11   /lib/libA.so\n"
+        "3000-4000 r-xp 00001000 00:00 12   /lib/libB.so\n"
+        "5000-6000 r-xp 00000000 00:00 0\n"
+        "7000-8000 r-xp 00000000 00:00 13   /bin/app\n";
+    static const char now[] =
+        "1000-1800 r-xp 00000000 08:01 99   /lib/libC.so\n" /* A's place */
+        "2000-3000 r--p 00000000 08:01 12   /lib/libB.so\n" /* B's header */
+        "3000-3800 r-xp 00001000 08:01 12   /lib/libB.so\n" /* B, split */
+        "3800-4000 r--p 00001800 08:01 12   /lib/libB.so\n"
+        "5000-6000 r-xp 00000000 00:00 0\n"
+        "9000-a000 r-xp 00000000 08:01 14   /lib/new.so\n";
+    struct maps *r = maps_parse(recs, sizeof recs - 1);
+    struct maps *n = maps_parse(now, sizeof now - 1);
+    assert_non_null(r);
+    assert_non_null(n);
+    struct maps *k = maps_still_mapped(r, n);
+    assert_non_null(k);
+    assert_int_equal(k->n, 3);
+    assert_int_equal(k->v[0].start, 0x2000);     /* B's, where A's was */
+    assert_string_equal(k->v[0].path, "/lib/libB.so");
+    assert_false(k->v[0].x);
+    assert_int_equal(k->v[1].start, 0x3000);
+    assert_int_equal(k->v[1].end, 0x4000);       /* whole, as the records */
+    assert_int_equal(k->v[1].offset, 0x1000);
+    assert_string_equal(k->v[1].path, "/lib/libB.so");
+    assert_int_equal(k->v[2].start, 0x5000);     /* anonymous code stays */
+    assert_null(maps_find(k, 0x1000));            /* libA: unmapped */
+    assert_null(maps_find(k, 0x7000));            /* app: gone */
+    assert_null(maps_find(k, 0x9000));            /* not taken from now */
+    maps_free(k);
+    struct maps *none = maps_parse("", 0);
+    k = maps_still_mapped(r, none);
+    assert_non_null(k);
+    assert_int_equal(k->n, 0);
+    maps_free(k);
+    maps_free(none);
+    maps_free(n);
+    maps_free(r);
+}
+
 UNIT_MAIN(
     cmocka_unit_test(test_fields),
     cmocka_unit_test(test_bad_lines),
     cmocka_unit_test(test_sort_and_find),
     cmocka_unit_test(test_same),
-    cmocka_unit_test(test_read_self))
+    cmocka_unit_test(test_read_self),
+    cmocka_unit_test(test_still_mapped))
