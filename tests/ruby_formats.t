@@ -27,7 +27,7 @@ run_sproftop -p "$pid" -d 1 -o "$TMPD/p.callgrind"
 is "$RC" 0 "sproftop writes callgrind"
 kill_pid "$pid"
 
-t=$(stackprof --text --limit 40 "$TMPD/p.stackprof.json" 2>&1)
+t=$(stackprof --text --limit 1000 "$TMPD/p.stackprof.json" 2>&1)
 like "$t" "rb_sixty" "stackprof --text lists rb_sixty"
 like "$t" "Process.clock_gettime" "stackprof --text lists the C method Process.clock_gettime"
 m=$(stackprof --method rb_sixty "$TMPD/p.stackprof.json" 2>&1)
