@@ -548,11 +548,14 @@ static bool add_reason(struct fold *f, const struct ingest_rec *r,
     return true;
 }
 
-static bool add_sample(struct fold *f, const struct ingest_rec *r,
-                       const void *payload)
+/* What became of a sample record. */
+enum added { ADDED, DROPPED, LEFT_OUT /* counted where it is left out */ };
+
+static enum added add_sample(struct fold *f, const struct ingest_rec *r,
+                             const void *payload)
 {
     if (f->released)
-        return false;
+        return DROPPED;
     if (r->gen != f->cur_gen)
         use_gen(f, r->gen);
     size_t n = r->len / sizeof(uint64_t);
@@ -560,17 +563,17 @@ static bool add_sample(struct fold *f, const struct ingest_rec *r,
     long depth = symbolize(f, payload, n, r->kernel < n ? r->kernel : n,
                            r->flags, &ki);
     if (depth < 0)
-        return false;
+        return DROPPED;
     /* -a: the idle task's samples are interrupt work, or the idle loop,
-     * which is no work at all */
+     * which is no work at all (counted in idle_dropped, not dropped) */
     if (f->pid == PROFILE_KERNEL_PID && r->tid == 0 && !ki.irq) {
         pthread_mutex_lock(f->prof_lock);
         f->st.idle_dropped++;
         pthread_mutex_unlock(f->prof_lock);
-        return false;
+        return LEFT_OUT;
     }
     if (r->flags & INGEST_F_OFFCPU && !add_reason(f, r, &ki, &depth))
-        return false;
+        return DROPPED;
     pthread_mutex_lock(f->prof_lock);
     uint32_t th = fold_thread(f, r->tid, NULL);
     int rc = th == PROFILE_NONE ? -1
@@ -580,7 +583,7 @@ static bool add_sample(struct fold *f, const struct ingest_rec *r,
     if (rc == 0 && ki.unnamed)
         f->st.kernel_unnamed++;
     pthread_mutex_unlock(f->prof_lock);
-    return rc == 0;
+    return rc == 0 ? ADDED : DROPPED;
 }
 
 void fold_records(struct fold *f, const uint8_t *data, size_t len)
@@ -597,14 +600,15 @@ void fold_records(struct fold *f, const uint8_t *data, size_t len)
     while ((r = ingest_next(data, len, &off, &payload))) {
         if (r->type == INGEST_THREAD)
             add_thread_name(f, r, payload);
-        else if (r->type == INGEST_SAMPLE && add_sample(f, r, payload))
-            any = true;
         else if (r->type == INGEST_SAMPLE) {
-            pthread_mutex_lock(f->prof_lock);
-            f->st.dropped++;
-            pthread_mutex_unlock(f->prof_lock);
-        }
-        else if (r->type == INGEST_EXIT)
+            enum added a = add_sample(f, r, payload);
+            any |= a == ADDED;
+            if (a == DROPPED) {
+                pthread_mutex_lock(f->prof_lock);
+                f->st.dropped++;
+                pthread_mutex_unlock(f->prof_lock);
+            }
+        } else if (r->type == INGEST_EXIT)
             release(f);
         else if (r->type == INGEST_CODE && !f->released)
             add_code(f, r, payload);
