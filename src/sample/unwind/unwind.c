@@ -96,6 +96,9 @@ struct unwinder {
     int badmem;
     int beyond_copy;       /* wanted stack past the copy, live reads off */
     int no_live;           /* unwinder_set_live_reads(u, 0) */
+    int read_zero;         /* this step read a 0 from the stack: an
+                              outermost frame's return address is
+                              undefined in its unwind info, never read */
     /* ends_chain's answers for this maps: the last frames of a program's
      * stacks are a handful of addresses (_start, clone3), and asking the
      * tables outside libunwind's own cache cost as much as the rest of
@@ -488,6 +491,7 @@ static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
     /* differences, not sums: an address near 2^64 must not wrap into the copy */
     if (addr >= u->stack_addr && u->stack_len >= 8 && addr - u->stack_addr <= u->stack_len - 8) {
         memcpy(valp, u->stack + (addr - u->stack_addr), 8);
+        u->read_zero |= *valp == 0;
         return 0;
     }
     const struct map_entry *e = maps_find(u->maps, addr);
@@ -523,6 +527,7 @@ static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
             return -UNW_EINVAL;
         }
         *valp = v;
+        u->read_zero |= v == 0;
         return 0;
     }
     uint64_t v;
@@ -672,13 +677,17 @@ int unwinder_saw_unknown(const struct unwinder *u)
 
 /* Whether the last frame found (pcs[n-1]) really ends the stack.
  * libunwind also ends a stack when its frame-pointer guess finds nothing
- * (rbp 0 or garbage in code built without frame pointers); only a frame
- * whose unwind info says "no caller" (_start, clone3) is a real end.
+ * (rbp 0 or garbage in code built without frame pointers), or when a
+ * corrupt chain leads it to a 0 on the stack; only a frame whose unwind
+ * info says "no caller" (_start, clone3: its return address undefined,
+ * so the last step read no 0 from the stack) is a real end.
  * unw_get_proc_info cannot tell: on x86-64 it makes up a range when there
  * is no info, so ask our own lookup (a caller's address is a return
  * address: look up the call, one byte before). */
 static bool ends_chain(struct unwinder *u, const uint64_t *pcs, int n)
 {
+    if (u->read_zero)
+        return false;
     uint64_t pc = pcs[n - 1] - (n > 1 ? 1 : 0);
     size_t slot = (size_t)(util_mix64(pc) % END_SLOTS);
     if (u->end_pc[slot] == pc + 1)
@@ -726,6 +735,7 @@ int unwinder_unwind(struct unwinder *u, pid_t tid,
     }
     uint64_t prev_sp = regs[7];
     for (;;) {
+        u->read_zero = 0;
         int r = unw_step(&c);
         if (r == 0) {
             if (!ends_chain(u, pcs, n))
