@@ -523,6 +523,9 @@ static void release(struct fold *f)
     f->ncode = f->capcode = 0;
 }
 
+_Static_assert(OFFCPU_NREASONS <= (INGEST_REASON_MASK >> INGEST_REASON_SHIFT) + 1,
+               "an ingest record's reason field holds every reason");
+
 /* The reason an off-CPU record waits for: preempted, else what its
  * kernel stack (or, without one, the sampler) says; its frame at the
  * end of f->stack (which has room). */
@@ -538,6 +541,10 @@ static bool add_reason(struct fold *f, const struct ingest_rec *r,
                                INGEST_REASON_SHIFT);
     if (why == OFFCPU_NONE || why >= OFFCPU_NREASONS)
         why = OFFCPU_UNKNOWN;
+    /* a Ruby thread in its GVL's queue of waiters: the kernel sees a
+     * futex (a lock); the interpreter's frames say which */
+    if (r->flags & INGEST_F_GVL && why != OFFCPU_CPU)
+        why = OFFCPU_GVL;
     const char *func = why == OFFCPU_OTHER && ki->n
                            ? profile_frame(f->prof, ki->frame[which])->name
                            : NULL;

@@ -236,6 +236,7 @@ static const char *const labels[OFFCPU_NREASONS] = {
     [OFFCPU_FAULT] = "page fault",
     [OFFCPU_OTHER] = "other",
     [OFFCPU_UNKNOWN] = "unknown",
+    [OFFCPU_GVL] = "lock (GVL)",
 };
 
 const char *offcpu_reason_label(enum offcpu_reason r)

@@ -38,6 +38,8 @@ enum offcpu_reason {
     OFFCPU_FAULT,     /* a page fault */
     OFFCPU_OTHER,     /* another function (named) */
     OFFCPU_UNKNOWN,   /* no kernel stack to tell */
+    OFFCPU_GVL,       /* the interpreter's lock (Ruby's GVL), as its
+                         frames tell: not from a kernel function */
     OFFCPU_NREASONS
 };
 

@@ -188,6 +188,8 @@ bool script_push(struct script_proc *sp, struct ingest *in,
             h.flags |= INGEST_F_SCRIPT_TORN;
             torn = true;
         } else if (k > 0) {
+            if (py->py.flags & PYWALK_F_GVL)
+                h.flags |= INGEST_F_GVL;
             if (announce(sp, in, hdr->tid, hdr->time) < 0) {
                 st->lost++;
                 return false;

@@ -54,6 +54,10 @@ enum ingest_flags {
     INGEST_F_PREEMPT = 1u << 5,   /* ...which began with a preemption (the
                                      thread was runnable: it waits for a
                                      CPU) */
+    INGEST_F_GVL = 1u << 6,       /* its interpreter frames say the thread
+                                     waits for the interpreter's lock
+                                     (Ruby's GVL): an off-CPU stretch's
+                                     reason, unless preempted */
 };
 
 /* With INGEST_F_OFFCPU and no kernel addresses: the reason the sampler

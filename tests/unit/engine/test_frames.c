@@ -266,6 +266,9 @@ static void test_reasons(void **state)
     assert_string_equal(offcpu_reason_frame(OFFCPU_DISK, NULL, buf,
                                             sizeof(buf)),
                         "[off-CPU: disk I/O]");
+    assert_string_equal(offcpu_reason_frame(OFFCPU_GVL, NULL, buf,
+                                            sizeof(buf)),
+                        "[off-CPU: lock (GVL)]");
     assert_string_equal(offcpu_reason_frame(OFFCPU_CPU, NULL, buf,
                                             sizeof(buf)),
                         "[off-CPU: waiting for a CPU]");
