@@ -30,14 +30,7 @@ script_backends
 for load in idle hogs; do
     [ "$load" = hogs ] && start_hogs
     for b in "${backends[@]}"; do
-        log=$TMPD/$b.$load.log
-        spawn "$PY" "$TOP/tests/targets/pyhot.py" --cpu 1.0 --log "$log" >"$TMPD/$b.$load.out" 2>&1
-        pid=$SPAWN_PID
-        wait_until 15 grep -q ready "$TMPD/$b.$load.out" || diag "pyhot.py did not start"
-        run_sproftop --sampler "$b" -p "$pid" -F 1000 -o "$TMPD/$b.$load.folded"
-        wait_exit "$pid" 30
-        f=$TMPD/$b.$load.folded
-        check_shares "$f" "$log" "$b, $load" py_sixty py_thirty py_ten
+        hot_run "$b" "$load" "$PY" pyhot.py py_sixty py_thirty py_ten
         # the main thread's samples: those with Python frames all reach
         # <module>; the others (the interpreter's shutdown once <module>
         # has returned, with no Python frame to read) kept no eval frame
