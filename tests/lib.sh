@@ -790,6 +790,20 @@ check_shares() {
     done
 }
 
+# hot_loads FN: FN B LOAD for each backend B of script_backends, on an
+# idle machine (LOAD idle) and then under two CPU hogs (LOAD hogs).
+hot_loads() {
+    local load b
+    script_backends
+    for load in idle hogs; do
+        [ "$load" = hogs ] && start_hogs
+        for b in "${backends[@]}"; do
+            "$1" "$b" "$load"
+        done
+        [ "$load" = hogs ] && stop_hogs
+    done
+}
+
 # hot_run B LOAD INTERP SCRIPT FN...: tests/targets/SCRIPT (pyhot.py,
 # rbhot.rb: --cpu 1.0, its record in a log) run by INTERP, attached to
 # once ready and sampled to its end by backend B at 1000 Hz (LOAD names
