@@ -704,28 +704,32 @@ folded_well_formed() {
         END { exit bad }' "$1"
 }
 
-# require_python: Debian 12's own python3 (3.11), whose frames the Python
-# tests read; sets PY and PYVER, or skips the whole test.
-require_python() {
-    PY=/usr/bin/python3
-    [ -x "$PY" ] || skip_all "Debian's $PY is not installed (make deps)"
-    PYVER=$("$PY" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
-    case $PYVER in
-        3.11.*) ;;
-        *) skip_all "these tests read Debian 12's python3 3.11, found $PYVER" ;;
+# require_interp VAR PATH WANT WHAT ARGS...: Debian 12's own interpreter
+# PATH (WHAT, version WANT.*, which PATH ARGS prints), whose frames the
+# tests read; sets VAR to PATH and VARVER to its version, or skips the
+# whole test.
+require_interp() {
+    local var=$1 path=$2 want=$3 what=$4 ver
+    shift 4
+    [ -x "$path" ] || skip_all "Debian's $path is not installed (make deps)"
+    ver=$("$path" "$@")
+    case $ver in
+        "$want".*) ;;
+        *) skip_all "these tests read Debian 12's $what $want, found $ver" ;;
     esac
+    printf -v "$var" %s "$path"
+    printf -v "${var}VER" %s "$ver"
 }
 
-# require_ruby: Debian 12's own ruby (3.1, libruby-3.1.so), whose frames
-# the Ruby tests read; sets RB and RBVER, or skips the whole test.
+# require_python: Debian 12's python3 3.11; sets PY and PYVER.
+require_python() {
+    require_interp PY /usr/bin/python3 3.11 python3 \
+        -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])'
+}
+
+# require_ruby: Debian 12's ruby 3.1 (libruby-3.1.so); sets RB and RBVER.
 require_ruby() {
-    RB=/usr/bin/ruby
-    [ -x "$RB" ] || skip_all "Debian's $RB is not installed (make deps)"
-    RBVER=$("$RB" -e 'print RUBY_VERSION')
-    case $RBVER in
-        3.1.*) ;;
-        *) skip_all "these tests read Debian 12's ruby 3.1, found $RBVER" ;;
-    esac
+    require_interp RB /usr/bin/ruby 3.1 ruby -e 'print RUBY_VERSION'
 }
 
 # script_backends: the samplers that read interpreter frames here, in
@@ -784,6 +788,38 @@ check_shares() {
         d=$(awk -v a="$got" -v b="${want:-0}" 'BEGIN { d = a - b; printf "%.1f", d < 0 ? -d : d }')
         cmp_ok "$d" '<=' 5 "$what: $fn $got% of the samples, the target says ${want:-?}%"
     done
+}
+
+# hot_loads FN: FN B LOAD for each backend B of script_backends, on an
+# idle machine (LOAD idle) and then under two CPU hogs (LOAD hogs).
+hot_loads() {
+    local load b
+    script_backends
+    for load in idle hogs; do
+        [ "$load" = hogs ] && start_hogs
+        for b in "${backends[@]}"; do
+            "$1" "$b" "$load"
+        done
+        [ "$load" = hogs ] && stop_hogs
+    done
+}
+
+# hot_run B LOAD INTERP SCRIPT FN...: tests/targets/SCRIPT (pyhot.py,
+# rbhot.rb: --cpu 1.0, its record in a log) run by INTERP, attached to
+# once ready and sampled to its end by backend B at 1000 Hz (LOAD names
+# the files); then check_shares of each FN against its record.  Sets pid
+# (the script's) and f (the folded output).
+hot_run() {
+    local b=$1 load=$2 interp=$3 script=$4 log
+    shift 4
+    log=$TMPD/$b.$load.log
+    spawn "$interp" "$TOP/tests/targets/$script" --cpu 1.0 --log "$log" >"$TMPD/$b.$load.out" 2>&1
+    pid=$SPAWN_PID
+    wait_until 15 grep -q ready "$TMPD/$b.$load.out" || diag "$script did not start"
+    run_sproftop --sampler "$b" -p "$pid" -F 1000 -o "$TMPD/$b.$load.folded"
+    wait_exit "$pid" 30
+    f=$TMPD/$b.$load.folded
+    check_shares "$f" "$log" "$b, $load" "$@"
 }
 
 # tmux_sproftop NAME ARGS...: sproftop ARGS in a new 110x34 tmux session

@@ -25,40 +25,31 @@ case $BUILD in /*) ACC=$BUILD/tools/pyaccuracy ;; esac
 [ -x "$ACC" ] || skip_all "$ACC not built: make targets"
 SP_TIMEOUT=60
 
-script_backends
+# one run: backend $1 under load $2
+one_run() {
+    local b=$1 load=$2
+    hot_run "$b" "$load" "$PY" pyhot.py py_sixty py_thirty py_ten
+    # the main thread's samples: those with Python frames all reach
+    # <module>; the others (the interpreter's shutdown once <module>
+    # has returned, with no Python frame to read) kept no eval frame
+    # whose Python frames went missing
+    read -r all module none evals < <(awk -v t="python3-$pid;" '
+        index($0, t) == 1 { c = $NF
+            if ($0 ~ /\(pyhot\.py:[0-9]+\)/) {
+                a += c; if (index($0, ";<module> (pyhot.py:1)")) m += c
+            } else { n += c; if (index($0, "_PyEval_EvalFrameDefault")) e += c } }
+        END { printf "%d %d %d %d\n", a, m, n, e }' "$f")
+    is "$module" "$all" "$b, $load: every sample of the main thread reaches <module> ($module of $all)" ||
+        diag "$(grep 'pyhot.py' "$f" | grep -v '<module> (pyhot.py:1)' | head -n 3)"
+    is "$evals" 0 "$b, $load: no sample kept an eval frame without its Python frames ($none without Python frames: the shutdown)"
+    # the accuracy: the Python leaf against the target's own record
+    out=$("$ACC" --sampler "$b" -F 1000 --log "$TMPD/acc.$b.$load.log" -- \
+        "$PY" "$TOP/tests/targets/pyhot.py" --cpu 1.0 --log "$TMPD/acc.$b.$load.log" 2>&1)
+    acc=$(awk '$1 == "accuracy" { print $2 }' <<<"$out")
+    note "$b, $load: $(grep -E '^(accuracy|module)' <<<"$out" | tr '\n' ' ')"
+    cmp_ok "${acc:-0}" '>=' 90 "$b, $load: ${acc:-?}% of the samples name the function running then"
+}
 
-for load in idle hogs; do
-    [ "$load" = hogs ] && start_hogs
-    for b in "${backends[@]}"; do
-        log=$TMPD/$b.$load.log
-        spawn "$PY" "$TOP/tests/targets/pyhot.py" --cpu 1.0 --log "$log" >"$TMPD/$b.$load.out" 2>&1
-        pid=$SPAWN_PID
-        wait_until 15 grep -q ready "$TMPD/$b.$load.out" || diag "pyhot.py did not start"
-        run_sproftop --sampler "$b" -p "$pid" -F 1000 -o "$TMPD/$b.$load.folded"
-        wait_exit "$pid" 30
-        f=$TMPD/$b.$load.folded
-        check_shares "$f" "$log" "$b, $load" py_sixty py_thirty py_ten
-        # the main thread's samples: those with Python frames all reach
-        # <module>; the others (the interpreter's shutdown once <module>
-        # has returned, with no Python frame to read) kept no eval frame
-        # whose Python frames went missing
-        read -r all module none evals < <(awk -v t="python3-$pid;" '
-            index($0, t) == 1 { c = $NF
-                if ($0 ~ /\(pyhot\.py:[0-9]+\)/) {
-                    a += c; if (index($0, ";<module> (pyhot.py:1)")) m += c
-                } else { n += c; if (index($0, "_PyEval_EvalFrameDefault")) e += c } }
-            END { printf "%d %d %d %d\n", a, m, n, e }' "$f")
-        is "$module" "$all" "$b, $load: every sample of the main thread reaches <module> ($module of $all)" ||
-            diag "$(grep 'pyhot.py' "$f" | grep -v '<module> (pyhot.py:1)' | head -n 3)"
-        is "$evals" 0 "$b, $load: no sample kept an eval frame without its Python frames ($none without Python frames: the shutdown)"
-        # the accuracy: the Python leaf against the target's own record
-        out=$("$ACC" --sampler "$b" -F 1000 --log "$TMPD/acc.$b.$load.log" -- \
-            "$PY" "$TOP/tests/targets/pyhot.py" --cpu 1.0 --log "$TMPD/acc.$b.$load.log" 2>&1)
-        acc=$(awk '$1 == "accuracy" { print $2 }' <<<"$out")
-        note "$b, $load: $(grep -E '^(accuracy|module)' <<<"$out" | tr '\n' ' ')"
-        cmp_ok "${acc:-0}" '>=' 90 "$b, $load: ${acc:-?}% of the samples name the function running then"
-    done
-    [ "$load" = hogs ] && stop_hogs
-done
+hot_loads one_run
 
 done_testing

@@ -15,27 +15,18 @@ require_sproftop
 require_ruby
 SP_TIMEOUT=60
 
-script_backends
+# one run: backend $1 under load $2
+one_run() {
+    local b=$1 load=$2
+    hot_run "$b" "$load" "$RB" rbhot.rb rb_sixty rb_thirty rb_ten
+    read -r all main < <(awk -v t="ruby-$pid;" '
+        index($0, t) == 1 && /\(rbhot\.rb(:[0-9]+)?\)/ { c = $NF; a += c
+            if (index($0, ";<main> (rbhot.rb)")) m += c }
+        END { printf "%d %d\n", a, m }' "$f")
+    cmp_ok "$all" '>' 0 "$b, $load: the main thread has samples with Ruby frames"
+    is "$main" "$all" "$b, $load: every one of them reaches <main> ($main of $all)"
+}
 
-for load in idle hogs; do
-    [ "$load" = hogs ] && start_hogs
-    for b in "${backends[@]}"; do
-        log=$TMPD/$b.$load.log
-        spawn "$RB" "$TOP/tests/targets/rbhot.rb" --cpu 1.0 --log "$log" >"$TMPD/$b.$load.out" 2>&1
-        pid=$SPAWN_PID
-        wait_until 15 grep -q ready "$TMPD/$b.$load.out" || diag "rbhot.rb did not start"
-        run_sproftop --sampler "$b" -p "$pid" -F 1000 -o "$TMPD/$b.$load.folded"
-        wait_exit "$pid" 30
-        f=$TMPD/$b.$load.folded
-        check_shares "$f" "$log" "$b, $load" rb_sixty rb_thirty rb_ten
-        read -r all main < <(awk -v t="ruby-$pid;" '
-            index($0, t) == 1 && /\(rbhot\.rb(:[0-9]+)?\)/ { c = $NF; a += c
-                if (index($0, ";<main> (rbhot.rb)")) m += c }
-            END { printf "%d %d\n", a, m }' "$f")
-        cmp_ok "$all" '>' 0 "$b, $load: the main thread has samples with Ruby frames"
-        is "$main" "$all" "$b, $load: every one of them reaches <main> ($main of $all)"
-    done
-    [ "$load" = hogs ] && stop_hogs
-done
+hot_loads one_run
 
 done_testing

@@ -711,17 +711,28 @@ static const struct view_action src_actions[] = {
     { REQ_NONE, NULL, false },
 };
 
-static const char *src_info(struct view *v, char *buf, size_t n)
+/* The label of the function shown into name, or false when none is. */
+static bool shown_label(struct view *v, char *name, size_t n)
 {
     const struct src_priv *sp = v->priv;
     const struct model *m = v->ctx->model;
 
     if (!m || sp->shown == PROFILE_NONE)
+        return false;
+    view_frame_label(profile_frame(m->snap, sp->shown), name, n);
+    return true;
+}
+
+static const char *src_info(struct view *v, char *buf, size_t n)
+{
+    const struct src_priv *sp = v->priv;
+    const struct model *m = v->ctx->model;
+    char name[512];
+
+    if (!shown_label(v, name, sizeof(name)))
         return NULL;
     /* Line and address counts are kept per function, not per thread: a
      * thread or process filter cannot narrow them, so say so. */
-    char name[512];
-    view_frame_label(profile_frame(m->snap, sp->shown), name, sizeof(name));
     if (listing(sp) && sp->callee)
         snprintf(buf, n, "annotate: %s (called by %s)", sp->code->name, name);
     else
@@ -734,12 +745,10 @@ static const char *src_info(struct view *v, char *buf, size_t n)
 static const char *src_empty(struct view *v, char *buf, size_t n)
 {
     const struct src_priv *sp = v->priv;
-    const struct model *m = v->ctx->model;
-
-    if (!m || sp->shown == PROFILE_NONE)
-        return NULL;
     char name[512];
-    view_frame_label(profile_frame(m->snap, sp->shown), name, sizeof(name));
+
+    if (!shown_label(v, name, sizeof(name)))
+        return NULL;
     if (sp->insns)
         snprintf(buf, n, "%s: no machine code: %s, and no sampled "
                  "addresses", name, sp->why);

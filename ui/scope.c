@@ -342,22 +342,29 @@ static void act_diff(struct scope *s, const struct scope_env *e)
                                        : "change from the baseline hidden");
 }
 
+/* The requests a scope acts on alone (the time moves take a direction). */
+static const struct {
+    enum request req;
+    void (*act)(struct scope *s, const struct scope_env *e);
+} scope_acts[] = {
+    { REQ_WINDOW, act_window },
+    { REQ_TIME_MARK, act_mark },
+    { REQ_TIME_CLEAR, act_clear },
+    { REQ_RECENT_COLUMN, act_recent_col },
+    { REQ_MERGE_COMMANDS, act_merge_commands },
+    { REQ_PIN, act_pin },
+    { REQ_DIFF, act_diff },
+};
+
 void scope_act(struct scope *s, const struct scope_env *e, enum request req)
 {
-    if (req == REQ_WINDOW)
-        act_window(s, e);
-    else if (req == REQ_TIME_EARLIER || req == REQ_TIME_LATER)
+    if (req == REQ_TIME_EARLIER || req == REQ_TIME_LATER) {
         act_move(s, e, req == REQ_TIME_EARLIER ? -1 : 1);
-    else if (req == REQ_TIME_MARK)
-        act_mark(s, e);
-    else if (req == REQ_TIME_CLEAR)
-        act_clear(s, e);
-    else if (req == REQ_RECENT_COLUMN)
-        act_recent_col(s, e);
-    else if (req == REQ_MERGE_COMMANDS)
-        act_merge_commands(s, e);
-    else if (req == REQ_PIN)
-        act_pin(s, e);
-    else if (req == REQ_DIFF)
-        act_diff(s, e);
+        return;
+    }
+    for (size_t i = 0; i < sizeof(scope_acts) / sizeof(scope_acts[0]); i++)
+        if (scope_acts[i].req == req) {
+            scope_acts[i].act(s, e);
+            return;
+        }
 }

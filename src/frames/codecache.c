@@ -188,3 +188,20 @@ int codecache_code(const struct codecache *c, uint32_t id,
     *out = (struct pyread_code){e->id, e->firstlineno, e->name, e->file};
     return 0;
 }
+
+int codereader_resolve(struct codereader *r, const struct pyread_stack *st,
+                       struct pyread_frame *out, bool *torn)
+{
+    int k = codecache_resolve(&r->codes, st, out, torn);
+    if (*torn && st->status != PYWALK_TORN)
+        r->st.torn++;
+    return k;
+}
+
+void codereader_stats(const struct codereader *r, struct pyread_stats *out)
+{
+    *out = r->st;
+    out->codes_read = r->codes.st.read;
+    out->codes_checked = r->codes.st.checked;
+    out->codes_bad = r->codes.st.bad;
+}

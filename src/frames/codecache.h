@@ -107,4 +107,21 @@ uint32_t codecache_count(const struct codecache *c);
 /* A new generation: entries are checked again at their next use. */
 void codecache_next_generation(struct codecache *c);
 
+/* What every language's reader holds first (pyread.c, rbread.c): its
+ * cache and its counters.  Being the reader's first member, a reader's
+ * pointer is its codereader's, so script_lang.c serves every language's
+ * codes through these.  The reader's thread, as the cache. */
+struct codereader {
+    struct codecache codes;
+    struct pyread_stats st;
+};
+
+/* codecache_resolve, counting in st.torn a resolve that tore a walk
+ * that was not torn itself. */
+int codereader_resolve(struct codereader *r, const struct pyread_stack *st,
+                       struct pyread_frame *out, bool *torn);
+
+/* r's counters into *out, the cache's included. */
+void codereader_stats(const struct codereader *r, struct pyread_stats *out);
+
 #endif

@@ -30,13 +30,13 @@ struct ts_hint {
 static const struct codecache_ops py_code_ops;
 
 struct pyread {
+    struct codereader cr;       /* first: see codecache.h */
     struct rmem *m;
     struct pyread_info info;
     struct py_layout l;
     struct ts_hint hints[TS_HINTS];
-    struct codecache codes;
-    struct pyread_stats st;
 };
+_Static_assert(offsetof(struct pyread, cr) == 0, "codereader first");
 
 bool pyread_candidate(const char *path)
 {
@@ -127,7 +127,7 @@ struct pyread *pyread_new(struct rmem *m, const struct pyread_info *info)
     if (rmem_copy(m, info->runtime, dbg, sizeof dbg) == 0 &&
         pylayout_from_debug_offsets(dbg, sizeof dbg, &r->l) == 0)
         r->info.own_offsets = true;
-    codecache_init(&r->codes, &py_code_ops, r);
+    codecache_init(&r->cr.codes, &py_code_ops, r);
     return r;
 }
 
@@ -135,7 +135,7 @@ void pyread_free(struct pyread *r)
 {
     if (!r)
         return;
-    codecache_free(&r->codes);
+    codecache_free(&r->cr.codes);
     free(r);
 }
 
@@ -151,7 +151,7 @@ const struct pyread_info *pyread_info(const struct pyread *r)
 
 int pyread_walk(struct pyread *r, int64_t tid, struct pyread_stack *st)
 {
-    r->st.walks++;
+    r->cr.st.walks++;
     rmem_forget(r->m); /* the frames moved on since the last walk */
     st->n = 0;
     st->flags = 0;
@@ -159,20 +159,20 @@ int pyread_walk(struct pyread *r, int64_t tid, struct pyread_stack *st)
     uint64_t ts = pywalk_thread(r->m, &r->l.walk, r->info.runtime,
                                 (uint64_t)tid, h->tid == tid ? h->ts : 0);
     if (!ts) {
-        r->st.not_python++;
+        r->cr.st.not_python++;
         return st->status = PYWALK_NONE_THREAD;
     }
     h->tid = tid;
     h->ts = ts;
     uint64_t frame;
     if (pywalk_current(r->m, &r->l.walk, ts, &frame) < 0) {
-        r->st.torn++;
+        r->cr.st.torn++;
         return st->status = PYWALK_TORN;
     }
     st->status = pywalk_frames(r->m, &r->l.walk, frame, st->f, st->entry,
                                PYWALK_MAX_DEPTH, &st->n);
     if (st->status == PYWALK_TORN)
-        r->st.torn++;
+        r->cr.st.torn++;
     return st->status;
 }
 
@@ -361,31 +361,25 @@ static const struct codecache_ops py_code_ops = {code_head, code_fill,
 int pyread_resolve(struct pyread *r, const struct pyread_stack *st,
                    struct pyread_frame *out, bool *torn)
 {
-    int k = codecache_resolve(&r->codes, st, out, torn);
-    if (*torn && st->status != PYWALK_TORN)
-        r->st.torn++;
-    return k;
+    return codereader_resolve(&r->cr, st, out, torn);
 }
 
 int pyread_code(const struct pyread *r, uint32_t id, struct pyread_code *out)
 {
-    return codecache_code(&r->codes, id, out);
+    return codecache_code(&r->cr.codes, id, out);
 }
 
 uint32_t pyread_code_count(const struct pyread *r)
 {
-    return codecache_count(&r->codes);
+    return codecache_count(&r->cr.codes);
 }
 
 void pyread_next_generation(struct pyread *r)
 {
-    codecache_next_generation(&r->codes);
+    codecache_next_generation(&r->cr.codes);
 }
 
 void pyread_get_stats(const struct pyread *r, struct pyread_stats *out)
 {
-    *out = r->st;
-    out->codes_read = r->codes.st.read;
-    out->codes_checked = r->codes.st.checked;
-    out->codes_bad = r->codes.st.bad;
+    codereader_stats(&r->cr, out);
 }

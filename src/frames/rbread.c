@@ -69,18 +69,18 @@ static const char *const class_syms[][2] = {
 #define NCLASSES (sizeof class_syms / sizeof class_syms[0])
 
 struct rbread {
+    struct codereader cr;           /* first: see codecache.h */
     struct rmem *m;
     struct rbread_info info;
     struct rb_layout l;
     struct relf elf;
     bool have_elf;
     struct th_hint hints[TH_HINTS];
-    struct codecache codes;
     uint64_t class_addr[NCLASSES];  /* the globals' addresses */
     struct known_class classes[NCLASSES];
     bool classes_read;
-    struct pyread_stats st;
 };
+_Static_assert(offsetof(struct rbread, cr) == 0, "codereader first");
 
 bool rbread_candidate(const char *path)
 {
@@ -488,7 +488,7 @@ struct rbread *rbread_new(struct rmem *m, const struct rbread_info *info)
     r->have_elf = relf_open(m, info->base, &r->elf) == 0;
     for (size_t i = 0; i < NCLASSES && r->have_elf; i++)
         relf_symbol(m, &r->elf, class_syms[i][0], &r->class_addr[i], NULL);
-    codecache_init(&r->codes, &rb_code_ops, r);
+    codecache_init(&r->cr.codes, &rb_code_ops, r);
     return r;
 }
 
@@ -496,7 +496,7 @@ void rbread_free(struct rbread *r)
 {
     if (!r)
         return;
-    codecache_free(&r->codes);
+    codecache_free(&r->cr.codes);
     free(r);
 }
 
@@ -512,21 +512,21 @@ const struct rbread_info *rbread_info(const struct rbread *r)
 
 int rbread_walk(struct rbread *r, int64_t tid, struct pyread_stack *st)
 {
-    r->st.walks++;
+    r->cr.st.walks++;
     rmem_forget(r->m);
     st->n = 0;
     st->flags = 0;
     struct th_hint *h = &r->hints[(uint64_t)tid % TH_HINTS];
     uint64_t vm = 0;
     if (rmem_u64(r->m, r->info.vm_ptr, &vm) < 0 || !vm) {
-        r->st.not_python++;
+        r->cr.st.not_python++;
         return st->status = PYWALK_NONE_THREAD;
     }
     uint64_t ractor = 0;
     uint64_t th = rbwalk_thread(r->m, &r->l.walk, vm, (uint64_t)tid,
                                 h->tid == tid ? h->th : 0, &ractor);
     if (!th) {
-        r->st.not_python++;
+        r->cr.st.not_python++;
         return st->status = PYWALK_NONE_THREAD;
     }
     h->tid = tid;
@@ -536,38 +536,6 @@ int rbread_walk(struct rbread *r, int64_t tid, struct pyread_stack *st)
     st->flags = rbwalk_gvl_waiting(r->m, &r->l.walk, ractor, th)
                 ? PYWALK_F_GVL : 0;
     if (st->status == PYWALK_TORN)
-        r->st.torn++;
+        r->cr.st.torn++;
     return st->status;
-}
-
-int rbread_resolve(struct rbread *r, const struct pyread_stack *st,
-                   struct pyread_frame *out, bool *torn)
-{
-    int k = codecache_resolve(&r->codes, st, out, torn);
-    if (*torn && st->status != PYWALK_TORN)
-        r->st.torn++;
-    return k;
-}
-
-int rbread_code(const struct rbread *r, uint32_t id, struct pyread_code *out)
-{
-    return codecache_code(&r->codes, id, out);
-}
-
-uint32_t rbread_code_count(const struct rbread *r)
-{
-    return codecache_count(&r->codes);
-}
-
-void rbread_next_generation(struct rbread *r)
-{
-    codecache_next_generation(&r->codes);
-}
-
-void rbread_get_stats(const struct rbread *r, struct pyread_stats *out)
-{
-    *out = r->st;
-    out->codes_read = r->codes.st.read;
-    out->codes_checked = r->codes.st.checked;
-    out->codes_bad = r->codes.st.bad;
 }

@@ -80,15 +80,7 @@ const struct rbread_info *rbread_info(const struct rbread *r);
 /* Walk thread tid's control frames now.  Returns st->status. */
 int rbread_walk(struct rbread *r, int64_t tid, struct pyread_stack *st);
 
-/* As pyread_resolve. */
-int rbread_resolve(struct rbread *r, const struct pyread_stack *st,
-                   struct pyread_frame *out, bool *torn);
-
-/* As pyread_code, pyread_code_count, pyread_next_generation. */
-int rbread_code(const struct rbread *r, uint32_t id, struct pyread_code *out);
-uint32_t rbread_code_count(const struct rbread *r);
-void rbread_next_generation(struct rbread *r);
-
-void rbread_get_stats(const struct rbread *r, struct pyread_stats *out);
+/* A reader starts with its struct codereader (codecache.h): its codes
+ * are resolved, looked up and counted through it. */
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codecache.h"
 #include "maps.h"
 #include "pylayout.h"
 #include "rblayout.h"
@@ -32,17 +33,6 @@ static int py_walk(void *r, int64_t tid, struct pyread_stack *st)
 {
     return pyread_walk(r, tid, st);
 }
-static int py_resolve(void *r, const struct pyread_stack *st,
-                      struct pyread_frame *out, bool *torn)
-{
-    return pyread_resolve(r, st, out, torn);
-}
-static int py_code(const void *r, uint32_t id, struct pyread_code *out)
-{
-    return pyread_code(r, id, out);
-}
-static uint32_t py_count(const void *r) { return pyread_code_count(r); }
-static void py_next(void *r) { pyread_next_generation(r); }
 static void py_eval(const void *r, uint64_t *lo, uint64_t *hi)
 {
     *lo = pyread_info(r)->eval_lo;
@@ -53,10 +43,6 @@ static void py_bpf(const void *r, struct pybpf_proc *out)
     out->lang = SCRIPT_PYTHON;
     out->runtime = pyread_info(r)->runtime;
     out->walk = pyread_layout(r)->walk;
-}
-static void py_stats(const void *r, struct pyread_stats *out)
-{
-    pyread_get_stats(r, out);
 }
 
 /* Ruby */
@@ -79,17 +65,6 @@ static int rb_walk(void *r, int64_t tid, struct pyread_stack *st)
 {
     return rbread_walk(r, tid, st);
 }
-static int rb_resolve(void *r, const struct pyread_stack *st,
-                      struct pyread_frame *out, bool *torn)
-{
-    return rbread_resolve(r, st, out, torn);
-}
-static int rb_code(const void *r, uint32_t id, struct pyread_code *out)
-{
-    return rbread_code(r, id, out);
-}
-static uint32_t rb_count(const void *r) { return rbread_code_count(r); }
-static void rb_next(void *r) { rbread_next_generation(r); }
 static void rb_eval(const void *r, uint64_t *lo, uint64_t *hi)
 {
     *lo = rbread_info(r)->eval_lo;
@@ -101,18 +76,38 @@ static void rb_bpf(const void *r, struct pybpf_proc *out)
     out->runtime = rbread_info(r)->vm_ptr;
     out->rb = rbread_layout(r)->walk;
 }
-static void rb_stats(const void *r, struct pyread_stats *out)
+
+/* The codes of every language's reader, through its codereader (its
+ * first member: codecache.h). */
+static int cr_resolve(void *r, const struct pyread_stack *st,
+                      struct pyread_frame *out, bool *torn)
 {
-    rbread_get_stats(r, out);
+    return codereader_resolve(r, st, out, torn);
+}
+static int cr_code(const void *r, uint32_t id, struct pyread_code *out)
+{
+    return codecache_code(&((const struct codereader *)r)->codes, id, out);
+}
+static uint32_t cr_count(const void *r)
+{
+    return codecache_count(&((const struct codereader *)r)->codes);
+}
+static void cr_next(void *r)
+{
+    codecache_next_generation(&((struct codereader *)r)->codes);
+}
+static void cr_stats(const void *r, struct pyread_stats *out)
+{
+    codereader_stats(r, out);
 }
 
 static const struct script_lang_ops langs[] = {
     {SCRIPT_PYTHON, "Python", pyread_candidate, py_probe, py_version,
-     pylayout_supported, py_open, py_free, py_walk, py_resolve, py_code,
-     py_count, py_next, py_eval, py_bpf, py_stats},
+     pylayout_supported, py_open, py_free, py_walk, cr_resolve, cr_code,
+     cr_count, cr_next, py_eval, py_bpf, cr_stats},
     {SCRIPT_RUBY, "Ruby", rbread_candidate, rb_probe, rb_version,
-     rblayout_supported, rb_open, rb_free, rb_walk, rb_resolve, rb_code,
-     rb_count, rb_next, rb_eval, rb_bpf, rb_stats},
+     rblayout_supported, rb_open, rb_free, rb_walk, cr_resolve, cr_code,
+     cr_count, cr_next, rb_eval, rb_bpf, cr_stats},
 };
 #define NLANGS (sizeof langs / sizeof langs[0])
 

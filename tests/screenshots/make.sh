@@ -82,14 +82,22 @@ tm=(tmux -L "$sock" -f /dev/null)
 demo_pid=""
 fw_pid=""
 loops_pid=""
+# end_pid VAR: kill the process whose PID VAR holds (if any), reap it,
+# and empty VAR.
+end_pid() {
+    local p=${!1:-}
+    if [ -n "$p" ]; then
+        kill -KILL "$p" 2>/dev/null
+        wait "$p" 2>/dev/null
+    fi
+    printf -v "$1" %s ""
+}
 finish() {
     "${tm[@]}" kill-server >/dev/null 2>&1
     rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"
-    local p
-    for p in "$demo_pid" "$fw_pid" "$loops_pid" "${py_pid:-}"; do
-        [ -n "$p" ] || continue
-        kill -KILL "$p" 2>/dev/null
-        wait "$p" 2>/dev/null
+    local v
+    for v in demo_pid fw_pid loops_pid py_pid; do
+        end_pid "$v"
     done
 }
 trap finish EXIT
@@ -267,9 +275,7 @@ if wanted procs; then
     else
         echo "screenshots: procs skipped: $(head -n 1 "$work/procs.err")" >&2
     fi
-    kill -KILL "$fw_pid" 2>/dev/null
-    wait "$fw_pid" 2>/dev/null
-    fw_pid=""
+    end_pid fw_pid
 fi
 
 # window: a recording of phase (old_hot for 6 s, then new_hot), in the
@@ -325,9 +331,7 @@ if wanted annotate; then
     keys annotate a
     shoot annotate '^> .*inlined: hash_step'
     shots+=(annotate)
-    kill -KILL "$loops_pid" 2>/dev/null
-    wait "$loops_pid" 2>/dev/null
-    loops_pid=""
+    end_pid loops_pid
 fi
 
 # save: the snapshot prompt, offering the view (a focus on the hot
@@ -406,9 +410,7 @@ if wanted python; then
     keys python E
     shoot python '^> .*(libcrypto|hashlib|json|\.py:[0-9]+)'
     shots+=(python)
-    kill -KILL "$py_pid" 2>/dev/null
-    wait "$py_pid" 2>/dev/null
-    py_pid=""
+    end_pid py_pid
 fi
 
 [ ${#shots[@]} -gt 0 ] ||

@@ -295,28 +295,25 @@ static void test_one_origin(void **state)
 
     export_opts_default(&o);
     assert_origins(p);
-    /* folded: py-spy's "name (file:line)" and stackcollapse's "_[k]" */
-    char *f = fixture_write(format_find("folded"), p, &o, &len);
-    assert_non_null(strstr(f, "app-10;main;handle (srv.py:12);read;"
-                              "read_zero_[k] 4\n"));
-    q = load_folded(f, len, "m.folded", err, sizeof(err));
-    assert_non_null(q);
-    assert_origins(q);
-    profile_free(q);
-    free(f);
-    /* pprof and speedscope: the same origins back */
-    f = fixture_write(format_find("pprof"), p, &o, &len);
-    q = load_pprof(f, len, "m.pb.gz", err, sizeof(err));
-    assert_non_null(q);
-    assert_origins(q);
-    profile_free(q);
-    free(f);
-    f = fixture_write(format_find("speedscope"), p, &o, &len);
-    q = load_speedscope(f, len, "m.speedscope.json", err, sizeof(err));
-    assert_non_null(q);
-    assert_origins(q);
-    profile_free(q);
-    free(f);
+    /* folded, pprof and speedscope: the same origins back */
+    static const char *const back[][2] = {
+        { "folded", "m.folded" },
+        { "pprof", "m.pb.gz" },
+        { "speedscope", "m.speedscope.json" },
+    };
+    for (size_t i = 0; i < sizeof(back) / sizeof(back[0]); i++) {
+        const struct format *fmt = format_find(back[i][0]);
+        char *f = fixture_write(fmt, p, &o, &len);
+        /* folded: py-spy's "name (file:line)" and stackcollapse's "_[k]" */
+        if (i == 0)
+            assert_non_null(strstr(f, "app-10;main;handle (srv.py:12);read;"
+                                      "read_zero_[k] 4\n"));
+        q = fmt->load(f, len, back[i][1], err, sizeof(err));
+        assert_non_null(q);
+        assert_origins(q);
+        profile_free(q);
+        free(f);
+    }
 
     /* K and P together: the Python frame and the reason stay, main (a
      * native caller of Python) and read, read_zero, schedule go */

@@ -193,10 +193,31 @@ int perf_events_all_allowed(char *err, size_t errlen)
     return -1;
 }
 
+/* The refusals whose cause and fix do not depend on the call. */
+static const struct {
+    int e;
+    const char *cause, *fix;
+} fixed_refusals[] = {
+    { ENOSYS, "perf_event_open is not available (ENOSYS: no perf events, or seccomp)",
+      "allow perf_event_open" },
+    { EMFILE, "too many threads for the open-file limit (one perf event per thread and CPU)",
+      "raise ulimit -n" },
+    { ENFILE, "too many threads for the open-file limit (one perf event per thread and CPU)",
+      "raise ulimit -n" },
+    { ENOMEM, "perf ring buffers exceed the locked-memory limit",
+      "raise ulimit -l or sysctl kernel.perf_event_mlock_kb" },
+};
+
 void perf_events_explain(int e, pid_t pid, bool kernel_only, struct sampler_refusal *why)
 {
     int par = paranoid_level();
     why->denied = true;
+    for (size_t i = 0; i < sizeof fixed_refusals / sizeof fixed_refusals[0]; i++)
+        if (fixed_refusals[i].e == e) {
+            snprintf(why->cause, sizeof why->cause, "%s", fixed_refusals[i].cause);
+            snprintf(why->fix, sizeof why->fix, "%s", fixed_refusals[i].fix);
+            return;
+        }
     switch (e) {
     case EACCES:
     case EPERM:
@@ -215,23 +236,6 @@ void perf_events_explain(int e, pid_t pid, bool kernel_only, struct sampler_refu
             snprintf(why->fix, sizeof why->fix,
                      "run as root or grant CAP_PERFMON (containers: --cap-add PERFMON)");
         }
-        return;
-    case ENOSYS:
-        snprintf(why->cause, sizeof why->cause,
-                 "perf_event_open is not available (ENOSYS: no perf events, or seccomp)");
-        snprintf(why->fix, sizeof why->fix, "allow perf_event_open");
-        return;
-    case EMFILE:
-    case ENFILE:
-        snprintf(why->cause, sizeof why->cause,
-                 "too many threads for the open-file limit (one perf event per thread and CPU)");
-        snprintf(why->fix, sizeof why->fix, "raise ulimit -n");
-        return;
-    case ENOMEM:
-        snprintf(why->cause, sizeof why->cause,
-                 "perf ring buffers exceed the locked-memory limit");
-        snprintf(why->fix, sizeof why->fix,
-                 "raise ulimit -l or sysctl kernel.perf_event_mlock_kb");
         return;
     case ESRCH:
         why->denied = false;
