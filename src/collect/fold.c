@@ -189,7 +189,9 @@ void fold_set_kernel(struct fold *f, struct ksyms *k, bool show)
 {
     f->ksyms = k;
     f->show_kernel = show;
-    f->ksyms_epoch = k ? ksyms_epoch(k) : 0;
+    /* k is the collector's: its epoch is read at the first fold_records
+     * (a fold for a new process is made on the sampler thread) */
+    f->ksyms_epoch = UINT64_MAX;
 }
 
 void fold_add_maps(struct fold *f, uint64_t gen, const char *text, size_t len)

@@ -57,7 +57,8 @@ struct ksyms;
  * collector thread alone uses; show: they go into the stacks (else only
  * an off-CPU record's reason is read from them).  An off-CPU record
  * (INGEST_F_OFFCPU) ends in its reason frame ("[off-CPU: disk I/O]",
- * offcpu_reason.h) either way.  Before the first fold_records. */
+ * offcpu_reason.h) either way.  Before the first fold_records, on any
+ * thread: k itself is not read until then. */
 void fold_set_kernel(struct fold *f, struct ksyms *k, bool show);
 
 /* The process this fold's samples come from: every thread it adds is
