@@ -28,14 +28,17 @@ PERF=${PERF:-/usr/bin/perf}
 
 SP_TIMEOUT=40
 
-# perf_shares DATA: "self|incl NAME PERCENT" for every kernel function of
-# perf.data's samples: as the leaf, and anywhere in the call chain.
+# perf_shares DATA T0 T1: "self|incl NAME PERCENT" for every kernel
+# function of perf.data's samples taken between T0 and T1
+# (CLOCK_MONOTONIC seconds, perf record -k CLOCK_MONOTONIC): as the leaf,
+# and anywhere in the call chain.
 perf_shares() {
-    "$PERF" script -i "$1" -F ip,sym,dso 2>/dev/null | awk '
+    "$PERF" script -i "$1" -F time,ip,sym,dso 2>/dev/null | awk -v t0="$2" -v t1="$3" '
         BEGIN { RS = "" }
-        { n++; delete seen; first = 1
-          k = split($0, line, "\n")
-          for (i = 1; i <= k; i++) {
+        { k = split($0, line, "\n"); t = line[1]; sub(/:.*/, "", t); t += 0
+          if (t < t0 || t > t1) next
+          n++; delete seen; first = 1
+          for (i = 2; i <= k; i++) {
               if (line[i] !~ /\(\[kernel\.kallsyms\]\)/) { first = 0; continue }
               split(line[i], w, " "); sym = w[2]; sub(/\+0x.*/, "", sym)
               if (first) self[sym]++
@@ -44,6 +47,8 @@ perf_shares() {
         END { for (s in self) printf "self %s %.2f\n", s, 100 * self[s] / n
               for (s in incl) printf "incl %s %.2f\n", s, 100 * incl[s] / n }'
 }
+# mono: CLOCK_MONOTONIC now, in seconds.
+mono() { perl -MTime::HiRes=clock_gettime,CLOCK_MONOTONIC -e 'printf "%.6f\n", clock_gettime(CLOCK_MONOTONIC)'; }
 
 # sp_shares FOLDED: the same from sproftop's folded file (kernel frames
 # end in _[k]).
@@ -67,15 +72,19 @@ if "$PERF" record -q -o "$TMPD/probe.data" -e cpu-clock -- true >/dev/null 2>&1;
     # samples (however long a loaded machine makes that take): two
     # independent shares of 60% then differ by sqrt(2 x 0.6 x 0.4 / 5000)
     # = 1 point (one standard deviation), and 3 points is 3 of them.
-    spawn timeout -s INT 120 "$PERF" record -q -e cpu-clock -F 999 -g -p "$rz" \
+    spawn timeout -s INT 120 "$PERF" record -q -k CLOCK_MONOTONIC -e cpu-clock -F 999 -g -p "$rz" \
         -o "$TMPD/perf.data" >"$TMPD/perf.out" 2>&1
     perf_pid=$SPAWN_PID
     wait_until 10 test -s "$TMPD/perf.data"
+    # perf's samples are compared over sproftop's run alone: the read()
+    # loop's kernel share drifts by a few points over seconds
+    t0=$(mono)
     sample_until 5000 90 --sampler perf -p "$rz" -F 999 --stats -o "$TMPD/rz.folded"
+    t1=$(mono)
     is "$RC" 0 "readzero: sproftop exits 0"
     kill -INT "$perf_pid" # timeout(1) hands it to perf record
     wait_exit "$perf_pid" 30 || diag "perf record did not end"
-    perf_shares "$TMPD/perf.data" | sort >"$TMPD/perf.shares"
+    perf_shares "$TMPD/perf.data" "$t0" "$t1" | sort >"$TMPD/perf.shares"
     sp_shares "$TMPD/rz.folded" | sort >"$TMPD/sp.shares"
     # every kernel function of 2% (leaf) or 5% (anywhere) in either
     join -a1 -a2 -e 0 -o 0,1.2,2.2 <(awk '{ print $1 ":" $2, $3 }' "$TMPD/perf.shares") \
