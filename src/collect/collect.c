@@ -1119,7 +1119,7 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
     c->store = sym_store_new(c->fetch);
     if (c->store)
         sym_store_set_keep(c->store, SYM_KEEP_BYTES, SYM_KEEP_NS);
-    c->ksyms = ksyms_new(cfg.kallsyms); /* read as the collector starts */
+    c->ksyms = ksyms_new(cfg.kallsyms); /* read below, or as the collector starts */
     c->show_kernel = cfg.kernel_frames;
     c->tasks = tasks_new();
     if (!c->ingest || !c->fold || !c->store || !c->ksyms || !c->tasks) {
@@ -1132,6 +1132,11 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
     c->launched = cfg.argv != NULL;
     if (c->launched)
         sym_preload_run(&c->pre, c->store, cfg.argv[0]);
+    /* ...and kallsyms (about 60 ms of CPU) is read before it runs too,
+     * where its kernel stacks may be named or give reasons: the collector
+     * thread, not yet started, finds it read */
+    if (c->launched && (cfg.kernel_frames || cfg.idle))
+        ksyms_load(c->ksyms, clock_mono_ns());
     cfg.ingest = c->ingest;
     cfg.on_process = on_process;
     cfg.on_maps = on_maps;

@@ -54,7 +54,7 @@ stats() {
 }
 # met VALUE LIMIT le|ge: "met" or "**missed**"; m CELL: a cell's median;
 # K/C/T/H KEY: a slowdown row's wall, CPU, tool CPU and held cells
-met() { awk -v v="$1" -v lim="$2" -v op="$3" 'BEGIN {if (v !~ /^[0-9.]+$/ || lim !~ /^[0-9.]+$/) {print "not measured"; exit}
+met() { awk -v v="$1" -v lim="$2" -v op="$3" 'BEGIN {if (v !~ /^-?[0-9.]+$/ || lim !~ /^[0-9.]+$/) {print "not measured"; exit}
     ok = op == "le" ? v <= lim : v >= lim; print ok ? "met" : "**missed**"}'; }
 m() { echo "$1" | awk '{print $1}'; }
 bn() { [ "$1" = spin ] && echo 'frame pointers' || echo 'no frame pointers'; }
