@@ -141,7 +141,10 @@ else
     spawn "$PY" "$PYT/pyhot.py" --cpu 30 >/dev/null 2>&1
     c=$SPAWN_PID
     wait_until 10 grep -q python3 "/proc/$c/comm"
-    run_sproftop -a -F 100 -d 1.5 -o "$TMPD/all.folded"
+    # until each has run a second of CPU (100 samples), however loaded
+    cpu_mark "$a" "$c"
+    _both_ran() { cpu_ran 1000 "$a" "$c"; }
+    sample_while 60 _both_ran -a -F 100 -o "$TMPD/all.folded"
     has=0
     for p in "$a" "$c"; do
         grep "^python3-$p;" "$TMPD/all.folded" | grep -q "py_sixty (pyhot.py:" && has=$((has + 1))
