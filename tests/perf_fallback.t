@@ -108,8 +108,17 @@ if "$SPROFTOP" --version | grep -q '^sampler: auto picks perf'; then
     like "$(grep '^sampler:' "$ERR")" '2048-byte stack copies' "--stats: 2048-byte stack copies"
     cmp_ok "$(stats_value "$ERR" 'stack-copy ')" '>' 0 "--stats counts the stacks cut short by cause: stack-copy"
     cmp_ok "$(folded_count_frame "$TMPD/small.folded" '[truncated]')" '>' 0 "they are marked [truncated]"
-    run_sproftop --sampler perf -p "$TARGET_PID" -F 500 -d 1 --stats -o "$TMPD/dflt.folded"
-    is "$(stats_value "$ERR" 'stack-copy ')" 0 "the default stack copy holds the 300-deep recursion"
+    # The kernel's copy of the user stack stops at the first page it
+    # cannot read without a fault: once, in a sanitizer pass, 463 of 500
+    # samples of the cold upper frames were cut that way for a whole
+    # second (the same run again: none).  A second second is taken then.
+    for try in 1 2; do
+        run_sproftop --sampler perf -p "$TARGET_PID" -F 500 -d 1 --stats -o "$TMPD/dflt.folded"
+        cut=$(stats_value "$ERR" 'stack-copy ')
+        [ "$cut" = 0 ] && break
+        note "default stack copy, run $try: $cut samples cut short"
+    done
+    is "$cut" 0 "the default stack copy holds the 300-deep recursion"
 else
     skip 5 "perf_event is not permitted here"
 fi
