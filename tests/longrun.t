@@ -176,7 +176,10 @@ n=0
 while [ ! -e '$TMPD/stop' ] && [ \$n -lt 300 ]; do sleep 0.2; n=\$((n + 1)); done
 EOF
 chmod +x "$TMPD/short.sh"
-"${T[@]}" new-session -d -s ui -x 100 -y 30 \
+# 100 rows: the 64 newest processes stay rows of their own, and the row of
+# the exited ones may sort below them (CI once waited 120 s for it on a
+# 30-row screen)
+"${T[@]}" new-session -d -s ui -x 100 -y 100 \
     "'$SPROFTOP' --no-confirm -r 0.3 -F 999 --children -- '$TMPD/short.sh' 2>'$TMPD/ui.err'"
 wait_until 30 screen_has ui 'Samples:' || bail_out "the live view did not start"
 keys ui 7

@@ -248,7 +248,8 @@ static bool overlaps(const struct maps *in, uint64_t start, uint64_t end,
     return false;
 }
 
-struct maps *maps_still_mapped(const struct maps *m, const struct maps *now)
+struct maps *maps_still_mapped(const struct maps *m, const struct maps *now,
+                               bool segments)
 {
     struct piece *pc = malloc((m->n + now->n + 1) * sizeof *pc);
     if (!pc)
@@ -266,7 +267,7 @@ struct maps *maps_still_mapped(const struct maps *m, const struct maps *now)
         for (size_t i = 0; i < kept->n; i++)
             pc[np++] = (struct piece){&kept->v[i], kept->v[i].start,
                                       kept->v[i].end};
-        for (size_t j = 0; j < now->n; j++) {
+        for (size_t j = 0; segments && j < now->n; j++) {
             const struct map_entry *f = &now->v[j];
             if (f->path[0] != '/' || overlaps(kept, f->start, f->end, 0, NULL))
                 continue;

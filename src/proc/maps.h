@@ -65,8 +65,11 @@ struct maps *maps_with(const struct maps *base, const struct map_entry *add);
  * never tell).  No other mapping of `now` is taken in.  The records tell
  * new mappings but no unmap: this drops what was unmapped (a dlclose'd
  * library) without taking in what `now` may have of a later exec.
- * At worst O(n k) for n and k mappings.  NULL on OOM. */
-struct maps *maps_still_mapped(const struct maps *m, const struct maps *now);
+ * segments false: nothing of `now` is added (maps built from the records
+ * alone, whose objects the unwinder reads from their files).  At worst
+ * O(n k) for n and k mappings.  NULL on OOM. */
+struct maps *maps_still_mapped(const struct maps *m, const struct maps *now,
+                               bool segments);
 
 /* NULL is a no-op. */
 void maps_free(struct maps *m);

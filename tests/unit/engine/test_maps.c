@@ -174,7 +174,13 @@ static void test_still_mapped(void **state)
     struct maps *n = maps_parse(now, sizeof now - 1);
     assert_non_null(r);
     assert_non_null(n);
-    struct maps *k = maps_still_mapped(r, n);
+    struct maps *k = maps_still_mapped(r, n, false);
+    assert_non_null(k);
+    assert_int_equal(k->n, 2);                    /* nothing of now added */
+    assert_int_equal(k->v[0].start, 0x3000);
+    assert_int_equal(k->v[1].start, 0x5000);
+    maps_free(k);
+    k = maps_still_mapped(r, n, true);
     assert_non_null(k);
     assert_int_equal(k->n, 3);
     assert_int_equal(k->v[0].start, 0x2000);     /* B's, where A's was */
@@ -190,7 +196,7 @@ static void test_still_mapped(void **state)
     assert_null(maps_find(k, 0x9000));            /* not taken from now */
     maps_free(k);
     struct maps *none = maps_parse("", 0);
-    k = maps_still_mapped(r, none);
+    k = maps_still_mapped(r, none, true);
     assert_non_null(k);
     assert_int_equal(k->n, 0);
     maps_free(k);
