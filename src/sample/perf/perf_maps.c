@@ -15,10 +15,12 @@
  * unmap the records do not tell), at most once a second, while the
  * process lives; and, at most once a second after an MMAP2, to drop the
  * mappings /proc no longer shows (a dlclose'd library, whose module the
- * symbol store can then free) and add the read-only segments of the
- * objects mapped (their ELF header and unwind tables, which the unwinder
- * reads): no other mapping is taken from /proc, so an exec the records
- * have not told yet cannot name an older sample (maps_still_mapped).
+ * symbol store can then free) and, to maps read from /proc, add the
+ * other segments of the objects mapped (their ELF header and unwind
+ * tables, which the unwinder reads): no other mapping is taken from
+ * /proc, so an exec the records have not told yet cannot name an older
+ * sample (maps_still_mapped).  Maps of the records alone keep code only
+ * (the unwinder reads the rest of an object from its file).
  */
 #include "perf_int.h"
 
