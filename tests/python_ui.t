@@ -50,7 +50,9 @@ keys hot / py_sixty Enter
 keys hot a
 wait_until 10 screen_has hot 'def py_sixty'
 check "the source view shows pyhot.py" screen_has hot 'Line +/.*tests/targets/pyhot\.py'
-check "...with samples on py_sixty's loop" screen_has hot '^>( +[0-9]+){2,3} +while clock\(\) < end:'
+check "...with samples on py_sixty's loop" \
+    wait_until 10 screen_has hot '^>( +[0-9]+){2,3} +while clock\(\) < end:'
+[ $? = 0 ] || diag "$(screen hot)"
 keys hot 1 P
 wait_until 10 screen_has hot '_start'
 check "P again: the native frames are back" screen_has hot '▾ _start'
