@@ -27,15 +27,16 @@ else
     diag "$(screen hot)"
     diag_file "$TMPD/hot.err"
 fi
-wait_until 20 screen_has hot '▾ _start'
+wait_until 20 screen_has hot '▾ PyEval_EvalCode'
+check "<module> stands under the interpreter's native frames" \
+    screen_has hot '▾ PyEval_EvalCode'
+[ $? = 0 ] || diag "$(screen hot)"
 # the hot path opens down to the kernel's clock_gettime: py_ten, the
-# coldest, may be below the window until the search reaches it
+# coldest, may be below the window until the search reaches it (and the
+# native frames then scroll off the top)
 keys hot / py_ten Enter
 wait_until 20 screen_has hot 'py_ten +pyhot\.py'
 check "the tree shows the Python functions (py_ten)" screen_has hot 'py_ten +pyhot\.py'
-check "...under <module>, under the interpreter's native frames" \
-    screen_has hot '▾ PyEval_EvalCode'
-[ $? = 0 ] || diag "$(screen hot)"
 keys hot g P
 wait_until 10 screen_has hot 'Frames: script only'
 check "P: the header says Python frames only" screen_has hot 'Frames: script only'
