@@ -285,6 +285,14 @@ struct maps *maps_still_mapped(const struct maps *m, const struct maps *now,
     return out;
 }
 
+bool maps_has_data_segments(const struct maps *m)
+{
+    for (size_t i = 0; m && i < m->n; i++)
+        if (m->v[i].path[0] == '/' && !m->v[i].x)
+            return true;
+    return false;
+}
+
 void maps_free(struct maps *m)
 {
     free(m);

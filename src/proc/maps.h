@@ -71,6 +71,11 @@ struct maps *maps_with(const struct maps *base, const struct map_entry *add);
 struct maps *maps_still_mapped(const struct maps *m, const struct maps *now,
                                bool segments);
 
+/* Whether m lists some file's segments other than code (read from
+ * /proc, which shows them all), rather than code alone (built from
+ * MMAP2 records of executable memory).  NULL: false.  Any thread. */
+bool maps_has_data_segments(const struct maps *m);
+
 /* NULL is a no-op. */
 void maps_free(struct maps *m);
 

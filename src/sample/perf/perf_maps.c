@@ -118,12 +118,11 @@ static void maps_prune(struct pf_sampler *s, struct pproc *p)
     /* maps read from /proc hold every object's segments: keep them so;
      * maps of the records alone hold code only, and the unwinder reads
      * the rest of each object from its file: keep them so too */
-    bool segments = false;
-    for (size_t i = 0; i < p->maps->n && !segments; i++)
-        segments = p->maps->v[i].path[0] == '/' && !p->maps->v[i].x;
     struct maps *cur = maps_read(p->pid);
-    struct maps *m = cur && cur->n ? maps_still_mapped(p->maps, cur, segments)
-                                   : NULL;
+    struct maps *m = cur && cur->n
+                         ? maps_still_mapped(p->maps, cur,
+                                             maps_has_data_segments(p->maps))
+                         : NULL;
     maps_free(cur);
     if (m)
         maps_install(s, p, m, false);

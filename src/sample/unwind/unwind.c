@@ -659,10 +659,7 @@ void unwinder_set_maps(struct unwinder *u, const struct maps *m)
 {
     drop_caches(u);
     u->maps = m;
-    u->sparse = true;
-    for (size_t i = 0; m && i < m->n && u->sparse; i++)
-        if (m->v[i].path[0] == '/' && !m->v[i].x)
-            u->sparse = false;
+    u->sparse = !maps_has_data_segments(m);
 }
 
 void unwinder_set_live_reads(struct unwinder *u, int on)

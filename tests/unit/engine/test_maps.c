@@ -174,9 +174,12 @@ static void test_still_mapped(void **state)
     struct maps *n = maps_parse(now, sizeof now - 1);
     assert_non_null(r);
     assert_non_null(n);
+    assert_true(maps_has_data_segments(r));       /* libA's r--p */
+    assert_false(maps_has_data_segments(NULL));
     struct maps *k = maps_still_mapped(r, n, false);
     assert_non_null(k);
     assert_int_equal(k->n, 2);                    /* nothing of now added */
+    assert_false(maps_has_data_segments(k));      /* code alone */
     assert_int_equal(k->v[0].start, 0x3000);
     assert_int_equal(k->v[1].start, 0x5000);
     maps_free(k);
