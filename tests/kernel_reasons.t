@@ -12,7 +12,8 @@
 # reason's share of the thread's samples ([off-CPU: disk I/O] ...) must
 # be within 5 points of that accounting, on the machine as it is and with
 # two CPU hogs (started and killed here by PID); with the hogs, "waiting
-# for a CPU" must appear for the spinning thread.  The kernel's path
+# for a CPU" must appear for the spinning thread (hogs and waits bound to
+# one CPU, so that it must wait however many CPUs there are).  The kernel's path
 # stands between the user stack and the reason; --no-kernel keeps the
 # reasons without it.
 # About 15 s.
@@ -59,11 +60,12 @@ reason_shares() {
 declare -A label=([cpu-wait]="waiting for a CPU" [disk]="disk I/O" [lock]=lock
                   [sleep]=sleep [network]=network [poll]=poll)
 
-# run_waits NAME: waits for 4 s under sproftop --idle; compares.
+# run_waits NAME [CPU]: waits for 4 s under sproftop --idle (its threads
+# bound to CPU when given); compares.
 run_waits() {
     local name=$1 th reason want got d
     run_sproftop --sampler perf --idle -F 200 --stats -o "$TMPD/$name.folded" \
-        -- "$TARGETS/waits" 4 "$disk" "$TMPD/$name.rep"
+        -- "$TARGETS/waits" 4 "$disk" "$TMPD/$name.rep" ${2:+"$2"}
     is "$RC" 0 "$name: sproftop --idle -- waits exits 0 (waits' status)"
     [ "$RC" = 0 ] || diag_file "$ERR"
     reason_shares "$TMPD/$name.folded" >"$TMPD/$name.shares"
@@ -91,11 +93,20 @@ cmp_ok "$between" '>=' 95 "idle: a blocked thread's reason hangs below its kerne
 like "$(grep '^off-CPU reasons:' "$ERR")" 'preemptions' "idle: --stats counts the preemptions"
 
 # --- with two CPU hogs -----------------------------------------------------------
-start_target deep || bail_out "cannot start a hog"
-hog1=$TARGET_PID
-start_target deep || bail_out "cannot start a hog"
-hog2=$TARGET_PID
-run_waits hogs
+# The hogs and waits' threads are bound to one CPU this test may use, so
+# the spinner has to wait for it whatever the machine's CPU count (on a
+# machine with more CPUs than hogs, unbound, it would not).
+cpu=$(taskset -cp $$ | sed 's/.*: *//; s/[,-].*//')
+[[ $cpu =~ ^[0-9]+$ ]] || bail_out "cannot tell a CPU this test may use ($cpu)"
+note "hogs and waits bound to CPU $cpu"
+deep=$(readlink -f "$TARGETS/deep")
+spawn taskset -c "$cpu" "$deep"
+hog1=$SPAWN_PID
+spawn taskset -c "$cpu" "$deep"
+hog2=$SPAWN_PID
+wait_until 10 _exe_is "$hog1" "$deep" && wait_until 10 _exe_is "$hog2" "$deep" ||
+    bail_out "the hogs did not start"
+run_waits hogs "$cpu"
 kill_pid "$hog1"
 kill_pid "$hog2"
 cpu=$(awk '$1 == "w-spin|waiting" { print int($NF) }' \

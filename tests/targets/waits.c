@@ -1,7 +1,7 @@
 /* waits.c - threads that each spend their time in one known way, and
  * measure it themselves: the ground truth for --idle's off-CPU reasons.
  *
- *   usage: waits SECONDS DIR REPORT
+ *   usage: waits SECONDS DIR REPORT [CPU]
  *
  * Threads (named so), each in one call chain of its own:
  *   w-spin    spins (spin_work): on CPU, or waiting for one when other
@@ -28,14 +28,18 @@
  * BLOCKED: the share of the thread's wall-clock time it spent off the CPU
  * inside its blocking call (w-spin: the time it was not on a CPU at all,
  * REASON cpu-wait); CPU: the share it spent on a CPU.  Shares are
- * fractions with 4 decimals.  Exits 0, or 1 with one line when a call
- * fails.
+ * fractions with 4 decimals.  With CPU, every thread is bound to that
+ * CPU (sched_setaffinity before they start), so that hogs bound to the
+ * same CPU make w-spin wait for it however many CPUs the machine has.
+ * Exits 0, or 1 with one line when a call fails.
  */
 #include "common.h"
 
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -282,13 +286,27 @@ int main(int argc, char **argv)
     pthread_t t[NTHREADS];
     FILE *f;
 
-    target_usage(argc, 4, 4, "waits SECONDS DIR REPORT");
+    target_usage(argc, 4, 5, "waits SECONDS DIR REPORT [CPU]");
     deadline = target_deadline(target_parse_seconds("waits", argv[1]));
     if (deadline == 0) {
         fprintf(stderr, "waits: give a duration above 0\n");
         return 2;
     }
     dir = argv[2];
+    if (argc == 5) {
+        cpu_set_t set;
+        char *end;
+        long cpu = strtol(argv[4], &end, 10);
+
+        if (*argv[4] == '\0' || *end || cpu < 0 || cpu >= CPU_SETSIZE) {
+            fprintf(stderr, "waits: CPU must be a CPU number, not '%s'\n", argv[4]);
+            return 2;
+        }
+        CPU_ZERO(&set);
+        CPU_SET((int)cpu, &set);
+        if (sched_setaffinity(0, sizeof set, &set) != 0)
+            die("sched_setaffinity");
+    }
     connect_loopback();
     if ((ev_fd = eventfd(0, EFD_CLOEXEC)) < 0)
         die("eventfd");
