@@ -11,6 +11,14 @@
 /* A module is hot when its code takes this share of the samples. */
 #define NODEBUG_HOT_SHARE 0.05
 
+/* A snapshot that took T seconds (the copy, made under the collector's
+ * lock, and the model built over it) is followed by at least
+ * SNAP_SPACING * T seconds without one, whatever the refresh interval
+ * asks: snapshots take at most 1 / (1 + SNAP_SPACING) of the UI thread's
+ * time, and of the collector's, so that keys are answered and samples
+ * folded however large a long session's profile grows. */
+#define SNAP_SPACING 4.0
+
 double feed_now(void)
 {
     return (double)clock_mono_ns() / 1e9;
@@ -142,19 +150,33 @@ static void take_snapshot(struct feed *f)
     hint_copy(f);
 }
 
-/* Status every tick; a snapshot only when the aggregate changed. */
+/* Status every tick; a snapshot only when the aggregate changed, and
+ * (unless forced) no sooner than SNAP_SPACING times the last one took. */
 void feed_tick(struct feed *f, bool force)
 {
     uint64_t gen = f->src->ops->generation(f->src);
+    double now = feed_now();
 
     feed_status(f);
     if (force || !f->have_generation || gen != f->generation) {
-        f->generation = gen;
-        f->have_generation = true;
-        take_snapshot(f);
+        if (force || now >= f->next_snapshot) {
+            f->generation = gen;
+            f->have_generation = true;
+            take_snapshot(f);
+            double end = feed_now();
+            f->snap_cost_s = end - now;
+            f->next_snapshot = end + SNAP_SPACING * f->snap_cost_s;
+        }
     }
     header_cpu_update(&f->hcpu, f->src, &f->status);
     f->next_refresh = feed_now() + f->refresh_s;
+}
+
+double feed_refresh_every(const struct feed *f)
+{
+    double paced = (1.0 + SNAP_SPACING) * f->snap_cost_s;
+
+    return paced > f->refresh_s ? paced : f->refresh_s;
 }
 
 /* The profile a :load shows: the samples of q over the frames and

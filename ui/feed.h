@@ -4,7 +4,8 @@
  * The shell keeps one struct feed.  Every refresh interval feed_tick
  * reads the source's status (accounting for pauses) and, when its
  * generation changed, takes a snapshot and has the scope build the
- * model over it; the views are told through the tabs (their cursors
+ * model over it (paced so that snapshots take at most a fifth of the UI
+ * thread's time); the views are told through the tabs (their cursors
  * noted on the old model, their lines rebuilt over the new one).  The
  * feed owns the snapshot and the model; it calls only the scope and the
  * tabs below it.  UI thread only.
@@ -40,6 +41,9 @@ struct feed {
     bool have_generation;
     double refresh_s;              /* new data at most this often */
     double next_refresh;           /* monotonic seconds */
+    double snap_cost_s;            /* the last snapshot and model took */
+    double next_snapshot;          /* none before (monotonic seconds):
+                                      paced by snap_cost_s (feed_tick) */
     const struct scope *scope;     /* builds the model (scope_model) */
     struct tabs *tabs;             /* told of a new model */
     struct ui_ctx *ctx;            /* model, timeline, messages */
@@ -70,8 +74,14 @@ void feed_status(struct feed *f);
 uint64_t feed_sampling_ns(const struct feed *f, uint64_t *paused_for);
 
 /* Status, then a new snapshot and model when the source's generation
- * changed (or `force`); schedules the next tick. */
+ * changed, unless forced no sooner after the last one ended than
+ * SNAP_SPACING times what it took (or always when `force`); schedules
+ * the next tick. */
 void feed_tick(struct feed *f, bool force);
+
+/* How often new data comes, in seconds: the refresh interval, or longer
+ * when snapshots are paced by their cost (a very large profile). */
+double feed_refresh_every(const struct feed *f);
 
 /* A new model over the current snapshot with the current filter,
  * thresholds and scope (after one changed); keeps the old one on OOM. */

@@ -303,7 +303,13 @@ static void header_filters(struct ui *ui)
 
     hdr_field(&h, "Hide:", v, "self %.1f%% subs %.1f%%", ui->ctx.hide_self,
               ui->ctx.hide_subs);
-    hdr_field(&h, "Refresh:", v, "%gs", ui->feed.refresh_s);
+    /* paced by the snapshots' cost: how often new data really comes */
+    double every = feed_refresh_every(&ui->feed);
+    if (every > ui->feed.refresh_s * 1.05)
+        hdr_field(&h, "Refresh:", v, "%gs (%.1fs: large profile)",
+                  ui->feed.refresh_s, every);
+    else
+        hdr_field(&h, "Refresh:", v, "%gs", ui->feed.refresh_s);
     char pa[128];
     const char *proc = process_text(ui, pa, sizeof(pa));
     if (proc)
