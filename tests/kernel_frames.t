@@ -47,8 +47,6 @@ perf_shares() {
         END { for (s in self) printf "self %s %.2f\n", s, 100 * self[s] / n
               for (s in incl) printf "incl %s %.2f\n", s, 100 * incl[s] / n }'
 }
-# mono: CLOCK_MONOTONIC now, in seconds.
-mono() { perl -MTime::HiRes=clock_gettime,CLOCK_MONOTONIC -e 'printf "%.6f\n", clock_gettime(CLOCK_MONOTONIC)'; }
 
 # sp_shares FOLDED: the same from sproftop's folded file (kernel frames
 # end in _[k]).
@@ -76,15 +74,16 @@ if "$PERF" record -q -o "$TMPD/probe.data" -e cpu-clock -- true >/dev/null 2>&1;
         -o "$TMPD/perf.data" >"$TMPD/perf.out" 2>&1
     perf_pid=$SPAWN_PID
     wait_until 10 test -s "$TMPD/perf.data"
-    # perf's samples are compared over sproftop's run alone: the read()
-    # loop's kernel share drifts by a few points over seconds
-    t0=$(mono)
+    # perf's samples are compared over the stretch sproftop sampled alone
+    # (from when it was seen attached to when it was told to end, not its
+    # start-up and exit): the read() loop's kernel share drifts by a few
+    # points over seconds, and differs while sproftop copies its stacks
     sample_until 5000 90 --sampler perf -p "$rz" -F 999 --stats -o "$TMPD/rz.folded"
-    t1=$(mono)
     is "$RC" 0 "readzero: sproftop exits 0"
     kill -INT "$perf_pid" # timeout(1) hands it to perf record
     wait_exit "$perf_pid" 30 || diag "perf record did not end"
-    perf_shares "$TMPD/perf.data" "$t0" "$t1" | sort >"$TMPD/perf.shares"
+    note "perf's samples from $SAMPLE_T0 to $SAMPLE_T1 (CLOCK_MONOTONIC s)"
+    perf_shares "$TMPD/perf.data" "$SAMPLE_T0" "$SAMPLE_T1" | sort >"$TMPD/perf.shares"
     sp_shares "$TMPD/rz.folded" | sort >"$TMPD/sp.shares"
     # every kernel function of 2% (leaf) or 5% (anywhere) in either
     join -a1 -a2 -e 0 -o 0,1.2,2.2 <(awk '{ print $1 ":" $2, $3 }' "$TMPD/perf.shares") \

@@ -524,7 +524,9 @@ _sproftop_end() {
 # GLOB, once SAMPLE_THREADS of them exist), then end it with SIGINT, as a
 # user would, and wait for it to write its file.  At most MAX_S seconds
 # of sampling (then -d ends it).  Sets RC, OUT/ERR and OUTS/ERRS as
-# run_sproftop does, and STOPS to the count reached.
+# run_sproftop does, and STOPS to the count reached; SAMPLE_T0 and
+# SAMPLE_T1 to the CLOCK_MONOTONIC seconds (mono_now) when sproftop was
+# seen sampling and when it was told to end.
 sample_until() {
     local min=$1 max=$2 pid= hz=99 a prev= sp
     shift 2
@@ -540,6 +542,7 @@ sample_until() {
     sp=$SPAWN_PID
     _sampling() { sproftop_attached "$sp" "$pid" || ! is_running "$sp"; }
     wait_until 15 _sampling
+    SAMPLE_T0=$(mono_now)
     _stops_snapshot "$pid"
     _enough() {
         STOPS=$(_stops_since "$pid" "${SAMPLE_EACH:-}" "$hz")
@@ -547,7 +550,14 @@ sample_until() {
     }
     wait_until "$max" _enough
     [ "$STOPS" -ge "$min" ] || diag "sample_until: $STOPS of $min stops in ${max}s"
+    SAMPLE_T1=$(mono_now)
     _sproftop_end "$sp"
+}
+
+# mono_now: CLOCK_MONOTONIC now, in seconds (perf record -k CLOCK_MONOTONIC
+# stamps its samples by the same clock).
+mono_now() {
+    perl -MTime::HiRes=clock_gettime,CLOCK_MONOTONIC -e 'printf "%.6f\n", clock_gettime(CLOCK_MONOTONIC)'
 }
 
 # proc_cpu_ms PID: the CPU time PID's threads have used, in ms.
