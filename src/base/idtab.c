@@ -66,6 +66,38 @@ int idtab_insert(struct idtab *t, uint64_t h, uint32_t id)
     return 0;
 }
 
+/* Whether home slot k lies cyclically in (gap, j]: the entry at j whose
+ * home is k may not move back into the gap. */
+static int home_between(size_t gap, size_t k, size_t j)
+{
+    return gap <= j ? gap < k && k <= j : gap < k || k <= j;
+}
+
+int idtab_remove(struct idtab *t, uint64_t h, uint32_t id)
+{
+    size_t gap;
+
+    if (!t->slots)
+        return -1;
+    for (gap = h & t->mask;; gap = (gap + 1) & t->mask) {
+        if (t->slots[gap].id == IDTAB_NONE)
+            return -1;
+        if (t->slots[gap].hash == h && t->slots[gap].id == id)
+            break;
+    }
+    /* shift back every later entry of the run that may fill the gap */
+    for (size_t j = (gap + 1) & t->mask; t->slots[j].id != IDTAB_NONE;
+         j = (j + 1) & t->mask) {
+        if (home_between(gap, t->slots[j].hash & t->mask, j))
+            continue;
+        t->slots[gap] = t->slots[j];
+        gap = j;
+    }
+    t->slots[gap].id = IDTAB_NONE;
+    t->n--;
+    return 0;
+}
+
 int idtab_copy(struct idtab *dst, const struct idtab *src)
 {
     size_t bytes = src->slots ? (src->mask + 1) * sizeof(*src->slots) : 0;

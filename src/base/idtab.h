@@ -44,6 +44,12 @@ uint32_t idtab_find(const struct idtab *t, uint64_t h,
  * unchanged). */
 int idtab_insert(struct idtab *t, uint64_t h, uint32_t id);
 
+/* Forget the id stored under hash h (the one insert stored: same hash,
+ * same id), closing its gap so later finds probe no further than before
+ * (backward-shift deletion; no tombstones).  0, or -1 when it is not
+ * there. */
+int idtab_remove(struct idtab *t, uint64_t h, uint32_t id);
+
 /* Make room for `n` ids in all without a further allocation (so inserts
  * can happen under a lock).  0 or -1 on OOM. */
 int idtab_reserve(struct idtab *t, size_t n);

@@ -59,6 +59,12 @@ struct fold {
 
     pthread_mutex_t own_lock;  /* the base's prof_lock */
     pthread_mutex_t *prof_lock;/* guards prof: own_lock, or the base's */
+    pthread_mutex_t rebuild_lock; /* the base's: held by the collector
+                                  while it builds a folded profile from
+                                  prof without prof_lock (snapshots read
+                                  prof meanwhile), and by a reset, the
+                                  one writer of prof on another thread;
+                                  taken before prof_lock */
     struct profile *prof;      /* owned by the base; siblings share it */
     struct fold *base;         /* NULL for a base; a sibling's base */
     atomic_uint_fast64_t own_generation;
@@ -133,6 +139,7 @@ struct fold *fold_new(void)
     reasons_clear(f);
     pthread_mutex_init(&f->maps_lock, NULL);
     pthread_mutex_init(&f->own_lock, NULL);
+    pthread_mutex_init(&f->rebuild_lock, NULL);
     f->prof_lock = &f->own_lock;
     f->generation = &f->own_generation;
     return f;
@@ -175,8 +182,10 @@ void fold_free(struct fold *f)
     free(f->stack);
     free(f->code_frame);
     pthread_mutex_destroy(&f->maps_lock);
-    if (!f->base)
+    if (!f->base) {
         pthread_mutex_destroy(&f->own_lock);
+        pthread_mutex_destroy(&f->rebuild_lock);
+    }
     free(f);
 }
 
@@ -685,12 +694,18 @@ void fold_processes(struct fold *base, const int64_t *pids, size_t n,
 {
     if (n == 0 && m == 0)
         return;
-    pthread_mutex_lock(base->prof_lock);
+    /* The folded profile is built from prof outside prof_lock: only this
+     * thread writes prof but for a reset, which waits on rebuild_lock,
+     * and snapshots only read it; so a snapshot waits for the swap, not
+     * for the whole rebuild (seconds, for hours of -a). */
+    pthread_mutex_lock(&base->rebuild_lock);
     struct profile *q = profile_fold_processes(base->prof, pids, n,
                                                threads, m);
+    pthread_mutex_lock(base->prof_lock);
     if (q)
         profile_replace(base->prof, q);
     pthread_mutex_unlock(base->prof_lock);
+    pthread_mutex_unlock(&base->rebuild_lock);
     profile_free(q);  /* the old contents */
     if (q)
         atomic_fetch_add(base->generation, 1);
@@ -728,9 +743,13 @@ uint64_t fold_generation(struct fold *f)
 
 void fold_reset(struct fold *f)
 {
+    struct fold *b = f->base ? f->base : f;
+
+    pthread_mutex_lock(&b->rebuild_lock);
     pthread_mutex_lock(f->prof_lock);
     profile_reset(f->prof);
     pthread_mutex_unlock(f->prof_lock);
+    pthread_mutex_unlock(&b->rebuild_lock);
     atomic_fetch_add(f->generation, 1);
 }
 

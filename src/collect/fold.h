@@ -91,9 +91,10 @@ void fold_update_names(struct fold *f);
  * threads[0..m) (profile_thread_key) of processes that live on, have
  * exited and every record of theirs is folded: their threads join their
  * commands' aggregates, or their process's exited threads
- * (profile_fold_processes), under prof_lock; frame ids stay, so every
- * fold's pc cache stays good.  Base fold.  On OOM nothing changes (they
- * stay separate). */
+ * (profile_fold_processes).  The new profile is built without prof_lock
+ * (snapshots go on meanwhile; a reset waits) and swapped in under it;
+ * frame ids stay, so every fold's pc cache stays good.  Base fold.  On
+ * OOM nothing changes (they stay separate). */
 void fold_processes(struct fold *base, const int64_t *pids, size_t n,
                     const int64_t *threads, size_t m);
 
@@ -130,7 +131,8 @@ uint64_t fold_samples(struct fold *f);
 /* A counter that changes whenever the profile does. */
 uint64_t fold_generation(struct fold *f);
 
-/* Drop every sample (frames and threads stay). */
+/* Drop every sample (frames and threads stay).  Any thread (the UI's);
+ * waits for a fold_processes being built. */
 void fold_reset(struct fold *f);
 
 /* Replace the profile's metadata (profile_set_meta). */

@@ -291,48 +291,37 @@ static uint32_t thread_frame(struct profile *p, const char *name, int64_t tid)
 }
 
 /* A new frame index over every frame, as they are now; 0 or -1 on OOM. */
-static int frame_index(const struct profile *p, struct idtab *out)
-{
-    *out = (struct idtab){ 0 };
-    if (idtab_reserve(out, p->nframes) < 0)
-        return -1;
-    for (uint32_t id = 0; id < p->nframes; id++)
-        (void)idtab_insert(out, frame_hash(frame_key(&p->fd[id]), &p->fid[id]),
-                           id);
-    return 0;
-}
-
 /* After a rename (prctl, exec), give the thread's frame its new
  * "NAME-TID" so every view and format shows the current name.  Frame
- * identity is hashed, so the frame index is rebuilt (renames are rare);
- * on OOM or a clash with an existing frame the old name stays. */
+ * identity is hashed, so the frame moves in the index: out under its old
+ * key, in under the new (-a renames a thread at every exec, so this must
+ * not cost the whole index); on OOM or a clash with an existing frame
+ * the old name stays. */
 static void rename_thread_frame(struct profile *p, uint32_t idx)
 {
     const struct profile_thread *t = &p->th[idx];
+    uint32_t f = t->frame;
     size_t cap = strlen(t->name) + 32;
     char *buf = malloc(cap);
     struct frame_ids k;
-    struct idtab fresh;
-    uint32_t old;
+    uint64_t old_h;
 
     if (!buf)
         return;
     snprintf(buf, cap, "%s-%lld", t->name, (long long)t->tid);
-    k = p->fid[t->frame];
+    k = p->fid[f];
     k.name = str_intern(p, buf);
     free(buf);
     if (k.name == PROFILE_NONE ||
         frame_find(p, FRAME_THREAD, &k) != PROFILE_NONE)
         return;
-    old = p->fid[t->frame].name;
-    p->fid[t->frame].name = k.name;
-    if (frame_index(p, &fresh) < 0) {
-        p->fid[t->frame].name = old;
+    old_h = frame_hash(frame_key(&p->fd[f]), &p->fid[f]);
+    /* the removal leaves room for the insert: it cannot fail */
+    if (idtab_remove(&p->frame_ix, old_h, f) < 0)
         return;
-    }
-    idtab_free(&p->frame_ix);
-    p->frame_ix = fresh;
-    p->fd[t->frame].name = profile_str(p, k.name);
+    p->fid[f].name = k.name;
+    (void)idtab_insert(&p->frame_ix, frame_hash(frame_key(&p->fd[f]), &k), f);
+    p->fd[f].name = profile_str(p, k.name);
 }
 
 /* Rename thread idx to name (its frame too); PROFILE_NONE on OOM. */

@@ -2,6 +2,7 @@
  * clock, the one sort. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -103,6 +104,61 @@ static void test_idtab(void **state)
     assert_null(t.slots);
 }
 
+/* Removal against a reference: ids in and out at random under a bad hash
+ * (long runs that wrap around the table's end), every present id found
+ * and every removed one not, the count right, and no probe run longer
+ * than the table. */
+#define HOME(k) (~(util_mix64(k) & 0x3f))
+
+static void test_idtab_remove(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static bool in[N];
+    struct idtab t = {0};
+    uint64_t r = 12345;
+
+    for (uint32_t i = 0; i < N; i++)
+        keys[i] = i * 104729ull + 1;
+    memset(in, 0, sizeof(in));
+    size_t n = 0;
+    for (int step = 0; step < 40000; step++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t i = (uint32_t)(r >> 33) % N;
+        uint64_t h = HOME(keys[i]);
+        if (in[i]) {
+            assert_int_equal(idtab_remove(&t, h, i), 0);
+            in[i] = false;
+            n--;
+        } else {
+            assert_int_equal(idtab_insert(&t, h, i), 0);
+            in[i] = true;
+            n++;
+        }
+        if (step % 997 == 0)
+            for (uint32_t k = 0; k < N; k++) {
+                uint64_t key = keys[k];
+                uint32_t got = idtab_find(&t, HOME(key), key_eq, &key);
+                assert_int_equal(got, in[k] ? k : IDTAB_NONE);
+            }
+        assert_int_equal(t.n, n);
+    }
+    /* a removed id is not removed twice; an absent hash is refused */
+    for (uint32_t k = 0; k < N; k++)
+        if (!in[k])
+            assert_int_equal(idtab_remove(&t, HOME(keys[k]), k), -1);
+    /* high slots' entries wrap to the start: remove all, the table empties */
+    for (uint32_t k = 0; k < N; k++)
+        if (in[k])
+            assert_int_equal(idtab_remove(&t, HOME(keys[k]), k), 0);
+    assert_int_equal(t.n, 0);
+    for (size_t j = 0; j <= t.mask; j++)
+        assert_int_equal(t.slots[j].id, IDTAB_NONE);
+    idtab_free(&t);
+    struct idtab e = {0};
+    assert_int_equal(idtab_remove(&e, 1, 1), -1);
+}
+
 static void test_strarena(void **state)
 {
     (void)state;
@@ -196,6 +252,7 @@ static void test_sorted_sort(void **state)
 UNIT_MAIN(
     cmocka_unit_test(test_vec_reserve),
     cmocka_unit_test(test_idtab),
+    cmocka_unit_test(test_idtab_remove),
     cmocka_unit_test(test_strarena),
     cmocka_unit_test(test_clock),
     cmocka_unit_test(test_sorted_sort))
