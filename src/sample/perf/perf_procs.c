@@ -389,7 +389,9 @@ static void proc_retire(struct pf_sampler *s, uint32_t pi, uint64_t now)
         if (ingest_push(s->cfg.ingest, &h, NULL, 0) < 0)
             return; /* the buffer is full: after the next drain */
     }
-    for (size_t k = s->nalive; p->nalive && k-- > 0;)
+    /* every one in the list, whatever p->nalive says: a thread left in
+     * it would outlive its process in the table */
+    for (size_t k = s->nalive; k-- > 0;)
         if (s->thr[s->alive[k]].proc == pi)
             pf_thr_exit(s, s->alive[k], now); /* no EXIT record was read */
     p->retired = true;
@@ -502,10 +504,17 @@ static void compact(struct pf_sampler *s)
         s->thr[i].proc = pmap[s->thr[i].proc];
     if (s->kproc != PERF_NONE) /* -a's [kernel] process never exits */
         s->kproc = pmap[s->kproc];
+    /* the list keeps the kept threads only (one of a retired process,
+     * should any be listed still, goes with it) */
+    size_t na = 0;
     for (size_t k = 0; k < s->nalive; k++) {
-        s->alive[k] = tmap[s->alive[k]];
-        s->thr[s->alive[k]].alive_pos = (uint32_t)k;
+        uint32_t ni = tmap[s->alive[k]];
+        if (ni == PERF_NONE)
+            continue;
+        s->alive[na] = ni;
+        s->thr[ni].alive_pos = (uint32_t)na++;
     }
+    s->nalive = na;
     for (size_t e = 0; e < s->nevs; e++)
         if (s->evs[e].thr != PERF_NONE && s->evs[e].thr != PERF_GONE &&
             (s->evs[e].thr = tmap[s->evs[e].thr]) == PERF_NONE)
