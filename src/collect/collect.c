@@ -980,7 +980,9 @@ static void op_print_stats(struct source *src, FILE *f)
             c->idle ? "idle (wall-clock)" : "on-CPU");
     print_sampler(&st, f);
     fprintf(f, "dropped: %" PRIu64 " samples of no process the collector "
-            "knew, %" PRIu64 " out of memory\n", c->unrouted, fs.dropped);
+            "knew, %" PRIu64 " kernel-only ones of a process read after its "
+            "exit was folded, %" PRIu64 " out of memory\n", c->unrouted,
+            st.late, fs.dropped);
     sampler_foreach_thread(c->sampler, print_thread, f);
     sampler_print_stats(c->sampler, f);
     print_costs(&st, f);

@@ -156,6 +156,10 @@ struct sampler_stats {
     uint64_t kthread_samples;  /* ...with `all`: samples of kernel threads
                                   and interrupt work (the
                                   SAMPLER_KERNEL_PID process) */
+    uint64_t late;             /* ...with `all`: kernel-only samples of a
+                                  process read after its exit was handed
+                                  on (its task tearing down, the sample
+                                  in another CPU's ring), left out */
     uint64_t script_samples;   /* stacks pushed with script frames */
     uint64_t script_torn;      /* stacks of a script process whose script
                                   frames could not be read ("Python

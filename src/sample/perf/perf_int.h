@@ -316,7 +316,8 @@ void pf_proc_announce(struct pf_sampler *s, struct pproc *p);
 uint32_t pf_thr_find(struct pf_sampler *s, pid_t tid);
 
 /* A new thread of process proc (or a tid used again).  name NULL: read
- * it from /proc.  PERF_NONE on OOM. */
+ * it from /proc.  PERF_NONE on OOM, or when proc is retired (a late
+ * record of a process gone: a retired process holds no thread). */
 uint32_t pf_thr_add(struct pf_sampler *s, uint32_t proc, pid_t tid,
                     const char *name, uint64_t born);
 

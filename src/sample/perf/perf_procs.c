@@ -194,6 +194,9 @@ static void alive_del(struct pf_sampler *s, uint32_t i)
 uint32_t pf_thr_add(struct pf_sampler *s, uint32_t proc, pid_t tid,
                     const char *name, uint64_t born)
 {
+    /* a retired process has no threads: compact drops what it had */
+    if (s->procs[proc].retired)
+        return PERF_NONE;
     uint32_t old = pf_thr_find(s, tid);
     if (old != PERF_NONE && s->thr[old].alive && s->thr[old].proc == proc)
         return old;

@@ -92,7 +92,7 @@ static uint32_t proc_of(struct pf_sampler *s, pid_t pid)
  * ours in its exit (its memory gone), or the [kernel] pseudo process for
  * a kernel thread, or interrupt work on the idle task (pid 0; the
  * collector tells it from the idle loop by its stack).  PERF_NONE on
- * OOM. */
+ * OOM, or for a process already retired (counted as late). */
 static uint32_t kernel_sample_proc(struct pf_sampler *s, pid_t pid, pid_t tid)
 {
     uint32_t i = pf_thr_find(s, tid);
@@ -100,6 +100,10 @@ static uint32_t kernel_sample_proc(struct pf_sampler *s, pid_t pid, pid_t tid)
         s->kproc != PERF_NONE)
         return s->kproc;
     uint32_t pi = pid > 0 ? pf_proc_find(s, pid) : PERF_NONE;
+    if (pi != PERF_NONE && s->procs[pi].retired) {
+        s->live.late++; /* its records were handed on: it is gone */
+        return PERF_NONE;
+    }
     if (pi != PERF_NONE || (pid > 0 && !target_is_kthread(pid) &&
                             (pi = proc_of(s, pid)) != PERF_NONE))
         return pi;
