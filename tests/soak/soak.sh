@@ -24,8 +24,10 @@
 #      times, each timed from send-keys to the changed screen;
 #   2. `p` pauses, the sample count settles, `s` saves a pprof snapshot;
 #   3. `q` quits; exit status 0, no sanitizer report on stderr;
-#   4. --stats' sample count equals the snapshot's (every sample taken
-#      is in it), its lost count is the header's "Lost";
+#   4. --stats' sample count equals the snapshot's plus what --stats
+#      names as left out (samples of no process known, out of memory,
+#      -a's idle loop): every sample taken is in it or named; its lost
+#      count is the header's "Lost";
 #   5. the snapshot read back by its consumers: go tool pprof -raw,
 #      sproftop -i (folded), flamegraph.pl, callgrind_annotate (-o
 #      .callgrind), speedscope's schema (-o .speedscope.json), each
@@ -383,9 +385,16 @@ check "no crash, no sanitizer report on stderr" "$([ "$san" = 0 ] && echo 0 || e
 ST_LINE=$(grep -E '^samples: ' "$OUT/sp.err" | head -n 1)
 ST_SAMPLES=$(echo "$ST_LINE" | sed -n 's/^samples: \([0-9]*\).*/\1/p')
 ST_LOST=$(echo "$ST_LINE" | sed -n 's/.*lost \([0-9]*\).*/\1/p')
-check "every sample --stats counts is in the snapshot (taken once the count settled)" \
-    "$(same "$ST_SAMPLES" "$SAVED")" \
-    "--stats: $ST_LINE; snapshot $SAVED; header $HDR_SAMPLES"
+# what --stats says it left out of the profile, by name: samples of no
+# process the collector knew, out of memory, and -a's idle loop
+DROP_LINE=$(grep -E '^dropped: ' "$OUT/sp.err" | head -n 1)
+UNROUTED=$(echo "$DROP_LINE" | sed -n 's/^dropped: \([0-9]*\) samples of no process.*/\1/p')
+OOM=$(echo "$DROP_LINE" | sed -n 's/.* \([0-9]*\) out of memory$/\1/p')
+IDLE=$(sed -n 's/.*idle loop left out: \([0-9]*\) samples.*/\1/p' "$OUT/sp.err" | head -n 1)
+NAMED=$(( ${UNROUTED:-0} + ${OOM:-0} + ${IDLE:-0} ))
+check "every sample --stats counts is in the snapshot, or named by --stats as left out (taken once the count settled)" \
+    "$(same "$ST_SAMPLES" "$(( ${SAVED:-0} + NAMED ))")" \
+    "--stats: $ST_LINE; snapshot $SAVED + named $NAMED (no process known ${UNROUTED:-0}, out of memory ${OOM:-0}, idle loop ${IDLE:-0}); header $HDR_SAMPLES"
 check "the lost samples --stats counts are the header's Lost" \
     "$(same "$ST_LOST" "$HDR_LOST")" "--stats lost $ST_LOST; header Lost: $HDR_LOST"
 
