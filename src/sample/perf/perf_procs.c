@@ -460,6 +460,17 @@ static void thr_retire(struct pf_sampler *s, const struct pthr *t)
     (void)ingest_push(s->cfg.ingest, &h, NULL, 0);
 }
 
+/* What a thread holds of its last off-CPU stretch: its stacks, native
+ * and Python (the one rule for a thread leaving the table, dropped or at
+ * the end). */
+static void thr_free_off(struct pthr *t)
+{
+    free(t->off_pcs);
+    free(t->off_py);
+    t->off_pcs = t->off_kpcs = NULL;
+    t->off_py = NULL;
+}
+
 /* Drop the retired processes, and the dead threads whose records have
  * all been read, from both tables; every index into them moves. */
 static void compact(struct pf_sampler *s)
@@ -476,7 +487,7 @@ static void compact(struct pf_sampler *s)
         struct pthr *t = &s->thr[i];
         if (!thr_kept(s, t)) {
             tmap[i] = PERF_NONE;
-            free(t->off_pcs);
+            thr_free_off(t);
             thr_retire(s, t);
             continue;
         }
@@ -570,10 +581,8 @@ void pf_procs_free(struct pf_sampler *s)
         pf_maps_free(p);
         script_proc_free(p->script);
     }
-    for (size_t i = 0; i < s->nthr; i++) {
-        free(s->thr[i].off_pcs);
-        free(s->thr[i].off_py);
-    }
+    for (size_t i = 0; i < s->nthr; i++)
+        thr_free_off(&s->thr[i]);
     free(s->procs);
     free(s->thr);
     free(s->alive);
