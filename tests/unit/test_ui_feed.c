@@ -112,44 +112,47 @@ static void test_cheap_every_tick(void **state)
 }
 
 /* A costly snapshot: the periodic tick waits SNAP_SPACING times its cost
- * after it ended; a forced tick does not; the header says how often. */
+ * after it ended; a forced tick does not; the header says how often.
+ * Only what the clock read after a tick proves is checked: a tick that
+ * was preempted past the schedule may take one, as it should. */
 static void test_costly_paced(void **state)
 {
     struct rig r;
 
     (void)state;
-    rig_init(&r, 0.05, 0.1);
+    rig_init(&r, 0.1, 0.1);
     double t0 = feed_now();
     feed_tick(&r.feed, false);
     assert_int_equal(r.fake.snapshots, 1);
     double cost = r.feed.snap_cost_s;
-    assert_true(cost >= 0.05);
+    assert_true(cost >= 0.1);
     /* the spacing is four costs after it ended: the next periodic tick
      * takes none before then, however many times it is called */
-    assert_true(r.feed.next_snapshot >= t0 + 5 * cost - 1e-9);
-    assert_true(r.feed.next_snapshot <= feed_now() + 4 * cost);
-    unsigned ticks = 0;
-    while (feed_now() < r.feed.next_snapshot - 0.001) {
-        double before = feed_now();
+    double sched = r.feed.next_snapshot;
+    assert_true(sched >= t0 + 5 * cost - 1e-9);
+    assert_true(sched <= feed_now() + 4 * cost);
+    unsigned early = 0;
+    while (feed_now() < sched - 0.001) {
         feed_tick(&r.feed, false);
-        ticks++;
-        /* a tick that began before the schedule took no snapshot */
-        if (before < r.feed.next_snapshot)
+        if (feed_now() < sched) {   /* the whole tick came before it */
+            early++;
             assert_int_equal(r.fake.snapshots, 1);
+        }
     }
-    assert_true(ticks > 0);
+    assert_true(early > 0);
     /* the schedule passed: the next periodic tick takes one */
+    unsigned n = r.fake.snapshots;
     while (feed_now() < r.feed.next_snapshot)
         ;
     feed_tick(&r.feed, false);
-    assert_int_equal(r.fake.snapshots, 2);
+    assert_int_equal(r.fake.snapshots, n + 1);
     /* how often new data comes: five costs (one taken, four spaced),
      * not the 0.1 s asked */
-    assert_true(feed_refresh_every(&r.feed) >= 5 * 0.05);
+    assert_true(feed_refresh_every(&r.feed) >= 5 * 0.1);
     assert_true(feed_refresh_every(&r.feed) == 5 * r.feed.snap_cost_s);
     /* a forced tick (a key asked for fresh data) does not wait */
     feed_tick(&r.feed, true);
-    assert_int_equal(r.fake.snapshots, 3);
+    assert_int_equal(r.fake.snapshots, n + 2);
     rig_free(&r);
 }
 
