@@ -12,14 +12,14 @@
 # reason's share of the thread's samples ([off-CPU: disk I/O] ...) must
 # be within 5 points of that accounting, on the machine as it is and with
 # two CPU hogs (started and killed here by PID); with the hogs, "waiting
-# for a CPU" must appear for the spinning thread (hogs and waits bound to
-# one CPU, so that it must wait however many CPUs there are).  The kernel's path
+# for a CPU" must appear for the spinning thread (the hogs and it bound
+# to one CPU, so that it must wait however many CPUs there are).  The kernel's path
 # stands between the user stack and the reason; --no-kernel keeps the
 # reasons without it.
 # About 15 s.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
-require_targets waits deep
+require_targets waits
 
 [ "$(id -u)" = 0 ] || skip_all "needs root (kernel stacks at each switch-out)"
 "$SPROFTOP" --version | grep -q '^sampler with --idle: auto picks perf' ||
@@ -60,8 +60,8 @@ reason_shares() {
 declare -A label=([cpu-wait]="waiting for a CPU" [disk]="disk I/O" [lock]=lock
                   [sleep]=sleep [network]=network [poll]=poll)
 
-# run_waits NAME [CPU]: waits for 4 s under sproftop --idle (its threads
-# bound to CPU when given); compares.
+# run_waits NAME [CPU]: waits for 4 s under sproftop --idle (its spinning
+# thread bound to CPU when given); compares.
 run_waits() {
     local name=$1 th reason want got d
     run_sproftop --sampler perf --idle -F 200 --stats -o "$TMPD/$name.folded" \
@@ -93,22 +93,15 @@ cmp_ok "$between" '>=' 95 "idle: a blocked thread's reason hangs below its kerne
 like "$(grep '^off-CPU reasons:' "$ERR")" 'preemptions' "idle: --stats counts the preemptions"
 
 # --- with two CPU hogs -----------------------------------------------------------
-# The hogs and waits' threads are bound to one CPU this test may use, so
-# the spinner has to wait for it whatever the machine's CPU count (on a
-# machine with more CPUs than hogs, unbound, it would not).
-cpu=$(taskset -cp $$ | sed 's/.*: *//; s/[,-].*//')
+# The hogs and waits' spinning thread are bound to one CPU this test may
+# use, so the spinner has to wait for it whatever the machine's CPU count
+# (on a machine with more CPUs than hogs, unbound, it would not).
+cpu=$(first_cpu)
 [[ $cpu =~ ^[0-9]+$ ]] || bail_out "cannot tell a CPU this test may use ($cpu)"
-note "hogs and waits bound to CPU $cpu"
-deep=$(readlink -f "$TARGETS/deep")
-spawn taskset -c "$cpu" "$deep"
-hog1=$SPAWN_PID
-spawn taskset -c "$cpu" "$deep"
-hog2=$SPAWN_PID
-wait_until 10 _exe_is "$hog1" "$deep" && wait_until 10 _exe_is "$hog2" "$deep" ||
-    bail_out "the hogs did not start"
+note "the hogs and the spinner bound to CPU $cpu"
+start_hogs "$cpu"
 run_waits hogs "$cpu"
-kill_pid "$hog1"
-kill_pid "$hog2"
+stop_hogs
 cpu=$(awk '$1 == "w-spin|waiting" { print int($NF) }' \
     <(sed 's/ for a CPU / /' "$TMPD/hogs.shares"))
 cmp_ok "${cpu:-0}" '>=' 10 "hogs: the spinning thread waits for a CPU (${cpu:-0}%)"

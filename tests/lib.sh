@@ -754,15 +754,22 @@ script_backends() {
     fi
 }
 
-# start_hogs / stop_hogs: two busy shells (the "loaded" runs of the
-# ground-truth tests), in the array `hogs`; stop_hogs kills them by PID.
+# start_hogs [CPU] / stop_hogs: two busy shells (the "loaded" runs of the
+# ground-truth tests), bound to CPU when given (taskset: so that a
+# process bound there too must wait for it, whatever the CPU count), in
+# the array `hogs`; stop_hogs kills them by PID.
 hogs=()
 start_hogs() {
     local i
     for i in 1 2; do
-        spawn sh -c 'while :; do :; done'
+        spawn ${1:+taskset -c "$1"} sh -c 'while :; do :; done'
         hogs+=("$SPAWN_PID")
     done
+}
+
+# first_cpu: the first CPU this test may run on (its affinity list).
+first_cpu() {
+    taskset -cp $$ | sed 's/.*: *//; s/[,-].*//'
 }
 stop_hogs() {
     local p

@@ -28,9 +28,9 @@
  * BLOCKED: the share of the thread's wall-clock time it spent off the CPU
  * inside its blocking call (w-spin: the time it was not on a CPU at all,
  * REASON cpu-wait); CPU: the share it spent on a CPU.  Shares are
- * fractions with 4 decimals.  With CPU, every thread is bound to that
- * CPU (sched_setaffinity before they start), so that hogs bound to the
- * same CPU make w-spin wait for it however many CPUs the machine has.
+ * fractions with 4 decimals.  With CPU, w-spin is bound to that CPU
+ * (the other threads run where they may), so that hogs bound to the same
+ * CPU make it wait for one however many CPUs the machine has.
  * Exits 0, or 1 with one line when a call fails.
  */
 #include "common.h"
@@ -245,12 +245,22 @@ static const char *const names[NTHREADS][2] = {
     { "w-feed", "sleep" }, { "w-epoll", "poll" },
 };
 
+static int spin_cpu = -1;   /* w-spin's CPU (argv[4]), -1: any */
+
 static void *run(void *arg)
 {
     struct acct *a = arg;
     int i = (int)(a - accts);
 
     pthread_setname_np(pthread_self(), a->name);
+    if (i == 0 && spin_cpu >= 0) { /* w-spin, bound before it counts */
+        cpu_set_t set;
+
+        CPU_ZERO(&set);
+        CPU_SET(spin_cpu, &set);
+        if (sched_setaffinity(0, sizeof set, &set) != 0)
+            die("sched_setaffinity");
+    }
     a->wall0 = target_now();
     a->cpu0 = thread_cpu();
     work[i](a);
@@ -294,7 +304,6 @@ int main(int argc, char **argv)
     }
     dir = argv[2];
     if (argc == 5) {
-        cpu_set_t set;
         char *end;
         long cpu = strtol(argv[4], &end, 10);
 
@@ -302,10 +311,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "waits: CPU must be a CPU number, not '%s'\n", argv[4]);
             return 2;
         }
-        CPU_ZERO(&set);
-        CPU_SET((int)cpu, &set);
-        if (sched_setaffinity(0, sizeof set, &set) != 0)
-            die("sched_setaffinity");
+        spin_cpu = (int)cpu;
     }
     connect_loopback();
     if ((ev_fd = eventfd(0, EFD_CLOEXEC)) < 0)

@@ -106,8 +106,10 @@ static void test_cheap_every_tick(void **state)
     /* each tick may still land before the last one's (tiny) spacing ran
      * out; a bound of what the spacing allows holds whatever the speed */
     assert_true(r.fake.snapshots >= 1);
-    if (r.feed.snap_cost_s < 0.001)
-        assert_true(feed_refresh_every(&r.feed) == 1.0);
+    /* the header's figure: the interval asked, unless five costs are
+     * longer (whatever this machine made the cost) */
+    double paced = 5 * r.feed.snap_cost_s;
+    assert_true(feed_refresh_every(&r.feed) == (paced > 1.0 ? paced : 1.0));
     rig_free(&r);
 }
 
