@@ -1,6 +1,8 @@
 /* feed.c - source, status, snapshot and model; see feed.h. */
 #include "feed.h"
 
+#include <stdlib.h>
+
 #include "clock.h"
 #include "profile.h"
 #include "scope.h"
@@ -14,10 +16,108 @@
 /* A snapshot that took T seconds (the copy, made under the collector's
  * lock, and the model built over it) is followed by at least
  * SNAP_SPACING * T seconds without one, whatever the refresh interval
- * asks: snapshots take at most 1 / (1 + SNAP_SPACING) of the UI thread's
- * time, and of the collector's, so that keys are answered and samples
- * folded however large a long session's profile grows. */
+ * asks: snapshots take at most 1 / (1 + SNAP_SPACING) of the builder's
+ * time, and of the collector's, so that samples are folded (and, for
+ * the forced ones built here, keys answered) however large a long
+ * session's profile grows. */
 #define SNAP_SPACING 4.0
+
+/* What a build reads, all copied on the UI thread when it is asked for
+ * (the scope's baseline kept alive by scope_hold until it is taken). */
+struct build_req {
+    struct source *src;
+    struct scope scope;
+    struct model_filter filter;
+    double hide_self, hide_subs;
+    uint64_t settings;            /* feed.settings when asked */
+    uint64_t generation;          /* the source's when asked */
+};
+
+/* The builder thread and the one build it holds.  `asked` and the
+ * request are written by the UI thread, the result by the builder; all
+ * under lock, whose cond wakes either side. */
+struct feed_builder {
+    pthread_t th;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool asked;                   /* rq is to be built, or was */
+    bool done;                    /* ...and snap, model, start, end hold
+                                     the result */
+    bool stop;                    /* end the thread */
+    struct build_req rq;
+    struct profile *snap;         /* NULL on OOM */
+    struct model *model;
+    double start, end;            /* feed_now() around the build */
+};
+
+static void *builder_main(void *arg)
+{
+    struct feed_builder *b = arg;
+
+    pthread_mutex_lock(&b->lock);
+    for (;;) {
+        while (!b->stop && (!b->asked || b->done))
+            pthread_cond_wait(&b->cond, &b->lock);
+        if (b->stop)
+            break;
+        struct build_req rq = b->rq;
+        pthread_mutex_unlock(&b->lock);
+        double start = feed_now();
+        struct profile *p = rq.src->ops->snapshot(rq.src);
+        struct model *m = p ? scope_model(&rq.scope, p, &rq.filter,
+                                          rq.hide_self, rq.hide_subs)
+                            : NULL;
+        if (!m) {
+            profile_free(p);
+            p = NULL;
+        }
+        double end = feed_now();
+        pthread_mutex_lock(&b->lock);
+        b->snap = p;
+        b->model = m;
+        b->start = start;
+        b->end = end;
+        b->done = true;
+        pthread_cond_broadcast(&b->cond);
+    }
+    pthread_mutex_unlock(&b->lock);
+    return NULL;
+}
+
+/* The builder, started; NULL when it cannot be (no memory, no thread). */
+static struct feed_builder *builder_start(void)
+{
+    struct feed_builder *b = calloc(1, sizeof(*b));
+
+    if (!b)
+        return NULL;
+    pthread_mutex_init(&b->lock, NULL);
+    pthread_cond_init(&b->cond, NULL);
+    if (pthread_create(&b->th, NULL, builder_main, b) != 0) {
+        pthread_cond_destroy(&b->cond);
+        pthread_mutex_destroy(&b->lock);
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+/* End the thread (after the build in flight) and free it. */
+static void builder_end(struct feed_builder *b)
+{
+    if (!b)
+        return;
+    pthread_mutex_lock(&b->lock);
+    b->stop = true;
+    pthread_cond_broadcast(&b->cond);
+    pthread_mutex_unlock(&b->lock);
+    pthread_join(b->th, NULL);
+    model_free(b->model);
+    profile_free(b->snap);
+    pthread_cond_destroy(&b->cond);
+    pthread_mutex_destroy(&b->lock);
+    free(b);
+}
 
 double feed_now(void)
 {
@@ -25,8 +125,7 @@ double feed_now(void)
 }
 
 void feed_init(struct feed *f, struct source *src, double refresh_s,
-               const struct scope *scope, struct tabs *tabs,
-               struct ui_ctx *ctx)
+               struct scope *scope, struct tabs *tabs, struct ui_ctx *ctx)
 {
     *f = (struct feed){ .src = src, .scope = scope, .tabs = tabs,
                         .ctx = ctx };
@@ -35,8 +134,58 @@ void feed_init(struct feed *f, struct source *src, double refresh_s,
     ctx->source = src;
 }
 
+/* The finished build taken from the builder (waiting for it when
+ * `wait`): false when none finished (or none was asked).  The scope is
+ * released. */
+static bool take_build(struct feed *f, bool wait, struct build_req *rq,
+                       struct profile **p, struct model **m, double *start,
+                       double *end)
+{
+    struct feed_builder *b = f->bld;
+
+    if (!f->in_flight)
+        return false;
+    pthread_mutex_lock(&b->lock);
+    while (wait && !b->done)
+        pthread_cond_wait(&b->cond, &b->lock);
+    bool done = b->done;
+    if (done) {
+        *rq = b->rq;
+        *p = b->snap;
+        *m = b->model;
+        *start = b->start;
+        *end = b->end;
+        b->snap = NULL;
+        b->model = NULL;
+        b->asked = b->done = false;
+    }
+    pthread_mutex_unlock(&b->lock);
+    if (done) {
+        f->in_flight = false;
+        scope_release(f->scope);
+    }
+    return done;
+}
+
+/* Wait for a build in flight and throw it away. */
+static void drain(struct feed *f)
+{
+    struct build_req rq;
+    struct profile *p;
+    struct model *m;
+    double start, end;
+
+    if (take_build(f, true, &rq, &p, &m, &start, &end)) {
+        model_free(m);
+        profile_free(p);
+    }
+}
+
 void feed_free(struct feed *f)
 {
+    drain(f);
+    builder_end(f->bld);
+    f->bld = NULL;
     model_free(f->model);
     profile_free(f->snap);
     header_cpu_free(&f->hcpu);
@@ -81,11 +230,19 @@ static void set_model(struct feed *f, struct model *m)
     tabs_mark_stale(f->tabs);
 }
 
+/* The model over snapshot p with the current settings. */
+static struct model *build_here(const struct feed *f, struct profile *p)
+{
+    return scope_model(f->scope, p, &f->ctx->filter, f->ctx->hide_self,
+                       f->ctx->hide_subs);
+}
+
 void feed_rebuild(struct feed *f)
 {
+    f->settings++;   /* a build in flight is shown no more */
     if (!f->snap)
         return;
-    struct model *m = scope_model(f->scope, f->snap, f->ctx);
+    struct model *m = build_here(f, f->snap);
     if (!m) {
         ctx_message(f->ctx, true, "out of memory: showing older data");
         return;
@@ -128,45 +285,127 @@ static void hint_nodebug(struct feed *f)
                 n > 3 ? "..." : n > 2 ? mods[2] : "");
 }
 
-static void take_snapshot(struct feed *f)
+/* Show snapshot p (owned from now on) and model m over it, built for
+ * the source's generation gen. */
+static void install(struct feed *f, struct profile *p, struct model *m,
+                    uint64_t gen)
 {
+    set_model(f, m);
+    profile_free(f->snap);
+    f->snap = p;
+    f->ctx->timeline = p;
+    f->generation = gen;
+    f->have_generation = true;
+    f->ctx->redraw = true;
+    hint_nodebug(f);
+    hint_copy(f);
+}
+
+/* The next build no sooner than SNAP_SPACING times this one took after
+ * it ended. */
+static void pace(struct feed *f, double start, double end)
+{
+    f->snap_cost_s = end - start;
+    f->next_snapshot = end + SNAP_SPACING * f->snap_cost_s;
+}
+
+/* A snapshot and its model built here, now. */
+static void build_now(struct feed *f, uint64_t gen)
+{
+    double start = feed_now();
     struct profile *p = f->src->ops->snapshot(f->src);
 
     if (!p) {
         ctx_message(f->ctx, true, "out of memory taking a snapshot");
         return;
     }
-    struct model *m = scope_model(f->scope, p, f->ctx);
+    struct model *m = build_here(f, p);
     if (!m) {
         profile_free(p);
         ctx_message(f->ctx, true, "out of memory: showing older data");
         return;
     }
-    set_model(f, m);
-    profile_free(f->snap);
-    f->snap = p;
-    f->ctx->timeline = p;
-    hint_nodebug(f);
-    hint_copy(f);
+    install(f, p, m, gen);
+    pace(f, start, feed_now());
 }
 
-/* Status every tick; a snapshot only when the aggregate changed, and
- * (unless forced) no sooner than SNAP_SPACING times the last one took. */
+/* Ask the builder for a snapshot of generation gen; false when it
+ * cannot be started. */
+static bool ask_build(struct feed *f, uint64_t gen)
+{
+    if (!f->bld && !(f->bld = builder_start()))
+        return false;
+    struct feed_builder *b = f->bld;
+    struct build_req rq = {
+        .src = f->src,
+        .scope = *f->scope,
+        .filter = f->ctx->filter,
+        .hide_self = f->ctx->hide_self,
+        .hide_subs = f->ctx->hide_subs,
+        .settings = f->settings,
+        .generation = gen,
+    };
+    rq.scope.retired = NULL;   /* the UI thread's: never read there */
+    rq.scope.nretired = 0;
+    scope_hold(f->scope);
+    f->in_flight = true;
+    pthread_mutex_lock(&b->lock);
+    b->rq = rq;
+    b->asked = true;
+    pthread_cond_broadcast(&b->cond);
+    pthread_mutex_unlock(&b->lock);
+    return true;
+}
+
+bool feed_poll(struct feed *f)
+{
+    struct build_req rq;
+    struct profile *p;
+    struct model *m;
+    double start, end;
+
+    if (!take_build(f, false, &rq, &p, &m, &start, &end))
+        return false;
+    pace(f, start, end);
+    if (!m) {
+        ctx_message(f->ctx, true, "out of memory taking a snapshot");
+        return false;
+    }
+    /* the filter, window or baseline changed since it was asked for:
+     * the source's generation is not taken, so the next tick asks
+     * again */
+    if (rq.settings != f->settings || rq.src != f->src) {
+        model_free(m);
+        profile_free(p);
+        f->stale++;
+        return false;
+    }
+    /* thresholds are applied to a built model as they are to the one
+     * shown (feed_set_hide) */
+    if (rq.hide_self != f->ctx->hide_self || rq.hide_subs != f->ctx->hide_subs)
+        model_set_hide(m, f->ctx->hide_self, f->ctx->hide_subs);
+    install(f, p, m, rq.generation);
+    f->builds++;
+    return true;
+}
+
+/* Status every tick; a snapshot only when the aggregate changed: forced,
+ * built here at once; else asked of the builder, none while one is in
+ * flight and none sooner than SNAP_SPACING times the last one took. */
 void feed_tick(struct feed *f, bool force)
 {
     uint64_t gen = f->src->ops->generation(f->src);
     double now = feed_now();
 
     feed_status(f);
-    if (force || !f->have_generation || gen != f->generation) {
-        if (force || now >= f->next_snapshot) {
-            f->generation = gen;
-            f->have_generation = true;
-            take_snapshot(f);
-            double end = feed_now();
-            f->snap_cost_s = end - now;
-            f->next_snapshot = end + SNAP_SPACING * f->snap_cost_s;
-        }
+    feed_poll(f);
+    if (force) {
+        drain(f);
+        build_now(f, gen);
+    } else if ((!f->have_generation || gen != f->generation) &&
+               !f->in_flight && now >= f->next_snapshot &&
+               !ask_build(f, gen)) {
+        build_now(f, gen);
     }
     header_cpu_update(&f->hcpu, f->src, &f->status);
     f->next_refresh = feed_now() + f->refresh_s;
@@ -200,6 +439,7 @@ static struct profile *loaded_profile(const struct feed *f, struct profile *q)
 
 int feed_load(struct feed *f, struct profile *q, const char *path)
 {
+    drain(f);   /* the builder may be reading the source closed below */
     struct profile *p = loaded_profile(f, q);
     struct source *src = p ? source_file_new(p, path) : NULL;
 

@@ -3,22 +3,32 @@
  *
  * The shell keeps one struct feed.  Every refresh interval feed_tick
  * reads the source's status (accounting for pauses) and, when its
- * generation changed, takes a snapshot and has the scope build the
- * model over it (paced so that snapshots take at most a fifth of the UI
- * thread's time); the views are told through the tabs (their cursors
- * noted on the old model, their lines rebuilt over the new one).  The
- * feed owns the snapshot and the model; it calls only the scope and the
- * tabs below it.  UI thread only.
+ * generation changed, asks the feed's builder thread for a snapshot and
+ * the model over it (the scope's, with the filter and thresholds copied
+ * into the request); feed_poll, called every turn of the main loop,
+ * shows a finished one unless the filter, window or baseline changed
+ * since it was asked for (then a new one is asked for).  So however
+ * long a large profile's copy and model take, keys are answered
+ * meanwhile.  Builds are paced so that they take at most a fifth of the
+ * builder's time (and of the collector's, whose lock the copy holds).
+ * A forced tick (a key's refresh, a :load, the first) builds on the UI
+ * thread at once, after waiting for a build in flight, as do rebuilds
+ * after the filter changed.  The views are told through the tabs (their
+ * cursors noted on the old model, their lines rebuilt over the new
+ * one).  The feed owns the snapshot and the model; it calls only the
+ * scope and the tabs below it.  Every function: UI thread only.
  */
 #ifndef SPROFTOP_FEED_H
 #define SPROFTOP_FEED_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "header_cpu.h"
 #include "source.h"
 
+struct feed_builder;
 struct model;
 struct profile;
 struct scope;
@@ -44,7 +54,17 @@ struct feed {
     double snap_cost_s;            /* the last snapshot and model took */
     double next_snapshot;          /* none before (monotonic seconds):
                                       paced by snap_cost_s (feed_tick) */
-    const struct scope *scope;     /* builds the model (scope_model) */
+    struct scope *scope;           /* builds the model (scope_model);
+                                      held while a build reads it */
+    struct feed_builder *bld;      /* owned: the builder thread, NULL
+                                      until the first periodic build */
+    uint64_t settings;             /* changes when the filter, window or
+                                      baseline does (feed_rebuild): a
+                                      build asked for before is not
+                                      shown */
+    bool in_flight;                /* a build was asked of bld and not
+                                      yet taken by feed_poll */
+    unsigned builds, stale;        /* builds shown, and thrown away */
     struct tabs *tabs;             /* told of a new model */
     struct ui_ctx *ctx;            /* model, timeline, messages */
     struct header_cpu hcpu;        /* the header's On CPU (header_cpu.h) */
@@ -60,10 +80,10 @@ double feed_now(void);
 
 /* Set up over src, refreshing every refresh_s seconds (at least 0.1). */
 void feed_init(struct feed *f, struct source *src, double refresh_s,
-               const struct scope *scope, struct tabs *tabs,
-               struct ui_ctx *ctx);
+               struct scope *scope, struct tabs *tabs, struct ui_ctx *ctx);
 
-/* Free the snapshot, the model and a source of the feed's own. */
+/* Wait for a build in flight and end the builder; free the snapshot,
+ * the model and a source of the feed's own. */
 void feed_free(struct feed *f);
 
 /* Read the source's status (and redraw), accounting for pauses. */
@@ -73,11 +93,19 @@ void feed_status(struct feed *f);
  * paused, for how long (else 0) in *paused_for. */
 uint64_t feed_sampling_ns(const struct feed *f, uint64_t *paused_for);
 
-/* Status, then a new snapshot and model when the source's generation
- * changed, unless forced no sooner after the last one ended than
- * SNAP_SPACING times what it took (or always when `force`); schedules
- * the next tick. */
+/* Status, then, when the source's generation changed, a new snapshot
+ * and model: asked of the builder no sooner after the last one ended
+ * than SNAP_SPACING times what it took, none while one is in flight; or,
+ * when `force`, built here at once (a build in flight waited for and
+ * thrown away).  Schedules the next tick.  When the builder thread
+ * cannot start (no memory, no thread), it is built here, as forced. */
 void feed_tick(struct feed *f, bool force);
+
+/* Show the build that finished, if any (or throw it away and ask
+ * again when the settings changed since): true when a new model is
+ * shown.  Cheap when none finished: call it every turn of the loop. */
+bool feed_poll(struct feed *f);
+
 
 /* How often new data comes, in seconds: the refresh interval, or longer
  * when snapshots are paced by their cost (a very large profile). */

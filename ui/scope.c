@@ -11,6 +11,7 @@
 #include "scope.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -29,6 +30,42 @@ void scope_free(struct scope *s)
 {
     profile_free(s->baseline);
     s->baseline = NULL;
+    s->held = 0;
+    scope_release(s);
+}
+
+void scope_hold(struct scope *s)
+{
+    s->held++;
+}
+
+void scope_release(struct scope *s)
+{
+    if (s->held && --s->held)
+        return;
+    for (size_t i = 0; i < s->nretired; i++)
+        profile_free(s->retired[i]);
+    free(s->retired);
+    s->retired = NULL;
+    s->nretired = 0;
+}
+
+/* The old baseline, freed now, or kept while a build reads it; -1
+ * (nothing done) when it cannot be kept: never freed under a build. */
+static int retire_baseline(struct scope *s, struct profile *old)
+{
+    struct profile **v;
+
+    if (!old || !s->held) {
+        profile_free(old);
+        return 0;
+    }
+    v = realloc(s->retired, (s->nretired + 1) * sizeof(*v));
+    if (!v)
+        return -1;
+    s->retired = v;
+    s->retired[s->nretired++] = old;
+    return 0;
 }
 
 const char *scope_clock(const struct profile *p, uint64_t s, char *buf,
@@ -85,7 +122,8 @@ static bool scope_seconds(const struct scope *s, const struct profile *snap,
 }
 
 struct model *scope_model(const struct scope *s, struct profile *snap,
-                          const struct ui_ctx *ctx)
+                          const struct model_filter *f, double hide_self,
+                          double hide_subs)
 {
     struct model_extra x = { .baseline = s->diff ? s->baseline : NULL };
     struct profile *shown = snap;
@@ -111,8 +149,7 @@ struct model *scope_model(const struct scope *s, struct profile *snap,
         profile_time_recent(snap, s->recent_s, &from, &to);
         x.recent = profile_window(snap, from, to);
     }
-    return model_new_ext(shown, &ctx->filter, ctx->hide_self, ctx->hide_subs,
-                         &x);
+    return model_new_ext(shown, f, hide_self, hide_subs, &x);
 }
 
 struct profile *scope_apply(const struct scope *s, struct profile *p)
@@ -279,15 +316,19 @@ static void act_recent_col(struct scope *s, const struct scope_env *e)
                 s->recent_s);
 }
 
-void scope_set_baseline(struct scope *s, struct ui_ctx *ctx,
-                        struct profile *b, const char *name)
+int scope_set_baseline(struct scope *s, struct ui_ctx *ctx,
+                       struct profile *b, const char *name)
 {
-    profile_free(s->baseline);
+    if (retire_baseline(s, s->baseline) < 0) {
+        profile_free(b);
+        return -1;
+    }
     s->baseline = b;
     s->diff = b != NULL;
     snprintf(s->baseline_name, sizeof(s->baseline_name), "%s",
              name ? name : "");
     ctx->want_model = true;
+    return 0;
 }
 
 /* b: what is shown now becomes the baseline; again: no baseline. */
@@ -300,8 +341,10 @@ static void act_pin(struct scope *s, const struct scope_env *e)
     struct tm tm;
 
     if (s->baseline) {
-        scope_set_baseline(s, e->ctx, NULL, NULL);
-        ctx_message(e->ctx, false, "baseline unpinned");
+        if (scope_set_baseline(s, e->ctx, NULL, NULL) < 0)
+            ctx_message(e->ctx, true, "out of memory unpinning the baseline");
+        else
+            ctx_message(e->ctx, false, "baseline unpinned");
         return;
     }
     if (!e->model) {
@@ -325,7 +368,8 @@ static void act_pin(struct scope *s, const struct scope_env *e)
     strftime(stamp, sizeof(stamp), " %H:%M:%S", &tm);
     snprintf(name, sizeof(name), "pinned%s (%s)", e->is_file ? "" : stamp,
              scope_label(s, e->snap, label, sizeof(label)));
-    scope_set_baseline(s, e->ctx, b, name);
+    /* no old baseline to keep: this cannot fail */
+    (void)scope_set_baseline(s, e->ctx, b, name);
     ctx_message(e->ctx, false, "%s as the baseline (D hides the change, "
                 "b unpins)", name);
 }

@@ -22,6 +22,7 @@
 #include "request.h"
 
 struct model;
+struct model_filter;
 struct profile;
 struct ui_ctx;
 
@@ -51,6 +52,11 @@ struct scope {
                                   beside the totals */
     bool merge_commands;       /* processes of one command merged
                                   (profile_merge_commands) */
+    unsigned held;             /* builds reading baseline on another
+                                  thread (scope_hold) */
+    struct profile **retired;  /* owned: baselines replaced while held,
+                                  freed at the last scope_release */
+    size_t nretired;
 };
 
 /* The window in words, into buf: "since start", "last 5s", or the
@@ -79,10 +85,20 @@ void scope_init(struct scope *s);
 void scope_free(struct scope *s);
 
 /* The model the views read for snapshot `snap` (which it borrows), with
- * ctx's filter and thresholds: its window, the recent window for the
- * flat table, the baseline.  NULL on OOM. */
+ * filter f and the hide thresholds: its window, the recent window for
+ * the flat table, the baseline.  NULL on OOM.  Reads only s, snap and
+ * the baseline: any thread may call it, with s a copy taken on the UI
+ * thread while scope_hold keeps the baseline alive. */
 struct model *scope_model(const struct scope *s, struct profile *snap,
-                          const struct ui_ctx *ctx);
+                          const struct model_filter *f, double hide_self,
+                          double hide_subs);
+
+/* A build on another thread reads s's baseline from now on (through a
+ * copy of s): until the matching scope_release, a baseline that is
+ * replaced is kept, not freed.  UI thread only, as is scope_release,
+ * which frees the kept ones at the last release. */
+void scope_hold(struct scope *s);
+void scope_release(struct scope *s);
 
 /* p cut to the window the views show (p is freed and the window
  * returned; p itself when they show everything).  NULL on OOM. */
@@ -103,8 +119,10 @@ void scope_set_recent(struct scope *s, const struct scope_env *e,
                       uint32_t secs);
 
 /* Use b (owned from now on; NULL: none) as the baseline, shown as
- * `name`, and show the change from it; asks ctx for a new model. */
-void scope_set_baseline(struct scope *s, struct ui_ctx *ctx,
-                        struct profile *b, const char *name);
+ * `name`, and show the change from it; asks ctx for a new model.  The
+ * old one is freed, or kept while a build holds the scope; -1 when it
+ * can be neither (OOM): b is freed and nothing changes.  UI thread. */
+int scope_set_baseline(struct scope *s, struct ui_ctx *ctx,
+                       struct profile *b, const char *name);
 
 #endif

@@ -250,6 +250,7 @@ static void ui_loop(struct ui *ui)
             break;
         if (!ui->script && feed_now() >= ui->feed.next_refresh)
             feed_tick(&ui->feed, false);
+        feed_poll(&ui->feed);   /* a build finished since: show it */
         if (ui->ctx.redraw) {
             ui->ctx.redraw = false;
             frame_draw(ui);
@@ -302,9 +303,10 @@ static int ui_setup(struct ui *ui, struct source *src,
     ui->ctx.want_view = VIEW_COUNT;
     scope_init(&ui->scope);
     ui->ctx.scope = &ui->scope;
+    /* nothing holds the scope yet: this cannot fail */
     if (opts->baseline)
-        scope_set_baseline(&ui->scope, &ui->ctx, opts->baseline,
-                           opts->baseline_name);
+        (void)scope_set_baseline(&ui->scope, &ui->ctx, opts->baseline,
+                                 opts->baseline_name);
     ui->ctx.want_model = false;
     save_init(&ui->save, opts);
     feed_init(&ui->feed, src, opts->refresh_s, &ui->scope, &ui->tabs,

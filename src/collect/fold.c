@@ -69,6 +69,12 @@ struct fold {
     struct fold *base;         /* NULL for a base; a sibling's base */
     atomic_uint_fast64_t own_generation;
     atomic_uint_fast64_t *generation; /* the base's */
+    atomic_uint_fast64_t own_nsamples;
+    atomic_uint_fast64_t *nsamples; /* the base's: prof's sample count,
+                                  stored under prof_lock at each change,
+                                  read without it (fold_samples: the
+                                  UI's status never waits for a
+                                  snapshot's copy) */
 
     /* collector thread only */
     struct symbols *sym;       /* NULL once released (fold_records met
@@ -94,6 +100,12 @@ struct fold {
     char comm[64];
     struct fold_stats st;      /* under prof_lock */
 };
+
+/* Publish prof's sample count for fold_samples.  Under prof_lock. */
+static void note_samples(struct fold *f)
+{
+    atomic_store(f->nsamples, profile_sample_count(f->prof));
+}
 
 static void reasons_clear(struct fold *f)
 {
@@ -142,6 +154,7 @@ struct fold *fold_new(void)
     pthread_mutex_init(&f->rebuild_lock, NULL);
     f->prof_lock = &f->own_lock;
     f->generation = &f->own_generation;
+    f->nsamples = &f->own_nsamples;
     return f;
 }
 
@@ -154,6 +167,7 @@ struct fold *fold_new_sibling(struct fold *base)
     f->prof = base->prof;
     f->prof_lock = base->prof_lock;
     f->generation = base->generation;
+    f->nsamples = base->nsamples;
     f->f_truncated = base->f_truncated;
     reasons_clear(f);
     pthread_mutex_init(&f->maps_lock, NULL);
@@ -600,6 +614,7 @@ static enum added add_sample(struct fold *f, const struct ingest_rec *r,
                                        r->time);
     if (rc == 0 && ki.unnamed)
         f->st.kernel_unnamed++;
+    note_samples(f);
     pthread_mutex_unlock(f->prof_lock);
     return rc == 0 ? ADDED : DROPPED;
 }
@@ -704,6 +719,7 @@ void fold_processes(struct fold *base, const int64_t *pids, size_t n,
     pthread_mutex_lock(base->prof_lock);
     if (q)
         profile_replace(base->prof, q);
+    note_samples(base);
     pthread_mutex_unlock(base->prof_lock);
     pthread_mutex_unlock(&base->rebuild_lock);
     profile_free(q);  /* the old contents */
@@ -721,10 +737,7 @@ struct profile *fold_snapshot(struct fold *f)
 
 uint64_t fold_samples(struct fold *f)
 {
-    pthread_mutex_lock(f->prof_lock);
-    uint64_t n = profile_sample_count(f->prof);
-    pthread_mutex_unlock(f->prof_lock);
-    return n;
+    return atomic_load(f->nsamples);
 }
 
 void fold_advance(struct fold *f, uint64_t now_ns)
@@ -748,6 +761,7 @@ void fold_reset(struct fold *f)
     pthread_mutex_lock(&b->rebuild_lock);
     pthread_mutex_lock(f->prof_lock);
     profile_reset(f->prof);
+    note_samples(f);
     pthread_mutex_unlock(f->prof_lock);
     pthread_mutex_unlock(&b->rebuild_lock);
     atomic_fetch_add(f->generation, 1);

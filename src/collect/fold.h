@@ -125,7 +125,8 @@ void fold_get_symbols_stats(struct fold *f, struct symbols_stats *out);
  * OOM. */
 struct profile *fold_snapshot(struct fold *f);
 
-/* Samples in the profile. */
+/* Samples in the profile, as stored at its last change: takes no lock,
+ * so a status never waits for a snapshot's copy.  Any thread. */
 uint64_t fold_samples(struct fold *f);
 
 /* A counter that changes whenever the profile does. */

@@ -5,9 +5,13 @@
  * aggregate and are read the same way, so UI tests run on recorded data
  * and see the same screen every time (ncdu's dir_scan/dir_import idea).
  *
- * All ops are called from one thread (the UI / main thread).  The live
- * source does its work on its own threads; these calls only take short
- * locks and never block on the target.
+ * All ops are called from one thread (the UI / main thread), but for
+ * snapshot, which the TUI's builder thread (ui/feed.c) may call at the
+ * same time as the others: a source makes its copy under a lock of its
+ * own.  The live source does its work on its own threads; these calls
+ * only take short locks (the copy holds the collector's for as long as
+ * it takes, which no other op waits for) and never block on the
+ * target.
  */
 #ifndef SPROFTOP_SOURCE_H
 #define SPROFTOP_SOURCE_H
