@@ -86,7 +86,8 @@ attr_t theme_heat(const struct theme *t, double share);
 #define DT_ELLIPSIS 0x4 /* mark clipped text with the ellipsis glyph */
 
 /* Display width of s in columns (invalid or unprintable bytes count as one
- * column each, drawn as '?'). */
+ * column each, drawn as '?'); never more than strlen(s) (a character two
+ * columns wide takes at least three bytes in UTF-8).  UI thread. */
 int text_width(const struct theme *t, const char *s);
 
 /* Draw s at (y, x) on stdscr, at most w columns, with attr a.  Returns the

@@ -242,6 +242,32 @@ static const char *frame_location(const struct frame_desc *d, char *buf,
     return buf;
 }
 
+/* The longer of `than` and the width of d's location: a location whose
+ * length in bytes (a bound of its width: text_width) is not above
+ * `than` is not formatted, which most functions of a large profile are
+ * not (hours of -a: hundreds of thousands, each refresh). */
+static int wider_location(const struct theme *t, const struct frame_desc *d,
+                          int than)
+{
+    char loc[256];
+    size_t bytes = 0;
+
+    if (d->file) {
+        const char *b = strrchr(d->file, '/');
+        bytes = strlen(b ? b + 1 : d->file);
+        if (d->line)
+            bytes++;                   /* ':' */
+        for (unsigned l = d->line; l; l /= 10)
+            bytes++;                   /* a digit */
+    } else if (d->module) {
+        bytes = strlen(d->module);
+    }
+    if (bytes <= (size_t)than)
+        return than;
+    int w = text_width(t, frame_location(d, loc, sizeof(loc)));
+    return w > than ? w : than;
+}
+
 static uint32_t open_hot_path(struct view *v, uint32_t node);
 
 static void tree_refresh(struct view *v)
@@ -275,13 +301,10 @@ static void tree_refresh(struct view *v)
     /* The location column is as wide as the widest location of any
      * function, shown or not, so it stays put as nodes open and close. */
     const struct model *m = v->ctx->model;
-    for (size_t i = 0; i < m->nflat; i++) {
-        char loc[256];
-        const struct frame_desc *d = profile_frame(p, m->flat[i].frame);
-        int w = text_width(v->ctx->theme, frame_location(d, loc, sizeof(loc)));
-        if (w > v->tail_want)
-            v->tail_want = w;
-    }
+    for (size_t i = 0; i < m->nflat; i++)
+        v->tail_want = wider_location(v->ctx->theme,
+                                      profile_frame(p, m->flat[i].frame),
+                                      v->tail_want);
     if (hot != PROFILE_NONE && hot != PROFILE_ROOT) {
         uint64_t key = profile_node_key(p, hot);
         for (size_t i = 0; i < v->lines; i++)
