@@ -48,6 +48,9 @@ struct feed_builder {
     struct profile *snap;         /* NULL on OOM */
     struct model *model;
     double start, end;            /* feed_now() around the build */
+    struct model *old_model;      /* what the UI thread showed before: */
+    struct profile *old_snap;     /* freed here (hundreds of MB for hours
+                                     of -a: tens of ms of munmap) */
 };
 
 static void *builder_main(void *arg)
@@ -56,8 +59,21 @@ static void *builder_main(void *arg)
 
     pthread_mutex_lock(&b->lock);
     for (;;) {
-        while (!b->stop && (!b->asked || b->done))
+        while (!b->stop && !b->old_model && !b->old_snap &&
+               (!b->asked || b->done))
             pthread_cond_wait(&b->cond, &b->lock);
+        if (b->old_model || b->old_snap) {
+            struct model *om = b->old_model;
+            struct profile *os = b->old_snap;
+
+            b->old_model = NULL;
+            b->old_snap = NULL;
+            pthread_mutex_unlock(&b->lock);
+            model_free(om);   /* never reads the snapshot it borrows */
+            profile_free(os);
+            pthread_mutex_lock(&b->lock);
+            continue;
+        }
         if (b->stop)
             break;
         struct build_req rq = b->rq;
@@ -114,6 +130,8 @@ static void builder_end(struct feed_builder *b)
     pthread_join(b->th, NULL);
     model_free(b->model);
     profile_free(b->snap);
+    model_free(b->old_model);
+    profile_free(b->old_snap);
     pthread_cond_destroy(&b->cond);
     pthread_mutex_destroy(&b->lock);
     free(b);
@@ -219,12 +237,41 @@ uint64_t feed_sampling_ns(const struct feed *f, uint64_t *paused_for)
     return end > f->paused_ns ? end - f->paused_ns : 0;
 }
 
-/* Install a new model: views note their cursor lines while the old
- * model is alive, then every view is rebuilt before its next use. */
-static void set_model(struct feed *f, struct model *m)
+/* Free a model and a snapshot no longer shown: on the builder thread
+ * when it runs and has none to free yet, else here. */
+static void discard(struct feed *f, struct model *m, struct profile *p)
 {
+    struct feed_builder *b = f->bld;
+
+    if (b) {
+        pthread_mutex_lock(&b->lock);
+        if (!b->old_model && !b->old_snap) {
+            b->old_model = m;
+            b->old_snap = p;
+            m = NULL;
+            p = NULL;
+            pthread_cond_broadcast(&b->cond);
+        }
+        pthread_mutex_unlock(&b->lock);
+    }
+    model_free(m);
+    profile_free(p);
+}
+
+/* Install a new model (and, when p is not NULL, the snapshot p it is
+ * over, owned from now on): views note their cursor lines while the
+ * old model is alive, then every view is rebuilt before its next use. */
+static void set_model(struct feed *f, struct model *m, struct profile *p)
+{
+    struct profile *old_snap = NULL;
+
     tabs_save_cursors(f->tabs);
-    model_free(f->model);
+    if (p) {
+        old_snap = f->snap;
+        f->snap = p;
+        f->ctx->timeline = p;
+    }
+    discard(f, f->model, old_snap);
     f->model = m;
     f->ctx->model = m;
     tabs_mark_stale(f->tabs);
@@ -247,7 +294,7 @@ void feed_rebuild(struct feed *f)
         ctx_message(f->ctx, true, "out of memory: showing older data");
         return;
     }
-    set_model(f, m);
+    set_model(f, m, NULL);
 }
 
 void feed_set_hide(struct feed *f)
@@ -290,10 +337,7 @@ static void hint_nodebug(struct feed *f)
 static void install(struct feed *f, struct profile *p, struct model *m,
                     uint64_t gen)
 {
-    set_model(f, m);
-    profile_free(f->snap);
-    f->snap = p;
-    f->ctx->timeline = p;
+    set_model(f, m, p);
     f->generation = gen;
     f->have_generation = true;
     f->ctx->redraw = true;

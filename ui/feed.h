@@ -13,7 +13,8 @@
  * builder's time (and of the collector's, whose lock the copy holds).
  * A forced tick (a key's refresh, a :load, the first) builds on the UI
  * thread at once, after waiting for a build in flight, as do rebuilds
- * after the filter changed.  The views are told through the tabs (their
+ * after the filter changed.  A model and snapshot no longer shown are
+ * freed on the builder thread when it runs.  The views are told through the tabs (their
  * cursors noted on the old model, their lines rebuilt over the new
  * one).  The feed owns the snapshot and the model; it calls only the
  * scope and the tabs below it.  Every function: UI thread only.
