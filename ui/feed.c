@@ -80,9 +80,14 @@ static void *builder_main(void *arg)
         pthread_mutex_unlock(&b->lock);
         double start = feed_now();
         struct profile *p = rq.src->ops->snapshot(rq.src);
-        struct model *m = p ? scope_model(&rq.scope, p, &rq.filter,
-                                          rq.hide_self, rq.hide_subs)
-                            : NULL;
+        /* the shell is ending: the model (the longer part) is not built */
+        pthread_mutex_lock(&b->lock);
+        bool stop = b->stop;
+        pthread_mutex_unlock(&b->lock);
+        struct model *m = p && !stop
+                              ? scope_model(&rq.scope, p, &rq.filter,
+                                            rq.hide_self, rq.hide_subs)
+                              : NULL;
         if (!m) {
             profile_free(p);
             p = NULL;
@@ -118,7 +123,8 @@ static struct feed_builder *builder_start(void)
     return b;
 }
 
-/* End the thread (after the build in flight) and free it. */
+/* End the thread (after the snapshot in flight: its model is not
+ * built) and free it with what it holds. */
 static void builder_end(struct feed_builder *b)
 {
     if (!b)
@@ -201,9 +207,14 @@ static void drain(struct feed *f)
 
 void feed_free(struct feed *f)
 {
-    drain(f);
+    /* the build in flight ends without its model; what it made is freed
+     * with the builder */
     builder_end(f->bld);
     f->bld = NULL;
+    if (f->in_flight) {
+        f->in_flight = false;
+        scope_release(f->scope);
+    }
     model_free(f->model);
     profile_free(f->snap);
     header_cpu_free(&f->hcpu);

@@ -83,8 +83,9 @@ double feed_now(void);
 void feed_init(struct feed *f, struct source *src, double refresh_s,
                struct scope *scope, struct tabs *tabs, struct ui_ctx *ctx);
 
-/* Wait for a build in flight and end the builder; free the snapshot,
- * the model and a source of the feed's own. */
+/* End the builder (a build in flight ends after its snapshot, without
+ * its model); free the snapshot, the model and a source of the feed's
+ * own. */
 void feed_free(struct feed *f);
 
 /* Read the source's status (and redraw), accounting for pauses. */
