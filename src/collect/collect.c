@@ -1098,6 +1098,25 @@ static const struct source_ops live_ops = {
 
 /* --- start -------------------------------------------------------------- */
 
+/* The header's command and command line: "all" for -a, else the first
+ * target's, and for -p A,B all of them, "cmd A | cmd B". */
+static void name_session(struct collect *c, const struct sampler_config *cfg)
+{
+    if (cfg->all) {
+        snprintf(c->comm, sizeof c->comm, "all");
+        snprintf(c->cmdline, sizeof c->cmdline, "every process (-a)");
+        return;
+    }
+    target_thread_name(c->pid, c->pid, c->comm, sizeof c->comm);
+    target_cmdline(c->pid, c->cmdline, sizeof c->cmdline);
+    for (size_t i = 1; i < cfg->npids && cfg->pids; i++) {
+        char one[sizeof c->cmdline];
+        size_t len = strlen(c->cmdline);
+        target_cmdline(cfg->pids[i], one, sizeof one);
+        snprintf(c->cmdline + len, sizeof c->cmdline - len, " | %s", one);
+    }
+}
+
 static struct source *start(const struct sampler_config *cfg_in, char *err,
                             size_t errlen, int *code)
 {
@@ -1156,20 +1175,7 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
         snprintf(c->kernel_note, sizeof c->kernel_note, "%s", st.kernel_off);
     else
         ksyms_refusal(cfg.kallsyms, c->kernel_note, sizeof c->kernel_note);
-    if (cfg.all) {
-        snprintf(c->comm, sizeof c->comm, "all");
-        snprintf(c->cmdline, sizeof c->cmdline, "every process (-a)");
-    } else {
-        target_thread_name(c->pid, c->pid, c->comm, sizeof c->comm);
-        target_cmdline(c->pid, c->cmdline, sizeof c->cmdline);
-        /* -p A,B: the session is all of them, "cmd A | cmd B" */
-        for (size_t i = 1; i < cfg.npids && cfg.pids; i++) {
-            char one[sizeof c->cmdline];
-            size_t len = strlen(c->cmdline);
-            target_cmdline(cfg.pids[i], one, sizeof one);
-            snprintf(c->cmdline + len, sizeof c->cmdline - len, " | %s", one);
-        }
-    }
+    name_session(c, &cfg);
     update_meta(c);
     if (pthread_create(&c->thread, NULL, collector_main, c) != 0) {
         snprintf(err, errlen, "cannot start the collector thread");

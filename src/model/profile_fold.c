@@ -125,23 +125,13 @@ static bool thread_gone(const struct profile_thread *th,
            bsearch(&k, threads, m, sizeof(*threads), pid_cmp);
 }
 
-/* Which threads stay, which fold into which aggregate, and how many
- * processes each command's aggregates gain.  0 or -1 on OOM. */
-static int make_plan(struct plan *pl, const int64_t *pids, size_t n,
+/* The threads that stay (aggregates among them), in their order: each
+ * one's new index in tmap, the others' PROFILE_NONE.  0 or -1 on OOM. */
+static int plan_kept(struct plan *pl, const int64_t *pids, size_t n,
                      const int64_t *threads, size_t m)
 {
     const struct profile *p = pl->p;
-    bool *counted = calloc(n ? n : 1, sizeof(*counted)); /* per pid */
-    int rc = -1;
 
-    pl->tmap = malloc((p->nthreads ? p->nthreads : 1) * sizeof(*pl->tmap));
-    pl->free_frame = calloc(p->nframes ? p->nframes : 1,
-                            sizeof(*pl->free_frame));
-    if (!pl->tmap || !pl->free_frame || !counted)
-        goto out;
-    for (uint32_t i = 0; i < p->nfree; i++)
-        pl->free_frame[p->free_frames[i]] = true;
-    /* the threads that stay (aggregates among them), in their order */
     for (uint32_t t = 0; t < p->nthreads; t++) {
         const struct profile_thread *th = &p->th[t];
 
@@ -150,7 +140,7 @@ static int make_plan(struct plan *pl, const int64_t *pids, size_t n,
                             thread_gone(th, threads, m)))
             continue;
         if (VEC_RESERVE(pl->th, pl->capth, pl->nth + 1) < 0)
-            goto out;
+            return -1;
         pl->th[pl->nth] = (struct fthread){
             .from = (int32_t)t, .name = p->th_name[t],
             .proc = th->exited ? command_of(p, t) : p->th_proc[t],
@@ -159,38 +149,43 @@ static int make_plan(struct plan *pl, const int64_t *pids, size_t n,
         };
         pl->tmap[t] = (uint32_t)pl->nth++;
     }
-    /* then each folded thread into its aggregate */
+    return 0;
+}
+
+/* Each thread that does not stay into its aggregate: a live process's
+ * into its exited threads, an exited process's into its command's, each
+ * exited process counted once (counted: per pid), in the first of its
+ * aggregates.  0 or -1 on OOM. */
+static int plan_folded(struct plan *pl, const int64_t *pids, size_t n,
+                       bool *counted)
+{
+    const struct profile *p = pl->p;
+
     for (uint32_t t = 0; t < p->nthreads; t++) {
         const struct profile_thread *th = &p->th[t];
-        uint32_t cmd, a;
+        long k = folded(pids, n, th->pid);
+        uint32_t a;
 
         if (pl->tmap[t] != PROFILE_NONE)
             continue;
-        if (folded(pids, n, th->pid) < 0) {  /* a live process's thread */
-            a = dead_threads(pl, th->pid, p->th_proc[t], p->th_name[t]);
-            if (a == PROFILE_NONE)
-                goto out;
-            pl->tmap[t] = a;
-            pl->free_frame[th->frame] = true;
-            continue;
-        }
-        cmd = command_of(p, t);
-        a = aggregate(pl, cmd, p->th_name[t]);
+        a = k < 0 ? dead_threads(pl, th->pid, p->th_proc[t], p->th_name[t])
+                  : aggregate(pl, command_of(p, t), p->th_name[t]);
         if (a == PROFILE_NONE)
-            goto out;
+            return -1;
         pl->tmap[t] = a;
         pl->free_frame[th->frame] = true;
-        /* one more exited process of cmd, counted once per pid, in the
-         * first of its aggregates (all of them learn the sum below) */
-        long k = folded(pids, n, th->pid);
-
-        if (!counted[k]) {
+        if (k >= 0 && !counted[k]) {
             counted[k] = true;
             pl->th[a].exited++;
         }
     }
-    /* every aggregate of a command: how many exited processes it has,
-     * what its aggregates had (the same in each) plus what they gained */
+    return 0;
+}
+
+/* Every aggregate of a command: how many exited processes it has, what
+ * its aggregates had (the same in each) plus what they gained. */
+static void plan_totals(struct plan *pl)
+{
     for (size_t i = 0; i < pl->nth; i++) {
         struct fthread *f = &pl->th[i];
         uint32_t had = 0, gained = 0;
@@ -212,8 +207,29 @@ static int make_plan(struct plan *pl, const int64_t *pids, size_t n,
     for (size_t i = 0; i < pl->nth; i++)
         if ((pl->th[i].exited || pl->th[i].from < 0) && !pl->th[i].dead)
             pl->th[i].exited = pl->th[i].total;
-    rc = 0;
-out:
+}
+
+/* Which threads stay, which fold into which aggregate, and how many
+ * processes each command's aggregates gain.  0 or -1 on OOM. */
+static int make_plan(struct plan *pl, const int64_t *pids, size_t n,
+                     const int64_t *threads, size_t m)
+{
+    const struct profile *p = pl->p;
+    bool *counted = calloc(n ? n : 1, sizeof(*counted)); /* per pid */
+    int rc = -1;
+
+    pl->tmap = malloc((p->nthreads ? p->nthreads : 1) * sizeof(*pl->tmap));
+    pl->free_frame = calloc(p->nframes ? p->nframes : 1,
+                            sizeof(*pl->free_frame));
+    if (pl->tmap && pl->free_frame && counted) {
+        for (uint32_t i = 0; i < p->nfree; i++)
+            pl->free_frame[p->free_frames[i]] = true;
+        if (plan_kept(pl, pids, n, threads, m) == 0 &&
+            plan_folded(pl, pids, n, counted) == 0) {
+            plan_totals(pl);
+            rc = 0;
+        }
+    }
     free(counted);
     return rc;
 }
