@@ -191,6 +191,27 @@ static bool take_build(struct feed *f, bool wait, struct build_req *rq,
     return done;
 }
 
+/* Free a model and a snapshot no longer shown: on the builder thread
+ * when it runs and has none to free yet, else here. */
+static void discard(struct feed *f, struct model *m, struct profile *p)
+{
+    struct feed_builder *b = f->bld;
+
+    if (b) {
+        pthread_mutex_lock(&b->lock);
+        if (!b->old_model && !b->old_snap) {
+            b->old_model = m;
+            b->old_snap = p;
+            m = NULL;
+            p = NULL;
+            pthread_cond_broadcast(&b->cond);
+        }
+        pthread_mutex_unlock(&b->lock);
+    }
+    model_free(m);
+    profile_free(p);
+}
+
 /* Wait for a build in flight and throw it away. */
 static void drain(struct feed *f)
 {
@@ -199,10 +220,8 @@ static void drain(struct feed *f)
     struct model *m;
     double start, end;
 
-    if (take_build(f, true, &rq, &p, &m, &start, &end)) {
-        model_free(m);
-        profile_free(p);
-    }
+    if (take_build(f, true, &rq, &p, &m, &start, &end))
+        discard(f, m, p);
 }
 
 void feed_free(struct feed *f)
@@ -246,27 +265,6 @@ uint64_t feed_sampling_ns(const struct feed *f, uint64_t *paused_for)
     *paused_for = s->paused && s->elapsed_ns > f->pause_start_ns
                       ? s->elapsed_ns - f->pause_start_ns : 0;
     return end > f->paused_ns ? end - f->paused_ns : 0;
-}
-
-/* Free a model and a snapshot no longer shown: on the builder thread
- * when it runs and has none to free yet, else here. */
-static void discard(struct feed *f, struct model *m, struct profile *p)
-{
-    struct feed_builder *b = f->bld;
-
-    if (b) {
-        pthread_mutex_lock(&b->lock);
-        if (!b->old_model && !b->old_snap) {
-            b->old_model = m;
-            b->old_snap = p;
-            m = NULL;
-            p = NULL;
-            pthread_cond_broadcast(&b->cond);
-        }
-        pthread_mutex_unlock(&b->lock);
-    }
-    model_free(m);
-    profile_free(p);
 }
 
 /* Install a new model (and, when p is not NULL, the snapshot p it is
@@ -430,8 +428,7 @@ bool feed_poll(struct feed *f)
      * the source's generation is not taken, so the next tick asks
      * again */
     if (rq.settings != f->settings || rq.src != f->src) {
-        model_free(m);
-        profile_free(p);
+        discard(f, m, p);
         f->stale++;
         return false;
     }
