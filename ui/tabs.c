@@ -60,10 +60,17 @@ void tabs_switch(struct tabs *t, enum view_id to)
         if (f != PROFILE_NONE)
             t->ctx->selected = f;
     }
+    /* Back from the help screen to the view it was opened from: what
+     * it shows can only have changed by what marked every view stale
+     * (a new model, a filter), so a large profile's view is not built
+     * again for nothing. */
+    bool back = t->cur == VIEW_HELP && to == t->help_from;
+
     if (to == VIEW_HELP && t->cur != VIEW_HELP)
         t->help_from = t->cur;
     t->cur = to;
-    t->stale[to] = true;
+    if (!back)
+        t->stale[to] = true;
     t->ctx->redraw = true;
 }
 
