@@ -844,12 +844,10 @@ hot_run() {
 # tmux_sproftop NAME ARGS...: sproftop ARGS in a new tmux session NAME of
 # use_tmux's size, run from $TMPD, its stderr in $TMPD/NAME.err.
 tmux_sproftop() {
-    local name=$1 cmd a
+    local name=$1 cmd
     shift
-    cmd="cd '$TMPD' && '$SPROFTOP'"
-    for a in "$@"; do
-        cmd="$cmd '$a'"
-    done
+    printf -v cmd ' %q' "$SPROFTOP" "$@"
+    cmd="cd '$TMPD' &&$cmd"
     "${T[@]}" new-session -d -s "$name" -x "${_tmux_size%x*}" \
         -y "${_tmux_size#*x}" "$cmd 2>'$TMPD/$name.err'"
 }

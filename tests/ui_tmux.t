@@ -26,14 +26,10 @@ use_tmux sproftop-ui
 # stays open afterwards (cat), so its terminal does not hang up on what
 # sproftop leaves running.
 start_ui() {
-    local name=$1
+    local name=$1 cmd
     shift
-    local cmd="cd '$TMPD' && '$SPROFTOP'"
-    local a
-    for a in "$@"; do
-        cmd="$cmd '$a'"
-    done
-    cmd="$cmd 2>'$TMPD/$name.err'; echo \$? >'$TMPD/$name.rc'"
+    printf -v cmd ' %q' "$SPROFTOP" "$@"
+    cmd="cd '$TMPD' &&$cmd 2>'$TMPD/$name.err'; echo \$? >'$TMPD/$name.rc'"
     [ -n "${KEEP_PANE:-}" ] && cmd="$cmd; exec cat"
     "${T[@]}" new-session -d -s "$name" -x 100 -y 30 "$cmd"
 }
