@@ -112,6 +112,20 @@ static inline struct profile *fixture_keep_profile(void **state,
     return p;
 }
 
+/* The profile load_file makes of the file at path, kept as
+ * fixture_keep_profile keeps it; fails the test with load_file's error
+ * if it refuses the file. */
+static inline struct profile *fixture_load_file(void **state,
+                                                const char *path)
+{
+    char err[256] = "";
+    struct profile *p = load_file(path, err, sizeof(err));
+
+    if (!p)
+        fail_msg("%s: %s", path, err);
+    return fixture_keep_profile(state, p);
+}
+
 /* Intern a FRAME_FUNC frame in p and return its id; module and file may
  * be NULL, line 0 for unknown. */
 static inline uint32_t fixture_frame(struct profile *p, const char *name,

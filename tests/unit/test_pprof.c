@@ -723,9 +723,7 @@ static void test_roundtrip_idle_and_invalid_utf8(void **state)
 
 static void test_load_golden(void **state)
 {
-    char err[256] = "";
-    struct profile *p = fixture_keep_profile(state,
-        load_file(GOLDEN, err, sizeof(err)));
+    struct profile *p = fixture_load_file(state, GOLDEN);
     const struct profile_meta *m;
     char *got;
 
