@@ -882,14 +882,21 @@ start_script() {
         bail_out "${2##*/} did not start"
 }
 
-# tmux_script_view NAME LABEL INTERP SCRIPT ARGS...: start_script NAME
-# INTERP SCRIPT ARGS, open sproftop -p on it in tmux session NAME
-# (refreshing every 0.2 s), and check that the header names the
-# interpreter: "Interpreter: LABEL".  Sets SCRIPT_PID.
+# tmux_script_view NAME SCRIPT ARGS...: tests/targets/SCRIPT ARGS under
+# Debian's interpreter for its kind (.py: require_python, .rb:
+# require_ruby, which set PY/PYVER or RB/RBVER or skip the whole test),
+# started as start_script NAME does; then sproftop -p on it in tmux
+# session NAME (refreshing every 0.2 s), and a check that the header
+# names the interpreter and its version.  Sets SCRIPT_PID.
 tmux_script_view() {
-    local name=$1 label=$2
+    local name=$1 script=$2 interp label
     shift 2
-    start_script "$name" "$@"
+    case $script in
+        *.py) require_python; interp=$PY; label="Python $PYVER" ;;
+        *.rb) require_ruby; interp=$RB; label="Ruby $RBVER" ;;
+        *) bail_out "tmux_script_view: no interpreter for $script" ;;
+    esac
+    start_script "$name" "$interp" "$TOP/tests/targets/$script" "$@"
     tmux_sproftop "$name" -p "$SCRIPT_PID" -r 0.2 --no-confirm
     screen_check "the header names the interpreter: $label" \
         20 "$name" "Interpreter: ${label//./\\.}"

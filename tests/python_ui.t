@@ -13,10 +13,10 @@
 # Every wait is bounded polling of the captured screen.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
-require_python
 use_tmux sproftop-pyui
 
-tmux_script_view hot "Python $PYVER" "$PY" "$TOP/tests/targets/pyhot.py" --cpu 120
+# (sets PY, Debian's python3, for pyblock.py below)
+tmux_script_view hot pyhot.py --cpu 120
 hot=$SCRIPT_PID
 wait_until 20 screen_has hot '▾ PyEval_EvalCode'
 check "<module> stands under the interpreter's native frames" \

@@ -11,10 +11,9 @@
 # polling of the captured screen.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
-require_ruby
 use_tmux sproftop-rbui
 
-tmux_script_view hot "Ruby $RBVER" "$RB" "$TOP/tests/targets/rbhot.rb" --cpu 120
+tmux_script_view hot rbhot.rb --cpu 120
 hot=$SCRIPT_PID
 keys hot 2
 wait_until 20 screen_has hot 'rb_ten +rbhot\.rb'
