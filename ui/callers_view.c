@@ -211,22 +211,20 @@ static void note_cell(struct view *v, const struct cc_row *r,
 
     if (col != (title ? CCOL_SAMPLES : CCOL_FUNCTION))
         return;
-    if (title && r->hidden)
-        snprintf(c->buf, sizeof(c->buf), "%s of %s: %u shown, %u hidden",
-                 r->kind == CC_TITLE_CALLERS ? "Callers" : "Callees",
-                 name, r->count, r->hidden);
-    else if (title)
-        snprintf(c->buf, sizeof(c->buf), "%s of %s: %u",
-                 r->kind == CC_TITLE_CALLERS ? "Callers" : "Callees",
-                 name, r->count);
+    if (!title) {
+        cell_hidden_note(v, c, "  ", r->count,
+                         ((const struct cc_priv *)v->priv)->reveal == r->frame);
+        return;
+    }
+    if (r->hidden)
+        cell_printf(c, "%s of %s: %u shown, %u hidden",
+                    r->kind == CC_TITLE_CALLERS ? "Callers" : "Callees",
+                    name, r->count, r->hidden);
     else
-        snprintf(c->buf, sizeof(c->buf), "  %s %u %s (hide-self %.1f%%, "
-                 "hide-subs %.1f%%)", t->g.ellipsis, r->count,
-                 ((const struct cc_priv *)v->priv)->reveal == r->frame
-                     ? "dimmed" : "hidden",
-                 v->ctx->hide_self, v->ctx->hide_subs);
-    c->text = c->buf;
-    c->attr = t->attr[title ? UC_LABEL : UC_DIM];
+        cell_printf(c, "%s of %s: %u",
+                    r->kind == CC_TITLE_CALLERS ? "Callers" : "Callees",
+                    name, r->count);
+    c->attr = t->attr[UC_LABEL];
     c->span = true;
 }
 
@@ -324,11 +322,9 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
             break;
         }
         char name[512], why[300];
-        snprintf(c->buf, sizeof(c->buf), "  %s %s%s",
-                 r->kind == CC_CALLER ? t->g.up : t->g.down,
-                 view_frame_label(d, name, sizeof(name)),
-                 why_note(v, r, why, sizeof(why)));
-        c->text = c->buf;
+        cell_printf(c, "  %s %s%s", r->kind == CC_CALLER ? t->g.up : t->g.down,
+                    view_frame_label(d, name, sizeof(name)),
+                    why_note(v, r, why, sizeof(why)));
         c->attr = view_frame_attr(v, d, c->attr);
         break;
     case CCOL_MODULE:

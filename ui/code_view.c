@@ -374,9 +374,8 @@ static void source_text(struct view *v, const struct annot_insn *in,
 
     c->attr = v->ctx->theme->attr[UC_LOC];
     if (!text) {
-        snprintf(c->buf, sizeof(c->buf), "%s:%" PRIu32,
-                 in->file ? util_basename(in->file) : "?", in->line);
-        c->text = c->buf;
+        cell_printf(c, "%s:%" PRIu32,
+                    in->file ? util_basename(in->file) : "?", in->line);
         return;
     }
     snprintf(lead, sizeof(lead), "%5" PRIu32 "  ", in->line);
@@ -421,9 +420,7 @@ static void listing_cell(struct view *v, size_t line, int col,
         return;
     case SC_OFFSET:
         if (r->kind == ANNOT_ROW_INSN) {
-            snprintf(c->buf, sizeof(c->buf), "+0x%" PRIx64,
-                     in->addr - sp->code->start);
-            c->text = c->buf;
+            cell_printf(c, "+0x%" PRIx64, in->addr - sp->code->start);
             c->attr = t->attr[UC_DIM];
         }
         return;
@@ -452,13 +449,11 @@ static void src_cell(struct view *v, size_t line, int col,
     if (sp->note && line == 0) {
         if (col == SC_SELF) {
             if (listing(sp))
-                snprintf(c->buf, sizeof(c->buf), "%s", sp->code->why);
+                cell_printf(c, "%s", sp->code->why);
             else if (sp->insns)
-                snprintf(c->buf, sizeof(c->buf), "no machine code: %s",
-                         sp->why);
+                cell_printf(c, "no machine code: %s", sp->why);
             else
-                snprintf(c->buf, sizeof(c->buf), "no source: %s", sp->err);
-            c->text = c->buf;
+                cell_printf(c, "no source: %s", sp->err);
             c->attr = t->attr[UC_DIM];
             c->span = true;
         }
@@ -484,13 +479,11 @@ static void src_cell(struct view *v, size_t line, int col,
         return;
     }
     case SC_LINE:
-        snprintf(c->buf, sizeof(c->buf), "%zu", line + 1);
-        c->text = c->buf;
+        cell_printf(c, "%zu", line + 1);
         c->attr = t->attr[UC_DIM];
         return;
     case SC_ADDR:
-        snprintf(c->buf, sizeof(c->buf), "0x%016" PRIx64, n->key);
-        c->text = c->buf;
+        cell_printf(c, "0x%016" PRIx64, n->key);
         c->attr = t->attr[UC_LOC];
         return;
     case SC_SHARE:
@@ -502,11 +495,9 @@ static void src_cell(struct view *v, size_t line, int col,
     if (!sp->by_addr)
         text_cell(sp, "", sp->src.line[line], c);
     else if (d->addr && n->key >= d->addr)
-        snprintf(c->buf, sizeof(c->buf), "%s+0x%" PRIx64, d->name,
-                 n->key - d->addr);
+        cell_printf(c, "%s+0x%" PRIx64, d->name, n->key - d->addr);
     else
-        snprintf(c->buf, sizeof(c->buf), "%s", d->name);
-    c->text = c->buf;
+        cell_printf(c, "%s", d->name);
     if (n)
         c->attr = theme_heat(t, fn > 0 ? (double)n->total / fn : 0);
 }

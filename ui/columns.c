@@ -15,6 +15,7 @@
 #include "columns.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +312,28 @@ void cell_count(struct view_cell *c, uint64_t n)
 void cell_weight(struct view *v, struct view_cell *c, uint64_t w)
 {
     cell_count(c, profile_weight_count(v->ctx->model->snap, w));
+}
+
+void cell_printf(struct view_cell *c, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(c->buf, sizeof(c->buf), fmt, ap);
+    va_end(ap);
+    c->text = c->buf;
+}
+
+void cell_hidden_note(struct view *v, struct view_cell *c,
+                      const char *indent, size_t n, bool revealed)
+{
+    const struct theme *t = v->ctx->theme;
+
+    cell_printf(c, "%s%s %zu %s (hide-self %.1f%%, hide-subs %.1f%%)",
+                indent, t->g.ellipsis, n, revealed ? "dimmed" : "hidden",
+                v->ctx->hide_self, v->ctx->hide_subs);
+    c->attr = t->attr[UC_DIM];
+    c->span = true;
 }
 
 void cell_pct(struct view *v, struct view_cell *c, double part, double whole)

@@ -119,6 +119,14 @@ void cell_count(struct view_cell *c, uint64_t n);
  * stands for (profile_weight_count: its samples, at one rate). */
 void cell_weight(struct view *v, struct view_cell *c, uint64_t w);
 void cell_pct(struct view *v, struct view_cell *c, double part, double whole);
+/* The cell shows text formatted into its own buffer (c->buf). */
+void cell_printf(struct view_cell *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The row that stands for n rows under the hide thresholds, dimmed
+ * across the row: "INDENT… n hidden (hide-self X%, hide-subs Y%)", or
+ * "dimmed" when they are shown dimmed (revealed). */
+void cell_hidden_note(struct view *v, struct view_cell *c,
+                      const char *indent, size_t n, bool revealed);
 
 /* A change column's cell, from a row's change from the baseline: the
  * mark (CHANGE_SIDE: "+" for a row only the current data has, "-" for one

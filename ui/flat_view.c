@@ -212,13 +212,7 @@ static void flat_cell(struct view *v, size_t line, int col,
     if (fp->rows[line] == NO_ROW) {
         if (col != FC_NAME)
             return;
-        snprintf(c->buf, sizeof(c->buf), "%s %zu %s (hide-self %.1f%%, "
-                 "hide-subs %.1f%%)", t->g.ellipsis, m->nhidden,
-                 fp->reveal ? "dimmed" : "hidden",
-                 v->ctx->hide_self, v->ctx->hide_subs);
-        c->text = c->buf;
-        c->attr = t->attr[UC_DIM];
-        c->span = true;
+        cell_hidden_note(v, c, "", m->nhidden, fp->reveal);
         return;
     }
     const struct profile_flat *f = &m->flat[fp->rows[line]];

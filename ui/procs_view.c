@@ -363,9 +363,7 @@ static void procs_cell(struct view *v, size_t line, int col,
         }
         break;
     case PC_PID:  /* exited processes' aggregate: no PID (< 0) */
-        snprintf(c->buf, sizeof(c->buf), r->pid > 0 ? "%" PRId64 : "-",
-                 r->pid);
-        c->text = c->buf;
+        cell_printf(c, r->pid > 0 ? "%" PRId64 : "-", r->pid);
         break;
     case PC_COMMAND:
         c->text = profile_process_label(row_thread(v, line), false, c->buf,
@@ -379,8 +377,7 @@ static void procs_cell(struct view *v, size_t line, int col,
         cell_weight(v, c, r->samples);
         break;
     case PC_THREADS:
-        snprintf(c->buf, sizeof(c->buf), "%u", r->nthreads);
-        c->text = c->buf;
+        cell_printf(c, "%u", r->nthreads);
         break;
     case PC_CPU:
         c->text = cpustat_pct(cpu, c->buf, sizeof(c->buf));

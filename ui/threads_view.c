@@ -280,9 +280,8 @@ static void threads_cell(struct view *v, size_t line, int col,
         }
         break;
     case THC_TID:  /* exited threads' aggregate: no thread of its own */
-        snprintf(c->buf, sizeof(c->buf), profile_thread_is_folded(th)
-                 ? "-" : "%" PRId64, th->tid);
-        c->text = c->buf;
+        cell_printf(c, profile_thread_is_folded(th) ? "-" : "%" PRId64,
+                    th->tid);
         break;
     case THC_NAME:
         c->text = th->name ? th->name : "?";
