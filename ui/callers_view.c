@@ -378,12 +378,8 @@ static bool cc_follow(struct view *v, enum request req)
     }
     if (r->kind != CC_CALLER && r->kind != CC_CALLEE)
         return true;
-    if (cp->nhistory == CC_HISTORY) {
-        memmove(cp->history, cp->history + 1,
-                (CC_HISTORY - 1) * sizeof(cp->history[0]));
-        cp->nhistory--;
-    }
-    cp->history[cp->nhistory++] = v->ctx->selected;
+    *(uint32_t *)view_history_push(cp->history, &cp->nhistory, CC_HISTORY,
+                                   sizeof(cp->history[0])) = v->ctx->selected;
     v->ctx->selected = r->frame;
     cc_show_selected(v);
     return true;
@@ -393,14 +389,15 @@ static bool cc_follow(struct view *v, enum request req)
 static bool cc_back(struct view *v, enum request req)
 {
     struct cc_priv *cp = v->priv;
+    const uint32_t *f = view_history_pop(v, cp->history, &cp->nhistory,
+                                         sizeof(cp->history[0]),
+                                         "no previous function");
 
     (void)req;
-    if (!cp->nhistory) {
-        ctx_message(v->ctx, true, "no previous function");
-        return true;
+    if (f) {
+        v->ctx->selected = *f;
+        cc_show_selected(v);
     }
-    v->ctx->selected = cp->history[--cp->nhistory];
-    cc_show_selected(v);
     return true;
 }
 

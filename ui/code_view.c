@@ -623,8 +623,8 @@ static bool follow_unsampled(struct view *v, const struct annot_insn *in)
         return true;
     }
     uint32_t f = sp->shown;
-    if (sp->nback < CODE_BACK)
-        sp->back[sp->nback++] = f;
+    *(uint32_t *)view_history_push(sp->back, &sp->nback, CODE_BACK,
+                                   sizeof(sp->back[0])) = f;
     v->lines = 0;  /* they are the caller's rows, freed now */
     code_free(sp);
     sp->code = a;
@@ -665,11 +665,8 @@ static bool src_follow(struct view *v, enum request req)
     uint32_t f = frame_at(m, in->target);
     if (f == PROFILE_NONE)
         return follow_unsampled(v, in);
-    if (sp->nback == CODE_BACK) {
-        memmove(sp->back, sp->back + 1, (CODE_BACK - 1) * sizeof(*sp->back));
-        sp->nback--;
-    }
-    sp->back[sp->nback++] = sp->shown;
+    *(uint32_t *)view_history_push(sp->back, &sp->nback, CODE_BACK,
+                                   sizeof(sp->back[0])) = sp->shown;
     v->ctx->selected = f;
     view_refresh(v);
     return true;
@@ -679,15 +676,17 @@ static bool src_follow(struct view *v, enum request req)
 static bool src_back(struct view *v, enum request req)
 {
     struct src_priv *sp = v->priv;
+    const uint32_t *f = view_history_pop(v, sp->back, &sp->nback,
+                                         sizeof(sp->back[0]), NULL);
 
     (void)req;
-    if (!sp->nback)
+    if (!f)
         return false;
     if (sp->callee) {
         v->lines = 0;
         code_free(sp);  /* the function's own code again */
     }
-    v->ctx->selected = sp->back[--sp->nback];
+    v->ctx->selected = *f;
     view_refresh(v);
     return true;
 }
