@@ -285,7 +285,6 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
     const struct frame_desc *d = profile_frame(m->snap, r->frame);
     const struct profile_flat *fl = model_flat_of(m, r->frame);
     const struct profile_flat *sel = model_flat_of(m, v->ctx->selected);
-    struct model_delta delta;
 
     if (r->kind != CC_CALLER && r->kind != CC_CALLEE && r->kind != CC_SELF) {
         note_cell(v, r, d->name, col, c);
@@ -295,10 +294,9 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
     case CCOL_DTOTAL:
     case CCOL_DSELF:
     case CCOL_SIDE:
-        if (model_delta_frame(m, r->frame, &delta))
-            cell_change(v, c, &delta, col == CCOL_SIDE ? CHANGE_SIDE
-                                      : col == CCOL_DSELF ? CHANGE_SELF
-                                                          : CHANGE_TOTAL);
+        cell_frame_change(v, c, r->frame, col == CCOL_SIDE ? CHANGE_SIDE
+                                          : col == CCOL_DSELF ? CHANGE_SELF
+                                                              : CHANGE_TOTAL);
         break;
     case CCOL_SAMPLES:
         cell_weight(v, c, r->samples);
@@ -317,8 +315,7 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
         break;
     case CCOL_FUNCTION:
         if (r->kind == CC_SELF) {
-            c->text = view_frame_label(d, c->buf, sizeof(c->buf));
-            c->attr = view_frame_attr(v, d, t->attr[UC_VALUE]);
+            cell_function(v, c, d, t->attr[UC_VALUE]);
             break;
         }
         char name[512], why[300];
@@ -328,8 +325,7 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
         c->attr = view_frame_attr(v, d, c->attr);
         break;
     case CCOL_MODULE:
-        c->text = d->module;
-        c->attr = t->attr[UC_LOC];
+        cell_module(v, c, d);
         break;
     }
     if (r->kind != CC_SELF && m->hidden[r->frame])

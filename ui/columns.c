@@ -364,3 +364,26 @@ void cell_change(struct view *v, struct view_cell *c,
     else if (points <= -DELTA_EPS)
         c->attr = t->attr[UC_LESS];
 }
+
+void cell_frame_change(struct view *v, struct view_cell *c, uint32_t frame,
+                       enum cell_change what)
+{
+    struct model_delta d;
+
+    if (model_delta_frame(v->ctx->model, frame, &d))
+        cell_change(v, c, &d, what);
+}
+
+void cell_function(struct view *v, struct view_cell *c,
+                   const struct frame_desc *d, attr_t other)
+{
+    c->text = view_frame_label(d, c->buf, sizeof(c->buf));
+    c->attr = view_frame_attr(v, d, other);
+}
+
+void cell_module(struct view *v, struct view_cell *c,
+                 const struct frame_desc *d)
+{
+    c->text = d->module;
+    c->attr = v->ctx->theme->attr[UC_LOC];
+}
