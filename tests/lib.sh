@@ -398,12 +398,14 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 # --- the live view in tmux ----------------------------------------------------
-# use_tmux NAME: a private tmux server (socket NAME-PID) in ${T[@]}, killed
-# on exit before cleanup; then screen, screen_has, header_value and keys
-# read and drive its sessions.
+# use_tmux NAME [COLSxROWS]: a private tmux server (socket NAME-PID) in
+# ${T[@]}, killed on exit before cleanup; then screen, screen_has,
+# header_value and keys read and drive its sessions, and tmux_sproftop
+# opens them COLSxROWS (110x34 when not given).
 use_tmux() {
     command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
     T=(tmux -L "$1-$$")
+    _tmux_size=${2:-110x34}
     trap '"${T[@]}" kill-server >/dev/null 2>&1; cleanup' EXIT
 }
 
@@ -839,20 +841,66 @@ hot_run() {
     check_shares "$f" "$log" "$b, $load" "$@"
 }
 
-# tmux_sproftop NAME ARGS...: sproftop ARGS in a new 110x34 tmux session
-# NAME (use_tmux first), run from $TMPD, its stderr in $TMPD/NAME.err.
+# tmux_sproftop NAME ARGS...: sproftop ARGS in a new tmux session NAME of
+# use_tmux's size, run from $TMPD, its stderr in $TMPD/NAME.err.
 tmux_sproftop() {
-    local name=$1 cmd a
+    local name=$1 cmd
     shift
-    cmd="cd '$TMPD' && '$SPROFTOP'"
-    for a in "$@"; do
-        cmd="$cmd '$a'"
-    done
-    "${T[@]}" new-session -d -s "$name" -x 110 -y 34 "$cmd 2>'$TMPD/$name.err'"
+    printf -v cmd ' %q' "$SPROFTOP" "$@"
+    cmd="cd '$TMPD' &&$cmd"
+    "${T[@]}" new-session -d -s "$name" -x "${_tmux_size%x*}" \
+        -y "${_tmux_size#*x}" "$cmd 2>'$TMPD/$name.err'"
 }
 
 # screen_rows NAME ERE: the rows of session NAME's screen matching ERE.
 screen_rows() { screen "$1" | grep -Ec -- "$2"; }
+
+# screen_check DESC TIMEOUT NAME ERE: pass once session NAME's screen
+# matches ERE (bounded polling, at most TIMEOUT s); else show the screen
+# and the session's stderr ($TMPD/NAME.err, where tmux_sproftop puts it).
+screen_check() {
+    if wait_until "$2" screen_has "$3" "$4"; then
+        ok 0 "$1"
+        return 0
+    fi
+    ok 1 "$1"
+    diag "$(screen "$3")"
+    [ -e "$TMPD/$3.err" ] && diag_file "$TMPD/$3.err"
+    return 1
+}
+
+# start_script NAME INTERP SCRIPT ARGS...: INTERP SCRIPT ARGS in the
+# background (spawn), its output in $TMPD/NAME.out; waits (at most 15 s)
+# for the "ready" line the script targets print, else bails out.  Sets
+# SCRIPT_PID.
+start_script() {
+    local name=$1
+    shift
+    spawn "$@" >"$TMPD/$name.out" 2>&1
+    SCRIPT_PID=$SPAWN_PID
+    wait_until 15 grep -q ready "$TMPD/$name.out" ||
+        bail_out "${2##*/} did not start"
+}
+
+# tmux_script_view NAME SCRIPT ARGS...: tests/targets/SCRIPT ARGS under
+# Debian's interpreter for its kind (.py: require_python, .rb:
+# require_ruby, which set PY/PYVER or RB/RBVER or skip the whole test),
+# started as start_script NAME does; then sproftop -p on it in tmux
+# session NAME (refreshing every 0.2 s), and a check that the header
+# names the interpreter and its version.  Sets SCRIPT_PID.
+tmux_script_view() {
+    local name=$1 script=$2 interp label
+    shift 2
+    case $script in
+        *.py) require_python; interp=$PY; label="Python $PYVER" ;;
+        *.rb) require_ruby; interp=$RB; label="Ruby $RBVER" ;;
+        *) bail_out "tmux_script_view: no interpreter for $script" ;;
+    esac
+    start_script "$name" "$interp" "$TOP/tests/targets/$script" "$@"
+    tmux_sproftop "$name" -p "$SCRIPT_PID" -r 0.2 --no-confirm
+    screen_check "the header names the interpreter: $label" \
+        20 "$name" "Interpreter: ${label//./\\.}"
+}
 
 # chain FILE FRAME...: the samples of folded FILE whose stack holds these
 # frames next to each other, root first (names may hold spaces:

@@ -18,7 +18,7 @@
 . "$(dirname "$0")/lib.sh"
 require_sproftop
 require_targets threads
-use_tmux sproftop-live
+use_tmux sproftop-live 120x30
 
 start_target threads 1 300 || bail_out "cannot start threads"
 pid=$TARGET_PID
@@ -57,8 +57,7 @@ grown() { # SESSION ID SECONDS: ID's TIME+ is above SECONDS
 
 for sampler in auto ptrace; do
     s=live-$sampler
-    "${T[@]}" new-session -d -s "$s" -x 120 -y 30 \
-        "'$SPROFTOP' --sampler $sampler --idle -p $pid -r 0.2 --no-confirm 2>'$TMPD/$s.err'"
+    tmux_sproftop "$s" --sampler "$sampler" --idle -p "$pid" -r 0.2 --no-confirm
     wait_until 20 screen_has "$s" 'Samples: [1-9]' || diag "$(screen "$s")"
     keys "$s" 4
     check "$sampler: the worker shows its %CPU and runs, the waiting main thread 0.0 and sleeps" \

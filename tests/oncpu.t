@@ -16,12 +16,11 @@
 . "$(dirname "$0")/lib.sh"
 require_sproftop
 require_targets threads
-use_tmux sproftop-oncpu
+use_tmux sproftop-oncpu 120x30
 
 start_target threads 1 120 || bail_out "cannot start threads"
 pid=$TARGET_PID
-"${T[@]}" new-session -d -s live -x 120 -y 30 \
-    "'$SPROFTOP' --no-confirm -p $pid 2>'$TMPD/live.err'"
+tmux_sproftop live --no-confirm -p "$pid"
 wait_until 20 screen_has live "PID $pid" || { diag "$(screen live)"; bail_out "no live view"; }
 keys live 4
 

@@ -22,9 +22,8 @@ require_python
     skip_all "perf_event cannot sample context switches here"
 SP_TIMEOUT=40
 
-spawn "$PY" "$TOP/tests/targets/pysleepers.py" 4 >"$TMPD/py.out" 2>&1
-py=$SPAWN_PID
-wait_until 15 grep -q ready "$TMPD/py.out" || bail_out "pysleepers.py did not start"
+start_script py "$PY" "$TOP/tests/targets/pysleepers.py" 4
+py=$SCRIPT_PID
 run_sproftop --sampler perf --idle -F 500 -p "$py" --stats -o "$TMPD/py.folded"
 is "$RC" 0 "sproftop --idle -p exits 0 when the target ends"
 [ "$RC" = 0 ] || diag_file "$ERR"

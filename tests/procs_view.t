@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 require_sproftop
 require_targets forkwork
-use_tmux sproftop-procs
+use_tmux sproftop-procs 120x30
 
 _workers_known() { grep -q '^WORKERS ' "$TARGET_OUT"; }
 
@@ -17,8 +17,7 @@ wait_until 10 _workers_known || bail_out "forkwork did not print its workers"
 read -r _ w1 w2 <"$TARGET_OUT"
 note "master $m, workers $w1 $w2"
 
-"${T[@]}" new-session -d -s pv -x 120 -y 30 \
-    "'$SPROFTOP' -p '$m,$w1,$w2' -F 200 -r 0.2 --no-confirm 2>'$TMPD/pv.err'"
+tmux_sproftop pv -p "$m,$w1,$w2" -F 200 -r 0.2 --no-confirm
 
 # row PID: the processes view has a row for PID, running forkwork, with
 # samples, one thread, its %CPU (a number once two reads are half a
@@ -56,8 +55,7 @@ wait_until 10 eval '! "${T[@]}" has-session -t pv 2>/dev/null'
 # and shows no "PID 0"
 par=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
 if [ "$(id -u)" = 0 ] || [ "$par" -le 0 ]; then
-    "${T[@]}" new-session -d -s pa -x 120 -y 30 \
-        "'$SPROFTOP' -a -r 0.2 --no-confirm 2>'$TMPD/pa.err'"
+    tmux_sproftop pa -a -r 0.2 --no-confirm
     check "-a: the header names every process" \
         wait_until 15 screen_has pa '^ +every process \(-a\)'
     unlike "$(screen pa | head -n 1)" 'PID' "-a: ...and shows no PID" ||

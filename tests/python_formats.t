@@ -23,9 +23,8 @@ export HOME=$TMPD/home GOCACHE=$TMPD/gocache PPROF_TMPDIR=$TMPD/pprof
 mkdir -p "$HOME"
 SCRIPT=$TOP/tests/targets/pystacks.py
 
-spawn "$PY" "$SCRIPT" 60 >"$TMPD/ps.out" 2>&1
-pid=$SPAWN_PID
-wait_until 15 grep -q ready "$TMPD/ps.out" || bail_out "pystacks.py did not start"
+start_script ps "$PY" "$SCRIPT" 60
+pid=$SCRIPT_PID
 run_sproftop -p "$pid" --idle -d 1 -o "$TMPD/x.pb.gz"
 is "$RC" 0 "the profile is saved"
 kill_pid "$pid"

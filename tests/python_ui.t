@@ -13,20 +13,11 @@
 # Every wait is bounded polling of the captured screen.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
-require_python
 use_tmux sproftop-pyui
 
-spawn "$PY" "$TOP/tests/targets/pyhot.py" --cpu 120 >"$TMPD/hot.out" 2>&1
-hot=$SPAWN_PID
-wait_until 15 grep -q ready "$TMPD/hot.out" || bail_out "pyhot.py did not start"
-tmux_sproftop hot -p "$hot" -r 0.2 --no-confirm
-if wait_until 20 screen_has hot 'Interpreter: Python 3\.11\.2'; then
-    ok 0 "the header names the interpreter: Python 3.11.2"
-else
-    ok 1 "the header names the interpreter: Python 3.11.2"
-    diag "$(screen hot)"
-    diag_file "$TMPD/hot.err"
-fi
+# (sets PY, Debian's python3, for pyblock.py below)
+tmux_script_view hot pyhot.py --cpu 120
+hot=$SCRIPT_PID
 wait_until 20 screen_has hot '▾ PyEval_EvalCode'
 check "<module> stands under the interpreter's native frames" \
     screen_has hot '▾ PyEval_EvalCode'
@@ -61,9 +52,8 @@ keys hot q
 wait_until 10 sh -c "! ${T[*]} has-session -t hot 2>/dev/null"
 kill_pid "$hot"
 
-spawn "$PY" "$TOP/tests/targets/pyblock.py" 120 >"$TMPD/block.out" 2>&1
-blk=$SPAWN_PID
-wait_until 15 grep -q ready "$TMPD/block.out" || bail_out "pyblock.py did not start"
+start_script block "$PY" "$TOP/tests/targets/pyblock.py" 120
+blk=$SCRIPT_PID
 tmux_sproftop blk -p "$blk" --idle -r 0.2 --no-confirm
 wait_until 20 screen_has blk 'Interpreter: Python'
 keys blk 2

@@ -18,9 +18,8 @@ command -v callgrind_annotate >/dev/null || skip_all "callgrind_annotate not ins
 SP_TIMEOUT=30
 
 cd "$TOP" || bail_out "no $TOP"
-spawn "$RB" tests/targets/rbhot.rb --cpu 4 >"$TMPD/hot.out" 2>&1
-pid=$SPAWN_PID
-wait_until 15 grep -q ready "$TMPD/hot.out" || bail_out "rbhot.rb did not start"
+start_script hot "$RB" tests/targets/rbhot.rb --cpu 4
+pid=$SCRIPT_PID
 run_sproftop -p "$pid" -d 1.5 -o "$TMPD/p.stackprof.json"
 is "$RC" 0 "sproftop writes stackprof JSON"
 run_sproftop -p "$pid" -d 1 -o "$TMPD/p.callgrind"

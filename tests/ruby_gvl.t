@@ -16,9 +16,8 @@ require_sproftop
 require_ruby
 SP_TIMEOUT=60
 
-spawn "$RB" "$TOP/tests/targets/rbgvl.rb" 120 >"$TMPD/gvl.out" 2>&1
-pid=$SPAWN_PID
-wait_until 15 grep -q ready "$TMPD/gvl.out" || bail_out "rbgvl.rb did not start"
+start_script gvl "$RB" "$TOP/tests/targets/rbgvl.rb" 120
+pid=$SCRIPT_PID
 f=$TMPD/gvl.folded
 run_sproftop -p "$pid" --idle -F 200 -d 4 --stats -o "$f"
 is "$RC" 0 "--idle -p rbgvl.rb: exits 0"

@@ -11,20 +11,10 @@
 # polling of the captured screen.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
-require_ruby
 use_tmux sproftop-rbui
 
-spawn "$RB" "$TOP/tests/targets/rbhot.rb" --cpu 120 >"$TMPD/hot.out" 2>&1
-hot=$SPAWN_PID
-wait_until 15 grep -q ready "$TMPD/hot.out" || bail_out "rbhot.rb did not start"
-tmux_sproftop hot -p "$hot" -r 0.2 --no-confirm
-if wait_until 20 screen_has hot "Interpreter: Ruby $RBVER"; then
-    ok 0 "the header names the interpreter: Ruby $RBVER"
-else
-    ok 1 "the header names the interpreter: Ruby $RBVER"
-    diag "$(screen hot)"
-    diag_file "$TMPD/hot.err"
-fi
+tmux_script_view hot rbhot.rb --cpu 120
+hot=$SCRIPT_PID
 keys hot 2
 wait_until 20 screen_has hot 'rb_ten +rbhot\.rb'
 check "the flat view lists the Ruby methods (rb_ten, rbhot.rb)" screen_has hot 'rb_ten +rbhot\.rb'

@@ -26,14 +26,10 @@ use_tmux sproftop-ui
 # stays open afterwards (cat), so its terminal does not hang up on what
 # sproftop leaves running.
 start_ui() {
-    local name=$1
+    local name=$1 cmd
     shift
-    local cmd="cd '$TMPD' && '$SPROFTOP'"
-    local a
-    for a in "$@"; do
-        cmd="$cmd '$a'"
-    done
-    cmd="$cmd 2>'$TMPD/$name.err'; echo \$? >'$TMPD/$name.rc'"
+    printf -v cmd ' %q' "$SPROFTOP" "$@"
+    cmd="cd '$TMPD' &&$cmd 2>'$TMPD/$name.err'; echo \$? >'$TMPD/$name.rc'"
     [ -n "${KEEP_PANE:-}" ] && cmd="$cmd; exec cat"
     "${T[@]}" new-session -d -s "$name" -x 100 -y 30 "$cmd"
 }
@@ -62,25 +58,15 @@ start_target demo 600 || bail_out "cannot start demo"
 pid=$TARGET_PID
 
 start_ui live -p "$pid" -F 100 -r 0.2
-if wait_until 20 screen_has live "PID $pid"; then
-    ok 0 "the header shows PID $pid"
-else
-    ok 1 "the header shows PID $pid"
-    diag "$(screen live)"
-    diag_file "$TMPD/live.err"
+screen_check "the header shows PID $pid" 20 live "PID $pid" ||
     bail_out "sproftop -p did not start in tmux"
-fi
 check "the header shows the target running" screen_has live "State: running"
 wait_until 20 samples_above live 100
 check "samples are coming in" samples_above live 100
 
 keys live E
-if wait_until 10 screen_has live '> .*hash_chunk'; then
-    ok 0 "E leads the cursor to the hot function hash_chunk"
-else
-    ok 1 "E leads the cursor to the hot function hash_chunk"
-    diag "$(screen live)"
-fi
+screen_check "E leads the cursor to the hot function hash_chunk" \
+    10 live '> .*hash_chunk'
 
 keys live 5
 wait_until 10 screen_has live 'demo\.c'
@@ -191,12 +177,8 @@ start_target demo 3 || bail_out "cannot start demo 3"
 pid2=$TARGET_PID
 start_ui gone -p "$pid2" -F 200 -r 0.2 --no-confirm
 wait_until 20 screen_has gone "PID $pid2"
-if wait_until 20 screen_has gone 'State: exited \(code 0\)'; then
-    ok 0 "the header says exited (code 0)"
-else
-    ok 1 "the header says exited (code 0)"
-    diag "$(screen gone)"
-fi
+screen_check "the header says exited (code 0)" \
+    20 gone 'State: exited \(code 0\)'
 keys gone p
 wait_until 10 screen_has gone '^the target has exited: nothing to pause'
 check "after the exit, p says the target has exited" \

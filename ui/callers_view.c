@@ -211,22 +211,20 @@ static void note_cell(struct view *v, const struct cc_row *r,
 
     if (col != (title ? CCOL_SAMPLES : CCOL_FUNCTION))
         return;
-    if (title && r->hidden)
-        snprintf(c->buf, sizeof(c->buf), "%s of %s: %u shown, %u hidden",
-                 r->kind == CC_TITLE_CALLERS ? "Callers" : "Callees",
-                 name, r->count, r->hidden);
-    else if (title)
-        snprintf(c->buf, sizeof(c->buf), "%s of %s: %u",
-                 r->kind == CC_TITLE_CALLERS ? "Callers" : "Callees",
-                 name, r->count);
+    if (!title) {
+        cell_hidden_note(v, c, "  ", r->count,
+                         ((const struct cc_priv *)v->priv)->reveal == r->frame);
+        return;
+    }
+    if (r->hidden)
+        cell_printf(c, "%s of %s: %u shown, %u hidden",
+                    r->kind == CC_TITLE_CALLERS ? "Callers" : "Callees",
+                    name, r->count, r->hidden);
     else
-        snprintf(c->buf, sizeof(c->buf), "  %s %u %s (hide-self %.1f%%, "
-                 "hide-subs %.1f%%)", t->g.ellipsis, r->count,
-                 ((const struct cc_priv *)v->priv)->reveal == r->frame
-                     ? "dimmed" : "hidden",
-                 v->ctx->hide_self, v->ctx->hide_subs);
-    c->text = c->buf;
-    c->attr = t->attr[title ? UC_LABEL : UC_DIM];
+        cell_printf(c, "%s of %s: %u",
+                    r->kind == CC_TITLE_CALLERS ? "Callers" : "Callees",
+                    name, r->count);
+    c->attr = t->attr[UC_LABEL];
     c->span = true;
 }
 
@@ -287,7 +285,6 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
     const struct frame_desc *d = profile_frame(m->snap, r->frame);
     const struct profile_flat *fl = model_flat_of(m, r->frame);
     const struct profile_flat *sel = model_flat_of(m, v->ctx->selected);
-    struct model_delta delta;
 
     if (r->kind != CC_CALLER && r->kind != CC_CALLEE && r->kind != CC_SELF) {
         note_cell(v, r, d->name, col, c);
@@ -297,10 +294,9 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
     case CCOL_DTOTAL:
     case CCOL_DSELF:
     case CCOL_SIDE:
-        if (model_delta_frame(m, r->frame, &delta))
-            cell_change(v, c, &delta, col == CCOL_SIDE ? CHANGE_SIDE
-                                      : col == CCOL_DSELF ? CHANGE_SELF
-                                                          : CHANGE_TOTAL);
+        cell_frame_change(v, c, r->frame, col == CCOL_SIDE ? CHANGE_SIDE
+                                          : col == CCOL_DSELF ? CHANGE_SELF
+                                                              : CHANGE_TOTAL);
         break;
     case CCOL_SAMPLES:
         cell_weight(v, c, r->samples);
@@ -319,21 +315,17 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
         break;
     case CCOL_FUNCTION:
         if (r->kind == CC_SELF) {
-            c->text = view_frame_label(d, c->buf, sizeof(c->buf));
-            c->attr = view_frame_attr(v, d, t->attr[UC_VALUE]);
+            cell_function(v, c, d, t->attr[UC_VALUE]);
             break;
         }
         char name[512], why[300];
-        snprintf(c->buf, sizeof(c->buf), "  %s %s%s",
-                 r->kind == CC_CALLER ? t->g.up : t->g.down,
-                 view_frame_label(d, name, sizeof(name)),
-                 why_note(v, r, why, sizeof(why)));
-        c->text = c->buf;
+        cell_printf(c, "  %s %s%s", r->kind == CC_CALLER ? t->g.up : t->g.down,
+                    view_frame_label(d, name, sizeof(name)),
+                    why_note(v, r, why, sizeof(why)));
         c->attr = view_frame_attr(v, d, c->attr);
         break;
     case CCOL_MODULE:
-        c->text = d->module;
-        c->attr = t->attr[UC_LOC];
+        cell_module(v, c, d);
         break;
     }
     if (r->kind != CC_SELF && m->hidden[r->frame])
@@ -382,12 +374,8 @@ static bool cc_follow(struct view *v, enum request req)
     }
     if (r->kind != CC_CALLER && r->kind != CC_CALLEE)
         return true;
-    if (cp->nhistory == CC_HISTORY) {
-        memmove(cp->history, cp->history + 1,
-                (CC_HISTORY - 1) * sizeof(cp->history[0]));
-        cp->nhistory--;
-    }
-    cp->history[cp->nhistory++] = v->ctx->selected;
+    *(uint32_t *)view_history_push(cp->history, &cp->nhistory, CC_HISTORY,
+                                   sizeof(cp->history[0])) = v->ctx->selected;
     v->ctx->selected = r->frame;
     cc_show_selected(v);
     return true;
@@ -397,14 +385,15 @@ static bool cc_follow(struct view *v, enum request req)
 static bool cc_back(struct view *v, enum request req)
 {
     struct cc_priv *cp = v->priv;
+    const uint32_t *f = view_history_pop(v, cp->history, &cp->nhistory,
+                                         sizeof(cp->history[0]),
+                                         "no previous function");
 
     (void)req;
-    if (!cp->nhistory) {
-        ctx_message(v->ctx, true, "no previous function");
-        return true;
+    if (f) {
+        v->ctx->selected = *f;
+        cc_show_selected(v);
     }
-    v->ctx->selected = cp->history[--cp->nhistory];
-    cc_show_selected(v);
     return true;
 }
 

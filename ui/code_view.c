@@ -374,9 +374,8 @@ static void source_text(struct view *v, const struct annot_insn *in,
 
     c->attr = v->ctx->theme->attr[UC_LOC];
     if (!text) {
-        snprintf(c->buf, sizeof(c->buf), "%s:%" PRIu32,
-                 in->file ? util_basename(in->file) : "?", in->line);
-        c->text = c->buf;
+        cell_printf(c, "%s:%" PRIu32,
+                    in->file ? util_basename(in->file) : "?", in->line);
         return;
     }
     snprintf(lead, sizeof(lead), "%5" PRIu32 "  ", in->line);
@@ -421,9 +420,7 @@ static void listing_cell(struct view *v, size_t line, int col,
         return;
     case SC_OFFSET:
         if (r->kind == ANNOT_ROW_INSN) {
-            snprintf(c->buf, sizeof(c->buf), "+0x%" PRIx64,
-                     in->addr - sp->code->start);
-            c->text = c->buf;
+            cell_printf(c, "+0x%" PRIx64, in->addr - sp->code->start);
             c->attr = t->attr[UC_DIM];
         }
         return;
@@ -452,13 +449,11 @@ static void src_cell(struct view *v, size_t line, int col,
     if (sp->note && line == 0) {
         if (col == SC_SELF) {
             if (listing(sp))
-                snprintf(c->buf, sizeof(c->buf), "%s", sp->code->why);
+                cell_printf(c, "%s", sp->code->why);
             else if (sp->insns)
-                snprintf(c->buf, sizeof(c->buf), "no machine code: %s",
-                         sp->why);
+                cell_printf(c, "no machine code: %s", sp->why);
             else
-                snprintf(c->buf, sizeof(c->buf), "no source: %s", sp->err);
-            c->text = c->buf;
+                cell_printf(c, "no source: %s", sp->err);
             c->attr = t->attr[UC_DIM];
             c->span = true;
         }
@@ -484,13 +479,11 @@ static void src_cell(struct view *v, size_t line, int col,
         return;
     }
     case SC_LINE:
-        snprintf(c->buf, sizeof(c->buf), "%zu", line + 1);
-        c->text = c->buf;
+        cell_printf(c, "%zu", line + 1);
         c->attr = t->attr[UC_DIM];
         return;
     case SC_ADDR:
-        snprintf(c->buf, sizeof(c->buf), "0x%016" PRIx64, n->key);
-        c->text = c->buf;
+        cell_printf(c, "0x%016" PRIx64, n->key);
         c->attr = t->attr[UC_LOC];
         return;
     case SC_SHARE:
@@ -502,11 +495,9 @@ static void src_cell(struct view *v, size_t line, int col,
     if (!sp->by_addr)
         text_cell(sp, "", sp->src.line[line], c);
     else if (d->addr && n->key >= d->addr)
-        snprintf(c->buf, sizeof(c->buf), "%s+0x%" PRIx64, d->name,
-                 n->key - d->addr);
+        cell_printf(c, "%s+0x%" PRIx64, d->name, n->key - d->addr);
     else
-        snprintf(c->buf, sizeof(c->buf), "%s", d->name);
-    c->text = c->buf;
+        cell_printf(c, "%s", d->name);
     if (n)
         c->attr = theme_heat(t, fn > 0 ? (double)n->total / fn : 0);
 }
@@ -632,8 +623,8 @@ static bool follow_unsampled(struct view *v, const struct annot_insn *in)
         return true;
     }
     uint32_t f = sp->shown;
-    if (sp->nback < CODE_BACK)
-        sp->back[sp->nback++] = f;
+    *(uint32_t *)view_history_push(sp->back, &sp->nback, CODE_BACK,
+                                   sizeof(sp->back[0])) = f;
     v->lines = 0;  /* they are the caller's rows, freed now */
     code_free(sp);
     sp->code = a;
@@ -674,11 +665,8 @@ static bool src_follow(struct view *v, enum request req)
     uint32_t f = frame_at(m, in->target);
     if (f == PROFILE_NONE)
         return follow_unsampled(v, in);
-    if (sp->nback == CODE_BACK) {
-        memmove(sp->back, sp->back + 1, (CODE_BACK - 1) * sizeof(*sp->back));
-        sp->nback--;
-    }
-    sp->back[sp->nback++] = sp->shown;
+    *(uint32_t *)view_history_push(sp->back, &sp->nback, CODE_BACK,
+                                   sizeof(sp->back[0])) = sp->shown;
     v->ctx->selected = f;
     view_refresh(v);
     return true;
@@ -688,15 +676,17 @@ static bool src_follow(struct view *v, enum request req)
 static bool src_back(struct view *v, enum request req)
 {
     struct src_priv *sp = v->priv;
+    const uint32_t *f = view_history_pop(v, sp->back, &sp->nback,
+                                         sizeof(sp->back[0]), NULL);
 
     (void)req;
-    if (!sp->nback)
+    if (!f)
         return false;
     if (sp->callee) {
         v->lines = 0;
         code_free(sp);  /* the function's own code again */
     }
-    v->ctx->selected = sp->back[--sp->nback];
+    v->ctx->selected = *f;
     view_refresh(v);
     return true;
 }

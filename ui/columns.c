@@ -15,6 +15,7 @@
 #include "columns.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,6 +314,28 @@ void cell_weight(struct view *v, struct view_cell *c, uint64_t w)
     cell_count(c, profile_weight_count(v->ctx->model->snap, w));
 }
 
+void cell_printf(struct view_cell *c, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(c->buf, sizeof(c->buf), fmt, ap);
+    va_end(ap);
+    c->text = c->buf;
+}
+
+void cell_hidden_note(struct view *v, struct view_cell *c,
+                      const char *indent, size_t n, bool revealed)
+{
+    const struct theme *t = v->ctx->theme;
+
+    cell_printf(c, "%s%s %zu %s (hide-self %.1f%%, hide-subs %.1f%%)",
+                indent, t->g.ellipsis, n, revealed ? "dimmed" : "hidden",
+                v->ctx->hide_self, v->ctx->hide_subs);
+    c->attr = t->attr[UC_DIM];
+    c->span = true;
+}
+
 void cell_pct(struct view *v, struct view_cell *c, double part, double whole)
 {
     c->text = fmt_pct(part, whole, c->buf, sizeof(c->buf));
@@ -340,4 +363,27 @@ void cell_change(struct view *v, struct view_cell *c,
         c->attr = t->attr[UC_MORE];
     else if (points <= -DELTA_EPS)
         c->attr = t->attr[UC_LESS];
+}
+
+void cell_frame_change(struct view *v, struct view_cell *c, uint32_t frame,
+                       enum cell_change what)
+{
+    struct model_delta d;
+
+    if (model_delta_frame(v->ctx->model, frame, &d))
+        cell_change(v, c, &d, what);
+}
+
+void cell_function(struct view *v, struct view_cell *c,
+                   const struct frame_desc *d, attr_t other)
+{
+    c->text = view_frame_label(d, c->buf, sizeof(c->buf));
+    c->attr = view_frame_attr(v, d, other);
+}
+
+void cell_module(struct view *v, struct view_cell *c,
+                 const struct frame_desc *d)
+{
+    c->text = d->module;
+    c->attr = v->ctx->theme->attr[UC_LOC];
 }

@@ -119,6 +119,14 @@ void cell_count(struct view_cell *c, uint64_t n);
  * stands for (profile_weight_count: its samples, at one rate). */
 void cell_weight(struct view *v, struct view_cell *c, uint64_t w);
 void cell_pct(struct view *v, struct view_cell *c, double part, double whole);
+/* The cell shows text formatted into its own buffer (c->buf). */
+void cell_printf(struct view_cell *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The row that stands for n rows under the hide thresholds, dimmed
+ * across the row: "INDENT… n hidden (hide-self X%, hide-subs Y%)", or
+ * "dimmed" when they are shown dimmed (revealed). */
+void cell_hidden_note(struct view *v, struct view_cell *c,
+                      const char *indent, size_t n, bool revealed);
 
 /* A change column's cell, from a row's change from the baseline: the
  * mark (CHANGE_SIDE: "+" for a row only the current data has, "-" for one
@@ -128,6 +136,19 @@ enum cell_change { CHANGE_SIDE, CHANGE_SELF, CHANGE_TOTAL };
 struct model_delta;
 void cell_change(struct view *v, struct view_cell *c,
                  const struct model_delta *d, enum cell_change what);
+/* That cell for function `frame` (its change in the view's model);
+ * empty when the model has no change for it. */
+void cell_frame_change(struct view *v, struct view_cell *c, uint32_t frame,
+                       enum cell_change what);
+
+/* A function's cell: its label (view_frame_label) in its colour
+ * (view_frame_attr; `other` for a plain function). */
+struct frame_desc;
+void cell_function(struct view *v, struct view_cell *c,
+                   const struct frame_desc *d, attr_t other);
+/* A function's module (none: empty) in the location colour. */
+void cell_module(struct view *v, struct view_cell *c,
+                 const struct frame_desc *d);
 
 /* The title of a change column: the UTF-8 one ("ΔSelf%") or, without
  * UTF-8, the ASCII one ("dSelf%"). */

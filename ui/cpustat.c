@@ -37,3 +37,20 @@ const char *cpustat_time(const struct source_task *t, char *buf, size_t n)
              cs / 100 % 60, cs % 100);
     return buf;
 }
+
+void cpustat_cell(enum cpustat_col col, const struct source_task *t,
+                  const char *state, struct view_cell *c)
+{
+    switch (col) {
+    case CPUSTAT_CPU:
+        c->text = cpustat_pct(t, c->buf, sizeof(c->buf));
+        break;
+    case CPUSTAT_TIME:
+        if (t)
+            c->text = cpustat_time(t, c->buf, sizeof(c->buf));
+        break;
+    case CPUSTAT_STATE:
+        c->text = state;
+        break;
+    }
+}

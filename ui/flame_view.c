@@ -476,14 +476,11 @@ static bool flame_zoom(struct view *v, enum request req)
                     box_name(v, b, name, sizeof(name)));
         return true;
     }
-    if (fp->nback == FLAME_HISTORY) {
-        memmove(fp->back, fp->back + 1,
-                sizeof(fp->back[0]) * (FLAME_HISTORY - 1));
-        fp->nback--;
-    }
     if (set_zoom(v, b->node) < 0)
         return true;
-    fp->back[fp->nback++] = (struct zoom_back){ depth, key, fp->top };
+    *(struct zoom_back *)view_history_push(fp->back, &fp->nback,
+                                           FLAME_HISTORY, sizeof(fp->back[0])) =
+        (struct zoom_back){ depth, key, fp->top };
     fp->top = 0;
     view_refresh(v);
     view_goto(v, 0);
@@ -494,13 +491,14 @@ static bool flame_zoom(struct view *v, enum request req)
 static bool flame_unzoom(struct view *v, enum request req)
 {
     struct flame_priv *fp = v->priv;
+    const struct zoom_back *back = view_history_pop(v, fp->back, &fp->nback,
+                                                    sizeof(fp->back[0]),
+                                                    "not zoomed");
 
     (void)req;
-    if (!fp->nback) {
-        ctx_message(v->ctx, true, "not zoomed");
+    if (!back)
         return true;
-    }
-    struct zoom_back z = fp->back[--fp->nback];
+    struct zoom_back z = *back;
     if (z.depth < fp->npath)
         fp->npath = z.depth;
     fp->top = z.top;

@@ -212,13 +212,7 @@ static void flat_cell(struct view *v, size_t line, int col,
     if (fp->rows[line] == NO_ROW) {
         if (col != FC_NAME)
             return;
-        snprintf(c->buf, sizeof(c->buf), "%s %zu %s (hide-self %.1f%%, "
-                 "hide-subs %.1f%%)", t->g.ellipsis, m->nhidden,
-                 fp->reveal ? "dimmed" : "hidden",
-                 v->ctx->hide_self, v->ctx->hide_subs);
-        c->text = c->buf;
-        c->attr = t->attr[UC_DIM];
-        c->span = true;
+        cell_hidden_note(v, c, "", m->nhidden, fp->reveal);
         return;
     }
     const struct profile_flat *f = &m->flat[fp->rows[line]];
@@ -226,7 +220,6 @@ static void flat_cell(struct view *v, size_t line, int col,
     uint64_t n = col == FC_SELF || col == FC_SELF_PCT ? f->self : f->total;
     bool dim = m->hidden[f->frame];
     const struct profile_flat *r = model_recent_of(m, f->frame);
-    struct model_delta delta;
 
     switch ((enum flat_col)col) {
     case FC_RSELF:
@@ -237,10 +230,9 @@ static void flat_cell(struct view *v, size_t line, int col,
     case FC_DSELF:
     case FC_DTOTAL:
     case FC_SIDE:
-        if (model_delta_frame(m, f->frame, &delta))
-            cell_change(v, c, &delta, col == FC_SIDE ? CHANGE_SIDE
-                                      : col == FC_DSELF ? CHANGE_SELF
-                                                        : CHANGE_TOTAL);
+        cell_frame_change(v, c, f->frame, col == FC_SIDE ? CHANGE_SIDE
+                                          : col == FC_DSELF ? CHANGE_SELF
+                                                            : CHANGE_TOTAL);
         break;
     case FC_SELF:
     case FC_TOTAL:
@@ -251,12 +243,10 @@ static void flat_cell(struct view *v, size_t line, int col,
         cell_pct(v, c, (double)n, (double)m->total);
         break;
     case FC_NAME:
-        c->text = view_frame_label(d, c->buf, sizeof(c->buf));
-        c->attr = view_frame_attr(v, d, c->attr);
+        cell_function(v, c, d, c->attr);
         break;
     case FC_MODULE:
-        c->text = d->module;
-        c->attr = t->attr[UC_LOC];
+        cell_module(v, c, d);
         break;
     }
     if (dim)

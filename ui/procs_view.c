@@ -63,6 +63,7 @@ struct procs_priv {
     size_t members_cap;
 };
 
+/* PC_CPU, PC_TIME, PC_STATE: consecutive, as CPUSTAT_COLS wants */
 enum procs_col { PC_MARK, PC_PID, PC_COMMAND, PC_SHARE, PC_SAMPLES,
                  PC_THREADS, PC_CPU, PC_TIME, PC_STATE };
 
@@ -75,10 +76,8 @@ static const struct view_col procs_cols[] = {
       .sort = "share" },
     { .id = PC_SAMPLES, .title = "Samples", .width = 8, .flags = DT_RIGHT },
     { .id = PC_THREADS, .title = "Threads", .width = 7, .flags = DT_RIGHT },
-    /* a live target's, from /proc/PID/stat (top's) */
-    { .id = PC_CPU, .title = "CPU%", .width = 5, .flags = DT_RIGHT },
-    { .id = PC_TIME, .title = "TIME+", .width = 9, .flags = DT_RIGHT },
-    { .id = PC_STATE, .title = "State", .width = 9 },
+    /* a live target's, from the source's tasks (top's) */
+    CPUSTAT_COLS(PC_CPU, NULL),
     { .id = PC_COMMAND, .title = "Command", .flags = DT_ELLIPSIS },
 };
 
@@ -363,9 +362,7 @@ static void procs_cell(struct view *v, size_t line, int col,
         }
         break;
     case PC_PID:  /* exited processes' aggregate: no PID (< 0) */
-        snprintf(c->buf, sizeof(c->buf), r->pid > 0 ? "%" PRId64 : "-",
-                 r->pid);
-        c->text = c->buf;
+        cell_printf(c, r->pid > 0 ? "%" PRId64 : "-", r->pid);
         break;
     case PC_COMMAND:
         c->text = profile_process_label(row_thread(v, line), false, c->buf,
@@ -379,18 +376,12 @@ static void procs_cell(struct view *v, size_t line, int col,
         cell_weight(v, c, r->samples);
         break;
     case PC_THREADS:
-        snprintf(c->buf, sizeof(c->buf), "%u", r->nthreads);
-        c->text = c->buf;
+        cell_printf(c, "%u", r->nthreads);
         break;
     case PC_CPU:
-        c->text = cpustat_pct(cpu, c->buf, sizeof(c->buf));
-        break;
     case PC_TIME:
-        if (cpu)
-            c->text = cpustat_time(cpu, c->buf, sizeof(c->buf));
-        break;
     case PC_STATE:
-        c->text = r->state;
+        cpustat_cell((enum cpustat_col)(col - PC_CPU), cpu, r->state, c);
         break;
     }
 }

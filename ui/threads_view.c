@@ -92,6 +92,7 @@ static const char *strip(struct view *v, uint32_t i, int width,
                           sizeof(c->buf));
 }
 
+/* THC_CPU, THC_TIME, THC_STATE: consecutive, as CPUSTAT_COLS wants */
 enum threads_col { THC_MARK, THC_TID, THC_NAME, THC_SAMPLES, THC_SHARE,
                    THC_CPU, THC_TIME, THC_STATE, THC_WHY, THC_STRIP };
 
@@ -107,10 +108,7 @@ static const struct view_col threads_cols[] = {
     { .id = THC_SAMPLES, .title = "Samples", .width = 8, .flags = DT_RIGHT,
       .sort = "samples" },
     { .id = THC_SHARE, .title = "Share", .width = 6, .flags = DT_RIGHT },
-    { .id = THC_CPU, .title = "CPU%", .width = 5, .flags = DT_RIGHT,
-      .sort = "cpu" },
-    { .id = THC_TIME, .title = "TIME+", .width = 9, .flags = DT_RIGHT },
-    { .id = THC_STATE, .title = "State", .width = 9 },
+    CPUSTAT_COLS(THC_CPU, "cpu"),
     /* with off-CPU reasons (--idle): where each thread's time went,
      * in the strips' place */
     { .id = THC_WHY, .title = "On CPU, and off it by reason",
@@ -280,9 +278,8 @@ static void threads_cell(struct view *v, size_t line, int col,
         }
         break;
     case THC_TID:  /* exited threads' aggregate: no thread of its own */
-        snprintf(c->buf, sizeof(c->buf), profile_thread_is_folded(th)
-                 ? "-" : "%" PRId64, th->tid);
-        c->text = c->buf;
+        cell_printf(c, profile_thread_is_folded(th) ? "-" : "%" PRId64,
+                    th->tid);
         break;
     case THC_NAME:
         c->text = th->name ? th->name : "?";
@@ -294,14 +291,9 @@ static void threads_cell(struct view *v, size_t line, int col,
         cell_pct(v, c, (double)r->samples, all);
         break;
     case THC_CPU:
-        c->text = cpustat_pct(cpu, c->buf, sizeof(c->buf));
-        break;
     case THC_TIME:
-        if (cpu)
-            c->text = cpustat_time(cpu, c->buf, sizeof(c->buf));
-        break;
     case THC_STATE:
-        c->text = r->state;
+        cpustat_cell((enum cpustat_col)(col - THC_CPU), cpu, r->state, c);
         break;
     case THC_WHY:
         c->text = why_text(m, r->index, c);

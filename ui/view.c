@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void ctx_message(struct ui_ctx *c, bool error, const char *fmt, ...)
 {
@@ -103,6 +104,28 @@ size_t view_find_key(struct view *v, uint64_t key)
         if (v->ops->line_key(v, i) == key)
             return i;
     return SIZE_MAX;
+}
+
+void *view_history_push(void *arr, size_t *n, size_t cap, size_t size)
+{
+    char *a = arr;
+
+    if (*n == cap) {
+        memmove(a, a + size, (cap - 1) * size);
+        (*n)--;
+    }
+    return a + (*n)++ * size;
+}
+
+const void *view_history_pop(struct view *v, const void *arr, size_t *n,
+                             size_t size, const char *empty)
+{
+    if (!*n) {
+        if (empty)
+            ctx_message(v->ctx, true, "%s", empty);
+        return NULL;
+    }
+    return (const char *)arr + --*n * size;
 }
 
 void view_save_cursor(struct view *v)

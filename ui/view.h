@@ -224,6 +224,17 @@ void view_goto(struct view *v, size_t line);
 /* The line that has line_key == key, or SIZE_MAX. */
 size_t view_find_key(struct view *v, uint64_t key);
 
+/* Where to write a new entry of a view's Backspace history: arr holds *n
+ * entries of `size` bytes, at most cap; a full history drops its oldest
+ * entry.  Counts the new entry in *n and returns its slot.  UI thread. */
+void *view_history_push(void *arr, size_t *n, size_t cap, size_t size);
+
+/* The newest entry of that history, taken off it (*n counts one fewer;
+ * the slot stays as it is until the next push); NULL when it is empty,
+ * then with `empty` as an error message, when not NULL.  UI thread. */
+const void *view_history_pop(struct view *v, const void *arr, size_t *n,
+                             size_t size, const char *empty);
+
 /* Whether the view shows the change from the baseline (a baseline is
  * set, its change is shown, and the model has it). */
 bool view_diff(const struct view *v);

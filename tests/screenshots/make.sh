@@ -171,12 +171,10 @@ samples_above() {
 # run from $work (so the header shows the profile's bare file name and
 # default snapshot names stay there).
 start_session() {
-    local name=$1 cmd a
+    local name=$1 cmd
     shift
-    cmd="cd '$work' && exec env TERM=xterm-256color LC_ALL=C.UTF-8 '$sproftop'"
-    for a in "$@"; do
-        cmd="$cmd '$a'"
-    done
+    printf -v cmd ' %q' "$sproftop" "$@"
+    cmd="cd '$work' && exec env TERM=xterm-256color LC_ALL=C.UTF-8$cmd"
     "${tm[@]}" new-session -d -s "$name" -x "$cols" -y "$rows" "$cmd" ||
         die "tmux cannot start a session"
     wait_for 20 screen_has "$name" 'Samples: [0-9]' ||

@@ -14,12 +14,8 @@
 
 #define CHURN_BATCH_MAX 100
 
-SP_FRAME void churn_work(void)
-{
-    uint64_t x = target_sink;
-
-    TARGET_SPIN(x, 6364136223846793005ULL, 1442695040888963407ULL, 20000);
-}
+TARGET_SPIN_FN(churn_work, 6364136223846793005ULL,
+               1442695040888963407ULL, 20000)
 
 static void *churn_thread(void *arg)
 {

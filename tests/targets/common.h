@@ -48,6 +48,17 @@ static volatile uint64_t target_sink __attribute__((unused));
         target_sink = (x);                                   \
     } while (0)
 
+/* TARGET_SPIN_FN(name, mul, add, rounds): define `SP_FRAME void
+ * name(void)`, a leaf frame of its own that spins TARGET_SPIN's rounds
+ * from target_sink: the unit of work a target's callers repeat. */
+#define TARGET_SPIN_FN(name, mul, add, rounds)   \
+    SP_FRAME void name(void)                     \
+    {                                            \
+        uint64_t x = target_sink;                \
+                                                 \
+        TARGET_SPIN(x, mul, add, rounds);        \
+    }
+
 /* Define the thread function `static void *entry(void *)`: the thread
  * names itself `name` (what profiles show as its thread) and runs the
  * statement `run`.  `entry` stays a frame of its own, the root of the

@@ -66,12 +66,8 @@ static void fail(enum call c, unsigned long n, int err)
     _exit(err == EINTR ? 3 : 1);
 }
 
-SP_FRAME void blocker_spin(void)
-{
-    uint64_t x = target_sink;
-
-    TARGET_SPIN(x, 6364136223846793005ULL, 1442695040888963407ULL, 30000);
-}
+TARGET_SPIN_FN(blocker_spin, 6364136223846793005ULL,
+               1442695040888963407ULL, 30000)
 
 static void drain_eventfd(int fd)
 {

@@ -15,26 +15,13 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-SP_FRAME void master_spin(void)
-{
-    uint64_t x = target_sink;
+TARGET_SPIN_FN(master_spin, 6364136223846793005ULL,
+               1442695040888963407ULL, 20000)
 
-    TARGET_SPIN(x, 6364136223846793005ULL, 1442695040888963407ULL, 20000);
-}
+TARGET_SPIN_FN(worker_one, 2862933555777941757ULL, 3037000493ULL, 20000)
 
-SP_FRAME void worker_one(void)
-{
-    uint64_t x = target_sink;
-
-    TARGET_SPIN(x, 2862933555777941757ULL, 3037000493ULL, 20000);
-}
-
-SP_FRAME void worker_two(void)
-{
-    uint64_t x = target_sink;
-
-    TARGET_SPIN(x, 3202034522624059733ULL, 4354685564936845319ULL, 20000);
-}
+TARGET_SPIN_FN(worker_two, 3202034522624059733ULL,
+               4354685564936845319ULL, 20000)
 
 static pid_t spawn_worker(void (*fn)(void), pid_t master, double deadline)
 {

@@ -15,12 +15,7 @@
 void spin(void) __asm__("_RNvNtCs1234_8rustdemo5inner4spin");
 void run(void) __asm__("_RNvCs1234_8rustdemo3run");
 
-SP_FRAME void spin(void)
-{
-    uint64_t x = target_sink;
-
-    TARGET_SPIN(x, 6364136223846793005ULL, 1442695040888963407ULL, 20000);
-}
+TARGET_SPIN_FN(spin, 6364136223846793005ULL, 1442695040888963407ULL, 20000)
 
 SP_FRAME void run(void)
 {

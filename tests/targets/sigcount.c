@@ -43,12 +43,8 @@ static void on_term(int sig)
 }
 
 /* ~0.1 ms of arithmetic between two looks at the counters. */
-SP_FRAME void sigcount_spin(void)
-{
-    uint64_t x = target_sink;
-
-    TARGET_SPIN(x, 6364136223846793005ULL, 1442695040888963407ULL, 50000);
-}
+TARGET_SPIN_FN(sigcount_spin, 6364136223846793005ULL,
+               1442695040888963407ULL, 50000)
 
 SP_FRAME void worker_spin(void)
 {

@@ -12,12 +12,7 @@
 
 /* ~30 us of dependent multiply-adds: long enough that calls and the
  * deadline check in main are a negligible share of the samples. */
-SP_FRAME void work_unit(void)
-{
-    uint64_t x = target_sink;
-
-    TARGET_SPIN(x, 6364136223846793005ULL, 1442695040888963407ULL, 20000);
-}
+TARGET_SPIN_FN(work_unit, 6364136223846793005ULL, 1442695040888963407ULL, 20000)
 
 SP_FRAME void func_a(void)
 {

@@ -1,6 +1,7 @@
 /* fixture.h - what the unit tests share: a test's own profile, freed with
  * the outputs it keeps after the test (FIXTURE_TEST); profiles built from
- * frame names or ids, FORMATS.md's example profile, metadata in one
+ * frame names or ids, threads of a process, FORMATS.md's example
+ * profile, metadata in one
  * statement; an exporter's output or a file's bytes in memory; checks of
  * substrings, of whole texts and of order-free lines; tables of byte
  * cases, and of texts a loader must refuse; temporary files.
@@ -111,6 +112,20 @@ static inline struct profile *fixture_keep_profile(void **state,
     return p;
 }
 
+/* The profile load_file makes of the file at path, kept as
+ * fixture_keep_profile keeps it; fails the test with load_file's error
+ * if it refuses the file. */
+static inline struct profile *fixture_load_file(void **state,
+                                                const char *path)
+{
+    char err[256] = "";
+    struct profile *p = load_file(path, err, sizeof(err));
+
+    if (!p)
+        fail_msg("%s: %s", path, err);
+    return fixture_keep_profile(state, p);
+}
+
 /* Intern a FRAME_FUNC frame in p and return its id; module and file may
  * be NULL, line 0 for unknown. */
 static inline uint32_t fixture_frame(struct profile *p, const char *name,
@@ -133,6 +148,30 @@ static inline uint32_t fixture_find_frame(const struct profile *p,
         if (strcmp(profile_frame(p, i)->name, name) == 0)
             return i;
     fail_msg("no frame %s", name);
+    return PROFILE_NONE;
+}
+
+/* The index of a new thread tid named `name` of process pid (comm),
+ * as the samplers make one; fails the test if p refuses either. */
+static inline uint32_t fixture_thread_in(struct profile *p, int64_t tid,
+                                         const char *name, int64_t pid,
+                                         const char *comm)
+{
+    uint32_t t = profile_thread(p, tid, name);
+
+    assert_int_not_equal(t, PROFILE_NONE);
+    assert_int_equal(profile_thread_set_process(p, t, pid, comm), 0);
+    return t;
+}
+
+/* The index of p's thread tid; fails the test if none. */
+static inline uint32_t fixture_find_thread(const struct profile *p,
+                                           int64_t tid)
+{
+    for (uint32_t i = 0; i < profile_thread_count(p); i++)
+        if (profile_thread_at(p, i)->tid == tid)
+            return i;
+    fail_msg("no thread %lld", (long long)tid);
     return PROFILE_NONE;
 }
 

@@ -38,11 +38,9 @@ static void add_process(struct profile *p, const struct funcs *f, int k)
     bool cc1 = k % 2 == 0;
     int64_t pid = 1000 + k * 3;
     const char *comm = cc1 ? "cc1" : "as";
-    uint32_t t = profile_thread(p, pid, comm);
+    uint32_t t = fixture_thread_in(p, pid, comm, pid, comm);
     uint64_t t_ns = (uint64_t)(k / 50) * S + (uint64_t)(k % 50) * 1000;
 
-    assert_int_not_equal(t, PROFILE_NONE);
-    assert_int_equal(profile_thread_set_process(p, t, pid, comm), 0);
     if (cc1) {
         struct stack_frame a[] = {
             { f->start, 0, 0x10 }, { f->main_, 12, 0x100 },
@@ -59,9 +57,9 @@ static void add_process(struct profile *p, const struct funcs *f, int k)
         assert_int_equal(profile_add_weighted_at(p, t, b, 3, 2, 3000000,
                                                  t_ns + 5), 0);
         if (k % 4 == 0) {
-            uint32_t w = profile_thread(p, pid + 1, "cc1-worker");
+            uint32_t w = fixture_thread_in(p, pid + 1, "cc1-worker", pid,
+                                           comm);
 
-            assert_int_equal(profile_thread_set_process(p, w, pid, comm), 0);
             assert_int_equal(profile_add_weighted_at(p, w, b + 1, 2, 1,
                                                      777, t_ns + 7), 0);
         }
@@ -349,16 +347,14 @@ static void test_thread_churn(void **state)
     assert_int_equal(profile_set_weight_unit(p, 1), 0);
     assert_int_equal(profile_time_enable(p, WINDOW_LIVE_SECONDS), 0);
     make_funcs(p, &f);
-    uint32_t lead = profile_thread(p, pid, "pool");
-    assert_int_equal(profile_thread_set_process(p, lead, pid, "pool"), 0);
+    uint32_t lead = fixture_thread_in(p, pid, "pool", pid, "pool");
     for (int k = 0; k < 5000; k++) {
         int64_t tid = 10000 + k;
-        uint32_t t = profile_thread(p, tid, "worker");
+        uint32_t t = fixture_thread_in(p, tid, "worker", pid, "pool");
         struct stack_frame a[] = {
             { f.start, 0, 0x10 }, { f.parse, 20 + (uint32_t)(k % 4), 0x200 },
         };
 
-        assert_int_equal(profile_thread_set_process(p, t, pid, "pool"), 0);
         assert_int_equal(profile_add_weighted_at(p, t, a, 2, 1, 1000 + k,
                                                  (uint64_t)(k / 100) * S), 0);
         assert_int_equal(profile_add_weighted_at(p, lead, a, 1, 1, 7,

@@ -36,9 +36,7 @@ static void expect_error(const char *text, const char *want)
 
 static void test_golden_example(void **state)
 {
-    char err[256] = "";
-    struct profile *p = fixture_keep_profile(state,
-        load_file(DATA_DIR "/example.folded", err, sizeof(err)));
+    struct profile *p = fixture_load_file(state, DATA_DIR "/example.folded");
     char *out;
 
     assert_non_null(p);

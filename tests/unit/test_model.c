@@ -454,10 +454,9 @@ static struct profile *procs_profile(void)
 
     assert_non_null(p);
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-        uint32_t t = profile_thread(p, rows[i].tid, rows[i].name);
+        uint32_t t = fixture_thread_in(p, rows[i].tid, rows[i].name,
+                                       rows[i].pid, rows[i].comm);
 
-        assert_int_equal(profile_thread_set_process(p, t, rows[i].pid,
-                                                    rows[i].comm), 0);
         fixture_add_folded(p, t, fn, rows[i].stack, rows[i].count);
     }
     return p;

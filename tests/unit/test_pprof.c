@@ -220,6 +220,13 @@ struct decoded {
     bool first_field_is_empty_string; /* string_table[0] written as "" */
 };
 
+/* The next free element of a fixed array of a decoded message (arr, with
+ * n in use); fails the test when the message holds more. */
+#define NEXT_SLOT(arr, n) \
+    (assert_true((n) < sizeof(arr) / sizeof((arr)[0])), &(arr)[(n)++])
+
+/* A packed (or single) repeated varint field f into out[*n..cap);
+ * PACKED(f, arr, n) into a fixed array. */
 static void packed(const struct pb_field *f, uint64_t *out, size_t *n,
                    size_t cap)
 {
@@ -236,6 +243,7 @@ static void packed(const struct pb_field *f, uint64_t *out, size_t *n,
         assert_int_equal(pb_read_varint(&r, &out[(*n)++]), 0);
     }
 }
+#define PACKED(f, arr, n) packed(f, arr, &(n), sizeof(arr) / sizeof((arr)[0]))
 
 /* A submessage's varint fields by number (1..15), 0 where absent. */
 static void varints(const struct pb_field *f, uint64_t v[16])
@@ -259,13 +267,12 @@ static void decode_sample(const struct pb_field *f, struct dsample *sm)
     pb_reader_sub(&s, f);
     while (pb_next(&s, &g) == 1) {
         if (g.num == 1)
-            packed(&g, sm->loc, &sm->nloc, 64);
+            PACKED(&g, sm->loc, sm->nloc);
         if (g.num == 2)
-            packed(&g, sm->val, &sm->nval, 4);
+            PACKED(&g, sm->val, sm->nval);
         if (g.num == 3) {
-            assert_true(sm->nlabels < 6);
             varints(&g, v);
-            memcpy(sm->label[sm->nlabels++], v + 1, 3 * sizeof(*v));
+            memcpy(*NEXT_SLOT(sm->label, sm->nlabels), v + 1, 3 * sizeof(*v));
         }
     }
 }
@@ -281,9 +288,8 @@ static void decode_location(const struct pb_field *f, struct dloc *l)
     pb_reader_sub(&s, f);
     while (pb_next(&s, &g) == 1)
         if (g.num == 4) {
-            assert_true(l->nlines < 8);
             varints(&g, v);
-            l->fn[l->nlines++] = v[1];
+            *NEXT_SLOT(l->fn, l->nlines) = v[1];
         }
 }
 
@@ -305,34 +311,31 @@ static void decode(const uint8_t *data, size_t len, struct decoded *d)
                 memcpy(d->period_type, v + 1, 2 * sizeof(*v));
                 break;
             }
-            assert_true(d->ntypes < 4);
-            memcpy(d->sample_type[d->ntypes++], v + 1, 2 * sizeof(*v));
+            memcpy(*NEXT_SLOT(d->sample_type, d->ntypes), v + 1,
+                   2 * sizeof(*v));
             break;
         case PPROF_SAMPLE:
-            assert_true(d->nsamples < 16);
-            decode_sample(&f, &d->samples[d->nsamples++]);
+            decode_sample(&f, NEXT_SLOT(d->samples, d->nsamples));
             break;
         case PPROF_MAPPING:
-            assert_true(d->nmaps < 8);
             varints(&f, v);
-            d->maps[d->nmaps++] = (struct dmap){ v[1], v[2], v[3], v[5],
-                                                 v[7] };
+            *NEXT_SLOT(d->maps, d->nmaps) =
+                (struct dmap){ v[1], v[2], v[3], v[5], v[7] };
             break;
         case PPROF_LOCATION:
-            assert_true(d->nlocs < 32);
-            decode_location(&f, &d->locs[d->nlocs++]);
+            decode_location(&f, NEXT_SLOT(d->locs, d->nlocs));
             break;
         case PPROF_FUNCTION:
-            assert_true(d->nfns < 32);
             varints(&f, v);
-            d->fns[d->nfns++] = (struct dfn){ v[1], v[2], v[3], v[4], v[5] };
+            *NEXT_SLOT(d->fns, d->nfns) =
+                (struct dfn){ v[1], v[2], v[3], v[4], v[5] };
             break;
         case PPROF_STRING_TABLE:
             if (!seen_string)
                 d->first_field_is_empty_string = f.len == 0;
             seen_string = true;
-            assert_true(d->nstrings < 256);
-            d->strings[d->nstrings++] = strndup((const char *)f.data, f.len);
+            *NEXT_SLOT(d->strings, d->nstrings) =
+                strndup((const char *)f.data, f.len);
             break;
         case PPROF_TIME_NANOS:
             d->time_nanos = f.v;
@@ -344,7 +347,7 @@ static void decode(const uint8_t *data, size_t len, struct decoded *d)
             d->period = f.v;
             break;
         case PPROF_COMMENT:
-            packed(&f, d->comments, &d->ncomments, 8);
+            PACKED(&f, d->comments, d->ncomments);
             break;
         case PPROF_DEFAULT_SAMPLE_TYPE:
             d->default_sample_type = f.v;
@@ -723,9 +726,7 @@ static void test_roundtrip_idle_and_invalid_utf8(void **state)
 
 static void test_load_golden(void **state)
 {
-    char err[256] = "";
-    struct profile *p = fixture_keep_profile(state,
-        load_file(GOLDEN, err, sizeof(err)));
+    struct profile *p = fixture_load_file(state, GOLDEN);
     const struct profile_meta *m;
     char *got;
 

@@ -1022,16 +1022,12 @@ static void test_merge_commands(void **state)
 {
     struct profile *p = fixture_profile(state);
     assert_non_null(p);
-    uint32_t w1 = profile_thread(p, 10, "nginx");
-    uint32_t w1io = profile_thread(p, 11, "io");
-    uint32_t w2 = profile_thread(p, 20, "nginx");
-    uint32_t w2io = profile_thread(p, 21, "io");
-    uint32_t pg = profile_thread(p, 30, "nginx"); /* same thread name, other command */
-    profile_thread_set_process(p, w1, 10, "nginx");
-    profile_thread_set_process(p, w1io, 10, "nginx");
-    profile_thread_set_process(p, w2, 20, "nginx");
-    profile_thread_set_process(p, w2io, 20, "nginx");
-    profile_thread_set_process(p, pg, 30, "postgres");
+    uint32_t w1 = fixture_thread_in(p, 10, "nginx", 10, "nginx");
+    uint32_t w1io = fixture_thread_in(p, 11, "io", 10, "nginx");
+    uint32_t w2 = fixture_thread_in(p, 20, "nginx", 20, "nginx");
+    uint32_t w2io = fixture_thread_in(p, 21, "io", 20, "nginx");
+    /* the same thread name, another command */
+    uint32_t pg = fixture_thread_in(p, 30, "nginx", 30, "postgres");
     add(p, w1, "main;serve;parse", 5);
     add(p, w1, "main;serve;send", 2);
     add(p, w2, "main;serve;parse", 7);
@@ -1048,19 +1044,9 @@ static void test_merge_commands(void **state)
     assert_int_equal(profile_process_count(q), 2);
     assert_int_equal(profile_meta(q)->duration_ns, 5);
     assert_string_equal(profile_meta(q)->comm, "nginx");
-    uint32_t mw = PROFILE_NONE, mio = PROFILE_NONE, mpg = PROFILE_NONE;
-    for (uint32_t i = 0; i < profile_thread_count(q); i++) {
-        const struct profile_thread *t = profile_thread_at(q, i);
-        if (t->tid == 10)
-            mw = i;
-        else if (t->tid == 11)
-            mio = i;
-        else if (t->tid == 30)
-            mpg = i;
-    }
-    assert_int_not_equal(mw, PROFILE_NONE);
-    assert_int_not_equal(mio, PROFILE_NONE);
-    assert_int_not_equal(mpg, PROFILE_NONE);
+    uint32_t mw = fixture_find_thread(q, 10);
+    uint32_t mio = fixture_find_thread(q, 11);
+    uint32_t mpg = fixture_find_thread(q, 30);
     /* the workers' main threads: 5 + 2 + 7, parse 5 + 7 */
     const struct profile_thread *t = profile_thread_at(q, mw);
     assert_int_equal(profile_node(q, t->node)->total, 14);

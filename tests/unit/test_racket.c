@@ -112,9 +112,7 @@ static void test_round_trip(void **state)
  * not whole samples, its ids may be false. */
 static void test_made_by_racket(void **state)
 {
-    char err[256] = "";
-    struct profile *p = fixture_keep_profile(state,
-        load_file(MADE_BY_RACKET, err, sizeof(err)));
+    struct profile *p = fixture_load_file(state, MADE_BY_RACKET);
     struct profile_flat *f;
     long n;
     bool fib = false, unnamed = false;

@@ -162,9 +162,7 @@ static struct profile *load_text(const char *text, char *err, size_t n)
 
 static void test_read_golden(void **state)
 {
-    char err[256] = "";
-    struct profile *p = fixture_keep_profile(state,
-        load_file(GOLDEN, err, sizeof(err)));
+    struct profile *p = fixture_load_file(state, GOLDEN);
     char *got;
 
     assert_non_null(p);

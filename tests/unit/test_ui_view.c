@@ -1,0 +1,80 @@
+/* test_ui_view.c - the view helpers that need no terminal (ui/view.c):
+ * the Backspace history that the callers, flame and source views keep
+ * (view_history_push, view_history_pop).
+ *
+ * view.h's types reach curses, so this test links the UI's objects and
+ * curses, as test_ui_keys does (but opens no terminal). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "unit_main.h"
+#include "view.h"
+
+/* Pushes fill the history in order; once it is full, each push drops
+ * the oldest entry, so the newest cap entries stay, newest last. */
+static void test_history_push(void **state)
+{
+    uint32_t h[3];
+    size_t n = 0;
+
+    (void)state;
+    for (uint32_t i = 1; i <= 2; i++)
+        *(uint32_t *)view_history_push(h, &n, 3, sizeof(h[0])) = i;
+    assert_int_equal(n, 2);
+    assert_int_equal(h[0], 1);
+    assert_int_equal(h[1], 2);
+    for (uint32_t i = 3; i <= 5; i++)
+        *(uint32_t *)view_history_push(h, &n, 3, sizeof(h[0])) = i;
+    assert_int_equal(n, 3);
+    assert_int_equal(h[0], 3);
+    assert_int_equal(h[1], 4);
+    assert_int_equal(h[2], 5);
+}
+
+/* Entries of any size (the flame view keeps a struct per zoom). */
+static void test_history_push_structs(void **state)
+{
+    struct entry { uint64_t key; uint32_t depth; } h[2];
+    size_t n = 0;
+
+    (void)state;
+    for (uint32_t i = 0; i < 3; i++)
+        *(struct entry *)view_history_push(h, &n, 2, sizeof(h[0])) =
+            (struct entry){ 100 + i, i };
+    assert_int_equal(n, 2);
+    assert_int_equal(h[0].key, 101);
+    assert_int_equal(h[0].depth, 1);
+    assert_int_equal(h[1].key, 102);
+    assert_int_equal(h[1].depth, 2);
+}
+
+/* Pops give the entries back newest first, then NULL; with no view
+ * needed while there is an entry, and no message asked for on empty. */
+static void test_history_pop(void **state)
+{
+    uint32_t h[4];
+    size_t n = 0;
+
+    (void)state;
+    for (uint32_t i = 1; i <= 3; i++)
+        *(uint32_t *)view_history_push(h, &n, 4, sizeof(h[0])) = i;
+    for (uint32_t want = 3; want >= 1; want--) {
+        const uint32_t *e = view_history_pop(NULL, h, &n, sizeof(h[0]),
+                                             NULL);
+
+        assert_non_null(e);
+        assert_int_equal(*e, want);
+        assert_int_equal(n, want - 1);
+    }
+    assert_null(view_history_pop(NULL, h, &n, sizeof(h[0]), NULL));
+    assert_int_equal(n, 0);
+}
+
+UNIT_MAIN(
+    cmocka_unit_test(test_history_push),
+    cmocka_unit_test(test_history_push_structs),
+    cmocka_unit_test(test_history_pop))
