@@ -216,19 +216,14 @@ void ksyms_table_free(struct ksyms_table *t)
 bool ksyms_table_lookup(const struct ksyms_table *t, uint64_t addr,
                         struct ksym_hit *out)
 {
-    size_t lo = 0, hi = t ? t->n : 0;
-
     /* the last symbol at or below addr */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->v[mid].addr <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
+    size_t n = t ? sorted_upper_bound(t->v, t->n, sizeof(*t->v),
+                                      offsetof(struct ksym, addr), addr)
+                 : 0;
+
+    if (n == 0)
         return false;
-    const struct ksym *s = &t->v[lo - 1];
+    const struct ksym *s = &t->v[n - 1];
     if (!s->text || addr - s->addr >= KSYMS_MAX_FUNC)
         return false;
     out->name = t->names + s->name;
