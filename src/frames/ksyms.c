@@ -155,12 +155,9 @@ static int parse_line(struct ksyms_table *t, const char *s, size_t len,
 static int ksym_cmp(const void *a, const void *b)
 {
     const struct ksym *x = a, *y = b;
+    int c = util_cmp_pair(x->addr, x->rank, y->addr, y->rank);
 
-    if (x->addr != y->addr)
-        return x->addr < y->addr ? -1 : 1;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return x->name < y->name ? -1 : x->name > y->name;
+    return c ? c : util_cmp_pair(x->name, 0, y->name, 0);
 }
 
 struct ksyms_table *ksyms_table_parse(const char *text, size_t len)
