@@ -166,10 +166,14 @@ void script_lang_label(const struct script_lang_ops *ops,
                        const union script_info *info, bool read, char *buf,
                        size_t cap)
 {
-    if (read)
+    char versions[64];
+
+    if (read) {
         snprintf(buf, cap, "%s %s", ops->name, ops->version(info));
-    else
-        snprintf(buf, cap, "%s %s: not read (%s %s)", ops->name,
-                 ops->version(info), ops->supported(),
-                 strchr(ops->supported(), ',') ? "are" : "is");
+        return;
+    }
+    ops->supported(versions, sizeof versions);
+    snprintf(buf, cap, "%s %s: not read (%s %s)", ops->name,
+             ops->version(info), versions,
+             strchr(versions, ',') ? "are" : "is");
 }
