@@ -202,9 +202,7 @@ void ksyms_table_free(struct ksyms_table *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->nmods; i++)
-        free(t->mods[i]);
-    free(t->mods);
+    util_strv_free(t->mods, t->nmods);
     free(t->names);
     free(t->v);
     free(t);
