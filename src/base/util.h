@@ -42,6 +42,10 @@ static inline int util_cmp_pair(uint64_t a1, uint64_t a2, uint64_t b1,
 void util_errf(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Free v[0..n) (each malloc'd, or NULL), then v: an array that owns its
+ * strings.  v NULL is a no-op. */
+void util_strv_free(char **v, size_t n);
+
 /* Basename of a path without modifying it: the part after the last '/'
  * (the whole string when there is none).  Points into path. */
 const char *util_basename(const char *path);

@@ -8,6 +8,7 @@
 #include "export.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "bounds.h"
@@ -84,6 +85,19 @@ int export_to_file(const struct format *e, const struct profile *p,
     werr = rc == 0 ? 0 : errno ? errno : ferror(of.f) ? EIO : ENOMEM;
     profile_free(py);
     return outfile_finish(&of, werr, err, errlen);
+}
+
+void export_put_place(FILE *f, const struct frame_desc *d, const char *open,
+                      const char *close,
+                      void (*text)(FILE *f, const char *s))
+{
+    if (!d->file)
+        return;
+    fputs(open, f);
+    text(f, d->file);
+    if (d->line)
+        fprintf(f, ":%" PRIu32, d->line);
+    fputs(close, f);
 }
 
 int export_write_counts(const struct profile *p, const struct export_opts *o,

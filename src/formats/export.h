@@ -15,6 +15,7 @@
 
 struct annot_request;
 struct annotation;
+struct frame_desc;
 struct profile;
 struct format;
 
@@ -95,6 +96,13 @@ int export_write_counts(const struct profile *p, const struct export_opts *o,
     {                                                                       \
         return export_write_counts(p, o, f, write);                         \
     }
+
+/* Write d's source place between `open` and `close`: its file (through
+ * the format's escaper `text`) and, when known, ":LINE"; nothing when d
+ * has no file.  Any thread. */
+void export_put_place(FILE *f, const struct frame_desc *d, const char *open,
+                      const char *close,
+                      void (*text)(FILE *f, const char *s));
 
 /* Check, before any work, that `path` can be written by export_to_file
  * (outfile_check: a standard descriptor that is open, or a writable

@@ -130,12 +130,7 @@ static int write_dot(const struct profile *p, const struct export_opts *o,
                    "[penwidth=\"%.2f\"] [tooltip=\"",
                 id_of[fl->frame], font, size);
         dot_text(f, d->module ? d->module : "?");
-        if (d->file) {
-            putc(' ', f);
-            dot_text(f, d->file);
-            if (d->line)
-                fprintf(f, ":%" PRIu32, d->line);
-        }
+        export_put_place(f, d, " ", "", dot_text);
         fputs("\"] [label=\"", f);
         dot_text(f, *d->name ? d->name : "[unknown]");
         fprintf(f, "\\n%" PRIu64 " (%.1f%%)\\rof %" PRIu64 " (%.1f%%)\\r\"];\n",

@@ -308,6 +308,19 @@ static uint64_t time_value(const struct profile *p, uint64_t weight)
     return ns > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : ns;
 }
 
+/* One Label of the Sample being built in w->msg: the key (a string
+ * index) and v in `field`, PPROF_LABEL_NUM (then in `unit`, a string
+ * index, when that is not 0) or PPROF_LABEL_STR (a string index). */
+static void put_label(struct writer *w, uint32_t key, uint32_t field,
+                      uint64_t v, uint32_t unit)
+{
+    pb_buf_clear(&w->sub);
+    pb_put_uint(&w->sub, PPROF_LABEL_KEY, key);
+    pb_put_uint(&w->sub, field, v);
+    pb_put_nonzero(&w->sub, PPROF_LABEL_NUM_UNIT, unit);
+    pb_put_bytes(&w->msg, PPROF_SAMPLE_LABEL, w->sub.data, w->sub.len);
+}
+
 /* One Sample: the stack, its count, its thread, and the wall-clock second
  * `second` of the profile's ring (UINT64_MAX: none). */
 static int write_sample_at(void *ctx, uint32_t thread, const uint32_t *frames,
@@ -344,40 +357,25 @@ static int write_sample_at(void *ctx, uint32_t thread, const uint32_t *frames,
     pb_buf_clear(&w->msg);
     pb_put_packed(&w->msg, PPROF_SAMPLE_LOCATION_ID, w->ids, nids);
     pb_put_packed(&w->msg, PPROF_SAMPLE_VALUE, values, 2);
-    pb_buf_clear(&w->sub);
-    pb_put_uint(&w->sub, PPROF_LABEL_KEY, w->s_thread_id);
-    pb_put_uint(&w->sub, PPROF_LABEL_NUM, (uint64_t)t->tid);
-    pb_put_bytes(&w->msg, PPROF_SAMPLE_LABEL, w->sub.data, w->sub.len);
-    pb_buf_clear(&w->sub);
-    pb_put_uint(&w->sub, PPROF_LABEL_KEY, w->s_thread_name);
-    pb_put_uint(&w->sub, PPROF_LABEL_STR, intern(w, t->name));
-    pb_put_bytes(&w->msg, PPROF_SAMPLE_LABEL, w->sub.data, w->sub.len);
+    put_label(w, w->s_thread_id, PPROF_LABEL_NUM, (uint64_t)t->tid, 0);
+    put_label(w, w->s_thread_name, PPROF_LABEL_STR, intern(w, t->name), 0);
     if (t->pid) {
         if (!w->s_pid) {
             w->s_pid = intern(w, "pid");
             w->s_process_name = intern(w, "process_name");
         }
-        pb_buf_clear(&w->sub);
-        pb_put_uint(&w->sub, PPROF_LABEL_KEY, w->s_pid);
-        pb_put_uint(&w->sub, PPROF_LABEL_NUM, (uint64_t)t->pid);
-        pb_put_bytes(&w->msg, PPROF_SAMPLE_LABEL, w->sub.data, w->sub.len);
-        if (t->process) {
-            pb_buf_clear(&w->sub);
-            pb_put_uint(&w->sub, PPROF_LABEL_KEY, w->s_process_name);
-            pb_put_uint(&w->sub, PPROF_LABEL_STR, intern(w, t->process));
-            pb_put_bytes(&w->msg, PPROF_SAMPLE_LABEL, w->sub.data, w->sub.len);
-        }
+        put_label(w, w->s_pid, PPROF_LABEL_NUM, (uint64_t)t->pid, 0);
+        if (t->process)
+            put_label(w, w->s_process_name, PPROF_LABEL_STR,
+                      intern(w, t->process), 0);
     }
     if (second != UINT64_MAX) {
         int64_t wall = (int64_t)(second * WINDOW_NS_PER_S) +
                        profile_time_wall_offset(w->p);
         uint64_t whole = wall > 0 ? (uint64_t)wall / WINDOW_NS_PER_S : 0;
 
-        pb_buf_clear(&w->sub);
-        pb_put_uint(&w->sub, PPROF_LABEL_KEY, w->s_timestamp);
-        pb_put_uint(&w->sub, PPROF_LABEL_NUM, whole * WINDOW_NS_PER_S);
-        pb_put_uint(&w->sub, PPROF_LABEL_NUM_UNIT, w->s_ns);
-        pb_put_bytes(&w->msg, PPROF_SAMPLE_LABEL, w->sub.data, w->sub.len);
+        put_label(w, w->s_timestamp, PPROF_LABEL_NUM,
+                  whole * WINDOW_NS_PER_S, w->s_ns);
     }
     pb_put_bytes(&w->samples, PPROF_SAMPLE, w->msg.data, w->msg.len);
     return w->oom ? -1 : 0;
@@ -403,72 +401,69 @@ static void put_value_type(struct writer *w, struct pb_buf *out,
     pb_put_bytes(out, field, w->msg.data, w->msg.len);
 }
 
-static void put_mappings(struct writer *w, struct pb_buf *out)
+/* The records' messages: record i of n (w->maps, w->locs, w->fn_frames)
+ * as a submessage `field` of out, built in w->msg by put: its id (field
+ * id_field) is i + 1, then what put adds. */
+static void put_records(struct writer *w, struct pb_buf *out, uint32_t field,
+                        uint32_t id_field, size_t n,
+                        void (*put)(struct writer *w, size_t i))
 {
-    for (size_t i = 0; i < w->nmaps; i++) {
-        const struct mapping *m = &w->maps[i];
-
+    for (size_t i = 0; i < n; i++) {
         pb_buf_clear(&w->msg);
-        pb_put_uint(&w->msg, PPROF_MAPPING_ID, i + 1);
-        pb_put_nonzero(&w->msg, PPROF_MAPPING_START, m->start);
-        pb_put_nonzero(&w->msg, PPROF_MAPPING_LIMIT, m->limit);
-        /* 0 is the field's default: written only when it says more, so
-         * that what the reader makes of an absent one writes the same */
-        if (m->build_id && m->has_bias && m->start > m->bias)
-            pb_put_uint(&w->msg, PPROF_MAPPING_OFFSET, m->start - m->bias);
-        pb_put_uint(&w->msg, PPROF_MAPPING_FILENAME, m->filename);
-        if (m->build_id && m->build_id != NO_ID)
-            pb_put_uint(&w->msg, PPROF_MAPPING_BUILD_ID, m->build_id);
-        pb_put_uint(&w->msg, PPROF_MAPPING_HAS_FUNCTIONS, 1);
-        if (m->has_files)
-            pb_put_uint(&w->msg, PPROF_MAPPING_HAS_FILENAMES, 1);
-        pb_put_bytes(out, PPROF_MAPPING, w->msg.data, w->msg.len);
+        pb_put_uint(&w->msg, id_field, i + 1);
+        put(w, i);
+        pb_put_bytes(out, field, w->msg.data, w->msg.len);
     }
 }
 
-static void put_locations(struct writer *w, struct pb_buf *out)
+static void put_mapping(struct writer *w, size_t i)
 {
-    for (size_t i = 0; i < w->nlocs; i++) {
-        const struct loc *l = &w->locs[i];
+    const struct mapping *m = &w->maps[i];
 
-        pb_buf_clear(&w->msg);
-        pb_put_uint(&w->msg, PPROF_LOCATION_ID, i + 1);
-        pb_put_nonzero(&w->msg, PPROF_LOCATION_MAPPING_ID, l->mapping);
-        pb_put_nonzero(&w->msg, PPROF_LOCATION_ADDRESS, l->addr);
-        for (uint32_t k = l->n; k-- > 0;) {
-            pb_buf_clear(&w->sub);
-            const struct frame_desc *d = profile_frame(w->p,
-                                                       w->pool[l->off + k]);
+    pb_put_nonzero(&w->msg, PPROF_MAPPING_START, m->start);
+    pb_put_nonzero(&w->msg, PPROF_MAPPING_LIMIT, m->limit);
+    /* 0 is the field's default: written only when it says more, so
+     * that what the reader makes of an absent one writes the same */
+    if (m->build_id && m->has_bias && m->start > m->bias)
+        pb_put_uint(&w->msg, PPROF_MAPPING_OFFSET, m->start - m->bias);
+    pb_put_uint(&w->msg, PPROF_MAPPING_FILENAME, m->filename);
+    if (m->build_id && m->build_id != NO_ID)
+        pb_put_uint(&w->msg, PPROF_MAPPING_BUILD_ID, m->build_id);
+    pb_put_uint(&w->msg, PPROF_MAPPING_HAS_FUNCTIONS, 1);
+    if (m->has_files)
+        pb_put_uint(&w->msg, PPROF_MAPPING_HAS_FILENAMES, 1);
+}
 
-            pb_put_uint(&w->sub, PPROF_LINE_FUNCTION_ID,
-                        w->fn_of_frame[w->pool[l->off + k]]);
-            /* a Python function's location is the function itself: its
-             * line is the one that names it (py-spy's "name (file:line)") */
-            if (profile_frame_is_script(d) && d->line)
-                pb_put_uint(&w->sub, PPROF_LINE_LINE, d->line);
-            pb_put_bytes(&w->msg, PPROF_LOCATION_LINE, w->sub.data,
-                         w->sub.len);
-        }
-        pb_put_bytes(out, PPROF_LOCATION, w->msg.data, w->msg.len);
+static void put_location(struct writer *w, size_t i)
+{
+    const struct loc *l = &w->locs[i];
+
+    pb_put_nonzero(&w->msg, PPROF_LOCATION_MAPPING_ID, l->mapping);
+    pb_put_nonzero(&w->msg, PPROF_LOCATION_ADDRESS, l->addr);
+    for (uint32_t k = l->n; k-- > 0;) {
+        pb_buf_clear(&w->sub);
+        const struct frame_desc *d = profile_frame(w->p, w->pool[l->off + k]);
+
+        pb_put_uint(&w->sub, PPROF_LINE_FUNCTION_ID,
+                    w->fn_of_frame[w->pool[l->off + k]]);
+        /* a Python function's location is the function itself: its
+         * line is the one that names it (py-spy's "name (file:line)") */
+        if (profile_frame_is_script(d) && d->line)
+            pb_put_uint(&w->sub, PPROF_LINE_LINE, d->line);
+        pb_put_bytes(&w->msg, PPROF_LOCATION_LINE, w->sub.data, w->sub.len);
     }
 }
 
-static void put_functions(struct writer *w, struct pb_buf *out)
+static void put_function(struct writer *w, size_t i)
 {
-    for (uint32_t i = 0; i < w->nfn; i++) {
-        const struct frame_desc *d = profile_frame(w->p, w->fn_frames[i]);
-        uint32_t name = intern(w, d->name);
+    const struct frame_desc *d = profile_frame(w->p, w->fn_frames[i]);
+    uint32_t name = intern(w, d->name);
 
-        pb_buf_clear(&w->msg);
-        pb_put_uint(&w->msg, PPROF_FUNCTION_ID, i + 1);
-        pb_put_uint(&w->msg, PPROF_FUNCTION_NAME, name);
-        pb_put_uint(&w->msg, PPROF_FUNCTION_SYSTEM_NAME, name);
-        if (nonempty(d->file))
-            pb_put_uint(&w->msg, PPROF_FUNCTION_FILENAME,
-                        intern(w, d->file));
-        pb_put_nonzero(&w->msg, PPROF_FUNCTION_START_LINE, d->line);
-        pb_put_bytes(out, PPROF_FUNCTION, w->msg.data, w->msg.len);
-    }
+    pb_put_uint(&w->msg, PPROF_FUNCTION_NAME, name);
+    pb_put_uint(&w->msg, PPROF_FUNCTION_SYSTEM_NAME, name);
+    if (nonempty(d->file))
+        pb_put_uint(&w->msg, PPROF_FUNCTION_FILENAME, intern(w, d->file));
+    pb_put_nonzero(&w->msg, PPROF_FUNCTION_START_LINE, d->line);
 }
 
 /* Comments load_pprof reads back: "pid: N", "cmdline: ...", "comm: ...";
@@ -560,9 +555,12 @@ static int encode(struct writer *w, struct pb_buf *out)
     put_value_type(w, out, PPROF_SAMPLE_TYPE, s_samples, s_count);
     put_value_type(w, out, PPROF_SAMPLE_TYPE, s_time, s_ns);
     pb_put_raw(out, w->samples.data, w->samples.len);
-    put_mappings(w, out);
-    put_locations(w, out);
-    put_functions(w, out);
+    put_records(w, out, PPROF_MAPPING, PPROF_MAPPING_ID, w->nmaps,
+                put_mapping);
+    put_records(w, out, PPROF_LOCATION, PPROF_LOCATION_ID, w->nlocs,
+                put_location);
+    put_records(w, out, PPROF_FUNCTION, PPROF_FUNCTION_ID, w->nfn,
+                put_function);
     for (uint32_t i = 0; i < w->st.nstr; i++) {
         const char *str = strarena_str(&w->st, i);
 

@@ -347,12 +347,7 @@ static void write_frame(struct svg_ctx *c, uint32_t id, uint64_t x)
     if (d && d->kind == FRAME_FUNC) {
         putc('\n', c->f);
         xml_text(c->f, d->module ? d->module : "?");
-        if (d->file) {
-            putc(' ', c->f);
-            xml_text(c->f, d->file);
-            if (d->line)
-                fprintf(c->f, ":%" PRIu32, d->line);
-        }
+        export_put_place(c->f, d, " ", "", xml_text);
     }
     fprintf(c->f, "\n%" PRIu64 " samples (%.2f%%), self %" PRIu64
                   "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "

@@ -40,13 +40,7 @@ static void put_clean(FILE *f, const char *s)
 static void put_frame(FILE *f, const struct frame_desc *d)
 {
     put_clean(f, *d->name ? d->name : "[unknown]");
-    if (d->file) {
-        fputs(" (", f);
-        put_clean(f, d->file);
-        if (d->line)
-            fprintf(f, ":%" PRIu32, d->line);
-        putc(')', f);
-    }
+    export_put_place(f, d, " (", ")", put_clean);
     if (d->module) {
         fputs(" [", f);
         put_clean(f, d->module);

@@ -47,7 +47,8 @@ int load_error(char *err, size_t errlen, const char *name, const char *fmt,
 void load_python_origin(struct frame_desc *d);
 
 /* --- readers: one per src/formats/load_NAME.c, named in its row of the
- * format table (format.h) */
+ * format table (format.h), each declared by these two types (as the
+ * writers are by export_write_fn) */
 
 /* Whether buf[0..len) (the start of a file, len > 0) holds the format. */
 typedef bool load_sniff_fn(const char *buf, size_t len);
@@ -59,20 +60,19 @@ typedef struct profile *load_fn(const char *buf, size_t len,
 
 /* True when buf (the first bytes of a file, len > 0) looks like folded
  * stacks: its first non-blank line ends in whitespace and a count. */
-bool load_folded_sniff(const char *buf, size_t len);
+load_sniff_fn load_folded_sniff;
 
 /* Parse folded stacks ("a;b;c 12" per line, FORMATS.md section 1) from
  * buf[0..len).  When the first frame of every line reads NAME-TID (as
  * export_folded writes it), those frames become threads; otherwise all
  * stacks go to one thread "all" with tid 0.  `name` prefixes errors.
  * Returns a new profile or NULL with err filled ("NAME:LINE: ..."). */
-struct profile *load_folded(const char *buf, size_t len, const char *name,
-                            char *err, size_t errlen);
+load_fn load_folded;
 
 /* True when buf starts with the gzip magic, or holds a raw protobuf
  * whose every top-level field is a profile.proto Profile field with the
  * right wire type, string table included. */
-bool load_pprof_sniff(const char *buf, size_t len);
+load_sniff_fn load_pprof_sniff;
 
 /* Parse a pprof profile (FORMATS.md section 3), gzip-compressed or raw,
  * from buf[0..len).  Threads come from the thread_id / thread_name
@@ -80,41 +80,37 @@ bool load_pprof_sniff(const char *buf, size_t len);
  * samples/count value (else the first).  Returns a new profile or NULL
  * with err filled as "NAME: byte N: why", N counting bytes of the
  * gunzipped message (of the gzip stream for gzip errors). */
-struct profile *load_pprof(const char *buf, size_t len, const char *name,
-                           char *err, size_t errlen);
+load_fn load_pprof;
 
 /* True when buf starts with "@supersamplerV1.0\n". */
-bool load_apple_sniff(const char *buf, size_t len);
+load_sniff_fn load_apple_sniff;
 
 /* Parse an Apple Sampler "@supersamplerV1.0" file (FORMATS.md section 5)
  * from buf[0..len), as export_apple writes it: frames of a stack line
  * root first, one line per sample, 16-bit thread ids as tids.  Returns a
  * new profile or NULL with err filled as "NAME: byte N: why" (N from 0). */
-struct profile *load_apple(const char *buf, size_t len, const char *name,
-                             char *err, size_t errlen);
+load_fn load_apple;
 
 /* True when buf starts (after white space) with '{' and names
  * www.speedscope.app (its "$schema") in its first 4 KiB. */
-bool load_speedscope_sniff(const char *buf, size_t len);
+load_sniff_fn load_speedscope_sniff;
 
 /* Parse a speedscope JSON file (FORMATS.md section 4) from buf[0..len):
  * one thread per sampled profile, counts from the weights (unit none) or
  * from times divided by the interval ("sproftop_interval_ns", else the
  * weights' common divisor).  Returns a new profile or NULL with err
  * filled as "NAME: why" ("NAME: byte N: why" for bad JSON). */
-struct profile *load_speedscope(const char *buf, size_t len, const char *name,
-                                char *err, size_t errlen);
+load_fn load_speedscope;
 
 /* True when buf starts (after white space) with '{' and has a
  * "sample_number" or "caller_time" key in its first 64 KiB. */
-bool load_racket_sniff(const char *buf, size_t len);
+load_sniff_fn load_racket_sniff;
 
 /* Parse Racket's JSON profile (profile->json; docs/FORMATS.md) from
  * buf[0..len): a profile that holds a call graph, not stacks (profile.h),
  * in samples of total_time / sample_number.  Returns a new profile or
  * NULL with err filled as "NAME: why" ("NAME: byte N: why" for bad JSON,
  * "NAME: node N: why" for a bad node). */
-struct profile *load_racket(const char *buf, size_t len, const char *name,
-                            char *err, size_t errlen);
+load_fn load_racket;
 
 #endif

@@ -201,19 +201,10 @@ static int index_ids(struct loader *ld, const void *recs, size_t n,
 /* Index of the record with this id, NONE if absent. */
 static uint32_t find_id(const struct idpair *v, size_t n, uint64_t id)
 {
-    size_t lo = 0, hi = n;
+    size_t i = sorted_upper_bound(v, n, sizeof(*v),
+                                  offsetof(struct idpair, id), id);
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (v[mid].id == id)
-            return v[mid].idx;
-        if (v[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NONE;
+    return i > 0 && v[i - 1].id == id ? v[i - 1].idx : NONE;
 }
 
 /* --- pass 3: frames ------------------------------------------------------ */

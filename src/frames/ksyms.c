@@ -155,12 +155,9 @@ static int parse_line(struct ksyms_table *t, const char *s, size_t len,
 static int ksym_cmp(const void *a, const void *b)
 {
     const struct ksym *x = a, *y = b;
+    int c = util_cmp_pair(x->addr, x->rank, y->addr, y->rank);
 
-    if (x->addr != y->addr)
-        return x->addr < y->addr ? -1 : 1;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return x->name < y->name ? -1 : x->name > y->name;
+    return c ? c : util_cmp_pair(x->name, 0, y->name, 0);
 }
 
 struct ksyms_table *ksyms_table_parse(const char *text, size_t len)
@@ -205,9 +202,7 @@ void ksyms_table_free(struct ksyms_table *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->nmods; i++)
-        free(t->mods[i]);
-    free(t->mods);
+    util_strv_free(t->mods, t->nmods);
     free(t->names);
     free(t->v);
     free(t);
@@ -216,19 +211,14 @@ void ksyms_table_free(struct ksyms_table *t)
 bool ksyms_table_lookup(const struct ksyms_table *t, uint64_t addr,
                         struct ksym_hit *out)
 {
-    size_t lo = 0, hi = t ? t->n : 0;
-
     /* the last symbol at or below addr */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->v[mid].addr <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
+    size_t n = t ? sorted_upper_bound(t->v, t->n, sizeof(*t->v),
+                                      offsetof(struct ksym, addr), addr)
+                 : 0;
+
+    if (n == 0)
         return false;
-    const struct ksym *s = &t->v[lo - 1];
+    const struct ksym *s = &t->v[n - 1];
     if (!s->text || addr - s->addr >= KSYMS_MAX_FUNC)
         return false;
     out->name = t->names + s->name;

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "layout_row.h"
+
 /* Measured with offsetof over each version's internal headers (x86-64):
  * 3.11.2 (Debian 12's libpython3.11-dev), 3.12.1, 3.13.0.  docs/
  * ARCHITECTURE.md ("Python frames") says how to measure a new row. */
@@ -59,17 +61,16 @@ static const struct py_layout rows[] = {
     },
 };
 
+#define NROWS (sizeof rows / sizeof rows[0])
+
 const struct py_layout *pylayout_find(uint32_t major, uint32_t minor)
 {
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        if (rows[i].major == major && rows[i].minor == minor)
-            return &rows[i];
-    return NULL;
+    return layout_row_find(rows, NROWS, sizeof rows[0], major, minor);
 }
 
-const char *pylayout_supported(void)
+void pylayout_supported(char *buf, size_t cap)
 {
-    return "3.11, 3.12, 3.13";
+    layout_row_versions(rows, NROWS, sizeof rows[0], buf, cap);
 }
 
 /* Where 3.13's _Py_DebugOffsets keeps each field (offsetof over its

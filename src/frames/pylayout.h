@@ -20,7 +20,8 @@
 #include "pywalk.h"
 
 struct py_layout {
-    uint32_t major, minor;
+    uint32_t major, minor;      /* first: the row's struct layout_version
+                                   (layout_row.h) */
     struct py_walk walk;        /* the frame-chain walk (pywalk.h) */
     uint32_t ob_type;           /* PyObject.ob_type */
     uint32_t var_size;          /* PyVarObject.ob_size */
@@ -45,8 +46,9 @@ struct py_layout {
 /* The row of version major.minor, or NULL when it is not supported. */
 const struct py_layout *pylayout_find(uint32_t major, uint32_t minor);
 
-/* The supported versions, for messages: "3.11, 3.12, 3.13". */
-const char *pylayout_supported(void);
+/* The supported versions, for messages: "3.11, 3.12, 3.13" into buf (cap
+ * bytes; layout_row_versions). */
+void pylayout_supported(char *buf, size_t cap);
 
 /* Bytes of _Py_DebugOffsets read from the start of _PyRuntime. */
 #define PYLAYOUT_DEBUG_BYTES 640

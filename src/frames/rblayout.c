@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "layout_row.h"
+
 static const struct rb_layout rows[] = {
     {
         .major = 3, .minor = 1,
@@ -24,15 +26,14 @@ static const struct rb_layout rows[] = {
     },
 };
 
+#define NROWS (sizeof rows / sizeof rows[0])
+
 const struct rb_layout *rblayout_find(uint32_t major, uint32_t minor)
 {
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        if (rows[i].major == major && rows[i].minor == minor)
-            return &rows[i];
-    return NULL;
+    return layout_row_find(rows, NROWS, sizeof rows[0], major, minor);
 }
 
-const char *rblayout_supported(void)
+void rblayout_supported(char *buf, size_t cap)
 {
-    return "3.1";
+    layout_row_versions(rows, NROWS, sizeof rows[0], buf, cap);
 }

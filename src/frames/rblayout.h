@@ -13,12 +13,14 @@
 #ifndef SPROFTOP_RBLAYOUT_H
 #define SPROFTOP_RBLAYOUT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rbwalk.h"
 
 struct rb_layout {
-    uint32_t major, minor;
+    uint32_t major, minor;        /* first: the row's struct layout_version
+                                     (layout_row.h) */
     struct rb_walk walk;          /* the control-frame walk (rbwalk.h) */
     uint32_t iseq_body;           /* rb_iseq_t.body */
     uint32_t body_iseq_size;      /* rb_iseq_constant_body.iseq_size */
@@ -40,7 +42,8 @@ struct rb_layout {
 /* The row of version major.minor, or NULL when it is not supported. */
 const struct rb_layout *rblayout_find(uint32_t major, uint32_t minor);
 
-/* The supported versions, for messages: "3.1". */
-const char *rblayout_supported(void);
+/* The supported versions, for messages: "3.1" into buf (cap bytes;
+ * layout_row_versions). */
+void rblayout_supported(char *buf, size_t cap);
 
 #endif

@@ -11,6 +11,36 @@
 #include "rblayout.h"
 
 
+/* The calls each language's reader has under the same names (READER_new,
+ * _free, _walk, _info) and its probe's info under the same fields
+ * (version, eval_lo, eval_hi), adapted once to the table's types: LANG is
+ * the language's member of union script_info, READER its reader's prefix. */
+#define READER_OPS(LANG, READER)                                            \
+    static const char *LANG##_version(const union script_info *i)          \
+    {                                                                       \
+        return i->LANG.version;                                             \
+    }                                                                       \
+    static void *LANG##_open(struct rmem *m, const union script_info *i)   \
+    {                                                                       \
+        return READER##_new(m, &i->LANG);                                   \
+    }                                                                       \
+    static void LANG##_free(void *r)                                        \
+    {                                                                       \
+        READER##_free(r);                                                   \
+    }                                                                       \
+    static int LANG##_walk(void *r, int64_t tid, struct pyread_stack *st)  \
+    {                                                                       \
+        return READER##_walk(r, tid, st);                                   \
+    }                                                                       \
+    static void LANG##_eval(const void *r, uint64_t *lo, uint64_t *hi)     \
+    {                                                                       \
+        *lo = READER##_info(r)->eval_lo;                                    \
+        *hi = READER##_info(r)->eval_hi;                                    \
+    }
+
+READER_OPS(py, pyread)
+READER_OPS(rb, rbread)
+
 /* Python */
 static int py_probe(struct rmem *m, uint64_t base, const char *path,
                     union script_info *info, bool *strong)
@@ -19,24 +49,6 @@ static int py_probe(struct rmem *m, uint64_t base, const char *path,
         return -1;
     *strong = info->py.runtime != 0;
     return 0;
-}
-static const char *py_version(const union script_info *i)
-{
-    return i->py.version;
-}
-static void *py_open(struct rmem *m, const union script_info *i)
-{
-    return pyread_new(m, &i->py);
-}
-static void py_free(void *r) { pyread_free(r); }
-static int py_walk(void *r, int64_t tid, struct pyread_stack *st)
-{
-    return pyread_walk(r, tid, st);
-}
-static void py_eval(const void *r, uint64_t *lo, uint64_t *hi)
-{
-    *lo = pyread_info(r)->eval_lo;
-    *hi = pyread_info(r)->eval_hi;
 }
 static void py_bpf(const void *r, struct pybpf_proc *out)
 {
@@ -51,24 +63,6 @@ static int rb_probe(struct rmem *m, uint64_t base, const char *path,
 {
     *strong = true;
     return rbread_probe(m, base, path, &info->rb);
-}
-static const char *rb_version(const union script_info *i)
-{
-    return i->rb.version;
-}
-static void *rb_open(struct rmem *m, const union script_info *i)
-{
-    return rbread_new(m, &i->rb);
-}
-static void rb_free(void *r) { rbread_free(r); }
-static int rb_walk(void *r, int64_t tid, struct pyread_stack *st)
-{
-    return rbread_walk(r, tid, st);
-}
-static void rb_eval(const void *r, uint64_t *lo, uint64_t *hi)
-{
-    *lo = rbread_info(r)->eval_lo;
-    *hi = rbread_info(r)->eval_hi;
 }
 static void rb_bpf(const void *r, struct pybpf_proc *out)
 {
@@ -172,10 +166,14 @@ void script_lang_label(const struct script_lang_ops *ops,
                        const union script_info *info, bool read, char *buf,
                        size_t cap)
 {
-    if (read)
+    char versions[64];
+
+    if (read) {
         snprintf(buf, cap, "%s %s", ops->name, ops->version(info));
-    else
-        snprintf(buf, cap, "%s %s: not read (%s %s)", ops->name,
-                 ops->version(info), ops->supported(),
-                 strchr(ops->supported(), ',') ? "are" : "is");
+        return;
+    }
+    ops->supported(versions, sizeof versions);
+    snprintf(buf, cap, "%s %s: not read (%s %s)", ops->name,
+             ops->version(info), versions,
+             strchr(versions, ',') ? "are" : "is");
 }

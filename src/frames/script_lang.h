@@ -46,7 +46,7 @@ struct script_lang_ops {
     int (*probe)(struct rmem *m, uint64_t base, const char *path,
                  union script_info *info, bool *strong);
     const char *(*version)(const union script_info *info);
-    const char *(*supported)(void);
+    void (*supported)(char *buf, size_t cap); /* the versions read */
     /* NULL when the version is not read (or on OOM) */
     void *(*open)(struct rmem *m, const union script_info *info);
     void (*free)(void *r);

@@ -234,14 +234,10 @@ struct maps *maps_with(const struct maps *base, const struct map_entry *add)
 static bool overlaps(const struct maps *in, uint64_t start, uint64_t end,
                      uint64_t inode, const char *path)
 {
-    size_t lo = 0, hi = in->n; /* the first entry ending above start */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (in->v[mid].end <= start)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* the first entry ending above start (entries do not overlap, so
+     * their ends are sorted too) */
+    size_t lo = sorted_upper_bound(in->v, in->n, sizeof(*in->v),
+                                   offsetof(struct map_entry, end), start);
     for (size_t j = lo; j < in->n && in->v[j].start < end; j++)
         if (!path || (in->v[j].inode == inode && strcmp(in->v[j].path, path) == 0))
             return true;

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "sorted.h"
 #include "strarena.h"
+#include "util.h"
 #include "vec.h"
 
 #define JIT_MAX (1u << 22)             /* perf map lines kept */
@@ -74,9 +75,8 @@ void jitmap_clear(struct jitmap *j)
 static int jit_cmp(const void *a, const void *b)
 {
     const struct jit_sym *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
+
+    return util_cmp_pair(x->start, x->seq, y->start, y->seq);
 }
 
 /* Add the complete lines after j->off.  The JIT may be writing the last

@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "strarena.h"
+#include "util.h"
 #include "vec.h"
 
 #define DEBUG_ROOT "/usr/lib/debug"
@@ -51,9 +52,7 @@ void sym_debug_free(struct sym_debug *d)
 {
     if (!d)
         return;
-    for (size_t i = 0; i < d->nfiles; i++)
-        free(d->files[i]);
-    free(d->files);
+    util_strv_free(d->files, d->nfiles);
     strarena_free(&d->ids);
     free(d->root);
     free(d->path);

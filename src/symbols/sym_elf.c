@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "sorted.h"
+#include "util.h"
 
 /* One ELF symbol of a module. */
 struct elf_sym {
@@ -27,13 +28,9 @@ struct sym_elf {
 static int elf_sym_cmp(const void *a, const void *b)
 {
     const struct elf_sym *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    if (x->end != y->end)
-        return x->end > y->end ? -1 : 1;
-    return x->seq > y->seq ? -1 : x->seq < y->seq;
+    int c = util_cmp_pair(x->start, x->rank, y->start, y->rank);
+
+    return c ? c : util_cmp_pair(y->end, y->seq, x->end, x->seq);
 }
 
 struct sym_elf *sym_elf_build(Dwfl_Module *mod)

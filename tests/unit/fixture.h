@@ -33,6 +33,7 @@
 #include "format.h"
 #include "load.h"
 #include "profile.h"
+#include "util.h"
 #include "vec.h"
 
 /* Deepest stack the add helpers take (the deep-recursion tests). */
@@ -68,11 +69,9 @@ static inline int fixture_teardown(void **state)
 {
     struct fixture_state *f = *state;
 
-    for (size_t i = 0; i < f->ntexts; i++)
-        free(f->texts[i]);
+    util_strv_free(f->texts, f->ntexts);
     for (size_t i = 0; i < f->nprofiles; i++)
         profile_free(f->profiles[i]);
-    free(f->texts);
     free(f->profiles);
     profile_free(f->p);
     free(f);

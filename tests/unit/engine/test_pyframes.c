@@ -591,7 +591,11 @@ static void test_probe(void **state)
     rmem_free(m);
     assert_null(pylayout_find(3, 10));
     assert_non_null(pylayout_find(3, 11));
-    assert_string_equal(pylayout_supported(), "3.11, 3.12, 3.13");
+    char vers[64];
+    pylayout_supported(vers, sizeof vers);
+    assert_string_equal(vers, "3.11, 3.12, 3.13");
+    pylayout_supported(vers, 6);
+    assert_string_equal(vers, "3.11,"); /* cut, NUL-terminated */
 }
 
 static void test_debug_offsets(void **state)
