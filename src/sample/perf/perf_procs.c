@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "ingest.h"
 #include "maps.h"
+#include "stack_push.h"
 #include "util.h"
 #include "vec.h"
 
@@ -640,8 +641,8 @@ void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = p->pid, .tid = t->tid,
                            .flags = flags, .time = time, .gen = p->gen,
                            .weight = weight};
-    if (script_push(p->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
-                    kpcs, nk, NULL, NULL)) {
+    if (stack_push(p->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
+                   kpcs, nk, NULL, NULL)) {
         s->live.kstacks += nk > 0;
         t->samples++;
     }

@@ -42,6 +42,7 @@
 #include "clock.h"
 #include "ingest.h"
 #include "maps.h"
+#include "stack_push.h"
 #include "target.h"
 #include "vec.h"
 
@@ -240,8 +241,8 @@ bool pt_stop_push(struct pt_sampler *s, pid_t tid, struct sthread *t,
 {
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = s->pid, .tid = tid, .flags = flags,
                            .time = time, .gen = s->gen, .weight = weight};
-    if (!script_push(s->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
-                     NULL, 0, words, nwords))
+    if (!stack_push(s->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
+                    NULL, 0, words, nwords))
         return false;
     s->win_samples++;
     if (t)
