@@ -30,9 +30,12 @@
 #   sample   src/sample/    the sampling interface (sampler.h for its
 #                           callers, backend.h for its backends: the
 #                           capabilities), the ingest buffer, the
-#                           unwinder's interface (unwind.h), a histogram.
-#                           libc only; sees base.  It names its backends
-#                           only in sampler.c's registry of their tables.
+#                           unwinder's interface (unwind.h), a histogram,
+#                           the push of a sampled stack with its
+#                           interpreter frames spliced in (stack_push.h).
+#                           libc only; sees base and frames' API.  It
+#                           names its backends only in sampler.c's
+#                           registry of their tables.
 #   unwind   src/sample/unwind/   the libunwind unwinder behind unwind.h
 #   perf     src/sample/perf/     the perf_event backend: perf_event only,
 #                                 never ptrace; sees proc, sample and
@@ -51,11 +54,12 @@
 #                           exported ELF symbols from memory, CPython's
 #                           layouts, walk, code cache and line tables, the
 #                           BPF program's twin of the walk in bpf/) and
-#                           what both backends share to put them in a
-#                           stack (script_frames.c); issue 23 adds Ruby.
-#                           libc only; sees base, model, proc and sample's
-#                           backend headers; the backends and collect see
-#                           its API.
+#                           what both backends share to splice them into
+#                           a stack (script_frames.c); issue 23 adds Ruby.
+#                           libc only; sees base, model and proc: it
+#                           reads frames and pushes none (sample's
+#                           stack_push.c does); sample, the backends and
+#                           collect see its API.
 #
 # A room shows the others only its API headers (ROOM_API below): they are
 # linked into $(BUILD)/api/ROOM/, and a room that may see ROOM gets that
@@ -90,7 +94,7 @@ sample_API  := sampler.h backend.h ingest.h unwind.h hist.h
 # ...and what it shows its backends: what they implement and use, never
 # the calls made above them (sampler.h), so no arrow runs back from a
 # backend to the registry that lists it.
-sample-backend_API := backend.h ingest.h unwind.h hist.h
+sample-backend_API := backend.h ingest.h unwind.h hist.h stack_push.h
 disasm_API  := disasm.h
 symbols_API := symbols.h sym_store.h dbgfetch.h late_names.h sym_preload.h annot.h
 collect_API := collect.h dump.h
@@ -104,7 +108,7 @@ base_INC    := -Isrc/base
 model_INC   := $(base_INC) -Isrc/model
 formats_INC := $(model_INC) -Isrc/formats
 proc_INC    := $(base_INC) -I$(proc_DIR)
-sample_INC  := $(base_INC) -I$(sample_DIR)
+sample_INC  := $(base_INC) $(call api,frames) -I$(sample_DIR)
 unwind_INC  := $(base_INC) $(call api,proc sample-backend) -I$(unwind_DIR)
 perf_INC    := $(base_INC) $(call api,proc sample-backend frames) \
                -I$(perf_DIR)
@@ -114,7 +118,7 @@ disasm_INC  := $(model_INC) -I$(disasm_DIR)
 symbols_INC := $(model_INC) $(call api,proc disasm) -I$(symbols_DIR)
 collect_INC := $(model_INC) $(call api,proc sample symbols frames) \
                -I$(collect_DIR)
-frames_INC  := $(model_INC) $(call api,proc sample-backend) -I$(frames_DIR)
+frames_INC  := $(model_INC) $(call api,proc) -I$(frames_DIR)
 ui_INC      := $(model_INC) -Iui
 app_INC     := $(formats_INC) \
                $(call api,proc sample symbols collect frames) -Iui -Isrc/app
@@ -215,7 +219,8 @@ LAYER_PROBES := \
   frames:'<elfutils/libdwfl.h>' frames:'<libunwind.h>' frames:'<sys/ptrace.h>' \
   frames:'"sampler.h"' frames:'"symbols.h"' frames:'"perf_int.h"' \
   frames:'"ptrace_int.h"' frames:'"collect.h"' frames:'"export.h"' \
-  frames:'<linux/perf_event.h>' formats:'"pyread.h"' formats:'"ksyms.h"' \
+  frames:'<linux/perf_event.h>' frames:'"ingest.h"' frames:'"backend.h"' \
+  frames:'"stack_push.h"' formats:'"pyread.h"' formats:'"ksyms.h"' \
   collect:'"rmem.h"' \
   app:'<ncurses.h>' app:'<sys/ptrace.h>' app:'"perf_int.h"' app:'"sym_dwarf.h"' \
   app:'<capstone/capstone.h>' app:'"disasm.h"'

@@ -6,13 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest.h"
 #include "maps.h"
 #include "pylayout.h"
 #include "pyread.h"
 #include "script_lang.h"
 #include "rmem.h"
-#include "backend.h"
 #include "stackword.h"
 
 #define MAX_WORDS 1024   /* native frames kept (max_depth caps them) plus
@@ -136,30 +134,16 @@ void script_next_generation(struct script_proc *sp, uint64_t now_ns)
     sp->ops->next_generation(sp->r);
 }
 
-/* Push the code objects the collector has not seen.  0, or -1 when the
- * ingest buffer is full (they are pushed again with the next sample). */
-static int announce(struct script_proc *sp, struct ingest *in, int32_t tid,
-                    uint64_t time)
+int script_new_codes(struct script_proc *sp, script_code_fn fn, void *ctx)
 {
+    if (!sp || !sp->r)
+        return 0;
     uint32_t count = sp->ops->code_count(sp->r);
     for (uint32_t id = sp->announced; id < count; id++) {
         struct pyread_code c;
         if (sp->ops->code(sp->r, id, &c) < 0)
             continue; /* replaced before any sample named it */
-        size_t nl = strlen(c.qualname), fl = strlen(c.filename);
-        uint8_t buf[sizeof(struct ingest_code) + PYREAD_MAX_NAME +
-                    PYREAD_MAX_FILE];
-        struct ingest_code ic = {
-            .id = id, .firstlineno = c.firstlineno,
-            .lang = (uint8_t)sp->ops->lang,
-            .name_len = (uint16_t)nl, .file_len = (uint16_t)fl,
-        };
-        memcpy(buf, &ic, sizeof ic);
-        memcpy(buf + sizeof ic, c.qualname, nl);
-        memcpy(buf + sizeof ic + nl, c.filename, fl);
-        struct ingest_rec h = {.type = INGEST_CODE, .pid = sp->pid,
-                               .tid = tid, .time = time};
-        if (ingest_push(in, &h, buf, sizeof ic + nl + fl) < 0) {
+        if (fn(ctx, sp->ops->lang, id, &c) < 0) {
             sp->announced = id;
             return -1;
         }
@@ -168,66 +152,43 @@ static int announce(struct script_proc *sp, struct ingest *in, int32_t tid,
     return 0;
 }
 
-bool script_push(struct script_proc *sp, struct ingest *in,
-                 struct sampler_stats *st, const struct ingest_rec *hdr,
-                 const uint64_t *pcs, int n, const struct script_stack *py,
-                 const uint64_t *kpcs, int nk, const uint64_t **words,
-                 int *nwords)
+void script_splice(struct script_proc *sp, const uint64_t *pcs, int n,
+                   const struct script_stack *py, struct script_spliced *out)
 {
-    const uint64_t *w = pcs;
-    int nw = n;
-    struct ingest_rec h = *hdr;
-    bool spliced = false, torn = false;
-    if (sp && sp->r && py && py->have) {
-        int k = 0;
-        if (py->py.status != PYWALK_NONE_THREAD)
-            k = sp->ops->resolve(sp->r, &py->py, sp->fr, &torn);
-        if (k < 0 || torn) {
-            /* a prefix of the frames may have resolved: a stack with a
-             * hole is not shown, the native one is */
-            h.flags |= INGEST_F_SCRIPT_TORN;
-            torn = true;
-        } else if (k > 0) {
-            if (py->py.flags & PYWALK_F_GVL)
-                h.flags |= INGEST_F_GVL;
-            if (announce(sp, in, hdr->tid, hdr->time) < 0) {
-                st->lost++;
-                return false;
-            }
-            for (int i = 0; i < k; i++) {
-                sp->script[i] = stackword_script(sp->fr[i].code,
-                                                 sp->fr[i].line);
-                sp->entry[i] = sp->fr[i].entry;
-            }
-            uint64_t lo, hi;
-            sp->ops->eval(sp->r, &lo, &hi);
-            struct stackword_splice_in si = {
-                .pcs = pcs, .npcs = n > MAX_WORDS ? MAX_WORDS : (size_t)n,
-                .eval_lo = lo, .eval_hi = hi,
-                .script = sp->script, .entry = sp->entry,
-                .nscript = (size_t)k,
-            };
-            nw = (int)stackword_splice(&si, sp->words,
-                                       sizeof sp->words / sizeof sp->words[0]);
-            w = sp->words;
-            spliced = true;
-        }
-    } else {
+    *out = (struct script_spliced){.words = pcs, .nwords = n};
+    if (!sp || !sp->r || !py || !py->have) {
         /* a stack pushed before and kept (a blocked thread's) */
-        for (int i = 0; i < n && !spliced; i++)
-            spliced = stackword_is_script(pcs[i]);
+        for (int i = 0; i < n && !out->spliced; i++)
+            out->spliced = stackword_is_script(pcs[i]);
+        return;
     }
-    if (ingest_push_stack(in, &h, kpcs, nk > 0 ? (size_t)nk : 0, w,
-                          (size_t)nw) < 0) {
-        st->lost++;
-        return false;
+    int k = 0;
+    bool torn = false;
+    if (py->py.status != PYWALK_NONE_THREAD)
+        k = sp->ops->resolve(sp->r, &py->py, sp->fr, &torn);
+    if (k < 0 || torn) {
+        /* a prefix of the frames may have resolved: a stack with a hole
+         * is not shown, the native one is */
+        out->torn = true;
+        return;
     }
-    st->samples++;
-    st->script_samples += spliced;
-    st->script_torn += torn;
-    if (words) {
-        *words = w;
-        *nwords = nw;
+    if (k == 0)
+        return;
+    out->gvl = (py->py.flags & PYWALK_F_GVL) != 0;
+    for (int i = 0; i < k; i++) {
+        sp->script[i] = stackword_script(sp->fr[i].code, sp->fr[i].line);
+        sp->entry[i] = sp->fr[i].entry;
     }
-    return true;
+    uint64_t lo, hi;
+    sp->ops->eval(sp->r, &lo, &hi);
+    struct stackword_splice_in si = {
+        .pcs = pcs, .npcs = n > MAX_WORDS ? MAX_WORDS : (size_t)n,
+        .eval_lo = lo, .eval_hi = hi,
+        .script = sp->script, .entry = sp->entry, .nscript = (size_t)k,
+    };
+    out->nwords = (int)stackword_splice(&si, sp->words,
+                                        sizeof sp->words / sizeof sp->words[0]);
+    out->words = sp->words;
+    out->nscript = k;
+    out->spliced = true;
 }

@@ -14,13 +14,14 @@
  *     walks it while the thread is stopped (script_walk); perf has it
  *     from the BPF program that walked it in the sampling interrupt
  *     (perf_pybpf.c), as a struct script_stack;
- *   - script_push resolves it (names through the reader's code cache),
- *     splices it into the unwound native stack (stackword_splice: each
- *     native _PyEval_EvalFrameDefault frame becomes the Python frames it
- *     runs), announces code objects the collector has not seen
- *     (INGEST_CODE) and pushes the sample.  A stack that cannot be read
- *     keeps its native frames and is flagged INGEST_F_SCRIPT_TORN, which
- *     --stats counts as "Python frames unreadable".
+ *   - script_splice resolves it (names through the reader's code cache)
+ *     and splices it into the unwound native stack (stackword_splice:
+ *     each native _PyEval_EvalFrameDefault frame becomes the Python
+ *     frames it runs); script_new_codes hands out the code objects the
+ *     collector has not seen.  A stack that cannot be read keeps its
+ *     native frames and is flagged torn.  The sampling room pushes them
+ *     (src/sample/stack_push.h): this room reads frames and pushes
+ *     nothing.
  *
  * All calls: the sampler thread that owns the process.
  */
@@ -36,10 +37,7 @@
 #include "pyread.h"
 #include "script_lang.h"
 
-struct ingest;
-struct ingest_rec;
 struct maps;
-struct sampler_stats;
 
 /* Words a sample may take once spliced: its native frames and as many
  * Python frames as a walk keeps. */
@@ -104,23 +102,37 @@ void script_walk(struct script_proc *sp, pid_t tid, struct script_stack *st);
 #define SCRIPT_GENERATION_NS 100000000ull
 void script_next_generation(struct script_proc *sp, uint64_t now_ns);
 
-/* Splice py into the native stack pcs[0..n) (leaf first) and push the
- * sample with header hdr (its flags get INGEST_F_SCRIPT_TORN when py
- * could not be read); code objects the collector has not seen go first.
- * sp NULL or py->have false: pushed as it is (a stack kept from an
- * earlier push holds its Python frames already).  The kernel's part of
- * the stack, kpcs[0..nk) (leaf first; NULL, 0: none), goes above it
- * (ingest_rec.kernel); the words left in *words are the user part's
- * alone.  Counts it in *st:
- * samples, and script_samples (with Python frames) or script_torn; lost
- * when the ingest buffer is full, and then returns false.  The words
- * pushed are left in *words, *nwords (when words is not NULL; valid until
- * the next call), for a backend that keeps a blocked thread's last
- * stack. */
-bool script_push(struct script_proc *sp, struct ingest *in,
-                 struct sampler_stats *st, const struct ingest_rec *hdr,
-                 const uint64_t *pcs, int n, const struct script_stack *py,
-                 const uint64_t *kpcs, int nk, const uint64_t **words,
-                 int *nwords);
+/* One sample's stack with its interpreter frames spliced in. */
+struct script_spliced {
+    const uint64_t *words; /* the stack, leaf first: the native pcs as
+                              given, or sp's own words (valid until the
+                              next script_splice with sp) */
+    int nwords;
+    int nscript;           /* interpreter frames resolved now (0: none) */
+    bool spliced;          /* words hold interpreter frames (resolved now,
+                              or in a stack kept from an earlier push) */
+    bool torn;             /* py could not be read: the native stack */
+    bool gvl;              /* the thread waits for Ruby's GVL */
+};
+
+/* Resolve py (names through the reader's code cache) and splice it into
+ * the native stack pcs[0..n) (leaf first): each native eval frame becomes
+ * the interpreter frames it runs (stackword_splice).  sp NULL, or py NULL
+ * or not walked: the stack as it is (one kept from an earlier splice
+ * holds its interpreter frames already).  A stack with a frame that
+ * cannot be resolved is left native and flagged torn. */
+void script_splice(struct script_proc *sp, const uint64_t *pcs, int n,
+                   const struct script_stack *py, struct script_spliced *out);
+
+/* Called with each code object the collector has not been handed yet:
+ * its language, id and names (valid during the call); 0, or -1 to stop
+ * (that one and those after it come again at the next call). */
+typedef int (*script_code_fn)(void *ctx, enum script_lang lang, uint32_t id,
+                              const struct pyread_code *c);
+
+/* Hand fn, in id order, every code object sp's reader has named since the
+ * last call (those a resolve named go before the sample that names
+ * them): 0, or -1 when fn stopped.  sp NULL or without a reader: 0. */
+int script_new_codes(struct script_proc *sp, script_code_fn fn, void *ctx);
 
 #endif

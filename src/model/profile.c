@@ -1,8 +1,10 @@
-/* profile.c - the aggregate's lifecycle and identities: creating, freeing,
- * resetting and copying a profile, its interned strings and frames, its
- * threads and its metadata.  The call tree is in profile_tree.c, what is
- * computed from it in profile_query.c; profile_impl.h holds the storage
- * they share.  See profile.h for the model.
+/* profile.c - the aggregate's identities and storage: its interned
+ * strings and frames, its threads and its metadata, the node table and
+ * the counter maps every part builds on, and their share of a copy.  The
+ * whole profile's lifecycle is in profile_life.c, the call tree in
+ * profile_tree.c, what is computed from it in profile_query.c;
+ * profile_impl.h holds the storage they share.  At the bottom of the
+ * model: it calls none of those.  See profile.h for the model.
  *
  * Called by the collector (interning frames and threads as it meets them,
  * profile_clone under its lock for each UI snapshot), by the loaders and
@@ -523,70 +525,174 @@ int profile_set_meta(struct profile *p, const struct profile_meta *m)
     return 0;
 }
 
-/* --- lifecycle ----------------------------------------------------------- */
+/* --- storage: the node table and the counter maps ----------------------- */
 
-struct profile *profile_new(void)
+/* The primitives every part of the profile builds on (profile_impl.h):
+ * the lifecycle above and the threads' nodes use them, and so do the
+ * tree's ingest and walks (profile_tree.c), which sit above this file. */
+
+static uint64_t child_key(uint32_t parent, uint32_t frame)
 {
-    struct profile *p = calloc(1, sizeof(*p));
-
-    if (!p)
-        return NULL;
-    p->meta_cmdline = p->meta_comm = STR_NULL;
-    if (profile_tree_reserve(p, 1) || profile_lc_init(&p->lines) ||
-        profile_lc_init(&p->addrs)) {
-        profile_free(p);
-        return NULL;
-    }
-    profile_tree_rebuild(p);
-    return p;
+    return util_mix64((uint64_t)parent << 32 | frame);
 }
 
-void profile_free(struct profile *p)
+uint32_t profile_tree_find(const struct profile *p, uint32_t parent,
+                           uint32_t frame)
 {
-    if (!p)
-        return;
-    strarena_free(&p->strs);
-    free(p->fd);
-    free(p->fid);
-    idtab_free(&p->frame_ix);
-    free(p->th);
-    free(p->th_name);
-    free(p->th_proc);
-    idtab_free(&p->tid_ix);
-    free(p->free_frames);
-    free(p->nodes);
-    free(p->aux);
-    idtab_free(&p->child_ix);
-    profile_lc_free(&p->lines);
-    profile_lc_free(&p->addrs);
-    profile_time_free(p->time);
-    profile_graph_free(p->graph);
-    free(p);
+    return idtab_find(&p->child_ix, child_key(parent, frame), NULL, NULL);
 }
 
-void profile_reset(struct profile *p)
+int profile_tree_reserve(struct profile *p, uint64_t extra)
 {
-    if (!p)
-        return;
-    profile_tree_rebuild(p);
-    p->nsamples = 0;
-    profile_lc_clear(&p->lines);
-    profile_lc_clear(&p->addrs);
-    profile_time_clear(p->time);
-    profile_graph_free(p->graph);
-    p->graph = NULL;
+    uint64_t want = (uint64_t)p->nnodes + extra;
+
+    if (want > ID_LIMIT || VEC_RESERVE(p->nodes, p->nodes_cap, want) < 0 ||
+        VEC_RESERVE(p->aux, p->aux_cap, want) < 0 ||
+        idtab_reserve(&p->child_ix, (size_t)want) < 0)
+        return -1;
+    return 0;
 }
 
-/* Duplicate array src of n elements (at least one allocated); *cap gets
- * the allocated count. */
-static void *dup_array(const void *src, size_t n, size_t elem, size_t *cap)
+uint32_t profile_tree_node_add(struct profile *p, uint32_t parent,
+                               uint32_t frame)
+{
+    uint32_t id = p->nnodes++;
+    struct profile_node *par = &p->nodes[parent];
+
+    p->nodes[id] = (struct profile_node){
+        .frame = frame,
+        .parent = parent,
+        .first_child = PROFILE_NONE,
+        .next_sibling = PROFILE_NONE,
+        .depth = par->depth + 1,
+    };
+    p->aux[id] = (struct node_aux){ PROFILE_NONE, PROFILE_NONE,
+                                    PROFILE_NONE };
+    if (par->first_child == PROFILE_NONE)
+        par->first_child = id;
+    else
+        p->nodes[p->aux[parent].last_child].next_sibling = id;
+    p->aux[parent].last_child = id;
+    if (p->nodes[id].depth > p->max_depth)
+        p->max_depth = p->nodes[id].depth;
+    (void)idtab_insert(&p->child_ix, child_key(parent, frame), id);
+    return id;
+}
+
+void profile_tree_rebuild(struct profile *p)
+{
+    p->nnodes = 1;
+    p->nodes[0] = (struct profile_node){
+        .frame = PROFILE_NONE,
+        .parent = PROFILE_NONE,
+        .first_child = PROFILE_NONE,
+        .next_sibling = PROFILE_NONE,
+    };
+    p->aux[0] = (struct node_aux){ PROFILE_NONE, PROFILE_NONE,
+                                   PROFILE_NONE };
+    p->max_depth = 0;
+    p->samples = 0;
+    idtab_clear(&p->child_ix);
+    for (uint32_t t = 0; t < p->nthreads; t++)
+        p->th[t].node = profile_tree_node_add(p, PROFILE_ROOT,
+                                              p->th[t].frame);
+}
+
+int profile_lc_reserve(struct lcmap *m, uint64_t extra)
+{
+    uint64_t want = (uint64_t)m->n + extra;
+
+    if (want > ID_LIMIT || VEC_RESERVE(m->e, m->cap, want) < 0 ||
+        idtab_reserve(&m->ix, (size_t)want) < 0)
+        return -1;
+    return 0;
+}
+
+int profile_lc_init(struct lcmap *m)
+{
+    *m = (struct lcmap){ 0 };
+    return profile_lc_reserve(m, 1);
+}
+
+void profile_lc_clear(struct lcmap *m)
+{
+    m->n = 0;
+    idtab_clear(&m->ix);
+}
+
+int profile_lc_copy(struct lcmap *dst, const struct lcmap *src)
+{
+    *dst = (struct lcmap){ 0 };
+    if (idtab_copy(&dst->ix, &src->ix) < 0 ||
+        VEC_RESERVE(dst->e, dst->cap, src->n ? src->n : 1) < 0)
+        return -1;
+    memcpy(dst->e, src->e, src->n * sizeof(*dst->e));
+    dst->n = src->n;
+    return 0;
+}
+
+void profile_lc_free(struct lcmap *m)
+{
+    free(m->e);
+    idtab_free(&m->ix);
+}
+
+void *profile_dup_n(const void *src, size_t n, size_t elem)
 {
     void *d = malloc((n ? n : 1) * elem);
 
     if (d && n)
         memcpy(d, src, n * elem);
-    *cap = n ? n : 1;
     return d;
+}
+
+void profile_graph_free(struct profile_graph *g)
+{
+    if (!g)
+        return;
+    free(g->flat);
+    free(g->edges);
+    free(g->thread_samples);
+    free(g->ft_off);
+    free(g->ft);
+    free(g);
+}
+
+struct profile_graph *profile_graph_new(const struct profile_graph_desc *g,
+                                        uint32_t nthreads, uint32_t nframes)
+{
+    struct profile_graph *q = calloc(1, sizeof(*q));
+    uint32_t nft = g->frame_threads_off[nframes];
+
+    if (!q)
+        return NULL;
+    q->nflat = g->nflat;
+    q->nedges = g->nedges;
+    q->nthreads = nthreads;
+    q->nframes = nframes;
+    q->flat = profile_dup_n(g->flat, g->nflat, sizeof(*q->flat));
+    q->edges = profile_dup_n(g->edges, g->nedges, sizeof(*q->edges));
+    q->thread_samples = profile_dup_n(g->thread_samples, nthreads,
+                              sizeof(*q->thread_samples));
+    q->ft_off = profile_dup_n(g->frame_threads_off, (size_t)nframes + 1,
+                      sizeof(*q->ft_off));
+    q->ft = profile_dup_n(g->frame_threads, nft, sizeof(*q->ft));
+    if (!q->flat || !q->edges || !q->thread_samples || !q->ft_off || !q->ft) {
+        profile_graph_free(q);
+        return NULL;
+    }
+    for (uint32_t t = 0; t < nthreads; t++)
+        q->samples += q->thread_samples[t];
+    return q;
+}
+
+/* --- the core's share of a whole profile's lifecycle ---------------------- */
+
+/* profile_dup_n, and *cap gets the allocated count. */
+static void *dup_array(const void *src, size_t n, size_t elem, size_t *cap)
+{
+    *cap = n ? n : 1;
+    return profile_dup_n(src, n, elem);
 }
 
 /* The copy's tree: p's, or empty thread nodes. */
@@ -611,12 +717,9 @@ static int copy_tree(struct profile *q, const struct profile *p,
     return 0;
 }
 
-struct profile *profile_copy(const struct profile *p, bool with_tree)
+int profile_core_copy(struct profile *q, const struct profile *p,
+                      bool with_tree)
 {
-    struct profile *q = calloc(1, sizeof(*q));
-
-    if (!q)
-        return NULL;
     q->fd = dup_array(p->fd, p->nframes, sizeof(*q->fd), &q->fd_cap);
     q->fid = dup_array(p->fid, p->nframes, sizeof(*q->fid), &q->fid_cap);
     q->th = dup_array(p->th, p->nthreads, sizeof(*q->th), &q->th_cap);
@@ -635,7 +738,7 @@ struct profile *profile_copy(const struct profile *p, bool with_tree)
         idtab_copy(&q->tid_ix, &p->tid_ix) ||
         profile_lc_copy(&q->lines, &p->lines) ||
         profile_lc_copy(&q->addrs, &p->addrs))
-        goto fail;
+        return -1;
     q->nframes = p->nframes;
     for (uint32_t i = 0; i < q->nframes; i++)
         frame_strs(q, i);
@@ -651,24 +754,23 @@ struct profile *profile_copy(const struct profile *p, bool with_tree)
     q->meta_comm = p->meta_comm;
     q->meta.cmdline = profile_str(q, q->meta_cmdline);
     q->meta.comm = profile_str(q, q->meta_comm);
-    if (copy_tree(q, p, with_tree) ||
-        (with_tree && (profile_time_copy(q, p) || profile_graph_copy(q, p))))
-        goto fail;
-    return q;
-fail:
-    profile_free(q);
-    return NULL;
+    return copy_tree(q, p, with_tree);
 }
 
-struct profile *profile_clone(const struct profile *p)
+void profile_core_free(struct profile *p)
 {
-    return p ? profile_copy(p, true) : NULL;
-}
-
-void profile_replace(struct profile *p, struct profile *q)
-{
-    struct profile t = *p;
-
-    *p = *q;
-    *q = t;
+    strarena_free(&p->strs);
+    free(p->fd);
+    free(p->fid);
+    idtab_free(&p->frame_ix);
+    free(p->th);
+    free(p->th_name);
+    free(p->th_proc);
+    idtab_free(&p->tid_ix);
+    free(p->free_frames);
+    free(p->nodes);
+    free(p->aux);
+    idtab_free(&p->child_ix);
+    profile_lc_free(&p->lines);
+    profile_lc_free(&p->addrs);
 }

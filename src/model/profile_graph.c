@@ -29,73 +29,6 @@ uint64_t profile_thread_samples(const struct profile *p, uint32_t idx)
     return p->nodes[p->th[idx].node].total;
 }
 
-void profile_graph_free(struct profile_graph *g)
-{
-    if (!g)
-        return;
-    free(g->flat);
-    free(g->edges);
-    free(g->thread_samples);
-    free(g->ft_off);
-    free(g->ft);
-    free(g);
-}
-
-/* A copy of n elements of src (one allocated at least). */
-static void *dup_n(const void *src, size_t n, size_t elem)
-{
-    void *d = malloc((n ? n : 1) * elem);
-
-    if (d && n)
-        memcpy(d, src, n * elem);
-    return d;
-}
-
-/* A graph from the pieces (copied), NULL on OOM. */
-static struct profile_graph *graph_new(const struct profile_graph_desc *g,
-                                       uint32_t nthreads, uint32_t nframes)
-{
-    struct profile_graph *q = calloc(1, sizeof(*q));
-    uint32_t nft = g->frame_threads_off[nframes];
-
-    if (!q)
-        return NULL;
-    q->nflat = g->nflat;
-    q->nedges = g->nedges;
-    q->nthreads = nthreads;
-    q->nframes = nframes;
-    q->flat = dup_n(g->flat, g->nflat, sizeof(*q->flat));
-    q->edges = dup_n(g->edges, g->nedges, sizeof(*q->edges));
-    q->thread_samples = dup_n(g->thread_samples, nthreads,
-                              sizeof(*q->thread_samples));
-    q->ft_off = dup_n(g->frame_threads_off, (size_t)nframes + 1,
-                      sizeof(*q->ft_off));
-    q->ft = dup_n(g->frame_threads, nft, sizeof(*q->ft));
-    if (!q->flat || !q->edges || !q->thread_samples || !q->ft_off || !q->ft) {
-        profile_graph_free(q);
-        return NULL;
-    }
-    for (uint32_t t = 0; t < nthreads; t++)
-        q->samples += q->thread_samples[t];
-    return q;
-}
-
-int profile_graph_copy(struct profile *dst, const struct profile *src)
-{
-    const struct profile_graph *g = src->graph;
-    struct profile_graph_desc d;
-
-    dst->graph = NULL;
-    if (!g)
-        return 0;
-    d = (struct profile_graph_desc){
-        .flat = g->flat, .nflat = g->nflat, .edges = g->edges,
-        .nedges = g->nedges, .thread_samples = g->thread_samples,
-        .frame_threads_off = g->ft_off, .frame_threads = g->ft };
-    dst->graph = graph_new(&d, g->nthreads, g->nframes);
-    return dst->graph ? 0 : -1;
-}
-
 static bool time_ok(double t)
 {
     return isfinite(t) && t >= 0;
@@ -160,7 +93,7 @@ static int cmp_pair(const void *a, const void *b)
 
 static bool pairs_unique(const struct profile_graph_desc *g)
 {
-    struct profile_edge *v = dup_n(g->edges, g->nedges, sizeof(*v));
+    struct profile_edge *v = profile_dup_n(g->edges, g->nedges, sizeof(*v));
     bool ok = v != NULL;
 
     if (ok && g->nedges > 1) {
@@ -197,7 +130,7 @@ int profile_set_graph(struct profile *p, const struct profile_graph_desc *g)
         err = EINVAL;
         ok = ok && graph_valid(p, g, in_flat, seen, samples) &&
              pairs_unique(g);
-        if (ok && !(p->graph = graph_new(g, p->nthreads, p->nframes))) {
+        if (ok && !(p->graph = profile_graph_new(g, p->nthreads, p->nframes))) {
             ok = false;
             err = ENOMEM;
         }
@@ -275,8 +208,8 @@ int profile_frame_threads(const struct profile *p, uint32_t **off,
     *off = *threads = NULL;
     if (p->graph && c.off) {
         free(c.last);
-        *off = dup_n(p->graph->ft_off, nf + 1, sizeof(**off));
-        *threads = dup_n(p->graph->ft, p->graph->ft_off[nf],
+        *off = profile_dup_n(p->graph->ft_off, nf + 1, sizeof(**off));
+        *threads = profile_dup_n(p->graph->ft, p->graph->ft_off[nf],
                          sizeof(**threads));
         free(c.off);
         if (*off && *threads)
@@ -291,7 +224,7 @@ int profile_frame_threads(const struct profile *p, uint32_t **off,
     for (size_t f = 0; f < nf; f++)
         c.off[f + 1] += c.off[f];
     c.out = malloc((c.off[nf] ? c.off[nf] : 1) * sizeof(*c.out));
-    pos = dup_n(c.off, nf + 1, sizeof(*pos));
+    pos = profile_dup_n(c.off, nf + 1, sizeof(*pos));
     if (!c.out || !pos)
         goto fail;
     memset(c.last, 0, (nf ? nf : 1) * sizeof(*c.last));

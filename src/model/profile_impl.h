@@ -1,7 +1,10 @@
 /* profile_impl.h - the profile's private representation, shared by the
  * three files that implement profile.h and by nothing else:
- *   profile.c        lifecycle and copies, strings, frames, threads,
- *                    metadata;
+ *   profile.c        strings, frames, threads, metadata, and the storage
+ *                    every part builds on (the node table, the counter
+ *                    maps): the bottom, which calls none of the others;
+ *   profile_life.c   a whole profile's lifecycle and copies, each part
+ *                    in turn: above the parts;
  *   profile_tree.c   the call tree, the ingest path (profile_add_stack),
  *                    walks, and per-line / per-address counts;
  *   profile_query.c  what is computed from the tree: merge, derive, the
@@ -173,7 +176,8 @@ uint32_t profile_str_intern(struct profile *p, const char *s);
  * is found by it in p's frame index (room reserved). */
 void profile_frame_adopt(struct profile *p, uint32_t id);
 
-/* --- profile_tree.c ------------------------------------------------------ */
+/* The storage under every part: the node table and its child index, and
+ * the counter maps (profile.c, so the parts call down to it). */
 
 /* Make room for `extra` more nodes (array and child index), so that the
  * tree walks that follow cannot fail half-way.  0 or -1 on OOM. */
@@ -190,6 +194,35 @@ uint32_t profile_tree_node_add(struct profile *p, uint32_t parent,
 /* Root only, or root plus one fresh node per thread (ids 1..nthreads in
  * thread order), with empty counts; room for them must exist. */
 void profile_tree_rebuild(struct profile *p);
+
+/* Line/address counter maps: an empty map, room for `extra` more
+ * counters, a copy, forgetting every counter, freeing.  0 or -1 on OOM. */
+int profile_lc_init(struct lcmap *m);
+int profile_lc_reserve(struct lcmap *m, uint64_t extra);
+int profile_lc_copy(struct lcmap *dst, const struct lcmap *src);
+void profile_lc_clear(struct lcmap *m);
+void profile_lc_free(struct lcmap *m);
+
+/* A copy of n elements of src of elem bytes each (one allocated at
+ * least), NULL on OOM. */
+void *profile_dup_n(const void *src, size_t n, size_t elem);
+
+/* A call graph from the pieces (copied: profile_set_graph, profile_copy),
+ * NULL on OOM; its arrays and itself freed (NULL: nothing). */
+struct profile_graph *profile_graph_new(const struct profile_graph_desc *g,
+                                        uint32_t nthreads, uint32_t nframes);
+void profile_graph_free(struct profile_graph *g);
+
+/* profile.c's share of profile_copy (profile_life.c) into q, zeroed:
+ * strings, frames, threads, metadata, the weight unit, the counter maps,
+ * and the tree with with_tree (else empty thread nodes).  0, or -1 on OOM
+ * (q half made: profile_free frees it).  And of profile_free: what those
+ * hold (not the ring, the graph, nor p itself). */
+int profile_core_copy(struct profile *q, const struct profile *p,
+                      bool with_tree);
+void profile_core_free(struct profile *p);
+
+/* --- profile_tree.c ------------------------------------------------------ */
 
 /* Add a stack of plain frame ids, weighing `weight`, below a thread
  * node, or below the root itself for a merged tree (tree only: no
@@ -229,29 +262,22 @@ typedef int (*profile_node_stack_fn)(void *ctx, uint32_t thread,
 int profile_tree_stacks(const struct profile *p, profile_node_stack_fn fn,
                         void *ctx);
 
-/* Line/address counter maps: an empty map, a copy, forgetting every
- * counter, adding src's counters times k into dst with frame ids mapped
- * through fmap, freeing.  0 or -1 on OOM. */
-int profile_lc_init(struct lcmap *m);
-int profile_lc_copy(struct lcmap *dst, const struct lcmap *src);
-void profile_lc_clear(struct lcmap *m);
+/* Add src's line/address counters times k into dst, frame ids mapped
+ * through fmap.  0 or -1 on OOM. */
 int profile_lc_merge(struct lcmap *dst, const struct lcmap *src,
                      const uint32_t *fmap, uint64_t k);
-void profile_lc_free(struct lcmap *m);
+
 
 /* --- profile_graph.c ----------------------------------------------------- */
 
 
-/* The graph's share of profile_free (and profile_reset: the samples go),
- * and of profile_clone (dst->graph a deep copy of src's; 0 or -1). */
-void profile_graph_free(struct profile_graph *g);
-int profile_graph_copy(struct profile *dst, const struct profile *src);
 
 /* --- window.c ------------------------------------------------------------ */
 
 /* The ring's share of profile_free, profile_reset (forget every count and
  * sample, keep the ring's size) and profile_copy (dst->time becomes a
- * deep copy of src's, or NULL when src keeps none; 0 or -1 on OOM). */
+ * deep copy of src's, or NULL when src keeps none; 0 or -1 on OOM), which
+ * profile_life.c calls. */
 void profile_time_free(struct profile_time *t);
 void profile_time_clear(struct profile_time *t);
 int profile_time_copy(struct profile *dst, const struct profile *src);
@@ -263,6 +289,22 @@ int profile_time_copy(struct profile *dst, const struct profile *src);
  * OOM (dst->time NULL). */
 int profile_time_remap(struct profile *dst, const struct profile *src,
                        const uint32_t *tmap);
+
+/* Each sample the ring counts in seconds from .. to (inclusive), its
+ * weight summed over them: fn(ctx, thread, frames, n, weight), frames
+ * root first (valid during the call).  Stops at fn's first non-zero and
+ * returns it; -1 on OOM; 0 (no call) without a ring.  profile_window's
+ * walk (window_profile.c). */
+typedef int (*profile_time_range_fn)(void *ctx, uint32_t thread,
+                                     const struct stack_frame *frames,
+                                     size_t n, uint64_t weight);
+int profile_time_range(const struct profile *p, uint64_t from, uint64_t to,
+                       profile_time_range_fn fn, void *ctx);
+
+/* meta's start_ns and duration_ns for seconds from .. to as p's ring holds
+ * them (duration 0 when it holds none of them, or has none). */
+void profile_time_range_meta(const struct profile *p, uint64_t from,
+                             uint64_t to, struct profile_meta *meta);
 
 /* Every bucket entry w of the ring becomes fn(p, w) (its bucket's sum
  * follows), for profile_counts and profile_scale_weights. */

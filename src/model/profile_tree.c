@@ -20,56 +20,6 @@
 #include "vec.h"
 #include "sorted.h"
 
-/* --- nodes and the child index ------------------------------------------- */
-
-static uint64_t child_key(uint32_t parent, uint32_t frame)
-{
-    return util_mix64((uint64_t)parent << 32 | frame);
-}
-
-uint32_t profile_tree_find(const struct profile *p, uint32_t parent,
-                           uint32_t frame)
-{
-    return idtab_find(&p->child_ix, child_key(parent, frame), NULL, NULL);
-}
-
-int profile_tree_reserve(struct profile *p, uint64_t extra)
-{
-    uint64_t want = (uint64_t)p->nnodes + extra;
-
-    if (want > ID_LIMIT || VEC_RESERVE(p->nodes, p->nodes_cap, want) < 0 ||
-        VEC_RESERVE(p->aux, p->aux_cap, want) < 0 ||
-        idtab_reserve(&p->child_ix, (size_t)want) < 0)
-        return -1;
-    return 0;
-}
-
-uint32_t profile_tree_node_add(struct profile *p, uint32_t parent,
-                               uint32_t frame)
-{
-    uint32_t id = p->nnodes++;
-    struct profile_node *par = &p->nodes[parent];
-
-    p->nodes[id] = (struct profile_node){
-        .frame = frame,
-        .parent = parent,
-        .first_child = PROFILE_NONE,
-        .next_sibling = PROFILE_NONE,
-        .depth = par->depth + 1,
-    };
-    p->aux[id] = (struct node_aux){ PROFILE_NONE, PROFILE_NONE,
-                                    PROFILE_NONE };
-    if (par->first_child == PROFILE_NONE)
-        par->first_child = id;
-    else
-        p->nodes[p->aux[parent].last_child].next_sibling = id;
-    p->aux[parent].last_child = id;
-    if (p->nodes[id].depth > p->max_depth)
-        p->max_depth = p->nodes[id].depth;
-    (void)idtab_insert(&p->child_ix, child_key(parent, frame), id);
-    return id;
-}
-
 /* One step down the tree, creating the child if needed (room reserved),
  * adding weight to its total. */
 static uint32_t tree_step(struct profile *p, uint32_t node, uint32_t frame,
@@ -102,25 +52,6 @@ int profile_tree_add(struct profile *p, uint32_t thread_node,
     return 0;
 }
 
-void profile_tree_rebuild(struct profile *p)
-{
-    p->nnodes = 1;
-    p->nodes[0] = (struct profile_node){
-        .frame = PROFILE_NONE,
-        .parent = PROFILE_NONE,
-        .first_child = PROFILE_NONE,
-        .next_sibling = PROFILE_NONE,
-    };
-    p->aux[0] = (struct node_aux){ PROFILE_NONE, PROFILE_NONE,
-                                   PROFILE_NONE };
-    p->max_depth = 0;
-    p->samples = 0;
-    idtab_clear(&p->child_ix);
-    for (uint32_t t = 0; t < p->nthreads; t++)
-        p->th[t].node = profile_tree_node_add(p, PROFILE_ROOT,
-                                              p->th[t].frame);
-}
-
 /* --- line / address counts ----------------------------------------------- */
 
 static uint64_t lc_hash(uint32_t frame, uint64_t key)
@@ -139,16 +70,6 @@ static int lc_eq(void *ctx, uint32_t id)
     const struct lc_probe *q = ctx;
 
     return q->m->e[id].frame == q->frame && q->m->e[id].key == q->key;
-}
-
-static int lc_reserve(struct lcmap *m, uint64_t extra)
-{
-    uint64_t want = (uint64_t)m->n + extra;
-
-    if (want > ID_LIMIT || VEC_RESERVE(m->e, m->cap, want) < 0 ||
-        idtab_reserve(&m->ix, (size_t)want) < 0)
-        return -1;
-    return 0;
 }
 
 /* The counter of (frame, key), created if new; room must be reserved. */
@@ -190,33 +111,10 @@ static void lc_count(struct lcmap *m, uint32_t frame, uint64_t key,
         e->self += weight;
 }
 
-int profile_lc_init(struct lcmap *m)
-{
-    *m = (struct lcmap){ 0 };
-    return lc_reserve(m, 1);
-}
-
-void profile_lc_clear(struct lcmap *m)
-{
-    m->n = 0;
-    idtab_clear(&m->ix);
-}
-
-int profile_lc_copy(struct lcmap *dst, const struct lcmap *src)
-{
-    *dst = (struct lcmap){ 0 };
-    if (idtab_copy(&dst->ix, &src->ix) < 0 ||
-        VEC_RESERVE(dst->e, dst->cap, src->n ? src->n : 1) < 0)
-        return -1;
-    memcpy(dst->e, src->e, src->n * sizeof(*dst->e));
-    dst->n = src->n;
-    return 0;
-}
-
 int profile_lc_merge(struct lcmap *dst, const struct lcmap *src,
                      const uint32_t *fmap, uint64_t k)
 {
-    if (lc_reserve(dst, src->n))
+    if (profile_lc_reserve(dst, src->n))
         return -1;
     for (size_t i = 0; i < src->n; i++) {
         struct lcent *e = lc_get(dst, fmap[src->e[i].frame], src->e[i].key);
@@ -225,12 +123,6 @@ int profile_lc_merge(struct lcmap *dst, const struct lcmap *src,
         e->total += src->e[i].total * k;
     }
     return 0;
-}
-
-void profile_lc_free(struct lcmap *m)
-{
-    free(m->e);
-    idtab_free(&m->ix);
 }
 
 static int cmp_linecount(const void *a, const void *b)
@@ -360,8 +252,8 @@ int profile_add_weighted(struct profile *p, uint32_t thread,
     if (weight == 0)
         return 0;
     /* Reserve everything first so an OOM leaves the profile untouched. */
-    if (profile_tree_reserve(p, n) || lc_reserve(&p->lines, n) ||
-        lc_reserve(&p->addrs, n))
+    if (profile_tree_reserve(p, n) || profile_lc_reserve(&p->lines, n) ||
+        profile_lc_reserve(&p->addrs, n))
         return -1;
     next_stamp(p);
     node = p->th[thread].node;

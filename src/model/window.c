@@ -18,8 +18,9 @@
  *
  * The ingest path (profile_add_stack_at) reserves the trie, the bucket
  * and the tree before it adds anything, so an OOM leaves the profile as
- * it was.  A window replays each sample of its range once, through
- * profile_add_stack, into a fresh copy: O(unique samples x depth).
+ * it was.  A window replays each sample of its range once
+ * (profile_time_range), through profile_add_stack, into a fresh copy
+ * (window_profile.c): O(unique samples x depth).
  */
 #include "window.h"
 
@@ -213,7 +214,7 @@ static bool ring_advance(struct profile_time *t, uint64_t t_ns)
     return moved;
 }
 
-/* --- lifecycle (profile.c calls these) ------------------------------------ */
+/* --- lifecycle (profile_life.c calls these) ------------------------------- */
 
 void profile_time_free(struct profile_time *t)
 {
@@ -604,55 +605,49 @@ static void trie_frames(const struct profile_time *t, uint32_t id,
                                                   k->addr };
 }
 
-struct profile *profile_window(const struct profile *p, uint64_t from,
-                               uint64_t to)
+int profile_time_range(const struct profile *p, uint64_t from, uint64_t to,
+                       profile_time_range_fn fn, void *ctx)
 {
-    const struct profile_time *t = p ? p->time : NULL;
-    struct profile *q = NULL;
-    struct stack_frame *buf = NULL;
-    uint64_t *acc = NULL;
-    struct profile_meta meta;
+    const struct profile_time *t = p->time;
+    struct stack_frame *buf;
+    uint64_t *acc;
+    int rc = 0;
 
     if (!t)
-        return NULL;
-    q = profile_copy(p, false);
+        return 0;
     acc = range_counts(t, from, to);
     buf = malloc((p->max_depth + 1) * sizeof(*buf));
-    if (!q || !acc || !buf)
-        goto fail;
-    profile_lc_clear(&q->lines);
-    profile_lc_clear(&q->addrs);
-    for (size_t id = 0; id < t->ntn; id++) {
+    if (!acc || !buf)
+        rc = -1;
+    for (size_t id = 0; rc == 0 && id < t->ntn; id++) {
         const struct tnode *k = &t->tn[id];
 
         if (!acc[id])
             continue;
         trie_frames(t, (uint32_t)id, buf);
-        if (profile_add_weighted(q, k->thread, buf, k->depth, 0, acc[id]) < 0)
-            goto fail;
+        rc = fn(ctx, k->thread, buf, k->depth, acc[id]);
     }
-    meta = *profile_meta(p);
-    if (from <= to && t->any) {
+    free(acc);
+    free(buf);
+    return rc;
+}
+
+void profile_time_range_meta(const struct profile *p, uint64_t from,
+                             uint64_t to, struct profile_meta *meta)
+{
+    const struct profile_time *t = p->time;
+
+    if (t && from <= to && t->any) {
         uint64_t hi = to < t->newest ? to : t->newest;
-        uint64_t end = hi == t->newest ? t->now_ns : (hi + 1) * WINDOW_NS_PER_S;
+        uint64_t end = hi == t->newest ? t->now_ns
+                                       : (hi + 1) * WINDOW_NS_PER_S;
         uint64_t start = from * WINDOW_NS_PER_S;
 
-        meta.start_ns = (uint64_t)((int64_t)start + t->wall_offset);
-        meta.duration_ns = end > start ? end - start : 0;
+        meta->start_ns = (uint64_t)((int64_t)start + t->wall_offset);
+        meta->duration_ns = end > start ? end - start : 0;
     } else {
-        meta.duration_ns = 0;
+        meta->duration_ns = 0;
     }
-    if (profile_set_meta(q, &meta) < 0)
-        goto fail;
-    profile_count_from_weight(q);
-    free(acc);
-    free(buf);
-    return q;
-fail:
-    profile_free(q);
-    free(acc);
-    free(buf);
-    return NULL;
 }
 
 /* --- the timed stacks, for writers ---------------------------------------- */

@@ -380,10 +380,12 @@ int target_spawn(struct target_spawn *sp, char *const *argv, bool quiet,
         return -1;
     }
     if (child == 0) {
-        /* wait for the go, then exec with a clean signal mask */
+        /* wait for the go, then exec with a clean signal mask
+         * (pthread_sigmask: the call for a threaded program; the
+         * sigprocmask that unwind.c defines is libunwind's alone) */
         sigset_t none;
         sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
+        pthread_sigmask(SIG_SETMASK, &none, NULL);
         close(go[1]);
         close(ep[0]);
         char c;

@@ -14,6 +14,7 @@
 #include "perf_int.h"
 
 #include "clock.h"
+#include "maps.h"
 #include "perf_record.h"
 #include "perf_ring.h"
 #include "util.h"
@@ -247,7 +248,7 @@ static int attach_pid(struct pf_sampler *s, pid_t pid, char *err, size_t errlen,
     uint64_t now = clock_mono_ns();
     int pass = 0, n;
     do {
-        n = pf_procs_scan_tasks(s, proc, true, now);
+        n = pf_scan_tasks(s, proc, true, now);
         if (n < 0) {
             if (errno == ESRCH && s->procs[proc].nalive == 0) {
                 snprintf(err, errlen, "PID %d exited before it could be attached",
@@ -359,4 +360,90 @@ void pf_detach(struct pf_sampler *s)
     free(s->owners);
     free(s->rings);
     idtab_free(&s->ev_ids);
+}
+
+/* --- /proc scans: threads (with their events) and maps after a pause -------- */
+
+struct scan {
+    struct pf_sampler *s;
+    uint32_t proc;
+    bool open_new;
+    uint64_t now;
+    int added;
+    int err;
+};
+
+static int scan_one(void *ctx, pid_t tid)
+{
+    struct scan *c = ctx;
+    struct pf_sampler *s = c->s;
+    uint32_t i = pf_thr_find(s, tid);
+    if (i != PERF_NONE && s->thr[i].alive && s->thr[i].proc == c->proc)
+        return 0;
+    i = pf_thr_add(s, c->proc, tid, NULL, c->now);
+    if (i == PERF_NONE || !c->open_new)
+        return 0;
+    if (pf_open_events(s, i) < 0) {
+        if (errno == ESRCH) {
+            pf_thr_exit(s, i, c->now);
+            return 0;
+        }
+        c->err = errno;
+        return 1;
+    }
+    c->added++;
+    return 0;
+}
+
+int pf_scan_tasks(struct pf_sampler *s, uint32_t proc, bool open_new, uint64_t now)
+{
+    struct scan c = {s, proc, open_new, now, 0, 0};
+    int rc = target_tasks(s->procs[proc].pid, scan_one, &c);
+    if (rc < 0)
+        return -1;
+    if (rc > 0) {
+        errno = c.err;
+        return -1;
+    }
+    return c.added;
+}
+
+void pf_reconcile(struct pf_sampler *s, uint64_t now)
+{
+    for (size_t k = s->nalive; k-- > 0;) {
+        uint32_t i = s->alive[k];
+        char p[96];
+        snprintf(p, sizeof p, "/proc/%d/task/%d", (int)s->procs[s->thr[i].proc].pid,
+                 (int)s->thr[i].tid);
+        if (access(p, F_OK) != 0)
+            pf_thr_exit(s, i, now);
+    }
+    for (size_t i = 0; i < s->nprocs; i++) {
+        struct pproc *p = &s->procs[i];
+        if (p->exited || p->superseded)
+            continue;
+        /* records were missed while paused: /proc tells what is */
+        if (!p->watched) {
+            char path[32];
+            snprintf(path, sizeof path, "/proc/%d", (int)p->pid);
+            if (access(path, F_OK) != 0) {
+                pf_proc_exit(s, (uint32_t)i);
+                continue;
+            }
+        }
+        p->known = false;
+        maps_free(p->next);
+        p->next = NULL;
+        p->maps_dirty = true;
+        if (p->watched)
+            pf_scan_tasks(s, (uint32_t)i, false, now);
+        if (p->announced)
+            pf_proc_refresh_maps(s, p);
+    }
+    for (size_t k = 0; k < s->nalive; k++) {
+        struct pthr *t = &s->thr[s->alive[k]];
+        char name[32];
+        target_thread_name(s->procs[t->proc].pid, t->tid, name, sizeof name);
+        pf_thr_rename(s, t, name, now);
+    }
 }

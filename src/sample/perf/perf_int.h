@@ -53,10 +53,15 @@
  *
  *   perf_sampler.c  the thread's loop, draining the rings, the records,
  *                   the stats, the ops table
- *   perf_procs.c    the process and thread tables, their /proc scans,
- *                   maps and unwinders; unwinding, counting and pushing
- *                   a stack
- *   perf_attach.c   rings, events, attach and the refusals
+ *   perf_procs.c    the process and thread tables, each process's
+ *                   unwinder (at the bottom: it calls none of the
+ *                   files below)
+ *   perf_maps.c     each process's maps: from the MMAP2 records, or
+ *                   /proc when they went stale
+ *   perf_attach.c   rings, events, attach and the refusals; the /proc
+ *                   scans that add threads with their events, and the
+ *                   one after a pause
+ *   perf_stack.c    unwinding, counting and pushing a stack
  *   perf_offcpu.c   --idle: off-CPU stacks and their weights
  *   perf_script.c   Python frames: a Python process found, its frames
  *                   matched to its samples
@@ -335,45 +340,13 @@ void pf_thr_push_name(struct pf_sampler *s, struct pthr *t, uint64_t time);
 /* Copy t's figures to the readers' table (lock held). */
 void pf_thr_stats_sync(struct pf_sampler *s, struct pthr *t, uint64_t now);
 
-/* One pass over /proc/PID/task of process proc: threads not known yet
- * are added, with events of their own when open_new.  Returns how many,
- * or -1 with errno when the kernel refuses (ESRCH: the process is gone). */
-int pf_procs_scan_tasks(struct pf_sampler *s, uint32_t proc, bool open_new,
-                        uint64_t now);
-
-/* After a pause (no side-band record while disabled): forget threads
- * that are gone, learn the ones made meanwhile, re-read names and maps. */
-void pf_procs_reconcile(struct pf_sampler *s, uint64_t now);
 
 
 /* Process p's unwinder (made on first use); NULL when it cannot be. */
 struct unwinder *pf_proc_unwinder(struct pf_sampler *s, struct pproc *p);
 
-/* Free both tables. */
+/* Free both tables (and each process's maps and unwinder). */
 void pf_procs_free(struct pf_sampler *s);
-
-/* Count how a stack ended; returns its ingest flags. */
-uint32_t pf_count_end(struct pf_sampler *s, enum unwind_end end);
-
-/* Unwind and count: the depth, and its ingest flags in *flags. */
-int pf_unwind(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
-              const uint8_t *stack, uint64_t len, uint32_t *flags);
-
-/* Push a stack of thread t (named first), weighing `weight` ns: the
- * kernel's part kpcs[0..nk) above the user stack pcs[0..n), both leaf
- * first, with py's Python frames spliced into the user part
- * (script_frames.h; NULL: none). */
-void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
-                   int n, uint32_t flags, uint64_t time, uint64_t weight,
-                   const struct script_stack *py, const uint64_t *kpcs,
-                   int nk);
-
-/* Unwind a copy of a thread of process p into s->pcs (its maps re-read
- * first when an MMAP2 made them stale, or after an IP outside them, at
- * most once a second): the depth, and *end.  Not counted in the stats
- * (pf_count_end). */
-int pf_unwind_raw(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
-                  const uint8_t *stack, uint64_t len, enum unwind_end *end);
 
 /* --- perf_maps.c --------------------------------------------------------- */
 
@@ -403,8 +376,6 @@ void pf_maps_fork(struct pf_sampler *s, struct pproc *child,
 /* p exec'd: no mapping until the MMAP2 records of the new image. */
 void pf_maps_exec(struct pf_sampler *s, struct pproc *p);
 
-/* Free p's maps and unwinder. */
-void pf_maps_free(struct pproc *p);
 
 /* --- perf_attach.c ------------------------------------------------------- */
 
@@ -430,6 +401,41 @@ pid_t pf_probe_tid(const struct sampler_config *cfg);
 
 /* Close the events and unmap the rings. */
 void pf_detach(struct pf_sampler *s);
+
+/* One pass over /proc/PID/task of process proc: threads not known yet
+ * are added, with events of their own when open_new.  Returns how many,
+ * or -1 with errno when the kernel refuses (ESRCH: the process is gone). */
+int pf_scan_tasks(struct pf_sampler *s, uint32_t proc, bool open_new,
+                  uint64_t now);
+
+/* After a pause (no side-band record while disabled): forget threads
+ * that are gone, learn the ones made meanwhile, re-read names and maps. */
+void pf_reconcile(struct pf_sampler *s, uint64_t now);
+
+/* --- perf_stack.c ------------------------------------------------------- */
+
+/* Count how a stack ended; returns its ingest flags. */
+uint32_t pf_count_end(struct pf_sampler *s, enum unwind_end end);
+
+/* Unwind and count: the depth, and its ingest flags in *flags. */
+int pf_unwind(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
+              const uint8_t *stack, uint64_t len, uint32_t *flags);
+
+/* Push a stack of thread t (named first), weighing `weight` ns: the
+ * kernel's part kpcs[0..nk) above the user stack pcs[0..n), both leaf
+ * first, with py's Python frames spliced into the user part
+ * (script_frames.h; NULL: none). */
+void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
+                   int n, uint32_t flags, uint64_t time, uint64_t weight,
+                   const struct script_stack *py, const uint64_t *kpcs,
+                   int nk);
+
+/* Unwind a copy of a thread of process p into s->pcs (its maps re-read
+ * first when an MMAP2 made them stale, or after an IP outside them, at
+ * most once a second): the depth, and *end.  Not counted in the stats
+ * (pf_count_end). */
+int pf_unwind_raw(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
+                  const uint8_t *stack, uint64_t len, enum unwind_end *end);
 
 /* --- perf_offcpu.c (--idle) ---------------------------------------------- */
 

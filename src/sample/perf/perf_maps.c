@@ -217,13 +217,3 @@ void pf_maps_exec(struct pf_sampler *s, struct pproc *p)
     p->known = p->next != NULL;
     p->maps_dirty = !p->known;
 }
-
-void pf_maps_free(struct pproc *p)
-{
-    unwinder_free(p->unw);
-    p->unw = NULL;
-    maps_free(p->maps);
-    p->maps = NULL;
-    maps_free(p->next);
-    p->next = NULL;
-}

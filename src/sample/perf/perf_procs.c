@@ -9,6 +9,8 @@
  * to the collector (cfg.on_process) just before its first maps or record.
  * A pid or tid used again gets a new entry; the old one is kept
  * (superseded) so records read late still find what they belonged to.
+ * At the bottom of the backend: it calls neither the maps (perf_maps.c)
+ * nor the events (perf_attach.c) nor the stacks (perf_stack.c).
  */
 #include "perf_int.h"
 
@@ -26,8 +28,6 @@
 #include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#define UNKNOWN_MAPS_NS 1000000000ull /* see pf_unwind_raw */
 
 /* --- processes ------------------------------------------------------------- */
 
@@ -292,90 +292,15 @@ void pf_thr_rename(struct pf_sampler *s, struct pthr *t, const char *name, uint6
     pthread_mutex_unlock(&s->lock);
 }
 
-/* --- /proc scans ------------------------------------------------------------- */
-
-struct scan {
-    struct pf_sampler *s;
-    uint32_t proc;
-    bool open_new;
-    uint64_t now;
-    int added;
-    int err;
-};
-
-static int scan_one(void *ctx, pid_t tid)
+/* Free p's maps and unwinder (pf_proc_unwinder). */
+static void proc_free_maps(struct pproc *p)
 {
-    struct scan *c = ctx;
-    struct pf_sampler *s = c->s;
-    uint32_t i = pf_thr_find(s, tid);
-    if (i != PERF_NONE && s->thr[i].alive && s->thr[i].proc == c->proc)
-        return 0;
-    i = pf_thr_add(s, c->proc, tid, NULL, c->now);
-    if (i == PERF_NONE || !c->open_new)
-        return 0;
-    if (pf_open_events(s, i) < 0) {
-        if (errno == ESRCH) {
-            pf_thr_exit(s, i, c->now);
-            return 0;
-        }
-        c->err = errno;
-        return 1;
-    }
-    c->added++;
-    return 0;
-}
-
-int pf_procs_scan_tasks(struct pf_sampler *s, uint32_t proc, bool open_new, uint64_t now)
-{
-    struct scan c = {s, proc, open_new, now, 0, 0};
-    int rc = target_tasks(s->procs[proc].pid, scan_one, &c);
-    if (rc < 0)
-        return -1;
-    if (rc > 0) {
-        errno = c.err;
-        return -1;
-    }
-    return c.added;
-}
-
-void pf_procs_reconcile(struct pf_sampler *s, uint64_t now)
-{
-    for (size_t k = s->nalive; k-- > 0;) {
-        uint32_t i = s->alive[k];
-        char p[96];
-        snprintf(p, sizeof p, "/proc/%d/task/%d", (int)s->procs[s->thr[i].proc].pid,
-                 (int)s->thr[i].tid);
-        if (access(p, F_OK) != 0)
-            pf_thr_exit(s, i, now);
-    }
-    for (size_t i = 0; i < s->nprocs; i++) {
-        struct pproc *p = &s->procs[i];
-        if (p->exited || p->superseded)
-            continue;
-        /* records were missed while paused: /proc tells what is */
-        if (!p->watched) {
-            char path[32];
-            snprintf(path, sizeof path, "/proc/%d", (int)p->pid);
-            if (access(path, F_OK) != 0) {
-                pf_proc_exit(s, (uint32_t)i);
-                continue;
-            }
-        }
-        p->known = false;
-        maps_free(p->next);
-        p->next = NULL;
-        p->maps_dirty = true;
-        if (p->watched)
-            pf_procs_scan_tasks(s, (uint32_t)i, false, now);
-        if (p->announced)
-            pf_proc_refresh_maps(s, p);
-    }
-    for (size_t k = 0; k < s->nalive; k++) {
-        struct pthr *t = &s->thr[s->alive[k]];
-        char name[32];
-        target_thread_name(s->procs[t->proc].pid, t->tid, name, sizeof name);
-        pf_thr_rename(s, t, name, now);
-    }
+    unwinder_free(p->unw);
+    p->unw = NULL;
+    maps_free(p->maps);
+    p->maps = NULL;
+    maps_free(p->next);
+    p->next = NULL;
 }
 
 /* --- retiring what has exited ------------------------------------------ */
@@ -400,7 +325,7 @@ static void proc_retire(struct pf_sampler *s, uint32_t pi, uint64_t now)
     p->retired = true;
     s->procs_retired++;
     pf_script_forget(s, p); /* its records are all read: the drains came */
-    pf_maps_free(p);
+    proc_free_maps(p);
 }
 
 /* Whether thread t stays in the table: alive, or dead too recently for
@@ -578,7 +503,7 @@ void pf_procs_free(struct pf_sampler *s)
             close(p->pidfd);
         if (p->stat_fd >= 0)
             close(p->stat_fd);
-        pf_maps_free(p);
+        proc_free_maps(p);
         script_proc_free(p->script);
     }
     for (size_t i = 0; i < s->nthr; i++)
@@ -589,79 +514,4 @@ void pf_procs_free(struct pf_sampler *s)
     free(s->tstats);
     idtab_free(&s->proc_ids);
     idtab_free(&s->thr_ids);
-}
-
-int pf_unwind_raw(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
-                  const uint8_t *stack, uint64_t len, enum unwind_end *end)
-{
-    pf_maps_current(s, p);
-    struct unwinder *u = p->maps ? pf_proc_unwinder(s, p) : NULL;
-    if (!u) { /* gone before its maps could be read */
-        *end = UNWIND_OTHER;
-        s->pcs[0] = regs[16];
-        return 1;
-    }
-    /* Memory the copy lacks (text, unwind tables) is read through a thread
-     * that still exists: the leader, unless it has exited (main called
-     * pthread_exit); a sample is handled after its thread may be gone. */
-    pid_t via = p->pid;
-    for (size_t k = s->nalive; p->leader_gone && k-- > 0;)
-        if (&s->procs[s->thr[s->alive[k]].proc] == p) {
-            via = s->thr[s->alive[k]].tid;
-            break;
-        }
-    uint64_t t0 = clock_mono_ns();
-    int n = unwinder_unwind(u, via, regs, stack, regs[7], (size_t)len,
-                            s->pcs, s->cfg.max_depth, end);
-    if (unwinder_saw_unknown(u) && t0 - p->t_maps > UNKNOWN_MAPS_NS &&
-        pf_proc_refresh_maps(s, p))
-        n = unwinder_unwind(u, via, regs, stack, regs[7], (size_t)len,
-                            s->pcs, s->cfg.max_depth, end);
-    uint64_t took = clock_mono_ns() - t0;
-    s->unw_last[s->unw_n++ % PERF_UNWIND_KEEP] = took > UINT32_MAX ? UINT32_MAX
-                                                                    : (uint32_t)took;
-    return n;
-}
-
-/* --- stacks: unwound, counted, pushed ----------------------------------------- */
-
-void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
-                   int n, uint32_t flags, uint64_t time, uint64_t weight,
-                   const struct script_stack *py, const uint64_t *kpcs,
-                   int nk)
-{
-    struct pproc *p = &s->procs[t->proc];
-    pf_proc_announce(s, p);
-    if (!t->named) {
-        if (!t->name[0]) /* launched: named at its exec, and that was lost */
-            target_thread_name(p->pid, t->tid, t->name, sizeof t->name);
-        pf_thr_push_name(s, t, time);
-    }
-    struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = p->pid, .tid = t->tid,
-                           .flags = flags, .time = time, .gen = p->gen,
-                           .weight = weight};
-    if (script_push(p->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
-                    kpcs, nk, NULL, NULL)) {
-        s->live.kstacks += nk > 0;
-        t->samples++;
-    }
-}
-
-uint32_t pf_count_end(struct pf_sampler *s, enum unwind_end end)
-{
-    s->live.unwind_end[end]++;
-    if (end == UNWIND_COMPLETE)
-        return 0;
-    s->live.truncated++;
-    return INGEST_F_TRUNCATED;
-}
-
-int pf_unwind(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
-              const uint8_t *stack, uint64_t len, uint32_t *flags)
-{
-    enum unwind_end end;
-    int n = pf_unwind_raw(s, p, regs, stack, len, &end);
-    *flags = pf_count_end(s, end);
-    s->last_end = end;
-    return n;
 }

@@ -540,7 +540,7 @@ static void apply_controls(struct pf_sampler *s, uint64_t now)
             for (size_t k = 0; k < s->nalive; k++)
                 s->thr[s->alive[k]].t_out = 0;
         } else {
-            pf_procs_reconcile(s, now);
+            pf_reconcile(s, now);
             if (s->cfg.idle && s->cfg.all)
                 pf_off_meet_all(s, now);
             if (s->cfg.idle)

@@ -70,7 +70,8 @@ static int stop_all(struct pt_sampler *s, char *err, size_t errlen, int *code)
 
 static int copy_by_tid(const void *a, const void *b)
 {
-    pid_t x = ((const struct copy *)a)->tid, y = ((const struct copy *)b)->tid;
+    pid_t x = ((const struct pt_copy *)a)->tid;
+    pid_t y = ((const struct pt_copy *)b)->tid;
     return (x > y) - (x < y);
 }
 
@@ -86,7 +87,7 @@ static void hand_over(struct pt_sampler *s,
     /* thread-id order (the leader first), not stop order */
     sorted_sort(s->copies, s->ncopies, sizeof *s->copies, copy_by_tid);
     for (size_t i = 0; i < s->ncopies; i++) {
-        const struct copy *c = &s->copies[i];
+        const struct pt_copy *c = &s->copies[i];
         struct sampler_dump_thread t = {.pid = s->pid, .tid = c->tid,
                                         .pcs = s->pcs};
         t.n = unwinder_unwind(s->unw, c->tid, c->regs, c->buf, c->regs[7],

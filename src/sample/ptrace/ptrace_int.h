@@ -118,7 +118,7 @@ struct mod_check {
 };
 
 /* A stack copied during a stop, waiting to be unwound. */
-struct copy {
+struct pt_copy {
     pid_t tid;
     uint64_t regs[UNWIND_NREGS];
     uint8_t *buf;          /* stack_max bytes */
@@ -187,7 +187,7 @@ struct pt_sampler {
     size_t nchecked;
     struct unwinder *unw;
     struct script_proc *script; /* the interpreter it runs, or NULL */
-    struct copy *copies;   /* taken since the last unwind */
+    struct pt_copy *copies;   /* taken since the last unwind */
     size_t ncopies, capcopies;
     uint64_t *pcs;         /* unwind output, max_depth */
     uint64_t t_start, t_rescan, t_maps, t_names, t_publish;

@@ -42,6 +42,7 @@
 #include "clock.h"
 #include "ingest.h"
 #include "maps.h"
+#include "stack_push.h"
 #include "target.h"
 #include "vec.h"
 
@@ -146,11 +147,11 @@ static void regs_to_dwarf(const struct user_regs_struct *r, uint64_t out[UNWIND_
 }
 
 /* A copy slot with its stack buffer; NULL on OOM. */
-static struct copy *new_copy(struct pt_sampler *s)
+static struct pt_copy *new_copy(struct pt_sampler *s)
 {
     if (VEC_RESERVE_ZERO(s->copies, s->capcopies, s->ncopies + 1) < 0)
         return NULL;
-    struct copy *c = &s->copies[s->ncopies];
+    struct pt_copy *c = &s->copies[s->ncopies];
     if (!c->buf && !(c->buf = malloc(s->cfg.stack_max)))
         return NULL;
     s->ncopies++;
@@ -174,7 +175,7 @@ static void undo_eintr(struct pt_sampler *s, pid_t tid,
 }
 
 /* Registers and the top of the stack of a stopped thread into c. */
-static void copy_stack(struct pt_sampler *s, struct copy *c,
+static void copy_stack(struct pt_sampler *s, struct pt_copy *c,
                        const struct user_regs_struct *r)
 {
     regs_to_dwarf(r, c->regs);
@@ -213,7 +214,7 @@ void pt_stop_take(struct pt_sampler *s, struct sthread *t, uint64_t t_seen)
         return;
     }
     undo_eintr(s, t->tid, &r);
-    struct copy *c = new_copy(s);
+    struct pt_copy *c = new_copy(s);
     if (c) {
         c->tid = t->tid;
         c->t = t;
@@ -240,8 +241,8 @@ bool pt_stop_push(struct pt_sampler *s, pid_t tid, struct sthread *t,
 {
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = s->pid, .tid = tid, .flags = flags,
                            .time = time, .gen = s->gen, .weight = weight};
-    if (!script_push(s->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
-                     NULL, 0, words, nwords))
+    if (!stack_push(s->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
+                    NULL, 0, words, nwords))
         return false;
     s->win_samples++;
     if (t)
@@ -256,7 +257,7 @@ bool pt_stop_push(struct pt_sampler *s, pid_t tid, struct sthread *t,
  * dlopen), or in the second after an exec; else at most every
  * MAPS_UNKNOWN_NS, since a broken frame chain makes up unknown
  * addresses at every sample. */
-static bool maps_may_be_stale(struct pt_sampler *s, const struct copy *c,
+static bool maps_may_be_stale(struct pt_sampler *s, const struct pt_copy *c,
                               uint64_t now)
 {
     if (s->t_maps >= c->time)
@@ -313,7 +314,7 @@ static bool modules_in_place(struct pt_sampler *s, uint64_t time,
 
 /* Unwind one copy into s->pcs; *end says why it stopped.  -1: the copy
  * is dropped, a library having been replaced under it. */
-static int unwind_copy(struct pt_sampler *s, const struct copy *c,
+static int unwind_copy(struct pt_sampler *s, const struct pt_copy *c,
                        enum unwind_end *end)
 {
     uint64_t t0 = clock_mono_ns();
@@ -340,7 +341,7 @@ static int unwind_copy(struct pt_sampler *s, const struct copy *c,
 
 /* --idle: keep the stack (the words pushed: native and Python frames) of
  * a thread stopped in a syscall, to reuse while it stays blocked there. */
-static void keep_last(struct pt_sampler *s, const struct copy *c,
+static void keep_last(struct pt_sampler *s, const struct pt_copy *c,
                       const uint64_t *words, int n, uint32_t flags)
 {
     struct sthread *t = c->t;
@@ -364,7 +365,7 @@ void pt_stop_unwind(struct pt_sampler *s)
 {
     script_next_generation(s->script, clock_mono_ns());
     for (size_t i = 0; i < s->ncopies; i++) {
-        struct copy *c = &s->copies[i];
+        struct pt_copy *c = &s->copies[i];
         if (c->was_sleeping && !s->cfg.idle) {
             /* on-CPU mode: that moment was not CPU use */
             s->pt_live.discarded++;
