@@ -309,6 +309,26 @@ void cell_count(struct view_cell *c, uint64_t n)
     c->text = fmt_count(n, c->width, c->buf, sizeof(c->buf));
 }
 
+const char *view_frame_label(const struct frame_desc *d, char *buf, size_t n)
+{
+    const char *name = d->name[0] ? d->name : "[unknown]";
+
+    snprintf(buf, n, "%s%s", profile_frame_is_kernel(d) ? "[k] " : "", name);
+    return buf;
+}
+
+attr_t view_frame_attr(const struct view *v, const struct frame_desc *d,
+                       attr_t other)
+{
+    const struct theme *t = v->ctx->theme;
+
+    if (profile_frame_is_kernel(d))
+        return t->attr[UC_KERNEL];
+    if (profile_frame_is_reason(d))
+        return t->attr[UC_REASON];
+    return other;
+}
+
 void cell_weight(struct view *v, struct view_cell *c, uint64_t w)
 {
     cell_count(c, profile_weight_count(v->ctx->model->snap, w));

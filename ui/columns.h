@@ -141,9 +141,20 @@ void cell_change(struct view *v, struct view_cell *c,
 void cell_frame_change(struct view *v, struct view_cell *c, uint32_t frame,
                        enum cell_change what);
 
+struct frame_desc;
+
+/* A frame's name as every view writes it: "[k] read_zero" for a kernel
+ * function (perf's tag), the name otherwise ("[unknown]" for an empty
+ * one), into buf (n bytes); returns buf. */
+const char *view_frame_label(const struct frame_desc *d, char *buf, size_t n);
+
+/* The colour of a frame's name: UC_KERNEL for a kernel function,
+ * UC_REASON for an off-CPU reason, else `other`. */
+attr_t view_frame_attr(const struct view *v, const struct frame_desc *d,
+                       attr_t other);
+
 /* A function's cell: its label (view_frame_label) in its colour
  * (view_frame_attr; `other` for a plain function). */
-struct frame_desc;
 void cell_function(struct view *v, struct view_cell *c,
                    const struct frame_desc *d, attr_t other);
 /* A function's module (none: empty) in the location colour. */

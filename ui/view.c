@@ -242,26 +242,6 @@ uint32_t view_selected(struct view *v)
     return v->ctx->selected;
 }
 
-const char *view_frame_label(const struct frame_desc *d, char *buf, size_t n)
-{
-    const char *name = d->name[0] ? d->name : "[unknown]";
-
-    snprintf(buf, n, "%s%s", profile_frame_is_kernel(d) ? "[k] " : "", name);
-    return buf;
-}
-
-attr_t view_frame_attr(const struct view *v, const struct frame_desc *d,
-                       attr_t other)
-{
-    const struct theme *t = v->ctx->theme;
-
-    if (profile_frame_is_kernel(d))
-        return t->attr[UC_KERNEL];
-    if (profile_frame_is_reason(d))
-        return t->attr[UC_REASON];
-    return other;
-}
-
 uint32_t view_cursor_frame(struct view *v)
 {
     if (v->lines == 0 || !v->ops->line_frame)

@@ -251,16 +251,6 @@ uint32_t view_selected(struct view *v);
 /* The function under the cursor, PROFILE_NONE if none. */
 uint32_t view_cursor_frame(struct view *v);
 
-/* A frame's name as every view writes it: "[k] read_zero" for a kernel
- * function (perf's tag), the name otherwise ("[unknown]" for an empty
- * one), into buf (n bytes); returns buf. */
-const char *view_frame_label(const struct frame_desc *d, char *buf, size_t n);
-
-/* The colour of a frame's name: UC_KERNEL for a kernel function,
- * UC_REASON for an off-CPU reason, else `other`. */
-attr_t view_frame_attr(const struct view *v, const struct frame_desc *d,
-                       attr_t other);
-
 /* The thread row under the cursor, NULL if none. */
 const struct profile_thread *view_cursor_thread(struct view *v);
 

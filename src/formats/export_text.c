@@ -66,8 +66,9 @@ static uint64_t round_even(double x)
     return frac > 0.5 ? fl + 1 : fl;
 }
 
-/* format-percent: num/den as "66.7%" (0 when den is 0). */
-static void fmt_pct(char *out, size_t cap, double num, double den)
+/* Racket's format-percent: num/den as "66.7%", rounded half to even
+ * (0 when den is 0); not the views' padded fmt_pct. */
+static void format_percent(char *out, size_t cap, double num, double den)
 {
     uint64_t p = den > 0 && num > 0 ? round_even(num * 1000.0 / den) : 0;
 
@@ -185,7 +186,7 @@ static void sub_row(struct text_table *t, const struct racket_graph *g,
     for (int i = 0; i < 8; i++)
         text_table_cell(t, "");
     text_table_cell_n(t, TEXT_CELL_STR, s, len);
-    fmt_pct(pct, sizeof(pct), time, total);
+    format_percent(pct, sizeof(pct), time, total);
     text_table_cell(t, pct);
     text_table_cell(t, "");
     text_table_cell(t, "");
@@ -223,10 +224,10 @@ static int node_row(struct text_table *t, const struct racket_graph *g,
         return -1;
     snprintf(idx, sizeof(idx), "[%" PRIu32 "]", n->label);
     fmt_ms(tot, sizeof(tot), (double)n->total * interval_ms);
-    fmt_pct(pct, sizeof(pct), (double)n->total, (double)g->samples);
+    format_percent(pct, sizeof(pct), (double)n->total, (double)g->samples);
     snprintf(totp, sizeof(totp), "(%s)", pct);
     fmt_ms(self, sizeof(self), (double)n->self * interval_ms);
-    fmt_pct(pct, sizeof(pct), (double)n->self, (double)g->samples);
+    format_percent(pct, sizeof(pct), (double)n->self, (double)g->samples);
     snprintf(selfp, sizeof(selfp), "(%s)", pct);
     text_table_begin(t);
     text_table_cell(t, idx);
@@ -300,8 +301,8 @@ static void write_header(FILE *f, const struct racket_graph *g,
                 (double)m->duration_ns / 1e9,
                 m->idle ? "all threads sampled" : "on-CPU threads sampled");
     if (nhidden) {
-        fmt_pct(a, sizeof(a), o->hide_self > 0 ? o->hide_self : 0, 100);
-        fmt_pct(b, sizeof(b), o->hide_subs > 0 ? o->hide_subs : 0, 100);
+        format_percent(a, sizeof(a), o->hide_self > 0 ? o->hide_self : 0, 100);
+        format_percent(b, sizeof(b), o->hide_subs > 0 ? o->hide_subs : 0, 100);
         fprintf(f, "  (Hiding functions with self<%s and local<%s: %" PRIu32
                    " of %" PRIu32 " hidden)\n",
                 a, b, nhidden, g->nnodes);
