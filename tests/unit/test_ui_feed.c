@@ -177,6 +177,16 @@ static void poll_until_taken(struct rig *r)
     assert_false(r->feed.in_flight);
 }
 
+/* A periodic tick that asks the builder for a build, held at the gate:
+ * back on this thread while the snapshot waits there. */
+static void ask_held(struct rig *r)
+{
+    gate_close(&r->fake);
+    feed_tick(&r->feed, false);
+    assert_true(r->feed.in_flight);
+    assert_true(wait_inside(&r->fake));
+}
+
 /* The periodic tick asks the builder and returns while the snapshot is
  * still being taken: the UI thread is free; feed_poll shows nothing
  * until it is done, then shows it. */
@@ -186,12 +196,9 @@ static void test_build_off_ui_thread(void **state)
 
     (void)state;
     rig_init(&r, 0.0, 1.0);
-    gate_close(&r.fake);
-    feed_tick(&r.feed, false);
     /* the tick returned: had it built here, it would wait at the gate */
-    assert_true(r.feed.in_flight);
+    ask_held(&r);
     assert_null(r.feed.model);
-    assert_true(wait_inside(&r.fake));
     assert_false(feed_poll(&r.feed));
     assert_null(r.feed.model);
     /* while it waits, ticks ask for no second one */
@@ -221,10 +228,7 @@ static void test_stale_thrown_away(void **state)
     assert_non_null(r.feed.model);
     assert_false(r.feed.in_flight);
     r.feed.next_snapshot = 0;
-    gate_close(&r.fake);
-    feed_tick(&r.feed, false);
-    assert_true(r.feed.in_flight);
-    assert_true(wait_inside(&r.fake));
+    ask_held(&r);
     struct profile *b = profile_new();   /* a key pinned a baseline */
     assert_non_null(b);
     assert_int_equal(scope_set_baseline(&r.scope, &r.ctx, b, "b"), 0);
@@ -258,10 +262,7 @@ static void test_baseline_kept_while_held(void **state)
     struct profile *b = profile_new();
     assert_non_null(b);
     assert_int_equal(scope_set_baseline(&r.scope, &r.ctx, b, "b"), 0);
-    gate_close(&r.fake);
-    feed_tick(&r.feed, false);
-    assert_true(r.feed.in_flight);
-    assert_true(wait_inside(&r.fake));
+    ask_held(&r);
     assert_int_equal(scope_set_baseline(&r.scope, &r.ctx, NULL, NULL), 0);
     assert_null(r.scope.baseline);
     assert_int_equal(r.scope.nretired, 1);
@@ -287,9 +288,7 @@ static void test_free_while_building(void **state)
 
     (void)state;
     rig_init(&r, 0.0, 1.0);
-    gate_close(&r.fake);
-    feed_tick(&r.feed, false);
-    assert_true(wait_inside(&r.fake));
+    ask_held(&r);
     gate_open(&r.fake);
     rig_free(&r);
 }
