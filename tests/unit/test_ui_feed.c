@@ -280,8 +280,9 @@ static void test_baseline_kept_while_held(void **state)
     rig_free(&r);
 }
 
-/* Ending the feed waits for a build in flight (no thread left reading
- * the source, nothing leaked). */
+/* Ending the feed during a build: the builder ends after the snapshot
+ * (its model not built), no thread is left reading the source, nothing
+ * leaks (ASan). */
 static void test_free_while_building(void **state)
 {
     struct rig r;
