@@ -33,6 +33,14 @@ struct build_req {
     uint64_t generation;          /* the source's when asked */
 };
 
+/* The model over snapshot p with rq's settings; NULL on OOM.  Any
+ * thread (rq is a copy). */
+static struct model *model_of(const struct build_req *rq, struct profile *p)
+{
+    return scope_model(&rq->scope, p, &rq->filter, rq->hide_self,
+                       rq->hide_subs);
+}
+
 /* The builder thread and the one build it holds.  `asked` and the
  * request are written by the UI thread, the result by the builder; all
  * under lock, whose cond wakes either side. */
@@ -84,10 +92,7 @@ static void *builder_main(void *arg)
         pthread_mutex_lock(&b->lock);
         bool stop = b->stop;
         pthread_mutex_unlock(&b->lock);
-        struct model *m = p && !stop
-                              ? scope_model(&rq.scope, p, &rq.filter,
-                                            rq.hide_self, rq.hide_subs)
-                              : NULL;
+        struct model *m = p && !stop ? model_of(&rq, p) : NULL;
         if (!m) {
             profile_free(p);
             p = NULL;
@@ -286,11 +291,24 @@ static void set_model(struct feed *f, struct model *m, struct profile *p)
     tabs_mark_stale(f->tabs);
 }
 
-/* The model over snapshot p with the current settings. */
-static struct model *build_here(const struct feed *f, struct profile *p)
+/* A build of generation gen with the settings of now: the scope, the
+ * filter and the thresholds copied (the scope's baseline borrowed:
+ * scope_hold keeps it while another thread reads it). */
+static struct build_req request_of(const struct feed *f, uint64_t gen)
 {
-    return scope_model(f->scope, p, &f->ctx->filter, f->ctx->hide_self,
-                       f->ctx->hide_subs);
+    struct build_req rq = {
+        .src = f->src,
+        .scope = *f->scope,
+        .filter = f->ctx->filter,
+        .hide_self = f->ctx->hide_self,
+        .hide_subs = f->ctx->hide_subs,
+        .settings = f->settings,
+        .generation = gen,
+    };
+
+    rq.scope.retired = NULL;   /* the UI thread's: never read by a build */
+    rq.scope.nretired = 0;
+    return rq;
 }
 
 void feed_rebuild(struct feed *f)
@@ -298,7 +316,8 @@ void feed_rebuild(struct feed *f)
     f->settings++;   /* a build in flight is shown no more */
     if (!f->snap)
         return;
-    struct model *m = build_here(f, f->snap);
+    struct build_req rq = request_of(f, f->generation);
+    struct model *m = model_of(&rq, f->snap);
     if (!m) {
         ctx_message(f->ctx, true, "out of memory: showing older data");
         return;
@@ -376,7 +395,8 @@ static void build_now(struct feed *f, uint64_t gen)
         ctx_message(f->ctx, true, "out of memory taking a snapshot");
         return;
     }
-    struct model *m = build_here(f, p);
+    struct build_req rq = request_of(f, gen);
+    struct model *m = model_of(&rq, p);
     if (!m) {
         profile_free(p);
         ctx_message(f->ctx, true, "out of memory: showing older data");
@@ -393,17 +413,8 @@ static bool ask_build(struct feed *f, uint64_t gen)
     if (!f->bld && !(f->bld = builder_start()))
         return false;
     struct feed_builder *b = f->bld;
-    struct build_req rq = {
-        .src = f->src,
-        .scope = *f->scope,
-        .filter = f->ctx->filter,
-        .hide_self = f->ctx->hide_self,
-        .hide_subs = f->ctx->hide_subs,
-        .settings = f->settings,
-        .generation = gen,
-    };
-    rq.scope.retired = NULL;   /* the UI thread's: never read there */
-    rq.scope.nretired = 0;
+    struct build_req rq = request_of(f, gen);
+
     scope_hold(f->scope);
     f->in_flight = true;
     pthread_mutex_lock(&b->lock);
@@ -428,10 +439,10 @@ bool feed_poll(struct feed *f)
         ctx_message(f->ctx, true, "out of memory taking a snapshot");
         return false;
     }
-    /* the filter, window or baseline changed since it was asked for:
-     * the source's generation is not taken, so the next tick asks
-     * again */
-    if (rq.settings != f->settings || rq.src != f->src) {
+    /* the filter, window or baseline changed since it was asked for
+     * (the source cannot have: feed_load drains first): the source's
+     * generation is not taken, so the next tick asks again */
+    if (rq.settings != f->settings) {
         discard(f, m, p);
         f->stale++;
         return false;
