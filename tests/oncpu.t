@@ -10,7 +10,8 @@
 # view (4) is open: On CPU must be the mean of every live thread's CPU%,
 # the worker's CPU% over the header's thread count (2), about 50% on an
 # idle machine; so it is at most 55%.  Then `<` three times asks eight
-# times the rate, and the same holds.  (It used to be the sampled
+# times the rate, and the same holds; and again while paused, when
+# no new samples come but the threads keep running.  (It used to be the sampled
 # threads' achieved rate over the asked one: 100% here, and a few % just
 # after a change of rate.)  Every wait is bounded polling.
 . "$(dirname "$0")/lib.sh"
@@ -69,6 +70,19 @@ check "< < <: the rate changed" wait_until 10 eval '[ "$(header_value live Rate)
 changed_at=$(header_value live Sampling)
 wait_until 10 eval '[ "$(header_value live Sampling)" != "$changed_at" ]'
 check_mean "after the change of rate ($(header_value live Rate) Hz)"
+
+# Paused: no new samples, but the live figures still move, read at every
+# refresh: the worker's TIME+ in the threads view grows, and On CPU is
+# still the mean of the threads' CPU%.
+worker_time() {
+    screen live | awk '{ sub(/^ *> */, " ") } $2 == "worker-0" { print $6; exit }'
+}
+keys live p
+check "p: paused" wait_until 10 screen_has live 'Paused: '
+t0=$(worker_time)
+check "paused: worker-0's TIME+ ($t0) moves on" \
+    wait_until 15 eval '[ -n "$(worker_time)" ] && [ "$(worker_time)" != "$t0" ]'
+check_mean "paused"
 
 keys live q
 kill_pid "$pid"

@@ -370,8 +370,8 @@ static void install(struct feed *f, struct profile *p, struct model *m,
     f->have_generation = true;
     f->ctx->redraw = true;
     /* the views rebuilt over it read the live tasks now: the header's
-     * On CPU from the same table, so both figures are of one moment (a
-     * build is taken later than the tick that asked for it) */
+     * On CPU again, so both figures are of one moment (a build is taken
+     * later than the tick that asked for it) */
     header_cpu_update(&f->hcpu, f->src, &f->status);
     hint_nodebug(f);
     hint_copy(f);
@@ -474,11 +474,11 @@ void feed_tick(struct feed *f, bool force)
                !ask_build(f, gen)) {
         build_now(f, gen);
     }
-    /* On CPU is read with the views' task figures when a model is shown
-     * (install); a target no longer live hides it at once */
-    if (f->status.state != TARGET_RUNNING &&
-        f->status.state != TARGET_STOPPED)
-        header_cpu_update(&f->hcpu, f->src, &f->status);
+    /* the live tasks' figures, every tick whether or not new samples
+     * came (a paused session, a stopped target): the header's On CPU
+     * and the views that show them, read together */
+    header_cpu_update(&f->hcpu, f->src, &f->status);
+    tabs_mark_tasks_stale(f->tabs);
     f->next_refresh = feed_now() + f->refresh_s;
 }
 

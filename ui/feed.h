@@ -11,6 +11,8 @@
  * long a large profile's copy and model take, keys are answered
  * meanwhile.  Builds are paced so that they take at most a fifth of the
  * builder's time (and of the collector's, whose lock the copy holds).
+ * Every tick also reads the live tasks for the header's On CPU and has
+ * the views that show them (view_ops.live_tasks) rebuilt with them.
  * A forced tick (a key's refresh, a :load, the first) builds on the UI
  * thread at once, after waiting for a build in flight, as do rebuilds
  * after the filter changed.  A model and snapshot no longer shown are

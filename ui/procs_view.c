@@ -506,4 +506,5 @@ const struct view_ops procs_view_ops = {
     .line_process = procs_line_process,
     .info = procs_info,
     .needs_stacks = true,
+    .live_tasks = true,
 };

@@ -86,3 +86,10 @@ void tabs_mark_stale(struct tabs *t)
         t->stale[i] = true;
     t->ctx->redraw = true;
 }
+
+void tabs_mark_tasks_stale(struct tabs *t)
+{
+    for (int i = 0; i < VIEW_COUNT; i++)
+        if (t->views[i].ops->live_tasks)
+            t->stale[i] = true;
+}

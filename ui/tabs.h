@@ -51,4 +51,8 @@ void tabs_save_cursors(struct tabs *t);
 /* Every view rebuilds its lines before its next use; redraw. */
 void tabs_mark_stale(struct tabs *t);
 
+/* The views whose lines show the live tasks (view_ops.live_tasks)
+ * rebuild them before their next use: the task figures were read again. */
+void tabs_mark_tasks_stale(struct tabs *t);
+
 #endif

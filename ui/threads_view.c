@@ -387,4 +387,5 @@ const struct view_ops threads_view_ops = {
     .line_thread = threads_line_thread,
     .info = threads_info,
     .needs_stacks = true,
+    .live_tasks = true,
 };

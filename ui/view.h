@@ -170,6 +170,10 @@ struct view_ops {
      * per-line counts), which a profile that holds a call graph has not
      * (profile.h): view_draw says PROFILE_NO_STACKS instead. */
     bool needs_stacks;
+    /* Its lines show the live tasks' figures (ctx_tasks: CPU%, state,
+     * TIME+): rebuilt at every refresh tick with the header's On CPU
+     * (tabs_mark_tasks_stale), not only when new samples come. */
+    bool live_tasks;
 };
 
 struct view {

@@ -294,6 +294,31 @@ static void test_free_while_building(void **state)
     rig_free(&r);
 }
 
+/* The live tasks' figures are read at every tick, a build in flight or
+ * not (one paced for a large profile can be many ticks away): the views
+ * that show them are rebuilt with the header's On CPU, the others wait
+ * for the new model. */
+static void test_tasks_every_tick(void **state)
+{
+    struct rig r;
+
+    (void)state;
+    rig_init(&r, 0.0, 1.0);
+    feed_tick(&r.feed, true);            /* a first model, built here */
+    for (int i = 0; i < VIEW_COUNT; i++)
+        r.tabs.stale[i] = false;
+    r.feed.next_snapshot = 0;
+    ask_held(&r);                        /* a tick; its build waits */
+    assert_true(r.tabs.stale[VIEW_THREADS]);
+    assert_true(r.tabs.stale[VIEW_PROCS]);
+    assert_false(r.tabs.stale[VIEW_TREE]);
+    assert_false(r.tabs.stale[VIEW_FLAT]);
+    gate_open(&r.fake);
+    poll_until_taken(&r);
+    assert_true(r.tabs.stale[VIEW_TREE]);   /* the new model: every view */
+    rig_free(&r);
+}
+
 /* A cheap snapshot: every tick whose generation changed and that finds
  * none in flight asks for one; the header shows the refresh interval as
  * asked. */
@@ -368,5 +393,6 @@ UNIT_MAIN(
     cmocka_unit_test(test_stale_thrown_away),
     cmocka_unit_test(test_baseline_kept_while_held),
     cmocka_unit_test(test_free_while_building),
+    cmocka_unit_test(test_tasks_every_tick),
     cmocka_unit_test(test_cheap_every_tick),
     cmocka_unit_test(test_costly_paced))
