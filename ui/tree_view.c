@@ -254,11 +254,8 @@ static int wider_location(const struct theme *t, const struct frame_desc *d,
 
     if (d->file) {
         const char *b = strrchr(d->file, '/');
-        bytes = strlen(b ? b + 1 : d->file);
-        if (d->line)
-            bytes++;                   /* ':' */
-        for (unsigned l = d->line; l; l /= 10)
-            bytes++;                   /* a digit */
+        /* the name, and ':' with at most ten digits of a line */
+        bytes = strlen(b ? b + 1 : d->file) + (d->line ? 11 : 0);
     } else if (d->module) {
         bytes = strlen(d->module);
     }
