@@ -16,9 +16,9 @@
  * A forced tick (a key's refresh, a :load, the first) builds on the UI
  * thread at once, after waiting for a build in flight, as do rebuilds
  * after the filter changed.  A model and snapshot no longer shown are
- * freed on the builder thread when it runs.  The views are told through the tabs (their
- * cursors noted on the old model, their lines rebuilt over the new
- * one).  The feed owns the snapshot and the model; it calls only the
+ * freed on the builder thread when it runs.  The views are told through
+ * the tabs (their cursors noted on the old model, their lines rebuilt
+ * over the new one).  The feed owns the snapshot and the model; it calls only the
  * scope and the tabs below it.  Every function: UI thread only.
  */
 #ifndef SPROFTOP_FEED_H
@@ -101,8 +101,9 @@ uint64_t feed_sampling_ns(const struct feed *f, uint64_t *paused_for);
  * and model: asked of the builder no sooner after the last one ended
  * than SNAP_SPACING times what it took, none while one is in flight; or,
  * when `force`, built here at once (a build in flight waited for and
- * thrown away).  Schedules the next tick.  When the builder thread
- * cannot start (no memory, no thread), it is built here, as forced. */
+ * thrown away).  The live tasks for On CPU and the task views, every
+ * tick.  Schedules the next tick.  When the builder thread cannot start
+ * (no memory, no thread), it is built here, as forced. */
 void feed_tick(struct feed *f, bool force);
 
 /* Show the build that finished, if any (or throw it away and ask
@@ -116,7 +117,8 @@ bool feed_poll(struct feed *f);
 double feed_refresh_every(const struct feed *f);
 
 /* A new model over the current snapshot with the current filter,
- * thresholds and scope (after one changed); keeps the old one on OOM. */
+ * thresholds and scope (after one changed), built here; a build in
+ * flight will not be shown.  Keeps the old model on OOM. */
 void feed_rebuild(struct feed *f);
 
 /* Apply new hide thresholds (ctx's) to the model; the views rebuild. */
