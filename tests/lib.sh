@@ -421,6 +421,20 @@ header_value() { screen "$1" | sed -n "s/.* $2: \([^ ]*\).*/\1/p" | head -n 1; }
 # keys NAME KEY...: tmux send-keys to session NAME.
 keys() { local n=$1; shift; "${T[@]}" send-keys -t "$n" "$@"; }
 
+# search_shows NAME FUNCTION ERE: for wait_until: the screen matches ERE;
+# when it does not, `/ FUNCTION Enter` is typed again, at most once a
+# second (a function with no sample yet when a search was typed is found
+# by a later one).
+_search_sent=0
+search_shows() {
+    screen_has "$1" "$3" && return 0
+    if [ "$SECONDS" != "$_search_sent" ]; then
+        keys "$1" / "$2" Enter
+        _search_sent=$SECONDS
+    fi
+    return 1
+}
+
 # --- running sproftop --------------------------------------------------------
 
 # run_sproftop ARGS...: run sproftop bounded by $SP_TIMEOUT seconds (then

@@ -24,9 +24,9 @@ check "<module> stands under the interpreter's native frames" \
 [ $? = 0 ] || diag "$(screen hot)"
 # the hot path opens down to the kernel's clock_gettime: py_ten, the
 # coldest, may be below the window until the search reaches it (and the
-# native frames then scroll off the top)
-keys hot / py_ten Enter
-wait_until 20 screen_has hot 'py_ten +pyhot\.py'
+# native frames then scroll off the top); the search is typed again until
+# it has a sample to find
+wait_until 20 search_shows hot py_ten 'py_ten +pyhot\.py'
 check "the tree shows the Python functions (py_ten)" screen_has hot 'py_ten +pyhot\.py'
 keys hot g P
 wait_until 10 screen_has hot 'Frames: script only'
@@ -57,7 +57,7 @@ blk=$SCRIPT_PID
 tmux_sproftop blk -p "$blk" --idle -r 0.2 --no-confirm
 wait_until 20 screen_has blk 'Interpreter: Python'
 keys blk 2
-wait_until 20 screen_has blk 'in_recv +pyblock\.py'
+wait_until 20 search_shows blk in_recv 'in_recv +pyblock\.py'
 keys blk / in_recv Enter
 keys blk a
 wait_until 15 screen_has blk 's\.recv\(16\)'

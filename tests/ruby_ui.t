@@ -16,7 +16,7 @@ use_tmux sproftop-rbui
 tmux_script_view hot rbhot.rb --cpu 120
 hot=$SCRIPT_PID
 keys hot 2
-wait_until 20 screen_has hot 'rb_ten +rbhot\.rb'
+wait_until 20 search_shows hot rb_ten 'rb_ten +rbhot\.rb'
 check "the flat view lists the Ruby methods (rb_ten, rbhot.rb)" screen_has hot 'rb_ten +rbhot\.rb'
 keys hot 1 P
 wait_until 10 screen_has hot 'Frames: script only'
