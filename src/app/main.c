@@ -263,6 +263,7 @@ static int live_config(const struct opts *o, bool tui, struct sampler_config *cf
         cfg->stack_max = o->stack_size;
         cfg->stack_max_set = true;
     }
+    cfg->ring_bytes = o->ring_size;
     const char *env = getenv("SPROFTOP_PLACEMENT");
     if (env && strcmp(env, "follow") == 0)
         cfg->placement = SAMPLER_PLACE_FOLLOW;

@@ -46,7 +46,7 @@ enum {
     K_SAMPLER, K_STACK_SIZE, K_NO_PROCESS_ROOT, K_CHILDREN, K_NO_DEBUGINFOD,
     K_PYTHON_ONLY,
     K_PID_OF,
-    K_ANNOTATE, K_DUMP_INSTR, K_NO_KERNEL,
+    K_ANNOTATE, K_DUMP_INSTR, K_NO_KERNEL, K_RING_SIZE,
 };
 
 typedef int set_fn(struct opts *o, const char *arg);
@@ -219,8 +219,13 @@ static int set_sampler(struct opts *o, const char *arg)
 
 #define STACK_SIZE_MIN 64ull
 #define STACK_SIZE_MAX (64ull << 20)
+#define RING_SIZE_MIN (4ull << 10)
+#define RING_SIZE_MAX (1ull << 30)
 
-static int set_stack_size(struct opts *o, const char *arg)
+/* A size in bytes with an optional K or M suffix, in [lo, hi]; 0, or -1
+ * when it is not one. */
+static int parse_size(const char *arg, unsigned long long lo,
+                      unsigned long long hi, unsigned long long *out)
 {
     char *end;
     unsigned long long b;
@@ -228,14 +233,35 @@ static int set_stack_size(struct opts *o, const char *arg)
     errno = 0;
     b = strtoull(arg, &end, 10);
     if (*end == 'K' || *end == 'k')
-        b <<= 10, end++;
+        b = b > ULLONG_MAX >> 10 ? ULLONG_MAX : b << 10, end++;
     else if (*end == 'M' || *end == 'm')
-        b <<= 20, end++;
-    if (errno || *end || !*arg || arg[0] == '-' || b < STACK_SIZE_MIN ||
-        b > STACK_SIZE_MAX)
+        b = b > ULLONG_MAX >> 20 ? ULLONG_MAX : b << 20, end++;
+    if (errno || *end || !*arg || arg[0] == '-' || b < lo || b > hi)
+        return -1;
+    *out = b;
+    return 0;
+}
+
+static int set_stack_size(struct opts *o, const char *arg)
+{
+    unsigned long long b;
+
+    if (parse_size(arg, STACK_SIZE_MIN, STACK_SIZE_MAX, &b) < 0)
         return usage_error("invalid stack size '%s': expected %llu..%lluM "
                            "bytes", arg, STACK_SIZE_MIN, STACK_SIZE_MAX >> 20);
     o->stack_size = (size_t)b;
+    return 0;
+}
+
+static int set_ring_size(struct opts *o, const char *arg)
+{
+    unsigned long long b;
+
+    if (parse_size(arg, RING_SIZE_MIN, RING_SIZE_MAX, &b) < 0)
+        return usage_error("invalid ring size '%s': expected %lluK..%lluM "
+                           "bytes", arg, RING_SIZE_MIN >> 10,
+                           RING_SIZE_MAX >> 20);
+    o->ring_size = (size_t)b;
     return 0;
 }
 
@@ -467,6 +493,13 @@ static const struct option_row options[] = {
       .set = set_sampler },
     { "stack-size", K_STACK_SIZE, "B", "a size in bytes", G_SAMPLING,
       .help_fn = help_stack_size, .set = set_stack_size },
+    { "ring-size", K_RING_SIZE, "B", "a size in bytes", G_SAMPLING,
+      .help = "bytes of each CPU's ring buffer, where the kernel leaves "
+              "samples until they are read (rounded up to a power of two "
+              "pages; K and M suffixes; default: 0.6 s of samples at the "
+              "rate, 256K to 16M); what does not fit is lost, counted in "
+              "the header's Lost and --stats",
+      .set = set_ring_size },
     { "no-debuginfod", K_NO_DEBUGINFOD, NULL, NULL, G_SAMPLING,
       .help = "fetch no debug info from $DEBUGINFOD_URLS",
       FIELD(no_debuginfod) },

@@ -42,6 +42,7 @@ struct opts {
     int sampler;          /* --sampler or SPROFTOP_SAMPLER: enum
                              sampler_kind */
     size_t stack_size;    /* --stack-size, 0: the backend's default */
+    size_t ring_size;     /* --ring-size, 0: the backend's default */
     bool no_debuginfod;   /* --no-debuginfod */
     bool no_kernel;       /* --no-kernel */
     const char *output;   /* -o FILE */

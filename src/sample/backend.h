@@ -104,6 +104,9 @@ struct sampler_config {
     size_t stack_max;          /* stack bytes copied per sample... */
     bool stack_max_set;        /* ...when set (--stack-size); otherwise
                                   each backend uses its own default */
+    size_t ring_bytes;         /* each CPU's ring buffer, for a backend
+                                  that has them (--ring-size); 0: its own
+                                  rule */
     int max_depth;             /* frames kept per stack */
     int placement;             /* enum sampler_placement */
     uint32_t spin_us;          /* busy-poll this long after interrupting */

@@ -110,6 +110,8 @@ void pf_ioctl_all(struct pf_sampler *s, unsigned long req, void *arg, int kind)
 
 static size_t ring_bytes(const struct pf_sampler *s)
 {
+    if (s->cfg.ring_bytes)
+        return s->cfg.ring_bytes; /* --ring-size */
     /* at most one sample per interval on a CPU (one thread runs there at a
      * time), plus --idle's switch-outs, which are not bounded: assume as
      * many again, at least 1,000 a second */
@@ -408,29 +410,47 @@ int pf_scan_tasks(struct pf_sampler *s, uint32_t proc, bool open_new, uint64_t n
     return c.added;
 }
 
-void pf_reconcile(struct pf_sampler *s, uint64_t now)
+void pf_sweep_gone(struct pf_sampler *s, uint64_t now)
 {
     for (size_t k = s->nalive; k-- > 0;) {
         uint32_t i = s->alive[k];
-        char p[96];
-        snprintf(p, sizeof p, "/proc/%d/task/%d", (int)s->procs[s->thr[i].proc].pid,
-                 (int)s->thr[i].tid);
-        if (access(p, F_OK) != 0)
+        const struct pproc *p = &s->procs[s->thr[i].proc];
+        char path[96];
+        /* a kernel thread's process is the [kernel] pseudo one */
+        if (s->thr[i].proc == s->kproc)
+            snprintf(path, sizeof path, "/proc/%d", (int)s->thr[i].tid);
+        else
+            snprintf(path, sizeof path, "/proc/%d/task/%d", (int)p->pid,
+                     (int)s->thr[i].tid);
+        if (access(path, F_OK) != 0) {
             pf_thr_exit(s, i, now);
+            s->pf_live.swept_threads++;
+        }
     }
+    for (size_t i = 0; i < s->nprocs; i++) {
+        struct pproc *p = &s->procs[i];
+        /* a watched target's pidfd says when it ends */
+        if (p->exited || p->superseded || p->watched || i == s->kproc)
+            continue;
+        char path[32];
+        snprintf(path, sizeof path, "/proc/%d", (int)p->pid);
+        if (access(path, F_OK) != 0 || (p->leader_gone && p->nalive == 0)) {
+            pf_proc_exit(s, (uint32_t)i);
+            s->pf_live.swept_procs++;
+        }
+    }
+    s->swept_lost = s->live.lost;
+    s->swept_ns = now;
+}
+
+void pf_reconcile(struct pf_sampler *s, uint64_t now)
+{
+    /* records were missed while paused: /proc tells what is */
+    pf_sweep_gone(s, now);
     for (size_t i = 0; i < s->nprocs; i++) {
         struct pproc *p = &s->procs[i];
         if (p->exited || p->superseded)
             continue;
-        /* records were missed while paused: /proc tells what is */
-        if (!p->watched) {
-            char path[32];
-            snprintf(path, sizeof path, "/proc/%d", (int)p->pid);
-            if (access(path, F_OK) != 0) {
-                pf_proc_exit(s, (uint32_t)i);
-                continue;
-            }
-        }
         p->known = false;
         maps_free(p->next);
         p->next = NULL;

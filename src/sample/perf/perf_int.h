@@ -200,6 +200,9 @@ struct pf_stats {
     uint64_t script_orphans;   /* ...its walks whose sample never came */
     uint64_t script_dropped;   /* ...walks its ring had no room for (their
                                   samples count as unreadable) */
+    uint64_t swept_threads;    /* threads pf_sweep_gone found gone (their
+                                  EXIT record lost) */
+    uint64_t swept_procs;      /* ...and processes */
 };
 
 struct pf_sampler {
@@ -286,6 +289,8 @@ struct pf_sampler {
                                   (sampler_config.on_process) */
     uint32_t procs_retired;    /* retired, still in the table */
     uint32_t thr_dead;         /* dead threads still in the table */
+    uint64_t swept_lost;       /* live.lost at the last pf_sweep_gone */
+    uint64_t swept_ns;         /* when it ran (0: never) */
 };
 
 /* --- perf_procs.c -------------------------------------------------------- */
@@ -408,8 +413,18 @@ void pf_detach(struct pf_sampler *s);
 int pf_scan_tasks(struct pf_sampler *s, uint32_t proc, bool open_new,
                   uint64_t now);
 
+/* The threads and processes the table holds alive whose EXIT record
+ * never came (a ring that overflowed lost it, or sampling was paused):
+ * /proc says which are gone, and they end now, as a record would have
+ * ended them.  Without it a lost EXIT keeps a thread, and its process,
+ * alive for the rest of the session: its samples never fold with the
+ * exited ones and the tables grow with every thread ever seen.  Sampler
+ * thread. */
+void pf_sweep_gone(struct pf_sampler *s, uint64_t now);
+
 /* After a pause (no side-band record while disabled): forget threads
- * that are gone, learn the ones made meanwhile, re-read names and maps. */
+ * that are gone (pf_sweep_gone), learn the ones made meanwhile, re-read
+ * names and maps. */
 void pf_reconcile(struct pf_sampler *s, uint64_t now);
 
 /* --- perf_stack.c ------------------------------------------------------- */

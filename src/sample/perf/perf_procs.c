@@ -372,17 +372,18 @@ static void tstats_compact(struct pf_sampler *s, const uint32_t *tmap,
  * thread of a live process the collector knows is said to be gone, so
  * its samples can join those of its process's other exited threads (a
  * thread pool's churn would otherwise grow the profile's threads
- * without end).  A full buffer loses only that: the thread stays a row. */
-static void thr_retire(struct pf_sampler *s, const struct pthr *t)
+ * without end).  False when the buffer is full: t stays in the table,
+ * to be told at the next compaction. */
+static bool thr_retire(struct pf_sampler *s, const struct pthr *t)
 {
     const struct pproc *p = &s->procs[t->proc];
     /* not the leader, nor a tid a newer thread has (an exec's leader) */
     if (p->exited || !p->announced || !t->named || t->superseded ||
         t->tid == p->pid)
-        return;
+        return true;
     struct ingest_rec h = {.type = INGEST_THREAD_EXIT, .pid = p->pid,
                            .tid = t->tid, .time = t->dead_ns, .gen = p->gen};
-    (void)ingest_push(s->cfg.ingest, &h, NULL, 0);
+    return ingest_push(s->cfg.ingest, &h, NULL, 0) == 0;
 }
 
 /* What a thread holds of its last off-CPU stretch: its stacks, native
@@ -410,10 +411,9 @@ static void compact(struct pf_sampler *s)
     uint32_t dead = 0;
     for (size_t i = 0; i < s->nthr; i++) {
         struct pthr *t = &s->thr[i];
-        if (!thr_kept(s, t)) {
+        if (!thr_kept(s, t) && thr_retire(s, t)) {
             tmap[i] = PERF_NONE;
             thr_free_off(t);
-            thr_retire(s, t);
             continue;
         }
         tmap[i] = (uint32_t)nt;
@@ -489,9 +489,10 @@ void pf_procs_retire(struct pf_sampler *s, bool final)
             proc_retire(s, (uint32_t)i, now);
     }
     /* amortised: the tables are rebuilt when what they hold of the dead
-     * is as much as what lives */
+     * is as much as what lives; at the end, so that the collector is
+     * told of every thread that exited (its samples fold) */
     size_t gone = (size_t)s->procs_retired + s->thr_dead;
-    if (gone >= 64 && 2 * gone >= s->nprocs + s->nthr)
+    if ((final && gone > 0) || (gone >= 64 && 2 * gone >= s->nprocs + s->nthr))
         compact(s);
 }
 

@@ -46,6 +46,10 @@ extern const struct sampler_backend perf_backend;
 #define WINDOW_NS 1000000000ull  /* achieved-rate window */
 #define FLUSH_NS 100000000ull    /* --idle: count a long off-CPU stretch
                                     so far at least this often */
+#define SWEEP_NS 1000000000ull   /* records lost: /proc asked which
+                                    threads and processes are gone (an
+                                    EXIT record may be among them) at
+                                    most this often */
 #define TRIM_NS 50000000ull      /* BPF records of Python frames are kept
                                     this long past a drain's last record:
                                     one whose sample is written just after
@@ -591,6 +595,9 @@ static void step(struct pf_sampler *s)
     /* after the drain: its last records, and any child it forked, are in */
     for (int k = 0; k < nexited; k++)
         pf_proc_exit(s, exited[k]);
+    if (s->live.lost != s->swept_lost && !s->is_paused &&
+        now - s->swept_ns >= SWEEP_NS)
+        pf_sweep_gone(s, now);
     pf_procs_retire(s, false);
     if (s->cfg.idle && !s->is_paused && s->live.target == SAMPLER_RUNNING) {
         /* `now` was taken before the rings were read: every record up
@@ -798,6 +805,10 @@ static void pf_print_stats(struct sampler *base, FILE *f)
             "the ring buffers %" PRIu64 ", throttled %" PRIu64 "; off-CPU: %"
             PRIu64 " switch-outs, %.3f s\n", st.events, st.cpus, st.lost_ring,
             throttled, st.offcpu, (double)st.offcpu_ns / 1e9);
+    if (st.swept_threads || st.swept_procs)
+        fprintf(f, "perf: exits whose record was lost, found in /proc: %"
+                PRIu64 " threads, %" PRIu64 " processes\n", st.swept_threads,
+                st.swept_procs);
     if (s->cfg.idle && s->cfg.reasons)
         fprintf(f, "off-CPU reasons: %" PRIu64 " preemptions (waiting for a"
                 " CPU) of %" PRIu64 " switch-outs\n", st.preempted, st.offcpu);

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# perf_lost_exits.t - threads whose EXIT record the ring lost still end.
+#
+# A ring buffer that overflows loses records of every kind, EXIT records
+# among them.  A thread whose EXIT is lost used to stay "alive" for the
+# rest of the session: it never folded into its process's exited
+# threads, its last off-CPU stretch kept growing, and the tables grew
+# with every such thread (a 10-minute soak of -a kept 24,000 thread
+# roots of churn's exited threads).  Now, after records are lost, /proc
+# is asked at most once a second which threads are gone
+# (pf_sweep_gone), and the end of the session tells the collector of
+# every thread that exited.
+#
+# churn creates and joins 1,000 threads a second, at most 10 alive at
+# once besides its main thread.  sproftop -p churn --idle with 8 KB
+# rings and 2 KB stack copies (--ring-size, --stack-size) loses records
+# for certain.  Checks: records were lost (counted); --stats says how
+# many exits /proc found; at the end at most one batch of threads is
+# alive in --stats; the saved profile keeps no more than that many
+# separate roots of churn's worker threads (the rest are in
+# "churn (exited)"); --ring-size's bounds give one-line errors.
+. "$(dirname "$0")/lib.sh"
+require_sproftop
+require_targets churn
+
+SP_TIMEOUT=60
+start_target churn 30 1000 || bail_out "cannot start churn"
+pid=$TARGET_PID
+
+run_sproftop -p "$pid" --idle --ring-size 8K --stack-size 2K -F 999 -d 8 \
+    --stats -o "$TMPD/churn.folded"
+is "$RC" 0 "sproftop -p churn --ring-size 8K: exit 0"
+lost=$(sed -n 's/^samples: .* lost \([0-9]*\),.*/\1/p' "$ERR")
+cmp_ok "${lost:-0}" '>' 0 "records were lost in the small rings, and counted"
+swept=$(sed -n 's/^perf: exits whose record was lost, found in \/proc: \([0-9]*\) threads.*/\1/p' "$ERR")
+cmp_ok "${swept:-0}" '>' 0 "--stats: the exits whose record was lost, found in /proc"
+live=$(sed -n 's/^threads: \([0-9]*\) live.*/\1/p' "$ERR")
+cmp_ok "${live:-999}" '<=' 11 "--stats: at most churn's main thread and one batch alive at the end"
+[ "${live:-999}" -le 11 ] || diag_file "$ERR" 8
+# The roots are threads (one process): churn-TID for a thread of its
+# own, "churn (exited)" for the exited ones.
+workers=$(cut -d';' -f1 "$TMPD/churn.folded" | sort -u |
+    grep -E '^churn-[0-9]+$' | grep -vc "^churn-$pid\$")
+cmp_ok "$workers" '<=' 10 "the saved profile keeps at most one batch of worker threads apart"
+[ "$workers" -le 10 ] || diag "$(cut -d';' -f1 "$TMPD/churn.folded" | sort | uniq -c | sort -rn | head -n 15)"
+check "...and the exited ones in churn (exited)" \
+    grep -q '^churn (exited);' "$TMPD/churn.folded"
+assert_not_stopped "$pid" "churn is not left stopped"
+kill_pid "$pid"
+
+# --ring-size's bounds.
+run_sproftop -p 1 --ring-size 3K -d 1
+is "$RC" 2 "--ring-size 3K: exit 2"
+assert_one_line_error "--ring-size 3K: one line"
+like "$ERRS" "invalid ring size '3K': expected 4K\.\.1024M" "...naming the bounds"
+run_sproftop -p 1 --ring-size 2G -d 1
+is "$RC" 2 "--ring-size 2G: exit 2"
+
+done_testing
