@@ -87,8 +87,13 @@ wait_until 10 _sampling || bail_out "sproftop did not start sampling"
 # long enough to fill every ring (their sizes from sproftop's mappings)
 # with 2 kHz samples of 16 KiB and more, with half again to spare: a
 # condition on split's CPU time, bounded, not a fixed time.
+# Every CPU's ring, not the first: split moves between CPUs, and the
+# wait for one ring's worth left the other half empty (an ASan run lost
+# nothing that way).
 _rings() { grep -c 'anon_inode:\[perf_event\]' "/proc/$sprof/maps" 2>/dev/null; }
-wait_until 10 eval '[ "$(_rings)" -gt 0 ]' || bail_out "sproftop mapped no ring"
+ncpu=$(getconf _NPROCESSORS_ONLN)
+wait_until 10 eval '[ "$(_rings)" -ge "$ncpu" ]' ||
+    bail_out "sproftop mapped $(_rings) rings, not one per CPU ($ncpu)"
 # (the maps read at once, and each ring's size checked: a sanitizer run
 # once summed a size past every ring's, so the wait below never ended)
 ring_total=0
