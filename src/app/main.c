@@ -135,7 +135,9 @@ static void fill_ui_options(const struct opts *o, struct ui_options *u)
     u->confirm_quit = !o->no_confirm;
 }
 
-static int run_inputs(const struct opts *o)
+/* The inputs, -i's files, loaded and merged into one profile; NULL
+ * after saying why on stderr. */
+static struct profile *load_inputs(const struct opts *o)
 {
     char err[512];
     struct profile *p = NULL;
@@ -144,7 +146,7 @@ static int run_inputs(const struct opts *o)
         if (!q) {
             fprintf(stderr, "sproftop: %s\n", err);
             profile_free(p);
-            return 1;
+            return NULL;
         }
         if (!p) {
             p = q;
@@ -159,9 +161,52 @@ static int run_inputs(const struct opts *o)
             else
                 fprintf(stderr, "sproftop: out of memory merging %s\n", o->inputs[i]);
             profile_free(p);
-            return 1;
+            return NULL;
         }
     }
+    return p;
+}
+
+/* -o with -i: p (taken) written to the output file; the exit status. */
+static int inputs_to_file(const struct opts *o, struct profile *p)
+{
+    char err[512];
+    if (o->annotate || o->dump_instr) {
+        /* the writers read machine code through a source */
+        struct source *src = source_file_new(p, o->inputs[0]);
+        if (!src) {
+            fprintf(stderr, "sproftop: out of memory\n");
+            return 1;
+        }
+        source_file_set_annotate(src, annot_file);
+        struct batch_opts b = { .output = o->output, .format = options_format(o),
+                                .annotate = o->annotate };
+        export_opts_default(&b.eopts);
+        b.eopts.dump_instr = o->dump_instr;
+        return batch_run(src, &b);
+    }
+    struct export_opts eo;
+    export_opts_default(&eo);
+    eo.no_thread_root = o->no_thread_root;
+    eo.no_process_root = o->no_process_root;
+    eo.python_only = o->python_only;
+    eo.hide_self = o->hide_self;
+    eo.hide_subs = o->hide_subs;
+    eo.baseline = o->base;
+    int rc = export_to_file(options_format(o), p, &eo, o->output, err, sizeof err);
+    profile_free(p);
+    if (rc < 0) {
+        fprintf(stderr, "sproftop: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+static int run_inputs(const struct opts *o)
+{
+    struct profile *p = load_inputs(o);
+    if (!p)
+        return 1;
     if (o->base && !profile_has_stacks(p)) {
         fprintf(stderr, "sproftop: --baseline: %s: %s\n", o->inputs[0], PROFILE_NO_STACKS);
         profile_free(p);
@@ -170,40 +215,10 @@ static int run_inputs(const struct opts *o)
     }
     /* code saved without its names, with its build-ids: name it now */
     (void)late_names_resolve(p, NULL);
-    if (o->output && (o->annotate || o->dump_instr)) {
-        /* the writers read machine code through a source */
-        struct source *src = source_file_new(p, o->inputs[0]);
-        if (!src) {
-            fprintf(stderr, "sproftop: out of memory\n");
-            profile_free(o->base);
-            return 1;
-        }
-        source_file_set_annotate(src, annot_file);
-        struct batch_opts b = { .output = o->output, .format = options_format(o),
-                                .annotate = o->annotate };
-        export_opts_default(&b.eopts);
-        b.eopts.dump_instr = o->dump_instr;
-        int rc = batch_run(src, &b);
+    if (o->output) {
+        int rc = inputs_to_file(o, p);
         profile_free(o->base);
         return rc;
-    }
-    if (o->output) {
-        struct export_opts eo;
-        export_opts_default(&eo);
-        eo.no_thread_root = o->no_thread_root;
-        eo.no_process_root = o->no_process_root;
-        eo.python_only = o->python_only;
-        eo.hide_self = o->hide_self;
-        eo.hide_subs = o->hide_subs;
-        eo.baseline = o->base;
-        int rc = export_to_file(options_format(o), p, &eo, o->output, err, sizeof err);
-        profile_free(p);
-        profile_free(o->base);
-        if (rc < 0) {
-            fprintf(stderr, "sproftop: %s\n", err);
-            return 1;
-        }
-        return 0;
     }
     if (!o->script && !isatty(STDOUT_FILENO)) {
         /* no terminal: the same text summary as batch mode */
