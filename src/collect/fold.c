@@ -461,7 +461,7 @@ void fold_set_process(struct fold *f, int64_t pid, const char *comm)
  * process when new; PROFILE_NONE on OOM.  Under prof_lock. */
 static uint32_t fold_thread(struct fold *f, int64_t tid, const char *name)
 {
-    uint32_t th = profile_thread(f->prof, tid, name);
+    uint32_t th = profile_process_thread(f->prof, f->pid, tid, name);
     if (th == PROFILE_NONE || !f->pid)
         return th;
     if (!profile_thread_at(f->prof, th)->pid)

@@ -340,16 +340,11 @@ static uint32_t thread_rename(struct profile *p, uint32_t idx,
     return idx;
 }
 
-uint32_t profile_thread(struct profile *p, int64_t tid, const char *name)
+/* A new thread of this tid, which the tid index finds from now on. */
+static uint32_t thread_add(struct profile *p, int64_t tid, const char *name)
 {
     uint32_t idx, frame, sid;
 
-    if (!p)
-        return PROFILE_NONE;
-    idx = profile_tid_find(p, tid);
-    if (idx != PROFILE_NONE)
-        return name && strcmp(name, p->th[idx].name) != 0
-                   ? thread_rename(p, idx, name) : idx;
     if (!name)
         name = "thread";
     sid = str_intern(p, name);
@@ -374,6 +369,47 @@ uint32_t profile_thread(struct profile *p, int64_t tid, const char *name)
     p->th_proc[idx] = STR_NULL;
     (void)idtab_insert(&p->tid_ix, tid_hash(tid), idx);
     return idx;
+}
+
+uint32_t profile_thread(struct profile *p, int64_t tid, const char *name)
+{
+    if (!p)
+        return PROFILE_NONE;
+    uint32_t idx = profile_tid_find(p, tid);
+    if (idx != PROFILE_NONE)
+        return name && strcmp(name, p->th[idx].name) != 0
+                   ? thread_rename(p, idx, name) : idx;
+    return thread_add(p, tid, name);
+}
+
+struct tid_of {
+    const struct profile *p;
+    int64_t pid;
+};
+
+/* A candidate of the tid's is the thread of pid, or of no process yet. */
+static int tid_of_pid(void *ctx, uint32_t id)
+{
+    const struct tid_of *c = ctx;
+    int64_t pid = c->p->th[id].pid;
+    return pid == c->pid || pid == 0;
+}
+
+uint32_t profile_process_thread(struct profile *p, int64_t pid,
+                                int64_t tid, const char *name)
+{
+    if (!p)
+        return PROFILE_NONE;
+    if (!pid)
+        return profile_thread(p, tid, name);
+    struct tid_of c = {p, pid};
+    uint32_t idx = idtab_find(&p->tid_ix, tid_hash(tid), tid_of_pid, &c);
+    if (idx != PROFILE_NONE)
+        return name && strcmp(name, p->th[idx].name) != 0
+                   ? thread_rename(p, idx, name) : idx;
+    /* none, or only another process's thread of that tid (it exited and
+     * the tid was reused): a new thread; the other keeps its samples */
+    return thread_add(p, tid, name);
 }
 
 int profile_thread_set_process(struct profile *p, uint32_t idx, int64_t pid,

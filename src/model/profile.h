@@ -313,6 +313,17 @@ int profile_rename_frames(struct profile *p, const struct profile_rename *r,
  * index, or PROFILE_NONE on OOM. */
 uint32_t profile_thread(struct profile *p, int64_t tid, const char *name);
 
+/* profile_thread for a thread of process pid (0: unknown, then it is
+ * profile_thread): the thread of this tid that belongs to pid (or to no
+ * process yet), else a new one, even when another process's thread has
+ * that tid (the tid was reused after that thread exited: that one keeps
+ * its samples, process and tid, and a sample of either finds its own).
+ * By the tid alone (profile_thread) either may be found: whoever knows
+ * the process asks here.  The collector's thread of every sample.
+ * Returns the thread index, or PROFILE_NONE on OOM (nothing changed). */
+uint32_t profile_process_thread(struct profile *p, int64_t pid,
+                                int64_t tid, const char *name);
+
 /* Say which process thread idx belongs to: its PID and command name
  * (copied; NULL keeps the name it has).  Exporters write the process
  * level from it ("comm-PID" above the thread in folded files, labels pid

@@ -311,9 +311,13 @@ static int copy_threads(struct profile *q, const struct plan *pl)
         q->th_name[i] = name;
         q->th_proc[i] = proc;
         q->nthreads = (uint32_t)i + 1;
-        (void)idtab_insert(&q->tid_ix, util_mix64((uint64_t)f->tid),
-                           (uint32_t)i);
     }
+    /* newest first: of two threads with one tid (a tid reused by another
+     * process, profile_process_thread), a find by the tid alone gives
+     * the newer */
+    for (size_t i = pl->nth; i-- > 0;)
+        (void)idtab_insert(&q->tid_ix, util_mix64((uint64_t)pl->th[i].tid),
+                           (uint32_t)i);
     return 0;
 }
 

@@ -404,12 +404,63 @@ static void test_thread_churn(void **state)
     profile_free(p);
 }
 
+/* A tid reused by another process (pid_max wraps every ~30 s under
+ * 1,000 threads a second): the collector's samples of each go to their
+ * own thread, before and after the old one's process is folded; the old
+ * one's samples were never the new one's. */
+static void test_tid_reused(void **state)
+{
+    (void)state;
+    struct profile *p = profile_new();
+    struct funcs f;
+
+    assert_non_null(p);
+    make_funcs(p, &f);
+    struct stack_frame a[] = { { f.start, 0, 0x10 }, { f.parse, 20, 0x200 } };
+    struct stack_frame b[] = { { f.start, 0, 0x10 }, { f.as_main, 50, 0x500 } };
+    uint32_t old = profile_process_thread(p, 100, 555, "churn");
+    assert_int_not_equal(old, PROFILE_NONE);
+    assert_int_equal(profile_thread_set_process(p, old, 100, "churn"), 0);
+    assert_int_equal(profile_add_stack(p, old, a, 2, 3), 0);
+    /* pid 200's thread takes tid 555: a thread of its own */
+    uint32_t neu = profile_process_thread(p, 200, 555, "bash");
+    assert_int_not_equal(neu, PROFILE_NONE);
+    assert_int_not_equal(neu, old);
+    assert_int_equal(profile_thread_set_process(p, neu, 200, "bash"), 0);
+    assert_int_equal(profile_add_stack(p, neu, b, 2, 5), 0);
+    /* each finds its own again, whichever comes first */
+    assert_int_equal(profile_process_thread(p, 200, 555, NULL), neu);
+    assert_int_equal(profile_process_thread(p, 100, 555, NULL), old);
+    assert_int_equal(profile_process_thread(p, 200, 555, "bash"), neu);
+    assert_int_equal(profile_thread_count(p), 2);
+    assert_string_equal(profile_thread_at(p, old)->name, "churn");
+    assert_string_equal(profile_thread_at(p, neu)->name, "bash");
+    assert_int_equal(profile_thread_samples(p, old), 3);
+    assert_int_equal(profile_thread_samples(p, neu), 5);
+    /* without a process, it is profile_thread: one of them */
+    uint32_t any = profile_process_thread(p, 0, 555, NULL);
+    assert_true(any == old || any == neu);
+    /* the old process is folded: the new one's thread keeps its tid and
+     * samples, and is still the one its samples find */
+    const int64_t gone[] = { 100 };
+    fold(p, gone, 1);
+    assert_int_equal(profile_thread_count(p), 2);
+    neu = profile_process_thread(p, 200, 555, NULL);
+    assert_int_not_equal(neu, PROFILE_NONE);
+    assert_int_equal(profile_thread_at(p, neu)->pid, 200);
+    assert_int_equal(profile_thread_samples(p, neu), 5);
+    assert_int_equal(profile_thread_count(p), 2);
+    assert_non_null(aggregate_of(p, "churn", "churn"));
+    profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ten_thousand),
         cmocka_unit_test(test_fold_reuses_frames),
         cmocka_unit_test(test_thread_churn),
+        cmocka_unit_test(test_tid_reused),
     };
     cmocka_set_message_output(CM_OUTPUT_TAP);
     return cmocka_run_group_tests(tests, NULL, NULL);
