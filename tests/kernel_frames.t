@@ -84,6 +84,9 @@ if "$PERF" record -q -o "$TMPD/probe.data" -e cpu-clock -- true >/dev/null 2>&1;
     wait_exit "$perf_pid" 30 || diag "perf record did not end"
     note "perf's samples from $SAMPLE_T0 to $SAMPLE_T1 (CLOCK_MONOTONIC s)"
     perf_shares "$TMPD/perf.data" "$SAMPLE_T0" "$SAMPLE_T1" | sort >"$TMPD/perf.shares"
+    # (for a failure below: the two profilers' counts, and what sproftop
+    # lost, which would leave its samples a biased part of the stretch)
+    note "readzero: sproftop $(grep '^samples:' "$ERR"), $(folded_total "$TMPD/rz.folded") in the file"
     sp_shares "$TMPD/rz.folded" | sort >"$TMPD/sp.shares"
     # every kernel function of 2% (leaf) or 5% (anywhere) in either
     join -a1 -a2 -e 0 -o 0,1.2,2.2 <(awk '{ print $1 ":" $2, $3 }' "$TMPD/perf.shares") \
