@@ -221,7 +221,6 @@ static void on_process(void *ctx, pid_t pid, const char *comm, bool exec,
     struct collect *c = ctx;
     /* an exec's old image and an earlier process of the pid alike stay
      * linked (prev) until their records are all folded: proc_route */
-    (void)exec;
     struct cproc *p = proc_new(c, pid, comm);
     if (!p)
         return;
@@ -234,6 +233,10 @@ static void on_process(void *ctx, pid_t pid, const char *comm, bool exec,
         struct cproc *prev = proc_find(c, pid);
         if (prev)
             prev->old = true;
+        /* an exec goes on with the process's threads; a new process of
+         * the pid has none of the earlier one's */
+        if (prev && exec)
+            fold_same_process(p->fold, prev->fold);
         p->prev = prev;
         p->slot = (uint32_t)c->nprocs;
         c->procs[c->nprocs] = p;
@@ -265,30 +268,6 @@ static void procs_compact(struct collect *c)
     }
     c->nprocs = n;
     c->nfreed = 0;
-}
-
-/* The first file named in maps text[0..len) (its executable), malloc'd;
- * NULL when none or on OOM. */
-static char *maps_exe(const char *text, size_t len)
-{
-    size_t i = 0;
-    while (text && i < len) {
-        size_t end = i;
-        while (end < len && text[end] != '\n')
-            end++;
-        const char *path = memchr(text + i, '/', end - i);
-        if (path) {
-            size_t n = (size_t)(text + end - path);
-            char *exe = malloc(n + 1);
-            if (exe) {
-                memcpy(exe, path, n);
-                exe[n] = '\0';
-            }
-            return exe;
-        }
-        i = end + 1;
-    }
-    return NULL;
 }
 
 /* p's maps become the last of its executable *exe (taken: *exe is set
@@ -328,7 +307,7 @@ static void proc_done(struct collect *c, struct cproc *p, bool exited)
         struct fold_stats g;
         fold_get_symbols_stats(p->fold, &o);
         fold_get_stats(p->fold, &g);
-        char *exe = maps_exe(p->maps, p->maps_len);
+        char *exe = fold_maps_exe(p->maps, p->maps_len);
         pthread_mutex_lock(&c->procs_lock);
         if (exe)
             gone_keep(c, p, &exe);

@@ -97,6 +97,9 @@ struct fold {
     char kname[40];            /* "[kernel]+0x..." being interned */
     int64_t pid;               /* the process this fold's samples come
                                   from (fold_set_process), or 0 */
+    uint64_t since;            /* the profile's newest thread serial when
+                                  that process began: its threads are
+                                  newer (profile_process_thread) */
     char comm[64];
     struct fold_stats st;      /* under prof_lock */
 };
@@ -232,6 +235,80 @@ void fold_add_maps(struct fold *f, uint64_t gen, const char *text, size_t len)
     pthread_mutex_unlock(&f->maps_lock);
 }
 
+static bool name_unknown(const char *s)
+{
+    return !s || !s[0] || strcmp(s, "?") == 0;
+}
+
+char *fold_maps_exe(const char *text, size_t len)
+{
+    size_t i = 0;
+    while (text && i < len) {
+        size_t end = i;
+        while (end < len && text[end] != '\n')
+            end++;
+        const char *path = memchr(text + i, '/', end - i);
+        if (path) {
+            size_t n = (size_t)(text + end - path);
+            char *exe = malloc(n + 1);
+            if (exe) {
+                memcpy(exe, path, n);
+                exe[n] = '\0';
+            }
+            return exe;
+        }
+        i = end + 1;
+    }
+    return NULL;
+}
+
+/* The command name of the executable maps text names: its file name
+ * (without " (deleted)"), cut to a command's 15 bytes, into out (16
+ * bytes).  False when none. */
+static bool exe_name(const char *text, char *out)
+{
+    char *exe = fold_maps_exe(text, strlen(text));
+    if (!exe)
+        return false;
+    const char *base = strrchr(exe, '/') + 1;
+    size_t bl = strlen(base);
+    static const char deleted[] = " (deleted)";
+    if (bl > sizeof deleted - 1 &&
+        strcmp(base + bl - (sizeof deleted - 1), deleted) == 0)
+        bl -= sizeof deleted - 1;
+    snprintf(out, 16, "%.*s", (int)bl, base);
+    free(exe);
+    return out[0] != '\0';
+}
+
+/* A process whose name never came (its FORK and COMM records lost with
+ * an overflowing ring, and gone before /proc could say) is named after
+ * its executable once its maps are known, with its threads of no name:
+ * otherwise thousands of a build's compilers fold into one "?". */
+static void name_from_exe(struct fold *f, const char *text)
+{
+    char name[16];
+    if (!f->pid || f->pid == PROFILE_KERNEL_PID || !name_unknown(f->comm) ||
+        !exe_name(text, name))
+        return;
+    pthread_mutex_lock(f->prof_lock);
+    snprintf(f->comm, sizeof f->comm, "%s", name);
+    uint32_t n = profile_thread_count(f->prof);
+    for (uint32_t i = 0; i < n; i++) {
+        const struct profile_thread *th = profile_thread_at(f->prof, i);
+        if (th->pid != f->pid || profile_thread_is_folded(th))
+            continue;
+        int64_t tid = th->tid;
+        bool proc_unknown = name_unknown(th->process);
+        if (tid == f->pid && name_unknown(th->name))
+            (void)profile_process_thread(f->prof, f->pid, f->since, tid,
+                                         name);
+        if (proc_unknown)
+            (void)profile_thread_set_process(f->prof, i, f->pid, name);
+    }
+    pthread_mutex_unlock(f->prof_lock);
+}
+
 /* Switch the symbolizer to generation gen (the newest text at or before
  * it) and empty the pc cache. */
 static void use_gen(struct fold *f, uint64_t gen)
@@ -263,6 +340,7 @@ static void use_gen(struct fold *f, uint64_t gen)
         }
         if (f->sym) /* -a's [kernel] process has none */
             symbols_load_maps(f->sym, best->text, best->len);
+        name_from_exe(f, best->text);
     }
     pc_cache_clear(&f->pcs);
     f->cur_gen = gen;
@@ -455,18 +533,31 @@ void fold_set_process(struct fold *f, int64_t pid, const char *comm)
 {
     f->pid = pid;
     snprintf(f->comm, sizeof f->comm, "%s", comm ? comm : "");
+    pthread_mutex_lock(f->prof_lock);
+    f->since = profile_thread_serial(f->prof);
+    pthread_mutex_unlock(f->prof_lock);
+}
+
+void fold_same_process(struct fold *f, const struct fold *before)
+{
+    f->since = before->since;
 }
 
 /* The thread of tid (renamed to name unless NULL), marked with the fold's
  * process when new; PROFILE_NONE on OOM.  Under prof_lock. */
 static uint32_t fold_thread(struct fold *f, int64_t tid, const char *name)
 {
-    uint32_t th = profile_process_thread(f->prof, f->pid, tid, name);
+    /* a leader the sampler met again once gone from /proc ("?") keeps
+     * its process's command */
+    if (name && name_unknown(name) && tid == f->pid && !name_unknown(f->comm))
+        name = f->comm;
+    uint32_t th = profile_process_thread(f->prof, f->pid, f->since, tid, name);
     if (th == PROFILE_NONE || !f->pid)
         return th;
     if (!profile_thread_at(f->prof, th)->pid)
         profile_thread_set_process(f->prof, th, f->pid, f->comm[0] ? f->comm : NULL);
-    else if (tid == f->pid && name) { /* the leader renamed: exec, prctl */
+    else if (tid == f->pid && !name_unknown(name)) {
+        /* the leader renamed: exec, prctl */
         snprintf(f->comm, sizeof f->comm, "%s", name);
         profile_thread_set_process(f->prof, th, f->pid, name);
     }

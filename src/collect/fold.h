@@ -61,10 +61,22 @@ struct ksyms;
  * thread: k itself is not read until then. */
 void fold_set_kernel(struct fold *f, struct ksyms *k, bool show);
 
+/* The first file named in maps text[0..len) (the process's executable:
+ * the lines are in address order and the program's code lies below its
+ * libraries'), malloc'd; NULL when none or on OOM.  Any thread. */
+char *fold_maps_exe(const char *text, size_t len);
+
 /* The process this fold's samples come from: every thread it adds is
- * marked with it (profile_thread_set_process).  Before the first
- * fold_records. */
+ * marked with it (profile_thread_set_process).  A process that begins
+ * now: the profile's threads of its PID made before (an earlier process
+ * of that PID) are not its (profile_process_thread).  Before the first
+ * fold_records; any thread (takes the profile's lock). */
 void fold_set_process(struct fold *f, int64_t pid, const char *comm);
+
+/* f is a new image of the process `before` is an image of (an exec):
+ * that one's threads are f's too.  After fold_set_process, before the
+ * first fold_records; before is not changed. */
+void fold_same_process(struct fold *f, const struct fold *before);
 
 /* Sampler thread (sampler_config.on_maps): the maps text of generation
  * gen (copied).  A generation that cannot be copied (OOM) is skipped:

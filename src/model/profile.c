@@ -364,6 +364,7 @@ static uint32_t thread_add(struct profile *p, int64_t tid, const char *name)
         .name = profile_str(p, sid),
         .node = profile_tree_node_add(p, PROFILE_ROOT, frame),
         .frame = frame,
+        .serial = ++p->serial,
     };
     p->th_name[idx] = sid;
     p->th_proc[idx] = STR_NULL;
@@ -385,24 +386,32 @@ uint32_t profile_thread(struct profile *p, int64_t tid, const char *name)
 struct tid_of {
     const struct profile *p;
     int64_t pid;
+    uint64_t since;
 };
 
-/* A candidate of the tid's is the thread of pid, or of no process yet. */
+/* A candidate of the tid's is the thread of pid (or of no process yet)
+ * made since the process began. */
 static int tid_of_pid(void *ctx, uint32_t id)
 {
     const struct tid_of *c = ctx;
-    int64_t pid = c->p->th[id].pid;
-    return pid == c->pid || pid == 0;
+    const struct profile_thread *th = &c->p->th[id];
+    return (th->pid == c->pid || th->pid == 0) && th->serial > c->since;
+}
+
+uint64_t profile_thread_serial(const struct profile *p)
+{
+    return p ? p->serial : 0;
 }
 
 uint32_t profile_process_thread(struct profile *p, int64_t pid,
-                                int64_t tid, const char *name)
+                                uint64_t since, int64_t tid,
+                                const char *name)
 {
     if (!p)
         return PROFILE_NONE;
     if (!pid)
         return profile_thread(p, tid, name);
-    struct tid_of c = {p, pid};
+    struct tid_of c = {p, pid, since};
     uint32_t idx = idtab_find(&p->tid_ix, tid_hash(tid), tid_of_pid, &c);
     if (idx != PROFILE_NONE)
         return name && strcmp(name, p->th[idx].name) != 0
@@ -767,6 +776,7 @@ int profile_core_copy(struct profile *q, const struct profile *p,
                                sizeof(*q->free_frames), &q->free_cap);
     q->nfree = p->nfree;
     q->next_agg = p->next_agg;
+    q->serial = p->serial;
     if (!q->fd || !q->fid || !q->th || !q->th_name || !q->th_proc ||
         !q->free_frames ||
         strarena_copy(&q->strs, &p->strs) ||

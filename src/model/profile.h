@@ -229,6 +229,10 @@ struct profile_thread {
                          it (profile_fold_processes): how many, for every
                          thread of that command's aggregate; 0 for a
                          thread of one process */
+    uint64_t serial;  /* its creation's place in the profile's order,
+                         from 1 (profile_thread_serial), kept by copies
+                         and folds: which of two processes of one PID a
+                         thread is (profile_process_thread) */
 };
 
 /* Metadata carried to exporters and the TUI header. */
@@ -313,16 +317,24 @@ int profile_rename_frames(struct profile *p, const struct profile_rename *r,
  * index, or PROFILE_NONE on OOM. */
 uint32_t profile_thread(struct profile *p, int64_t tid, const char *name);
 
+/* The serial the newest thread has (0: none yet): a process that begins
+ * now owns the threads made after it (profile_process_thread's since). */
+uint64_t profile_thread_serial(const struct profile *p);
+
 /* profile_thread for a thread of process pid (0: unknown, then it is
- * profile_thread): the thread of this tid that belongs to pid (or to no
- * process yet), else a new one, even when another process's thread has
- * that tid (the tid was reused after that thread exited: that one keeps
- * its samples, process and tid, and a sample of either finds its own).
- * By the tid alone (profile_thread) either may be found: whoever knows
- * the process asks here.  The collector's thread of every sample.
- * Returns the thread index, or PROFILE_NONE on OOM (nothing changed). */
+ * profile_thread) that began when the profile's newest thread had serial
+ * `since`: the thread of this tid that belongs to pid (or to no process
+ * yet) and is newer than that, else a new one, even when another
+ * thread has that tid: a thread of another process, or of an earlier
+ * process of the same PID (TIDs and PIDs are reused within a session;
+ * that one keeps its samples, process and tid, and a sample of either
+ * finds its own).  By the tid alone (profile_thread) either may be
+ * found: whoever knows the process asks here.  The collector's thread of
+ * every sample.  Returns the thread index, or PROFILE_NONE on OOM
+ * (nothing changed). */
 uint32_t profile_process_thread(struct profile *p, int64_t pid,
-                                int64_t tid, const char *name);
+                                uint64_t since, int64_t tid,
+                                const char *name);
 
 /* Say which process thread idx belongs to: its PID and command name
  * (copied; NULL keeps the name it has).  Exporters write the process

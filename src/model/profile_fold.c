@@ -31,6 +31,7 @@ struct fthread {
     int64_t tid, pid;
     uint32_t frame;     /* frame id (PROFILE_NONE: give it one) */
     uint32_t exited;    /* exited processes it holds */
+    uint64_t serial;    /* the old thread's, or 0: a new aggregate's */
     bool dead;          /* the exited threads of a live process */
     uint32_t had;       /* ...before this fold */
     uint32_t total;     /* what every aggregate of its command holds */
@@ -145,7 +146,7 @@ static int plan_kept(struct plan *pl, const int64_t *pids, size_t n,
             .from = (int32_t)t, .name = p->th_name[t],
             .proc = th->exited ? command_of(p, t) : p->th_proc[t],
             .tid = th->tid, .pid = th->pid, .frame = th->frame,
-            .exited = th->exited, .had = th->exited,
+            .exited = th->exited, .had = th->exited, .serial = th->serial,
         };
         pl->tmap[t] = (uint32_t)pl->nth++;
     }
@@ -154,10 +155,12 @@ static int plan_kept(struct plan *pl, const int64_t *pids, size_t n,
 
 /* Each thread that does not stay into its aggregate: a live process's
  * into its exited threads, an exited process's into its command's, each
- * exited process counted once (counted: per pid), in the first of its
- * aggregates.  0 or -1 on OOM. */
+ * exited process counted once, in the first of its aggregates
+ * (counted: per pid, the command last counted + 1; two processes of one
+ * pid, the pid reused, each count in their command's, the second's
+ * threads coming after the first's).  0 or -1 on OOM. */
 static int plan_folded(struct plan *pl, const int64_t *pids, size_t n,
-                       bool *counted)
+                       uint32_t *counted)
 {
     const struct profile *p = pl->p;
 
@@ -168,14 +171,15 @@ static int plan_folded(struct plan *pl, const int64_t *pids, size_t n,
 
         if (pl->tmap[t] != PROFILE_NONE)
             continue;
+        uint32_t cmd = command_of(p, t);
         a = k < 0 ? dead_threads(pl, th->pid, p->th_proc[t], p->th_name[t])
-                  : aggregate(pl, command_of(p, t), p->th_name[t]);
+                  : aggregate(pl, cmd, p->th_name[t]);
         if (a == PROFILE_NONE)
             return -1;
         pl->tmap[t] = a;
         pl->free_frame[th->frame] = true;
-        if (k >= 0 && !counted[k]) {
-            counted[k] = true;
+        if (k >= 0 && counted[k] != cmd + 1) {
+            counted[k] = cmd + 1;
             pl->th[a].exited++;
         }
     }
@@ -215,7 +219,7 @@ static int make_plan(struct plan *pl, const int64_t *pids, size_t n,
                      const int64_t *threads, size_t m)
 {
     const struct profile *p = pl->p;
-    bool *counted = calloc(n ? n : 1, sizeof(*counted)); /* per pid */
+    uint32_t *counted = calloc(n ? n : 1, sizeof(*counted)); /* per pid */
     int rc = -1;
 
     pl->tmap = malloc((p->nthreads ? p->nthreads : 1) * sizeof(*pl->tmap));
@@ -307,6 +311,7 @@ static int copy_threads(struct profile *q, const struct plan *pl)
             .tid = f->tid, .name = profile_str(q, name), .frame = frame,
             .pid = f->pid, .process = profile_str(q, proc),
             .exited = f->exited,
+            .serial = f->serial ? f->serial : ++q->serial,
         };
         q->th_name[i] = name;
         q->th_proc[i] = proc;
@@ -360,6 +365,7 @@ struct profile *profile_fold_processes(const struct profile *p,
     q->meta_cmdline = q->meta_comm = STR_NULL;
     q->unit_ns = p->unit_ns;
     q->next_agg = pl.next_agg;
+    q->serial = p->serial;
     struct readd r = { q, pl.tmap };
 
     if (copy_frames(q, p, pl.free_frame) < 0 || copy_threads(q, &pl) < 0 ||

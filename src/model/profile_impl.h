@@ -112,6 +112,7 @@ struct profile {
     size_t nfree, free_cap;
     int64_t next_agg;            /* the last synthetic id an aggregate of
                                     exited processes took (0: none yet) */
+    uint64_t serial;             /* the last thread's serial (0: none) */
 
     /* call tree */
     struct profile_node *nodes;  /* node by id, 0 is the root */

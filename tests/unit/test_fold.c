@@ -418,38 +418,62 @@ static void test_tid_reused(void **state)
     make_funcs(p, &f);
     struct stack_frame a[] = { { f.start, 0, 0x10 }, { f.parse, 20, 0x200 } };
     struct stack_frame b[] = { { f.start, 0, 0x10 }, { f.as_main, 50, 0x500 } };
-    uint32_t old = profile_process_thread(p, 100, 555, "churn");
+    uint32_t old = profile_process_thread(p, 100, 0, 555, "churn");
     assert_int_not_equal(old, PROFILE_NONE);
     assert_int_equal(profile_thread_set_process(p, old, 100, "churn"), 0);
     assert_int_equal(profile_add_stack(p, old, a, 2, 3), 0);
     /* pid 200's thread takes tid 555: a thread of its own */
-    uint32_t neu = profile_process_thread(p, 200, 555, "bash");
+    uint32_t neu = profile_process_thread(p, 200, 0, 555, "bash");
     assert_int_not_equal(neu, PROFILE_NONE);
     assert_int_not_equal(neu, old);
     assert_int_equal(profile_thread_set_process(p, neu, 200, "bash"), 0);
     assert_int_equal(profile_add_stack(p, neu, b, 2, 5), 0);
     /* each finds its own again, whichever comes first */
-    assert_int_equal(profile_process_thread(p, 200, 555, NULL), neu);
-    assert_int_equal(profile_process_thread(p, 100, 555, NULL), old);
-    assert_int_equal(profile_process_thread(p, 200, 555, "bash"), neu);
+    assert_int_equal(profile_process_thread(p, 200, 0, 555, NULL), neu);
+    assert_int_equal(profile_process_thread(p, 100, 0, 555, NULL), old);
+    assert_int_equal(profile_process_thread(p, 200, 0, 555, "bash"), neu);
     assert_int_equal(profile_thread_count(p), 2);
     assert_string_equal(profile_thread_at(p, old)->name, "churn");
     assert_string_equal(profile_thread_at(p, neu)->name, "bash");
     assert_int_equal(profile_thread_samples(p, old), 3);
     assert_int_equal(profile_thread_samples(p, neu), 5);
     /* without a process, it is profile_thread: one of them */
-    uint32_t any = profile_process_thread(p, 0, 555, NULL);
+    uint32_t any = profile_process_thread(p, 0, 0, 555, NULL);
     assert_true(any == old || any == neu);
-    /* the old process is folded: the new one's thread keeps its tid and
-     * samples, and is still the one its samples find */
-    const int64_t gone[] = { 100 };
-    fold(p, gone, 1);
-    assert_int_equal(profile_thread_count(p), 2);
-    neu = profile_process_thread(p, 200, 555, NULL);
+    /* the PID itself is reused: a new process 100 begins now, and its
+     * thread 555 is not the earlier process 100's */
+    uint64_t since = profile_thread_serial(p);
+    assert_int_equal(since, 2);
+    uint32_t again = profile_process_thread(p, 100, since, 555, "mkdir");
+    assert_int_not_equal(again, PROFILE_NONE);
+    assert_int_not_equal(again, old);
+    assert_int_not_equal(again, neu);
+    assert_int_equal(profile_thread_set_process(p, again, 100, "mkdir"), 0);
+    assert_int_equal(profile_add_stack(p, again, b, 2, 4), 0);
+    assert_int_equal(profile_process_thread(p, 100, since, 555, NULL), again);
+    assert_string_equal(profile_thread_at(p, old)->name, "churn");
+    assert_int_equal(profile_thread_samples(p, old), 3);
+    assert_int_equal(profile_thread_at(p, again)->serial, 3);
+    /* a copy keeps the serials */
+    struct profile *c = profile_clone(p);
+    assert_non_null(c);
+    assert_int_equal(profile_thread_serial(c), 3);
+    assert_int_equal(profile_process_thread(c, 100, since, 555, NULL), again);
+    profile_free(c);
+    /* both processes 100 have exited and are folded, each into its
+     * command's aggregate: process 200's thread keeps its tid, samples
+     * and serial, and is still the one its samples find */
+    const int64_t gone2[] = { 100 };
+    fold(p, gone2, 1);
+    assert_int_equal(profile_thread_count(p), 3);
+    assert_non_null(aggregate_of(p, "mkdir", "mkdir"));
+    assert_int_equal(aggregate_of(p, "mkdir", "mkdir")->exited, 1);
+    assert_int_equal(aggregate_of(p, "churn", "churn")->exited, 1);
+    neu = profile_process_thread(p, 200, 0, 555, NULL);
     assert_int_not_equal(neu, PROFILE_NONE);
     assert_int_equal(profile_thread_at(p, neu)->pid, 200);
     assert_int_equal(profile_thread_samples(p, neu), 5);
-    assert_int_equal(profile_thread_count(p), 2);
+    assert_int_equal(profile_thread_at(p, neu)->serial, 2);
     assert_non_null(aggregate_of(p, "churn", "churn"));
     profile_free(p);
 }
