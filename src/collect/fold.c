@@ -70,6 +70,12 @@ struct fold {
     atomic_uint_fast64_t own_generation;
     atomic_uint_fast64_t *generation; /* the base's */
     atomic_uint_fast64_t own_nsamples;
+    atomic_uint_fast64_t own_serial;
+    atomic_uint_fast64_t *serial; /* the base's: prof's newest thread
+                                  serial, stored under prof_lock when a
+                                  thread is made, read without it
+                                  (fold_set_process, on the sampler
+                                  thread, never waits for a snapshot) */
     atomic_uint_fast64_t *nsamples; /* the base's: prof's sample count,
                                   stored under prof_lock at each change,
                                   read without it (fold_samples: the
@@ -158,6 +164,7 @@ struct fold *fold_new(void)
     f->prof_lock = &f->own_lock;
     f->generation = &f->own_generation;
     f->nsamples = &f->own_nsamples;
+    f->serial = &f->own_serial;
     return f;
 }
 
@@ -171,6 +178,7 @@ struct fold *fold_new_sibling(struct fold *base)
     f->prof_lock = base->prof_lock;
     f->generation = base->generation;
     f->nsamples = base->nsamples;
+    f->serial = base->serial;
     f->f_truncated = base->f_truncated;
     reasons_clear(f);
     pthread_mutex_init(&f->maps_lock, NULL);
@@ -296,7 +304,9 @@ static void name_from_exe(struct fold *f, const char *text)
     uint32_t n = profile_thread_count(f->prof);
     for (uint32_t i = 0; i < n; i++) {
         const struct profile_thread *th = profile_thread_at(f->prof, i);
-        if (th->pid != f->pid || profile_thread_is_folded(th))
+        /* (not an earlier process's of this pid) */
+        if (th->pid != f->pid || th->serial <= f->since ||
+            profile_thread_is_folded(th))
             continue;
         int64_t tid = th->tid;
         bool proc_unknown = name_unknown(th->process);
@@ -533,9 +543,7 @@ void fold_set_process(struct fold *f, int64_t pid, const char *comm)
 {
     f->pid = pid;
     snprintf(f->comm, sizeof f->comm, "%s", comm ? comm : "");
-    pthread_mutex_lock(f->prof_lock);
-    f->since = profile_thread_serial(f->prof);
-    pthread_mutex_unlock(f->prof_lock);
+    f->since = atomic_load(f->serial);
 }
 
 void fold_same_process(struct fold *f, const struct fold *before)
@@ -552,6 +560,7 @@ static uint32_t fold_thread(struct fold *f, int64_t tid, const char *name)
     if (name && name_unknown(name) && tid == f->pid && !name_unknown(f->comm))
         name = f->comm;
     uint32_t th = profile_process_thread(f->prof, f->pid, f->since, tid, name);
+    atomic_store(f->serial, profile_thread_serial(f->prof));
     if (th == PROFILE_NONE || !f->pid)
         return th;
     if (!profile_thread_at(f->prof, th)->pid)

@@ -70,7 +70,7 @@ char *fold_maps_exe(const char *text, size_t len);
  * marked with it (profile_thread_set_process).  A process that begins
  * now: the profile's threads of its PID made before (an earlier process
  * of that PID) are not its (profile_process_thread).  Before the first
- * fold_records; any thread (takes the profile's lock). */
+ * fold_records; any thread (takes no lock). */
 void fold_set_process(struct fold *f, int64_t pid, const char *comm);
 
 /* f is a new image of the process `before` is an image of (an exec):
