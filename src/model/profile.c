@@ -372,15 +372,20 @@ static uint32_t thread_add(struct profile *p, int64_t tid, const char *name)
     return idx;
 }
 
+/* Thread idx, found: renamed to name unless NULL or the same. */
+static uint32_t thread_found(struct profile *p, uint32_t idx, const char *name)
+{
+    return name && strcmp(name, p->th[idx].name) != 0
+               ? thread_rename(p, idx, name) : idx;
+}
+
 uint32_t profile_thread(struct profile *p, int64_t tid, const char *name)
 {
     if (!p)
         return PROFILE_NONE;
     uint32_t idx = profile_tid_find(p, tid);
-    if (idx != PROFILE_NONE)
-        return name && strcmp(name, p->th[idx].name) != 0
-                   ? thread_rename(p, idx, name) : idx;
-    return thread_add(p, tid, name);
+    return idx != PROFILE_NONE ? thread_found(p, idx, name)
+                               : thread_add(p, tid, name);
 }
 
 struct tid_of {
@@ -414,8 +419,7 @@ uint32_t profile_process_thread(struct profile *p, int64_t pid,
     struct tid_of c = {p, pid, since};
     uint32_t idx = idtab_find(&p->tid_ix, tid_hash(tid), tid_of_pid, &c);
     if (idx != PROFILE_NONE)
-        return name && strcmp(name, p->th[idx].name) != 0
-                   ? thread_rename(p, idx, name) : idx;
+        return thread_found(p, idx, name);
     /* none, or only another process's thread of that tid (it exited and
      * the tid was reused): a new thread; the other keeps its samples */
     return thread_add(p, tid, name);
