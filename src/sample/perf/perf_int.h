@@ -174,6 +174,8 @@ struct pthr {              /* a thread of a sampled process */
     struct script_stack *off_py; /* and its Python stack (a Python
                                     process's thread), or NULL */
     bool have_off;
+    bool off_reused;       /* that stack is the stretch before's (no
+                              unwind): its pushes count as reused */
     uint64_t t_out;        /* off CPU since then (ns); 0: on CPU */
 };
 

@@ -36,6 +36,10 @@ void pf_off_count(struct pf_sampler *s, struct pthr *t, uint64_t until)
     s->pf_live.offcpu_ns += w;
     pf_push_stack(s, t, t->off_pcs, t->off_n, t->off_flags, t->t_out, w,
                   t->off_py, t->off_kpcs, t->off_nk);
+    /* counted with the samples it is in, as ptrace counts its reuses (a
+     * switch-out whose stretch is never pushed is no sample) */
+    if (t->off_reused)
+        s->live.reused++;
     t->t_out = until;
 }
 
@@ -83,11 +87,12 @@ void pf_off_begin(struct pf_sampler *s, struct pthr *t, const uint64_t *regs,
         t->off_sp = regs[7];
         t->off_bp = regs[6];
         t->have_off = true;
+        t->off_reused = false;
     } else {
         /* a new stretch: its own switch-out says if it was preempted,
          * its own kernel stack why it waits */
         t->off_flags &= ~((uint32_t)INGEST_F_PREEMPT | INGEST_REASON_MASK);
-        s->live.reused++;
+        t->off_reused = true;
     }
     /* its Python stack of this moment: a thread that blocks again at the
      * same native place may run other Python code (Python calls Python
