@@ -441,8 +441,9 @@ int pf_unwind(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
 /* Push a stack of thread t (named first), weighing `weight` ns: the
  * kernel's part kpcs[0..nk) above the user stack pcs[0..n), both leaf
  * first, with py's Python frames spliced into the user part
- * (script_frames.h; NULL: none). */
-void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
+ * (script_frames.h; NULL: none).  True when it is a sample; false when
+ * the ingest had no room (counted as lost). */
+bool pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
                    int n, uint32_t flags, uint64_t time, uint64_t weight,
                    const struct script_stack *py, const uint64_t *kpcs,
                    int nk);

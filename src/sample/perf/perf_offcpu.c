@@ -34,11 +34,10 @@ void pf_off_count(struct pf_sampler *s, struct pthr *t, uint64_t until)
         return;
     uint64_t w = until - t->t_out;
     s->pf_live.offcpu_ns += w;
-    pf_push_stack(s, t, t->off_pcs, t->off_n, t->off_flags, t->t_out, w,
-                  t->off_py, t->off_kpcs, t->off_nk);
     /* counted with the samples it is in, as ptrace counts its reuses (a
      * switch-out whose stretch is never pushed is no sample) */
-    if (t->off_reused)
+    if (pf_push_stack(s, t, t->off_pcs, t->off_n, t->off_flags, t->t_out, w,
+                      t->off_py, t->off_kpcs, t->off_nk) && t->off_reused)
         s->live.reused++;
     t->t_out = until;
 }

@@ -49,7 +49,7 @@ int pf_unwind_raw(struct pf_sampler *s, struct pproc *p, const uint64_t *regs,
 
 /* --- stacks: unwound, counted, pushed ----------------------------------------- */
 
-void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
+bool pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
                    int n, uint32_t flags, uint64_t time, uint64_t weight,
                    const struct script_stack *py, const uint64_t *kpcs,
                    int nk)
@@ -64,11 +64,12 @@ void pf_push_stack(struct pf_sampler *s, struct pthr *t, const uint64_t *pcs,
     struct ingest_rec h = {.type = INGEST_SAMPLE, .pid = p->pid, .tid = t->tid,
                            .flags = flags, .time = time, .gen = p->gen,
                            .weight = weight};
-    if (stack_push(p->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
-                   kpcs, nk, NULL, NULL)) {
-        s->live.kstacks += nk > 0;
-        t->samples++;
-    }
+    if (!stack_push(p->script, s->cfg.ingest, &s->live, &h, pcs, n, py,
+                    kpcs, nk, NULL, NULL))
+        return false;
+    s->live.kstacks += nk > 0;
+    t->samples++;
+    return true;
 }
 
 uint32_t pf_count_end(struct pf_sampler *s, enum unwind_end end)
