@@ -640,6 +640,9 @@ static void *sampler_main(void *arg)
     /* the last records: samples up to the stop, or the targets' exit */
     drain(s);
     uint64_t now = clock_mono_ns();
+    /* the end's figures count no thread whose EXIT was lost as alive */
+    if (s->live.lost != s->swept_lost)
+        pf_sweep_gone(s, now);
     if (s->cfg.idle && !s->is_paused)
         for (size_t k = 0; k < s->nalive; k++)
             pf_off_count(s, &s->thr[s->alive[k]], now);
