@@ -11,8 +11,12 @@
 # (pf_sweep_gone), and the end of the session tells the collector of
 # every thread that exited.
 #
-# churn creates and joins 1,000 threads a second, at most 10 alive at
-# once besides its main thread.  sproftop -p churn --idle with 8 KB
+# churn creates and joins 5,000 threads a second, in batches of 50: at
+# most 50 alive at once besides its main thread.  (At 1,000 a second,
+# in batches of 10, the rings lost mostly samples: a 2-KB sample does
+# not fit the ring's last bytes, a 40-byte EXIT mostly does, so some
+# runs lost no EXIT at all and CI's failed the sweep's check; 5,000 a
+# second loses thousands of EXIT records here in 8 s.)  sproftop -p churn --idle with 8 KB
 # rings and 2 KB stack copies (--ring-size, --stack-size) loses records
 # for certain.  Checks: records were lost (counted); --stats says how
 # many exits /proc found; at the end at most one batch of threads is
@@ -25,7 +29,7 @@ require_sproftop
 require_targets churn
 
 SP_TIMEOUT=60
-start_target churn 30 1000 || bail_out "cannot start churn"
+start_target churn 30 5000 || bail_out "cannot start churn"
 pid=$TARGET_PID
 
 run_sproftop -p "$pid" --idle --ring-size 8K --stack-size 2K -F 999 -d 8 \
@@ -35,15 +39,16 @@ lost=$(sed -n 's/^samples: .* lost \([0-9]*\),.*/\1/p' "$ERR")
 cmp_ok "${lost:-0}" '>' 0 "records were lost in the small rings, and counted"
 swept=$(sed -n 's/^perf: exits whose record was lost, found in \/proc: \([0-9]*\) threads.*/\1/p' "$ERR")
 cmp_ok "${swept:-0}" '>' 0 "--stats: the exits whose record was lost, found in /proc"
+[ "${swept:-0}" -gt 0 ] || diag_file "$ERR" 8
 live=$(sed -n 's/^threads: \([0-9]*\) live.*/\1/p' "$ERR")
-cmp_ok "${live:-999}" '<=' 11 "--stats: at most churn's main thread and one batch alive at the end"
-[ "${live:-999}" -le 11 ] || diag_file "$ERR" 8
+cmp_ok "${live:-999}" '<=' 51 "--stats: at most churn's main thread and one batch alive at the end"
+[ "${live:-999}" -le 51 ] || diag_file "$ERR" 8
 # The roots are threads (one process): churn-TID for a thread of its
 # own, "churn (exited)" for the exited ones.
 workers=$(cut -d';' -f1 "$TMPD/churn.folded" | sort -u |
     grep -E '^churn-[0-9]+$' | grep -vc "^churn-$pid\$")
-cmp_ok "$workers" '<=' 10 "the saved profile keeps at most one batch of worker threads apart"
-[ "$workers" -le 10 ] || diag "$(cut -d';' -f1 "$TMPD/churn.folded" | sort | uniq -c | sort -rn | head -n 15)"
+cmp_ok "$workers" '<=' 50 "the saved profile keeps at most one batch of worker threads apart"
+[ "$workers" -le 50 ] || diag "$(cut -d';' -f1 "$TMPD/churn.folded" | sort | uniq -c | sort -rn | head -n 15)"
 check "...and the exited ones in churn (exited)" \
     grep -q '^churn (exited);' "$TMPD/churn.folded"
 assert_not_stopped "$pid" "churn is not left stopped"

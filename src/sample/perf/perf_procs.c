@@ -329,11 +329,13 @@ static void proc_retire(struct pf_sampler *s, uint32_t pi, uint64_t now)
 }
 
 /* Whether thread t stays in the table: alive, or dead too recently for
- * its last records to have been read, in a process not retired. */
-static bool thr_kept(const struct pf_sampler *s, const struct pthr *t)
+ * its last records to have been read (final: every record is read), in
+ * a process not retired. */
+static bool thr_kept(const struct pf_sampler *s, const struct pthr *t,
+                     bool final)
 {
     return !s->procs[t->proc].retired &&
-           (t->alive || s->drains < t->dead_drain + 2);
+           (t->alive || (!final && s->drains < t->dead_drain + 2));
 }
 
 /* The readers' list of threads: the entries of the threads still in the
@@ -398,8 +400,9 @@ static void thr_free_off(struct pthr *t)
 }
 
 /* Drop the retired processes, and the dead threads whose records have
- * all been read, from both tables; every index into them moves. */
-static void compact(struct pf_sampler *s)
+ * all been read (final: every dead one), from both tables; every index
+ * into them moves. */
+static void compact(struct pf_sampler *s, bool final)
 {
     size_t nthr_old = s->nthr;
     uint32_t *pmap = malloc((s->nprocs + 1) * sizeof *pmap);
@@ -411,7 +414,7 @@ static void compact(struct pf_sampler *s)
     uint32_t dead = 0;
     for (size_t i = 0; i < s->nthr; i++) {
         struct pthr *t = &s->thr[i];
-        if (!thr_kept(s, t) && thr_retire(s, t)) {
+        if (!thr_kept(s, t, final) && thr_retire(s, t)) {
             tmap[i] = PERF_NONE;
             thr_free_off(t);
             continue;
@@ -493,7 +496,7 @@ void pf_procs_retire(struct pf_sampler *s, bool final)
      * told of every thread that exited (its samples fold) */
     size_t gone = (size_t)s->procs_retired + s->thr_dead;
     if ((final && gone > 0) || (gone >= 64 && 2 * gone >= s->nprocs + s->nthr))
-        compact(s);
+        compact(s, final);
 }
 
 void pf_procs_free(struct pf_sampler *s)
