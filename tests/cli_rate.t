@@ -22,10 +22,19 @@ asked() {
     sed -n 's/^sproftop stats: .* asked \([0-9.]*\) Hz per thread.*/\1/p' "$1" | tr '\n' ' ' | sed 's/ $//'
 }
 
-# rate_and_override BACKEND HZ: --stats asks HZ without -F, 333 Hz with -F 333
+# rate_and_override BACKEND HZ: --stats asks HZ without -F, 333 Hz with -F 333;
+# and says when its first and last samples were taken, by CLOCK_MONOTONIC
+# (as perf record -k CLOCK_MONOTONIC stamps its own): within the run
 rate_and_override() {
+    local before after span
+    before=$(mono_now)
     run_sproftop --sampler "$1" -p "$pid" -d 0.3 --stats -o "$TMPD/$1.folded"
+    after=$(mono_now)
     is "$RC:$(asked "$ERR")" "0:$2.0" "--sampler $1 without -F asks $2 Hz"
+    span=$(sed -n 's/^samples taken: from \([0-9.]*\) to \([0-9.]*\) s (CLOCK_MONOTONIC.*/\1 \2/p' "$ERR")
+    is "$(echo "$span" | awk -v b="$before" -v a="$after" \
+            'NF == 2 { print ($1 >= b && $1 <= $2 && $2 <= a) ? "within" : "outside: " b " " $0 " " a }')" \
+        within "--sampler $1: --stats' samples taken from and to, by CLOCK_MONOTONIC, within the run"
     run_sproftop --sampler "$1" -p "$pid" -F 333 -d 0.3 --stats -o "$TMPD/$1-F.folded"
     is "$RC:$(asked "$ERR")" "0:333.0" "--sampler $1 -F 333 asks 333 Hz"
 }
@@ -54,7 +63,7 @@ pid2=$TARGET_PID
 have_perf=
 "$SPROFTOP" --version | grep -q '^sampler: auto picks perf' && have_perf=1
 
-plan 15
+plan 17
 
 # --- ptrace ----------------------------------------------------------------------
 rate_and_override ptrace "$PTRACE_HZ"
@@ -83,7 +92,7 @@ if [ -n "$have_perf" ]; then
         "perf: the header shows the default rate"
     is "$(header_rate perf -F 50)" "50.0 20.00ms" "perf: -F 50 in the header"
 else
-    skip 7 "perf_event is not permitted here"
+    skip 8 "perf_event is not permitted here"
 fi
 
 # `<` halves the interval from the default (ptrace: no privilege needed)

@@ -66,24 +66,40 @@ sp_shares() {
 start_target readzero || bail_out "cannot start readzero"
 rz=$TARGET_PID
 if "$PERF" record -q -o "$TMPD/probe.data" -e cpu-clock -- true >/dev/null 2>&1; then
-    # Both sample the same stretch of readzero, until sproftop has 5,000
-    # samples (however long a loaded machine makes that take): two
-    # independent shares of 60% then differ by sqrt(2 x 0.6 x 0.4 / 5000)
-    # = 1 point (one standard deviation), and 3 points is 3 of them.
-    spawn timeout -s INT 120 "$PERF" record -q -k CLOCK_MONOTONIC -e cpu-clock -F 999 -g -p "$rz" \
+    # Both sample the same stretch of readzero, sproftop at 3,999 Hz and
+    # perf at 3,989 (at one rate, the two timers keep one phase between
+    # them for the whole run, and the shares differed by up to 3.8
+    # points, user_sum's most, in 1 run of 8; 10 Hz apart, the phase
+    # walks through every offset 50 times in 5 s: at most 1.3 in 18), until
+    # sproftop has 20,000 samples (however long a loaded machine makes
+    # that take): two independent shares of 60% then differ by
+    # sqrt(2 x 0.6 x 0.4 / 20000) = 0.5 point (one standard deviation),
+    # and 3 points is 6 of them.  (At 5,000 samples, 3 points was 3 of
+    # them, and a run in a few hundred failed by chance alone.)
+    spawn timeout -s INT 120 "$PERF" record -q -k CLOCK_MONOTONIC -e cpu-clock -F 3989 -g -p "$rz" \
         -o "$TMPD/perf.data" >"$TMPD/perf.out" 2>&1
     perf_pid=$SPAWN_PID
     wait_until 10 test -s "$TMPD/perf.data"
-    # perf's samples are compared over the stretch sproftop sampled alone
-    # (from when it was seen attached to when it was told to end, not its
-    # start-up and exit): the read() loop's kernel share drifts by a few
-    # points over seconds, and differs while sproftop copies its stacks
-    sample_until 5000 90 --sampler perf -p "$rz" -F 999 --stats -o "$TMPD/rz.folded"
+    # perf's samples are compared over the stretch sproftop's own samples
+    # span, from --stats (both stamp them by CLOCK_MONOTONIC), not from
+    # when the test saw it attached to when it was told to end: a second
+    # more at either end moves the shares if the loop's mix changes
+    # (readzero's read sizes are random for that reason: its fixed loop
+    # seen at a fixed rate moved read_zero's share by 5 points from one
+    # second to the next, and failed this test in 2 runs of 6)
+    sample_until 20000 90 --sampler perf -p "$rz" -F 3999 --stats -o "$TMPD/rz.folded"
     is "$RC" 0 "readzero: sproftop exits 0"
     kill -INT "$perf_pid" # timeout(1) hands it to perf record
     wait_exit "$perf_pid" 30 || diag "perf record did not end"
-    note "perf's samples from $SAMPLE_T0 to $SAMPLE_T1 (CLOCK_MONOTONIC s)"
-    perf_shares "$TMPD/perf.data" "$SAMPLE_T0" "$SAMPLE_T1" | sort >"$TMPD/perf.shares"
+    span=$(sed -n 's/^samples taken: from \([0-9.]*\) to \([0-9.]*\) s .*/\1 \2/p' "$ERR")
+    like "$span" '^[0-9]+\.[0-9]+ [0-9]+\.[0-9]+$' \
+        "readzero: --stats says when the first and last sample were taken"
+    set -- $span
+    t0=${1:-$SAMPLE_T0} t1=${2:-$SAMPLE_T1}
+    cmp_ok "$(awk -v a="$t0" -v b="$SAMPLE_T0" 'BEGIN { print (a <= b + 1) }')" '==' 1 \
+        "readzero: ...the first before the test saw sproftop attached"
+    note "perf's samples from $t0 to $t1 (CLOCK_MONOTONIC s)"
+    perf_shares "$TMPD/perf.data" "$t0" "$t1" | sort >"$TMPD/perf.shares"
     # (for a failure below: the two profilers' counts, and what sproftop
     # lost, which would leave its samples a biased part of the stretch;
     # a diag, as prove shows notes only when verbose)
@@ -106,7 +122,7 @@ if "$PERF" record -q -o "$TMPD/probe.data" -e cpu-clock -- true >/dev/null 2>&1;
     cmp_ok "$(awk '$1 == "self:read_zero" { print int($3) }' "$TMPD/compared")" '>=' 20 \
         "readzero: read_zero is a large share (it clears the buffer)"
 else
-    skip 4 "perf record does not work here"
+    skip 6 "perf record does not work here"
 fi
 chain=$(folded_count_chain "$TMPD/rz.folded" kernel_copy __libc_read \
     'entry_SYSCALL_64_after_hwframe_[k]' 'do_syscall_64_[k]')

@@ -143,6 +143,10 @@ enum sampler_target {
  * them as 0 rather than leaving them out. */
 struct sampler_stats {
     uint64_t samples;          /* stacks pushed (incl. reused) */
+    uint64_t first_ns, last_ns; /* CLOCK_MONOTONIC times of the earliest and
+                                  latest stack pushed (0: none), the
+                                  clock `perf record -k CLOCK_MONOTONIC`
+                                  stamps its samples with */
     uint64_t reused;           /* --idle stacks reused without an unwind */
     uint64_t stops;            /* target threads stopped to take a sample */
     uint64_t signals;          /* signals handed back (re-injected) */

@@ -59,6 +59,10 @@ bool stack_push(struct script_proc *sp, struct ingest *in,
         return false;
     }
     st->samples++;
+    if (!st->first_ns || hdr->time < st->first_ns)
+        st->first_ns = hdr->time;
+    if (hdr->time > st->last_ns)
+        st->last_ns = hdr->time;
     st->script_samples += s.spliced;
     st->script_torn += s.torn;
     if (words) {

@@ -8,8 +8,13 @@
  * the kernel's part (entry_SYSCALL_64 ... read_zero, clearing the user
  * buffer) takes most of the time, as perf top shows.  Kernel frames must
  * stand above kernel_copy in its stacks, with the shares perf record -g
- * gives them (tests/kernel_frames.t).  Runs forever, or SECONDS then exits
- * 0.
+ * gives them (tests/kernel_frames.t).  Each read asks a size drawn at
+ * random between 16 and 64 KiB: a loop of one fixed length is periodic,
+ * and a sampler at a fixed rate then sees it through a slowly walking
+ * phase (perf record's read_zero share went from 50.6% to 55.4% from one
+ * second to the next, and two profilers at the same rate and another
+ * phase differed by over 3 points over the same 5 s).  Runs forever, or
+ * SECONDS then exits 0.
  */
 #include "common.h"
 
@@ -28,12 +33,12 @@ SP_FRAME uint64_t user_sum(const unsigned char *p, size_t n)
     return s;
 }
 
-SP_FRAME ssize_t kernel_copy(int fd)
+SP_FRAME ssize_t kernel_copy(int fd, size_t len)
 {
     ssize_t n;
 
     do
-        n = read(fd, buf, sizeof buf);
+        n = read(fd, buf, len);
     while (n < 0 && errno == EINTR);
     return n;
 }
@@ -48,8 +53,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "readzero: /dev/zero: %s\n", strerror(errno));
         return 1;
     }
+    uint64_t x = 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
     while (!target_expired(deadline)) {
-        ssize_t n = kernel_copy(fd);
+        x ^= x << 13; /* xorshift64: the next size */
+        x ^= x >> 7;
+        x ^= x << 17;
+        size_t len = CHUNK / 4 + (size_t)(x % (3 * CHUNK / 4 / 64)) * 64;
+        ssize_t n = kernel_copy(fd, len);
         if (n <= 0) {
             fprintf(stderr, "readzero: read: %s\n", n < 0 ? strerror(errno) : "EOF");
             return 1;
