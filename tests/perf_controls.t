@@ -12,6 +12,8 @@
 #     took effect;
 #   - p: PAUSED, the sample count stays put, TracerPid stays 0, no thread
 #     stopped; p again: samples again;
+#   - churn paused while the threads alive at the pause exit: after p
+#     again they are ended, not counted as exits whose record was lost;
 #   - recurse (300 frames) with --stack-size 2K: "Unwind failures: N
 #     (stack copy too small)";
 #   - under noperf (perf_event_open refused): "Sampler: ptrace", and the
@@ -19,7 +21,7 @@
 # Every wait is bounded polling on the captured screen.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
-require_targets split recurse noperf
+require_targets split recurse noperf churn
 "$SPROFTOP" --version | grep -q '^sampler: auto picks perf' ||
     skip_all "perf_event_open is not permitted here"
 
@@ -88,6 +90,37 @@ keys live p
 check "p again: samples again" wait_until 10 samples_above live "${b:-0}"
 keys live q
 kill_pid "$TARGET_PID"
+
+# --- pause over threads that exit ---------------------------------------------
+# churn's threads alive when p pauses are gone when p resumes: they end
+# (their EXIT records, or the resume's look at /proc), and with rings too
+# big to lose any record, --stats counts none of them as "exits whose
+# record was lost" (the resume's finds are not the ring's losses; here
+# the EXIT records came all the same, and the binary that counted the
+# resume's finds passed too).
+start_target churn 60 1000 || bail_out "cannot start churn"
+cpid=$TARGET_PID
+start_ui churnp "$SPROFTOP" --no-confirm -p "$cpid" --idle -F 99 -r 0.2 --ring-size 16M --stats
+wait_until 20 samples_above churnp 50 || diag "$(screen churnp)"
+keys churnp p
+wait_until 10 screen_has churnp 'PAUSED'
+alive=$(ls "/proc/$cpid/task" | grep -vx "$cpid" | tr '\n' ' ')
+# (pid_max is 32768 here: a TID comes round again in ~30 s of churn)
+_gone() { local t; for t in $alive; do [ -e "/proc/$cpid/task/$t" ] && return 1; done; return 0; }
+check "paused: the threads alive at the pause have all exited" wait_until 20 _gone
+b=$(header_value churnp Samples)
+keys churnp p
+check "resumed: samples again" wait_until 10 samples_above churnp "${b:-0}"
+keys churnp q
+session_gone() { ! "${T[@]}" has-session -t "$1" 2>/dev/null; }
+wait_until 20 session_gone churnp
+err=$TMPD/churnp.err
+like "$(grep '^samples:' "$err")" ' lost 0,' "16-MB rings: no record lost"
+is "$(grep -c '^perf: exits whose record was lost' "$err")" 0 \
+    "the pause's gone threads are not counted as exits whose record was lost"
+live=$(sed -n 's/^threads: \([0-9]*\) live.*/\1/p' "$err")
+cmp_ok "${live:-999}" '<=' 11 "--stats: at most churn's main thread and one batch alive at the end"
+kill_pid "$cpid"
 
 # --- a stack copy too small -----------------------------------------------------------
 start_target recurse || bail_out "cannot start recurse"

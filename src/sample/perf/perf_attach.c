@@ -410,7 +410,7 @@ int pf_scan_tasks(struct pf_sampler *s, uint32_t proc, bool open_new, uint64_t n
     return c.added;
 }
 
-void pf_sweep_gone(struct pf_sampler *s, uint64_t now)
+void pf_sweep_gone(struct pf_sampler *s, uint64_t now, bool lost)
 {
     for (size_t k = s->nalive; k-- > 0;) {
         uint32_t i = s->alive[k];
@@ -424,7 +424,7 @@ void pf_sweep_gone(struct pf_sampler *s, uint64_t now)
                      (int)s->thr[i].tid);
         if (access(path, F_OK) != 0) {
             pf_thr_exit(s, i, now);
-            s->pf_live.swept_threads++;
+            s->pf_live.swept_threads += lost;
         }
     }
     for (size_t i = 0; i < s->nprocs; i++) {
@@ -436,7 +436,7 @@ void pf_sweep_gone(struct pf_sampler *s, uint64_t now)
         snprintf(path, sizeof path, "/proc/%d", (int)p->pid);
         if (access(path, F_OK) != 0 || (p->leader_gone && p->nalive == 0)) {
             pf_proc_exit(s, (uint32_t)i);
-            s->pf_live.swept_procs++;
+            s->pf_live.swept_procs += lost;
         }
     }
     s->swept_lost = s->live.lost;
@@ -446,7 +446,7 @@ void pf_sweep_gone(struct pf_sampler *s, uint64_t now)
 void pf_reconcile(struct pf_sampler *s, uint64_t now)
 {
     /* records were missed while paused: /proc tells what is */
-    pf_sweep_gone(s, now);
+    pf_sweep_gone(s, now, false);
     for (size_t i = 0; i < s->nprocs; i++) {
         struct pproc *p = &s->procs[i];
         if (p->exited || p->superseded)

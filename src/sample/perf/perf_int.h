@@ -420,9 +420,11 @@ int pf_scan_tasks(struct pf_sampler *s, uint32_t proc, bool open_new,
  * /proc says which are gone, and they end now, as a record would have
  * ended them.  Without it a lost EXIT keeps a thread, and its process,
  * alive for the rest of the session: its samples never fold with the
- * exited ones and the tables grow with every thread ever seen.  Sampler
+ * exited ones and the tables grow with every thread ever seen.  lost:
+ * records were lost (the finds count in --stats' "exits whose record was
+ * lost"), else sampling was paused (no record was due).  Sampler
  * thread. */
-void pf_sweep_gone(struct pf_sampler *s, uint64_t now);
+void pf_sweep_gone(struct pf_sampler *s, uint64_t now, bool lost);
 
 /* After a pause (no side-band record while disabled): forget threads
  * that are gone (pf_sweep_gone), learn the ones made meanwhile, re-read

@@ -597,7 +597,7 @@ static void step(struct pf_sampler *s)
         pf_proc_exit(s, exited[k]);
     if (s->live.lost != s->swept_lost && !s->is_paused &&
         now - s->swept_ns >= SWEEP_NS)
-        pf_sweep_gone(s, now);
+        pf_sweep_gone(s, now, true);
     pf_procs_retire(s, false);
     if (s->cfg.idle && !s->is_paused && s->live.target == SAMPLER_RUNNING) {
         /* `now` was taken before the rings were read: every record up
@@ -642,7 +642,7 @@ static void *sampler_main(void *arg)
     uint64_t now = clock_mono_ns();
     /* the end's figures count no thread whose EXIT was lost as alive */
     if (s->live.lost != s->swept_lost)
-        pf_sweep_gone(s, now);
+        pf_sweep_gone(s, now, true);
     if (s->cfg.idle && !s->is_paused)
         for (size_t k = 0; k < s->nalive; k++)
             pf_off_count(s, &s->thr[s->alive[k]], now);
