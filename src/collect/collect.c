@@ -834,8 +834,7 @@ static void print_sampler(const struct sampler_stats *st, FILE *f)
             ", lost %" PRIu64 ", throttled %" PRIu64 "\n", st->samples, st->reused,
             st->stops, st->lost, st->throttled);
     if (st->first_ns)
-        fprintf(f, "samples taken: from %.6f to %.6f s (CLOCK_MONOTONIC, "
-                "as perf record -k CLOCK_MONOTONIC stamps them)\n",
+        fprintf(f, "samples taken: from %.6f to %.6f s (CLOCK_MONOTONIC)\n",
                 (double)st->first_ns / 1e9, (double)st->last_ns / 1e9);
     fprintf(f, "threads: %u live, %u seen; processes: %u live, %u seen\n", st->threads,
             st->threads_seen, st->processes, st->processes_seen);
