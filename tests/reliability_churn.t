@@ -98,6 +98,13 @@ cmp_ok "${samples:-0}" '>' 0 "--stats: samples taken (${samples:-none})"
 cmp_ok "${seen:-0}" '>' 100 "--stats: more than 100 threads seen (${seen:-none})"
 cmp_ok "$(folded_total "$TMPD/churn.folded")" '>' 0 "the output holds samples"
 check "the output is well formed" folded_well_formed "$TMPD/churn.folded"
+# The exited threads join one thread, "churn (exited)": the profile keeps
+# apart at most the batch alive when sampling ended (before the ptrace
+# backend told the collector of its exited threads: one root each).
+workers=$(cut -d';' -f1 "$TMPD/churn.folded" | sort -u |
+    grep -E '^churn-[0-9]+$' | grep -vc "^churn-$pid\$")
+cmp_ok "$workers" '<=' 10 "$(stats_sampler "$TMPD/run.err"): the saved profile keeps at most one batch of worker threads apart"
+check "...and the exited ones in churn (exited)" grep -q '^churn (exited);' "$TMPD/churn.folded"
 if [ "$(stats_sampler "$TMPD/run.err")" = perf ]; then
     # The kernel starts each new thread's CPU clock at zero: a thread that
     # uses less than one interval (churn's use ~0.1 ms of 1 ms) is sampled

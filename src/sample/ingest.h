@@ -28,7 +28,7 @@ enum ingest_type {
                           now on */
     INGEST_THREAD_EXIT = 5, /* no payload: the thread `tid` of the live
                           process `pid` is gone, and no record of it
-                          follows (perf backend) */
+                          follows */
 };
 
 /* INGEST_CODE's payload head; name_len bytes of name and file_len bytes

@@ -72,7 +72,7 @@ static void handle_exec(struct pt_sampler *s, pid_t tid)
 /* A thread exited.  Returns false when the process is gone. */
 static bool handle_exit(struct pt_sampler *s, pid_t tid, int status)
 {
-    pt_threads_drop(s, tid);
+    pt_threads_exited(s, tid);
     if (tid == s->pid) {
         /* A leader that called pthread_exit exits first while its other
          * threads go on: the process is gone only with its last thread. */

@@ -174,6 +174,10 @@ struct pt_sampler {
     /* the owner's */
     struct sthread **threads;
     size_t nthreads, capthreads;
+    pid_t *exited;         /* threads that exited (not the leader), to be
+                              told to the collector once the copies of
+                              their last stops are pushed */
+    size_t nexited, capexited;
     struct maps *maps;
     uint64_t gen;          /* maps generation */
     int pstat_fd;          /* /proc/PID/stat (vsize), -1 until opened */
@@ -233,6 +237,14 @@ void pt_free(struct pt_sampler *s);
 struct sthread *pt_threads_find(struct pt_sampler *s, pid_t tid);
 struct sthread *pt_threads_add(struct pt_sampler *s, pid_t tid);
 void pt_threads_drop(struct pt_sampler *s, pid_t tid);
+/* Thread tid (not the leader) exited: dropped, and told to the collector
+ * (INGEST_THREAD_EXIT: its samples join its process's exited threads, so
+ * a thread pool's churn does not grow the profile with every thread
+ * ever seen) by pt_threads_tell_exited, after the copies of its last
+ * stops are pushed.  tell_exited: push what is due; what the full
+ * buffer refuses waits for the next call.  Owner thread. */
+void pt_threads_exited(struct pt_sampler *s, pid_t tid);
+void pt_threads_tell_exited(struct pt_sampler *s);
 void pt_threads_rename(struct pt_sampler *s, struct sthread *t,
                        const char *name);
 int pt_threads_rescan(struct pt_sampler *s, bool first, int *first_errno);

@@ -127,6 +127,32 @@ void pt_threads_drop(struct pt_sampler *s, pid_t tid)
     free(t);
 }
 
+void pt_threads_exited(struct pt_sampler *s, pid_t tid)
+{
+    pt_assert_owner(s);
+    pt_threads_drop(s, tid);
+    if (tid == s->pid || !s->cfg.ingest)
+        return;
+    /* on OOM it stays apart in the profile: its samples are all there */
+    if (VEC_RESERVE(s->exited, s->capexited, s->nexited + 1) == 0)
+        s->exited[s->nexited++] = tid;
+}
+
+void pt_threads_tell_exited(struct pt_sampler *s)
+{
+    size_t k = 0;
+    uint64_t now = clock_mono_ns();
+    for (; k < s->nexited; k++) {
+        struct ingest_rec h = {.type = INGEST_THREAD_EXIT, .pid = s->pid,
+                               .tid = s->exited[k], .time = now,
+                               .gen = s->gen};
+        if (ingest_push(s->cfg.ingest, &h, NULL, 0) < 0)
+            break;
+    }
+    memmove(s->exited, s->exited + k, (s->nexited - k) * sizeof *s->exited);
+    s->nexited -= k;
+}
+
 void pt_threads_rename(struct pt_sampler *s, struct sthread *t,
                        const char *name)
 {
@@ -230,7 +256,7 @@ void pt_threads_refresh(struct pt_sampler *s, uint64_t now)
          * will come; only drop threads whose stat is gone */
         if (!t->seen && target_stat_state(t->stat_fd, NULL) == 0 &&
             t->state == T_FREE && t->tid != s->pid)
-            pt_threads_drop(s, t->tid);
+            pt_threads_exited(s, t->tid);
     }
     s->t_rescan = now;
     refresh_names(s, now);
@@ -287,6 +313,9 @@ void pt_threads_free(struct pt_sampler *s)
         pt_threads_drop(s, s->threads[s->nthreads - 1]->tid);
     free(s->threads);
     s->threads = NULL;
+    free(s->exited);
+    s->exited = NULL;
+    s->nexited = s->capexited = 0;
     while (s->stats) {
         struct pt_stat *next = s->stats->next;
         free(s->stats);
