@@ -105,6 +105,13 @@ workers=$(cut -d';' -f1 "$TMPD/churn.folded" | sort -u |
     grep -E '^churn-[0-9]+$' | grep -vc "^churn-$pid\$")
 cmp_ok "$workers" '<=' 10 "$(stats_sampler "$TMPD/run.err"): the saved profile keeps at most one batch of worker threads apart"
 check "...and the exited ones in churn (exited)" grep -q '^churn (exited);' "$TMPD/churn.folded"
+# --stats lists the live threads and the newest 64 exited ones, and counts
+# the others (the list grew with every thread ever seen on ptrace)
+listed=$(grep -cE '^ +[0-9]+ +churn ' "$TMPD/run.err")
+cmp_ok "$listed" '<=' 75 "--stats lists at most the 64 newest exited threads besides the live ones"
+like "$(grep 'more exited threads' "$TMPD/run.err")" \
+    '^  \.\.\. and [1-9][0-9]* more exited threads, [0-9]+ samples \(the last 64 exited are listed\)' \
+    "...and counts the others"
 if [ "$(stats_sampler "$TMPD/run.err")" = perf ]; then
     # The kernel starts each new thread's CPU clock at zero: a thread that
     # uses less than one interval (churn's use ~0.1 ms of 1 ms) is sampled

@@ -1,6 +1,7 @@
 /* backend.c - the helpers backend.h offers a backend. */
 #include "backend.h"
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +17,14 @@ void sampler_block_signals(void)
     sigaddset(&set, SIGHUP);
     sigaddset(&set, SIGQUIT);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+void sampler_print_unlisted(FILE *f, uint64_t threads, uint64_t samples)
+{
+    if (threads)
+        fprintf(f, "  ... and %" PRIu64 " more exited threads, %" PRIu64
+                " samples (the last %u exited are listed)\n", threads,
+                samples, SAMPLER_EXITED_LISTED);
 }
 
 void sampler_stats_set_exit(struct sampler_stats *st, int status)

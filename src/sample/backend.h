@@ -335,6 +335,17 @@ int sampler_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg,
                          pthread_cond_t *cond, char *err, size_t errlen,
                          int *code);
 
+/* For backends: --stats' list of threads (sampler_foreach_thread) keeps
+ * the live ones and the newest SAMPLER_EXITED_LISTED exited ones; the
+ * older exited ones are only counted, so the list does not grow with
+ * every thread ever seen (a thread pool that churns). */
+#define SAMPLER_EXITED_LISTED 64u
+
+/* For backends: the line after that list that counts the exited threads
+ * left out of it, and their samples (nothing when there are none).  Any
+ * thread. */
+void sampler_print_unlisted(FILE *f, uint64_t threads, uint64_t samples);
+
 /* For backends: record how the target ended from its wait status
  * (exit_code, or exit_signal when a signal killed it; exit_known).  The
  * backend's own thread, on its private copy of the figures. */

@@ -94,7 +94,6 @@
 #define PERF_NONE UINT32_MAX
 #define PERF_GONE (UINT32_MAX - 1) /* pev.thr of a thread dropped from the
                                       table (its events stay open) */
-#define PERF_EXITED_STATS 64u  /* exited threads kept in --stats' list */
 #define PERF_INTERVALS 16u     /* interval changes remembered (pf_interval_at):
                                   more than a drain's worth of key presses */
 #define PERF_EP_PROC (1ull << 32) /* epoll data: a target's pidfd (| its
@@ -282,7 +281,7 @@ struct pf_sampler {
     struct sampler_thread_stats *tstats; /* lock */
     size_t ntstats, captstats;
     uint64_t gone_threads;     /* lock: exited threads no longer in
-                                  tstats (PERF_EXITED_STATS) */
+                                  tstats (SAMPLER_EXITED_LISTED) */
     uint64_t gone_samples;     /* lock: ...and their samples */
     uint64_t drains;           /* drains done */
     uint64_t gen_seq;          /* the last maps generation given, of any

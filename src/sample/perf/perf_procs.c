@@ -340,7 +340,7 @@ static bool thr_kept(const struct pf_sampler *s, const struct pthr *t,
 
 /* The readers' list of threads: the entries of the threads still in the
  * table (tmap: old thread index -> new, PERF_NONE when dropped), and of
- * the last PERF_EXITED_STATS exited ones; the others are summed into
+ * the last SAMPLER_EXITED_LISTED exited ones; the others are summed into
  * gone_threads and gone_samples.  Under the stats lock. */
 static void tstats_compact(struct pf_sampler *s, const uint32_t *tmap,
                            size_t nthr_old, uint32_t *owner)
@@ -354,7 +354,7 @@ static void tstats_compact(struct pf_sampler *s, const uint32_t *tmap,
     size_t orphans = 0;
     for (size_t j = 0; j < s->ntstats; j++)
         orphans += owner[j] == PERF_NONE;
-    size_t skip = orphans > PERF_EXITED_STATS ? orphans - PERF_EXITED_STATS : 0;
+    size_t skip = orphans > SAMPLER_EXITED_LISTED ? orphans - SAMPLER_EXITED_LISTED : 0;
     size_t n = 0;
     for (size_t j = 0; j < s->ntstats; j++) {
         if (owner[j] == PERF_NONE && skip) {

@@ -800,10 +800,7 @@ static void pf_print_stats(struct sampler *base, FILE *f)
     uint64_t throttled = s->st.throttled;
     uint64_t gone = s->gone_threads, gone_samples = s->gone_samples;
     pthread_mutex_unlock(&s->lock);
-    if (gone)
-        fprintf(f, "  ... and %" PRIu64 " more exited threads, %" PRIu64
-                " samples (the last %u exited are listed)\n", gone,
-                gone_samples, PERF_EXITED_STATS);
+    sampler_print_unlisted(f, gone, gone_samples);
     fprintf(f, "perf: 1 sampler thread(s), %u events open on %u CPUs; lost in "
             "the ring buffers %" PRIu64 ", throttled %" PRIu64 "; off-CPU: %"
             PRIu64 " switch-outs, %.3f s\n", st.events, st.cpus, st.lost_ring,

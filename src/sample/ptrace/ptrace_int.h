@@ -168,8 +168,13 @@ struct pt_sampler {
     struct sampler_attach attach; /* under lock */
     struct sampler_stats st;    /* under lock: what readers see */
     struct pt_stats pt_st;      /* under lock: ...of this backend's own */
-    struct pt_stat *stats;      /* under lock: every thread ever seized */
+    struct pt_stat *stats;      /* under lock: the threads seized, but
+                                   for the exited ones beyond the newest
+                                   SAMPLER_EXITED_LISTED */
     struct pt_stat **stats_tail;
+    size_t stats_dead;          /* under lock: exited ones in the list */
+    uint64_t gone_threads;      /* under lock: exited ones left out */
+    uint64_t gone_samples;      /* under lock: ...and their samples */
 
     /* the owner's */
     struct sthread **threads;

@@ -260,7 +260,9 @@ static void ps_print_stats(struct sampler *base, FILE *f)
     struct pt_stats st = s->pt_st;
     uint64_t median = s->st.stop_median_ns;
     bool script = s->st.script[0] != 0;
+    uint64_t gone = s->gone_threads, gone_samples = s->gone_samples;
     pthread_mutex_unlock(&s->lock);
+    sampler_print_unlisted(f, gone, gone_samples);
     if (script)
         fprintf(f, "ptrace: interpreter frames read while the thread is stopped\n");
     fprintf(f, "ptrace: %" PRIu64 " stops of blocked threads, missed ticks %"

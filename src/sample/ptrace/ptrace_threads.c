@@ -95,6 +95,28 @@ struct sthread *pt_threads_add(struct pt_sampler *s, pid_t tid)
     return t;
 }
 
+/* The oldest exited thread's record leaves the list for the counts while
+ * it holds more than SAMPLER_EXITED_LISTED of them.  Under the lock. */
+static void stats_trim(struct pt_sampler *s)
+{
+    struct pt_stat **at = &s->stats, *prev = NULL;
+    while (s->stats_dead > SAMPLER_EXITED_LISTED && *at) {
+        struct pt_stat *st = *at;
+        if (st->alive) {
+            prev = st;
+            at = &st->next;
+            continue;
+        }
+        *at = st->next;
+        if (s->stats_tail == &st->next)
+            s->stats_tail = prev ? &prev->next : &s->stats;
+        s->gone_threads++;
+        s->gone_samples += st->pub.samples;
+        s->stats_dead--;
+        free(st);
+    }
+}
+
 void pt_threads_drop(struct pt_sampler *s, pid_t tid)
 {
     pt_assert_owner(s);
@@ -115,6 +137,8 @@ void pt_threads_drop(struct pt_sampler *s, pid_t tid)
         t->stat->pub.samples = t->samples;
         t->stat->pub.due = t->due;
         t->stat->alive = false;
+        s->stats_dead++;
+        stats_trim(s);
         pthread_mutex_unlock(&s->lock);
     }
     if (t->stat_fd >= 0)
@@ -289,22 +313,25 @@ void pt_threads_foreach(struct pt_sampler *s,
                         void *ctx)
 {
     uint64_t now = clock_mono_ns();
+    /* a copy taken under the lock (records leave the list when exited
+     * threads are trimmed); fn runs without it */
     pthread_mutex_lock(&s->lock);
-    struct pt_stat *st = s->stats;
-    pthread_mutex_unlock(&s->lock);
-    /* a node stays until pt_threads_free; only its fields and `next`
-     * change, under the lock; fn runs without it */
-    while (st) {
-        pthread_mutex_lock(&s->lock);
-        struct sampler_thread_stats t = st->pub;
-        t.alive = st->alive;
+    size_t n = 0;
+    for (const struct pt_stat *st = s->stats; st; st = st->next)
+        n++;
+    struct sampler_thread_stats *all = malloc((n + 1) * sizeof *all);
+    n = 0;
+    for (const struct pt_stat *st = all ? s->stats : NULL; st; st = st->next) {
+        struct sampler_thread_stats *t = &all[n++];
+        *t = st->pub;
+        t->alive = st->alive;
         if (st->alive)
-            t.alive_ns = now - st->born_ns;
-        struct pt_stat *next = st->next;
-        pthread_mutex_unlock(&s->lock);
-        fn(ctx, &t);
-        st = next;
+            t->alive_ns = now - st->born_ns;
     }
+    pthread_mutex_unlock(&s->lock);
+    for (size_t i = 0; i < n; i++)
+        fn(ctx, &all[i]);
+    free(all);
 }
 
 void pt_threads_free(struct pt_sampler *s)
