@@ -245,8 +245,8 @@ void pt_threads_drop(struct pt_sampler *s, pid_t tid);
 /* Thread tid (not the leader) exited: dropped, and told to the collector
  * (INGEST_THREAD_EXIT: its samples join its process's exited threads, so
  * a thread pool's churn does not grow the profile with every thread
- * ever seen) by pt_threads_tell_exited, after the copies of its last
- * stops are pushed.  tell_exited: push what is due; what the full
+ * ever seen) by pt_threads_tell_exited, which the sampler loop calls
+ * after each pt_stop_unwind (the copies of its last stops pushed).  tell_exited: push what is due; what the full
  * buffer refuses waits for the next call.  Owner thread. */
 void pt_threads_exited(struct pt_sampler *s, pid_t tid);
 void pt_threads_tell_exited(struct pt_sampler *s);

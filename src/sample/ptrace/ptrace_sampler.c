@@ -156,6 +156,8 @@ static void *sampler_main(void *arg)
         if (pt_events_drain(s) < 0)
             break;
         pt_stop_unwind(s);
+        /* the threads that exited: their last samples are in */
+        pt_threads_tell_exited(s);
         /* A signal-delivery stop holds the signal until we hand it back:
          * drain before each piece of work that can take a while
          * (unwinding a batch, a /proc rescan or maps read, reading every
@@ -177,6 +179,7 @@ static void *sampler_main(void *arg)
     }
     pt_events_finish(s);
     pt_stop_unwind(s); /* the last copies, taken just before the stop */
+    pt_threads_tell_exited(s);
     if (s->live.target != SAMPLER_EXITED)
         s->live.target = SAMPLER_ENDED;
     publish(s, clock_mono_ns(), true);

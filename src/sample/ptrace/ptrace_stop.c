@@ -391,8 +391,6 @@ void pt_stop_unwind(struct pt_sampler *s)
     s->ncopies = 0;
     /* a new batch looks at the mappings again */
     s->nchecked = 0;
-    /* the threads that exited: their last samples are in */
-    pt_threads_tell_exited(s);
 }
 
 void pt_stop_unwind_old(struct pt_sampler *s)
