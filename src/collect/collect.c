@@ -50,10 +50,13 @@ _Static_assert(SAMPLER_KERNEL_PID == PROFILE_KERNEL_PID &&
 
 #define INGEST_BYTES (8u << 20) /* per buffer: ~0.5 s of 64 threads x 1 kHz */
 /* A binary's module no process holds any more stays for the next
- * process of it (a build's cc1 after cc1), this long, while the kept
- * ones' files add up to at most this (docs/PERFORMANCE.md). */
-#define SYM_KEEP_BYTES (96ull << 20)
-#define SYM_KEEP_NS (60ull * 1000000000ull)
+ * process of it (a build's cc1 after cc1, and a build loop's linker or
+ * clang, once a build), this long, while the kept ones' files add up to
+ * at most this: more than libLLVM's 105 MiB, which 96 MiB never kept
+ * (docs/PERFORMANCE.md, section 14).  A kept module's files are mapped,
+ * not read: they cost the pages its lookups touched. */
+#define SYM_KEEP_BYTES (256ull << 20)
+#define SYM_KEEP_NS (300ull * 1000000000ull)
 /* Exited processes that stay separate (the newest; older ones fold into
  * their command's aggregate, profile.h "exited processes"), how many
  * more wait before a fold, and how many exited threads of live

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# symbols_keep.t - a big binary's symbols survive the gap between its
+# processes (issue 24, item 2).
+#
+# clang links libLLVM (105 MiB of file on Debian 12) and libclang-cpp
+# (56 MiB).  sproftop --children runs clang three times, a second apart:
+# each clang has ended, and released its modules, before the next starts.
+# The symbol store keeps a module no process holds for the next process
+# of its binary (300 s, 256 MiB of files): libLLVM is loaded once for the
+# three.  (With 96 MiB of files kept, libLLVM never fitted and was loaded
+# for every clang: 3 times here, once a build in a build loop.)
+# About 3 s.
+. "$(dirname "$0")/lib.sh"
+require_sproftop
+CLANG=$(command -v clang || true)
+[ -n "$CLANG" ] || skip_all "no clang here"
+"$SPROFTOP" --version | grep -q '^sampler: auto picks perf' ||
+    skip_all "perf_event_open is not permitted here"
+
+SP_TIMEOUT=60
+printf 'static int twice(int x) { return 2 * x; }\nint f(int x) { return twice(x) + 1; }\n' \
+    >"$TMPD/t.c"
+run_sproftop --children -F 999 --stats -o "$TMPD/clang.folded" -- sh -c \
+    'for i in 1 2 3; do "$0" -O2 -c "$1" -o "$1.o" || exit 1; sleep 1; done' \
+    "$CLANG" "$TMPD/t.c"
+is "$RC" 0 "three clangs under --children: exit 0"
+loads=$(grep '^symbol loads:' "$ERR")
+note "$loads"
+llvm=$(echo "$loads" | grep -o 'libLLVM[^ ,]* [0-9]*' | head -n 1)
+like "$llvm" '^libLLVM' "libLLVM was loaded (its clangs were sampled)"
+cmp_ok "${llvm##* }" '<=' 1 "libLLVM was loaded once for the three clangs ($llvm)"
+like "$(grep '^symbol reuse:' "$ERR")" 'at most 256 MiB, 300 s' \
+    "--stats says what is kept, and for how long"
+cmp_ok "$(grep -c '^clang[- ]' "$TMPD/clang.folded")" '>' 0 "clang's stacks are in the profile"
+
+done_testing
