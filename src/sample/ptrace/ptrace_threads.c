@@ -154,8 +154,11 @@ void pt_threads_drop(struct pt_sampler *s, pid_t tid)
 void pt_threads_exited(struct pt_sampler *s, pid_t tid)
 {
     pt_assert_owner(s);
+    /* told once: a thread dropped when /proc lost it may still bring
+     * its exit event */
+    bool known = pt_threads_find(s, tid) != NULL;
     pt_threads_drop(s, tid);
-    if (tid == s->pid || !s->cfg.ingest)
+    if (!known || tid == s->pid || !s->cfg.ingest)
         return;
     /* on OOM it stays apart in the profile: its samples are all there */
     if (VEC_RESERVE(s->exited, s->capexited, s->nexited + 1) == 0)
@@ -173,6 +176,8 @@ void pt_threads_tell_exited(struct pt_sampler *s)
         if (ingest_push(s->cfg.ingest, &h, NULL, 0) < 0)
             break;
     }
+    if (k == 0)
+        return; /* (s->exited may be NULL: memmove wants a pointer) */
     memmove(s->exited, s->exited + k, (s->nexited - k) * sizeof *s->exited);
     s->nexited -= k;
 }
