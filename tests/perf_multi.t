@@ -75,7 +75,7 @@ kill_pid "$m" # its workers die with it (PR_SET_PDEATHSIG): split gets the CPUs
 # --- 3. a ring overflowing is counted ------------------------------------------
 ERR=$TMPD/lost.err
 spawn timeout -k 5 "$SP_TIMEOUT" "$SPROFTOP" --sampler perf -p "$sp" -F 2000 -d 120 --stats \
-    -o "$TMPD/lost.folded" 2>"$ERR" >/dev/null
+    --ring-size 64K -o "$TMPD/lost.folded" 2>"$ERR" >/dev/null
 tmo=$SPAWN_PID
 sprof=
 _sampling() {
@@ -85,8 +85,8 @@ _sampling() {
 wait_until 10 _sampling || bail_out "sproftop did not start sampling"
 # Stopped, sproftop reads nothing.  It stays stopped until split has run
 # long enough to fill every ring (their sizes from sproftop's mappings)
-# with 2 kHz samples of 16 KiB and more, with half again to spare: a
-# condition on split's CPU time, bounded, not a fixed time.
+# with 2 kHz samples of 16 KiB and more, ten times over and at least
+# 0.2 s: a condition on split's CPU time, bounded, not a fixed time.
 # Every CPU's ring, not the first: split moves between CPUs, and the
 # wait for one ring's worth left the other half empty (an ASan run lost
 # nothing that way).
@@ -104,7 +104,12 @@ while read -r range _ _ _ _ name; do
     [ "$size" -gt 0 ] && [ "$size" -le $((1 << 30)) ] || continue
     ring_total=$((ring_total + size))
 done <<<"$(cat "/proc/$sprof/maps")"
-need_ns=$((ring_total / 16384 * 500000 * 3 / 2))
+# (64-KiB rings, a few samples each, and ten times the time to fill
+# them: with the default 16 MiB ones and half again to spare, a TSan run
+# in CI got 785 samples a second of split's CPU, not 2,000, and its rings
+# never filled)
+need_ns=$((ring_total / 16384 * 500000 * 10))
+[ "$need_ns" -ge 200000000 ] || need_ns=200000000
 note "rings: $ring_total bytes; sproftop stays stopped for $need_ns ns of split's CPU"
 split_ns() { cat /proc/"$sp"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 kill -STOP "$sprof"
