@@ -7,7 +7,8 @@
 #      with the C frames between (sorted() calling back into Python) and
 #      below (the sleep); every sample of the main thread reaches
 #      <module>; --python-only leaves the Python frames alone; --stats
-#      names the interpreter and counts no unreadable frame;
+#      names the interpreter and counts no unreadable frame (perf: each
+#      walk matched by its sample's own time stamp);
 #   2. pyblock.py's threads blocked in time.sleep, queue.get and a
 #      socket's recv each show the Python function that blocked;
 #   3. --children on a multiprocessing pool and -a with two Python
@@ -66,7 +67,9 @@ for b in "${backends[@]}"; do
     f=$TMPD/stacks.$b.folded
     is "$RC" 0 "$b: sproftop exits 0"
     like "$ERRS" "python: Python $PYVER; [1-9][0-9]* samples with Python frames, Python frames unreadable 0" \
-        "$b: --stats names Python $PYVER, frames read, none unreadable"
+        "$b: --stats names Python $PYVER, frames read, none unreadable" ||
+        diag "$(grep -E '^(python|perf|off-CPU)' <<<"$ERRS")"
+    bpf_match_check "$b"
     cmp_ok "$(chain "$f" "${MAIN[@]}")" '>' 0 \
         "$b: the main thread's Python frames, in order: <module>;main;Outer.Inner.méthode;函数;f𠀀"
     # sorted() is C: its frames stand between f𠀀 and the slow_key it calls

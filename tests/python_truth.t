@@ -12,6 +12,7 @@
 #   - every sample of the main thread reaches <module>, and none keeps
 #     an eval frame without its Python frames (the samples of the
 #     interpreter's shutdown, once <module> has returned, have none);
+#     on perf each sample's walk is matched by its own time stamp;
 #   - tests/tools/pyaccuracy runs the same sampler and matches each
 #     sample's Python leaf with the function the log says ran at the
 #     sample's time: at least 90% agree (the perf backend reads the
@@ -41,7 +42,11 @@ one_run() {
         END { printf "%d %d %d %d\n", a, m, n, e }' "$f")
     is "$module" "$all" "$b, $load: every sample of the main thread reaches <module> ($module of $all)" ||
         diag "$(grep 'pyhot.py' "$f" | grep -v '<module> (pyhot.py:1)' | head -n 3)"
-    is "$evals" 0 "$b, $load: no sample kept an eval frame without its Python frames ($none without Python frames: the shutdown)"
+    is "$evals" 0 "$b, $load: no sample kept an eval frame without its Python frames ($none without Python frames: the shutdown)" || {
+        diag "$(grep -E '^(python|perf):' <<<"$ERRS")"
+        diag "$(grep -F "python3-$pid;" "$f" | grep -v '(pyhot\.py:' | grep -F _PyEval_EvalFrameDefault | head -n 3)"
+    }
+    bpf_match_check "$b"
     # the accuracy: the Python leaf against the target's own record
     out=$("$ACC" --sampler "$b" -F 1000 --log "$TMPD/acc.$b.$load.log" -- \
         "$PY" "$TOP/tests/targets/pyhot.py" --cpu 1.0 --log "$TMPD/acc.$b.$load.log" 2>&1)

@@ -8,7 +8,9 @@
 #      as Ruby names them (Enumerable#sort_by, Kernel#sleep), the C
 #      frames between (sort_by calling the block back) and below (the
 #      sleep's wait) kept; the Thread.new thread has its own stack;
-#      --stats names Ruby 3.1 and counts no unreadable frame;
+#      --stats names Ruby 3.1 and counts no unreadable frame (on perf:
+#      each walk matched by its sample's own time stamp; the threads
+#      blocked at attach read only while they hold still);
 #   2. --python-only (P) keeps the Ruby frames alone;
 #   3. pystack (the reader alone) gives the same names with their
 #      current lines, also deep in a long method (rblong.rb);
@@ -35,7 +37,9 @@ for b in "${backends[@]}"; do
     run_sproftop --sampler "$b" -p "$pid" --idle -F 200 -d 1.5 --stats -o "$f"
     is "$RC" 0 "$b: sproftop exits 0"
     like "$ERRS" "ruby: Ruby $RBVER; [1-9][0-9]* samples with Ruby frames, Ruby frames unreadable 0" \
-        "$b: --stats names Ruby $RBVER, frames read, none unreadable"
+        "$b: --stats names Ruby $RBVER, frames read, none unreadable" ||
+        diag "$(grep -E '^(ruby|perf|off-CPU)' <<<"$ERRS")"
+    bpf_match_check "$b"
     cmp_ok "$(chain "$f" "rb_vm_exec" "<main> (rbstacks.rb)" "méthode (rbstacks.rb:18)" "Enumerable#sort_by (<cfunc>)")" '>' 0 \
         "$b: the main thread: rb_vm_exec, then <main>, méthode, Enumerable#sort_by in place of the VM's eval frame"
     # the block sort_by calls back: C frames between it and the Ruby frames

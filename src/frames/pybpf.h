@@ -21,11 +21,18 @@ struct pybpf_proc {          /* key: the process's PID (tgid) */
     struct rb_walk rb;       /* Ruby: its version's offsets */
 };
 
+/* pybpf_rec.status: time is the stamp of the sample the walk belongs to
+ * (exactly equal to the sample's time), not a clock read near it. */
+#define PYBPF_SAMPLE_TIME (1u << 16)
+
 struct pybpf_rec {           /* one sample's Python frames */
     uint32_t pid, tid;
-    uint64_t time;           /* CLOCK_MONOTONIC ns (bpf_ktime_get_ns) */
+    uint64_t time;           /* CLOCK_MONOTONIC ns: the sample's own
+                                stamp with PYBPF_SAMPLE_TIME, else the
+                                clock read by the program */
     uint32_t n;              /* frames that follow, leaf first */
-    uint32_t status;         /* enum pywalk_status, PYWALK_F_* << 8 */
+    uint32_t status;         /* enum pywalk_status, PYWALK_F_* << 8,
+                                PYBPF_SAMPLE_TIME */
     struct pywalk_frame f[PYWALK_MAX_DEPTH]; /* instr bit 0: entry */
 };
 

@@ -9,8 +9,12 @@
  * walk src/frames/pywalk.h defines, reading the target's memory with
  * bpf_probe_read_user (which fails rather than fault), and writes the
  * code objects and instruction pointers it met to the `frames` ring, with
- * the TID and the time (CLOCK_MONOTONIC, as the perf samples carry), by
- * which user space matches the record to its sample.  Names are read
+ * the TID and the time, by which user space matches the record to its
+ * sample.  The time is the sample's own stamp where the kernel stamps it
+ * before running the program (perf_sample_data's time, read through
+ * CO-RE: 6.3 and later), so the match is exact whatever stalls the CPU
+ * between the two; else the clock now (CLOCK_MONOTONIC, as the samples
+ * carry), and user space takes the nearest record.  Names are read
  * later by user space through its code cache.  Any other sample costs one
  * map lookup.  It always returns 1: the sample is kept.
  *
@@ -21,7 +25,9 @@
  */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 
 typedef __u8 uint8_t;
 typedef __u32 uint32_t;
@@ -66,6 +72,38 @@ struct {
     __uint(type, BPF_MAP_TYPE_RINGBUF);
     __uint(max_entries, 1 << 20);       /* set by user space before load */
 } frames SEC(".maps");
+
+/* The kernel's own types, as far as the program reads them: CO-RE
+ * relocates the fields' offsets against the running kernel's BTF, and a
+ * field it lacks reads as absent (bpf_core_field_exists). */
+struct perf_sample_data___sp {
+    __u64 sample_flags;
+    __u64 time;
+} __attribute__((preserve_access_index));
+
+struct bpf_perf_event_data_kern___sp {
+    struct perf_sample_data___sp *data;
+} __attribute__((preserve_access_index));
+
+/* The time the kernel stamped the sample being taken, or 0 when it has
+ * not yet (kernels before 6.3 prepare the sample after the program), or
+ * its fields are unknown.  ctx is the kernel's bpf_perf_event_data_kern. */
+static __always_inline __u64 sample_time(void *ctx)
+{
+    struct bpf_perf_event_data_kern___sp *k = ctx;
+    struct perf_sample_data___sp *d = 0;
+    __u64 flags = 0, t = 0;
+    if (!bpf_core_field_exists(k->data) ||
+        !bpf_core_field_exists(d->sample_flags) ||
+        !bpf_core_field_exists(d->time))
+        return 0;
+    if (bpf_probe_read_kernel(&d, sizeof d, &k->data) != 0 || !d ||
+        bpf_probe_read_kernel(&flags, sizeof flags, &d->sample_flags) != 0 ||
+        !(flags & PERF_SAMPLE_TIME) ||
+        bpf_probe_read_kernel(&t, sizeof t, &d->time) != 0)
+        return 0;
+    return t;
+}
 
 /* bpf_loop's context must be on the stack: it holds the scratch's
  * address. */
@@ -147,7 +185,8 @@ int pyframes(struct bpf_perf_event_data *ctx)
     struct pybpf_rec *r = &s->rec;
     r->pid = tgid;
     r->tid = tid;
-    r->time = bpf_ktime_get_ns();
+    __u64 stamp = sample_time(ctx);
+    r->time = stamp ? stamp : bpf_ktime_get_ns();
     r->n = 0;
     r->status = PYWALK_NONE_THREAD;
     s->walk = p->walk;
@@ -184,6 +223,8 @@ int pyframes(struct bpf_perf_event_data *ctx)
             break;
         r->f[i].instr |= s->entry[i] & 1;
     }
+    if (stamp)
+        r->status |= PYBPF_SAMPLE_TIME;
     __u32 n = r->n;
     if (n > PYWALK_MAX_DEPTH)
         return 1;

@@ -198,6 +198,9 @@ struct pf_stats {
     uint32_t events;           /* perf_event fds open */
     uint32_t cpus;             /* CPUs (one ring each) */
     bool script_bpf;           /* Python frames read by the BPF program */
+    uint64_t script_matched;   /* ...its walks taken by their sample */
+    uint64_t script_near;      /* ...of which by the nearest clock
+                                  reading, not the sample's own stamp */
     uint64_t script_orphans;   /* ...its walks whose sample never came */
     uint64_t script_dropped;   /* ...walks its ring had no room for (their
                                   samples count as unreadable) */

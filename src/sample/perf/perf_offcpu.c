@@ -151,30 +151,90 @@ static bool fp_candidate(const struct maps *m, const uint8_t *buf, uint64_t sp,
     return e && e->x;
 }
 
+/* The state letter of thread tid of pid, 0 when it cannot be read. */
+static char task_state(pid_t pid, pid_t tid)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    char st = target_stat_state(fd, NULL);
+    close(fd);
+    return st;
+}
+
+/* Thread tid's time on a CPU so far (ns), or UINT64_MAX when unknown. */
+static uint64_t task_runtime(pid_t pid, pid_t tid)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)pid,
+             (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    uint64_t ns = UINT64_MAX;
+    if (fd >= 0 && target_runtime(fd, &ns) != 0)
+        ns = UINT64_MAX;
+    if (fd >= 0)
+        close(fd);
+    return ns;
+}
+
+#define BOOT_TRIES 3 /* reads of a blocked thread that woke while read */
+
+/* Read the user SP and PC of thread t, blocked in the kernel, its stack
+ * into s->boot_buf and its script frames into t->off_py: the stack
+ * length read, or 0.  Blocked means still: the read holds only when the
+ * thread was blocked after it and ran no nanosecond while it was read
+ * (its CPU time the same before and after), else it is read again,
+ * BOOT_TRIES times at most; 0 when it keeps running (its own switch-outs
+ * will be sampled). */
+static uint64_t boot_read(struct pf_sampler *s, struct pthr *t,
+                          uint64_t *sp, uint64_t *pc)
+{
+    struct pproc *p = &s->procs[t->proc];
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)p->pid,
+             (int)t->tid);
+    pf_maps_current(s, p);
+    for (int k = 0; k < BOOT_TRIES; k++) {
+        uint64_t ran = task_runtime(p->pid, t->tid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return 0;
+        int rc = target_syscall_sp_pc(fd, sp, pc);
+        close(fd);
+        const struct map_entry *e =
+            rc == 0 && p->maps ? maps_find(p->maps, *sp) : NULL;
+        if (!e)
+            return 0;
+        uint64_t len = e->end - *sp < BOOT_STACK ? e->end - *sp : BOOT_STACK;
+        struct iovec local = {s->boot_buf, len};
+        struct iovec remote = {(void *)(uintptr_t)*sp, len};
+        ssize_t got = process_vm_readv(t->tid, &local, 1, &remote, 1, 0);
+        if (got < 16)
+            return 0;
+        if (p->script && t->off_py)
+            script_walk(p->script, t->tid, t->off_py);
+        char st = task_state(p->pid, t->tid);
+        if (ran != UINT64_MAX && (st == 'S' || st == 'D') &&
+            task_runtime(p->pid, t->tid) == ran)
+            return (uint64_t)got;
+    }
+    return 0;
+}
+
 /* Read the stack of thread t, blocked in the kernel, and make it t's
  * off-CPU stack from `now`. */
 static void off_bootstrap(struct pf_sampler *s, struct pthr *t, uint64_t now)
 {
     struct pproc *p = &s->procs[t->proc];
-    char path[96];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)p->pid, (int)t->tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (!off_room(s, t) ||
+        (p->script && !t->off_py && !(t->off_py = malloc(sizeof *t->off_py))))
         return;
     uint64_t sp, pc;
-    int rc = target_syscall_sp_pc(fd, &sp, &pc);
-    close(fd);
-    pf_maps_current(s, p);
-    const struct map_entry *e = rc == 0 && p->maps ? maps_find(p->maps, sp) : NULL;
-    if (!e)
+    uint64_t len = boot_read(s, t, &sp, &pc);
+    if (!len)
         return;
-    uint64_t len = e->end - sp < BOOT_STACK ? e->end - sp : BOOT_STACK;
-    struct iovec local = {s->boot_buf, len};
-    struct iovec remote = {(void *)(uintptr_t)sp, len};
-    ssize_t got = process_vm_readv(t->tid, &local, 1, &remote, 1, 0);
-    if (got < 16)
-        return;
-    len = (uint64_t)got;
     uint64_t regs[UNWIND_NREGS] = {0};
     regs[7] = sp;
     regs[16] = pc;
@@ -185,8 +245,6 @@ static void off_bootstrap(struct pf_sampler *s, struct pthr *t, uint64_t now)
     for (uint64_t off = 0; off + 16 <= len && nbest < 8; off += 8)
         if (fp_candidate(p->maps, s->boot_buf, sp, len, off))
             best[nbest++] = sp + off;
-    if (!off_room(s, t))
-        return;
     int keep_n = -1;
     enum unwind_end keep_end = UNWIND_OTHER;
     for (int k = 0; k < nbest && keep_end != UNWIND_COMPLETE; k++) {
@@ -203,28 +261,12 @@ static void off_bootstrap(struct pf_sampler *s, struct pthr *t, uint64_t now)
     if (s->cfg.reasons)
         t->off_flags |= INGEST_F_OFFCPU | boot_reason(p->pid, t->tid);
     t->off_nk = 0;
-    /* blocked: its Python frames hold still while we read them */
-    if (p->script && (t->off_py || (t->off_py = malloc(sizeof *t->off_py))))
-        script_walk(p->script, t->tid, t->off_py);
     t->off_ip = pc;
     t->off_sp = sp;
     t->off_bp = 0; /* unknown: the next switch-out unwinds again */
     t->have_off = true;
     t->t_out = now;
     s->pf_live.offcpu++;
-}
-
-/* The state letter of thread tid of pid, 0 when it cannot be read. */
-static char task_state(pid_t pid, pid_t tid)
-{
-    char path[96];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    char st = target_stat_state(fd, NULL);
-    close(fd);
-    return st;
 }
 
 struct meet {

@@ -31,6 +31,7 @@ struct prec {
     uint32_t off;
     uint8_t status;
     uint8_t flags;       /* PYWALK_F_* */
+    bool exact;          /* time is its sample's own stamp */
     bool taken;
 };
 
@@ -154,6 +155,7 @@ static int on_record(void *ctx, void *data, size_t len)
         .tid = r->tid, .n = r->n, .time = r->time,
         .off = (uint32_t)b->nframes, .status = (uint8_t)(r->status & 0xff),
         .flags = (uint8_t)(r->status >> 8),
+        .exact = (r->status & PYBPF_SAMPLE_TIME) != 0,
     };
     if (r->n)
         memcpy(b->frames + b->nframes, r->f, r->n * sizeof r->f[0]);
@@ -183,8 +185,11 @@ bool pf_pybpf_take(struct pf_pybpf *b, pid_t tid, uint64_t time,
         sorted_sort(b->recs, b->nrecs, sizeof *b->recs, rec_cmp);
         b->sorted = true;
     }
-    /* the records of tid on either side of time: the nearer one, within
-     * the window, that no sample took */
+    /* the records of tid on either side of time: the one stamped with
+     * the sample's own time; else (a kernel that stamps samples after
+     * the program) the nearer one read near it, within the window, that
+     * no sample took.  A record of the sample's own time never goes to
+     * another sample. */
     size_t lo = 0, hi = b->nrecs;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -196,11 +201,17 @@ bool pf_pybpf_take(struct pf_pybpf *b, pid_t tid, uint64_t time,
             hi = mid;
     }
     struct prec *r = NULL;
+    for (size_t k = lo; k > 0 && b->recs[k - 1].tid == (uint32_t)tid &&
+                        b->recs[k - 1].time == time; k--)
+        if (b->recs[k - 1].exact && !b->recs[k - 1].taken) {
+            r = &b->recs[k - 1];
+            break;
+        }
     uint64_t best = window + 1;
-    for (size_t k = lo > 0 ? lo - 1 : 0; k <= lo && k < b->nrecs; k++) {
+    for (size_t k = lo > 0 ? lo - 1 : 0; !r && k <= lo && k < b->nrecs; k++) {
         struct prec *c = &b->recs[k];
         uint64_t d = c->time > time ? c->time - time : time - c->time;
-        if (c->tid == (uint32_t)tid && !c->taken && d < best) {
+        if (c->tid == (uint32_t)tid && !c->exact && !c->taken && d < best) {
             r = c;
             best = d;
         }
@@ -209,6 +220,7 @@ bool pf_pybpf_take(struct pf_pybpf *b, pid_t tid, uint64_t time,
         return false;
     r->taken = true;
     b->st.matched++;
+    b->st.near += !r->exact;
     st->py.n = r->n;
     st->py.status = r->status;
     st->py.flags = r->flags;

@@ -8,14 +8,20 @@
  * (PERF_EVENT_IOC_SET_BPF; inherited copies of an event carry it) and
  * walks the sampled thread's frame chain in the sampling interrupt, for
  * the processes registered here as Python (their _PyRuntime and offsets
- * in its `procs` map).  It writes each walk, with the TID and the
- * CLOCK_MONOTONIC time, to a BPF ring; pf_pybpf_consume reads that ring
- * (after the perf rings' heads were read, so every sample read has its
- * record) and pf_pybpf_take hands a sample the record its interrupt
- * wrote: the one of its thread nearest its time, within a window (the
- * program reads the clock a microsecond or two after the kernel stamped
- * the sample: measured on 6.18).  Records whose sample never came (lost)
- * are dropped by pf_pybpf_trim and counted.
+ * in its `procs` map).  It writes each walk, with the TID and a time, to
+ * a BPF ring; pf_pybpf_consume reads that ring (after the perf rings'
+ * heads were read, so every sample read has its record) and
+ * pf_pybpf_take hands a sample the record its interrupt wrote.  The time
+ * is the sample's own stamp where the kernel stamps the sample before
+ * the program runs (6.3 on: the program reads it through CO-RE), and the
+ * match is then exact: a record goes to the sample of its thread and
+ * time, never another.  On an older kernel it is the clock the program
+ * reads, a microsecond or two later than the stamp, and the record
+ * nearest the sample within a window is taken: a guess that a CPU
+ * stalled between the two readings (a virtual CPU descheduled by its
+ * host: gaps of 10-100 us seen in 2% of the samples on this 2-core VM
+ * under load) can defeat, costing the sample its frames.  Records whose
+ * sample never came (lost) are dropped by pf_pybpf_trim and counted.
  *
  * Loading needs CAP_BPF and CAP_PERFMON (or root); pf_pybpf_new says why
  * not.  All calls: the perf sampler thread.
@@ -55,8 +61,9 @@ void pf_pybpf_remove(struct pf_pybpf *b, pid_t pid);
 void pf_pybpf_consume(struct pf_pybpf *b);
 
 /* The record of thread tid's sample taken at `time`: the record of tid
- * nearest it, at most `window` ns away, that no sample took, into *st
- * (have set).
+ * stamped with exactly that time; else, of the records read by the
+ * clock (an older kernel), the one nearest it, at most `window` ns away,
+ * that no sample took; into *st (have set).
  * false when there is none (its record was dropped, or the program was
  * not attached to the event yet). */
 bool pf_pybpf_take(struct pf_pybpf *b, pid_t tid, uint64_t time,
@@ -69,6 +76,9 @@ void pf_pybpf_trim(struct pf_pybpf *b, uint64_t upto);
 struct pf_pybpf_stats {
     uint64_t records;    /* read from the ring */
     uint64_t matched;    /* taken by a sample */
+    uint64_t near;       /* ...of which by the nearest clock reading (a
+                            kernel that stamps samples after the
+                            program), not by the sample's own stamp */
     uint64_t orphans;    /* never taken (their sample was lost) */
     uint64_t dropped;    /* the ring was full: never written */
 };

@@ -508,6 +508,8 @@ static void publish(struct pf_sampler *s, uint64_t now, bool force)
     if (s->pybpf) {
         struct pf_pybpf_stats b;
         pf_pybpf_get_stats(s->pybpf, &b);
+        s->pf_live.script_matched = b.matched;
+        s->pf_live.script_near = b.near;
         s->pf_live.script_orphans = b.orphans;
         s->pf_live.script_dropped = b.dropped;
     }
@@ -814,9 +816,12 @@ static void pf_print_stats(struct sampler *base, FILE *f)
                 " CPU) of %" PRIu64 " switch-outs\n", st.preempted, st.offcpu);
     if (st.script_bpf)
         fprintf(f, "perf: interpreter frames read in the sampling interrupt "
-                "by a BPF program; its walks without their sample (lost) %" PRIu64
-                ", without room in its ring %" PRIu64 "\n", st.script_orphans,
-                st.script_dropped);
+                "by a BPF program; its walks matched to their sample %" PRIu64
+                " (by the sample's own time stamp %" PRIu64 ", by the nearest "
+                "clock reading %" PRIu64 "), without their sample (lost) %"
+                PRIu64 ", without room in its ring %" PRIu64 "\n",
+                st.script_matched, st.script_matched - st.script_near,
+                st.script_near, st.script_orphans, st.script_dropped);
 }
 
 const struct sampler_backend perf_backend = {
