@@ -67,6 +67,8 @@
  *                   matched to its samples
  *   perf_pybpf.c    ...read at sample time by a BPF program on the
  *                   sampling events (perf_pybpf.h)
+ *   perf_pymatch.c  ...each sample's walk found among those read (libc
+ *                   only, unit tested: perf_pymatch.h)
  *
  * Everything here runs on the sampler thread, except what is marked
  * `lock` (read by the controlling thread through the ops).

@@ -14,36 +14,19 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "perf_pymatch.h"
 #include "pybpf.h"
 #include "pyframes.skel.h"
 #include "pyread.h"
 #include "script_frames.h"
-#include "sorted.h"
-#include "vec.h"
 
 #define PAGE 4096u
-
-/* A record read from the ring, waiting for its sample. */
-struct prec {
-    uint32_t tid;
-    uint32_t n;          /* frames, at frames[off..off+n) */
-    uint64_t time;
-    uint32_t off;
-    uint8_t status;
-    uint8_t flags;       /* PYWALK_F_* */
-    bool exact;          /* time is its sample's own stamp */
-    bool taken;
-};
 
 struct pf_pybpf {
     struct pyframes *sk;
     struct ring_buffer *rb;
-    struct prec *recs;
-    size_t nrecs, caprecs;
-    struct pywalk_frame *frames;
-    size_t nframes, capframes;
-    bool sorted;             /* recs by (tid, time) */
-    struct pf_pybpf_stats st;
+    struct pf_pymatch *match;  /* the walks read, waiting for samples */
+    uint64_t records;          /* read from the ring */
 };
 
 /* libbpf's messages: kept for the reason a load failed, never printed
@@ -77,6 +60,12 @@ struct pf_pybpf *pf_pybpf_new(size_t ring_bytes, char *why, size_t whylen)
     size_t bytes = PAGE;
     while (bytes < ring_bytes && bytes < (64u << 20))
         bytes <<= 1;
+    b->match = pf_pymatch_new();
+    if (!b->match) {
+        snprintf(why, whylen, "out of memory");
+        pf_pybpf_free(b);
+        return NULL;
+    }
     b->sk = pyframes__open();
     int err = b->sk ? 0 : -errno;
     if (!err)
@@ -111,8 +100,7 @@ void pf_pybpf_free(struct pf_pybpf *b)
         return;
     ring_buffer__free(b->rb);
     pyframes__destroy(b->sk);
-    free(b->recs);
-    free(b->frames);
+    pf_pymatch_free(b->match);
     free(b);
 }
 
@@ -145,22 +133,14 @@ static int on_record(void *ctx, void *data, size_t len)
     struct pf_pybpf *b = ctx;
     const struct pybpf_rec *r = data;
     size_t head = sizeof *r - sizeof r->f;
-    b->st.records++;
+    b->records++;
     if (len < head || r->n > PYWALK_MAX_DEPTH ||
-        len < head + (size_t)r->n * sizeof r->f[0] ||
-        VEC_RESERVE(b->recs, b->caprecs, b->nrecs + 1) < 0 ||
-        VEC_RESERVE(b->frames, b->capframes, b->nframes + r->n) < 0)
+        len < head + (size_t)r->n * sizeof r->f[0])
         return 0;
-    b->recs[b->nrecs++] = (struct prec){
-        .tid = r->tid, .n = r->n, .time = r->time,
-        .off = (uint32_t)b->nframes, .status = (uint8_t)(r->status & 0xff),
-        .flags = (uint8_t)(r->status >> 8),
-        .exact = (r->status & PYBPF_SAMPLE_TIME) != 0,
-    };
-    if (r->n)
-        memcpy(b->frames + b->nframes, r->f, r->n * sizeof r->f[0]);
-    b->nframes += r->n;
-    b->sorted = false;
+    pf_pymatch_add(b->match, r->tid, r->time,
+                   (r->status & PYBPF_SAMPLE_TIME) != 0,
+                   (uint8_t)(r->status & 0xff), (uint8_t)(r->status >> 8),
+                   r->f, r->n);
     return 0;
 }
 
@@ -169,109 +149,25 @@ void pf_pybpf_consume(struct pf_pybpf *b)
     ring_buffer__consume(b->rb);
 }
 
-static int rec_cmp(const void *x, const void *y)
-{
-    const struct prec *a = x, *c = y;
-    if (a->tid != c->tid)
-        return a->tid < c->tid ? -1 : 1;
-    return (a->time > c->time) - (a->time < c->time);
-}
-
 bool pf_pybpf_take(struct pf_pybpf *b, pid_t tid, uint64_t time,
                    uint64_t window, struct script_stack *st)
 {
-    st->have = false;
-    if (!b->sorted) {
-        sorted_sort(b->recs, b->nrecs, sizeof *b->recs, rec_cmp);
-        b->sorted = true;
-    }
-    /* the records of tid on either side of time: the one stamped with
-     * the sample's own time; else (a kernel that stamps samples after
-     * the program) the nearer one read near it, within the window, that
-     * no sample took.  A record of the sample's own time never goes to
-     * another sample. */
-    size_t lo = 0, hi = b->nrecs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct prec *m = &b->recs[mid];
-        if (m->tid < (uint32_t)tid ||
-            (m->tid == (uint32_t)tid && m->time <= time))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    struct prec *r = NULL;
-    for (size_t k = lo; k > 0 && b->recs[k - 1].tid == (uint32_t)tid &&
-                        b->recs[k - 1].time == time; k--)
-        if (b->recs[k - 1].exact && !b->recs[k - 1].taken) {
-            r = &b->recs[k - 1];
-            break;
-        }
-    uint64_t best = window + 1;
-    for (size_t k = lo > 0 ? lo - 1 : 0; !r && k <= lo && k < b->nrecs; k++) {
-        struct prec *c = &b->recs[k];
-        uint64_t d = c->time > time ? c->time - time : time - c->time;
-        if (c->tid == (uint32_t)tid && !c->exact && !c->taken && d < best) {
-            r = c;
-            best = d;
-        }
-    }
-    if (!r)
-        return false;
-    r->taken = true;
-    b->st.matched++;
-    b->st.near += !r->exact;
-    st->py.n = r->n;
-    st->py.status = r->status;
-    st->py.flags = r->flags;
-    for (uint32_t i = 0; i < r->n; i++) {
-        const struct pywalk_frame *f = &b->frames[r->off + i];
-        /* the entry flag rides in bit 0 of the instruction pointer */
-        st->py.f[i].code = f->code;
-        st->py.f[i].instr = f->instr & ~1ull;
-        st->py.entry[i] = (uint8_t)(f->instr & 1);
-    }
-    st->have = true;
-    return true;
+    return pf_pymatch_take(b->match, tid, time, window, st);
 }
 
 void pf_pybpf_trim(struct pf_pybpf *b, uint64_t upto)
 {
-    /* the frames of the records kept move to the front, in the order of
-     * their offsets (records are sorted by thread, not by offset) */
-    size_t k = 0;
-    for (size_t i = 0; i < b->nrecs; i++) {
-        if (b->recs[i].time <= upto) {
-            b->st.orphans += !b->recs[i].taken;
-            continue;
-        }
-        b->recs[k++] = b->recs[i];
-    }
-    b->nrecs = k;
-    if (k == 0 || b->nframes == 0) {
-        b->nframes = 0;
-        return;
-    }
-    struct pywalk_frame *nf = malloc(b->nframes * sizeof *nf);
-    if (!nf)
-        return; /* keep the arena as it is: offsets still hold */
-    size_t used = 0;
-    for (size_t i = 0; i < k; i++) {
-        if (b->recs[i].n)
-            memcpy(nf + used, b->frames + b->recs[i].off,
-                   b->recs[i].n * sizeof *nf);
-        b->recs[i].off = (uint32_t)used;
-        used += b->recs[i].n;
-    }
-    if (used)
-        memcpy(b->frames, nf, used * sizeof *nf);
-    free(nf);
-    b->nframes = used;
+    pf_pymatch_trim(b->match, upto);
 }
 
 void pf_pybpf_get_stats(struct pf_pybpf *b, struct pf_pybpf_stats *out)
 {
-    *out = b->st;
+    struct pf_pymatch_stats m;
+    pf_pymatch_get_stats(b->match, &m);
+    *out = (struct pf_pybpf_stats){
+        .records = b->records, .matched = m.matched, .near = m.near,
+        .orphans = m.orphans,
+    };
     int ncpu = libbpf_num_possible_cpus();
     if (ncpu <= 0 || ncpu > 4096)
         return;

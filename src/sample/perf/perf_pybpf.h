@@ -11,7 +11,8 @@
  * in its `procs` map).  It writes each walk, with the TID and a time, to
  * a BPF ring; pf_pybpf_consume reads that ring (after the perf rings'
  * heads were read, so every sample read has its record) and
- * pf_pybpf_take hands a sample the record its interrupt wrote.  The time
+ * pf_pybpf_take hands a sample the record its interrupt wrote (the rule
+ * is perf_pymatch.h's; this file is libbpf's side).  The time
  * is the sample's own stamp where the kernel stamps the sample before
  * the program runs (6.3 on: the program reads it through CO-RE), and the
  * match is then exact: a record goes to the sample of its thread and
@@ -60,17 +61,13 @@ void pf_pybpf_remove(struct pf_pybpf *b, pid_t pid);
 /* Read every record the ring holds now. */
 void pf_pybpf_consume(struct pf_pybpf *b);
 
-/* The record of thread tid's sample taken at `time`: the record of tid
- * stamped with exactly that time; else, of the records read by the
- * clock (an older kernel), the one nearest it, at most `window` ns away,
- * that no sample took; into *st (have set).
- * false when there is none (its record was dropped, or the program was
- * not attached to the event yet). */
+/* The walk of thread tid's sample taken at `time`, by perf_pymatch.h's
+ * rule, into *st (have set); false when there is none (its record was
+ * dropped, or the program was not attached to the event yet). */
 bool pf_pybpf_take(struct pf_pybpf *b, pid_t tid, uint64_t time,
                    uint64_t window, struct script_stack *st);
 
-/* Forget the records at or before `upto` (a drain's last sample): the
- * ones no sample took are counted as orphans. */
+/* Forget the walks at or before `upto` (pf_pymatch_trim). */
 void pf_pybpf_trim(struct pf_pybpf *b, uint64_t upto);
 
 struct pf_pybpf_stats {
