@@ -77,9 +77,12 @@ else
     place "$TMPD/A"
     SPROFTOP_KALLSYMS=$TMPD/ks spawn_sproftop mod --sampler perf -p "$rz" -d 30 --stats \
         -o "$TMPD/mod.pb.gz" || bail_out "sproftop did not start"
-    # The file is read at the start (are the addresses hidden?), at the
-    # first kernel frame (the table), and then once a second to see
-    # whether it changed (read again when it did).  A table is surely in
+    # The file is read at the start (are the addresses hidden?), as the
+    # collector starts (the table), and then once a second to see
+    # whether it changed: one read a check, the table parsed from it
+    # (a check that read it three times, as before, let this wait see
+    # its first read and the phase end at its third, a TSan build's
+    # parse later: the middle table never named a sample).  A table is surely in
     # use, and has been for a second, once the file has been read twice
     # since it was put in place (again: its times moved back, one more
     # read); the first one, three times.

@@ -405,16 +405,16 @@ static uint32_t intern_frames(struct fold *f, const struct sym_frame *sf,
     return done;
 }
 
-/* The frame of kernel address pc (a return address when is_ret): its
- * function from the session's kallsyms, or "[kernel]+0xPC" outside every
- * symbol.  Sets *named. */
+/* The frame of kernel address pc (a return address when is_ret) of a
+ * sample taken at `at`: its function from the session's kallsyms as it
+ * was then, or "[kernel]+0xPC" outside every symbol.  Sets *named. */
 static void kernel_frame(struct fold *f, uint64_t pc, bool is_ret,
-                         struct sym_frame *sf, bool *named)
+                         uint64_t at, struct sym_frame *sf, bool *named)
 {
     struct ksym_hit h;
     memset(sf, 0, sizeof *sf);
     /* a return address is past its call: the call is in the caller */
-    *named = f->ksyms && ksyms_lookup(f->ksyms, is_ret ? pc - 1 : pc,
+    *named = f->ksyms && ksyms_lookup(f->ksyms, is_ret ? pc - 1 : pc, at,
                                       clock_mono_ns(), &h);
     sf->name = *named ? h.name
                       : ksyms_unknown_name(pc, f->kname, sizeof f->kname);
@@ -423,13 +423,30 @@ static void kernel_frame(struct fold *f, uint64_t pc, bool is_ret,
     sf->known = *named;
 }
 
+/* The pc cache's key of address pc: pc << 1 | is_ret, a bijection (so
+ * util_mix64 of it is too: the hash is the key).  A kernel address named
+ * by an older kallsyms table (index `table`, ksyms_table_at) has bits 60
+ * and 61 of the key, which a canonical kernel address always has set
+ * (its bits 59 and 60), set to 3 - table: no other address has that key.
+ * A non-canonical address is outside every table's symbols: table 0's
+ * name is every table's. */
+static uint64_t pc_key(uint64_t pc, bool is_ret, unsigned table)
+{
+    uint64_t key = pc << 1 | (is_ret ? 1 : 0);
+    const uint64_t bits = 3ull << 60;
+    if (table && (pc >> 47) == (1ull << 17) - 1)
+        key = (key & ~bits) | (uint64_t)(3 - table) << 60;
+    return key;
+}
+
 /* Frames of one address, innermost first; NULL on OOM.  kernel: pc is a
- * kernel address of the sample's call chain. */
+ * kernel address of the call chain of a sample taken at `at`. */
 static const struct pc_entry *lookup_pc(struct fold *f, uint64_t pc,
-                                        bool is_ret, bool kernel)
+                                        bool is_ret, bool kernel, uint64_t at)
 {
     struct pc_cache *c = &f->pcs;
-    uint64_t h = util_mix64(pc << 1 | (is_ret ? 1 : 0));
+    unsigned table = kernel && f->ksyms ? ksyms_table_at(f->ksyms, at) : 0;
+    uint64_t h = util_mix64(pc_key(pc, is_ret, table));
     uint32_t id = idtab_find(&c->ids, h, NULL, NULL);
     if (id != IDTAB_NONE)
         return &c->v[id];
@@ -437,7 +454,7 @@ static const struct pc_entry *lookup_pc(struct fold *f, uint64_t pc,
     bool named = true;
     int n = 1;
     if (kernel)
-        kernel_frame(f, pc, is_ret, sf, &named);
+        kernel_frame(f, pc, is_ret, at, sf, &named);
     else if (f->sym)
         n = symbols_lookup(f->sym, pc, is_ret, sf, MAX_INLINE);
     else /* the [kernel] pseudo process has no user code */
@@ -485,13 +502,14 @@ struct kinfo {
     bool unnamed;                 /* an address outside every symbol */
 };
 
-/* Symbolize one raw stack into f->stack, bottom first: pcs[0..n), leaf
- * first, the first nk of them kernel addresses (left out of the stack
- * unless show_kernel; *ki gets what they say either way), the rest the
- * user stack's words: native addresses and script frames (stackword.h).
- * Returns its depth, or -1 on OOM. */
+/* Symbolize one raw stack, taken at `at`, into f->stack, bottom first:
+ * pcs[0..n), leaf first, the first nk of them kernel addresses (left out
+ * of the stack unless show_kernel; *ki gets what they say either way),
+ * the rest the user stack's words: native addresses and script frames
+ * (stackword.h).  Returns its depth, or -1 on OOM. */
 static long symbolize(struct fold *f, const uint64_t *pcs, size_t n,
-                      size_t nk, uint32_t flags, struct kinfo *ki)
+                      size_t nk, uint32_t flags, uint64_t at,
+                      struct kinfo *ki)
 {
     size_t depth = 0;
     ki->n = 0;
@@ -510,7 +528,7 @@ static long symbolize(struct fold *f, const uint64_t *pcs, size_t n,
             continue;
         }
         const struct pc_entry *e =
-            lookup_pc(f, pcs[i], kernel ? i > 0 : i > nk, kernel);
+            lookup_pc(f, pcs[i], kernel ? i > 0 : i > nk, kernel, at);
         if (!e || VEC_RESERVE(f->stack, f->capstack, depth + e->n + 2) < 0)
             return -1;
         if (kernel) {
@@ -693,7 +711,7 @@ static enum added add_sample(struct fold *f, const struct ingest_rec *r,
     size_t n = r->len / sizeof(uint64_t);
     struct kinfo ki;
     long depth = symbolize(f, payload, n, r->kernel < n ? r->kernel : n,
-                           r->flags, &ki);
+                           r->flags, r->time, &ki);
     if (depth < 0)
         return DROPPED;
     /* -a: the idle task's samples are interrupt work, or the idle loop,

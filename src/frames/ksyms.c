@@ -35,10 +35,18 @@ struct ksyms_table {
     bool hidden;
 };
 
+/* A table and the time it took over from the one before. */
+struct ksyms_era {
+    struct ksyms_table *t;    /* NULL: the source was unreadable */
+    uint64_t since;           /* 0 for the first table read */
+};
+
 struct ksyms {
     char *path;
     bool proc;                /* path is /proc/kallsyms */
-    struct ksyms_table *t;    /* NULL until read, or unreadable */
+    struct ksyms_era era[KSYMS_KEEP]; /* the current table first, then
+                                         the ones it replaced */
+    unsigned neras;           /* 0 until read */
     bool tried;               /* read once */
     uint64_t sig;             /* the source's signature when read */
     uint64_t checked_ns;      /* when the signature was last compared */
@@ -265,14 +273,20 @@ static char *read_all(const char *path, size_t *len)
     return buf;
 }
 
-/* What changes when the source does: for /proc/kallsyms the text of
- * /proc/modules (a load or unload; kallsyms itself takes 0.1 s to read),
- * for another file its text.  0 when it cannot be read. */
-static uint64_t source_sig(const struct ksyms *k)
+/* The signature of a source's text: 0 when it cannot be read. */
+static uint64_t text_sig(const char *text, size_t len)
+{
+    return text ? util_hash_bytes(text, len, 1) | 1 : 0;
+}
+
+/* What changes when the source does, for /proc/kallsyms: the text of
+ * /proc/modules (a load or unload; kallsyms itself takes 0.1 s to read).
+ * Another file is its own signature (its text, read once a check). */
+static uint64_t modules_sig(void)
 {
     size_t len;
-    char *text = read_all(k->proc ? "/proc/modules" : k->path, &len);
-    uint64_t h = text ? util_hash_bytes(text, len, 1) | 1 : 0;
+    char *text = read_all("/proc/modules", &len);
+    uint64_t h = text_sig(text, len);
 
     free(text);
     return h;
@@ -294,29 +308,63 @@ void ksyms_free(struct ksyms *k)
 {
     if (!k)
         return;
-    ksyms_table_free(k->t);
+    for (unsigned i = 0; i < k->neras; i++)
+        ksyms_table_free(k->era[i].t);
     free(k->path);
     free(k);
 }
 
-/* Read the source (again); the old table goes. */
-static void reload(struct ksyms *k, uint64_t now_ns)
+/* text (len bytes, taken; NULL: the source was unreadable) is the
+ * source now, of signature sig: its table names the samples taken from
+ * now_ns on; the one before stays for older samples a slow collector has
+ * yet to name (the oldest of KSYMS_KEEP goes). */
+static void install(struct ksyms *k, uint64_t now_ns, char *text,
+                    size_t len, uint64_t sig)
 {
-    size_t len = 0;
-    k->sig = source_sig(k);
-    char *text = read_all(k->path, &len);
     struct ksyms_table *t = text ? ksyms_table_parse(text, len) : NULL;
 
     free(text);
+    k->sig = sig;
     k->tried = true;
     k->checked_ns = now_ns;
     k->st.unreadable = !text;
     if (!t && text)
         return; /* OOM: keep what we had */
-    ksyms_table_free(k->t);
-    k->t = t;
+    if (k->neras == KSYMS_KEEP)
+        ksyms_table_free(k->era[--k->neras].t);
+    memmove(k->era + 1, k->era, k->neras * sizeof *k->era);
+    k->era[0] = (struct ksyms_era){t, k->neras ? now_ns : 0};
+    k->neras++;
     k->epoch++;
     k->st.reloads++;
+}
+
+/* Read the source (again).  /proc/kallsyms's signature is read first:
+ * a module that comes between the two reads is seen at the next check. */
+static void reload(struct ksyms *k, uint64_t now_ns)
+{
+    size_t len = 0;
+    uint64_t sig = k->proc ? modules_sig() : 0;
+    char *text = read_all(k->path, &len);
+
+    install(k, now_ns, text, len, k->proc ? sig : text_sig(text, len));
+}
+
+/* The tables replaced more than KSYMS_OLD_NS ago go: no sample that old
+ * is still to be named. */
+static void forget_old(struct ksyms *k, uint64_t now_ns)
+{
+    while (k->neras > 1 &&
+           now_ns - k->era[k->neras - 2].since > KSYMS_OLD_NS)
+        ksyms_table_free(k->era[--k->neras].t);
+}
+
+unsigned ksyms_table_at(const struct ksyms *k, uint64_t at_ns)
+{
+    unsigned i = 0;
+    while (i + 1 < k->neras && at_ns < k->era[i].since)
+        i++;
+    return i;
 }
 
 void ksyms_load(struct ksyms *k, uint64_t now_ns)
@@ -325,12 +373,13 @@ void ksyms_load(struct ksyms *k, uint64_t now_ns)
         reload(k, now_ns);
 }
 
-bool ksyms_lookup(struct ksyms *k, uint64_t addr, uint64_t now_ns,
-                  struct ksym_hit *out)
+bool ksyms_lookup(struct ksyms *k, uint64_t addr, uint64_t at_ns,
+                  uint64_t now_ns, struct ksym_hit *out)
 {
     k->st.lookups++;
     ksyms_load(k, now_ns);
-    if (ksyms_table_lookup(k->t, addr, out))
+    if (k->neras &&
+        ksyms_table_lookup(k->era[ksyms_table_at(k, at_ns)].t, addr, out))
         return true;
     k->st.misses++;
     return false;
@@ -343,8 +392,21 @@ bool ksyms_check(struct ksyms *k, uint64_t now_ns)
     if (!k->tried || now_ns - k->checked_ns < RECHECK_NS)
         return false;
     k->checked_ns = now_ns;
-    if (source_sig(k) != k->sig)
-        reload(k, now_ns);
+    forget_old(k, now_ns);
+    if (k->proc) {
+        if (modules_sig() != k->sig)
+            reload(k, now_ns);
+        return k->epoch != e;
+    }
+    /* a file: one read a check, so a changed one is parsed from the
+     * very text that showed the change */
+    size_t len = 0;
+    char *text = read_all(k->path, &len);
+    uint64_t sig = text_sig(text, len);
+    if (sig != k->sig)
+        install(k, now_ns, text, len, sig);
+    else
+        free(text);
     return k->epoch != e;
 }
 
@@ -357,7 +419,7 @@ void ksyms_get_stats(const struct ksyms *k, struct ksyms_stats *out)
 {
     *out = k->st;
     struct ksyms_stats t;
-    ksyms_table_stats(k->t, &t);
+    ksyms_table_stats(k->neras ? k->era[0].t : NULL, &t);
     out->symbols = t.symbols;
     out->modules = t.modules;
     out->bad_lines = t.bad_lines;

@@ -20,8 +20,15 @@
  * sampling gets its names and an unloaded one's go: ksyms_check, called
  * on the collector's schedule, compares the source at most once a
  * second (for /proc/kallsyms, the text of /proc/modules; for another
- * file, its text) and reads it again if it changed.  Each reload bumps
- * ksyms_epoch: names handed out before stay valid only until then.
+ * file, its text) and reads it again if it changed.  A sample is named
+ * by the table in effect when it was taken: the one read last before
+ * its time (the first table for anything earlier), so a collector that
+ * names samples seconds after they were taken (a loaded machine, a
+ * sanitizer build) does not name a module's function in a sample taken
+ * before it was loaded, or after it was unloaded.  The tables replaced
+ * stay KSYMS_OLD_NS, at most KSYMS_KEEP in all.  Each reload bumps
+ * ksyms_epoch: names handed out before stay valid only until then, and
+ * table indexes (ksyms_table_at) change.
  *
  * Pure: libc only (the file is read with stdio), so the parser is fuzzed
  * (tests/fuzz/fuzz_kallsyms.c) and unit-tested without a kernel.  Not
@@ -39,6 +46,10 @@
 #define KSYMS_MAX_FUNC (64u << 10) /* no kernel function is longer (the
                                       longest here: 25 KiB) */
 #define KSYMS_NAME_MAX 512         /* the kernel's KSYM_NAME_LEN */
+#define KSYMS_KEEP 4               /* tables kept: the current one and
+                                      the last ones it replaced */
+#define KSYMS_OLD_NS (60ull * 1000000000ull) /* ...for this long after
+                                      they were replaced */
 #define KSYMS_FILE_MAX (256u << 20)/* a kallsyms text larger than this is
                                       refused (the real one: 5 MiB) */
 
@@ -85,11 +96,17 @@ struct ksyms;
 struct ksyms *ksyms_new(const char *path);
 void ksyms_free(struct ksyms *k);
 
-/* Name a kernel address (the source is read at the first call, at
- * now_ns, a monotonic clock).  true and *out, or false (outside every
- * symbol, hidden addresses, or the source unreadable). */
-bool ksyms_lookup(struct ksyms *k, uint64_t addr, uint64_t now_ns,
-                  struct ksym_hit *out);
+/* Name a kernel address of a sample taken at at_ns, by the table in
+ * effect then (the source is read at the first call, at now_ns; both
+ * CLOCK_MONOTONIC).  true and *out, or false (outside every symbol,
+ * hidden addresses, or the source unreadable). */
+bool ksyms_lookup(struct ksyms *k, uint64_t addr, uint64_t at_ns,
+                  uint64_t now_ns, struct ksym_hit *out);
+
+/* Which table names a sample taken at at_ns: 0 the current one, up to
+ * KSYMS_KEEP - 1 for the ones it replaced (0 before the first read).
+ * Stable until the next reload (ksyms_epoch). */
+unsigned ksyms_table_at(const struct ksyms *k, uint64_t at_ns);
 
 /* Read the source now unless it was (else the first lookup does): the
  * collector does it as it starts, so the 0.1 s that /proc/kallsyms

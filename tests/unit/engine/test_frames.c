@@ -146,22 +146,22 @@ static void test_reload(void **state)
     k = ksyms_new(path);
     assert_non_null(k);
     assert_false(ksyms_check(k, 9 * s)); /* not read yet */
-    assert_false(ksyms_lookup(k, 0xffffffffc0000010ull, 10 * s, &h));
+    assert_false(ksyms_lookup(k, 0xffffffffc0000010ull, 10 * s, 10 * s, &h));
     uint64_t e = ksyms_epoch(k);
     write_file(path, "ffffffff81000000 T _text\n"
                      "ffffffffc0000000 t mod_fn\t[mod]\n");
     /* within the second: not looked at again */
     assert_false(ksyms_check(k, 10 * s + 1));
-    assert_false(ksyms_lookup(k, 0xffffffffc0000010ull, 10 * s + 1, &h));
+    assert_false(ksyms_lookup(k, 0xffffffffc0000010ull, 10 * s + 1, 10 * s + 1, &h));
     assert_true(ksyms_check(k, 11 * s + 2));
-    assert_true(ksyms_lookup(k, 0xffffffffc0000010ull, 11 * s + 2, &h));
+    assert_true(ksyms_lookup(k, 0xffffffffc0000010ull, 11 * s + 2, 11 * s + 2, &h));
     assert_string_equal(h.name, "mod_fn");
     assert_string_equal(h.module, "[mod]");
     assert_true(ksyms_epoch(k) != e);
     /* unloaded: gone from the next table */
     write_file(path, "ffffffff81000000 T _text\n");
     assert_true(ksyms_check(k, 13 * s));
-    assert_false(ksyms_lookup(k, 0xffffffffc0000010ull, 13 * s, &h));
+    assert_false(ksyms_lookup(k, 0xffffffffc0000010ull, 13 * s, 13 * s, &h));
     /* unchanged: not read again */
     e = ksyms_epoch(k);
     assert_false(ksyms_check(k, 15 * s));
@@ -171,11 +171,42 @@ static void test_reload(void **state)
     assert_int_equal(st.lookups, 4);
     assert_int_equal(st.misses, 3);
     assert_int_equal(st.symbols, 1);
+    /* a sample taken while the module was loaded, named late (a slow
+     * collector): by the table of its time, not the current one */
+    assert_int_equal(ksyms_table_at(k, 12 * s), 1);
+    assert_true(ksyms_lookup(k, 0xffffffffc0000010ull, 12 * s, 15 * s, &h));
+    assert_string_equal(h.name, "mod_fn");
+    /* ...and one taken before it was loaded, by the first table */
+    assert_int_equal(ksyms_table_at(k, 10 * s), 2);
+    assert_false(ksyms_lookup(k, 0xffffffffc0000010ull, 10 * s, 15 * s, &h));
+    assert_int_equal(ksyms_table_at(k, 13 * s), 0);
+    /* the tables replaced go KSYMS_OLD_NS after: then the oldest kept
+     * names what is older still */
+    assert_false(ksyms_check(k, 13 * s + KSYMS_OLD_NS + 1));
+    assert_int_equal(ksyms_table_at(k, 12 * s), 0);
+    assert_false(ksyms_lookup(k, 0xffffffffc0000010ull, 12 * s, 15 * s, &h));
+    ksyms_free(k);
+    /* at most KSYMS_KEEP tables: the oldest goes */
+    write_file(path, "ffffffff81000000 T _text\n");
+    k = ksyms_new(path);
+    ksyms_load(k, s);
+    for (unsigned i = 1; i <= KSYMS_KEEP; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "ffffffff81000000 T _text\n"
+                 "ffffffffc0000000 t mod_fn%u\t[mod]\n", i);
+        write_file(path, text);
+        assert_true(ksyms_check(k, (1 + 2 * i) * s));
+    }
+    assert_int_equal(ksyms_table_at(k, 0), KSYMS_KEEP - 1);
+    assert_true(ksyms_lookup(k, 0xffffffffc0000010ull, 0, 20 * s, &h));
+    assert_string_equal(h.name, "mod_fn1"); /* the first, unnamed, gone */
+    assert_true(ksyms_lookup(k, 0xffffffffc0000010ull, 8 * s, 20 * s, &h));
+    assert_string_equal(h.name, "mod_fn3");
     ksyms_free(k);
     /* a source that cannot be read: every lookup misses */
     unlink(path);
     k = ksyms_new(path);
-    assert_false(ksyms_lookup(k, 0xffffffff81000000ull, s, &h));
+    assert_false(ksyms_lookup(k, 0xffffffff81000000ull, s, s, &h));
     ksyms_get_stats(k, &st);
     assert_true(st.unreadable);
     ksyms_free(k);
