@@ -202,7 +202,6 @@ wait_until 30 screen_has ui "PID $UPID" || bail_out "the live view did not start
 # cursor_row NAME: the row the cursor is on ('>' in column 1).
 cursor_row() { screen "$1" | grep -E '^>' | head -n 1; }
 cursor_has() { cursor_row ui | grep -Eq -- "$1"; }
-session_gone() { ! "${T[@]}" has-session -t "$1" 2>/dev/null; }
 keys ui 2
 wait_until 20 screen_has ui ' two_loops'
 keys ui / && keys ui -l '^two_loops$' && keys ui Enter

@@ -883,6 +883,15 @@ tmux_sproftop() {
         -y "${_tmux_size#*x}" "$cmd 2>'$TMPD/$name.err'"
 }
 
+# thread_roots FILE COMM PID: how many roots of folded FILE are threads
+# of their own (COMM-TID) of process PID other than its main thread.
+thread_roots() {
+    cut -d';' -f1 "$1" | sort -u | grep -E "^$2-[0-9]+\$" | grep -vc "^$2-$3\$"
+}
+
+# session_gone NAME: tmux session NAME has ended (its sproftop exited).
+session_gone() { ! "${T[@]}" has-session -t "$1" 2>/dev/null; }
+
 # screen_rows NAME ERE: the rows of session NAME's screen matching ERE.
 screen_rows() { screen "$1" | grep -Ec -- "$2"; }
 

@@ -193,6 +193,5 @@ keys ui g   # the rows came back above the cursor: to the first
 check "X again shows them" wait_until 20 screen_has ui 'fixedwork \([0-9,]+ exited\)' || diag "$(screen ui)"
 : >"$TMPD/stop"
 keys ui q
-session_gone() { ! "${T[@]}" has-session -t ui 2>/dev/null; }
-wait_until 20 session_gone || keys ui y
+wait_until 20 session_gone ui || keys ui y
 done_testing

@@ -112,7 +112,6 @@ b=$(header_value churnp Samples)
 keys churnp p
 check "resumed: samples again" wait_until 10 samples_above churnp "${b:-0}"
 keys churnp q
-session_gone() { ! "${T[@]}" has-session -t "$1" 2>/dev/null; }
 wait_until 20 session_gone churnp
 err=$TMPD/churnp.err
 like "$(grep '^samples:' "$err")" ' lost 0,' "16-MB rings: no record lost"

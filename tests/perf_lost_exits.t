@@ -45,8 +45,7 @@ cmp_ok "${live:-999}" '<=' 51 "--stats: at most churn's main thread and one batc
 [ "${live:-999}" -le 51 ] || diag_file "$ERR" 8
 # The roots are threads (one process): churn-TID for a thread of its
 # own, "churn (exited)" for the exited ones.
-workers=$(cut -d';' -f1 "$TMPD/churn.folded" | sort -u |
-    grep -E '^churn-[0-9]+$' | grep -vc "^churn-$pid\$")
+workers=$(thread_roots "$TMPD/churn.folded" churn "$pid")
 cmp_ok "$workers" '<=' 50 "the saved profile keeps at most one batch of worker threads apart"
 [ "$workers" -le 50 ] || diag "$(cut -d';' -f1 "$TMPD/churn.folded" | sort | uniq -c | sort -rn | head -n 15)"
 check "...and the exited ones in churn (exited)" \

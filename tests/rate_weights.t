@@ -82,8 +82,6 @@ flat_total() {
         $5 == f { sub(/%/, "", $4); print $4; exit }'
 }
 
-session_gone() { ! "${T[@]}" has-session -t "$1" 2>/dev/null; }
-
 # samples_steady: the header's sample count is the same at two reads
 # 0.5 s apart of the screen refreshed every 0.3 s (the target is asleep).
 samples_steady() {

@@ -101,8 +101,7 @@ check "the output is well formed" folded_well_formed "$TMPD/churn.folded"
 # The exited threads join one thread, "churn (exited)": the profile keeps
 # apart at most the batch alive when sampling ended (before the ptrace
 # backend told the collector of its exited threads: one root each).
-workers=$(cut -d';' -f1 "$TMPD/churn.folded" | sort -u |
-    grep -E '^churn-[0-9]+$' | grep -vc "^churn-$pid\$")
+workers=$(thread_roots "$TMPD/churn.folded" churn "$pid")
 cmp_ok "$workers" '<=' 10 "$(stats_sampler "$TMPD/run.err"): the saved profile keeps at most one batch of worker threads apart"
 check "...and the exited ones in churn (exited)" grep -q '^churn (exited);' "$TMPD/churn.folded"
 # --stats lists the live threads and the newest 64 exited ones, and counts
