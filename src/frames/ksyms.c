@@ -322,13 +322,14 @@ static void install(struct ksyms *k, uint64_t now_ns, char *text,
                     size_t len, uint64_t sig)
 {
     struct ksyms_table *t = text ? ksyms_table_parse(text, len) : NULL;
+    bool readable = text != NULL;
 
     free(text);
     k->sig = sig;
     k->tried = true;
     k->checked_ns = now_ns;
-    k->st.unreadable = !text;
-    if (!t && text)
+    k->st.unreadable = !readable;
+    if (!t && readable)
         return; /* OOM: keep what we had */
     if (k->neras == KSYMS_KEEP)
         ksyms_table_free(k->era[--k->neras].t);
