@@ -144,6 +144,8 @@ void view_refresh(struct view *v)
     bool had = v->saved;
     uint64_t key = v->saved_key;
     size_t row = v->saved_row;
+    bool at_top = v->offset == 0;
+    size_t h = v->height > 0 ? (size_t)v->height : 1;
 
     v->saved = false;
     v->placed = false;
@@ -152,7 +154,10 @@ void view_refresh(struct view *v)
         size_t at = view_find_key(v, key);
         if (at != SIZE_MAX) {
             v->cursor = at;
-            v->offset = at >= row ? at - row : 0;
+            /* a view showing its first lines goes on showing them (a
+             * live ranking's top stays in sight, as in top) while the
+             * cursor's line is on screen */
+            v->offset = at_top && at < h ? 0 : at >= row ? at - row : 0;
         }
     }
     view_clamp(v);

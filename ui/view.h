@@ -209,7 +209,9 @@ void view_close(struct view *v);
 void view_save_cursor(struct view *v);
 
 /* Rebuild the lines, keeping the cursor on the line with the same
- * line_key and at the same screen row when that line still exists. */
+ * line_key when that line still exists: at the same screen row, but for
+ * a view showing its first lines, which goes on showing them while that
+ * line is on screen. */
 void view_refresh(struct view *v);
 
 /* Draw the column titles on row header_y and the lines on rows top ..

@@ -1,6 +1,7 @@
 /* test_ui_view.c - the view helpers that need no terminal (ui/view.c):
  * the Backspace history that the callers, flame and source views keep
- * (view_history_push, view_history_pop).
+ * (view_history_push, view_history_pop), and where a refresh puts the
+ * cursor and the first line on screen (view_refresh).
  *
  * view.h's types reach curses, so this test links the UI's objects and
  * curses, as test_ui_keys does (but opens no terminal). */
@@ -74,7 +75,84 @@ static void test_history_pop(void **state)
     assert_int_equal(n, 0);
 }
 
+/* A view of ranked lines whose order the test sets: line i shows the
+ * item keys[i]. */
+static uint64_t keys[64];
+static size_t nkeys;
+
+static void ranked_refresh(struct view *v)
+{
+    v->lines = nkeys;
+}
+
+static uint64_t ranked_key(struct view *v, size_t line)
+{
+    (void)v;
+    return keys[line];
+}
+
+static const struct view_ops ranked_ops = {
+    .name = "ranked", .refresh = ranked_refresh, .line_key = ranked_key,
+};
+
+/* items 100, 101, ... ranked in that order, but `first` put at rank r */
+static void rank(uint64_t first, size_t r)
+{
+    nkeys = 40;
+    size_t k = 0;
+    for (uint64_t item = 100; k < nkeys; item++)
+        if (item != first) {
+            if (k == r)
+                keys[k++] = first;
+            if (k < nkeys)
+                keys[k++] = item;
+        }
+}
+
+/* The cursor follows its item.  A view showing its first lines goes on
+ * showing them while the item is on screen (a live ranking's top stays
+ * in sight); scrolled, or once the item leaves the screen, the item
+ * keeps its screen row. */
+static void test_refresh_follows(void **state)
+{
+    (void)state;
+    struct view v = {.ops = &ranked_ops, .height = 10};
+
+    rank(100, 0);
+    view_refresh(&v);
+    assert_int_equal(v.cursor, 0);
+    /* the hottest item sinks to rank 3: the top stays in sight */
+    view_save_cursor(&v); /* before the model changes, as ui.c does */
+    rank(100, 3);
+    view_refresh(&v);
+    assert_int_equal(v.cursor, 3);
+    assert_int_equal(v.offset, 0);
+    /* ...to rank 15, off the first screen: it keeps its row (3) */
+    view_save_cursor(&v);
+    rank(100, 15);
+    view_refresh(&v);
+    assert_int_equal(v.cursor, 15);
+    assert_int_equal(v.offset, 12);
+    /* scrolled: it keeps its row when it moves */
+    view_save_cursor(&v);
+    rank(100, 20);
+    view_refresh(&v);
+    assert_int_equal(v.cursor, 20);
+    assert_int_equal(v.offset, 17);
+    /* its item gone: the cursor stays on the line it was on */
+    view_save_cursor(&v);
+    rank(999, 0);
+    keys[20] = 7;
+    nkeys = 30;
+    for (size_t i = 0; i < nkeys; i++)
+        if (keys[i] == 100)
+            keys[i] = 5;
+    view_refresh(&v);
+    assert_int_equal(v.cursor, 20);
+}
+
 UNIT_MAIN(
+    cmocka_unit_test(test_refresh_follows),
     cmocka_unit_test(test_history_push),
     cmocka_unit_test(test_history_push_structs),
     cmocka_unit_test(test_history_pop))
