@@ -14,7 +14,8 @@
 #   3. --children on a multiprocessing pool and -a with two Python
 #      processes give every process its Python frames (perf);
 #   4. a process that is not Python gets no reader and no BPF program; a
-#      Python of a version without a layout gets a one-line note;
+#      Python of a version without a layout gets a one-line note, and so
+#      does a kernel without BTF on perf;
 #   5. pychurn.py changes its frames under the reader (threads that
 #      exit, code objects freed, generators popped): no crash, the target
 #      runs to its end, and every Python name written is one the source
@@ -203,6 +204,22 @@ if [ "$(id -u)" = 0 ] && [ "$par" = 2 ] && command -v setpriv >/dev/null; then
         "uid 65534, ptrace: the Python frames are read"
 else
     skip 3 "needs root (to become uid 65534) and perf_event_paranoid 2 (it is $par)"
+fi
+# A kernel without BTF (hidden in a mount namespace of the run's own): the
+# program, which reads each sample's stamp through CO-RE, is not loaded,
+# and one line says why, with the fix.
+if [ "$(id -u)" = 0 ] && [ -e /sys/kernel/btf/vmlinux ] && command -v unshare >/dev/null &&
+    [ "${backends[0]}" = perf ]; then
+    timeout -k 5 40 unshare -m sh -c 'mount -t tmpfs none /sys/kernel/btf && exec "$@"' sh \
+        "$SPROFTOP" --sampler perf --stats -o "$TMPD/nobtf.folded" -- \
+        "$PY" "$PYT/pyhot.py" --cpu 1 >/dev/null 2>"$TMPD/nobtf.err"
+    like "$(grep -o 'python: .*' "$TMPD/nobtf.err")" \
+        "python: Python $PYVER: not read, the kernel has no BTF \(/sys/kernel/btf/vmlinux\): CONFIG_DEBUG_INFO_BTF, or --sampler ptrace" \
+        "no kernel BTF, perf: one line says why Python frames are not read, with the fix"
+    is "$(grep -c 'pyhot.py' "$TMPD/nobtf.folded" 2>/dev/null)" 0 "no kernel BTF, perf: native frames only"
+    check "...and the kernel's BTF is still there outside the run's namespace" test -e /sys/kernel/btf/vmlinux
+else
+    skip 3 "needs root, the kernel's BTF, unshare and the perf backend"
 fi
 
 # A stand-in for a CPython without a layout: its name says 3.9 and it

@@ -21,6 +21,7 @@
 #include "script_frames.h"
 
 #define PAGE 4096u
+#define KERNEL_BTF "/sys/kernel/btf/vmlinux"
 
 struct pf_pybpf {
     struct pyframes *sk;
@@ -63,6 +64,14 @@ struct pf_pybpf *pf_pybpf_new(size_t ring_bytes, char *why, size_t whylen)
     b->match = pf_pymatch_new();
     if (!b->match) {
         snprintf(why, whylen, "out of memory");
+        pf_pybpf_free(b);
+        return NULL;
+    }
+    /* the program reads the sample's stamp through CO-RE, against the
+     * kernel's own type information */
+    if (access(KERNEL_BTF, R_OK) != 0) {
+        snprintf(why, whylen, "the kernel has no BTF (%s): "
+                 "CONFIG_DEBUG_INFO_BTF, or --sampler ptrace", KERNEL_BTF);
         pf_pybpf_free(b);
         return NULL;
     }

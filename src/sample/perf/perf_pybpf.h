@@ -24,8 +24,9 @@
  * under load) can defeat, costing the sample its frames.  Records whose
  * sample never came (lost) are dropped by pf_pybpf_trim and counted.
  *
- * Loading needs CAP_BPF and CAP_PERFMON (or root); pf_pybpf_new says why
- * not.  All calls: the perf sampler thread.
+ * Loading needs CAP_BPF and CAP_PERFMON (or root), and the kernel's BTF
+ * (/sys/kernel/btf/vmlinux, for CO-RE); pf_pybpf_new says why not.  All
+ * calls: the perf sampler thread.
  */
 #ifndef SPROFTOP_PERF_PYBPF_H
 #define SPROFTOP_PERF_PYBPF_H
