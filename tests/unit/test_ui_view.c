@@ -109,6 +109,21 @@ static void rank(uint64_t first, size_t r)
         }
 }
 
+/* The model changes (the cursor saved first, as ui.c does): `item` is
+ * now at rank r, or gone when r is SIZE_MAX; then the view refreshes. */
+static void rerank(struct view *v, uint64_t item, size_t r)
+{
+    view_save_cursor(v);
+    if (r == SIZE_MAX) {
+        nkeys = 30;
+        for (size_t i = 0; i < nkeys; i++)
+            keys[i] = 200 + i;
+    } else {
+        rank(item, r);
+    }
+    view_refresh(v);
+}
+
 /* The cursor follows its item.  A view showing its first lines goes on
  * showing them while the item is on screen (a live ranking's top stays
  * in sight); scrolled, or once the item leaves the screen, the item
@@ -117,37 +132,24 @@ static void test_refresh_follows(void **state)
 {
     (void)state;
     struct view v = {.ops = &ranked_ops, .height = 10};
+    static const struct {
+        size_t rank, cursor, offset;
+    } steps[] = {
+        {3, 3, 0},     /* the hottest sinks to rank 3: the top in sight */
+        {15, 15, 12},  /* ...off the first screen: it keeps its row, 3 */
+        {20, 20, 17},  /* scrolled: it keeps its row when it moves */
+    };
 
     rank(100, 0);
     view_refresh(&v);
     assert_int_equal(v.cursor, 0);
-    /* the hottest item sinks to rank 3: the top stays in sight */
-    view_save_cursor(&v); /* before the model changes, as ui.c does */
-    rank(100, 3);
-    view_refresh(&v);
-    assert_int_equal(v.cursor, 3);
-    assert_int_equal(v.offset, 0);
-    /* ...to rank 15, off the first screen: it keeps its row (3) */
-    view_save_cursor(&v);
-    rank(100, 15);
-    view_refresh(&v);
-    assert_int_equal(v.cursor, 15);
-    assert_int_equal(v.offset, 12);
-    /* scrolled: it keeps its row when it moves */
-    view_save_cursor(&v);
-    rank(100, 20);
-    view_refresh(&v);
-    assert_int_equal(v.cursor, 20);
-    assert_int_equal(v.offset, 17);
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        rerank(&v, 100, steps[i].rank);
+        assert_int_equal(v.cursor, steps[i].cursor);
+        assert_int_equal(v.offset, steps[i].offset);
+    }
     /* its item gone: the cursor stays on the line it was on */
-    view_save_cursor(&v);
-    rank(999, 0);
-    keys[20] = 7;
-    nkeys = 30;
-    for (size_t i = 0; i < nkeys; i++)
-        if (keys[i] == 100)
-            keys[i] = 5;
-    view_refresh(&v);
+    rerank(&v, 100, SIZE_MAX);
     assert_int_equal(v.cursor, 20);
 }
 

@@ -171,12 +171,8 @@ void pf_pybpf_trim(struct pf_pybpf *b, uint64_t upto)
 
 void pf_pybpf_get_stats(struct pf_pybpf *b, struct pf_pybpf_stats *out)
 {
-    struct pf_pymatch_stats m;
-    pf_pymatch_get_stats(b->match, &m);
-    *out = (struct pf_pybpf_stats){
-        .records = b->records, .matched = m.matched, .near = m.near,
-        .orphans = m.orphans,
-    };
+    *out = (struct pf_pybpf_stats){.records = b->records};
+    pf_pymatch_get_stats(b->match, &out->match);
     int ncpu = libbpf_num_possible_cpus();
     if (ncpu <= 0 || ncpu > 4096)
         return;

@@ -20,8 +20,8 @@
  * reads, a microsecond or two later than the stamp, and the record
  * nearest the sample within a window is taken: a guess that a CPU
  * stalled between the two readings (a virtual CPU descheduled by its
- * host: gaps of 10-100 us seen in 2% of the samples on this 2-core VM
- * under load) can defeat, costing the sample its frames.  Records whose
+ * host: gaps of 10-100 us in 1.9% of the samples on this 2-core VM
+ * under load, measured once with a build that printed them) can defeat, costing the sample its frames.  Records whose
  * sample never came (lost) are dropped by pf_pybpf_trim and counted.
  *
  * Loading needs CAP_BPF and CAP_PERFMON (or root), and the kernel's BTF
@@ -35,6 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "perf_pymatch.h"
 
 struct script_proc;
 struct script_stack;
@@ -73,11 +75,7 @@ void pf_pybpf_trim(struct pf_pybpf *b, uint64_t upto);
 
 struct pf_pybpf_stats {
     uint64_t records;    /* read from the ring */
-    uint64_t matched;    /* taken by a sample */
-    uint64_t near;       /* ...of which by the nearest clock reading (a
-                            kernel that stamps samples after the
-                            program), not by the sample's own stamp */
-    uint64_t orphans;    /* never taken (their sample was lost) */
+    struct pf_pymatch_stats match; /* ...matched to samples, or not */
     uint64_t dropped;    /* the ring was full: never written */
 };
 void pf_pybpf_get_stats(struct pf_pybpf *b, struct pf_pybpf_stats *out);

@@ -508,9 +508,9 @@ static void publish(struct pf_sampler *s, uint64_t now, bool force)
     if (s->pybpf) {
         struct pf_pybpf_stats b;
         pf_pybpf_get_stats(s->pybpf, &b);
-        s->pf_live.script_matched = b.matched;
-        s->pf_live.script_near = b.near;
-        s->pf_live.script_orphans = b.orphans;
+        s->pf_live.script_matched = b.match.matched;
+        s->pf_live.script_near = b.match.near;
+        s->pf_live.script_orphans = b.match.orphans;
         s->pf_live.script_dropped = b.dropped;
     }
     l->processes = s->procs_live;
