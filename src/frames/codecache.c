@@ -9,11 +9,12 @@
 #include "vec.h"
 
 void codecache_init(struct codecache *c, const struct codecache_ops *ops,
-                    void *ctx)
+                    void *ctx, struct rmem *m)
 {
     memset(c, 0, sizeof *c);
     c->ops = ops;
     c->ctx = ctx;
+    c->m = m;
     c->gen = 1;
 }
 
@@ -100,6 +101,13 @@ const struct codecache_entry *codecache_get(struct codecache *c,
             return e;
         c->st.checked++;
         if (c->ops->head(c->ctx, addr, check) < 0) {
+            /* the target ended after its last samples: the names
+             * checked a generation ago still serve them (e->gen left
+             * as it is, so no longer) */
+            if (e->name && e->gen + 1 == c->gen && rmem_gone(c->m)) {
+                c->st.unchecked++;
+                return e;
+            }
             c->st.bad++;
             return NULL;
         }
@@ -159,6 +167,7 @@ void codecache_next_generation(struct codecache *c)
     c->gen++;
     if (c->gen == 0)
         c->gen = 1;
+    rmem_forget(c->m);
 }
 
 int codecache_resolve(struct codecache *c, const struct pyread_stack *st,
@@ -204,4 +213,5 @@ void codereader_stats(const struct codereader *r, struct pyread_stats *out)
     out->codes_read = r->codes.st.read;
     out->codes_checked = r->codes.st.checked;
     out->codes_bad = r->codes.st.bad;
+    out->codes_unchecked = r->codes.st.unchecked;
 }

@@ -7,7 +7,11 @@
  * object's header again (the language's `head` op) and compares the
  * words it gives, so an object freed and replaced at the same address is
  * read again under a new id, and a steady state costs one small read per
- * distinct code object per generation.  It also resolves a walked stack
+ * distinct code object per generation.  Once the target has ended
+ * (rmem_gone) nothing can be checked: an entry checked in the generation
+ * before names the samples still drained after the exit, as it would
+ * have named them had they been drained a generation sooner; any
+ * other is not named.  It also resolves a walked stack
  * (codecache_resolve) and hands out what the collector is told of a code
  * (codecache_code), for every reader alike.  What an entry holds beyond its
  * name, file and first line (a line table) is the language's, in `aux`.
@@ -22,6 +26,7 @@
 
 #include "idtab.h"
 #include "pyread.h"
+#include "rmem.h"
 
 #define CODECACHE_CHECK 5            /* words a header check compares */
 #define CODECACHE_MAX_CODES 65536    /* entries cached at once */
@@ -57,11 +62,14 @@ struct codecache_stats {
     uint64_t read;    /* code objects read (new or changed) */
     uint64_t checked; /* cached ones checked again */
     uint64_t bad;     /* code objects that failed a check */
+    uint64_t unchecked; /* uses of an entry checked a generation before,
+                           once the target had ended */
 };
 
 struct codecache {
     const struct codecache_ops *ops;
     void *ctx;
+    struct rmem *m;            /* what the ops read */
     struct codecache_entry *v;
     size_t n, cap;
     struct idtab by_addr;      /* util_mix64(addr) -> index in v */
@@ -71,15 +79,17 @@ struct codecache {
     struct codecache_stats st;
 };
 
-/* An empty cache over ops (ctx: their first argument). */
+/* An empty cache over ops (ctx: their first argument), which read m. */
 void codecache_init(struct codecache *c, const struct codecache_ops *ops,
-                    void *ctx);
+                    void *ctx, struct rmem *m);
 
 /* Frees every entry. */
 void codecache_free(struct codecache *c);
 
 /* The checked entry of the code object at addr (read, or checked again
- * in a new generation), or NULL when it does not check (or on OOM). */
+ * in a new generation; once the target has ended, one checked in the
+ * generation before, unchecked), or NULL when it does not check (or on
+ * OOM). */
 const struct codecache_entry *codecache_get(struct codecache *c,
                                             uint64_t addr);
 
@@ -104,7 +114,9 @@ int codecache_code(const struct codecache *c, uint32_t id,
 /* Ids handed out so far (the next id). */
 uint32_t codecache_count(const struct codecache *c);
 
-/* A new generation: entries are checked again at their next use. */
+/* A new generation: entries are checked again at their next use, by
+ * reads of the target, not of m's cached pages (forgotten here: frames
+ * walked elsewhere, by the BPF program, leave no walk to forget them). */
 void codecache_next_generation(struct codecache *c);
 
 /* What every language's reader holds first (pyread.c, rbread.c): its

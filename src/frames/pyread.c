@@ -127,7 +127,7 @@ struct pyread *pyread_new(struct rmem *m, const struct pyread_info *info)
     if (rmem_copy(m, info->runtime, dbg, sizeof dbg) == 0 &&
         pylayout_from_debug_offsets(dbg, sizeof dbg, &r->l) == 0)
         r->info.own_offsets = true;
-    codecache_init(&r->cr.codes, &py_code_ops, r);
+    codecache_init(&r->cr.codes, &py_code_ops, r, m);
     return r;
 }
 

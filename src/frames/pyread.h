@@ -145,6 +145,8 @@ struct pyread_stats {
     uint64_t codes_read;   /* code objects read (new or changed) */
     uint64_t codes_checked;/* cached ones checked again */
     uint64_t codes_bad;    /* code objects that failed a check */
+    uint64_t codes_unchecked; /* named unchecked once the target ended
+                                 (codecache.h) */
 };
 void pyread_get_stats(const struct pyread *r, struct pyread_stats *out);
 

@@ -1,6 +1,7 @@
 /* rmem.c - bounded reads of another process's memory; see rmem.h. */
 #include "rmem.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ struct page {
 
 struct rmem {
     pid_t pid;               /* live backend; 0 for an image */
+    bool gone;               /* the target ended (rmem_gone) */
     struct rmem_seg *segs;   /* image backend, in the order given */
     size_t nsegs;
     uint8_t *image;          /* every segment's bytes (segs point here) */
@@ -82,11 +84,24 @@ int rmem_image_poke(struct rmem *m, uint64_t addr, const void *data,
         if (addr >= g->addr && addr - g->addr <= g->len &&
             len <= g->len - (addr - g->addr)) {
             memcpy((uint8_t *)g->data + (addr - g->addr), data, len);
-            rmem_forget(m);
             return 0;
         }
     }
     return -1;
+}
+
+int rmem_image_exit(struct rmem *m)
+{
+    if (m->pid)
+        return -1;
+    m->gone = true;
+    rmem_forget(m);
+    return 0;
+}
+
+bool rmem_gone(const struct rmem *m)
+{
+    return m->gone;
 }
 
 void rmem_forget(struct rmem *m)
@@ -98,11 +113,15 @@ void rmem_forget(struct rmem *m)
 /* Read exactly len bytes at addr from the backend.  0 or -1. */
 static int raw_read(struct rmem *m, uint64_t addr, void *buf, size_t len)
 {
-    m->st.syscalls += m->pid != 0;
+    if (m->gone)
+        return -1;
+    m->st.syscalls++;
     if (m->pid) {
         struct iovec local = {buf, len};
         struct iovec remote = {(void *)(uintptr_t)addr, len};
         ssize_t got = process_vm_readv(m->pid, &local, 1, &remote, 1, 0);
+        if (got < 0 && errno == ESRCH)
+            m->gone = true;
         return got == (ssize_t)len ? 0 : -1;
     }
     /* an image: the first segment that holds the whole range */

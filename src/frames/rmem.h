@@ -21,6 +21,7 @@
 #ifndef SPROFTOP_RMEM_H
 #define SPROFTOP_RMEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -36,7 +37,8 @@ struct rmem_seg {
 
 struct rmem_stats {
     uint64_t copies;   /* rmem_copy calls (cached or not) */
-    uint64_t syscalls; /* reads of the target (process_vm_readv calls) */
+    uint64_t syscalls; /* reads past the page cache (process_vm_readv
+                          calls; an image's are counted alike) */
     uint64_t failed;   /* copies that failed */
 };
 
@@ -56,9 +58,23 @@ void rmem_free(struct rmem *m);
 
 /* An image only: the target changed len bytes at addr (they must lie in
  * one segment): the tests' way to free, move or tear what a reader
- * cached.  0, or -1 when no segment holds the range or m is live. */
+ * cached.  As a live target's writes, it leaves m's cached pages as they
+ * are: a reader sees it after its next rmem_forget.  0, or -1 when no
+ * segment holds the range or m is live. */
 int rmem_image_poke(struct rmem *m, uint64_t addr, const void *data,
                     size_t len);
+
+/* An image only: the target ended.  Every read fails from now on, as a
+ * live process's do once it has exited, and rmem_gone says so (the
+ * tests' way to end a process under a reader).  0, or -1 when m is
+ * live. */
+int rmem_image_exit(struct rmem *m);
+
+/* Whether the target has ended: a read of a live process failed because
+ * the process no longer has memory (exited, or a zombie: ESRCH), or an
+ * image was ended.  Then no read of it can succeed again, and a failed
+ * read says nothing of what the memory held before. */
+bool rmem_gone(const struct rmem *m);
 
 /* The target has moved on: forget the cached pages.  Call at the start of
  * every walk of memory that changes (frames); what does not change (code

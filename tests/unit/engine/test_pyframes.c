@@ -20,8 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../unit_main.h"
+#include "codecache.h"
 #include "pyimage.h"
 #include "pylayout.h"
 #include "pyline.h"
@@ -71,14 +74,65 @@ static void test_rmem_image(void **state)
     assert_int_equal(rmem_cstring(m, 0x9000, s, sizeof s), -1);
     assert_int_equal(rmem_cstring(m, 0x8000, s, 3), -1);
     assert_int_equal(rmem_cstring(m, 0x8000, s, 4), 0);
-    /* the tests' way to change the target */
+    /* the tests' way to change the target: seen past the page cache,
+     * after rmem_forget */
     assert_int_equal(rmem_image_poke(m, 0x8000, "xy", 2), 0);
     assert_int_equal(rmem_cstring(m, 0x8000, s, sizeof s), 0);
     assert_string_equal(s, "xyc");
+    static uint8_t page[4096];
+    struct rmem_seg whole = {0x20000, page, sizeof page};
+    struct rmem *pm = rmem_open_image(&whole, 1);
+    uint64_t nine = 9;
+    assert_int_equal(rmem_u64(pm, 0x20008, &w), 0);
+    assert_int_equal(w, 0);
+    assert_int_equal(rmem_image_poke(pm, 0x20008, &nine, 8), 0);
+    assert_int_equal(rmem_u64(pm, 0x20008, &w), 0);
+    assert_int_equal(w, 0);
+    rmem_forget(pm);
+    assert_int_equal(rmem_u64(pm, 0x20008, &w), 0);
+    assert_int_equal(w, 9);
+    rmem_free(pm);
     assert_int_equal(rmem_image_poke(m, 0x8002, "xyzw", 4), -1);
     struct rmem_stats st;
     rmem_get_stats(m, &st);
     assert_true(st.failed >= 6);
+    assert_false(rmem_gone(m));
+    assert_int_equal(rmem_image_exit(m), 0);
+    assert_true(rmem_gone(m));
+    assert_int_equal(rmem_u64(m, 0x1008, &w), -1);
+    rmem_free(m);
+}
+
+/* A live process's memory is gone once it has exited (a zombie, not yet
+ * reaped, has none either), and not before. */
+static void test_rmem_gone(void **state)
+{
+    (void)state;
+    static const uint64_t word = 0x1122334455667788ull;
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char c;
+        close(fd[1]);
+        _exit(read(fd[0], &c, 1) < 0);
+    }
+    close(fd[0]);
+    struct rmem *m = rmem_open_pid(pid);
+    uint64_t w = 0;
+    assert_int_equal(rmem_u64(m, (uint64_t)(uintptr_t)&word, &w), 0);
+    assert_true(w == word);
+    assert_int_equal(rmem_u64(m, 8, &w), -1); /* unmapped: not gone */
+    assert_false(rmem_gone(m));
+    close(fd[1]);
+    siginfo_t si;
+    assert_int_equal(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
+    rmem_forget(m); /* the page read before is cached */
+    assert_int_equal(rmem_u64(m, (uint64_t)(uintptr_t)&word, &w), -1);
+    assert_true(rmem_gone(m));
+    assert_int_equal(rmem_image_exit(m), -1);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
     rmem_free(m);
 }
 
@@ -497,7 +551,100 @@ static void test_code_cache(void **state)
     assert_int_equal(pyread_code(r, old_id, &c), -1);
     assert_int_equal(pyread_code(r, fr[0].code, &c), 0);
     assert_string_equal(c.qualname, "f\xf0\xa0\x80\x80");
+    /* the target ends: its last samples, drained a generation later,
+     * keep the names checked before (unchecked, the same ids); a
+     * generation after that, nothing is named */
+    uint32_t ids[6];
+    for (int i = 0; i < 6; i++)
+        ids[i] = fr[i].code;
+    pyread_get_stats(r, &s0);
+    pyread_next_generation(r);
+    assert_int_equal(rmem_image_exit(m), 0);
+    assert_true(rmem_gone(m));
+    assert_int_equal(pyread_resolve(r, &st, fr, &torn), 6);
+    assert_false(torn);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(fr[i].code, ids[i]);
+    pyread_get_stats(r, &s1);
+    assert_int_equal(s1.codes_unchecked - s0.codes_unchecked, 6);
+    assert_int_equal(s1.codes_read, s0.codes_read);
+    pyread_next_generation(r);
+    assert_int_equal(pyread_resolve(r, &st, fr, &torn), -1);
+    assert_true(torn);
     reader_off(&x);
+}
+
+/* A language of the test's own for the cache: a code object is 5 words
+ * (its check) at an address of a page-sized image, named by its first. */
+static int fake_head(void *ctx, uint64_t addr, uint64_t *check)
+{
+    struct rmem *m = ctx;
+    uint8_t b[CODECACHE_CHECK * 8];
+    if (rmem_copy(m, addr, b, sizeof b) < 0)
+        return -1;
+    memcpy(check, b, sizeof b); /* little-endian host */
+    return check[0] ? 0 : -1;
+}
+
+static int fake_fill(void *ctx, struct codecache_entry *e)
+{
+    (void)ctx;
+    char name[32];
+    snprintf(name, sizeof name, "code%llu", (unsigned long long)e->check[0]);
+    e->name = strdup(name);
+    e->file = strdup("fake.py");
+    return 0;
+}
+
+static uint32_t fake_line(void *ctx, const struct codecache_entry *e,
+                          const struct pywalk_frame *f)
+{
+    (void)ctx;
+    (void)e;
+    (void)f;
+    return 1;
+}
+
+/* The cache's checks in a new generation read the target again, not the
+ * pages cached in the one before (the perf backend walks frames in BPF,
+ * so no walk of the reader forgets them); once the target is gone, an
+ * entry checked a generation before still names, an older one not. */
+static void test_code_cache_pages(void **state)
+{
+    (void)state;
+    static const struct codecache_ops ops = {fake_head, fake_fill,
+                                             fake_line};
+    static uint64_t page[512];
+    page[0] = 7;
+    page[8] = 8;
+    struct rmem_seg seg = {0x40000, page, sizeof page};
+    struct rmem *m = rmem_open_image(&seg, 1);
+    struct codecache c;
+    codecache_init(&c, &ops, m, m);
+    const struct codecache_entry *e = codecache_get(&c, 0x40000);
+    assert_non_null(e);
+    assert_string_equal(e->name, "code7");
+    uint32_t id7 = e->id;
+    assert_non_null(codecache_get(&c, 0x40040));
+    /* another object at the same address, the page still cached */
+    uint64_t nine = 9;
+    assert_int_equal(rmem_image_poke(m, 0x40000, &nine, 8), 0);
+    assert_int_equal(codecache_get(&c, 0x40000)->id, id7);
+    codecache_next_generation(&c);
+    e = codecache_get(&c, 0x40000);
+    assert_non_null(e);
+    assert_string_equal(e->name, "code9");
+    assert_int_not_equal(e->id, id7);
+    /* the target ends */
+    codecache_next_generation(&c);
+    assert_int_equal(rmem_image_exit(m), 0);
+    e = codecache_get(&c, 0x40000);
+    assert_non_null(e);
+    assert_string_equal(e->name, "code9");
+    assert_null(codecache_get(&c, 0x40040)); /* checked 2 generations ago */
+    assert_int_equal(c.st.unchecked, 1);
+    codecache_free(&c);
+    rmem_free(m);
 }
 
 /* A chain that loops, or runs deeper than the cap: the walk ends. */
@@ -701,6 +848,7 @@ static void test_splice(void **state)
 
 UNIT_MAIN(
     cmocka_unit_test(test_rmem_image),
+    cmocka_unit_test(test_rmem_gone),
     cmocka_unit_test(test_pyline_cpython),
     cmocka_unit_test(test_pyline_bounds),
     cmocka_unit_test(test_images),
@@ -708,6 +856,7 @@ UNIT_MAIN(
     cmocka_unit_test(test_image_rb31_gvl),
     cmocka_unit_test(test_image_truncated),
     cmocka_unit_test(test_code_cache),
+    cmocka_unit_test(test_code_cache_pages),
     cmocka_unit_test(test_walk_bounds),
     cmocka_unit_test(test_probe),
     cmocka_unit_test(test_debug_offsets),
