@@ -3,7 +3,8 @@
 # replay every saved input of tests/fuzz/regress/NAME/ (past crashes,
 # timeouts and broken invariants), then fuzz each target for FUZZ_SECONDS
 # (default 6: make test stays within its time; `make fuzz`
-# runs each for 60 s) from the seeds in tests/fuzz/corpus/NAME/.  A crash, a
+# runs each for 60 s) from the seeds in tests/fuzz/corpus/NAME/, as many
+# targets at once as there are CPUs.  A crash, a
 # sanitizer report, a timeout or a broken round trip fails the test and
 # leaves the input in $BUILD/fuzz/crash-NAME-*: copy it to
 # tests/fuzz/regress/NAME/ once fixed.
@@ -45,7 +46,7 @@ for pair in "src/frames/pyread.c pyframes" "src/frames/ksyms.c kallsyms"; do
     check "reader $1 has a fuzz target (fuzz_$2)" test -f "tests/fuzz/fuzz_$2.c"
 done
 
-make --no-print-directory -f tests/fuzz/fuzz.mk BUILD="$BUILD" FUZZ_CC="$CLANG" \
+make --no-print-directory -j"$(nproc 2>/dev/null || echo 1)" -f tests/fuzz/fuzz.mk BUILD="$BUILD" FUZZ_CC="$CLANG" \
     fuzz-build >"$TMPD/build.log" 2>&1
 ok $? "fuzz targets build (make -f tests/fuzz/fuzz.mk fuzz-build)" ||
     diag "$(tail -20 "$TMPD/build.log")"
@@ -56,10 +57,22 @@ case $BUILD in
 esac
 opts=(-timeout=10 -rss_limit_mb=2048 -max_len=65536)
 
+# fuzz_one NAME: fuzz NAME for FUZZ_SECONDS; its status in $TMPD/rc-NAME
+fuzz_one() {
+    "$fdir/fuzz_$1" "${opts[@]}" -max_total_time="$FUZZ_SECONDS" \
+        -artifact_prefix="$fdir/crash-$1-" \
+        "$fdir/corpus/$1" "tests/fuzz/corpus/$1" >"$TMPD/fuzz-$1.log" 2>&1
+    echo $? >"$TMPD/rc-$1"
+}
+
+# The saved inputs first, one target after another; then the fuzzing,
+# as many targets at a time as there are CPUs (each for FUZZ_SECONDS of
+# wall time), their results told in order.
+jobs_max=$(nproc 2>/dev/null || echo 1)
+fuzzed=()
 for n in "${names[@]}"; do
     bin=$fdir/fuzz_$n
     if [ ! -x "$bin" ]; then
-        skip 2 "fuzz_$n was not built"
         continue
     fi
     inputs=(tests/fuzz/regress/"$n"/*)
@@ -72,11 +85,19 @@ for n in "${names[@]}"; do
         skip 1 "fuzz_$n: no saved regression inputs"
     fi
     mkdir -p "$fdir/corpus/$n"
-    "$bin" "${opts[@]}" -max_total_time="$FUZZ_SECONDS" \
-        -artifact_prefix="$fdir/crash-$n-" \
-        "$fdir/corpus/$n" "tests/fuzz/corpus/$n" >"$TMPD/fuzz-$n.log" 2>&1
-    rc=$?
-    ok $rc "fuzz_$n: ${FUZZ_SECONDS} s of fuzzing finds nothing" ||
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
+        wait -n
+    done
+    fuzz_one "$n" &
+    fuzzed+=("$n")
+done
+wait
+for n in "${names[@]}"; do
+    [ -x "$fdir/fuzz_$n" ] || skip 2 "fuzz_$n was not built"
+done
+for n in "${fuzzed[@]}"; do
+    ok "$(cat "$TMPD/rc-$n" 2>/dev/null || echo 1)" \
+        "fuzz_$n: ${FUZZ_SECONDS} s of fuzzing finds nothing" ||
         diag "$(grep -E 'ERROR|SUMMARY|runtime error|Test unit written|^ +#[0-5] ' \
             "$TMPD/fuzz-$n.log" | head -12)"
     note "fuzz_$n: $(grep -E '^Done [0-9]+ runs' "$TMPD/fuzz-$n.log" | tail -1)"
