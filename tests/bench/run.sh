@@ -738,13 +738,26 @@ long_half() {
             printf "%.2f %.1f %.2f\n", b, b * (X[k] - X[1]), sqrt(ss / (k - 2) / (d / k))}' \
         <(tail -n 1 "${1:-$LONG_TSV}") "${1:-$LONG_TSV}" 2>/dev/null
 }
+# long_top_minutes TSV: the minutes perf top ran: while its CPU time
+# grows (it may end sooner than asked: killed, say)
+long_top_minutes() {
+    awk '$5 > 0 && $5 >= p {n = $1; p = $5; next} $5 > 0 || n {exit} END {print n + 0}' "$1"
+}
+LONG_TOP_RAN=$(long_top_minutes "$LONG_TSV")
+# why perf top ended before its time, if the kernel's log says
+long_top_end() {
+    [ "$LONG_TOP_RAN" -ge "$LONG_TOP" ] && return
+    local k
+    k=$(dmesg 2>/dev/null | grep -E 'Killed process [0-9]+ \(perf\)' | tail -n 1 |
+        sed -E 's/^\[[ 0-9.]+\] //')
+    echo "perf top ended after $LONG_TOP_RAN of its $LONG_TOP minutes${k:+; the kernel's log: \"$k\"}."
+}
 # long_more_rows DIR: the summary rows of another run, with its CPU
 long_more_rows() {
     local LONG_TSV=$TMP/more.tsv n t
     long_clean "$1/rss.tsv" >"$LONG_TSV"
     n=$(tail -n 1 "$LONG_TSV" | cut -d' ' -f1)
-    # perf top's minutes: while its CPU time grows
-    t=$(awk '$5 > 0 && $5 >= p {n = $1; p = $5; next} $5 > 0 || n {exit} END {print n + 0}' "$LONG_TSV")
+    t=$(long_top_minutes "$LONG_TSV")
     long_rows "$LONG_TSV" "$n"
     [ "$t" -ge 5 ] && echo "| sproftop's CPU over its first $t minutes, % of one core; perf top's | $(long_cpu 3 "$t"); $(long_cpu 5 "$t") | sproftop ÷ perf top: $(awk -v a="$(long_cpu 3 "$t")" -v b="$(long_cpu 5 "$t")" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}') |"
     echo "| sproftop's CPU over the whole run, % of one core | $(long_cpu 3 "$n") | |"
@@ -1238,18 +1251,20 @@ built again and again (\`make -B -j2 sproftop\`) while
 for the first $LONG_TOP minutes \`perf top --stdio -a -g -d 60\` runs beside it
 on the same loop. Every minute: sproftop's resident memory, the CPU time
 of its threads and of perf's (\`/proc/PID/task/*/schedstat\`) and the
-1-minute load average (the machine is shared: other sessions' builds and
-tests are in the load, and in what \`-a\` sees).
+1-minute load average (whatever else the machine runs is in the load,
+and in what \`-a\` sees).
 
 The sproftop measured: $(cat "${LONG_DIR:-$TMP/long}/binary" 2>/dev/null || echo 'not recorded')$([ -n "$LONG_DIR" ] && printf '; reported from the runs in `%s`%s' "$LONG_DIR" "${LONG_MORE:+ and \`$LONG_MORE\` (LONG_DIR, LONG_MORE)}").
 
 | figure | value | aim |
 |---|---|---|
 $(long_rows "$LONG_TSV" "$LONG_LAST")
-| sproftop's CPU over the first $LONG_TOP minutes, % of one core | $(long_cpu 3 "$LONG_TOP") | |
-| \`perf top -a -g\`'s over the same minutes, % of one core | $(long_cpu 5 "$LONG_TOP") | sproftop ÷ perf top: $(awk -v a="$(long_cpu 3 "$LONG_TOP")" -v b="$(long_cpu 5 "$LONG_TOP")" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}') |
+| sproftop's CPU over the first $LONG_TOP_RAN minutes, % of one core | $(long_cpu 3 "$LONG_TOP_RAN") | |
+| \`perf top -a -g\`'s over the same minutes, % of one core | $(long_cpu 5 "$LONG_TOP_RAN") | sproftop ÷ perf top: $(awk -v a="$(long_cpu 3 "$LONG_TOP_RAN")" -v b="$(long_cpu 5 "$LONG_TOP_RAN")" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}') |
 | sproftop's CPU over the whole run, % of one core | $(long_cpu 3 "$LONG_LAST") | |
 | 1-minute load average over the run | $(awk '{print $4}' "$LONG_TSV" 2>/dev/null | stats) | |
+
+$(long_top_end)
 
 $(for d in $LONG_MORE; do [ -s "$d/rss.tsv" ] || continue
 cat <<EOF2
