@@ -750,7 +750,9 @@ long_top_end() {
     local k
     k=$(dmesg 2>/dev/null | grep -E 'Killed process [0-9]+ \(perf\)' | tail -n 1 |
         sed -E 's/^\[[ 0-9.]+\] //')
-    echo "perf top ended after $LONG_TOP_RAN of its $LONG_TOP minutes${k:+; the kernel's log: \"$k\"}."
+    local why=
+    [ -n "$k" ] && why="; the kernel log: \"$k\""
+    echo "perf top ended after $LONG_TOP_RAN of its $LONG_TOP minutes$why."
 }
 # long_more_rows DIR: the summary rows of another run, with its CPU
 long_more_rows() {
