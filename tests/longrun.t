@@ -11,7 +11,7 @@
 #      into "fixedwork (N exited)" and "fixedwork2 (N exited)", the totals
 #      are conserved, each binary's module is loaded at most twice, and
 #      sproftop's RSS after the 2,000 is at most 1.5x its RSS after the
-#      first 200;
+#      first 200; --stats counts the folds, which are paced by their cost;
 #   4. the processes view's exited rows live in tmux, and X hides them;
 #   5. -a --idle counts the threads that were blocked when it started
 #      (a sleeper's three threads, blocked all along) from the start.
@@ -21,7 +21,7 @@
 
 require_sproftop
 require_targets fixedwork fixedwork2 sleeper
-plan 30
+plan 32
 
 FW=$(readlink -f "$TARGETS/fixedwork")
 FW2=$(readlink -f "$TARGETS/fixedwork2")
@@ -130,6 +130,16 @@ is "$EXIT_RC" 0 "2,000 processes: --children exits 0"
 n=$(stats_samples "$TMPD/2k.err")
 is "$(folded_total "$TMPD/2k.folded")" "$n" "2,000 processes: the totals are conserved ($n samples)"
 is "$(stats_dropped "$TMPD/2k.err")" 0 "...and --stats drops none"
+# the folds: some, each followed by FOLD_SPACING (4) times its cost
+# before the next (but the last two: the session's end folds at once)
+read -r folds fold_all fold_max < <(sed -n \
+    's/^folds of exited processes and threads: \([0-9]*\), \([0-9.]*\) ms in all, .*, the longest \([0-9.]*\) ms$/\1 \2 \3/p' \
+    "$TMPD/2k.err")
+secs=$(sed -n 's/^sproftop stats: PID [0-9-]*, \([0-9.]*\) s,.*/\1/p' "$TMPD/2k.err")
+cmp_ok "${folds:-0}" '>' 0 "2,000 processes: --stats counts the folds (${folds:-none}, ${fold_all:-?} ms)"
+ok "$(awk -v a="${fold_all:-x}" -v m="${fold_max:-x}" -v s="${secs:-x}" \
+    'BEGIN { exit !(a ~ /^[0-9.]+$/ && s ~ /^[0-9.]+$/ && 5 * (a - 2 * m) <= s * 1000) }'; echo $?)" \
+    "...paced: 5 times their cost, but the last two's, within the session's ${secs:-?} s"
 a1=$(exited_of "$TMPD/2k.folded" fixedwork)
 a2=$(exited_of "$TMPD/2k.folded" fixedwork2)
 cmp_ok "$a1" '>' 0 "the exited fixedwork processes fold into one root ($a1)"

@@ -68,6 +68,11 @@ _Static_assert(SAMPLER_KERNEL_PID == PROFILE_KERNEL_PID &&
 #define EXITED_BATCH 64u
 #define DEAD_BATCH 1024u
 #define FOLD_NS 2000000000ull
+/* ...and, as the profile grows, a fold waits FOLD_SPACING times its last
+ * one's cost after that one ended: folding takes at most 1 / (1 +
+ * FOLD_SPACING) of the collector's time however large the profile
+ * (docs/PERFORMANCE.md, section 14: the hour's CPU grew with it). */
+#define FOLD_SPACING 4u
 #define GONE_MAPS_MAX 256u      /* executables whose last maps stay */
 #define TRIM_NS 5000000000ull   /* the heap given back at most this often */
 #define PERIOD_NS 200000000ull  /* collector wake-up: as often as the
@@ -123,7 +128,9 @@ struct collect {
                                   folded yet (profile_thread_key) */
     size_t ndead, dead_cap;
     uint64_t trimmed_ns;       /* when the heap was last trimmed */
-    uint64_t folded_ns;        /* when exited ones were last folded */
+    uint64_t fold_next_ns;     /* no fold of exited ones before this */
+    /* the folds of exited ones (written by the collector; --stats) */
+    atomic_uint_fast64_t folds, fold_ns, fold_last_ns, fold_max_ns;
     uint64_t unrouted;         /* samples of no image known (--stats) */
     struct symbols_stats gone_sym; /* the symbolizers of freed processes */
     struct fold_stats gone_fold;   /* under procs_lock, with the above */
@@ -421,18 +428,27 @@ static void fold_run(struct collect *c, pid_t pid, const uint8_t *run,
 /* Fold the exited processes beyond the newest EXITED_KEEP into their
  * commands' aggregates, and the exited threads of live processes into
  * their processes' exited threads, a batch at a time, at most once in
- * FOLD_NS (final: all, now). */
+ * FOLD_NS and FOLD_SPACING times the last fold's cost after it (final:
+ * all, now). */
 static void fold_exited(struct collect *c, bool final)
 {
     bool procs = c->nexited >= EXITED_KEEP + (final ? 1 : EXITED_BATCH);
     if (!procs && c->ndead < (final ? 1 : DEAD_BATCH))
         return;
     uint64_t now = clock_mono_ns();
-    if (!final && now - c->folded_ns < FOLD_NS)
+    if (!final && now < c->fold_next_ns)
         return;
-    c->folded_ns = now;
     size_t n = procs ? c->nexited - EXITED_KEEP : 0;
     fold_processes(c->fold, c->exited, n, c->dead, c->ndead);
+    uint64_t end = clock_mono_ns(), cost = end - now;
+    c->fold_next_ns = end + FOLD_SPACING * cost > now + FOLD_NS
+                          ? end + FOLD_SPACING * cost
+                          : now + FOLD_NS;
+    atomic_fetch_add_explicit(&c->folds, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->fold_ns, cost, memory_order_relaxed);
+    atomic_store_explicit(&c->fold_last_ns, cost, memory_order_relaxed);
+    if (cost > atomic_load_explicit(&c->fold_max_ns, memory_order_relaxed))
+        atomic_store_explicit(&c->fold_max_ns, cost, memory_order_relaxed);
     c->ndead = 0;
     if (!procs)
         return;
@@ -899,6 +915,21 @@ static void print_costs(const struct sampler_stats *st, FILE *f)
             st->eintr_restarts);
 }
 
+/* The folds of exited processes and threads: how many, and their cost
+ * (each rebuilds the profile). */
+static void print_folds(struct collect *c, FILE *f)
+{
+    uint64_t n = atomic_load_explicit(&c->folds, memory_order_relaxed);
+    uint64_t all = atomic_load_explicit(&c->fold_ns, memory_order_relaxed);
+    fprintf(f, "folds of exited processes and threads: %" PRIu64
+            ", %.1f ms in all, the last %.1f ms, the longest %.1f ms\n", n,
+            (double)all / 1e6,
+            (double)atomic_load_explicit(&c->fold_last_ns,
+                                         memory_order_relaxed) / 1e6,
+            (double)atomic_load_explicit(&c->fold_max_ns,
+                                         memory_order_relaxed) / 1e6);
+}
+
 static void print_debuginfo(struct collect *c, const struct symbols_stats *ss,
                             const struct fold_stats *fs, FILE *f)
 {
@@ -971,6 +1002,7 @@ static void op_print_stats(struct source *src, FILE *f)
     sampler_foreach_thread(c->sampler, print_thread, f);
     sampler_print_stats(c->sampler, f);
     print_costs(&st, f);
+    print_folds(c, f);
     print_cut(c, &st, f);
     fprintf(f, "symbols: %" PRIu64 " lookups, %.1f%% cache hits, %" PRIu64
             " misses at %.1f us each, %" PRIu64 " map reloads\n",
