@@ -119,8 +119,10 @@ if "$PERF" record -q -o "$TMPD/probe.data" -e cpu-clock -- true >/dev/null 2>&1;
         cmp_ok "$d" '<=' 3 "readzero: ${what/:/ } within 3 points of perf record -g ($s% vs $p%)" ||
             diag "$counts"
     done <"$TMPD/compared"
-    cmp_ok "$(awk '$1 == "self:read_zero" { print int($3) }' "$TMPD/compared")" '>=' 20 \
-        "readzero: read_zero is a large share (it clears the buffer)"
+    # with what it calls: a kernel may clear in read_zero itself or in
+    # a helper (6.18: rep_stos_alternative, 58% of its own; read_zero 8)
+    cmp_ok "$(awk '$1 == "incl:read_zero" { print int($3) }' "$TMPD/compared")" '>=' 20 \
+        "readzero: read_zero, with what it calls, is a large share (it clears the buffer)"
 else
     skip 6 "perf record does not work here"
 fi
