@@ -375,7 +375,7 @@ struct profile *profile_fold_processes(const struct profile *p,
     if (profile_foreach_stack(p, readd_stack, &r) != 0 ||
         profile_lc_copy(&q->lines, &p->lines) < 0 ||
         profile_lc_copy(&q->addrs, &p->addrs) < 0 ||
-        profile_time_remap(q, p, pl.tmap) < 0 ||
+        profile_time_remap(q, p, pl.tmap, NULL) < 0 ||
         profile_set_meta(q, &p->meta) < 0)
         goto out;
     q->nsamples = p->nsamples;

@@ -284,12 +284,12 @@ void profile_time_clear(struct profile_time *t);
 int profile_time_copy(struct profile *dst, const struct profile *src);
 
 /* dst->time: src's ring with every sample's thread t moved to thread
- * tmap[t] of dst (same frame ids), the samples of one stack that now
- * share a thread summed; only what the ring's seconds hold is kept, so
- * the trie loses the samples no bucket counts any more.  0 or -1 on
- * OOM (dst->time NULL). */
+ * tmap[t] of dst and every frame f to fmap[f] (fmap NULL: the same frame
+ * ids), the samples of one stack that now share a thread summed; only
+ * what the ring's seconds hold is kept, so the trie loses the samples no
+ * bucket counts any more.  0 or -1 on OOM (dst->time NULL). */
 int profile_time_remap(struct profile *dst, const struct profile *src,
-                       const uint32_t *tmap);
+                       const uint32_t *tmap, const uint32_t *fmap);
 
 /* Each sample the ring counts in seconds from .. to (inclusive), its
  * weight summed over them: fn(ctx, thread, frames, n, weight), frames

@@ -339,9 +339,9 @@ out:
 
 /* --- late names ---------------------------------------------------------- */
 
-/* Rebuild p's tree and counters with every frame id mapped through fmap
- * (some frames merged into others).  Built in a copy and swapped in, so
- * an OOM leaves p as it was.  0 or -1. */
+/* Rebuild p's tree, counters and per-second ring with every frame id
+ * mapped through fmap (some frames merged into others).  Built in a copy
+ * and swapped in, so an OOM leaves p as it was.  0 or -1. */
 static int remap_frames(struct profile *p, const uint32_t *fmap)
 {
     struct profile *q = profile_copy(p, false);
@@ -359,7 +359,8 @@ static int remap_frames(struct profile *p, const uint32_t *fmap)
     profile_lc_clear(&q->addrs);
     if (profile_foreach_stack(p, merge_stack, &m) ||
         profile_lc_merge(&q->lines, &p->lines, fmap, 1) ||
-        profile_lc_merge(&q->addrs, &p->addrs, fmap, 1))
+        profile_lc_merge(&q->addrs, &p->addrs, fmap, 1) ||
+        profile_time_remap(q, p, tmap, fmap) < 0)
         goto out;
     q->nsamples = p->nsamples;
     struct profile tmp = *p;

@@ -309,12 +309,18 @@ int profile_time_copy(struct profile *dst, const struct profile *src)
     return 0;
 }
 
+/* How remap_node maps: threads through tmap, frames through fmap (NULL:
+ * as they are). */
+struct remap {
+    const uint32_t *tmap, *fmap;
+};
+
 /* The trie node of dst standing for src's node `old` once its thread
- * moved to tmap[thread]: created with its parents (room reserved).
+ * and frames moved (m): created with its parents (room reserved).
  * newid memoizes (TRIE_TOP: not yet); a loop, not recursion, so a deep
  * stack costs no C stack. */
 static uint32_t remap_node(struct profile_time *t, const struct profile_time *s,
-                           const uint32_t *tmap, uint32_t *newid,
+                           const struct remap *m, uint32_t *newid,
                            uint32_t *chain, uint32_t old)
 {
     size_t n = 0;
@@ -326,10 +332,12 @@ static uint32_t remap_node(struct profile_time *t, const struct profile_time *s,
     while (n > 0) {
         uint32_t k = chain[--n];
         const struct tnode *o = &s->tn[k];
-        uint32_t th = tmap[o->thread];
+        uint32_t th = m->tmap[o->thread];
         struct tnode key = {
             .parent = o->parent == TRIE_TOP ? TRIE_TOP : newid[o->parent],
-            .frame = o->parent == TRIE_TOP ? th : o->frame,
+            .frame = o->parent == TRIE_TOP ? th
+                     : m->fmap               ? m->fmap[o->frame]
+                                             : o->frame,
             .line = o->line, .addr = o->addr, .thread = th,
             .depth = o->depth,
         };
@@ -340,8 +348,9 @@ static uint32_t remap_node(struct profile_time *t, const struct profile_time *s,
 }
 
 int profile_time_remap(struct profile *dst, const struct profile *src,
-                       const uint32_t *tmap)
+                       const uint32_t *tmap, const uint32_t *fmap)
 {
+    const struct remap m = {tmap, fmap};
     const struct profile_time *s = src->time;
     struct profile_time *t;
     uint32_t *newid = NULL, *chain = NULL;
@@ -369,7 +378,7 @@ int profile_time_remap(struct profile *dst, const struct profile *src,
         if (bucket_reserve(b, a->n ? a->n : 1) < 0)
             goto out;
         for (size_t e = 0; e < a->n; e++)
-            bucket_count(t, b, remap_node(t, s, tmap, newid, chain,
+            bucket_count(t, b, remap_node(t, s, &m, newid, chain,
                                           a->e[e].stack),
                          ent_count(&a->e[e]));
     }

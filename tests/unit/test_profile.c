@@ -1,6 +1,7 @@
 /* test_profile.c - the aggregate on hand-made stacks, with every expected
  * table written out here. */
 #include "fixture.h"
+#include "window.h"
 
 /* Intern function `name` of prog.c in module "prog". */
 static uint32_t fn(struct profile *p, const char *name)
@@ -774,6 +775,38 @@ static void test_rename_frames(void **state)
     check_node(p, 0, "main;warm", 3, 3);
 }
 
+/* A rename that merges frames keeps the per-second ring, remapped: the
+ * recent window and the timeline go on after late names arrive. */
+static void test_rename_keeps_time(void **state)
+{
+    struct profile *p = fixture_profile(state);
+    assert_int_equal(profile_time_enable(p, 60), 0);
+    uint32_t t = profile_thread(p, 1, "t");
+    uint32_t m = fn(p, "main");
+    uint32_t u1 = unnamed(p, "[lib.so+0x100]", 0x100);
+    uint32_t u3 = unnamed(p, "[lib.so+0x300]", 0x300);
+    struct stack_frame s1[2] = { { m, 10, 0x1000 }, { u1, 0, 0x5104 } };
+    struct stack_frame s3[2] = { { m, 10, 0x1000 }, { u3, 0, 0x5310 } };
+    struct profile_rename r[2] = {
+        { u1, { .name = "hot", .module = "lib.so", .kind = FRAME_FUNC } },
+        { u3, { .name = "hot", .module = "lib.so", .kind = FRAME_FUNC } },
+    };
+    assert_int_equal(profile_add_stack_at(p, t, s1, 2, 4, 5000000000ull), 0);
+    assert_int_equal(profile_add_stack_at(p, t, s3, 2, 2, 6000000000ull), 0);
+    assert_int_equal(profile_rename_frames(p, r, 2), 0);
+    check_nodes(p, 0, "main;hot 6 6\n");
+    assert_true(profile_time_enabled(p));
+    struct profile *w = profile_window(p, 5, 6);
+    assert_non_null(w);
+    assert_int_equal(profile_samples(w), 6);
+    check_nodes(w, 0, "main;hot 6 6\n");
+    profile_free(w);
+    w = profile_window(p, 6, 6);
+    assert_non_null(w);
+    check_nodes(w, 0, "main;hot 2 2\n");
+    profile_free(w);
+}
+
 static void test_node_keys(void **state)
 {
     struct profile *p = fixture_keep_profile(state, example(true));
@@ -1077,6 +1110,7 @@ UNIT_MAIN(
     FIXTURE_TEST(test_reset),
     FIXTURE_TEST(test_lines_and_addrs),
     FIXTURE_TEST(test_rename_frames),
+    FIXTURE_TEST(test_rename_keeps_time),
     FIXTURE_TEST(test_node_keys),
     cmocka_unit_test(test_foreach_stack),
     FIXTURE_TEST(test_deep_stack),
