@@ -105,6 +105,12 @@ threads_in() {
 
 # cpu_ticks PID: utime + stime of the whole process (fields 14 and 15 of
 # /proc/PID/stat, in clock ticks), read after the command name.
+# cpu_ns PID: the CPU time every thread of PID has run, ns (schedstat:
+# exact, where stat's ticks are 10 ms and scaled).
+cpu_ns() {
+    cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
+}
+
 cpu_ticks() {
     local s
     s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
