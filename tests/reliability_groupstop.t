@@ -42,7 +42,7 @@ ran_little() {
 # flat_for PID SECONDS DESC: CPU time (all but the traps) flat over SECONDS.
 flat_for() {
     local a
-    a=$(cpu_ns "$1")
+    a=$(cpu_settled "$1")
     sleep "$2"
     ran_little "$1" "$a" "$3"
 }
@@ -98,7 +98,7 @@ cmp_ok "${gs:-0}" '>=' 1 "--stats counts the group stops (${gs:-none})"
 # 5. stopped before the attach
 kill -STOP "$pid"
 wait_until 5 threads_in "$pid" T
-a=$(cpu_ns "$pid")
+a=$(cpu_settled "$pid")
 run_sproftop -p "$pid" -F 1000 -d 1 -o "$TMPD/pre.folded"
 is "$RC" 0 "attached to an already stopped target: sproftop exits 0"
 [ "$RC" = 0 ] || diag_file "$ERR"

@@ -111,6 +111,23 @@ cpu_ns() {
     cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
 }
 
+# cpu_settled PID: cpu_ns once two readings 50 ms apart agree (at most
+# 2 s), so a thread that has just stopped has had its last slice counted:
+# the kernel adds a running thread's time at ticks and when it leaves the
+# CPU, so a reading taken as it stops can miss up to a tick or more of
+# time it ran before the stop.
+cpu_settled() {
+    local a b i
+    a=$(cpu_ns "$1")
+    for i in $(seq 40); do
+        sleep 0.05
+        b=$(cpu_ns "$1")
+        [ "$a" = "$b" ] && break
+        a=$b
+    done
+    echo "$b"
+}
+
 cpu_ticks() {
     local s
     s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
