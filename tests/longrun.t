@@ -21,7 +21,7 @@
 
 require_sproftop
 require_targets fixedwork fixedwork2 sleeper
-plan 32
+plan 34
 
 FW=$(readlink -f "$TARGETS/fixedwork")
 FW2=$(readlink -f "$TARGETS/fixedwork2")
@@ -140,6 +140,13 @@ cmp_ok "${folds:-0}" '>' 0 "2,000 processes: --stats counts the folds (${folds:-
 ok "$(awk -v a="${fold_all:-x}" -v m="${fold_max:-x}" -v s="${secs:-x}" \
     'BEGIN { exit !(a ~ /^[0-9.]+$/ && s ~ /^[0-9.]+$/ && 5 * (a - 2 * m) <= s * 1000) }'; echo $?)" \
     "...paced: 5 times their cost, but the last two's, within the session's ${secs:-?} s"
+# what the profile holds at the end: the live threads, the 64 newest
+# exited processes' and the aggregates', not 2,000 processes' threads
+pthreads=$(sed -n 's/^profile: [0-9.]* MiB; [0-9]* nodes [0-9.]* MiB, [0-9]* frames [0-9.]*, \([0-9]*\) threads .*/\1/p' "$TMPD/2k.err")
+cmp_ok "${pthreads:-99999}" '<=' 200 "2,000 processes: --stats's profile holds few threads (${pthreads:-no profile line})"
+like "$(grep '^rare stacks of exited' "$TMPD/2k.err")" \
+    '^rare stacks of exited processes and threads: [0-9]+ nodes below them of 300000 kept; 0 nodes cut' \
+    "...and its few stacks cut none"
 a1=$(exited_of "$TMPD/2k.folded" fixedwork)
 a2=$(exited_of "$TMPD/2k.folded" fixedwork2)
 cmp_ok "$a1" '>' 0 "the exited fixedwork processes fold into one root ($a1)"

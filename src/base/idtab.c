@@ -128,3 +128,8 @@ void idtab_free(struct idtab *t)
     t->mask = 0;
     t->n = 0;
 }
+
+size_t idtab_bytes(const struct idtab *t)
+{
+    return t->slots ? (t->mask + 1) * sizeof(*t->slots) : 0;
+}

@@ -64,4 +64,7 @@ void idtab_clear(struct idtab *t);
 /* Free the slots; the table is empty again. */
 void idtab_free(struct idtab *t);
 
+/* Bytes the slots take (0 when empty).  Any thread that may read t. */
+size_t idtab_bytes(const struct idtab *t);
+
 #endif

@@ -130,3 +130,12 @@ void strarena_free(struct strarena *a)
     idtab_free(&a->ids);
     memset(a, 0, sizeof(*a));
 }
+
+size_t strarena_footprint(const struct strarena *a)
+{
+    size_t b = a->capstr * sizeof(*a->str) + idtab_bytes(&a->ids);
+
+    for (const struct strarena_chunk *c = a->chunks; c; c = c->next)
+        b += sizeof(*c) + c->size;
+    return b;
+}

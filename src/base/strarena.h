@@ -49,4 +49,8 @@ int strarena_copy(struct strarena *dst, const struct strarena *src);
 /* Drop every string (ids restart at 0), keeping nothing. */
 void strarena_free(struct strarena *a);
 
+/* Bytes the arena takes: its chunks, the id array and the index.  Any
+ * thread that may read a. */
+size_t strarena_footprint(const struct strarena *a);
+
 #endif

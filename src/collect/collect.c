@@ -73,6 +73,13 @@ _Static_assert(SAMPLER_KERNEL_PID == PROFILE_KERNEL_PID &&
  * FOLD_SPACING) of the collector's time however large the profile
  * (docs/PERFORMANCE.md, section 14: the hour's CPU grew with it). */
 #define FOLD_SPACING 4u
+/* Nodes below folded threads a profile keeps at most: past it, their
+ * rarest stacks are cut into "[rare stacks]" (profile.h, struct
+ * profile_cut).  A build's compilers bring ~30,000 new nodes a minute
+ * for as long as it runs, four in five of them seen once (a loop of
+ * builds: 98,000 nodes at 2 minutes, 198,000 at 5); 300,000 keep every
+ * stack of the first ten minutes or so, ~30 MiB. */
+#define FOLDED_NODES 300000u
 #define GONE_MAPS_MAX 256u      /* executables whose last maps stay */
 #define TRIM_NS 5000000000ull   /* the heap given back at most this often */
 #define PERIOD_NS 200000000ull  /* collector wake-up: as often as the
@@ -439,7 +446,7 @@ static void fold_exited(struct collect *c, bool final)
     if (!final && now < c->fold_next_ns)
         return;
     size_t n = procs ? c->nexited - EXITED_KEEP : 0;
-    fold_processes(c->fold, c->exited, n, c->dead, c->ndead);
+    fold_processes(c->fold, c->exited, n, c->dead, c->ndead, FOLDED_NODES);
     uint64_t end = clock_mono_ns(), cost = end - now;
     c->fold_next_ns = end + FOLD_SPACING * cost > now + FOLD_NS
                           ? end + FOLD_SPACING * cost
@@ -930,6 +937,33 @@ static void print_folds(struct collect *c, FILE *f)
                                          memory_order_relaxed) / 1e6);
 }
 
+/* What the live profile holds and the memory it takes, by part, so a
+ * long session can tell what grew. */
+static void print_footprint(struct collect *c, FILE *f)
+{
+    struct profile_footprint fp;
+    struct profile_cut cut;
+    const double mib = 1024.0 * 1024.0;
+
+    fold_get_footprint(c->fold, &fp, &cut);
+    fprintf(f, "profile: %.1f MiB; %" PRIu64 " nodes %.1f MiB, %" PRIu64
+            " frames %.1f, %" PRIu64 " threads %.1f, %" PRIu64
+            " strings %.1f, %" PRIu64 " line and %" PRIu64
+            " address counters %.1f, the recent seconds' %" PRIu64
+            " samples and %" PRIu64 " entries %.1f\n",
+            (double)fp.bytes / mib, fp.nodes, (double)fp.tree_bytes / mib,
+            fp.frames, (double)fp.frame_bytes / mib, fp.threads,
+            (double)fp.thread_bytes / mib, fp.strings,
+            (double)fp.string_bytes / mib, fp.lines, fp.addrs,
+            (double)fp.counter_bytes / mib, fp.trie, fp.ring_entries,
+            (double)fp.ring_bytes / mib);
+    fprintf(f, "rare stacks of exited processes and threads: %" PRIu64
+            " nodes below them of %u kept; %" PRIu64 " nodes cut into "
+            PROFILE_RARE_STACKS " (%" PRIu64 " samples), below %" PRIu64
+            " samples each\n", cut.folded_nodes, FOLDED_NODES, cut.nodes,
+            cut.weight, cut.min_total);
+}
+
 static void print_debuginfo(struct collect *c, const struct symbols_stats *ss,
                             const struct fold_stats *fs, FILE *f)
 {
@@ -1003,6 +1037,7 @@ static void op_print_stats(struct source *src, FILE *f)
     sampler_print_stats(c->sampler, f);
     print_costs(&st, f);
     print_folds(c, f);
+    print_footprint(c, f);
     print_cut(c, &st, f);
     fprintf(f, "symbols: %" PRIu64 " lookups, %.1f%% cache hits, %" PRIu64
             " misses at %.1f us each, %" PRIu64 " map reloads\n",

@@ -823,7 +823,7 @@ void fold_update_names(struct fold *f)
 }
 
 void fold_processes(struct fold *base, const int64_t *pids, size_t n,
-                    const int64_t *threads, size_t m)
+                    const int64_t *threads, size_t m, uint64_t budget)
 {
     if (n == 0 && m == 0)
         return;
@@ -833,7 +833,7 @@ void fold_processes(struct fold *base, const int64_t *pids, size_t n,
      * for the whole rebuild (seconds, for hours of -a). */
     pthread_mutex_lock(&base->rebuild_lock);
     struct profile *q = profile_fold_processes(base->prof, pids, n,
-                                               threads, m);
+                                               threads, m, budget);
     pthread_mutex_lock(base->prof_lock);
     if (q)
         profile_replace(base->prof, q);
@@ -906,5 +906,16 @@ void fold_get_stats(struct fold *f, struct fold_stats *out)
 {
     pthread_mutex_lock(f->prof_lock);
     *out = f->st;
+    pthread_mutex_unlock(f->prof_lock);
+}
+
+void fold_get_footprint(struct fold *f, struct profile_footprint *out,
+                        struct profile_cut *cut)
+{
+    pthread_mutex_lock(f->prof_lock);
+    profile_footprint(f->prof, out);
+    profile_cut_get(f->prof, cut);
+    cut->weight = profile_weight_count(f->prof, cut->weight);
+    cut->min_total = profile_weight_count(f->prof, cut->min_total);
     pthread_mutex_unlock(f->prof_lock);
 }

@@ -105,10 +105,12 @@ void fold_update_names(struct fold *f);
  * commands' aggregates, or their process's exited threads
  * (profile_fold_processes).  The new profile is built without prof_lock
  * (snapshots go on meanwhile; a reset waits) and swapped in under it;
- * frame ids stay, so every fold's pc cache stays good.  Base fold.  On
- * OOM nothing changes (they stay separate). */
+ * frame ids stay, so every fold's pc cache stays good.  The rare stacks
+ * of folded threads are cut to keep the nodes below them near `budget`
+ * (struct profile_cut; 0: no limit).  Base fold.  On OOM nothing
+ * changes (they stay separate). */
 void fold_processes(struct fold *base, const int64_t *pids, size_t n,
-                    const int64_t *threads, size_t m);
+                    const int64_t *threads, size_t m, uint64_t budget);
 
 /* --- readers: any thread (they take prof_lock) --- */
 
@@ -125,6 +127,15 @@ struct fold_stats {
 
 /* Counters since fold_new. */
 void fold_get_stats(struct fold *f, struct fold_stats *out);
+
+struct profile_footprint;
+struct profile_cut;
+/* What the profile (the base's, shared by siblings) holds and takes
+ * (profile_footprint), and its rare stacks cut (profile_cut_get, its
+ * weights as sample counts: profile_weight_count).  Any thread; takes
+ * prof_lock. */
+void fold_get_footprint(struct fold *f, struct profile_footprint *out,
+                        struct profile_cut *cut);
 
 struct symbols_stats;
 /* The symbolizer's counters (symbols_get_stats), also once the fold has

@@ -781,6 +781,7 @@ int profile_core_copy(struct profile *q, const struct profile *p,
     q->nfree = p->nfree;
     q->next_agg = p->next_agg;
     q->serial = p->serial;
+    q->cut = p->cut;
     if (!q->fd || !q->fid || !q->th || !q->th_name || !q->th_proc ||
         !q->free_frames ||
         strarena_copy(&q->strs, &p->strs) ||

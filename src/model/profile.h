@@ -418,18 +418,46 @@ static inline int64_t profile_thread_key(int64_t pid, int64_t tid)
     return (int64_t)((uint64_t)(uint32_t)pid << 32 | (uint32_t)tid);
 }
 
+/* Rare stacks of folded threads.  The distinct stacks of a command's
+ * processes keep coming for hours (a compiler's: four in five are seen
+ * once), so the nodes below folded threads (profile_thread_is_folded)
+ * are held to a budget: when a fold leaves more than `budget` of them,
+ * the next folds cut every such node whose total is under min_total,
+ * with all below it, into one "[rare stacks]" child (FRAME_SPECIAL) of
+ * its parent, below which each function's self weight in what was cut
+ * stays as a leaf of its own (so every function keeps its self; the
+ * frames between are left out).  min_total is chosen so that the nodes
+ * above it are at most half the budget, and only grows.  The total, the
+ * nodes kept, the line and address counts and the per-second ring stay
+ * as they were; live threads are never cut. */
+struct profile_cut {
+    uint64_t min_total;    /* weight a folded node needs to stay; 0: none */
+    uint64_t folded_nodes; /* nodes below folded threads after the last fold */
+    uint64_t nodes;        /* nodes cut, in all */
+    uint64_t weight;       /* weight moved into "[rare stacks]", in all */
+    uint64_t cuts;         /* times min_total was raised */
+};
+#define PROFILE_RARE_STACKS "[rare stacks]"
+
+/* p's cut so far (all 0 when nothing was ever cut).  Any thread, with p
+ * not changing under it. */
+void profile_cut_get(const struct profile *p, struct profile_cut *out);
+
 /* A new profile: p with the threads of the processes pids[0..n) (which
  * have exited) folded into the aggregates of their commands (created
  * when new; a pid with no thread in p, or an aggregate's, is ignored),
  * and the threads keyed threads[0..m) (profile_thread_key; exited
  * threads of processes that live on) into their process's thread of
- * exited threads of their name, and everything else as it was.  p is
+ * exited threads of their name, and everything else as it was, but the
+ * rare stacks of folded threads cut as struct profile_cut says (budget:
+ * the nodes below folded threads to keep at most; 0: no limit).  p is
  * unchanged.  NULL on OOM, or when p holds a call graph (nothing to
  * fold).  The collector builds it and swaps it in with profile_replace,
  * under its lock. */
 struct profile *profile_fold_processes(const struct profile *p,
                                        const int64_t *pids, size_t n,
-                                       const int64_t *threads, size_t m);
+                                       const int64_t *threads, size_t m,
+                                       uint64_t budget);
 
 /* p takes q's contents and q p's old ones (so pointers to p stay
  * valid); the caller frees q. */
@@ -492,6 +520,21 @@ uint64_t profile_samples(const struct profile *p);
  * (profile_derive, profile_window, diff_align) knows only weights: its
  * count is profile_weight_count of its total weight. */
 uint64_t profile_sample_count(const struct profile *p);
+
+/* What a profile holds and the bytes its tables take (allocated, not
+ * just used): the tree, the frames, the threads, the strings, the line
+ * and address counters, and the per-second ring's sample trie and
+ * entries.  For --stats, so a long session can tell what grew.  Any
+ * thread, with the profile not changing under it (prof_lock). */
+struct profile_footprint {
+    uint64_t nodes, frames, threads, strings;
+    uint64_t lines, addrs;          /* (frame, line/address) counters */
+    uint64_t trie, ring_entries;    /* the ring's samples and entries */
+    uint64_t tree_bytes, frame_bytes, thread_bytes, string_bytes;
+    uint64_t counter_bytes, ring_bytes;
+    uint64_t bytes;                 /* all of the above */
+};
+void profile_footprint(const struct profile *p, struct profile_footprint *out);
 
 /* Nanoseconds per unit of weight; 0 when weights are counts of samples
  * of the nominal interval (a file of counts). */

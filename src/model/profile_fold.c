@@ -5,8 +5,8 @@
  * same frame ids (the folded threads' FRAME_THREAD frames become free
  * ones, named "" and out of the index, which aggregates and new threads
  * take), the threads that stay in their order, then the aggregates;
- * every stack re-added under its thread's new index; the line and
- * address counts as they were; the per-second ring remapped
+ * the tree copied node by node, each thread's below its new thread
+ * node; the line and address counts as they were; the per-second ring remapped
  * (profile_time_remap).  Strings are interned again from what is left,
  * so the arena sheds the names of the threads folded away.  O(nodes +
  * frames + threads + the ring's samples): the collector calls it for a
@@ -326,23 +326,198 @@ static int copy_threads(struct profile *q, const struct plan *pl)
     return 0;
 }
 
-struct readd {
+/* recopy's map: a node cut, or below one, maps to the "[rare stacks]"
+ * node it went into, marked with this bit (node ids stay below
+ * ID_LIMIT). */
+#define CUT_BIT 0x80000000u
+
+/* Copying p's tree into q node by node: map[old node] is its node in q,
+ * PROFILE_NONE for one left out, "[rare stacks]" | CUT_BIT for one cut. */
+struct recopy {
+    const struct profile *p;
     struct profile *q;
-    const uint32_t *tmap;
+    uint32_t *map;
+    uint64_t min_total;  /* the thread walked now: cut below this weight
+                            (0: a live thread, never cut) */
+    bool folded;         /* the thread walked now is a folded one */
+    uint32_t rare;       /* the "[rare stacks]" frame, when cutting */
+    uint64_t folded_nodes, cut_nodes, cut_weight;
 };
 
-static int readd_stack(void *ctx, uint32_t thread, const uint32_t *frames,
-                       size_t n, uint64_t weight)
+/* The child of par in q with frame `frame`, made when new; PROFILE_NONE
+ * on OOM. */
+static uint32_t recopy_child(struct recopy *r, uint32_t par, uint32_t frame)
 {
-    struct readd *r = ctx;
+    uint32_t c = profile_tree_find(r->q, par, frame);
 
-    return profile_tree_add(r->q, r->q->th[r->tmap[thread]].node, frames, n,
-                            weight);
+    if (c == PROFILE_NONE) {
+        if (profile_tree_reserve(r->q, 1) < 0)
+            return PROFILE_NONE;
+        c = profile_tree_node_add(r->q, par, frame);
+        r->folded_nodes += r->folded;
+    }
+    return c;
+}
+
+/* Add these weights to node c of q. */
+static void recopy_add(struct recopy *r, uint32_t c, uint64_t total,
+                       uint64_t self)
+{
+    r->q->nodes[c].total += total;
+    r->q->nodes[c].self += self;
+    r->q->samples += self;
+}
+
+/* Node n, cut (or below a cut) into "[rare stacks]" node rare: what
+ * ends in it goes to rare's child of its frame, so every function keeps
+ * its self weight; the frames between are left out.  -1 on OOM. */
+static int recopy_cut(struct recopy *r, uint32_t n, uint32_t rare)
+{
+    const struct profile_node *o = &r->p->nodes[n];
+    uint32_t c;
+
+    r->map[n] = rare | CUT_BIT;
+    r->cut_nodes++;
+    if (!o->self)
+        return 0;
+    if ((c = recopy_child(r, rare, o->frame)) == PROFILE_NONE)
+        return -1;
+    recopy_add(r, c, o->self, o->self);
+    return 0;
+}
+
+/* Node n goes under its parent's node in q (found, or made), with its
+ * weights; a node with no weight is left out with all below it, as
+ * re-adding p's stacks would leave it; a folded thread's node under
+ * min_total goes, with all below it, into its parent's "[rare stacks]"
+ * (recopy_cut).  Non-zero on OOM. */
+static int recopy_enter(void *ctx, uint32_t n)
+{
+    struct recopy *r = ctx;
+    const struct profile_node *o = &r->p->nodes[n];
+    uint32_t par = r->map[o->parent], c;
+
+    if (par != PROFILE_NONE && (par & CUT_BIT))
+        return recopy_cut(r, n, par & ~CUT_BIT);
+    r->map[n] = PROFILE_NONE;
+    if (par == PROFILE_NONE || !o->total)
+        return 0;
+    if (o->total < r->min_total && o->frame != r->rare &&
+        r->q->nodes[par].frame != r->rare) {
+        if ((c = recopy_child(r, par, r->rare)) == PROFILE_NONE)
+            return -1;
+        recopy_add(r, c, o->total, 0);
+        r->cut_weight += o->total;
+        return recopy_cut(r, n, c);
+    }
+    if ((c = recopy_child(r, par, o->frame)) == PROFILE_NONE)
+        return -1;
+    recopy_add(r, c, o->total, o->self);
+    r->map[n] = c;
+    return 0;
+}
+
+/* q's tree (thread nodes made, empty): every thread t of p's below
+ * q's thread tmap[t], summed where two meet, the rare stacks of folded
+ * threads cut (q->cut.min_total).  O(nodes of p): one probe per node,
+ * where re-adding each stack from its thread would probe once per frame
+ * of every stack.  Room for p's count is made at once (a cut makes
+ * fewer; the rest is made as needed).  0 or -1 on OOM (q's tree half
+ * made). */
+static int recopy_tree(struct profile *q, const struct profile *p,
+                       const uint32_t *tmap)
+{
+    struct recopy r = { p, q, malloc(p->nnodes * sizeof(uint32_t)), 0,
+                        false, PROFILE_NONE, 0, 0, 0 };
+    if (q->cut.min_total)
+        r.rare = profile_intern_frame(q, &(struct frame_desc){
+                     .name = PROFILE_RARE_STACKS, .kind = FRAME_SPECIAL });
+    if (!r.map || (q->cut.min_total && r.rare == PROFILE_NONE) ||
+        profile_tree_reserve(q, p->nnodes) < 0) {
+        free(r.map);
+        return -1;
+    }
+    r.map[PROFILE_ROOT] = PROFILE_NONE;
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        const struct profile_node *o = &p->nodes[p->th[t].node];
+        uint32_t tn = q->th[tmap[t]].node;
+
+        r.folded = profile_thread_is_folded(&q->th[tmap[t]]);
+        r.min_total = r.folded ? q->cut.min_total : 0;
+        r.map[p->th[t].node] = tn;
+        q->nodes[tn].total += o->total;
+        q->nodes[tn].self += o->self;
+        q->nodes[PROFILE_ROOT].total += o->total;
+        q->samples += o->self;
+        if (profile_tree_walk(p, p->th[t].node, recopy_enter, NULL, &r)) {
+            free(r.map);
+            return -1;
+        }
+    }
+    free(r.map);
+    q->cut.folded_nodes = r.folded_nodes;
+    q->cut.nodes += r.cut_nodes;
+    q->cut.weight += r.cut_weight;
+    return 0;
+}
+
+static int weight_desc(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return (x < y) - (x > y);
+}
+
+struct gather {
+    const struct profile *p;
+    uint64_t *v;
+    size_t n;
+};
+
+static int gather_enter(void *ctx, uint32_t node)
+{
+    struct gather *g = ctx;
+
+    g->v[g->n++] = g->p->nodes[node].total;
+    return 0;
+}
+
+/* When q keeps more nodes below folded threads than budget: raise
+ * q->cut.min_total so that the next fold keeps at most budget / 2 of
+ * them (those heavier than the (budget / 2 + 1)-th heaviest).  0 or -1
+ * on OOM (nothing changed). */
+static int plan_cut(struct profile *q, uint64_t budget)
+{
+    struct gather g = { q, NULL, 0 };
+    size_t keep = (size_t)(budget / 2);
+
+    if (!budget || q->cut.folded_nodes <= budget)
+        return 0;
+    if (!(g.v = malloc(q->cut.folded_nodes * sizeof(*g.v))))
+        return -1;
+    for (uint32_t t = 0; t < q->nthreads; t++)
+        if (profile_thread_is_folded(&q->th[t]))
+            (void)profile_tree_walk(q, q->th[t].node, gather_enter, NULL, &g);
+    if (g.n > keep) {
+        sorted_sort(g.v, g.n, sizeof(*g.v), weight_desc);
+        if (g.v[keep] + 1 > q->cut.min_total) {
+            q->cut.min_total = g.v[keep] + 1;
+            q->cut.cuts++;
+        }
+    }
+    free(g.v);
+    return 0;
+}
+
+void profile_cut_get(const struct profile *p, struct profile_cut *out)
+{
+    *out = p->cut;
 }
 
 struct profile *profile_fold_processes(const struct profile *p,
                                        const int64_t *pids_in, size_t n,
-                                       const int64_t *threads_in, size_t m)
+                                       const int64_t *threads_in, size_t m,
+                                       uint64_t budget)
 {
     struct plan pl = { .p = p, .next_agg = p->next_agg ? p->next_agg
                                                        : PROFILE_AGG_ID_TOP };
@@ -366,13 +541,12 @@ struct profile *profile_fold_processes(const struct profile *p,
     q->unit_ns = p->unit_ns;
     q->next_agg = pl.next_agg;
     q->serial = p->serial;
-    struct readd r = { q, pl.tmap };
-
+    q->cut = p->cut;
     if (copy_frames(q, p, pl.free_frame) < 0 || copy_threads(q, &pl) < 0 ||
         profile_tree_reserve(q, 1 + (uint64_t)q->nthreads) < 0)
         goto out;
     profile_tree_rebuild(q);
-    if (profile_foreach_stack(p, readd_stack, &r) != 0 ||
+    if (recopy_tree(q, p, pl.tmap) < 0 || plan_cut(q, budget) < 0 ||
         profile_lc_copy(&q->lines, &p->lines) < 0 ||
         profile_lc_copy(&q->addrs, &p->addrs) < 0 ||
         profile_time_remap(q, p, pl.tmap, NULL) < 0 ||

@@ -110,6 +110,8 @@ struct profile {
                                     "" and out of the frame index, for new
                                     threads to take */
     size_t nfree, free_cap;
+    struct profile_cut cut;      /* rare stacks of folded threads cut
+                                    (profile_fold.c) */
     int64_t next_agg;            /* the last synthetic id an aggregate of
                                     exited processes took (0: none yet) */
     uint64_t serial;             /* the last thread's serial (0: none) */
@@ -282,6 +284,11 @@ int profile_lc_merge(struct lcmap *dst, const struct lcmap *src,
 void profile_time_free(struct profile_time *t);
 void profile_time_clear(struct profile_time *t);
 int profile_time_copy(struct profile *dst, const struct profile *src);
+
+/* The ring's share of profile_footprint: its trie nodes and bucket
+ * entries, and the bytes they take (0s without a ring). */
+void profile_time_footprint(const struct profile_time *t, uint64_t *trie,
+                            uint64_t *entries, uint64_t *bytes);
 
 /* dst->time: src's ring with every sample's thread t moved to thread
  * tmap[t] of dst and every frame f to fmap[f] (fmap NULL: the same frame

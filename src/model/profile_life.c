@@ -1,8 +1,8 @@
 /* profile_life.c - a whole profile's lifecycle: creating, freeing,
- * resetting and copying one, each part in turn.  Above every part of the
- * profile (profile.c's strings, frames, threads and storage; the
- * per-second ring, window.c; the call graph, profile_graph.c), which know
- * nothing of the whole; see profile.h for the model and profile_impl.h
+ * resetting, copying and measuring one, each part in turn.  Above every
+ * part of the profile (profile.c's strings, frames, threads and storage;
+ * the per-second ring, window.c; the call graph, profile_graph.c), which
+ * know nothing of the whole; see profile.h for the model and profile_impl.h
  * for the storage.
  *
  * Called by the collector (profile_clone under its lock for each UI
@@ -94,4 +94,33 @@ void profile_replace(struct profile *p, struct profile *q)
 
     *p = *q;
     *q = t;
+}
+
+static uint64_t lc_bytes(const struct lcmap *m)
+{
+    return m->cap * sizeof(*m->e) + idtab_bytes(&m->ix);
+}
+
+void profile_footprint(const struct profile *p, struct profile_footprint *o)
+{
+    *o = (struct profile_footprint){
+        .nodes = p->nnodes, .frames = p->nframes, .threads = p->nthreads,
+        .strings = p->strs.nstr, .lines = p->lines.n, .addrs = p->addrs.n,
+        .tree_bytes = p->nodes_cap * sizeof(*p->nodes) +
+                      p->aux_cap * sizeof(*p->aux) +
+                      idtab_bytes(&p->child_ix),
+        .frame_bytes = p->fd_cap * sizeof(*p->fd) +
+                       p->fid_cap * sizeof(*p->fid) +
+                       idtab_bytes(&p->frame_ix),
+        .thread_bytes = p->th_cap * sizeof(*p->th) +
+                        (p->th_name_cap + p->th_proc_cap + p->free_cap) *
+                            sizeof(uint32_t) + idtab_bytes(&p->tid_ix),
+        .string_bytes = strarena_footprint(&p->strs),
+        .counter_bytes = lc_bytes(&p->lines) + lc_bytes(&p->addrs),
+    };
+    profile_time_footprint(p->time, &o->trie, &o->ring_entries,
+                           &o->ring_bytes);
+    o->bytes = sizeof(*p) + o->tree_bytes + o->frame_bytes +
+               o->thread_bytes + o->string_bytes + o->counter_bytes +
+               o->ring_bytes;
 }

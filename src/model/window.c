@@ -228,6 +228,21 @@ void profile_time_free(struct profile_time *t)
     free(t);
 }
 
+void profile_time_footprint(const struct profile_time *t, uint64_t *trie,
+                            uint64_t *entries, uint64_t *bytes)
+{
+    *trie = *entries = *bytes = 0;
+    if (!t)
+        return;
+    *trie = t->ntn;
+    *bytes = sizeof(*t) + t->nb * sizeof(*t->b) + t->tn_cap * sizeof(*t->tn) +
+             idtab_bytes(&t->tix);
+    for (uint32_t i = 0; i < t->nb; i++) {
+        *entries += sec_held(t, t->b[i].sec) ? t->b[i].n : 0;
+        *bytes += t->b[i].cap * sizeof(*t->b[i].e);
+    }
+}
+
 void profile_time_clear(struct profile_time *t)
 {
     if (!t)

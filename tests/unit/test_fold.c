@@ -185,7 +185,7 @@ static void assert_same(const struct sums *a, const struct sums *b)
 /* Fold the processes pids[0..n) of p (replacing it). */
 static void fold(struct profile *p, const int64_t *pids, size_t n)
 {
-    struct profile *q = profile_fold_processes(p, pids, n, NULL, 0);
+    struct profile *q = profile_fold_processes(p, pids, n, NULL, 0, 0);
 
     assert_non_null(q);
     profile_replace(p, q);
@@ -364,7 +364,7 @@ static void test_thread_churn(void **state)
             continue;
         struct sums before, after;
         take_sums(p, &before);
-        struct profile *q = profile_fold_processes(p, NULL, 0, keys, nkeys);
+        struct profile *q = profile_fold_processes(p, NULL, 0, keys, nkeys, 0);
         assert_non_null(q);
         profile_replace(p, q);
         profile_free(q);
@@ -386,7 +386,7 @@ static void test_thread_churn(void **state)
     /* the leader is never folded as a thread; an unknown key is ignored */
     const int64_t odd[] = { profile_thread_key(pid, pid),
                             profile_thread_key(pid, 99) };
-    struct profile *q = profile_fold_processes(p, NULL, 0, odd, 2);
+    struct profile *q = profile_fold_processes(p, NULL, 0, odd, 2, 0);
     assert_non_null(q);
     assert_int_equal(profile_thread_count(q), 2);
     profile_free(q);
@@ -478,10 +478,131 @@ static void test_tid_reused(void **state)
     profile_free(p);
 }
 
+/* The node of path[0..n) below thread node top, or PROFILE_NONE. */
+static uint32_t node_at(const struct profile *p, uint32_t top,
+                        const uint32_t *path, size_t n)
+{
+    for (size_t i = 0; i < n && top != PROFILE_NONE; i++)
+        top = profile_child(p, top, path[i]);
+    return top;
+}
+
+/* Fold pids[0..n) with a budget of nodes below folded threads. */
+static void fold_budget(struct profile *p, const int64_t *pids, size_t n,
+                        uint64_t budget)
+{
+    struct profile *q = profile_fold_processes(p, pids, n, NULL, 0, budget);
+
+    assert_non_null(q);
+    profile_replace(p, q);
+    profile_free(q);
+}
+
+/* 200 exited cc1 processes, each with one stack all share and one of
+ * its own seen once (main > lexK > read > getc), and a live process
+ * with 50 stacks of its own: the first fold past a budget of 20 nodes
+ * picks the weight a folded node needs, the next one cuts the 200 rare
+ * stacks into main > "[rare stacks]" > getc, so getc keeps its self.
+ * The totals, the shared stack, the live process's stacks stay. */
+static void test_rare_stacks(void **state)
+{
+    (void)state;
+    struct profile *p = profile_new();
+    int64_t pids[200];
+    struct profile_cut cut;
+
+    assert_non_null(p);
+    assert_int_equal(profile_set_weight_unit(p, 1), 0);
+    uint32_t start = fixture_frame(p, "_start", "cc1", NULL, 0);
+    uint32_t main_ = fixture_frame(p, "main", "cc1", "main.c", 1);
+    uint32_t parse = fixture_frame(p, "parse", "cc1", "parse.c", 2);
+    uint32_t rd = fixture_frame(p, "read", "libc", NULL, 0);
+    uint32_t getc_ = fixture_frame(p, "getc", "libc", NULL, 0);
+    uint32_t live = fixture_thread_in(p, 9, "server", 9, "server");
+    for (int k = 0; k < 50; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "handler%d", k);
+        struct stack_frame s[] = {
+            { start, 0, 0 }, { fixture_frame(p, name, "server", NULL, 0), 0, 0 },
+        };
+        assert_int_equal(profile_add_weighted(p, live, s, 2, 1, 1), 0);
+    }
+    for (int k = 0; k < 200; k++) {
+        char name[32];
+        pids[k] = 100 + k;
+        uint32_t t = fixture_thread_in(p, pids[k], "cc1", pids[k], "cc1");
+        snprintf(name, sizeof name, "lex%d", k);
+        struct stack_frame heavy[] = {
+            { start, 0, 0 }, { main_, 0, 0 }, { parse, 0, 0 },
+        };
+        struct stack_frame rare[] = {
+            { start, 0, 0 }, { main_, 0, 0 },
+            { fixture_frame(p, name, "cc1", NULL, 0), 0, 0 },
+            { rd, 0, 0 }, { getc_, 0, 0 },
+        };
+        assert_int_equal(profile_add_weighted(p, t, heavy, 3, 1, 100), 0);
+        assert_int_equal(profile_add_weighted(p, t, rare, 5, 1, 1), 0);
+    }
+    uint64_t samples = profile_samples(p), count = profile_sample_count(p);
+
+    /* the first fold: 603 nodes below cc1's aggregate, over 20 */
+    fold_budget(p, pids, 200, 20);
+    profile_cut_get(p, &cut);
+    assert_int_equal(cut.folded_nodes, 603);
+    assert_int_equal(cut.nodes, 0);
+    assert_int_equal(cut.cuts, 1);
+    assert_int_equal(cut.min_total, 2);  /* the 11th heaviest is 1 */
+    assert_int_equal(profile_samples(p), samples);
+
+    /* the next fold cuts */
+    fold_budget(p, NULL, 0, 20);
+    profile_cut_get(p, &cut);
+    assert_int_equal(cut.nodes, 600);       /* lexK, read, getc: 200 each */
+    assert_int_equal(cut.weight, 200);
+    assert_int_equal(cut.folded_nodes, 5);  /* _start main parse [rare] getc */
+    assert_int_equal(profile_samples(p), samples);
+    assert_int_equal(profile_sample_count(p), count);
+    const struct profile_thread *agg = aggregate_of(p, "cc1", "cc1");
+    assert_non_null(agg);
+    uint32_t rare = PROFILE_NONE;
+    for (uint32_t i = 0; i < profile_frame_count(p); i++)
+        if (strcmp(profile_frame(p, i)->name, PROFILE_RARE_STACKS) == 0)
+            rare = i;
+    assert_int_not_equal(rare, PROFILE_NONE);
+    assert_int_equal(profile_frame(p, rare)->kind, FRAME_SPECIAL);
+    uint32_t path[] = { start, main_, rare, getc_ };
+    uint32_t n = node_at(p, agg->node, path, 3);
+    assert_int_not_equal(n, PROFILE_NONE);
+    assert_int_equal(profile_node(p, n)->self, 0);
+    assert_int_equal(profile_node(p, n)->total, 200);
+    n = node_at(p, agg->node, path, 4);
+    assert_int_not_equal(n, PROFILE_NONE);
+    assert_int_equal(profile_node(p, n)->self, 200);
+    assert_int_equal(profile_node(p, node_at(p, agg->node, path, 2))->total,
+                     200 * 101);
+    uint32_t keep[] = { start, main_, parse };
+    assert_int_equal(profile_node(p, node_at(p, agg->node, keep, 3))->self,
+                     200 * 100);
+    /* the live process: all 50 of its stacks, uncut */
+    uint32_t lt = PROFILE_NONE;
+    for (uint32_t t = 0; t < profile_thread_count(p); t++)
+        if (profile_thread_at(p, t)->tid == 9)
+            lt = t;
+    assert_int_not_equal(lt, PROFILE_NONE);
+    uint32_t ls = profile_child(p, profile_thread_at(p, lt)->node, start);
+    uint32_t kids = 0;
+    for (uint32_t c = profile_node(p, ls)->first_child; c != PROFILE_NONE;
+         c = profile_node(p, c)->next_sibling)
+        kids++;
+    assert_int_equal(kids, 50);
+    profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ten_thousand),
+        cmocka_unit_test(test_rare_stacks),
         cmocka_unit_test(test_fold_reuses_frames),
         cmocka_unit_test(test_thread_churn),
         cmocka_unit_test(test_tid_reused),
