@@ -1285,11 +1285,13 @@ $(grep -E '^(samples|dropped|symbol reuse|symbol loads):' "$d/long.stats" 2>/dev
 EOF2
 done)
 
-Module loads per binary (\`--stats\` at the end: the binaries loaded most
-often, with how many times, and the totals):
+Module loads per binary, the folds, and what the profile held at the end
+(\`--stats\` at the end: the binaries loaded most often, with how many
+times, and the totals; the profile's memory by part, and the rare stacks
+of exited processes cut):
 
 \`\`\`
-$(grep -E '^(samples|dropped|threads|symbol reuse|symbol loads|symbol store):' "${LONG_DIR:-$TMP/long}/long.stats" 2>/dev/null)
+$(grep -E '^(samples|dropped|threads|folds of exited processes and threads|profile|rare stacks of exited processes and threads|symbol reuse|symbol loads|symbol store):' "${LONG_DIR:-$TMP/long}/long.stats" 2>/dev/null)
 \`\`\`
 
 The curve, every minute (perf top's CPU in its first $LONG_TOP minutes):
