@@ -215,3 +215,42 @@ void codereader_stats(const struct codereader *r, struct pyread_stats *out)
     out->codes_bad = r->codes.st.bad;
     out->codes_unchecked = r->codes.st.unchecked;
 }
+
+void codereader_free(struct codereader *r)
+{
+    if (!r)
+        return;
+    codecache_free(&r->codes);
+    free(r);
+}
+
+uint64_t codereader_walk_start(struct codereader *r, int64_t tid,
+                               struct pyread_stack *st)
+{
+    r->st.walks++;
+    rmem_forget(r->codes.m);
+    st->n = 0;
+    st->flags = 0;
+    const struct codereader_hint *h =
+        &r->hints[(uint64_t)tid % CODEREADER_HINTS];
+    return h->tid == tid ? h->at : 0;
+}
+
+void codereader_hint_set(struct codereader *r, int64_t tid, uint64_t at)
+{
+    r->hints[(uint64_t)tid % CODEREADER_HINTS] =
+        (struct codereader_hint){tid, at};
+}
+
+int codereader_walk_none(struct codereader *r, struct pyread_stack *st)
+{
+    r->st.not_python++;
+    return st->status = PYWALK_NONE_THREAD;
+}
+
+int codereader_walk_end(struct codereader *r, struct pyread_stack *st)
+{
+    if (st->status == PYWALK_TORN)
+        r->st.torn++;
+    return st->status;
+}

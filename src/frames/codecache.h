@@ -119,14 +119,49 @@ uint32_t codecache_count(const struct codecache *c);
  * walked elsewhere, by the BPF program, leave no walk to forget them). */
 void codecache_next_generation(struct codecache *c);
 
+#define CODEREADER_HINTS 256u /* threads whose walk start is remembered */
+
+/* Where a thread's last walk found its interpreter thread (a CPython
+ * thread state, a CRuby rb_thread_t): tried first by its next walk. */
+struct codereader_hint {
+    int64_t tid;
+    uint64_t at;
+};
+
 /* What every language's reader holds first (pyread.c, rbread.c): its
- * cache and its counters.  Being the reader's first member, a reader's
- * pointer is its codereader's, so script_lang.c serves every language's
- * codes through these.  The reader's thread, as the cache. */
+ * cache, its counters and its threads' hints.  Being the reader's first
+ * member, a reader's pointer is its codereader's, so script_lang.c serves
+ * every language's codes through these.  The reader's thread, as the
+ * cache. */
 struct codereader {
     struct codecache codes;
     struct pyread_stats st;
+    struct codereader_hint hints[CODEREADER_HINTS]; /* by TID, modulo */
 };
+
+/* Free r's cache, then r itself: r is the first member of a reader
+ * allocated whole (pyread_new, rbread_new), so this frees the reader.
+ * NULL is a no-op. */
+void codereader_free(struct codereader *r);
+
+/* Begin a walk of thread tid into st: count it, forget the memory's
+ * cached pages (the frames moved on since the last walk) and empty st
+ * (no frames, no flags).  Returns the thread tid's last walk began at
+ * (codereader_hint_set), or 0 when none is remembered. */
+uint64_t codereader_walk_start(struct codereader *r, int64_t tid,
+                               struct pyread_stack *st);
+
+/* Remember that thread tid's walk began at `at` (its interpreter
+ * thread), for its next walk; a thread of the same slot is forgotten. */
+void codereader_hint_set(struct codereader *r, int64_t tid, uint64_t at);
+
+/* End a walk that found no interpreter thread for its TID: counted as
+ * not_python; st->status becomes PYWALK_NONE_THREAD, which it returns. */
+int codereader_walk_none(struct codereader *r, struct pyread_stack *st);
+
+/* End a walk whose status st->status holds: a torn one is counted.
+ * Returns st->status. */
+int codereader_walk_end(struct codereader *r, struct pyread_stack *st);
 
 /* codecache_resolve, counting in st.torn a resolve that tore a walk
  * that was not torn itself. */

@@ -17,15 +17,9 @@
     rmem_copy((struct rmem *)(ctx), (addr), (dst), (len))
 #include "pywalk.h"
 
-#define TS_HINTS 256u          /* thread states remembered by TID */
 #define MAX_UNITS (1u << 22)   /* code units of one code object */
 #define STR_HEADER_MAX 128u    /* bytes of a str header read */
 
-
-struct ts_hint {
-    int64_t tid;
-    uint64_t ts;
-};
 
 static const struct codecache_ops py_code_ops;
 
@@ -34,7 +28,6 @@ struct pyread {
     struct rmem *m;
     struct pyread_info info;
     struct py_layout l;
-    struct ts_hint hints[TS_HINTS];
 };
 _Static_assert(offsetof(struct pyread, cr) == 0, "codereader first");
 
@@ -133,10 +126,8 @@ struct pyread *pyread_new(struct rmem *m, const struct pyread_info *info)
 
 void pyread_free(struct pyread *r)
 {
-    if (!r)
-        return;
-    codecache_free(&r->cr.codes);
-    free(r);
+    if (r) /* &r->cr of a null r would be undefined */
+        codereader_free(&r->cr);
 }
 
 const struct py_layout *pyread_layout(const struct pyread *r)
@@ -151,29 +142,19 @@ const struct pyread_info *pyread_info(const struct pyread *r)
 
 int pyread_walk(struct pyread *r, int64_t tid, struct pyread_stack *st)
 {
-    r->cr.st.walks++;
-    rmem_forget(r->m); /* the frames moved on since the last walk */
-    st->n = 0;
-    st->flags = 0;
-    struct ts_hint *h = &r->hints[(uint64_t)tid % TS_HINTS];
+    uint64_t hint = codereader_walk_start(&r->cr, tid, st);
     uint64_t ts = pywalk_thread(r->m, &r->l.walk, r->info.runtime,
-                                (uint64_t)tid, h->tid == tid ? h->ts : 0);
-    if (!ts) {
-        r->cr.st.not_python++;
-        return st->status = PYWALK_NONE_THREAD;
-    }
-    h->tid = tid;
-    h->ts = ts;
+                                (uint64_t)tid, hint);
+    if (!ts)
+        return codereader_walk_none(&r->cr, st);
+    codereader_hint_set(&r->cr, tid, ts);
     uint64_t frame;
-    if (pywalk_current(r->m, &r->l.walk, ts, &frame) < 0) {
-        r->cr.st.torn++;
-        return st->status = PYWALK_TORN;
-    }
-    st->status = pywalk_frames(r->m, &r->l.walk, frame, st->f, st->entry,
-                               PYWALK_MAX_DEPTH, &st->n);
-    if (st->status == PYWALK_TORN)
-        r->cr.st.torn++;
-    return st->status;
+    if (pywalk_current(r->m, &r->l.walk, ts, &frame) < 0)
+        st->status = PYWALK_TORN;
+    else
+        st->status = pywalk_frames(r->m, &r->l.walk, frame, st->f,
+                                   st->entry, PYWALK_MAX_DEPTH, &st->n);
+    return codereader_walk_end(&r->cr, st);
 }
 
 /* Append code point c as UTF-8 to out (n used of cap); false when full. */

@@ -15,7 +15,6 @@
 #include "pywalk.h"
 #include "rbwalk.h"
 
-#define TH_HINTS 256u           /* threads remembered by TID */
 #define MAX_ISEQ (1u << 20)     /* instructions of one iseq */
 #define MAX_INSNS 65536u        /* line table entries of one iseq */
 #define MAX_EXEC_BYTES 65536u   /* rb_vm_exec's code scanned for calls */
@@ -39,11 +38,6 @@
                                    embedded */
 #define FL_SINGLETON (1ull << 12) /* RClass: a singleton class (FL_USER0) */
 #define QNIL 8u
-
-struct th_hint {
-    int64_t tid;
-    uint64_t th;
-};
 
 /* A class whose name is known: the value of an exported class global. */
 struct known_class {
@@ -75,7 +69,6 @@ struct rbread {
     struct rb_layout l;
     struct relf elf;
     bool have_elf;
-    struct th_hint hints[TH_HINTS];
     uint64_t class_addr[NCLASSES];  /* the globals' addresses */
     struct known_class classes[NCLASSES];
     bool classes_read;
@@ -494,10 +487,8 @@ struct rbread *rbread_new(struct rmem *m, const struct rbread_info *info)
 
 void rbread_free(struct rbread *r)
 {
-    if (!r)
-        return;
-    codecache_free(&r->cr.codes);
-    free(r);
+    if (r) /* &r->cr of a null r would be undefined */
+        codereader_free(&r->cr);
 }
 
 const struct rb_layout *rbread_layout(const struct rbread *r)
@@ -512,30 +503,19 @@ const struct rbread_info *rbread_info(const struct rbread *r)
 
 int rbread_walk(struct rbread *r, int64_t tid, struct pyread_stack *st)
 {
-    r->cr.st.walks++;
-    rmem_forget(r->m);
-    st->n = 0;
-    st->flags = 0;
-    struct th_hint *h = &r->hints[(uint64_t)tid % TH_HINTS];
+    uint64_t hint = codereader_walk_start(&r->cr, tid, st);
     uint64_t vm = 0;
-    if (rmem_u64(r->m, r->info.vm_ptr, &vm) < 0 || !vm) {
-        r->cr.st.not_python++;
-        return st->status = PYWALK_NONE_THREAD;
-    }
+    if (rmem_u64(r->m, r->info.vm_ptr, &vm) < 0 || !vm)
+        return codereader_walk_none(&r->cr, st);
     uint64_t ractor = 0;
-    uint64_t th = rbwalk_thread(r->m, &r->l.walk, vm, (uint64_t)tid,
-                                h->tid == tid ? h->th : 0, &ractor);
-    if (!th) {
-        r->cr.st.not_python++;
-        return st->status = PYWALK_NONE_THREAD;
-    }
-    h->tid = tid;
-    h->th = th;
+    uint64_t th = rbwalk_thread(r->m, &r->l.walk, vm, (uint64_t)tid, hint,
+                                &ractor);
+    if (!th)
+        return codereader_walk_none(&r->cr, st);
+    codereader_hint_set(&r->cr, tid, th);
     st->status = rbwalk_frames(r->m, &r->l.walk, th, st->f, st->entry,
                                PYWALK_MAX_DEPTH, &st->n);
     st->flags = rbwalk_gvl_waiting(r->m, &r->l.walk, ractor, th)
                 ? PYWALK_F_GVL : 0;
-    if (st->status == PYWALK_TORN)
-        r->cr.st.torn++;
-    return st->status;
+    return codereader_walk_end(&r->cr, st);
 }
