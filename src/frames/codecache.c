@@ -216,6 +216,16 @@ void codereader_stats(const struct codereader *r, struct pyread_stats *out)
     out->codes_unchecked = r->codes.st.unchecked;
 }
 
+void *codereader_new(size_t size, const struct codecache_ops *ops,
+                     struct rmem *m)
+{
+    struct codereader *r = size >= sizeof *r ? calloc(1, size) : NULL;
+    if (!r)
+        return NULL;
+    codecache_init(&r->codes, ops, r, m);
+    return r;
+}
+
 void codereader_free(struct codereader *r)
 {
     if (!r)

@@ -139,9 +139,15 @@ struct codereader {
     struct codereader_hint hints[CODEREADER_HINTS]; /* by TID, modulo */
 };
 
-/* Free r's cache, then r itself: r is the first member of a reader
- * allocated whole (pyread_new, rbread_new), so this frees the reader.
- * NULL is a no-op. */
+/* A new reader of `size` bytes (sizeof the language's reader, whose
+ * first member is its struct codereader), zeroed, its cache empty over
+ * ops, which read m and get the reader as their ctx.  NULL on OOM.  The
+ * caller fills the rest; codereader_free frees it. */
+void *codereader_new(size_t size, const struct codecache_ops *ops,
+                     struct rmem *m);
+
+/* Free the reader r is the first member of (codereader_new's), its
+ * cache with it.  NULL is a no-op. */
 void codereader_free(struct codereader *r);
 
 /* Begin a walk of thread tid into st: count it, forget the memory's

@@ -110,7 +110,7 @@ struct pyread *pyread_new(struct rmem *m, const struct pyread_info *info)
     const struct py_layout *row = pylayout_find(info->major, info->minor);
     if (!info->supported || !row)
         return NULL;
-    struct pyread *r = calloc(1, sizeof *r);
+    struct pyread *r = codereader_new(sizeof *r, &py_code_ops, m);
     if (!r)
         return NULL;
     r->m = m;
@@ -120,7 +120,6 @@ struct pyread *pyread_new(struct rmem *m, const struct pyread_info *info)
     if (rmem_copy(m, info->runtime, dbg, sizeof dbg) == 0 &&
         pylayout_from_debug_offsets(dbg, sizeof dbg, &r->l) == 0)
         r->info.own_offsets = true;
-    codecache_init(&r->cr.codes, &py_code_ops, r, m);
     return r;
 }
 

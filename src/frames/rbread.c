@@ -472,7 +472,7 @@ struct rbread *rbread_new(struct rmem *m, const struct rbread_info *info)
     const struct rb_layout *row = rblayout_find(info->major, info->minor);
     if (!info->supported || !row)
         return NULL;
-    struct rbread *r = calloc(1, sizeof *r);
+    struct rbread *r = codereader_new(sizeof *r, &rb_code_ops, m);
     if (!r)
         return NULL;
     r->m = m;
@@ -481,7 +481,6 @@ struct rbread *rbread_new(struct rmem *m, const struct rbread_info *info)
     r->have_elf = relf_open(m, info->base, &r->elf) == 0;
     for (size_t i = 0; i < NCLASSES && r->have_elf; i++)
         relf_symbol(m, &r->elf, class_syms[i][0], &r->class_addr[i], NULL);
-    codecache_init(&r->cr.codes, &rb_code_ops, r, m);
     return r;
 }
 
