@@ -102,9 +102,10 @@ static int row_cmp(const void *a, const void *b, void *arg)
         xv = row_delta(s, x);
         yv = row_delta(s, y);
     }
-    c = xv != yv ? (xv > yv ? -1 : 1)
-               : strcmp(model_frame_name(s->m, x->frame),
-                        model_frame_name(s->m, y->frame));
+    c = view_cmp_desc(xv, yv);
+    if (!c)
+        c = strcmp(model_frame_name(s->m, x->frame),
+                   model_frame_name(s->m, y->frame));
     return s->reverse ? -c : c;
 }
 

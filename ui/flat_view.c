@@ -101,12 +101,6 @@ struct sort_arg {
     bool reverse;
 };
 
-/* Descending by a derived number. */
-static int cmp_desc(double x, double y)
-{
-    return x != y ? (x > y ? -1 : 1) : 0;
-}
-
 /* The recent or change figure of a row a column sorts by. */
 static double derived(const struct model *m, enum flat_col by, uint32_t f)
 {
@@ -136,18 +130,20 @@ static int flat_cmp(const void *a, const void *b, void *arg)
     case FC_RTOTAL:
     case FC_DSELF:
     case FC_DTOTAL:
-        c = cmp_desc(derived(s->m, s->by, x->frame),
-                     derived(s->m, s->by, y->frame));
+        c = view_cmp_desc(derived(s->m, s->by, x->frame),
+                          derived(s->m, s->by, y->frame));
         if (!c)
-            c = cmp_desc((double)x->total, (double)y->total);
+            c = view_cmp_desc_u64(x->total, y->total);
         break;
     case FC_SELF:
-        c = x->self != y->self ? (x->self > y->self ? -1 : 1)
-          : x->total != y->total ? (x->total > y->total ? -1 : 1) : 0;
+        c = view_cmp_desc_u64(x->self, y->self);
+        if (!c)
+            c = view_cmp_desc_u64(x->total, y->total);
         break;
     case FC_TOTAL:
-        c = x->total != y->total ? (x->total > y->total ? -1 : 1)
-          : x->self != y->self ? (x->self > y->self ? -1 : 1) : 0;
+        c = view_cmp_desc_u64(x->total, y->total);
+        if (!c)
+            c = view_cmp_desc_u64(x->self, y->self);
         break;
     case FC_NAME:        /* by name, below */
     case FC_SELF_PCT:    /* not sort columns */

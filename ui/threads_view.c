@@ -142,10 +142,10 @@ static int row_cmp(const void *a, const void *b, void *arg)
 
     switch (s->by) {
     case THC_SAMPLES:
-        c = x->samples != y->samples ? (x->samples > y->samples ? -1 : 1) : 0;
+        c = view_cmp_desc_u64(x->samples, y->samples);
         break;
     case THC_CPU:
-        c = xp != yp ? (xp > yp ? -1 : 1) : 0;
+        c = view_cmp_desc(xp, yp);
         break;
     case THC_TID:      /* by tid, below */
     case THC_MARK:     /* not sort columns */

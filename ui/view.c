@@ -255,6 +255,16 @@ uint32_t view_cursor_frame(struct view *v)
 }
 
 /* Whether line i matches re: its line_name, else its function's name. */
+int view_cmp_desc(double x, double y)
+{
+    return x != y ? (x > y ? -1 : 1) : 0;
+}
+
+int view_cmp_desc_u64(uint64_t x, uint64_t y)
+{
+    return x != y ? (x > y ? -1 : 1) : 0;
+}
+
 static bool line_matches(struct view *v, size_t i, const regex_t *re)
 {
     const struct model *m = v->ctx->model;

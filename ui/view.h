@@ -280,6 +280,11 @@ size_t view_hidden_matches(const struct view *v, const regex_t *re);
 bool view_search_lines(struct view *v, const regex_t *re, bool forward,
                        struct search_hit *hit);
 
+/* A descending sort key for a view's row compare function (most first):
+ * -1 when x is the larger, 0 when x == y, else 1.  Pure; any thread. */
+int view_cmp_desc(double x, double y);
+int view_cmp_desc_u64(uint64_t x, uint64_t y);
+
 /* Mouse: a click on body row `row` (0-based from the first body row). */
 void view_click(struct view *v, int row);
 
