@@ -382,6 +382,17 @@ static void source_text(struct view *v, const struct annot_insn *in,
     text_cell(sp, lead, text, c);
 }
 
+/* The self or total cell of a line or an instruction: its weight in the
+ * heat colour of its share of the function, blank when it has none. */
+static void heat_weight_cell(struct view *v, struct view_cell *c, uint64_t k,
+                             double share)
+{
+    if (!k)
+        return;
+    cell_weight(v, c, k);
+    c->attr = theme_heat(v->ctx->theme, share);
+}
+
 /* An instruction as the listing shows it (annot_insn_label). */
 static void insn_text(struct view *v, const struct annot_insn *in,
                       struct view_cell *c)
@@ -407,11 +418,8 @@ static void listing_cell(struct view *v, size_t line, int col,
     case SC_SELF:
     case SC_TOTAL: {
         uint64_t k = col == SC_SELF ? r->self : r->total;
-        if (k) {
-            cell_weight(v, c, k);
-            c->attr = theme_heat(t, col == SC_SELF ? share
-                                 : annot_share(&sp->k, k));
-        }
+        heat_weight_cell(v, c, k, col == SC_SELF ? share
+                                  : annot_share(&sp->k, k));
         return;
     }
     case SC_SHARE:
@@ -472,10 +480,7 @@ static void src_cell(struct view *v, size_t line, int col,
     case SC_SELF:
     case SC_TOTAL: {
         uint64_t k = !n ? 0 : col == SC_SELF ? n->self : n->total;
-        if (k) {
-            cell_weight(v, c, k);
-            c->attr = theme_heat(t, fn > 0 ? (double)k / fn : 0);
-        }
+        heat_weight_cell(v, c, k, fn > 0 ? (double)k / fn : 0);
         return;
     }
     case SC_LINE:
