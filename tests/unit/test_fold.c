@@ -19,8 +19,17 @@ struct funcs {
     uint32_t start, main_, parse, lex, emit, as_main, as_write;
 };
 
-static void make_funcs(struct profile *p, struct funcs *f)
+/* A new profile holding the functions, into *f.  timed: weights in ns
+ * (unit 1) and the live per-second ring, as the collector keeps them. */
+static struct profile *profile_with_funcs(struct funcs *f, bool timed)
 {
+    struct profile *p = profile_new();
+
+    assert_non_null(p);
+    if (timed) {
+        assert_int_equal(profile_set_weight_unit(p, 1), 0);
+        assert_int_equal(profile_time_enable(p, WINDOW_LIVE_SECONDS), 0);
+    }
     f->start = fixture_frame(p, "_start", "ld.so", NULL, 0);
     f->main_ = fixture_frame(p, "main", "cc1", "main.c", 10);
     f->parse = fixture_frame(p, "parse", "cc1", "parse.c", 20);
@@ -28,6 +37,7 @@ static void make_funcs(struct profile *p, struct funcs *f)
     f->emit = fixture_frame(p, "emit", "cc1", "emit.c", 40);
     f->as_main = fixture_frame(p, "as_main", "as", "as.c", 50);
     f->as_write = fixture_frame(p, "as_write", "as", "as.c", 60);
+    return p;
 }
 
 /* Process k: even ones are cc1 (a main thread and, every fourth, a
@@ -215,16 +225,12 @@ static const struct profile_thread *aggregate_of(const struct profile *p,
 static void test_ten_thousand(void **state)
 {
     (void)state;
-    struct profile *p = profile_new();
     struct funcs f;
+    struct profile *p = profile_with_funcs(&f, true);
     int64_t pending[BATCH];
     size_t npending = 0;
     uint32_t most_threads = 0, most_frames = 0, most_nodes = 0;
 
-    assert_non_null(p);
-    assert_int_equal(profile_set_weight_unit(p, 1), 0);
-    assert_int_equal(profile_time_enable(p, WINDOW_LIVE_SECONDS), 0);
-    make_funcs(p, &f);
     uint32_t nfuncs = profile_frame_count(p);
     for (int k = 0; k < LIVE; k++)
         add_process(p, &f, NPROC + k);  /* pids beyond the others' */
@@ -296,11 +302,9 @@ static void test_ten_thousand(void **state)
 static void test_fold_reuses_frames(void **state)
 {
     (void)state;
-    struct profile *p = profile_new();
     struct funcs f;
+    struct profile *p = profile_with_funcs(&f, false);
 
-    assert_non_null(p);
-    make_funcs(p, &f);
     add_process(p, &f, 1);   /* as, pid 1003 */
     add_process(p, &f, 3);   /* as, pid 1009 */
     uint32_t frames = profile_frame_count(p);
@@ -336,17 +340,13 @@ static void test_fold_reuses_frames(void **state)
 static void test_thread_churn(void **state)
 {
     (void)state;
-    struct profile *p = profile_new();
     struct funcs f;
+    struct profile *p = profile_with_funcs(&f, true);
     const int64_t pid = 500;
     int64_t keys[1024];
     size_t nkeys = 0;
     uint32_t most = 0;
 
-    assert_non_null(p);
-    assert_int_equal(profile_set_weight_unit(p, 1), 0);
-    assert_int_equal(profile_time_enable(p, WINDOW_LIVE_SECONDS), 0);
-    make_funcs(p, &f);
     uint32_t lead = fixture_thread_in(p, pid, "pool", pid, "pool");
     for (int k = 0; k < 5000; k++) {
         int64_t tid = 10000 + k;
@@ -411,11 +411,9 @@ static void test_thread_churn(void **state)
 static void test_tid_reused(void **state)
 {
     (void)state;
-    struct profile *p = profile_new();
     struct funcs f;
+    struct profile *p = profile_with_funcs(&f, false);
 
-    assert_non_null(p);
-    make_funcs(p, &f);
     struct stack_frame a[] = { { f.start, 0, 0x10 }, { f.parse, 20, 0x200 } };
     struct stack_frame b[] = { { f.start, 0, 0x10 }, { f.as_main, 50, 0x500 } };
     uint32_t old = profile_process_thread(p, 100, 0, 555, "churn");
