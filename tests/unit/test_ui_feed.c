@@ -187,6 +187,17 @@ static void ask_held(struct rig *r)
     assert_true(wait_inside(&r->fake));
 }
 
+/* Pin a new, empty profile as the baseline `name`, as the b key does;
+ * returns it (the scope owns it). */
+static struct profile *pin_baseline(struct rig *r, const char *name)
+{
+    struct profile *b = profile_new();
+
+    assert_non_null(b);
+    assert_int_equal(scope_set_baseline(&r->scope, &r->ctx, b, name), 0);
+    return b;
+}
+
 /* The periodic tick asks the builder and returns while the snapshot is
  * still being taken: the UI thread is free; feed_poll shows nothing
  * until it is done, then shows it. */
@@ -229,9 +240,7 @@ static void test_stale_thrown_away(void **state)
     assert_false(r.feed.in_flight);
     r.feed.next_snapshot = 0;
     ask_held(&r);
-    struct profile *b = profile_new();   /* a key pinned a baseline */
-    assert_non_null(b);
-    assert_int_equal(scope_set_baseline(&r.scope, &r.ctx, b, "b"), 0);
+    pin_baseline(&r, "b");               /* a key pinned a baseline */
     feed_rebuild(&r.feed);
     const struct model *shown = r.feed.model;
     assert_non_null(shown->bm);
@@ -259,9 +268,7 @@ static void test_baseline_kept_while_held(void **state)
 
     (void)state;
     rig_init(&r, 0.0, 1.0);
-    struct profile *b = profile_new();
-    assert_non_null(b);
-    assert_int_equal(scope_set_baseline(&r.scope, &r.ctx, b, "b"), 0);
+    struct profile *b = pin_baseline(&r, "b");
     ask_held(&r);
     assert_int_equal(scope_set_baseline(&r.scope, &r.ctx, NULL, NULL), 0);
     assert_null(r.scope.baseline);
@@ -272,9 +279,7 @@ static void test_baseline_kept_while_held(void **state)
     assert_int_equal(r.scope.nretired, 0);
     assert_int_equal(r.scope.held, 0);
     /* not held: replaced baselines are freed at once */
-    struct profile *c = profile_new();
-    assert_non_null(c);
-    assert_int_equal(scope_set_baseline(&r.scope, &r.ctx, c, "c"), 0);
+    pin_baseline(&r, "c");
     assert_int_equal(scope_set_baseline(&r.scope, &r.ctx, NULL, NULL), 0);
     assert_int_equal(r.scope.nretired, 0);
     rig_free(&r);
