@@ -295,9 +295,8 @@ static void cc_cell(struct view *v, size_t line, int col, struct view_cell *c)
     case CCOL_DTOTAL:
     case CCOL_DSELF:
     case CCOL_SIDE:
-        cell_frame_change(v, c, r->frame, col == CCOL_SIDE ? CHANGE_SIDE
-                                          : col == CCOL_DSELF ? CHANGE_SELF
-                                                              : CHANGE_TOTAL);
+        cell_frame_change(v, c, r->frame,
+                          cell_change_of(col, CCOL_SIDE, CCOL_DSELF));
         break;
     case CCOL_SAMPLES:
         cell_weight(v, c, r->samples);

@@ -385,6 +385,12 @@ void cell_change(struct view *v, struct view_cell *c,
         c->attr = t->attr[UC_LESS];
 }
 
+enum cell_change cell_change_of(int col, int side_col, int self_col)
+{
+    return col == side_col ? CHANGE_SIDE
+           : col == self_col ? CHANGE_SELF : CHANGE_TOTAL;
+}
+
 void cell_frame_change(struct view *v, struct view_cell *c, uint32_t frame,
                        enum cell_change what)
 {

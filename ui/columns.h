@@ -136,6 +136,11 @@ enum cell_change { CHANGE_SIDE, CHANGE_SELF, CHANGE_TOTAL };
 struct model_delta;
 void cell_change(struct view *v, struct view_cell *c,
                  const struct model_delta *d, enum cell_change what);
+/* Which change a view's change column shows: CHANGE_SIDE for its mark
+ * column (side_col), CHANGE_SELF for its self-change column (self_col),
+ * CHANGE_TOTAL for its total-change one (any other col).  Pure; any
+ * thread. */
+enum cell_change cell_change_of(int col, int side_col, int self_col);
 /* That cell for function `frame` (its change in the view's model);
  * empty when the model has no change for it. */
 void cell_frame_change(struct view *v, struct view_cell *c, uint32_t frame,

@@ -226,9 +226,8 @@ static void flat_cell(struct view *v, size_t line, int col,
     case FC_DSELF:
     case FC_DTOTAL:
     case FC_SIDE:
-        cell_frame_change(v, c, f->frame, col == FC_SIDE ? CHANGE_SIDE
-                                          : col == FC_DSELF ? CHANGE_SELF
-                                                            : CHANGE_TOTAL);
+        cell_frame_change(v, c, f->frame,
+                          cell_change_of(col, FC_SIDE, FC_DSELF));
         break;
     case FC_SELF:
     case FC_TOTAL:

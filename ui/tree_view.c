@@ -500,9 +500,7 @@ static void tree_cell(struct view *v, size_t line, int col,
         /* Bottom-up, self means nothing (see tree_title). */
         if (nd && model_delta_node(v->ctx->model, l->node, &d) &&
             (col != TC_DSELF || !v->ctx->filter.inverted))
-            cell_change(v, c, &d, col == TC_SIDE ? CHANGE_SIDE
-                                  : col == TC_DSELF ? CHANGE_SELF
-                                                    : CHANGE_TOTAL);
+            cell_change(v, c, &d, cell_change_of(col, TC_SIDE, TC_DSELF));
         return;
     case TC_TOTAL_PCT:
         cell_pct(v, c, total, root);
