@@ -100,15 +100,22 @@ static int order_eq(void *ctx, uint32_t id)
     return k->pp->order[id] == k->want;
 }
 
-/* The row of pid, or n (the rows so far) when it has none. */
-static size_t row_of(const struct procs_priv *pp, size_t n, int64_t pid)
+/* Where pid is in the index ix of n entries, whose eq compares an
+ * entry's pid with a pid_key's, or n when it is not there. */
+static size_t pid_index(const struct procs_priv *pp, const struct idtab *ix,
+                        size_t n, int (*eq)(void *, uint32_t), int64_t pid)
 {
     struct pid_key k = { pp, pid };
-    uint32_t id = n ? idtab_find(&pp->rows_ix, util_mix64((uint64_t)pid),
-                                 row_eq, &k)
+    uint32_t id = n ? idtab_find(ix, util_mix64((uint64_t)pid), eq, &k)
                     : IDTAB_NONE;
 
     return id == IDTAB_NONE ? n : id;
+}
+
+/* The row of pid, or n (the rows so far) when it has none. */
+static size_t row_of(const struct procs_priv *pp, size_t n, int64_t pid)
+{
+    return pid_index(pp, &pp->rows_ix, n, row_eq, pid);
 }
 
 /* One row per process, in thread order; 0 or -1 on OOM.  O(threads). */
@@ -149,13 +156,7 @@ static int build_rows(struct view *v, const struct profile *snap)
 /* Rank of a PID in the last refresh's order (new ones last). */
 static size_t old_rank(const struct procs_priv *pp, int64_t pid)
 {
-    struct pid_key k = { pp, pid };
-    uint32_t id = pp->norder ? idtab_find(&pp->order_ix,
-                                          util_mix64((uint64_t)pid),
-                                          order_eq, &k)
-                             : IDTAB_NONE;
-
-    return id == IDTAB_NONE ? pp->norder : id;
+    return pid_index(pp, &pp->order_ix, pp->norder, order_eq, pid);
 }
 
 /* The old order, newcomers after it by samples (then PID). */
