@@ -95,6 +95,7 @@ const struct codecache_entry *codecache_get(struct codecache *c,
     uint64_t hash = util_mix64(addr);
     uint32_t idx = idtab_find(&c->by_addr, hash, eq_addr, &q);
     uint64_t check[CODECACHE_CHECK] = {0};
+    c->used = true;
     if (idx != IDTAB_NONE) {
         struct codecache_entry *e = &c->v[idx];
         if (e->gen == c->gen)
@@ -102,9 +103,11 @@ const struct codecache_entry *codecache_get(struct codecache *c,
         c->st.checked++;
         if (c->ops->head(c->ctx, addr, check) < 0) {
             /* the target ended after its last samples: the names
-             * checked a generation ago still serve them (e->gen left
-             * as it is, so no longer) */
-            if (e->name && e->gen + 1 == c->gen && rmem_gone(c->m)) {
+             * checked in the last generation that had samples still
+             * serve them (e->gen left as it is, so no longer) */
+            if (e->name && e->gen == c->active_gen &&
+                c->gen - c->active_gen <= CODECACHE_GONE_GENS &&
+                rmem_gone(c->m)) {
                 c->st.unchecked++;
                 return e;
             }
@@ -164,6 +167,9 @@ uint32_t codecache_count(const struct codecache *c)
 
 void codecache_next_generation(struct codecache *c)
 {
+    if (c->used)
+        c->active_gen = c->gen;
+    c->used = false;
     c->gen++;
     if (c->gen == 0)
         c->gen = 1;

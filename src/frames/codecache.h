@@ -29,6 +29,11 @@
 #include "rmem.h"
 
 #define CODECACHE_CHECK 5            /* words a header check compares */
+/* Once the target has ended, its last samples keep the names checked in
+ * the newest generation before that resolved anything, if it is at most
+ * this many generations old: generations with nothing to resolve are
+ * ones in which the target did not run (no sample), so changed nothing. */
+#define CODECACHE_GONE_GENS 3
 #define CODECACHE_MAX_CODES 65536    /* entries cached at once */
 #define CODECACHE_MAX_IDS (1u << 24) /* ids handed out (what a stack word
                                         holds) */
@@ -62,7 +67,8 @@ struct codecache_stats {
     uint64_t read;    /* code objects read (new or changed) */
     uint64_t checked; /* cached ones checked again */
     uint64_t bad;     /* code objects that failed a check */
-    uint64_t unchecked; /* uses of an entry checked a generation before,
+    uint64_t unchecked; /* uses of an entry checked before (the newest
+                           generation with samples, CODECACHE_GONE_GENS),
                            once the target had ended */
 };
 
@@ -76,6 +82,10 @@ struct codecache {
     uint32_t *id_entry;        /* id -> index in v, or UINT32_MAX */
     size_t nids, capids;
     uint32_t gen;
+    uint32_t active_gen;       /* the newest generation before gen in
+                                  which codecache_get was called (0:
+                                  none) */
+    bool used;                 /* codecache_get was called in gen */
     struct codecache_stats st;
 };
 
@@ -88,8 +98,8 @@ void codecache_free(struct codecache *c);
 
 /* The checked entry of the code object at addr (read, or checked again
  * in a new generation; once the target has ended, one checked in the
- * generation before, unchecked), or NULL when it does not check (or on
- * OOM). */
+ * newest generation that resolved anything, at most CODECACHE_GONE_GENS
+ * before, unchecked), or NULL when it does not check (or on OOM). */
 const struct codecache_entry *codecache_get(struct codecache *c,
                                             uint64_t addr);
 

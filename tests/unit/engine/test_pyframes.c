@@ -647,6 +647,39 @@ static void test_code_cache_pages(void **state)
     rmem_free(m);
 }
 
+/* A target that did not run for a while before it ended (a generation
+ * with no sample resolves nothing): its last samples keep the names
+ * checked in its last generation with samples, up to
+ * CODECACHE_GONE_GENS generations back; older, nothing is named. */
+static void test_code_cache_idle_end(void **state)
+{
+    (void)state;
+    static const struct codecache_ops ops = {fake_head, fake_fill,
+                                             fake_line};
+    static uint64_t page[512];
+    for (int idle = 0; idle <= CODECACHE_GONE_GENS; idle++) {
+        page[0] = 7;
+        struct rmem_seg seg = {0x40000, page, sizeof page};
+        struct rmem *m = rmem_open_image(&seg, 1);
+        struct codecache c;
+        codecache_init(&c, &ops, m, m);
+        assert_non_null(codecache_get(&c, 0x40000));
+        /* the generation of that get ends, then `idle` with no samples */
+        for (int g = 0; g <= idle; g++)
+            codecache_next_generation(&c);
+        assert_int_equal(rmem_image_exit(m), 0);
+        const struct codecache_entry *e = codecache_get(&c, 0x40000);
+        if (idle < CODECACHE_GONE_GENS) {
+            assert_non_null(e);
+            assert_string_equal(e->name, "code7");
+        } else {
+            assert_null(e);
+        }
+        codecache_free(&c);
+        rmem_free(m);
+    }
+}
+
 /* A chain that loops, or runs deeper than the cap: the walk ends. */
 static void test_walk_bounds(void **state)
 {
@@ -857,6 +890,7 @@ UNIT_MAIN(
     cmocka_unit_test(test_image_truncated),
     cmocka_unit_test(test_code_cache),
     cmocka_unit_test(test_code_cache_pages),
+    cmocka_unit_test(test_code_cache_idle_end),
     cmocka_unit_test(test_walk_bounds),
     cmocka_unit_test(test_probe),
     cmocka_unit_test(test_debug_offsets),
