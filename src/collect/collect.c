@@ -957,6 +957,8 @@ static void print_footprint(struct collect *c, FILE *f)
             (double)fp.string_bytes / mib, fp.lines, fp.addrs,
             (double)fp.counter_bytes / mib, fp.trie, fp.ring_entries,
             (double)fp.ring_bytes / mib);
+    if (!cut.folded_nodes && !cut.nodes)
+        return; /* nothing folded (-p of one process, say): nothing to cut */
     fprintf(f, "rare stacks of exited processes and threads: %" PRIu64
             " nodes below them of %u kept; %" PRIu64 " nodes cut into "
             PROFILE_RARE_STACKS " (%" PRIu64 " samples), below %" PRIu64

@@ -6,8 +6,8 @@
  * ones, named "" and out of the index, which aggregates and new threads
  * take), the threads that stay in their order, then the aggregates;
  * the tree copied node by node, each thread's below its new thread
- * node; the line and address counts as they were; the per-second ring remapped
- * (profile_time_remap).  Strings are interned again from what is left,
+ * node; the line and address counts as they were; the per-second ring
+ * remapped (profile_time_remap).  Strings are interned again from what is left,
  * so the arena sheds the names of the threads folded away.  O(nodes +
  * frames + threads + the ring's samples): the collector calls it for a
  * batch of exited processes at a time.
@@ -471,13 +471,16 @@ static int weight_desc(const void *a, const void *b)
 struct gather {
     const struct profile *p;
     uint64_t *v;
-    size_t n;
+    size_t n, cap;
 };
 
+/* A node's total into g (the walk stops when it is full). */
 static int gather_enter(void *ctx, uint32_t node)
 {
     struct gather *g = ctx;
 
+    if (g->n == g->cap)
+        return 1;
     g->v[g->n++] = g->p->nodes[node].total;
     return 0;
 }
@@ -488,12 +491,12 @@ static int gather_enter(void *ctx, uint32_t node)
  * on OOM (nothing changed). */
 static int plan_cut(struct profile *q, uint64_t budget)
 {
-    struct gather g = { q, NULL, 0 };
+    struct gather g = { q, NULL, 0, (size_t)q->cut.folded_nodes };
     size_t keep = (size_t)(budget / 2);
 
     if (!budget || q->cut.folded_nodes <= budget)
         return 0;
-    if (!(g.v = malloc(q->cut.folded_nodes * sizeof(*g.v))))
+    if (!(g.v = malloc(g.cap * sizeof(*g.v))))
         return -1;
     for (uint32_t t = 0; t < q->nthreads; t++)
         if (profile_thread_is_folded(&q->th[t]))
