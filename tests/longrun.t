@@ -142,7 +142,7 @@ ok "$(awk -v a="${fold_all:-x}" -v m="${fold_max:-x}" -v s="${secs:-x}" \
     "...paced: 5 times their cost, but the last two's, within the session's ${secs:-?} s"
 # what the profile holds at the end: the live threads, the 64 newest
 # exited processes' and the aggregates', not 2,000 processes' threads
-pthreads=$(sed -n 's/^profile: [0-9.]* MiB; [0-9]* nodes [0-9.]* MiB, [0-9]* frames [0-9.]*, \([0-9]*\) threads .*/\1/p' "$TMPD/2k.err")
+pthreads=$(sed -n 's/^profile: [0-9.]* MiB; [0-9]* nodes [0-9.]* MiB, [0-9]* frames ([0-9]* free) [0-9.]*, \([0-9]*\) threads .*/\1/p' "$TMPD/2k.err")
 cmp_ok "${pthreads:-99999}" '<=' 200 "2,000 processes: --stats's profile holds few threads (${pthreads:-no profile line})"
 like "$(grep '^rare stacks of exited' "$TMPD/2k.err")" \
     '^rare stacks of exited processes and threads: [0-9]+ nodes below them of 300000 kept; 0 nodes cut' \

@@ -133,6 +133,9 @@ struct collect {
     size_t nexited, exited_cap;
     int64_t *dead;             /* exited threads of live processes not
                                   folded yet (profile_thread_key) */
+    uint32_t *held;            /* scratch: the frame ids the folds hold
+                                  (frames_held) */
+    size_t nheld, held_cap;
     size_t ndead, dead_cap;
     uint64_t trimmed_ns;       /* when the heap was last trimmed */
     uint64_t fold_next_ns;     /* no fold of exited ones before this */
@@ -432,6 +435,23 @@ static void fold_run(struct collect *c, pid_t pid, const uint8_t *run,
     }
 }
 
+/* c->held: the frame ids every fold holds, which a fold must keep.
+ * 0 or -1 on OOM. */
+static int frames_held(struct collect *c)
+{
+    int rc = 0;
+
+    c->nheld = 0;
+    pthread_mutex_lock(&c->procs_lock);
+    rc = fold_frames_held(c->fold, &c->held, &c->nheld, &c->held_cap);
+    for (size_t i = 0; i < c->nprocs && rc == 0; i++)
+        if (c->procs[i])
+            rc = fold_frames_held(c->procs[i]->fold, &c->held, &c->nheld,
+                                  &c->held_cap);
+    pthread_mutex_unlock(&c->procs_lock);
+    return rc;
+}
+
 /* Fold the exited processes beyond the newest EXITED_KEEP into their
  * commands' aggregates, and the exited threads of live processes into
  * their processes' exited threads, a batch at a time, at most once in
@@ -446,7 +466,10 @@ static void fold_exited(struct collect *c, bool final)
     if (!final && now < c->fold_next_ns)
         return;
     size_t n = procs ? c->nexited - EXITED_KEEP : 0;
-    fold_processes(c->fold, c->exited, n, c->dead, c->ndead, FOLDED_NODES);
+    if (frames_held(c) < 0)
+        return; /* OOM: they fold later */
+    fold_processes(c->fold, c->exited, n, c->dead, c->ndead, FOLDED_NODES,
+                   c->held, c->nheld);
     uint64_t end = clock_mono_ns(), cost = end - now;
     c->fold_next_ns = end + FOLD_SPACING * cost > now + FOLD_NS
                           ? end + FOLD_SPACING * cost
@@ -707,6 +730,7 @@ static void collect_free(struct collect *c)
         proc_free(c->procs[i]); /* siblings before the base */
     free(c->exited);
     free(c->dead);
+    free(c->held);
     for (size_t i = 0; i < c->ngone; i++) {
         free(c->gone[i].exe);
         free(c->gone[i].maps);
@@ -947,12 +971,14 @@ static void print_footprint(struct collect *c, FILE *f)
 
     fold_get_footprint(c->fold, &fp, &cut);
     fprintf(f, "profile: %.1f MiB; %" PRIu64 " nodes %.1f MiB, %" PRIu64
-            " frames %.1f, %" PRIu64 " threads %.1f, %" PRIu64
+            " frames (%" PRIu64 " free) %.1f, %" PRIu64 " threads %.1f, %"
+            PRIu64
             " strings %.1f, %" PRIu64 " line and %" PRIu64
             " address counters %.1f, the recent seconds' %" PRIu64
             " samples and %" PRIu64 " entries %.1f\n",
             (double)fp.bytes / mib, fp.nodes, (double)fp.tree_bytes / mib,
-            fp.frames, (double)fp.frame_bytes / mib, fp.threads,
+            fp.frames, fp.free_frames, (double)fp.frame_bytes / mib,
+            fp.threads,
             (double)fp.thread_bytes / mib, fp.strings,
             (double)fp.string_bytes / mib, fp.lines, fp.addrs,
             (double)fp.counter_bytes / mib, fp.trie, fp.ring_entries,

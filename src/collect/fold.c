@@ -822,8 +822,26 @@ void fold_update_names(struct fold *f)
     rename_frames(f);
 }
 
+int fold_frames_held(const struct fold *f, uint32_t **v, size_t *n,
+                     size_t *cap)
+{
+    size_t want = *n + f->pcs.npool + f->ncode + OFFCPU_NREASONS + 1;
+
+    if (VEC_RESERVE(*v, *cap, want) < 0)
+        return -1;
+    for (size_t i = 0; i < f->pcs.npool; i++)
+        (*v)[(*n)++] = f->pcs.pool[i].frame;
+    for (size_t i = 0; i < f->ncode; i++)
+        (*v)[(*n)++] = f->code_frame[i];
+    for (int i = 0; i < OFFCPU_NREASONS; i++)
+        (*v)[(*n)++] = f->f_reason[i];
+    (*v)[(*n)++] = f->f_truncated;
+    return 0;
+}
+
 void fold_processes(struct fold *base, const int64_t *pids, size_t n,
-                    const int64_t *threads, size_t m, uint64_t budget)
+                    const int64_t *threads, size_t m, uint64_t budget,
+                    const uint32_t *keep, size_t nkeep)
 {
     if (n == 0 && m == 0)
         return;
@@ -833,7 +851,8 @@ void fold_processes(struct fold *base, const int64_t *pids, size_t n,
      * for the whole rebuild (seconds, for hours of -a). */
     pthread_mutex_lock(&base->rebuild_lock);
     struct profile *q = profile_fold_processes(base->prof, pids, n,
-                                               threads, m, budget);
+                                               threads, m, budget, keep,
+                                               nkeep);
     pthread_mutex_lock(base->prof_lock);
     if (q)
         profile_replace(base->prof, q);

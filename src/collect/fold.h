@@ -104,13 +104,22 @@ void fold_update_names(struct fold *f);
  * exited and every record of theirs is folded: their threads join their
  * commands' aggregates, or their process's exited threads
  * (profile_fold_processes).  The new profile is built without prof_lock
- * (snapshots go on meanwhile; a reset waits) and swapped in under it;
- * frame ids stay, so every fold's pc cache stays good.  The rare stacks
- * of folded threads are cut to keep the nodes below them near `budget`
- * (struct profile_cut; 0: no limit).  Base fold.  On OOM nothing
- * changes (they stay separate). */
+ * (snapshots go on meanwhile; a reset waits) and swapped in under it.
+ * The rare stacks of folded threads are cut to keep the nodes below them
+ * near `budget` (struct profile_cut; 0: no limit).  Frame ids stay,
+ * but frames nothing uses are freed: keep[0..nkeep) must hold every id
+ * every fold of the profile holds (fold_frames_held), so that their
+ * caches stay good.  Base fold.  On OOM nothing changes (they stay
+ * separate). */
 void fold_processes(struct fold *base, const int64_t *pids, size_t n,
-                    const int64_t *threads, size_t m, uint64_t budget);
+                    const int64_t *threads, size_t m, uint64_t budget,
+                    const uint32_t *keep, size_t nkeep);
+
+/* Collector thread: append the frame ids f holds (its address cache's,
+ * its interpreter code objects', its reasons' and "[truncated]") to *v
+ * (*n used of *cap, grown), for fold_processes.  0 or -1 on OOM. */
+int fold_frames_held(const struct fold *f, uint32_t **v, size_t *n,
+                     size_t *cap);
 
 /* --- readers: any thread (they take prof_lock) --- */
 

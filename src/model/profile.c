@@ -175,9 +175,11 @@ uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d)
     if (frame_ids_intern(p, d, &k) != 0 || p->nframes >= ID_LIMIT ||
         VEC_RESERVE(p->fd, p->fd_cap, p->nframes + 1) < 0 ||
         VEC_RESERVE(p->fid, p->fid_cap, p->nframes + 1) < 0 ||
-        idtab_reserve(&p->frame_ix, p->nframes + 1) < 0)
+        idtab_reserve(&p->frame_ix, p->frame_ix.n + 1) < 0)
         return PROFILE_NONE;
-    id = p->nframes++;
+    /* a frame a fold freed, if any (profile_fold.c), so frames grow with
+     * what the profile holds, not with every function ever seen */
+    id = p->nfree > 0 ? p->free_frames[--p->nfree] : p->nframes++;
     p->fd[id] = *d;
     p->fid[id] = k;
     frame_strs(p, id);
@@ -779,11 +781,14 @@ int profile_core_copy(struct profile *q, const struct profile *p,
     q->free_frames = dup_array(p->free_frames, p->nfree,
                                sizeof(*q->free_frames), &q->free_cap);
     q->nfree = p->nfree;
+    q->cool_frames = dup_array(p->cool_frames, p->ncool,
+                               sizeof(*q->cool_frames), &q->cool_cap);
+    q->ncool = p->ncool;
     q->next_agg = p->next_agg;
     q->serial = p->serial;
     q->cut = p->cut;
     if (!q->fd || !q->fid || !q->th || !q->th_name || !q->th_proc ||
-        !q->free_frames ||
+        !q->free_frames || !q->cool_frames ||
         strarena_copy(&q->strs, &p->strs) ||
         idtab_copy(&q->frame_ix, &p->frame_ix) ||
         idtab_copy(&q->tid_ix, &p->tid_ix) ||
@@ -819,6 +824,7 @@ void profile_core_free(struct profile *p)
     free(p->th_proc);
     idtab_free(&p->tid_ix);
     free(p->free_frames);
+    free(p->cool_frames);
     free(p->nodes);
     free(p->aux);
     idtab_free(&p->child_ix);

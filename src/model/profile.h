@@ -385,7 +385,8 @@ uint32_t profile_process_count(const struct profile *p);
  * counts and the per-second buckets are the same before and after; only
  * the split by process and thread changes.  Thread indexes move (views
  * keep threads and processes by tid and pid); frame ids stay, but those
- * of the folded threads' FRAME_THREAD frames, which new threads reuse.
+ * of the folded threads' FRAME_THREAD frames and of the functions no
+ * stack uses any more, which new frames reuse.
  * The strings, the tree and the sample trie are rebuilt from what is
  * left, so what the folded processes held alone is freed.
  *
@@ -450,14 +451,19 @@ void profile_cut_get(const struct profile *p, struct profile_cut *out);
  * threads of processes that live on) into their process's thread of
  * exited threads of their name, and everything else as it was, but the
  * rare stacks of folded threads cut as struct profile_cut says (budget:
- * the nodes below folded threads to keep at most; 0: no limit).  p is
- * unchanged.  NULL on OOM, or when p holds a call graph (nothing to
- * fold).  The collector builds it and swaps it in with profile_replace,
- * under its lock. */
+ * the nodes below folded threads to keep at most; 0: no limit).  Frames
+ * that nothing uses any more (no node, thread or sample of the ring,
+ * nor keep[0..nkeep): the ids the caller holds, such as a cache of
+ * addresses' frames) are freed, with their line and address counts: an
+ * id freed stays unnamed until the next fold, then a new frame may take
+ * it.  p is unchanged.  NULL on OOM, or when p holds a call graph
+ * (nothing to fold).  The collector builds it and swaps it in with
+ * profile_replace, under its lock. */
 struct profile *profile_fold_processes(const struct profile *p,
                                        const int64_t *pids, size_t n,
                                        const int64_t *threads, size_t m,
-                                       uint64_t budget);
+                                       uint64_t budget, const uint32_t *keep,
+                                       size_t nkeep);
 
 /* p takes q's contents and q p's old ones (so pointers to p stay
  * valid); the caller frees q. */
@@ -528,6 +534,7 @@ uint64_t profile_sample_count(const struct profile *p);
  * thread, with the profile not changing under it (prof_lock). */
 struct profile_footprint {
     uint64_t nodes, frames, threads, strings;
+    uint64_t free_frames;           /* of frames: freed, for new ones */
     uint64_t lines, addrs;          /* (frame, line/address) counters */
     uint64_t trie, ring_entries;    /* the ring's samples and entries */
     uint64_t tree_bytes, frame_bytes, thread_bytes, string_bytes;

@@ -4,10 +4,11 @@
  * profile_fold_processes builds a new profile from the old one: the
  * same frame ids (the folded threads' FRAME_THREAD frames become free
  * ones, named "" and out of the index, which aggregates and new threads
- * take), the threads that stay in their order, then the aggregates;
+ * take, and new frames), the threads that stay in their order, then the aggregates;
  * the tree copied node by node, each thread's below its new thread
- * node; the line and address counts as they were; the per-second ring
- * remapped (profile_time_remap).  Strings are interned again from what is left,
+ * node; the per-second ring remapped (profile_time_remap); then the
+ * frames nothing uses freed, and the line and address counts copied but
+ * theirs (sweep_frames).  Strings are interned again from what is left,
  * so the arena sheds the names of the threads folded away.  O(nodes +
  * frames + threads + the ring's samples): the collector calls it for a
  * batch of exited processes at a time.
@@ -228,6 +229,8 @@ static int make_plan(struct plan *pl, const int64_t *pids, size_t n,
     if (pl->tmap && pl->free_frame && counted) {
         for (uint32_t i = 0; i < p->nfree; i++)
             pl->free_frame[p->free_frames[i]] = true;
+        for (size_t i = 0; i < p->ncool; i++)
+            pl->free_frame[p->cool_frames[i]] = true;
         if (plan_kept(pl, pids, n, threads, m) == 0 &&
             plan_folded(pl, pids, n, counted) == 0) {
             plan_totals(pl);
@@ -512,6 +515,72 @@ static int plan_cut(struct profile *q, uint64_t budget)
     return 0;
 }
 
+/* Which of q's frames are used: by a node of its tree, a thread, a
+ * sample of its ring, or keep[0..nkeep) (ids the collector holds).
+ * A calloc'd array by frame id, NULL on OOM. */
+static bool *frames_used(const struct profile *q, const uint32_t *keep,
+                         size_t nkeep)
+{
+    bool *used = calloc(q->nframes ? q->nframes : 1, sizeof(*used));
+
+    if (!used)
+        return NULL;
+    for (uint32_t n = 1; n < q->nnodes; n++)
+        used[q->nodes[n].frame] = true;
+    for (uint32_t t = 0; t < q->nthreads; t++)
+        used[q->th[t].frame] = true;
+    profile_time_frames(q->time, used, q->nframes);
+    for (size_t i = 0; i < nkeep; i++)
+        if (keep[i] < q->nframes)
+            used[keep[i]] = true;
+    return used;
+}
+
+/* Free q's frames that nothing uses (the functions of stacks cut into
+ * "[rare stacks]", of the old names late names replaced): named "" and
+ * out of reach of the frame index as the folded threads' are, onto the
+ * list that frees them at the next fold (cool_frames: a view's id does
+ * not name another function in the refresh after).  Their strings go
+ * at the next fold, which interns only the names in use.  0 or -1 on
+ * OOM (nothing freed). */
+static int free_unused(struct profile *q, const bool *used)
+{
+    uint32_t empty = profile_str_intern(q, "");
+    size_t n = 0;
+
+    for (uint32_t id = 0; id < q->nframes; id++)
+        n += !used[id] && q->fd[id].name[0];
+    if (empty == PROFILE_NONE ||
+        VEC_RESERVE(q->cool_frames, q->cool_cap, n ? n : 1) < 0)
+        return -1;
+    for (uint32_t id = 0; id < q->nframes; id++) {
+        if (used[id] || !q->fd[id].name[0])
+            continue;
+        q->fd[id] = (struct frame_desc){ .kind = FRAME_THREAD,
+                                         .name = profile_str(q, empty) };
+        q->fid[id] = (struct frame_ids){ empty, STR_NULL, STR_NULL,
+                                         STR_NULL };
+        q->cool_frames[q->ncool++] = id;
+    }
+    return 0;
+}
+
+/* q's counters (p's, but those of frames nothing uses) and frames (those
+ * freed): 0 or -1 on OOM. */
+static int sweep_frames(struct profile *q, const struct profile *p,
+                        const uint32_t *keep, size_t nkeep)
+{
+    bool *used = frames_used(q, keep, nkeep);
+    int rc = -1;
+
+    if (used && profile_lc_copy_kept(&q->lines, &p->lines, used) == 0 &&
+        profile_lc_copy_kept(&q->addrs, &p->addrs, used) == 0 &&
+        free_unused(q, used) == 0)
+        rc = 0;
+    free(used);
+    return rc;
+}
+
 void profile_cut_get(const struct profile *p, struct profile_cut *out)
 {
     *out = p->cut;
@@ -520,7 +589,8 @@ void profile_cut_get(const struct profile *p, struct profile_cut *out)
 struct profile *profile_fold_processes(const struct profile *p,
                                        const int64_t *pids_in, size_t n,
                                        const int64_t *threads_in, size_t m,
-                                       uint64_t budget)
+                                       uint64_t budget, const uint32_t *keep,
+                                       size_t nkeep)
 {
     struct plan pl = { .p = p, .next_agg = p->next_agg ? p->next_agg
                                                        : PROFILE_AGG_ID_TOP };
@@ -550,9 +620,8 @@ struct profile *profile_fold_processes(const struct profile *p,
         goto out;
     profile_tree_rebuild(q);
     if (recopy_tree(q, p, pl.tmap) < 0 || plan_cut(q, budget) < 0 ||
-        profile_lc_copy(&q->lines, &p->lines) < 0 ||
-        profile_lc_copy(&q->addrs, &p->addrs) < 0 ||
         profile_time_remap(q, p, pl.tmap, NULL) < 0 ||
+        sweep_frames(q, p, keep, nkeep) < 0 ||
         profile_set_meta(q, &p->meta) < 0)
         goto out;
     q->nsamples = p->nsamples;

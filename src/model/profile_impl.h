@@ -110,6 +110,14 @@ struct profile {
                                     "" and out of the frame index, for new
                                     threads to take */
     size_t nfree, free_cap;
+    uint32_t *cool_frames;       /* frames no node, thread, counter or
+                                    sample used any more, freed by the
+                                    last fold (profile_fold.c): named ""
+                                    and out of the index, free from the
+                                    next fold on, so an id a view holds
+                                    does not name another function in the
+                                    first refresh after */
+    size_t ncool, cool_cap;
     struct profile_cut cut;      /* rare stacks of folded threads cut
                                     (profile_fold.c) */
     int64_t next_agg;            /* the last synthetic id an aggregate of
@@ -270,6 +278,11 @@ int profile_tree_stacks(const struct profile *p, profile_node_stack_fn fn,
 int profile_lc_merge(struct lcmap *dst, const struct lcmap *src,
                      const uint32_t *fmap, uint64_t k);
 
+/* dst (not made yet) becomes a copy of src's counters whose frame f has
+ * keep[f].  0 or -1 on OOM (dst half made: profile_lc_free frees it). */
+int profile_lc_copy_kept(struct lcmap *dst, const struct lcmap *src,
+                         const bool *keep);
+
 
 /* --- profile_graph.c ----------------------------------------------------- */
 
@@ -297,6 +310,11 @@ void profile_time_footprint(const struct profile_time *t, uint64_t *trie,
  * bucket counts any more.  0 or -1 on OOM (dst->time NULL). */
 int profile_time_remap(struct profile *dst, const struct profile *src,
                        const uint32_t *tmap, const uint32_t *fmap);
+
+/* used[f] = true for each frame f a sample of the ring holds (f below
+ * nframes). */
+void profile_time_frames(const struct profile_time *t, bool *used,
+                         uint32_t nframes);
 
 /* Each sample the ring counts in seconds from .. to (inclusive), its
  * weight summed over them: fn(ctx, thread, frames, n, weight), frames

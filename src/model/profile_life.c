@@ -105,6 +105,7 @@ void profile_footprint(const struct profile *p, struct profile_footprint *o)
 {
     *o = (struct profile_footprint){
         .nodes = p->nnodes, .frames = p->nframes, .threads = p->nthreads,
+        .free_frames = p->nfree + p->ncool,
         .strings = p->strs.nstr, .lines = p->lines.n, .addrs = p->addrs.n,
         .tree_bytes = p->nodes_cap * sizeof(*p->nodes) +
                       p->aux_cap * sizeof(*p->aux) +
@@ -113,7 +114,8 @@ void profile_footprint(const struct profile *p, struct profile_footprint *o)
                        p->fid_cap * sizeof(*p->fid) +
                        idtab_bytes(&p->frame_ix),
         .thread_bytes = p->th_cap * sizeof(*p->th) +
-                        (p->th_name_cap + p->th_proc_cap + p->free_cap) *
+                        (p->th_name_cap + p->th_proc_cap + p->free_cap +
+                         p->cool_cap) *
                             sizeof(uint32_t) + idtab_bytes(&p->tid_ix),
         .string_bytes = strarena_footprint(&p->strs),
         .counter_bytes = lc_bytes(&p->lines) + lc_bytes(&p->addrs),

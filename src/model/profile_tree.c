@@ -125,6 +125,21 @@ int profile_lc_merge(struct lcmap *dst, const struct lcmap *src,
     return 0;
 }
 
+int profile_lc_copy_kept(struct lcmap *dst, const struct lcmap *src,
+                         const bool *keep)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < src->n; i++)
+        n += keep[src->e[i].frame];
+    if (profile_lc_init(dst) < 0 || profile_lc_reserve(dst, n) < 0)
+        return -1;
+    for (size_t i = 0; i < src->n; i++)
+        if (keep[src->e[i].frame])
+            *lc_get(dst, src->e[i].frame, src->e[i].key) = src->e[i];
+    return 0;
+}
+
 static int cmp_linecount(const void *a, const void *b)
 {
     const struct profile_linecount *x = a, *y = b;

@@ -243,6 +243,14 @@ void profile_time_footprint(const struct profile_time *t, uint64_t *trie,
     }
 }
 
+void profile_time_frames(const struct profile_time *t, bool *used,
+                         uint32_t nframes)
+{
+    for (size_t i = 0; t && i < t->ntn; i++)
+        if (t->tn[i].parent != TRIE_TOP && t->tn[i].frame < nframes)
+            used[t->tn[i].frame] = true;
+}
+
 void profile_time_clear(struct profile_time *t)
 {
     if (!t)

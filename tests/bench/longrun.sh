@@ -9,8 +9,8 @@
 # in DIR/proj while `sproftop -a -d MINUTES*60 --stats -o DIR/long.folded`
 # runs; for the first TOP_MINUTES (default 20) `perf top --stdio -a -g`
 # runs beside it over the same loop.  Every minute DIR/rss.tsv gets a
-# line "MINUTE RSS_KB SPROFTOP_CPU_NS LOAD1 PERF_CPU_NS" (perf's 0 once it
-# is gone); at the end DIR/long.stats holds sproftop's --stats, DIR/done
+# line "MINUTE RSS_KB SPROFTOP_CPU_NS LOAD1 PERF_CPU_NS ANON_KB FILE_KB"
+# (perf's 0 once it is gone; the last two: RSS's heap and mapped files); at the end DIR/long.stats holds sproftop's --stats, DIR/done
 # the date; DIR/binary names the build measured.  Everything it starts is stopped by process group on exit.
 set -u
 DIR=${1:?usage: longrun.sh DIR [MINUTES [TOP_MINUTES]]}
@@ -39,6 +39,8 @@ trap 'exit 130' INT TERM
 # CPU time of all threads of a process, ns
 tcpu() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}'; }
 rss() { awk '/^VmRSS:/ {print $2}' /proc/"$1"/status 2>/dev/null; }
+# one of its RSS's parts (RssAnon: its heap; RssFile: the files it maps)
+rss_of() { awk -v k="$1:" '$1 == k {print $2}' /proc/"$2"/status 2>/dev/null; }
 
 # the project to build, as committed
 rm -rf "$DIR/proj"
@@ -87,8 +89,9 @@ for ((m = 1; m <= MINUTES; m++)); do
         perf_pid=$(ps -o pid=,comm= -g "$TOP_PG" 2>/dev/null | awk '$2 == "perf" {print $1; exit}')
         [ -n "$perf_pid" ] && ptop=$(tcpu "$perf_pid")
     fi
-    printf '%d %s %s %s %s\n' "$m" "$(rss "$SP_PID")" "$(tcpu "$SP_PID")" \
-        "$(cut -d' ' -f1 /proc/loadavg)" "${ptop:-0}" >>"$DIR/rss.tsv"
+    printf '%d %s %s %s %s %s %s\n' "$m" "$(rss "$SP_PID")" "$(tcpu "$SP_PID")" \
+        "$(cut -d' ' -f1 /proc/loadavg)" "${ptop:-0}" \
+        "$(rss_of RssAnon "$SP_PID")" "$(rss_of RssFile "$SP_PID")" >>"$DIR/rss.tsv"
 done
 wait "$SP_PID"
 SP_PID=

@@ -195,7 +195,7 @@ static void assert_same(const struct sums *a, const struct sums *b)
 /* Fold the processes pids[0..n) of p (replacing it). */
 static void fold(struct profile *p, const int64_t *pids, size_t n)
 {
-    struct profile *q = profile_fold_processes(p, pids, n, NULL, 0, 0);
+    struct profile *q = profile_fold_processes(p, pids, n, NULL, 0, 0, NULL, 0);
 
     assert_non_null(q);
     profile_replace(p, q);
@@ -364,7 +364,7 @@ static void test_thread_churn(void **state)
             continue;
         struct sums before, after;
         take_sums(p, &before);
-        struct profile *q = profile_fold_processes(p, NULL, 0, keys, nkeys, 0);
+        struct profile *q = profile_fold_processes(p, NULL, 0, keys, nkeys, 0, NULL, 0);
         assert_non_null(q);
         profile_replace(p, q);
         profile_free(q);
@@ -386,7 +386,7 @@ static void test_thread_churn(void **state)
     /* the leader is never folded as a thread; an unknown key is ignored */
     const int64_t odd[] = { profile_thread_key(pid, pid),
                             profile_thread_key(pid, 99) };
-    struct profile *q = profile_fold_processes(p, NULL, 0, odd, 2, 0);
+    struct profile *q = profile_fold_processes(p, NULL, 0, odd, 2, 0, NULL, 0);
     assert_non_null(q);
     assert_int_equal(profile_thread_count(q), 2);
     profile_free(q);
@@ -489,7 +489,7 @@ static uint32_t node_at(const struct profile *p, uint32_t top,
 static void fold_budget(struct profile *p, const int64_t *pids, size_t n,
                         uint64_t budget)
 {
-    struct profile *q = profile_fold_processes(p, pids, n, NULL, 0, budget);
+    struct profile *q = profile_fold_processes(p, pids, n, NULL, 0, budget, NULL, 0);
 
     assert_non_null(q);
     profile_replace(p, q);
@@ -596,11 +596,111 @@ static void test_rare_stacks(void **state)
     profile_free(p);
 }
 
+/* The frame named name, or PROFILE_NONE. */
+static uint32_t frame_named(const struct profile *p, const char *name)
+{
+    for (uint32_t i = 0; i < profile_frame_count(p); i++)
+        if (strcmp(profile_frame(p, i)->name, name) == 0)
+            return i;
+    return PROFILE_NONE;
+}
+
+/* Frames nothing uses go: 20 exited processes, each with a stack all
+ * share and a rare one of its own (main > lexK > getc, with addresses),
+ * cut into "[rare stacks]" by the second fold.  The lexK frames, which
+ * no node holds any more, are freed with their address counters, but
+ * lex0, which the caller keeps, and lex19, which a sample of the ring
+ * still holds; a freed id is not reused before the next fold, and then
+ * new frames take the freed ids and the frames do not grow. */
+static void test_frames_freed(void **state)
+{
+    (void)state;
+    struct profile *p = profile_new();
+    int64_t pids[20];
+    uint32_t lex[20];
+    char name[32];
+
+    assert_non_null(p);
+    assert_int_equal(profile_set_weight_unit(p, 1), 0);
+    assert_int_equal(profile_time_enable(p, WINDOW_LIVE_SECONDS), 0);
+    uint32_t start = fixture_frame(p, "_start", "cc1", NULL, 0);
+    uint32_t main_ = fixture_frame(p, "main", "cc1", "main.c", 1);
+    uint32_t getc_ = fixture_frame(p, "getc", "libc", NULL, 0);
+    for (int k = 0; k < 20; k++) {
+        pids[k] = 100 + k;
+        uint32_t t = fixture_thread_in(p, pids[k], "cc1", pids[k], "cc1");
+        snprintf(name, sizeof name, "lex%d", k);
+        lex[k] = fixture_frame(p, name, "cc1", NULL, 0);
+        struct stack_frame heavy[] = { { start, 0, 0x10 },
+                                       { main_, 0, 0x20 } };
+        struct stack_frame rare[] = { { start, 0, 0x10 }, { main_, 0, 0x24 },
+                                      { lex[k], 0, 0x300 },
+                                      { getc_, 0, 0x500 } };
+        /* the ring keeps the last minute: only lex19's sample is in it */
+        uint64_t t_ns = k < 19 ? 1000000000ull : 200000000000ull;
+        assert_int_equal(profile_add_weighted_at(p, t, heavy, 2, 1, 100,
+                                                 t_ns), 0);
+        assert_int_equal(profile_add_weighted_at(p, t, rare, 4, 1, 1, t_ns),
+                         0);
+    }
+    uint64_t samples = profile_samples(p);
+    struct profile_linecount *lc = NULL;
+
+    /* the first fold picks the weight (kept: _start, main, [rare]) */
+    fold_budget(p, pids, 20, 6);
+    assert_int_equal(profile_lines(p, lex[3], true, &lc), 1);
+    free(lc);
+    /* the second cuts, keeping lex0 as a cache of the caller would */
+    struct profile *q = profile_fold_processes(p, NULL, 0, NULL, 0, 6,
+                                               &lex[0], 1);
+    assert_non_null(q);
+    profile_replace(p, q);
+    profile_free(q);
+    assert_int_equal(profile_samples(p), samples);
+    assert_string_equal(profile_frame(p, lex[0])->name, "lex0");
+    assert_string_equal(profile_frame(p, lex[19])->name, "lex19");
+    assert_int_equal(profile_lines(p, lex[0], true, &lc), 1);
+    free(lc);
+    for (int k = 1; k < 19; k++) {
+        assert_string_equal(profile_frame(p, lex[k])->name, "");
+        assert_int_equal(profile_lines(p, lex[k], true, &lc), 0);
+    }
+    assert_int_equal(frame_named(p, "lex5"), PROFILE_NONE);
+    /* getc keeps its self below "[rare stacks]", and its counter */
+    assert_int_equal(profile_lines(p, getc_, true, &lc), 1);
+    assert_int_equal(lc[0].self, 20);
+    free(lc);
+    struct profile_footprint fp;
+    profile_footprint(p, &fp);
+    assert_true(fp.free_frames >= 18);
+    /* not reused before the next fold */
+    uint32_t count = profile_frame_count(p);
+    uint32_t fresh = fixture_frame(p, "fresh", "cc1", NULL, 0);
+    for (int k = 1; k < 19; k++)
+        assert_int_not_equal(fresh, lex[k]);
+    /* after it, new frames take the freed ids */
+    fold_budget(p, NULL, 0, 6);
+    count = profile_frame_count(p);
+    bool took = false;
+    for (int k = 0; k < 18; k++) {
+        snprintf(name, sizeof name, "new%d", k);
+        uint32_t id = fixture_frame(p, name, "cc1", NULL, 0);
+        assert_string_equal(profile_frame(p, id)->name, name);
+        for (int j = 1; j < 19; j++)
+            took |= id == lex[j];
+    }
+    assert_true(took);
+    assert_int_equal(profile_frame_count(p), count);
+    assert_int_equal(profile_samples(p), samples);
+    profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ten_thousand),
         cmocka_unit_test(test_rare_stacks),
+        cmocka_unit_test(test_frames_freed),
         cmocka_unit_test(test_fold_reuses_frames),
         cmocka_unit_test(test_thread_churn),
         cmocka_unit_test(test_tid_reused),
