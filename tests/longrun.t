@@ -15,13 +15,16 @@
 #   4. the processes view's exited rows live in tmux, and X hides them;
 #   5. -a --idle counts the threads that were blocked when it started
 #      (a sleeper's three threads, blocked all along) from the start.
+#   1b. --exited-nodes 100 over 200 processes of a 300-deep recursion:
+#      the stack is cut into "[rare stacks]", every sample still in the
+#      file (test_fold's test_frames_freed: the frames freed after).
 # Every wait is bounded; every process is started here and ended by PID.
 # Its time is the processes' (about 5 s alone; ~40 s at a load of 20).
 . "$(dirname "$0")/lib.sh"
 
 require_sproftop
-require_targets fixedwork fixedwork2 sleeper
-plan 34
+require_targets fixedwork fixedwork2 sleeper recurse
+plan 38
 
 FW=$(readlink -f "$TARGETS/fixedwork")
 FW2=$(readlink -f "$TARGETS/fixedwork2")
@@ -69,6 +72,23 @@ is "$((SEP + AGG))" 30 "every one of the 30 processes has samples ($SEP alone, $
 short 300 2 "300 very short processes"
 cmp_ok "$((SEP + AGG))" '<=' 300 "...in at most 300 processes ($SEP alone, $AGG folded)"
 cmp_ok "$SEP" '<=' 64 "...of which at most the newest 64 stay apart"
+
+# --- 1b. the exited stacks' budget (--exited-nodes) ------------------------------
+# 200 processes of recurse, each 300 frames deep: their aggregate holds
+# ~300 nodes, over a budget of 100, so a fold picks the weight a node
+# needs to stay and the next one cuts the stack into "[rare stacks]",
+# below which bottom_spin keeps its samples
+REC=$(readlink -f "$TARGETS/recurse")
+run_sproftop --children -F 499 --exited-nodes 100 --stats \
+    -o "$TMPD/rare.folded" -- bash -c "for i in \$(seq 200); do '$REC' 0.02; done"
+is "$RC" 0 "--exited-nodes 100: exits 0"
+n=$(stats_samples "$ERR")
+is "$(folded_total "$TMPD/rare.folded")" "$n" "...the file holds every sample counted ($n)"
+like "$(grep '^rare stacks of exited' "$ERR")" \
+    '^rare stacks of exited processes and threads: [0-9]+ nodes below them of 100 kept; [1-9][0-9]* nodes cut' \
+    "...--stats says nodes were cut"
+cmp_ok "$(grep -c '^recurse ([0-9,]* exited);[^;]*;\[rare stacks\];bottom_spin ' "$TMPD/rare.folded")" '==' 1 \
+    "...bottom_spin keeps its samples below [rare stacks] in the aggregate"
 
 # --- 2. -a during a short build ---------------------------------------------------
 build() {

@@ -279,6 +279,7 @@ static int live_config(const struct opts *o, bool tui, struct sampler_config *cf
         cfg->stack_max_set = true;
     }
     cfg->ring_bytes = o->ring_size;
+    cfg->exited_nodes = o->exited_nodes;
     const char *env = getenv("SPROFTOP_PLACEMENT");
     if (env && strcmp(env, "follow") == 0)
         cfg->placement = SAMPLER_PLACE_FOLLOW;

@@ -46,7 +46,7 @@ enum {
     K_SAMPLER, K_STACK_SIZE, K_NO_PROCESS_ROOT, K_CHILDREN, K_NO_DEBUGINFOD,
     K_PYTHON_ONLY,
     K_PID_OF,
-    K_ANNOTATE, K_DUMP_INSTR, K_NO_KERNEL, K_RING_SIZE,
+    K_ANNOTATE, K_DUMP_INSTR, K_NO_KERNEL, K_RING_SIZE, K_EXITED_NODES,
 };
 
 typedef int set_fn(struct opts *o, const char *arg);
@@ -263,6 +263,31 @@ static int set_ring_size(struct opts *o, const char *arg)
                            RING_SIZE_MAX >> 20);
     o->ring_size = (size_t)b;
     return 0;
+}
+
+static int set_exited_nodes(struct opts *o, const char *arg)
+{
+    char *end;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(arg, &end, 10);
+    if (errno || *end || !*arg || arg[0] == '-' ||
+        v < SP_EXITED_NODES_MIN || v > SP_EXITED_NODES_MAX)
+        return usage_error("invalid node count '%s': expected %llu..%llu",
+                           arg, SP_EXITED_NODES_MIN, SP_EXITED_NODES_MAX);
+    o->exited_nodes = v;
+    return 0;
+}
+
+static void help_exited_nodes(char *buf, size_t n)
+{
+    snprintf(buf, n, "keep the stacks of exited processes and threads "
+             "near N nodes (default %llu, about %llu MiB): past it, their "
+             "rarest are cut into [rare stacks], where each function keeps "
+             "its samples; more keeps rarer stacks of a long -a, fewer "
+             "takes less memory", SP_EXITED_NODES_DEFAULT,
+             SP_EXITED_NODES_DEFAULT / 10000);
 }
 
 static void help_stack_size(char *buf, size_t n)
@@ -500,6 +525,8 @@ static const struct option_row options[] = {
               "rate, 256K to 16M); what does not fit is lost, counted in "
               "the header's Lost and --stats",
       .set = set_ring_size },
+    { "exited-nodes", K_EXITED_NODES, "N", "a node count", G_SAMPLING,
+      .help_fn = help_exited_nodes, .set = set_exited_nodes },
     { "no-debuginfod", K_NO_DEBUGINFOD, NULL, NULL, G_SAMPLING,
       .help = "fetch no debug info from $DEBUGINFOD_URLS",
       FIELD(no_debuginfod) },

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -43,6 +44,7 @@ struct opts {
                              sampler_kind */
     size_t stack_size;    /* --stack-size, 0: the backend's default */
     size_t ring_size;     /* --ring-size, 0: the backend's default */
+    uint64_t exited_nodes; /* --exited-nodes, 0: the default */
     bool no_debuginfod;   /* --no-debuginfod */
     bool no_kernel;       /* --no-kernel */
     const char *output;   /* -o FILE */

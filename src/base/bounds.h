@@ -1,5 +1,6 @@
 /* bounds.h - the limits and defaults that more than one layer applies:
- * the sampling interval's range and the hide thresholds.
+ * the sampling interval's range, the hide thresholds and the exited
+ * stacks' budget.
  *
  * One place for each: the command line (-F, --hide-self, --hide-subs and
  * their --help text), the TUI (the interval prompt, < and >, the t
@@ -29,6 +30,15 @@ static inline uint64_t sp_interval_clamp(uint64_t ns)
     return ns < SP_INTERVAL_MIN_NS ? SP_INTERVAL_MIN_NS
          : ns > SP_INTERVAL_MAX_NS ? SP_INTERVAL_MAX_NS : ns;
 }
+
+/* The nodes below exited processes' and threads' stacks a live profile
+ * keeps near (--exited-nodes; the collector's budget, profile.h struct
+ * profile_cut): a build's compilers bring ~30,000 new nodes a minute
+ * for as long as it runs, four in five of them seen once; 300,000 keep
+ * every stack of a build loop's first ten minutes or so, ~30 MiB. */
+#define SP_EXITED_NODES_MIN 100ull
+#define SP_EXITED_NODES_DEFAULT 300000ull
+#define SP_EXITED_NODES_MAX 100000000ull
 
 /* The hide thresholds (view_model.h model_set_hide, Racket's text
  * renderer's #:hide-self and #:hide-subs): percentages from 0 (hide

@@ -15,6 +15,7 @@
 #include "collect.h"
 
 #include "annot.h"
+#include "bounds.h"
 #include "clock.h"
 #include "dbgfetch.h"
 #include "fold.h"
@@ -73,13 +74,6 @@ _Static_assert(SAMPLER_KERNEL_PID == PROFILE_KERNEL_PID &&
  * FOLD_SPACING) of the collector's time however large the profile
  * (docs/PERFORMANCE.md, section 14: the hour's CPU grew with it). */
 #define FOLD_SPACING 4u
-/* Nodes below folded threads a profile keeps at most: past it, their
- * rarest stacks are cut into "[rare stacks]" (profile.h, struct
- * profile_cut).  A build's compilers bring ~30,000 new nodes a minute
- * for as long as it runs, four in five of them seen once (a loop of
- * builds: 98,000 nodes at 2 minutes, 198,000 at 5); 300,000 keep every
- * stack of the first ten minutes or so, ~30 MiB. */
-#define FOLDED_NODES 300000u
 #define GONE_MAPS_MAX 256u      /* executables whose last maps stay */
 #define TRIM_NS 5000000000ull   /* the heap given back at most this often */
 #define PERIOD_NS 200000000ull  /* collector wake-up: as often as the
@@ -133,6 +127,8 @@ struct collect {
     size_t nexited, exited_cap;
     int64_t *dead;             /* exited threads of live processes not
                                   folded yet (profile_thread_key) */
+    uint64_t exited_nodes;     /* the nodes below folded threads kept
+                                  near (sampler_config.exited_nodes) */
     uint32_t *held;            /* scratch: the frame ids the folds hold
                                   (frames_held) */
     size_t nheld, held_cap;
@@ -468,7 +464,7 @@ static void fold_exited(struct collect *c, bool final)
     size_t n = procs ? c->nexited - EXITED_KEEP : 0;
     if (frames_held(c) < 0)
         return; /* OOM: they fold later */
-    fold_processes(c->fold, c->exited, n, c->dead, c->ndead, FOLDED_NODES,
+    fold_processes(c->fold, c->exited, n, c->dead, c->ndead, c->exited_nodes,
                    c->held, c->nheld);
     uint64_t end = clock_mono_ns(), cost = end - now;
     c->fold_next_ns = end + FOLD_SPACING * cost > now + FOLD_NS
@@ -986,9 +982,10 @@ static void print_footprint(struct collect *c, FILE *f)
     if (!cut.folded_nodes && !cut.nodes)
         return; /* nothing folded (-p of one process, say): nothing to cut */
     fprintf(f, "rare stacks of exited processes and threads: %" PRIu64
-            " nodes below them of %u kept; %" PRIu64 " nodes cut into "
+            " nodes below them of %" PRIu64 " kept; %" PRIu64
+            " nodes cut into "
             PROFILE_RARE_STACKS " (%" PRIu64 " samples), below %" PRIu64
-            " samples each\n", cut.folded_nodes, FOLDED_NODES, cut.nodes,
+            " samples each\n", cut.folded_nodes, c->exited_nodes, cut.nodes,
             cut.weight, cut.min_total);
 }
 
@@ -1213,6 +1210,8 @@ static struct source *start(const struct sampler_config *cfg_in, char *err,
     c->src.ops = &live_ops;
     c->src.impl = c;
     c->idle = cfg.idle;
+    c->exited_nodes = cfg.exited_nodes ? cfg.exited_nodes
+                                       : SP_EXITED_NODES_DEFAULT;
     c->t0_wall = clock_wall_ns();
     c->ingest = ingest_new(INGEST_BYTES);
     c->fold = fold_new();

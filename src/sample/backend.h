@@ -101,6 +101,11 @@ struct sampler_config {
                                   this file (NULL: /proc/kallsyms; tests
                                   set SPROFTOP_KALLSYMS); no backend reads
                                   it */
+    uint64_t exited_nodes;     /* the collector keeps the stacks of
+                                  exited processes and threads near this
+                                  many nodes (--exited-nodes; bounds.h);
+                                  0: SP_EXITED_NODES_DEFAULT; no backend
+                                  reads it */
     size_t stack_max;          /* stack bytes copied per sample... */
     bool stack_max_set;        /* ...when set (--stack-size); otherwise
                                   each backend uses its own default */
