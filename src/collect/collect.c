@@ -64,16 +64,18 @@ _Static_assert(SAMPLER_KERNEL_PID == PROFILE_KERNEL_PID &&
  * processes (a thread pool that churns).  Each fold rebuilds the
  * profile, O(its size): it is done for a batch, and at most once in
  * FOLD_NS (a busy machine ends hundreds of processes a second:
- * docs/PERFORMANCE.md, section 12). */
+ * docs/PERFORMANCE.md, section 12; on a loop of builds, folds every 2 s
+ * were 26.6 s of sproftop's 47.9 s of CPU in 10 minutes, while the
+ * processes that wait 10 s for theirs hold a few MiB). */
 #define EXITED_KEEP 64u
 #define EXITED_BATCH 64u
 #define DEAD_BATCH 1024u
-#define FOLD_NS 2000000000ull
+#define FOLD_NS 10000000000ull
 /* ...and, as the profile grows, a fold waits FOLD_SPACING times its last
  * one's cost after that one ended: folding takes at most 1 / (1 +
  * FOLD_SPACING) of the collector's time however large the profile
  * (docs/PERFORMANCE.md, section 14: the hour's CPU grew with it). */
-#define FOLD_SPACING 4u
+#define FOLD_SPACING 9u
 #define GONE_MAPS_MAX 256u      /* executables whose last maps stay */
 #define TRIM_NS 5000000000ull   /* the heap given back at most this often */
 #define PERIOD_NS 200000000ull  /* collector wake-up: as often as the

@@ -1296,10 +1296,12 @@ $(grep -E '^(samples|dropped|threads|folds of exited processes and threads|profi
 
 The curve, every minute (perf top's CPU in its first $LONG_TOP minutes):
 
-| minute | RSS, MiB | sproftop CPU in that minute, % of a core | perf top's | load |
-|---|---|---|---|---|
+| minute | RSS, MiB | of it heap (RssAnon); mapped files (RssFile) | sproftop CPU in that minute, % of a core | perf top's | load |
+|---|---|---|---|---|---|
 $(awk '{c = prev == "" ? $3 : $3 - prev; p = pprev == "" ? $5 : $5 - pprev; prev = $3; pprev = $5
-        printf "| %d | %.1f | %.1f | %s | %s |\n", $1, $2 / 1024, c / 60e9 * 100,
+        printf "| %d | %.1f | %s | %.1f | %s | %s |\n", $1, $2 / 1024,
+               NF >= 7 ? sprintf("%.1f; %.1f", $6 / 1024, $7 / 1024) : "not recorded",
+               c / 60e9 * 100,
                ($5 > 0 && p > 0) ? sprintf("%.1f", p / 60e9 * 100) : "", $4}' "$LONG_TSV" 2>/dev/null)
 
 $(cat "$TOP/tests/bench/notes_long.md")
