@@ -1300,7 +1300,7 @@ The curve, every minute (perf top's CPU in its first $LONG_TOP minutes):
 |---|---|---|---|---|---|
 $(awk '{c = prev == "" ? $3 : $3 - prev; p = pprev == "" ? $5 : $5 - pprev; prev = $3; pprev = $5
         printf "| %d | %.1f | %s | %.1f | %s | %s |\n", $1, $2 / 1024,
-               NF >= 7 ? sprintf("%.1f; %.1f", $6 / 1024, $7 / 1024) : "not recorded",
+               (NF >= 7) ? sprintf("%.1f; %.1f", $6 / 1024, $7 / 1024) : "not recorded",
                c / 60e9 * 100,
                ($5 > 0 && p > 0) ? sprintf("%.1f", p / 60e9 * 100) : "", $4}' "$LONG_TSV" 2>/dev/null)
 
