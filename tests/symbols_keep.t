@@ -31,6 +31,8 @@ like "$llvm" '^libLLVM' "libLLVM was loaded (its clangs were sampled)"
 cmp_ok "${llvm##* }" '<=' 1 "libLLVM was loaded once for the three clangs ($llvm)"
 like "$(grep '^symbol reuse:' "$ERR")" 'at most 256 MiB, 300 s' \
     "--stats says what is kept, and for how long"
+like "$(grep '^symbol frees:' "$ERR")" '^symbol frees: 0 idle past their 300 s, 0 idle for room' \
+    "...and why kept modules went: none here (libLLVM and libclang-cpp fit in 256 MiB)"
 cmp_ok "$(grep -c '^clang[- ]' "$TMPD/clang.folded")" '>' 0 "clang's stacks are in the profile"
 
 done_testing

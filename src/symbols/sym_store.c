@@ -281,6 +281,12 @@ void sym_store_print_stats(const struct sym_store *st, FILE *f)
             (double)st->keep_bytes / 1048576.0, (double)st->keep_ns / 1e9,
             keys, st->stats.loads, most, slash ? slash + 1 : most_key);
     print_most_loaded(st, f);
+    /* why each module kept idle went: a binary loaded again tells */
+    fprintf(f, "symbol frees: %" PRIu64 " idle past their %.0f s, %" PRIu64
+            " idle for room (the oldest, past %.0f MiB of files), %" PRIu64
+            " too big to keep\n", st->stats.freed_time,
+            (double)st->keep_ns / 1e9, st->stats.freed_room,
+            (double)st->keep_bytes / 1048576.0, st->stats.freed_big);
 }
 
 /* --- modules no process holds ---------------------------------------------- */
@@ -318,6 +324,10 @@ static void idle_trim(struct sym_store *st, uint64_t now)
     while ((m = st->idle_oldest) &&
            (st->stats.idle_bytes > st->keep_bytes ||
             now - m->idle_since > st->keep_ns)) {
+        if (now - m->idle_since > st->keep_ns)
+            st->stats.freed_time++;
+        else
+            st->stats.freed_room++;
         idle_unlink(st, m);
         mod_drop(st, m);
     }
@@ -611,6 +621,7 @@ void sym_store_release(struct sym_store *st, struct sym_mod *mod)
     if (--mod->refs > 0)
         return;
     if (mod->bytes > st->keep_bytes || st->keep_ns == 0) {
+        st->stats.freed_big += st->keep_ns != 0;
         mod_drop(st, mod);
         return;
     }

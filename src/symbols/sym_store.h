@@ -51,6 +51,9 @@ struct sym_store_stats {
                                 the next process of their binary */
     uint64_t idle_bytes;     /* ...their files' sizes */
     uint64_t reused;         /* idle modules a process took again */
+    uint64_t freed_big;      /* of freed: too big to keep idle */
+    uint64_t freed_time;     /* ...idle past the keep time */
+    uint64_t freed_room;     /* ...idle, the oldest, for the bytes bound */
     uint64_t no_debuginfo;   /* build-ids met without debug info */
     uint64_t late_debuginfo; /* debug files attached by sym_store_update */
 };

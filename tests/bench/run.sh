@@ -1291,7 +1291,7 @@ times, and the totals; the profile's memory by part, and the rare stacks
 of exited processes cut):
 
 \`\`\`
-$(grep -E '^(samples|dropped|threads|folds of exited processes and threads|profile|rare stacks of exited processes and threads|symbol reuse|symbol loads|symbol store):' "${LONG_DIR:-$TMP/long}/long.stats" 2>/dev/null)
+$(grep -E '^(samples|dropped|threads|folds of exited processes and threads|profile|rare stacks of exited processes and threads|symbol reuse|symbol loads|symbol frees|symbol store):' "${LONG_DIR:-$TMP/long}/long.stats" 2>/dev/null)
 \`\`\`
 
 The curve, every minute (perf top's CPU in its first $LONG_TOP minutes):
