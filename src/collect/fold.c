@@ -584,9 +584,11 @@ static uint32_t fold_thread(struct fold *f, int64_t tid, const char *name)
     if (!profile_thread_at(f->prof, th)->pid)
         profile_thread_set_process(f->prof, th, f->pid, f->comm[0] ? f->comm : NULL);
     else if (tid == f->pid && !name_unknown(name)) {
-        /* the leader renamed: exec, prctl */
-        snprintf(f->comm, sizeof f->comm, "%s", name);
-        profile_thread_set_process(f->prof, th, f->pid, name);
+        /* the leader renamed: exec, prctl (name may be f->comm itself,
+         * above: not copied onto itself) */
+        if (name != f->comm)
+            snprintf(f->comm, sizeof f->comm, "%s", name);
+        profile_thread_set_process(f->prof, th, f->pid, f->comm);
     }
     return th;
 }

@@ -326,6 +326,32 @@ static void test_sibling(void **state)
     ingest_free(in2);
 }
 
+/* A leader met again once gone from /proc comes named "?": it keeps its
+ * process's command, and the command stays (it was once copied onto
+ * itself, and a build's compilers became processes of no name). */
+static void test_leader_unknown_name(void **state)
+{
+    struct fx *x = *state;
+    struct fold *f = x->f;
+    struct ingest *in = x->in;
+    static const uint64_t pc[] = {0x40};
+
+    fold_set_process(f, 5, "cc1");
+    fold_add_maps(f, 1, "A", 1);
+    push_name(in, 5, "cc1");
+    push_sample(in, 5, 1, 0, pc, 1);
+    push_name(in, 5, "?");
+    push_sample(in, 5, 1, 0, pc, 1);
+    fold_pushed(f, in);
+    struct profile *p = fold_snapshot(f);
+    assert_non_null(p);
+    assert_int_equal(profile_thread_count(p), 1);
+    assert_string_equal(profile_thread_at(p, 0)->name, "cc1");
+    assert_non_null(profile_thread_at(p, 0)->process);
+    assert_string_equal(profile_thread_at(p, 0)->process, "cc1");
+    profile_free(p);
+}
+
 static void test_truncated_inlined_unknown(void **state)
 {
     struct fx *x = *state;
@@ -508,6 +534,7 @@ UNIT_MAIN(
     cmocka_unit_test_setup_teardown(test_pc_cache, setup, teardown),
     cmocka_unit_test_setup_teardown(test_generations, setup, teardown),
     cmocka_unit_test_setup_teardown(test_sibling, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_leader_unknown_name, setup, teardown),
     cmocka_unit_test_setup_teardown(test_truncated_inlined_unknown, setup, teardown),
     cmocka_unit_test_setup_teardown(test_late_names, setup, teardown),
     cmocka_unit_test_setup_teardown(test_python_words, setup, teardown),
