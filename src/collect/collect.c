@@ -134,6 +134,8 @@ struct collect {
     uint32_t *held;            /* scratch: the frame ids the folds hold
                                   (frames_held) */
     size_t nheld, held_cap;
+    struct fold **held_folds;  /* scratch: the folds walked for them */
+    size_t held_folds_cap;
     size_t ndead, dead_cap;
     uint64_t trimmed_ns;       /* when the heap was last trimmed */
     uint64_t fold_next_ns;     /* no fold of exited ones before this */
@@ -434,19 +436,27 @@ static void fold_run(struct collect *c, pid_t pid, const uint8_t *run,
 }
 
 /* c->held: the frame ids every fold holds, which a fold must keep.
- * 0 or -1 on OOM. */
+ * Collector thread: the folds are taken under procs_lock (the sampler
+ * appends to procs) and walked after it, as only this thread frees a
+ * process or touches its fold's caches.  0 or -1 on OOM. */
 static int frames_held(struct collect *c)
 {
+    size_t n = 0;
     int rc = 0;
 
-    c->nheld = 0;
     pthread_mutex_lock(&c->procs_lock);
-    rc = fold_frames_held(c->fold, &c->held, &c->nheld, &c->held_cap);
+    if (VEC_RESERVE(c->held_folds, c->held_folds_cap, c->nprocs + 1) < 0)
+        rc = -1;
     for (size_t i = 0; i < c->nprocs && rc == 0; i++)
         if (c->procs[i])
-            rc = fold_frames_held(c->procs[i]->fold, &c->held, &c->nheld,
-                                  &c->held_cap);
+            c->held_folds[n++] = c->procs[i]->fold;
     pthread_mutex_unlock(&c->procs_lock);
+    c->nheld = 0;
+    if (rc == 0)
+        rc = fold_frames_held(c->fold, &c->held, &c->nheld, &c->held_cap);
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = fold_frames_held(c->held_folds[i], &c->held, &c->nheld,
+                              &c->held_cap);
     return rc;
 }
 
@@ -729,6 +739,7 @@ static void collect_free(struct collect *c)
     free(c->exited);
     free(c->dead);
     free(c->held);
+    free(c->held_folds);
     for (size_t i = 0; i < c->ngone; i++) {
         free(c->gone[i].exe);
         free(c->gone[i].maps);

@@ -3,8 +3,9 @@
  *
  * profile_fold_processes builds a new profile from the old one: the
  * same frame ids (the folded threads' FRAME_THREAD frames become free
- * ones, named "" and out of the index, which aggregates and new threads
- * take, and new frames), the threads that stay in their order, then the aggregates;
+ * ones, named "" and out of the index, which aggregates, new threads
+ * and new frames take), the threads that stay in their order, then the
+ * aggregates;
  * the tree copied node by node, each thread's below its new thread
  * node; the per-second ring remapped (profile_time_remap); then the
  * frames nothing uses freed, and the line and address counts copied but
