@@ -74,7 +74,7 @@ check "hash_chunk has samples on both sides" \
 
 # Times in pprof: the fixture is what timedgen makes of its spec, and a
 # load and a save give it back byte for byte.
-TIMEDGEN=$TARGETS/../tools/timedgen
+TIMEDGEN=$TOOLS/timedgen
 if [ -x "$TIMEDGEN" ]; then
     "$TIMEDGEN" 1700000000 <"$UI/timed.spec" >timed.pb.gz
     check "timedgen rebuilds tests/ui/timed.pb.gz from its spec" \

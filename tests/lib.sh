@@ -16,7 +16,8 @@
 # Paths: TOP is the source tree, SPROFTOP the binary under test
 # ($TOP/sproftop unless set), BUILD the build directory (env BUILD, default
 # "build", so `make asan` runs use build-asan/targets), TARGETS the
-# directory of the test target programs, TMPD a per-test scratch directory
+# directory of the test target programs, TOOLS that of the test-only
+# helper programs (make tools), TMPD a per-test scratch directory
 # removed on exit.
 
 set -u
@@ -28,6 +29,7 @@ case $BUILD in
     /*) TARGETS=$BUILD/targets ;;
     *) TARGETS=$TOP/$BUILD/targets ;;
 esac
+TOOLS=${TARGETS%/targets}/tools
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/sproftop-test.XXXXXX")
 
 # Seconds a single sproftop run may take before timeout(1) ends it; a

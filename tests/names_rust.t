@@ -15,7 +15,6 @@
 . "$(dirname "$0")/lib.sh"
 require_sproftop
 require_targets rustnames split
-TOOLS=$(dirname "$TARGETS")/tools
 [ -x "$TOOLS/symtest" ] || skip_all "symtest not built (make tools)"
 use_tmux sproftop-rust
 SP_TIMEOUT=40

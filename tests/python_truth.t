@@ -21,8 +21,7 @@
 . "$(dirname "$0")/lib.sh"
 require_sproftop
 require_python
-ACC=$TOP/$BUILD/tools/pyaccuracy
-case $BUILD in /*) ACC=$BUILD/tools/pyaccuracy ;; esac
+ACC=$TOOLS/pyaccuracy
 [ -x "$ACC" ] || skip_all "$ACC not built: make targets"
 SP_TIMEOUT=60
 

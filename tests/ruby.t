@@ -20,8 +20,7 @@
 . "$(dirname "$0")/lib.sh"
 require_sproftop
 require_ruby
-PYSTACK=$TOP/$BUILD/tools/pystack
-case $BUILD in /*) PYSTACK=$BUILD/tools/pystack ;; esac
+PYSTACK=$TOOLS/pystack
 SP_TIMEOUT=40
 
 script_backends

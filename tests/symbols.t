@@ -8,10 +8,6 @@
 # (pc-1), bad input, and one store shared by two processes (symtest --share).
 . "$(dirname "$0")/lib.sh"
 
-case $BUILD in
-    /*) TOOLS=$BUILD/tools ;;
-    *) TOOLS=$TOP/$BUILD/tools ;;
-esac
 SYMTEST=$TOOLS/symtest
 for t in symtest symtarget symtarget-cxx; do
     [ -x "$TOOLS/$t" ] || skip_all "$TOOLS/$t not built: make tools"

@@ -100,7 +100,17 @@ struct sym_mod {
                                   costs, roughly (libdwfl maps the file
                                   and reads its tables) */
     uint64_t idle_since;       /* refs 0: when (monotonic ns) */
-    struct sym_mod *idle_newer, *idle_older; /* the idle list */
+    struct sym_mod *idle_newer, *idle_older; /* its idle list */
+    bool idle_recur;           /* on the list of binaries that came back */
+};
+
+/* Modules no process holds, newest and oldest.  Two lists: those loaded
+ * once, which go past the keep time (a binary run once), and those
+ * loaded again after a free (a binary that comes back, as a build's
+ * tools do once a build, however far apart), which only room (the
+ * kept files' bytes, shared by both lists) sends away. */
+struct idle_list {
+    struct sym_mod *newest, *oldest;
 };
 
 struct sym_store {
@@ -120,7 +130,7 @@ struct sym_store {
     uint32_t *key_loads;       /* by key id: times that module was loaded */
     size_t capkey_loads;
     uint64_t keep_bytes, keep_ns; /* sym_store_set_keep */
-    struct sym_mod *idle_newest, *idle_oldest; /* modules no process holds */
+    struct idle_list idle[2];  /* [0] loaded once, [1] came back */
 
     struct sym_store_stats stats;
 };
@@ -275,14 +285,14 @@ void sym_store_print_stats(const struct sym_store *st, FILE *f)
     const char *slash = strrchr(most_key, '/');
     fprintf(f, "symbol reuse: %" PRIu64 " modules taken again after their "
             "last process, %u kept now (%.1f MiB of files; at most %.0f "
-            "MiB, %.0f s); %u binaries loaded %" PRIu64 " times, at most "
+            "MiB, %g s); %u binaries loaded %" PRIu64 " times, at most "
             "%u (%s)\n", st->stats.reused, st->stats.idle,
             (double)st->stats.idle_bytes / 1048576.0,
             (double)st->keep_bytes / 1048576.0, (double)st->keep_ns / 1e9,
             keys, st->stats.loads, most, slash ? slash + 1 : most_key);
     print_most_loaded(st, f);
     /* why each module kept idle went: a binary loaded again tells */
-    fprintf(f, "symbol frees: %" PRIu64 " idle past their %.0f s, %" PRIu64
+    fprintf(f, "symbol frees: %" PRIu64 " idle past their %g s, %" PRIu64
             " idle for room (the oldest, past %.0f MiB of files), %" PRIu64
             " too big to keep\n", st->stats.freed_time,
             (double)st->keep_ns / 1e9, st->stats.freed_room,
@@ -294,14 +304,16 @@ void sym_store_print_stats(const struct sym_store *st, FILE *f)
 
 static void idle_unlink(struct sym_store *st, struct sym_mod *m)
 {
+    struct idle_list *l = &st->idle[m->idle_recur];
+
     if (m->idle_newer)
         m->idle_newer->idle_older = m->idle_older;
     else
-        st->idle_newest = m->idle_older;
+        l->newest = m->idle_older;
     if (m->idle_older)
         m->idle_older->idle_newer = m->idle_newer;
     else
-        st->idle_oldest = m->idle_newer;
+        l->oldest = m->idle_newer;
     m->idle_newer = m->idle_older = NULL;
     st->stats.idle--;
     st->stats.idle_bytes -= m->bytes;
@@ -316,18 +328,28 @@ static void mod_drop(struct sym_store *st, struct sym_mod *m)
     mod_free(m);
 }
 
-/* Free the idle modules kept too long, then the oldest while the kept
- * ones are too big. */
+/* The oldest idle module of both lists (for room), or NULL. */
+static struct sym_mod *idle_oldest(const struct sym_store *st)
+{
+    struct sym_mod *a = st->idle[0].oldest, *b = st->idle[1].oldest;
+
+    if (a == NULL || (b != NULL && b->idle_since < a->idle_since))
+        return b;
+    return a;
+}
+
+/* Free the modules loaded once kept too long, then the oldest of both
+ * lists while the kept ones are too big. */
 static void idle_trim(struct sym_store *st, uint64_t now)
 {
     struct sym_mod *m;
-    while ((m = st->idle_oldest) &&
-           (st->stats.idle_bytes > st->keep_bytes ||
-            now - m->idle_since > st->keep_ns)) {
-        if (now - m->idle_since > st->keep_ns)
-            st->stats.freed_time++;
-        else
-            st->stats.freed_room++;
+    while ((m = st->idle[0].oldest) && now - m->idle_since > st->keep_ns) {
+        st->stats.freed_time++;
+        idle_unlink(st, m);
+        mod_drop(st, m);
+    }
+    while (st->stats.idle_bytes > st->keep_bytes && (m = idle_oldest(st))) {
+        st->stats.freed_room++;
         idle_unlink(st, m);
         mod_drop(st, m);
     }
@@ -343,7 +365,7 @@ void sym_store_set_keep(struct sym_store *st, uint64_t bytes, uint64_t ns)
 void sym_store_drop_idle(struct sym_store *st)
 {
     struct sym_mod *m;
-    while ((m = st->idle_oldest)) {
+    while ((m = idle_oldest(st))) {
         idle_unlink(st, m);
         mod_drop(st, m);
     }
@@ -625,15 +647,20 @@ void sym_store_release(struct sym_store *st, struct sym_mod *mod)
         mod_drop(st, mod);
         return;
     }
-    /* kept for the next process of its binary: the newest idle one */
+    /* kept for the next process of its binary: the newest idle one of
+     * its list (a binary loaded again after a free has come back: only
+     * room sends it away now) */
+    struct idle_list *l;
+    mod->idle_recur = st->key_loads[mod->key] > 1;
+    l = &st->idle[mod->idle_recur];
     mod->idle_since = clock_mono_ns();
-    mod->idle_older = st->idle_newest;
+    mod->idle_older = l->newest;
     mod->idle_newer = NULL;
-    if (st->idle_newest)
-        st->idle_newest->idle_newer = mod;
+    if (l->newest)
+        l->newest->idle_newer = mod;
     else
-        st->idle_oldest = mod;
-    st->idle_newest = mod;
+        l->oldest = mod;
+    l->newest = mod;
     st->stats.idle++;
     st->stats.idle_bytes += mod->bytes;
     idle_trim(st, mod->idle_since);
@@ -886,7 +913,7 @@ static int note_gained(struct sym_store *st, const char *build_id, uint64_t e)
 
 uint64_t sym_store_update(struct sym_store *st)
 {
-    if (st->idle_oldest)
+    if (st->idle[0].oldest || st->idle[1].oldest)
         idle_trim(st, clock_mono_ns());
     if (st->fetch == NULL)
         return st->epoch;

@@ -72,8 +72,12 @@ void sym_store_free(struct sym_store *st);
 /* Keep a module no process holds any more for the next process of its
  * binary (a build runs cc1 after cc1, each for a second or two): up to
  * `ns` after its last release, and while the kept ones' files add up
- * to at most `bytes` (the least recently released go first).  0, 0 (the
- * default) frees a module at its last release. */
+ * to at most `bytes` (the least recently released go first).  A module
+ * loaded again after it was freed (its binary comes back, as a build's
+ * tools do once a build, however long a build takes) is kept from then
+ * on for as long as the bytes allow, whatever `ns`: so a binary is
+ * loaded at most twice, unless room sends it away.  0, 0 (the default)
+ * frees a module at its last release. */
 void sym_store_set_keep(struct sym_store *st, uint64_t bytes, uint64_t ns);
 
 /* Free every kept module (the processes have ended: none will take

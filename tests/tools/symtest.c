@@ -24,6 +24,12 @@
  *                                spells it (sym_names_demangle), one
  *                                "NAME -> SPELLING" line each
  *
+ *   symtest --keep MS ROUNDS FILE...
+ *                                modules kept idle MS ms (256 MiB):
+ *                                ROUNDS times, each FILE preloaded and
+ *                                released, then a wait of 2 MS ms; then
+ *                                the store's --stats lines
+ *
  * --share prints, for each ADDR, "PID name|module" of its first frame; then the store's --stats lines (sym_store_print_stats) once
  * every process is loaded, and again after each symbolizer is freed,
  * each block after a line "-- N symbolizers".
@@ -43,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_FRAMES 64
 
@@ -344,6 +351,43 @@ static int demangle_main(char **names, int n)
     return 0;
 }
 
+/* --keep: a binary run now and then, further apart than the keep time:
+ * loaded, freed past its time, loaded again, and kept from then on. */
+static int keep_main(char **argv, int n)
+{
+    char *end;
+    long ms = n >= 2 ? strtol(argv[0], &end, 10) : -1;
+    long rounds = n >= 2 ? strtol(argv[1], &end, 10) : -1;
+    if (n < 3 || ms <= 0 || ms > 60000 || rounds <= 0 || rounds > 100) {
+        fprintf(stderr, "usage: symtest --keep MS ROUNDS FILE...\n");
+        return 2;
+    }
+    struct sym_store *st = sym_store_new(NULL);
+    if (st == NULL) {
+        fprintf(stderr, "symtest: out of memory\n");
+        return 1;
+    }
+    sym_store_set_keep(st, 256ull << 20, (uint64_t)ms * 1000000ull);
+    int rc = 0;
+    for (long r = 0; r < rounds && rc == 0; r++) {
+        for (int i = 2; i < n && rc == 0; i++) {
+            struct sym_mod *m = sym_store_preload(st, argv[i]);
+            if (m == NULL) {
+                fprintf(stderr, "symtest: %s: not an ELF file\n", argv[i]);
+                rc = 1;
+            }
+            sym_store_release(st, m);
+        }
+        struct timespec ts = { (2 * ms) / 1000, ((2 * ms) % 1000) * 1000000 };
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+        sym_store_update(st);
+    }
+    sym_store_print_stats(st, stdout);
+    sym_store_free(st);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "--demangle") == 0)
@@ -358,6 +402,8 @@ int main(int argc, char **argv)
         }
         return bench_main(parse_pid(argv[2]), (size_t)want);
     }
+    if (argc >= 2 && strcmp(argv[1], "--keep") == 0)
+        return keep_main(argv + 2, argc - 2);
     if (argc >= 2 && strcmp(argv[1], "--share") == 0)
         return share_main(argv + 2, argc - 2);
     int i = 1;
