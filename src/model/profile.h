@@ -422,13 +422,16 @@ static inline int64_t profile_thread_key(int64_t pid, int64_t tid)
 /* Rare stacks of folded threads.  The distinct stacks of a command's
  * processes keep coming for hours (a compiler's: four in five are seen
  * once), so the nodes below folded threads (profile_thread_is_folded)
- * are held to a budget: when a fold leaves more than `budget` of them,
- * the next folds cut every such node whose total is under min_total,
- * with all below it, into one "[rare stacks]" child (FRAME_SPECIAL) of
- * its parent, below which each function's self weight in what was cut
- * stays as a leaf of its own (so every function keeps its self; the
- * frames between are left out).  min_total is chosen so that the nodes
- * above it are at most half the budget, and only grows.  The total, the
+ * are held to a budget: when a fold would leave more than `budget` of
+ * them, it cuts (in up to two more passes over its result) every such
+ * node whose total is under min_total, with all below it, into one
+ * "[rare stacks]" child (FRAME_SPECIAL) of its parent, below which each
+ * function's self weight in what was cut stays as a leaf of its own
+ * (the frames between are left out), but a leaf whose total is under
+ * min_total too, whose weight ends in "[rare stacks]" itself (so the
+ * leaves there stay few).  min_total is chosen so that the nodes above
+ * it are at most half the budget, and only grows; `nodes` counts a
+ * leaf below "[rare stacks]" that a later pass cut again twice.  The total, the
  * nodes kept, the line and address counts and the per-second ring stay
  * as they were; live threads are never cut. */
 struct profile_cut {

@@ -394,7 +394,9 @@ static int recopy_cut(struct recopy *r, uint32_t n, uint32_t rare)
  * weights; a node with no weight is left out with all below it, as
  * re-adding p's stacks would leave it; a folded thread's node under
  * min_total goes, with all below it, into its parent's "[rare stacks]"
- * (recopy_cut).  Non-zero on OOM. */
+ * (recopy_cut), and one that is a child of "[rare stacks]" already
+ * ends there (its whole weight the rare node's self).  Non-zero on
+ * OOM. */
 static int recopy_enter(void *ctx, uint32_t n)
 {
     struct recopy *r = ctx;
@@ -406,8 +408,14 @@ static int recopy_enter(void *ctx, uint32_t n)
     r->map[n] = PROFILE_NONE;
     if (par == PROFILE_NONE || !o->total)
         return 0;
-    if (o->total < r->min_total && o->frame != r->rare &&
-        r->q->nodes[par].frame != r->rare) {
+    if (o->total < r->min_total && r->q->nodes[par].frame == r->rare) {
+        /* a function rare even among the rare stacks: its samples end
+         * in "[rare stacks]" itself, so these leaves stay few too */
+        recopy_add(r, par, 0, o->total);
+        r->cut_nodes++;
+        return 0;
+    }
+    if (o->total < r->min_total && o->frame != r->rare) {
         if ((c = recopy_child(r, par, r->rare)) == PROFILE_NONE)
             return -1;
         recopy_add(r, c, o->total, 0);
@@ -425,8 +433,8 @@ static int recopy_enter(void *ctx, uint32_t n)
  * q's thread tmap[t], summed where two meet, the rare stacks of folded
  * threads cut (q->cut.min_total).  O(nodes of p): one probe per node,
  * where re-adding each stack from its thread would probe once per frame
- * of every stack.  Room for p's count is made at once (a cut makes
- * fewer; the rest is made as needed).  0 or -1 on OOM (q's tree half
+ * of every stack.  Room for p's count is made at once when nothing is
+ * cut (else as needed).  0 or -1 on OOM (q's tree half
  * made). */
 static int recopy_tree(struct profile *q, const struct profile *p,
                        const uint32_t *tmap)
@@ -436,8 +444,11 @@ static int recopy_tree(struct profile *q, const struct profile *p,
     if (q->cut.min_total)
         r.rare = profile_intern_frame(q, &(struct frame_desc){
                      .name = PROFILE_RARE_STACKS, .kind = FRAME_SPECIAL });
+    /* room for all of p's nodes at once, but when cutting (a cut keeps
+     * few of them: the index would be written for all, in pages RSS
+     * keeps) */
     if (!r.map || (q->cut.min_total && r.rare == PROFILE_NONE) ||
-        profile_tree_reserve(q, p->nnodes) < 0) {
+        (!q->cut.min_total && profile_tree_reserve(q, p->nnodes) < 0)) {
         free(r.map);
         return -1;
     }
@@ -552,7 +563,7 @@ static int free_unused(struct profile *q, const bool *used)
     for (uint32_t id = 0; id < q->nframes; id++)
         n += !used[id] && q->fd[id].name[0];
     if (empty == PROFILE_NONE ||
-        VEC_RESERVE(q->cool_frames, q->cool_cap, n ? n : 1) < 0)
+        VEC_RESERVE(q->cool_frames, q->cool_cap, q->ncool + n + 1) < 0)
         return -1;
     for (uint32_t id = 0; id < q->nframes; id++) {
         if (used[id] || !q->fd[id].name[0])
@@ -587,11 +598,38 @@ void profile_cut_get(const struct profile *p, struct profile_cut *out)
     *out = p->cut;
 }
 
-struct profile *profile_fold_processes(const struct profile *p,
-                                       const int64_t *pids_in, size_t n,
-                                       const int64_t *threads_in, size_t m,
-                                       uint64_t budget, const uint32_t *keep,
-                                       size_t nkeep)
+/* In a second pass over a fold's own result p: p's frames freed by the
+ * first pass stay cool in q (copy_frames made them free), as they were
+ * never out of sight for one fold.  0 or -1 on OOM. */
+static int keep_cool(struct profile *q, const struct profile *p)
+{
+    bool *cool = calloc(q->nframes ? q->nframes : 1, sizeof(*cool));
+    uint32_t w = 0;
+
+    if (!cool || VEC_RESERVE(q->cool_frames, q->cool_cap,
+                             q->ncool + p->ncool + 1) < 0) {
+        free(cool);
+        return -1;
+    }
+    for (size_t i = 0; i < p->ncool; i++) {
+        cool[p->cool_frames[i]] = true;
+        q->cool_frames[q->ncool++] = p->cool_frames[i];
+    }
+    for (uint32_t i = 0; i < q->nfree; i++)
+        if (!cool[q->free_frames[i]])
+            q->free_frames[w++] = q->free_frames[i];
+    q->nfree = w;
+    free(cool);
+    return 0;
+}
+
+/* One copy of p with those folded (profile_fold_processes); `again`:
+ * p is this fold's first pass (keep_cool). */
+static struct profile *fold_once(const struct profile *p,
+                                 const int64_t *pids_in, size_t n,
+                                 const int64_t *threads_in, size_t m,
+                                 uint64_t budget, const uint32_t *keep,
+                                 size_t nkeep, bool again)
 {
     struct plan pl = { .p = p, .next_agg = p->next_agg ? p->next_agg
                                                        : PROFILE_AGG_ID_TOP };
@@ -616,7 +654,8 @@ struct profile *profile_fold_processes(const struct profile *p,
     q->next_agg = pl.next_agg;
     q->serial = p->serial;
     q->cut = p->cut;
-    if (copy_frames(q, p, pl.free_frame) < 0 || copy_threads(q, &pl) < 0 ||
+    if (copy_frames(q, p, pl.free_frame) < 0 ||
+        (again && keep_cool(q, p) < 0) || copy_threads(q, &pl) < 0 ||
         profile_tree_reserve(q, 1 + (uint64_t)q->nthreads) < 0)
         goto out;
     profile_tree_rebuild(q);
@@ -637,6 +676,31 @@ out:
     if (!ok) {
         profile_free(q);
         q = NULL;
+    }
+    return q;
+}
+
+struct profile *profile_fold_processes(const struct profile *p,
+                                       const int64_t *pids, size_t n,
+                                       const int64_t *threads, size_t m,
+                                       uint64_t budget, const uint32_t *keep,
+                                       size_t nkeep)
+{
+    struct profile *q = fold_once(p, pids, n, threads, m, budget, keep,
+                                  nkeep, false), *r;
+
+    /* Past the budget, more passes over the result cut in this fold, not
+     * the next one, so the nodes kept stay within the budget however
+     * many a fold brings: the second cuts below the weight the first
+     * picked, the third weighs the leaves the second put below
+     * "[rare stacks]" (summed only as it made them). */
+    for (int pass = 1; pass < 3 && q != NULL && budget &&
+                       q->cut.folded_nodes > budget; pass++) {
+        r = fold_once(q, NULL, 0, NULL, 0, budget, keep, nkeep, true);
+        if (r == NULL)
+            break;  /* out of memory: the next fold cuts */
+        profile_free(q);
+        q = r;
     }
     return q;
 }

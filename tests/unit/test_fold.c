@@ -498,9 +498,9 @@ static void fold_budget(struct profile *p, const int64_t *pids, size_t n,
 
 /* 200 exited cc1 processes, each with one stack all share and one of
  * its own seen once (main > lexK > read > getc), and a live process
- * with 50 stacks of its own: the first fold past a budget of 20 nodes
- * picks the weight a folded node needs, the next one cuts the 200 rare
- * stacks into main > "[rare stacks]" > getc, so getc keeps its self.
+ * with 50 stacks of its own: the fold past a budget of 20 nodes picks
+ * the weight a folded node needs and cuts the 200 rare stacks into
+ * main > "[rare stacks]" > getc, so getc keeps its self.
  * The totals, the shared stack, the live process's stacks stay. */
 static void test_rare_stacks(void **state)
 {
@@ -543,21 +543,22 @@ static void test_rare_stacks(void **state)
     }
     uint64_t samples = profile_samples(p), count = profile_sample_count(p);
 
-    /* the first fold: 603 nodes below cc1's aggregate, over 20 */
+    /* the fold: 603 nodes below cc1's aggregate, over 20: it picks the
+     * weight a node needs (the 11th heaviest is 1) and cuts at once */
     fold_budget(p, pids, 200, 20);
     profile_cut_get(p, &cut);
-    assert_int_equal(cut.folded_nodes, 603);
-    assert_int_equal(cut.nodes, 0);
     assert_int_equal(cut.cuts, 1);
-    assert_int_equal(cut.min_total, 2);  /* the 11th heaviest is 1 */
-    assert_int_equal(profile_samples(p), samples);
-
-    /* the next fold cuts */
-    fold_budget(p, NULL, 0, 20);
-    profile_cut_get(p, &cut);
+    assert_int_equal(cut.min_total, 2);
     assert_int_equal(cut.nodes, 600);       /* lexK, read, getc: 200 each */
     assert_int_equal(cut.weight, 200);
     assert_int_equal(cut.folded_nodes, 5);  /* _start main parse [rare] getc */
+    assert_int_equal(profile_samples(p), samples);
+    /* the next fold has nothing more to cut */
+    fold_budget(p, NULL, 0, 20);
+    profile_cut_get(p, &cut);
+    assert_int_equal(cut.nodes, 600);
+    assert_int_equal(cut.cuts, 1);
+    assert_int_equal(cut.folded_nodes, 5);
     assert_int_equal(profile_samples(p), samples);
     assert_int_equal(profile_sample_count(p), count);
     const struct profile_thread *agg = aggregate_of(p, "cc1", "cc1");
@@ -605,9 +606,67 @@ static uint32_t frame_named(const struct profile *p, const char *name)
     return PROFILE_NONE;
 }
 
+/* The budget holds however many a fold brings: 10 folds of 200 exited
+ * processes, each with a shared stack and a rare one whose leaf is a
+ * function of its own (main > lexK > leafK).  Each fold leaves at most
+ * the budget below the folded threads: the cut comes in the fold that
+ * passes it, and a leaf rare even below "[rare stacks]" ends in
+ * "[rare stacks]" itself (else one leaf a process stayed, for ever).
+ * Every sample stays. */
+static void test_budget_held(void **state)
+{
+    (void)state;
+    struct profile *p = profile_new();
+    int64_t pids[200];
+    struct profile_cut cut;
+    char name[32];
+
+    assert_non_null(p);
+    assert_int_equal(profile_set_weight_unit(p, 1), 0);
+    uint32_t start = fixture_frame(p, "_start", "cc1", NULL, 0);
+    uint32_t main_ = fixture_frame(p, "main", "cc1", "main.c", 1);
+    uint32_t parse = fixture_frame(p, "parse", "cc1", "parse.c", 2);
+    for (int f = 0; f < 10; f++) {
+        for (int k = 0; k < 200; k++) {
+            int id = f * 200 + k;
+            pids[k] = 1000 + id;
+            uint32_t t = fixture_thread_in(p, pids[k], "cc1", pids[k], "cc1");
+            struct stack_frame heavy[] = {
+                { start, 0, 0 }, { main_, 0, 0 }, { parse, 0, 0 },
+            };
+            snprintf(name, sizeof name, "lex%d", id);
+            uint32_t lex = fixture_frame(p, name, "cc1", NULL, 0);
+            snprintf(name, sizeof name, "leaf%d", id);
+            struct stack_frame rare[] = {
+                { start, 0, 0 }, { main_, 0, 0 }, { lex, 0, 0 },
+                { fixture_frame(p, name, "cc1", NULL, 0), 0, 0 },
+            };
+            assert_int_equal(profile_add_weighted(p, t, heavy, 3, 1, 50), 0);
+            assert_int_equal(profile_add_weighted(p, t, rare, 4, 1, 1), 0);
+        }
+        uint64_t samples = profile_samples(p);
+        fold_budget(p, pids, 200, 20);
+        profile_cut_get(p, &cut);
+        assert_true(cut.folded_nodes <= 20);
+        assert_int_equal(profile_samples(p), samples);
+    }
+    /* the rare leaves' samples end in "[rare stacks]" below main */
+    const struct profile_thread *agg = aggregate_of(p, "cc1", "cc1");
+    assert_non_null(agg);
+    uint32_t path[] = { start, main_,
+                        frame_named(p, PROFILE_RARE_STACKS) };
+    uint32_t rare = node_at(p, agg->node, path, 3);
+    assert_int_not_equal(rare, PROFILE_NONE);
+    assert_int_equal(profile_node(p, rare)->total, 2000);
+    assert_int_equal(profile_node(p, rare)->self, 2000);
+    assert_int_equal(profile_node(p, node_at(p, agg->node, path, 2))->total,
+                     2000 * 51);
+    profile_free(p);
+}
+
 /* Frames nothing uses go: 20 exited processes, each with a stack all
  * share and a rare one of its own (main > lexK > getc, with addresses),
- * cut into "[rare stacks]" by the second fold.  The lexK frames, which
+ * cut into "[rare stacks]" by the fold.  The lexK frames, which
  * no node holds any more, are freed with their address counters, but
  * lex0, which the caller keeps, and lex19, which a sample of the ring
  * still holds; a freed id is not reused before the next fold, and then
@@ -646,12 +705,11 @@ static void test_frames_freed(void **state)
     uint64_t samples = profile_samples(p);
     struct profile_linecount *lc = NULL;
 
-    /* the first fold picks the weight (kept: _start, main, [rare]) */
-    fold_budget(p, pids, 20, 6);
     assert_int_equal(profile_lines(p, lex[3], true, &lc), 1);
     free(lc);
-    /* the second cuts, keeping lex0 as a cache of the caller would */
-    struct profile *q = profile_fold_processes(p, NULL, 0, NULL, 0, 6,
+    /* the fold picks the weight (kept: _start, main, [rare]) and cuts,
+     * keeping lex0 as a cache of the caller would */
+    struct profile *q = profile_fold_processes(p, pids, 20, NULL, 0, 6,
                                                &lex[0], 1);
     assert_non_null(q);
     profile_replace(p, q);
@@ -700,6 +758,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ten_thousand),
         cmocka_unit_test(test_rare_stacks),
+        cmocka_unit_test(test_budget_held),
         cmocka_unit_test(test_frames_freed),
         cmocka_unit_test(test_fold_reuses_frames),
         cmocka_unit_test(test_thread_churn),
