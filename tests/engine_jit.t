@@ -13,7 +13,8 @@
 #     two loops differs: about 2/3 and 1/3, 74/26 seen).
 #   - OpenJDK (openjdk-17-jdk-headless), whose `jcmd PID Compiler.perfmap`
 #     writes the map of the methods compiled so far: alpha twice for each
-#     beta, likewise.
+#     beta, its share against the time Hot.java measured around its calls,
+#     likewise (the JIT may make the two differ, as V8 does).
 # The runtimes leave their maps in /tmp; every map made here is removed.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
@@ -99,19 +100,34 @@ fi
 # --- OpenJDK --------------------------------------------------------------------
 if command -v java >/dev/null && command -v jcmd >/dev/null; then
     cat >"$TMPD/Hot.java" <<'EOF'
-// Two hot methods: alpha runs twice for each beta.
+// Two hot methods: alpha runs twice for each beta.  The time spent in
+// each (ns, since the start) goes to args[1] as "A B" about every 100 ms.
+import java.nio.file.*;
 public class Hot {
     static long alpha(long x, int n) { for (int i = 0; i < n; i++) x = x * 6364136223846793005L + 1442695040888963407L + (x >>> 13); return x; }
     static long beta(long x, int n) { for (int i = 0; i < n; i++) x = x * 2862933555777941757L + 3037000493L + (x >>> 11); return x; }
-    public static void main(String[] a) {
+    public static void main(String[] a) throws Exception {
         long end = System.nanoTime() + (long) (Double.parseDouble(a[0]) * 1e9);
-        long s = 0;
-        while (System.nanoTime() < end) { s += alpha(s, 200000); s += alpha(s, 200000); s += beta(s, 200000); }
+        long s = 0, ta = 0, tb = 0, last = System.nanoTime();
+        Path out = Paths.get(a[1]), tmp = Paths.get(a[1] + ".tmp");
+        while (System.nanoTime() < end) {
+            long t0 = System.nanoTime();
+            s += alpha(s, 200000); s += alpha(s, 200000);
+            long t1 = System.nanoTime();
+            s += beta(s, 200000);
+            long t2 = System.nanoTime();
+            ta += t1 - t0; tb += t2 - t1;
+            if (t2 - last >= 100000000L) {
+                last = t2;
+                Files.write(tmp, (ta + " " + tb + "\n").getBytes());
+                Files.move(tmp, out, StandardCopyOption.ATOMIC_MOVE);
+            }
+        }
         System.out.println(s);
     }
 }
 EOF
-    spawn env -C "$TMPD" java "$TMPD/Hot.java" 60 >"$TMPD/java.out" 2>&1
+    spawn env -C "$TMPD" java "$TMPD/Hot.java" 60 "$TMPD/java.times" >"$TMPD/java.out" 2>&1
     pid=$SPAWN_PID
     maps+=("/tmp/perf-$pid.map")
     # The map holds what is compiled when jcmd asks, and the JIT replaces
@@ -128,9 +144,14 @@ EOF
     }
     wait_until 30 perfmap_settled
     ok $? "jcmd Compiler.perfmap wrote /tmp/perf-$pid.map with Hot.alpha and Hot.beta, settled"
+    wait_until 10 test -s "$TMPD/java.times"
+    read -r a0 b0 <"$TMPD/java.times"
     run_sproftop -p "$pid" -d 3 -F 500 -o "$TMPD/java.folded"
     is "$RC" 0 "sproftop -p java exits 0"
-    shares_ok "$TMPD/java.folded" 'Hot\.alpha\(' 'Hot\.beta\(' "java"
+    read -r a1 b1 <"$TMPD/java.times"
+    e=$(awk -v a="$((a1 - a0))" -v b="$((b1 - b0))" 'BEGIN { printf "%.1f", (a + b > 0) ? 100 * a / (a + b) : 66.7 }')
+    note "Hot.java over the run: alpha $((a1 - a0)) ns, beta $((b1 - b0)) ns"
+    shares_ok "$TMPD/java.folded" 'Hot\.alpha\(' 'Hot\.beta\(' "java" "$e"
     kill_pid "$pid"
 else
     skip 3 "java and jcmd (openjdk-17-jdk-headless) are not installed (make deps)"
