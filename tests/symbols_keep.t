@@ -14,13 +14,15 @@
 # build's tools, once a build): symtest --keep loads touch and cat four
 # times, each time released and then idle past a keep time of 100 ms;
 # each is loaded at most twice: freed past its time once, then kept
-# (issue 24: "a binary's module is loaded at most twice").
+# (issue 24: "a binary's module is loaded at most twice"); and when room
+# is short, a binary run once in between (perl) is the one it sends
+# away.
 # About 4 s.
 . "$(dirname "$0")/lib.sh"
 require_sproftop
 SYMTEST=$TOOLS/symtest
 [ -x "$SYMTEST" ] || bail_out "no $SYMTEST (make tools)"
-KEEP=$(timeout -k 5 60 "$SYMTEST" --keep 100 4 /usr/bin/touch /usr/bin/cat 2>&1)
+KEEP=$(timeout -k 5 60 "$SYMTEST" --keep 100 4 262144 /usr/bin/touch /usr/bin/cat 2>&1)
 is "$?" 0 "symtest --keep: exit 0"
 note "$KEEP"
 like "$(echo "$KEEP" | grep '^symbol loads:')" '^symbol loads: (touch 2, cat 2|cat 2, touch 2)$' \
@@ -28,6 +30,18 @@ like "$(echo "$KEEP" | grep '^symbol loads:')" '^symbol loads: (touch 2, cat 2|c
 like "$(echo "$KEEP" | grep '^symbol frees:')" '^symbol frees: 2 idle past their 0.1 s, 0 idle for room' \
     "...freed past their time once each, then kept as binaries that come back"
 like "$(echo "$KEEP" | grep '^symbol reuse:')" ' 2 kept now ' "...and kept at the end"
+# Room sends a binary run once away before those that came back: the
+# same with room for perl (3.7 MiB) and 64 KiB, perl run once in the
+# third round: perl goes for room, touch and cat stay (were the oldest
+# to go, touch would be loaded a third time in the fourth round).
+room=$(( $(stat -Lc %s /usr/bin/perl) / 1024 + 64 ))
+KEEP=$(timeout -k 5 60 "$SYMTEST" --keep 100 4 "$room" /usr/bin/touch /usr/bin/cat /usr/bin/perl@3 2>&1)
+is "$?" 0 "symtest --keep with room for $room KiB: exit 0"
+note "$KEEP"
+like "$(echo "$KEEP" | grep '^symbol loads:')" '^symbol loads: (touch 2, cat 2|cat 2, touch 2), perl 1$' \
+    "perl run once in between: touch and cat still loaded twice each"
+like "$(echo "$KEEP" | grep '^symbol frees:')" '^symbol frees: 2 idle past their 0.1 s, 1 idle for room' \
+    "...perl the one sent away for room"
 CLANG=$(command -v clang || true)
 [ -n "$CLANG" ] || skip_all "no clang here"
 "$SPROFTOP" --version | grep -q '^sampler: auto picks perf' ||

@@ -108,7 +108,8 @@ struct sym_mod {
  * once, which go past the keep time (a binary run once), and those
  * loaded again after a free (a binary that comes back, as a build's
  * tools do once a build, however far apart), which only room (the
- * kept files' bytes, shared by both lists) sends away. */
+ * kept files' bytes, shared by both lists) sends away, after every
+ * module loaded once. */
 struct idle_list {
     struct sym_mod *newest, *oldest;
 };
@@ -328,18 +329,17 @@ static void mod_drop(struct sym_store *st, struct sym_mod *m)
     mod_free(m);
 }
 
-/* The oldest idle module of both lists (for room), or NULL. */
+/* The idle module room sends away first, or NULL: the oldest of those
+ * loaded once (a binary run once, a test's, another job's, is the
+ * least likely to come back), then the oldest of those that came back. */
 static struct sym_mod *idle_oldest(const struct sym_store *st)
 {
-    struct sym_mod *a = st->idle[0].oldest, *b = st->idle[1].oldest;
-
-    if (a == NULL || (b != NULL && b->idle_since < a->idle_since))
-        return b;
-    return a;
+    return st->idle[0].oldest ? st->idle[0].oldest : st->idle[1].oldest;
 }
 
-/* Free the modules loaded once kept too long, then the oldest of both
- * lists while the kept ones are too big. */
+/* Free the modules loaded once kept too long, then, while the kept ones
+ * are too big, those loaded once, then those that came back, oldest
+ * first. */
 static void idle_trim(struct sym_store *st, uint64_t now)
 {
     struct sym_mod *m;

@@ -75,8 +75,9 @@ void sym_store_free(struct sym_store *st);
  * to at most `bytes` (the least recently released go first).  A module
  * loaded again after it was freed (its binary comes back, as a build's
  * tools do once a build, however long a build takes) is kept from then
- * on for as long as the bytes allow, whatever `ns`: so a binary is
- * loaded at most twice, unless room sends it away.  0, 0 (the default)
+ * on for as long as the bytes allow, whatever `ns` (room sends the
+ * modules loaded once away first): so a binary is loaded at most twice,
+ * unless the binaries that come back alone fill `bytes`.  0, 0 (the default)
  * frees a module at its last release. */
 void sym_store_set_keep(struct sym_store *st, uint64_t bytes, uint64_t ns);
 

@@ -24,9 +24,10 @@
  *                                spells it (sym_names_demangle), one
  *                                "NAME -> SPELLING" line each
  *
- *   symtest --keep MS ROUNDS FILE...
- *                                modules kept idle MS ms (256 MiB):
- *                                ROUNDS times, each FILE preloaded and
+ *   symtest --keep MS ROUNDS KIB FILE[@R]...
+ *                                modules kept idle MS ms (KIB KiB of
+ *                                files): ROUNDS times, each FILE (FILE@R:
+ *                                only in round R, from 1) preloaded and
  *                                released, then a wait of 2 MS ms; then
  *                                the store's --stats lines
  *
@@ -356,10 +357,12 @@ static int demangle_main(char **names, int n)
 static int keep_main(char **argv, int n)
 {
     char *end;
-    long ms = n >= 2 ? strtol(argv[0], &end, 10) : -1;
-    long rounds = n >= 2 ? strtol(argv[1], &end, 10) : -1;
-    if (n < 3 || ms <= 0 || ms > 60000 || rounds <= 0 || rounds > 100) {
-        fprintf(stderr, "usage: symtest --keep MS ROUNDS FILE...\n");
+    long ms = n >= 3 ? strtol(argv[0], &end, 10) : -1;
+    long rounds = n >= 3 ? strtol(argv[1], &end, 10) : -1;
+    long kib = n >= 3 ? strtol(argv[2], &end, 10) : -1;
+    if (n < 4 || ms <= 0 || ms > 60000 || rounds <= 0 || rounds > 100 ||
+        kib <= 0 || kib > (1L << 30)) {
+        fprintf(stderr, "usage: symtest --keep MS ROUNDS KIB FILE[@R]...\n");
         return 2;
     }
     struct sym_store *st = sym_store_new(NULL);
@@ -367,13 +370,21 @@ static int keep_main(char **argv, int n)
         fprintf(stderr, "symtest: out of memory\n");
         return 1;
     }
-    sym_store_set_keep(st, 256ull << 20, (uint64_t)ms * 1000000ull);
+    sym_store_set_keep(st, (uint64_t)kib << 10, (uint64_t)ms * 1000000ull);
     int rc = 0;
-    for (long r = 0; r < rounds && rc == 0; r++) {
-        for (int i = 2; i < n && rc == 0; i++) {
-            struct sym_mod *m = sym_store_preload(st, argv[i]);
+    for (long r = 1; r <= rounds && rc == 0; r++) {
+        for (int i = 3; i < n && rc == 0; i++) {
+            /* FILE@R: only in round R */
+            char path[4096];
+            const char *at = strrchr(argv[i], '@');
+            size_t len = at ? (size_t)(at - argv[i]) : strlen(argv[i]);
+            if (len >= sizeof path || (at && strtol(at + 1, &end, 10) != r))
+                continue;
+            memcpy(path, argv[i], len);
+            path[len] = '\0';
+            struct sym_mod *m = sym_store_preload(st, path);
             if (m == NULL) {
-                fprintf(stderr, "symtest: %s: not an ELF file\n", argv[i]);
+                fprintf(stderr, "symtest: %s: not an ELF file\n", path);
                 rc = 1;
             }
             sym_store_release(st, m);
