@@ -64,9 +64,12 @@ sleep 10
 SP_PID=$!
 cat >"$DIR/top.sh" <<'EOF'
 #!/bin/sh
-# perf top needs a stdin that stays open (at EOF it spins)
+# perf top needs a stdin that stays open (at EOF it spins); timeout
+# --foreground stays in this script's process group, which the cleanup
+# ends (without it, timeout makes a group of its own, and a run cut
+# short left perf top running)
 echo $$ >"$1/top.pid"
-sleep $(($2 * 60 + 40)) | timeout $(($2 * 60 + 30)) perf top --stdio -a -g -d 60 >/dev/null 2>&1
+sleep $(($2 * 60 + 40)) | timeout --foreground $(($2 * 60 + 30)) perf top --stdio -a -g -d 60 >/dev/null 2>&1
 EOF
 chmod +x "$DIR/top.sh"
 rm -f "$DIR/top.pid"
