@@ -100,7 +100,12 @@ run_waits() {
         # 288 on-CPU samples in one run), so its disk share is asked
         # within 7 points; every other thread's within 5.
         tol=$([ "$reason" = disk ] && echo 7 || echo 5)
-        cmp_ok "$d" '<=' "$tol" "$name: $th, ${label[$reason]}: $got% within $tol points of waits' own $want%"
+        cmp_ok "$d" '<=' "$tol" "$name: $th, ${label[$reason]}: $got% within $tol points of waits' own $want%" ||
+            diag "  $th's reasons, % of its samples: $(grep "^$th|" "$TMPD/$name.shares" | tr '\n' ',')" \
+                 "its stacks' leaves: $(awk -v th="$th" '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s)
+                     t = s; sub(/;.*/, "", t); sub(/-[0-9]+$/, "", t); if (t != th) next
+                     n = split(s, f, ";"); l[f[n]] += c }
+                   END { for (k in l) printf "%s %d, ", k, l[k] }' "$TMPD/$name.folded" | cut -c1-600)"
     done <"$TMPD/$name.rep"
 }
 
