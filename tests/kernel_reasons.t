@@ -98,7 +98,12 @@ run_waits() {
         # known error, not fixed: task-clock samples taken as it is
         # switched back in, finish_task_switch at the leaf, 82 of its
         # 288 on-CPU samples in one run), so its disk share is asked
-        # within 7 points; every other thread's within 5.
+        # within 7 points; every other thread's within 5.  On this
+        # project's KVM machine it can be 8-15 points (not fixed, cause
+        # not proven): 110 of 891 of its samples in one run were on the
+        # CPU at the interrupt right after virtio's notify
+        # (vp_notify;iowrite16;common_interrupt;...;handle_softirqs),
+        # time its own CPU clock did not count.
         tol=$([ "$reason" = disk ] && echo 7 || echo 5)
         cmp_ok "$d" '<=' "$tol" "$name: $th, ${label[$reason]}: $got% within $tol points of waits' own $want%" ||
             diag "  $th's reasons, % of its samples: $(grep "^$th|" "$TMPD/$name.shares" | tr '\n' ',')" \
