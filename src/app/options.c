@@ -285,8 +285,8 @@ static void help_exited_nodes(char *buf, size_t n)
     snprintf(buf, n, "keep the stacks of exited processes and threads "
              "near N nodes (default %llu, about %llu MiB): past it, their "
              "rarest are cut into [rare stacks], where each function keeps "
-             "its samples unless rare there too; more keeps rarer stacks of a long -a, fewer "
-             "takes less memory", SP_EXITED_NODES_DEFAULT,
+             "its samples unless rare there too; more keeps rarer stacks "
+             "of a long -a, fewer takes less memory", SP_EXITED_NODES_DEFAULT,
              SP_EXITED_NODES_DEFAULT / 10000);
 }
 

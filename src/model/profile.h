@@ -430,10 +430,10 @@ static inline int64_t profile_thread_key(int64_t pid, int64_t tid)
  * (the frames between are left out), but a leaf whose total is under
  * min_total too, whose weight ends in "[rare stacks]" itself (so the
  * leaves there stay few).  min_total is chosen so that the nodes above
- * it are at most half the budget, and only grows; `nodes` counts a
- * leaf below "[rare stacks]" that a later pass cut again twice.  The total, the
- * nodes kept, the line and address counts and the per-second ring stay
- * as they were; live threads are never cut. */
+ * it are at most half the budget, and only grows.  `nodes` counts twice
+ * a leaf below "[rare stacks]" that a later pass cuts again.  The total,
+ * the nodes kept, the line and address counts and the per-second ring
+ * stay as they were; live threads are never cut. */
 struct profile_cut {
     uint64_t min_total;    /* weight a folded node needs to stay; 0: none */
     uint64_t folded_nodes; /* nodes below folded threads after the last fold */

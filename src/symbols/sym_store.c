@@ -294,8 +294,8 @@ void sym_store_print_stats(const struct sym_store *st, FILE *f)
     print_most_loaded(st, f);
     /* why each module kept idle went: a binary loaded again tells */
     fprintf(f, "symbol frees: %" PRIu64 " idle past their %g s, %" PRIu64
-            " idle for room (the oldest, past %.0f MiB of files), %" PRIu64
-            " too big to keep\n", st->stats.freed_time,
+            " idle for room (past %.0f MiB of files: those loaded once "
+            "first), %" PRIu64 " too big to keep\n", st->stats.freed_time,
             (double)st->keep_ns / 1e9, st->stats.freed_room,
             (double)st->keep_bytes / 1048576.0, st->stats.freed_big);
 }
