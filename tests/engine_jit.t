@@ -41,6 +41,23 @@ shares_ok() {
     ok $? "$4: $e% and the rest of the leaves, within 7 points ($a% and $b%)"
 }
 
+# measured_shares NAME PID RE_A RE_B: sproftop -p PID for 3 s into
+# NAME.folded; the leaves matching RE_A and RE_B against the times the
+# program itself writes to NAME.times ("A B", ns in each function since
+# its start), over the same stretch.
+measured_shares() {
+    local name=$1 pid=$2 a0 b0 a1 b1 e
+    wait_until 10 test -s "$TMPD/$name.times" ||
+        { ok 1 "$name wrote its times to $name.times"; return; }
+    read -r a0 b0 <"$TMPD/$name.times"
+    run_sproftop -p "$pid" -d 3 -F 500 -o "$TMPD/$name.folded"
+    is "$RC" 0 "sproftop -p $name exits 0"
+    read -r a1 b1 <"$TMPD/$name.times"
+    e=$(awk -v a="$((a1 - a0))" -v b="$((b1 - b0))" 'BEGIN { printf "%.1f", (a + b > 0) ? 100 * a / (a + b) : 66.7 }')
+    note "$name over the run: $((a1 - a0)) ns in the first, $((b1 - b0)) ns in the second"
+    shares_ok "$TMPD/$name.folded" "$3" "$4" "$name" "$e"
+}
+
 # map_has PID WORD...: the perf map of PID names every WORD.
 map_has() {
     local pid=$1 w
@@ -83,14 +100,7 @@ EOF
     # "*" marks optimized code: the hot loops have reached their last tier
     wait_until 20 map_has "$pid" 'JS:\*hotLoopAlpha' 'JS:\*hotLoopBeta'
     ok $? "node --perf-basic-prof wrote /tmp/perf-$pid.map with the optimized functions"
-    wait_until 10 test -s "$TMPD/node.times"
-    read -r a0 b0 <"$TMPD/node.times"
-    run_sproftop -p "$pid" -d 3 -F 500 -o "$TMPD/node.folded"
-    is "$RC" 0 "sproftop -p node exits 0"
-    read -r a1 b1 <"$TMPD/node.times"
-    e=$(awk -v a="$((a1 - a0))" -v b="$((b1 - b0))" 'BEGIN { printf "%.1f", (a + b > 0) ? 100 * a / (a + b) : 66.7 }')
-    note "hot.js over the run: hotLoopAlpha $((a1 - a0)) ns, hotLoopBeta $((b1 - b0)) ns"
-    shares_ok "$TMPD/node.folded" '^JS:.hotLoopAlpha ' '^JS:.hotLoopBeta ' "node" "$e"
+    measured_shares node "$pid" '^JS:.hotLoopAlpha ' '^JS:.hotLoopBeta '
     unlike "$(cat "$TMPD/node.folded")" '\[node\+0x7f' "no JIT code is given to node's executable"
     kill_pid "$pid"
 else
@@ -144,14 +154,7 @@ EOF
     }
     wait_until 30 perfmap_settled
     ok $? "jcmd Compiler.perfmap wrote /tmp/perf-$pid.map with Hot.alpha and Hot.beta, settled"
-    wait_until 10 test -s "$TMPD/java.times"
-    read -r a0 b0 <"$TMPD/java.times"
-    run_sproftop -p "$pid" -d 3 -F 500 -o "$TMPD/java.folded"
-    is "$RC" 0 "sproftop -p java exits 0"
-    read -r a1 b1 <"$TMPD/java.times"
-    e=$(awk -v a="$((a1 - a0))" -v b="$((b1 - b0))" 'BEGIN { printf "%.1f", (a + b > 0) ? 100 * a / (a + b) : 66.7 }')
-    note "Hot.java over the run: alpha $((a1 - a0)) ns, beta $((b1 - b0)) ns"
-    shares_ok "$TMPD/java.folded" 'Hot\.alpha\(' 'Hot\.beta\(' "java" "$e"
+    measured_shares java "$pid" 'Hot\.alpha\(' 'Hot\.beta\('
     kill_pid "$pid"
 else
     skip 3 "java and jcmd (openjdk-17-jdk-headless) are not installed (make deps)"
