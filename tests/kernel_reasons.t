@@ -3,7 +3,8 @@
 # the perf backend as root, against a ground truth.
 #
 # tests/targets/waits runs eight threads, each spending its time in one
-# way and measuring it itself with clock_gettime: spinning, fdatasync()
+# way and measuring it itself (the wall clock, and its task clock: the
+# time the kernel had it on a CPU): spinning, fdatasync()
 # after small writes to a file on a real disk, a contended mutex, a mutex
 # holder's nanosleep, nanosleep, recv() on a TCP connection fed every
 # 10 ms, its feeder's nanosleep, epoll_wait() with a timeout.  It reports
@@ -76,9 +77,10 @@ run_waits() {
     is "$RC" 0 "$name: sproftop --idle -- waits exits 0 (waits' status)"
     [ "$RC" = 0 ] || diag_file "$ERR"
     reason_shares "$TMPD/$name.folded" >"$TMPD/$name.shares"
-    while read -r th reason want _; do
+    while read -r th reason want _ cwant clock; do
         want=$(awk -v w="$want" 'BEGIN { printf "%.1f", 100 * w }')
-        # waits counts a blocking call's wall time minus its CPU time:
+        cwant=$(awk -v w="$cwant" 'BEGIN { printf "%.1f", 100 * w }')
+        # waits counts a blocking call's wall time minus its time on a CPU:
         # blocked, and runnable but preempted inside the call (the disk
         # thread, at its wake-ups on a busy machine), which sproftop
         # names "waiting for a CPU" with the call on the stack: both are
@@ -92,18 +94,22 @@ run_waits() {
                    s ~ /\[off-CPU: waiting for a CPU[^;]*\]$/) inc += c }
              END { printf "%.1f", got + (tot ? 100 * inc / tot : 0) }' "$TMPD/$name.folded")
         d=$(awk -v a="$want" -v b="$got" 'BEGIN { d = a - b; printf "%.1f", d < 0 ? -d : d }')
-        note "$name: $th ${label[$reason]}: waits says $want%, sproftop $got%"
-        # The disk thread blocks hundreds of times a second: sproftop
-        # counts it 2-4 points more on the CPU than its own clock (a
-        # known error, not fixed: task-clock samples taken as it is
-        # switched back in, finish_task_switch at the leaf, 82 of its
-        # 288 on-CPU samples in one run), so its disk share is asked
-        # within 7 points; every other thread's within 5.  On this
-        # project's KVM machine it can be 8-15 points (not fixed, cause
-        # not proven): 110 of 891 of its samples in one run were on the
-        # CPU at the interrupt right after virtio's notify
-        # (vp_notify;iowrite16;common_interrupt;...;handle_softirqs),
-        # time its own CPU clock did not count.
+        note "$name: $th ${label[$reason]}: waits says $want% ($clock; by its CPU clock $cwant%), sproftop $got%"
+        # waits' truth is by the thread's task clock, the time the
+        # kernel had it on a CPU, as sproftop's samples count it.  Its
+        # CPU clock leaves out time stolen by a hypervisor and counts the
+        # switch until the scheduler's own bookkeeping, not perf's: on
+        # this project's KVM machine the disk thread, which blocks
+        # hundreds of times a second and exits to the host at every
+        # virtio notify, was 4-5 points more off the CPU by that clock
+        # (two CI runs failed on it, 56% against 69% by the CPU clock,
+        # with 12% of its samples in the interrupt after that notify:
+        # most likely stolen time, not proven).  sproftop starts a
+        # stretch off the CPU at the switch record, not at the sample
+        # before it, whose stack copy the task clock counts.  The disk
+        # thread is asked within 7 points (about 250 on-CPU samples in
+        # bursts far shorter than an interval: their count varies by a
+        # few points), every other thread within 5.
         tol=$([ "$reason" = disk ] && echo 7 || echo 5)
         cmp_ok "$d" '<=' "$tol" "$name: $th, ${label[$reason]}: $got% within $tol points of waits' own $want%" ||
             diag "  $th's reasons, % of its samples: $(grep "^$th|" "$TMPD/$name.shares" | tr '\n' ',')" \

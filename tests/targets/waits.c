@@ -18,17 +18,23 @@
  *   w-feed    the writer: nanosleep(10 ms), send (feed_work): sleep;
  *   w-epoll   epoll_wait() with a 20 ms timeout on an eventfd nobody
  *             writes (epoll_work): poll.
- * Each thread measures, with clock_gettime, its wall-clock time from its
- * start to the end, its own CPU time (CLOCK_THREAD_CPUTIME_ID), and the
- * wall-clock and CPU time spent inside its blocking call; the time it
- * was off the CPU inside that call is the call's wall time minus its CPU
- * time.  After SECONDS every thread stops and REPORT gets one line per
- * thread:
- *     NAME REASON BLOCKED CPU
+ * Each thread measures its wall-clock time from its start to the end,
+ * its own time on a CPU, and the wall-clock and CPU time spent inside its
+ * blocking call; the time it was off the CPU inside that call is the
+ * call's wall time minus its CPU time.  Its time on a CPU is the
+ * kernel's task clock of the thread (a counting perf event, what the
+ * scheduler saw it run), else, where perf_event_open fails, its CPU
+ * clock (CLOCK_THREAD_CPUTIME_ID).  The two differ under a hypervisor:
+ * the CPU clock leaves out the time stolen from a running thread (the
+ * kernel's steal time accounting), the task clock counts it, as a
+ * profiler of this machine sees it run.  After SECONDS every thread
+ * stops and REPORT gets one line per thread:
+ *     NAME REASON BLOCKED CPU BLOCKED-CPUCLOCK CLOCK
  * BLOCKED: the share of the thread's wall-clock time it spent off the CPU
  * inside its blocking call (w-spin: the time it was not on a CPU at all,
- * REASON cpu-wait); CPU: the share it spent on a CPU.  Shares are
- * fractions with 4 decimals.  With CPU, w-spin is bound to that CPU
+ * REASON cpu-wait); CPU: the share it spent on a CPU; BLOCKED-CPUCLOCK:
+ * BLOCKED by the CPU clock; CLOCK: "task-clock" or "cpu-clock", the
+ * clock of BLOCKED and CPU in that thread.  Shares are fractions with 4 decimals.  With CPU, w-spin is bound to that CPU
  * (the other threads run where they may), so that hogs bound to the same
  * CPU make it wait for one however many CPUs the machine has.
  * Exits 0, or 1 with one line when a call fails.
@@ -36,6 +42,7 @@
 #include "common.h"
 
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sched.h>
@@ -43,16 +50,19 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 
 #define NTHREADS 8
 
 struct acct {
     const char *name;    /* the thread's name */
     const char *reason;  /* what its blocking call waits for */
-    double wall0, cpu0;  /* at its start */
-    double wall, cpu;    /* its totals at the end */
+    double wall0, cpu0, ccpu0; /* at its start */
+    double wall, cpu, ccpu;    /* its totals at the end */
     double in_wall;      /* wall-clock time inside the blocking call */
-    double in_cpu;       /* CPU time inside it */
+    double in_cpu;       /* time on a CPU inside it (task clock) */
+    double in_ccpu;      /* the same by the CPU clock */
+    const char *clock;   /* "task-clock", or "cpu-clock" where it had none */
 };
 
 static double deadline;
@@ -61,12 +71,38 @@ static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
 static int sock_rx = -1, sock_tx = -1, ev_fd = -1;
 static struct acct accts[NTHREADS];
 
-static double thread_cpu(void)
+/* The thread's CPU clock, in seconds. */
+static double thread_cpu_clock(void)
 {
     struct timespec ts;
 
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static _Thread_local int task_clock_fd = -1;
+
+/* Opens the calling thread's task clock (a counting perf event of this
+ * thread only); where it cannot, thread_cpu is the CPU clock. */
+static void task_clock_open(void)
+{
+    struct perf_event_attr pa = { .type = PERF_TYPE_SOFTWARE,
+                                  .size = sizeof pa,
+                                  .config = PERF_COUNT_SW_TASK_CLOCK };
+
+    task_clock_fd = (int)syscall(SYS_perf_event_open, &pa, 0, -1, -1,
+                                 PERF_FLAG_FD_CLOEXEC);
+}
+
+/* The calling thread's time on a CPU, in seconds: its task clock, else
+ * its CPU clock. */
+static double thread_cpu(void)
+{
+    uint64_t ns;
+
+    if (task_clock_fd >= 0 && read(task_clock_fd, &ns, sizeof ns) == (ssize_t)sizeof ns)
+        return (double)ns / 1e9;
+    return thread_cpu_clock();
 }
 
 static void die(const char *what)
@@ -78,7 +114,7 @@ static void die(const char *what)
 /* The time since the last mark goes to the call (in = 1) or not. */
 struct meter {
     struct acct *a;
-    double w, c;
+    double w, c, cc;
 };
 
 /* The call's window is from the wall clock read just before it to the
@@ -88,6 +124,7 @@ struct meter {
 static void meter_skip(struct meter *m)
 {
     m->c = thread_cpu();
+    m->cc = thread_cpu_clock();
     m->w = target_now();
 }
 
@@ -99,10 +136,11 @@ static void meter_start(struct meter *m, struct acct *a)
 
 static void meter_call(struct meter *m)
 {
-    double w = target_now(), c = thread_cpu();
+    double w = target_now(), cc = thread_cpu_clock(), c = thread_cpu();
 
     m->a->in_wall += w - m->w;
     m->a->in_cpu += c - m->c;
+    m->a->in_ccpu += cc - m->cc;
 }
 
 SP_FRAME void spin_work(struct acct *a)
@@ -261,11 +299,17 @@ static void *run(void *arg)
         if (sched_setaffinity(0, sizeof set, &set) != 0)
             die("sched_setaffinity");
     }
+    task_clock_open();
+    a->clock = task_clock_fd >= 0 ? "task-clock" : "cpu-clock";
     a->wall0 = target_now();
     a->cpu0 = thread_cpu();
+    a->ccpu0 = thread_cpu_clock();
     work[i](a);
     a->wall = target_now() - a->wall0;
     a->cpu = thread_cpu() - a->cpu0;
+    a->ccpu = thread_cpu_clock() - a->ccpu0;
+    if (task_clock_fd >= 0)
+        close(task_clock_fd);
     return NULL;
 }
 
@@ -328,9 +372,12 @@ int main(int argc, char **argv)
     for (int i = 0; i < NTHREADS; i++) {
         const struct acct *a = &accts[i];
         double off = i == 0 ? a->wall - a->cpu : a->in_wall - a->in_cpu;
+        double coff = i == 0 ? a->wall - a->ccpu : a->in_wall - a->in_ccpu;
 
-        fprintf(f, "%s %s %.4f %.4f\n", a->name, a->reason,
-                a->wall > 0 ? off / a->wall : 0, a->wall > 0 ? a->cpu / a->wall : 0);
+        fprintf(f, "%s %s %.4f %.4f %.4f %s\n", a->name, a->reason,
+                a->wall > 0 ? off / a->wall : 0, a->wall > 0 ? a->cpu / a->wall : 0,
+                a->wall > 0 ? coff / a->wall : 0,
+                a->clock);
     }
     return fclose(f) == 0 ? 0 : 1;
 }

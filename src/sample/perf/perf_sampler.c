@@ -315,7 +315,7 @@ static void on_exit_rec(struct pf_sampler *s, const struct perf_record_task *r)
 
 /* A switch record: a switch-in ends the thread's off-CPU stretch; a
  * switch-out (it follows the switch-out sample that began the stretch)
- * says whether the thread was preempted. */
+ * says whether the thread was preempted, and when it left the CPU. */
 static void on_switch(struct pf_sampler *s, const struct perf_event_header *h)
 {
     struct perf_sample_id sid;
@@ -323,8 +323,17 @@ static void on_switch(struct pf_sampler *s, const struct perf_event_header *h)
         return;
     uint32_t i = pf_thr_find(s, (pid_t)sid.tid);
     if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
-        if (i != PERF_NONE && h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
-            pf_off_preempted(s, &s->thr[i]);
+        if (i == PERF_NONE)
+            return;
+        struct pthr *t = &s->thr[i];
+        if (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+            pf_off_preempted(s, t);
+        /* The stretch begins at the switch, not at the sample before it:
+         * in between the thread was still on its CPU, copying its stack
+         * for us, time its task clock counts and its on-CPU samples (due
+         * then, they fire as it comes back) weigh already. */
+        if (t->t_out && sid.time > t->t_out)
+            t->t_out = sid.time;
         return;
     }
     if (i != PERF_NONE && s->thr[i].t_out) {
