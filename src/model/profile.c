@@ -90,26 +90,18 @@ static bool frame_ids_missing(const struct frame_ids *k)
            k->file == PROFILE_NONE || k->build_id == PROFILE_NONE;
 }
 
-/* The string ids of d's identity, looked up only (absent strings give
- * PROFILE_NONE).  0, or -1 if one is missing. */
-static int frame_ids_find(const struct profile *p, const struct frame_desc *d,
-                          struct frame_ids *k)
+/* The string ids of d's identity.  With intern NULL they are only looked
+ * up in p (absent strings give PROFILE_NONE); otherwise intern is p
+ * itself, writable, and new strings are added to it.  0, or -1 if one is
+ * missing (on OOM, when interning). */
+static int frame_ids_get(const struct profile *p, struct profile *intern,
+                         const struct frame_desc *d, struct frame_ids *k)
 {
-    k->name = str_lookup(p, d->name);
-    k->module = str_lookup(p, d->module);
-    k->file = str_lookup(p, d->file);
-    k->build_id = str_lookup(p, d->build_id);
-    return frame_ids_missing(k) ? -1 : 0;
-}
+    const char *s[] = { d->name, d->module, d->file, d->build_id };
+    uint32_t *id[] = { &k->name, &k->module, &k->file, &k->build_id };
 
-/* The same, interning the strings.  0, or -1 on OOM. */
-static int frame_ids_intern(struct profile *p, const struct frame_desc *d,
-                            struct frame_ids *k)
-{
-    k->name = str_intern(p, d->name);
-    k->module = str_intern(p, d->module);
-    k->file = str_intern(p, d->file);
-    k->build_id = str_intern(p, d->build_id);
+    for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+        *id[i] = intern ? str_intern(intern, s[i]) : str_lookup(p, s[i]);
     return frame_ids_missing(k) ? -1 : 0;
 }
 
@@ -134,7 +126,7 @@ uint32_t profile_frame_lookup(const struct profile *p,
 {
     struct frame_ids k;
 
-    if (!d->name || frame_ids_find(p, d, &k) != 0)
+    if (!d->name || frame_ids_get(p, NULL, d, &k) != 0)
         return PROFILE_NONE;
     return frame_find(p, frame_key(d), &k);
 }
@@ -147,7 +139,7 @@ int profile_frame_set(struct profile *p, uint32_t id,
 
     /* The old identity's slot stays in the index, but frame_eq no longer
      * matches it: only the new identity finds the frame. */
-    if (frame_ids_intern(p, d, &k) != 0 ||
+    if (frame_ids_get(p, p, d, &k) != 0 ||
         idtab_reserve(&p->frame_ix, p->frame_ix.n + 1) < 0)
         return -1;
     p->fd[id] = *d;
@@ -167,12 +159,12 @@ uint32_t profile_intern_frame(struct profile *p, const struct frame_desc *d)
 
     if (!p || !d || !d->name)
         return PROFILE_NONE;
-    if (frame_ids_find(p, d, &k) == 0) {
+    if (frame_ids_get(p, NULL, d, &k) == 0) {
         id = frame_find(p, frame_key(d), &k);
         if (id != PROFILE_NONE)
             return id;
     }
-    if (frame_ids_intern(p, d, &k) != 0 || p->nframes >= ID_LIMIT ||
+    if (frame_ids_get(p, p, d, &k) != 0 || p->nframes >= ID_LIMIT ||
         VEC_RESERVE(p->fd, p->fd_cap, p->nframes + 1) < 0 ||
         VEC_RESERVE(p->fid, p->fid_cap, p->nframes + 1) < 0 ||
         idtab_reserve(&p->frame_ix, p->frame_ix.n + 1) < 0)
