@@ -101,7 +101,7 @@ run_waits() {
         # switch until the scheduler's own bookkeeping, not perf's: on
         # this project's KVM machine the disk thread, which blocks
         # hundreds of times a second and exits to the host at every
-        # virtio notify, was 4-5 points more off the CPU by that clock
+        # virtio notify, was 4-9 points more off the CPU by that clock
         # (two CI runs failed on it, 56% against 69% by the CPU clock,
         # with 12% of its samples in the interrupt after that notify:
         # most likely stolen time, not proven).  sproftop starts a

@@ -24,19 +24,21 @@
  * call's wall time minus its CPU time.  Its time on a CPU is the
  * kernel's task clock of the thread (a counting perf event, what the
  * scheduler saw it run), else, where perf_event_open fails, its CPU
- * clock (CLOCK_THREAD_CPUTIME_ID).  The two differ under a hypervisor:
- * the CPU clock leaves out the time stolen from a running thread (the
- * kernel's steal time accounting), the task clock counts it, as a
- * profiler of this machine sees it run.  After SECONDS every thread
+ * clock (CLOCK_THREAD_CPUTIME_ID).  The two differ, most under a
+ * hypervisor: the CPU clock leaves out the time stolen from a running
+ * thread (the kernel's steal time accounting) and ends a slice at the
+ * scheduler's bookkeeping, the task clock counts what perf counts, as
+ * a profiler of this machine sees the thread run.  After SECONDS every thread
  * stops and REPORT gets one line per thread:
  *     NAME REASON BLOCKED CPU BLOCKED-CPUCLOCK CLOCK
  * BLOCKED: the share of the thread's wall-clock time it spent off the CPU
  * inside its blocking call (w-spin: the time it was not on a CPU at all,
  * REASON cpu-wait); CPU: the share it spent on a CPU; BLOCKED-CPUCLOCK:
  * BLOCKED by the CPU clock; CLOCK: "task-clock" or "cpu-clock", the
- * clock of BLOCKED and CPU in that thread.  Shares are fractions with 4 decimals.  With CPU, w-spin is bound to that CPU
- * (the other threads run where they may), so that hogs bound to the same
- * CPU make it wait for one however many CPUs the machine has.
+ * clock of BLOCKED and CPU in that thread.  Shares are fractions with 4
+ * decimals.  With CPU, w-spin is bound to that CPU (the other threads
+ * run where they may), so that hogs bound to the same CPU make it wait
+ * for one however many CPUs the machine has.
  * Exits 0, or 1 with one line when a call fails.
  */
 #include "common.h"
