@@ -9,7 +9,12 @@
 #
 #   /usr/bin/python3 pyhot.py [--cpu SECONDS] [--log FILE]
 #
-# It prints "ready" as it starts its calls.  With --log it writes, at the
+# It prints "ready" as it starts its calls.  After its calls (and its log)
+# it waits half a second before it exits: a sampler that resolves code
+# objects when it drains its samples (the perf backend, up to 200 ms
+# later) finds them still alive.  An interpreter that exits sooner frees
+# them first, and the samples of its last drain keep their native frames
+# (counted as unreadable: README's "Python functions").  With --log it writes, at the
 # end, its own record:
 #   share NAME PERCENT     each function's share of the CPU time the
 #                          three took (time.thread_time around each call)
@@ -77,3 +82,6 @@ if log:
             out.write("share %s %.2f\n" % (name, 100.0 * s / total))
         for t, name in switches:
             out.write("switch %d %s\n" % (t, name))
+
+# the last drain's code objects still alive (see the top)
+time.sleep(0.5)
