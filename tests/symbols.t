@@ -171,6 +171,7 @@ is "$(frames)" "ns::(anonymous namespace)::hidden|symtarget-cxx|symtarget_cxx.cc
 # --- binaries without symbols, or gone from disk -------------------------
 if objcopy --strip-all "$TOOLS/symtarget" "$TMPD/symtarget-stripped" 2>/dev/null; then
     start_tool "$TMPD/symtarget-stripped" || bail_out "stripped copy did not start"
+    stripped_pid=$TPID
     plain=$(val plain)
     off=$(map_off "$TPID" "$plain")
     outer=$(val outer)
@@ -183,6 +184,55 @@ if objcopy --strip-all "$TOOLS/symtarget" "$TMPD/symtarget-stripped" 2>/dev/null
         "a return address past the prologue: named by the FDE's start, not the unwind row's"
 else
     skip 3 "objcopy cannot strip"
+fi
+
+# --- PLT stubs ---------------------------------------------------------------
+# No symbol covers a PLT stub; the symbolizer names each as objdump does
+# ("strtod@plt", by the GOT slot its jump reads or the relocation it
+# pushes), and the lazy-binding header ".plt", as perf does.  objdump -d
+# is the reference here: every stub it labels in .plt, .plt.sec and
+# .plt.got, in the stripped copy (its .plt and .plt.got), in libc (whose
+# IRELATIVE relocations make the stubs' order differ from .rela.plt's:
+# "*ABS*+0x...@plt"), and in symtarget-ibt (built with IBT: .plt.sec).
+# plt_check PID FILE WHAT
+plt_check() {
+    local pid=$1 file=$2 what=$3 lo=0 off=0 range perms o f addrs=() want=() got n bad
+    while read -r range perms o _ _ f; do
+        [ "$f" = "$file" ] && [ "$o" = 00000000 ] && { lo=$((16#${range%-*})); break; }
+    done <"/proc/$pid/maps"
+    [ "$lo" != 0 ] || { fail "$what: $file mapped in $pid"; return; }
+    while read -r a label; do
+        addrs+=("$(printf '0x%x' $((lo + 16#$a)))")
+        label=${label#<}; label=${label%>:}
+        case $label in *@plt-0x*) label=.plt ;; esac
+        want+=("$label")
+    done < <(objdump -d -j .plt -j .plt.sec -j .plt.got "$file" 2>/dev/null |
+             awk '/^[0-9a-f]+ <.*>:$/ { print $1, $2 }')
+    n=${#addrs[@]}
+    cmp_ok "$n" '>' 1 "$what: objdump labels its PLT stubs ($n)"
+    sym "$pid" "${addrs[@]}"
+    got=$(printf '%s\n' "$SYM" | awk -F'|' 'NF { print $1 }')
+    bad=$(paste -d' ' <(printf '%s\n' "${want[@]}") <(printf '%s\n' "$got") |
+          awk '$1 != $2' | head -n 3)
+    is "$bad" "" "$what: each of the $n stubs named as objdump labels it (the header .plt)"
+}
+if command -v objdump >/dev/null 2>&1; then
+    if [ -n "${stripped_pid:-}" ]; then
+        plt_check "$stripped_pid" "$TMPD/symtarget-stripped" "stripped binary"
+    else
+        skip 2 "no stripped copy"
+    fi
+    libc=$(awk '$6 ~ /\/libc\.so\.6$/ { print $6; exit }' "/proc/$pid/maps")
+    plt_check "$pid" "$libc" "libc.so.6"
+    if [ -x "$TOOLS/symtarget-ibt" ] &&
+       readelf -SW "$TOOLS/symtarget-ibt" | grep -q '\.plt\.sec'; then
+        start_tool "$TOOLS/symtarget-ibt" || bail_out "symtarget-ibt did not start"
+        plt_check "$TPID" "$(readlink -f "$TOOLS/symtarget-ibt")" "IBT binary"
+    else
+        skip 2 "the linker made no .plt.sec for symtarget-ibt"
+    fi
+else
+    skip 6 "no objdump"
 fi
 
 # A deleted binary is read through /proc/PID/map_files, which needs

@@ -30,6 +30,7 @@
 #include "sym_fde.h"
 #include "sym_files.h"
 #include "sym_names.h"
+#include "sym_plt.h"
 #include "sym_store.h"
 #include "symbols.h"
 #include "util.h"
@@ -54,6 +55,8 @@ struct work {
     struct sym_dwarf *dw;
     struct sym_fde *fdes;
     bool fdes_built;
+    struct sym_plt *plt;      /* the stubs calls go through */
+    bool plt_built;
 };
 
 /* --- what can be annotated ------------------------------------------------ */
@@ -99,6 +102,7 @@ static bool frame_ok(struct work *w)
 static void work_free(struct work *w)
 {
     sym_fde_free(w->fdes);
+    sym_plt_free(w->plt);
     sym_dwarf_free(w->dw);
     strarena_free(&w->names);
 }
@@ -255,58 +259,8 @@ static const uint8_t *code_at(struct work *w, uint64_t lo, uint64_t *hi)
     return NULL;
 }
 
-/* The section named `name`, its header in *sh. */
-static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *sh)
-{
-    size_t shstr;
-    Elf_Scn *scn = NULL;
-
-    if (elf_getshdrstrndx(elf, &shstr) != 0)
-        return NULL;
-    while ((scn = elf_nextscn(elf, scn))) {
-        const char *n;
-        if (gelf_getshdr(scn, sh) &&
-            (n = elf_strptr(elf, shstr, sh->sh_name)) && !strcmp(n, name))
-            return scn;
-    }
-    return NULL;
-}
-
-/* "malloc@plt" for module address t in the PLT (x86-64 lazy binding:
- * entry i is .rela.plt's relocation i, .plt's entries after its first,
- * .plt.sec's from its start), into buf; NULL otherwise. */
-static const char *plt_name(struct work *w, uint64_t t, char *buf, size_t n)
-{
-    GElf_Shdr plt, rela, dsym;
-    Elf_Scn *rs = section_named(w->elf, ".rela.plt", &rela);
-    uint64_t i;
-
-    if (section_named(w->elf, ".plt.sec", &plt) && t >= plt.sh_addr &&
-        t - plt.sh_addr < plt.sh_size && (t - plt.sh_addr) % 16 == 0)
-        i = (t - plt.sh_addr) / 16;
-    else if (section_named(w->elf, ".plt", &plt) && t >= plt.sh_addr + 16 &&
-             t - plt.sh_addr < plt.sh_size && (t - plt.sh_addr) % 16 == 0)
-        i = (t - plt.sh_addr) / 16 - 1;
-    else
-        return NULL;
-    Elf_Data *rd = rs ? elf_getdata(rs, NULL) : NULL;
-    Elf_Scn *ds = rs ? elf_getscn(w->elf, rela.sh_link) : NULL;
-    Elf_Data *dd = ds && gelf_getshdr(ds, &dsym) ? elf_getdata(ds, NULL)
-                                                : NULL;
-    GElf_Rela r;
-    GElf_Sym s;
-    const char *name;
-    if (!rd || !dd || i > INT_MAX || !gelf_getrela(rd, (int)i, &r) ||
-        !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &s) ||
-        !(name = elf_strptr(w->elf, dsym.sh_link, s.st_name)) || !*name)
-        return NULL;
-    snprintf(buf, n, "%s@plt", name);
-    return buf;
-}
-
 /* The function a call's target (target address t) starts, or NULL. */
-static const char *callee_name(struct work *w, uint64_t t, char *buf,
-                               size_t n)
+static const char *callee_name(struct work *w, uint64_t t)
 {
     GElf_Off off = 1;
     GElf_Sym sym;
@@ -316,7 +270,13 @@ static const char *callee_name(struct work *w, uint64_t t, char *buf,
 
     if (nm && off == 0)
         return sym_names_demangle(&w->names, nm);
-    return plt_name(w, m, buf, n);
+    if (!w->plt_built) {
+        w->plt = sym_plt_build(w->dm);
+        w->plt_built = true;
+    }
+    uint64_t start;
+    const char *p = sym_plt_name(w->plt, &w->names, m, &start);
+    return p && start == m ? p : NULL;
 }
 
 /* --- decoding ------------------------------------------------------------- */
@@ -390,7 +350,7 @@ static int decode(struct work *w, struct disasm *d, const uint8_t *code,
     for (uint64_t m = from; m < to;) {
         struct disasm_insn di, probe;
         struct annot_insn in = { .addr = m + w->bias };
-        char callee[256], bad[64], path[PATH_MAX];
+        char bad[64], path[PATH_MAX];
         size_t left = (size_t)(to - m);
 
         if (disasm_one(d, code + (m - from), left, m + w->bias, &di)) {
@@ -399,8 +359,7 @@ static int decode(struct work *w, struct disasm *d, const uint8_t *code,
             in.text = di.text;
             in.target = di.target;
             if (di.kind == ANNOT_CALL && di.target)
-                in.target_name = callee_name(w, di.target, callee,
-                                             sizeof(callee));
+                in.target_name = callee_name(w, di.target);
         } else {
             /* a run of bytes that decode to nothing, up to the next
              * byte that starts an instruction */

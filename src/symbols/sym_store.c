@@ -11,7 +11,8 @@
  *
  * An address in a module is resolved from its DWARF (sym_dwarf.h:
  * function, inline chain, lines), else its ELF symbol table (sym_elf.h),
- * else named by the file offset of its function's start (sym_fde.h).
+ * else its PLT stub ("malloc@plt", sym_plt.h), else named by the file
+ * offset of its function's start (sym_fde.h).
  * Debug info is found by sym_debug.h, never by libdwfl's standard search
  * (which would ask debuginfod on this thread).
  *
@@ -37,6 +38,7 @@
 #include "sym_dwarf.h"
 #include "sym_elf.h"
 #include "sym_fde.h"
+#include "sym_plt.h"
 #include "sym_files.h"
 #include "sym_names.h"
 #include "symbols.h"
@@ -83,6 +85,8 @@ struct sym_mod {
     bool syms_built;
     struct sym_fde *fdes;      /* its FDE starts; NULL if none */
     bool fdes_built;
+    struct sym_plt *plt;       /* its PLT stubs; NULL if none */
+    bool plt_built;
     bool dwarf_checked;        /* has_dwarf was found out */
     bool has_dwarf;            /* it has DWARF (its own, or found for it) */
 
@@ -377,9 +381,11 @@ static void mod_drop_tables(struct sym_mod *m)
 {
     sym_elf_free(m->syms);
     sym_fde_free(m->fdes);
+    sym_plt_free(m->plt);
     m->syms = NULL;
     m->fdes = NULL;
-    m->syms_built = m->fdes_built = false;
+    m->plt = NULL;
+    m->syms_built = m->fdes_built = m->plt_built = false;
     m->dwarf_checked = m->has_dwarf = false;
 }
 
@@ -760,6 +766,17 @@ static uint64_t fde_start(struct sym_mod *m, uint64_t addr)
     return sym_fde_start(m->fdes, m->mod, addr);
 }
 
+/* "malloc@plt" for addr in a PLT stub (sym_plt.h), its start in *start;
+ * NULL if addr is in no PLT.  The module's table is read on first use. */
+static const char *plt_name(struct sym_mod *m, uint64_t addr, uint64_t *start)
+{
+    if (!m->plt_built) {
+        m->plt = sym_plt_build(m->mod);
+        m->plt_built = true;
+    }
+    return sym_plt_name(m->plt, &m->names, addr, start);
+}
+
 /* The demangled ELF symbol (.symtab or .dynsym) naming addr, its start in
  * *start; NULL if none.  The module's table is sorted on first use. */
 static const char *elf_name(struct sym_mod *m, uint64_t addr, uint64_t *start)
@@ -773,7 +790,8 @@ static const char *elf_name(struct sym_mod *m, uint64_t addr, uint64_t *start)
 }
 
 /* Frames for module address addr: its DWARF, else (stripped, no debug
- * info, hand-written asm) its ELF symbol table, else its offset. */
+ * info, hand-written asm) its ELF symbol table, else its PLT stub, else
+ * its offset. */
 static int resolve(struct sym_mod *m, uint64_t addr, struct sym_frame *out,
                    int cap)
 {
@@ -808,6 +826,11 @@ static int resolve(struct sym_mod *m, uint64_t addr, struct sym_frame *out,
         out[0] = (struct sym_frame){.name = name, .module = module,
                                     .sym_addr = start, .known = true};
         out[0].line = sym_dwarf_line(m->dwarf, m->mod, addr, &out[0].file);
+    } else if ((name = plt_name(m, addr, &start)) != NULL) {
+        /* a stub's name is final: debug info names no PLT */
+        out[0] = (struct sym_frame){.name = name, .module = module,
+                                    .sym_addr = start, .known = true};
+        return 1;
     } else {
         start = fde_start(m, addr);
         frame_unknown(&out[0], sym_names_offset(&m->names, module,

@@ -6,6 +6,8 @@
 #                  `symtest PID ADDR...`, `symtest --bench PID`)
 #   symtarget      C code whose addresses and lines it prints itself
 #   symtarget-cxx  the same for C++ (namespaces, templates, inlining)
+#   symtarget-ibt  symtarget built with IBT (-fcf-protection=full, -z
+#                  ibtplt): its PLT stubs are in .plt.sec
 #   timedgen       writes a pprof file whose samples carry times, from a
 #                  text spec (the timeline and window fixtures)
 #   pystack        drives the interpreter frame readers (src/frames/
@@ -24,7 +26,8 @@ TOOLS_DIR := $(BUILD)/tools
 TOOLS_SRC := tests/tools
 TOOLS_MK  := $(TOOLS_SRC)/tools.mk
 TOOL_BINS := $(TOOLS_DIR)/symtest $(TOOLS_DIR)/symtarget \
-             $(TOOLS_DIR)/symtarget-cxx $(TOOLS_DIR)/timedgen \
+             $(TOOLS_DIR)/symtarget-cxx $(TOOLS_DIR)/symtarget-ibt \
+             $(TOOLS_DIR)/timedgen \
              $(TOOLS_DIR)/pystack $(TOOLS_DIR)/pyaccuracy
 # The symbols room and what it sees below it (late_names needs the model,
 # annot.c the disassembler).
@@ -43,6 +46,11 @@ $(TOOLS_DIR)/symtest: $(TOOLS_SRC)/symtest.c $(SYMBOLIZER_OBJS) $(TOOLS_MK)
 $(TOOLS_DIR)/symtarget: $(TOOLS_SRC)/symtarget.c $(TOOLS_MK)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -D_GNU_SOURCE -g -O2 -Wall -Wextra -o $@ $<
+
+$(TOOLS_DIR)/symtarget-ibt: $(TOOLS_SRC)/symtarget.c $(TOOLS_MK)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE -g -O2 -Wall -Wextra \
+	  -fcf-protection=full -Wl,-z,ibtplt -o $@ $<
 
 $(TOOLS_DIR)/symtarget-cxx: $(TOOLS_SRC)/symtarget_cxx.cc $(TOOLS_MK)
 	@mkdir -p $(dir $@)
