@@ -83,6 +83,12 @@ if [ -n "$need" ]; then
             --no-install-recommends $need >>"$LOG" 2>&1 ||
         { log "cannot install$need"; exit 1; }
 fi
+# speedscope's schema and its validator (check 5): `make deps` puts them in
+# build/npm; a fresh clone has none (the hour of 2026-11-29 skipped it)
+if [ ! -d "$NPM_PREFIX/node_modules/ajv" ] && [ "$NPM_PREFIX" = "$TOP/build/npm" ]; then
+    make --no-print-directory -C "$TOP" deps >>"$LOG" 2>&1 ||
+        log "make deps failed: speedscope's check will be skipped"
+fi
 [ -x "$SP" ] || { log "no sproftop at $SP (make)"; exit 1; }
 make --no-print-directory -C "$TOP" BUILD="$BUILD" \
     "$BUILD/targets/churn" "$BUILD/targets/libA.so" "$BUILD/targets/libB.so" \
