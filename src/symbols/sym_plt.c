@@ -3,6 +3,7 @@
 
 #include <elfutils/libdwfl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,13 +53,15 @@ static const char *keep(struct sym_plt *t, const char *s)
     return strarena_intern(&t->names, s, strlen(s));
 }
 
-static void add(struct sym_plt *t, uint64_t start, uint64_t size,
+/* Add an entry; false when it cannot be (the table is full, or OOM). */
+static bool add(struct sym_plt *t, uint64_t start, uint64_t size,
                 const char *name, const char *section_name)
 {
     if (t->n >= PLT_MAX || size == 0 ||
         VEC_RESERVE(t->v, t->cap, t->n + 1) < 0)
-        return;
+        return false;
     t->v[t->n++] = (struct plt_ent){start, start + size, name, section_name};
+    return true;
 }
 
 /* A relocation section's entries and the symbols they name. */
@@ -85,20 +88,23 @@ static int relocs_open(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
     return 0;
 }
 
-/* The name of relocation i's symbol into buf ("*ABS*+0x..." for one with
- * none, as objdump says); its slot in *slot.  -1 if unreadable. */
-static int reloc_name(const struct relocs *r, size_t i, char *buf, size_t cap,
-                      uint64_t *slot)
+/* Relocation i of r into *ra; -1 if unreadable. */
+static int reloc_at(const struct relocs *r, size_t i, GElf_Rela *ra)
 {
-    GElf_Rela ra;
+    return i < r->n && i <= INT32_MAX && gelf_getrela(r->rel, (int)i, ra)
+               ? 0 : -1;
+}
+
+/* The name of ra's symbol into buf ("*ABS*+0x..." for one with none, as
+ * objdump says); -1 if unreadable. */
+static int reloc_name(const struct relocs *r, const GElf_Rela *ra, char *buf,
+                      size_t cap)
+{
     GElf_Sym s;
     const char *name;
-    if (i >= r->n || i > INT32_MAX || !gelf_getrela(r->rel, (int)i, &ra))
-        return -1;
-    *slot = ra.r_offset;
-    size_t sym = GELF_R_SYM(ra.r_info);
+    size_t sym = GELF_R_SYM(ra->r_info);
     if (sym == 0) {
-        snprintf(buf, cap, "*ABS*+0x%" PRIx64, (uint64_t)ra.r_addend);
+        snprintf(buf, cap, "*ABS*+0x%" PRIx64, (uint64_t)ra->r_addend);
         return 0;
     }
     if (sym > INT32_MAX || !gelf_getsym(r->syms, (int)sym, &s) ||
@@ -156,15 +162,17 @@ static void add_stubs(struct sym_plt *t, Elf_Scn *scn, const GElf_Shdr *sh,
     for (size_t off = skip; off + step <= d->d_size && off + step <= sh->sh_size;
          off += step) {
         int64_t idx;
-        uint64_t at, slot = decode_stub((const uint8_t *)d->d_buf + off, step,
-                                        sh->sh_addr + off, &idx);
+        GElf_Rela ra;
+        uint64_t slot = decode_stub((const uint8_t *)d->d_buf + off, step,
+                                    sh->sh_addr + off, &idx);
         const char *name = NULL;
-        if (!slot && idx >= 0 &&
-            reloc_name(rplt, (size_t)idx, buf, sizeof buf, &at) == 0)
+        if (!slot && idx >= 0 && reloc_at(rplt, (size_t)idx, &ra) == 0 &&
+            reloc_name(rplt, &ra, buf, sizeof buf) == 0)
             name = keep(t, buf);
-        if (slot && t->n < PLT_MAX && VEC_RESERVE(*st, *cap, *ns + 1) == 0)
-            (*st)[(*ns)++] = (struct got_stub){slot, t->n};
-        add(t, sh->sh_addr + off, step, name, sec);
+        size_t ent = t->n;
+        if (add(t, sh->sh_addr + off, step, name, sec) && slot &&
+            VEC_RESERVE(*st, *cap, *ns + 1) == 0)
+            (*st)[(*ns)++] = (struct got_stub){slot, ent};
     }
 }
 
@@ -174,12 +182,18 @@ static void name_by_slot(struct sym_plt *t, const struct relocs *r,
 {
     char buf[512];
     for (size_t i = 0; ns && i < r->n; i++) {
-        uint64_t at;
-        if (reloc_name(r, i, buf, sizeof buf, &at) < 0)
+        GElf_Rela ra;
+        if (reloc_at(r, i, &ra) < 0)
             continue;
         size_t k = sorted_upper_bound(st, ns, sizeof *st,
-                                      offsetof(struct got_stub, slot), at);
-        for (; k > 0 && st[k - 1].slot == at; k--) {
+                                      offsetof(struct got_stub, slot),
+                                      ra.r_offset);
+        /* only a relocation at a stub's slot is named (.rela.dyn can
+         * hold 100,000) */
+        if (k == 0 || st[k - 1].slot != ra.r_offset ||
+            reloc_name(r, &ra, buf, sizeof buf) < 0)
+            continue;
+        for (; k > 0 && st[k - 1].slot == ra.r_offset; k--) {
             struct plt_ent *e = &t->v[st[k - 1].ent];
             if (!e->name)
                 e->name = keep(t, buf);
