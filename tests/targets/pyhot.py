@@ -14,8 +14,9 @@
 # objects when it drains its samples (the perf backend, up to 200 ms
 # later) finds them still alive.  An interpreter that exits sooner frees
 # them first, and the samples of its last drain keep their native frames
-# (counted as unreadable: README's "Python functions").  With --log it writes, at the
-# end, its own record:
+# (counted as unreadable: README's "Python functions").
+#
+# With --log it writes, at the end, its own record:
 #   share NAME PERCENT     each function's share of the CPU time the
 #                          three took (time.thread_time around each call)
 #   switch NS NAME         every call's start, CLOCK_MONOTONIC ns
