@@ -154,16 +154,23 @@ test: deps
 # TESTS: what test-only (and so asan, tsan) runs; a subset, e.g.
 # make asan TESTS='tests/engine_*.t $(UNIT_BINS)' (.ci/run does).
 TESTS ?= tests/*.t $(UNIT_BINS)
+# Two test files at a time: each file has its own temporary directory,
+# tmux socket, debuginfod port and targets, and one file at a time kept
+# 2 CPUs only about 55% busy (docs/PERFORMANCE.md, "Sanitizers and the
+# soak", has the times).  The sanitizer builds run one file at a time: two ASan files at
+# a load of 24-35 let targets with fixed lives end before their checks.
+# PROVE_FLAGS= runs one file at a time.
+PROVE_FLAGS ?= -j2
 test-only: all targets unit check-layers
 	@SPROFTOP=$(CURDIR)/$(BIN) BUILD=$(BUILD) prove --exec '' --timer $(PROVE_FLAGS) $(TESTS)
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT='-O1 -g -fno-omit-frame-pointer' \
-	  SANITIZE='-fsanitize=address,undefined -fno-sanitize-recover=undefined' test-only
+	  SANITIZE='-fsanitize=address,undefined -fno-sanitize-recover=undefined' test-only PROVE_FLAGS=
 
 ubsan:
 	@$(MAKE) --no-print-directory BUILD=build-ubsan OPT='-O1 -g' \
-	  SANITIZE='-fsanitize=undefined -fno-sanitize-recover=undefined' test-only
+	  SANITIZE='-fsanitize=undefined -fno-sanitize-recover=undefined' test-only PROVE_FLAGS=
 
 tsan:
 	@$(MAKE) --no-print-directory BUILD=build-tsan OPT='-O1 -g' \
