@@ -157,9 +157,9 @@ TESTS ?= tests/*.t $(UNIT_BINS)
 # Two test files at a time: each file has its own temporary directory,
 # tmux socket, debuginfod port and targets, and one file at a time kept
 # 2 CPUs only about 55% busy (docs/PERFORMANCE.md, "Sanitizers and the
-# soak", has the times).  The sanitizer builds run one file at a time: two ASan files at
-# a load of 24-35 let targets with fixed lives end before their checks.
-# PROVE_FLAGS= runs one file at a time.
+# soak", has the times).  The sanitizer builds run one file at a time:
+# two ASan files at a load of 24-35 let targets with fixed lives end
+# before their checks.  PROVE_FLAGS= runs one file at a time.
 PROVE_FLAGS ?= -j2
 test-only: all targets unit check-layers
 	@SPROFTOP=$(CURDIR)/$(BIN) BUILD=$(BUILD) prove --exec '' --timer $(PROVE_FLAGS) $(TESTS)
