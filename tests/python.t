@@ -300,11 +300,13 @@ done
 # loses most).
 for b in "${backends[@]}"; do
     start_py pyexec.py 60 || { ok 1 "$b: pyexec.py starts"; continue; }
-    run_sproftop --sampler "$b" -p "$TARGET_PID" -F 500 -d 2 --stats \
+    # until about 500 samples' worth of its CPU time, not a fixed window
+    sample_until 500 40 --sampler "$b" -p "$TARGET_PID" -F 500 --stats \
         -o "$TMPD/exec.$b.json" -f speedscope
     kill_pid "$TARGET_PID"
     is "$RC" 0 "$b: exec'd code: sproftop exits 0"
     samples=$(stats_value "$ERR" 'samples: ')
+    cmp_ok "${samples:-0}" '>=' 100 "$b: exec'd code: samples taken (${samples:-none})"
     withpy=$(grep -oE '[0-9]+ samples with Python frames' "$ERR" | grep -oE '^[0-9]+')
     unread=$(stats_value "$ERR" 'Python frames unreadable ')
     note "$b: $(grep -o 'python: .*' "$ERR")"
