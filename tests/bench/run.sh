@@ -645,6 +645,26 @@ if want python && [ -x "$PYBIN" ]; then
     for d in bpf drain stop; do
         PYC[acc.$d]=$(stats <"$TMP/py.acc.$d")
     done
+    # code that lives for less than a drain: pyexec.py compiles, runs and
+    # frees a new function every ~0.35 ms; the share (%) of the samples
+    # whose Python frames could not be read (--stats)
+    for ((r = 0; r < REPS; r++)); do
+        for b in perf ptrace; do
+            "$PYBIN" "$TOP/tests/targets/pyexec.py" 30 >"$TMP/pyexec.out" & PIDS+=($!)
+            ex=$!
+            for ((w = 0; w < 100; w++)); do
+                grep -q '^ready' "$TMP/pyexec.out" 2>/dev/null && break
+                sleep 0.1
+            done
+            "$SP" --sampler "$b" -p "$ex" -F 999 -d 4 --stats -o "$TMP/x.folded" 2>"$TMP/x.err" >/dev/null
+            kill "$ex" 2>/dev/null; wait "$ex" 2>/dev/null
+            sed -n 's/^python: .*; \([0-9]*\) samples with Python frames, Python frames unreadable \([0-9]*\)$/\1 \2/p' \
+                "$TMP/x.err" | awk '$1 + $2 > 0 {printf "%.2f\n", 100 * $2 / ($1 + $2)}' >>"$TMP/py.exec.$b"
+        done
+    done
+    for b in perf ptrace; do
+        PYC[exec.$b]=$(stats <"$TMP/py.exec.$b")
+    done
 fi
 
 # --- 13. kernel frames and off-CPU reasons (issue 21) -------------------------
@@ -1202,6 +1222,7 @@ $(cat "$TOP/tests/bench/notes_launch.md")
 | the same, wall clock: reading / native only | ${PYC[wall.default]:-not run} / ${PYC[wall.off]:-not run} | | |
 | accuracy: share of samples (%) whose Python leaf is the function pyhot.py's own log says ran then | ${PYC[acc.bpf]:-not run} (BPF, in the sampling interrupt) | ${PYC[acc.stop]:-not run} (during the stop) | |
 | ...perf reading the frames when it drains the sample, up to 200 ms later (\`SPROFTOP_PY_READ=drain\`) | ${PYC[acc.drain]:-not run} | | |
+| code that lives for less than a drain (pyexec.py: a new function compiled, run and freed every ~0.35 ms): samples (%) whose Python frames could not be read | ${PYC[exec.perf]:-not run} (checked at the drain, after the free) | ${PYC[exec.ptrace]:-not run} (read during the stop) | |
 
 pyspin.py does fixed units of work 12 Python frames deep; the rows read
 it once with Python frames and once without, interleaved, $REPS times.
@@ -1217,7 +1238,11 @@ runs the real sampler and compares each sample's Python leaf, at the
 sample's CLOCK_MONOTONIC time, with the function pyhot.py's log (its own
 calls' start times) says ran then: three functions of 60/30/10% take
 turns every few milliseconds, so a read made 200 ms late agrees about as
-often as chance (0.6² + 0.3² + 0.1² = 46%).
+often as chance (0.6² + 0.3² + 0.1² = 46%). The pyexec.py row samples
+a loop whose code objects are freed within a millisecond: the perf
+backend checks a code object when it drains the sample (an address can
+be reused), by when most are gone, and counts those samples unreadable;
+ptrace reads them during its stop.
 
 ## 13. Kernel frames and off-CPU reasons (issue 21)
 
@@ -1384,6 +1409,7 @@ reader.
   adds another sproftop build to the rounds).
 - Section 12: \`/usr/bin/python3 tests/bench/pyspin.py PROGRESS\`, \`[SPROFTOP_PY_READ=off] sproftop --sampler perf|ptrace -p PID -F 1000 -d 4 --stats\`
   and \`sproftop --sampler perf -p PID -F 199 -d $(awk -v w="$WIN" 'BEGIN {print w + 0.7}') -o FILE\` (windows); \`[SPROFTOP_PY_READ=drain] $BUILD/tools/pyaccuracy --sampler perf|ptrace -F 1000 --log LOG -- /usr/bin/python3 tests/targets/pyhot.py --cpu 1.5 --log LOG\`;
+  \`sproftop --sampler perf|ptrace -p PID -F 999 -d 4 --stats\` on \`/usr/bin/python3 tests/targets/pyexec.py 30\`;
   \`SECTIONS=python tests/bench/run.sh\` runs it alone.
 - Section 13: \`sproftop --sampler perf [--no-kernel] -p PID -F 1000 -d 12 --stats -o FILE\` on
   \`$BUILD/bench/spin_sys PROGRESS 1\` (CPU between 6 s and 11.5 s), \`[SPROFTOP_OFFCPU_REASONS=0] sproftop
